@@ -1,0 +1,78 @@
+# Survey service. `make run` serves the whole API locally; `make test` runs
+# every check CI runs. See README.md.
+
+SHELL := /bin/bash
+GO ?= go
+# Every HTTP and scheduled function, by its directory under functions/.
+FUNCTIONS := templates account
+# template.yaml logical ids of those functions, in the same order.
+LOGICAL_IDS := TemplatesFunction AccountFunction
+BUILD_DIR := build
+LDFLAGS := -s -w
+GOBUILD := CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags="$(LDFLAGS)"
+PYENV_SHIMS := $(HOME)/.pyenv/shims
+export PATH := $(PATH):$(PYENV_SHIMS)
+
+.PHONY: all build run test vet fmt-check lint-template unit bench fuzz fuzz-brief clean
+
+all: build
+
+## build: every function's bootstrap for linux/arm64, in build/<function>/bootstrap
+build: $(addprefix $(BUILD_DIR)/,$(addsuffix /bootstrap,$(FUNCTIONS)))
+
+$(BUILD_DIR)/%/bootstrap: FORCE
+	@mkdir -p $(dir $@)
+	$(GOBUILD) -o $@ ./functions/$*/lambda
+
+FORCE:
+
+# `sam build` (BuildMethod: makefile) calls build-<LogicalId> with ARTIFACTS_DIR.
+define sam_target
+build-$(1):
+	$(GOBUILD) -o $$(ARTIFACTS_DIR)/bootstrap ./functions/$(2)/lambda
+endef
+$(foreach i,$(shell seq 1 $(words $(FUNCTIONS))),$(eval $(call sam_target,$(word $(i),$(LOGICAL_IDS)),$(word $(i),$(FUNCTIONS)))))
+
+## run: the whole API on http://127.0.0.1:$${PORT:-3000}, moto started when AWS_ENDPOINT_URL is unset
+run:
+	$(GO) run ./infra/local
+
+## test: vet, gofmt, cfn-lint, every test (integration tests on moto), brief fuzzing
+test: vet fmt-check lint-template unit fuzz-brief
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l .); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+lint-template:
+	@command -v cfn-lint >/dev/null || { echo "cfn-lint not found (looked on PATH and in $(PYENV_SHIMS))"; exit 1; }
+	cfn-lint template.yaml
+
+unit:
+	$(GO) test -count=1 ./...
+
+# `make test` runs each fuzz target for a few seconds; `make fuzz` for
+# FUZZ_TIME each (default 1m).
+FUZZ_TIME ?= 1m
+fuzz-brief:
+	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=3s
+
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$t ($(FUZZ_TIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZ_TIME) $$pkg >/dev/null; \
+	  done; \
+	done
+
+## bench: the figures the issues ask for (calls per request, handler CPU, binary sizes, init time)
+bench: build
+	@echo "== bootstrap sizes (linux/arm64, stripped)"
+	@for f in $(FUNCTIONS); do printf '%-12s %10d bytes\n' $$f $$(stat -c %s $(BUILD_DIR)/$$f/bootstrap); done
+	$(GO) test -count=1 -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf $(BUILD_DIR)

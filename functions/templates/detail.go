@@ -1,0 +1,26 @@
+package templates
+
+import (
+	"net/http"
+
+	"surveyservice/shared/api"
+)
+
+// handleDetail answers one template, its similar templates expanded. The
+// slug arrives percent-encoded and is matched decoded.
+func handleDetail(catalog Catalog, cfg Config) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t, err := catalog.TemplateBySlug(r.Context(), r.PathValue("url_slug"))
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		w.Header().Set("Cache-Control", cacheControl)
+		api.Respond(w, api.WithNote(r, note(cfg)), http.StatusOK, t)
+	})
+}
+
+func note(cfg Config) string {
+	return "thumbnail_image paths that start with /media/ resolve against " + cfg.MediaURL +
+		"; embedding_link points at the public survey on " + cfg.TemplatesURL + "."
+}

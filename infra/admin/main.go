@@ -1,0 +1,209 @@
+// Command admin manages accounts, API keys and the template catalog:
+//
+//	go run ./infra/admin account create --email E --plan free|pro|enterprise [--first-name F] [--last-name L]
+//	go run ./infra/admin key create --account N
+//	go run ./infra/admin key revoke --key K
+//	go run ./infra/admin templates import FILE
+//
+// It reads the same environment as the functions (TABLE_NAME, AWS_REGION,
+// AWS_ENDPOINT_URL ...), prints one JSON object on stdout, and reports errors
+// on stderr with exit status 1 (2 for a usage error).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/config"
+
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+const usage = `usage:
+  admin account create --email E --plan free|pro|enterprise [--first-name F] [--last-name L]
+  admin key create --account N
+  admin key revoke --key K
+  admin templates import FILE
+`
+
+// errUsage marks a command line that is wrong, not a failure of the work.
+var errUsage = errors.New("usage")
+
+func main() {
+	code := run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	out, err := dispatch(ctx, args, getenv)
+	if errors.Is(err, errUsage) {
+		fmt.Fprintf(stderr, "admin: %v\n%s", err, usage)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "admin: %s\n", message(err))
+		return 1
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(out)
+	return 0
+}
+
+func message(err error) string {
+	var e *survey.Error
+	if errors.As(err, &e) {
+		if e.Code == survey.ENOTFOUND {
+			return "not found"
+		}
+		return e.Detail
+	}
+	return err.Error()
+}
+
+func dispatch(ctx context.Context, args []string, getenv func(string) string) (any, error) {
+	if len(args) < 2 {
+		return nil, fmt.Errorf("%w: missing command", errUsage)
+	}
+	cmd, rest := args[0]+" "+args[1], args[2:]
+	switch cmd {
+	case "account create":
+		fs := newFlags(cmd)
+		email := fs.String("email", "", "the owner's email")
+		plan := fs.String("plan", "", "free, pro or enterprise")
+		first := fs.String("first-name", "", "first name")
+		last := fs.String("last-name", "", "last name")
+		if err := parse(fs, rest, 0); err != nil {
+			return nil, err
+		}
+		if *email == "" || *plan == "" {
+			return nil, fmt.Errorf("%w: account create needs --email and --plan", errUsage)
+		}
+		p, err := survey.ParsePlan(*plan)
+		if err != nil {
+			return nil, err
+		}
+		st, err := open(ctx, getenv)
+		if err != nil {
+			return nil, err
+		}
+		a, err := st.CreateAccount(ctx, survey.Account{Email: *email, Plan: p, FirstName: *first, LastName: *last})
+		if err != nil {
+			return nil, err
+		}
+		key, err := st.CreateKey(ctx, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"account_id": a.ID, "api_key": key}, nil
+	case "key create":
+		fs := newFlags(cmd)
+		account := fs.String("account", "", "account id")
+		if err := parse(fs, rest, 0); err != nil {
+			return nil, err
+		}
+		id, err := strconv.ParseInt(*account, 10, 64)
+		if err != nil || id <= 0 {
+			return nil, fmt.Errorf("%w: key create needs --account with a positive account id", errUsage)
+		}
+		st, err := open(ctx, getenv)
+		if err != nil {
+			return nil, err
+		}
+		key, err := st.CreateKey(ctx, id)
+		if survey.ErrorCode(err) == survey.ENOTFOUND {
+			return nil, fmt.Errorf("no account has id %d", id)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"account_id": id, "api_key": key}, nil
+	case "key revoke":
+		fs := newFlags(cmd)
+		key := fs.String("key", "", "the API key to revoke")
+		if err := parse(fs, rest, 0); err != nil {
+			return nil, err
+		}
+		if *key == "" {
+			return nil, fmt.Errorf("%w: key revoke needs --key", errUsage)
+		}
+		st, err := open(ctx, getenv)
+		if err != nil {
+			return nil, err
+		}
+		if err := st.RevokeKey(ctx, *key); survey.ErrorCode(err) == survey.ENOTFOUND {
+			return nil, errors.New("no such key")
+		} else if err != nil {
+			return nil, err
+		}
+		return map[string]any{"revoked": true}, nil
+	case "templates import":
+		fs := newFlags(cmd)
+		if err := parse(fs, rest, 1); err != nil {
+			return nil, err
+		}
+		data, err := os.ReadFile(fs.Arg(0))
+		if err != nil {
+			return nil, err
+		}
+		st, err := open(ctx, getenv)
+		if err != nil {
+			return nil, err
+		}
+		n, err := st.ImportTemplates(ctx, data)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"imported": n}, nil
+	}
+	return nil, fmt.Errorf("%w: unknown command %q", errUsage, cmd)
+}
+
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parse reads flags and wants exactly nargs positional arguments.
+func parse(fs *flag.FlagSet, args []string, nargs int) error {
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %s: %v", errUsage, fs.Name(), err)
+	}
+	if fs.NArg() != nargs {
+		return fmt.Errorf("%w: %s takes %d argument(s), got %d", errUsage, fs.Name(), nargs, fs.NArg())
+	}
+	return nil
+}
+
+// open connects to the table. Against a local endpoint it creates the table
+// when missing; against AWS it uses the full credential chain (profiles,
+// SSO), which the lean Lambda loader leaves out.
+func open(ctx context.Context, getenv func(string) string) (*store.Store, error) {
+	c := awsenv.FromEnv(getenv)
+	if c.Endpoint == "" && c.Credentials == nil {
+		full, err := config.LoadDefaultConfig(ctx, config.WithRegion(c.Region))
+		if err != nil {
+			return nil, err
+		}
+		c.Credentials = full.Credentials
+	}
+	st, err := store.Open(ctx, c, store.TableNameFrom(getenv))
+	if err != nil {
+		return nil, err
+	}
+	if c.Endpoint != "" {
+		if err := store.EnsureTable(ctx, st.Client(), st.TableName()); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}

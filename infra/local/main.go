@@ -1,0 +1,149 @@
+// Command local is `make run`: the whole API on one local server, on the same
+// handlers the Lambda functions run. Without AWS_ENDPOINT_URL it starts
+// moto_server itself; it creates the table and the KMS key when missing,
+// loads the sample catalog and a demo account, and prints the demo API key.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/kms"
+
+	"surveyservice/functions/templates"
+	"surveyservice/infra/seed"
+	"surveyservice/shared/api"
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/links"
+	"surveyservice/shared/moto"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// demoEmail is the demo account `make run` creates (or reuses).
+const demoEmail = "demo@example.com"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
+	api.JSONLogging(stderr)
+	env := map[string]string{}
+	for _, k := range []string{"AWS_ENDPOINT_URL", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+		"AWS_SESSION_TOKEN", "TABLE_NAME", "KMS_KEY_ID", "PORT", "PUBLIC_SURVEY_URL", "TEMPLATES_URL", "MEDIA_URL", "HOME"} {
+		env[k] = getenv(k)
+	}
+	if env["AWS_ENDPOINT_URL"] == "" {
+		bin, err := moto.Find(env["HOME"])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "Starting the local AWS emulator (moto_server)...")
+		srv, err := moto.Start(ctx, bin)
+		if err != nil {
+			return err
+		}
+		defer srv.Stop()
+		env["AWS_ENDPOINT_URL"] = srv.URL
+		env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"], env["AWS_SESSION_TOKEN"] = "test", "test", ""
+	}
+	get := func(k string) string { return env[k] }
+	port := or(env["PORT"], "3000")
+
+	st, err := store.OpenEnv(ctx, get)
+	if err != nil {
+		return err
+	}
+	if err := store.EnsureTable(ctx, st.Client(), st.TableName()); err != nil {
+		return err
+	}
+	cfg, err := awsenv.Load(ctx, awsenv.FromEnv(get))
+	if err != nil {
+		return err
+	}
+	if alias := or(env["KMS_KEY_ID"], links.DefaultKeyAlias); strings.HasPrefix(alias, "alias/") {
+		if _, err := links.EnsureKey(ctx, kms.NewFromConfig(cfg), alias); err != nil {
+			return err
+		}
+	}
+	n, err := st.ImportTemplates(ctx, seed.Templates)
+	if err != nil {
+		return fmt.Errorf("load the sample catalog: %w", err)
+	}
+	key, err := demoKey(ctx, st)
+	if err != nil {
+		return err
+	}
+
+	handler := api.Mount(values(routers(st, config{templates: templates.Config{
+		MediaURL:     or(env["MEDIA_URL"], "http://127.0.0.1:"+port),
+		TemplatesURL: or(env["TEMPLATES_URL"], "http://127.0.0.1:"+port),
+	}}))...)
+	ln, err := net.Listen("tcp", "127.0.0.1:"+port)
+	if err != nil {
+		return fmt.Errorf("listen on 127.0.0.1:%s: %w (set PORT to use another port)", port, err)
+	}
+	server := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
+	fmt.Fprintf(stdout, "Loaded %d sample templates; table %q on %s\n", n, st.TableName(), env["AWS_ENDPOINT_URL"])
+	fmt.Fprintf(stdout, "Demo account: %s (enterprise plan)\n", demoEmail)
+	fmt.Fprintf(stdout, "API key: %s\n", key)
+	fmt.Fprintf(stdout, "Listening on http://127.0.0.1:%s\n", port)
+	errc := make(chan error, 1)
+	go func() { errc <- server.Serve(ln) }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	case <-ctx.Done():
+		slog.Info("shutting down")
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = server.Shutdown(sctx)
+	}
+	return nil
+}
+
+// demoKey creates the demo account, or finds it on an endpoint that already
+// has it, and issues a fresh key for it.
+func demoKey(ctx context.Context, st *store.Store) (string, error) {
+	acct, err := st.AccountByEmail(ctx, demoEmail)
+	if survey.ErrorCode(err) == survey.ENOTFOUND {
+		acct, err = st.CreateAccount(ctx, survey.Account{Email: demoEmail, FirstName: "Demo", LastName: "Owner", Plan: survey.PlanEnterprise})
+	}
+	if err != nil {
+		return "", fmt.Errorf("demo account: %w", err)
+	}
+	return st.CreateKey(ctx, acct.ID)
+}
+
+func values(m map[string]*api.Router) []*api.Router {
+	out := make([]*api.Router, 0, len(m))
+	for _, r := range m {
+		out = append(out, r)
+	}
+	return out
+}
+
+func or(v, fallback string) string {
+	if v == "" {
+		return fallback
+	}
+	return v
+}

@@ -1,0 +1,24 @@
+package main
+
+import (
+	"surveyservice/functions/account"
+	"surveyservice/functions/templates"
+	"surveyservice/shared/api"
+	"surveyservice/shared/store"
+)
+
+// config is what the local server reads from the environment.
+type config struct {
+	templates templates.Config
+}
+
+// routers returns every resource group, each as its Lambda function serves
+// it; template.yaml must route exactly these paths to those functions (a
+// test holds the two together).
+func routers(st *store.Store, cfg config) map[string]*api.Router {
+	auth := api.NewAuthenticator(st)
+	return map[string]*api.Router{
+		"TemplatesFunction": templates.New(st, cfg.templates),
+		"AccountFunction":   account.New(auth),
+	}
+}

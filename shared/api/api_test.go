@@ -1,0 +1,424 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/survey"
+)
+
+// keys is a KeyStore with one valid key, counting its reads.
+type keys struct {
+	valid   map[string]survey.Account
+	reads   atomic.Int64
+	failure error
+}
+
+func (k *keys) AccountByKeyHash(_ context.Context, hash string) (survey.Account, error) {
+	k.reads.Add(1)
+	if k.failure != nil {
+		return survey.Account{}, k.failure
+	}
+	a, ok := k.valid[hash]
+	if !ok {
+		return survey.Account{}, survey.ErrNotFound
+	}
+	return a, nil
+}
+
+var goodKey = survey.NewKey()
+
+func newKeys() *keys {
+	return &keys{valid: map[string]survey.Account{survey.HashKey(goodKey): {ID: 7, Email: "o@example.com", Plan: survey.PlanPro}}}
+}
+
+// testRouter has a public and a private path, a panicking route and a body
+// route, like the groups do.
+func testRouter(ks api.KeyStore) *api.Router {
+	rt := api.NewRouter(api.NewAuthenticator(ks))
+	rt.Handle(api.Route{Method: "GET", Path: "/api/things/{id}/", Name: "Thing Detail", Public: true},
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			api.Respond(w, r, http.StatusOK, map[string]string{"id": r.PathValue("id"), "html": "<b>x</b>"})
+		}))
+	rt.Handle(api.Route{Method: "GET", Path: "/api/mine/", Name: "Mine"},
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			a, _ := api.AccountFrom(r.Context())
+			api.Respond(w, r, http.StatusOK, map[string]int64{"account": a.ID})
+		}))
+	rt.Handle(api.Route{Method: "POST", Path: "/api/mine/", Name: "Mine"},
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			obj, err := api.DecodeObject(r, 64)
+			if err != nil {
+				api.Error(w, r, err)
+				return
+			}
+			api.Respond(w, r, http.StatusCreated, map[string]int{"fields": len(obj)})
+		}))
+	rt.Handle(api.Route{Method: "GET", Path: "/api/boom/", Name: "Boom", Public: true},
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { panic("secret internal detail") }))
+	rt.Handle(api.Route{Method: "GET", Path: "/api/fail/", Name: "Fail", Public: true},
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			api.Error(w, r, errFromDeep)
+		}))
+	return rt
+}
+
+var errFromDeep = &deepError{}
+
+type deepError struct{}
+
+func (*deepError) Error() string { return "dynamodb: table arn:aws:secret exploded" }
+
+type call struct {
+	method, path, body string
+	header             map[string]string
+}
+
+func do(t *testing.T, h http.Handler, c call) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(c.method, c.path, strings.NewReader(c.body))
+	for k, v := range c.header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestRouting(t *testing.T) {
+	t.Parallel()
+	h := testRouter(newKeys())
+	auth := map[string]string{"Authorization": "API-Key " + goodKey}
+	tests := []struct {
+		name       string
+		call       call
+		wantStatus int
+		wantBody   string // exact JSON, or "" to skip
+		wantAllow  string
+	}{
+		{"found", call{method: "GET", path: "/api/things/5/"}, 200, `{"id":"5","html":"<b>x</b>"}`, "GET, HEAD, OPTIONS"},
+		{"no final slash", call{method: "GET", path: "/api/things/5"}, 200, `{"id":"5","html":"<b>x</b>"}`, "GET, HEAD, OPTIONS"},
+		{"unknown path", call{method: "GET", path: "/api/nothing/"}, 404, `{"detail":"Not found."}`, ""},
+		{"unknown deeper path", call{method: "GET", path: "/api/things/5/more/"}, 404, `{"detail":"Not found."}`, ""},
+		{"root", call{method: "GET", path: "/"}, 404, `{"detail":"Not found."}`, ""},
+		{"method not allowed", call{method: "POST", path: "/api/things/5/"}, 405, `{"detail":"Method \"POST\" not allowed."}`, "GET, HEAD, OPTIONS"},
+		{"delete not allowed", call{method: "DELETE", path: "/api/things/5"}, 405, `{"detail":"Method \"DELETE\" not allowed."}`, "GET, HEAD, OPTIONS"},
+		{"options", call{method: "OPTIONS", path: "/api/things/5/"}, 200,
+			`{"description":"","name":"Thing Detail","parses":["application/json"],"renders":["application/json","text/html"]}`, "GET, HEAD, OPTIONS"},
+		{"public ignores bad auth", call{method: "GET", path: "/api/things/5/", header: map[string]string{"Authorization": "API-Key nope"}}, 200, "", ""},
+		{"private allow lists methods in DRF order", call{method: "PUT", path: "/api/mine/", header: auth}, 405, `{"detail":"Method \"PUT\" not allowed."}`, "GET, POST, HEAD, OPTIONS"},
+		{"private needs auth before 405", call{method: "PUT", path: "/api/mine/"}, 401, `{"detail":"Authentication credentials were not provided."}`, ""},
+		{"unknown format", call{method: "GET", path: "/api/things/5/?format=xml"}, 404, `{"detail":"Not found."}`, ""},
+		{"format json", call{method: "GET", path: "/api/things/5/?format=json", header: map[string]string{"Accept": "text/html"}}, 200, `{"id":"5","html":"<b>x</b>"}`, ""},
+		{"unacceptable", call{method: "GET", path: "/api/things/5/", header: map[string]string{"Accept": "application/xml"}}, 406, `{"detail":"Could not satisfy the request Accept header."}`, ""},
+		{"panic is a generic 500", call{method: "GET", path: "/api/boom/"}, 500, `{"detail":"A server error occurred."}`, ""},
+		{"internal error is a generic 500", call{method: "GET", path: "/api/fail/"}, 500, `{"detail":"A server error occurred."}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := do(t, h, tt.call)
+			if got := rec.Code; got != tt.wantStatus {
+				t.Fatalf("status = %d, want %d; body %s", got, tt.wantStatus, rec.Body)
+			}
+			if tt.wantBody != "" {
+				assertJSON(t, rec.Body.Bytes(), tt.wantBody)
+			}
+			if tt.wantAllow != "" {
+				if got := rec.Header().Get("Allow"); got != tt.wantAllow {
+					t.Errorf("Allow = %q, want %q", got, tt.wantAllow)
+				}
+			}
+			if got := rec.Header().Get("X-Content-Type-Options"); got != "nosniff" {
+				t.Errorf("X-Content-Type-Options = %q", got)
+			}
+			if rec.Header().Get("X-Request-Id") == "" {
+				t.Error("no X-Request-Id")
+			}
+		})
+	}
+}
+
+func assertJSON(t *testing.T, got []byte, want string) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("body is not JSON: %v: %s", err, got)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("bad want: %v", err)
+	}
+	gb, _ := json.Marshal(g)
+	wb, _ := json.Marshal(w)
+	if string(gb) != string(wb) {
+		t.Errorf("body = %s, want %s", gb, wb)
+	}
+}
+
+func TestHeadHasGetHeadersAndNoBody(t *testing.T) {
+	t.Parallel()
+	h := testRouter(newKeys())
+	get := do(t, h, call{method: "GET", path: "/api/things/9/"})
+	head := do(t, h, call{method: "HEAD", path: "/api/things/9/"})
+	if head.Code != 200 || head.Body.Len() != 0 {
+		t.Fatalf("HEAD = %d with %d body bytes", head.Code, head.Body.Len())
+	}
+	for _, k := range []string{"Content-Type", "Content-Length", "ETag", "Allow", "Vary"} {
+		if got, want := head.Header().Get(k), get.Header().Get(k); got != want || got == "" {
+			t.Errorf("HEAD %s = %q, GET has %q", k, got, want)
+		}
+	}
+}
+
+func TestETag(t *testing.T) {
+	t.Parallel()
+	h := testRouter(newKeys())
+	first := do(t, h, call{method: "GET", path: "/api/things/1/"})
+	etag := first.Header().Get("ETag")
+	if !strings.HasPrefix(etag, `"`) {
+		t.Fatalf("ETag = %q", etag)
+	}
+	for _, inm := range []string{etag, "W/" + etag, `"other", ` + etag, "*"} {
+		rec := do(t, h, call{method: "GET", path: "/api/things/1/", header: map[string]string{"If-None-Match": inm}})
+		if rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
+			t.Errorf("If-None-Match %s: %d with body %q", inm, rec.Code, rec.Body)
+		}
+	}
+	rec := do(t, h, call{method: "GET", path: "/api/things/1/", header: map[string]string{"If-None-Match": `"stale"`}})
+	if rec.Code != 200 {
+		t.Errorf("stale ETag: %d", rec.Code)
+	}
+}
+
+func TestBrowsablePageEscapes(t *testing.T) {
+	t.Parallel()
+	h := testRouter(newKeys())
+	for _, c := range []call{
+		{method: "GET", path: "/api/things/%3Cscript%3Ealert(1)%3C%2Fscript%3E/?format=api"},
+		{method: "GET", path: "/api/things/x/", header: map[string]string{"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}},
+	} {
+		rec := do(t, h, c)
+		body := rec.Body.String()
+		if rec.Code != 200 || rec.Header().Get("Content-Type") != "text/html; charset=utf-8" {
+			t.Fatalf("%s: %d %q", c.path, rec.Code, rec.Header().Get("Content-Type"))
+		}
+		if strings.Contains(body, "<script") || strings.Contains(body, "<b>x</b>") {
+			t.Errorf("%s: live markup in page:\n%s", c.path, body)
+		}
+		if !strings.Contains(body, "&lt;b&gt;x&lt;/b&gt;") || !strings.Contains(body, "Thing Detail") {
+			t.Errorf("%s: page lacks the escaped body or the view name", c.path)
+		}
+		if csp := rec.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") {
+			t.Errorf("CSP = %q", csp)
+		}
+	}
+}
+
+func TestNegotiation(t *testing.T) {
+	t.Parallel()
+	h := testRouter(newKeys())
+	tests := []struct{ accept, want string }{
+		{"", "application/json"},
+		{"*/*", "application/json"},
+		{"application/json", "application/json"},
+		{"application/json, text/html", "application/json"},
+		{"text/html", "text/html; charset=utf-8"},
+		{"text/html;q=0.5, application/json;q=0.9", "application/json"},
+		{"text/html;q=0.9, application/json;q=0.5", "text/html; charset=utf-8"},
+		{"application/xml, */*;q=0.1", "application/json"},
+		{"garbage;;;", "application/json"},
+	}
+	for _, tt := range tests {
+		rec := do(t, h, call{method: "GET", path: "/api/things/1/", header: map[string]string{"Accept": tt.accept}})
+		if got := rec.Header().Get("Content-Type"); got != tt.want {
+			t.Errorf("Accept %q: Content-Type %q, want %q", tt.accept, got, tt.want)
+		}
+		if got := rec.Header().Get("Vary"); got != "Accept" {
+			t.Errorf("Vary = %q", got)
+		}
+	}
+}
+
+func TestAuthentication(t *testing.T) {
+	t.Parallel()
+	ks := newKeys()
+	h := testRouter(ks)
+	notProvided := `{"detail":"Authentication credentials were not provided."}`
+	invalid := `{"detail":"Invalid API key."}`
+	tests := []struct {
+		name, header string
+		want         int
+		body         string
+	}{
+		{"valid", "API-Key " + goodKey, 200, `{"account":7}`},
+		{"scheme case-insensitive", "api-key " + goodKey, 200, `{"account":7}`},
+		{"scheme upper", "API-KEY " + goodKey, 200, `{"account":7}`},
+		{"missing", "", 401, notProvided},
+		{"other scheme", "Bearer " + goodKey, 401, notProvided},
+		{"token scheme", "Token abc", 401, notProvided},
+		{"empty key", "API-Key", 401, invalid},
+		{"blank key", "API-Key    ", 401, invalid},
+		{"malformed key", "API-Key not a key", 401, invalid},
+		{"unknown key", "API-Key " + survey.NewKey(), 401, invalid},
+		{"huge header", "API-Key " + strings.Repeat("A", 100000), 401, invalid},
+		{"control chars", "API-Key svk_\x01\x02", 401, invalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var hdr map[string]string
+			if tt.header != "" {
+				hdr = map[string]string{"Authorization": tt.header}
+			}
+			rec := do(t, h, call{method: "GET", path: "/api/mine/", header: hdr})
+			if rec.Code != tt.want {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tt.want, rec.Body)
+			}
+			assertJSON(t, rec.Body.Bytes(), tt.body)
+			if tt.want == 401 && rec.Header().Get("WWW-Authenticate") != "API-Key" {
+				t.Errorf("WWW-Authenticate = %q", rec.Header().Get("WWW-Authenticate"))
+			}
+		})
+	}
+}
+
+func TestAuthCacheAndRevocation(t *testing.T) {
+	t.Parallel()
+	ks := newKeys()
+	auth := api.NewAuthenticator(ks)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	auth.Now = func() time.Time { return now }
+	hdr := []string{"API-Key " + goodKey}
+	for range 5 {
+		if _, err := auth.Authenticate(context.Background(), hdr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := ks.reads.Load(); got != 1 {
+		t.Fatalf("store reads for 5 requests = %d, want 1 (cached)", got)
+	}
+	delete(ks.valid, survey.HashKey(goodKey)) // revoked
+	now = now.Add(api.AuthCacheTTL - time.Second)
+	if _, err := auth.Authenticate(context.Background(), hdr); err != nil {
+		t.Fatalf("within the TTL the cached answer stands: %v", err)
+	}
+	now = now.Add(2 * time.Second)
+	if _, err := auth.Authenticate(context.Background(), hdr); survey.ErrorCode(err) != survey.EUNAUTHORIZED {
+		t.Fatalf("after the TTL a revoked key must fail, got %v", err)
+	}
+	if api.AuthCacheTTL > 60*time.Second {
+		t.Errorf("AuthCacheTTL %v exceeds the 60 s the contract allows", api.AuthCacheTTL)
+	}
+	junk := []string{"API-Key junk"}
+	before := ks.reads.Load()
+	_, _ = auth.Authenticate(context.Background(), junk)
+	if ks.reads.Load() != before {
+		t.Error("a malformed key cost a store read")
+	}
+}
+
+func TestAuthStoreOutageIs503(t *testing.T) {
+	t.Parallel()
+	ks := newKeys()
+	ks.failure = survey.Errorf(survey.EUNAVAILABLE, "busy")
+	rec := do(t, testRouter(ks), call{method: "GET", path: "/api/mine/", header: map[string]string{"Authorization": "API-Key " + goodKey}})
+	if rec.Code != 503 || rec.Header().Get("Retry-After") == "" {
+		t.Fatalf("status %d, Retry-After %q", rec.Code, rec.Header().Get("Retry-After"))
+	}
+}
+
+func TestBodies(t *testing.T) {
+	t.Parallel()
+	h := testRouter(newKeys())
+	auth := "API-Key " + goodKey
+	tests := []struct {
+		name, contentType, body string
+		want                    int
+		wantBody                string
+	}{
+		{"object", "application/json", `{"a":1,"b":2}`, 201, `{"fields":2}`},
+		{"charset param", "application/json; charset=utf-8", `{"a":1}`, 201, `{"fields":1}`},
+		{"empty body is {}", "application/json", ``, 201, `{"fields":0}`},
+		{"no content type", "", `{"a":1}`, 201, `{"fields":1}`},
+		{"text/plain", "text/plain", `{"a":1}`, 415, `{"detail":"Unsupported media type \"text/plain\" in request."}`},
+		{"form", "application/x-www-form-urlencoded", `a=1`, 415, `{"detail":"Unsupported media type \"application/x-www-form-urlencoded\" in request."}`},
+		{"list", "application/json", `[1,2]`, 400, `{"non_field_errors":["Invalid data. Expected a dictionary, but got list."]}`},
+		{"string", "application/json", `"x"`, 400, `{"non_field_errors":["Invalid data. Expected a dictionary, but got str."]}`},
+		{"number", "application/json", `5`, 400, `{"non_field_errors":["Invalid data. Expected a dictionary, but got int."]}`},
+		{"null", "application/json", `null`, 400, `{"non_field_errors":["No data provided"]}`},
+		{"too large", "application/json", `{"a":"` + strings.Repeat("x", 100) + `"}`, 413, `{"detail":"Request body is larger than 64 bytes."}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdr := map[string]string{"Authorization": auth}
+			if tt.contentType != "" {
+				hdr["Content-Type"] = tt.contentType
+			}
+			rec := do(t, h, call{method: "POST", path: "/api/mine/", body: tt.body, header: hdr})
+			if rec.Code != tt.want {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tt.want, rec.Body)
+			}
+			assertJSON(t, rec.Body.Bytes(), tt.wantBody)
+		})
+	}
+	for _, bad := range []string{`{`, `{"a":}`, `{"a":1} x`, `nul`, `{"a":1}{"b":2}`} {
+		rec := do(t, h, call{method: "POST", path: "/api/mine/", body: bad, header: map[string]string{"Authorization": auth, "Content-Type": "application/json"}})
+		var got map[string]string
+		_ = json.Unmarshal(rec.Body.Bytes(), &got)
+		if rec.Code != 400 || !strings.HasPrefix(got["detail"], "JSON parse error - ") {
+			t.Errorf("body %q: %d %s", bad, rec.Code, rec.Body)
+		}
+	}
+}
+
+func TestPageLinks(t *testing.T) {
+	t.Parallel()
+	req := httptest.NewRequest("GET", "http://api.example.com/api/templates/?page=2&page_size=5&search=a+b", nil)
+	p := api.NewPage(req, 2, 5, 12, []int{6, 7, 8, 9, 10})
+	if p.Next == nil || *p.Next != "http://api.example.com/api/templates/?page=3&page_size=5&search=a+b" {
+		t.Errorf("next = %v", deref(p.Next))
+	}
+	if p.Previous == nil || *p.Previous != "http://api.example.com/api/templates/?page_size=5&search=a+b" {
+		t.Errorf("previous = %v", deref(p.Previous))
+	}
+	last := api.NewPage(req, 3, 5, 12, []int{11, 12})
+	if last.Next != nil {
+		t.Errorf("last page has next %v", *last.Next)
+	}
+	req.Header.Set("X-Forwarded-Proto", "https")
+	if got := api.AbsoluteURL(req, nil); got != "https://api.example.com/api/templates/" {
+		t.Errorf("AbsoluteURL behind TLS proxy = %q", got)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+func TestParseInt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in     string
+		want   int
+		wantOK bool
+	}{
+		{"1", 1, true}, {"-3", -3, true}, {"007", 7, true},
+		{"", 0, false}, {"-", 0, false}, {"abc", 0, false}, {"1.5", 0, false}, {"+2", 0, false}, {"1e3", 0, false},
+		{"99999999999999999999999", int(^uint(0) >> 1), true},
+	}
+	for _, tt := range tests {
+		got, ok := api.ParseInt(tt.in)
+		if got != tt.want || ok != tt.wantOK {
+			t.Errorf("ParseInt(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.wantOK)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+// Package api is the HTTP edge every function shares: routing with DRF's 404,
+// 405 and OPTIONS behaviour, JSON bodies in and out, content negotiation with
+// the browsable HTML rendering, authentication, logging and the one table
+// that turns domain error codes into statuses and DRF-shaped bodies.
+package api
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/survey"
+)
+
+// statuses is the one code-to-status table of the service.
+var statuses = map[string]int{
+	survey.EINVALID:      http.StatusBadRequest,
+	survey.EUNAUTHORIZED: http.StatusUnauthorized,
+	survey.EFORBIDDEN:    http.StatusForbidden,
+	survey.ENOTFOUND:     http.StatusNotFound,
+	survey.EMETHOD:       http.StatusMethodNotAllowed,
+	survey.ENOTACCEPT:    http.StatusNotAcceptable,
+	survey.ECONFLICT:     http.StatusConflict,
+	survey.EGONE:         http.StatusGone,
+	survey.ETOOLARGE:     http.StatusRequestEntityTooLarge,
+	survey.EMEDIATYPE:    http.StatusUnsupportedMediaType,
+	survey.EUNAVAILABLE:  http.StatusServiceUnavailable,
+	survey.EINTERNAL:     http.StatusInternalServerError,
+}
+
+// RetryAfterSeconds is what a 503 tells the client to wait.
+const RetryAfterSeconds = "1"
+
+// Error answers err in the contract's shape. Domain errors (*survey.Error)
+// show their detail or field errors; throttles and outages of AWS become 503;
+// anything else is logged with its cause and answered with the generic 500
+// body, so no internal message ever reaches a client.
+func Error(w http.ResponseWriter, r *http.Request, err error) {
+	var e *survey.Error
+	if !errors.As(err, &e) {
+		if awsenv.IsUnavailable(err) {
+			e = survey.Errorf(survey.EUNAVAILABLE, "The service is busy; try again shortly.")
+		} else {
+			e = &survey.Error{Code: survey.EINTERNAL}
+		}
+	}
+	status, ok := statuses[e.Code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	if status >= 500 {
+		logger(r.Context()).ErrorContext(r.Context(), "request failed", slog.String("error", err.Error()), slog.Int("status", status))
+	}
+	switch status {
+	case http.StatusUnauthorized:
+		w.Header().Set("WWW-Authenticate", `API-Key`)
+	case http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", RetryAfterSeconds)
+	}
+	var body any
+	switch {
+	case status == http.StatusInternalServerError:
+		body = map[string]string{"detail": "A server error occurred."}
+	case len(e.Fields) > 0:
+		body = e.Fields
+	default:
+		body = map[string]string{"detail": e.Detail}
+	}
+	Respond(w, r, status, body)
+}

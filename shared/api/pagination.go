@@ -1,0 +1,88 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Page is DRF's page-number pagination envelope.
+type Page[T any] struct {
+	Count    int     `json:"count"`
+	Next     *string `json:"next"`
+	Previous *string `json:"previous"`
+	Results  []T     `json:"results"`
+}
+
+// NewPage builds the envelope for page (1-based) of pageSize items out of
+// count, with absolute next and previous links that keep the request's other
+// query parameters; as in DRF, the link to page 1 drops the page parameter.
+func NewPage[T any](r *http.Request, page, pageSize, count int, results []T) Page[T] {
+	if results == nil {
+		results = []T{}
+	}
+	p := Page[T]{Count: count, Results: results}
+	if page*pageSize < count {
+		next := pageURL(r, page+1)
+		p.Next = &next
+	}
+	if page > 1 {
+		prev := pageURL(r, page-1)
+		p.Previous = &prev
+	}
+	return p
+}
+
+func pageURL(r *http.Request, page int) string {
+	q := r.URL.Query()
+	if page <= 1 {
+		q.Del("page")
+	} else {
+		q.Set("page", strconv.Itoa(page))
+	}
+	return AbsoluteURL(r, q)
+}
+
+// AbsoluteURL is the request's own address with the query q: the scheme
+// the client used (API Gateway is always https), its host and path.
+func AbsoluteURL(r *http.Request, q url.Values) string {
+	scheme := "http"
+	switch proto := strings.ToLower(r.Header.Get("X-Forwarded-Proto")); {
+	case proto == "https" || proto == "http":
+		scheme = proto
+	case r.TLS != nil:
+		scheme = "https"
+	case r.URL.Scheme != "":
+		scheme = r.URL.Scheme
+	}
+	host := r.Host
+	if host == "" {
+		host = r.URL.Host
+	}
+	u := url.URL{Scheme: scheme, Host: host, Path: r.URL.Path, RawPath: r.URL.RawPath, RawQuery: q.Encode()}
+	return u.String()
+}
+
+// ParseInt reads a query integer as the contract wants it: optional sign and
+// digits only. ok is false for anything else; a value beyond int range
+// saturates (it is still an integer, only a huge one).
+func ParseInt(s string) (n int, ok bool) {
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" {
+		return 0, false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		if strings.HasPrefix(s, "-") {
+			return -int(^uint(0) >> 1), true
+		}
+		return int(^uint(0) >> 1), true
+	}
+	return v, true
+}

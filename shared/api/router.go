@@ -1,0 +1,209 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"surveyservice/shared/survey"
+)
+
+// Route is one method on one path of the API.
+type Route struct {
+	Method string
+	// Path is the route as template.yaml and the contract write it, with
+	// its final slash: "/api/templates/{url_slug}/".
+	Path string
+	// Name is the DRF view name, shown by OPTIONS and the browsable page.
+	Name string
+	// Public routes need no API key and ignore any Authorization header.
+	Public bool
+	// CORS lets any web origin read the path (public, read-only routes
+	// only): the answers carry Access-Control-Allow-Origin: * and a
+	// preflight OPTIONS is answered.
+	CORS bool
+}
+
+// methodOrder is DRF's order of methods in the Allow header.
+var methodOrder = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
+
+// Router holds one resource group's routes. It is an http.Handler that
+// serves them with every behaviour of the shared edge; Mount serves several.
+type Router struct {
+	auth      *Authenticator
+	endpoints map[string]*endpoint
+	routes    []Route
+}
+
+// NewRouter returns an empty router; auth checks the API key of the
+// non-public routes and may be nil for a group that has none.
+func NewRouter(auth *Authenticator) *Router {
+	return &Router{auth: auth, endpoints: map[string]*endpoint{}}
+}
+
+// Handle adds a route. It panics on a route that contradicts an earlier one,
+// as http.ServeMux does: that is a programming error found at start.
+func (rt *Router) Handle(route Route, h http.Handler) {
+	if !strings.HasPrefix(route.Path, "/") || !strings.HasSuffix(route.Path, "/") {
+		panic(fmt.Sprintf("api: route path %q must start and end with /", route.Path))
+	}
+	e, ok := rt.endpoints[route.Path]
+	if !ok {
+		if route.CORS && !route.Public {
+			panic(fmt.Sprintf("api: route %s %s: CORS is for public routes only", route.Method, route.Path))
+		}
+		e = &endpoint{path: route.Path, name: route.Name, public: route.Public, cors: route.CORS, methods: map[string]http.Handler{}}
+		if !route.Public {
+			if rt.auth == nil {
+				panic(fmt.Sprintf("api: route %s %s needs an Authenticator", route.Method, route.Path))
+			}
+			e.auth = rt.auth
+		}
+		rt.endpoints[route.Path] = e
+	}
+	if e.public != route.Public || e.name != route.Name || e.cors != route.CORS {
+		panic(fmt.Sprintf("api: route %s %s disagrees with the path's name or publicity", route.Method, route.Path))
+	}
+	if _, dup := e.methods[route.Method]; dup {
+		panic(fmt.Sprintf("api: route %s %s registered twice", route.Method, route.Path))
+	}
+	e.methods[route.Method] = h
+	e.allow = allowHeader(e.methods)
+	rt.routes = append(rt.routes, route)
+}
+
+// Routes lists the routes, in the order they were added.
+func (rt *Router) Routes() []Route { return append([]Route(nil), rt.routes...) }
+
+// ServeHTTP serves the router's own routes, as its Lambda function does.
+func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	Mount(rt).ServeHTTP(w, r)
+}
+
+// Mount serves the routes of several groups on one handler, as `make run`
+// does; paths are matched with or without their final slash, unknown paths
+// answer 404, and every request is logged.
+func Mount(routers ...*Router) http.Handler {
+	mux := http.NewServeMux()
+	var paths []string
+	for _, rt := range routers {
+		for path, e := range rt.endpoints {
+			mux.Handle(path+"{$}", e)
+			paths = append(paths, path)
+		}
+	}
+	sort.Strings(paths)
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		Error(w, r, survey.ErrNotFound)
+	}))
+	return Observe(Recover(secure(withFinalSlash(mux))))
+}
+
+func allowHeader(methods map[string]http.Handler) string {
+	var allow []string
+	for _, m := range methodOrder {
+		_, ok := methods[m]
+		if ok || m == "OPTIONS" || (m == "HEAD" && methods["GET"] != nil) {
+			allow = append(allow, m)
+		}
+	}
+	return strings.Join(allow, ", ")
+}
+
+type endpoint struct {
+	path    string
+	name    string
+	public  bool
+	cors    bool
+	auth    *Authenticator
+	allow   string
+	methods map[string]http.Handler
+}
+
+// ServeHTTP runs DRF's order: content negotiation (404 on an unknown format,
+// 406), then authentication, then the method (405).
+func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	setRoute(r.Context(), e.path, e.name)
+	h := w.Header()
+	h.Set("Allow", e.allow)
+	h.Set("Vary", "Accept")
+	if e.cors {
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Expose-Headers", "Allow, ETag, X-Request-Id")
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			h.Set("Access-Control-Allow-Methods", e.allow)
+			h.Set("Access-Control-Allow-Headers", "Accept, Content-Type, If-None-Match")
+			h.Set("Access-Control-Max-Age", "86400")
+		}
+	}
+	rend, err := negotiate(r)
+	r = withRendering(r, rend)
+	if err != nil {
+		Error(w, r, err)
+		return
+	}
+	next, ok := e.methods[r.Method]
+	switch {
+	case ok:
+	case r.Method == http.MethodHead && e.methods[http.MethodGet] != nil:
+		next = e.methods[http.MethodGet]
+	case r.Method == http.MethodOptions:
+		next = http.HandlerFunc(e.options)
+	default:
+		next = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			Error(w, r, survey.Errorf(survey.EMETHOD, "Method %q not allowed.", r.Method))
+		})
+	}
+	if e.auth != nil {
+		next = e.auth.Require(next)
+	}
+	next.ServeHTTP(w, r)
+}
+
+// options answers DRF's metadata for the view.
+func (e *endpoint) options(w http.ResponseWriter, r *http.Request) {
+	Respond(w, r, http.StatusOK, metadata{Name: e.name, Renders: Renders, Parses: Parses})
+}
+
+// metadata is DRF's SimpleMetadata answer to OPTIONS, in its key order.
+type metadata struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Renders     []string `json:"renders"`
+	Parses      []string `json:"parses"`
+}
+
+// withFinalSlash serves /a/b as /a/b/ (no redirect), as the contract says.
+func withFinalSlash(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/") {
+			r2 := r.Clone(r.Context())
+			r2.URL.Path += "/"
+			if r2.URL.RawPath != "" {
+				r2.URL.RawPath += "/"
+			}
+			r = r2
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// routeInfo is filled by the endpoint for the access log.
+type routeInfo struct{ path, name string }
+
+type routeKey struct{}
+
+func setRoute(ctx context.Context, path, name string) {
+	if ri, ok := ctx.Value(routeKey{}).(*routeInfo); ok {
+		ri.path, ri.name = path, name
+	}
+}
+
+func routeName(r *http.Request) string {
+	if ri, ok := r.Context().Value(routeKey{}).(*routeInfo); ok && ri.name != "" {
+		return ri.name
+	}
+	return "Not Found"
+}

@@ -1,0 +1,97 @@
+package awsenv
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/smithy-go/middleware"
+)
+
+// Calls counts the AWS operations made under one context: one request, one
+// benchmark iteration, one sweep. Retries of an operation count once.
+type Calls struct {
+	dynamo, kms atomic.Int64
+	nanos       atomic.Int64
+	mu          sync.Mutex
+	ops         map[string]int
+}
+
+type callsKey struct{}
+
+// WithCalls returns ctx carrying a fresh counter, or ctx unchanged with its
+// existing counter when it has one (so a test's counter sees the handler's
+// calls).
+func WithCalls(ctx context.Context) (context.Context, *Calls) {
+	if c := CallsFrom(ctx); c != nil {
+		return ctx, c
+	}
+	c := &Calls{ops: map[string]int{}}
+	return context.WithValue(ctx, callsKey{}, c), c
+}
+
+// CallsFrom returns the counter in ctx, or nil.
+func CallsFrom(ctx context.Context) *Calls {
+	c, _ := ctx.Value(callsKey{}).(*Calls)
+	return c
+}
+
+// DynamoDB is the number of DynamoDB operations counted.
+func (c *Calls) DynamoDB() int { return int(c.dynamo.Load()) }
+
+// KMS is the number of KMS operations counted.
+func (c *Calls) KMS() int { return int(c.kms.Load()) }
+
+// Elapsed is the wall time spent waiting on AWS (or the emulator), so that
+// benchmarks can subtract it from handler time.
+func (c *Calls) Elapsed() time.Duration { return time.Duration(c.nanos.Load()) }
+
+// Ops returns a copy of the per-operation counts, keyed "Service.Operation".
+func (c *Calls) Ops() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.ops))
+	for k, v := range c.ops {
+		out[k] = v
+	}
+	return out
+}
+
+// Reset zeroes the counter.
+func (c *Calls) Reset() {
+	c.dynamo.Store(0)
+	c.kms.Store(0)
+	c.nanos.Store(0)
+	c.mu.Lock()
+	c.ops = map[string]int{}
+	c.mu.Unlock()
+}
+
+func (c *Calls) record(service, op string, d time.Duration) {
+	switch service {
+	case "DynamoDB":
+		c.dynamo.Add(1)
+	case "KMS":
+		c.kms.Add(1)
+	}
+	c.nanos.Add(int64(d))
+	c.mu.Lock()
+	c.ops[service+"."+op]++
+	c.mu.Unlock()
+}
+
+func counterOptions(stack *middleware.Stack) error {
+	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("surveyservice.CallCounter",
+		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			c := CallsFrom(ctx)
+			if c == nil {
+				return next.HandleInitialize(ctx, in)
+			}
+			start := time.Now()
+			out, md, err := next.HandleInitialize(ctx, in)
+			c.record(awsmiddleware.GetServiceID(ctx), awsmiddleware.GetOperationName(ctx), time.Since(start))
+			return out, md, err
+		}), middleware.After)
+}

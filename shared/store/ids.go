@@ -1,0 +1,72 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"surveyservice/shared/survey"
+)
+
+// Integer ids.
+//
+// The API's ids are small integers (clients treat them as int32), so they
+// cannot be random 64-bit values or time-based snowflakes. One counter item
+// per kind would be a single hot key taking every create of the service.
+// Instead each kind has IDShards counter items; an allocation picks a shard at
+// random and ADDs to it atomically. Shard k hands out k, k+16, k+32, ... (id =
+// sequence*IDShards + k), so two shards can never produce the same id and a
+// counter never goes backwards: ids never repeat, even across failed writes
+// (a failed create leaves a gap, which is harmless). Writes spread over 16
+// partitions, well beyond what one account or the whole service needs, and a
+// batch (an array of variables) takes its n ids in one ADD.
+//
+// IDShards may never change once ids exist: another value would break the
+// residues that keep shards apart.
+const IDShards = 16
+
+// Kinds of ids; each has its own counters.
+const (
+	KindAccount  = "account"
+	KindFolder   = "folder"
+	KindSurvey   = "survey"
+	KindElement  = "element"
+	KindVariable = "variable"
+)
+
+// maxID keeps ids within int32 for the clients the specification describes.
+const maxID = 1<<31 - 1
+
+// NewIDs allocates n ids of a kind in one UpdateItem call.
+func (s *Store) NewIDs(ctx context.Context, kind string, n int) ([]int64, error) {
+	if n < 1 {
+		return nil, nil
+	}
+	shard := rand.IntN(IDShards)
+	var out struct {
+		Seq int64 `dynamo:"seq"`
+	}
+	err := s.table.Update(AttrPK, CounterPK(kind, shard)).Range(AttrSK, "COUNTER").
+		Add("seq", n).Value(ctx, &out)
+	if err != nil {
+		return nil, s.fail(fmt.Sprintf("allocate %d %s ids", n, kind), err)
+	}
+	ids := make([]int64, n)
+	for i := range ids {
+		seq := out.Seq - int64(n) + 1 + int64(i)
+		ids[i] = seq*IDShards + int64(shard)
+	}
+	if ids[n-1] > maxID {
+		return nil, survey.Errorf(survey.EINTERNAL, "store: %s ids exhausted on shard %d", kind, shard)
+	}
+	return ids, nil
+}
+
+// NewID allocates one id of a kind.
+func (s *Store) NewID(ctx context.Context, kind string) (int64, error) {
+	ids, err := s.NewIDs(ctx, kind, 1)
+	if err != nil {
+		return 0, err
+	}
+	return ids[0], nil
+}

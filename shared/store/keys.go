@@ -1,0 +1,151 @@
+// Package store is the service's one DynamoDB table: its key design, its
+// creation, and typed reads and writes of every entity. It uses
+// github.com/guregu/dynamo directly; there is no generic repository layer.
+//
+// # Key design
+//
+// One table, string keys PK and SK, two overloaded global secondary indexes
+// (GSI1PK/GSI1SK and GSI2PK/GSI2SK, both projecting all attributes) and a TTL
+// attribute "expires_at". Numbers in sort keys are zero-padded to 20 digits
+// so that byte order is numeric order.
+//
+//	Entity               PK                    SK                GSI1PK / GSI1SK                 GSI2PK / GSI2SK
+//	account              ACCOUNT#<aid>         ACCOUNT
+//	email guard          EMAIL#<lower email>   EMAIL
+//	API key              APIKEY#<sha256 hex>   APIKEY
+//	id counter shard     COUNTER#<kind>#<n>    COUNTER
+//	template             TEMPLATE#<tid>        TEMPLATE          TSLUG#<slug> / TEMPLATE         CATALOG / <desc score>#<tid>
+//	folder               ACCOUNT#<aid>         FOLDER#<fid>      OWNER#<aid> / F#<fid>
+//	survey (+layout)     SURVEY#<sid>          SURVEY            OWNER#<aid> / F#<fid>#S#<sid>   EXPIRY#<sid mod 8> / <date>#<sid>
+//	survey slug          SLUG#<url_slug>       SLUG
+//	survey settings      SURVEY#<sid>          SETTINGS
+//	element              SURVEY#<sid>          ELEMENT#<eid>
+//	variable             SURVEY#<sid>          VARIABLE#<vid>
+//	variable name guard  SURVEY#<sid>          VARNAME#<name>
+//	auth code            CODES#<sid>           CODE#<code>
+//	data key             DATAKEY#<kid>         DATAKEY
+//	current data key     DATAKEY               CURRENT
+//	used unique link     LINK#<token id>       USED              (expires_at set: TTL clears it)
+//
+// # Access patterns
+//
+//	authenticate a request          GetItem APIKEY#<hash>, then GetItem ACCOUNT#<aid> (cached per container)
+//	whoami                          served from the authenticated account
+//	template by slug                Query GSI1 TSLUG#<slug>
+//	similar templates of one        BatchGetItem TEMPLATE#<tid>... (one call, up to 100 keys)
+//	template list, filters, paging  Query GSI2 CATALOG (score descending by key; filters and pages in memory)
+//	create account, key             TransactWriteItems (account + email guard), PutItem APIKEY
+//	new id of a kind                UpdateItem ADD on one of 16 counter shards (see ids.go)
+//	folders with their surveys      Query GSI1 OWNER#<aid>: folders and live surveys, grouped by folder
+//	one folder with its surveys     Query GSI1 OWNER#<aid>, GSI1SK begins_with F#<fid>
+//	survey detail                   Query PK SURVEY#<sid>: survey, settings, elements, variables (one item collection)
+//	survey by public slug           GetItem SLUG#<url_slug> (holds the survey id)
+//	trashed survey                  the survey item loses GSI1PK/GSI1SK, so folder lists skip it
+//	element insert, move, delete    TransactWriteItems: element + the survey item's ordered id lists (conditional on its version)
+//	settings read and change        GetItem / UpdateItem SURVEY#<sid> SETTINGS
+//	surveys due for the sweep       Query GSI2 EXPIRY#<0..7>, GSI2SK <= <today>#~ (sparse: only surveys with a date)
+//	auth codes, a page              Query PK CODES#<sid> in SK order
+//	auth code count                 counter attribute on SURVEY#<sid> SETTINGS, kept by the code writes
+//	auth code check (unique)        UpdateItem CODES#<sid> CODE#<code> with a condition on "used"
+//	variables of a survey           part of the survey detail Query; alone: Query SURVEY#<sid> begins_with VARIABLE#
+//	personalised link data key      GetItem DATAKEY CURRENT, GetItem DATAKEY#<kid> on a cache miss
+//	unique link consumed            PutItem LINK#<token id> with attribute_not_exists
+package store
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Attribute and index names, as template.yaml declares them.
+const (
+	AttrPK     = "PK"
+	AttrSK     = "SK"
+	AttrGSI1PK = "GSI1PK"
+	AttrGSI1SK = "GSI1SK"
+	AttrGSI2PK = "GSI2PK"
+	AttrGSI2SK = "GSI2SK"
+	AttrTTL    = "expires_at"
+	IndexGSI1  = "GSI1"
+	IndexGSI2  = "GSI2"
+)
+
+// pad renders n as a fixed-width decimal, so that string order is numeric.
+func pad(n int64) string { return fmt.Sprintf("%020d", n) }
+
+// descending renders n so that ascending string order is descending n,
+// negative numbers included.
+func descending(n int64) string { return fmt.Sprintf("%020d", ^(uint64(n) ^ 1<<63)) }
+
+// AccountPK is the partition of an account: its profile and its folders.
+func AccountPK(aid int64) string { return "ACCOUNT#" + pad(aid) }
+
+// EmailPK guards the uniqueness of an account email.
+func EmailPK(email string) string { return "EMAIL#" + strings.ToLower(email) }
+
+// APIKeyPK is where the SHA-256 hash of an API key is stored.
+func APIKeyPK(hashHex string) string { return "APIKEY#" + hashHex }
+
+// CounterPK is one shard of the id counter of a kind.
+func CounterPK(kind string, shard int) string { return fmt.Sprintf("COUNTER#%s#%02d", kind, shard) }
+
+// TemplatePK is a template's item.
+func TemplatePK(tid int64) string { return "TEMPLATE#" + pad(tid) }
+
+// TemplateSlugKey is GSI1PK of a template: its slug.
+func TemplateSlugKey(slug string) string { return "TSLUG#" + slug }
+
+// CatalogKey is GSI2PK of every template.
+const CatalogKey = "CATALOG"
+
+// CatalogSK orders templates by score descending, then id ascending.
+func CatalogSK(score, tid int64) string { return descending(score) + "#" + pad(tid) }
+
+// OwnerKey is GSI1PK of an account's folders and live surveys.
+func OwnerKey(aid int64) string { return "OWNER#" + pad(aid) }
+
+// FolderSK is a folder's SK in its account's partition.
+func FolderSK(fid int64) string { return "FOLDER#" + pad(fid) }
+
+// FolderOwnerSK is GSI1SK of a folder; its surveys follow it in that order.
+func FolderOwnerSK(fid int64) string { return "F#" + pad(fid) }
+
+// SurveyOwnerSK is GSI1SK of a live survey: right after its folder.
+func SurveyOwnerSK(fid, sid int64) string { return FolderOwnerSK(fid) + "#S#" + pad(sid) }
+
+// SurveyPK is the partition of a survey: the whole detail in one Query.
+func SurveyPK(sid int64) string { return "SURVEY#" + pad(sid) }
+
+// SlugPK maps a public survey slug to its survey, and keeps it unique.
+func SlugPK(slug string) string { return "SLUG#" + slug }
+
+// ElementSK is an element's SK in its survey's partition.
+func ElementSK(eid int64) string { return "ELEMENT#" + pad(eid) }
+
+// VariableSK is a variable's SK in its survey's partition.
+func VariableSK(vid int64) string { return "VARIABLE#" + pad(vid) }
+
+// VariableNameSK guards the uniqueness of a variable name in a survey.
+func VariableNameSK(name string) string { return "VARNAME#" + name }
+
+// CodesPK is the partition of a survey's authentication codes, kept apart
+// from the survey's so that 100,000 codes never weigh on the detail Query.
+func CodesPK(sid int64) string { return "CODES#" + pad(sid) }
+
+// CodeSK is one authentication code; byte order of SK is the codes' order.
+func CodeSK(code string) string { return "CODE#" + code }
+
+// ExpiryShards spreads the sweep index over partitions.
+const ExpiryShards = 8
+
+// ExpiryKey is GSI2PK of a survey with an expiration date.
+func ExpiryKey(sid int64) string { return fmt.Sprintf("EXPIRY#%d", sid%ExpiryShards) }
+
+// ExpirySK orders a shard of the sweep index by date.
+func ExpirySK(date string, sid int64) string { return date + "#" + pad(sid) }
+
+// DataKeyPK is a stored (KMS-encrypted) data key.
+func DataKeyPK(kid string) string { return "DATAKEY#" + kid }
+
+// LinkPK records the use of a one-time personalised link.
+func LinkPK(tokenID string) string { return "LINK#" + tokenID }

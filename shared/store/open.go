@@ -1,0 +1,33 @@
+package store
+
+import (
+	"context"
+
+	"surveyservice/shared/awsenv"
+)
+
+// DefaultTableName is the table when TABLE_NAME is unset.
+const DefaultTableName = "surveys"
+
+// TableNameFrom reads TABLE_NAME (default "surveys") through getenv.
+func TableNameFrom(getenv func(string) string) string {
+	if name := getenv("TABLE_NAME"); name != "" {
+		return name
+	}
+	return DefaultTableName
+}
+
+// Open connects to the named table with the AWS settings c.
+func Open(ctx context.Context, c awsenv.Config, tableName string) (*Store, error) {
+	cfg, err := awsenv.Load(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return New(cfg, tableName), nil
+}
+
+// OpenEnv connects to the table the environment names, with its AWS
+// settings, as every function's main does.
+func OpenEnv(ctx context.Context, getenv func(string) string) (*Store, error) {
+	return Open(ctx, awsenv.FromEnv(getenv), TableNameFrom(getenv))
+}

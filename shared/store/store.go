@@ -1,0 +1,31 @@
+package store
+
+import (
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/guregu/dynamo/v2"
+)
+
+// Store reads and writes the service's table.
+type Store struct {
+	client *dynamodb.Client
+	db     *dynamo.DB
+	table  dynamo.Table
+	// Now is the clock; tests and the sweep replace it.
+	Now func() time.Time
+}
+
+// New returns a Store on the named table.
+func New(cfg aws.Config, tableName string) *Store {
+	client := dynamodb.NewFromConfig(cfg)
+	db := dynamo.NewFromIface(client)
+	return &Store{client: client, db: db, table: db.Table(tableName), Now: time.Now}
+}
+
+// Client is the underlying SDK client, for table administration.
+func (s *Store) Client() *dynamodb.Client { return s.client }
+
+// TableName is the name of the table.
+func (s *Store) TableName() string { return s.table.Name() }

@@ -1,0 +1,76 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// TableDefinition is the table as template.yaml declares it: key schema,
+// attribute definitions, indexes and billing. A test holds the two equal, so
+// local tables and tests run on the table that is deployed.
+func TableDefinition(name string) *dynamodb.CreateTableInput {
+	s := func(n string) types.AttributeDefinition {
+		return types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS}
+	}
+	key := func(hash, rng string) []types.KeySchemaElement {
+		return []types.KeySchemaElement{
+			{AttributeName: aws.String(hash), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(rng), KeyType: types.KeyTypeRange},
+		}
+	}
+	all := &types.Projection{ProjectionType: types.ProjectionTypeAll}
+	return &dynamodb.CreateTableInput{
+		TableName:   aws.String(name),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			s(AttrPK), s(AttrSK), s(AttrGSI1PK), s(AttrGSI1SK), s(AttrGSI2PK), s(AttrGSI2SK),
+		},
+		KeySchema: key(AttrPK, AttrSK),
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+			{IndexName: aws.String(IndexGSI1), KeySchema: key(AttrGSI1PK, AttrGSI1SK), Projection: all},
+			{IndexName: aws.String(IndexGSI2), KeySchema: key(AttrGSI2PK, AttrGSI2SK), Projection: all},
+		},
+	}
+}
+
+// EnsureTable creates the table when it does not exist, waits until it is
+// active and turns on its TTL attribute. It is safe to call on every start.
+func EnsureTable(ctx context.Context, client *dynamodb.Client, name string) error {
+	_, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	var missing *types.ResourceNotFoundException
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &missing):
+		return fmt.Errorf("store: describe table %s: %w", name, err)
+	}
+	if _, err := client.CreateTable(ctx, TableDefinition(name)); err != nil {
+		var inUse *types.ResourceInUseException
+		if !errors.As(err, &inUse) {
+			return fmt.Errorf("store: create table %s: %w", name, err)
+		}
+	}
+	w := dynamodb.NewTableExistsWaiter(client, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay = 50 * time.Millisecond
+		o.MaxDelay = time.Second
+	})
+	if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute); err != nil {
+		return fmt.Errorf("store: wait for table %s: %w", name, err)
+	}
+	_, err = client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName: aws.String(name),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{
+			AttributeName: aws.String(AttrTTL), Enabled: aws.Bool(true),
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("store: enable TTL on %s: %w", name, err)
+	}
+	return nil
+}

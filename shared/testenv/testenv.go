@@ -1,0 +1,131 @@
+// Package testenv runs integration tests against a real emulator: one
+// moto_server per test binary, started by Main, with the table and the KMS
+// key created as `make run` creates them. Tests isolate themselves with
+// accounts of their own (NewAccount), never with resets.
+package testenv
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/kms"
+
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/links"
+	"surveyservice/shared/moto"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+var (
+	server *moto.Server
+	st     *store.Store
+	keyID  string
+	seq    atomic.Int64
+)
+
+// Main starts moto (unless -short), runs the tests and stops it. Without
+// moto_server it fails the binary: integration tests never skip silently.
+func Main(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	if !testing.Verbose() {
+		// Handlers log every request; keep test output to the failures.
+		slog.SetDefault(slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	}
+	if testing.Short() {
+		return m.Run()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	bin, err := moto.Find(os.Getenv("HOME"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testenv:", err)
+		return 1
+	}
+	server, err = moto.Start(ctx, bin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testenv:", err)
+		return 1
+	}
+	defer server.Stop()
+	env := map[string]string{
+		"AWS_ENDPOINT_URL": server.URL, "AWS_REGION": "us-east-1",
+		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "TABLE_NAME": "surveys-test",
+	}
+	getenv := func(k string) string { return env[k] }
+	st, err = store.OpenEnv(ctx, getenv)
+	if err == nil {
+		err = store.EnsureTable(ctx, st.Client(), "surveys-test")
+	}
+	if err == nil {
+		var cfg aws.Config
+		cfg, err = awsenv.Load(ctx, awsenv.FromEnv(getenv))
+		if err == nil {
+			keyID, err = links.EnsureKey(ctx, kms.NewFromConfig(cfg), links.DefaultKeyAlias)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testenv: prepare emulator:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// Store returns the store on the emulator's table; in -short mode the test
+// is skipped (make test never runs -short).
+func Store(tb testing.TB) *store.Store {
+	tb.Helper()
+	if st == nil {
+		if testing.Short() {
+			tb.Skip("needs the emulator; run without -short")
+		}
+		tb.Fatal("testenv: the emulator is not running: call testenv.Main from TestMain")
+	}
+	return st
+}
+
+// Endpoint is the emulator's URL.
+func Endpoint(tb testing.TB) string {
+	Store(tb)
+	return server.URL
+}
+
+// KMSKeyID is the id of the emulator's links key.
+func KMSKeyID(tb testing.TB) string {
+	Store(tb)
+	return keyID
+}
+
+// NewAccount creates an account of its own for one test, with a fresh API
+// key, and returns both.
+func NewAccount(tb testing.TB, plan survey.Plan) (survey.Account, string) {
+	tb.Helper()
+	s := Store(tb)
+	ctx := context.Background()
+	n := seq.Add(1)
+	a, err := s.CreateAccount(ctx, survey.Account{
+		Email: fmt.Sprintf("owner-%d-%d@example.com", time.Now().UnixNano(), n), FirstName: "Test", LastName: fmt.Sprintf("Owner %d", n), Plan: plan,
+	})
+	if err != nil {
+		tb.Fatalf("testenv: create account: %v", err)
+	}
+	key, err := s.CreateKey(ctx, a.ID)
+	if err != nil {
+		tb.Fatalf("testenv: create key: %v", err)
+	}
+	return a, key
+}
