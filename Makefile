@@ -70,8 +70,16 @@ fuzz:
 
 ## bench: the figures the issues ask for (calls per request, handler CPU, binary sizes, init time)
 bench: build
-	@echo "== bootstrap sizes (linux/arm64, stripped)"
+	@echo "== bootstrap sizes (linux/arm64, stripped; target < 12 MB)"
 	@for f in $(FUNCTIONS); do printf '%-12s %10d bytes\n' $$f $$(stat -c %s $(BUILD_DIR)/$$f/bootstrap); done
+	@echo "== package init before main, this machine (GODEBUG=inittrace; median of 5 runs)"
+	@mkdir -p $(BUILD_DIR)/host
+	@for f in $(FUNCTIONS); do \
+	  CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags="$(LDFLAGS)" -o $(BUILD_DIR)/host/$$f ./functions/$$f/lambda; \
+	  for i in 1 2 3 4 5; do GODEBUG=inittrace=1 $(BUILD_DIR)/host/$$f 2>&1 | awk '/^init /{c+=$$5} END {printf "%.3f\n", c}'; done \
+	    | sort -n | sed -n 3p | xargs printf '%-12s %8s ms\n' $$f; \
+	done
+	@echo "== Go benchmarks (handler-ns/op excludes time spent waiting on the emulator)"
 	$(GO) test -count=1 -run '^$$' -bench . -benchmem ./...
 
 clean:

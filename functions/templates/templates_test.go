@@ -28,7 +28,7 @@ var (
 )
 
 // setup loads the sample catalog once into this binary's emulator.
-func setup(t *testing.T) http.Handler {
+func setup(t testing.TB) http.Handler {
 	t.Helper()
 	st := testenv.Store(t)
 	seedOnce.Do(func() {
@@ -66,7 +66,7 @@ func get(t *testing.T, method, target string, header ...string) result {
 	return result{rec, calls.DynamoDB()}
 }
 
-func bySlugWithSimilar(t *testing.T, wantSimilar bool) survey.Template {
+func bySlugWithSimilar(t testing.TB, wantSimilar bool) survey.Template {
 	t.Helper()
 	setup(t)
 	for _, tpl := range catalog {

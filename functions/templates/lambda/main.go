@@ -4,6 +4,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"os"
 
 	"surveyservice/functions/templates"
@@ -14,10 +15,19 @@ import (
 
 func main() {
 	api.JSONLogging(os.Stdout)
-	st, err := store.OpenEnv(context.Background(), os.Getenv)
+	h, err := handler(context.Background(), os.Getenv)
 	if err != nil {
 		slog.Error("start", "error", err.Error())
 		os.Exit(1)
 	}
-	gateway.Start(templates.New(st, templates.Config{MediaURL: os.Getenv("MEDIA_URL"), TemplatesURL: os.Getenv("TEMPLATES_URL")}))
+	gateway.Start(h)
+}
+
+// handler is the function's whole init path: configuration, clients, routes.
+func handler(ctx context.Context, getenv func(string) string) (http.Handler, error) {
+	st, err := store.OpenEnv(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return templates.New(st, templates.Config{MediaURL: getenv("MEDIA_URL"), TemplatesURL: getenv("TEMPLATES_URL")}), nil
 }

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"surveyservice/functions/templates"
+	"surveyservice/infra/seed"
+	"surveyservice/shared/api"
+	"surveyservice/shared/api/gateway"
+	"surveyservice/shared/survey"
+	"surveyservice/shared/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// eventStatus is what each fixture in events/ must answer when fed through
+// the Lambda entry point, as API Gateway would deliver it.
+var eventStatus = map[string]int{
+	"templates/list.json":                200,
+	"templates/list-filtered.json":       200,
+	"templates/list-bad-page.json":       400,
+	"templates/detail.json":              200,
+	"templates/detail-no-slash.json":     200,
+	"templates/detail-head.json":         200,
+	"templates/detail-options.json":      200,
+	"templates/detail-browsable.json":    200,
+	"templates/detail-post.json":         405,
+	"templates/detail-missing.json":      404,
+	"templates/detail-bad-encoding.json": 404,
+	"account/whoami.json":                200,
+	"account/whoami-post.json":           200,
+	"account/whoami-no-key.json":         401,
+	"account/not-found.json":             404,
+}
+
+func TestEventsThroughLambdaEntryPoint(t *testing.T) {
+	st := testenv.Store(t)
+	if _, err := st.ImportTemplates(context.Background(), seed.Templates); err != nil {
+		t.Fatal(err)
+	}
+	acct, key := testenv.NewAccount(t, survey.PlanEnterprise)
+	entry := gateway.New(api.Mount(values(routers(st, config{templates: templates.Config{MediaURL: "https://media.example.com"}}))...))
+
+	files, err := filepath.Glob("../../events/*/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(eventStatus) {
+		t.Errorf("events/ holds %d fixtures, this test knows %d: add the new ones to eventStatus", len(files), len(eventStatus))
+	}
+	for _, file := range files {
+		name := strings.TrimPrefix(filepath.ToSlash(file), "../../events/")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = []byte(strings.ReplaceAll(string(data), "{{API_KEY}}", key))
+			var ev events.APIGatewayV2HTTPRequest
+			if err := json.Unmarshal(data, &ev); err != nil {
+				t.Fatalf("not an API Gateway v2 event: %v", err)
+			}
+			if ev.Version != "2.0" || ev.RequestContext.HTTP.Method == "" {
+				t.Fatalf("not a payload 2.0 event")
+			}
+			resp, err := entry(context.Background(), ev)
+			if err != nil {
+				t.Fatalf("invocation error: %v", err)
+			}
+			want, ok := eventStatus[name]
+			if !ok {
+				t.Fatalf("no expected status for %s", name)
+			}
+			if resp.StatusCode != want {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, want, resp.Body)
+			}
+			if ev.RequestContext.HTTP.Method == "HEAD" && resp.Body != "" {
+				t.Errorf("HEAD answered a body")
+			}
+			if name == "account/whoami.json" && !strings.Contains(resp.Body, acct.Email) {
+				t.Errorf("whoami = %s, want %s", resp.Body, acct.Email)
+			}
+			if resp.Headers["X-Request-Id"] == "" {
+				t.Errorf("no X-Request-Id header: %v", resp.Headers)
+			}
+		})
+	}
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+}
+
+// startLocal runs `make run`'s run() and returns the API key it printed
+// and the base URL, once it prints that it listens.
+func startLocal(t *testing.T, env map[string]string) (key, base string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, func(k string) string { return env[k] }, pw, io.Discard)
+		pw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("run returned %v after Ctrl-C", err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Error("run did not stop within 15 s of Ctrl-C")
+		}
+	})
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatalf("run ended before listening: %v", <-done)
+			}
+			if k, found := strings.CutPrefix(line, "API key: "); found {
+				key = k
+			}
+			if b, found := strings.CutPrefix(line, "Listening on "); found {
+				go func() {
+					for range lines {
+					}
+				}()
+				return key, b
+			}
+		case <-timeout:
+			t.Fatal("run did not print its address within 60 s")
+		}
+	}
+}
+
+func getJSON(t *testing.T, url, key string, out any) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if key != "" {
+		req.Header.Set("Authorization", "API-Key "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		_ = json.NewDecoder(resp.Body).Decode(out)
+	}
+	return resp.StatusCode
+}
+
+// TestRunOnAnEndpoint is `make run` with AWS_ENDPOINT_URL set: it uses
+// that endpoint, creates what is missing, and runs twice on the same table
+// (idempotent catalog load, demo account reused).
+func TestRunOnAnEndpoint(t *testing.T) {
+	env := map[string]string{
+		"AWS_ENDPOINT_URL": testenv.Endpoint(t), "AWS_REGION": "us-east-1",
+		"TABLE_NAME": "local-run-test", "PORT": freePort(t), "HOME": os.Getenv("HOME"),
+	}
+	for round := 1; round <= 2; round++ {
+		env["PORT"] = freePort(t)
+		key, base := startLocal(t, env)
+		if !survey.WellFormedKey(key) {
+			t.Fatalf("round %d: printed key %q", round, key)
+		}
+		if base != "http://127.0.0.1:"+env["PORT"] {
+			t.Errorf("listening on %s", base)
+		}
+		var who map[string]any
+		if code := getJSON(t, base+"/api/whoami/", key, &who); code != 200 || who["email"] != demoEmail || who["plan"] != "enterprise" {
+			t.Errorf("round %d: whoami = %d %v", round, code, who)
+		}
+		var page struct{ Count int }
+		if code := getJSON(t, base+"/api/templates", "", &page); code != 200 || page.Count < 8 {
+			t.Errorf("round %d: catalog = %d with %d templates", round, code, page.Count)
+		}
+		var notFound map[string]string
+		if code := getJSON(t, base+"/api/nothing/", "", &notFound); code != 404 || notFound["detail"] != "Not found." {
+			t.Errorf("round %d: unknown path = %d %v", round, code, notFound)
+		}
+	}
+}
+
+// TestRunStartsItsOwnEmulator is `make run` for a new user: no endpoint
+// configured, so it starts moto_server itself and stops it on Ctrl-C.
+func TestRunStartsItsOwnEmulator(t *testing.T) {
+	testenv.Store(t) // integration test: not in -short
+	env := map[string]string{"PORT": freePort(t), "HOME": os.Getenv("HOME")}
+	key, base := startLocal(t, env)
+	var who map[string]any
+	if code := getJSON(t, base+"/api/whoami/", key, &who); code != 200 || who["authenticated"] != true {
+		t.Errorf("whoami = %d %v", code, who)
+	}
+}

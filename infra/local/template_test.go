@@ -1,0 +1,260 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"gopkg.in/yaml.v3"
+
+	"surveyservice/shared/store"
+)
+
+// samTemplate is the part of template.yaml the tests read. CloudFormation
+// tags (!Ref, !GetAtt, !Sub) decode as their plain values.
+type samTemplate struct {
+	Resources map[string]struct {
+		Type           string         `yaml:"Type"`
+		DeletionPolicy string         `yaml:"DeletionPolicy"`
+		Metadata       map[string]any `yaml:"Metadata"`
+		Properties     map[string]any `yaml:"Properties"`
+	} `yaml:"Resources"`
+}
+
+func loadTemplate(t *testing.T) samTemplate {
+	t.Helper()
+	data, err := os.ReadFile("../../template.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tpl samTemplate
+	if err := yaml.Unmarshal(data, &tpl); err != nil {
+		t.Fatalf("template.yaml: %v", err)
+	}
+	return tpl
+}
+
+// templateRoutes maps each function's logical id to the HttpApi paths
+// template.yaml routes to it, and reports each event's method.
+func templateRoutes(t *testing.T, tpl samTemplate) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for name, res := range tpl.Resources {
+		if res.Type != "AWS::Serverless::Function" {
+			continue
+		}
+		events, _ := res.Properties["Events"].(map[string]any)
+		for evName, ev := range events {
+			ev := ev.(map[string]any)
+			if ev["Type"] != "HttpApi" {
+				continue
+			}
+			props := ev["Properties"].(map[string]any)
+			if props["Method"] != "ANY" {
+				t.Errorf("%s.%s: Method %v, want ANY (the function answers 405 itself)", name, evName, props["Method"])
+			}
+			out[name] = append(out[name], props["Path"].(string))
+		}
+	}
+	return out
+}
+
+// TestTemplateRoutesMatchLocalServer holds template.yaml and `make run`
+// together: every route a group serves is routed to its function, with and
+// without the final slash, and nothing else is.
+func TestTemplateRoutesMatchLocalServer(t *testing.T) {
+	t.Parallel()
+	tpl := loadTemplate(t)
+	got := templateRoutes(t, tpl)
+	want := map[string][]string{}
+	for fn, rt := range routers(nil, config{}) {
+		seen := map[string]bool{}
+		for _, r := range rt.Routes() {
+			if !seen[r.Path] {
+				seen[r.Path] = true
+				want[fn] = append(want[fn], r.Path, strings.TrimSuffix(r.Path, "/"))
+			}
+		}
+	}
+	want["AccountFunction"] = append(want["AccountFunction"], "$default")
+	for fn := range want {
+		sort.Strings(want[fn])
+	}
+	for fn := range got {
+		sort.Strings(got[fn])
+	}
+	for fn, paths := range want {
+		if !slices.Equal(got[fn], paths) {
+			t.Errorf("%s: template.yaml routes %v, the local server mounts %v", fn, got[fn], paths)
+		}
+	}
+	for fn := range got {
+		if _, ok := want[fn]; !ok {
+			t.Errorf("template.yaml routes %v to %s, which the local server does not mount", got[fn], fn)
+		}
+	}
+}
+
+// TestMakefileBuildsEveryFunction checks that `sam build` finds a Makefile
+// target for every function of template.yaml.
+func TestMakefileBuildsEveryFunction(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := regexp.MustCompile(`(?m)^LOGICAL_IDS := (.*)$`).FindSubmatch(data)
+	fns := regexp.MustCompile(`(?m)^FUNCTIONS := (.*)$`).FindSubmatch(data)
+	if ids == nil || fns == nil {
+		t.Fatal("Makefile lacks FUNCTIONS or LOGICAL_IDS")
+	}
+	logical := strings.Fields(string(ids[1]))
+	if len(logical) != len(strings.Fields(string(fns[1]))) {
+		t.Fatalf("FUNCTIONS and LOGICAL_IDS differ in length")
+	}
+	tpl := loadTemplate(t)
+	var functions []string
+	for name, res := range tpl.Resources {
+		if res.Type == "AWS::Serverless::Function" {
+			functions = append(functions, name)
+			if res.Metadata["BuildMethod"] != "makefile" {
+				t.Errorf("%s: BuildMethod %v, want makefile", name, res.Metadata["BuildMethod"])
+			}
+		}
+	}
+	sort.Strings(functions)
+	sort.Strings(logical)
+	if !slices.Equal(functions, logical) {
+		t.Errorf("template.yaml functions %v, Makefile LOGICAL_IDS %v", functions, logical)
+	}
+}
+
+// TestTableMatchesDefinition holds the deployed table and the one that tests
+// and `make run` create to the same keys and indexes.
+func TestTableMatchesDefinition(t *testing.T) {
+	t.Parallel()
+	tpl := loadTemplate(t)
+	table := tpl.Resources["Table"]
+	if table.Type != "AWS::DynamoDB::Table" {
+		t.Fatal("template.yaml has no Table")
+	}
+	if table.DeletionPolicy != "Retain" {
+		t.Errorf("DeletionPolicy %q, want Retain", table.DeletionPolicy)
+	}
+	p := table.Properties
+	def := store.TableDefinition("x")
+	if p["BillingMode"] != string(def.BillingMode) {
+		t.Errorf("BillingMode %v, want %s", p["BillingMode"], def.BillingMode)
+	}
+	if p["DeletionProtectionEnabled"] != true {
+		t.Error("deletion protection is off")
+	}
+	if pitr, _ := p["PointInTimeRecoverySpecification"].(map[string]any); pitr["PointInTimeRecoveryEnabled"] != true {
+		t.Error("point-in-time recovery is off")
+	}
+	if ttl, _ := p["TimeToLiveSpecification"].(map[string]any); ttl["AttributeName"] != store.AttrTTL || ttl["Enabled"] != true {
+		t.Errorf("TTL %v, want %s enabled", ttl, store.AttrTTL)
+	}
+	var attrs []string
+	for _, a := range p["AttributeDefinitions"].([]any) {
+		a := a.(map[string]any)
+		attrs = append(attrs, a["AttributeName"].(string)+":"+a["AttributeType"].(string))
+	}
+	var wantAttrs []string
+	for _, a := range def.AttributeDefinitions {
+		wantAttrs = append(wantAttrs, aws.ToString(a.AttributeName)+":"+string(a.AttributeType))
+	}
+	if !slices.Equal(attrs, wantAttrs) {
+		t.Errorf("attributes %v, want %v", attrs, wantAttrs)
+	}
+	keys := func(v any) string {
+		var parts []string
+		for _, k := range v.([]any) {
+			k := k.(map[string]any)
+			parts = append(parts, k["AttributeName"].(string)+":"+k["KeyType"].(string))
+		}
+		return strings.Join(parts, ",")
+	}
+	wantKeys := func(ks []string) string { return strings.Join(ks, ",") }
+	if got, want := keys(p["KeySchema"]), wantKeys([]string{store.AttrPK + ":HASH", store.AttrSK + ":RANGE"}); got != want {
+		t.Errorf("key schema %s, want %s", got, want)
+	}
+	var gsis []string
+	for _, g := range p["GlobalSecondaryIndexes"].([]any) {
+		g := g.(map[string]any)
+		proj := g["Projection"].(map[string]any)["ProjectionType"]
+		gsis = append(gsis, g["IndexName"].(string)+"("+keys(g["KeySchema"])+")"+proj.(string))
+	}
+	var wantGSIs []string
+	for _, g := range def.GlobalSecondaryIndexes {
+		var parts []string
+		for _, k := range g.KeySchema {
+			parts = append(parts, aws.ToString(k.AttributeName)+":"+string(k.KeyType))
+		}
+		wantGSIs = append(wantGSIs, aws.ToString(g.IndexName)+"("+strings.Join(parts, ",")+")"+string(g.Projection.ProjectionType))
+	}
+	if !slices.Equal(gsis, wantGSIs) {
+		t.Errorf("indexes %v, want %v", gsis, wantGSIs)
+	}
+}
+
+// allowedActions is each function's least privilege: what its code calls.
+var allowedActions = map[string][]string{
+	"TemplatesFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"},
+	"AccountFunction":   {"dynamodb:GetItem"},
+}
+
+// TestLeastPrivilege reads every function's inline policy: only the actions
+// its code needs, never a wildcard action or resource, never a Scan.
+func TestLeastPrivilege(t *testing.T) {
+	t.Parallel()
+	tpl := loadTemplate(t)
+	for name, res := range tpl.Resources {
+		if res.Type != "AWS::Serverless::Function" {
+			continue
+		}
+		allowed, ok := allowedActions[name]
+		if !ok {
+			t.Errorf("%s: no least-privilege entry in this test", name)
+			continue
+		}
+		policies, _ := res.Properties["Policies"].([]any)
+		if len(policies) == 0 {
+			t.Errorf("%s: no policy", name)
+		}
+		var granted []string
+		for _, pol := range policies {
+			doc, ok := pol.(map[string]any)
+			if !ok {
+				t.Errorf("%s: policy %v is a managed or SAM template policy; write statements", name, pol)
+				continue
+			}
+			for _, st := range doc["Statement"].([]any) {
+				st := st.(map[string]any)
+				actions := st["Action"]
+				if s, ok := actions.(string); ok {
+					actions = []any{s}
+				}
+				for _, a := range actions.([]any) {
+					a := a.(string)
+					granted = append(granted, a)
+					if strings.Contains(a, "*") || !slices.Contains(allowed, a) {
+						t.Errorf("%s may %s; it needs only %v", name, a, allowed)
+					}
+				}
+				if st["Resource"] == "*" {
+					t.Errorf("%s: a statement on Resource *", name)
+				}
+			}
+		}
+		for _, a := range allowed {
+			if !slices.Contains(granted, a) {
+				t.Errorf("%s lacks %s, which its code calls", name, a)
+			}
+		}
+	}
+}
