@@ -58,9 +58,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return 0
 }
 
+// message is what an operator reads: a domain error's detail, or for a
+// wrapped failure (a throttled or broken store) the whole chain, cause
+// included.
 func message(err error) string {
-	var e *survey.Error
-	if errors.As(err, &e) {
+	if e, ok := err.(*survey.Error); ok {
 		if e.Code == survey.ENOTFOUND {
 			return "not found"
 		}
