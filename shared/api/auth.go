@@ -83,7 +83,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, header []string) (surv
 		return survey.Account{}, errInvalidKey
 	}
 	scheme, key, _ := strings.Cut(strings.TrimSpace(header[0]), " ")
-	if !strings.EqualFold(scheme, "API-Key") {
+	if !asciiEqualFold(scheme, "API-Key") {
 		return survey.Account{}, errNoCredentials
 	}
 	key = strings.TrimSpace(key)
@@ -116,4 +116,25 @@ func (a *Authenticator) Authenticate(ctx context.Context, header []string) (surv
 		return survey.Account{}, errInvalidKey
 	}
 	return e.account, nil
+}
+
+// asciiEqualFold compares ASCII case-insensitively, as HTTP schemes are
+// compared; unlike strings.EqualFold it does not fold the Kelvin sign to k.
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }

@@ -50,7 +50,7 @@ func ReadJSON(r *http.Request, limit int64) (json.RawMessage, error) {
 	if int64(len(data)) > limit {
 		return nil, tooLarge
 	}
-	if len(bytes.TrimSpace(data)) == 0 {
+	if len(bytes.Trim(data, jsonSpace)) == 0 {
 		return nil, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -64,6 +64,9 @@ func ReadJSON(r *http.Request, limit int64) (json.RawMessage, error) {
 	}
 	return v, nil
 }
+
+// jsonSpace is JSON's whitespace; other Unicode spaces are not JSON.
+const jsonSpace = " \t\r\n"
 
 func parseError(err error) error {
 	var syn *json.SyntaxError
@@ -117,7 +120,7 @@ func NotADict(kind string) error {
 // JSONKind names the type of a JSON value as DRF's messages do (Python's
 // names): dict, list, str, int, float, bool or NoneType.
 func JSONKind(raw json.RawMessage) string {
-	t := bytes.TrimSpace(raw)
+	t := bytes.Trim(raw, jsonSpace)
 	if len(t) == 0 {
 		return "NoneType"
 	}

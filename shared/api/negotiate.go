@@ -4,6 +4,7 @@ import (
 	"context"
 	"mime"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,8 +41,8 @@ func withRendering(r *http.Request, v rendering) *http.Request {
 // Accept header, where JSON wins ties (it is the first renderer) and text/html
 // must be preferred to get the page. An Accept that neither satisfies is 406.
 func negotiate(r *http.Request) (rendering, error) {
-	if formats, ok := r.URL.Query()["format"]; ok {
-		switch formats[0] {
+	if format, ok := formatParam(r.URL.RawQuery); ok {
+		switch format {
 		case "json":
 			return renderJSON, nil
 		case "api":
@@ -101,4 +102,22 @@ func negotiate(r *http.Request) (rendering, error) {
 		}
 	}
 	return renderJSON, survey.Errorf(survey.ENOTACCEPT, "Could not satisfy the request Accept header.")
+}
+
+// formatParam finds the first format parameter of a raw query. Unlike
+// URL.Query it sees a pair whose escaping is broken (format=%zz), which must
+// answer 404 like any other unknown format, not be dropped.
+func formatParam(rawQuery string) (string, bool) {
+	for _, pair := range strings.Split(rawQuery, "&") {
+		k, v, _ := strings.Cut(pair, "=")
+		if key, err := url.QueryUnescape(k); err != nil || key != "format" {
+			continue
+		}
+		value, err := url.QueryUnescape(v)
+		if err != nil {
+			return "\x00invalid", true
+		}
+		return value, true
+	}
+	return "", false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path"
 	"sort"
 	"strings"
 
@@ -176,8 +177,14 @@ type metadata struct {
 }
 
 // withFinalSlash serves /a/b as /a/b/ (no redirect), as the contract says.
+// A path that is not clean (//a, /a/../b, /a/./b) is not a route: it answers
+// 404 here rather than the ServeMux redirect.
 func withFinalSlash(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p == "" || path.Clean(p) != strings.TrimSuffix(p, "/") && p != "/" {
+			Error(w, r, survey.ErrNotFound)
+			return
+		}
 		if !strings.HasSuffix(r.URL.Path, "/") {
 			r2 := r.Clone(r.Context())
 			r2.URL.Path += "/"

@@ -31,7 +31,11 @@ func ParsePlan(s string) (Plan, error) {
 }
 
 // Includes reports whether p gives everything the plan need gives.
-func (p Plan) Includes(need Plan) bool { return planRank[p] >= planRank[need] }
+// An unknown plan includes nothing.
+func (p Plan) Includes(need Plan) bool {
+	have, ok := planRank[p]
+	return ok && have >= planRank[need]
+}
 
 // UserTypeOwner is the user_type of an account's owner.
 const UserTypeOwner = 1

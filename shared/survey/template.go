@@ -39,16 +39,18 @@ type Template struct {
 // MaxSlugLength bounds a template or survey slug, in code points.
 const MaxSlugLength = 200
 
-// ValidSlug reports whether s is a slug as Django's unicode slugs are:
-// letters, digits and marks of any script, '-' and '_'. Anything else (control
-// characters, '/', spaces, invalid UTF-8, overlong) cannot name a template, so
-// lookups answer 404 without reading the store.
+// ValidSlug reports whether s is a slug: letters, digits and marks of any
+// script, '-' and '_' (Django's unicode slugs), and also the zero-width
+// non-joiner and joiner (U+200C, U+200D), which Persian words carry
+// ("مهم‌ترین"). Anything else (control characters, '/', spaces, invalid
+// UTF-8, overlong) cannot name a template, so lookups answer 404 without
+// reading the store.
 func ValidSlug(s string) bool {
 	if s == "" || !utf8.ValidString(s) || utf8.RuneCountInString(s) > MaxSlugLength {
 		return false
 	}
 	for _, r := range s {
-		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || r == '-' || r == '_') {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || r == '-' || r == '_' || r == '\u200c' || r == '\u200d') {
 			return false
 		}
 	}
@@ -176,15 +178,9 @@ func parseTemplate(obj map[string]json.RawMessage) (Template, error) {
 		}
 		seen := map[int64]bool{}
 		for k, item := range items {
-			var id int64
-			if err := json.Unmarshal(item, &id); err != nil {
-				var withID struct {
-					ID *int64 `json:"id"`
-				}
-				if err := json.Unmarshal(item, &withID); err != nil || withID.ID == nil {
-					return Template{}, fmt.Errorf("field \"similar_templates\": item %d is neither an id nor an object with an id", k)
-				}
-				id = *withID.ID
+			id, ok := similarID(item)
+			if !ok {
+				return Template{}, fmt.Errorf("field \"similar_templates\": item %d is neither an id nor an object with an id", k)
 			}
 			if !seen[id] {
 				seen[id] = true
@@ -193,4 +189,26 @@ func parseTemplate(obj map[string]json.RawMessage) (Template, error) {
 		}
 	}
 	return t, nil
+}
+
+// similarID reads one similar_templates item: an integer id, or an object
+// whose "id" (exactly that key) is one.
+func similarID(item json.RawMessage) (int64, bool) {
+	var id int64
+	if t := bytes.TrimSpace(item); len(t) > 0 && (t[0] == '-' || t[0] >= '0' && t[0] <= '9') {
+		return id, json.Unmarshal(t, &id) == nil
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(item, &obj) != nil || obj == nil {
+		return 0, false
+	}
+	raw, ok := obj["id"]
+	if !ok {
+		return 0, false
+	}
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || !(t[0] == '-' || t[0] >= '0' && t[0] <= '9') {
+		return 0, false
+	}
+	return id, json.Unmarshal(t, &id) == nil
 }

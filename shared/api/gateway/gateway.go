@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -28,6 +27,7 @@ func New(h http.Handler) Handler {
 		if ev.RawPath == "" {
 			ev.RequestContext.HTTP.Path = SafePath(ev.RequestContext.HTTP.Path)
 		}
+		ev.RawQueryString = SafeQuery(ev.RawQueryString)
 		return adapter.ProxyWithContext(ctx, ev)
 	}
 }
@@ -36,19 +36,30 @@ func New(h http.Handler) Handler {
 func Start(h http.Handler) { lambda.Start(New(h)) }
 
 // SafePath returns p with every '%' that does not start a valid escape
-// written as "%25", and spaces and control characters escaped, so that the
-// adapter can always parse it.
-func SafePath(p string) string {
-	if _, err := url.PathUnescape(p); err == nil && !strings.ContainsFunc(p, isControl) {
-		return p
+// written as "%25", and spaces, control characters, '?' and '#' escaped, so
+// that the adapter always parses it, and parses it as one path.
+func SafePath(p string) string { return escapeStray(p, "?#") }
+
+// SafeQuery does the same for a raw query string ('?' is allowed there).
+func SafeQuery(q string) string { return escapeStray(q, "#") }
+
+func escapeStray(s, reserved string) string {
+	clean := true
+	for i := 0; i < len(s) && clean; i++ {
+		c := s[i]
+		clean = !(c <= ' ' || c == 0x7f || strings.IndexByte(reserved, c) >= 0 ||
+			(c == '%' && !(i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]))))
+	}
+	if clean {
+		return s
 	}
 	var b strings.Builder
-	for i := 0; i < len(p); i++ {
-		c := p[i]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		switch {
-		case c == '%' && !(i+2 < len(p) && isHex(p[i+1]) && isHex(p[i+2])):
+		case c == '%' && !(i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2])):
 			b.WriteString("%25")
-		case c <= ' ' || c == 0x7f:
+		case c <= ' ' || c == 0x7f || strings.IndexByte(reserved, c) >= 0:
 			fmt.Fprintf(&b, "%%%02X", c)
 		default:
 			b.WriteByte(c)
@@ -56,8 +67,6 @@ func SafePath(p string) string {
 	}
 	return b.String()
 }
-
-func isControl(r rune) bool { return r <= ' ' || r == 0x7f }
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
