@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -388,9 +389,7 @@ func TestList(t *testing.T) {
 	}
 }
 
-func itoa(n int64) string { return json.Number(strings.TrimSpace(strings.Repeat(" ", 0) + jsonInt(n))).String() }
-
-func jsonInt(n int64) string { b, _ := json.Marshal(n); return string(b) }
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func firstWords(s string, n int) string {
 	f := strings.Fields(s)
