@@ -1,7 +1,11 @@
 package main
 
 import (
+	"time"
+
 	"surveyservice/functions/account"
+	"surveyservice/functions/folders"
+	"surveyservice/functions/surveys"
 	"surveyservice/functions/templates"
 	"surveyservice/shared/api"
 	"surveyservice/shared/store"
@@ -20,5 +24,7 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 	return map[string]*api.Router{
 		"TemplatesFunction": templates.New(st, cfg.templates),
 		"AccountFunction":   account.New(auth),
+		"FoldersFunction":   folders.New(auth, st, time.Now),
+		"SurveysFunction":   surveys.New(auth, st, time.Now),
 	}
 }

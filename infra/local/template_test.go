@@ -206,6 +206,8 @@ func TestTableMatchesDefinition(t *testing.T) {
 var allowedActions = map[string][]string{
 	"TemplatesFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"},
 	"AccountFunction":   {"dynamodb:GetItem"},
+	"FoldersFunction":   {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+	"SurveysFunction":   {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"},
 }
 
 // TestLeastPrivilege reads every function's inline policy: only the actions

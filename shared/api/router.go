@@ -214,3 +214,10 @@ func routeName(r *http.Request) string {
 	}
 	return "Not Found"
 }
+
+// With returns the route with the method set, so that a group declares a
+// path once and each of its methods from it.
+func (r Route) With(method string) Route {
+	r.Method = method
+	return r
+}

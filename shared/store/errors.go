@@ -4,20 +4,25 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
 )
 
-// fail wraps a DynamoDB error with what the store was doing. Throttles and
-// outages become EUNAVAILABLE (503, retry later); domain errors pass through;
-// anything else stays internal (500, cause logged).
+var errBusy = survey.Errorf(survey.EUNAVAILABLE, "The service is busy; try again shortly.")
+
+// fail wraps a DynamoDB error with what the store was doing. Throttles,
+// outages and transaction conflicts become EUNAVAILABLE (503, retry later);
+// domain errors pass through; anything else stays internal (500, cause
+// logged).
 func (s *Store) fail(op string, err error) error {
 	var se *survey.Error
 	if errors.As(err, &se) {
 		return err
 	}
-	if awsenv.IsUnavailable(err) {
-		return &wrapped{op: op, err: err, public: survey.Errorf(survey.EUNAVAILABLE, "The service is busy; try again shortly.")}
+	if awsenv.IsUnavailable(err) || txConflict(err) {
+		return &wrapped{op: op, err: err, public: errBusy}
 	}
 	return fmt.Errorf("store: %s: %w", op, err)
 }
@@ -33,3 +38,37 @@ func (w *wrapped) Error() string { return "store: " + w.op + ": " + w.err.Error(
 
 // Unwrap exposes both the public error (for errors.As) and the cause.
 func (w *wrapped) Unwrap() []error { return []error{w.public, w.err} }
+
+// txReasons returns the cancellation reason codes of a cancelled
+// transaction, one per item in order, or nil for any other error.
+func txReasons(err error) []string {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return nil
+	}
+	out := make([]string, len(tce.CancellationReasons))
+	for i, r := range tce.CancellationReasons {
+		if r.Code != nil {
+			out[i] = *r.Code
+		}
+	}
+	return out
+}
+
+// txFailedAt reports whether item i of a cancelled transaction failed its
+// condition.
+func txFailedAt(err error, i int) bool {
+	r := txReasons(err)
+	return i < len(r) && r[i] == "ConditionalCheckFailed"
+}
+
+// txConflict reports a transaction cancelled by a concurrent one: the
+// client may retry.
+func txConflict(err error) bool {
+	for _, r := range txReasons(err) {
+		if r == "TransactionConflict" {
+			return true
+		}
+	}
+	return false
+}

@@ -86,3 +86,9 @@ func (f Fields) Err() error {
 	}
 	return &Error{Code: EINVALID, Fields: map[string]any(f)}
 }
+
+// InvalidPK is DRF's message for a primary key that names no object (or
+// another account's, which must look the same).
+func InvalidPK(id int64) string {
+	return fmt.Sprintf("Invalid pk \"%d\" - object does not exist.", id)
+}

@@ -1,0 +1,38 @@
+// Package folders is the owner's folders: list with their surveys, create,
+// read, replace, update and delete (which moves the surveys to the trash).
+package folders
+
+import (
+	"context"
+	"time"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// Store is what the group reads and writes; *store.Store implements it.
+type Store interface {
+	CreateFolder(ctx context.Context, aid int64, name string, order *int64) (survey.Folder, error)
+	FolderWithSurveys(ctx context.Context, aid, fid int64) (survey.Folder, []survey.Survey, error)
+	Folders(ctx context.Context, aid int64) (store.FolderTree, error)
+	UpdateFolder(ctx context.Context, aid, fid int64, u store.FolderUpdate) (survey.Folder, error)
+	DeleteFolder(ctx context.Context, aid, fid int64) error
+}
+
+var _ Store = (*store.Store)(nil)
+
+// New returns the group's routes; now is the clock that decides whether a
+// survey with an expiration date is closed.
+func New(auth *api.Authenticator, st Store, now func() time.Time) *api.Router {
+	rt := api.NewRouter(auth)
+	list := api.Route{Path: "/api/folders/", Name: "Folder List"}
+	detail := api.Route{Path: "/api/folders/{folder_id}/", Name: "Folder Detail"}
+	rt.Handle(list.With("GET"), handleList(st, now))
+	rt.Handle(list.With("POST"), handleCreate(st))
+	rt.Handle(detail.With("GET"), handleGet(st, now))
+	rt.Handle(detail.With("PUT"), handleUpdate(st, true))
+	rt.Handle(detail.With("PATCH"), handleUpdate(st, false))
+	rt.Handle(detail.With("DELETE"), handleDelete(st))
+	return rt
+}

@@ -1,0 +1,39 @@
+// Package surveys is the owner's surveys: create, read the full detail,
+// update (rename, move, change language), move to the trash and restore.
+package surveys
+
+import (
+	"context"
+	"time"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// Store is what the group reads and writes; *store.Store implements it.
+type Store interface {
+	CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Survey, error)
+	SurveyCollection(ctx context.Context, aid, sid int64) (store.SurveyCollection, error)
+	UpdateSurvey(ctx context.Context, aid, sid int64, u store.SurveyUpdate) error
+	TrashSurvey(ctx context.Context, aid, sid int64) error
+	RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int64) error
+}
+
+var _ Store = (*store.Store)(nil)
+
+// New returns the group's routes; now is the clock that decides whether a
+// survey with an expiration date is closed.
+func New(auth *api.Authenticator, st Store, now func() time.Time) *api.Router {
+	rt := api.NewRouter(auth)
+	h := handlers{st: st, now: now}
+	list := api.Route{Path: "/api/v2/surveys/", Name: "Survey List"}
+	detail := api.Route{Path: "/api/v2/surveys/{survey_id}/", Name: "Survey Detail"}
+	restore := api.Route{Path: "/api/v2/surveys/{survey_id}/restore/", Name: "Survey Restore"}
+	rt.Handle(list.With("POST"), h.create())
+	rt.Handle(detail.With("GET"), h.get())
+	rt.Handle(detail.With("PATCH"), h.update())
+	rt.Handle(detail.With("DELETE"), h.trash())
+	rt.Handle(restore.With("POST"), h.restore())
+	return rt
+}

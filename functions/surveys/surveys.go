@@ -1,0 +1,165 @@
+package surveys
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+type handlers struct {
+	st  Store
+	now func() time.Time
+}
+
+// surveyFields reads name, folder_id and language: required on create,
+// each optional on PATCH.
+func surveyFields(f *api.Form, create bool) (name *string, folderID, language *int64) {
+	if v, ok := f.String("name", api.Str{Required: create, Max: survey.MaxSurveyName}); ok {
+		name = &v
+	}
+	if v, ok := f.PK("folder_id", create); ok {
+		folderID = &v
+	}
+	if v, ok := f.Int("language", api.Int{}); ok {
+		if _, known := survey.LanguageCode(v); known {
+			language = &v
+		} else {
+			f.Fail("language", fmt.Sprintf("%q is not a valid choice.", fmt.Sprint(v)))
+		}
+	}
+	return name, folderID, language
+}
+
+// detail reads the survey's whole collection (one Query) and answers it.
+func (h handlers) detail(w http.ResponseWriter, r *http.Request, status int, aid, sid int64) {
+	acct, _ := api.AccountFrom(r.Context())
+	c, err := h.st.SurveyCollection(r.Context(), aid, sid)
+	if err != nil {
+		api.Error(w, r, err)
+		return
+	}
+	api.Respond(w, r, status, c.Survey.Detail(h.now(), acct.Profile()))
+}
+
+// create answers 201 with the new survey's detail, built from what was
+// written: no read after the write.
+func (h handlers) create() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		acct, _ := api.AccountFrom(r.Context())
+		body, err := api.DecodeObject(r, api.MaxBody)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		form := api.NewForm(body)
+		name, folderID, language := surveyFields(form, true)
+		if err := form.Err(); err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		sv := survey.Survey{AccountID: acct.ID, FolderID: *folderID, Name: *name, Language: survey.DefaultLanguage, Theme: survey.DefaultTheme()}
+		if language != nil {
+			sv.Language = *language
+		}
+		sv, err = h.st.CreateSurvey(r.Context(), sv)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		api.Respond(w, r, http.StatusCreated, sv.Detail(h.now(), acct.Profile()))
+	})
+}
+
+func (h handlers) get() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		acct, _ := api.AccountFrom(r.Context())
+		sid, ok := api.PathID(r, "survey_id")
+		if !ok {
+			api.Error(w, r, survey.ErrNotFound)
+			return
+		}
+		h.detail(w, r, http.StatusOK, acct.ID, sid)
+	})
+}
+
+// update writes only the fields given, then answers the detail.
+func (h handlers) update() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		acct, _ := api.AccountFrom(r.Context())
+		sid, ok := api.PathID(r, "survey_id")
+		if !ok {
+			api.Error(w, r, survey.ErrNotFound)
+			return
+		}
+		body, err := api.DecodeObject(r, api.MaxBody)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		form := api.NewForm(body)
+		name, folderID, language := surveyFields(form, false)
+		if err := form.Err(); err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		err = h.st.UpdateSurvey(r.Context(), acct.ID, sid, store.SurveyUpdate{Name: name, FolderID: folderID, Language: language})
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		h.detail(w, r, http.StatusOK, acct.ID, sid)
+	})
+}
+
+// trash moves the survey to the trash: 204; its detail still answers.
+func (h handlers) trash() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		acct, _ := api.AccountFrom(r.Context())
+		sid, ok := api.PathID(r, "survey_id")
+		if !ok {
+			api.Error(w, r, survey.ErrNotFound)
+			return
+		}
+		if err := h.st.TrashSurvey(r.Context(), acct.ID, sid); err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		api.NoContent(w, r)
+	})
+}
+
+// restore brings a survey back from the trash, optionally into another
+// folder ({"folder_id": N}); a survey not in the trash is left as it is.
+func (h handlers) restore() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		acct, _ := api.AccountFrom(r.Context())
+		sid, ok := api.PathID(r, "survey_id")
+		if !ok {
+			api.Error(w, r, survey.ErrNotFound)
+			return
+		}
+		body, err := api.DecodeObject(r, api.MaxBody)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		form := api.NewForm(body)
+		var folderID *int64
+		if v, ok := form.PK("folder_id", false); ok {
+			folderID = &v
+		}
+		if err := form.Err(); err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		if err := h.st.RestoreSurvey(r.Context(), acct.ID, sid, folderID); err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		h.detail(w, r, http.StatusOK, acct.ID, sid)
+	})
+}

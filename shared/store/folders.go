@@ -1,0 +1,251 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
+
+	"surveyservice/shared/survey"
+)
+
+type folderItem struct {
+	PK        string `dynamo:"PK"`
+	SK        string `dynamo:"SK"`
+	GSI1PK    string `dynamo:"GSI1PK"`
+	GSI1SK    string `dynamo:"GSI1SK"`
+	ID        int64  `dynamo:"id"`
+	AccountID int64  `dynamo:"account_id"`
+	Order     int64  `dynamo:"order"`
+	Name      string `dynamo:"name"`
+	Created   string `dynamo:"created"`
+	// Deleting marks a folder whose deletion has started: it is hidden at
+	// once, and a retried DELETE finishes moving its surveys to the trash.
+	Deleting bool `dynamo:"deleting,omitempty"`
+}
+
+func (it folderItem) folder() survey.Folder {
+	return survey.Folder{ID: it.ID, AccountID: it.AccountID, Order: it.Order, Name: it.Name}
+}
+
+// folderLive is the condition of every write that needs a live folder.
+const folderLive = "attribute_exists(PK) AND attribute_not_exists(deleting)"
+
+// nextFolderOrder is one more than the highest order among the account's
+// folders other than except, or 1: one strongly consistent Query of the
+// account's folder keys.
+func (s *Store) nextFolderOrder(ctx context.Context, aid, except int64) (int64, error) {
+	var items []struct {
+		ID    int64 `dynamo:"id"`
+		Order int64 `dynamo:"order"`
+	}
+	err := s.table.Get(AttrPK, AccountPK(aid)).Range(AttrSK, dynamo.BeginsWith, "FOLDER#").
+		Project("id", "order").Consistent(true).All(ctx, &items)
+	if err != nil {
+		return 0, s.fail("query folder orders", err)
+	}
+	next := int64(1)
+	for _, it := range items {
+		if it.ID != except && it.Order+1 > next {
+			next = it.Order + 1
+		}
+	}
+	return next, nil
+}
+
+// CreateFolder stores a new folder; a nil order puts it last.
+func (s *Store) CreateFolder(ctx context.Context, aid int64, name string, order *int64) (survey.Folder, error) {
+	id, err := s.NewID(ctx, KindFolder)
+	if err != nil {
+		return survey.Folder{}, err
+	}
+	f := survey.Folder{ID: id, AccountID: aid, Name: name}
+	if order != nil {
+		f.Order = *order
+	} else if f.Order, err = s.nextFolderOrder(ctx, aid, 0); err != nil {
+		return survey.Folder{}, err
+	}
+	it := folderItem{PK: AccountPK(aid), SK: FolderSK(id), GSI1PK: OwnerKey(aid), GSI1SK: FolderOwnerSK(id),
+		ID: id, AccountID: aid, Order: f.Order, Name: name, Created: s.timestamp()}
+	if err := s.table.Put(it).If("attribute_not_exists(PK)").Run(ctx); err != nil {
+		return survey.Folder{}, s.fail("put folder", err)
+	}
+	return f, nil
+}
+
+// Folder returns a live folder of the account, or ENOTFOUND.
+func (s *Store) Folder(ctx context.Context, aid, fid int64) (survey.Folder, error) {
+	var it folderItem
+	err := s.table.Get(AttrPK, AccountPK(aid)).Range(AttrSK, dynamo.Equal, FolderSK(fid)).Consistent(true).One(ctx, &it)
+	if err == dynamo.ErrNotFound || (err == nil && it.Deleting) {
+		return survey.Folder{}, survey.ErrNotFound
+	}
+	if err != nil {
+		return survey.Folder{}, s.fail(fmt.Sprintf("get folder %d", fid), err)
+	}
+	return it.folder(), nil
+}
+
+// FolderUpdate is a change to a folder: nil fields stay; OrderLast puts the
+// folder after the account's others (PUT without order).
+type FolderUpdate struct {
+	Name      *string
+	Order     *int64
+	OrderLast bool
+}
+
+// UpdateFolder changes a live folder of the account and returns it. Only the
+// given fields are written, so concurrent updates of different fields both
+// land. A missing, deleting or foreign folder answers ENOTFOUND.
+func (s *Store) UpdateFolder(ctx context.Context, aid, fid int64, u FolderUpdate) (survey.Folder, error) {
+	if u.OrderLast {
+		next, err := s.nextFolderOrder(ctx, aid, fid)
+		if err != nil {
+			return survey.Folder{}, err
+		}
+		u.Order = &next
+	}
+	up := s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).If(folderLive)
+	if u.Name != nil {
+		up.Set("name", *u.Name)
+	}
+	if u.Order != nil {
+		up.Set("order", *u.Order)
+	}
+	if u.Name == nil && u.Order == nil {
+		return s.Folder(ctx, aid, fid)
+	}
+	var it folderItem
+	err := up.Value(ctx, &it)
+	if dynamo.IsCondCheckFailed(err) {
+		return survey.Folder{}, survey.ErrNotFound
+	}
+	if err != nil {
+		return survey.Folder{}, s.fail(fmt.Sprintf("update folder %d", fid), err)
+	}
+	return it.folder(), nil
+}
+
+// FolderTree is an account's live folders and live surveys, from one Query.
+type FolderTree struct {
+	Folders []survey.Folder
+	// Surveys maps a folder id to its live surveys, by id.
+	Surveys map[int64][]survey.Survey
+}
+
+// Folders returns the account's live folders with their live surveys, from
+// one Query of GSI1 (paged through 1 MB pages), however many there are.
+// Folders being deleted, and their surveys, are left out.
+func (s *Store) Folders(ctx context.Context, aid int64) (FolderTree, error) {
+	return s.folderTree(ctx, s.table.Get(AttrGSI1PK, OwnerKey(aid)).Index(IndexGSI1))
+}
+
+// FolderWithSurveys returns one live folder with its live surveys: a
+// strongly consistent read of the folder and one Query of GSI1 for the
+// surveys.
+func (s *Store) FolderWithSurveys(ctx context.Context, aid, fid int64) (survey.Folder, []survey.Survey, error) {
+	f, err := s.Folder(ctx, aid, fid)
+	if err != nil {
+		return survey.Folder{}, nil, err
+	}
+	tree, err := s.folderTree(ctx, s.table.Get(AttrGSI1PK, OwnerKey(aid)).Index(IndexGSI1).
+		Range(AttrGSI1SK, dynamo.BeginsWith, FolderOwnerSK(fid)+"#"))
+	if err != nil {
+		return survey.Folder{}, nil, err
+	}
+	return f, tree.Surveys[fid], nil
+}
+
+func (s *Store) folderTree(ctx context.Context, q *dynamo.Query) (FolderTree, error) {
+	var items []dynamo.Item
+	if err := q.All(ctx, &items); err != nil {
+		return FolderTree{}, s.fail("query folders", err)
+	}
+	tree := FolderTree{Surveys: map[int64][]survey.Survey{}}
+	deleting := map[int64]bool{}
+	var surveys []survey.Survey
+	for _, item := range items {
+		sk := skOf(item)
+		switch {
+		case strings.HasPrefix(sk, "FOLDER#"):
+			var it folderItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return FolderTree{}, fmt.Errorf("store: decode folder: %w", err)
+			}
+			if it.Deleting {
+				deleting[it.ID] = true
+				continue
+			}
+			tree.Folders = append(tree.Folders, it.folder())
+		case sk == surveySK:
+			sv, err := decodeSurvey(item)
+			if err != nil {
+				return FolderTree{}, err
+			}
+			surveys = append(surveys, sv)
+		}
+	}
+	for _, sv := range surveys {
+		if !deleting[sv.FolderID] && !sv.Deleted {
+			tree.Surveys[sv.FolderID] = append(tree.Surveys[sv.FolderID], sv)
+		}
+	}
+	return tree, nil
+}
+
+func skOf(item dynamo.Item) string {
+	var sk string
+	_ = dynamo.Unmarshal(item[AttrSK], &sk)
+	return sk
+}
+
+// trashParallelism bounds the concurrent writes of a folder deletion.
+const trashParallelism = 8
+
+// DeleteFolder deletes a folder of the account and moves its surveys to the
+// trash; nothing is erased. It first marks the folder deleting (hidden at
+// once; no survey can be created in or moved to it), then trashes each
+// survey with a write conditional on it still being live in that folder,
+// then removes the folder. Each step is idempotent, so however many surveys
+// the folder holds, a retry after a failure half way finishes the work.
+func (s *Store) DeleteFolder(ctx context.Context, aid, fid int64) error {
+	err := s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).
+		Set("deleting", true).If("attribute_exists(PK)").Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return survey.ErrNotFound
+	}
+	if err != nil {
+		return s.fail(fmt.Sprintf("mark folder %d deleting", fid), err)
+	}
+	var members []struct {
+		ID int64 `dynamo:"id"`
+	}
+	err = s.table.Get(AttrGSI1PK, OwnerKey(aid)).Index(IndexGSI1).
+		Range(AttrGSI1SK, dynamo.BeginsWith, FolderOwnerSK(fid)+"#S#").Project("id").All(ctx, &members)
+	if err != nil {
+		return s.fail(fmt.Sprintf("query surveys of folder %d", fid), err)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(trashParallelism)
+	now := s.timestamp()
+	for _, m := range members {
+		g.Go(func() error {
+			err := s.table.Update(AttrPK, SurveyPK(m.ID)).Range(AttrSK, surveySK).
+				Set("deleted", true).Set("trashed", now).Remove(AttrGSI1PK, AttrGSI1SK).
+				If("folder_id = ? AND deleted = ?", fid, false).Run(gctx)
+			if err != nil && !dynamo.IsCondCheckFailed(err) {
+				return s.fail(fmt.Sprintf("trash survey %d", m.ID), err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if err := s.table.Delete(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).Run(ctx); err != nil {
+		return s.fail(fmt.Sprintf("delete folder %d", fid), err)
+	}
+	return nil
+}

@@ -1,0 +1,354 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+const (
+	surveySK = "SURVEY"
+	slugSK   = "SLUG"
+)
+
+// surveyItem is a survey's own item, SURVEY#<sid> / SURVEY. It is in GSI1
+// (under its owner and folder) while it is live, and leaves it when trashed.
+type surveyItem struct {
+	PK                 string `dynamo:"PK"`
+	SK                 string `dynamo:"SK"`
+	GSI1PK             string `dynamo:"GSI1PK,omitempty"`
+	GSI1SK             string `dynamo:"GSI1SK,omitempty"`
+	ID                 int64  `dynamo:"id"`
+	AccountID          int64  `dynamo:"account_id"`
+	FolderID           int64  `dynamo:"folder_id"`
+	Name               string `dynamo:"name"`
+	Language           int64  `dynamo:"language"`
+	URLSlug            string `dynamo:"url_slug"`
+	PreviewCode        string `dynamo:"preview_code"`
+	ReportCode         string `dynamo:"report_code"`
+	Created            string `dynamo:"created"`
+	Views              int64  `dynamo:"views"`
+	SubmittedResponses int64  `dynamo:"submitted_responses"`
+	IsTemplate         bool   `dynamo:"is_template"`
+	Deleted            bool   `dynamo:"deleted"`
+	IsStopped          bool   `dynamo:"is_stopped"`
+	ExpirationDate     string `dynamo:"expiration_date,omitempty"`
+	ClosedBySweep      bool   `dynamo:"closed,omitempty"`
+	QuestionCount      int    `dynamo:"question_count"`
+	Theme              string `dynamo:"theme"`
+}
+
+// slugItem maps a public slug to its survey and keeps slugs unique.
+type slugItem struct {
+	PK       string `dynamo:"PK"`
+	SK       string `dynamo:"SK"`
+	SurveyID int64  `dynamo:"survey_id"`
+}
+
+func newSurveyItem(sv survey.Survey) (surveyItem, error) {
+	theme, err := json.Marshal(sv.Theme)
+	if err != nil {
+		return surveyItem{}, fmt.Errorf("store: encode theme: %w", err)
+	}
+	it := surveyItem{
+		PK: SurveyPK(sv.ID), SK: surveySK,
+		ID: sv.ID, AccountID: sv.AccountID, FolderID: sv.FolderID, Name: sv.Name, Language: sv.Language,
+		URLSlug: sv.URLSlug, PreviewCode: sv.PreviewCode, ReportCode: sv.ReportCode,
+		Created: sv.Created.UTC().Format(survey.TimestampLayout), Views: sv.Views,
+		SubmittedResponses: sv.SubmittedResponses, IsTemplate: sv.IsTemplate, Deleted: sv.Deleted,
+		IsStopped: sv.IsStopped, ExpirationDate: sv.ExpirationDate, ClosedBySweep: sv.ClosedBySweep,
+		QuestionCount: sv.QuestionCount, Theme: string(theme),
+	}
+	if !sv.Deleted {
+		it.GSI1PK, it.GSI1SK = OwnerKey(sv.AccountID), SurveyOwnerSK(sv.FolderID, sv.ID)
+	}
+	return it, nil
+}
+
+func (it surveyItem) survey() (survey.Survey, error) {
+	sv := survey.Survey{
+		ID: it.ID, AccountID: it.AccountID, FolderID: it.FolderID, Name: it.Name, Language: it.Language,
+		URLSlug: it.URLSlug, PreviewCode: it.PreviewCode, ReportCode: it.ReportCode, Views: it.Views,
+		SubmittedResponses: it.SubmittedResponses, IsTemplate: it.IsTemplate, Deleted: it.Deleted,
+		IsStopped: it.IsStopped, ExpirationDate: it.ExpirationDate, ClosedBySweep: it.ClosedBySweep,
+		QuestionCount: it.QuestionCount,
+	}
+	created, err := time.Parse(survey.TimestampLayout, it.Created)
+	if err != nil {
+		return survey.Survey{}, fmt.Errorf("store: survey %d: created %q: %w", it.ID, it.Created, err)
+	}
+	sv.Created = created
+	if err := json.Unmarshal([]byte(it.Theme), &sv.Theme); err != nil {
+		return survey.Survey{}, fmt.Errorf("store: survey %d: theme: %w", it.ID, err)
+	}
+	return sv, nil
+}
+
+func decodeSurvey(item dynamo.Item) (survey.Survey, error) {
+	var it surveyItem
+	if err := dynamo.UnmarshalItem(item, &it); err != nil {
+		return survey.Survey{}, fmt.Errorf("store: decode survey: %w", err)
+	}
+	return it.survey()
+}
+
+// Errors of survey writes.
+var (
+	// ErrSurveyDeleted answers a write under a survey in the trash.
+	ErrSurveyDeleted = survey.Errorf(survey.ECONFLICT, "Survey is deleted.")
+	// ErrFolderGone answers a restore whose folder no longer exists.
+	ErrFolderGone = survey.Errorf(survey.ECONFLICT, "The survey's folder no longer exists; send folder_id.")
+)
+
+// folderMissing is the 400 of a folder_id that names no live folder of the
+// account, in DRF's words for a primary-key field.
+func folderMissing(fid int64) error {
+	return survey.FieldError("folder_id", survey.InvalidPK(fid))
+}
+
+// slugAttempts bounds the retries of a create whose random slug was taken.
+const slugAttempts = 5
+
+// CreateSurvey stores a new survey of the account in a live folder, with a
+// fresh id and random public slug and codes. It is one id allocation and
+// one transaction: the survey, its slug (unique across the service) and a
+// check that the folder is live. A missing, deleting or foreign folder
+// answers 400 on folder_id.
+func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Survey, error) {
+	id, err := s.NewID(ctx, KindSurvey)
+	if err != nil {
+		return survey.Survey{}, err
+	}
+	sv.ID = id
+	sv.Created = s.Now().UTC().Truncate(time.Microsecond)
+	sv.PreviewCode = survey.NewCode(survey.PreviewCodeLength)
+	sv.ReportCode = survey.NewCode(survey.ReportCodeLength)
+	for attempt := 0; attempt < slugAttempts; attempt++ {
+		sv.URLSlug = survey.NewCode(survey.SlugLength)
+		it, err := newSurveyItem(sv)
+		if err != nil {
+			return survey.Survey{}, err
+		}
+		err = s.db.WriteTx().
+			Check(s.table.Check(AttrPK, AccountPK(sv.AccountID)).Range(AttrSK, FolderSK(sv.FolderID)).If(folderLive)).
+			Put(s.table.Put(it).If("attribute_not_exists(PK)")).
+			Put(s.table.Put(slugItem{PK: SlugPK(sv.URLSlug), SK: slugSK, SurveyID: id}).If("attribute_not_exists(PK)")).
+			Run(ctx)
+		switch {
+		case err == nil:
+			return sv, nil
+		case txFailedAt(err, 0):
+			return survey.Survey{}, folderMissing(sv.FolderID)
+		case txFailedAt(err, 2):
+			continue // the slug is taken: draw another
+		default:
+			return survey.Survey{}, s.fail("create survey", err)
+		}
+	}
+	return survey.Survey{}, survey.Errorf(survey.EINTERNAL, "store: no free slug in %d attempts", slugAttempts)
+}
+
+// SurveyCollection is everything stored under one survey, read in one
+// Query of its item collection.
+type SurveyCollection struct {
+	Survey survey.Survey
+	// Items holds the collection's other items (settings, elements,
+	// variables), by sort key, for the packages that own them.
+	Items map[string]dynamo.Item
+}
+
+// SurveyCollection reads a survey of the account with everything under it
+// in one strongly consistent Query, however many elements it has. A missing
+// or foreign survey answers ENOTFOUND.
+func (s *Store) SurveyCollection(ctx context.Context, aid, sid int64) (SurveyCollection, error) {
+	var items []dynamo.Item
+	if err := s.table.Get(AttrPK, SurveyPK(sid)).Consistent(true).All(ctx, &items); err != nil {
+		return SurveyCollection{}, s.fail(fmt.Sprintf("query survey %d", sid), err)
+	}
+	c := SurveyCollection{Items: map[string]dynamo.Item{}}
+	found := false
+	for _, item := range items {
+		sk := skOf(item)
+		if sk == surveySK {
+			sv, err := decodeSurvey(item)
+			if err != nil {
+				return SurveyCollection{}, err
+			}
+			c.Survey, found = sv, true
+			continue
+		}
+		c.Items[sk] = item
+	}
+	if !found || c.Survey.AccountID != aid {
+		return SurveyCollection{}, survey.ErrNotFound
+	}
+	return c, nil
+}
+
+// Survey reads one survey of the account (its own item only).
+func (s *Store) Survey(ctx context.Context, aid, sid int64) (survey.Survey, error) {
+	var item dynamo.Item
+	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, surveySK).Consistent(true).One(ctx, &item)
+	if err == dynamo.ErrNotFound {
+		return survey.Survey{}, survey.ErrNotFound
+	}
+	if err != nil {
+		return survey.Survey{}, s.fail(fmt.Sprintf("get survey %d", sid), err)
+	}
+	sv, err := decodeSurvey(item)
+	if err != nil {
+		return survey.Survey{}, err
+	}
+	if sv.AccountID != aid {
+		return survey.Survey{}, survey.ErrNotFound
+	}
+	return sv, nil
+}
+
+// SurveyIDBySlug resolves a public slug to its survey id in one read, or
+// ENOTFOUND.
+func (s *Store) SurveyIDBySlug(ctx context.Context, slug string) (int64, error) {
+	if !survey.ValidSlug(slug) {
+		return 0, survey.ErrNotFound
+	}
+	var it slugItem
+	err := s.table.Get(AttrPK, SlugPK(slug)).Range(AttrSK, dynamo.Equal, slugSK).One(ctx, &it)
+	if err == dynamo.ErrNotFound {
+		return 0, survey.ErrNotFound
+	}
+	if err != nil {
+		return 0, s.fail("get survey by slug", err)
+	}
+	return it.SurveyID, nil
+}
+
+// SurveyUpdate is a change to a survey's own fields; nil fields stay.
+type SurveyUpdate struct {
+	Name     *string
+	FolderID *int64
+	Language *int64
+}
+
+// surveyWritable is the condition of every write under a survey: it is the
+// account's and not in the trash.
+const surveyWritable = "attribute_exists(PK) AND account_id = ? AND deleted = ?"
+
+// UpdateSurvey writes the given fields of a live survey of the account.
+// Only those fields are written, so concurrent updates of different fields
+// both land. Moving to another folder checks, in the same transaction, that
+// the folder is live. It answers ENOTFOUND, ErrSurveyDeleted (409) or 400 on
+// folder_id.
+func (s *Store) UpdateSurvey(ctx context.Context, aid, sid int64, u SurveyUpdate) error {
+	up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).If(surveyWritable, aid, false)
+	if u.Name != nil {
+		up.Set("name", *u.Name)
+	}
+	if u.Language != nil {
+		up.Set("language", *u.Language)
+	}
+	if u.FolderID == nil {
+		if u.Name == nil && u.Language == nil {
+			return s.checkWritable(ctx, aid, sid)
+		}
+		err := up.Run(ctx)
+		if dynamo.IsCondCheckFailed(err) {
+			return s.whyNotWritable(ctx, aid, sid)
+		}
+		if err != nil {
+			return s.fail(fmt.Sprintf("update survey %d", sid), err)
+		}
+		return nil
+	}
+	up.Set("folder_id", *u.FolderID).Set(AttrGSI1SK, SurveyOwnerSK(*u.FolderID, sid))
+	err := s.db.WriteTx().
+		Check(s.table.Check(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(*u.FolderID)).If(folderLive)).
+		Update(up).Run(ctx)
+	switch {
+	case err == nil:
+		return nil
+	case txFailedAt(err, 1):
+		return s.whyNotWritable(ctx, aid, sid)
+	case txFailedAt(err, 0):
+		return folderMissing(*u.FolderID)
+	}
+	return s.fail(fmt.Sprintf("move survey %d", sid), err)
+}
+
+// checkWritable answers nil when the survey is the account's and live.
+func (s *Store) checkWritable(ctx context.Context, aid, sid int64) error {
+	sv, err := s.Survey(ctx, aid, sid)
+	if err != nil {
+		return err
+	}
+	if sv.Deleted {
+		return ErrSurveyDeleted
+	}
+	return nil
+}
+
+// whyNotWritable tells, after a failed condition, whether the survey is
+// missing or foreign (404) or in the trash (409).
+func (s *Store) whyNotWritable(ctx context.Context, aid, sid int64) error {
+	if err := s.checkWritable(ctx, aid, sid); err != nil {
+		return err
+	}
+	// Live again by now (restored concurrently): the client may retry.
+	return errBusy
+}
+
+// TrashSurvey moves a survey of the account to the trash: deleted, out of
+// the folder lists, nothing erased. A survey already in the trash answers
+// ErrSurveyDeleted.
+func (s *Store) TrashSurvey(ctx context.Context, aid, sid int64) error {
+	err := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).
+		Set("deleted", true).Set("trashed", s.timestamp()).Remove(AttrGSI1PK, AttrGSI1SK).
+		If(surveyWritable, aid, false).Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return s.whyNotWritable(ctx, aid, sid)
+	}
+	if err != nil {
+		return s.fail(fmt.Sprintf("trash survey %d", sid), err)
+	}
+	return nil
+}
+
+// RestoreSurvey brings a survey of the account back from the trash, into
+// folderID when given, else into its own folder. A survey not in the trash
+// is left as it is. Its folder gone and none given answers ErrFolderGone;
+// a given folder that is not live answers 400 on folder_id.
+func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int64) error {
+	sv, err := s.Survey(ctx, aid, sid)
+	if err != nil {
+		return err
+	}
+	if !sv.Deleted {
+		return nil
+	}
+	target := sv.FolderID
+	if folderID != nil {
+		target = *folderID
+	}
+	up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).
+		Set("deleted", false).Set("folder_id", target).Remove("trashed").
+		Set(AttrGSI1PK, OwnerKey(aid)).Set(AttrGSI1SK, SurveyOwnerSK(target, sid)).
+		If("attribute_exists(PK) AND account_id = ? AND deleted = ?", aid, true)
+	err = s.db.WriteTx().
+		Check(s.table.Check(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(target)).If(folderLive)).
+		Update(up).Run(ctx)
+	switch {
+	case err == nil:
+		return nil
+	case txFailedAt(err, 0) && folderID == nil:
+		return ErrFolderGone
+	case txFailedAt(err, 0):
+		return folderMissing(target)
+	case txFailedAt(err, 1):
+		return nil // restored concurrently: nothing left to do
+	}
+	return s.fail(fmt.Sprintf("restore survey %d", sid), err)
+}
