@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -79,8 +80,23 @@ func Load(_ context.Context, c Config) (aws.Config, error) {
 	}
 	if c.Endpoint != "" {
 		cfg.BaseEndpoint = aws.String(c.Endpoint)
+		cfg.HTTPClient = emulatorClient()
 	}
 	return cfg, nil
+}
+
+// emulatorClient talks to a local emulator over one connection at a time.
+// moto serves requests on threads, and its TransactWriteItems deep-copies
+// the table while other threads write it: concurrent transactions fail
+// with 500s there (never in DynamoDB). Serialising at the client keeps
+// every interleaving of our own goroutines, which is what the concurrency
+// tests are about, and loses no throughput (moto is bound by one core).
+// Queued requests wait their turn, so the timeout is generous.
+func emulatorClient() *awshttp.BuildableClient {
+	return awshttp.NewBuildableClient().WithTimeout(30 * time.Second).WithTransportOptions(func(tr *http.Transport) {
+		tr.MaxConnsPerHost = 1
+		tr.MaxIdleConnsPerHost = 1
+	})
 }
 
 // transientCodes are the AWS error codes that mean "try again later".

@@ -11,6 +11,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,9 +29,12 @@ import (
 
 var (
 	server *moto.Server
-	st     *store.Store
+	cfg    aws.Config
 	keyID  string
 	seq    atomic.Int64
+
+	mu     sync.Mutex
+	stores = map[string]*store.Store{}
 )
 
 // Main starts moto (unless -short), runs the tests and stops it. Without
@@ -64,19 +69,12 @@ func run(m *testing.M) int {
 	defer server.Stop()
 	env := map[string]string{
 		"AWS_ENDPOINT_URL": server.URL, "AWS_REGION": "us-east-1",
-		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "TABLE_NAME": "surveys-test",
+		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
 	}
 	getenv := func(k string) string { return env[k] }
-	st, err = store.OpenEnv(ctx, getenv)
+	cfg, err = awsenv.Load(ctx, awsenv.FromEnv(getenv))
 	if err == nil {
-		err = store.EnsureTable(ctx, st.Client(), "surveys-test")
-	}
-	if err == nil {
-		var cfg aws.Config
-		cfg, err = awsenv.Load(ctx, awsenv.FromEnv(getenv))
-		if err == nil {
-			keyID, err = links.EnsureKey(ctx, kms.NewFromConfig(cfg), links.DefaultKeyAlias)
-		}
+		keyID, err = links.EnsureKey(ctx, kms.NewFromConfig(cfg), links.DefaultKeyAlias)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testenv: prepare emulator:", err)
@@ -85,16 +83,34 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// Store returns the store on the emulator's table; in -short mode the test
-// is skipped (make test never runs -short).
+// Store returns the store of the running top-level test: a table of its
+// own, made on first use and shared by its subtests. Tables per test keep
+// moto fast (it copies a whole table on every transaction) and tests apart;
+// within a test, accounts keep subtests apart. In -short mode the test is
+// skipped (make test never runs -short).
 func Store(tb testing.TB) *store.Store {
 	tb.Helper()
-	if st == nil {
+	if server == nil {
 		if testing.Short() {
 			tb.Skip("needs the emulator; run without -short")
 		}
 		tb.Fatal("testenv: the emulator is not running: call testenv.Main from TestMain")
 	}
+	root, _, _ := strings.Cut(tb.Name(), "/")
+	mu.Lock()
+	defer mu.Unlock()
+	if st, ok := stores[root]; ok {
+		return st
+	}
+	name := fmt.Sprintf("t%d-%s", seq.Add(1), root)
+	if len(name) > 200 {
+		name = name[:200]
+	}
+	st := store.New(cfg, name)
+	if err := store.EnsureTable(context.Background(), st.Client(), name); err != nil {
+		tb.Fatalf("testenv: create table %s: %v", name, err)
+	}
+	stores[root] = st
 	return st
 }
 
