@@ -42,7 +42,7 @@ func (h handlers) detail(w http.ResponseWriter, r *http.Request, status int, aid
 		api.Error(w, r, err)
 		return
 	}
-	api.Respond(w, r, status, c.Survey.Detail(h.now(), acct.Profile()))
+	api.Respond(w, r, status, c.Survey.Detail(h.now(), acct.Profile(), c.Layout, c.Elements))
 }
 
 // create answers 201 with the new survey's detail, built from what was
@@ -70,7 +70,7 @@ func (h handlers) create() http.Handler {
 			api.Error(w, r, err)
 			return
 		}
-		api.Respond(w, r, http.StatusCreated, sv.Detail(h.now(), acct.Profile()))
+		api.Respond(w, r, http.StatusCreated, sv.Detail(h.now(), acct.Profile(), survey.Layout{}, nil))
 	})
 }
 

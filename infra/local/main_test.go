@@ -44,6 +44,20 @@ var eventStatus = map[string]int{
 	"account/whoami-post.json":           200,
 	"account/whoami-no-key.json":         401,
 	"account/not-found.json":             404,
+	"folders/list.json":                  200,
+	"folders/create.json":                201,
+	"folders/create-invalid.json":        400,
+	"folders/get.json":                   200,
+	"folders/put.json":                   200,
+	"folders/patch.json":                 200,
+	"folders/delete.json":                204,
+	"folders/get-bad-id.json":            404,
+	"surveys/create.json":                201,
+	"surveys/get.json":                   200,
+	"surveys/patch.json":                 200,
+	"surveys/delete.json":                204,
+	"surveys/restore.json":               200,
+	"surveys/get-missing.json":           404,
 }
 
 func TestEventsThroughLambdaEntryPoint(t *testing.T) {
@@ -52,6 +66,7 @@ func TestEventsThroughLambdaEntryPoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	acct, key := testenv.NewAccount(t, survey.PlanEnterprise)
+	ids := fixtureIDs(t, acct.ID)
 	entry := gateway.New(api.Mount(values(routers(st, config{templates: templates.Config{MediaURL: "https://media.example.com"}}))...))
 
 	files, err := filepath.Glob("../../events/*/*.json")
@@ -68,7 +83,11 @@ func TestEventsThroughLambdaEntryPoint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			data = []byte(strings.ReplaceAll(string(data), "{{API_KEY}}", key))
+			text := strings.ReplaceAll(string(data), "{{API_KEY}}", key)
+			for name, id := range ids {
+				text = strings.ReplaceAll(text, "{{"+name+"}}", fmt.Sprint(id))
+			}
+			data = []byte(text)
 			var ev events.APIGatewayV2HTTPRequest
 			if err := json.Unmarshal(data, &ev); err != nil {
 				t.Fatalf("not an API Gateway v2 event: %v", err)
@@ -98,6 +117,32 @@ func TestEventsThroughLambdaEntryPoint(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fixtureIDs makes what the fixtures' placeholders name, in the account.
+func fixtureIDs(t *testing.T, aid int64) map[string]int64 {
+	t.Helper()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	ids := map[string]int64{}
+	for _, name := range []string{"FOLDER_ID", "DOOMED_FOLDER_ID"} {
+		f, err := st.CreateFolder(ctx, aid, "Fixture "+name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[name] = f.ID
+	}
+	for _, name := range []string{"SURVEY_ID", "DOOMED_SURVEY_ID", "TRASHED_SURVEY_ID"} {
+		sv, err := st.CreateSurvey(ctx, survey.Survey{AccountID: aid, FolderID: ids["FOLDER_ID"], Name: "Fixture " + name, Language: 4, Theme: survey.DefaultTheme()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[name] = sv.ID
+	}
+	if err := st.TrashSurvey(ctx, aid, ids["TRASHED_SURVEY_ID"]); err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }
 
 func freePort(t *testing.T) string {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"surveyservice/functions/account"
+	"surveyservice/functions/elements"
 	"surveyservice/functions/folders"
 	"surveyservice/functions/surveys"
 	"surveyservice/functions/templates"
@@ -26,5 +27,6 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"AccountFunction":   account.New(auth),
 		"FoldersFunction":   folders.New(auth, st, time.Now),
 		"SurveysFunction":   surveys.New(auth, st, time.Now),
+		"ElementsFunction":  elements.New(auth, st),
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 
 	"surveyservice/shared/survey"
 )
@@ -62,11 +63,47 @@ func (s *Store) NewIDs(ctx context.Context, kind string, n int) ([]int64, error)
 	return ids, nil
 }
 
-// NewID allocates one id of a kind.
+// idLease is how many ids of a kind a Store takes at once: most creates
+// then cost no counter call at all. Ids a container never hands out (it was
+// recycled) are gaps, which are harmless; ids still never repeat.
+const idLease = 16
+
+// idPools holds a Store's leased, unused ids, by kind.
+type idPools struct {
+	mu   sync.Mutex
+	free map[string][]int64
+}
+
+func (p *idPools) take(kind string) (int64, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ids := p.free[kind]
+	if len(ids) == 0 {
+		return 0, false
+	}
+	p.free[kind] = ids[1:]
+	return ids[0], true
+}
+
+func (p *idPools) give(kind string, ids []int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.free == nil {
+		p.free = map[string][]int64{}
+	}
+	p.free[kind] = append(p.free[kind], ids...)
+}
+
+// NewID hands out one id of a kind from the Store's lease, taking a new
+// lease of idLease ids (one UpdateItem) when it runs out.
 func (s *Store) NewID(ctx context.Context, kind string) (int64, error) {
-	ids, err := s.NewIDs(ctx, kind, 1)
+	if id, ok := s.ids.take(kind); ok {
+		return id, nil
+	}
+	ids, err := s.NewIDs(ctx, kind, idLease)
 	if err != nil {
 		return 0, err
 	}
+	s.ids.give(kind, ids[1:])
 	return ids[0], nil
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -15,6 +16,9 @@ type Store struct {
 	table  dynamo.Table
 	// Now is the clock; tests and the sweep replace it.
 	Now func() time.Time
+
+	retries atomic.Int64 // element writes retried after a lost layout race
+	ids     idPools
 }
 
 // New returns a Store on the named table.

@@ -241,3 +241,68 @@ func TestEnsureTableIsIdempotent(t *testing.T) {
 		}
 	}
 }
+
+// TestDeleteFolderResumesAfterAFailureHalfWay: a deletion that died after
+// trashing some surveys hides the folder at once, and a retry finishes it.
+func TestDeleteFolderResumesAfterAFailureHalfWay(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	a, _ := testenv.NewAccount(t, survey.PlanFree)
+	f, err := st.CreateFolder(ctx, a.ID, "doomed", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := st.CreateFolder(ctx, a.ID, "other", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for i := range 5 {
+		sv, err := st.CreateSurvey(ctx, survey.Survey{AccountID: a.ID, FolderID: f.ID, Name: fmt.Sprint("s", i), Language: 1, Theme: survey.DefaultTheme()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, sv.ID)
+	}
+	keep, err := st.CreateSurvey(ctx, survey.Survey{AccountID: a.ID, FolderID: other.ID, Name: "keep", Language: 1, Theme: survey.DefaultTheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.HalfDeleteFolder(ctx, a.ID, f.ID, 2); err != nil {
+		t.Fatal(err)
+	}
+	// Half way: the folder is hidden and takes no new or moved surveys.
+	if _, err := st.Folder(ctx, a.ID, f.ID); survey.ErrorCode(err) != survey.ENOTFOUND {
+		t.Errorf("a deleting folder still answers: %v", err)
+	}
+	tree, err := st.Folders(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree.Folders) != 1 || tree.Folders[0].ID != other.ID || len(tree.Surveys[f.ID]) != 0 {
+		t.Errorf("the list shows a deleting folder or its surveys: %+v", tree)
+	}
+	if _, err := st.CreateSurvey(ctx, survey.Survey{AccountID: a.ID, FolderID: f.ID, Name: "late", Language: 1}); survey.ErrorCode(err) != survey.EINVALID {
+		t.Errorf("a survey was created in a deleting folder: %v", err)
+	}
+	if err := st.UpdateSurvey(ctx, a.ID, keep.ID, store.SurveyUpdate{FolderID: &f.ID}); survey.ErrorCode(err) != survey.EINVALID {
+		t.Errorf("a survey was moved into a deleting folder: %v", err)
+	}
+	// The retry finishes: every survey trashed, nothing erased, folder gone.
+	if err := st.DeleteFolder(ctx, a.ID, f.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		c, err := st.SurveyCollection(ctx, a.ID, id)
+		if err != nil || !c.Survey.Deleted {
+			t.Errorf("survey %d after the retry: deleted=%v, %v", id, c.Survey.Deleted, err)
+		}
+	}
+	if c, err := st.SurveyCollection(ctx, a.ID, keep.ID); err != nil || c.Survey.Deleted {
+		t.Errorf("a survey of another folder was trashed: %v", err)
+	}
+	if err := st.DeleteFolder(ctx, a.ID, f.ID); survey.ErrorCode(err) != survey.ENOTFOUND {
+		t.Errorf("deleting a deleted folder: %v", err)
+	}
+}

@@ -134,10 +134,15 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 		if err != nil {
 			return survey.Survey{}, err
 		}
+		lay, err := newLayoutItem(id, sv.AccountID, survey.Layout{})
+		if err != nil {
+			return survey.Survey{}, err
+		}
 		err = s.db.WriteTx().
 			Check(s.table.Check(AttrPK, AccountPK(sv.AccountID)).Range(AttrSK, FolderSK(sv.FolderID)).If(folderLive)).
 			Put(s.table.Put(it).If("attribute_not_exists(PK)")).
 			Put(s.table.Put(slugItem{PK: SlugPK(sv.URLSlug), SK: slugSK, SurveyID: id}).If("attribute_not_exists(PK)")).
+			Put(s.table.Put(lay)).
 			Run(ctx)
 		switch {
 		case err == nil:
@@ -156,9 +161,11 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 // SurveyCollection is everything stored under one survey, read in one
 // Query of its item collection.
 type SurveyCollection struct {
-	Survey survey.Survey
-	// Items holds the collection's other items (settings, elements,
-	// variables), by sort key, for the packages that own them.
+	Survey   survey.Survey
+	Layout   survey.Layout
+	Elements map[int64]survey.Element
+	// Items holds the collection's other items (settings, variables), by
+	// sort key.
 	Items map[string]dynamo.Item
 }
 
@@ -170,19 +177,9 @@ func (s *Store) SurveyCollection(ctx context.Context, aid, sid int64) (SurveyCol
 	if err := s.table.Get(AttrPK, SurveyPK(sid)).Consistent(true).All(ctx, &items); err != nil {
 		return SurveyCollection{}, s.fail(fmt.Sprintf("query survey %d", sid), err)
 	}
-	c := SurveyCollection{Items: map[string]dynamo.Item{}}
-	found := false
-	for _, item := range items {
-		sk := skOf(item)
-		if sk == surveySK {
-			sv, err := decodeSurvey(item)
-			if err != nil {
-				return SurveyCollection{}, err
-			}
-			c.Survey, found = sv, true
-			continue
-		}
-		c.Items[sk] = item
+	c, found, err := decodeCollection(items)
+	if err != nil {
+		return SurveyCollection{}, err
 	}
 	if !found || c.Survey.AccountID != aid {
 		return SurveyCollection{}, survey.ErrNotFound
@@ -351,4 +348,41 @@ func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int
 		return nil // restored concurrently: nothing left to do
 	}
 	return s.fail(fmt.Sprintf("restore survey %d", sid), err)
+}
+
+// ImportSurveys loads many surveys of one account at once, with fresh ids,
+// slugs and codes, in batched writes (25 items a call): for data
+// migrations and for benchmarks that need thousands of surveys. Unlike
+// CreateSurvey it does not check each folder; the caller vouches for them.
+func (s *Store) ImportSurveys(ctx context.Context, svs []survey.Survey) ([]survey.Survey, error) {
+	if len(svs) == 0 {
+		return nil, nil
+	}
+	ids, err := s.NewIDs(ctx, KindSurvey, len(svs))
+	if err != nil {
+		return nil, err
+	}
+	items := make([]any, 0, 2*len(svs))
+	out := make([]survey.Survey, len(svs))
+	now := s.Now().UTC().Truncate(time.Microsecond)
+	for i, sv := range svs {
+		sv.ID, sv.Created = ids[i], now
+		sv.URLSlug = survey.NewCode(survey.SlugLength)
+		sv.PreviewCode = survey.NewCode(survey.PreviewCodeLength)
+		sv.ReportCode = survey.NewCode(survey.ReportCodeLength)
+		it, err := newSurveyItem(sv)
+		if err != nil {
+			return nil, err
+		}
+		lay, err := newLayoutItem(sv.ID, sv.AccountID, survey.Layout{})
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, it, slugItem{PK: SlugPK(sv.URLSlug), SK: slugSK, SurveyID: sv.ID}, lay)
+		out[i] = sv
+	}
+	if _, err := s.table.Batch().Write().Put(items...).Run(ctx); err != nil {
+		return nil, s.fail("import surveys", err)
+	}
+	return out, nil
 }

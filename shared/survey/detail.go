@@ -1,9 +1,6 @@
 package survey
 
-import (
-	"encoding/json"
-	"time"
-)
+import "time"
 
 // SettingsSummary is the part of a survey's settings its detail shows.
 type SettingsSummary struct {
@@ -47,30 +44,52 @@ type SurveyDetail struct {
 	Subdomain          *Subdomain      `json:"subdomain"`
 	SharedBy           Profile         `json:"shared_by"`
 	Settings           SettingsSummary `json:"settings"`
-	Questions          [][]any         `json:"questions"`
+	Questions          [][]ElementView `json:"questions"`
 	Variables          []any           `json:"variables"`
-	Welcome            []any           `json:"welcome"`
-	Appreciations      []any           `json:"appreciations"`
+	Welcome            []ElementView   `json:"welcome"`
+	Appreciations      []ElementView   `json:"appreciations"`
 }
 
-// Detail returns the survey's detail at now, owned by owner. The settings
-// summary and the element and variable lists are filled in by the packages
-// that own them; they start as defaults and empty lists.
-func (s Survey) Detail(now time.Time, owner Profile) SurveyDetail {
+// Detail returns the survey's detail at now, owned by owner, with its
+// elements where the layout places them: welcome pages, questions as pages
+// (see Layout.Pages), appreciation pages.
+func (s Survey) Detail(now time.Time, owner Profile, l Layout, elements map[int64]Element) SurveyDetail {
 	lang, _ := LanguageCode(s.Language)
 	var exp *string
 	if s.ExpirationDate != "" {
 		e := s.ExpirationDate
 		exp = &e
 	}
-	return SurveyDetail{
+	d := SurveyDetail{
 		ID: s.ID, Name: s.Name, FolderID: s.FolderID, Language: lang, URLSlug: s.URLSlug,
 		CreatedDate: s.Created.UTC().Format(TimestampLayout), Active: s.Active(now), Closed: s.Closed(now),
 		Deleted: s.Deleted, IsStopped: s.IsStopped, ExpirationDate: exp, PreviewCode: s.PreviewCode,
 		ReportCode: s.ReportCode, SubmittedResponses: s.SubmittedResponses, Views: s.Views,
 		IsTemplate: s.IsTemplate, QuestionCount: s.QuestionCount, Theme: s.Theme, SharedBy: owner,
-		Questions: [][]any{}, Variables: []any{}, Welcome: []any{}, Appreciations: []any{},
+		Questions: [][]ElementView{}, Variables: []any{},
+		Welcome: views(l, l.Welcome, elements, false), Appreciations: views(l, l.Appreciations, elements, false),
 	}
+	for _, page := range l.Pages() {
+		d.Questions = append(d.Questions, views(l, page, elements, true))
+	}
+	d.QuestionCount = l.QuestionCount()
+	return d
 }
 
-var _ = json.RawMessage{}
+// views renders the elements of ids that exist, in order; questions carry
+// their (empty) logic.
+func views(l Layout, ids []int64, elements map[int64]Element, logic bool) []ElementView {
+	out := make([]ElementView, 0, len(ids))
+	for _, id := range ids {
+		e, ok := elements[id]
+		if !ok {
+			continue
+		}
+		v := e.View(l)
+		if logic {
+			v.Logic = &Logic{}
+		}
+		out = append(out, v)
+	}
+	return out
+}

@@ -1,0 +1,153 @@
+package elements
+
+import (
+	"net/http"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/survey"
+)
+
+type handlers struct{ st Store }
+
+// ids reads the survey id and, when wanted, the question id of the path;
+// ids that cannot exist answer 404 at once.
+func ids(w http.ResponseWriter, r *http.Request, withQuestion bool) (aid, sid, eid int64, ok bool) {
+	acct, _ := api.AccountFrom(r.Context())
+	sid, ok = api.PathID(r, "survey_id")
+	if ok && withQuestion {
+		eid, ok = api.PathID(r, "question_id")
+	}
+	if !ok {
+		api.Error(w, r, survey.ErrNotFound)
+	}
+	return acct.ID, sid, eid, ok
+}
+
+// list answers every element of the survey, welcome pages, then questions
+// (groups and members in display order), then appreciation pages, each
+// with its order in its list: one Query of the survey's item collection.
+func (h handlers) list() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		aid, sid, _, ok := ids(w, r, false)
+		if !ok {
+			return
+		}
+		c, err := h.st.SurveyCollection(r.Context(), aid, sid)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		l := c.Layout
+		out := make([]survey.ElementView, 0, l.Len())
+		for _, list := range [][]int64{l.Welcome, l.Questions, l.Appreciations} {
+			for _, id := range list {
+				if e, ok := c.Elements[id]; ok {
+					out = append(out, e.View(l))
+				}
+			}
+		}
+		api.Respond(w, r, http.StatusOK, out)
+	})
+}
+
+// create validates every field (title and type required), fills the
+// defaults and places the element: 201 with the element and its order.
+func (h handlers) create() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		aid, sid, _, ok := ids(w, r, false)
+		if !ok {
+			return
+		}
+		body, err := api.DecodeObject(r, api.MaxBody)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		form := api.NewForm(body)
+		t, _ := readType(form, true)
+		e := survey.NewElement(t)
+		readFields(form, &e, true)
+		p := readPlacement(form)
+		if p.Ungroup {
+			p.Ungroup = false // a new element is in no group: null is as if absent
+		}
+		if err := form.Err(); err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		ch, err := h.st.CreateElement(r.Context(), aid, sid, e, p)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		api.Respond(w, r, http.StatusCreated, ch.Element.View(ch.Layout))
+	})
+}
+
+func (h handlers) get() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		aid, sid, eid, ok := ids(w, r, true)
+		if !ok {
+			return
+		}
+		ch, err := h.st.Element(r.Context(), aid, sid, eid)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		api.Respond(w, r, http.StatusOK, ch.Element.View(ch.Layout))
+	})
+}
+
+// update takes any create field, the response-only booleans and counts, and
+// prior_question (a move) or related_group (a new group, or null for none).
+func (h handlers) update() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		aid, sid, eid, ok := ids(w, r, true)
+		if !ok {
+			return
+		}
+		body, err := api.DecodeObject(r, api.MaxBody)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		form := api.NewForm(body)
+		t, hasType := readType(form, false)
+		var scratch survey.Element
+		readFields(form, &scratch, false) // validate everything before any read
+		p := readPlacement(form)
+		if err := form.Err(); err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		edit := func(e *survey.Element) {
+			if hasType {
+				e.Type = t
+			}
+			readFields(api.NewForm(body), e, false)
+		}
+		ch, err := h.st.UpdateElement(r.Context(), aid, sid, eid, edit, p)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		api.Respond(w, r, http.StatusOK, ch.Element.View(ch.Layout))
+	})
+}
+
+// delete removes the element and closes the gap in its list; a group's
+// questions stay, ungrouped.
+func (h handlers) delete() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		aid, sid, eid, ok := ids(w, r, true)
+		if !ok {
+			return
+		}
+		if err := h.st.DeleteElement(r.Context(), aid, sid, eid); err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		api.NoContent(w, r)
+	})
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/survey"
+	"surveyservice/shared/testenv"
+)
+
+// tenant is one account's key and the ids of what it owns.
+type tenant struct {
+	key string
+	ids map[string]int64
+}
+
+// isolationRoutes is every route that takes an id or names another
+// account's object, answered as the intruder with the victim's ids in place
+// of {folder}, {survey}. {own_folder}, {own_survey} are the intruder's own.
+// Later issues add their routes here.
+var isolationRoutes = []struct {
+	method, path, body string
+	want               int
+	wantBody           string // exact when set
+}{
+	{"GET", "/api/folders/{folder}/", "", 404, `{"detail":"Not found."}`},
+	{"PUT", "/api/folders/{folder}/", `{"name":"taken over"}`, 404, `{"detail":"Not found."}`},
+	{"PATCH", "/api/folders/{folder}/", `{"name":"taken over","order":0}`, 404, `{"detail":"Not found."}`},
+	{"DELETE", "/api/folders/{folder}/", "", 404, `{"detail":"Not found."}`},
+	{"OPTIONS", "/api/folders/{folder}/", "", 200, ""}, // metadata only: says nothing of the folder
+	{"GET", "/api/v2/surveys/{survey}/", "", 404, `{"detail":"Not found."}`},
+	{"HEAD", "/api/v2/surveys/{survey}/", "", 404, ""},
+	{"PATCH", "/api/v2/surveys/{survey}/", `{"name":"taken over"}`, 404, `{"detail":"Not found."}`},
+	{"DELETE", "/api/v2/surveys/{survey}/", "", 404, `{"detail":"Not found."}`},
+	{"POST", "/api/v2/surveys/{survey}/restore/", "", 404, `{"detail":"Not found."}`},
+	{"POST", "/api/v2/surveys/{survey}/restore/", `{"folder_id":{own_folder}}`, 404, `{"detail":"Not found."}`},
+	{"POST", "/api/v2/surveys/", `{"name":"planted","folder_id":{folder}}`, 400, `{"folder_id":["Invalid pk \"{folder}\" - object does not exist."]}`},
+	{"PATCH", "/api/v2/surveys/{own_survey}/", `{"folder_id":{folder}}`, 400, `{"folder_id":["Invalid pk \"{folder}\" - object does not exist."]}`},
+}
+
+func fill(s string, victim, intruder tenant) string {
+	for name, id := range victim.ids {
+		s = strings.ReplaceAll(s, "{"+name+"}", itoa(id))
+	}
+	for name, id := range intruder.ids {
+		s = strings.ReplaceAll(s, "{own_"+name+"}", itoa(id))
+	}
+	return s
+}
+
+func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+// newTenant makes an account owning one folder with one survey.
+func newTenant(t *testing.T) tenant {
+	t.Helper()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	a, key := testenv.NewAccount(t, survey.PlanEnterprise)
+	f, err := st.CreateFolder(ctx, a.ID, "Private folder", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, err := st.CreateSurvey(ctx, survey.Survey{AccountID: a.ID, FolderID: f.ID, Name: "Private survey", Language: 1, Theme: survey.DefaultTheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tenant{key: key, ids: map[string]int64{"folder": f.ID, "survey": sv.ID}}
+}
+
+func serveAs(h http.Handler, key, method, path, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Header.Set("Authorization", "API-Key "+key)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// snapshot is everything the victim can read of its own data.
+func snapshot(t *testing.T, h http.Handler, victim tenant) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	for _, path := range []string{"/api/folders/", "/api/v2/surveys/" + itoa(victim.ids["survey"]) + "/"} {
+		rec := serveAs(h, victim.key, "GET", path, "")
+		if rec.Code != 200 {
+			t.Fatalf("victim GET %s = %d", path, rec.Code)
+		}
+		b, _ := io.ReadAll(rec.Body)
+		out.Write(b)
+	}
+	return out.Bytes()
+}
+
+// TestTenantIsolation: for every route, another account's id answers as a
+// missing one would (404, or 400 on the field that names it), and changes
+// nothing of the owner's data.
+func TestTenantIsolation(t *testing.T) {
+	st := testenv.Store(t)
+	h := api.Mount(values(routers(st, config{}))...)
+	victim, intruder := newTenant(t), newTenant(t)
+	before := snapshot(t, h, victim)
+	for _, rt := range isolationRoutes {
+		path, body := fill(rt.path, victim, intruder), fill(rt.body, victim, intruder)
+		t.Run(rt.method+" "+rt.path+" "+rt.body, func(t *testing.T) {
+			rec := serveAs(h, intruder.key, rt.method, path, body)
+			if rec.Code != rt.want {
+				t.Fatalf("%s %s = %d %s, want %d", rt.method, path, rec.Code, rec.Body, rt.want)
+			}
+			if want := fill(rt.wantBody, victim, intruder); want != "" && strings.TrimSpace(rec.Body.String()) != want {
+				t.Errorf("body %s, want %s", rec.Body, want)
+			}
+			if strings.Contains(rec.Body.String(), "Private") {
+				t.Errorf("the answer leaks the victim's data: %s", rec.Body)
+			}
+		})
+	}
+	if after := snapshot(t, h, victim); !bytes.Equal(before, after) {
+		t.Errorf("the victim's data changed:\nbefore %s\nafter  %s", before, after)
+	}
+	rec := serveAs(h, intruder.key, "GET", "/api/folders/", "")
+	var folders []struct {
+		ID int64 `json:"id"`
+	}
+	_ = json.Unmarshal(rec.Body.Bytes(), &folders)
+	for _, f := range folders {
+		if f.ID == victim.ids["folder"] {
+			t.Errorf("the intruder's list holds the victim's folder")
+		}
+	}
+}

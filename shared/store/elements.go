@@ -1,0 +1,363 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+const (
+	layoutSK      = "LAYOUT"
+	elementPrefix = "ELEMENT#"
+)
+
+// layoutItem is SURVEY#<sid> / LAYOUT: the survey's element lists (see
+// survey.Layout) and the version every change is conditional on. It lives
+// beside the survey's own item rather than in it, so that the folder lists
+// (which read survey items through GSI1) never carry it.
+type layoutItem struct {
+	PK        string `dynamo:"PK"`
+	SK        string `dynamo:"SK"`
+	AccountID int64  `dynamo:"account_id"`
+	Layout    string `dynamo:"layout"`
+	Version   int64  `dynamo:"version"`
+}
+
+// elementItem is SURVEY#<sid> / ELEMENT#<eid>: the element's fields as a
+// JSON document; its place is the layout's.
+type elementItem struct {
+	PK  string `dynamo:"PK"`
+	SK  string `dynamo:"SK"`
+	ID  int64  `dynamo:"id"`
+	Doc string `dynamo:"doc"`
+}
+
+func newLayoutItem(sid, aid int64, l survey.Layout) (layoutItem, error) {
+	doc, err := json.Marshal(l)
+	if err != nil {
+		return layoutItem{}, fmt.Errorf("store: encode layout: %w", err)
+	}
+	return layoutItem{PK: SurveyPK(sid), SK: layoutSK, AccountID: aid, Layout: string(doc), Version: l.Version}, nil
+}
+
+func (it layoutItem) layout() (survey.Layout, error) {
+	var l survey.Layout
+	if err := json.Unmarshal([]byte(it.Layout), &l); err != nil {
+		return survey.Layout{}, fmt.Errorf("store: decode layout of %s: %w", it.PK, err)
+	}
+	l.Version = it.Version
+	return l, nil
+}
+
+func newElementItem(sid int64, e survey.Element) (elementItem, error) {
+	doc, err := json.Marshal(e)
+	if err != nil {
+		return elementItem{}, fmt.Errorf("store: encode element: %w", err)
+	}
+	return elementItem{PK: SurveyPK(sid), SK: ElementSK(e.ID), ID: e.ID, Doc: string(doc)}, nil
+}
+
+func (it elementItem) element() (survey.Element, error) {
+	var e survey.Element
+	if err := json.Unmarshal([]byte(it.Doc), &e); err != nil {
+		return survey.Element{}, fmt.Errorf("store: decode element %d: %w", it.ID, err)
+	}
+	e.ID = it.ID
+	return e, nil
+}
+
+// layoutConflictAttempts bounds the retries of an element change that lost
+// a race for the layout to another change; each retry rereads the layout.
+const layoutConflictAttempts = 12
+
+// errLayoutBusy answers a change that lost the race every time: the
+// client may simply retry.
+var errLayoutBusy = survey.Errorf(survey.EUNAVAILABLE, "The survey is being changed by other requests; try again shortly.")
+
+// backoff waits a little before retry n (1-based), with jitter, so that
+// racing writers spread out.
+func backoff(ctx context.Context, n int) error {
+	d := time.Duration(rand.IntN(5*n+5)+2) * time.Millisecond
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// readLayout reads the survey's layout in one strongly consistent GetItem;
+// a missing or foreign survey answers ENOTFOUND.
+func (s *Store) readLayout(ctx context.Context, aid, sid int64) (survey.Layout, error) {
+	var it layoutItem
+	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, layoutSK).Consistent(true).One(ctx, &it)
+	if err == dynamo.ErrNotFound || (err == nil && it.AccountID != aid) {
+		return survey.Layout{}, survey.ErrNotFound
+	}
+	if err != nil {
+		return survey.Layout{}, s.fail(fmt.Sprintf("get layout of survey %d", sid), err)
+	}
+	return it.layout()
+}
+
+// layoutWrite is the conditional write of a changed layout: it lands only
+// if nobody changed the layout since it was read.
+func (s *Store) layoutWrite(sid, aid int64, l survey.Layout) (*dynamo.Update, error) {
+	doc, err := json.Marshal(l)
+	if err != nil {
+		return nil, fmt.Errorf("store: encode layout: %w", err)
+	}
+	return s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, layoutSK).
+		Set("layout", string(doc)).Set("version", l.Version+1).
+		If("account_id = ? AND version = ?", aid, l.Version), nil
+}
+
+// surveyTouch is the survey item's part of every element change: it must
+// be the account's and out of the trash, and carries the question count the
+// folder lists show.
+func (s *Store) surveyTouch(sid, aid int64, l survey.Layout) *dynamo.Update {
+	return s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).
+		Set("question_count", l.QuestionCount()).If(surveyWritable, aid, false)
+}
+
+// elementTx runs one element change: the element's own write (put or
+// delete), the layout under its version, the survey under its liveness. It
+// tells a lost race (retry) from a survey that is gone or in the trash.
+func (s *Store) elementTx(ctx context.Context, aid, sid int64, own func(*dynamo.WriteTx), l survey.Layout) (retry bool, err error) {
+	lw, err := s.layoutWrite(sid, aid, l)
+	if err != nil {
+		return false, err
+	}
+	tx := s.db.WriteTx()
+	own(tx)
+	err = tx.Update(lw).Update(s.surveyTouch(sid, aid, l)).Run(ctx)
+	switch {
+	case err == nil:
+		return false, nil
+	case txFailedAt(err, 2):
+		return false, s.whyNotWritable(ctx, aid, sid)
+	case txFailedAt(err, 1) || txConflict(err):
+		return true, nil
+	case txFailedAt(err, 0):
+		return false, survey.ErrNotFound // the element itself vanished (deleted concurrently)
+	}
+	return false, s.fail(fmt.Sprintf("write element of survey %d", sid), err)
+}
+
+// ElementChange is the outcome of an element write: the element and the
+// layout it now stands in.
+type ElementChange struct {
+	Element survey.Element
+	Layout  survey.Layout
+}
+
+// CreateElement adds an element to a survey of the account, placed as p
+// says. It is one read of the layout and one transaction (element, layout
+// under its version, survey), retried when another change of the same
+// survey won the race. It answers EINVALID on prior_question or
+// related_group, ENOTFOUND, ErrSurveyDeleted (409), or, after every retry
+// lost, EUNAVAILABLE (503, retry).
+func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Element, p survey.Placement) (ElementChange, error) {
+	id, err := s.NewID(ctx, KindElement)
+	if err != nil {
+		return ElementChange{}, err
+	}
+	e.ID = id
+	it, err := newElementItem(sid, e)
+	if err != nil {
+		return ElementChange{}, err
+	}
+	for attempt := 1; attempt <= layoutConflictAttempts; attempt++ {
+		l, err := s.readLayout(ctx, aid, sid)
+		if err != nil {
+			return ElementChange{}, err
+		}
+		next := l.Clone()
+		if err := next.Insert(id, e.Type, p); err != nil {
+			return ElementChange{}, err
+		}
+		next.Version = l.Version
+		retry, err := s.elementTx(ctx, aid, sid, func(tx *dynamo.WriteTx) {
+			tx.Put(s.table.Put(it).If("attribute_not_exists(PK)"))
+		}, next)
+		if err != nil {
+			return ElementChange{}, err
+		}
+		if !retry {
+			next.Version++
+			s.retries.Add(int64(attempt - 1))
+			return ElementChange{Element: e, Layout: next}, nil
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return ElementChange{}, err
+		}
+	}
+	s.retries.Add(layoutConflictAttempts)
+	return ElementChange{}, errLayoutBusy
+}
+
+// Element reads one element of a survey of the account with the survey's
+// layout: one BatchGetItem, strongly consistent.
+func (s *Store) Element(ctx context.Context, aid, sid, eid int64) (ElementChange, error) {
+	var items []dynamo.Item
+	err := s.table.Batch(AttrPK, AttrSK).
+		Get(dynamo.Keys{SurveyPK(sid), layoutSK}, dynamo.Keys{SurveyPK(sid), ElementSK(eid)}).
+		Consistent(true).All(ctx, &items)
+	if err != nil && err != dynamo.ErrNotFound {
+		return ElementChange{}, s.fail(fmt.Sprintf("get element %d", eid), err)
+	}
+	var out ElementChange
+	var haveLayout, haveElement bool
+	for _, item := range items {
+		switch skOf(item) {
+		case layoutSK:
+			var it layoutItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return ElementChange{}, fmt.Errorf("store: decode layout: %w", err)
+			}
+			if it.AccountID != aid {
+				return ElementChange{}, survey.ErrNotFound
+			}
+			if out.Layout, err = it.layout(); err != nil {
+				return ElementChange{}, err
+			}
+			haveLayout = true
+		default:
+			var it elementItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return ElementChange{}, fmt.Errorf("store: decode element: %w", err)
+			}
+			if out.Element, err = it.element(); err != nil {
+				return ElementChange{}, err
+			}
+			haveElement = true
+		}
+	}
+	if !haveLayout || !haveElement {
+		return ElementChange{}, survey.ErrNotFound
+	}
+	return out, nil
+}
+
+// UpdateElement changes an element of a survey of the account: edit
+// changes its fields (the type included), p its place. One read (the
+// element and the layout) and one transaction, retried on a lost race.
+func (s *Store) UpdateElement(ctx context.Context, aid, sid, eid int64, edit func(*survey.Element), p survey.Placement) (ElementChange, error) {
+	for attempt := 1; attempt <= layoutConflictAttempts; attempt++ {
+		cur, err := s.Element(ctx, aid, sid, eid)
+		if err != nil {
+			return ElementChange{}, err
+		}
+		e := cur.Element
+		edit(&e)
+		e.ID = eid
+		next := cur.Layout.Clone()
+		if err := next.Update(eid, cur.Element.Type, e.Type, p); err != nil {
+			return ElementChange{}, err
+		}
+		it, err := newElementItem(sid, e)
+		if err != nil {
+			return ElementChange{}, err
+		}
+		retry, err := s.elementTx(ctx, aid, sid, func(tx *dynamo.WriteTx) {
+			tx.Put(s.table.Put(it).If("attribute_exists(PK)"))
+		}, next)
+		if err != nil {
+			return ElementChange{}, err
+		}
+		if !retry {
+			next.Version++
+			s.retries.Add(int64(attempt - 1))
+			return ElementChange{Element: e, Layout: next}, nil
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return ElementChange{}, err
+		}
+	}
+	s.retries.Add(layoutConflictAttempts)
+	return ElementChange{}, errLayoutBusy
+}
+
+// DeleteElement removes an element of a survey of the account and closes
+// the gap in its list; a deleted group leaves its questions ungrouped (the
+// layout is where membership lives, so no question is rewritten).
+func (s *Store) DeleteElement(ctx context.Context, aid, sid, eid int64) error {
+	for attempt := 1; attempt <= layoutConflictAttempts; attempt++ {
+		l, err := s.readLayout(ctx, aid, sid)
+		if err != nil {
+			return err
+		}
+		if _, ok := l.Find(eid); !ok {
+			return survey.ErrNotFound
+		}
+		next := l.Clone()
+		next.Remove(eid)
+		retry, err := s.elementTx(ctx, aid, sid, func(tx *dynamo.WriteTx) {
+			tx.Delete(s.table.Delete(AttrPK, SurveyPK(sid)).Range(AttrSK, ElementSK(eid)).If("attribute_exists(PK)"))
+		}, next)
+		if err != nil {
+			return err
+		}
+		if !retry {
+			s.retries.Add(int64(attempt - 1))
+			return nil
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return err
+		}
+	}
+	s.retries.Add(layoutConflictAttempts)
+	return errLayoutBusy
+}
+
+// LayoutRetries is how many element writes were retried after losing a
+// race for a layout, since the store was made (for tests and benchmarks).
+func (s *Store) LayoutRetries() int64 { return s.retries.Load() }
+
+// decodeCollection sorts a survey's items into the survey, its layout and
+// its elements; other items stay in Items for their owners.
+func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
+	c := SurveyCollection{Elements: map[int64]survey.Element{}, Items: map[string]dynamo.Item{}}
+	found := false
+	for _, item := range items {
+		sk := skOf(item)
+		switch {
+		case sk == surveySK:
+			sv, err := decodeSurvey(item)
+			if err != nil {
+				return SurveyCollection{}, false, err
+			}
+			c.Survey, found = sv, true
+		case sk == layoutSK:
+			var it layoutItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return SurveyCollection{}, false, fmt.Errorf("store: decode layout: %w", err)
+			}
+			l, err := it.layout()
+			if err != nil {
+				return SurveyCollection{}, false, err
+			}
+			c.Layout = l
+		case strings.HasPrefix(sk, elementPrefix):
+			var it elementItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return SurveyCollection{}, false, fmt.Errorf("store: decode element: %w", err)
+			}
+			e, err := it.element()
+			if err != nil {
+				return SurveyCollection{}, false, err
+			}
+			c.Elements[e.ID] = e
+		default:
+			c.Items[sk] = item
+		}
+	}
+	return c, found, nil
+}

@@ -1,0 +1,34 @@
+package store
+
+import (
+	"context"
+	"sort"
+
+	"github.com/guregu/dynamo/v2"
+)
+
+// HalfDeleteFolder leaves a folder as a DeleteFolder that died half way
+// would: marked deleting, and only the first n of its surveys (by id) in
+// the trash.
+func (s *Store) HalfDeleteFolder(ctx context.Context, aid, fid int64, n int) error {
+	if err := s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).Set("deleting", true).Run(ctx); err != nil {
+		return err
+	}
+	var members []struct {
+		ID int64 `dynamo:"id"`
+	}
+	err := s.table.Get(AttrGSI1PK, OwnerKey(aid)).Index(IndexGSI1).
+		Range(AttrGSI1SK, dynamo.BeginsWith, FolderOwnerSK(fid)+"#S#").All(ctx, &members)
+	if err != nil {
+		return err
+	}
+	sort.Slice(members, func(i, j int) bool { return members[i].ID < members[j].ID })
+	for _, m := range members[:min(n, len(members))] {
+		err := s.table.Update(AttrPK, SurveyPK(m.ID)).Range(AttrSK, surveySK).
+			Set("deleted", true).Remove(AttrGSI1PK, AttrGSI1SK).Run(ctx)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

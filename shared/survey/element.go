@@ -1,0 +1,233 @@
+package survey
+
+import (
+	"net/url"
+	"strings"
+)
+
+// ElementType is what an element is. The names are the contract's (section
+// 6); the type decides which of a survey's three lists holds the element.
+type ElementType int64
+
+// The element types.
+const (
+	TypeWelcome        ElementType = 1
+	TypeText           ElementType = 2
+	TypeMultipleChoice ElementType = 3
+	TypePictureChoice  ElementType = 4
+	TypeRanking        ElementType = 5
+	TypeOpinionScale   ElementType = 6
+	TypeRating         ElementType = 7
+	TypeGroup          ElementType = 8
+	TypeAppreciation   ElementType = 9
+	TypeDropdown       ElementType = 10
+	TypeFileUpload     ElementType = 11
+	TypeMatrix         ElementType = 12
+	TypeStatement      ElementType = 13
+)
+
+var elementTypeNames = map[ElementType]string{
+	TypeWelcome: "welcome page", TypeText: "text", TypeMultipleChoice: "multiple choice",
+	TypePictureChoice: "picture choice", TypeRanking: "ranking", TypeOpinionScale: "opinion scale",
+	TypeRating: "rating", TypeGroup: "question group", TypeAppreciation: "appreciation page",
+	TypeDropdown: "dropdown", TypeFileUpload: "file upload", TypeMatrix: "matrix", TypeStatement: "statement",
+}
+
+// Valid reports whether t is one of the thirteen types.
+func (t ElementType) Valid() bool { _, ok := elementTypeNames[t]; return ok }
+
+// String is the type's name.
+func (t ElementType) String() string { return elementTypeNames[t] }
+
+// List is one of a survey's three ordered lists of elements.
+type List int
+
+// The lists, in the order a survey shows them.
+const (
+	ListWelcome List = iota
+	ListQuestions
+	ListAppreciations
+)
+
+// List is the list an element of type t belongs to: welcome pages, the
+// questions (groups and their members included), or appreciation pages.
+func (t ElementType) List() List {
+	switch t {
+	case TypeWelcome:
+		return ListWelcome
+	case TypeAppreciation:
+		return ListAppreciations
+	}
+	return ListQuestions
+}
+
+// Element limits, from the specification.
+const (
+	MaxElementTitle           = 1500
+	MaxElementHTMLTitle       = 3000
+	MaxElementImageName       = 500
+	MaxElementVideoURL        = 500
+	MaxElementImagePath       = 2000
+	MaxElementDescription     = 2500
+	MaxElementHTMLDescription = 5000
+	MaxElementEnterText       = 80
+	MaxLinkButtonText         = 100
+	// MaxElements bounds one survey, so that its layout stays one small item.
+	MaxElements = 1000
+)
+
+// Element is a question, a question group, a welcome page or an
+// appreciation page. Its place (order, list, group) is kept by the survey's
+// Layout, not here.
+type Element struct {
+	ID                     int64       `json:"id"`
+	Title                  string      `json:"title"`
+	HTMLTitle              string      `json:"html_title"`
+	Type                   ElementType `json:"type"`
+	ImageVideoActive       bool        `json:"image_video_active"`
+	ImageOrVideo           int64       `json:"image_or_video"`
+	ImagePath              *string     `json:"image_path"`
+	ImageName              string      `json:"image_name"`
+	VideoURL               *string     `json:"video_url"`
+	ShowCharts             bool        `json:"show_charts"`
+	DescriptionTextActive  bool        `json:"description_text_active"`
+	DescriptionText        string      `json:"description_text"`
+	HTMLDescriptionText    string      `json:"html_description_text"`
+	QuestionNumberIsHidden bool        `json:"question_number_is_hidden"`
+	RespondingDuration     *string     `json:"responding_duration"`
+	TitleActive            bool        `json:"title_active"`
+	DescriptionActive      bool        `json:"description_active"`
+	Description            string      `json:"description"`
+	EnterText              string      `json:"enter_text"`
+	AllowMultipleSelect    bool        `json:"allow_multiple_select"`
+	MaxSelectableChoices   int64       `json:"max_selectable_choices"`
+	MinSelectableChoices   int64       `json:"min_selectable_choices"`
+	VerticalChoices        bool        `json:"vertical_choices"`
+	AnswerRequired         bool        `json:"answer_required"`
+	Randomize              bool        `json:"randomize"`
+	Appreciation
+}
+
+// Appreciation holds the fields only appreciation pages (type 9) show.
+type Appreciation struct {
+	ShareLinkActive bool   `json:"share_link_active"`
+	IsDefault       bool   `json:"is_default"`
+	LinkActive      bool   `json:"link_active"`
+	LinkButtonText  string `json:"link_button_text"`
+	LinkType        int64  `json:"link_type"`
+	Link            *int64 `json:"link"`
+	ReloadActive    bool   `json:"reload_active"`
+	ReloadTime      int64  `json:"reload_time"`
+}
+
+// NewElement is an element of type t with every default of the contract.
+func NewElement(t ElementType) Element {
+	return Element{
+		Type: t, ImageOrVideo: 1, ShowCharts: true, TitleActive: true,
+		Appreciation: Appreciation{LinkType: 1},
+	}
+}
+
+// ElementView is an element as the API shows it: its fields, related_group
+// and order from the layout, correct_choice (none yet), and, for an
+// appreciation page only, the appreciation fields; questions in a survey
+// detail also carry their (empty) logic.
+type ElementView struct {
+	ID                     int64       `json:"id"`
+	Title                  string      `json:"title"`
+	HTMLTitle              string      `json:"html_title"`
+	Type                   ElementType `json:"type"`
+	ImageVideoActive       bool        `json:"image_video_active"`
+	ImageOrVideo           int64       `json:"image_or_video"`
+	ImagePath              *string     `json:"image_path"`
+	ImageName              string      `json:"image_name"`
+	VideoURL               *string     `json:"video_url"`
+	ShowCharts             bool        `json:"show_charts"`
+	DescriptionTextActive  bool        `json:"description_text_active"`
+	DescriptionText        string      `json:"description_text"`
+	HTMLDescriptionText    string      `json:"html_description_text"`
+	RelatedGroup           *int64      `json:"related_group"`
+	QuestionNumberIsHidden bool        `json:"question_number_is_hidden"`
+	RespondingDuration     *string     `json:"responding_duration"`
+	TitleActive            bool        `json:"title_active"`
+	DescriptionActive      bool        `json:"description_active"`
+	Description            string      `json:"description"`
+	EnterText              string      `json:"enter_text"`
+	AllowMultipleSelect    bool        `json:"allow_multiple_select"`
+	MaxSelectableChoices   int64       `json:"max_selectable_choices"`
+	MinSelectableChoices   int64       `json:"min_selectable_choices"`
+	VerticalChoices        bool        `json:"vertical_choices"`
+	AnswerRequired         bool        `json:"answer_required"`
+	Randomize              bool        `json:"randomize"`
+	CorrectChoice          *Choice     `json:"correct_choice"`
+	Order                  int         `json:"order"`
+	*Appreciation
+	*Logic
+}
+
+// Choice is a choice of a question (the correct one of a quiz question).
+type Choice struct {
+	ID      int64  `json:"id"`
+	Name    string `json:"name"`
+	AltName string `json:"alt_name"`
+}
+
+// Logic is a question's display logic in a survey detail; null where none
+// is set (the API has no route that sets it yet).
+type Logic struct {
+	SecondOperand      *Operand `json:"second_operand"`
+	LogicalOperator    *int64   `json:"logical_operator"`
+	ArithmeticOperator *int64   `json:"arithmetic_operator"`
+}
+
+// Operand is the right-hand side of a logic rule.
+type Operand struct {
+	ID    int64  `json:"id"`
+	Type  int64  `json:"type"`
+	Value string `json:"value"`
+}
+
+// View renders the element at its place in the layout.
+func (e Element) View(l Layout) ElementView {
+	v := ElementView{
+		ID: e.ID, Title: e.Title, HTMLTitle: e.HTMLTitle, Type: e.Type, ImageVideoActive: e.ImageVideoActive,
+		ImageOrVideo: e.ImageOrVideo, ImagePath: e.ImagePath, ImageName: e.ImageName, VideoURL: e.VideoURL,
+		ShowCharts: e.ShowCharts, DescriptionTextActive: e.DescriptionTextActive, DescriptionText: e.DescriptionText,
+		HTMLDescriptionText: e.HTMLDescriptionText, RelatedGroup: l.GroupOf(e.ID),
+		QuestionNumberIsHidden: e.QuestionNumberIsHidden, RespondingDuration: e.RespondingDuration,
+		TitleActive: e.TitleActive, DescriptionActive: e.DescriptionActive, Description: e.Description,
+		EnterText: e.EnterText, AllowMultipleSelect: e.AllowMultipleSelect,
+		MaxSelectableChoices: e.MaxSelectableChoices, MinSelectableChoices: e.MinSelectableChoices,
+		VerticalChoices: e.VerticalChoices, AnswerRequired: e.AnswerRequired, Randomize: e.Randomize,
+		Order: l.Order(e.ID),
+	}
+	if e.Type == TypeAppreciation {
+		a := e.Appreciation
+		v.Appreciation = &a
+	}
+	return v
+}
+
+// ValidDuration reports whether s is a duration HH:MM:SS: hours 00-99,
+// minutes and seconds 00-59, two digits each.
+func ValidDuration(s string) bool {
+	if len(s) != 8 || s[2] != ':' || s[5] != ':' {
+		return false
+	}
+	for _, i := range []int{0, 1, 3, 4, 6, 7} {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s[3] <= '5' && s[6] <= '5'
+}
+
+// ValidHTTPURL reports whether s is an absolute http or https URL with a
+// host and no spaces or control characters.
+func ValidHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return false
+	}
+	return !strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f })
+}
