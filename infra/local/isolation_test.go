@@ -43,6 +43,18 @@ var isolationRoutes = []struct {
 	{"POST", "/api/v2/surveys/{survey}/restore/", `{"folder_id":{own_folder}}`, 404, `{"detail":"Not found."}`},
 	{"POST", "/api/v2/surveys/", `{"name":"planted","folder_id":{folder}}`, 400, `{"folder_id":["Invalid pk \"{folder}\" - object does not exist."]}`},
 	{"PATCH", "/api/v2/surveys/{own_survey}/", `{"folder_id":{folder}}`, 400, `{"folder_id":["Invalid pk \"{folder}\" - object does not exist."]}`},
+	// elements
+	{"GET", "/api/v2/surveys/{survey}/questions/", "", 404, `{"detail":"Not found."}`},
+	{"POST", "/api/v2/surveys/{survey}/questions/", `{"title":"planted","type":2}`, 404, `{"detail":"Not found."}`},
+	{"GET", "/api/v2/surveys/{survey}/questions/{question}/", "", 404, `{"detail":"Not found."}`},
+	{"PATCH", "/api/v2/surveys/{survey}/questions/{question}/", `{"title":"taken over"}`, 404, `{"detail":"Not found."}`},
+	{"DELETE", "/api/v2/surveys/{survey}/questions/{question}/", "", 404, `{"detail":"Not found."}`},
+	// the victim's element named from the intruder's own survey
+	{"GET", "/api/v2/surveys/{own_survey}/questions/{question}/", "", 404, `{"detail":"Not found."}`},
+	{"PATCH", "/api/v2/surveys/{own_survey}/questions/{question}/", `{"title":"taken over"}`, 404, `{"detail":"Not found."}`},
+	{"DELETE", "/api/v2/surveys/{own_survey}/questions/{question}/", "", 404, `{"detail":"Not found."}`},
+	{"POST", "/api/v2/surveys/{own_survey}/questions/", `{"title":"x","type":2,"prior_question":{question}}`, 400, `{"prior_question":["Invalid pk \"{question}\" - object does not exist."]}`},
+	{"POST", "/api/v2/surveys/{own_survey}/questions/", `{"title":"x","type":2,"related_group":{group}}`, 400, `{"related_group":["Invalid pk \"{group}\" - object does not exist."]}`},
 }
 
 func fill(s string, victim, intruder tenant) string {
@@ -71,7 +83,17 @@ func newTenant(t *testing.T) tenant {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tenant{key: key, ids: map[string]int64{"folder": f.ID, "survey": sv.ID}}
+	ids := map[string]int64{"folder": f.ID, "survey": sv.ID}
+	for _, kind := range []survey.ElementType{survey.TypeText, survey.TypeGroup} {
+		e := survey.NewElement(kind)
+		e.Title = "Private question"
+		ch, err := st.CreateElement(ctx, a.ID, sv.ID, e, survey.Placement{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[map[survey.ElementType]string{survey.TypeText: "question", survey.TypeGroup: "group"}[kind]] = ch.Element.ID
+	}
+	return tenant{key: key, ids: ids}
 }
 
 func serveAs(h http.Handler, key, method, path, body string) *httptest.ResponseRecorder {
@@ -89,7 +111,8 @@ func serveAs(h http.Handler, key, method, path, body string) *httptest.ResponseR
 func snapshot(t *testing.T, h http.Handler, victim tenant) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	for _, path := range []string{"/api/folders/", "/api/v2/surveys/" + itoa(victim.ids["survey"]) + "/"} {
+	for _, path := range []string{"/api/folders/", "/api/v2/surveys/" + itoa(victim.ids["survey"]) + "/",
+		"/api/v2/surveys/" + itoa(victim.ids["survey"]) + "/questions/"} {
 		rec := serveAs(h, victim.key, "GET", path, "")
 		if rec.Code != 200 {
 			t.Fatalf("victim GET %s = %d", path, rec.Code)

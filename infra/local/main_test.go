@@ -58,6 +58,13 @@ var eventStatus = map[string]int{
 	"surveys/delete.json":                204,
 	"surveys/restore.json":               200,
 	"surveys/get-missing.json":           404,
+	"elements/list.json":                 200,
+	"elements/create.json":               201,
+	"elements/create-welcome.json":       201,
+	"elements/create-invalid.json":       400,
+	"elements/get.json":                  200,
+	"elements/patch.json":                200,
+	"elements/delete.json":               204,
 }
 
 func TestEventsThroughLambdaEntryPoint(t *testing.T) {
@@ -141,6 +148,15 @@ func fixtureIDs(t *testing.T, aid int64) map[string]int64 {
 	}
 	if err := st.TrashSurvey(ctx, aid, ids["TRASHED_SURVEY_ID"]); err != nil {
 		t.Fatal(err)
+	}
+	for _, name := range []string{"QUESTION_ID", "DOOMED_QUESTION_ID"} {
+		e := survey.NewElement(survey.TypeText)
+		e.Title = "Fixture " + name
+		ch, err := st.CreateElement(ctx, aid, ids["SURVEY_ID"], e, survey.Placement{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[name] = ch.Element.ID
 	}
 	return ids
 }

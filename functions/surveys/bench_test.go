@@ -1,0 +1,83 @@
+package surveys_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"surveyservice/functions/surveys"
+	"surveyservice/shared/api"
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/survey"
+	"surveyservice/shared/testenv"
+)
+
+// BenchmarkSurveyDetail: the detail is one Query of the survey's item
+// collection, with 0 or 200 elements alike; handler-ns/op is the handler's
+// own time, the emulator's subtracted.
+func BenchmarkSurveyDetail(b *testing.B) {
+	for _, n := range []int{0, 200} {
+		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) {
+			st := testenv.Store(b)
+			ctx := context.Background()
+			a, key := testenv.NewAccount(b, survey.PlanPro)
+			f, err := st.CreateFolder(ctx, a.ID, "bench", nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sv, err := st.CreateSurvey(ctx, survey.Survey{AccountID: a.ID, FolderID: f.ID, Name: "bench", Language: 1, Theme: survey.DefaultTheme()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var group int64
+			for i := range n {
+				t, p := survey.TypeText, survey.Placement{}
+				switch {
+				case i%20 == 0:
+					t = survey.TypeGroup
+				case group != 0 && i%20 < 5:
+					p.Group = &group
+				}
+				e := survey.NewElement(t)
+				e.Title = fmt.Sprintf("Question %d with a realistic title of some length", i)
+				e.Description = "A description that a survey owner would write."
+				ch, err := st.CreateElement(ctx, a.ID, sv.ID, e, p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if t == survey.TypeGroup {
+					group = ch.Element.ID
+				}
+			}
+			h := surveys.New(api.NewAuthenticator(st), st, time.Now)
+			path := fmt.Sprintf("/api/v2/surveys/%d/", sv.ID)
+			serve := func() (*awsenv.Calls, time.Duration, int) {
+				req := httptest.NewRequest("GET", path, nil)
+				req.Header.Set("Authorization", "API-Key "+key)
+				ctx, calls := awsenv.WithCalls(req.Context())
+				rec := httptest.NewRecorder()
+				start := time.Now()
+				h.ServeHTTP(rec, req.WithContext(ctx))
+				if rec.Code != 200 {
+					b.Fatalf("GET %s = %d %s", path, rec.Code, rec.Body)
+				}
+				return calls, time.Since(start) - calls.Elapsed(), rec.Body.Len()
+			}
+			serve() // warm the key cache
+			var dynamo, size int
+			var own time.Duration
+			b.ReportAllocs()
+			for b.Loop() {
+				calls, d, n := serve()
+				dynamo += calls.DynamoDB()
+				own += d
+				size = n
+			}
+			b.ReportMetric(float64(dynamo)/float64(b.N), "dynamodb-calls/op")
+			b.ReportMetric(float64(own.Nanoseconds())/float64(b.N), "handler-ns/op")
+			b.ReportMetric(float64(size), "response-bytes")
+		})
+	}
+}
