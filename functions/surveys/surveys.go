@@ -42,7 +42,9 @@ func (h handlers) detail(w http.ResponseWriter, r *http.Request, status int, aid
 		api.Error(w, r, err)
 		return
 	}
-	api.Respond(w, r, status, c.Survey.Detail(h.now(), acct.Profile(), c.Layout, c.Elements))
+	d := c.Survey.Detail(h.now(), acct.Profile(), c.Layout, c.Elements)
+	d.Settings = c.Settings.Summary()
+	api.Respond(w, r, status, d)
 }
 
 // create answers 201 with the new survey's detail, built from what was

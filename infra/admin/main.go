@@ -4,6 +4,7 @@
 //	go run ./infra/admin key create --account N
 //	go run ./infra/admin key revoke --key K
 //	go run ./infra/admin templates import FILE
+//	go run ./infra/admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
 //
 // It reads the same environment as the functions (TABLE_NAME, AWS_REGION,
 // AWS_ENDPOINT_URL ...), prints one JSON object on stdout, and reports errors
@@ -19,9 +20,11 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/config"
 
+	"surveyservice/functions/sweeper"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -32,6 +35,7 @@ const usage = `usage:
   admin key create --account N
   admin key revoke --key K
   admin templates import FILE
+  admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
 `
 
 // errUsage marks a command line that is wrong, not a failure of the work.
@@ -72,6 +76,9 @@ func message(err error) string {
 }
 
 func dispatch(ctx context.Context, args []string, getenv func(string) string) (any, error) {
+	if len(args) >= 1 && args[0] == "sweep" {
+		return sweep(ctx, args[1:], getenv)
+	}
 	if len(args) < 2 {
 		return nil, fmt.Errorf("%w: missing command", errUsage)
 	}
@@ -208,4 +215,31 @@ func open(ctx context.Context, getenv func(string) string) (*store.Store, error)
 		}
 	}
 	return st, nil
+}
+
+// sweep runs the expiry sweep once, with the sweeper function's own code,
+// as of --now (default: the real time).
+func sweep(ctx context.Context, args []string, getenv func(string) string) (any, error) {
+	fs := newFlags("sweep")
+	nowFlag := fs.String("now", "", "sweep as of this UTC time, YYYY-MM-DDTHH:MM:SSZ")
+	if err := parse(fs, args, 0); err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	if *nowFlag != "" {
+		t, err := time.Parse("2006-01-02T15:04:05Z", *nowFlag)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --now %q is not YYYY-MM-DDTHH:MM:SSZ", errUsage, *nowFlag)
+		}
+		now = t
+	}
+	st, err := open(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
+	res, err := sweeper.Run(ctx, st, now)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"closed": res.Closed}, nil
 }

@@ -6,6 +6,8 @@ import (
 	"surveyservice/functions/account"
 	"surveyservice/functions/elements"
 	"surveyservice/functions/folders"
+	"surveyservice/functions/responders"
+	"surveyservice/functions/settings"
 	"surveyservice/functions/surveys"
 	"surveyservice/functions/templates"
 	"surveyservice/shared/api"
@@ -23,10 +25,12 @@ type config struct {
 func routers(st *store.Store, cfg config) map[string]*api.Router {
 	auth := api.NewAuthenticator(st)
 	return map[string]*api.Router{
-		"TemplatesFunction": templates.New(st, cfg.templates),
-		"AccountFunction":   account.New(auth),
-		"FoldersFunction":   folders.New(auth, st, time.Now),
-		"SurveysFunction":   surveys.New(auth, st, time.Now),
-		"ElementsFunction":  elements.New(auth, st),
+		"TemplatesFunction":  templates.New(st, cfg.templates),
+		"AccountFunction":    account.New(auth),
+		"FoldersFunction":    folders.New(auth, st, time.Now),
+		"SurveysFunction":    surveys.New(auth, st, time.Now),
+		"ElementsFunction":   elements.New(auth, st),
+		"SettingsFunction":   settings.New(auth, st, time.Now),
+		"RespondersFunction": responders.New(st),
 	}
 }

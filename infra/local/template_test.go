@@ -209,6 +209,10 @@ var allowedActions = map[string][]string{
 	"FoldersFunction":   {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 	"SurveysFunction":   {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"},
 	"ElementsFunction":  {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+	"SettingsFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem",
+		"dynamodb:ConditionCheckItem", "dynamodb:BatchWriteItem"},
+	"RespondersFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem"},
+	"SweeperFunction":    {"dynamodb:Query", "dynamodb:UpdateItem"},
 }
 
 // TestLeastPrivilege reads every function's inline policy: only the actions

@@ -26,6 +26,14 @@ const (
 // limit, and 400 {"detail": "JSON parse error - ..."} for anything that is
 // not exactly one JSON value.
 func ReadJSON(r *http.Request, limit int64) (json.RawMessage, error) {
+	raw, _, err := ReadOptionalJSON(r, limit)
+	return raw, err
+}
+
+// ReadOptionalJSON is ReadJSON that also tells a request with no body at
+// all (zero bytes: sent is false) from one whose body is JSON whitespace,
+// for routes where "no body" means something (DELETE of every code).
+func ReadOptionalJSON(r *http.Request, limit int64) (raw json.RawMessage, sent bool, err error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		media, _, err := mime.ParseMediaType(ct)
 		if err != nil || !(media == "application/json" || (strings.HasPrefix(media, "application/") && strings.HasSuffix(media, "+json"))) {
@@ -33,36 +41,39 @@ func ReadJSON(r *http.Request, limit int64) (json.RawMessage, error) {
 			if err != nil {
 				name = ct
 			}
-			return nil, survey.Errorf(survey.EMEDIATYPE, "Unsupported media type %q in request.", name)
+			return nil, true, survey.Errorf(survey.EMEDIATYPE, "Unsupported media type %q in request.", name)
 		}
 	}
 	tooLarge := survey.Errorf(survey.ETOOLARGE, "Request body is larger than %s.", sizeName(limit))
 	if r.ContentLength > limit {
-		return nil, tooLarge
+		return nil, true, tooLarge
 	}
 	if r.Body == nil {
-		return nil, nil
+		return nil, false, nil
 	}
 	data, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
-		return nil, survey.Errorf(survey.EINVALID, "Could not read the request body.")
+		return nil, true, survey.Errorf(survey.EINVALID, "Could not read the request body.")
+	}
+	if len(data) == 0 {
+		return nil, false, nil
 	}
 	if int64(len(data)) > limit {
-		return nil, tooLarge
+		return nil, true, tooLarge
 	}
 	if len(bytes.Trim(data, jsonSpace)) == 0 {
-		return nil, nil
+		return nil, true, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v json.RawMessage
 	if err := dec.Decode(&v); err != nil {
-		return nil, parseError(err)
+		return nil, true, parseError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, survey.Errorf(survey.EINVALID, "JSON parse error - extra data after the JSON value at offset %d", dec.InputOffset())
+		return nil, true, survey.Errorf(survey.EINVALID, "JSON parse error - extra data after the JSON value at offset %d", dec.InputOffset())
 	}
-	return v, nil
+	return v, true, nil
 }
 
 // jsonSpace is JSON's whitespace; other Unicode spaces are not JSON.

@@ -345,6 +345,12 @@ func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
 				return SurveyCollection{}, false, err
 			}
 			c.Layout = l
+		case sk == settingsSK:
+			var it settingsItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return SurveyCollection{}, false, fmt.Errorf("store: decode settings: %w", err)
+			}
+			c.Settings = it.settings()
 		case strings.HasPrefix(sk, elementPrefix):
 			var it elementItem
 			if err := dynamo.UnmarshalItem(item, &it); err != nil {

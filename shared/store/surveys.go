@@ -23,6 +23,8 @@ type surveyItem struct {
 	SK                 string `dynamo:"SK"`
 	GSI1PK             string `dynamo:"GSI1PK,omitempty"`
 	GSI1SK             string `dynamo:"GSI1SK,omitempty"`
+	GSI2PK             string `dynamo:"GSI2PK,omitempty"`
+	GSI2SK             string `dynamo:"GSI2SK,omitempty"`
 	ID                 int64  `dynamo:"id"`
 	AccountID          int64  `dynamo:"account_id"`
 	FolderID           int64  `dynamo:"folder_id"`
@@ -66,6 +68,9 @@ func newSurveyItem(sv survey.Survey) (surveyItem, error) {
 	}
 	if !sv.Deleted {
 		it.GSI1PK, it.GSI1SK = OwnerKey(sv.AccountID), SurveyOwnerSK(sv.FolderID, sv.ID)
+	}
+	if sv.ExpirationDate != "" && !sv.ClosedBySweep {
+		it.GSI2PK, it.GSI2SK = ExpiryKey(sv.ID), ExpirySK(sv.ExpirationDate, sv.ID)
 	}
 	return it, nil
 }
@@ -164,6 +169,7 @@ type SurveyCollection struct {
 	Survey   survey.Survey
 	Layout   survey.Layout
 	Elements map[int64]survey.Element
+	Settings survey.Settings
 	// Items holds the collection's other items (settings, variables), by
 	// sort key.
 	Items map[string]dynamo.Item

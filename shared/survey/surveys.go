@@ -50,12 +50,12 @@ type Survey struct {
 }
 
 // Closed reports whether the survey is closed at now (UTC): its expiration
-// date is today or earlier.
+// date is today or earlier, whether or not the sweep has run yet.
 func (s Survey) Closed(now time.Time) bool {
 	if s.ExpirationDate == "" {
 		return false
 	}
-	return s.ExpirationDate <= now.UTC().Format(DateLayout)
+	return s.ClosedBySweep || s.ExpirationDate <= now.UTC().Format(DateLayout)
 }
 
 // Active is true exactly when the survey is not stopped, not closed and not

@@ -1,0 +1,205 @@
+package settings
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/survey"
+)
+
+// Authentication code limits, from the contract.
+const (
+	maxCodesPerRequest = 5000
+	maxCodeLength      = 100
+	defaultCodePage    = 500
+	maxCodePage        = 5000
+)
+
+var errInvalidPage = survey.Errorf(survey.ENOTFOUND, "Invalid page.")
+
+// readCodes reads a body of codes: a JSON array of strings or {"codes":
+// [...]}. Each code is trimmed, 1-100 characters, without control
+// characters; the answer is de-duplicated in request order. allowEmpty
+// admits [] (a DELETE of nothing).
+func readCodes(raw json.RawMessage, allowEmpty bool) ([]string, error) {
+	field := "non_field_errors"
+	if api.JSONKind(raw) == "dict" {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return nil, err
+		}
+		field = "codes"
+		v, ok := obj["codes"]
+		if !ok {
+			return nil, survey.FieldError("codes", api.MsgRequired)
+		}
+		raw = v
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil || api.JSONKind(raw) != "list" {
+		return nil, survey.FieldError(field, fmt.Sprintf("Expected a list of items but got type %q.", api.JSONKind(raw)))
+	}
+	switch {
+	case len(items) == 0 && !allowEmpty:
+		return nil, survey.FieldError(field, "This list may not be empty.")
+	case len(items) > maxCodesPerRequest:
+		return nil, survey.FieldError(field, fmt.Sprintf("Ensure this field has no more than %d elements.", maxCodesPerRequest))
+	}
+	seen := make(map[string]bool, len(items))
+	out := make([]string, 0, len(items))
+	errs := map[string]any{}
+	for i, item := range items {
+		var code string
+		if json.Unmarshal(item, &code) != nil || api.JSONKind(item) != "str" {
+			errs[strconv.Itoa(i)] = []string{api.MsgNotString}
+			continue
+		}
+		code = strings.TrimSpace(code)
+		switch n := utf8.RuneCountInString(code); {
+		case n == 0:
+			errs[strconv.Itoa(i)] = []string{api.MsgBlank}
+		case n > maxCodeLength:
+			errs[strconv.Itoa(i)] = []string{fmt.Sprintf("Ensure this field has no more than %d characters.", maxCodeLength)}
+		case strings.ContainsFunc(code, unicode.IsControl) || !utf8.ValidString(code):
+			errs[strconv.Itoa(i)] = []string{"A code may not contain control characters."}
+		case !seen[code]:
+			seen[code] = true
+			out = append(out, code)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, &survey.Error{Code: survey.EINVALID, Fields: map[string]any{field: errs}}
+	}
+	return out, nil
+}
+
+// listCodes answers a page of the codes in byte order, DRF page-number
+// style, with the count kept on the settings item (never a count of the
+// codes themselves).
+func (h handlers) listCodes() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		acct, _ := api.AccountFrom(r.Context())
+		sid, ok := api.PathID(r, "survey_id")
+		if !ok {
+			api.Error(w, r, survey.ErrNotFound)
+			return
+		}
+		q := r.URL.Query()
+		page, pageSize := 1, defaultCodePage
+		if vals, ok := q["page"]; ok {
+			n, isInt := api.ParseInt(vals[0])
+			if !isInt || n < 1 {
+				api.Error(w, r, errInvalidPage)
+				return
+			}
+			page = n
+		}
+		if vals, ok := q["page_size"]; ok {
+			n, isInt := api.ParseInt(vals[0])
+			switch {
+			case !isInt:
+				api.Error(w, r, survey.FieldError("page_size", api.MsgNotInteger))
+				return
+			case n < 1:
+				api.Error(w, r, survey.FieldError("page_size", "Ensure this value is greater than or equal to 1."))
+				return
+			case n > maxCodePage:
+				api.Error(w, r, survey.FieldError("page_size", fmt.Sprintf("Ensure this value is less than or equal to %d.", maxCodePage)))
+				return
+			}
+			pageSize = n
+		}
+		_, _, count, err := h.st.SurveySettings(r.Context(), acct.ID, sid)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		if page > 1 && (int64(page-1) > (count-1)/int64(pageSize) || count == 0) {
+			api.Error(w, r, errInvalidPage)
+			return
+		}
+		codes := []string{}
+		if count > 0 {
+			if codes, err = h.st.CodesPage(r.Context(), sid, page, pageSize); err != nil {
+				api.Error(w, r, err)
+				return
+			}
+		}
+		api.Respond(w, r, http.StatusOK, api.NewPage(r, page, pageSize, int(count), codes))
+	})
+}
+
+// addCodes stores up to 5,000 codes; codes the survey has are kept, and
+// duplicates ignored. 201 answers the request's codes, de-duplicated, in
+// request order. Not plan-gated: turning code_auth on is.
+func (h handlers) addCodes() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		acct, _ := api.AccountFrom(r.Context())
+		sid, ok := api.PathID(r, "survey_id")
+		if !ok {
+			api.Error(w, r, survey.ErrNotFound)
+			return
+		}
+		raw, err := api.ReadJSON(r, api.MaxBulkBody)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		if raw == nil {
+			api.Error(w, r, survey.FieldError("non_field_errors", "No data provided"))
+			return
+		}
+		codes, err := readCodes(raw, false)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		if err := h.st.AddCodes(r.Context(), acct.ID, sid, codes); err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		api.Respond(w, r, http.StatusCreated, codes)
+	})
+}
+
+// deleteCodes deletes the codes of the body (unknown ones ignored), or
+// every code when the request has no body at all; an explicit [] deletes
+// none. 204.
+func (h handlers) deleteCodes() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		acct, _ := api.AccountFrom(r.Context())
+		sid, ok := api.PathID(r, "survey_id")
+		if !ok {
+			api.Error(w, r, survey.ErrNotFound)
+			return
+		}
+		raw, sent, err := api.ReadOptionalJSON(r, api.MaxBulkBody)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		if !sent {
+			err = h.st.DeleteAllCodes(r.Context(), acct.ID, sid)
+		} else {
+			if raw == nil {
+				api.Error(w, r, survey.FieldError("non_field_errors", "No data provided"))
+				return
+			}
+			var codes []string
+			if codes, err = readCodes(raw, true); err == nil {
+				err = h.st.DeleteCodes(r.Context(), acct.ID, sid, codes)
+			}
+		}
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		api.NoContent(w, r)
+	})
+}

@@ -1,0 +1,34 @@
+// Command lambda is the settings function on Lambda.
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"surveyservice/functions/settings"
+	"surveyservice/shared/api"
+	"surveyservice/shared/api/gateway"
+	"surveyservice/shared/store"
+)
+
+func main() {
+	api.JSONLogging(os.Stdout)
+	h, err := handler(context.Background(), os.Getenv)
+	if err != nil {
+		slog.Error("start", "error", err.Error())
+		os.Exit(1)
+	}
+	gateway.Start(h)
+}
+
+// handler is the function's whole init path: configuration, clients, routes.
+func handler(ctx context.Context, getenv func(string) string) (http.Handler, error) {
+	st, err := store.OpenEnv(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return settings.New(api.NewAuthenticator(st), st, time.Now), nil
+}

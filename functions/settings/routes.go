@@ -1,0 +1,44 @@
+// Package settings is a survey's settings object, with plan gating, and
+// its authentication codes.
+package settings
+
+import (
+	"context"
+	"time"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// Store is what the group reads and writes; *store.Store implements it.
+type Store interface {
+	SurveySettings(ctx context.Context, aid, sid int64) (survey.Survey, survey.Settings, int64, error)
+	UpdateSettings(ctx context.Context, aid, sid int64, u store.SettingsUpdate) error
+	AddCodes(ctx context.Context, aid, sid int64, codes []string) error
+	DeleteCodes(ctx context.Context, aid, sid int64, codes []string) error
+	DeleteAllCodes(ctx context.Context, aid, sid int64) error
+	CodesPage(ctx context.Context, sid int64, page, pageSize int) ([]string, error)
+}
+
+var _ Store = (*store.Store)(nil)
+
+// New returns the group's routes; now is the clock that decides what
+// "after today" means for an expiration date.
+func New(auth *api.Authenticator, st Store, now func() time.Time) *api.Router {
+	rt := api.NewRouter(auth)
+	h := handlers{st: st, now: now}
+	settings := api.Route{Path: "/api/surveys/{survey_id}/settings/", Name: "Survey Settings"}
+	codes := api.Route{Path: "/api/surveys/{survey_id}/settings/authentication-codes/", Name: "Authentication Code List"}
+	rt.Handle(settings.With("GET"), h.get())
+	rt.Handle(settings.With("PATCH"), h.update())
+	rt.Handle(codes.With("GET"), h.listCodes())
+	rt.Handle(codes.With("POST"), h.addCodes())
+	rt.Handle(codes.With("DELETE"), h.deleteCodes())
+	return rt
+}
+
+type handlers struct {
+	st  Store
+	now func() time.Time
+}

@@ -1,0 +1,318 @@
+package settings
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strconv"
+	"unicode/utf8"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// Settings fields by kind, with their API names.
+var (
+	boolFields = []string{
+		"authentication_needed", "service_auth", "service_auth_no_spam", "code_auth", "code_auth_is_unique",
+		"captcha_needed", "hidden_responder_details", "privacy_preserving_message_enabled", "no_spam", "tag_spam",
+		"location_is_active", "location_is_required", "hide_next_button", "hide_previous_button",
+		"hide_progressbar", "edit_response_enabled", "branding_removal",
+	}
+	stringFields = map[string]int{
+		"code_authentication_file_name": survey.MaxCodeAuthFileName,
+		"auth_description":              survey.MaxAuthDescription,
+		"location_description":          survey.MaxLocationDesc,
+	}
+	durationFields = []string{"responding_ duration", "questions_responding_duration"}
+)
+
+const msgDuration = "Duration has wrong format. Use one of these formats instead: HH:MM:SS (minutes and seconds below 60)."
+
+// patch is a validated settings PATCH.
+type patch struct {
+	set        map[string]any // settings fields, API names; nil clears
+	name       *string
+	language   *int64
+	isStopped  *bool
+	expire     bool
+	expiration string // "" clears
+}
+
+// readPatch validates every field of the body; it needs the survey only to
+// accept an expiration date that is unchanged (a GET-then-PATCH round trip
+// of a survey that has expired).
+func readPatch(body map[string]json.RawMessage, sv survey.Survey, today string) (patch, error) {
+	f := api.NewForm(body)
+	p := patch{set: map[string]any{}}
+	for _, name := range boolFields {
+		if v, ok := f.Bool(name, false); ok {
+			p.set[name] = v
+		}
+	}
+	for name, max := range stringFields {
+		if f.IsNull(name) {
+			p.set[name] = nil
+		} else if v, ok := f.String(name, api.Str{Max: max}); ok {
+			p.set[name] = v
+		}
+	}
+	for _, name := range durationFields {
+		if f.IsNull(name) {
+			p.set[name] = nil
+		} else if v, ok := f.String(name, api.Str{}); ok {
+			if survey.ValidDuration(v) {
+				p.set[name] = v
+			} else {
+				f.Fail(name, msgDuration)
+			}
+		}
+	}
+	if v, ok := f.Int("responding_duration_type", api.Int{Min: api.Bound(0), Max: api.Bound(survey.MaxRespondingDurType)}); ok {
+		p.set["responding_duration_type"] = v
+	}
+	if domains, ok := readDomains(f); ok {
+		p.set["service_auth_domains"] = domains
+	}
+	if f.IsNull("expiration_date") {
+		p.expire = true
+	} else if v, ok := f.String("expiration_date", api.Str{}); ok {
+		_, valid := survey.ParseDate(v)
+		switch {
+		case !valid:
+			f.Fail("expiration_date", "Date has wrong format. Use one of these formats instead: YYYY-MM-DD.")
+		case v == sv.ExpirationDate: // unchanged: nothing to write
+		case v <= today:
+			f.Fail("expiration_date", "Ensure this date is after today.")
+		default:
+			p.expire, p.expiration = true, v
+		}
+	}
+	if raw, ok := f.Raw("survey"); ok {
+		readSurvey(f, raw, &p)
+	}
+	return p, f.Err()
+}
+
+// readDomains reads service_auth_domains: a list of `*@<domain>` of 1-60
+// characters; null means [].
+func readDomains(f *api.Form) ([]string, bool) {
+	const name = "service_auth_domains"
+	raw, ok := f.Raw(name)
+	if !ok {
+		return nil, false
+	}
+	if f.IsNull(name) {
+		return []string{}, true
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		f.Fail(name, fmt.Sprintf("Expected a list of items but got type %q.", api.JSONKind(raw)))
+		return nil, false
+	}
+	out := make([]string, 0, len(items))
+	errs := map[string]any{}
+	for i, item := range items {
+		var s string
+		if json.Unmarshal(item, &s) != nil {
+			errs[strconv.Itoa(i)] = []string{api.MsgNotString}
+			continue
+		}
+		switch n := utf8.RuneCountInString(s); {
+		case n == 0:
+			errs[strconv.Itoa(i)] = []string{api.MsgBlank}
+		case n > survey.MaxAuthDomain:
+			errs[strconv.Itoa(i)] = []string{fmt.Sprintf("Ensure this field has no more than %d characters.", survey.MaxAuthDomain)}
+		case !survey.ValidAuthDomain(s):
+			errs[strconv.Itoa(i)] = []string{"Enter a pattern of the form *@example.com."}
+		default:
+			out = append(out, s)
+		}
+	}
+	if len(errs) > 0 {
+		f.FailNested(name, errs)
+		return nil, false
+	}
+	return out, true
+}
+
+// readSurvey reads the survey object: name, language, is_stopped, each
+// optional; errors nest under "survey".
+func readSurvey(f *api.Form, raw json.RawMessage, p *patch) {
+	if kind := api.JSONKind(raw); kind != "dict" {
+		f.FailNested("survey", map[string]any{"non_field_errors": []string{"Invalid data. Expected a dictionary, but got " + kind + "."}})
+		return
+	}
+	var obj map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &obj)
+	inner := api.NewForm(obj)
+	if v, ok := inner.String("name", api.Str{Max: survey.MaxSurveyName}); ok {
+		p.name = &v
+	}
+	if v, ok := inner.Int("language", api.Int{}); ok {
+		if _, known := survey.LanguageCode(v); known {
+			p.language = &v
+		} else {
+			inner.Fail("language", fmt.Sprintf("%q is not a valid choice.", strconv.FormatInt(v, 10)))
+		}
+	}
+	if v, ok := inner.Bool("is_stopped", false); ok {
+		p.isStopped = &v
+	}
+	if err := inner.Err(); err != nil {
+		var e *survey.Error
+		if errors.As(err, &e) {
+			f.FailNested("survey", e.Fields)
+		}
+	}
+}
+
+// apply returns the settings with the patch's fields set, by their API
+// names (a JSON round trip through the struct's own tags).
+func apply(s survey.Settings, set map[string]any) (survey.Settings, error) {
+	m := map[string]any{}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return s, err
+	}
+	for k, v := range set {
+		m[k] = v
+	}
+	b, err = json.Marshal(m)
+	if err != nil {
+		return s, err
+	}
+	var out survey.Settings
+	err = json.Unmarshal(b, &out)
+	return out, err
+}
+
+// refused lists the gated fields the patch would change that the plan does
+// not include; a gated field sent with the value it has is not a change.
+func refused(plan survey.Plan, cur, next survey.Settings, set map[string]any) []string {
+	curM, nextM := asMap(cur), asMap(next)
+	var out []string
+	for field := range set {
+		need, gated := survey.PlanNeeded[field]
+		if !gated || plan.Includes(need) {
+			continue
+		}
+		if !reflect.DeepEqual(normalize(curM[field]), normalize(nextM[field])) {
+			out = append(out, field)
+		}
+	}
+	return out
+}
+
+func asMap(s survey.Settings) map[string]any {
+	m := map[string]any{}
+	b, _ := json.Marshal(s)
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+// normalize makes null and [] the same list (service_auth_domains).
+func normalize(v any) any {
+	if l, ok := v.([]any); ok && len(l) == 0 {
+		return nil
+	}
+	return v
+}
+
+func (h handlers) get() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		acct, _ := api.AccountFrom(r.Context())
+		sid, ok := api.PathID(r, "survey_id")
+		if !ok {
+			api.Error(w, r, survey.ErrNotFound)
+			return
+		}
+		sv, st, _, err := h.st.SurveySettings(r.Context(), acct.ID, sid)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		api.Respond(w, r, http.StatusOK, st.View(sv))
+	})
+}
+
+// update validates the whole body (400), reads the survey and its settings
+// once, refuses gated changes the plan does not include (403, nothing
+// written), then writes only the fields given in one transaction.
+func (h handlers) update() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		acct, _ := api.AccountFrom(r.Context())
+		sid, ok := api.PathID(r, "survey_id")
+		if !ok {
+			api.Error(w, r, survey.ErrNotFound)
+			return
+		}
+		body, err := api.DecodeObject(r, api.MaxBody)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		today := survey.Today(h.now())
+		// Validate before any read: a bad body is 400 whoever owns the id.
+		if _, err := readPatch(body, survey.Survey{}, today); err != nil && !onlyExpirationPast(err) {
+			api.Error(w, r, err)
+			return
+		}
+		sv, cur, _, err := h.st.SurveySettings(r.Context(), acct.ID, sid)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		p, err := readPatch(body, sv, today)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		next, err := apply(cur, p.set)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		if gated := refused(acct.Plan, cur, next, p.set); len(gated) > 0 {
+			api.Error(w, r, survey.PlanRefusal(acct.Plan, gated))
+			return
+		}
+		u := store.SettingsUpdate{Set: p.set, Name: p.name, Language: p.language, IsStopped: p.isStopped,
+			Expire: p.expire, Expiration: p.expiration}
+		if err := h.st.UpdateSettings(r.Context(), acct.ID, sid, u); err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		if p.name != nil {
+			sv.Name = *p.name
+		}
+		if p.language != nil {
+			sv.Language = *p.language
+		}
+		if p.isStopped != nil {
+			sv.IsStopped = *p.isStopped
+		}
+		if p.expire {
+			sv.ExpirationDate = p.expiration
+		}
+		api.Respond(w, r, http.StatusOK, next.View(sv))
+	})
+}
+
+// onlyExpirationPast reports a validation failure that is only the
+// expiration date being today or earlier, which an unchanged date excuses:
+// it is decided after the read.
+func onlyExpirationPast(err error) bool {
+	var e *survey.Error
+	if !errors.As(err, &e) || len(e.Fields) != 1 {
+		return false
+	}
+	msgs, _ := e.Fields["expiration_date"].([]string)
+	return len(msgs) == 1 && msgs[0] == "Ensure this date is after today."
+}

@@ -1,0 +1,122 @@
+// Package sweeper closes the surveys whose expiration date has come. It
+// reads only the due entries of the sweep's sparse index (GSI2, sharded in
+// store.ExpiryShards partitions by survey id and ordered by date), never the
+// table, so its work is proportional to the surveys due.
+package sweeper
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
+
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// Store is what the sweep reads and writes; *store.Store implements it.
+type Store interface {
+	DuePage(ctx context.Context, shard int, today string, start dynamo.PagingKey, limit int) ([]store.DueSurvey, dynamo.PagingKey, error)
+	CloseExpired(ctx context.Context, d store.DueSurvey) (bool, error)
+}
+
+var _ Store = (*store.Store)(nil)
+
+// Tuning of a run.
+const (
+	// PageSize is how many due entries one Query reads.
+	PageSize = 100
+	// Parallelism is how many closes are in flight at once.
+	Parallelism = 8
+	// Margin is how long before its deadline a run stops starting work;
+	// what is left is due still, and the next run takes it.
+	Margin = 3 * time.Second
+)
+
+// Result is what a run did.
+type Result struct {
+	Closed   int  `json:"closed"`
+	Read     int  `json:"read"`
+	Complete bool `json:"complete"`
+}
+
+// Run closes every survey due at now (its expiration date is today or
+// earlier, UTC), shard by shard and page by page. Each close is conditional
+// on the date it was indexed under, so a retry or an overlapping run is
+// harmless and a survey whose date just moved is left alone. It stops
+// cleanly when ctx's deadline is within Margin, with Complete false.
+func Run(ctx context.Context, st Store, now time.Time) (Result, error) {
+	today := survey.Today(now)
+	var closed, read atomic.Int64
+	for shard := range store.ExpiryShards {
+		var start dynamo.PagingKey
+		for {
+			if late(ctx) {
+				return Result{Closed: int(closed.Load()), Read: int(read.Load())}, nil
+			}
+			due, next, err := st.DuePage(ctx, shard, today, start, PageSize)
+			if err != nil {
+				return Result{Closed: int(closed.Load()), Read: int(read.Load())}, err
+			}
+			read.Add(int64(len(due)))
+			g, gctx := errgroup.WithContext(ctx)
+			g.SetLimit(Parallelism)
+			for _, d := range due {
+				g.Go(func() error {
+					ok, err := st.CloseExpired(gctx, d)
+					if ok {
+						closed.Add(1)
+					}
+					return err
+				})
+			}
+			if err := g.Wait(); err != nil {
+				return Result{Closed: int(closed.Load()), Read: int(read.Load())}, err
+			}
+			if next == nil {
+				break
+			}
+			start = next
+		}
+	}
+	return Result{Closed: int(closed.Load()), Read: int(read.Load()), Complete: true}, nil
+}
+
+func late(ctx context.Context) bool {
+	deadline, ok := ctx.Deadline()
+	return ok && time.Until(deadline) < Margin
+}
+
+// EmitMetric writes the run's count as a CloudWatch Embedded Metric Format
+// line: CloudWatch Logs turns it into the SurveysClosed metric of the
+// SurveyService namespace, with no API call from the function.
+func EmitMetric(w io.Writer, res Result, at time.Time) error {
+	line := map[string]any{
+		"_aws": map[string]any{
+			"Timestamp": at.UnixMilli(),
+			"CloudWatchMetrics": []map[string]any{{
+				"Namespace":  "SurveyService",
+				"Dimensions": [][]string{{"Function"}},
+				"Metrics": []map[string]string{
+					{"Name": "SurveysClosed", "Unit": "Count"},
+					{"Name": "SweepEntriesRead", "Unit": "Count"},
+				},
+			}},
+		},
+		"Function":         "sweeper",
+		"SurveysClosed":    res.Closed,
+		"SweepEntriesRead": res.Read,
+		"SweepComplete":    res.Complete,
+	}
+	b, err := json.Marshal(line)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, string(b))
+	return err
+}

@@ -1,0 +1,177 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+const settingsSK = "SETTINGS"
+
+// settingsItem is SURVEY#<sid> / SETTINGS. Each setting is an attribute of
+// its own, so that a PATCH writes only the fields it names and concurrent
+// PATCHes of different fields both land. A survey without the item has
+// the default settings. code_count is the number of authentication codes,
+// kept by the code writes, so that a page of codes can say how many there
+// are without reading them.
+type settingsItem struct {
+	PK                              string   `dynamo:"PK"`
+	SK                              string   `dynamo:"SK"`
+	AuthenticationNeeded            bool     `dynamo:"authentication_needed"`
+	ServiceAuth                     bool     `dynamo:"service_auth"`
+	ServiceAuthNoSpam               bool     `dynamo:"service_auth_no_spam"`
+	ServiceAuthDomains              []string `dynamo:"service_auth_domains"`
+	CodeAuth                        bool     `dynamo:"code_auth"`
+	CodeAuthIsUnique                bool     `dynamo:"code_auth_is_unique"`
+	CodeAuthenticationFileName      *string  `dynamo:"code_authentication_file_name"`
+	AuthDescription                 *string  `dynamo:"auth_description"`
+	CaptchaNeeded                   bool     `dynamo:"captcha_needed"`
+	HiddenResponderDetails          bool     `dynamo:"hidden_responder_details"`
+	PrivacyPreservingMessageEnabled bool     `dynamo:"privacy_preserving_message_enabled"`
+	NoSpam                          bool     `dynamo:"no_spam"`
+	TagSpam                         bool     `dynamo:"tag_spam"`
+	LocationIsActive                bool     `dynamo:"location_is_active"`
+	LocationIsRequired              bool     `dynamo:"location_is_required"`
+	LocationDescription             *string  `dynamo:"location_description"`
+	HideNextButton                  bool     `dynamo:"hide_next_button"`
+	HidePreviousButton              bool     `dynamo:"hide_previous_button"`
+	HideProgressbar                 bool     `dynamo:"hide_progressbar"`
+	RespondingDuration              *string  `dynamo:"responding_duration"`
+	EditResponseEnabled             bool     `dynamo:"edit_response_enabled"`
+	BrandingRemoval                 bool     `dynamo:"branding_removal"`
+	RespondingDurationType          int64    `dynamo:"responding_duration_type"`
+	QuestionsRespondingDuration     *string  `dynamo:"questions_responding_duration"`
+	CodeCount                       int64    `dynamo:"code_count"`
+}
+
+func (it settingsItem) settings() survey.Settings {
+	return survey.Settings{
+		AuthenticationNeeded: it.AuthenticationNeeded, ServiceAuth: it.ServiceAuth, ServiceAuthNoSpam: it.ServiceAuthNoSpam,
+		ServiceAuthDomains: it.ServiceAuthDomains, CodeAuth: it.CodeAuth, CodeAuthIsUnique: it.CodeAuthIsUnique,
+		CodeAuthenticationFileName: it.CodeAuthenticationFileName, AuthDescription: it.AuthDescription,
+		CaptchaNeeded: it.CaptchaNeeded, HiddenResponderDetails: it.HiddenResponderDetails,
+		PrivacyPreservingMessageEnabled: it.PrivacyPreservingMessageEnabled, NoSpam: it.NoSpam, TagSpam: it.TagSpam,
+		LocationIsActive: it.LocationIsActive, LocationIsRequired: it.LocationIsRequired,
+		LocationDescription: it.LocationDescription, HideNextButton: it.HideNextButton,
+		HidePreviousButton: it.HidePreviousButton, HideProgressbar: it.HideProgressbar,
+		RespondingDuration: it.RespondingDuration, EditResponseEnabled: it.EditResponseEnabled,
+		BrandingRemoval: it.BrandingRemoval, RespondingDurationType: it.RespondingDurationType,
+		QuestionsRespondingDuration: it.QuestionsRespondingDuration,
+	}
+}
+
+// settingsAttr maps a settings field of the API to its attribute (the
+// duration's API key has a space; its attribute does not).
+func settingsAttr(field string) string {
+	if field == "responding_ duration" {
+		return "responding_duration"
+	}
+	return field
+}
+
+// SurveySettings reads a survey of the account and its settings in one
+// strongly consistent BatchGetItem, and the number of its codes.
+func (s *Store) SurveySettings(ctx context.Context, aid, sid int64) (survey.Survey, survey.Settings, int64, error) {
+	var items []dynamo.Item
+	err := s.table.Batch(AttrPK, AttrSK).
+		Get(dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}).
+		Consistent(true).All(ctx, &items)
+	if err != nil && err != dynamo.ErrNotFound {
+		return survey.Survey{}, survey.Settings{}, 0, s.fail(fmt.Sprintf("get settings of survey %d", sid), err)
+	}
+	var sv survey.Survey
+	var st survey.Settings
+	var count int64
+	found := false
+	for _, item := range items {
+		switch skOf(item) {
+		case surveySK:
+			if sv, err = decodeSurvey(item); err != nil {
+				return survey.Survey{}, survey.Settings{}, 0, err
+			}
+			found = true
+		case settingsSK:
+			var it settingsItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return survey.Survey{}, survey.Settings{}, 0, fmt.Errorf("store: decode settings: %w", err)
+			}
+			st, count = it.settings(), it.CodeCount
+		}
+	}
+	if !found || sv.AccountID != aid {
+		return survey.Survey{}, survey.Settings{}, 0, survey.ErrNotFound
+	}
+	return sv, st, count, nil
+}
+
+// SettingsUpdate is a change of settings: Set holds the settings fields to
+// write (API names; a nil value clears a string setting), and the survey's
+// own fields are set when non-nil. Expiration, when Expire is true, sets
+// the expiration date (or clears it when Expiration is "").
+type SettingsUpdate struct {
+	Set        map[string]any
+	Name       *string
+	Language   *int64
+	IsStopped  *bool
+	Expire     bool
+	Expiration string
+}
+
+// UpdateSettings writes a change of settings of a survey of the account:
+// only the fields named, in one transaction of the settings item and the
+// survey item (which must be the account's and out of the trash). Setting
+// an expiration date puts the survey in the sweep's sparse index (GSI2)
+// and reopens it; clearing it takes it out; both in the same write.
+func (s *Store) UpdateSettings(ctx context.Context, aid, sid int64, u SettingsUpdate) error {
+	sup := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).If(surveyWritable, aid, false)
+	surveyChanged := false
+	if u.Name != nil {
+		sup.Set("name", *u.Name)
+		surveyChanged = true
+	}
+	if u.Language != nil {
+		sup.Set("language", *u.Language)
+		surveyChanged = true
+	}
+	if u.IsStopped != nil {
+		sup.Set("is_stopped", *u.IsStopped)
+		surveyChanged = true
+	}
+	if u.Expire {
+		surveyChanged = true
+		if u.Expiration == "" {
+			sup.Remove("expiration_date", "closed", AttrGSI2PK, AttrGSI2SK)
+		} else {
+			sup.Set("expiration_date", u.Expiration).Set(AttrGSI2PK, ExpiryKey(sid)).
+				Set(AttrGSI2SK, ExpirySK(u.Expiration, sid)).Remove("closed")
+		}
+	}
+	tx := s.db.WriteTx()
+	if len(u.Set) > 0 {
+		up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, settingsSK)
+		for field, v := range u.Set {
+			if v == nil {
+				up.Remove(settingsAttr(field))
+			} else {
+				up.Set(settingsAttr(field), v)
+			}
+		}
+		tx.Update(up)
+	}
+	if surveyChanged {
+		tx.Update(sup)
+	} else {
+		tx.Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).If(surveyWritable, aid, false))
+	}
+	err := tx.Run(ctx)
+	if err == nil {
+		return nil
+	}
+	if dynamo.IsCondCheckFailed(err) {
+		return s.whyNotWritable(ctx, aid, sid)
+	}
+	return s.fail(fmt.Sprintf("update settings of survey %d", sid), err)
+}

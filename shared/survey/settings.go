@@ -1,0 +1,163 @@
+package survey
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/net/idna"
+)
+
+// Settings is a survey's settings object, except its `survey` part (name,
+// language, is_stopped) and expiration_date, which live on the survey.
+// String settings are nil until set; null clears them.
+type Settings struct {
+	AuthenticationNeeded            bool     `json:"authentication_needed"`
+	ServiceAuth                     bool     `json:"service_auth"`
+	ServiceAuthNoSpam               bool     `json:"service_auth_no_spam"`
+	ServiceAuthDomains              []string `json:"service_auth_domains"`
+	CodeAuth                        bool     `json:"code_auth"`
+	CodeAuthIsUnique                bool     `json:"code_auth_is_unique"`
+	CodeAuthenticationFileName      *string  `json:"code_authentication_file_name"`
+	AuthDescription                 *string  `json:"auth_description"`
+	CaptchaNeeded                   bool     `json:"captcha_needed"`
+	HiddenResponderDetails          bool     `json:"hidden_responder_details"`
+	PrivacyPreservingMessageEnabled bool     `json:"privacy_preserving_message_enabled"`
+	NoSpam                          bool     `json:"no_spam"`
+	TagSpam                         bool     `json:"tag_spam"`
+	LocationIsActive                bool     `json:"location_is_active"`
+	LocationIsRequired              bool     `json:"location_is_required"`
+	LocationDescription             *string  `json:"location_description"`
+	HideNextButton                  bool     `json:"hide_next_button"`
+	HidePreviousButton              bool     `json:"hide_previous_button"`
+	HideProgressbar                 bool     `json:"hide_progressbar"`
+	RespondingDuration              *string  `json:"responding_ duration"`
+	EditResponseEnabled             bool     `json:"edit_response_enabled"`
+	BrandingRemoval                 bool     `json:"branding_removal"`
+	RespondingDurationType          int64    `json:"responding_duration_type"`
+	QuestionsRespondingDuration     *string  `json:"questions_responding_duration"`
+}
+
+// SettingsView is the settings object as GET and PATCH answer it.
+type SettingsView struct {
+	Survey         SettingsSurvey `json:"survey"`
+	ExpirationDate *string        `json:"expiration_date"`
+	Settings
+}
+
+// SettingsSurvey is the part of the settings that is the survey's own.
+type SettingsSurvey struct {
+	Name      string `json:"name"`
+	Language  int64  `json:"language"`
+	IsStopped bool   `json:"is_stopped"`
+}
+
+// View renders the settings of sv.
+func (s Settings) View(sv Survey) SettingsView {
+	if s.ServiceAuthDomains == nil {
+		s.ServiceAuthDomains = []string{}
+	}
+	var exp *string
+	if sv.ExpirationDate != "" {
+		e := sv.ExpirationDate
+		exp = &e
+	}
+	return SettingsView{
+		Survey:         SettingsSurvey{Name: sv.Name, Language: sv.Language, IsStopped: sv.IsStopped},
+		ExpirationDate: exp, Settings: s,
+	}
+}
+
+// Summary is the part of the settings a survey detail shows.
+func (s Settings) Summary() SettingsSummary {
+	return SettingsSummary{
+		AuthenticationNeeded: s.AuthenticationNeeded, ServiceAuth: s.ServiceAuth, CodeAuth: s.CodeAuth,
+		EditResponseEnabled: s.EditResponseEnabled, RespondingDurationType: int(s.RespondingDurationType),
+		QuestionsRespondingDuration: s.QuestionsRespondingDuration,
+	}
+}
+
+// Setting limits, from the specification.
+const (
+	MaxAuthDomain        = 60
+	MaxCodeAuthFileName  = 500
+	MaxAuthDescription   = 1000
+	MaxLocationDesc      = 1000
+	MaxRespondingDurType = 2
+)
+
+// PlanNeeded is the plan table: which settings field needs which plan. A
+// field not listed is on every plan. It is the one place that says it.
+var PlanNeeded = map[string]Plan{
+	"authentication_needed":              PlanEnterprise,
+	"service_auth":                       PlanEnterprise,
+	"service_auth_no_spam":               PlanEnterprise,
+	"service_auth_domains":               PlanEnterprise,
+	"code_auth":                          PlanEnterprise,
+	"code_auth_is_unique":                PlanEnterprise,
+	"code_authentication_file_name":      PlanEnterprise,
+	"auth_description":                   PlanEnterprise,
+	"captcha_needed":                     PlanEnterprise,
+	"hidden_responder_details":           PlanEnterprise,
+	"privacy_preserving_message_enabled": PlanEnterprise,
+	"no_spam":                            PlanPro,
+	"tag_spam":                           PlanPro,
+	"location_is_active":                 PlanEnterprise,
+	"location_is_required":               PlanEnterprise,
+	"location_description":               PlanEnterprise,
+	"edit_response_enabled":              PlanEnterprise,
+	"branding_removal":                   PlanEnterprise,
+}
+
+// PlanRefusal is the 403 of a change to settings the plan does not
+// include: changed names the fields whose value would change.
+func PlanRefusal(plan Plan, changed []string) error {
+	sort.Strings(changed)
+	parts := make([]string, len(changed))
+	for i, f := range changed {
+		parts[i] = fmt.Sprintf("%s (needs the %s plan)", f, PlanNeeded[f])
+	}
+	return Errorf(EFORBIDDEN, "Your %s plan does not include these settings: %s.", plan, strings.Join(parts, ", "))
+}
+
+// domainLabel is one label of a domain name (after IDNA conversion).
+var domainLabel = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// ValidAuthDomain reports whether s is `*@<domain>` with a domain name of
+// two or more labels; Unicode domains are accepted (checked in their IDNA
+// form). The length limit is checked by the caller.
+func ValidAuthDomain(s string) bool {
+	domain, ok := strings.CutPrefix(s, "*@")
+	if !ok || domain == "" {
+		return false
+	}
+	ascii, err := idna.Lookup.ToASCII(domain)
+	if err != nil {
+		return false
+	}
+	labels := strings.Split(ascii, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if !domainLabel.MatchString(l) {
+			return false
+		}
+	}
+	tld := labels[len(labels)-1]
+	return strings.HasPrefix(tld, "xn--") || strings.Trim(tld, "0123456789") != ""
+}
+
+// ParseDate reads a YYYY-MM-DD date that exists (2026-02-30 does not).
+func ParseDate(s string) (time.Time, bool) {
+	if len(s) != len(DateLayout) {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(DateLayout, s)
+	return t, err == nil
+}
+
+// Today is the UTC date of now, as YYYY-MM-DD.
+func Today(now time.Time) string { return now.UTC().Format(DateLayout) }
