@@ -55,6 +55,13 @@ var isolationRoutes = []struct {
 	{"DELETE", "/api/v2/surveys/{own_survey}/questions/{question}/", "", 404, `{"detail":"Not found."}`},
 	{"POST", "/api/v2/surveys/{own_survey}/questions/", `{"title":"x","type":2,"prior_question":{question}}`, 400, `{"prior_question":["Invalid pk \"{question}\" - object does not exist."]}`},
 	{"POST", "/api/v2/surveys/{own_survey}/questions/", `{"title":"x","type":2,"related_group":{group}}`, 400, `{"related_group":["Invalid pk \"{group}\" - object does not exist."]}`},
+	// settings and codes
+	{"GET", "/api/surveys/{survey}/settings/", "", 404, `{"detail":"Not found."}`},
+	{"PATCH", "/api/surveys/{survey}/settings/", `{"hide_progressbar":true,"survey":{"name":"taken over"}}`, 404, `{"detail":"Not found."}`},
+	{"GET", "/api/surveys/{survey}/settings/authentication-codes/", "", 404, `{"detail":"Not found."}`},
+	{"POST", "/api/surveys/{survey}/settings/authentication-codes/", `["planted"]`, 404, `{"detail":"Not found."}`},
+	{"DELETE", "/api/surveys/{survey}/settings/authentication-codes/", `["PRIVATE-CODE"]`, 404, `{"detail":"Not found."}`},
+	{"DELETE", "/api/surveys/{survey}/settings/authentication-codes/", "", 404, `{"detail":"Not found."}`},
 }
 
 func fill(s string, victim, intruder tenant) string {
@@ -81,6 +88,9 @@ func newTenant(t *testing.T) tenant {
 	}
 	sv, err := st.CreateSurvey(ctx, survey.Survey{AccountID: a.ID, FolderID: f.ID, Name: "Private survey", Language: 1, Theme: survey.DefaultTheme()})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddCodes(ctx, a.ID, sv.ID, []string{"PRIVATE-CODE"}); err != nil {
 		t.Fatal(err)
 	}
 	ids := map[string]int64{"folder": f.ID, "survey": sv.ID}
@@ -111,8 +121,9 @@ func serveAs(h http.Handler, key, method, path, body string) *httptest.ResponseR
 func snapshot(t *testing.T, h http.Handler, victim tenant) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	for _, path := range []string{"/api/folders/", "/api/v2/surveys/" + itoa(victim.ids["survey"]) + "/",
-		"/api/v2/surveys/" + itoa(victim.ids["survey"]) + "/questions/"} {
+	sid := itoa(victim.ids["survey"])
+	for _, path := range []string{"/api/folders/", "/api/v2/surveys/" + sid + "/", "/api/v2/surveys/" + sid + "/questions/",
+		"/api/surveys/" + sid + "/settings/", "/api/surveys/" + sid + "/settings/authentication-codes/"} {
 		rec := serveAs(h, victim.key, "GET", path, "")
 		if rec.Code != 200 {
 			t.Fatalf("victim GET %s = %d", path, rec.Code)
