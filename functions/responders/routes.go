@@ -4,10 +4,12 @@ package responders
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 
 	"surveyservice/shared/api"
+	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -15,16 +17,76 @@ import (
 // Store is what the group reads and writes; *store.Store implements it.
 type Store interface {
 	SurveyBySlug(ctx context.Context, slug string) (store.PublicSurvey, error)
+	SurveyIDBySlug(ctx context.Context, slug string) (int64, error)
 	CheckCode(ctx context.Context, sid int64, code string, unique bool) (bool, error)
+	ConsumeLink(ctx context.Context, tokenID string) (bool, error)
 }
+
+// Opener opens personalised links; *links.Sealer implements it.
+type Opener interface {
+	Open(ctx context.Context, surveyID int64, token string) (links.Payload, error)
+}
+
+var _ Opener = (*links.Sealer)(nil)
 
 var _ Store = (*store.Store)(nil)
 
 // New returns the group's routes.
-func New(st Store) *api.Router {
+func New(st Store, opener Opener) *api.Router {
 	rt := api.NewRouter(nil)
 	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/authenticate/", Name: "Survey Authenticate", Public: true}, handleAuthenticate(st))
+	rt.Handle(api.Route{Method: "GET", Path: "/api/public/surveys/{url_slug}/variables/", Name: "Survey Link Values", Public: true}, handleValues(st, opener))
 	return rt
+}
+
+var (
+	errInvalidLink = survey.FieldError("qs", "Invalid link.")
+	errLinkUsed    = survey.Errorf(survey.EGONE, "This link has been used.")
+)
+
+// handleValues opens a personalised link (?qs=TOKEN) and answers its
+// values. Every token that does not open for this survey (garbage,
+// truncated, tampered, another survey's) is the same 400; a one-use link
+// answers its values once, then 410, also when requests race.
+func handleValues(st Store, opener Opener) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		qs, present := r.URL.Query()["qs"]
+		if !present {
+			api.Error(w, r, survey.FieldError("qs", api.MsgRequired))
+			return
+		}
+		sid, err := st.SurveyIDBySlug(r.Context(), r.PathValue("url_slug"))
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		p, err := opener.Open(r.Context(), sid, qs[0])
+		if errors.Is(err, links.ErrInvalid) {
+			api.Error(w, r, errInvalidLink)
+			return
+		}
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		if p.Unique {
+			first, err := st.ConsumeLink(r.Context(), links.TokenID(qs[0]))
+			if err != nil {
+				api.Error(w, r, err)
+				return
+			}
+			if !first {
+				api.Error(w, r, errLinkUsed)
+				return
+			}
+		}
+		values := make(map[string]any, len(p.Values))
+		for _, v := range p.Values {
+			values[v.Name] = v.JSON()
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		api.Respond(w, r, http.StatusOK, map[string]any{"values": values})
+	})
 }
 
 // errRefused is the one answer to every refused code: it never tells an

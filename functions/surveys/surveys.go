@@ -44,6 +44,7 @@ func (h handlers) detail(w http.ResponseWriter, r *http.Request, status int, aid
 	}
 	d := c.Survey.Detail(h.now(), acct.Profile(), c.Layout, c.Elements)
 	d.Settings = c.Settings.Summary()
+	d.Variables = c.Variables
 	api.Respond(w, r, status, d)
 }
 

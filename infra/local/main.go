@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
 	"surveyservice/functions/templates"
+	"surveyservice/functions/variables"
 	"surveyservice/infra/seed"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
@@ -77,8 +78,10 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	if alias := or(env["KMS_KEY_ID"], links.DefaultKeyAlias); strings.HasPrefix(alias, "alias/") {
-		if _, err := links.EnsureKey(ctx, kms.NewFromConfig(cfg), alias); err != nil {
+	kmsClient := kms.NewFromConfig(cfg)
+	keyID := links.KeyFromEnv(get)
+	if strings.HasPrefix(keyID, "alias/") {
+		if _, err := links.EnsureKey(ctx, kmsClient, keyID); err != nil {
 			return err
 		}
 	}
@@ -91,10 +94,14 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return err
 	}
 
-	handler := api.Mount(values(routers(st, config{templates: templates.Config{
-		MediaURL:     or(env["MEDIA_URL"], "http://127.0.0.1:"+port),
-		TemplatesURL: or(env["TEMPLATES_URL"], "http://127.0.0.1:"+port),
-	}}))...)
+	handler := api.Mount(values(routers(st, config{
+		templates: templates.Config{
+			MediaURL:     or(env["MEDIA_URL"], "http://127.0.0.1:"+port),
+			TemplatesURL: or(env["TEMPLATES_URL"], "http://127.0.0.1:"+port),
+		},
+		variables: variables.Config{SurveyURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port)},
+		sealer:    links.NewSealer(kmsClient, keyID, st),
+	}))...)
 	ln, err := net.Listen("tcp", "127.0.0.1:"+port)
 	if err != nil {
 		return fmt.Errorf("listen on 127.0.0.1:%s: %w (set PORT to use another port)", port, err)

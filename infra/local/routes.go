@@ -10,13 +10,19 @@ import (
 	"surveyservice/functions/settings"
 	"surveyservice/functions/surveys"
 	"surveyservice/functions/templates"
+	"surveyservice/functions/variables"
 	"surveyservice/shared/api"
+	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 )
 
-// config is what the local server reads from the environment.
+// config is what the local server reads from the environment, and the
+// sealer of personalised links (nil where no route is served, as in the
+// tests that only list routes).
 type config struct {
 	templates templates.Config
+	variables variables.Config
+	sealer    *links.Sealer
 }
 
 // routers returns every resource group, each as its Lambda function serves
@@ -31,6 +37,7 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"SurveysFunction":    surveys.New(auth, st, time.Now),
 		"ElementsFunction":   elements.New(auth, st),
 		"SettingsFunction":   settings.New(auth, st, time.Now),
-		"RespondersFunction": responders.New(st),
+		"RespondersFunction": responders.New(st, cfg.sealer),
+		"VariablesFunction":  variables.New(auth, st, cfg.sealer, cfg.variables),
 	}
 }

@@ -211,8 +211,10 @@ var allowedActions = map[string][]string{
 	"ElementsFunction":  {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 	"SettingsFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "dynamodb:BatchWriteItem"},
-	"RespondersFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem"},
-	"SweeperFunction":    {"dynamodb:Query", "dynamodb:UpdateItem"},
+	"RespondersFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "kms:Decrypt"},
+	"VariablesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
+		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
+	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem"},
 }
 
 // TestLeastPrivilege reads every function's inline policy: only the actions
@@ -251,6 +253,14 @@ func TestLeastPrivilege(t *testing.T) {
 					granted = append(granted, a)
 					if strings.Contains(a, "*") || !slices.Contains(allowed, a) {
 						t.Errorf("%s may %s; it needs only %v", name, a, allowed)
+					}
+					if strings.HasPrefix(a, "kms:") {
+						// KMS only on the links key, only with the links' context.
+						cond, _ := st["Condition"].(map[string]any)
+						eq, _ := cond["StringEquals"].(map[string]any)
+						if st["Resource"] != "LinksKey.Arn" || eq["kms:EncryptionContext:purpose"] != "survey-links" {
+							t.Errorf("%s may %s on %v with condition %v; want the links key and purpose=survey-links", name, a, st["Resource"], cond)
+						}
 					}
 				}
 				if st["Resource"] == "*" {

@@ -69,3 +69,10 @@ func Error(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	Respond(w, r, status, body)
 }
+
+// RespondErrorList answers 400 with a list of per-item errors, aligned with
+// the items of an array body ({} for the valid ones), as DRF's list
+// serializers do.
+func RespondErrorList(w http.ResponseWriter, r *http.Request, items []map[string]any) {
+	Respond(w, r, http.StatusBadRequest, items)
+}

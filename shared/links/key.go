@@ -43,3 +43,12 @@ func EnsureKey(ctx context.Context, client *kms.Client, alias string) (string, e
 	}
 	return id, nil
 }
+
+// KeyFromEnv is the KMS key the links use: KMS_KEY_ID (an id, ARN or
+// alias), by default DefaultKeyAlias.
+func KeyFromEnv(getenv func(string) string) string {
+	if k := getenv("KMS_KEY_ID"); k != "" {
+		return k
+	}
+	return DefaultKeyAlias
+}

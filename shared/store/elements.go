@@ -324,7 +324,7 @@ func (s *Store) LayoutRetries() int64 { return s.retries.Load() }
 // decodeCollection sorts a survey's items into the survey, its layout and
 // its elements; other items stay in Items for their owners.
 func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
-	c := SurveyCollection{Elements: map[int64]survey.Element{}, Items: map[string]dynamo.Item{}}
+	c := SurveyCollection{Elements: map[int64]survey.Element{}, Variables: []survey.Variable{}, Items: map[string]dynamo.Item{}}
 	found := false
 	for _, item := range items {
 		sk := skOf(item)
@@ -345,6 +345,12 @@ func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
 				return SurveyCollection{}, false, err
 			}
 			c.Layout = l
+		case sk == variablesSK:
+			vars, _, err := decodeVariables(item)
+			if err != nil {
+				return SurveyCollection{}, false, err
+			}
+			c.Variables = vars
 		case sk == settingsSK:
 			var it settingsItem
 			if err := dynamo.UnmarshalItem(item, &it); err != nil {

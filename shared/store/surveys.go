@@ -166,10 +166,11 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 // SurveyCollection is everything stored under one survey, read in one
 // Query of its item collection.
 type SurveyCollection struct {
-	Survey   survey.Survey
-	Layout   survey.Layout
-	Elements map[int64]survey.Element
-	Settings survey.Settings
+	Survey    survey.Survey
+	Layout    survey.Layout
+	Elements  map[int64]survey.Element
+	Settings  survey.Settings
+	Variables []survey.Variable
 	// Items holds the collection's other items (settings, variables), by
 	// sort key.
 	Items map[string]dynamo.Item

@@ -45,7 +45,7 @@ type SurveyDetail struct {
 	SharedBy           Profile         `json:"shared_by"`
 	Settings           SettingsSummary `json:"settings"`
 	Questions          [][]ElementView `json:"questions"`
-	Variables          []any           `json:"variables"`
+	Variables          []Variable      `json:"variables"`
 	Welcome            []ElementView   `json:"welcome"`
 	Appreciations      []ElementView   `json:"appreciations"`
 }
@@ -66,7 +66,7 @@ func (s Survey) Detail(now time.Time, owner Profile, l Layout, elements map[int6
 		Deleted: s.Deleted, IsStopped: s.IsStopped, ExpirationDate: exp, PreviewCode: s.PreviewCode,
 		ReportCode: s.ReportCode, SubmittedResponses: s.SubmittedResponses, Views: s.Views,
 		IsTemplate: s.IsTemplate, QuestionCount: s.QuestionCount, Theme: s.Theme, SharedBy: owner,
-		Questions: [][]ElementView{}, Variables: []any{},
+		Questions: [][]ElementView{}, Variables: []Variable{},
 		Welcome: views(l, l.Welcome, elements, false), Appreciations: views(l, l.Appreciations, elements, false),
 	}
 	for _, page := range l.Pages() {

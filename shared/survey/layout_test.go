@@ -444,8 +444,6 @@ func TestLayoutUpdate(t *testing.T) {
 			q: []int64{11, 12, 13, 10, 14}, m: members(12, 11, 13, 11, 10, 11)},
 		{name: "join a group after a prior", id: 14, old: survey.TypeText, new: survey.TypeText, p: survey.Placement{Group: pid(11), Prior: pid(11)},
 			q: []int64{10, 11, 14, 12, 13}, m: members(12, 11, 13, 11, 14, 11)},
-		{name: "rejoin its own group goes last in it", id: 12, old: survey.TypeText, new: survey.TypeText, p: survey.Placement{Group: pid(11)},
-			q: []int64{10, 11, 13, 12, 14}},
 		{name: "ungroup stays in place", id: 12, old: survey.TypeText, new: survey.TypeText, p: survey.Placement{Ungroup: true},
 			m: members(13, 11)},
 		{name: "ungroup an ungrouped question", id: 14, old: survey.TypeText, new: survey.TypeText, p: survey.Placement{Ungroup: true}},

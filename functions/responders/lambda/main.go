@@ -1,4 +1,5 @@
-// Command lambda is the responders function (public: no API key) on Lambda.
+// Command lambda is the responders function on Lambda: what a survey's
+// responders reach without an API key.
 package main
 
 import (
@@ -7,9 +8,13 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/aws/aws-sdk-go-v2/service/kms"
+
 	"surveyservice/functions/responders"
 	"surveyservice/shared/api"
 	"surveyservice/shared/api/gateway"
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 )
 
@@ -25,9 +30,11 @@ func main() {
 
 // handler is the function's whole init path: configuration, clients, routes.
 func handler(ctx context.Context, getenv func(string) string) (http.Handler, error) {
-	st, err := store.OpenEnv(ctx, getenv)
+	cfg, err := awsenv.Load(ctx, awsenv.FromEnv(getenv))
 	if err != nil {
 		return nil, err
 	}
-	return responders.New(st), nil
+	st := store.New(cfg, store.TableNameFrom(getenv))
+	sealer := links.NewSealer(kms.NewFromConfig(cfg), links.KeyFromEnv(getenv), st)
+	return responders.New(st, sealer), nil
 }

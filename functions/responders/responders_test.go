@@ -1,0 +1,355 @@
+package responders_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"surveyservice/functions/responders"
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+	"surveyservice/shared/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+const (
+	authenticated = `{"authenticated":true}`
+	notFound      = `{"detail":"Not found."}`
+)
+
+func authPath(slug string) string { return "/api/public/surveys/" + slug + "/authenticate/" }
+
+// reply is one answer of the handler and the DynamoDB calls it made.
+type reply struct {
+	code   int
+	body   string
+	header http.Header
+	calls  int
+	ops    map[string]int
+}
+
+// send sends one request; headers are name, value pairs.
+func send(t *testing.T, h http.Handler, method, path, body string, headers ...string) reply {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, path, rd)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	ctx, calls := awsenv.WithCalls(req.Context())
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req.WithContext(ctx))
+	return reply{code: rec.Code, body: rec.Body.String(), header: rec.Header(), calls: calls.DynamoDB(), ops: calls.Ops()}
+}
+
+// authenticate posts {"code": code} as JSON, without an API key.
+func authenticate(t *testing.T, h http.Handler, slug, code string) reply {
+	t.Helper()
+	body, err := json.Marshal(map[string]string{"code": code})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return send(t, h, "POST", authPath(slug), string(body), "Content-Type", "application/json")
+}
+
+func (r reply) is(t *testing.T, code int, body string) {
+	t.Helper()
+	if r.code != code || r.body != body {
+		t.Fatalf("got %d %s, want %d %s", r.code, r.body, code, body)
+	}
+	if ct := r.header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type %q, want application/json", ct)
+	}
+}
+
+// refused checks a 403 and returns its body, which must be the same in
+// every refused case.
+func (r reply) refused(t *testing.T) string {
+	t.Helper()
+	if r.code != http.StatusForbidden {
+		t.Fatalf("got %d %s, want 403", r.code, r.body)
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(r.body), &v); err != nil {
+		t.Fatalf("403 body %q is not JSON: %v", r.body, err)
+	}
+	return r.body
+}
+
+// fixture is an account of its own with a folder, in the test's table.
+type fixture struct {
+	st  *store.Store
+	h   http.Handler
+	aid int64
+	fid int64
+}
+
+func newFixture(t *testing.T) fixture {
+	t.Helper()
+	st := testenv.Store(t)
+	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
+	fo, err := st.CreateFolder(t.Context(), a.ID, "Public", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The personalised-links opener is not used by the authenticate route.
+	return fixture{st: st, h: responders.New(st, nil), aid: a.ID, fid: fo.ID}
+}
+
+// survey creates a survey with the given settings and codes and returns its
+// public slug and id.
+func (f fixture) survey(t *testing.T, set map[string]any, codes ...string) (string, int64) {
+	t.Helper()
+	ctx := t.Context()
+	sv, err := f.st.CreateSurvey(ctx, survey.Survey{AccountID: f.aid, FolderID: f.fid, Name: "Coded", Language: 1, Theme: survey.DefaultTheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set) > 0 {
+		if err := f.st.UpdateSettings(ctx, f.aid, sv.ID, store.SettingsUpdate{Set: set}); err != nil {
+			t.Fatalf("settings %v: %v", set, err)
+		}
+	}
+	if len(codes) > 0 {
+		if err := f.st.AddCodes(ctx, f.aid, sv.ID, codes); err != nil {
+			t.Fatalf("add codes: %v", err)
+		}
+	}
+	if sv.URLSlug == "" || !survey.ValidSlug(sv.URLSlug) {
+		t.Fatalf("survey %d has slug %q", sv.ID, sv.URLSlug)
+	}
+	return sv.URLSlug, sv.ID
+}
+
+var (
+	shared = map[string]any{"code_auth": true, "code_auth_is_unique": false}
+	unique = map[string]any{"code_auth": true, "code_auth_is_unique": true}
+	off    = map[string]any{"code_auth": false, "code_auth_is_unique": false}
+)
+
+func TestAuthenticate(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	slug, _ := f.survey(t, shared, "alpha", "beta-2", "کد-۱۲", "with space")
+
+	var refusals []string
+	t.Run("existing code, repeatable", func(t *testing.T) {
+		for i := range 3 {
+			r := authenticate(t, f.h, slug, "alpha")
+			r.is(t, 200, authenticated)
+			if i == 0 {
+				t.Logf("success: %d DynamoDB calls %v", r.calls, r.ops)
+				if r.calls > 3 {
+					t.Errorf("success made %d DynamoDB calls (%v), want at most 3", r.calls, r.ops)
+				}
+			}
+		}
+		for _, code := range []string{"beta-2", "کد-۱۲", "with space"} {
+			authenticate(t, f.h, slug, code).is(t, 200, authenticated)
+		}
+	})
+	t.Run("unknown code", func(t *testing.T) {
+		for _, code := range []string{"gamma", "ALPHA", "alph", "alpha2", "beta"} {
+			refusals = append(refusals, authenticate(t, f.h, slug, code).refused(t))
+		}
+	})
+	t.Run("code_auth off", func(t *testing.T) {
+		offSlug, _ := f.survey(t, off, "alpha", "delta")
+		for _, code := range []string{"alpha", "delta", "unknown"} {
+			refusals = append(refusals, authenticate(t, f.h, offSlug, code).refused(t))
+		}
+		// Settings never written: code_auth is off by default.
+		bareSlug, _ := f.survey(t, nil, "alpha")
+		refusals = append(refusals, authenticate(t, f.h, bareSlug, "alpha").refused(t))
+	})
+	t.Run("unique code", func(t *testing.T) {
+		uSlug, uid := f.survey(t, unique, "once", "twice")
+		r := authenticate(t, f.h, uSlug, "once")
+		r.is(t, 200, authenticated)
+		t.Logf("unique success: %d DynamoDB calls %v", r.calls, r.ops)
+		if r.calls > 3 {
+			t.Errorf("unique success made %d DynamoDB calls (%v), want at most 3", r.calls, r.ops)
+		}
+		refusals = append(refusals, authenticate(t, f.h, uSlug, "once").refused(t))
+		refusals = append(refusals, authenticate(t, f.h, uSlug, "once").refused(t))
+		// The other code is still fresh.
+		authenticate(t, f.h, uSlug, "twice").is(t, 200, authenticated)
+		// An unknown code is refused and not invented by the attempt.
+		refusals = append(refusals, authenticate(t, f.h, uSlug, "never").refused(t))
+		codes, err := f.st.CodesPage(t.Context(), uid, 1, 500)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(codes, []string{"once", "twice"}) {
+			t.Errorf("codes after the attempts %v, want [once twice]", codes)
+		}
+		// Uploading a spent code again keeps it spent.
+		if err := f.st.AddCodes(t.Context(), f.aid, uid, []string{"once"}); err != nil {
+			t.Fatal(err)
+		}
+		refusals = append(refusals, authenticate(t, f.h, uSlug, "once").refused(t))
+	})
+	if len(refusals) == 0 {
+		t.Fatal("no refusal was recorded")
+	}
+	for i, body := range refusals {
+		if body != refusals[0] {
+			t.Errorf("refusal #%d body %s differs from refusal #0 %s", i, body, refusals[0])
+		}
+	}
+	t.Logf("refusal body: %s", refusals[0])
+}
+
+// TestUniqueRace: ten responders with the same unique code at once; exactly
+// one is admitted.
+func TestUniqueRace(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	slug, _ := f.survey(t, unique, "shared-once")
+	const n = 10
+	replies := make([]reply, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range replies {
+		wg.Go(func() {
+			<-start
+			replies[i] = authenticate(t, f.h, slug, "shared-once")
+		})
+	}
+	close(start)
+	wg.Wait()
+	ok, refused := 0, 0
+	var bodies []string
+	for _, r := range replies {
+		switch {
+		case r.code == 200 && r.body == authenticated:
+			ok++
+		case r.code == 403:
+			refused++
+			bodies = append(bodies, r.body)
+		default:
+			t.Errorf("unexpected answer %d %s", r.code, r.body)
+		}
+	}
+	if ok != 1 || refused != n-1 {
+		t.Fatalf("%d admitted and %d refused, want 1 and %d", ok, refused, n-1)
+	}
+	for _, b := range bodies {
+		if b != bodies[0] {
+			t.Errorf("refusal bodies differ: %s and %s", b, bodies[0])
+		}
+	}
+	// And afterwards, still spent.
+	authenticate(t, f.h, slug, "shared-once").refused(t)
+}
+
+func TestSlugs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	slug, _ := f.survey(t, shared, "alpha")
+	// A valid slug of no survey.
+	unknown := survey.NewCode(survey.SlugLength)
+	if unknown == slug {
+		t.Fatal("drew the survey's own slug")
+	}
+	r := authenticate(t, f.h, unknown, "alpha")
+	r.is(t, 404, notFound)
+	// The slug is exact.
+	authenticate(t, f.h, strings.ToUpper(slug)+"X", "alpha").is(t, 404, notFound)
+
+	for _, bad := range []string{"bad.slug", "bad%20slug", "a$b", "a%2Fb", "%00abc", "a%7Eb", strings.Repeat("a", survey.MaxSlugLength+1)} {
+		t.Run(bad[:min(len(bad), 20)], func(t *testing.T) {
+			r := authenticate(t, f.h, bad, "alpha")
+			r.is(t, 404, notFound)
+			if r.calls != 0 {
+				t.Errorf("a malformed slug cost %d DynamoDB calls (%v), want 0", r.calls, r.ops)
+			}
+		})
+	}
+}
+
+func TestBody(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	slug, _ := f.survey(t, shared, "alpha", "5")
+	path := authPath(slug)
+	js := []string{"Content-Type", "application/json"}
+	tests := []struct {
+		name, body string
+		headers    []string
+		code       int
+		want       string
+	}{
+		{"missing code", `{}`, js, 400, `{"code":["This field is required."]}`},
+		{"other field only", `{"token":"alpha"}`, js, 400, `{"code":["This field is required."]}`},
+		{"no body", ``, js, 400, `{"code":["This field is required."]}`},
+		{"number", `{"code":5}`, js, 400, `{"code":["Not a valid string."]}`},
+		{"list of code", `{"code":["alpha"]}`, js, 400, `{"code":["Not a valid string."]}`},
+		{"null", `{"code":null}`, js, 400, `{"code":["This field may not be null."]}`},
+		{"blank", `{"code":""}`, js, 400, `{"code":["This field may not be blank."]}`},
+		{"array body", `[]`, js, 400, `{"non_field_errors":["Invalid data. Expected a dictionary, but got list."]}`},
+		{"string body", `"alpha"`, js, 400, `{"non_field_errors":["Invalid data. Expected a dictionary, but got str."]}`},
+		{"text/plain", `{"code":"alpha"}`, []string{"Content-Type", "text/plain"}, 415, `{"detail":"Unsupported media type \"text/plain\" in request."}`},
+		{"form", `code=alpha`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, `{"detail":"Unsupported media type \"application/x-www-form-urlencoded\" in request."}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			send(t, f.h, "POST", path, tc.body, tc.headers...).is(t, tc.code, tc.want)
+		})
+	}
+	t.Run("not JSON", func(t *testing.T) {
+		r := send(t, f.h, "POST", path, `{"code": alpha}`, js...)
+		if r.code != 400 || !strings.HasPrefix(r.body, `{"detail":"JSON parse error - `) {
+			t.Fatalf("got %d %s, want 400 JSON parse error", r.code, r.body)
+		}
+	})
+	t.Run("no content type is read as JSON", func(t *testing.T) {
+		send(t, f.h, "POST", path, `{"code":"alpha"}`).is(t, 200, authenticated)
+	})
+	t.Run("string code 5 is a code", func(t *testing.T) {
+		authenticate(t, f.h, slug, "5").is(t, 200, authenticated)
+	})
+}
+
+func TestPublic(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	slug, _ := f.survey(t, shared, "alpha")
+	path := authPath(slug)
+	body := `{"code":"alpha"}`
+	for _, auth := range []string{"", "API-Key garbage", "API-Key svk_notakey", "Bearer x.y.z", "Basic Zm9vOmJhcg==", "nonsense"} {
+		t.Run("Authorization "+auth, func(t *testing.T) {
+			headers := []string{"Content-Type", "application/json"}
+			if auth != "" {
+				headers = append(headers, "Authorization", auth)
+			}
+			r := send(t, f.h, "POST", path, body, headers...)
+			r.is(t, 200, authenticated)
+			if r.header.Get("WWW-Authenticate") != "" {
+				t.Errorf("WWW-Authenticate %q on a public route", r.header.Get("WWW-Authenticate"))
+			}
+		})
+	}
+	t.Run("without the final slash", func(t *testing.T) {
+		send(t, f.h, "POST", strings.TrimSuffix(path, "/"), body, "Content-Type", "application/json").is(t, 200, authenticated)
+	})
+	for _, method := range []string{"GET", "PUT", "PATCH", "DELETE"} {
+		t.Run(method, func(t *testing.T) {
+			r := send(t, f.h, method, path, "", "Authorization", "API-Key garbage")
+			r.is(t, 405, `{"detail":"Method \"`+method+`\" not allowed."}`)
+			if got := r.header.Get("Allow"); got != "POST, OPTIONS" {
+				t.Errorf("Allow %q, want \"POST, OPTIONS\"", got)
+			}
+		})
+	}
+}

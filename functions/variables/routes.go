@@ -1,0 +1,54 @@
+// Package variables is a survey's query-string variables and the
+// personalised links that carry values for them, sealed under a KMS data
+// key (see shared/links).
+package variables
+
+import (
+	"context"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/links"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// Store is what the group reads and writes; *store.Store implements it.
+type Store interface {
+	SurveyVariables(ctx context.Context, aid, sid int64) (survey.Survey, []survey.Variable, int64, error)
+	CreateVariables(ctx context.Context, aid, sid int64, existing []survey.Variable, version int64, add []survey.Variable) ([]survey.Variable, error)
+	DeleteVariable(ctx context.Context, aid, sid, vid int64) error
+}
+
+var _ Store = (*store.Store)(nil)
+
+// Sealer seals personalised links; *links.Sealer implements it.
+type Sealer interface {
+	Seal(ctx context.Context, surveyID int64, payloads []links.Payload) ([]string, error)
+}
+
+var _ Sealer = (*links.Sealer)(nil)
+
+// Config holds where personalised links point: {SurveyURL}/s/{slug}/?qs=...
+type Config struct {
+	SurveyURL string
+}
+
+// New returns the group's routes.
+func New(auth *api.Authenticator, st Store, sealer Sealer, cfg Config) *api.Router {
+	rt := api.NewRouter(auth)
+	h := handlers{st: st, sealer: sealer, cfg: cfg}
+	list := api.Route{Path: "/api/surveys/{survey_id}/variables/", Name: "Variable List"}
+	detail := api.Route{Path: "/api/surveys/{survey_id}/variables/{variable_id}/", Name: "Variable Detail"}
+	hashes := api.Route{Path: "/api/surveys/{survey_id}/variables/hashes/", Name: "Personalised Links"}
+	rt.Handle(list.With("GET"), h.list())
+	rt.Handle(list.With("POST"), h.create())
+	rt.Handle(detail.With("DELETE"), h.delete())
+	rt.Handle(hashes.With("POST"), h.hashes())
+	return rt
+}
+
+type handlers struct {
+	st     Store
+	sealer Sealer
+	cfg    Config
+}

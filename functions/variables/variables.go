@@ -1,0 +1,200 @@
+package variables
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/survey"
+)
+
+func surveyID(w http.ResponseWriter, r *http.Request) (aid, sid int64, ok bool) {
+	acct, _ := api.AccountFrom(r.Context())
+	sid, ok = api.PathID(r, "survey_id")
+	if !ok {
+		api.Error(w, r, survey.ErrNotFound)
+	}
+	return acct.ID, sid, ok
+}
+
+func (h handlers) list() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		aid, sid, ok := surveyID(w, r)
+		if !ok {
+			return
+		}
+		_, vars, _, err := h.st.SurveyVariables(r.Context(), aid, sid)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		api.Respond(w, r, http.StatusOK, vars)
+	})
+}
+
+// readVariable validates one variable object; taken holds the names of the
+// survey and of the request's earlier items.
+func readVariable(obj map[string]json.RawMessage, taken map[string]bool) (survey.Variable, survey.Fields) {
+	f := api.NewForm(obj)
+	v := survey.Variable{Type: survey.VariableString, VariableSource: survey.SourceQueryString}
+	if name, ok := f.String("name", api.Str{Required: true, Max: survey.MaxVariableName}); ok {
+		switch {
+		case !survey.ValidVariableName(name):
+			f.Fail("name", survey.MsgVariableNameRule)
+		case name == survey.ReservedUniqueKey:
+			f.Fail("name", fmt.Sprintf("%q is reserved for one-use links.", survey.ReservedUniqueKey))
+		case taken[name]:
+			f.Fail("name", "A variable with this name already exists in this survey.")
+		default:
+			v.Name = name
+		}
+	}
+	if src, ok := f.Int("variable_source", api.Int{Required: true}); ok && src != survey.SourceQueryString {
+		f.Fail("variable_source", fmt.Sprintf("%q is not a valid choice.", strconv.FormatInt(src, 10)))
+	}
+	if t, ok := f.Int("type", api.Int{}); ok {
+		if t != survey.VariableString && t != survey.VariableInteger {
+			f.Fail("type", fmt.Sprintf("%q is not a valid choice.", strconv.FormatInt(t, 10)))
+		} else {
+			v.Type = t
+		}
+	}
+	if err := f.Err(); err != nil {
+		return v, err.(*survey.Error).Fields
+	}
+	return v, nil
+}
+
+// create adds one variable (an object) or several (an array: all or
+// nothing; errors come back as a list aligned with the items, {} for the
+// valid ones). 201 answers the list of the variables created.
+func (h handlers) create() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		aid, sid, ok := surveyID(w, r)
+		if !ok {
+			return
+		}
+		raw, err := api.ReadJSON(r, api.MaxBody)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		var objects []json.RawMessage
+		many := api.JSONKind(raw) == "list"
+		switch {
+		case raw == nil:
+			objects = []json.RawMessage{json.RawMessage(`{}`)}
+		case many:
+			if err := json.Unmarshal(raw, &objects); err != nil {
+				api.Error(w, r, survey.Errorf(survey.EINVALID, "JSON parse error - %v", err))
+				return
+			}
+		case api.JSONKind(raw) == "dict":
+			objects = []json.RawMessage{raw}
+		default:
+			api.Error(w, r, api.NotADict(api.JSONKind(raw)))
+			return
+		}
+		// Validate the shapes before any read: a bad body is 400 whoever
+		// owns the survey.
+		errs, bad := validate(objects, map[string]bool{})
+		if bad {
+			answerErrors(w, r, errs, many)
+			return
+		}
+		sv, existing, version, err := h.st.SurveyVariables(r.Context(), aid, sid)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		if sv.Deleted {
+			api.Error(w, r, survey.Errorf(survey.ECONFLICT, "Survey is deleted."))
+			return
+		}
+		taken := make(map[string]bool, len(existing))
+		for _, v := range existing {
+			taken[v.Name] = true
+		}
+		errs, bad = validate(objects, taken)
+		if bad {
+			answerErrors(w, r, errs, many)
+			return
+		}
+		add := make([]survey.Variable, len(objects))
+		for i, o := range objects {
+			var obj map[string]json.RawMessage
+			_ = json.Unmarshal(o, &obj)
+			add[i], _ = readVariable(obj, nil)
+		}
+		if len(existing)+len(add) > survey.MaxVariables {
+			api.Error(w, r, survey.FieldError("non_field_errors", fmt.Sprintf("A survey holds at most %d variables.", survey.MaxVariables)))
+			return
+		}
+		if len(add) == 0 {
+			api.Respond(w, r, http.StatusCreated, []survey.Variable{})
+			return
+		}
+		created, err := h.st.CreateVariables(r.Context(), aid, sid, existing, version, add)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		api.Respond(w, r, http.StatusCreated, created)
+	})
+}
+
+// validate checks every object; taken grows with each valid name, so that
+// a name repeated within the request is refused too.
+func validate(objects []json.RawMessage, taken map[string]bool) ([]map[string]any, bool) {
+	out := make([]map[string]any, len(objects))
+	bad := false
+	for i, o := range objects {
+		if kind := api.JSONKind(o); kind != "dict" {
+			out[i] = map[string]any{"non_field_errors": []string{"Invalid data. Expected a dictionary, but got " + kind + "."}}
+			bad = true
+			continue
+		}
+		var obj map[string]json.RawMessage
+		_ = json.Unmarshal(o, &obj)
+		v, fields := readVariable(obj, taken)
+		if fields != nil {
+			out[i] = fields
+			bad = true
+			continue
+		}
+		out[i] = map[string]any{}
+		taken[v.Name] = true
+	}
+	return out, bad
+}
+
+// answerErrors answers 400: the item's errors for an object body, the list
+// aligned with the items for an array.
+func answerErrors(w http.ResponseWriter, r *http.Request, errs []map[string]any, many bool) {
+	if !many {
+		api.Error(w, r, &survey.Error{Code: survey.EINVALID, Fields: errs[0]})
+		return
+	}
+	api.RespondErrorList(w, r, errs)
+}
+
+func (h handlers) delete() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		aid, sid, ok := surveyID(w, r)
+		if !ok {
+			return
+		}
+		vid, ok := api.PathID(r, "variable_id")
+		if !ok {
+			api.Error(w, r, survey.ErrNotFound)
+			return
+		}
+		if err := h.st.DeleteVariable(r.Context(), aid, sid, vid); err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		api.NoContent(w, r)
+	})
+}

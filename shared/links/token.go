@@ -1,0 +1,107 @@
+package links
+
+import (
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+)
+
+// The token format (version 1), before URL-safe base64 without padding:
+//
+//	version  1 byte   0x01
+//	key id   4 bytes  names the data key (KMS-wrapped, in the table)
+//	nonce   12 bytes  fresh from crypto/rand for every token
+//	sealed   n bytes  AES-256-GCM of the encoded Payload, 16-byte tag included
+//
+// The associated data is the header (version and key id) and the survey id,
+// so a token opens only for the survey it was made for, and changing any
+// byte, the header included, makes it invalid. The nonce doubles as the
+// token's identity, for consuming a one-use link.
+const (
+	version1  = 1
+	keyIDLen  = 4
+	nonceLen  = 12
+	headerLen = 1 + keyIDLen
+	overhead  = headerLen + nonceLen + 16
+	maxToken  = 8 << 10 // base64 characters a token may have
+	aadSurvey = "survey-links/v1/survey:"
+)
+
+// ErrInvalid is every reason a token does not open: malformed, truncated,
+// tampered, another survey's, an unknown key. Callers answer all alike.
+var ErrInvalid = errors.New("links: invalid token")
+
+// KeyID names a data key.
+type KeyID [keyIDLen]byte
+
+// String is the key id in hex, as the table stores it.
+func (k KeyID) String() string {
+	const hexdigits = "0123456789abcdef"
+	b := make([]byte, 0, 2*keyIDLen)
+	for _, c := range k {
+		b = append(b, hexdigits[c>>4], hexdigits[c&15])
+	}
+	return string(b)
+}
+
+func aad(header []byte, surveyID int64) []byte {
+	b := make([]byte, 0, len(header)+len(aadSurvey)+8)
+	b = append(b, header...)
+	b = append(b, aadSurvey...)
+	return binary.BigEndian.AppendUint64(b, uint64(surveyID))
+}
+
+// seal makes a token of payload for the survey under aead (the data key
+// named kid).
+func seal(aead cipher.AEAD, kid KeyID, surveyID int64, payload []byte) string {
+	buf := make([]byte, headerLen+nonceLen, overhead+len(payload))
+	buf[0] = version1
+	copy(buf[1:headerLen], kid[:])
+	nonce := buf[headerLen : headerLen+nonceLen]
+	_, _ = rand.Read(nonce)
+	buf = aead.Seal(buf, nonce, payload, aad(buf[:headerLen], surveyID))
+	return base64.RawURLEncoding.EncodeToString(buf)
+}
+
+// parsed is a token split into its parts, not yet opened.
+type parsed struct {
+	kid    KeyID
+	header []byte
+	nonce  []byte
+	sealed []byte
+}
+
+// parse splits a token without any key: ErrInvalid for anything that is not
+// a version 1 token of plausible size.
+func parse(token string) (parsed, error) {
+	if len(token) < 4 || len(token) > maxToken {
+		return parsed{}, ErrInvalid
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(raw) < overhead+2 || raw[0] != version1 {
+		return parsed{}, ErrInvalid
+	}
+	var p parsed
+	copy(p.kid[:], raw[1:headerLen])
+	p.header = raw[:headerLen]
+	p.nonce = raw[headerLen : headerLen+nonceLen]
+	p.sealed = raw[headerLen+nonceLen:]
+	return p, nil
+}
+
+// TokenID is a token's identity (its nonce, in hex), or "" for a token that
+// does not parse.
+func TokenID(token string) string {
+	p, err := parse(token)
+	if err != nil {
+		return ""
+	}
+	const hexdigits = "0123456789abcdef"
+	b := make([]byte, 0, 2*nonceLen)
+	for _, c := range p.nonce {
+		b = append(b, hexdigits[c>>4], hexdigits[c&15])
+	}
+	return string(b)
+}

@@ -1,0 +1,109 @@
+package store
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/links"
+)
+
+const (
+	dataKeySK     = "DATAKEY"
+	currentKeyPK  = "DATAKEY"
+	currentKeySK  = "CURRENT"
+	linkUsedSK    = "USED"
+	dataKeyLayout = time.RFC3339Nano
+)
+
+type dataKeyItem struct {
+	PK      string `dynamo:"PK"`
+	SK      string `dynamo:"SK"`
+	KeyID   string `dynamo:"key_id"`
+	Wrapped []byte `dynamo:"wrapped,omitempty"`
+	Created string `dynamo:"created"`
+}
+
+func (it dataKeyItem) dataKey() (links.DataKey, error) {
+	var k links.DataKey
+	id, err := hex.DecodeString(it.KeyID)
+	if err != nil || len(id) != len(k.ID) {
+		return k, fmt.Errorf("store: data key id %q", it.KeyID)
+	}
+	copy(k.ID[:], id)
+	k.Wrapped = it.Wrapped
+	if k.Created, err = time.Parse(dataKeyLayout, it.Created); err != nil {
+		return k, fmt.Errorf("store: data key %s created %q: %w", it.KeyID, it.Created, err)
+	}
+	return k, nil
+}
+
+var _ links.KeyStore = (*Store)(nil)
+
+// CurrentDataKey reads the current data key: the pointer, then the key
+// (the pointer carries the wrapped key too, so it is one read).
+func (s *Store) CurrentDataKey(ctx context.Context) (links.DataKey, error) {
+	var it dataKeyItem
+	err := s.table.Get(AttrPK, currentKeyPK).Range(AttrSK, dynamo.Equal, currentKeySK).Consistent(true).One(ctx, &it)
+	if err == dynamo.ErrNotFound {
+		return links.DataKey{}, links.ErrNoKey
+	}
+	if err != nil {
+		return links.DataKey{}, s.fail("get current data key", err)
+	}
+	return it.dataKey()
+}
+
+// DataKey reads a data key by id.
+func (s *Store) DataKey(ctx context.Context, id links.KeyID) (links.DataKey, error) {
+	var it dataKeyItem
+	err := s.table.Get(AttrPK, DataKeyPK(id.String())).Range(AttrSK, dynamo.Equal, dataKeySK).One(ctx, &it)
+	if err == dynamo.ErrNotFound {
+		return links.DataKey{}, links.ErrNoKey
+	}
+	if err != nil {
+		return links.DataKey{}, s.fail("get data key", err)
+	}
+	return it.dataKey()
+}
+
+// PutDataKey stores a new wrapped data key (never overwriting one) and makes
+// it current, unless the current key is no longer previous: then another
+// container rotated first, and the new key is kept (its links open) but
+// not made current.
+func (s *Store) PutDataKey(ctx context.Context, k links.DataKey, previous *links.KeyID) error {
+	it := dataKeyItem{PK: DataKeyPK(k.ID.String()), SK: dataKeySK, KeyID: k.ID.String(), Wrapped: k.Wrapped,
+		Created: k.Created.UTC().Format(dataKeyLayout)}
+	if err := s.table.Put(it).If("attribute_not_exists(PK)").Run(ctx); err != nil {
+		return s.fail("put data key", err)
+	}
+	cur := it
+	cur.PK, cur.SK = currentKeyPK, currentKeySK
+	put := s.table.Put(cur)
+	if previous == nil {
+		put = put.If("attribute_not_exists(PK)")
+	} else {
+		put = put.If("key_id = ?", previous.String())
+	}
+	if err := put.Run(ctx); err != nil && !dynamo.IsCondCheckFailed(err) {
+		return s.fail("put current data key", err)
+	}
+	return nil
+}
+
+// ConsumeLink records the first use of a one-use link; first is false when
+// it was used before. One conditional write, so of racing uses one wins.
+func (s *Store) ConsumeLink(ctx context.Context, tokenID string) (first bool, err error) {
+	err = s.table.Put(map[string]any{AttrPK: LinkPK(tokenID), AttrSK: linkUsedSK, "used_at": s.timestamp()}).
+		If("attribute_not_exists(PK)").Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.fail("consume link", err)
+	}
+	return true, nil
+}

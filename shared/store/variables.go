@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+const variablesSK = "VARIABLES"
+
+// variablesItem is SURVEY#<sid> / VARIABLES: all of a survey's variables
+// (at most survey.MaxVariables), as one JSON list under a version. One item
+// makes "all or nothing" for an array and "unique names" one conditional
+// write, and the survey detail reads them with the rest of its collection.
+type variablesItem struct {
+	PK        string `dynamo:"PK"`
+	SK        string `dynamo:"SK"`
+	AccountID int64  `dynamo:"account_id"`
+	Doc       string `dynamo:"doc"`
+	Version   int64  `dynamo:"version"`
+}
+
+func decodeVariables(item dynamo.Item) ([]survey.Variable, int64, error) {
+	var it variablesItem
+	if err := dynamo.UnmarshalItem(item, &it); err != nil {
+		return nil, 0, fmt.Errorf("store: decode variables: %w", err)
+	}
+	var vars []survey.Variable
+	if err := json.Unmarshal([]byte(it.Doc), &vars); err != nil {
+		return nil, 0, fmt.Errorf("store: decode variables of %s: %w", it.PK, err)
+	}
+	return vars, it.Version, nil
+}
+
+// SurveyVariables reads a survey of the account and its variables in one
+// strongly consistent BatchGetItem.
+func (s *Store) SurveyVariables(ctx context.Context, aid, sid int64) (survey.Survey, []survey.Variable, int64, error) {
+	var items []dynamo.Item
+	err := s.table.Batch(AttrPK, AttrSK).
+		Get(dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{SurveyPK(sid), variablesSK}).
+		Consistent(true).All(ctx, &items)
+	if err != nil && err != dynamo.ErrNotFound {
+		return survey.Survey{}, nil, 0, s.fail(fmt.Sprintf("get variables of survey %d", sid), err)
+	}
+	var sv survey.Survey
+	vars := []survey.Variable{}
+	var version int64
+	found := false
+	for _, item := range items {
+		switch skOf(item) {
+		case surveySK:
+			if sv, err = decodeSurvey(item); err != nil {
+				return survey.Survey{}, nil, 0, err
+			}
+			found = true
+		case variablesSK:
+			if vars, version, err = decodeVariables(item); err != nil {
+				return survey.Survey{}, nil, 0, err
+			}
+		}
+	}
+	if !found || sv.AccountID != aid {
+		return survey.Survey{}, nil, 0, survey.ErrNotFound
+	}
+	return sv, vars, version, nil
+}
+
+// errDuplicateName marks a variable name taken by another request that
+// raced this one.
+var errVariablesChanged = survey.Errorf(survey.EUNAVAILABLE, "The survey's variables are being changed by another request; try again shortly.")
+
+// writeVariables replaces a survey's variables under the version read,
+// with the survey's liveness checked in the same transaction.
+func (s *Store) writeVariables(ctx context.Context, aid, sid int64, vars []survey.Variable, version int64) error {
+	doc, err := json.Marshal(vars)
+	if err != nil {
+		return fmt.Errorf("store: encode variables: %w", err)
+	}
+	put := s.table.Put(variablesItem{PK: SurveyPK(sid), SK: variablesSK, AccountID: aid, Doc: string(doc), Version: version + 1})
+	if version == 0 {
+		put = put.If("attribute_not_exists(PK)")
+	} else {
+		put = put.If("version = ?", version)
+	}
+	err = s.db.WriteTx().
+		Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).If(surveyWritable, aid, false)).
+		Put(put).Run(ctx)
+	switch {
+	case err == nil:
+		return nil
+	case txFailedAt(err, 0):
+		return s.whyNotWritable(ctx, aid, sid)
+	case txFailedAt(err, 1) || txConflict(err):
+		return errVariablesChanged
+	}
+	return s.fail(fmt.Sprintf("write variables of survey %d", sid), err)
+}
+
+// CreateVariables adds variables to a survey of the account, all or
+// nothing: the names were checked against vars (read at version) by the
+// caller, and the write lands only if nobody changed them since. It answers
+// the variables created, with their ids.
+func (s *Store) CreateVariables(ctx context.Context, aid, sid int64, existing []survey.Variable, version int64, add []survey.Variable) ([]survey.Variable, error) {
+	ids, err := s.NewIDs(ctx, KindVariable, len(add))
+	if err != nil {
+		return nil, err
+	}
+	for i := range add {
+		add[i].ID = ids[i]
+	}
+	all := append(append([]survey.Variable{}, existing...), add...)
+	if err := s.writeVariables(ctx, aid, sid, all, version); err != nil {
+		return nil, err
+	}
+	return add, nil
+}
+
+// DeleteVariable removes a variable of a survey of the account; a missing
+// one answers ENOTFOUND.
+func (s *Store) DeleteVariable(ctx context.Context, aid, sid, vid int64) error {
+	_, vars, version, err := s.SurveyVariables(ctx, aid, sid)
+	if err != nil {
+		return err
+	}
+	kept := make([]survey.Variable, 0, len(vars))
+	for _, v := range vars {
+		if v.ID != vid {
+			kept = append(kept, v)
+		}
+	}
+	if len(kept) == len(vars) {
+		return survey.ErrNotFound
+	}
+	return s.writeVariables(ctx, aid, sid, kept, version)
+}
