@@ -533,7 +533,9 @@ func TestPatchSurveyObject(t *testing.T) {
 		{`{"survey": {}}`, nil, func(sv survey.Survey) bool { return sv.IsStopped && !sv.Active(now) }},
 		{`{"survey": {"is_stopped": false}}`, map[string]any{"is_stopped": false}, func(sv survey.Survey) bool { return !sv.IsStopped && sv.Active(now) }},
 		{`{"survey": {"name": "All three", "language": 2, "is_stopped": true}}`, map[string]any{"name": "All three", "language": 2, "is_stopped": true},
-			func(sv survey.Survey) bool { return sv.Name == "All three" && sv.Language == 2 && sv.IsStopped && !sv.Active(now) }},
+			func(sv survey.Survey) bool {
+				return sv.Name == "All three" && sv.Language == 2 && sv.IsStopped && !sv.Active(now)
+			}},
 	}
 	for _, s := range steps {
 		r := f.patch(t, sid, s.body)

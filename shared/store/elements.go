@@ -75,7 +75,7 @@ func (it elementItem) element() (survey.Element, error) {
 
 // layoutConflictAttempts bounds the retries of an element change that lost
 // a race for the layout to another change; each retry rereads the layout.
-const layoutConflictAttempts = 12
+const layoutConflictAttempts = 20
 
 // errLayoutBusy answers a change that lost the race every time: the
 // client may simply retry.
@@ -84,7 +84,7 @@ var errLayoutBusy = survey.Errorf(survey.EUNAVAILABLE, "The survey is being chan
 // backoff waits a little before retry n (1-based), with jitter, so that
 // racing writers spread out.
 func backoff(ctx context.Context, n int) error {
-	d := time.Duration(rand.IntN(5*n+5)+2) * time.Millisecond
+	d := time.Duration(rand.IntN(8*n+8)+2) * time.Millisecond
 	select {
 	case <-ctx.Done():
 		return ctx.Err()

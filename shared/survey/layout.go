@@ -192,6 +192,10 @@ func (l *Layout) place(id int64, which List, p Placement) {
 // returns EINVALID, leaving the layout unchanged, when the change is
 // impossible.
 func (l *Layout) Update(id int64, oldType, newType ElementType, p Placement) error {
+	if p.Group != nil && l.GroupOf(id) != nil && *l.GroupOf(id) == *p.Group {
+		// The group it is in already (a GET-then-PATCH round trip): no move.
+		p.Group = nil
+	}
 	errs := Fields{}
 	if newType.List() != oldType.List() {
 		errs.Add("type", MsgTypeOtherList)
