@@ -62,6 +62,12 @@ var isolationRoutes = []struct {
 	{"POST", "/api/surveys/{survey}/settings/authentication-codes/", `["planted"]`, 404, `{"detail":"Not found."}`},
 	{"DELETE", "/api/surveys/{survey}/settings/authentication-codes/", `["PRIVATE-CODE"]`, 404, `{"detail":"Not found."}`},
 	{"DELETE", "/api/surveys/{survey}/settings/authentication-codes/", "", 404, `{"detail":"Not found."}`},
+	// variables and links
+	{"GET", "/api/surveys/{survey}/variables/", "", 404, `{"detail":"Not found."}`},
+	{"POST", "/api/surveys/{survey}/variables/", `{"name":"planted","variable_source":0}`, 404, `{"detail":"Not found."}`},
+	{"DELETE", "/api/surveys/{survey}/variables/{variable}/", "", 404, `{"detail":"Not found."}`},
+	{"DELETE", "/api/surveys/{own_survey}/variables/{variable}/", "", 404, `{"detail":"Not found."}`},
+	{"POST", "/api/surveys/{survey}/variables/hashes/", `{"values":[{"private_var":"x"}]}`, 404, `{"detail":"Not found."}`},
 }
 
 func fill(s string, victim, intruder tenant) string {
@@ -93,7 +99,11 @@ func newTenant(t *testing.T) tenant {
 	if err := st.AddCodes(ctx, a.ID, sv.ID, []string{"PRIVATE-CODE"}); err != nil {
 		t.Fatal(err)
 	}
-	ids := map[string]int64{"folder": f.ID, "survey": sv.ID}
+	vars, err := st.CreateVariables(ctx, a.ID, sv.ID, nil, 0, []survey.Variable{{Name: "private_var", Type: survey.VariableString}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]int64{"folder": f.ID, "survey": sv.ID, "variable": vars[0].ID}
 	for _, kind := range []survey.ElementType{survey.TypeText, survey.TypeGroup} {
 		e := survey.NewElement(kind)
 		e.Title = "Private question"
@@ -123,7 +133,8 @@ func snapshot(t *testing.T, h http.Handler, victim tenant) []byte {
 	var out bytes.Buffer
 	sid := itoa(victim.ids["survey"])
 	for _, path := range []string{"/api/folders/", "/api/v2/surveys/" + sid + "/", "/api/v2/surveys/" + sid + "/questions/",
-		"/api/surveys/" + sid + "/settings/", "/api/surveys/" + sid + "/settings/authentication-codes/"} {
+		"/api/surveys/" + sid + "/settings/", "/api/surveys/" + sid + "/settings/authentication-codes/",
+		"/api/surveys/" + sid + "/variables/"} {
 		rec := serveAs(h, victim.key, "GET", path, "")
 		if rec.Code != 200 {
 			t.Fatalf("victim GET %s = %d", path, rec.Code)
@@ -139,7 +150,7 @@ func snapshot(t *testing.T, h http.Handler, victim tenant) []byte {
 // nothing of the owner's data.
 func TestTenantIsolation(t *testing.T) {
 	st := testenv.Store(t)
-	h := api.Mount(values(routers(st, config{}))...)
+	h := api.Mount(values(routers(st, config{sealer: testenv.Sealer(t)}))...)
 	victim, intruder := newTenant(t), newTenant(t)
 	before := snapshot(t, h, victim)
 	for _, rt := range isolationRoutes {

@@ -18,9 +18,11 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"surveyservice/functions/templates"
+	"surveyservice/functions/variables"
 	"surveyservice/infra/seed"
 	"surveyservice/shared/api"
 	"surveyservice/shared/api/gateway"
+	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/testenv"
@@ -75,6 +77,14 @@ var eventStatus = map[string]int{
 	"settings/codes-delete.json":           204,
 	"responders/authenticate.json":         200,
 	"responders/authenticate-refused.json": 403,
+	"responders/link-values.json":          200,
+	"responders/link-values-invalid.json":  400,
+	"variables/list.json":                  200,
+	"variables/create.json":                201,
+	"variables/create-invalid.json":        400,
+	"variables/delete.json":                204,
+	"variables/hashes.json":                200,
+	"variables/hashes-invalid.json":        400,
 }
 
 func TestEventsThroughLambdaEntryPoint(t *testing.T) {
@@ -84,7 +94,11 @@ func TestEventsThroughLambdaEntryPoint(t *testing.T) {
 	}
 	acct, key := testenv.NewAccount(t, survey.PlanEnterprise)
 	ids := fixtureIDs(t, acct.ID)
-	entry := gateway.New(api.Mount(values(routers(st, config{templates: templates.Config{MediaURL: "https://media.example.com"}}))...))
+	entry := gateway.New(api.Mount(values(routers(st, config{
+		templates: templates.Config{MediaURL: "https://media.example.com"},
+		variables: variables.Config{SurveyURL: "https://survey.example.com"},
+		sealer:    testenv.Sealer(t),
+	}))...))
 
 	files, err := filepath.Glob("../../events/*/*.json")
 	if err != nil {
@@ -182,7 +196,17 @@ func fixtureIDs(t *testing.T, aid int64) map[string]string {
 	if err := st.AddCodes(ctx, aid, ids["SURVEY_ID"], []string{"A1B2C3"}); err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{"SURVEY_SLUG": main.Survey.URLSlug}
+	vars, err := st.CreateVariables(ctx, aid, ids["SURVEY_ID"], nil, 0, []survey.Variable{
+		{Name: "city", Type: survey.VariableString}, {Name: "doomed", Type: survey.VariableString}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids["DOOMED_VARIABLE_ID"] = vars[1].ID
+	tokens, err := testenv.Sealer(t).Seal(ctx, ids["SURVEY_ID"], []links.Payload{{Values: []links.Value{{Name: "city", Kind: links.KindString, Str: "Tabriz"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{"SURVEY_SLUG": main.Survey.URLSlug, "LINK_TOKEN": tokens[0]}
 	for name, id := range ids {
 		out[name] = fmt.Sprint(id)
 	}

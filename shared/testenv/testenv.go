@@ -145,3 +145,10 @@ func NewAccount(tb testing.TB, plan survey.Plan) (survey.Account, string) {
 	}
 	return a, key
 }
+
+// Sealer returns a personalised-link sealer on the emulator's KMS key and
+// the test's table, as the variables and responders functions build one.
+func Sealer(tb testing.TB) *links.Sealer {
+	tb.Helper()
+	return links.NewSealer(kms.NewFromConfig(cfg), KMSKeyID(tb), Store(tb))
+}
