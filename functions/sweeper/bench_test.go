@@ -2,6 +2,7 @@ package sweeper_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -12,7 +13,6 @@ import (
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
 )
 
 // BenchmarkSweep: a table of 10,000 surveys of which 100 are due. The
@@ -27,9 +27,12 @@ func BenchmarkSweep(b *testing.B) {
 		due   = 100
 		chunk = 500
 	)
-	st := testenv.Store(b)
+	st := freshStore(b)
 	ctx := context.Background()
-	a, _ := testenv.NewAccount(b, survey.PlanPro)
+	a, err := st.CreateAccount(ctx, survey.Account{Email: fmt.Sprintf("bench-%d@example.com", tableSeq.Add(1)), Plan: survey.PlanPro})
+	if err != nil {
+		b.Fatal(err)
+	}
 	fo, err := st.CreateFolder(ctx, a.ID, "bench", nil)
 	if err != nil {
 		b.Fatal(err)

@@ -47,13 +47,40 @@ type fixture struct {
 
 func newFixture(t *testing.T) fixture {
 	t.Helper()
-	st := testenv.Store(t)
-	a, _ := testenv.NewAccount(t, survey.PlanPro)
+	st := freshStore(t)
+	a, err := st.CreateAccount(t.Context(), survey.Account{Email: fmt.Sprintf("sweep-%d@example.com", tableSeq.Add(1)), Plan: survey.PlanPro})
+	if err != nil {
+		t.Fatal(err)
+	}
 	fo, err := st.CreateFolder(t.Context(), a.ID, "Sweep", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return fixture{st: st, aid: a.ID, fid: fo.ID}
+}
+
+var tableSeq atomic.Int64
+
+// freshStore opens a new table on the emulator: the sweep reads a whole
+// table's index, so each test (and each -count repetition of it) needs a
+// table whose index holds only its own surveys. testenv.Store's table is
+// per top-level test name, which -count=N would share.
+func freshStore(tb testing.TB) *store.Store {
+	tb.Helper()
+	env := map[string]string{
+		"AWS_ENDPOINT_URL": testenv.Endpoint(tb), "AWS_REGION": "us-east-1",
+		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
+	}
+	name := fmt.Sprintf("sweep-%s-%d", strings.NewReplacer("/", "-", " ", "-").Replace(tb.Name()), tableSeq.Add(1))
+	ctx := context.Background()
+	st, err := store.Open(ctx, awsenv.FromEnv(func(k string) string { return env[k] }), name)
+	if err != nil {
+		tb.Fatalf("open store: %v", err)
+	}
+	if err := store.EnsureTable(ctx, st.Client(), name); err != nil {
+		tb.Fatalf("create table %s: %v", name, err)
+	}
+	return st
 }
 
 // create makes a survey through the store and, when date is not empty,

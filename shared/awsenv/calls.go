@@ -82,9 +82,29 @@ func (c *Calls) record(service, op string, d time.Duration) {
 	c.mu.Unlock()
 }
 
+// Fault decides, for tests, whether an AWS call fails before it is sent:
+// it returns the error to answer, or nil to let the call through. It is
+// asked with the service ("DynamoDB", "KMS") and the operation name.
+type Fault func(ctx context.Context, service, operation string) error
+
+var fault atomic.Pointer[Fault]
+
+// InjectFaults makes every AWS call of this process ask f first, until the
+// returned restore is called. It is for fault-injection tests only (it is
+// process-wide: such tests must not run in parallel with others).
+func InjectFaults(f Fault) (restore func()) {
+	fault.Store(&f)
+	return func() { fault.Store(nil) }
+}
+
 func counterOptions(stack *middleware.Stack) error {
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("surveyservice.CallCounter",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			if f := fault.Load(); f != nil {
+				if err := (*f)(ctx, awsmiddleware.GetServiceID(ctx), awsmiddleware.GetOperationName(ctx)); err != nil {
+					return middleware.InitializeOutput{}, middleware.Metadata{}, err
+				}
+			}
 			c := CallsFrom(ctx)
 			if c == nil {
 				return next.HandleInitialize(ctx, in)
