@@ -7,6 +7,7 @@ import (
 	"surveyservice/functions/elements"
 	"surveyservice/functions/folders"
 	"surveyservice/functions/responders"
+	"surveyservice/functions/schema"
 	"surveyservice/functions/settings"
 	"surveyservice/functions/surveys"
 	"surveyservice/functions/templates"
@@ -39,5 +40,6 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"SettingsFunction":   settings.New(auth, st, time.Now),
 		"RespondersFunction": responders.New(st, cfg.sealer),
 		"VariablesFunction":  variables.New(auth, st, cfg.sealer, cfg.variables),
+		"SchemaFunction":     schema.New(),
 	}
 }

@@ -215,6 +215,7 @@ var allowedActions = map[string][]string{
 	"VariablesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
 	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem"},
+	"SchemaFunction":  {}, // serves an embedded document: no AWS access at all
 }
 
 // TestLeastPrivilege reads every function's inline policy: only the actions
@@ -232,7 +233,7 @@ func TestLeastPrivilege(t *testing.T) {
 			continue
 		}
 		policies, _ := res.Properties["Policies"].([]any)
-		if len(policies) == 0 {
+		if len(policies) == 0 && len(allowed) > 0 {
 			t.Errorf("%s: no policy", name)
 		}
 		var granted []string
