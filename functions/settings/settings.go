@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"surveyservice/shared/api"
@@ -42,10 +43,11 @@ type patch struct {
 	expiration string // "" clears
 }
 
-// readPatch validates every field of the body; it needs the survey only to
+// readPatch validates every field of the body. The survey is needed only to
 // accept an expiration date that is unchanged (a GET-then-PATCH round trip
-// of a survey that has expired).
-func readPatch(body map[string]json.RawMessage, sv survey.Survey, today string) (patch, error) {
+// of a survey that has expired): with checkPast false (the pass before the
+// survey is read) a date of today or earlier is not judged yet.
+func readPatch(body map[string]json.RawMessage, sv survey.Survey, today string, checkPast bool) (patch, error) {
 	f := api.NewForm(body)
 	p := patch{set: map[string]any{}}
 	for _, name := range boolFields {
@@ -85,13 +87,16 @@ func readPatch(body map[string]json.RawMessage, sv survey.Survey, today string) 
 		case !valid:
 			f.Fail("expiration_date", "Date has wrong format. Use one of these formats instead: YYYY-MM-DD.")
 		case v == sv.ExpirationDate: // unchanged: nothing to write
+		case v <= today && !checkPast:
 		case v <= today:
 			f.Fail("expiration_date", "Ensure this date is after today.")
 		default:
 			p.expire, p.expiration = true, v
 		}
 	}
-	if raw, ok := f.Raw("survey"); ok {
+	if f.IsNull("survey") {
+		f.Fail("survey", api.MsgNull)
+	} else if raw, ok := f.Raw("survey"); ok {
 		readSurvey(f, raw, &p)
 	}
 	return p, f.Err()
@@ -121,6 +126,7 @@ func readDomains(f *api.Form) ([]string, bool) {
 			errs[strconv.Itoa(i)] = []string{api.MsgNotString}
 			continue
 		}
+		s = strings.TrimSpace(s)
 		switch n := utf8.RuneCountInString(s); {
 		case n == 0:
 			errs[strconv.Itoa(i)] = []string{api.MsgBlank}
@@ -260,7 +266,7 @@ func (h handlers) update() http.Handler {
 		}
 		today := survey.Today(h.now())
 		// Validate before any read: a bad body is 400 whoever owns the id.
-		if _, err := readPatch(body, survey.Survey{}, today); err != nil && !onlyExpirationPast(err) {
+		if _, err := readPatch(body, survey.Survey{}, today, false); err != nil {
 			api.Error(w, r, err)
 			return
 		}
@@ -269,7 +275,7 @@ func (h handlers) update() http.Handler {
 			api.Error(w, r, err)
 			return
 		}
-		p, err := readPatch(body, sv, today)
+		p, err := readPatch(body, sv, today, true)
 		if err != nil {
 			api.Error(w, r, err)
 			return
@@ -303,16 +309,4 @@ func (h handlers) update() http.Handler {
 		}
 		api.Respond(w, r, http.StatusOK, next.View(sv))
 	})
-}
-
-// onlyExpirationPast reports a validation failure that is only the
-// expiration date being today or earlier, which an unchanged date excuses:
-// it is decided after the read.
-func onlyExpirationPast(err error) bool {
-	var e *survey.Error
-	if !errors.As(err, &e) || len(e.Fields) != 1 {
-		return false
-	}
-	msgs, _ := e.Fields["expiration_date"].([]string)
-	return len(msgs) == 1 && msgs[0] == "Ensure this date is after today."
 }

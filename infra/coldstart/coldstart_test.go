@@ -355,6 +355,18 @@ func checkResponse(tb testing.TB, fn string, inv invocation, body []byte, output
 	if resp.StatusCode != inv.status {
 		tb.Fatalf("%s: statusCode %d, want %d: %s\noutput:\n%s", fn, resp.StatusCode, inv.status, body, output)
 	}
+	// The access log counts the request's AWS calls: the event must make
+	// none, or the figure would include the emulator.
+	for line := range strings.Lines(output) {
+		var entry struct {
+			Msg           string `json:"msg"`
+			DynamoDBCalls int    `json:"dynamodb_calls"`
+			KMSCalls      int    `json:"kms_calls"`
+		}
+		if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "request" && entry.DynamoDBCalls+entry.KMSCalls > 0 {
+			tb.Fatalf("%s: the event made AWS calls: %s", fn, line)
+		}
+	}
 }
 
 // runtimeStub is the Lambda Runtime API for one run: one invocation, then
