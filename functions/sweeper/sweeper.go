@@ -31,8 +31,9 @@ var _ Store = (*store.Store)(nil)
 const (
 	// PageSize is how many due entries one Query reads.
 	PageSize = 100
-	// Parallelism is how many closes are in flight at once.
-	Parallelism = 8
+	// Parallelism is how many closes of one shard are in flight at once
+	// (the shards are swept at the same time).
+	Parallelism = 4
 	// Margin is how long before its deadline a run stops starting work;
 	// what is left is due still, and the next run takes it.
 	Margin = 3 * time.Second
@@ -46,45 +47,53 @@ type Result struct {
 }
 
 // Run closes every survey due at now (its expiration date is today or
-// earlier, UTC), shard by shard and page by page. Each close is conditional
-// on the date it was indexed under, so a retry or an overlapping run is
-// harmless and a survey whose date just moved is left alone. It stops
-// cleanly when ctx's deadline is within Margin, with Complete false.
+// earlier, UTC): the shards are swept at once, each page by page. Each close
+// is conditional on the date it was indexed under, so a retry or an
+// overlapping run is harmless and a survey whose date just moved is left
+// alone. It stops cleanly when ctx's deadline is within Margin, with
+// Complete false; what is left stays due for the next run.
 func Run(ctx context.Context, st Store, now time.Time) (Result, error) {
 	today := survey.Today(now)
 	var closed, read atomic.Int64
+	var stopped atomic.Bool
+	shards, sctx := errgroup.WithContext(ctx)
 	for shard := range store.ExpiryShards {
-		var start dynamo.PagingKey
-		for {
-			if late(ctx) {
-				return Result{Closed: int(closed.Load()), Read: int(read.Load())}, nil
-			}
-			due, next, err := st.DuePage(ctx, shard, today, start, PageSize)
-			if err != nil {
-				return Result{Closed: int(closed.Load()), Read: int(read.Load())}, err
-			}
-			read.Add(int64(len(due)))
-			g, gctx := errgroup.WithContext(ctx)
-			g.SetLimit(Parallelism)
-			for _, d := range due {
-				g.Go(func() error {
-					ok, err := st.CloseExpired(gctx, d)
-					if ok {
-						closed.Add(1)
-					}
+		shards.Go(func() error {
+			var start dynamo.PagingKey
+			for {
+				if late(sctx) {
+					stopped.Store(true)
+					return nil
+				}
+				due, next, err := st.DuePage(sctx, shard, today, start, PageSize)
+				if err != nil {
 					return err
-				})
+				}
+				read.Add(int64(len(due)))
+				g, gctx := errgroup.WithContext(sctx)
+				g.SetLimit(Parallelism)
+				for _, d := range due {
+					g.Go(func() error {
+						ok, err := st.CloseExpired(gctx, d)
+						if ok {
+							closed.Add(1)
+						}
+						return err
+					})
+				}
+				if err := g.Wait(); err != nil {
+					return err
+				}
+				if next == nil {
+					return nil
+				}
+				start = next
 			}
-			if err := g.Wait(); err != nil {
-				return Result{Closed: int(closed.Load()), Read: int(read.Load())}, err
-			}
-			if next == nil {
-				break
-			}
-			start = next
-		}
+		})
 	}
-	return Result{Closed: int(closed.Load()), Read: int(read.Load()), Complete: true}, nil
+	err := shards.Wait()
+	res := Result{Closed: int(closed.Load()), Read: int(read.Load()), Complete: err == nil && !stopped.Load()}
+	return res, err
 }
 
 func late(ctx context.Context) bool {

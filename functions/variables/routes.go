@@ -26,7 +26,10 @@ type Sealer interface {
 	Seal(ctx context.Context, surveyID int64, payloads []links.Payload) ([]string, error)
 }
 
-var _ Sealer = (*links.Sealer)(nil)
+var (
+	_ Sealer         = (*links.Sealer)(nil)
+	_ links.KeyStore = (*store.Store)(nil)
+)
 
 // Config holds where personalised links point: {SurveyURL}/s/{slug}/?qs=...
 type Config struct {

@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 	"github.com/aws/aws-sdk-go-v2/service/kms/types"
+
+	"surveyservice/shared/datakey"
 )
 
 // Envelope encryption of personalised links.
@@ -37,14 +39,10 @@ const Rotation = 24 * time.Hour
 
 // DataKey is a data key as stored: its id, its KMS-wrapped bytes and when
 // it was made.
-type DataKey struct {
-	ID      KeyID
-	Wrapped []byte
-	Created time.Time
-}
+type DataKey = datakey.Key
 
 // ErrNoKey is a KeyStore's answer for a key (or a current key) it lacks.
-var ErrNoKey = errors.New("links: no such data key")
+var ErrNoKey = datakey.ErrNoKey
 
 // KeyStore keeps the wrapped data keys; *store.Store implements it.
 type KeyStore interface {

@@ -1,6 +1,8 @@
 package links
 
 import (
+	"surveyservice/shared/datakey"
+
 	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
@@ -34,17 +36,7 @@ const (
 var ErrInvalid = errors.New("links: invalid token")
 
 // KeyID names a data key.
-type KeyID [keyIDLen]byte
-
-// String is the key id in hex, as the table stores it.
-func (k KeyID) String() string {
-	const hexdigits = "0123456789abcdef"
-	b := make([]byte, 0, 2*keyIDLen)
-	for _, c := range k {
-		b = append(b, hexdigits[c>>4], hexdigits[c&15])
-	}
-	return string(b)
-}
+type KeyID = datakey.ID
 
 func aad(header []byte, surveyID int64) []byte {
 	b := make([]byte, 0, len(header)+len(aadSurvey)+8)

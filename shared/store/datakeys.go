@@ -8,7 +8,7 @@ import (
 
 	"github.com/guregu/dynamo/v2"
 
-	"surveyservice/shared/links"
+	"surveyservice/shared/datakey"
 )
 
 const (
@@ -27,8 +27,8 @@ type dataKeyItem struct {
 	Created string `dynamo:"created"`
 }
 
-func (it dataKeyItem) dataKey() (links.DataKey, error) {
-	var k links.DataKey
+func (it dataKeyItem) dataKey() (datakey.Key, error) {
+	var k datakey.Key
 	id, err := hex.DecodeString(it.KeyID)
 	if err != nil || len(id) != len(k.ID) {
 		return k, fmt.Errorf("store: data key id %q", it.KeyID)
@@ -41,31 +41,29 @@ func (it dataKeyItem) dataKey() (links.DataKey, error) {
 	return k, nil
 }
 
-var _ links.KeyStore = (*Store)(nil)
-
 // CurrentDataKey reads the current data key: the pointer, then the key
 // (the pointer carries the wrapped key too, so it is one read).
-func (s *Store) CurrentDataKey(ctx context.Context) (links.DataKey, error) {
+func (s *Store) CurrentDataKey(ctx context.Context) (datakey.Key, error) {
 	var it dataKeyItem
 	err := s.table.Get(AttrPK, currentKeyPK).Range(AttrSK, dynamo.Equal, currentKeySK).Consistent(true).One(ctx, &it)
 	if err == dynamo.ErrNotFound {
-		return links.DataKey{}, links.ErrNoKey
+		return datakey.Key{}, datakey.ErrNoKey
 	}
 	if err != nil {
-		return links.DataKey{}, s.fail("get current data key", err)
+		return datakey.Key{}, s.fail("get current data key", err)
 	}
 	return it.dataKey()
 }
 
 // DataKey reads a data key by id.
-func (s *Store) DataKey(ctx context.Context, id links.KeyID) (links.DataKey, error) {
+func (s *Store) DataKey(ctx context.Context, id datakey.ID) (datakey.Key, error) {
 	var it dataKeyItem
 	err := s.table.Get(AttrPK, DataKeyPK(id.String())).Range(AttrSK, dynamo.Equal, dataKeySK).One(ctx, &it)
 	if err == dynamo.ErrNotFound {
-		return links.DataKey{}, links.ErrNoKey
+		return datakey.Key{}, datakey.ErrNoKey
 	}
 	if err != nil {
-		return links.DataKey{}, s.fail("get data key", err)
+		return datakey.Key{}, s.fail("get data key", err)
 	}
 	return it.dataKey()
 }
@@ -74,7 +72,7 @@ func (s *Store) DataKey(ctx context.Context, id links.KeyID) (links.DataKey, err
 // it current, unless the current key is no longer previous: then another
 // container rotated first, and the new key is kept (its links open) but
 // not made current.
-func (s *Store) PutDataKey(ctx context.Context, k links.DataKey, previous *links.KeyID) error {
+func (s *Store) PutDataKey(ctx context.Context, k datakey.Key, previous *datakey.ID) error {
 	it := dataKeyItem{PK: DataKeyPK(k.ID.String()), SK: dataKeySK, KeyID: k.ID.String(), Wrapped: k.Wrapped,
 		Created: k.Created.UTC().Format(dataKeyLayout)}
 	if err := s.table.Put(it).If("attribute_not_exists(PK)").Run(ctx); err != nil {
