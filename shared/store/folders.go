@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/guregu/dynamo/v2"
@@ -52,7 +53,9 @@ func (s *Store) nextFolderOrder(ctx context.Context, aid, except int64) (int64, 
 			next = it.Order + 1
 		}
 	}
-	return next, nil
+	// Orders are int32 for clients, as the API takes them: past the top,
+	// the folder shares the top order (ties sort by id).
+	return min(next, math.MaxInt32), nil
 }
 
 // CreateFolder stores a new folder; a nil order puts it last.
