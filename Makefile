@@ -13,7 +13,7 @@ GOBUILD := CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc 
 PYENV_SHIMS := $(HOME)/.pyenv/shims
 export PATH := $(PATH):$(PYENV_SHIMS)
 
-.PHONY: all build run test vet fmt-check lint-template unit bench fuzz fuzz-brief clean
+.PHONY: all build run test vet fmt-check lint-template unit bench fuzz fuzz-brief load clean
 
 all: build
 
@@ -81,6 +81,10 @@ bench: build
 	done
 	@echo "== Go benchmarks (handler-ns/op excludes time spent waiting on the emulator)"
 	$(GO) test -count=1 -run '^$$' -bench . -benchmem ./...
+
+## load: the local API under 50 concurrent clients (loopback only, bounded); throughput, p50/p99 per route, 5xx count
+load:
+	$(GO) run ./infra/load
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -78,6 +78,9 @@ func readFields(f *api.Form, e *survey.Element, create bool) {
 	boolean("description_active", &e.DescriptionActive)
 	str("description", survey.MaxElementDescription, &e.Description)
 	str("enter_text", survey.MaxElementEnterText, &e.EnterText)
+	if create {
+		return // the answer-only fields below are PATCH's alone (contract 6)
+	}
 	boolean("allow_multiple_select", &e.AllowMultipleSelect)
 	count("max_selectable_choices", &e.MaxSelectableChoices)
 	count("min_selectable_choices", &e.MinSelectableChoices)

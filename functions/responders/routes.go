@@ -110,6 +110,10 @@ func handleAuthenticate(st Store) http.Handler {
 			return
 		}
 		sv, err := st.SurveyBySlug(r.Context(), r.PathValue("url_slug"))
+		if survey.ErrorCode(err) == survey.ENOTFOUND {
+			api.Error(w, r, errRefused) // "403 otherwise": not even whether the survey exists
+			return
+		}
 		if err != nil {
 			api.Error(w, r, err)
 			return

@@ -19,8 +19,9 @@ import (
 
 // Limits of a personalised links request.
 const (
-	maxLinks      = 5000
-	maxValueChars = 500
+	maxLinks       = 5000
+	maxValueChars  = 500
+	maxNumberChars = 400
 )
 
 const (
@@ -34,8 +35,18 @@ const (
 // boolean, an integer for a type 2 variable. Errors point at the item:
 // {"values": {"3": {"city": ["Unknown variable."]}}}.
 func DecodeValues(raw json.RawMessage, present bool, vars []survey.Variable) ([]links.Payload, error) {
+	return decodeValues(raw, present, vars, true)
+}
+
+// decodeValues is DecodeValues; with known false it checks only what needs
+// no variables (the shape of the list and its items, is_unique), as the
+// pass before the survey is read does.
+func decodeValues(raw json.RawMessage, present bool, vars []survey.Variable, known bool) ([]links.Payload, error) {
 	if !present {
 		return nil, survey.FieldError("values", api.MsgRequired)
+	}
+	if api.JSONKind(raw) == "NoneType" {
+		return nil, survey.FieldError("values", api.MsgNull)
 	}
 	var items []json.RawMessage
 	if api.JSONKind(raw) != "list" || json.Unmarshal(raw, &items) != nil {
@@ -54,7 +65,7 @@ func DecodeValues(raw json.RawMessage, present bool, vars []survey.Variable) ([]
 	payloads := make([]links.Payload, len(items))
 	errs := map[string]any{}
 	for i, item := range items {
-		p, fields := decodeItem(item, types)
+		p, fields := decodeItem(item, types, known)
 		if fields != nil {
 			errs[strconv.Itoa(i)] = fields
 			continue
@@ -67,7 +78,7 @@ func DecodeValues(raw json.RawMessage, present bool, vars []survey.Variable) ([]
 	return payloads, nil
 }
 
-func decodeItem(item json.RawMessage, types map[string]int64) (links.Payload, map[string]any) {
+func decodeItem(item json.RawMessage, types map[string]int64, known bool) (links.Payload, map[string]any) {
 	if kind := api.JSONKind(item); kind != "dict" {
 		return links.Payload{}, map[string]any{"non_field_errors": []string{"Invalid data. Expected a dictionary, but got " + kind + "."}}
 	}
@@ -90,8 +101,11 @@ func decodeItem(item json.RawMessage, types map[string]int64) (links.Payload, ma
 			}
 			continue
 		}
-		t, known := types[name]
+		t, ok := types[name]
 		if !known {
+			continue // the pass before the survey is read
+		}
+		if !ok {
 			errs.Add(name, msgUnknownVariable)
 			continue
 		}
@@ -142,7 +156,7 @@ func decodeValue(name string, raw json.RawMessage, t int64) (links.Value, string
 			return v, ""
 		}
 		f, err := n.Float64()
-		if err != nil || math.IsInf(f, 0) {
+		if err != nil || math.IsInf(f, 0) || len(raw) > maxNumberChars {
 			return v, "A valid number is required."
 		}
 		if t == survey.VariableInteger {
@@ -175,22 +189,22 @@ func (h handlers) hashes() http.Handler {
 			return
 		}
 		raw, present := body["values"]
-		if _, err := DecodeValues(raw, present, nil); err != nil && !onlyUnknownVariables(err) {
+		_, shapeErr := decodeValues(raw, present, nil, false)
+		sv, vars, _, err := h.st.SurveyVariables(r.Context(), aid, sid)
+		if err != nil {
+			if shapeErr != nil {
+				err = shapeErr // a bad body is 400 whoever owns the survey
+			}
 			api.Error(w, r, err)
 			return
 		}
-		sv, vars, _, err := h.st.SurveyVariables(r.Context(), aid, sid)
+		payloads, err := DecodeValues(raw, present, vars)
 		if err != nil {
 			api.Error(w, r, err)
 			return
 		}
 		if sv.Deleted {
 			api.Error(w, r, survey.Errorf(survey.ECONFLICT, "Survey is deleted."))
-			return
-		}
-		payloads, err := DecodeValues(raw, present, vars)
-		if err != nil {
-			api.Error(w, r, err)
 			return
 		}
 		tokens, err := h.sealer.Seal(r.Context(), sid, payloads)
@@ -205,36 +219,4 @@ func (h handlers) hashes() http.Handler {
 		}
 		api.Respond(w, r, http.StatusOK, map[string][]string{"urls": urls})
 	})
-}
-
-// onlyUnknownVariables reports a failure of the pre-read validation (done
-// without the survey's variables) that may be only unknown names, which
-// the validation with the variables decides.
-func onlyUnknownVariables(err error) bool {
-	e, ok := err.(*survey.Error)
-	if !ok {
-		return false
-	}
-	items, ok := e.Fields["values"].(map[string]any)
-	if !ok {
-		return false
-	}
-	for _, item := range items {
-		fields, ok := item.(map[string]any)
-		if !ok {
-			return false
-		}
-		for _, msgs := range fields {
-			list, _ := msgs.([]string)
-			if len(list) == 0 {
-				return false
-			}
-			for _, m := range list {
-				if m != msgUnknownVariable {
-					return false
-				}
-			}
-		}
-	}
-	return true
 }

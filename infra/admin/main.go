@@ -228,7 +228,7 @@ func sweep(ctx context.Context, args []string, getenv func(string) string) (any,
 	now := time.Now()
 	if *nowFlag != "" {
 		t, err := time.Parse("2006-01-02T15:04:05Z", *nowFlag)
-		if err != nil {
+		if err != nil || len(*nowFlag) != len("2006-01-02T15:04:05Z") {
 			return nil, fmt.Errorf("%w: --now %q is not YYYY-MM-DDTHH:MM:SSZ", errUsage, *nowFlag)
 		}
 		now = t

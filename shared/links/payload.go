@@ -42,6 +42,8 @@ const (
 	maxValues    = 1000
 	maxNameBytes = 400
 	maxStrBytes  = 1 << 16
+	// maxNumberBytes bounds a number's text (the request accepts as long).
+	maxNumberBytes = 400
 )
 
 var errMalformed = errors.New("links: malformed payload")
@@ -87,14 +89,14 @@ func DecodePayload(b []byte) (Payload, error) {
 	p := Payload{Unique: flags&flagUnique != 0}
 	b = b[1:]
 	n, k := binary.Uvarint(b)
-	if k <= 0 || n > maxValues || n > uint64(len(b)) {
+	if k <= 0 || k != uvarintLen(n) || n > maxValues || n > uint64(len(b)) {
 		return Payload{}, errMalformed
 	}
 	b = b[k:]
 	p.Values = make([]Value, 0, n)
 	readBytes := func(max uint64) (string, bool) {
 		l, k := binary.Uvarint(b)
-		if k <= 0 || l > max || l > uint64(len(b)-k) {
+		if k <= 0 || k != uvarintLen(l) || l > max || l > uint64(len(b)-k) {
 			return "", false
 		}
 		s := string(b[k : k+int(l)])
@@ -114,7 +116,7 @@ func DecodePayload(b []byte) (Payload, error) {
 				return Payload{}, errMalformed
 			}
 		case KindNumber:
-			if v.Str, ok = readBytes(64); !ok {
+			if v.Str, ok = readBytes(maxNumberBytes); !ok {
 				return Payload{}, errMalformed
 			}
 			if f, err := strconv.ParseFloat(v.Str, 64); err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
@@ -122,7 +124,7 @@ func DecodePayload(b []byte) (Payload, error) {
 			}
 		case KindInt:
 			i, k := binary.Varint(b)
-			if k <= 0 {
+			if k <= 0 || k != len(binary.AppendVarint(nil, i)) {
 				return Payload{}, errMalformed
 			}
 			v.Int, b = i, b[k:]
@@ -158,3 +160,7 @@ type jsonNumber string
 
 // MarshalJSON writes the number as it was sent.
 func (n jsonNumber) MarshalJSON() ([]byte, error) { return []byte(n), nil }
+
+// uvarintLen is the length of the minimal encoding of n: a longer encoding
+// of the same number is refused, so that every payload has one encoding.
+func uvarintLen(n uint64) int { return len(binary.AppendUvarint(nil, n)) }

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"strings"
 )
 
 // The token format (version 1), before URL-safe base64 without padding:
@@ -27,7 +28,7 @@ const (
 	nonceLen  = 12
 	headerLen = 1 + keyIDLen
 	overhead  = headerLen + nonceLen + 16
-	maxToken  = 8 << 10 // base64 characters a token may have
+	maxToken  = 1 << 20 // base64 characters a token may have
 	aadSurvey = "survey-links/v1/survey:"
 )
 
@@ -57,6 +58,11 @@ func seal(aead cipher.AEAD, kid KeyID, surveyID int64, payload []byte) string {
 	return base64.RawURLEncoding.EncodeToString(buf)
 }
 
+// strictBase64 refuses the encodings whose unused trailing bits are not
+// zero, so that no two strings decode to the same token: one changed
+// character always makes a token invalid.
+var strictBase64 = base64.RawURLEncoding.Strict()
+
 // parsed is a token split into its parts, not yet opened.
 type parsed struct {
 	kid    KeyID
@@ -68,10 +74,10 @@ type parsed struct {
 // parse splits a token without any key: ErrInvalid for anything that is not
 // a version 1 token of plausible size.
 func parse(token string) (parsed, error) {
-	if len(token) < 4 || len(token) > maxToken {
+	if len(token) < 4 || len(token) > maxToken || strings.ContainsFunc(token, notBase64URL) {
 		return parsed{}, ErrInvalid
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(token)
+	raw, err := strictBase64.DecodeString(token)
 	if err != nil || len(raw) < overhead+2 || raw[0] != version1 {
 		return parsed{}, ErrInvalid
 	}
@@ -96,4 +102,10 @@ func TokenID(token string) string {
 		b = append(b, hexdigits[c>>4], hexdigits[c&15])
 	}
 	return string(b)
+}
+
+// notBase64URL is true for a character outside the URL-safe alphabet: the
+// decoder would skip line breaks, so they are refused before it runs.
+func notBase64URL(r rune) bool {
+	return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_')
 }

@@ -80,7 +80,16 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "testenv: prepare emulator:", err)
 		return 1
 	}
-	return m.Run()
+	conf, err := installConformance()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	code := m.Run()
+	if !conf.report(os.Stderr) && code == 0 {
+		code = 1
+	}
+	return code
 }
 
 // Store returns the store of the running top-level test: a table of its
