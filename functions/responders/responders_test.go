@@ -262,15 +262,16 @@ func TestSlugs(t *testing.T) {
 	if unknown == slug {
 		t.Fatal("drew the survey's own slug")
 	}
-	r := authenticate(t, f.h, unknown, "alpha")
-	r.is(t, 404, notFound)
+	// Contract 7: "403 otherwise" — an unknown survey is refused like an
+	// unknown code, with the same body, so the route tells nothing.
+	authenticate(t, f.h, unknown, "alpha").refused(t)
 	// The slug is exact.
-	authenticate(t, f.h, strings.ToUpper(slug)+"X", "alpha").is(t, 404, notFound)
+	authenticate(t, f.h, strings.ToUpper(slug)+"X", "alpha").refused(t)
 
 	for _, bad := range []string{"bad.slug", "bad%20slug", "a$b", "a%2Fb", "%00abc", "a%7Eb", strings.Repeat("a", survey.MaxSlugLength+1)} {
 		t.Run(bad[:min(len(bad), 20)], func(t *testing.T) {
 			r := authenticate(t, f.h, bad, "alpha")
-			r.is(t, 404, notFound)
+			r.refused(t)
 			if r.calls != 0 {
 				t.Errorf("a malformed slug cost %d DynamoDB calls (%v), want 0", r.calls, r.ops)
 			}

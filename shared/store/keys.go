@@ -138,8 +138,12 @@ func CodeSK(code string) string { return "CODE#" + code }
 // ExpiryShards spreads the sweep index over partitions.
 const ExpiryShards = 8
 
-// ExpiryKey is GSI2PK of a survey with an expiration date.
-func ExpiryKey(sid int64) string { return fmt.Sprintf("EXPIRY#%d", sid%ExpiryShards) }
+// ExpiryKey is GSI2PK of a survey with an expiration date. The shard is a
+// hash of the id, not id mod 8: ids of one counter shard are congruent mod
+// 16 (see ids.go), so a plain modulus would put them all in one partition.
+func ExpiryKey(sid int64) string {
+	return fmt.Sprintf("EXPIRY#%d", (uint64(sid)*0x9E3779B97F4A7C15)>>61)
+}
 
 // ExpirySK orders a shard of the sweep index by date.
 func ExpirySK(date string, sid int64) string { return date + "#" + pad(sid) }

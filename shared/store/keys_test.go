@@ -44,7 +44,21 @@ func TestFolderAndSurveyKeysGroup(t *testing.T) {
 	if !(f1 < s && s < f2) {
 		t.Errorf("%s < %s < %s does not hold", f1, s, f2)
 	}
-	if ExpiryKey(17) != "EXPIRY#1" || ExpirySK("2026-12-01", 17) >= ExpirySK("2026-12-02", 1) {
-		t.Error("expiry keys do not shard by id and order by date")
+	if ExpirySK("2026-12-01", 17) >= ExpirySK("2026-12-02", 1) {
+		t.Error("expiry keys do not order by date")
+	}
+	// Ids of one counter shard (congruent mod 16) still spread over every
+	// expiry shard.
+	seen := map[string]int{}
+	for seq := int64(1); seq <= 800; seq++ {
+		seen[ExpiryKey(seq*IDShards+5)]++
+	}
+	if len(seen) != ExpiryShards {
+		t.Errorf("ids of one counter shard fall in %d expiry shards, want %d: %v", len(seen), ExpiryShards, seen)
+	}
+	for k, n := range seen {
+		if n < 50 || n > 150 {
+			t.Errorf("expiry shard %s holds %d of 800", k, n)
+		}
 	}
 }
