@@ -61,9 +61,14 @@ func ReadOptionalJSON(r *http.Request, limit int64) (raw json.RawMessage, sent b
 	if int64(len(data)) > limit {
 		return nil, true, tooLarge
 	}
-	if len(bytes.Trim(data, jsonSpace)) == 0 {
+	trimmed := bytes.Trim(data, jsonSpace)
+	if len(trimmed) == 0 {
 		return nil, true, nil
 	}
+	if json.Valid(trimmed) {
+		return trimmed, true, nil // the common case: one pass, no copy
+	}
+	// Invalid: decode to find and word the first problem.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v json.RawMessage

@@ -56,6 +56,11 @@ func NoContent(w http.ResponseWriter, r *http.Request) {
 }
 
 func marshal(v any) ([]byte, error) {
+	if raw, ok := v.(json.RawMessage); ok {
+		// Already JSON, made by the handler (a large answer built by
+		// hand): no second pass over it.
+		return raw, nil
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

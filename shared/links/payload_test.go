@@ -13,9 +13,11 @@ import (
 )
 
 // Values of every kind, as the variables function builds them.
-func str(name, s string) links.Value   { return links.Value{Name: name, Kind: links.KindString, Str: s} }
-func num(name, s string) links.Value   { return links.Value{Name: name, Kind: links.KindNumber, Str: s} }
-func integer(name string, i int64) links.Value { return links.Value{Name: name, Kind: links.KindInt, Int: i} }
+func str(name, s string) links.Value { return links.Value{Name: name, Kind: links.KindString, Str: s} }
+func num(name, s string) links.Value { return links.Value{Name: name, Kind: links.KindNumber, Str: s} }
+func integer(name string, i int64) links.Value {
+	return links.Value{Name: name, Kind: links.KindInt, Int: i}
+}
 func boolean(name string, b bool) links.Value {
 	if b {
 		return links.Value{Name: name, Kind: links.KindTrue}
@@ -78,7 +80,7 @@ var roundTripCases = []struct {
 	{"false", links.Payload{Values: []links.Value{boolean("vip", false)}}},
 	{"number 1.5", links.Payload{Values: []links.Value{num("score", "1.5")}}},
 	{"number -2e10", links.Payload{Values: []links.Value{num("big", "-2e10")}}},
-	{"number 64 bytes", links.Payload{Values: []links.Value{num("n", "0." + strings.Repeat("1", 62))}}},
+	{"number 64 bytes", links.Payload{Values: []links.Value{num("n", "0."+strings.Repeat("1", 62))}}},
 	{"unique with values", links.Payload{Unique: true, Values: []links.Value{
 		str("city", "Shiraz"), integer("age", -42), boolean("vip", true), boolean("new", false), num("score", "9.75"),
 	}}},
@@ -154,7 +156,7 @@ func TestDecodePayloadRejectsMalformed(t *testing.T) {
 		"invalid utf-8 string":       cat([]byte{0, 1}, uv(1), []byte("s"), []byte{byte(links.KindString)}, uv(1), []byte{0xff}),
 		"name of 401 bytes":          cat([]byte{0, 1}, uv(401), bytes.Repeat([]byte("a"), 401), []byte{byte(links.KindTrue)}),
 		"string of 65537 bytes":      cat([]byte{0, 1}, uv(1), []byte("s"), []byte{byte(links.KindString)}, uv(1<<16+1), bytes.Repeat([]byte("a"), 1<<16+1)),
-		"number of 65 bytes":         cat([]byte{0, 1}, uv(1), []byte("n"), []byte{byte(links.KindNumber)}, uv(65), []byte("0."+strings.Repeat("1", 63))),
+		"number of 65537 bytes":      cat([]byte{0, 1}, uv(1), []byte("n"), []byte{byte(links.KindNumber)}, uv(1<<16+1), []byte("0."+strings.Repeat("1", 1<<16-1))),
 		"number not a number":        cat([]byte{0, 1}, uv(1), []byte("n"), []byte{byte(links.KindNumber)}, uv(3), []byte("abc")),
 		"number NaN":                 cat([]byte{0, 1}, uv(1), []byte("n"), []byte{byte(links.KindNumber)}, uv(3), []byte("NaN")),
 		"number Inf":                 cat([]byte{0, 1}, uv(1), []byte("n"), []byte{byte(links.KindNumber)}, uv(3), []byte("Inf")),

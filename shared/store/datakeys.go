@@ -58,7 +58,7 @@ func (s *Store) CurrentDataKey(ctx context.Context) (datakey.Key, error) {
 // DataKey reads a data key by id.
 func (s *Store) DataKey(ctx context.Context, id datakey.ID) (datakey.Key, error) {
 	var it dataKeyItem
-	err := s.table.Get(AttrPK, DataKeyPK(id.String())).Range(AttrSK, dynamo.Equal, dataKeySK).One(ctx, &it)
+	err := s.table.Get(AttrPK, DataKeyPK(id.String())).Range(AttrSK, dynamo.Equal, dataKeySK).Consistent(true).One(ctx, &it)
 	if err == dynamo.ErrNotFound {
 		return datakey.Key{}, datakey.ErrNoKey
 	}

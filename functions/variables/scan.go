@@ -1,0 +1,286 @@
+package variables
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+
+	"surveyservice/shared/links"
+	"surveyservice/shared/survey"
+)
+
+// A personalised links request is the one hot path of the API: up to 5,000
+// items, where encoding/json's reflection costs several times the sealing.
+// fastValues reads the common shape of the body directly: an object whose
+// "values" is a list of flat objects of strings, numbers and booleans. It
+// answers ok false for anything else (errors to report, escapes it does not
+// decode, nesting), and the caller then takes the general path, which also
+// words every error; so it changes performance, never answers.
+
+type scan struct {
+	b []byte
+	i int
+}
+
+func (s *scan) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scan) peek() byte {
+	s.ws()
+	if s.i >= len(s.b) {
+		return 0
+	}
+	return s.b[s.i]
+}
+
+func (s *scan) eat(c byte) bool {
+	if s.peek() == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// str reads a string without escapes or control characters (any other
+// string sends the request to the general path).
+func (s *scan) str() (string, bool) {
+	b, ok := s.strBytes()
+	return string(b), ok
+}
+
+// strBytes is str without the copy: the bytes of the body.
+func (s *scan) strBytes() ([]byte, bool) {
+	if !s.eat('"') {
+		return nil, false
+	}
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			v := s.b[start:s.i]
+			s.i++
+			if !utf8.Valid(v) {
+				return nil, false
+			}
+			return v, true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		}
+		s.i++
+	}
+	return nil, false
+}
+
+// number reads a JSON number's text.
+func (s *scan) number() (string, bool) {
+	s.ws()
+	start := s.i
+	if s.i < len(s.b) && s.b[s.i] == '-' {
+		s.i++
+	}
+	digits := func() int {
+		n := 0
+		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+			s.i++
+			n++
+		}
+		return n
+	}
+	intStart := s.i
+	if digits() == 0 || (s.b[intStart] == '0' && s.i-intStart > 1) {
+		return "", false
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if digits() == 0 {
+			return "", false
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if digits() == 0 {
+			return "", false
+		}
+	}
+	return string(s.b[start:s.i]), true
+}
+
+func (s *scan) literal(word string) bool {
+	if len(s.b)-s.i >= len(word) && string(s.b[s.i:s.i+len(word)]) == word {
+		s.i += len(word)
+		return true
+	}
+	return false
+}
+
+// scalar reads a string, number or boolean as the general path would
+// decode it (string, json.Number, bool).
+func (s *scan) scalar() (any, bool) {
+	switch c := s.peek(); {
+	case c == '"':
+		return s.str()
+	case c == 't':
+		return true, s.literal("true")
+	case c == 'f':
+		return false, s.literal("false")
+	case c == '-' || (c >= '0' && c <= '9'):
+		n, ok := s.number()
+		return json.Number(n), ok
+	}
+	return nil, false
+}
+
+// fastValues decodes a hashes body of the common shape into payloads, or
+// answers ok false.
+func fastValues(body []byte, vars []survey.Variable) ([]links.Payload, bool) {
+	s := &scan{b: body}
+	if !s.eat('{') {
+		return nil, false
+	}
+	types := make(map[string]survey.Variable, len(vars))
+	for _, v := range vars {
+		types[v.Name] = v
+	}
+	var payloads []links.Payload
+	found := false
+	for first := true; ; first = false {
+		if s.eat('}') {
+			break
+		}
+		if !first && !s.eat(',') {
+			return nil, false
+		}
+		key, ok := s.str()
+		if !ok || !s.eat(':') || key != "values" || found {
+			return nil, false // another key: the general path ignores it properly
+		}
+		found = true
+		if payloads, ok = s.items(types); !ok {
+			return nil, false
+		}
+	}
+	s.ws()
+	if !found || s.i != len(s.b) || len(payloads) == 0 || len(payloads) > maxLinks {
+		return nil, false
+	}
+	return payloads, true
+}
+
+func (s *scan) items(types map[string]survey.Variable) ([]links.Payload, bool) {
+	if !s.eat('[') {
+		return nil, false
+	}
+	out := make([]links.Payload, 0, 256)
+	for first := true; ; first = false {
+		if s.eat(']') {
+			return out, true
+		}
+		if !first && !s.eat(',') {
+			return nil, false
+		}
+		p, ok := s.item(types)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, p)
+	}
+}
+
+func (s *scan) item(types map[string]survey.Variable) (links.Payload, bool) {
+	if !s.eat('{') {
+		return links.Payload{}, false
+	}
+	var p links.Payload
+	for first := true; ; first = false {
+		if s.eat('}') {
+			break
+		}
+		if !first && !s.eat(',') {
+			return links.Payload{}, false
+		}
+		key, ok := s.strBytes()
+		if !ok || !s.eat(':') {
+			return links.Payload{}, false
+		}
+		val, ok := s.scalar()
+		if !ok {
+			return links.Payload{}, false
+		}
+		if string(key) == survey.ReservedUniqueKey {
+			b, isBool := val.(bool)
+			if !isBool {
+				return links.Payload{}, false
+			}
+			p.Unique = b
+			continue
+		}
+		variable, known := types[string(key)] // no copy: the name is the variable's
+		if !known {
+			return links.Payload{}, false
+		}
+		name := variable.Name
+		v, msg := decodeValue(name, val, variable.Type)
+		if msg != "" {
+			return links.Payload{}, false
+		}
+		for _, prev := range p.Values {
+			if prev.Name == name {
+				return links.Payload{}, false // a repeated key: the general path decides
+			}
+		}
+		p.Values = append(p.Values, v)
+	}
+	if p.Values == nil {
+		p.Values = []links.Value{}
+	}
+	sortValues(p.Values)
+	return p, true
+}
+
+// sortValues orders a payload's values by name (insertion sort: an item has
+// a handful).
+func sortValues(vs []links.Value) {
+	for i := 1; i < len(vs); i++ {
+		for j := i; j > 0 && vs[j].Name < vs[j-1].Name; j-- {
+			vs[j], vs[j-1] = vs[j-1], vs[j]
+		}
+	}
+}
+
+// urlsJSON writes {"urls": [...]} directly: the tokens are URL-safe base64,
+// and the base is escaped once.
+func urlsJSON(base string, tokens []string) json.RawMessage {
+	quoted := strconv.Quote(base)
+	if b, err := json.Marshal(base); err == nil {
+		quoted = string(b)
+	}
+	prefix := quoted[:len(quoted)-1] // without its closing quote
+	size := 10
+	for _, t := range tokens {
+		size += len(prefix) + len(t) + 2
+	}
+	out := make([]byte, 0, size)
+	out = append(out, `{"urls":[`...)
+	for i, t := range tokens {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, prefix...)
+		out = append(out, t...)
+		out = append(out, '"')
+	}
+	out = append(out, "]}"...)
+	return out
+}
