@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -181,7 +182,7 @@ func index(t testing.TB, st *store.Store) map[int64]string {
 				t.Fatalf("DuePage(shard %d): %v", shard, err)
 			}
 			for _, d := range due {
-				if d.ID%store.ExpiryShards != int64(shard) {
+				if shardOf(d.ID) != int64(shard) {
 					t.Errorf("survey %d is indexed in shard %d", d.ID, shard)
 				}
 				if prev, dup := out[d.ID]; dup {
@@ -214,10 +215,19 @@ func want(t *testing.T, what string, got, want sweeper.Result) {
 	}
 }
 
+// shardOf is the sweep-index shard the store puts a survey in.
+func shardOf(sid int64) int64 {
+	n, err := strconv.ParseInt(strings.TrimPrefix(store.ExpiryKey(sid), "EXPIRY#"), 10, 64)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
 func shards(svs []survey.Survey) map[int64]int {
 	out := map[int64]int{}
 	for _, sv := range svs {
-		out[sv.ID%store.ExpiryShards]++
+		out[shardOf(sv.ID)]++
 	}
 	return out
 }
@@ -291,7 +301,7 @@ func TestMovedDate(t *testing.T) {
 	sv := f.create(t, "Moved", today)
 	entry := func(t *testing.T, sid int64) store.DueSurvey {
 		t.Helper()
-		due, _, err := f.st.DuePage(t.Context(), int(sid%store.ExpiryShards), today, nil, sweeper.PageSize)
+		due, _, err := f.st.DuePage(t.Context(), int(shardOf(sid)), today, nil, sweeper.PageSize)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -436,18 +446,15 @@ func TestOverlappingRuns(t *testing.T) {
 	}
 }
 
-// TestPaging: 250 due surveys, more than a page (PageSize 100) in at least
-// one shard, are all closed by one run.
+// TestPaging: 900 due surveys (about 112 a shard, so more than a page of
+// PageSize 100 in some) are all closed by one run.
 func TestPaging(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	// One ImportSurveys call allocates its ids from one counter shard, so
-	// its surveys share an expiry shard: 150 of them page there. The
-	// smaller calls spread over the other shards.
-	due := f.bulk(t, 150, yesterday)
-	for range 4 {
-		due = append(due, f.bulk(t, 25, today)...)
-	}
+	// The index hashes survey ids over its shards: 900 due surveys fill
+	// some shard past a page.
+	due := f.bulk(t, 450, yesterday)
+	due = append(due, f.bulk(t, 450, today)...)
 	notDue := f.bulk(t, 30, tomorrow)
 	per := shards(due)
 	t.Logf("due surveys per shard: %v", per)
@@ -456,7 +463,7 @@ func TestPaging(t *testing.T) {
 	}
 
 	st := &countingStore{Store: f.st}
-	want(t, "run", run(t, t.Context(), st, now), sweeper.Result{Closed: 250, Read: 250, Complete: true})
+	want(t, "run", run(t, t.Context(), st, now), sweeper.Result{Closed: 900, Read: 900, Complete: true})
 	t.Logf("DuePage calls: %d", st.pages.Load())
 	// Every shard is read once, and a shard of more than a page in pages
 	// (a full last page costs one more, empty, read).

@@ -117,7 +117,7 @@ func decodeItem(item any, types map[string]int64) (links.Payload, map[string]any
 			errs.Add(name, msgUnknownVariable)
 			continue
 		}
-		v, msg := decodeValue(name, val, t)
+		v, msg := decodeValue(name, scalarOf(val), t)
 		if msg != "" {
 			errs.Add(name, msg)
 			continue
@@ -131,33 +131,54 @@ func decodeItem(item any, types map[string]int64) (links.Payload, map[string]any
 	return p, nil
 }
 
-// decodeValue reads one value (a JSON token) for a variable of type t.
-func decodeValue(name string, val any, t int64) (links.Value, string) {
-	v := links.Value{Name: name}
+// scalar is a JSON value a link may carry, without the boxing of an any.
+type scalar struct {
+	kind byte // 's' string, 'n' number (text in str), 'b' boolean, 0 anything else
+	str  string
+	b    bool
+}
+
+// scalarOf reads a value decoded by encoding/json (with UseNumber).
+func scalarOf(val any) scalar {
 	switch x := val.(type) {
 	case string:
+		return scalar{kind: 's', str: x}
+	case json.Number:
+		return scalar{kind: 'n', str: string(x)}
+	case bool:
+		return scalar{kind: 'b', b: x}
+	}
+	return scalar{}
+}
+
+// decodeValue reads one value for a variable of type t.
+func decodeValue(name string, val scalar, t int64) (links.Value, string) {
+	v := links.Value{Name: name}
+	switch val.kind {
+	case 's':
 		if t == survey.VariableInteger {
 			return v, api.MsgNotInteger
 		}
-		if utf8.RuneCountInString(x) > maxValueChars {
+		if len(val.str) > maxValueChars && utf8.RuneCountInString(val.str) > maxValueChars {
 			return v, fmt.Sprintf("Ensure this field has no more than %d characters.", maxValueChars)
 		}
-		v.Kind, v.Str = links.KindString, x
-	case bool:
+		v.Kind, v.Str = links.KindString, val.str
+	case 'b':
 		if t == survey.VariableInteger {
 			return v, api.MsgNotInteger
 		}
 		v.Kind = links.KindFalse
-		if x {
+		if val.b {
 			v.Kind = links.KindTrue
 		}
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
+	case 'n':
+		n := json.Number(val.str)
+		if i, err := n.Int64(); err == nil {
 			v.Kind, v.Int = links.KindInt, i
 			return v, ""
 		}
-		f, err := x.Float64()
-		if err != nil || math.IsInf(f, 0) || len(x) > maxNumberChars {
+		f, err := n.Float64()
+		if err != nil || math.IsInf(f, 0) || len(val.str) > maxNumberChars {
 			return v, "A valid number is required."
 		}
 		if t == survey.VariableInteger {
@@ -167,7 +188,7 @@ func decodeValue(name string, val any, t int64) (links.Value, string) {
 			v.Kind, v.Int = links.KindInt, int64(f)
 			return v, ""
 		}
-		v.Kind, v.Str = links.KindNumber, string(x)
+		v.Kind, v.Str = links.KindNumber, val.str
 	default: // null, an object, an array
 		return v, msgScalar
 	}

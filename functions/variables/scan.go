@@ -125,21 +125,21 @@ func (s *scan) literal(word string) bool {
 	return false
 }
 
-// scalar reads a string, number or boolean as the general path would
-// decode it (string, json.Number, bool).
-func (s *scan) scalar() (any, bool) {
+// scalar reads a string, number or boolean.
+func (s *scan) scalar() (scalar, bool) {
 	switch c := s.peek(); {
 	case c == '"':
-		return s.str()
+		str, ok := s.str()
+		return scalar{kind: 's', str: str}, ok
 	case c == 't':
-		return true, s.literal("true")
+		return scalar{kind: 'b', b: true}, s.literal("true")
 	case c == 'f':
-		return false, s.literal("false")
+		return scalar{kind: 'b'}, s.literal("false")
 	case c == '-' || (c >= '0' && c <= '9'):
 		n, ok := s.number()
-		return json.Number(n), ok
+		return scalar{kind: 'n', str: n}, ok
 	}
-	return nil, false
+	return scalar{}, false
 }
 
 // fastValues decodes a hashes body of the common shape into payloads, or
@@ -219,11 +219,10 @@ func (s *scan) item(types map[string]survey.Variable) (links.Payload, bool) {
 			return links.Payload{}, false
 		}
 		if string(key) == survey.ReservedUniqueKey {
-			b, isBool := val.(bool)
-			if !isBool {
+			if val.kind != 'b' {
 				return links.Payload{}, false
 			}
-			p.Unique = b
+			p.Unique = val.b
 			continue
 		}
 		variable, known := types[string(key)] // no copy: the name is the variable's

@@ -54,7 +54,12 @@ const flagUnique = 1
 // per value a varint-prefixed name, a kind byte and the value (varint-
 // prefixed bytes, or a zigzag varint). Three values fit in about 40 bytes.
 func (p Payload) Encode() []byte {
-	b := make([]byte, 0, 16+len(p.Values)*16)
+	return p.AppendEncode(make([]byte, 0, 16+len(p.Values)*16))
+}
+
+// AppendEncode appends the encoding to b (so that a batch reuses one
+// buffer).
+func (p Payload) AppendEncode(b []byte) []byte {
 	var flags byte
 	if p.Unique {
 		flags |= flagUnique

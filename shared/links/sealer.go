@@ -174,8 +174,9 @@ func (s *Sealer) Seal(ctx context.Context, surveyID int64, payloads []Payload) (
 		return nil, err
 	}
 	out := make([]string, len(payloads))
+	b := newBatchSealer(k.aead, k.id, surveyID)
 	for i, p := range payloads {
-		out[i] = seal(k.aead, k.id, surveyID, p.Encode())
+		out[i] = b.seal(p)
 	}
 	return out, nil
 }

@@ -46,15 +46,33 @@ func aad(header []byte, surveyID int64) []byte {
 	return binary.BigEndian.AppendUint64(b, uint64(surveyID))
 }
 
-// seal makes a token of payload for the survey under aead (the data key
-// named kid).
-func seal(aead cipher.AEAD, kid KeyID, surveyID int64, payload []byte) string {
-	buf := make([]byte, headerLen+nonceLen, overhead+len(payload))
-	buf[0] = version1
-	copy(buf[1:headerLen], kid[:])
-	nonce := buf[headerLen : headerLen+nonceLen]
+// sealer makes the tokens of one request: the header and the associated
+// data are the same for all of them, and one buffer serves each in turn,
+// so that a token costs its own string and nothing else.
+type batchSealer struct {
+	aead    cipher.AEAD
+	aad     []byte
+	buf     []byte
+	payload []byte
+}
+
+func newBatchSealer(aead cipher.AEAD, kid KeyID, surveyID int64) *batchSealer {
+	header := make([]byte, headerLen)
+	header[0] = version1
+	copy(header[1:], kid[:])
+	b := &batchSealer{aead: aead, aad: aad(header, surveyID), buf: make([]byte, headerLen+nonceLen, 512)}
+	copy(b.buf, header)
+	return b
+}
+
+// seal makes a token of p.
+func (b *batchSealer) seal(p Payload) string {
+	b.payload = p.AppendEncode(b.payload[:0])
+	buf := b.buf[:headerLen+nonceLen]
+	nonce := buf[headerLen:]
 	_, _ = rand.Read(nonce)
-	buf = aead.Seal(buf, nonce, payload, aad(buf[:headerLen], surveyID))
+	buf = b.aead.Seal(buf, nonce, b.payload, b.aad)
+	b.buf = buf
 	return base64.RawURLEncoding.EncodeToString(buf)
 }
 
