@@ -16,40 +16,50 @@
 //	id counter shard     COUNTER#<kind>#<n>    COUNTER
 //	template             TEMPLATE#<tid>        TEMPLATE          TSLUG#<slug> / TEMPLATE         CATALOG / <desc score>#<tid>
 //	folder               ACCOUNT#<aid>         FOLDER#<fid>      OWNER#<aid> / F#<fid>
-//	survey (+layout)     SURVEY#<sid>          SURVEY            OWNER#<aid> / F#<fid>#S#<sid>   EXPIRY#<sid mod 8> / <date>#<sid>
+//	survey               SURVEY#<sid>          SURVEY            OWNER#<aid> / F#<fid>#S#<sid>   EXPIRY#<hash(sid) mod 8> / <date>#<sid>
 //	survey slug          SLUG#<url_slug>       SLUG
-//	survey settings      SURVEY#<sid>          SETTINGS
+//	element layout       SURVEY#<sid>          LAYOUT            (ordered id lists, groups; version)
 //	element              SURVEY#<sid>          ELEMENT#<eid>
-//	variable             SURVEY#<sid>          VARIABLE#<vid>
-//	variable name guard  SURVEY#<sid>          VARNAME#<name>
+//	survey settings      SURVEY#<sid>          SETTINGS          (one attribute a setting; code_count)
+//	variables            SURVEY#<sid>          VARIABLES         (all of a survey's variables; version)
 //	auth code            CODES#<sid>           CODE#<code>
-//	data key             DATAKEY#<kid>         DATAKEY
+//	data key (wrapped)   DATAKEY#<kid>         DATAKEY
 //	current data key     DATAKEY               CURRENT
-//	used unique link     LINK#<token id>       USED              (expires_at set: TTL clears it)
+//	used one-use link    LINK#<token id>       USED
+//
+// GSI1 holds only live surveys (a trashed survey loses its GSI1 keys) and
+// folders; GSI2 holds the catalog and, sparsely, only the surveys with an
+// expiration date that the sweep has not closed.
 //
 // # Access patterns
 //
-//	authenticate a request          GetItem APIKEY#<hash>, then GetItem ACCOUNT#<aid> (cached per container)
+//	authenticate a request          GetItem APIKEY#<hash>, then GetItem ACCOUNT#<aid> (cached 30 s per container)
 //	whoami                          served from the authenticated account
 //	template by slug                Query GSI1 TSLUG#<slug>
 //	similar templates of one        BatchGetItem TEMPLATE#<tid>... (one call, up to 100 keys)
 //	template list, filters, paging  Query GSI2 CATALOG (score descending by key; filters and pages in memory)
 //	create account, key             TransactWriteItems (account + email guard), PutItem APIKEY
-//	new id of a kind                UpdateItem ADD on one of 16 counter shards (see ids.go)
+//	new ids of a kind               UpdateItem ADD on one of 16 counter shards, leased 16 at a time (see ids.go)
 //	folders with their surveys      Query GSI1 OWNER#<aid>: folders and live surveys, grouped by folder
-//	one folder with its surveys     Query GSI1 OWNER#<aid>, GSI1SK begins_with F#<fid>
-//	survey detail                   Query PK SURVEY#<sid>: survey, settings, elements, variables (one item collection)
+//	one folder with its surveys     GetItem FOLDER#<fid> (consistent), Query GSI1 OWNER#<aid> begins_with F#<fid>#
+//	next folder order               Query ACCOUNT#<aid> begins_with FOLDER# (consistent, keys and order only)
+//	delete a folder                 UpdateItem (mark deleting), Query GSI1 of its surveys, UpdateItem each (trash), DeleteItem
+//	create a survey                 TransactWriteItems: survey, slug guard, empty layout, ConditionCheck live folder
+//	survey detail                   Query PK SURVEY#<sid>: survey, layout, elements, settings, variables (one item collection)
 //	survey by public slug           GetItem SLUG#<url_slug> (holds the survey id)
-//	trashed survey                  the survey item loses GSI1PK/GSI1SK, so folder lists skip it
-//	element insert, move, delete    TransactWriteItems: element + the survey item's ordered id lists (conditional on its version)
-//	settings read and change        GetItem / UpdateItem SURVEY#<sid> SETTINGS
+//	move, trash, restore a survey   UpdateItem SURVEY (conditional), with ConditionCheck of the folder when one is named
+//	element insert, move, delete    GetItem LAYOUT, then TransactWriteItems: element, LAYOUT (version), SURVEY (live; question_count)
+//	one element                     BatchGetItem LAYOUT + ELEMENT#<eid>
+//	settings read                   BatchGetItem SURVEY + SETTINGS
+//	settings change                 TransactWriteItems: UpdateItem SETTINGS (named fields only), SURVEY (fields, expiry keys; live)
 //	surveys due for the sweep       Query GSI2 EXPIRY#<0..7>, GSI2SK <= <today>#~ (sparse: only surveys with a date)
-//	auth codes, a page              Query PK CODES#<sid> in SK order
-//	auth code count                 counter attribute on SURVEY#<sid> SETTINGS, kept by the code writes
+//	close a due survey              UpdateItem SURVEY conditional on the indexed date, removing its GSI2 keys
+//	auth codes, a page              GetItem SETTINGS (count), Query CODES#<sid> in SK order (keys only)
+//	add or delete codes             BatchGetItem (which exist), BatchWriteItem, UpdateItem SETTINGS ADD code_count
 //	auth code check (unique)        UpdateItem CODES#<sid> CODE#<code> with a condition on "used"
-//	variables of a survey           part of the survey detail Query; alone: Query SURVEY#<sid> begins_with VARIABLE#
-//	personalised link data key      GetItem DATAKEY CURRENT, GetItem DATAKEY#<kid> on a cache miss
-//	unique link consumed            PutItem LINK#<token id> with attribute_not_exists
+//	variables of a survey           BatchGetItem SURVEY + VARIABLES; written whole under the version read
+//	personalised link data key      GetItem DATAKEY CURRENT (holds the wrapped key), GetItem DATAKEY#<kid> on a miss
+//	one-use link consumed           PutItem LINK#<token id> with attribute_not_exists
 package store
 
 import (
@@ -122,11 +132,6 @@ func SlugPK(slug string) string { return "SLUG#" + slug }
 // ElementSK is an element's SK in its survey's partition.
 func ElementSK(eid int64) string { return "ELEMENT#" + pad(eid) }
 
-// VariableSK is a variable's SK in its survey's partition.
-func VariableSK(vid int64) string { return "VARIABLE#" + pad(vid) }
-
-// VariableNameSK guards the uniqueness of a variable name in a survey.
-func VariableNameSK(name string) string { return "VARNAME#" + name }
 
 // CodesPK is the partition of a survey's authentication codes, kept apart
 // from the survey's so that 100,000 codes never weigh on the detail Query.
