@@ -132,7 +132,6 @@ func SlugPK(slug string) string { return "SLUG#" + slug }
 // ElementSK is an element's SK in its survey's partition.
 func ElementSK(eid int64) string { return "ELEMENT#" + pad(eid) }
 
-
 // CodesPK is the partition of a survey's authentication codes, kept apart
 // from the survey's so that 100,000 codes never weigh on the detail Query.
 func CodesPK(sid int64) string { return "CODES#" + pad(sid) }
