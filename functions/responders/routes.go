@@ -20,6 +20,7 @@ type Store interface {
 	SurveyIDBySlug(ctx context.Context, slug string) (int64, error)
 	CheckCode(ctx context.Context, sid int64, code string, unique bool) (bool, error)
 	ConsumeLink(ctx context.Context, tokenID string) (bool, error)
+	LinkUsed(ctx context.Context, tokenID string) (bool, error)
 }
 
 // Opener opens personalised links; *links.Sealer implements it.
@@ -70,12 +71,19 @@ func handleValues(st Store, opener Opener) http.Handler {
 			return
 		}
 		if p.Unique {
-			first, err := st.ConsumeLink(r.Context(), links.TokenID(qs[0]))
+			// HEAD (a link checker, a preview) looks without using the link.
+			var fresh bool
+			if r.Method == http.MethodHead {
+				used, e := st.LinkUsed(r.Context(), links.TokenID(qs[0]))
+				fresh, err = !used, e
+			} else {
+				fresh, err = st.ConsumeLink(r.Context(), links.TokenID(qs[0]))
+			}
 			if err != nil {
 				api.Error(w, r, err)
 				return
 			}
-			if !first {
+			if !fresh {
 				api.Error(w, r, errLinkUsed)
 				return
 			}

@@ -1129,3 +1129,35 @@ func FuzzDecodeValues(f *testing.F) {
 		}
 	})
 }
+
+// TestHeadDoesNotUseALink: a HEAD of a one-use link (a link checker, a
+// chat preview) answers without using it up; the GET then gets the values.
+func TestHeadDoesNotUseALink(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	sv := f.linkSurvey(t, "Head")
+	r := f.do(t, "POST", hashesPath(sv.ID), `{"values":[{"city":"Yazd","is_unique":true}]}`)
+	if r.code != 200 {
+		t.Fatalf("hashes: %d %s", r.code, r.body)
+	}
+	var out struct{ URLs []string }
+	if err := json.Unmarshal([]byte(r.body), &out); err != nil || len(out.URLs) != 1 {
+		t.Fatalf("urls: %v %s", err, r.body)
+	}
+	u, _ := url.Parse(out.URLs[0])
+	path := "/api/public/surveys/" + sv.URLSlug + "/variables/?qs=" + u.Query().Get("qs")
+	for i := range 2 {
+		if h := f.do(t, "HEAD", path, ""); h.code != 200 {
+			t.Fatalf("HEAD %d: %d", i, h.code)
+		}
+	}
+	if g := f.do(t, "GET", path, ""); g.code != 200 {
+		t.Fatalf("GET after HEADs: %d %s", g.code, g.body)
+	}
+	if g := f.do(t, "GET", path, ""); g.code != 410 {
+		t.Fatalf("second GET: %d %s", g.code, g.body)
+	}
+	if h := f.do(t, "HEAD", path, ""); h.code != 410 {
+		t.Fatalf("HEAD after use: %d", h.code)
+	}
+}

@@ -105,3 +105,17 @@ func (s *Store) ConsumeLink(ctx context.Context, tokenID string) (first bool, er
 	}
 	return true, nil
 }
+
+// LinkUsed reports whether a one-use link was used, without using it (for
+// HEAD, which link checkers send).
+func (s *Store) LinkUsed(ctx context.Context, tokenID string) (bool, error) {
+	var it map[string]any
+	err := s.table.Get(AttrPK, LinkPK(tokenID)).Range(AttrSK, dynamo.Equal, linkUsedSK).Consistent(true).One(ctx, &it)
+	if err == dynamo.ErrNotFound {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.fail("check link", err)
+	}
+	return true, nil
+}
