@@ -82,10 +82,8 @@ func handleCreate(st Store) http.Handler {
 
 func handleGet(st Store, now func() time.Time) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, _ := api.AccountFrom(r.Context())
-		fid, ok := api.PathID(r, "folder_id")
+		acct, fid, ok := api.AccountAndID(w, r, "folder_id")
 		if !ok {
-			api.Error(w, r, survey.ErrNotFound)
 			return
 		}
 		f, surveys, err := st.FolderWithSurveys(r.Context(), acct.ID, fid)
@@ -102,10 +100,8 @@ func handleGet(st Store, now func() time.Time) http.Handler {
 // name.
 func handleUpdate(st Store, replace bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, _ := api.AccountFrom(r.Context())
-		fid, ok := api.PathID(r, "folder_id")
+		acct, fid, ok := api.AccountAndID(w, r, "folder_id")
 		if !ok {
-			api.Error(w, r, survey.ErrNotFound)
 			return
 		}
 		body, err := api.DecodeObject(r, api.MaxBody)
@@ -131,10 +127,8 @@ func handleUpdate(st Store, replace bool) http.Handler {
 
 func handleDelete(st Store) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, _ := api.AccountFrom(r.Context())
-		fid, ok := api.PathID(r, "folder_id")
+		acct, fid, ok := api.AccountAndID(w, r, "folder_id")
 		if !ok {
-			api.Error(w, r, survey.ErrNotFound)
 			return
 		}
 		if err := st.DeleteFolder(r.Context(), acct.ID, fid); err != nil {

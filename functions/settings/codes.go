@@ -84,10 +84,8 @@ func readCodes(raw json.RawMessage, allowEmpty bool) ([]string, error) {
 // codes themselves).
 func (h handlers) listCodes() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, _ := api.AccountFrom(r.Context())
-		sid, ok := api.PathID(r, "survey_id")
+		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
 		if !ok {
-			api.Error(w, r, survey.ErrNotFound)
 			return
 		}
 		q := r.URL.Query()
@@ -140,10 +138,8 @@ func (h handlers) listCodes() http.Handler {
 // request order. Not plan-gated: turning code_auth on is.
 func (h handlers) addCodes() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, _ := api.AccountFrom(r.Context())
-		sid, ok := api.PathID(r, "survey_id")
+		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
 		if !ok {
-			api.Error(w, r, survey.ErrNotFound)
 			return
 		}
 		raw, err := api.ReadJSON(r, api.MaxBulkBody)
@@ -173,10 +169,8 @@ func (h handlers) addCodes() http.Handler {
 // none. 204.
 func (h handlers) deleteCodes() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, _ := api.AccountFrom(r.Context())
-		sid, ok := api.PathID(r, "survey_id")
+		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
 		if !ok {
-			api.Error(w, r, survey.ErrNotFound)
 			return
 		}
 		raw, sent, err := api.ReadOptionalJSON(r, api.MaxBulkBody)

@@ -233,10 +233,8 @@ func normalize(v any) any {
 
 func (h handlers) get() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, _ := api.AccountFrom(r.Context())
-		sid, ok := api.PathID(r, "survey_id")
+		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
 		if !ok {
-			api.Error(w, r, survey.ErrNotFound)
 			return
 		}
 		sv, st, _, err := h.st.SurveySettings(r.Context(), acct.ID, sid)
@@ -253,10 +251,8 @@ func (h handlers) get() http.Handler {
 // written), then writes only the fields given in one transaction.
 func (h handlers) update() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, _ := api.AccountFrom(r.Context())
-		sid, ok := api.PathID(r, "survey_id")
+		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
 		if !ok {
-			api.Error(w, r, survey.ErrNotFound)
 			return
 		}
 		body, err := api.DecodeObject(r, api.MaxBody)

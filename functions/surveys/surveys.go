@@ -79,10 +79,8 @@ func (h handlers) create() http.Handler {
 
 func (h handlers) get() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, _ := api.AccountFrom(r.Context())
-		sid, ok := api.PathID(r, "survey_id")
+		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
 		if !ok {
-			api.Error(w, r, survey.ErrNotFound)
 			return
 		}
 		h.detail(w, r, http.StatusOK, acct.ID, sid)
@@ -92,10 +90,8 @@ func (h handlers) get() http.Handler {
 // update writes only the fields given, then answers the detail.
 func (h handlers) update() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, _ := api.AccountFrom(r.Context())
-		sid, ok := api.PathID(r, "survey_id")
+		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
 		if !ok {
-			api.Error(w, r, survey.ErrNotFound)
 			return
 		}
 		body, err := api.DecodeObject(r, api.MaxBody)
@@ -121,10 +117,8 @@ func (h handlers) update() http.Handler {
 // trash moves the survey to the trash: 204; its detail still answers.
 func (h handlers) trash() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, _ := api.AccountFrom(r.Context())
-		sid, ok := api.PathID(r, "survey_id")
+		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
 		if !ok {
-			api.Error(w, r, survey.ErrNotFound)
 			return
 		}
 		if err := h.st.TrashSurvey(r.Context(), acct.ID, sid); err != nil {
@@ -139,10 +133,8 @@ func (h handlers) trash() http.Handler {
 // folder ({"folder_id": N}); a survey not in the trash is left as it is.
 func (h handlers) restore() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, _ := api.AccountFrom(r.Context())
-		sid, ok := api.PathID(r, "survey_id")
+		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
 		if !ok {
-			api.Error(w, r, survey.ErrNotFound)
 			return
 		}
 		body, err := api.DecodeObject(r, api.MaxBody)

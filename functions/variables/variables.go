@@ -11,11 +11,7 @@ import (
 )
 
 func surveyID(w http.ResponseWriter, r *http.Request) (aid, sid int64, ok bool) {
-	acct, _ := api.AccountFrom(r.Context())
-	sid, ok = api.PathID(r, "survey_id")
-	if !ok {
-		api.Error(w, r, survey.ErrNotFound)
-	}
+	acct, sid, ok := api.AccountAndID(w, r, "survey_id")
 	return acct.ID, sid, ok
 }
 

@@ -58,3 +58,14 @@ func (f *Form) PK(name string, required bool) (id int64, ok bool) {
 	}
 	return id, true
 }
+
+// AccountAndID returns the authenticated account and the named path id of a
+// request. An id that cannot name a resource is answered 404 here, and ok
+// is false: the handler just returns.
+func AccountAndID(w http.ResponseWriter, r *http.Request, name string) (acct survey.Account, id int64, ok bool) {
+	acct, _ = AccountFrom(r.Context())
+	if id, ok = PathID(r, name); !ok {
+		Error(w, r, survey.ErrNotFound)
+	}
+	return acct, id, ok
+}
