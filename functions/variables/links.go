@@ -205,16 +205,9 @@ func (h handlers) hashes() http.Handler {
 		if !ok {
 			return
 		}
-		raw, err := api.ReadJSON(r, api.MaxBulkBody)
+		body, err := api.ReadBody(r, api.MaxBulkBody)
 		if err != nil {
 			api.Error(w, r, err)
-			return
-		}
-		if raw == nil {
-			raw = json.RawMessage(`{}`)
-		}
-		if kind := api.JSONKind(raw); kind != "dict" {
-			api.Error(w, r, api.NotADict(kind))
 			return
 		}
 		sv, vars, _, err := h.st.SurveyVariables(r.Context(), aid, sid)
@@ -222,8 +215,22 @@ func (h handlers) hashes() http.Handler {
 			api.Error(w, r, err)
 			return
 		}
-		payloads, fast := fastValues(raw, vars)
+		// The fast path parses (and so validates) the common body in one
+		// pass; anything else is checked and worded by the general path.
+		payloads, fast := fastValues(body, vars)
 		if !fast {
+			raw, err := api.ParseJSON(body)
+			if err != nil {
+				api.Error(w, r, err)
+				return
+			}
+			if raw == nil {
+				raw = json.RawMessage(`{}`)
+			}
+			if kind := api.JSONKind(raw); kind != "dict" {
+				api.Error(w, r, api.NotADict(kind))
+				return
+			}
 			var body map[string]json.RawMessage
 			if err := json.Unmarshal(raw, &body); err != nil {
 				api.Error(w, r, err)

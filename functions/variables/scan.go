@@ -202,7 +202,7 @@ func (s *scan) item(types map[string]survey.Variable) (links.Payload, bool) {
 	if !s.eat('{') {
 		return links.Payload{}, false
 	}
-	var p links.Payload
+	p := links.Payload{Values: make([]links.Value, 0, min(len(types), 8))}
 	for first := true; ; first = false {
 		if s.eat('}') {
 			break
@@ -240,9 +240,6 @@ func (s *scan) item(types map[string]survey.Variable) (links.Payload, bool) {
 			}
 		}
 		p.Values = append(p.Values, v)
-	}
-	if p.Values == nil {
-		p.Values = []links.Value{}
 	}
 	sortValues(p.Values)
 	return p, true

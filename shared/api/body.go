@@ -30,10 +30,35 @@ func ReadJSON(r *http.Request, limit int64) (json.RawMessage, error) {
 	return raw, err
 }
 
+// ReadBody reads a JSON request body of at most limit bytes as it came,
+// with ReadJSON's 415 and 413 but without parsing it: for a route that
+// parses a large body itself, and calls ParseJSON on what it cannot.
+func ReadBody(r *http.Request, limit int64) ([]byte, error) {
+	data, _, err := readBody(r, limit)
+	return data, err
+}
+
+// ParseJSON checks that data is one JSON value, with ReadJSON's errors, and
+// returns it trimmed (nil when empty).
+func ParseJSON(data []byte) (json.RawMessage, error) {
+	return parseJSON(data)
+}
+
 // ReadOptionalJSON is ReadJSON that also tells a request with no body at
 // all (zero bytes: sent is false) from one whose body is JSON whitespace,
 // for routes where "no body" means something (DELETE of every code).
 func ReadOptionalJSON(r *http.Request, limit int64) (raw json.RawMessage, sent bool, err error) {
+	data, sent, err := readBody(r, limit)
+	if err != nil || !sent {
+		return nil, sent, err
+	}
+	raw, err = parseJSON(data)
+	return raw, true, err
+}
+
+// readBody checks the content type and the size and reads the body; sent
+// is false for no body at all.
+func readBody(r *http.Request, limit int64) (data []byte, sent bool, err error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		media, _, err := mime.ParseMediaType(ct)
 		if err != nil || !(media == "application/json" || (strings.HasPrefix(media, "application/") && strings.HasSuffix(media, "+json"))) {
@@ -51,7 +76,7 @@ func ReadOptionalJSON(r *http.Request, limit int64) (raw json.RawMessage, sent b
 	if r.Body == nil {
 		return nil, false, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	data, err = io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
 		return nil, true, survey.Errorf(survey.EINVALID, "Could not read the request body.")
 	}
@@ -61,24 +86,29 @@ func ReadOptionalJSON(r *http.Request, limit int64) (raw json.RawMessage, sent b
 	if int64(len(data)) > limit {
 		return nil, true, tooLarge
 	}
+	return data, true, nil
+}
+
+// parseJSON is one JSON value or the error that words its first problem.
+func parseJSON(data []byte) (json.RawMessage, error) {
 	trimmed := bytes.Trim(data, jsonSpace)
 	if len(trimmed) == 0 {
-		return nil, true, nil
+		return nil, nil
 	}
 	if json.Valid(trimmed) {
-		return trimmed, true, nil // the common case: one pass, no copy
+		return trimmed, nil // the common case: one pass, no copy
 	}
 	// Invalid: decode to find and word the first problem.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v json.RawMessage
 	if err := dec.Decode(&v); err != nil {
-		return nil, true, parseError(err)
+		return nil, parseError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, true, survey.Errorf(survey.EINVALID, "JSON parse error - extra data after the JSON value at offset %d", dec.InputOffset())
+		return nil, survey.Errorf(survey.EINVALID, "JSON parse error - extra data after the JSON value at offset %d", dec.InputOffset())
 	}
-	return v, true, nil
+	return v, nil
 }
 
 // jsonSpace is JSON's whitespace; other Unicode spaces are not JSON.

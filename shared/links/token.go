@@ -54,6 +54,7 @@ type batchSealer struct {
 	aad     []byte
 	buf     []byte
 	payload []byte
+	nonces  []byte // read from crypto/rand in blocks, not a call a token
 }
 
 func newBatchSealer(aead cipher.AEAD, kid KeyID, surveyID int64) *batchSealer {
@@ -70,7 +71,12 @@ func (b *batchSealer) seal(p Payload) string {
 	b.payload = p.AppendEncode(b.payload[:0])
 	buf := b.buf[:headerLen+nonceLen]
 	nonce := buf[headerLen:]
-	_, _ = rand.Read(nonce)
+	if len(b.nonces) < nonceLen {
+		b.nonces = make([]byte, nonceLen*256)
+		_, _ = rand.Read(b.nonces)
+	}
+	copy(nonce, b.nonces[:nonceLen])
+	b.nonces = b.nonces[nonceLen:]
 	buf = b.aead.Seal(buf, nonce, b.payload, b.aad)
 	b.buf = buf
 	return base64.RawURLEncoding.EncodeToString(buf)
