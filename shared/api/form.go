@@ -35,9 +35,6 @@ const (
 	MsgNotBool    = "Must be a valid boolean."
 )
 
-// Has reports whether the body carries the field (null included).
-func (f *Form) Has(name string) bool { _, ok := f.raw[name]; return ok }
-
 // IsNull reports whether the field is present and null.
 func (f *Form) IsNull(name string) bool {
 	v, ok := f.raw[name]
@@ -52,9 +49,6 @@ func (f *Form) Fail(name, msg string) { f.errs.Add(name, msg) }
 
 // FailNested records nested errors (an object or list item) under a field.
 func (f *Form) FailNested(name string, nested map[string]any) { f.errs[name] = nested }
-
-// Failed reports whether the field already has an error.
-func (f *Form) Failed(name string) bool { _, ok := f.errs[name]; return ok }
 
 // Err returns every error recorded, as one EINVALID, or nil.
 func (f *Form) Err() error { return f.errs.Err() }

@@ -74,16 +74,6 @@ func Start(ctx context.Context, bin string) (*Server, error) {
 	}
 }
 
-// Reset empties every emulated service.
-func (s *Server) Reset() error {
-	resp, err := http.Post(s.URL+"/moto-api/reset", "application/json", nil)
-	if err != nil {
-		return fmt.Errorf("moto: reset: %w", err)
-	}
-	resp.Body.Close()
-	return nil
-}
-
 // Stop kills the server and its children.
 func (s *Server) Stop() {
 	if s == nil || s.cmd == nil || s.cmd.Process == nil {

@@ -321,10 +321,10 @@ func (s *Store) DeleteElement(ctx context.Context, aid, sid, eid int64) error {
 // race for a layout, since the store was made (for tests and benchmarks).
 func (s *Store) LayoutRetries() int64 { return s.retries.Load() }
 
-// decodeCollection sorts a survey's items into the survey, its layout and
-// its elements; other items stay in Items for their owners.
+// decodeCollection sorts a survey's items into the survey, its layout,
+// elements, settings and variables.
 func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
-	c := SurveyCollection{Elements: map[int64]survey.Element{}, Variables: []survey.Variable{}, Items: map[string]dynamo.Item{}}
+	c := SurveyCollection{Elements: map[int64]survey.Element{}, Variables: []survey.Variable{}}
 	found := false
 	for _, item := range items {
 		sk := skOf(item)
@@ -367,8 +367,6 @@ func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
 				return SurveyCollection{}, false, err
 			}
 			c.Elements[e.ID] = e
-		default:
-			c.Items[sk] = item
 		}
 	}
 	return c, found, nil

@@ -171,9 +171,6 @@ type SurveyCollection struct {
 	Elements  map[int64]survey.Element
 	Settings  survey.Settings
 	Variables []survey.Variable
-	// Items holds the collection's other items (settings, variables), by
-	// sort key.
-	Items map[string]dynamo.Item
 }
 
 // SurveyCollection reads a survey of the account with everything under it
