@@ -33,6 +33,8 @@ const (
 	KindSurvey   = "survey"
 	KindElement  = "element"
 	KindVariable = "variable"
+	KindResponse = "response"
+	KindChoice   = "choice"
 )
 
 // maxID keeps ids within int32 for the clients the specification describes.

@@ -1,0 +1,72 @@
+package survey
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Response is one recorded response of a survey: what a responder
+// submitted (contract sections 11 and 12). Answers hold each answered
+// element's canonical answer (as CheckAnswers returns it: compact JSON, ids
+// as numbers); Variables the query-string variables and the link's values
+// (the link's win), without the reserved is_unique key.
+type Response struct {
+	ID          int64
+	SurveyID    int64
+	SubmittedAt time.Time
+	StartedAt   time.Time
+	Answers     map[int64]json.RawMessage
+	Variables   map[string]any
+	// Code is the authentication code the session was started with, or "".
+	Code string
+}
+
+// Response limits. An item of DynamoDB holds at most 400 KB: the answers
+// of one response are bounded well below it.
+const (
+	// MaxResponseBytes bounds the encoded answers and variables of one
+	// response.
+	MaxResponseBytes = 300 << 10
+	// MaxIdempotencyKey is the longest Idempotency-Key header accepted.
+	MaxIdempotencyKey = 255
+)
+
+// ResponseView is a response as the owner's API answers it (section 12).
+type ResponseView struct {
+	ID              int64                      `json:"id"`
+	SubmittedAt     string                     `json:"submitted_at"`
+	StartedAt       string                     `json:"started_at"`
+	DurationSeconds int64                      `json:"duration_seconds"`
+	Answers         map[string]json.RawMessage `json:"answers"`
+	Variables       map[string]any             `json:"variables"`
+	Code            *string                    `json:"code"`
+}
+
+// View renders the response for its owner.
+func (r Response) View() ResponseView {
+	v := ResponseView{
+		ID: r.ID, SubmittedAt: r.SubmittedAt.UTC().Format(TimestampLayout),
+		StartedAt:       r.StartedAt.UTC().Format(TimestampLayout),
+		DurationSeconds: int64(r.SubmittedAt.Sub(r.StartedAt).Seconds()),
+		Answers:         make(map[string]json.RawMessage, len(r.Answers)), Variables: r.Variables,
+	}
+	if v.DurationSeconds < 0 {
+		v.DurationSeconds = 0
+	}
+	for id, a := range r.Answers {
+		v.Answers[itoa(id)] = a
+	}
+	if v.Variables == nil {
+		v.Variables = map[string]any{}
+	}
+	if r.Code != "" {
+		c := r.Code
+		v.Code = &c
+	}
+	return v
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
