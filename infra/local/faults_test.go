@@ -19,7 +19,6 @@ import (
 
 	"surveyservice/functions/sweeper"
 	"surveyservice/functions/variables"
-	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
@@ -134,7 +133,7 @@ func newFaultFixture(t *testing.T) faultFixture {
 		return s
 	}
 	mk := func() http.Handler {
-		return api.Mount(values(routers(st, config{variables: variables.Config{SurveyURL: "https://s.example.com"}, sealer: testenv.Sealer(t)}))...)
+		return serve(routers(st, config{variables: variables.Config{SurveyURL: "https://s.example.com"}, sealer: testenv.Sealer(t)}))
 	}
 	return faultFixture{key: key, ids: ids, mk: mk, fill: fill}
 }

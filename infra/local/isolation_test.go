@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"surveyservice/shared/api"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/testenv"
 )
@@ -150,7 +149,7 @@ func snapshot(t *testing.T, h http.Handler, victim tenant) []byte {
 // nothing of the owner's data.
 func TestTenantIsolation(t *testing.T) {
 	st := testenv.Store(t)
-	h := api.Mount(values(routers(st, config{sealer: testenv.Sealer(t)}))...)
+	h := serve(routers(st, config{sealer: testenv.Sealer(t)}))
 	victim, intruder := newTenant(t), newTenant(t)
 	before := snapshot(t, h, victim)
 	for _, rt := range isolationRoutes {

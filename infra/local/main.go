@@ -94,14 +94,14 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return err
 	}
 
-	handler := api.Mount(values(routers(st, config{
+	handler := serve(routers(st, config{
 		templates: templates.Config{
 			MediaURL:     or(env["MEDIA_URL"], "http://127.0.0.1:"+port),
 			TemplatesURL: or(env["TEMPLATES_URL"], "http://127.0.0.1:"+port),
 		},
 		variables: variables.Config{SurveyURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port)},
 		sealer:    links.NewSealer(kmsClient, keyID, st),
-	}))...)
+	}))
 	ln, err := net.Listen("tcp", "127.0.0.1:"+port)
 	if err != nil {
 		return fmt.Errorf("listen on 127.0.0.1:%s: %w (set PORT to use another port)", port, err)
@@ -138,14 +138,6 @@ func demoKey(ctx context.Context, st *store.Store) (string, error) {
 		return "", fmt.Errorf("demo account: %w", err)
 	}
 	return st.CreateKey(ctx, acct.ID)
-}
-
-func values(m map[string]*api.Router) []*api.Router {
-	out := make([]*api.Router, 0, len(m))
-	for _, r := range m {
-		out = append(out, r)
-	}
-	return out
 }
 
 func or(v, fallback string) string {

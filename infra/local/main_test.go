@@ -20,7 +20,6 @@ import (
 	"surveyservice/functions/templates"
 	"surveyservice/functions/variables"
 	"surveyservice/infra/seed"
-	"surveyservice/shared/api"
 	"surveyservice/shared/api/gateway"
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
@@ -94,11 +93,20 @@ func TestEventsThroughLambdaEntryPoint(t *testing.T) {
 	}
 	acct, key := testenv.NewAccount(t, survey.PlanEnterprise)
 	ids := fixtureIDs(t, acct.ID)
-	entry := gateway.New(api.Mount(values(routers(st, config{
+	// Each fixture goes to the Lambda entry point of the function its
+	// routeKey targets (TestEventsMatchTheRoutes holds the keys to the routes).
+	entries := map[string]gateway.Handler{}
+	for name, rt := range routers(st, config{
 		templates: templates.Config{MediaURL: "https://media.example.com"},
 		variables: variables.Config{SurveyURL: "https://survey.example.com"},
 		sealer:    testenv.Sealer(t),
-	}))...))
+	}) {
+		entries[name] = gateway.New(rt)
+	}
+	targets := map[string]string{}
+	for _, r := range gatewayRoutes.Routes() {
+		targets[r.Key()] = r.Target
+	}
 
 	files, err := filepath.Glob("../../events/*/*.json")
 	if err != nil {
@@ -128,6 +136,10 @@ func TestEventsThroughLambdaEntryPoint(t *testing.T) {
 			}
 			if ev.Version != "2.0" || ev.RequestContext.HTTP.Method == "" {
 				t.Fatalf("not a payload 2.0 event")
+			}
+			entry, ok := entries[targets[ev.RouteKey]]
+			if !ok {
+				t.Fatalf("routeKey %q is no route of template.yaml", ev.RouteKey)
 			}
 			resp, err := entry(context.Background(), ev)
 			if err != nil {

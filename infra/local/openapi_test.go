@@ -15,9 +15,9 @@ import (
 )
 
 // TestOpenAPIMatchesRoutes: the document's paths and methods are exactly
-// the routes the functions serve (and template.yaml routes, which
-// TestTemplateRoutesMatchLocalServer holds to the same set), plus OPTIONS,
-// which every path answers.
+// the routes the functions serve (which template.yaml's routes reach:
+// TestContractPathsReachTheirFunction), plus OPTIONS, which every path
+// answers.
 func TestOpenAPIMatchesRoutes(t *testing.T) {
 	t.Parallel()
 	var doc struct {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"net/http"
 	"time"
 
 	"surveyservice/functions/account"
@@ -14,6 +16,7 @@ import (
 	"surveyservice/functions/variables"
 	"surveyservice/shared/api"
 	"surveyservice/shared/links"
+	"surveyservice/shared/routing"
 	"surveyservice/shared/store"
 )
 
@@ -27,8 +30,7 @@ type config struct {
 }
 
 // routers returns every resource group, each as its Lambda function serves
-// it; template.yaml must route exactly these paths to those functions (a
-// test holds the two together).
+// it, by the function's logical id in template.yaml.
 func routers(st *store.Store, cfg config) map[string]*api.Router {
 	auth := api.NewAuthenticator(st)
 	return map[string]*api.Router{
@@ -42,4 +44,50 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"VariablesFunction":  variables.New(auth, st, cfg.sealer, cfg.variables),
 		"SchemaFunction":     schema.New(),
 	}
+}
+
+// gatewayRoutes are template.yaml's HttpApi events, one row each (a test
+// holds the two equal): per group its prefix without a final slash and a
+// greedy child route, plus $default. A new function adds its pair here and
+// in template.yaml.
+var gatewayRoutes = routing.MustNew([]routing.Route{
+	{Method: "ANY", Path: "/api/templates", Target: "TemplatesFunction"},
+	{Method: "ANY", Path: "/api/templates/{proxy+}", Target: "TemplatesFunction"},
+	{Method: "ANY", Path: "/api/whoami", Target: "AccountFunction"},
+	{Method: "ANY", Path: "/api/whoami/{proxy+}", Target: "AccountFunction"},
+	{Method: "ANY", Path: "/api/folders", Target: "FoldersFunction"},
+	{Method: "ANY", Path: "/api/folders/{proxy+}", Target: "FoldersFunction"},
+	{Method: "ANY", Path: "/api/v2/surveys", Target: "SurveysFunction"},
+	{Method: "ANY", Path: "/api/v2/surveys/{proxy+}", Target: "SurveysFunction"},
+	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}/questions", Target: "ElementsFunction"},
+	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}/questions/{proxy+}", Target: "ElementsFunction"},
+	{Method: "ANY", Path: "/api/surveys/{survey_id}/settings", Target: "SettingsFunction"},
+	{Method: "ANY", Path: "/api/surveys/{survey_id}/settings/{proxy+}", Target: "SettingsFunction"},
+	{Method: "ANY", Path: "/api/surveys/{survey_id}/variables", Target: "VariablesFunction"},
+	{Method: "ANY", Path: "/api/surveys/{survey_id}/variables/{proxy+}", Target: "VariablesFunction"},
+	{Method: "ANY", Path: "/api/public/surveys/{proxy+}", Target: "RespondersFunction"},
+	{Method: "ANY", Path: "/api/schema", Target: "SchemaFunction"},
+	{Method: "ANY", Path: "/api/schema/{proxy+}", Target: "SchemaFunction"},
+	{Method: "ANY", Path: routing.Default, Target: "AccountFunction"},
+})
+
+// localReading is how `make run` treats a final slash. Every path of the
+// contract reaches the same function under either reading (a test holds
+// it); the events in events/ are written in this one too.
+const localReading = routing.SlashIgnored
+
+// serve is the whole API as the deployed HTTP API serves it: each request
+// goes to the function its route in template.yaml targets, then through
+// that function's own router (its 404, final-slash handling and access log),
+// exactly as on Lambda.
+func serve(fns map[string]*api.Router) http.Handler {
+	targets := make(map[string]http.Handler, len(fns))
+	for name, rt := range fns {
+		targets[name] = api.Mount(rt)
+	}
+	h, err := gatewayRoutes.Handler(localReading, targets)
+	if err != nil {
+		panic(fmt.Sprintf("local: %v", err)) // a route and routers() disagree: a programming error
+	}
+	return h
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"gopkg.in/yaml.v3"
 
+	"surveyservice/shared/routing"
 	"surveyservice/shared/store"
 )
 
@@ -38,11 +39,11 @@ func loadTemplate(t *testing.T) samTemplate {
 	return tpl
 }
 
-// templateRoutes maps each function's logical id to the HttpApi paths
-// template.yaml routes to it, and reports each event's method.
-func templateRoutes(t *testing.T, tpl samTemplate) map[string][]string {
+// templateRoutes lists the HttpApi events of template.yaml's functions as
+// routes targeting each function's logical id.
+func templateRoutes(t *testing.T, tpl samTemplate) []routing.Route {
 	t.Helper()
-	out := map[string][]string{}
+	var out []routing.Route
 	for name, res := range tpl.Resources {
 		if res.Type != "AWS::Serverless::Function" {
 			continue
@@ -57,46 +58,15 @@ func templateRoutes(t *testing.T, tpl samTemplate) map[string][]string {
 			if props["Method"] != "ANY" {
 				t.Errorf("%s.%s: Method %v, want ANY (the function answers 405 itself)", name, evName, props["Method"])
 			}
-			out[name] = append(out[name], props["Path"].(string))
+			if props["ApiId"] != "HttpApi" {
+				t.Errorf("%s.%s: ApiId %v, want !Ref HttpApi", name, evName, props["ApiId"])
+			}
+			method, _ := props["Method"].(string)
+			path, _ := props["Path"].(string)
+			out = append(out, routing.Route{Method: method, Path: path, Target: name})
 		}
 	}
 	return out
-}
-
-// TestTemplateRoutesMatchLocalServer holds template.yaml and `make run`
-// together: every route a group serves is routed to its function, with and
-// without the final slash, and nothing else is.
-func TestTemplateRoutesMatchLocalServer(t *testing.T) {
-	t.Parallel()
-	tpl := loadTemplate(t)
-	got := templateRoutes(t, tpl)
-	want := map[string][]string{}
-	for fn, rt := range routers(nil, config{}) {
-		seen := map[string]bool{}
-		for _, r := range rt.Routes() {
-			if !seen[r.Path] {
-				seen[r.Path] = true
-				want[fn] = append(want[fn], r.Path, strings.TrimSuffix(r.Path, "/"))
-			}
-		}
-	}
-	want["AccountFunction"] = append(want["AccountFunction"], "$default")
-	for fn := range want {
-		sort.Strings(want[fn])
-	}
-	for fn := range got {
-		sort.Strings(got[fn])
-	}
-	for fn, paths := range want {
-		if !slices.Equal(got[fn], paths) {
-			t.Errorf("%s: template.yaml routes %v, the local server mounts %v", fn, got[fn], paths)
-		}
-	}
-	for fn := range got {
-		if _, ok := want[fn]; !ok {
-			t.Errorf("template.yaml routes %v to %s, which the local server does not mount", got[fn], fn)
-		}
-	}
 }
 
 // TestMakefileBuildsEveryFunction checks that `sam build` finds a Makefile

@@ -14,8 +14,9 @@ import (
 // Route is one method on one path of the API.
 type Route struct {
 	Method string
-	// Path is the route as template.yaml and the contract write it, with
-	// its final slash: "/api/templates/{url_slug}/".
+	// Path is the route as the contract writes it, with its final slash:
+	// "/api/templates/{url_slug}/". (template.yaml routes each group's
+	// paths to its function by prefix; see shared/routing.)
 	Path string
 	// Name is the DRF view name, shown by OPTIONS and the browsable page.
 	Name string
@@ -83,9 +84,10 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	Mount(rt).ServeHTTP(w, r)
 }
 
-// Mount serves the routes of several groups on one handler, as `make run`
-// does; paths are matched with or without their final slash, unknown paths
-// answer 404, and every request is logged.
+// Mount serves the routes of one or several groups on one handler; paths
+// are matched with or without their final slash, unknown paths answer 404,
+// and every request is logged. `make run` mounts each group on its own, as
+// its Lambda function serves it, behind the routes of template.yaml.
 func Mount(routers ...*Router) http.Handler {
 	mux := http.NewServeMux()
 	var paths []string

@@ -1,6 +1,6 @@
 // Package openapi is the OpenAPI 3.1 document of the whole API: the one
 // source of truth for clients, served at GET /api/schema/, checked by
-// openapi-spec-validator and against template.yaml's routes in `make test`,
+// openapi-spec-validator and against the functions' routes in `make test`,
 // and held to every response the integration tests receive.
 package openapi
 
