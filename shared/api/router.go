@@ -7,6 +7,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"surveyservice/shared/survey"
 )
@@ -37,6 +38,9 @@ type Router struct {
 	auth      *Authenticator
 	endpoints map[string]*endpoint
 	routes    []Route
+
+	once    sync.Once
+	mounted http.Handler
 }
 
 // NewRouter returns an empty router; auth checks the API key of the
@@ -80,8 +84,11 @@ func (rt *Router) Handle(route Route, h http.Handler) {
 func (rt *Router) Routes() []Route { return append([]Route(nil), rt.routes...) }
 
 // ServeHTTP serves the router's own routes, as its Lambda function does.
+// The handler is built once, on the first request, so a container serves
+// every request with the same mux.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	Mount(rt).ServeHTTP(w, r)
+	rt.once.Do(func() { rt.mounted = Mount(rt) })
+	rt.mounted.ServeHTTP(w, r)
 }
 
 // Mount serves the routes of one or several groups on one handler; paths
