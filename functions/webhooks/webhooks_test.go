@@ -310,9 +310,9 @@ func TestNotificationsShape(t *testing.T) {
 		t.Errorf("PATCH = %d %s", r.code, r.body)
 	}
 	for body, want := range map[string]string{
-		`{"recipient_type": 4, "webhook_endpoint": "https://hooks.example.com/"}`: `{"recipient_type":["\"4\" is not a valid choice."]}`,
+		`{"recipient_type": 4, "webhook_endpoint": "https://hooks.example.com/"}`:     `{"recipient_type":["\"4\" is not a valid choice."]}`,
 		`{"webhook_method": "GET", "webhook_endpoint": "https://hooks.example.com/"}`: `{"webhook_method":["\"GET\" is not a valid choice; deliveries are POST requests."]}`,
-		`{"webhook_endpoint": "https://10.0.0.1/"}`:                                  `{"webhook_endpoint":["` + webhook.MsgInternal + `"]}`,
+		`{"webhook_endpoint": "https://10.0.0.1/"}`:                                   `{"webhook_endpoint":["` + webhook.MsgInternal + `"]}`,
 		`{}`: `{"webhook_endpoint":["This field is required."]}`,
 	} {
 		if r := f.do(t, "POST", nlist, body); r.code != 400 || !jsonEq(r.body, want) {
