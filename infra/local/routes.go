@@ -12,9 +12,11 @@ import (
 	"surveyservice/functions/surveys"
 	"surveyservice/functions/templates"
 	"surveyservice/functions/variables"
+	"surveyservice/functions/webhooks"
 	"surveyservice/shared/api"
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
+	"surveyservice/shared/webhook"
 )
 
 // config is what the local server reads from the environment, and the
@@ -24,6 +26,10 @@ type config struct {
 	templates templates.Config
 	variables variables.Config
 	sealer    *links.Sealer
+	// queue takes the owner's retries of webhook deliveries; guard checks
+	// webhook URLs (loopback allowed locally, by configuration).
+	queue webhooks.Queue
+	guard webhook.Guard
 }
 
 // routers returns every resource group, each as its Lambda function serves
@@ -41,5 +47,7 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"RespondersFunction": responders.New(st, cfg.sealer),
 		"VariablesFunction":  variables.New(auth, st, cfg.sealer, cfg.variables),
 		"SchemaFunction":     schema.New(),
+		"WebhooksFunction": webhooks.New(auth, webhooks.Deps{Store: st, Sealer: cfg.sealer, Queue: cfg.queue,
+			Guard: cfg.guard}),
 	}
 }

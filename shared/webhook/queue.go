@@ -84,3 +84,45 @@ func (q Queue) Hide(ctx context.Context, receipt string, d time.Duration) error 
 	}
 	return nil
 }
+
+// Queue settings, as template.yaml gives the deployed queue.
+const (
+	// MaxReceives is the receives after which a message goes to the
+	// dead-letter queue: above the attempts of the schedule (each retry
+	// is one receive, an early copy two or three), so that only messages
+	// the function could not process at all end there.
+	MaxReceives = 20
+	// Retention keeps a message 4 days: longer than the schedule.
+	Retention = 4 * 24 * time.Hour
+)
+
+// EnsureQueue returns the URL and ARN of the delivery queue name, creating
+// it and its dead-letter queue (name-dlq) when missing: for local runs and
+// tests; in AWS, template.yaml creates them. visibility is the queue's
+// visibility timeout: how long a message whose processing died stays
+// hidden.
+func EnsureQueue(ctx context.Context, client *sqs.Client, name string, visibility time.Duration) (url, arn string, err error) {
+	dlq, dlqARN, err := createQueue(ctx, client, name+"-dlq", map[string]string{"MessageRetentionPeriod": strconv.Itoa(int(14 * 24 * time.Hour / time.Second))})
+	if err != nil {
+		return "", "", err
+	}
+	_ = dlq
+	return createQueue(ctx, client, name, map[string]string{
+		"VisibilityTimeout":      strconv.Itoa(int(visibility / time.Second)),
+		"MessageRetentionPeriod": strconv.Itoa(int(Retention / time.Second)),
+		"RedrivePolicy":          fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"%d"}`, dlqARN, MaxReceives),
+	})
+}
+
+func createQueue(ctx context.Context, client *sqs.Client, name string, attrs map[string]string) (url, arn string, err error) {
+	out, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
+	if err != nil {
+		return "", "", fmt.Errorf("webhook: create queue %s: %w", name, err)
+	}
+	got, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl,
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn}})
+	if err != nil {
+		return "", "", fmt.Errorf("webhook: queue %s: %w", name, err)
+	}
+	return aws.ToString(out.QueueUrl), got.Attributes[string(types.QueueAttributeNameQueueArn)], nil
+}
