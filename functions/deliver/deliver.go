@@ -222,7 +222,13 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 	if problem == "" {
 		dl.Status, dl.NextAttempt = survey.DeliverySucceeded, time.Time{}
 		if err := d.Store.RecordAttempt(ctx, dl); err != nil {
-			slog.ErrorContext(ctx, "deliver: record a success", "error", err.Error())
+			// Sent but not recorded: keep the message, so that the log
+			// ends up right (the receiver may see it twice, which
+			// at-least-once allows and its webhook-id lets it drop).
+			if ctx.Err() == nil {
+				slog.ErrorContext(ctx, "deliver: record a success", "error", err.Error())
+			}
+			return retry
 		}
 		return done
 	}

@@ -126,6 +126,9 @@ func (p *shardPoller) run(ctx context.Context) error {
 	for ctx.Err() == nil {
 		if p.iterator == "" {
 			if err := p.position(ctx, ""); err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
 				slog.ErrorContext(ctx, "stream poll", "error", err.Error())
 				pause(time.Second)
 				continue
