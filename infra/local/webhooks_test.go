@@ -8,12 +8,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+
+	"surveyservice/functions/dispatch"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
@@ -382,4 +387,53 @@ func TestWebhookBurst(t *testing.T) {
 		}
 	}
 	t.Logf("%d responses: %d distinct deliveries, %d requests, in %v (%.0f deliveries/s)", n, len(ids), len(rc.snapshot()), elapsed, float64(n)/elapsed.Seconds())
+}
+
+// TestStreamAndQueueEvents replays the stream and queue fixtures of
+// events/ through the dispatch and deliver functions' handlers, as Lambda
+// would hand them over: they decode, and answer no failure.
+func TestStreamAndQueueEvents(t *testing.T) {
+	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}})
+	acct, _ := testenv.NewAccount(t, survey.PlanPro)
+	ids := fixtureIDs(t, acct.ID)
+	fill := func(file string) []byte {
+		data, err := os.ReadFile("../../events/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		for name, v := range ids {
+			text = strings.ReplaceAll(text, "{{"+name+"}}", v)
+		}
+		return []byte(text)
+	}
+	var stream events.DynamoDBEvent
+	if err := json.Unmarshal(fill("dispatch/stream-insert.json"), &stream); err != nil {
+		t.Fatal(err)
+	}
+	if len(stream.Records) != 1 || !dispatch.Matches(stream.Records[0]) {
+		t.Fatalf("the stream fixture does not pass the filter: %+v", stream)
+	}
+	d := &dispatch.Dispatcher{Store: e.st, Queue: e.hooks.queue}
+	resp, err := d.Handle(context.Background(), stream)
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("dispatch = %+v %v", resp, err)
+	}
+	sid, _ := strconv.ParseInt(ids["SURVEY_ID"], 10, 64)
+	wid, _ := strconv.ParseInt(ids["WEBHOOK_ID"], 10, 64)
+	// The fixture's survey has two active webhooks: each got a delivery.
+	for _, name := range []string{"WEBHOOK_ID", "DOOMED_WEBHOOK_ID"} {
+		w, _ := strconv.ParseInt(ids[name], 10, 64)
+		if _, err := e.st.Delivery(context.Background(), w, "1795302000000000-42"); err != nil {
+			t.Errorf("no delivery for webhook %s of survey %d: %v", ids[name], sid, err)
+		}
+	}
+	var queue events.SQSEvent
+	if err := json.Unmarshal(fill("deliver/sqs.json"), &queue); err != nil {
+		t.Fatal(err)
+	}
+	job, err := webhook.DecodeJob(queue.Records[0].Body)
+	if err != nil || job.WebhookID != wid || job.Delivery != "1795302000000000-42" {
+		t.Fatalf("the queue fixture's job = %+v %v", job, err)
+	}
 }
