@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/testenv"
 )
@@ -67,6 +69,24 @@ var isolationRoutes = []struct {
 	{"DELETE", "/api/surveys/{survey}/variables/{variable}/", "", 404, `{"detail":"Not found."}`},
 	{"DELETE", "/api/surveys/{own_survey}/variables/{variable}/", "", 404, `{"detail":"Not found."}`},
 	{"POST", "/api/surveys/{survey}/variables/hashes/", `{"values":[{"private_var":"x"}]}`, 404, `{"detail":"Not found."}`},
+	// webhooks, in both shapes, and their deliveries
+	{"GET", "/api/surveys/{survey}/webhooks/", "", 404, `{"detail":"Not found."}`},
+	{"POST", "/api/surveys/{survey}/webhooks/", `{"url":"https://93.184.216.34/planted"}`, 404, `{"detail":"Not found."}`},
+	{"GET", "/api/surveys/{survey}/webhooks/{webhook}/", "", 404, `{"detail":"Not found."}`},
+	{"PATCH", "/api/surveys/{survey}/webhooks/{webhook}/", `{"url":"https://93.184.216.34/taken-over"}`, 404, `{"detail":"Not found."}`},
+	{"DELETE", "/api/surveys/{survey}/webhooks/{webhook}/", "", 404, `{"detail":"Not found."}`},
+	{"GET", "/api/surveys/{own_survey}/webhooks/{webhook}/", "", 404, `{"detail":"Not found."}`},
+	{"PATCH", "/api/surveys/{own_survey}/webhooks/{webhook}/", `{"active":false}`, 404, `{"detail":"Not found."}`},
+	{"DELETE", "/api/surveys/{own_survey}/webhooks/{webhook}/", "", 404, `{"detail":"Not found."}`},
+	{"GET", "/api/surveys/{survey}/webhooks/{webhook}/deliveries/", "", 404, `{"detail":"Not found."}`},
+	{"GET", "/api/surveys/{own_survey}/webhooks/{webhook}/deliveries/", "", 404, `{"detail":"Not found."}`},
+	{"POST", "/api/surveys/{survey}/webhooks/{webhook}/deliveries/1795302000000000-42/retry/", "", 404, `{"detail":"Not found."}`},
+	{"GET", "/api/v2/surveys/{survey}/notifications/", "", 404, `{"detail":"Not found."}`},
+	{"POST", "/api/v2/surveys/{survey}/notifications/", `{"webhook_endpoint":"https://93.184.216.34/planted"}`, 404, `{"detail":"Not found."}`},
+	{"GET", "/api/v2/surveys/{survey}/notifications/{webhook}/", "", 404, `{"detail":"Not found."}`},
+	{"PATCH", "/api/v2/surveys/{survey}/notifications/{webhook}/", `{"enabled":false}`, 404, `{"detail":"Not found."}`},
+	{"DELETE", "/api/v2/surveys/{survey}/notifications/{webhook}/", "", 404, `{"detail":"Not found."}`},
+	{"GET", "/api/v2/surveys/{own_survey}/notifications/{webhook}/", "", 404, `{"detail":"Not found."}`},
 }
 
 func fill(s string, victim, intruder tenant) string {
@@ -103,6 +123,17 @@ func newTenant(t *testing.T) tenant {
 		t.Fatal(err)
 	}
 	ids := map[string]int64{"folder": f.ID, "survey": sv.ID, "variable": vars[0].ID}
+	wid, err := st.NewID(ctx, store.KindWebhook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.ChangeWebhooks(ctx, a.ID, sv.ID, func(hooks []survey.Webhook) ([]survey.Webhook, error) {
+		return append(hooks, survey.Webhook{ID: wid, SurveyID: sv.ID, URL: "https://93.184.216.34/Private-hook",
+			Events: []string{survey.EventResponseSubmitted}, Active: true, Created: time.Now().UTC(), SealedSecret: "sealed"}), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ids["webhook"] = wid
 	for _, kind := range []survey.ElementType{survey.TypeText, survey.TypeGroup} {
 		e := survey.NewElement(kind)
 		e.Title = "Private question"
@@ -133,7 +164,7 @@ func snapshot(t *testing.T, h http.Handler, victim tenant) []byte {
 	sid := itoa(victim.ids["survey"])
 	for _, path := range []string{"/api/folders/", "/api/v2/surveys/" + sid + "/", "/api/v2/surveys/" + sid + "/questions/",
 		"/api/surveys/" + sid + "/settings/", "/api/surveys/" + sid + "/settings/authentication-codes/",
-		"/api/surveys/" + sid + "/variables/"} {
+		"/api/surveys/" + sid + "/variables/", "/api/surveys/" + sid + "/webhooks/"} {
 		rec := serveAs(h, victim.key, "GET", path, "")
 		if rec.Code != 200 {
 			t.Fatalf("victim GET %s = %d", path, rec.Code)

@@ -29,6 +29,7 @@ import (
 	"surveyservice/shared/moto"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
+	"surveyservice/shared/webhook"
 )
 
 // demoEmail is the demo account `make run` creates (or reuses).
@@ -47,7 +48,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	api.JSONLogging(stderr)
 	env := map[string]string{}
 	for _, k := range []string{"AWS_ENDPOINT_URL", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
-		"AWS_SESSION_TOKEN", "TABLE_NAME", "KMS_KEY_ID", "PORT", "PUBLIC_SURVEY_URL", "TEMPLATES_URL", "MEDIA_URL", "HOME"} {
+		"AWS_SESSION_TOKEN", "TABLE_NAME", "KMS_KEY_ID", "PORT", "PUBLIC_SURVEY_URL", "TEMPLATES_URL", "MEDIA_URL", "HOME",
+		"WEBHOOK_ALLOW_LOOPBACK", "WEBHOOK_RETRY_DELAYS", "WEBHOOK_QUEUE_NAME"} {
 		env[k] = getenv(k)
 	}
 	if env["AWS_ENDPOINT_URL"] == "" {
@@ -94,13 +96,32 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return err
 	}
 
+	// Webhooks: the same dispatch and delivery code as in AWS, fed by
+	// pollers of moto's stream and queue. Loopback receivers are allowed
+	// locally unless WEBHOOK_ALLOW_LOOPBACK=false.
+	delays, err := webhook.ParseDelays(env["WEBHOOK_RETRY_DELAYS"])
+	if err != nil {
+		return err
+	}
+	guard := webhook.Guard{AllowLoopback: env["WEBHOOK_ALLOW_LOOPBACK"] != "false"}
+	sealer := links.NewSealer(kmsClient, keyID, st)
+	hookCtx, stopHooks := context.WithCancel(ctx)
+	defer stopHooks()
+	hk, err := startHooks(hookCtx, st, sealer, hookOptions{aws: awsenv.FromEnv(get), queueName: or(env["WEBHOOK_QUEUE_NAME"], "survey-webhooks"),
+		visibility: 60 * time.Second, guard: guard, delays: delays, workers: 2, maxIdle: 200 * time.Millisecond})
+	if err != nil {
+		return fmt.Errorf("webhooks: %w", err)
+	}
+
 	handler := serve(routers(st, config{
 		templates: templates.Config{
 			MediaURL:     or(env["MEDIA_URL"], "http://127.0.0.1:"+port),
 			TemplatesURL: or(env["TEMPLATES_URL"], "http://127.0.0.1:"+port),
 		},
 		variables: variables.Config{SurveyURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port)},
-		sealer:    links.NewSealer(kmsClient, keyID, st),
+		sealer:    sealer,
+		queue:     hk.queue,
+		guard:     guard,
 	}))
 	ln, err := net.Listen("tcp", "127.0.0.1:"+port)
 	if err != nil {
@@ -124,7 +145,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		defer cancel()
 		_ = server.Shutdown(sctx)
 	}
-	return nil
+	stopHooks()
+	return hk.wait(10 * time.Second)
 }
 
 // demoKey creates the demo account, or finds it on an endpoint that already

@@ -84,6 +84,16 @@ var eventStatus = map[string]int{
 	"variables/delete.json":                204,
 	"variables/hashes.json":                200,
 	"variables/hashes-invalid.json":        400,
+	"webhooks/list.json":                   200,
+	"webhooks/create.json":                 201,
+	"webhooks/create-internal.json":        400,
+	"webhooks/get.json":                    200,
+	"webhooks/patch.json":                  200,
+	"webhooks/delete.json":                 204,
+	"webhooks/deliveries.json":             200,
+	"webhooks/notifications-list.json":     200,
+	"webhooks/notifications-create.json":   201,
+	"webhooks/notifications-get.json":      200,
 }
 
 func TestEventsThroughLambdaEntryPoint(t *testing.T) {
@@ -114,7 +124,10 @@ func TestEventsThroughLambdaEntryPoint(t *testing.T) {
 	}
 	// The sweeper's event is a schedule, not an HTTP request: its own test
 	// (functions/sweeper/lambda) replays it.
-	files = slices.DeleteFunc(files, func(f string) bool { return strings.Contains(f, "/sweeper/") })
+	// Nor are the stream's and the queue's (TestStreamAndQueueEvents).
+	files = slices.DeleteFunc(files, func(f string) bool {
+		return strings.Contains(f, "/sweeper/") || strings.Contains(f, "/dispatch/") || strings.Contains(f, "/deliver/")
+	})
 	if len(files) != len(eventStatus) {
 		t.Errorf("events/ holds %d fixtures, this test knows %d: add the new ones to eventStatus", len(files), len(eventStatus))
 	}
@@ -218,7 +231,21 @@ func fixtureIDs(t *testing.T, aid int64) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{"SURVEY_SLUG": main.Survey.URLSlug, "LINK_TOKEN": tokens[0]}
+	for _, name := range []string{"WEBHOOK_ID", "DOOMED_WEBHOOK_ID"} {
+		wid, err := st.NewID(ctx, store.KindWebhook)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = st.ChangeWebhooks(ctx, aid, ids["SURVEY_ID"], func(hooks []survey.Webhook) ([]survey.Webhook, error) {
+			return append(hooks, survey.Webhook{ID: wid, SurveyID: ids["SURVEY_ID"], URL: "https://93.184.216.34/" + name,
+				Events: []string{survey.EventResponseSubmitted}, Active: true, Created: time.Now().UTC(), SealedSecret: "sealed"}), nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[name] = wid
+	}
+	out := map[string]string{"SURVEY_SLUG": main.Survey.URLSlug, "LINK_TOKEN": tokens[0], "SURVEY_PAD": fmt.Sprintf("%020d", ids["SURVEY_ID"])}
 	for name, id := range ids {
 		out[name] = fmt.Sprint(id)
 	}

@@ -14,10 +14,12 @@ import (
 	"surveyservice/functions/surveys"
 	"surveyservice/functions/templates"
 	"surveyservice/functions/variables"
+	"surveyservice/functions/webhooks"
 	"surveyservice/shared/api"
 	"surveyservice/shared/links"
 	"surveyservice/shared/routing"
 	"surveyservice/shared/store"
+	"surveyservice/shared/webhook"
 )
 
 // config is what the local server reads from the environment, and the
@@ -27,6 +29,10 @@ type config struct {
 	templates templates.Config
 	variables variables.Config
 	sealer    *links.Sealer
+	// queue takes the owner's retries of webhook deliveries; guard checks
+	// webhook URLs (loopback allowed locally, by configuration).
+	queue webhooks.Queue
+	guard webhook.Guard
 }
 
 // routers returns every resource group, each as its Lambda function serves
@@ -43,6 +49,8 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"RespondersFunction": responders.New(st, cfg.sealer),
 		"VariablesFunction":  variables.New(auth, st, cfg.sealer, cfg.variables),
 		"SchemaFunction":     schema.New(),
+		"WebhooksFunction": webhooks.New(auth, webhooks.Deps{Store: st, Sealer: cfg.sealer, Queue: cfg.queue,
+			Guard: cfg.guard}),
 	}
 }
 
@@ -59,6 +67,8 @@ var gatewayRoutes = routing.MustNew([]routing.Route{
 	{Method: "ANY", Path: "/api/folders/{proxy+}", Target: "FoldersFunction"},
 	{Method: "ANY", Path: "/api/v2/surveys", Target: "SurveysFunction"},
 	{Method: "ANY", Path: "/api/v2/surveys/{proxy+}", Target: "SurveysFunction"},
+	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}", Target: "SurveysFunction"},
+	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}/{proxy+}", Target: "SurveysFunction"},
 	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}/questions", Target: "ElementsFunction"},
 	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}/questions/{proxy+}", Target: "ElementsFunction"},
 	{Method: "ANY", Path: "/api/surveys/{survey_id}/settings", Target: "SettingsFunction"},
@@ -68,6 +78,10 @@ var gatewayRoutes = routing.MustNew([]routing.Route{
 	{Method: "ANY", Path: "/api/public/surveys/{proxy+}", Target: "RespondersFunction"},
 	{Method: "ANY", Path: "/api/schema", Target: "SchemaFunction"},
 	{Method: "ANY", Path: "/api/schema/{proxy+}", Target: "SchemaFunction"},
+	{Method: "ANY", Path: "/api/surveys/{survey_id}/webhooks", Target: "WebhooksFunction"},
+	{Method: "ANY", Path: "/api/surveys/{survey_id}/webhooks/{proxy+}", Target: "WebhooksFunction"},
+	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}/notifications", Target: "WebhooksFunction"},
+	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}/notifications/{proxy+}", Target: "WebhooksFunction"},
 	{Method: "ANY", Path: routing.Default, Target: "AccountFunction"},
 })
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -11,8 +12,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"gopkg.in/yaml.v3"
 
+	"surveyservice/functions/dispatch"
 	"surveyservice/shared/routing"
 	"surveyservice/shared/store"
+	"surveyservice/shared/webhook"
 )
 
 // samTemplate is the part of template.yaml the tests read. CloudFormation
@@ -129,6 +132,10 @@ func TestTableMatchesDefinition(t *testing.T) {
 	if ttl, _ := p["TimeToLiveSpecification"].(map[string]any); ttl["AttributeName"] != store.AttrTTL || ttl["Enabled"] != true {
 		t.Errorf("TTL %v, want %s enabled", ttl, store.AttrTTL)
 	}
+	if stream, _ := p["StreamSpecification"].(map[string]any); def.StreamSpecification == nil ||
+		stream["StreamViewType"] != string(def.StreamSpecification.StreamViewType) {
+		t.Errorf("stream %v, want %v", stream, def.StreamSpecification)
+	}
 	var attrs []string
 	for _, a := range p["AttributeDefinitions"].([]any) {
 		a := a.(map[string]any)
@@ -186,6 +193,11 @@ var allowedActions = map[string][]string{
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
 	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem"},
 	"SchemaFunction":  {}, // serves an embedded document: no AWS access at all
+	"WebhooksFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
+		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt", "sqs:SendMessage"},
+	"DispatchFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage"},
+	"DeliverFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "kms:Decrypt",
+		"sqs:SendMessage", "sqs:ChangeMessageVisibility"},
 }
 
 // TestLeastPrivilege reads every function's inline policy: only the actions
@@ -234,6 +246,9 @@ func TestLeastPrivilege(t *testing.T) {
 						}
 					}
 				}
+				if res := fmt.Sprint(st["Resource"]); strings.Contains(res, "*") && !strings.Contains(res, "/index/*") {
+					t.Errorf("%s: a statement on %s", name, res)
+				}
 				if st["Resource"] == "*" {
 					t.Errorf("%s: a statement on Resource *", name)
 				}
@@ -244,5 +259,24 @@ func TestLeastPrivilege(t *testing.T) {
 				t.Errorf("%s lacks %s, which its code calls", name, a)
 			}
 		}
+	}
+}
+
+// TestStreamFilterMatchesDispatch holds the stream event source's filter in
+// template.yaml to the one the dispatch function (and `make run`) applies.
+func TestStreamFilterMatchesDispatch(t *testing.T) {
+	t.Parallel()
+	tpl := loadTemplate(t)
+	ev := tpl.Resources["DispatchFunction"].Properties["Events"].(map[string]any)["NewResponses"].(map[string]any)["Properties"].(map[string]any)
+	filters := ev["FilterCriteria"].(map[string]any)["Filters"].([]any)
+	if len(filters) != 1 || filters[0].(map[string]any)["Pattern"] != dispatch.FilterPattern {
+		t.Errorf("template.yaml filters %v, dispatch.FilterPattern is %s", filters, dispatch.FilterPattern)
+	}
+	if ev["StartingPosition"] != "TRIM_HORIZON" || ev["BisectBatchOnFunctionError"] != true {
+		t.Errorf("stream event source %v", ev)
+	}
+	q := tpl.Resources["WebhookQueue"].Properties["RedrivePolicy"].(map[string]any)
+	if q["maxReceiveCount"] != webhook.MaxReceives {
+		t.Errorf("maxReceiveCount %v, want %d", q["maxReceiveCount"], webhook.MaxReceives)
 	}
 }

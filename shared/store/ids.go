@@ -35,6 +35,7 @@ const (
 	KindVariable = "variable"
 	KindResponse = "response"
 	KindChoice   = "choice"
+	KindWebhook  = "webhook"
 )
 
 // maxID keeps ids within int32 for the clients the specification describes.

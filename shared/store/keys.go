@@ -26,6 +26,8 @@
 //	data key (wrapped)   DATAKEY#<kid>         DATAKEY
 //	current data key     DATAKEY               CURRENT
 //	used one-use link    LINK#<token id>       USED
+//	a survey's webhooks  HOOKS#<sid>           WEBHOOKS          (all of them, secrets sealed; version)
+//	webhook delivery     DELIVERIES#<wid>      DELIVERY#<event µs>#<rid>   (TTL expires_at: 30 days)
 //
 // GSI1 holds only live surveys (a trashed survey loses its GSI1 keys) and
 // folders; GSI2 holds the catalog and, sparsely, only the surveys with an
@@ -60,6 +62,12 @@
 //	variables of a survey           BatchGetItem SURVEY + VARIABLES; written whole under the version read
 //	personalised link data key      GetItem DATAKEY CURRENT (holds the wrapped key), GetItem DATAKEY#<kid> on a miss
 //	one-use link consumed           PutItem LINK#<token id> with attribute_not_exists
+//	webhooks of a survey (owner)    BatchGetItem SURVEY + HOOKS#<sid> WEBHOOKS
+//	change webhooks                 TransactWriteItems: ConditionCheck SURVEY (live), Put WEBHOOKS (version)
+//	webhooks of a new response      stream record (NEW_IMAGE, filtered to INSERT of RESPONSE#), GetItem WEBHOOKS
+//	record a delivery               PutItem DELIVERY with attribute_not_exists (the event fixes its key)
+//	one attempt (batched by ten)    BatchGetItem DELIVERY + WEBHOOKS + RESPONSE, UpdateItem DELIVERY
+//	deliveries of a webhook, a page Query DELIVERIES#<wid> SK BETWEEN <30 days ago> AND <cursor>, descending
 package store
 
 import (

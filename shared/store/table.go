@@ -36,16 +36,43 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 			{IndexName: aws.String(IndexGSI1), KeySchema: key(AttrGSI1PK, AttrGSI1SK), Projection: all},
 			{IndexName: aws.String(IndexGSI2), KeySchema: key(AttrGSI2PK, AttrGSI2SK), Projection: all},
 		},
+		StreamSpecification: Stream(),
 	}
 }
 
+// Stream is the table's change stream: the new image of every written
+// item, which the webhooks' dispatch reads (filtered to new responses).
+// Nothing is lost between a response's write and its webhooks: the stream
+// keeps every change for 24 hours and its reader retries.
+func Stream() *types.StreamSpecification {
+	return &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage}
+}
+
+// StreamARN returns the ARN of the table's stream.
+func StreamARN(ctx context.Context, client *dynamodb.Client, name string) (string, error) {
+	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	if err != nil {
+		return "", fmt.Errorf("store: describe table %s: %w", name, err)
+	}
+	if out.Table.LatestStreamArn == nil {
+		return "", fmt.Errorf("store: table %s has no stream", name)
+	}
+	return *out.Table.LatestStreamArn, nil
+}
+
 // EnsureTable creates the table when it does not exist, waits until it is
-// active and turns on its TTL attribute. It is safe to call on every start.
+// active and turns on its TTL attribute; an existing table without its
+// stream (made before webhooks) gets it. It is safe to call on every start.
 func EnsureTable(ctx context.Context, client *dynamodb.Client, name string) error {
-	_, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	desc, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 	var missing *types.ResourceNotFoundException
 	switch {
 	case err == nil:
+		if spec := desc.Table.StreamSpecification; spec == nil || !aws.ToBool(spec.StreamEnabled) {
+			if _, err := client.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), StreamSpecification: Stream()}); err != nil {
+				return fmt.Errorf("store: enable the stream of %s: %w", name, err)
+			}
+		}
 		return nil
 	case !errors.As(err, &missing):
 		return fmt.Errorf("store: describe table %s: %w", name, err)

@@ -1,0 +1,218 @@
+package webhooks
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/links"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+	"surveyservice/shared/webhook"
+)
+
+func surveyID(w http.ResponseWriter, r *http.Request) (aid, sid int64, ok bool) {
+	acct, sid, ok := api.AccountAndID(w, r, "survey_id")
+	return acct.ID, sid, ok
+}
+
+// webhookIDs reads the survey and webhook ids of a path; 404 for ids that
+// cannot exist.
+func webhookIDs(w http.ResponseWriter, r *http.Request) (aid, sid, wid int64, ok bool) {
+	if aid, sid, ok = surveyID(w, r); !ok {
+		return
+	}
+	if wid, ok = api.PathID(r, "webhook_id"); !ok {
+		api.Error(w, r, survey.ErrNotFound)
+	}
+	return
+}
+
+func find(hooks []survey.Webhook, wid int64) (int, bool) {
+	for i, w := range hooks {
+		if w.ID == wid {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func (h handlers) list(s shape) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		aid, sid, ok := surveyID(w, r)
+		if !ok {
+			return
+		}
+		_, hooks, _, err := h.Store.SurveyWebhooks(r.Context(), aid, sid)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		out := make([]any, len(hooks))
+		for i, wh := range hooks {
+			out[i] = s.render(wh)
+		}
+		api.Respond(w, r, http.StatusOK, out)
+	})
+}
+
+func (h handlers) get(s shape) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		aid, sid, wid, ok := webhookIDs(w, r)
+		if !ok {
+			return
+		}
+		_, hooks, _, err := h.Store.SurveyWebhooks(r.Context(), aid, sid)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		i, found := find(hooks, wid)
+		if !found {
+			api.Error(w, r, survey.ErrNotFound)
+			return
+		}
+		api.Respond(w, r, http.StatusOK, s.render(hooks[i]))
+	})
+}
+
+// create validates the body (400 before anything is read), checks where
+// the URL leads, and adds the webhook with a fresh secret, sealed; the
+// answer shows the secret, this once. One BatchGetItem and one
+// transaction (the id is leased and the data key cached: usually no other
+// call).
+func (h handlers) create(s shape) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		aid, sid, ok := surveyID(w, r)
+		if !ok {
+			return
+		}
+		obj, err := api.DecodeObject(r, api.MaxBody)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		in, err := readInput(obj, s, true)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		url, err := h.checkURL(r.Context(), s, *in.url)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		ctx := r.Context()
+		wid, err := h.Store.NewID(ctx, store.KindWebhook)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		secret := webhook.NewSecret()
+		sealed, err := h.Sealer.SealValue(ctx, links.WebhookSecrets, wid, []byte(secret))
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		wh := survey.Webhook{ID: wid, SurveyID: sid, URL: url, Events: in.events, Active: true, Headers: in.headers,
+			Created: h.Now().UTC().Truncate(time.Microsecond), SealedSecret: sealed}
+		if in.active != nil {
+			wh.Active = *in.active
+		}
+		_, err = h.Store.ChangeWebhooks(ctx, aid, sid, func(hooks []survey.Webhook) ([]survey.Webhook, error) {
+			if len(hooks) >= survey.MaxWebhooks {
+				return nil, tooMany()
+			}
+			return append(hooks, wh), nil
+		})
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		api.Respond(w, r, http.StatusCreated, s.renderCreated(wh, secret))
+	})
+}
+
+func tooMany() error {
+	return survey.FieldError("non_field_errors", fmt.Sprintf("A survey holds at most %d webhooks.", survey.MaxWebhooks))
+}
+
+// patch changes only the fields sent; a new URL is checked as at creation.
+func (h handlers) patch(s shape) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		aid, sid, wid, ok := webhookIDs(w, r)
+		if !ok {
+			return
+		}
+		obj, err := api.DecodeObject(r, api.MaxBody)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		in, err := readInput(obj, s, false)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		if in.url != nil {
+			url, err := h.checkURL(r.Context(), s, *in.url)
+			if err != nil {
+				api.Error(w, r, err)
+				return
+			}
+			in.url = &url
+		}
+		var changed survey.Webhook
+		_, err = h.Store.ChangeWebhooks(r.Context(), aid, sid, func(hooks []survey.Webhook) ([]survey.Webhook, error) {
+			i, found := find(hooks, wid)
+			if !found {
+				return nil, survey.ErrNotFound
+			}
+			next := append([]survey.Webhook(nil), hooks...)
+			wh := next[i]
+			if in.url != nil {
+				wh.URL = *in.url
+			}
+			if in.events != nil {
+				wh.Events = in.events
+			}
+			if in.active != nil {
+				wh.Active = *in.active
+			}
+			if in.headers != nil {
+				wh.Headers = in.headers
+			}
+			next[i], changed = wh, wh
+			return next, nil
+		})
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		api.Respond(w, r, http.StatusOK, s.render(changed))
+	})
+}
+
+// delete removes the webhook: nothing more is sent to it (queued attempts
+// find it gone); its deliveries expire with the retention.
+func (h handlers) delete() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		aid, sid, wid, ok := webhookIDs(w, r)
+		if !ok {
+			return
+		}
+		_, err := h.Store.ChangeWebhooks(r.Context(), aid, sid, func(hooks []survey.Webhook) ([]survey.Webhook, error) {
+			i, found := find(hooks, wid)
+			if !found {
+				return nil, survey.ErrNotFound
+			}
+			return append(append([]survey.Webhook(nil), hooks[:i]...), hooks[i+1:]...), nil
+		})
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		api.NoContent(w, r)
+	})
+}

@@ -1,0 +1,272 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+// Deliveries (contract section 13).
+//
+// A webhook's deliveries live in a partition of their own,
+// DELIVERIES#<wid>, one item each, DELIVERY#<event time>#<rid>. The key is
+// made from the event alone (the response's submission time and id), so a
+// stream record seen twice makes the same delivery, which a conditional
+// put creates once. Byte order of the keys is time order: the owner's list,
+// newest first, is one Query of the partition read backwards, bounded
+// below by the retention. Each item expires (TTL) after
+// survey.DeliveryRetention; the Query's bound hides any TTL lag.
+
+const deliverySKPrefix = "DELIVERY#"
+
+// DeliveriesPK is the partition of a webhook's deliveries.
+func DeliveriesPK(wid int64) string { return "DELIVERIES#" + pad(wid) }
+
+// DeliverySK is a delivery's key: its event's time and response.
+func DeliverySK(created time.Time, rid int64) string {
+	return deliverySKPrefix + pad(created.UnixMicro()) + "#" + pad(rid)
+}
+
+type deliveryItem struct {
+	PK             string `dynamo:"PK"`
+	SK             string `dynamo:"SK"`
+	WebhookID      int64  `dynamo:"webhook_id"`
+	SurveyID       int64  `dynamo:"survey_id"`
+	ResponseID     int64  `dynamo:"response_id"`
+	Event          string `dynamo:"event"`
+	Created        string `dynamo:"created_at"`
+	Status         string `dynamo:"status"`
+	Attempts       int    `dynamo:"attempts"`
+	LastStatusCode int    `dynamo:"last_status_code,omitempty"`
+	LastAttempt    string `dynamo:"last_attempt_at,omitempty"`
+	NextAttempt    string `dynamo:"next_attempt_at,omitempty"`
+	LastError      string `dynamo:"last_error,omitempty"`
+	ExpiresAt      int64  `dynamo:"expires_at"`
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(survey.TimestampLayout)
+}
+
+func unstamp(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	return time.Parse(survey.TimestampLayout, s)
+}
+
+func newDeliveryItem(d survey.Delivery) deliveryItem {
+	return deliveryItem{
+		PK: DeliveriesPK(d.WebhookID), SK: DeliverySK(d.Created, d.ResponseID),
+		WebhookID: d.WebhookID, SurveyID: d.SurveyID, ResponseID: d.ResponseID, Event: d.Event,
+		Created: stamp(d.Created), Status: string(d.Status), Attempts: d.Attempts, LastStatusCode: d.LastStatusCode,
+		LastAttempt: stamp(d.LastAttempt), NextAttempt: stamp(d.NextAttempt), LastError: d.LastError,
+		ExpiresAt: d.Created.Add(survey.DeliveryRetention).Unix(),
+	}
+}
+
+func (it deliveryItem) delivery() (survey.Delivery, error) {
+	d := survey.Delivery{WebhookID: it.WebhookID, SurveyID: it.SurveyID, ResponseID: it.ResponseID, Event: it.Event,
+		Status: survey.DeliveryStatus(it.Status), Attempts: it.Attempts, LastStatusCode: it.LastStatusCode, LastError: it.LastError}
+	var err error
+	if d.Created, err = unstamp(it.Created); err == nil {
+		if d.LastAttempt, err = unstamp(it.LastAttempt); err == nil {
+			d.NextAttempt, err = unstamp(it.NextAttempt)
+		}
+	}
+	if err != nil {
+		return survey.Delivery{}, fmt.Errorf("store: delivery %s %s: %w", it.PK, it.SK, err)
+	}
+	return d, nil
+}
+
+// CreateDelivery records a new delivery unless its event already made one:
+// then created is false and current is the one recorded. One conditional
+// PutItem, which answers the existing item when its condition fails.
+func (s *Store) CreateDelivery(ctx context.Context, d survey.Delivery) (created bool, current survey.Delivery, err error) {
+	var it deliveryItem
+	wrote, err := s.table.Put(newDeliveryItem(d)).If("attribute_not_exists(PK)").CurrentValue(ctx, &it)
+	if err != nil {
+		return false, survey.Delivery{}, s.fail("create delivery", err)
+	}
+	if wrote {
+		return true, d, nil
+	}
+	current, err = it.delivery()
+	return false, current, err
+}
+
+// Delivery reads one delivery of a webhook by its id; ENOTFOUND when there
+// is none (or it is past the retention).
+func (s *Store) Delivery(ctx context.Context, wid int64, id string) (survey.Delivery, error) {
+	created, rid, ok := survey.ParseDeliveryID(id)
+	if !ok || s.Now().Sub(created) > survey.DeliveryRetention {
+		return survey.Delivery{}, survey.ErrNotFound
+	}
+	var it deliveryItem
+	err := s.table.Get(AttrPK, DeliveriesPK(wid)).Range(AttrSK, dynamo.Equal, DeliverySK(created, rid)).Consistent(true).One(ctx, &it)
+	if err == dynamo.ErrNotFound {
+		return survey.Delivery{}, survey.ErrNotFound
+	}
+	if err != nil {
+		return survey.Delivery{}, s.fail("get delivery", err)
+	}
+	return it.delivery()
+}
+
+// Deliveries reads a page of a webhook's deliveries of the retention
+// period, newest first: at most limit of them, older than the delivery id
+// before when it is set. more tells whether older ones follow. One Query
+// (of limit+1 items, the last only to know whether there are more).
+func (s *Store) Deliveries(ctx context.Context, wid int64, before string, limit int) (page []survey.Delivery, more bool, err error) {
+	lo := DeliverySK(s.Now().Add(-survey.DeliveryRetention), 0)
+	hi := deliverySKPrefix + "~"
+	if before != "" {
+		created, rid, ok := survey.ParseDeliveryID(before)
+		if !ok {
+			return nil, false, survey.FieldError("cursor", "Invalid cursor.")
+		}
+		// The key just below before's: BETWEEN is inclusive.
+		hi = strings.TrimSuffix(DeliverySK(created, rid), pad(rid)) + pad(rid-1) + "~"
+	}
+	var items []deliveryItem
+	err = s.table.Get(AttrPK, DeliveriesPK(wid)).Range(AttrSK, dynamo.Between, lo, hi).
+		Order(dynamo.Descending).SearchLimit(limit+1).RequestLimit(1).Consistent(true).All(ctx, &items)
+	if err != nil {
+		return nil, false, s.fail("list deliveries", err)
+	}
+	if len(items) > limit {
+		items, more = items[:limit], true
+	}
+	page = make([]survey.Delivery, len(items))
+	for i, it := range items {
+		if page[i], err = it.delivery(); err != nil {
+			return nil, false, err
+		}
+	}
+	return page, more, nil
+}
+
+// RecordAttempt writes the outcome of an attempt: status, attempts, the
+// last answer and the next attempt (cleared fields are removed). A
+// delivery that no longer exists (expired) is not brought back.
+func (s *Store) RecordAttempt(ctx context.Context, d survey.Delivery) error {
+	it := newDeliveryItem(d)
+	up := s.table.Update(AttrPK, it.PK).Range(AttrSK, it.SK).If("attribute_exists(PK)").
+		Set("status", it.Status).Set("attempts", it.Attempts)
+	for name, v := range map[string]any{"last_status_code": it.LastStatusCode, "last_attempt_at": it.LastAttempt,
+		"next_attempt_at": it.NextAttempt, "last_error": it.LastError} {
+		if v == 0 || v == "" {
+			up.Remove(name)
+		} else {
+			up.Set(name, v)
+		}
+	}
+	err := up.Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return nil
+	}
+	if err != nil {
+		return s.fail("record delivery attempt", err)
+	}
+	return nil
+}
+
+// RetryDelivery marks a delivery pending again, due now (the owner's
+// retry); ENOTFOUND when it does not exist.
+func (s *Store) RetryDelivery(ctx context.Context, d survey.Delivery) error {
+	it := newDeliveryItem(d)
+	err := s.table.Update(AttrPK, it.PK).Range(AttrSK, it.SK).If("attribute_exists(PK)").
+		Set("status", string(survey.DeliveryPending)).Set("next_attempt_at", s.timestamp()).Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return survey.ErrNotFound
+	}
+	if err != nil {
+		return s.fail("retry delivery", err)
+	}
+	return nil
+}
+
+// DeliveryKey names what one attempt reads: the delivery, its webhook (in
+// its survey's webhooks item) and its response.
+type DeliveryKey struct {
+	SurveyID, WebhookID, ResponseID int64
+	Created                         time.Time
+}
+
+// DeliveryInputs is what a batch of attempts read.
+type DeliveryInputs struct {
+	Webhooks   map[int64][]survey.Webhook // by survey id
+	Responses  map[int64]survey.Response  // by response id
+	Deliveries map[string]survey.Delivery // by webhook id and delivery id, see InputKey
+}
+
+// InputKey is a delivery's key in DeliveryInputs.Deliveries.
+func InputKey(wid int64, deliveryID string) string { return fmt.Sprint(wid) + "/" + deliveryID }
+
+// ReadDeliveryInputs reads, for a batch of attempts, every delivery, the
+// webhooks of their surveys and their responses, in one strongly
+// consistent BatchGetItem (keys de-duplicated; a batch of ten attempts is
+// at most 30 keys). What is missing is absent from the maps.
+func (s *Store) ReadDeliveryInputs(ctx context.Context, keys []DeliveryKey) (DeliveryInputs, error) {
+	in := DeliveryInputs{Webhooks: map[int64][]survey.Webhook{}, Responses: map[int64]survey.Response{}, Deliveries: map[string]survey.Delivery{}}
+	seen := map[[2]string]bool{}
+	var ks []dynamo.Keyed
+	add := func(pk, sk string) {
+		if k := [2]string{pk, sk}; !seen[k] {
+			seen[k] = true
+			ks = append(ks, dynamo.Keys{pk, sk})
+		}
+	}
+	for _, k := range keys {
+		add(DeliveriesPK(k.WebhookID), DeliverySK(k.Created, k.ResponseID))
+		add(HooksPK(k.SurveyID), webhooksSK)
+		add(ResponsesPK(k.SurveyID), ResponseSK(k.ResponseID))
+	}
+	if len(ks) == 0 {
+		return in, nil
+	}
+	var items []dynamo.Item
+	err := s.table.Batch(AttrPK, AttrSK).Get(ks...).Consistent(true).All(ctx, &items)
+	if err != nil && err != dynamo.ErrNotFound {
+		return in, s.fail("read delivery inputs", err)
+	}
+	for _, item := range items {
+		sk := skOf(item)
+		switch {
+		case sk == webhooksSK:
+			hooks, _, err := decodeWebhooks(item)
+			if err != nil {
+				return in, err
+			}
+			if len(hooks) > 0 {
+				in.Webhooks[hooks[0].SurveyID] = hooks
+			}
+		case strings.HasPrefix(sk, responseSKPrefix):
+			r, err := decodeResponse(item)
+			if err != nil {
+				return in, err
+			}
+			in.Responses[r.ID] = r
+		case strings.HasPrefix(sk, deliverySKPrefix):
+			var it deliveryItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return in, fmt.Errorf("store: decode delivery: %w", err)
+			}
+			d, err := it.delivery()
+			if err != nil {
+				return in, err
+			}
+			in.Deliveries[InputKey(d.WebhookID, d.ID())] = d
+		}
+	}
+	return in, nil
+}

@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+// Webhooks (contract section 13).
+//
+// A survey's webhooks (at most survey.MaxWebhooks) live in one item,
+// HOOKS#<sid> / WEBHOOKS, as one JSON list under a version, as variables
+// do: "at most ten" is one conditional write, the dispatch of an event
+// reads every webhook of its survey with one GetItem, and a delivery reads
+// its webhook the same way (batched with its other reads). The item has a
+// partition of its own so that the sealed secrets never weigh on the
+// survey detail's Query.
+
+const webhooksSK = "WEBHOOKS"
+
+// HooksPK is the partition of a survey's webhooks.
+func HooksPK(sid int64) string { return "HOOKS#" + pad(sid) }
+
+type webhooksItem struct {
+	PK        string `dynamo:"PK"`
+	SK        string `dynamo:"SK"`
+	AccountID int64  `dynamo:"account_id"`
+	SurveyID  int64  `dynamo:"survey_id"`
+	Doc       string `dynamo:"doc"`
+	Version   int64  `dynamo:"version"`
+}
+
+// webhookDoc is one webhook in the item's list.
+type webhookDoc struct {
+	ID      int64             `json:"id"`
+	URL     string            `json:"url"`
+	Events  []string          `json:"events"`
+	Active  bool              `json:"active"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Created string            `json:"created"`
+	Secret  string            `json:"secret"`
+}
+
+func decodeWebhooks(item dynamo.Item) ([]survey.Webhook, int64, error) {
+	var it webhooksItem
+	if err := dynamo.UnmarshalItem(item, &it); err != nil {
+		return nil, 0, fmt.Errorf("store: decode webhooks: %w", err)
+	}
+	var docs []webhookDoc
+	if err := json.Unmarshal([]byte(it.Doc), &docs); err != nil {
+		return nil, 0, fmt.Errorf("store: decode webhooks of %s: %w", it.PK, err)
+	}
+	out := make([]survey.Webhook, len(docs))
+	for i, d := range docs {
+		created, err := time.Parse(survey.TimestampLayout, d.Created)
+		if err != nil {
+			return nil, 0, fmt.Errorf("store: webhook %d: created %q: %w", d.ID, d.Created, err)
+		}
+		out[i] = survey.Webhook{ID: d.ID, SurveyID: it.SurveyID, URL: d.URL, Events: d.Events, Active: d.Active,
+			Headers: d.Headers, Created: created, SealedSecret: d.Secret}
+	}
+	return out, it.Version, nil
+}
+
+func encodeWebhooks(hooks []survey.Webhook) (string, error) {
+	docs := make([]webhookDoc, len(hooks))
+	for i, w := range hooks {
+		docs[i] = webhookDoc{ID: w.ID, URL: w.URL, Events: w.Events, Active: w.Active, Headers: w.Headers,
+			Created: w.Created.UTC().Format(survey.TimestampLayout), Secret: w.SealedSecret}
+	}
+	b, err := json.Marshal(docs)
+	if err != nil {
+		return "", fmt.Errorf("store: encode webhooks: %w", err)
+	}
+	return string(b), nil
+}
+
+// SurveyWebhooks reads a survey of the account and its webhooks in one
+// strongly consistent BatchGetItem; a missing or foreign survey answers
+// ENOTFOUND.
+func (s *Store) SurveyWebhooks(ctx context.Context, aid, sid int64) (survey.Survey, []survey.Webhook, int64, error) {
+	var items []dynamo.Item
+	err := s.table.Batch(AttrPK, AttrSK).
+		Get(dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{HooksPK(sid), webhooksSK}).
+		Consistent(true).All(ctx, &items)
+	if err != nil && err != dynamo.ErrNotFound {
+		return survey.Survey{}, nil, 0, s.fail(fmt.Sprintf("get webhooks of survey %d", sid), err)
+	}
+	var sv survey.Survey
+	hooks := []survey.Webhook{}
+	var version int64
+	found := false
+	for _, item := range items {
+		switch skOf(item) {
+		case surveySK:
+			if sv, err = decodeSurvey(item); err != nil {
+				return survey.Survey{}, nil, 0, err
+			}
+			found = true
+		case webhooksSK:
+			if hooks, version, err = decodeWebhooks(item); err != nil {
+				return survey.Survey{}, nil, 0, err
+			}
+		}
+	}
+	if !found || sv.AccountID != aid {
+		return survey.Survey{}, nil, 0, survey.ErrNotFound
+	}
+	return sv, hooks, version, nil
+}
+
+// WebhooksOf reads a survey's webhooks, whoever owns it: for the dispatch
+// of its events. One strongly consistent GetItem.
+func (s *Store) WebhooksOf(ctx context.Context, sid int64) ([]survey.Webhook, error) {
+	var item dynamo.Item
+	err := s.table.Get(AttrPK, HooksPK(sid)).Range(AttrSK, dynamo.Equal, webhooksSK).Consistent(true).One(ctx, &item)
+	if err == dynamo.ErrNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.fail(fmt.Sprintf("get webhooks of survey %d", sid), err)
+	}
+	hooks, _, err := decodeWebhooks(item)
+	return hooks, err
+}
+
+// webhookAttempts bounds the rereads of a change that lost a race.
+const webhookAttempts = 5
+
+// ChangeWebhooks applies change to the survey's webhooks and writes the
+// result, in one transaction with the survey's liveness (of the account,
+// not in the trash) and conditional on the version read; a change that
+// lost a race to another is reread and applied again. change sees the
+// current list and answers the new one, or an error that is returned as
+// is. A missing or foreign survey answers ENOTFOUND, one in the trash
+// ErrSurveyDeleted.
+func (s *Store) ChangeWebhooks(ctx context.Context, aid, sid int64, change func([]survey.Webhook) ([]survey.Webhook, error)) ([]survey.Webhook, error) {
+	for attempt := 0; attempt < webhookAttempts; attempt++ {
+		sv, hooks, version, err := s.SurveyWebhooks(ctx, aid, sid)
+		if err != nil {
+			return nil, err
+		}
+		if sv.Deleted {
+			return nil, ErrSurveyDeleted
+		}
+		next, err := change(hooks)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := encodeWebhooks(next)
+		if err != nil {
+			return nil, err
+		}
+		put := s.table.Put(webhooksItem{PK: HooksPK(sid), SK: webhooksSK, AccountID: aid, SurveyID: sid, Doc: doc, Version: version + 1})
+		if version == 0 {
+			put = put.If("attribute_not_exists(PK)")
+		} else {
+			put = put.If("version = ?", version)
+		}
+		err = s.db.WriteTx().
+			Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).If(surveyWritable, aid, false)).
+			Put(put).Run(ctx)
+		switch {
+		case err == nil:
+			return next, nil
+		case txFailedAt(err, 0):
+			return nil, s.whyNotWritable(ctx, aid, sid)
+		case txFailedAt(err, 1) || txConflict(err):
+			continue
+		}
+		return nil, s.fail(fmt.Sprintf("write webhooks of survey %d", sid), err)
+	}
+	return nil, errBusy
+}

@@ -1,0 +1,267 @@
+package survey
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Webhooks (contract section 13): an owner's endpoint told of each new
+// response of a survey, signed per the Standard Webhooks specification.
+
+// EventResponseSubmitted is the one event there is for now.
+const EventResponseSubmitted = "response.submitted"
+
+// Events lists the events a webhook may subscribe to.
+var Events = []string{EventResponseSubmitted}
+
+// Webhook limits.
+const (
+	MaxWebhooks         = 10   // a survey's webhooks
+	MaxWebhookHeaders   = 20   // extra headers of one webhook
+	MaxHeaderName       = 100  // characters
+	MaxHeaderValue      = 1000 // characters
+	NotificationWebhook = 5    // recipient_type of a webhook notification
+	NotificationSending = 3    // sending_method of a webhook notification
+	WebhookMethod       = "POST"
+)
+
+// Webhook is one endpoint of a survey.
+type Webhook struct {
+	ID       int64
+	SurveyID int64
+	URL      string
+	Events   []string
+	Active   bool
+	// Headers are added to every delivery (the notifications shape's
+	// webhook_headers).
+	Headers map[string]string
+	Created time.Time
+	// SealedSecret is the signing secret as sealed under the KMS data key
+	// (shared/links); the plain secret is shown once, at creation.
+	SealedSecret string
+}
+
+// Subscribes reports whether the webhook wants the event now.
+func (w Webhook) Subscribes(event string) bool {
+	if !w.Active {
+		return false
+	}
+	for _, e := range w.Events {
+		if e == event {
+			return true
+		}
+	}
+	return false
+}
+
+// WebhookView is a webhook as the webhooks routes answer it. Secret is set
+// only in the answer to its creation.
+type WebhookView struct {
+	ID        int64             `json:"id"`
+	URL       string            `json:"url"`
+	Events    []string          `json:"events"`
+	Active    bool              `json:"active"`
+	Headers   map[string]string `json:"headers"`
+	CreatedAt string            `json:"created_at"`
+	Secret    *string           `json:"secret,omitempty"`
+}
+
+// View renders the webhook for its owner.
+func (w Webhook) View() WebhookView {
+	return WebhookView{ID: w.ID, URL: w.URL, Events: nonNil(w.Events), Active: w.Active,
+		Headers: headersOrEmpty(w.Headers), CreatedAt: w.Created.UTC().Format(TimestampLayout)}
+}
+
+// NotificationView is the same webhook in the real service's notifications
+// shape (recipient_type 5 and sending_method 3 mean "webhook").
+type NotificationView struct {
+	ID              int64             `json:"id"`
+	RecipientType   int64             `json:"recipient_type"`
+	SendingMethod   int64             `json:"sending_method"`
+	WebhookEndpoint string            `json:"webhook_endpoint"`
+	WebhookHeaders  map[string]string `json:"webhook_headers"`
+	WebhookMethod   string            `json:"webhook_method"`
+	Enabled         bool              `json:"enabled"`
+	Secret          *string           `json:"secret,omitempty"`
+}
+
+// Notification renders the webhook in the notifications shape.
+func (w Webhook) Notification() NotificationView {
+	return NotificationView{ID: w.ID, RecipientType: NotificationWebhook, SendingMethod: NotificationSending,
+		WebhookEndpoint: w.URL, WebhookHeaders: headersOrEmpty(w.Headers), WebhookMethod: WebhookMethod, Enabled: w.Active}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func headersOrEmpty(h map[string]string) map[string]string {
+	if h == nil {
+		return map[string]string{}
+	}
+	return h
+}
+
+// reservedHeaders are set by the delivery itself (or by HTTP): a webhook's
+// own headers may not replace them.
+var reservedHeaders = map[string]bool{
+	"webhook-id": true, "webhook-timestamp": true, "webhook-signature": true,
+	"content-type": true, "content-length": true, "host": true, "user-agent": true,
+	"connection": true, "keep-alive": true, "transfer-encoding": true, "te": true, "trailer": true,
+	"upgrade": true, "proxy-authorization": true, "proxy-connection": true, "expect": true,
+}
+
+// HeaderProblem returns why a webhook header may not be sent, or "".
+func HeaderProblem(name, value string) string {
+	switch {
+	case name == "" || len(name) > MaxHeaderName:
+		return "Enter a header name of 1 to 100 characters."
+	case strings.ContainsFunc(name, func(r rune) bool { return !tokenChar(r) }):
+		return "A header name may contain only letters, digits and !#$%&'*+-.^_`|~."
+	case reservedHeaders[strings.ToLower(name)]:
+		return "This header is set by the delivery itself."
+	case len([]rune(value)) > MaxHeaderValue:
+		return "Ensure this value has no more than 1000 characters."
+	case strings.ContainsFunc(value, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }):
+		return "A header value may not contain control characters."
+	}
+	return ""
+}
+
+func tokenChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r)
+}
+
+// DeliveryStatus is where a delivery stands.
+type DeliveryStatus string
+
+// The statuses of a delivery.
+const (
+	DeliveryPending   DeliveryStatus = "pending"
+	DeliverySucceeded DeliveryStatus = "succeeded"
+	DeliveryFailed    DeliveryStatus = "failed"
+)
+
+// DeliveryRetention is how long deliveries are listed (and kept).
+const DeliveryRetention = 30 * 24 * time.Hour
+
+// Delivery is one event on its way to one webhook, and its attempts.
+type Delivery struct {
+	WebhookID  int64
+	SurveyID   int64
+	ResponseID int64
+	Event      string
+	// Created is the event's time (the response's submission): with the
+	// response id it makes the delivery's id, so the same event always
+	// makes the same delivery.
+	Created        time.Time
+	Status         DeliveryStatus
+	Attempts       int
+	LastStatusCode int       // 0: no HTTP answer yet
+	LastAttempt    time.Time // zero: none yet
+	NextAttempt    time.Time // zero: none planned
+	LastError      string
+}
+
+// ID is the delivery's id: its event's time (Unix microseconds) and
+// response id, so ids sort by time within a webhook.
+func (d Delivery) ID() string { return DeliveryID(d.Created, d.ResponseID) }
+
+// DeliveryID makes a delivery id.
+func DeliveryID(created time.Time, rid int64) string {
+	return strconv.FormatInt(created.UnixMicro(), 10) + "-" + strconv.FormatInt(rid, 10)
+}
+
+// ParseDeliveryID reads a delivery id; ok is false for anything that is
+// not one.
+func ParseDeliveryID(s string) (created time.Time, rid int64, ok bool) {
+	a, b, found := strings.Cut(s, "-")
+	if !found || !digits(a, 18) || !digits(b, 19) {
+		return time.Time{}, 0, false
+	}
+	micros, err1 := strconv.ParseInt(a, 10, 64)
+	rid, err2 := strconv.ParseInt(b, 10, 64)
+	if err1 != nil || err2 != nil || rid < 1 || micros < 1 {
+		return time.Time{}, 0, false
+	}
+	return time.UnixMicro(micros).UTC(), rid, true
+}
+
+func digits(s string, max int) bool {
+	if s == "" || len(s) > max || s[0] == '0' {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// MessageID is the Standard Webhooks webhook-id of a delivery: the same at
+// every attempt, so receivers can drop a repeat.
+func (d Delivery) MessageID() string {
+	return "msg_" + strconv.FormatInt(d.WebhookID, 10) + "_" + d.ID()
+}
+
+// DeliveryView is a delivery as the deliveries route answers it.
+type DeliveryView struct {
+	ID             string         `json:"id"`
+	Event          string         `json:"event"`
+	ResponseID     int64          `json:"response_id"`
+	Status         DeliveryStatus `json:"status"`
+	Attempts       int            `json:"attempts"`
+	LastStatusCode *int           `json:"last_status_code"`
+	LastAttemptAt  *string        `json:"last_attempt_at"`
+	NextAttemptAt  *string        `json:"next_attempt_at"`
+	LastError      *string        `json:"last_error"`
+	CreatedAt      string         `json:"created_at"`
+}
+
+// View renders the delivery for its owner.
+func (d Delivery) View() DeliveryView {
+	v := DeliveryView{ID: d.ID(), Event: d.Event, ResponseID: d.ResponseID, Status: d.Status, Attempts: d.Attempts,
+		CreatedAt: d.Created.UTC().Format(TimestampLayout)}
+	if d.LastStatusCode != 0 {
+		c := d.LastStatusCode
+		v.LastStatusCode = &c
+	}
+	if !d.LastAttempt.IsZero() {
+		s := d.LastAttempt.UTC().Format(TimestampLayout)
+		v.LastAttemptAt = &s
+	}
+	if !d.NextAttempt.IsZero() {
+		s := d.NextAttempt.UTC().Format(TimestampLayout)
+		v.NextAttemptAt = &s
+	}
+	if d.LastError != "" {
+		e := d.LastError
+		v.LastError = &e
+	}
+	return v
+}
+
+// EventBody is a delivery's JSON body (Standard Webhooks' type, timestamp
+// and data). It is the same at every attempt.
+type EventBody struct {
+	Type      string    `json:"type"`
+	Timestamp string    `json:"timestamp"`
+	Data      EventData `json:"data"`
+}
+
+// EventData is what a response.submitted event carries.
+type EventData struct {
+	SurveyID int64        `json:"survey_id"`
+	Response ResponseView `json:"response"`
+}
+
+// SubmittedEvent is the body of the response.submitted event of r.
+func SubmittedEvent(r Response) EventBody {
+	return EventBody{Type: EventResponseSubmitted, Timestamp: r.SubmittedAt.UTC().Format(TimestampLayout),
+		Data: EventData{SurveyID: r.SurveyID, Response: r.View()}}
+}
