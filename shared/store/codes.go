@@ -161,29 +161,31 @@ type PublicSurvey struct {
 	Settings survey.Settings
 }
 
-// SurveyBySlug finds a survey by its public slug: one read of the slug, one
-// BatchGetItem of the survey and its settings. A missing slug answers
-// ENOTFOUND.
-func (s *Store) SurveyBySlug(ctx context.Context, slug string) (PublicSurvey, error) {
-	sid, err := s.SurveyIDBySlug(ctx, slug)
-	if err != nil {
-		return PublicSurvey{}, err
-	}
+// publicItems reads a survey and its settings, and the extra keys, in one
+// strongly consistent BatchGetItem.
+func (s *Store) publicItems(ctx context.Context, sid int64, extra ...dynamo.Keyed) ([]dynamo.Item, error) {
+	keys := append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}}, extra...)
 	var items []dynamo.Item
-	err = s.table.Batch(AttrPK, AttrSK).
-		Get(dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}).All(ctx, &items)
+	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
 	if err != nil && err != dynamo.ErrNotFound {
-		return PublicSurvey{}, s.fail("get public survey", err)
+		return nil, s.fail("get public survey", err)
 	}
+	return items, nil
+}
+
+// decodePublic decodes the survey and settings items of a public read; no
+// survey item answers ENOTFOUND.
+func decodePublic(items []dynamo.Item) (PublicSurvey, error) {
 	var out PublicSurvey
 	found := false
 	for _, item := range items {
 		switch skOf(item) {
 		case surveySK:
-			if out.Survey, err = decodeSurvey(item); err != nil {
+			sv, err := decodeSurvey(item)
+			if err != nil {
 				return PublicSurvey{}, err
 			}
-			found = true
+			out.Survey, found = sv, true
 		case settingsSK:
 			var it settingsItem
 			if err := dynamo.UnmarshalItem(item, &it); err != nil {

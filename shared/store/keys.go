@@ -24,6 +24,8 @@
 //	variables            SURVEY#<sid>          VARIABLES         (all of a survey's variables; version)
 //	auth code            CODES#<sid>           CODE#<code>
 //	auth code count      CODES#<sid>           COUNT#<0..7>      (code_count: one shard of the count)
+//	code guess window    GUESSES#<sid>         <window>          (n: failed checks; expires_at)
+//	  and per client     GUESSES#<sid>         <window>#<client> (n: failed checks of one IP; expires_at)
 //	data key (wrapped)   DATAKEY#<kid>         DATAKEY
 //	current data key     DATAKEY               CURRENT
 //	used one-use link    LINK#<token id>       USED
@@ -60,6 +62,7 @@
 //	                                (BatchGetItem first, of which exist, when the survey has codes)
 //	delete every code               Query CODES#<sid> begins_with CODE#, then transactions as above, page by page
 //	auth code check (unique)        UpdateItem CODES#<sid> CODE#<code> with a condition on "used"
+//	code check guard                BatchGetItem GUESSES#<sid> window items with the survey; UpdateItem ADD n on a failed check
 //	variables of a survey           BatchGetItem SURVEY + VARIABLES; written whole under the version read
 //	personalised link data key      GetItem DATAKEY CURRENT (holds the wrapped key), GetItem DATAKEY#<kid> on a miss
 //	one-use link consumed           PutItem LINK#<token id> with attribute_not_exists
@@ -158,6 +161,19 @@ func CodeCountSK(shard int) string { return fmt.Sprintf("COUNT#%d", shard) }
 // AttrCodeCount is the number attribute of a count shard (and, before the
 // shards, of the settings item).
 const AttrCodeCount = "code_count"
+
+// GuessesPK is the partition of a survey's failed code checks: one item a
+// window, and one a window and client.
+func GuessesPK(sid int64) string { return "GUESSES#" + pad(sid) }
+
+// GuessWindowSK is the survey-wide count of one fixed window, named by its
+// start (Unix seconds).
+func GuessWindowSK(start int64) string { return pad(start) }
+
+// GuessClientSK is one client's count in a window. The client is its IP
+// address; an IPv6 client is its /64, the block one subscriber is given,
+// so that walking the addresses of a block does not make new clients.
+func GuessClientSK(start int64, ip string) string { return pad(start) + "#" + clientKey(ip) }
 
 // ExpiryShards spreads the sweep index over partitions.
 const ExpiryShards = 8

@@ -175,6 +175,14 @@ func benchmarking() bool {
 	return f != nil && f.Value.String() != ""
 }
 
+// Container returns another Store on the test's table, as a second Lambda
+// container would have one: it shares the table and nothing else (no
+// caches, its own clock).
+func Container(tb testing.TB) *store.Store {
+	tb.Helper()
+	return store.New(cfg, Store(tb).TableName())
+}
+
 // SeedCodes stores codes of a survey straight into the table, as AddCodes
 // would leave them (one item a code, the count raised by as many), with
 // BatchWriteItem and no transaction. It is for tests that need many codes
