@@ -16,7 +16,8 @@ import (
 
 // Store is what the group reads and writes; *store.Store implements it.
 type Store interface {
-	SurveyBySlug(ctx context.Context, slug string) (store.PublicSurvey, error)
+	GuardedSurveyBySlug(ctx context.Context, slug, client string) (store.PublicSurvey, store.CodeGuard, error)
+	RecordFailedGuess(ctx context.Context, g store.CodeGuard) error
 	SurveyIDBySlug(ctx context.Context, slug string) (int64, error)
 	CheckCode(ctx context.Context, sid int64, code string, unique bool) (bool, error)
 	ConsumeLink(ctx context.Context, tokenID string) (bool, error)
@@ -103,7 +104,10 @@ var errRefused = survey.Errorf(survey.EFORBIDDEN, "Authentication failed.")
 
 // handleAuthenticate admits a responder with a code: 200 when the survey's
 // code_auth is on and the code exists (and, with code_auth_is_unique, was
-// not used yet: the first of racing requests wins); 403 otherwise.
+// not used yet: the first of racing requests wins); 403 otherwise. Failed
+// checks are counted per survey and per client (store.GuessLimits); while
+// a count is at its limit every check answers 429 with Retry-After, before
+// the code is looked at, so a right code tells nothing either.
 func handleAuthenticate(st Store) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := api.DecodeObject(r, api.MaxBody)
@@ -117,7 +121,7 @@ func handleAuthenticate(st Store) http.Handler {
 			api.Error(w, r, err)
 			return
 		}
-		sv, err := st.SurveyBySlug(r.Context(), r.PathValue("url_slug"))
+		sv, guard, err := st.GuardedSurveyBySlug(r.Context(), r.PathValue("url_slug"), api.ClientIP(r))
 		if survey.ErrorCode(err) == survey.ENOTFOUND {
 			api.Error(w, r, errRefused) // "403 otherwise": not even whether the survey exists
 			return
@@ -126,9 +130,17 @@ func handleAuthenticate(st Store) http.Handler {
 			api.Error(w, r, err)
 			return
 		}
+		if !sv.Settings.CodeAuth {
+			api.Error(w, r, errRefused) // no code can pass: nothing to guess
+			return
+		}
+		if err := guard.Check(); err != nil {
+			api.Error(w, r, err)
+			return
+		}
 		code = strings.TrimSpace(code)
-		if !sv.Settings.CodeAuth || code == "" || len(code) > 400 {
-			api.Error(w, r, errRefused)
+		if code == "" || len(code) > 400 {
+			api.Error(w, r, errRefused) // no code is like this: not a guess
 			return
 		}
 		ok, err := st.CheckCode(r.Context(), sv.Survey.ID, code, sv.Settings.CodeAuthIsUnique)
@@ -137,6 +149,10 @@ func handleAuthenticate(st Store) http.Handler {
 			return
 		}
 		if !ok {
+			if err := st.RecordFailedGuess(r.Context(), guard); err != nil {
+				api.Error(w, r, err)
+				return
+			}
 			api.Error(w, r, errRefused)
 			return
 		}
