@@ -76,6 +76,8 @@ var gatewayRoutes = routing.MustNew([]routing.Route{
 	{Method: "ANY", Path: "/api/surveys/{survey_id}/variables", Target: "VariablesFunction"},
 	{Method: "ANY", Path: "/api/surveys/{survey_id}/variables/{proxy+}", Target: "VariablesFunction"},
 	{Method: "ANY", Path: "/api/public/surveys/{proxy+}", Target: "RespondersFunction"},
+	{Method: "ANY", Path: "/api/public/surveys/{url_slug}/authenticate", Target: "RespondersFunction"},
+	{Method: "ANY", Path: "/api/public/surveys/{url_slug}/authenticate/{proxy+}", Target: "RespondersFunction"},
 	{Method: "ANY", Path: "/api/schema", Target: "SchemaFunction"},
 	{Method: "ANY", Path: "/api/schema/{proxy+}", Target: "SchemaFunction"},
 	{Method: "ANY", Path: "/api/surveys/{survey_id}/webhooks", Target: "WebhooksFunction"},
