@@ -57,10 +57,8 @@ func readAnswerFields(f *api.Form, create bool) answerFields {
 	if v, ok := f.Int("max_selectable_choices", selectable); mark("max_selectable_choices", ok) {
 		a.max = v
 	}
-	if f.IsNull("correct_choice") {
-		mark("correct_choice", true)
-	} else if v, ok := f.PK("correct_choice", false); mark("correct_choice", ok) {
-		a.correct = &v
+	if v, ok := readCorrectChoice(f); mark("correct_choice", ok) {
+		a.correct = v
 	}
 	if items, ok := readNamed(f, "rows", create); mark("rows", ok) {
 		a.rows = items
@@ -202,6 +200,32 @@ func (a answerFields) unchanged(name string, e *survey.Element) bool {
 }
 
 func equalPtr[T comparable](a, b *T) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// readCorrectChoice reads correct_choice: a choice id, null, or the choice
+// object a read shows (its id counts), so that an element read and sent
+// back keeps its answer key.
+func readCorrectChoice(f *api.Form) (*int64, bool) {
+	const name = "correct_choice"
+	raw, present := f.Raw(name)
+	switch {
+	case !present:
+		return nil, false
+	case f.IsNull(name):
+		return nil, true
+	case api.JSONKind(raw) == "dict":
+		var obj map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &obj) // a dict: the body was parsed already
+		g := api.NewForm(obj)
+		id, ok := g.PK("id", true)
+		if !ok {
+			f.FailNested(name, g.Fields())
+			return nil, false
+		}
+		return &id, true
+	}
+	id, ok := f.PK(name, false)
+	return &id, ok
+}
 
 // readChoices reads `choices`: 1-200 objects {"id"?, "name", "alt_name",
 // "image_url"}.
