@@ -173,6 +173,8 @@ func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Elem
 		return ElementChange{}, err
 	}
 	e.ID = id
+	e.Choices = slices.Clone(e.Choices) // the ids given below are not the caller's to see
+	e.Rows, e.Columns = slices.Clone(e.Rows), slices.Clone(e.Columns)
 	itemIDs, err := s.takeIDs(ctx, KindChoice, e.NewItemIDs())
 	if err != nil {
 		return ElementChange{}, err
