@@ -101,22 +101,31 @@ func (e *Element) ClearForeign() {
 // valid ones), or nil.
 func (e Element) Validate() error {
 	errs := Fields{}
-	choices := make([]namedRule, len(e.Choices))
-	for i, c := range e.Choices {
-		choices[i] = namedRule{name: c.Name, needImage: e.Type == TypePictureChoice && c.ImageURL == nil}
+	// Only the rules of fields the type takes: an element stored before
+	// these rules (a count set on a text element) stays editable.
+	t := e.Type
+	if t.Takes("choices") {
+		choices := make([]namedRule, len(e.Choices))
+		for i, c := range e.Choices {
+			choices[i] = namedRule{name: c.Name, needImage: t == TypePictureChoice && c.ImageURL == nil}
+		}
+		itemErrors(errs, "choices", choices)
 	}
-	itemErrors(errs, "choices", choices)
-	itemErrors(errs, "rows", namedRules(e.Rows))
-	itemErrors(errs, "columns", namedRules(e.Columns))
-	if e.MaxSelectableChoices > 0 && e.MinSelectableChoices > e.MaxSelectableChoices {
-		errs.Add("min_selectable_choices", fmt.Sprintf(
-			"Ensure this value is less than or equal to max_selectable_choices (%d).", e.MaxSelectableChoices))
+	if t.Takes("rows") {
+		itemErrors(errs, "rows", namedRules(e.Rows))
+		itemErrors(errs, "columns", namedRules(e.Columns))
 	}
-	if n := int64(len(e.Choices)); e.MaxSelectableChoices > n {
-		errs.Add("max_selectable_choices", fmt.Sprintf(
-			"Ensure this value is less than or equal to the number of choices (%d).", n))
+	if t.Takes("max_selectable_choices") {
+		if e.MaxSelectableChoices > 0 && e.MinSelectableChoices > e.MaxSelectableChoices {
+			errs.Add("min_selectable_choices", fmt.Sprintf(
+				"Ensure this value is less than or equal to max_selectable_choices (%d).", e.MaxSelectableChoices))
+		}
+		if n := int64(len(e.Choices)); e.MaxSelectableChoices > n {
+			errs.Add("max_selectable_choices", fmt.Sprintf(
+				"Ensure this value is less than or equal to the number of choices (%d).", n))
+		}
 	}
-	if e.CorrectChoice != nil {
+	if t.Takes("correct_choice") && e.CorrectChoice != nil {
 		if _, ok := e.Choice(*e.CorrectChoice); !ok {
 			errs.Add("correct_choice", InvalidPK(*e.CorrectChoice))
 		}

@@ -98,6 +98,9 @@ func TestValidate(t *testing.T) {
 			e.CorrectChoice = ptr[int64](103)
 		}, ""},
 		{"NoChoices", 3, func(e *survey.Element) { e.Choices = nil }, ""},
+		{"ForeignFieldsNotChecked", 2, func(e *survey.Element) {
+			e.MaxSelectableChoices, e.MinSelectableChoices, e.CorrectChoice = 2, 3, ptr[int64](5) // as an older version stored them
+		}, ""},
 		{"MinWithoutMax", 3, func(e *survey.Element) { e.MinSelectableChoices = 3 }, ""},
 		{"NameRepeated", 3, func(e *survey.Element) { e.Choices[2].Name = "Red" },
 			`{"choices":[{},{},{"name":["The names must be unique within the element."]}]}`},
@@ -223,5 +226,17 @@ func TestLayoutSetSize(t *testing.T) {
 	}
 	if err := c.SetSize(17, 100); err != nil {
 		t.Fatalf("room made by a removal: %v", err)
+	}
+}
+
+func TestQuestionElements(t *testing.T) {
+	l := survey.Layout{Questions: []int64{1, 3, 2, 4}, Groups: []int64{2}, Members: map[int64]int64{3: 2}}
+	els := map[int64]survey.Element{1: {ID: 1}, 2: {ID: 2, Type: survey.TypeGroup}, 3: {ID: 3}}
+	var got []int64
+	for _, e := range l.QuestionElements(els) {
+		got = append(got, e.ID)
+	}
+	if want := []int64{1, 2, 3}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
 	}
 }
