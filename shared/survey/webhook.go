@@ -92,13 +92,6 @@ func (w Webhook) Notification() NotificationView {
 		WebhookEndpoint: w.URL, WebhookHeaders: headersOrEmpty(w.Headers), WebhookMethod: WebhookMethod, Enabled: w.Active}
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 func headersOrEmpty(h map[string]string) map[string]string {
 	if h == nil {
 		return map[string]string{}
