@@ -17,6 +17,7 @@
 //	template             TEMPLATE#<tid>        TEMPLATE          TSLUG#<slug> / TEMPLATE         CATALOG / <desc score>#<tid>
 //	folder               ACCOUNT#<aid>         FOLDER#<fid>      OWNER#<aid> / F#<fid>
 //	survey               SURVEY#<sid>          SURVEY            OWNER#<aid> / F#<fid>#S#<sid>   EXPIRY#<hash(sid) mod 8> / <date>#<sid>
+//	survey view count    SURVEY#<sid>          VIEWS             OWNER#<aid> / F#<fid>#S#<sid>#V (see views.go)
 //	survey slug          SLUG#<url_slug>       SLUG
 //	element layout       SURVEY#<sid>          LAYOUT            (ordered id lists, groups; version)
 //	element              SURVEY#<sid>          ELEMENT#<eid>
@@ -27,8 +28,9 @@
 //	current data key     DATAKEY               CURRENT
 //	used one-use link    LINK#<token id>       USED
 //
-// GSI1 holds only live surveys (a trashed survey loses its GSI1 keys) and
-// folders; GSI2 holds the catalog and, sparsely, only the surveys with an
+// GSI1 holds only live surveys (a trashed survey loses its GSI1 keys),
+// folders, and the surveys' view counts (which may outlive their survey's
+// place there: readers show a count only beside its survey); GSI2 holds the catalog and, sparsely, only the surveys with an
 // expiration date that the sweep has not closed.
 //
 // # Access patterns
@@ -42,12 +44,15 @@
 //	new ids of a kind               UpdateItem ADD on one of 16 counter shards, leased 16 at a time (see ids.go)
 //	folders with their surveys      Query GSI1 OWNER#<aid>: folders and live surveys, grouped by folder
 //	one folder with its surveys     GetItem FOLDER#<fid> (consistent), Query GSI1 OWNER#<aid> begins_with F#<fid>#
+//	                                (both lists read each survey's view count right after it)
 //	next folder order               Query ACCOUNT#<aid> begins_with FOLDER# (consistent, keys and order only)
 //	delete a folder                 UpdateItem (mark deleting), Query GSI1 of its surveys, UpdateItem each (trash), DeleteItem
 //	create a survey                 TransactWriteItems: survey, slug guard, empty layout, ConditionCheck live folder
 //	survey detail                   Query PK SURVEY#<sid>: survey, layout, elements, settings, variables (one item collection)
 //	survey by public slug           GetItem SLUG#<url_slug> (holds the survey id)
 //	move, trash, restore a survey   UpdateItem SURVEY (conditional), with ConditionCheck of the folder when one is named
+//	                                and, moving or restoring, UpdateItem VIEWS (its GSI1 keys) in the same transaction
+//	count a view                    UpdateItem SURVEY#<sid> VIEWS ADD views (its own item: never conflicts with a submission)
 //	element insert, move, delete    GetItem LAYOUT, then TransactWriteItems: element, LAYOUT (version), SURVEY (live; question_count)
 //	one element                     BatchGetItem LAYOUT + ELEMENT#<eid>
 //	settings read                   BatchGetItem SURVEY + SETTINGS
@@ -122,6 +127,10 @@ func FolderOwnerSK(fid int64) string { return "F#" + pad(fid) }
 
 // SurveyOwnerSK is GSI1SK of a live survey: right after its folder.
 func SurveyOwnerSK(fid, sid int64) string { return FolderOwnerSK(fid) + "#S#" + pad(sid) }
+
+// SurveyViewsOwnerSK is GSI1SK of a survey's view count: right after the
+// survey (see views.go).
+func SurveyViewsOwnerSK(fid, sid int64) string { return SurveyOwnerSK(fid, sid) + "#V" }
 
 // SurveyPK is the partition of a survey: the whole detail in one Query.
 func SurveyPK(sid int64) string { return "SURVEY#" + pad(sid) }
