@@ -38,7 +38,7 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"SurveysFunction":    surveys.New(auth, st, time.Now),
 		"ElementsFunction":   elements.New(auth, st),
 		"SettingsFunction":   settings.New(auth, st, time.Now),
-		"RespondersFunction": responders.New(st, cfg.sealer),
+		"RespondersFunction": responders.New(st, cfg.sealer, time.Now),
 		"VariablesFunction":  variables.New(auth, st, cfg.sealer, cfg.variables),
 		"SchemaFunction":     schema.New(),
 	}
