@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sync/atomic"
 	"testing"
 
 	"github.com/guregu/dynamo/v2"
 
+	"surveyservice/functions/responders"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -33,6 +35,9 @@ func mustJSON(tb testing.TB, v any) string {
 // startSession posts a session request; body fields are given as a map.
 func (f fixture) startSession(tb testing.TB, slug string, body map[string]any) reply {
 	tb.Helper()
+	if body == nil {
+		body = map[string]any{}
+	}
 	return send(tb, f.h, "POST", sessionsPath(slug), mustJSON(tb, body), js...)
 }
 
@@ -69,6 +74,11 @@ func (f fixture) respond(tb testing.TB, slug, session string, answers map[string
 		answers = map[string]any{}
 	}
 	return f.submit(tb, slug, newKey(), mustJSON(tb, map[string]any{"session": session, "answers": answers}))
+}
+
+// newHandler is the fixture's container serving with another store.
+func newHandler(st responders.Store, f fixture) http.Handler {
+	return responders.New(st, f.sealer, f.st.Now)
 }
 
 // textQuestion adds a text question to the survey.

@@ -2,6 +2,7 @@ package awsenv
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,11 +84,22 @@ func (c *Calls) record(service, op string, d time.Duration) {
 }
 
 // Fault decides, for tests, whether an AWS call fails before it is sent:
-// it returns the error to answer, or nil to let the call through. It is
-// asked with the service ("DynamoDB", "KMS") and the operation name.
+// it returns the error to answer, or nil to let the call through, or a
+// *LostReply to make the call and then fail. It is asked with the call's
+// context, the service ("DynamoDB", "KMS") and the operation name.
 type Fault func(ctx context.Context, service, operation string) error
 
 var fault atomic.Pointer[Fault]
+
+// LostReply is a fault that lets the call through and then answers Err, as
+// when a request took effect but its reply was lost on the network: the
+// caller cannot tell it from a call that failed.
+type LostReply struct{ Err error }
+
+func (l *LostReply) Error() string { return "lost reply: " + l.Err.Error() }
+
+// Unwrap is the error the caller sees.
+func (l *LostReply) Unwrap() error { return l.Err }
 
 // InjectFaults makes every AWS call of this process ask f first, until the
 // returned restore is called. It is for fault-injection tests only (it is
@@ -101,7 +113,13 @@ func counterOptions(stack *middleware.Stack) error {
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("surveyservice.CallCounter",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 			if f := fault.Load(); f != nil {
-				if err := (*f)(ctx, awsmiddleware.GetServiceID(ctx), awsmiddleware.GetOperationName(ctx)); err != nil {
+				err := (*f)(ctx, awsmiddleware.GetServiceID(ctx), awsmiddleware.GetOperationName(ctx))
+				var lost *LostReply
+				if errors.As(err, &lost) {
+					out, md, _ := next.HandleInitialize(ctx, in)
+					return out, md, lost.Err
+				}
+				if err != nil {
 					return middleware.InitializeOutput{}, middleware.Metadata{}, err
 				}
 			}
