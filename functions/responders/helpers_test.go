@@ -93,6 +93,31 @@ func (f fixture) textQuestion(tb testing.TB, sid int64, title string, required b
 	return ch.Element.ID
 }
 
+// choiceQuestion adds a question of a choice type with the named choices
+// (ids from the store, as the elements function gives them), the one at
+// index correct the answer key (none when out of range), and returns it.
+func (f fixture) choiceQuestion(tb testing.TB, sid int64, t survey.ElementType, correct int, names ...string) survey.Element {
+	tb.Helper()
+	ctx := context.Background()
+	ids, err := f.st.NewIDs(ctx, store.KindChoice, len(names))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e := survey.NewElement(t)
+	e.Title = fmt.Sprintf("Pick (%d)", t)
+	for i, n := range names {
+		e.Choices = append(e.Choices, survey.ChoiceItem{ID: ids[i], Name: n, Order: i + 1})
+	}
+	if correct >= 0 && correct < len(ids) {
+		e.CorrectChoice = &ids[correct]
+	}
+	ch, err := f.st.CreateElement(ctx, f.aid, sid, e, survey.Placement{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ch.Element
+}
+
 // stored counts the responses stored for the survey with a Query of its
 // responses partition, and reads its submitted_responses.
 func (f fixture) stored(tb testing.TB, sid int64) (responses int, count int64) {

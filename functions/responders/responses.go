@@ -218,7 +218,7 @@ func submission(c store.SurveyCollection, sess Session, req submitRequest, now t
 	if set.CodeAuth && sess.Code == "" {
 		return store.Submission{}, errRefused
 	}
-	answers, aerr := checkAnswers(c.Layout.QuestionElements(c.Elements), req.answers)
+	answers, aerr := survey.CheckAnswers(c.Layout.QuestionElements(c.Elements), req.answers)
 	vars, verr := responseVariables(c.Variables, req.variables, sess.Link)
 	if aerr != nil || verr != nil {
 		return store.Submission{}, mergeFieldErrors(aerr, verr)

@@ -75,6 +75,7 @@ func TestSubmitRecordsAResponse(t *testing.T) {
 	slug, sid := f.survey(t, unique, "C-1", "C-2")
 	q1 := f.textQuestion(t, sid, "Name", true)
 	q2 := f.textQuestion(t, sid, "Comment", false)
+	q3 := f.choiceQuestion(t, sid, survey.TypeDropdown, -1, "Red", "Blue")
 	vars, err := f.st.CreateVariables(ctx, f.aid, sid, nil, 0, []survey.Variable{
 		{Name: "city", Type: survey.VariableString}, {Name: "age", Type: survey.VariableInteger}, {Name: "src", Type: survey.VariableString}})
 	if err != nil {
@@ -101,7 +102,7 @@ func TestSubmitRecordsAResponse(t *testing.T) {
 	}
 	body := mustJSON(t, map[string]any{
 		"session":   sess.Session,
-		"answers":   map[string]any{strconv.FormatInt(q1, 10): "  Ada  ", strconv.FormatInt(q2, 10): ""},
+		"answers":   map[string]any{strconv.FormatInt(q1, 10): "  Ada  ", strconv.FormatInt(q2, 10): "", strconv.FormatInt(q3.ID, 10): q3.Choices[1].ID},
 		"variables": map[string]any{"city": "Qom", "age": 41},
 	})
 	key := newKey()
@@ -118,7 +119,7 @@ func TestSubmitRecordsAResponse(t *testing.T) {
 	if it.Submitted != got.SubmittedAt || it.Started != sess.StartedAt || it.Code != "C-1" {
 		t.Errorf("stored %+v, answered %+v, session started %s", it, got, sess.StartedAt)
 	}
-	wantAnswers := fmt.Sprintf(`{"%d":"Ada"}`, q1)
+	wantAnswers := fmt.Sprintf(`{"%d":"Ada","%d":%d}`, q1, q3.ID, q3.Choices[1].ID)
 	if !jsonSame(it.Answers, wantAnswers) || !jsonSame(it.Variables, `{"age":41,"city":"Tabriz"}`) {
 		t.Errorf("stored answers %s variables %s; want %s and the link's city over the submitted one", it.Answers, it.Variables, wantAnswers)
 	}

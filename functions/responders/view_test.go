@@ -47,6 +47,10 @@ func TestResponderView(t *testing.T) {
 	ctx := context.Background()
 	slug, sid := f.survey(t, map[string]any{"code_auth": true, "hide_progressbar": true, "responding_ duration": "00:10:00"}, "SECRET-CODE-1")
 	q := f.textQuestion(t, sid, "Your name", true)
+	quiz := f.choiceQuestion(t, sid, survey.TypeMultipleChoice, 1, "Paris", "Rome")
+	if c, err := f.st.SurveyCollection(ctx, f.aid, sid); err != nil || c.Elements[quiz.ID].CorrectChoice == nil {
+		t.Fatalf("the quiz has no answer key to hide: %v", err)
+	}
 	w := survey.NewElement(survey.TypeWelcome)
 	w.Title = "Welcome"
 	if _, err := f.st.CreateElement(ctx, f.aid, sid, w, survey.Placement{}); err != nil {
@@ -88,7 +92,7 @@ func TestResponderView(t *testing.T) {
 	}
 	if got.URLSlug != slug || got.Name != "Coded" || got.Language != "fa" || got.State != "open" || !got.HideProgressbar ||
 		!got.CodeAuth || got.RespondingDuration == nil || *got.RespondingDuration != "00:10:00" ||
-		len(got.Questions) != 1 || got.Questions[0][0].ID != q || len(got.Welcome) != 1 ||
+		len(got.Questions) != 2 || got.Questions[0][0].ID != q || got.Questions[1][0].ID != quiz.ID || len(got.Welcome) != 1 ||
 		len(got.Variables) != 1 || got.Variables[0] != "city" {
 		t.Errorf("responder view %+v", got)
 	}
@@ -107,6 +111,9 @@ func TestResponderView(t *testing.T) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(r.body), &top); err != nil || top["id"] != nil {
 		t.Errorf("the responder view has the survey's id: %v", err)
+	}
+	if !strings.Contains(r.body, `"name":"Rome"`) {
+		t.Errorf("the responder view lacks the quiz's choices")
 	}
 	if cc := r.header.Get("Cache-Control"); cc != "no-store" {
 		t.Errorf("Cache-Control %q", cc)

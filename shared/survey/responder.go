@@ -26,19 +26,19 @@ func (s Survey) State(now time.Time) string {
 // id, no preview or report code, no counts, no codes, and its elements
 // are the responder's view of them (no correct_choice).
 type ResponderSurvey struct {
-	URLSlug            string               `json:"url_slug"`
-	Name               string               `json:"name"`
-	Language           string               `json:"language"`
-	Theme              Theme                `json:"theme"`
-	State              string               `json:"state"`
-	Welcome            []ResponderElement   `json:"welcome"`
-	Questions          [][]ResponderElement `json:"questions"`
-	Appreciations      []ResponderElement   `json:"appreciations"`
-	HideNextButton     bool                 `json:"hide_next_button"`
-	HidePreviousButton bool                 `json:"hide_previous_button"`
-	HideProgressbar    bool                 `json:"hide_progressbar"`
-	RespondingDuration *string              `json:"responding_ duration"`
-	CodeAuth           bool                 `json:"code_auth"`
+	URLSlug            string          `json:"url_slug"`
+	Name               string          `json:"name"`
+	Language           string          `json:"language"`
+	Theme              Theme           `json:"theme"`
+	State              string          `json:"state"`
+	Welcome            []ElementView   `json:"welcome"`
+	Questions          [][]ElementView `json:"questions"`
+	Appreciations      []ElementView   `json:"appreciations"`
+	HideNextButton     bool            `json:"hide_next_button"`
+	HidePreviousButton bool            `json:"hide_previous_button"`
+	HideProgressbar    bool            `json:"hide_progressbar"`
+	RespondingDuration *string         `json:"responding_ duration"`
+	CodeAuth           bool            `json:"code_auth"`
 	// Variables are the names of the survey's query-string variables.
 	Variables []string `json:"variables"`
 }
@@ -51,7 +51,7 @@ func (s Survey) ResponderView(now time.Time, set Settings, l Layout, elements ma
 	v := ResponderSurvey{
 		URLSlug: s.URLSlug, Name: s.Name, Language: lang, Theme: s.Theme, State: s.State(now),
 		Welcome:        responderViews(l, l.Welcome, elements, false),
-		Questions:      make([][]ResponderElement, 0, len(l.Questions)),
+		Questions:      make([][]ElementView, 0, len(l.Questions)),
 		Appreciations:  responderViews(l, l.Appreciations, elements, false),
 		HideNextButton: set.HideNextButton, HidePreviousButton: set.HidePreviousButton,
 		HideProgressbar: set.HideProgressbar, RespondingDuration: set.RespondingDuration, CodeAuth: set.CodeAuth,
@@ -66,30 +66,21 @@ func (s Survey) ResponderView(now time.Time, set Settings, l Layout, elements ma
 	return v
 }
 
-// ResponderElement is an element as responders see it: its view without
-// the owner's answer key. The outer CorrectChoice, always nil and omitted,
-// hides the view's own (encoding/json lets the shallower field win).
-type ResponderElement struct {
-	ElementView
-	CorrectChoice *struct{} `json:"correct_choice,omitempty"`
-}
-
 // responderViews renders the elements of ids that exist, in order, as
-// responders see them; questions carry their (empty) logic, which a form
-// needs to show them.
-func responderViews(l Layout, ids []int64, elements map[int64]Element, logic bool) []ResponderElement {
-	out := make([]ResponderElement, 0, len(ids))
+// responders see them (Element.ResponderView: no answer key); questions
+// carry their (empty) logic, which a form needs to show them.
+func responderViews(l Layout, ids []int64, elements map[int64]Element, logic bool) []ElementView {
+	out := make([]ElementView, 0, len(ids))
 	for _, id := range ids {
 		e, ok := elements[id]
 		if !ok {
 			continue
 		}
-		v := e.View(l)
-		v.CorrectChoice = nil
+		v := e.ResponderView(l)
 		if logic {
 			v.Logic = &Logic{}
 		}
-		out = append(out, ResponderElement{ElementView: v})
+		out = append(out, v)
 	}
 	return out
 }
