@@ -17,6 +17,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"surveyservice/functions/responders"
 	"surveyservice/functions/templates"
 	"surveyservice/functions/variables"
 	"surveyservice/infra/seed"
@@ -33,58 +34,64 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // eventStatus is what each fixture in events/ must answer when fed through
 // the Lambda entry point, as API Gateway would deliver it.
 var eventStatus = map[string]int{
-	"templates/list.json":                  200,
-	"templates/list-filtered.json":         200,
-	"templates/list-bad-page.json":         400,
-	"templates/detail.json":                200,
-	"templates/detail-no-slash.json":       200,
-	"templates/detail-head.json":           200,
-	"templates/detail-options.json":        200,
-	"templates/detail-browsable.json":      200,
-	"templates/detail-post.json":           405,
-	"templates/detail-missing.json":        404,
-	"templates/detail-bad-encoding.json":   404,
-	"account/whoami.json":                  200,
-	"account/whoami-post.json":             200,
-	"account/whoami-no-key.json":           401,
-	"account/not-found.json":               404,
-	"folders/list.json":                    200,
-	"folders/create.json":                  201,
-	"folders/create-invalid.json":          400,
-	"folders/get.json":                     200,
-	"folders/put.json":                     200,
-	"folders/patch.json":                   200,
-	"folders/delete.json":                  204,
-	"folders/get-bad-id.json":              404,
-	"surveys/create.json":                  201,
-	"surveys/get.json":                     200,
-	"surveys/patch.json":                   200,
-	"surveys/delete.json":                  204,
-	"surveys/restore.json":                 200,
-	"surveys/get-missing.json":             404,
-	"elements/list.json":                   200,
-	"elements/create.json":                 201,
-	"elements/create-welcome.json":         201,
-	"elements/create-invalid.json":         400,
-	"elements/get.json":                    200,
-	"elements/patch.json":                  200,
-	"elements/delete.json":                 204,
-	"settings/get.json":                    200,
-	"settings/patch.json":                  200,
-	"settings/patch-invalid.json":          400,
-	"settings/codes-list.json":             200,
-	"settings/codes-add.json":              201,
-	"settings/codes-delete.json":           204,
-	"responders/authenticate.json":         200,
-	"responders/authenticate-refused.json": 403,
-	"responders/link-values.json":          200,
-	"responders/link-values-invalid.json":  400,
-	"variables/list.json":                  200,
-	"variables/create.json":                201,
-	"variables/create-invalid.json":        400,
-	"variables/delete.json":                204,
-	"variables/hashes.json":                200,
-	"variables/hashes-invalid.json":        400,
+	"templates/list.json":                      200,
+	"templates/list-filtered.json":             200,
+	"templates/list-bad-page.json":             400,
+	"templates/detail.json":                    200,
+	"templates/detail-no-slash.json":           200,
+	"templates/detail-head.json":               200,
+	"templates/detail-options.json":            200,
+	"templates/detail-browsable.json":          200,
+	"templates/detail-post.json":               405,
+	"templates/detail-missing.json":            404,
+	"templates/detail-bad-encoding.json":       404,
+	"account/whoami.json":                      200,
+	"account/whoami-post.json":                 200,
+	"account/whoami-no-key.json":               401,
+	"account/not-found.json":                   404,
+	"folders/list.json":                        200,
+	"folders/create.json":                      201,
+	"folders/create-invalid.json":              400,
+	"folders/get.json":                         200,
+	"folders/put.json":                         200,
+	"folders/patch.json":                       200,
+	"folders/delete.json":                      204,
+	"folders/get-bad-id.json":                  404,
+	"surveys/create.json":                      201,
+	"surveys/get.json":                         200,
+	"surveys/patch.json":                       200,
+	"surveys/delete.json":                      204,
+	"surveys/restore.json":                     200,
+	"surveys/get-missing.json":                 404,
+	"elements/list.json":                       200,
+	"elements/create.json":                     201,
+	"elements/create-welcome.json":             201,
+	"elements/create-invalid.json":             400,
+	"elements/get.json":                        200,
+	"elements/patch.json":                      200,
+	"elements/delete.json":                     204,
+	"settings/get.json":                        200,
+	"settings/patch.json":                      200,
+	"settings/patch-invalid.json":              400,
+	"settings/codes-list.json":                 200,
+	"settings/codes-add.json":                  201,
+	"settings/codes-delete.json":               204,
+	"responders/authenticate.json":             200,
+	"responders/authenticate-refused.json":     403,
+	"responders/link-values.json":              200,
+	"responders/link-values-invalid.json":      400,
+	"responders/survey.json":                   200,
+	"responders/survey-head.json":              200,
+	"responders/session.json":                  201,
+	"responders/session-refused.json":          403,
+	"responders/response.json":                 201,
+	"responders/response-invalid-session.json": 400,
+	"variables/list.json":                      200,
+	"variables/create.json":                    201,
+	"variables/create-invalid.json":            400,
+	"variables/delete.json":                    204,
+	"variables/hashes.json":                    200,
+	"variables/hashes-invalid.json":            400,
 }
 
 func TestEventsThroughLambdaEntryPoint(t *testing.T) {
@@ -206,7 +213,13 @@ func fixtureIDs(t *testing.T, aid int64) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{"SURVEY_SLUG": main.Survey.URLSlug, "LINK_TOKEN": tokens[0]}
+	// A session for the survey, as POST .../sessions/ seals one.
+	session, err := testenv.Sealer(t).SealFor(ctx, links.PurposeSession, ids["SURVEY_ID"],
+		responders.Session{StartedAt: time.Now(), Code: "A1B2C3"}.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{"SURVEY_SLUG": main.Survey.URLSlug, "LINK_TOKEN": tokens[0], "SESSION": session}
 	for name, id := range ids {
 		out[name] = fmt.Sprint(id)
 	}
