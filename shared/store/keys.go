@@ -26,7 +26,9 @@
 //	auth code            CODES#<sid>           CODE#<code>
 //	data key (wrapped)   DATAKEY#<kid>         DATAKEY
 //	current data key     DATAKEY               CURRENT
-//	used one-use link    LINK#<token id>       USED
+//	used one-use link    LINK#<token id>       USED              (written by the response that uses it)
+//	response             RESPONSES#<sid>       RESPONSE#<rid>    RTIME#<sid> / <submitted_at>#<rid> (see responses.go)
+//	idempotency key      RESPONSES#<sid>       IDEM#<sha256 hex> (TTL expires_at, 24 hours)
 //
 // GSI1 holds only live surveys (a trashed survey loses its GSI1 keys),
 // folders, and the surveys' view counts (which may outlive their survey's
@@ -49,7 +51,13 @@
 //	delete a folder                 UpdateItem (mark deleting), Query GSI1 of its surveys, UpdateItem each (trash), DeleteItem
 //	create a survey                 TransactWriteItems: survey, slug guard, empty layout, ConditionCheck live folder
 //	survey detail                   Query PK SURVEY#<sid>: survey, layout, elements, settings, variables (one item collection)
-//	survey by public slug           GetItem SLUG#<url_slug> (holds the survey id)
+//	survey by public slug           GetItem SLUG#<url_slug> (holds the survey id; cached per container, never stale)
+//	responder's view of a survey    Query PK SURVEY#<sid> (the detail's one item collection), then count a view
+//	start a session                 BatchGetItem SURVEY + SETTINGS; GetItem CODE#<code>, GetItem LINK#<token id> when given
+//	submit a response               Query PK SURVEY#<sid> (consistent), then TransactWriteItems: Put IDEM (new or
+//	                                expired), Put RESPONSE, Update SURVEY ADD submitted_responses (open), Update CODE
+//	                                (unique: spend) or ConditionCheck CODE, Put LINK USED, Update VARIABLES ADD responded
+//	replay of a refused submission  GetItem IDEM#<hash> (only on the way to a refusal)
 //	move, trash, restore a survey   UpdateItem SURVEY (conditional), with ConditionCheck of the folder when one is named
 //	                                and, moving or restoring, UpdateItem VIEWS (its GSI1 keys) in the same transaction
 //	count a view                    UpdateItem SURVEY#<sid> VIEWS ADD views (its own item: never conflicts with a submission)
@@ -61,10 +69,10 @@
 //	close a due survey              UpdateItem SURVEY conditional on the indexed date, removing its GSI2 keys
 //	auth codes, a page              GetItem SETTINGS (count), Query CODES#<sid> in SK order (keys only)
 //	add or delete codes             BatchGetItem (which exist), BatchWriteItem, UpdateItem SETTINGS ADD code_count
-//	auth code check (unique)        UpdateItem CODES#<sid> CODE#<code> with a condition on "used"
+//	auth code check                 GetItem CODES#<sid> CODE#<code> (consistent; a unique code is spent by its response)
 //	variables of a survey           BatchGetItem SURVEY + VARIABLES; written whole under the version read
 //	personalised link data key      GetItem DATAKEY CURRENT (holds the wrapped key), GetItem DATAKEY#<kid> on a miss
-//	one-use link consumed           PutItem LINK#<token id> with attribute_not_exists
+//	one-use link used?              GetItem LINK#<token id> (consistent; the response's transaction puts it)
 package store
 
 import (
