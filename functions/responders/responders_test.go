@@ -131,7 +131,10 @@ func newFixture(tb testing.TB) fixture {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return fixture{st: st, sealer: sealer, h: responders.New(st, sealer, st.Now), aid: a.ID, fid: fo.ID, skew: skew}
+	// The handlers read the store's clock, so that a test that replaces it
+	// moves both.
+	now := func() time.Time { return st.Now() }
+	return fixture{st: st, sealer: sealer, h: responders.New(st, sealer, now), aid: a.ID, fid: fo.ID, skew: skew}
 }
 
 // advance moves the fixture's clock forward.

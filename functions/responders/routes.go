@@ -19,7 +19,8 @@ import (
 
 // Store is what the group reads and writes; *store.Store implements it.
 type Store interface {
-	SurveyBySlug(ctx context.Context, slug string) (store.PublicSurvey, error)
+	GuardedSurveyBySlug(ctx context.Context, slug, client string) (store.PublicSurvey, store.CodeGuard, error)
+	RecordFailedGuess(ctx context.Context, g store.CodeGuard) error
 	SurveyIDBySlug(ctx context.Context, slug string) (int64, error)
 	PublicCollection(ctx context.Context, sid int64, consistent bool) (store.SurveyCollection, error)
 	CountView(ctx context.Context, aid, fid, sid int64) error
@@ -108,7 +109,10 @@ var errRefused = store.ErrCodeRefused
 // handleAuthenticate checks a responder's code: 200 when the survey's
 // code_auth is on and the code exists (and, with code_auth_is_unique, no
 // response has spent it yet); 403 otherwise. It spends nothing: the
-// response that carries the code does.
+// response that carries the code does. Failed checks are counted per survey
+// and per client (store.GuessLimits); while a count is at its limit every
+// check answers 429 with Retry-After, before the code is looked at, so a
+// right code tells nothing either.
 func handleAuthenticate(st Store) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := api.DecodeObject(r, api.MaxBody)
@@ -122,7 +126,7 @@ func handleAuthenticate(st Store) http.Handler {
 			api.Error(w, r, err)
 			return
 		}
-		sv, err := st.SurveyBySlug(r.Context(), r.PathValue("url_slug"))
+		sv, guard, err := st.GuardedSurveyBySlug(r.Context(), r.PathValue("url_slug"), api.ClientIP(r))
 		if survey.ErrorCode(err) == survey.ENOTFOUND {
 			api.Error(w, r, errRefused) // "403 otherwise": not even whether the survey exists
 			return
@@ -131,9 +135,17 @@ func handleAuthenticate(st Store) http.Handler {
 			api.Error(w, r, err)
 			return
 		}
+		if !sv.Settings.CodeAuth {
+			api.Error(w, r, errRefused) // no code can pass: nothing to guess
+			return
+		}
+		if err := guard.Check(); err != nil {
+			api.Error(w, r, err)
+			return
+		}
 		code = strings.TrimSpace(code)
-		if !sv.Settings.CodeAuth || code == "" || len(code) > 400 {
-			api.Error(w, r, errRefused)
+		if code == "" || len(code) > 400 {
+			api.Error(w, r, errRefused) // no code is like this: not a guess
 			return
 		}
 		ok, err := st.CheckCode(r.Context(), sv.Survey.ID, code, sv.Settings.CodeAuthIsUnique)
@@ -142,6 +154,10 @@ func handleAuthenticate(st Store) http.Handler {
 			return
 		}
 		if !ok {
+			if err := st.RecordFailedGuess(r.Context(), guard); err != nil {
+				api.Error(w, r, err)
+				return
+			}
 			api.Error(w, r, errRefused)
 			return
 		}

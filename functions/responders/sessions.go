@@ -22,12 +22,13 @@ type sessionView struct {
 
 // handleSession starts a response: {"code", "qs"}, both optional. The
 // survey must be open; under code_auth the code must admit the responder
-// (it is checked, not spent); a personalised link must open for the survey
-// and, if it is a one-use link, not be used yet. The answer seals the
-// start time, the code and the link in a session token, under the
-// container's data key: one read of the survey and its settings, one of
-// the code or the link when there is one, no KMS call while the key is
-// fresh.
+// (it is checked, not spent, and guessing is held back as on
+// authenticate/: store.CodeGuard); a personalised link must open for the
+// survey and, if it is a one-use link, not be used yet. The answer seals
+// the start time, the code and the link in a session token, under the
+// container's data key: one read of the survey, its settings and the
+// guard's counts, one of the code or the link when there is one, no KMS
+// call while the key is fresh.
 func handleSession(st Store, sealer Sealer, now func() time.Time) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
@@ -43,7 +44,7 @@ func handleSession(st Store, sealer Sealer, now func() time.Time) http.Handler {
 			api.Error(w, r, err)
 			return
 		}
-		ps, err := st.SurveyBySlug(ctx, r.PathValue("url_slug"))
+		ps, guard, err := st.GuardedSurveyBySlug(ctx, r.PathValue("url_slug"), api.ClientIP(r))
 		if err == nil && ps.Survey.Deleted {
 			err = survey.ErrNotFound
 		}
@@ -69,9 +70,16 @@ func handleSession(st Store, sealer Sealer, now func() time.Time) http.Handler {
 			}
 		}
 		if set.CodeAuth {
+			// The code check of authenticate/, under the same guard: while
+			// the survey's or this client's failed checks are at their
+			// limit, 429 before the code is looked at.
+			if err := guard.Check(); err != nil {
+				api.Error(w, r, err)
+				return
+			}
 			code = strings.TrimSpace(code)
 			if code == "" || len(code) > MaxCode {
-				api.Error(w, r, errRefused)
+				api.Error(w, r, errRefused) // no code is like this: not a guess
 				return
 			}
 			ok, err := st.CheckCode(ctx, sv.ID, code, set.CodeAuthIsUnique)
@@ -80,6 +88,10 @@ func handleSession(st Store, sealer Sealer, now func() time.Time) http.Handler {
 				return
 			}
 			if !ok {
+				if err := st.RecordFailedGuess(ctx, guard); err != nil {
+					api.Error(w, r, err)
+					return
+				}
 				api.Error(w, r, errRefused)
 				return
 			}

@@ -80,8 +80,8 @@ func readCodes(raw json.RawMessage, allowEmpty bool) ([]string, error) {
 }
 
 // listCodes answers a page of the codes in byte order, DRF page-number
-// style, with the count kept on the settings item (never a count of the
-// codes themselves).
+// style, with the count the code writes keep (never a count of the codes
+// themselves).
 func (h handlers) listCodes() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
@@ -113,7 +113,7 @@ func (h handlers) listCodes() http.Handler {
 			}
 			pageSize = n
 		}
-		_, _, count, err := h.st.SurveySettings(r.Context(), acct.ID, sid)
+		count, err := h.st.CodeCount(r.Context(), acct.ID, sid)
 		if err != nil {
 			api.Error(w, r, err)
 			return

@@ -13,7 +13,8 @@ import (
 
 // Store is what the group reads and writes; *store.Store implements it.
 type Store interface {
-	SurveySettings(ctx context.Context, aid, sid int64) (survey.Survey, survey.Settings, int64, error)
+	SurveySettings(ctx context.Context, aid, sid int64) (survey.Survey, survey.Settings, error)
+	CodeCount(ctx context.Context, aid, sid int64) (int64, error)
 	UpdateSettings(ctx context.Context, aid, sid int64, u store.SettingsUpdate) error
 	AddCodes(ctx context.Context, aid, sid int64, codes []string) error
 	DeleteCodes(ctx context.Context, aid, sid int64, codes []string) error

@@ -237,7 +237,7 @@ func (h handlers) get() http.Handler {
 		if !ok {
 			return
 		}
-		sv, st, _, err := h.st.SurveySettings(r.Context(), acct.ID, sid)
+		sv, st, err := h.st.SurveySettings(r.Context(), acct.ID, sid)
 		if err != nil {
 			api.Error(w, r, err)
 			return
@@ -266,7 +266,7 @@ func (h handlers) update() http.Handler {
 			api.Error(w, r, err)
 			return
 		}
-		sv, cur, _, err := h.st.SurveySettings(r.Context(), acct.ID, sid)
+		sv, cur, err := h.st.SurveySettings(r.Context(), acct.ID, sid)
 		if err != nil {
 			api.Error(w, r, err)
 			return

@@ -210,7 +210,7 @@ var allowedActions = map[string][]string{
 	"SurveysFunction":   {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"},
 	"ElementsFunction":  {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 	"SettingsFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem",
-		"dynamodb:ConditionCheckItem", "dynamodb:BatchWriteItem"},
+		"dynamodb:ConditionCheckItem", "dynamodb:PutItem", "dynamodb:DeleteItem"},
 	"RespondersFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
 	"VariablesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",

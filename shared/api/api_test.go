@@ -337,6 +337,32 @@ func TestAuthStoreOutageIs503(t *testing.T) {
 	}
 }
 
+// TestRetryAfter: an error that says how long to wait gives Retry-After in
+// whole seconds, rounded up; 429 and 503 without one say 1.
+func TestRetryAfter(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		err    *survey.Error
+		status int
+		want   string
+	}{
+		{&survey.Error{Code: survey.ETOOMANY, Detail: "wait", RetryAfter: 40 * time.Second}, 429, "40"},
+		{&survey.Error{Code: survey.ETOOMANY, Detail: "wait", RetryAfter: 1500 * time.Millisecond}, 429, "2"},
+		{&survey.Error{Code: survey.ETOOMANY, Detail: "wait", RetryAfter: time.Millisecond}, 429, "1"},
+		{&survey.Error{Code: survey.ETOOMANY, Detail: "wait"}, 429, "1"},
+		{&survey.Error{Code: survey.EUNAVAILABLE, Detail: "busy"}, 503, "1"},
+		{&survey.Error{Code: survey.EUNAVAILABLE, Detail: "busy", RetryAfter: 5 * time.Second}, 503, "5"},
+		{&survey.Error{Code: survey.EFORBIDDEN, Detail: "no"}, 403, ""},
+	}
+	for _, c := range cases {
+		rec := httptest.NewRecorder()
+		api.Error(rec, httptest.NewRequest("POST", "/x/", nil), c.err)
+		if rec.Code != c.status || rec.Header().Get("Retry-After") != c.want {
+			t.Errorf("%+v: %d, Retry-After %q; want %d, %q", c.err, rec.Code, rec.Header().Get("Retry-After"), c.status, c.want)
+		}
+	}
+}
+
 func TestBodies(t *testing.T) {
 	t.Parallel()
 	h := testRouter(newKeys())

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
@@ -26,6 +28,7 @@ var statuses = map[string]int{
 	survey.EUNPROCESSABLE: http.StatusUnprocessableEntity,
 	survey.ETOOLARGE:      http.StatusRequestEntityTooLarge,
 	survey.EMEDIATYPE:     http.StatusUnsupportedMediaType,
+	survey.ETOOMANY:       http.StatusTooManyRequests,
 	survey.EUNAVAILABLE:   http.StatusServiceUnavailable,
 	survey.EINTERNAL:      http.StatusInternalServerError,
 }
@@ -53,10 +56,12 @@ func Error(w http.ResponseWriter, r *http.Request, err error) {
 	if status >= 500 {
 		logger(r.Context()).ErrorContext(r.Context(), "request failed", slog.String("error", err.Error()), slog.Int("status", status))
 	}
-	switch status {
-	case http.StatusUnauthorized:
+	switch {
+	case status == http.StatusUnauthorized:
 		w.Header().Set("WWW-Authenticate", `API-Key`)
-	case http.StatusServiceUnavailable:
+	case e.RetryAfter > 0:
+		w.Header().Set("Retry-After", retryAfter(e.RetryAfter))
+	case status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests:
 		w.Header().Set("Retry-After", RetryAfterSeconds)
 	}
 	var body any
@@ -69,6 +74,12 @@ func Error(w http.ResponseWriter, r *http.Request, err error) {
 		body = map[string]string{"detail": e.Detail}
 	}
 	Respond(w, r, status, body)
+}
+
+// retryAfter renders a wait as Retry-After's whole seconds, rounded up
+// (a client told 0 would come straight back).
+func retryAfter(d time.Duration) string {
+	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
 }
 
 // RespondErrorList answers 400 with a list of per-item errors, aligned with

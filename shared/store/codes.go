@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/guregu/dynamo/v2"
-	"golang.org/x/sync/errgroup"
 
 	"surveyservice/shared/survey"
 )
@@ -19,25 +18,8 @@ type codeItem struct {
 	Used bool   `dynamo:"used,omitempty"`
 }
 
-const (
-	codeChunk       = 100 // codes per existence check (BatchGetItem's limit)
-	codeParallelism = 8   // chunks in flight at once
-)
-
-func chunks(codes []string, n int) [][]string {
-	var out [][]string
-	for len(codes) > n {
-		out = append(out, codes[:n])
-		codes = codes[n:]
-	}
-	if len(codes) > 0 {
-		out = append(out, codes)
-	}
-	return out
-}
-
 // existing returns which of the codes (at most 100) the survey holds: one
-// BatchGetItem of their keys.
+// strongly consistent BatchGetItem of their keys.
 func (s *Store) existing(ctx context.Context, sid int64, codes []string) (map[string]bool, error) {
 	keys := make([]dynamo.Keyed, len(codes))
 	for i, c := range codes {
@@ -50,127 +32,64 @@ func (s *Store) existing(ctx context.Context, sid int64, codes []string) (map[st
 	}
 	out := make(map[string]bool, len(found))
 	for _, it := range found {
-		out[strings.TrimPrefix(it.SK, "CODE#")] = true
+		out[strings.TrimPrefix(it.SK, codePrefix)] = true
 	}
 	return out, nil
 }
 
-// AddCodes stores the codes (already de-duplicated) for a survey of the
-// account, keeping the codes it holds. Chunks of 100 are checked for the
-// codes that exist and the new ones written with batched writes, 8 chunks
-// in parallel; the count on the settings item grows by exactly the codes
-// written. (Two uploads racing on the same new code could both count it;
-// the owner's DELETE of every code resets the count.)
-func (s *Store) AddCodes(ctx context.Context, aid, sid int64, codes []string) error {
-	if err := s.checkWritable(ctx, aid, sid); err != nil {
-		return err
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(codeParallelism)
-	for _, chunk := range chunks(codes, codeChunk) {
-		g.Go(func() error {
-			have, err := s.existing(gctx, sid, chunk)
-			if err != nil {
-				return err
-			}
-			var items []any
-			for _, c := range chunk {
-				if !have[c] {
-					items = append(items, codeItem{PK: CodesPK(sid), SK: CodeSK(c)})
-				}
-			}
-			if len(items) == 0 {
-				return nil
-			}
-			if _, err := s.table.Batch().Write().Put(items...).Run(gctx); err != nil {
-				return s.fail(fmt.Sprintf("write codes of survey %d", sid), err)
-			}
-			return s.addCodeCount(gctx, sid, len(items))
-		})
-	}
-	return g.Wait()
+// countItem is CODES#<sid> / COUNT#<n>: one shard of the code count.
+type countItem struct {
+	SK    string `dynamo:"SK"`
+	Count int64  `dynamo:"code_count"`
 }
 
-func (s *Store) addCodeCount(ctx context.Context, sid int64, n int) error {
-	err := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, settingsSK).Add("code_count", n).Run(ctx)
+// CodeCount answers how many codes a survey of the account holds, in one
+// strongly consistent BatchGetItem: the survey (whose it is), the count's
+// shards, and the settings item, which held the whole count before the
+// shards (it is never written now, and counts still). A survey in the
+// trash answers too; a missing or foreign one ENOTFOUND.
+func (s *Store) CodeCount(ctx context.Context, aid, sid int64) (int64, error) {
+	sv, n, err := s.codeCount(ctx, sid)
 	if err != nil {
-		return s.fail(fmt.Sprintf("count codes of survey %d", sid), err)
+		return 0, err
 	}
-	return nil
+	if sv.AccountID != aid {
+		return 0, survey.ErrNotFound
+	}
+	return n, nil
 }
 
-// DeleteCodes removes the given codes of a survey of the account (unknown
-// ones are ignored) and lowers the count by the codes that existed.
-func (s *Store) DeleteCodes(ctx context.Context, aid, sid int64, codes []string) error {
-	if err := s.checkWritable(ctx, aid, sid); err != nil {
-		return err
+func (s *Store) codeCount(ctx context.Context, sid int64) (survey.Survey, int64, error) {
+	keys := []dynamo.Keyed{dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}}
+	for i := range CodeCountShards {
+		keys = append(keys, dynamo.Keys{CodesPK(sid), CodeCountSK(i)})
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(codeParallelism)
-	for _, chunk := range chunks(codes, codeChunk) {
-		g.Go(func() error {
-			have, err := s.existing(gctx, sid, chunk)
-			if err != nil {
-				return err
-			}
-			var keys []dynamo.Keyed
-			for c := range have {
-				keys = append(keys, dynamo.Keys{CodesPK(sid), CodeSK(c)})
-			}
-			if len(keys) == 0 {
-				return nil
-			}
-			if _, err := s.table.Batch(AttrPK, AttrSK).Write().Delete(keys...).Run(gctx); err != nil {
-				return s.fail(fmt.Sprintf("delete codes of survey %d", sid), err)
-			}
-			return s.addCodeCount(gctx, sid, -len(keys))
-		})
+	var items []dynamo.Item
+	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
+	if err != nil && err != dynamo.ErrNotFound {
+		return survey.Survey{}, 0, s.fail(fmt.Sprintf("count codes of survey %d", sid), err)
 	}
-	return g.Wait()
-}
-
-// DeleteAllCodes removes every code of a survey of the account: a Query of
-// the code keys, page by page, and batched deletes in parallel; the count
-// is then zero.
-func (s *Store) DeleteAllCodes(ctx context.Context, aid, sid int64) error {
-	if err := s.checkWritable(ctx, aid, sid); err != nil {
-		return err
-	}
-	iter := s.table.Get(AttrPK, CodesPK(sid)).Project(AttrPK, AttrSK).Iter()
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(codeParallelism)
-	var batch []dynamo.Keyed
-	flush := func(keys []dynamo.Keyed) {
-		g.Go(func() error {
-			if _, err := s.table.Batch(AttrPK, AttrSK).Write().Delete(keys...).Run(gctx); err != nil {
-				return s.fail(fmt.Sprintf("delete codes of survey %d", sid), err)
+	var sv survey.Survey
+	var n int64
+	found := false
+	for _, item := range items {
+		if skOf(item) == surveySK {
+			if sv, err = decodeSurvey(item); err != nil {
+				return survey.Survey{}, 0, err
 			}
-			return nil
-		})
-	}
-	var it codeItem
-	for iter.Next(ctx, &it) {
-		batch = append(batch, dynamo.Keys{it.PK, it.SK})
-		if len(batch) == 25 {
-			flush(batch)
-			batch = nil
+			found = true
+			continue
 		}
+		var c countItem
+		if err := dynamo.UnmarshalItem(item, &c); err != nil {
+			return survey.Survey{}, 0, fmt.Errorf("store: decode code count: %w", err)
+		}
+		n += c.Count
 	}
-	if len(batch) > 0 {
-		flush(batch)
+	if !found {
+		return survey.Survey{}, 0, survey.ErrNotFound
 	}
-	if err := iter.Err(); err != nil {
-		_ = g.Wait()
-		return s.fail(fmt.Sprintf("list codes of survey %d", sid), err)
-	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	err := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, settingsSK).Set("code_count", 0).Run(ctx)
-	if err != nil {
-		return s.fail(fmt.Sprintf("reset code count of survey %d", sid), err)
-	}
-	return nil
+	return sv, n, nil
 }
 
 // CodesPage reads page (1-based) of pageSize codes of a survey, in byte
@@ -184,7 +103,8 @@ func (s *Store) CodesPage(ctx context.Context, sid int64, page, pageSize int) ([
 	var start dynamo.PagingKey
 	for seen := 0; seen < need; {
 		var items []codeItem
-		q := s.table.Get(AttrPK, CodesPK(sid)).Project(AttrPK, AttrSK).SearchLimit(min(need-seen, 10000))
+		q := s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.BeginsWith, codePrefix).
+			Project(AttrPK, AttrSK).SearchLimit(min(need-seen, 10000))
 		if start != nil {
 			q = q.StartFrom(start)
 		}
@@ -194,7 +114,7 @@ func (s *Store) CodesPage(ctx context.Context, sid int64, page, pageSize int) ([
 		}
 		for _, it := range items {
 			if seen >= skip && seen < need {
-				out = append(out, strings.TrimPrefix(it.SK, "CODE#"))
+				out = append(out, strings.TrimPrefix(it.SK, codePrefix))
 			}
 			seen++
 		}
@@ -231,29 +151,31 @@ type PublicSurvey struct {
 	Settings survey.Settings
 }
 
-// SurveyBySlug finds a survey by its public slug: one read of the slug, one
-// BatchGetItem of the survey and its settings. A missing slug answers
-// ENOTFOUND.
-func (s *Store) SurveyBySlug(ctx context.Context, slug string) (PublicSurvey, error) {
-	sid, err := s.SurveyIDBySlug(ctx, slug)
-	if err != nil {
-		return PublicSurvey{}, err
-	}
+// publicItems reads a survey and its settings, and the extra keys, in one
+// strongly consistent BatchGetItem.
+func (s *Store) publicItems(ctx context.Context, sid int64, extra ...dynamo.Keyed) ([]dynamo.Item, error) {
+	keys := append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}}, extra...)
 	var items []dynamo.Item
-	err = s.table.Batch(AttrPK, AttrSK).
-		Get(dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}).All(ctx, &items)
+	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
 	if err != nil && err != dynamo.ErrNotFound {
-		return PublicSurvey{}, s.fail("get public survey", err)
+		return nil, s.fail("get public survey", err)
 	}
+	return items, nil
+}
+
+// decodePublic decodes the survey and settings items of a public read; no
+// survey item answers ENOTFOUND.
+func decodePublic(items []dynamo.Item) (PublicSurvey, error) {
 	var out PublicSurvey
 	found := false
 	for _, item := range items {
 		switch skOf(item) {
 		case surveySK:
-			if out.Survey, err = decodeSurvey(item); err != nil {
+			sv, err := decodeSurvey(item)
+			if err != nil {
 				return PublicSurvey{}, err
 			}
-			found = true
+			out.Survey, found = sv, true
 		case settingsSK:
 			var it settingsItem
 			if err := dynamo.UnmarshalItem(item, &it); err != nil {

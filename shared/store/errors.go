@@ -21,7 +21,7 @@ func (s *Store) fail(op string, err error) error {
 	if errors.As(err, &se) {
 		return err
 	}
-	if awsenv.IsUnavailable(err) || txConflict(err) {
+	if awsenv.IsUnavailable(err) || txRetryable(err) {
 		return &wrapped{op: op, err: err, public: errBusy}
 	}
 	return fmt.Errorf("store: %s: %w", op, err)
@@ -67,6 +67,19 @@ func txFailedAt(err error, i int) bool {
 func txConflict(err error) bool {
 	for _, r := range txReasons(err) {
 		if r == "TransactionConflict" {
+			return true
+		}
+	}
+	return false
+}
+
+// txRetryable reports a transaction cancelled for a reason that passes: a
+// concurrent transaction on one of its items, or throttling of one. Trying
+// again later may succeed; the client's answer is 503.
+func txRetryable(err error) bool {
+	for _, r := range txReasons(err) {
+		switch r {
+		case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
 			return true
 		}
 	}

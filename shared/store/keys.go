@@ -21,9 +21,12 @@
 //	survey slug          SLUG#<url_slug>       SLUG
 //	element layout       SURVEY#<sid>          LAYOUT            (ordered id lists, groups; version)
 //	element              SURVEY#<sid>          ELEMENT#<eid>
-//	survey settings      SURVEY#<sid>          SETTINGS          (one attribute a setting; code_count)
+//	survey settings      SURVEY#<sid>          SETTINGS          (one attribute a setting; code_count, the count before its shards)
 //	variables            SURVEY#<sid>          VARIABLES         (all of a survey's variables; version)
 //	auth code            CODES#<sid>           CODE#<code>
+//	auth code count      CODES#<sid>           COUNT#<0..7>      (code_count: one shard of the count)
+//	code guess window    GUESSES#<sid>         <window>          (n: failed checks; expires_at)
+//	  and per client     GUESSES#<sid>         <window>#<client> (n: failed checks of one IP; expires_at)
 //	data key (wrapped)   DATAKEY#<kid>         DATAKEY
 //	current data key     DATAKEY               CURRENT
 //	used one-use link    LINK#<token id>       USED              (written by the response that uses it)
@@ -32,8 +35,9 @@
 //
 // GSI1 holds only live surveys (a trashed survey loses its GSI1 keys),
 // folders, and the surveys' view counts (which may outlive their survey's
-// place there: readers show a count only beside its survey); GSI2 holds the catalog and, sparsely, only the surveys with an
-// expiration date that the sweep has not closed.
+// place there: readers show a count only beside its survey); GSI2 holds the
+// catalog and, sparsely, only the surveys with an expiration date that the
+// sweep has not closed.
 //
 // # Access patterns
 //
@@ -67,9 +71,12 @@
 //	settings change                 TransactWriteItems: UpdateItem SETTINGS (named fields only), SURVEY (fields, expiry keys; live)
 //	surveys due for the sweep       Query GSI2 EXPIRY#<0..7>, GSI2SK <= <today>#~ (sparse: only surveys with a date)
 //	close a due survey              UpdateItem SURVEY conditional on the indexed date, removing its GSI2 keys
-//	auth codes, a page              GetItem SETTINGS (count), Query CODES#<sid> in SK order (keys only)
-//	add or delete codes             BatchGetItem (which exist), BatchWriteItem, UpdateItem SETTINGS ADD code_count
+//	auth codes, a page              BatchGetItem SURVEY, SETTINGS, COUNT#0..7 (the count), Query CODES#<sid> begins_with CODE# (keys only)
+//	add or delete codes             TransactWriteItems: up to 99 conditional Put/Delete CODE#, ADD to one COUNT# shard
+//	                                (BatchGetItem first, of which exist, when the survey has codes)
+//	delete every code               Query CODES#<sid> begins_with CODE#, then transactions as above, page by page
 //	auth code check                 GetItem CODES#<sid> CODE#<code> (consistent; a unique code is spent by its response)
+//	code check guard                BatchGetItem GUESSES#<sid> window items with the survey; UpdateItem ADD n on a failed check
 //	variables of a survey           BatchGetItem SURVEY + VARIABLES; written whole under the version read
 //	personalised link data key      GetItem DATAKEY CURRENT (holds the wrapped key), GetItem DATAKEY#<kid> on a miss
 //	one-use link used?              GetItem LINK#<token id> (consistent; the response's transaction puts it)
@@ -154,7 +161,37 @@ func ElementSK(eid int64) string { return "ELEMENT#" + pad(eid) }
 func CodesPK(sid int64) string { return "CODES#" + pad(sid) }
 
 // CodeSK is one authentication code; byte order of SK is the codes' order.
-func CodeSK(code string) string { return "CODE#" + code }
+func CodeSK(code string) string { return codePrefix + code }
+
+const codePrefix = "CODE#"
+
+// CodeCountShards is how many items a survey's code count is spread over.
+// Every code write is a transaction that also adds to one shard; the
+// transactions of one upload run 8 at a time, and two transactions that
+// touch the same item conflict (DynamoDB cancels one), so each in-flight
+// transaction gets a shard of its own.
+const CodeCountShards = 8
+
+// CodeCountSK is one shard of a survey's code count, in the codes'
+// partition (after every CODE# key in byte order).
+func CodeCountSK(shard int) string { return fmt.Sprintf("COUNT#%d", shard) }
+
+// AttrCodeCount is the number attribute of a count shard (and, before the
+// shards, of the settings item).
+const AttrCodeCount = "code_count"
+
+// GuessesPK is the partition of a survey's failed code checks: one item a
+// window, and one a window and client.
+func GuessesPK(sid int64) string { return "GUESSES#" + pad(sid) }
+
+// GuessWindowSK is the survey-wide count of one fixed window, named by its
+// start (Unix seconds).
+func GuessWindowSK(start int64) string { return pad(start) }
+
+// GuessClientSK is one client's count in a window. The client is its IP
+// address; an IPv6 client is its /64, the block one subscriber is given,
+// so that walking the addresses of a block does not make new clients.
+func GuessClientSK(start int64, ip string) string { return pad(start) + "#" + clientKey(ip) }
 
 // ExpiryShards spreads the sweep index over partitions.
 const ExpiryShards = 8

@@ -2,7 +2,9 @@ package store
 
 import (
 	"math"
+	"net/netip"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -61,4 +63,54 @@ func TestFolderAndSurveyKeysGroup(t *testing.T) {
 			t.Errorf("expiry shard %s holds %d of 800", k, n)
 		}
 	}
+}
+
+func TestGuessClientKeys(t *testing.T) {
+	t.Parallel()
+	same := [][2]string{
+		{"192.0.2.7", "::ffff:192.0.2.7"},                       // IPv4, and mapped into IPv6
+		{"2001:db8:1:2::1", "2001:db8:1:2:ffff:ffff:ffff:ffff"}, // one /64
+		{"fe80::1%eth0", "fe80::2"},                             // zones do not make clients
+		{"", "not an address"},                                  // "unknown": one shared count
+	}
+	for _, p := range same {
+		if a, b := GuessClientSK(60, p[0]), GuessClientSK(60, p[1]); a != b {
+			t.Errorf("%q and %q are one client, keys %q and %q", p[0], p[1], a, b)
+		}
+	}
+	differ := [][2]string{
+		{"192.0.2.7", "192.0.2.8"},
+		{"2001:db8:1:2::1", "2001:db8:1:3::1"},
+		{"192.0.2.7", ""},
+	}
+	for _, p := range differ {
+		if a, b := GuessClientSK(60, p[0]), GuessClientSK(60, p[1]); a == b {
+			t.Errorf("%q and %q are two clients, one key %q", p[0], p[1], a)
+		}
+	}
+	if GuessClientSK(60, "192.0.2.7") == GuessClientSK(120, "192.0.2.7") {
+		t.Error("two windows share a key")
+	}
+	if w := GuessWindowSK(60); !strings.HasPrefix(GuessClientSK(60, "192.0.2.7"), w+"#") {
+		t.Errorf("client key %q is not under its window %q", GuessClientSK(60, "192.0.2.7"), w)
+	}
+}
+
+// FuzzClientKey: any RemoteAddr gives a key part that cannot reach into
+// another key (no '#') and names an address, a /64 or "unknown".
+func FuzzClientKey(f *testing.F) {
+	for _, s := range []string{"192.0.2.7", "2001:db8::1", "::ffff:10.0.0.1", "fe80::1%eth0", "", "#", "1.2.3.4#x", "[::1]:80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, ip string) {
+		k := clientKey(ip)
+		if strings.Contains(k, "#") {
+			t.Fatalf("clientKey(%q) = %q holds '#'", ip, k)
+		}
+		if _, err := netip.ParseAddr(k); err != nil && k != "unknown" {
+			if p, err := netip.ParsePrefix(k); err != nil || p.Bits() != 64 {
+				t.Fatalf("clientKey(%q) = %q is no address, /64 or unknown", ip, k)
+			}
+		}
+	})
 }

@@ -14,9 +14,9 @@ const settingsSK = "SETTINGS"
 // settingsItem is SURVEY#<sid> / SETTINGS. Each setting is an attribute of
 // its own, so that a PATCH writes only the fields it names and concurrent
 // PATCHes of different fields both land. A survey without the item has
-// the default settings. code_count is the number of authentication codes,
-// kept by the code writes, so that a page of codes can say how many there
-// are without reading them.
+// the default settings. code_count held the number of authentication
+// codes before the count moved to its shards (see CodeCount); it is read
+// as a part of the count and never written.
 type settingsItem struct {
 	PK                              string   `dynamo:"PK"`
 	SK                              string   `dynamo:"SK"`
@@ -73,38 +73,37 @@ func settingsAttr(field string) string {
 }
 
 // SurveySettings reads a survey of the account and its settings in one
-// strongly consistent BatchGetItem, and the number of its codes.
-func (s *Store) SurveySettings(ctx context.Context, aid, sid int64) (survey.Survey, survey.Settings, int64, error) {
+// strongly consistent BatchGetItem.
+func (s *Store) SurveySettings(ctx context.Context, aid, sid int64) (survey.Survey, survey.Settings, error) {
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).
 		Get(dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}).
 		Consistent(true).All(ctx, &items)
 	if err != nil && err != dynamo.ErrNotFound {
-		return survey.Survey{}, survey.Settings{}, 0, s.fail(fmt.Sprintf("get settings of survey %d", sid), err)
+		return survey.Survey{}, survey.Settings{}, s.fail(fmt.Sprintf("get settings of survey %d", sid), err)
 	}
 	var sv survey.Survey
 	var st survey.Settings
-	var count int64
 	found := false
 	for _, item := range items {
 		switch skOf(item) {
 		case surveySK:
 			if sv, err = decodeSurvey(item); err != nil {
-				return survey.Survey{}, survey.Settings{}, 0, err
+				return survey.Survey{}, survey.Settings{}, err
 			}
 			found = true
 		case settingsSK:
 			var it settingsItem
 			if err := dynamo.UnmarshalItem(item, &it); err != nil {
-				return survey.Survey{}, survey.Settings{}, 0, fmt.Errorf("store: decode settings: %w", err)
+				return survey.Survey{}, survey.Settings{}, fmt.Errorf("store: decode settings: %w", err)
 			}
-			st, count = it.settings(), it.CodeCount
+			st = it.settings()
 		}
 	}
 	if !found || sv.AccountID != aid {
-		return survey.Survey{}, survey.Settings{}, 0, survey.ErrNotFound
+		return survey.Survey{}, survey.Settings{}, survey.ErrNotFound
 	}
-	return sv, st, count, nil
+	return sv, st, nil
 }
 
 // SettingsUpdate is a change of settings: Set holds the settings fields to

@@ -16,6 +16,8 @@ type Store struct {
 	table  dynamo.Table
 	// Now is the clock; tests and the sweep replace it.
 	Now func() time.Time
+	// Guesses bounds failed code checks (DefaultGuessLimits; tests lower it).
+	Guesses GuessLimits
 
 	retries atomic.Int64 // element writes retried after a lost layout race
 	ids     idPools
@@ -26,7 +28,7 @@ type Store struct {
 func New(cfg aws.Config, tableName string) *Store {
 	client := dynamodb.NewFromConfig(cfg)
 	db := dynamo.NewFromIface(client)
-	return &Store{client: client, db: db, table: db.Table(tableName), Now: time.Now}
+	return &Store{client: client, db: db, table: db.Table(tableName), Now: time.Now, Guesses: DefaultGuessLimits}
 }
 
 // Client is the underlying SDK client, for table administration.

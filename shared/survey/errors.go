@@ -6,6 +6,7 @@ package survey
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes. The HTTP edge (shared/api) maps each to one status; nothing
@@ -22,6 +23,7 @@ const (
 	EUNPROCESSABLE = "unprocessable"  // 422: well formed, but refused as a whole (a reused Idempotency-Key)
 	ETOOLARGE      = "too_large"      // 413: the body is over the limit
 	EMEDIATYPE     = "media_type"     // 415: the body is not JSON
+	ETOOMANY       = "too_many"       // 429: too many attempts; wait RetryAfter
 	EUNAVAILABLE   = "unavailable"    // 503: the store is throttled or down
 	EINTERNAL      = "internal"       // 500: anything unexpected
 )
@@ -34,6 +36,9 @@ type Error struct {
 	// Fields maps a field name to []string messages or to a nested Fields
 	// (for objects and items), as DRF serializers answer.
 	Fields map[string]any
+	// RetryAfter, when positive, is how long the client should wait before
+	// trying again (the Retry-After header, in whole seconds rounded up).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
 	"surveyservice/shared/awsenv"
@@ -171,4 +173,57 @@ func Sealer(tb testing.TB) *links.Sealer {
 func benchmarking() bool {
 	f := flag.Lookup("test.bench")
 	return f != nil && f.Value.String() != ""
+}
+
+// Container returns another Store on the test's table, as a second Lambda
+// container would have one: it shares the table and nothing else (no
+// caches, its own clock).
+func Container(tb testing.TB) *store.Store {
+	tb.Helper()
+	return store.New(cfg, Store(tb).TableName())
+}
+
+// SeedCodes stores codes of a survey straight into the table, as AddCodes
+// would leave them (one item a code, the count raised by as many), with
+// BatchWriteItem and no transaction. It is for tests that need many codes
+// to read: the emulator copies the whole table for every action of a
+// transaction, so writing thousands through AddCodes takes minutes there.
+// The codes must be new to the survey and free of duplicates.
+func SeedCodes(tb testing.TB, st *store.Store, sid int64, codes []string) {
+	tb.Helper()
+	ctx := context.Background()
+	table := st.TableName()
+	total := len(codes)
+	for len(codes) > 0 {
+		n := min(len(codes), 25)
+		reqs := make([]types.WriteRequest, n)
+		for i, c := range codes[:n] {
+			reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{
+				store.AttrPK: &types.AttributeValueMemberS{Value: store.CodesPK(sid)},
+				store.AttrSK: &types.AttributeValueMemberS{Value: store.CodeSK(c)},
+			}}}
+		}
+		pending := map[string][]types.WriteRequest{table: reqs}
+		for len(pending) > 0 {
+			out, err := st.Client().BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
+			if err != nil {
+				tb.Fatalf("testenv: seed codes: %v", err)
+			}
+			pending = out.UnprocessedItems
+		}
+		codes = codes[n:]
+	}
+	_, err := st.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(table),
+		Key: map[string]types.AttributeValue{
+			store.AttrPK: &types.AttributeValueMemberS{Value: store.CodesPK(sid)},
+			store.AttrSK: &types.AttributeValueMemberS{Value: store.CodeCountSK(0)},
+		},
+		UpdateExpression:          aws.String("ADD #n :n"),
+		ExpressionAttributeNames:  map[string]string{"#n": store.AttrCodeCount},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: fmt.Sprint(total)}},
+	})
+	if err != nil {
+		tb.Fatalf("testenv: count seeded codes: %v", err)
+	}
 }

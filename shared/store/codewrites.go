@@ -1,0 +1,263 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
+
+	"surveyservice/shared/survey"
+)
+
+// Every write of codes is a transaction of up to 99 conditional writes of
+// code items and one ADD to a shard of the count, so the count moves
+// exactly when, and by exactly as much as, the codes do: no race between
+// uploads, no retry and no crash between two calls can make it drift.
+//
+// A Put is conditional on the code being new (a Delete on it existing).
+// When a transaction is cancelled because some of them are not, those
+// codes are dropped (they are already as wanted) and the rest are tried
+// again at once; a transaction lost to a concurrent one (TransactionConflict)
+// or to throttling is tried again after a jittered backoff, a few times.
+//
+// Retries by the SDK (timeouts, 5xx) resend the same transaction with the
+// same ClientRequestToken (Idempotent), so DynamoDB answers a resend of a
+// committed transaction with its success instead of running it again. The
+// conditions alone would keep the count right without the token: a resent
+// committed transaction fails every condition, its codes are dropped and
+// nothing is counted twice.
+const (
+	codeTxCodes      = 99 // code writes a transaction: DynamoDB's 100 actions, less the count's
+	codeWorkers      = CodeCountShards
+	codeTxAttempts   = 6 // tries of one transaction lost to conflicts or throttling
+	codeBackoffFirst = 25 * time.Millisecond
+	codeBackoffMax   = 400 * time.Millisecond
+)
+
+// codeOp is one kind of code write.
+type codeOp struct {
+	sid int64
+	add bool // put new codes; else delete existing ones
+	// check reads which codes exist before the first attempt, so that a
+	// transaction is not sent (and cancelled) for codes already as wanted.
+	check bool
+}
+
+func (op codeOp) String() string {
+	if op.add {
+		return fmt.Sprintf("write codes of survey %d", op.sid)
+	}
+	return fmt.Sprintf("delete codes of survey %d", op.sid)
+}
+
+// AddCodes stores the codes (already de-duplicated) for a survey of the
+// account, keeping the codes it holds: transactions of 99 codes, 8 in
+// flight, each adding the codes it created to the count. When the survey
+// already has codes, each chunk is first checked with one BatchGetItem (a
+// re-upload of known codes then costs reads only); a survey without codes
+// skips the check. ENOTFOUND, ErrSurveyDeleted (409), or EUNAVAILABLE when
+// the store stays busy; codes written before a failure stay written and
+// counted, and a retry of the upload finishes it.
+func (s *Store) AddCodes(ctx context.Context, aid, sid int64, codes []string) error {
+	sv, count, err := s.codeCount(ctx, sid)
+	switch {
+	case err != nil:
+		return err
+	case sv.AccountID != aid:
+		return survey.ErrNotFound
+	case sv.Deleted:
+		return ErrSurveyDeleted
+	}
+	return s.writeCodes(ctx, codeOp{sid: sid, add: true, check: count > 0}, sliceChunks(codes))
+}
+
+// DeleteCodes removes the given codes of a survey of the account (unknown
+// ones are ignored) and lowers the count by exactly the codes it removed:
+// transactions of 99 conditional deletes, as AddCodes writes.
+func (s *Store) DeleteCodes(ctx context.Context, aid, sid int64, codes []string) error {
+	if err := s.checkWritable(ctx, aid, sid); err != nil {
+		return err
+	}
+	return s.writeCodes(ctx, codeOp{sid: sid}, sliceChunks(codes))
+}
+
+// DeleteAllCodes removes every code of a survey of the account: a Query of
+// the code keys, page by page, each chunk of 99 deleted in a transaction
+// that lowers the count by as many. The count ends at zero because every
+// code deleted took one off it, not because it is reset; codes uploaded
+// meanwhile stay, and stay counted.
+func (s *Store) DeleteAllCodes(ctx context.Context, aid, sid int64) error {
+	if err := s.checkWritable(ctx, aid, sid); err != nil {
+		return err
+	}
+	return s.writeCodes(ctx, codeOp{sid: sid}, func(ctx context.Context, send func([]string) bool) error {
+		iter := s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.BeginsWith, codePrefix).
+			Project(AttrSK).Consistent(true).Iter()
+		chunk := make([]string, 0, codeTxCodes)
+		var it codeItem
+		for iter.Next(ctx, &it) {
+			chunk = append(chunk, strings.TrimPrefix(it.SK, codePrefix))
+			if len(chunk) == codeTxCodes {
+				if !send(chunk) {
+					return nil
+				}
+				chunk = make([]string, 0, codeTxCodes)
+			}
+		}
+		if err := iter.Err(); err != nil {
+			return s.fail(fmt.Sprintf("list codes of survey %d", sid), err)
+		}
+		if len(chunk) > 0 {
+			send(chunk)
+		}
+		return nil
+	})
+}
+
+// chunkSource hands chunks of codes to send until it returns false (the
+// write has failed and stopped).
+type chunkSource func(ctx context.Context, send func([]string) bool) error
+
+func sliceChunks(codes []string) chunkSource {
+	return func(_ context.Context, send func([]string) bool) error {
+		for len(codes) > 0 {
+			n := min(len(codes), codeTxCodes)
+			if !send(codes[:n]) {
+				return nil
+			}
+			codes = codes[n:]
+		}
+		return nil
+	}
+}
+
+// writeCodes runs op over every chunk of the source with codeWorkers
+// workers, each with a count shard of its own (from a random offset, so
+// concurrent uploads of one survey rarely share one). After the first
+// error no new chunk starts, but those in flight finish: what they write
+// stays written (and counted), less for the client's retry to do, and no
+// transaction is cut off not knowing whether it committed.
+func (s *Store) writeCodes(ctx context.Context, op codeOp, source chunkSource) error {
+	var g errgroup.Group
+	work := make(chan []string)
+	failed := make(chan struct{})
+	var once sync.Once
+	offset := rand.IntN(CodeCountShards)
+	for w := range codeWorkers {
+		shard := (offset + w) % CodeCountShards
+		g.Go(func() error {
+			for chunk := range work {
+				if err := s.codeTx(ctx, op, shard, chunk); err != nil {
+					once.Do(func() { close(failed) })
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		defer close(work)
+		return source(ctx, func(chunk []string) bool {
+			select {
+			case work <- chunk:
+				return true
+			case <-failed:
+				return false
+			case <-ctx.Done():
+				return false
+			}
+		})
+	})
+	return g.Wait()
+}
+
+// codeTx writes one chunk (at most 99 codes) and its count change, until
+// every code is as op wants it.
+func (s *Store) codeTx(ctx context.Context, op codeOp, shard int, codes []string) error {
+	pending := codes
+	if op.check {
+		have, err := s.existing(ctx, op.sid, codes)
+		if err != nil {
+			return err
+		}
+		pending = make([]string, 0, len(codes))
+		for _, c := range codes {
+			if have[c] != op.add {
+				pending = append(pending, c)
+			}
+		}
+	}
+	for tries := 1; len(pending) > 0; {
+		err := s.codeTxOnce(ctx, op, shard, pending)
+		if err == nil {
+			return nil
+		}
+		reasons := txReasons(err)
+		if reasons == nil {
+			return s.fail(op.String(), err)
+		}
+		// Codes whose condition failed are already as wanted: drop them.
+		// (DynamoDB and moto give a reason for every action, in order,
+		// "None" for those that did not fail.)
+		rest := pending[:0:0]
+		for i, c := range pending {
+			if i >= len(reasons) || reasons[i] != "ConditionalCheckFailed" {
+				rest = append(rest, c)
+			}
+		}
+		dropped := len(rest) < len(pending)
+		pending = rest
+		switch {
+		case !txRetryable(err) && dropped:
+			continue // only conditions failed: the rest goes at once
+		case !txRetryable(err):
+			return s.fail(op.String(), err) // cancelled for a reason that will not pass
+		case tries == codeTxAttempts:
+			return s.fail(op.String(), err)
+		}
+		if err := codeBackoff(ctx, tries); err != nil {
+			return s.fail(op.String(), err)
+		}
+		tries++
+	}
+	return nil
+}
+
+// codeTxOnce sends one transaction: a conditional Put (or Delete) of each
+// code and the ADD of their number to the shard.
+func (s *Store) codeTxOnce(ctx context.Context, op codeOp, shard int, codes []string) error {
+	tx := s.db.WriteTx().Idempotent(true)
+	n := len(codes)
+	for _, c := range codes {
+		if op.add {
+			tx.Put(s.table.Put(codeItem{PK: CodesPK(op.sid), SK: CodeSK(c)}).If("attribute_not_exists(PK)"))
+		} else {
+			tx.Delete(s.table.Delete(AttrPK, CodesPK(op.sid)).Range(AttrSK, CodeSK(c)).If("attribute_exists(PK)"))
+		}
+	}
+	if !op.add {
+		n = -n
+	}
+	tx.Update(s.table.Update(AttrPK, CodesPK(op.sid)).Range(AttrSK, CodeCountSK(shard)).Add(AttrCodeCount, n))
+	return tx.Run(ctx)
+}
+
+// codeBackoff waits before try n+1: full jitter under an exponential
+// ceiling (25, 50, 100, 200, 400 ms), so that transactions that conflicted
+// do not meet again; five waits average under 400 ms in all.
+func codeBackoff(ctx context.Context, n int) error {
+	ceiling := min(codeBackoffFirst<<(n-1), codeBackoffMax)
+	t := time.NewTimer(rand.N(ceiling) + time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,159 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
+
+	"surveyservice/shared/survey"
+)
+
+// GuessLimits bounds how fast codes of a survey can be guessed: failed
+// code checks are counted in fixed windows, per survey and per client, in
+// the table (so the bound holds across every Lambda container), and once a
+// count reaches its limit every check of the survey (for the survey-wide
+// count) or of that client waits for the next window.
+type GuessLimits struct {
+	Window    time.Duration
+	PerSurvey int64 // failed checks of all clients together, a window
+	PerClient int64 // failed checks of one client (IPv4 address, IPv6 /64), a window
+}
+
+// DefaultGuessLimits: a minute's window keeps a lockout short for a
+// responder who mistyped (Retry-After is at most 60 s). Ten failures a
+// minute is far more than a person mistyping needs, and holds one client
+// to 14,400 guesses a day; fifty for the survey, five such clients, bounds
+// guessing from many addresses to 72,000 a day while one client alone
+// cannot lock the others out. Neither makes a short code safe: a 4-digit
+// code space is searched in hours at these rates; codes of 8 or more
+// random characters are not, in years.
+var DefaultGuessLimits = GuessLimits{Window: time.Minute, PerSurvey: 50, PerClient: 10}
+
+// guessTTL is how long after its window a count item stays before DynamoDB
+// may delete it (TTL on expires_at); reads never depend on the deletion,
+// as every window has keys of its own.
+const guessTTL = time.Hour
+
+// guessItem is GUESSES#<sid> / <window>[#<client>]: failed code checks.
+type guessItem struct {
+	SK string `dynamo:"SK"`
+	N  int64  `dynamo:"n"`
+}
+
+// CodeGuard is what one request knows of the recent failed code checks of
+// a survey, read with the survey (GuardedSurveyBySlug). Check tells whether
+// the request may check a code; RecordFailedGuess counts a failure.
+//
+// Counts are read before the check and written after a failure, so a
+// success costs no write. The price: requests that arrive together, before
+// any of their failures is counted, all pass; a burst can exceed a limit
+// by the requests in flight at once, which the route's throttling in
+// template.yaml bounds.
+type CodeGuard struct {
+	sid      int64
+	client   string
+	start    int64 // the window, Unix seconds of its start
+	end      time.Time
+	now      time.Time
+	limits   GuessLimits
+	failures int64 // of the survey, in the window
+	mine     int64 // of the client, in the window
+}
+
+// tooManyGuesses is the detail of the 429 while a window is exhausted.
+const tooManyGuesses = "Too many failed attempts. Try again later."
+
+// Check answers nil when the request may check a code, or a 429 error
+// (ETOOMANY) whose RetryAfter is the time to the window's end.
+func (g CodeGuard) Check() error {
+	if g.failures < g.limits.PerSurvey && g.mine < g.limits.PerClient {
+		return nil
+	}
+	return &survey.Error{Code: survey.ETOOMANY, Detail: tooManyGuesses, RetryAfter: g.end.Sub(g.now)}
+}
+
+// guardFor is the guard of a survey and client at the store's now.
+func (s *Store) guardFor(sid int64, client string) CodeGuard {
+	now := s.Now()
+	lim := s.Guesses
+	if lim.Window <= 0 {
+		lim = DefaultGuessLimits
+	}
+	w := int64(lim.Window / time.Second)
+	start := now.Unix() - ((now.Unix()%w)+w)%w
+	return CodeGuard{sid: sid, client: client, start: start, end: time.Unix(start+w, 0), now: now, limits: lim}
+}
+
+// GuardedSurveyBySlug finds a survey by its public slug for a route that
+// checks a code: one read of the slug, then one strongly consistent
+// BatchGetItem of the survey, its settings and the failed checks of the
+// current window, for the survey and for the client (its IP address), so
+// the guard costs no call of its own. A missing slug answers ENOTFOUND.
+func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (PublicSurvey, CodeGuard, error) {
+	sid, err := s.SurveyIDBySlug(ctx, slug)
+	if err != nil {
+		return PublicSurvey{}, CodeGuard{}, err
+	}
+	g := s.guardFor(sid, client)
+	items, err := s.publicItems(ctx, sid,
+		dynamo.Keys{GuessesPK(sid), GuessWindowSK(g.start)}, dynamo.Keys{GuessesPK(sid), GuessClientSK(g.start, client)})
+	if err != nil {
+		return PublicSurvey{}, CodeGuard{}, err
+	}
+	var rest []dynamo.Item
+	for _, item := range items {
+		var it guessItem
+		switch sk := skOf(item); sk {
+		case GuessWindowSK(g.start), GuessClientSK(g.start, client):
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return PublicSurvey{}, CodeGuard{}, fmt.Errorf("store: decode guesses: %w", err)
+			}
+			if sk == GuessWindowSK(g.start) {
+				g.failures = it.N
+			} else {
+				g.mine = it.N
+			}
+		default:
+			rest = append(rest, item)
+		}
+	}
+	ps, err := decodePublic(rest)
+	return ps, g, err
+}
+
+// RecordFailedGuess counts one failed code check in the guard's window,
+// for the survey and for the client: two UpdateItem ADDs, side by side.
+// The items expire (TTL) an hour after the window.
+func (s *Store) RecordFailedGuess(ctx context.Context, g CodeGuard) error {
+	expires := g.end.Add(guessTTL).Unix()
+	var eg errgroup.Group
+	for _, sk := range []string{GuessWindowSK(g.start), GuessClientSK(g.start, g.client)} {
+		eg.Go(func() error {
+			err := s.table.Update(AttrPK, GuessesPK(g.sid)).Range(AttrSK, sk).Add("n", 1).Set(AttrTTL, expires).Run(ctx)
+			if err != nil {
+				return s.fail(fmt.Sprintf("count a failed code check of survey %d", g.sid), err)
+			}
+			return nil
+		})
+	}
+	return eg.Wait()
+}
+
+// clientKey is the part of a guess key that names a client: an IPv4
+// address, the /64 of an IPv6 one, or "unknown" when the request gave no
+// address that parses (all such requests share one count).
+func clientKey(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return "unknown"
+	}
+	a = a.Unmap().WithZone("")
+	if a.Is4() {
+		return a.String()
+	}
+	return netip.PrefixFrom(a, 64).Masked().String()
+}
