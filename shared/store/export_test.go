@@ -40,3 +40,9 @@ func (s *Store) HalfDeleteFolder(ctx context.Context, aid, fid int64, n int) err
 	}
 	return nil
 }
+
+// PutElementDoc stores an element item with a raw JSON document, as an
+// older version of the service may have written it.
+func (s *Store) PutElementDoc(ctx context.Context, sid, eid int64, doc string) error {
+	return s.table.Put(elementItem{PK: SurveyPK(sid), SK: ElementSK(eid), ID: eid, Doc: doc}).Run(ctx)
+}

@@ -19,8 +19,8 @@
 //	survey               SURVEY#<sid>          SURVEY            OWNER#<aid> / F#<fid>#S#<sid>   EXPIRY#<hash(sid) mod 8> / <date>#<sid>
 //	survey view count    SURVEY#<sid>          VIEWS             OWNER#<aid> / F#<fid>#S#<sid>#V (see views.go)
 //	survey slug          SLUG#<url_slug>       SLUG
-//	element layout       SURVEY#<sid>          LAYOUT            (ordered id lists, groups; version)
-//	element              SURVEY#<sid>          ELEMENT#<eid>
+//	element layout       SURVEY#<sid>          LAYOUT            (ordered id lists, groups, element sizes; version)
+//	element              SURVEY#<sid>          ELEMENT#<eid>     (fields as JSON, choices/rows/columns included)
 //	survey settings      SURVEY#<sid>          SETTINGS          (one attribute a setting; code_count, the count before its shards)
 //	variables            SURVEY#<sid>          VARIABLES         (all of a survey's variables; version)
 //	auth code            CODES#<sid>           CODE#<code>
@@ -66,6 +66,7 @@
 //	                                and, moving or restoring, UpdateItem VIEWS (its GSI1 keys) in the same transaction
 //	count a view                    UpdateItem SURVEY#<sid> VIEWS ADD views (its own item: never conflicts with a submission)
 //	element insert, move, delete    GetItem LAYOUT, then TransactWriteItems: element, LAYOUT (version), SURVEY (live; question_count)
+//	                                (new choice/row/column ids: from the leased ids, or one UpdateItem for all of them)
 //	one element                     BatchGetItem LAYOUT + ELEMENT#<eid>
 //	settings read                   BatchGetItem SURVEY + SETTINGS
 //	settings change                 TransactWriteItems: UpdateItem SETTINGS (named fields only), SURVEY (fields, expiry keys; live)

@@ -85,18 +85,6 @@ func responderViews(l Layout, ids []int64, elements map[int64]Element, logic boo
 	return out
 }
 
-// QuestionElements are the survey's question elements, in survey order
-// (groups included): what its answers are checked against.
-func (l Layout) QuestionElements(elements map[int64]Element) []Element {
-	out := make([]Element, 0, len(l.Questions))
-	for _, id := range l.Questions {
-		if e, ok := elements[id]; ok {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // ResponseDeadline is when a response started at started must be in:
 // the responding duration (HH:MM:SS) after it, with a grace of
 // ResponseGrace for the network; ok is false when there is no duration.
