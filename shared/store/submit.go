@@ -126,7 +126,22 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 			return Submitted{}, s.fail(fmt.Sprintf("submit a response to survey %d", r.SurveyID), err)
 		}
 		if txFailedAt(err, parts.idem) {
-			return replayFromTx(err, parts.idem, sub.BodyHash)
+			if it, ok, derr := keyFromTx(err, parts.idem); derr != nil || ok {
+				if derr != nil {
+					return Submitted{}, derr
+				}
+				return it.replay(sub.BodyHash)
+			}
+			// The item did not come back with the cancellation: read it.
+			done, found, rerr := s.Replay(ctx, r.SurveyID, sub.KeyHash, sub.BodyHash)
+			if rerr != nil || found {
+				return done, rerr
+			}
+			// Gone since (expired and deleted): try again.
+			if attempt == submitAttempts {
+				return Submitted{}, errBusy
+			}
+			continue
 		}
 		if refusal := parts.refusal(err); refusal != nil {
 			// Cancellation reasons need not name every failed condition:
@@ -211,18 +226,17 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 	return tx, p, nil
 }
 
-// replayFromTx answers a submission whose key was taken, from the key's
-// item that the cancelled transaction returned.
-func replayFromTx(err error, i int, bodyHash string) (Submitted, error) {
+// keyFromTx is the idempotency key's item that the cancelled transaction
+// returned (ReturnValuesOnConditionCheckFailure), if it did.
+func keyFromTx(err error, i int) (it idemItem, ok bool, derr error) {
 	var tce *types.TransactionCanceledException
-	if errors.As(err, &tce) && i < len(tce.CancellationReasons) && tce.CancellationReasons[i].Item != nil {
-		var it idemItem
-		if uerr := dynamo.UnmarshalItem(tce.CancellationReasons[i].Item, &it); uerr != nil {
-			return Submitted{}, fmt.Errorf("store: decode idempotency key: %w", uerr)
-		}
-		return it.replay(bodyHash)
+	if !errors.As(err, &tce) || i >= len(tce.CancellationReasons) || tce.CancellationReasons[i].Item == nil {
+		return idemItem{}, false, nil
 	}
-	return Submitted{}, survey.Errorf(survey.EINTERNAL, "store: a taken idempotency key came back without its item")
+	if err := dynamo.UnmarshalItem(tce.CancellationReasons[i].Item, &it); err != nil {
+		return idemItem{}, false, fmt.Errorf("store: decode idempotency key: %w", err)
+	}
+	return it, true, nil
 }
 
 // Replay tells whether an Idempotency-Key of the survey recorded a response
