@@ -73,7 +73,7 @@ func decodeSubmit(data []byte) (submitRequest, error) {
 	req.answers = map[string]json.RawMessage{}
 	if raw, ok := dictField(form, "answers"); ok {
 		if err := json.Unmarshal(raw, &req.answers); err != nil {
-			form.Fail("answers", "Expected a dictionary of items but got type \"dict\".")
+			form.Fail("answers", "Not a valid object.") // checked JSON and a dict: never in practice
 		}
 	}
 	req.variables = map[string]any{}
@@ -81,7 +81,7 @@ func decodeSubmit(data []byte) (submitRequest, error) {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
 		if err := dec.Decode(&req.variables); err != nil {
-			form.Fail("variables", "Expected a dictionary of items but got type \"dict\".")
+			form.Fail("variables", "Not a valid object.") // checked JSON and a dict: never in practice
 		}
 	}
 	return req, form.Err()
