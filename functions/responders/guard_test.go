@@ -1,6 +1,7 @@
 package responders_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"surveyservice/functions/responders"
 	"surveyservice/shared/awsenv"
@@ -204,4 +208,31 @@ func TestSessionCodeGuard(t *testing.T) {
 	if r := session("right", "203.0.113.30"); r.code != 201 {
 		t.Errorf("another client: %d %s", r.code, r.body)
 	}
+}
+
+// marked is the context key of requests whose store calls may fail.
+type marked struct{}
+
+// TestGuessCountFailure: a failed check whose count cannot be written is a
+// 503 (the client retries), never a 500, and never a 403 that skipped the
+// count.
+func TestGuessCountFailure(t *testing.T) {
+	t.Parallel()
+	f, _ := guarded(t, store.GuessLimits{Window: time.Minute, PerSurvey: 100, PerClient: 10})
+	slug, _ := f.survey(t, shared, "right")
+	restore := awsenv.InjectFaults(func(ctx context.Context, _, op string) error {
+		if op == "UpdateItem" && ctx.Value(marked{}) != nil {
+			return &types.ProvisionedThroughputExceededException{Message: aws.String("injected")}
+		}
+		return nil
+	})
+	defer restore()
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), marked{}, true)))
+	})
+	r := guess(t, h, slug, "wrong", "192.0.2.1")
+	if r.code != 503 || r.header.Get("Retry-After") == "" {
+		t.Errorf("a failed check that could not be counted: %d %s, want 503 with Retry-After", r.code, r.body)
+	}
+	guess(t, h, slug, "right", "192.0.2.1").is(t, 200, authenticated) // a success writes no count
 }

@@ -80,7 +80,7 @@ func (g CodeGuard) Check() error {
 func (s *Store) guardFor(sid int64, client string) CodeGuard {
 	now := s.Now()
 	lim := s.Guesses
-	if lim.Window <= 0 {
+	if lim.Window < time.Second {
 		lim = DefaultGuessLimits
 	}
 	w := int64(lim.Window / time.Second)
