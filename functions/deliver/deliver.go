@@ -39,7 +39,7 @@ var _ Store = (*store.Store)(nil)
 
 // Opener opens the sealed secrets; *links.Sealer implements it.
 type Opener interface {
-	OpenValue(ctx context.Context, domain links.Domain, owner int64, token string) ([]byte, error)
+	OpenFor(ctx context.Context, purpose links.Purpose, owner int64, token string) ([]byte, error)
 }
 
 // Queue is the delivery queue; webhook.Queue implements it.
@@ -198,7 +198,7 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 	case !haveResponse:
 		return d.finish(ctx, dl, now, 0, "The response no longer exists.")
 	}
-	secret, err := d.Opener.OpenValue(ctx, links.WebhookSecrets, wh.ID, wh.SealedSecret)
+	secret, err := d.Opener.OpenFor(ctx, links.PurposeWebhookSecret, wh.ID, wh.SealedSecret)
 	if err != nil {
 		slog.ErrorContext(ctx, "deliver: open the secret", "webhook_id", wh.ID, "error", err.Error())
 		return retry

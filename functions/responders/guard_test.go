@@ -97,8 +97,8 @@ func TestGuessLimitPerClient(t *testing.T) {
 	guess(t, f.h, slug, "wrong-5", attacker).locked(t, "40")
 	r := guess(t, f.h, slug, "right", attacker)
 	r.locked(t, "40")
-	if r.ops["DynamoDB.GetItem"] != 1 || r.calls != 2 {
-		t.Errorf("a locked-out check made calls %v; want the slug and the survey read only (the code is not looked at)", r.ops)
+	if r.ops["DynamoDB.BatchGetItem"] != 1 || r.calls != 1 {
+		t.Errorf("a locked-out check made calls %v; want the survey read only (the slug is cached, the code is not looked at)", r.ops)
 	}
 	// Another client is not held by the attacker's count.
 	guess(t, f.h, slug, "right", other).is(t, 200, authenticated)
@@ -148,7 +148,7 @@ func TestGuessLimitAcrossContainers(t *testing.T) {
 	slug, _ := f.survey(t, shared, "right")
 	second := testenv.Container(t)
 	second.Now, second.Guesses = clk.Now, f.st.Guesses
-	h2 := responders.New(second, nil)
+	h2 := responders.New(second, nil, second.Now)
 	const ip = "198.51.100.20"
 	for i, h := range []http.Handler{f.h, h2, f.h, h2} {
 		guess(t, h, slug, fmt.Sprintf("wrong-%d", i), ip).refused(t)
@@ -173,9 +173,41 @@ func TestGuessLimitOnlyCountsGuesses(t *testing.T) {
 		guess(t, f.h, slug, "   ", "192.0.2.1").refused(t)
 	}
 	guess(t, f.h, slug, "once", "192.0.2.1").is(t, 200, authenticated)
+	// A response spends the code (a right code: no failure counted).
+	f.respond(t, slug, f.session(t, slug, map[string]any{"code": "once"}), nil).submitted(t)
 	guess(t, f.h, slug, "once", "192.0.2.1").refused(t)  // spent: one failure
 	guess(t, f.h, slug, "never", "192.0.2.1").refused(t) // two
 	guess(t, f.h, slug, "twice", "192.0.2.1").locked(t, "40")
+}
+
+// TestSessionCodeGuard: starting a session with a code is a code check
+// like authenticate/'s, under the same counts: wrong codes from a client on
+// either route add up, and then both answer 429, the right code included.
+func TestSessionCodeGuard(t *testing.T) {
+	t.Parallel()
+	f, _ := guarded(t, store.GuessLimits{Window: time.Minute, PerSurvey: 100, PerClient: 3})
+	slug, _ := f.survey(t, shared, "right")
+	session := func(code, ip string) reply {
+		req := httptest.NewRequest("POST", sessionsPath(slug), strings.NewReader(fmt.Sprintf(`{"code":%q}`, code)))
+		req.Header.Set("Content-Type", "application/json")
+		req.RemoteAddr = ip + ":40000"
+		rec := httptest.NewRecorder()
+		f.h.ServeHTTP(rec, req)
+		return reply{code: rec.Code, body: rec.Body.String(), header: rec.Header()}
+	}
+	const ip = "198.51.100.30"
+	session("wrong-1", ip).refused(t)
+	guess(t, f.h, slug, "wrong-2", ip).refused(t)
+	if r := session("right", ip); r.code != 201 {
+		t.Errorf("a right code within the limit: %d %s", r.code, r.body)
+	}
+	session("wrong-3", ip).refused(t)
+	session("right", ip).locked(t, "40")
+	guess(t, f.h, slug, "right", ip).locked(t, "40")
+	// Another client starts its session.
+	if r := session("right", "203.0.113.30"); r.code != 201 {
+		t.Errorf("another client: %d %s", r.code, r.body)
+	}
 }
 
 // marked is the context key of requests whose store calls may fail.

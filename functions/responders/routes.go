@@ -1,5 +1,7 @@
 // Package responders is what a survey's responders reach without an API
-// key: the authentication code check (and, later, personalised links).
+// key (contract section 11): the survey as they see it, sessions, the
+// submission of responses, the authentication code check and the values
+// of personalised links.
 package responders
 
 import (
@@ -7,6 +9,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/links"
@@ -19,38 +22,50 @@ type Store interface {
 	GuardedSurveyBySlug(ctx context.Context, slug, client string) (store.PublicSurvey, store.CodeGuard, error)
 	RecordFailedGuess(ctx context.Context, g store.CodeGuard) error
 	SurveyIDBySlug(ctx context.Context, slug string) (int64, error)
+	PublicCollection(ctx context.Context, sid int64, consistent bool) (store.SurveyCollection, error)
+	CountView(ctx context.Context, aid, fid, sid int64) error
 	CheckCode(ctx context.Context, sid int64, code string, unique bool) (bool, error)
-	ConsumeLink(ctx context.Context, tokenID string) (bool, error)
 	LinkUsed(ctx context.Context, tokenID string) (bool, error)
+	Submit(ctx context.Context, sub store.Submission) (store.Submitted, error)
+	Replay(ctx context.Context, sid int64, keyHash, bodyHash string) (store.Submitted, bool, error)
 }
 
-// Opener opens personalised links; *links.Sealer implements it.
-type Opener interface {
+// Sealer opens personalised links and seals and opens sessions;
+// *links.Sealer implements it.
+type Sealer interface {
 	Open(ctx context.Context, surveyID int64, token string) (links.Payload, error)
+	SealFor(ctx context.Context, purpose links.Purpose, surveyID int64, plain []byte) (string, error)
+	OpenFor(ctx context.Context, purpose links.Purpose, surveyID int64, token string) ([]byte, error)
 }
 
-var _ Opener = (*links.Sealer)(nil)
+var _ Sealer = (*links.Sealer)(nil)
 
 var _ Store = (*store.Store)(nil)
 
-// New returns the group's routes.
-func New(st Store, opener Opener) *api.Router {
+// New returns the group's routes; now is the clock of the survey's state
+// and of the time to respond (the store's own clock in tests, so that the
+// two agree).
+func New(st Store, sealer Sealer, now func() time.Time) *api.Router {
 	rt := api.NewRouter(nil)
+	rt.Handle(api.Route{Method: "GET", Path: "/api/public/surveys/{url_slug}/", Name: "Public Survey", Public: true}, handleSurvey(st, now))
+	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/sessions/", Name: "Survey Sessions", Public: true}, handleSession(st, sealer, now))
+	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/responses/", Name: "Survey Responses", Public: true}, handleSubmit(st, sealer, now))
 	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/authenticate/", Name: "Survey Authenticate", Public: true}, handleAuthenticate(st))
-	rt.Handle(api.Route{Method: "GET", Path: "/api/public/surveys/{url_slug}/variables/", Name: "Survey Link Values", Public: true}, handleValues(st, opener))
+	rt.Handle(api.Route{Method: "GET", Path: "/api/public/surveys/{url_slug}/variables/", Name: "Survey Link Values", Public: true}, handleValues(st, sealer))
 	return rt
 }
 
 var (
 	errInvalidLink = survey.FieldError("qs", "Invalid link.")
-	errLinkUsed    = survey.Errorf(survey.EGONE, "This link has been used.")
+	errLinkUsed    = store.ErrLinkUsed
 )
 
 // handleValues opens a personalised link (?qs=TOKEN) and answers its
 // values. Every token that does not open for this survey (garbage,
-// truncated, tampered, another survey's) is the same 400; a one-use link
-// answers its values once, then 410, also when requests race.
-func handleValues(st Store, opener Opener) http.Handler {
+// truncated, tampered, another survey's) is the same 400. Resolving a
+// one-use link does not use it (the response that carries it does); once
+// a response has, the link answers 410.
+func handleValues(st Store, opener Sealer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		qs, present := r.URL.Query()["qs"]
 		if !present {
@@ -72,42 +87,32 @@ func handleValues(st Store, opener Opener) http.Handler {
 			return
 		}
 		if p.Unique {
-			// HEAD (a link checker, a preview) looks without using the link.
-			var fresh bool
-			if r.Method == http.MethodHead {
-				used, e := st.LinkUsed(r.Context(), links.TokenID(qs[0]))
-				fresh, err = !used, e
-			} else {
-				fresh, err = st.ConsumeLink(r.Context(), links.TokenID(qs[0]))
-			}
+			used, err := st.LinkUsed(r.Context(), links.TokenID(qs[0]))
 			if err != nil {
 				api.Error(w, r, err)
 				return
 			}
-			if !fresh {
+			if used {
 				api.Error(w, r, errLinkUsed)
 				return
 			}
 		}
-		values := make(map[string]any, len(p.Values))
-		for _, v := range p.Values {
-			values[v.Name] = v.JSON()
-		}
 		w.Header().Set("Cache-Control", "no-store")
-		api.Respond(w, r, http.StatusOK, map[string]any{"values": values})
+		api.Respond(w, r, http.StatusOK, map[string]any{"values": valuesJSON(p)})
 	})
 }
 
 // errRefused is the one answer to every refused code: it never tells an
 // unknown code from a spent one, or from a survey without code_auth.
-var errRefused = survey.Errorf(survey.EFORBIDDEN, "Authentication failed.")
+var errRefused = store.ErrCodeRefused
 
-// handleAuthenticate admits a responder with a code: 200 when the survey's
-// code_auth is on and the code exists (and, with code_auth_is_unique, was
-// not used yet: the first of racing requests wins); 403 otherwise. Failed
-// checks are counted per survey and per client (store.GuessLimits); while
-// a count is at its limit every check answers 429 with Retry-After, before
-// the code is looked at, so a right code tells nothing either.
+// handleAuthenticate checks a responder's code: 200 when the survey's
+// code_auth is on and the code exists (and, with code_auth_is_unique, no
+// response has spent it yet); 403 otherwise. It spends nothing: the
+// response that carries the code does. Failed checks are counted per survey
+// and per client (store.GuessLimits); while a count is at its limit every
+// check answers 429 with Retry-After, before the code is looked at, so a
+// right code tells nothing either.
 func handleAuthenticate(st Store) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := api.DecodeObject(r, api.MaxBody)

@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/links"
@@ -18,16 +15,7 @@ import (
 )
 
 // Limits of a personalised links request.
-const (
-	maxLinks       = 5000
-	maxValueChars  = 500
-	maxNumberChars = 400
-)
-
-const (
-	msgUnknownVariable = "Unknown variable."
-	msgScalar          = "Values must be strings, numbers or booleans."
-)
+const maxLinks = 5000
 
 // DecodeValues validates the values of a personalised links request
 // against the survey's variables: 1 to 5000 objects, each key a variable
@@ -63,7 +51,7 @@ func DecodeValues(raw json.RawMessage, present bool, vars []survey.Variable) ([]
 	payloads := make([]links.Payload, len(items))
 	errs := map[string]any{}
 	for i, item := range items {
-		p, fields := decodeItem(item, types)
+		p, fields := links.DecodeItem(item, types, true)
 		if fields != nil {
 			errs[strconv.Itoa(i)] = fields
 			continue
@@ -74,125 +62,6 @@ func DecodeValues(raw json.RawMessage, present bool, vars []survey.Variable) ([]
 		return nil, &survey.Error{Code: survey.EINVALID, Fields: map[string]any{"values": errs}}
 	}
 	return payloads, nil
-}
-
-// pythonKind names a decoded JSON value's type as DRF's messages do.
-func pythonKind(v any) string {
-	switch x := v.(type) {
-	case map[string]any:
-		return "dict"
-	case []any:
-		return "list"
-	case string:
-		return "str"
-	case bool:
-		return "bool"
-	case json.Number:
-		if strings.ContainsAny(string(x), ".eE") {
-			return "float"
-		}
-		return "int"
-	}
-	return "NoneType"
-}
-
-func decodeItem(item any, types map[string]int64) (links.Payload, map[string]any) {
-	obj, ok := item.(map[string]any)
-	if !ok {
-		return links.Payload{}, map[string]any{"non_field_errors": []string{"Invalid data. Expected a dictionary, but got " + pythonKind(item) + "."}}
-	}
-	errs := survey.Fields{}
-	p := links.Payload{Values: make([]links.Value, 0, len(obj))}
-	for name, val := range obj {
-		if name == survey.ReservedUniqueKey {
-			b, isBool := val.(bool)
-			if !isBool {
-				errs.Add(name, api.MsgNotBool)
-			}
-			p.Unique = b
-			continue
-		}
-		t, ok := types[name]
-		if !ok {
-			errs.Add(name, msgUnknownVariable)
-			continue
-		}
-		v, msg := decodeValue(name, scalarOf(val), t)
-		if msg != "" {
-			errs.Add(name, msg)
-			continue
-		}
-		p.Values = append(p.Values, v)
-	}
-	if len(errs) > 0 {
-		return links.Payload{}, errs
-	}
-	sort.Slice(p.Values, func(i, j int) bool { return p.Values[i].Name < p.Values[j].Name })
-	return p, nil
-}
-
-// scalar is a JSON value a link may carry, without the boxing of an any.
-type scalar struct {
-	kind byte // 's' string, 'n' number (text in str), 'b' boolean, 0 anything else
-	str  string
-	b    bool
-}
-
-// scalarOf reads a value decoded by encoding/json (with UseNumber).
-func scalarOf(val any) scalar {
-	switch x := val.(type) {
-	case string:
-		return scalar{kind: 's', str: x}
-	case json.Number:
-		return scalar{kind: 'n', str: string(x)}
-	case bool:
-		return scalar{kind: 'b', b: x}
-	}
-	return scalar{}
-}
-
-// decodeValue reads one value for a variable of type t.
-func decodeValue(name string, val scalar, t int64) (links.Value, string) {
-	v := links.Value{Name: name}
-	switch val.kind {
-	case 's':
-		if t == survey.VariableInteger {
-			return v, api.MsgNotInteger
-		}
-		if len(val.str) > maxValueChars && utf8.RuneCountInString(val.str) > maxValueChars {
-			return v, fmt.Sprintf("Ensure this field has no more than %d characters.", maxValueChars)
-		}
-		v.Kind, v.Str = links.KindString, val.str
-	case 'b':
-		if t == survey.VariableInteger {
-			return v, api.MsgNotInteger
-		}
-		v.Kind = links.KindFalse
-		if val.b {
-			v.Kind = links.KindTrue
-		}
-	case 'n':
-		n := json.Number(val.str)
-		if i, err := n.Int64(); err == nil {
-			v.Kind, v.Int = links.KindInt, i
-			return v, ""
-		}
-		f, err := n.Float64()
-		if err != nil || math.IsInf(f, 0) || len(val.str) > maxNumberChars {
-			return v, "A valid number is required."
-		}
-		if t == survey.VariableInteger {
-			if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-				return v, api.MsgNotInteger
-			}
-			v.Kind, v.Int = links.KindInt, int64(f)
-			return v, ""
-		}
-		v.Kind, v.Str = links.KindNumber, val.str
-	default: // null, an object, an array
-		return v, msgScalar
-	}
-	return v, ""
 }
 
 // hashes seals one personalised link per values object, in request order:

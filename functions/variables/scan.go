@@ -126,20 +126,20 @@ func (s *scan) literal(word string) bool {
 }
 
 // scalar reads a string, number or boolean.
-func (s *scan) scalar() (scalar, bool) {
+func (s *scan) scalar() (links.Scalar, bool) {
 	switch c := s.peek(); {
 	case c == '"':
 		str, ok := s.str()
-		return scalar{kind: 's', str: str}, ok
+		return links.Scalar{Kind: 's', Str: str}, ok
 	case c == 't':
-		return scalar{kind: 'b', b: true}, s.literal("true")
+		return links.Scalar{Kind: 'b', Bool: true}, s.literal("true")
 	case c == 'f':
-		return scalar{kind: 'b'}, s.literal("false")
+		return links.Scalar{Kind: 'b'}, s.literal("false")
 	case c == '-' || (c >= '0' && c <= '9'):
 		n, ok := s.number()
-		return scalar{kind: 'n', str: n}, ok
+		return links.Scalar{Kind: 'n', Str: n}, ok
 	}
-	return scalar{}, false
+	return links.Scalar{}, false
 }
 
 // fastValues decodes a hashes body of the common shape into payloads, or
@@ -219,10 +219,10 @@ func (s *scan) item(types map[string]survey.Variable) (links.Payload, bool) {
 			return links.Payload{}, false
 		}
 		if string(key) == survey.ReservedUniqueKey {
-			if val.kind != 'b' {
+			if val.Kind != 'b' {
 				return links.Payload{}, false
 			}
-			p.Unique = val.b
+			p.Unique = val.Bool
 			continue
 		}
 		variable, known := types[string(key)] // no copy: the name is the variable's
@@ -230,7 +230,7 @@ func (s *scan) item(types map[string]survey.Variable) (links.Payload, bool) {
 			return links.Payload{}, false
 		}
 		name := variable.Name
-		v, msg := decodeValue(name, val, variable.Type)
+		v, msg := links.DecodeValue(name, val, variable.Type)
 		if msg != "" {
 			return links.Payload{}, false
 		}

@@ -30,7 +30,7 @@ var _ Store = (*store.Store)(nil)
 
 // Sealer seals the secrets; *links.Sealer implements it.
 type Sealer interface {
-	SealValue(ctx context.Context, domain links.Domain, owner int64, plaintext []byte) (string, error)
+	SealFor(ctx context.Context, purpose links.Purpose, owner int64, plaintext []byte) (string, error)
 }
 
 var _ Sealer = (*links.Sealer)(nil)

@@ -110,7 +110,7 @@ func (h handlers) create(s shape) http.Handler {
 			return
 		}
 		secret := webhook.NewSecret()
-		sealed, err := h.Sealer.SealValue(ctx, links.WebhookSecrets, wid, []byte(secret))
+		sealed, err := h.Sealer.SealFor(ctx, links.PurposeWebhookSecret, wid, []byte(secret))
 		if err != nil {
 			api.Error(w, r, err)
 			return

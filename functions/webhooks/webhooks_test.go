@@ -16,6 +16,7 @@ import (
 	"surveyservice/functions/webhooks"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
+	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/testenv"
@@ -166,7 +167,7 @@ func TestCreateShowsTheSecretOnceAndSealsIt(t *testing.T) {
 	if hooks[0].SealedSecret == "" || strings.Contains(hooks[0].SealedSecret, plain) {
 		t.Fatalf("the stored secret is %q", hooks[0].SealedSecret)
 	}
-	opened, err := testenv.Sealer(t).OpenValue(context.Background(), "webhook-secrets/v1/webhook:", v.ID, hooks[0].SealedSecret)
+	opened, err := testenv.Sealer(t).OpenFor(context.Background(), links.PurposeWebhookSecret, v.ID, hooks[0].SealedSecret)
 	if err != nil || string(opened) != *v.Secret {
 		t.Fatalf("the sealed secret opens to %q, %v", opened, err)
 	}

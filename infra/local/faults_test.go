@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	kmstypes "github.com/aws/aws-sdk-go-v2/service/kms/types"
 
+	"surveyservice/functions/responders"
 	"surveyservice/functions/sweeper"
 	"surveyservice/functions/variables"
 	"surveyservice/shared/awsenv"
@@ -55,6 +56,9 @@ var faultRoutes = []struct{ method, path, body string }{
 	{"POST", "/api/surveys/{survey}/variables/hashes/", `{"values":[{"city":"Yazd"}]}`},
 	{"POST", "/api/public/surveys/{slug}/authenticate/", `{"code":"CODE-1"}`},
 	{"GET", "/api/public/surveys/{slug}/variables/?qs={token}", ""},
+	{"GET", "/api/public/surveys/{slug}/", ""},
+	{"POST", "/api/public/surveys/{slug}/sessions/", `{"code":"CODE-1","qs":"{token}"}`},
+	{"POST", "/api/public/surveys/{slug}/responses/", `{"session":"{session}","answers":{"{question}":"an answer"}}`},
 	// destructive ones last
 	{"DELETE", "/api/v2/surveys/{survey}/questions/{question}/", ""},
 	{"DELETE", "/api/surveys/{survey}/variables/{variable}/", ""},
@@ -122,9 +126,13 @@ func newFaultFixture(t *testing.T) faultFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	session, err := testenv.Sealer(t).SealFor(ctx, links.PurposeSession, sv.ID, responders.Session{StartedAt: time.Now(), Code: "CODE-1"}.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
 	ids := map[string]string{
 		"folder": fmt.Sprint(f.ID), "survey": fmt.Sprint(sv.ID), "question": fmt.Sprint(ch.Element.ID),
-		"variable": fmt.Sprint(vars[0].ID), "slug": sv.URLSlug, "token": tokens[0],
+		"variable": fmt.Sprint(vars[0].ID), "slug": sv.URLSlug, "token": tokens[0], "session": session,
 	}
 	fill := func(s string) string {
 		for k, v := range ids {
@@ -144,10 +152,14 @@ func (fx faultFixture) serve(h http.Handler, method, path, body string) *httptes
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	// A submission's key, fresh each time (other routes ignore it).
+	req.Header.Set("Idempotency-Key", fmt.Sprintf("faults-%d", faultKeys.Add(1)))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	return rec
 }
+
+var faultKeys atomic.Int64
 
 // TestFaultsAnswer503 makes DynamoDB and KMS fail in every way the fault
 // kinds list, on every route: the answer is a clean 503 with Retry-After

@@ -26,6 +26,8 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		{"POST", "/api/folders/", secretBody},
 		{"POST", "/api/public/surveys/{slug}/authenticate/", secretBody},
 		{"GET", "/api/public/surveys/{slug}/variables/?qs={token}", ""},
+		{"POST", "/api/public/surveys/{slug}/sessions/", `{"code":"SECRET-CODE-123","qs":"{token}"}`},
+		{"POST", "/api/public/surveys/{slug}/responses/", `{"session":"{session}","answers":{"{question}":"SECRET-NAME"}}`},
 		{"POST", "/api/folders/", `{not json SECRET-NAME`},
 		{"GET", "/api/nothing/?SECRET-QUERY=1", ""},
 	} {
@@ -40,7 +42,7 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 	if !strings.Contains(logs, `"route":"/api/folders/"`) || !strings.Contains(logs, `"request_id"`) || !strings.Contains(logs, `"status":201`) {
 		t.Fatalf("the access log lacks route, request id or status:\n%s", logs)
 	}
-	for _, secret := range []string{fx.key, fx.key[4:], "svk_SSSS", "SECRET-CODE-123", "SECRET-NAME", "SECRET-QUERY", fx.ids["token"]} {
+	for _, secret := range []string{fx.key, fx.key[4:], "svk_SSSS", "SECRET-CODE-123", "SECRET-NAME", "SECRET-QUERY", fx.ids["token"], fx.ids["session"]} {
 		if strings.Contains(logs, secret) {
 			t.Errorf("the log holds %q:\n%s", secret, logs)
 		}
@@ -64,6 +66,7 @@ func TestCORSForTheCatalogOnly(t *testing.T) {
 		{"GET", "/api/v2/surveys/{survey}/", false},
 		{"OPTIONS", "/api/folders/", false},
 		{"POST", "/api/public/surveys/{slug}/authenticate/", false},
+		{"GET", "/api/public/surveys/{slug}/", false},
 		{"GET", "/api/nothing/", false},
 	} {
 		req := httptest.NewRequest(rt.method, fx.fill(rt.path), nil)

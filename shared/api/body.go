@@ -140,6 +140,20 @@ func DecodeObject(r *http.Request, limit int64) (map[string]json.RawMessage, err
 	if err != nil {
 		return nil, err
 	}
+	return decodeObject(raw)
+}
+
+// ParseObject is DecodeObject of a body already read (see ReadBody), for a
+// route that needs the body's bytes as well as its fields.
+func ParseObject(data []byte) (map[string]json.RawMessage, error) {
+	raw, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	return decodeObject(raw)
+}
+
+func decodeObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	if raw == nil {
 		return map[string]json.RawMessage{}, nil
 	}

@@ -30,6 +30,10 @@ func logger(ctx context.Context) *slog.Logger {
 	return slog.Default()
 }
 
+// Logger returns the request's structured logger (with its request id),
+// for handlers that log what they answer around.
+func Logger(ctx context.Context) *slog.Logger { return logger(ctx) }
+
 // statusWriter remembers the status written, for the access log, and
 // the body too while a response check is installed.
 type statusWriter struct {

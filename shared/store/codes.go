@@ -11,7 +11,7 @@ import (
 )
 
 // codeItem is CODES#<sid> / CODE#<code>: one authentication code. Used
-// marks a code spent by a responder under code_auth_is_unique.
+// marks a code spent by a response under code_auth_is_unique.
 type codeItem struct {
 	PK   string `dynamo:"PK"`
 	SK   string `dynamo:"SK"`
@@ -126,32 +126,22 @@ func (s *Store) CodesPage(ctx context.Context, sid int64, page, pageSize int) ([
 	return out, nil
 }
 
-// CheckCode tells whether a responder's code admits them to the survey. A
-// unique code is spent by the first success: one conditional write, so of
-// many racing requests exactly one wins. ok is false for an unknown or
-// spent code alike.
+// CheckCode tells whether a responder's code admits them to the survey:
+// it is one of the survey's codes and, when codes are unique, no response
+// has spent it yet. It only reads (one strongly consistent GetItem): the
+// response that carries the code spends it, in its own transaction (see
+// Submit), so of racing responses exactly one is recorded. ok is false for
+// an unknown or spent code alike.
 func (s *Store) CheckCode(ctx context.Context, sid int64, code string, unique bool) (ok bool, err error) {
-	if !unique {
-		var it codeItem
-		err := s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.Equal, CodeSK(code)).Consistent(true).One(ctx, &it)
-		if err == dynamo.ErrNotFound {
-			return false, nil
-		}
-		if err != nil {
-			return false, s.fail("check code", err)
-		}
-		return true, nil
-	}
-	err = s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeSK(code)).
-		Set("used", true).Set("used_at", s.timestamp()).
-		If("attribute_exists(PK) AND attribute_not_exists(used)").Run(ctx)
-	if dynamo.IsCondCheckFailed(err) {
+	var it codeItem
+	err = s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.Equal, CodeSK(code)).Consistent(true).One(ctx, &it)
+	if err == dynamo.ErrNotFound {
 		return false, nil
 	}
 	if err != nil {
-		return false, s.fail("spend code", err)
+		return false, s.fail("check code", err)
 	}
-	return true, nil
+	return !(unique && it.Used), nil
 }
 
 // PublicSurvey is what the public routes know of a survey found by its

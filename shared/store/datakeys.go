@@ -92,22 +92,9 @@ func (s *Store) PutDataKey(ctx context.Context, k datakey.Key, previous *datakey
 	return nil
 }
 
-// ConsumeLink records the first use of a one-use link; first is false when
-// it was used before. One conditional write, so of racing uses one wins.
-func (s *Store) ConsumeLink(ctx context.Context, tokenID string) (first bool, err error) {
-	err = s.table.Put(map[string]any{AttrPK: LinkPK(tokenID), AttrSK: linkUsedSK, "used_at": s.timestamp()}).
-		If("attribute_not_exists(PK)").Run(ctx)
-	if dynamo.IsCondCheckFailed(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, s.fail("consume link", err)
-	}
-	return true, nil
-}
-
-// LinkUsed reports whether a one-use link was used, without using it (for
-// HEAD, which link checkers send).
+// LinkUsed reports whether a response has used a one-use link (Submit
+// spends it, in the response's transaction): one strongly consistent
+// GetItem.
 func (s *Store) LinkUsed(ctx context.Context, tokenID string) (bool, error) {
 	var it map[string]any
 	err := s.table.Get(AttrPK, LinkPK(tokenID)).Range(AttrSK, dynamo.Equal, linkUsedSK).Consistent(true).One(ctx, &it)

@@ -358,9 +358,16 @@ func (s *Store) LayoutRetries() int64 { return s.retries.Load() }
 func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
 	c := SurveyCollection{Elements: map[int64]survey.Element{}, Variables: []survey.Variable{}}
 	found := false
+	views := int64(-1)
 	for _, item := range items {
 		sk := skOf(item)
 		switch {
+		case sk == viewsSK:
+			v, err := decodeViews(item)
+			if err != nil {
+				return SurveyCollection{}, false, err
+			}
+			views = v.Views
 		case sk == surveySK:
 			sv, err := decodeSurvey(item)
 			if err != nil {
@@ -400,6 +407,9 @@ func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
 			}
 			c.Elements[e.ID] = e
 		}
+	}
+	if views >= 0 {
+		c.Survey.Views = views
 	}
 	return c, found, nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/guregu/dynamo/v2"
@@ -15,13 +16,20 @@ func (s *Store) HalfDeleteFolder(ctx context.Context, aid, fid int64, n int) err
 		return err
 	}
 	var members []struct {
-		ID int64 `dynamo:"id"`
+		SK string `dynamo:"SK"`
+		ID int64  `dynamo:"id"`
 	}
 	err := s.table.Get(AttrGSI1PK, OwnerKey(aid)).Index(IndexGSI1).
 		Range(AttrGSI1SK, dynamo.BeginsWith, FolderOwnerSK(fid)+"#S#").All(ctx, &members)
 	if err != nil {
 		return err
 	}
+	members = slices.DeleteFunc(members, func(m struct {
+		SK string `dynamo:"SK"`
+		ID int64  `dynamo:"id"`
+	}) bool {
+		return m.SK != surveySK
+	})
 	sort.Slice(members, func(i, j int) bool { return members[i].ID < members[j].ID })
 	for _, m := range members[:min(n, len(members))] {
 		err := s.table.Update(AttrPK, SurveyPK(m.ID)).Range(AttrSK, surveySK).

@@ -169,9 +169,16 @@ func (s *Store) folderTree(ctx context.Context, q *dynamo.Query) (FolderTree, er
 	tree := FolderTree{Surveys: map[int64][]survey.Survey{}}
 	deleting := map[int64]bool{}
 	var surveys []survey.Survey
+	views := map[int64]int64{}
 	for _, item := range items {
 		sk := skOf(item)
 		switch {
+		case sk == viewsSK:
+			v, err := decodeViews(item)
+			if err != nil {
+				return FolderTree{}, err
+			}
+			views[v.SurveyID] = v.Views
 		case strings.HasPrefix(sk, "FOLDER#"):
 			var it folderItem
 			if err := dynamo.UnmarshalItem(item, &it); err != nil {
@@ -191,6 +198,9 @@ func (s *Store) folderTree(ctx context.Context, q *dynamo.Query) (FolderTree, er
 		}
 	}
 	for _, sv := range surveys {
+		if n, ok := views[sv.ID]; ok {
+			sv.Views = n
+		}
 		if !deleting[sv.FolderID] && !sv.Deleted {
 			tree.Surveys[sv.FolderID] = append(tree.Surveys[sv.FolderID], sv)
 		}
@@ -223,10 +233,11 @@ func (s *Store) DeleteFolder(ctx context.Context, aid, fid int64) error {
 		return s.fail(fmt.Sprintf("mark folder %d deleting", fid), err)
 	}
 	var members []struct {
-		ID int64 `dynamo:"id"`
+		SK string `dynamo:"SK"`
+		ID int64  `dynamo:"id"`
 	}
 	err = s.table.Get(AttrGSI1PK, OwnerKey(aid)).Index(IndexGSI1).
-		Range(AttrGSI1SK, dynamo.BeginsWith, FolderOwnerSK(fid)+"#S#").Project("id").All(ctx, &members)
+		Range(AttrGSI1SK, dynamo.BeginsWith, FolderOwnerSK(fid)+"#S#").Project(AttrSK, "id").All(ctx, &members)
 	if err != nil {
 		return s.fail(fmt.Sprintf("query surveys of folder %d", fid), err)
 	}
@@ -234,6 +245,9 @@ func (s *Store) DeleteFolder(ctx context.Context, aid, fid int64) error {
 	g.SetLimit(trashParallelism)
 	now := s.timestamp()
 	for _, m := range members {
+		if m.SK != surveySK {
+			continue // a survey's view count (views.go), not a survey
+		}
 		g.Go(func() error {
 			err := s.table.Update(AttrPK, SurveyPK(m.ID)).Range(AttrSK, surveySK).
 				Set("deleted", true).Set("trashed", now).Remove(AttrGSI1PK, AttrGSI1SK).

@@ -71,6 +71,18 @@ func (s *Store) NewIDs(ctx context.Context, kind string, n int) ([]int64, error)
 // recycled) are gaps, which are harmless; ids still never repeat.
 const idLease = 16
 
+// responseIDLease is the lease of response ids: a container that takes
+// submissions takes many, and each lease is a counter write on the
+// submission's path.
+const responseIDLease = 256
+
+func leaseOf(kind string) int {
+	if kind == KindResponse {
+		return responseIDLease
+	}
+	return idLease
+}
+
 // idPools holds a Store's leased, unused ids, by kind.
 type idPools struct {
 	mu   sync.Mutex
@@ -110,12 +122,13 @@ func (p *idPools) give(kind string, ids []int64) {
 }
 
 // NewID hands out one id of a kind from the Store's lease, taking a new
-// lease of idLease ids (one UpdateItem) when it runs out.
+// lease of idLease ids (responseIDLease for responses; one UpdateItem)
+// when it runs out.
 func (s *Store) NewID(ctx context.Context, kind string) (int64, error) {
 	if id, ok := s.ids.take(kind); ok {
 		return id, nil
 	}
-	ids, err := s.NewIDs(ctx, kind, idLease)
+	ids, err := s.NewIDs(ctx, kind, leaseOf(kind))
 	if err != nil {
 		return 0, err
 	}

@@ -17,6 +17,7 @@
 //	template             TEMPLATE#<tid>        TEMPLATE          TSLUG#<slug> / TEMPLATE         CATALOG / <desc score>#<tid>
 //	folder               ACCOUNT#<aid>         FOLDER#<fid>      OWNER#<aid> / F#<fid>
 //	survey               SURVEY#<sid>          SURVEY            OWNER#<aid> / F#<fid>#S#<sid>   EXPIRY#<hash(sid) mod 8> / <date>#<sid>
+//	survey view count    SURVEY#<sid>          VIEWS             OWNER#<aid> / F#<fid>#S#<sid>#V (see views.go)
 //	survey slug          SLUG#<url_slug>       SLUG
 //	element layout       SURVEY#<sid>          LAYOUT            (ordered id lists, groups, element sizes; version)
 //	element              SURVEY#<sid>          ELEMENT#<eid>     (fields as JSON, choices/rows/columns included)
@@ -28,13 +29,17 @@
 //	  and per client     GUESSES#<sid>         <window>#<client> (n: failed checks of one IP; expires_at)
 //	data key (wrapped)   DATAKEY#<kid>         DATAKEY
 //	current data key     DATAKEY               CURRENT
-//	used one-use link    LINK#<token id>       USED
+//	used one-use link    LINK#<token id>       USED              (written by the response that uses it)
+//	response             RESPONSES#<sid>       RESPONSE#<rid>    RTIME#<sid> / <submitted_at>#<rid> (see responses.go)
+//	idempotency key      RESPONSES#<sid>       IDEM#<sha256 hex> (TTL expires_at, 24 hours)
 //	a survey's webhooks  HOOKS#<sid>           WEBHOOKS          (all of them, secrets sealed; version)
 //	webhook delivery     DELIVERIES#<wid>      DELIVERY#<event µs>#<rid>   (TTL expires_at: 30 days)
 //
-// GSI1 holds only live surveys (a trashed survey loses its GSI1 keys) and
-// folders; GSI2 holds the catalog and, sparsely, only the surveys with an
-// expiration date that the sweep has not closed.
+// GSI1 holds only live surveys (a trashed survey loses its GSI1 keys),
+// folders, and the surveys' view counts (which may outlive their survey's
+// place there: readers show a count only beside its survey); GSI2 holds the
+// catalog and, sparsely, only the surveys with an expiration date that the
+// sweep has not closed.
 //
 // # Access patterns
 //
@@ -47,12 +52,21 @@
 //	new ids of a kind               UpdateItem ADD on one of 16 counter shards, leased 16 at a time (see ids.go)
 //	folders with their surveys      Query GSI1 OWNER#<aid>: folders and live surveys, grouped by folder
 //	one folder with its surveys     GetItem FOLDER#<fid> (consistent), Query GSI1 OWNER#<aid> begins_with F#<fid>#
+//	                                (both lists read each survey's view count right after it)
 //	next folder order               Query ACCOUNT#<aid> begins_with FOLDER# (consistent, keys and order only)
 //	delete a folder                 UpdateItem (mark deleting), Query GSI1 of its surveys, UpdateItem each (trash), DeleteItem
 //	create a survey                 TransactWriteItems: survey, slug guard, empty layout, ConditionCheck live folder
 //	survey detail                   Query PK SURVEY#<sid>: survey, layout, elements, settings, variables (one item collection)
-//	survey by public slug           GetItem SLUG#<url_slug> (holds the survey id)
+//	survey by public slug           GetItem SLUG#<url_slug> (holds the survey id; cached per container, never stale)
+//	responder's view of a survey    Query PK SURVEY#<sid> (the detail's one item collection), then count a view
+//	start a session                 BatchGetItem SURVEY + SETTINGS; GetItem CODE#<code>, GetItem LINK#<token id> when given
+//	submit a response               Query PK SURVEY#<sid> (consistent), then TransactWriteItems: Put IDEM (new or
+//	                                expired), Put RESPONSE, Update SURVEY ADD submitted_responses (open), Update CODE
+//	                                (unique: spend) or ConditionCheck CODE, Put LINK USED, Update VARIABLES ADD responded
+//	replay of a refused submission  GetItem IDEM#<hash> (only on the way to a refusal)
 //	move, trash, restore a survey   UpdateItem SURVEY (conditional), with ConditionCheck of the folder when one is named
+//	                                and, moving or restoring, UpdateItem VIEWS (its GSI1 keys) in the same transaction
+//	count a view                    UpdateItem SURVEY#<sid> VIEWS ADD views (its own item: never conflicts with a submission)
 //	element insert, move, delete    GetItem LAYOUT, then TransactWriteItems: element, LAYOUT (version), SURVEY (live; question_count)
 //	                                (new choice/row/column ids: from the leased ids, or one UpdateItem for all of them)
 //	one element                     BatchGetItem LAYOUT + ELEMENT#<eid>
@@ -64,11 +78,11 @@
 //	add or delete codes             TransactWriteItems: up to 99 conditional Put/Delete CODE#, ADD to one COUNT# shard
 //	                                (BatchGetItem first, of which exist, when the survey has codes)
 //	delete every code               Query CODES#<sid> begins_with CODE#, then transactions as above, page by page
-//	auth code check (unique)        UpdateItem CODES#<sid> CODE#<code> with a condition on "used"
+//	auth code check                 GetItem CODES#<sid> CODE#<code> (consistent; a unique code is spent by its response)
 //	code check guard                BatchGetItem GUESSES#<sid> window items with the survey; UpdateItem ADD n on a failed check
 //	variables of a survey           BatchGetItem SURVEY + VARIABLES; written whole under the version read
 //	personalised link data key      GetItem DATAKEY CURRENT (holds the wrapped key), GetItem DATAKEY#<kid> on a miss
-//	one-use link consumed           PutItem LINK#<token id> with attribute_not_exists
+//	one-use link used?              GetItem LINK#<token id> (consistent; the response's transaction puts it)
 //	webhooks of a survey (owner)    BatchGetItem SURVEY + HOOKS#<sid> WEBHOOKS
 //	change webhooks                 TransactWriteItems: ConditionCheck SURVEY (live), Put WEBHOOKS (version)
 //	webhooks of a new response      stream record (NEW_IMAGE, filtered to INSERT of RESPONSE#), GetItem WEBHOOKS
@@ -137,6 +151,10 @@ func FolderOwnerSK(fid int64) string { return "F#" + pad(fid) }
 
 // SurveyOwnerSK is GSI1SK of a live survey: right after its folder.
 func SurveyOwnerSK(fid, sid int64) string { return FolderOwnerSK(fid) + "#S#" + pad(sid) }
+
+// SurveyViewsOwnerSK is GSI1SK of a survey's view count: right after the
+// survey (see views.go).
+func SurveyViewsOwnerSK(fid, sid int64) string { return SurveyOwnerSK(fid, sid) + "#V" }
 
 // SurveyPK is the partition of a survey: the whole detail in one Query.
 func SurveyPK(sid int64) string { return "SURVEY#" + pad(sid) }

@@ -21,6 +21,7 @@ type Store struct {
 
 	retries atomic.Int64 // element writes retried after a lost layout race
 	ids     idPools
+	slugs   slugCache
 }
 
 // New returns a Store on the named table.

@@ -212,10 +212,13 @@ func (s *Store) Survey(ctx context.Context, aid, sid int64) (survey.Survey, erro
 }
 
 // SurveyIDBySlug resolves a public slug to its survey id in one read, or
-// ENOTFOUND.
+// none when this container resolved it before, or ENOTFOUND.
 func (s *Store) SurveyIDBySlug(ctx context.Context, slug string) (int64, error) {
 	if !survey.ValidSlug(slug) {
 		return 0, survey.ErrNotFound
+	}
+	if sid, ok := s.slugs.get(slug); ok {
+		return sid, nil
 	}
 	var it slugItem
 	err := s.table.Get(AttrPK, SlugPK(slug)).Range(AttrSK, dynamo.Equal, slugSK).One(ctx, &it)
@@ -225,6 +228,7 @@ func (s *Store) SurveyIDBySlug(ctx context.Context, slug string) (int64, error) 
 	if err != nil {
 		return 0, s.fail("get survey by slug", err)
 	}
+	s.slugs.put(slug, it.SurveyID)
 	return it.SurveyID, nil
 }
 
@@ -268,7 +272,7 @@ func (s *Store) UpdateSurvey(ctx context.Context, aid, sid int64, u SurveyUpdate
 	up.Set("folder_id", *u.FolderID).Set(AttrGSI1SK, SurveyOwnerSK(*u.FolderID, sid))
 	err := s.db.WriteTx().
 		Check(s.table.Check(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(*u.FolderID)).If(folderLive)).
-		Update(up).Run(ctx)
+		Update(up).Update(s.viewsPlace(aid, *u.FolderID, sid)).Run(ctx)
 	switch {
 	case err == nil:
 		return nil
@@ -340,7 +344,7 @@ func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int
 		If("attribute_exists(PK) AND account_id = ? AND deleted = ?", aid, true)
 	err = s.db.WriteTx().
 		Check(s.table.Check(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(target)).If(folderLive)).
-		Update(up).Run(ctx)
+		Update(up).Update(s.viewsPlace(aid, target, sid)).Run(ctx)
 	switch {
 	case err == nil:
 		return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -16,12 +17,19 @@ const variablesSK = "VARIABLES"
 // (at most survey.MaxVariables), as one JSON list under a version. One item
 // makes "all or nothing" for an array and "unique names" one conditional
 // write, and the survey detail reads them with the rest of its collection.
+//
+// Responded is the set of the ids of the variables that a response has
+// carried (has_response). The submission transaction ADDs to it, and only
+// ids not in it yet, so that later submissions leave the item alone; the
+// owner's writes set the list and the version and leave the set as it is
+// (ids are never reused, so a deleted variable's id in it is harmless).
 type variablesItem struct {
-	PK        string `dynamo:"PK"`
-	SK        string `dynamo:"SK"`
-	AccountID int64  `dynamo:"account_id"`
-	Doc       string `dynamo:"doc"`
-	Version   int64  `dynamo:"version"`
+	PK        string  `dynamo:"PK"`
+	SK        string  `dynamo:"SK"`
+	AccountID int64   `dynamo:"account_id"`
+	Doc       string  `dynamo:"doc"`
+	Version   int64   `dynamo:"version"`
+	Responded []int64 `dynamo:"responded,set"`
 }
 
 func decodeVariables(item dynamo.Item) ([]survey.Variable, int64, error) {
@@ -29,9 +37,15 @@ func decodeVariables(item dynamo.Item) ([]survey.Variable, int64, error) {
 	if err := dynamo.UnmarshalItem(item, &it); err != nil {
 		return nil, 0, fmt.Errorf("store: decode variables: %w", err)
 	}
+	if it.Doc == "" {
+		return []survey.Variable{}, it.Version, nil
+	}
 	var vars []survey.Variable
 	if err := json.Unmarshal([]byte(it.Doc), &vars); err != nil {
 		return nil, 0, fmt.Errorf("store: decode variables of %s: %w", it.PK, err)
+	}
+	for i := range vars {
+		vars[i].HasResponse = slices.Contains(it.Responded, vars[i].ID)
 	}
 	return vars, it.Version, nil
 }
@@ -76,19 +90,25 @@ var errVariablesChanged = survey.Errorf(survey.EUNAVAILABLE, "The survey's varia
 // writeVariables replaces a survey's variables under the version read,
 // with the survey's liveness checked in the same transaction.
 func (s *Store) writeVariables(ctx context.Context, aid, sid int64, vars []survey.Variable, version int64) error {
+	vars = slices.Clone(vars)
+	for i := range vars {
+		vars[i].HasResponse = false // kept by the item's responded set, not in the list
+	}
 	doc, err := json.Marshal(vars)
 	if err != nil {
 		return fmt.Errorf("store: encode variables: %w", err)
 	}
-	put := s.table.Put(variablesItem{PK: SurveyPK(sid), SK: variablesSK, AccountID: aid, Doc: string(doc), Version: version + 1})
+	// An update, not a put: the responded set that submissions keep stays.
+	up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, variablesSK).
+		Set("account_id", aid).Set("doc", string(doc)).Set("version", version+1)
 	if version == 0 {
-		put = put.If("attribute_not_exists(PK)")
+		up = up.If("attribute_not_exists(version)")
 	} else {
-		put = put.If("version = ?", version)
+		up = up.If("version = ?", version)
 	}
 	err = s.db.WriteTx().
 		Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).If(surveyWritable, aid, false)).
-		Put(put).Run(ctx)
+		Update(up).Run(ctx)
 	switch {
 	case err == nil:
 		return nil

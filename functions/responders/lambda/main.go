@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
@@ -36,5 +37,5 @@ func handler(ctx context.Context, getenv func(string) string) (http.Handler, err
 	}
 	st := store.New(cfg, store.TableNameFrom(getenv))
 	sealer := links.NewSealer(kms.NewFromConfig(cfg), links.KeyFromEnv(getenv), st)
-	return responders.New(st, sealer), nil
+	return responders.New(st, sealer, time.Now), nil
 }

@@ -1,0 +1,285 @@
+package responders
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/links"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// IdempotencyHeader names the submission's idempotency key.
+const IdempotencyHeader = "Idempotency-Key"
+
+var (
+	errInvalidSession = survey.FieldError("session", "Invalid session.")
+	errTimeIsUp       = survey.Errorf(survey.EGONE, "The time to respond has ended.")
+)
+
+// submittedView is the 201 answer of a recorded response.
+type submittedView struct {
+	ID          int64  `json:"id"`
+	SubmittedAt string `json:"submitted_at"`
+}
+
+// idempotencyKey reads the request's Idempotency-Key: 1 to 255 visible
+// ASCII characters, once.
+func idempotencyKey(r *http.Request) (string, error) {
+	vals := r.Header.Values(IdempotencyHeader)
+	if len(vals) == 0 || vals[0] == "" {
+		return "", survey.FieldError(IdempotencyHeader, "This header is required.")
+	}
+	key := vals[0]
+	ok := len(vals) == 1 && len(key) <= survey.MaxIdempotencyKey
+	for i := 0; ok && i < len(key); i++ {
+		ok = key[i] > ' ' && key[i] < 0x7f
+	}
+	if !ok {
+		return "", survey.FieldError(IdempotencyHeader, fmt.Sprintf("Send one key of 1 to %d visible ASCII characters.", survey.MaxIdempotencyKey))
+	}
+	return key, nil
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// submitRequest is a submission's body, decoded.
+type submitRequest struct {
+	session   string
+	answers   map[string]json.RawMessage
+	variables map[string]any
+}
+
+// decodeSubmit reads {"session", "answers", "variables"}: the session is
+// required; answers and variables are objects, {} when left out.
+func decodeSubmit(data []byte) (submitRequest, error) {
+	body, err := api.ParseObject(data)
+	if err != nil {
+		return submitRequest{}, err
+	}
+	form := api.NewForm(body)
+	var req submitRequest
+	req.session, _ = form.String("session", api.Str{Required: true, NoTrim: true})
+	req.answers = map[string]json.RawMessage{}
+	if raw, ok := dictField(form, "answers"); ok {
+		if err := json.Unmarshal(raw, &req.answers); err != nil {
+			form.Fail("answers", "Not a valid object.") // checked JSON and a dict: never in practice
+		}
+	}
+	req.variables = map[string]any{}
+	if raw, ok := dictField(form, "variables"); ok {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&req.variables); err != nil {
+			form.Fail("variables", "Not a valid object.") // checked JSON and a dict: never in practice
+		}
+	}
+	return req, form.Err()
+}
+
+// dictField reads an optional object field, as DRF's DictField words its
+// refusals; ok is false when it is absent or refused.
+func dictField(form *api.Form, name string) (json.RawMessage, bool) {
+	raw, present := form.Raw(name)
+	switch {
+	case !present:
+		return nil, false
+	case form.IsNull(name):
+		form.Fail(name, api.MsgNull)
+		return nil, false
+	case api.JSONKind(raw) != "dict":
+		form.Fail(name, fmt.Sprintf("Expected a dictionary of items but got type %q.", api.JSONKind(raw)))
+		return nil, false
+	}
+	return raw, true
+}
+
+// handleSubmit records one response (contract section 11) exactly once:
+// one strongly consistent Query of the survey's item collection, then one
+// transaction (store.Submit) that writes the response with everything it
+// spends; a warm container makes no other call (the slug's survey id and
+// the data key are cached, response ids leased).
+//
+// Refusals, in order: the Idempotency-Key and the body (400, 413, 415), an
+// unknown survey (404), a session that does not open for the survey (400),
+// the survey closed, stopped or trashed (410), the time to respond over
+// (410), the code no longer admitting the responder (403), the answers and
+// variables (400, all reported at once), and, inside the transaction, the
+// survey closing, the code or the link spent by a racing response (410,
+// 403, 410). A refusal after the session opened first asks whether the
+// key recorded a response already: a retry of a success answers that
+// success, however the survey changed since.
+func handleSubmit(st Store, sealer Sealer, now func() time.Time) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		key, err := idempotencyKey(r)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		data, err := api.ReadBody(r, api.MaxBody)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		req, err := decodeSubmit(data)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		sid, err := st.SurveyIDBySlug(ctx, r.PathValue("url_slug"))
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		plain, err := sealer.OpenFor(ctx, links.PurposeSession, sid, req.session)
+		if errors.Is(err, links.ErrInvalid) {
+			api.Error(w, r, errInvalidSession)
+			return
+		}
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		sess, err := DecodeSession(plain)
+		if err != nil {
+			api.Error(w, r, errInvalidSession) // sealed by us, so never in practice
+			return
+		}
+		keyHash, bodyHash := sha256Hex([]byte(key)), sha256Hex(data)
+		refuse := func(refusal error) {
+			done, found, err := st.Replay(ctx, sid, keyHash, bodyHash)
+			switch {
+			case err != nil:
+				api.Error(w, r, err)
+			case found:
+				answerSubmitted(w, r, done)
+			default:
+				api.Error(w, r, refusal)
+			}
+		}
+		c, err := st.PublicCollection(ctx, sid, true)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		sub, err := submission(c, sess, req, now())
+		if err != nil {
+			if survey.ErrorCode(err) == survey.EINTERNAL {
+				api.Error(w, r, err)
+				return
+			}
+			refuse(err)
+			return
+		}
+		sub.KeyHash, sub.BodyHash = keyHash, bodyHash
+		done, err := st.Submit(ctx, sub)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		answerSubmitted(w, r, done)
+	})
+}
+
+// answerSubmitted answers 201 with the response recorded, marked when it is
+// an earlier request's.
+func answerSubmitted(w http.ResponseWriter, r *http.Request, done store.Submitted) {
+	if done.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	api.Respond(w, r, http.StatusCreated, submittedView{ID: done.ID, SubmittedAt: done.SubmittedAt.UTC().Format(survey.TimestampLayout)})
+}
+
+// submission checks a response against the survey as read at now and
+// builds what the store writes: the survey open, the time to respond not
+// over, the session's code still required and given, the answers and the
+// variables valid. The store's transaction checks the survey's state, the
+// code and the link again, as of its write.
+func submission(c store.SurveyCollection, sess Session, req submitRequest, now time.Time) (store.Submission, error) {
+	sv, set := c.Survey, c.Settings
+	if !sv.Active(now) {
+		return store.Submission{}, store.ErrSurveyClosed
+	}
+	if deadline, ok := survey.ResponseDeadline(sess.StartedAt, set.RespondingDuration); ok && now.After(deadline) {
+		return store.Submission{}, errTimeIsUp
+	}
+	if set.CodeAuth && sess.Code == "" {
+		return store.Submission{}, errRefused
+	}
+	answers, aerr := survey.CheckAnswers(c.Layout.QuestionElements(c.Elements), req.answers)
+	vars, verr := responseVariables(c.Variables, req.variables, sess.Link)
+	if aerr != nil || verr != nil {
+		return store.Submission{}, mergeFieldErrors(aerr, verr)
+	}
+	sub := store.Submission{
+		Response: survey.Response{
+			SurveyID: sv.ID, StartedAt: sess.StartedAt, Answers: answers, Variables: vars, Code: sess.Code,
+		},
+		CheckCode: set.CodeAuth, CodeUnique: set.CodeAuthIsUnique,
+	}
+	if sess.Link != nil && sess.Link.Values.Unique {
+		sub.LinkID = sess.Link.TokenID()
+	}
+	for _, v := range c.Variables {
+		if _, carried := vars[v.Name]; carried && !v.HasResponse {
+			sub.Flag = append(sub.Flag, v.ID)
+		}
+	}
+	return sub, nil
+}
+
+// responseVariables are the query-string variables a response carries:
+// the submitted ones (section 8 rules: each a variable of the survey, a
+// string, number or boolean, an integer for a type 2 variable), and the
+// link's values, which win over them.
+func responseVariables(vars []survey.Variable, submitted map[string]any, link *SessionLink) (map[string]any, error) {
+	types := make(map[string]int64, len(vars))
+	for _, v := range vars {
+		types[v.Name] = v.Type
+	}
+	p, fields := links.DecodeItem(submitted, types, false)
+	if fields != nil {
+		return nil, &survey.Error{Code: survey.EINVALID, Fields: map[string]any{"variables": fields}}
+	}
+	out := make(map[string]any, len(p.Values))
+	for _, v := range p.Values {
+		out[v.Name] = v.JSON()
+	}
+	if link != nil {
+		for _, v := range link.Values.Values {
+			out[v.Name] = v.JSON()
+		}
+	}
+	return out, nil
+}
+
+// mergeFieldErrors reports the answers' and the variables' field errors in
+// one 400; anything else passes as it is.
+func mergeFieldErrors(errs ...error) error {
+	merged := map[string]any{}
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var e *survey.Error
+		if !errors.As(err, &e) || e.Code != survey.EINVALID || len(e.Fields) == 0 {
+			return err
+		}
+		for k, v := range e.Fields {
+			merged[k] = v
+		}
+	}
+	return &survey.Error{Code: survey.EINVALID, Fields: merged}
+}

@@ -1,0 +1,123 @@
+package responders
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"time"
+	"unicode/utf8"
+
+	"surveyservice/shared/links"
+)
+
+// Session is what a responder's session token seals (contract section
+// 11): when the response started, the code it was admitted with, and the
+// personalised link it was started from. The token is sealed like a link,
+// under the same data key, with the session purpose in its associated data
+// (links.PurposeSession), so a link never opens as a session.
+type Session struct {
+	StartedAt time.Time // microseconds
+	// Code is the authentication code that admitted the responder, or "".
+	Code string
+	// Link is the personalised link, or nil.
+	Link *SessionLink
+}
+
+// SessionLink is the personalised link a session was started from: its
+// token id (a one-use link is spent by the response) and its values.
+type SessionLink struct {
+	ID     [12]byte
+	Values links.Payload
+}
+
+// TokenID is the link's token id as links.TokenID names it.
+func (l SessionLink) TokenID() string { return hex.EncodeToString(l.ID[:]) }
+
+// The session encoding (version 1):
+//
+//	version     1 byte   0x01
+//	flags       1 byte   1: a code follows, 2: a link follows
+//	started_at  varint   Unix microseconds (zigzag), positive
+//	code        uvarint length (1-400) and UTF-8 bytes, if flagged
+//	link        12 bytes token id, then the link's payload to the end, if flagged
+//
+// Every session has one encoding (minimal varints, a canonical payload), so
+// a decoder's answer re-encodes to exactly its input.
+const (
+	sessionVersion = 1
+	flagCode       = 1
+	flagLink       = 2
+	// MaxCode bounds a session's code in bytes: a code is at most 100
+	// characters (section 7).
+	MaxCode = 400
+)
+
+var errSession = errors.New("responders: malformed session")
+
+// Encode writes the session.
+func (s Session) Encode() []byte {
+	b := make([]byte, 0, 16+len(s.Code)+32)
+	var flags byte
+	if s.Code != "" {
+		flags |= flagCode
+	}
+	if s.Link != nil {
+		flags |= flagLink
+	}
+	b = append(b, sessionVersion, flags)
+	b = binary.AppendVarint(b, s.StartedAt.UnixMicro())
+	if s.Code != "" {
+		b = binary.AppendUvarint(b, uint64(len(s.Code)))
+		b = append(b, s.Code...)
+	}
+	if s.Link != nil {
+		b = append(b, s.Link.ID[:]...)
+		b = s.Link.Values.AppendEncode(b)
+	}
+	return b
+}
+
+// DecodeSession reads an encoded session. It never panics and allocates at
+// most in proportion to its input.
+func DecodeSession(b []byte) (Session, error) {
+	if len(b) < 3 || b[0] != sessionVersion || b[1]&^(flagCode|flagLink) != 0 {
+		return Session{}, errSession
+	}
+	flags := b[1]
+	b = b[2:]
+	micros, k := binary.Varint(b)
+	if k <= 0 || k != len(binary.AppendVarint(nil, micros)) || micros <= 0 {
+		return Session{}, errSession
+	}
+	b = b[k:]
+	s := Session{StartedAt: time.UnixMicro(micros).UTC()}
+	if flags&flagCode != 0 {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || k != len(binary.AppendUvarint(nil, n)) || n == 0 || n > MaxCode || n > uint64(len(b)-k) {
+			return Session{}, errSession
+		}
+		s.Code = string(b[k : k+int(n)])
+		if !utf8.ValidString(s.Code) {
+			return Session{}, errSession
+		}
+		b = b[k+int(n):]
+	}
+	if flags&flagLink == 0 {
+		if len(b) != 0 {
+			return Session{}, errSession
+		}
+		return s, nil
+	}
+	if len(b) < len(SessionLink{}.ID) {
+		return Session{}, errSession
+	}
+	l := &SessionLink{}
+	copy(l.ID[:], b)
+	p, err := links.DecodePayload(b[len(l.ID):])
+	if err != nil {
+		return Session{}, errSession
+	}
+	l.Values = p
+	s.Link = l
+	return s, nil
+}

@@ -1,0 +1,44 @@
+package responders
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/survey"
+)
+
+// handleSurvey answers the survey as its responders see it: one Query of
+// the survey's item collection (the slug's survey id is cached by the
+// store), and, for a GET, one view counted on the survey's views item,
+// which no submission writes. A HEAD (a link checker, a preview) counts
+// nothing. A trashed or unknown survey answers 404; a closed or stopped one
+// is shown with its state, so that the form can say so.
+func handleSurvey(st Store, now func() time.Time) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		sid, err := st.SurveyIDBySlug(ctx, r.PathValue("url_slug"))
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		c, err := st.PublicCollection(ctx, sid, false)
+		if err == nil && c.Survey.Deleted {
+			err = survey.ErrNotFound
+		}
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		if r.Method == http.MethodGet {
+			// A view that could not be counted does not keep the survey
+			// from its responder.
+			if err := st.CountView(ctx, c.Survey.AccountID, c.Survey.FolderID, sid); err != nil {
+				api.Logger(ctx).WarnContext(ctx, "view not counted", slog.Int64("survey", sid), slog.String("error", err.Error()))
+			}
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		api.Respond(w, r, http.StatusOK, c.Survey.ResponderView(now(), c.Settings, c.Layout, c.Elements, c.Variables))
+	})
+}

@@ -1,0 +1,259 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+// Submission is one response to record and everything it spends (contract
+// section 11), written by Submit in one transaction.
+type Submission struct {
+	// Response is the response; Submit gives it its id and submitted_at.
+	Response survey.Response
+	// KeyHash is the hex SHA-256 of the request's Idempotency-Key, and
+	// BodyHash the hex SHA-256 of its body.
+	KeyHash, BodyHash string
+	// CheckCode makes the response's Code a condition: it must still be a
+	// code of the survey; with CodeUnique it must also be unspent, and the
+	// response spends it.
+	CheckCode, CodeUnique bool
+	// LinkID is the token id of the one-use link the response spends, or "".
+	LinkID string
+	// Flag lists the ids of the variables the response carries whose
+	// has_response is not set yet.
+	Flag []int64
+}
+
+// Submitted is a recorded response: the one this request recorded, or,
+// Replayed, the one an earlier request with the same Idempotency-Key and
+// body recorded.
+type Submitted struct {
+	ID          int64
+	SubmittedAt time.Time
+	Replayed    bool
+}
+
+// Refusals of a submission.
+var (
+	// ErrReusedKey answers an Idempotency-Key sent before with another body.
+	ErrReusedKey = survey.Errorf(survey.EUNPROCESSABLE, "Idempotency-Key was used with another request.")
+	// ErrSurveyClosed answers a response to a survey that is stopped,
+	// closed by its date, or in the trash.
+	ErrSurveyClosed = survey.Errorf(survey.EGONE, "This survey is closed.")
+	// ErrCodeRefused answers a code that is unknown or spent, the same in
+	// every case.
+	ErrCodeRefused = survey.Errorf(survey.EFORBIDDEN, "Authentication failed.")
+	// ErrLinkUsed answers a one-use link that was used.
+	ErrLinkUsed = survey.Errorf(survey.EGONE, "This link has been used.")
+	// ErrResponseTooLarge answers answers and variables over
+	// survey.MaxResponseBytes.
+	ErrResponseTooLarge = survey.Errorf(survey.ETOOLARGE, "The response is larger than %d KiB.", survey.MaxResponseBytes>>10)
+)
+
+// idemItem is RESPONSES#<sid> / IDEM#<key hash>: what an Idempotency-Key
+// recorded, until it expires.
+type idemItem struct {
+	PK         string `dynamo:"PK"`
+	SK         string `dynamo:"SK"`
+	BodyHash   string `dynamo:"body_hash"`
+	ResponseID int64  `dynamo:"response_id"`
+	Submitted  string `dynamo:"submitted_at"`
+	ExpiresAt  int64  `dynamo:"expires_at"`
+}
+
+// replay is what an Idempotency-Key recorded earlier answers now: the
+// first response again for the same body, ErrReusedKey for another.
+func (it idemItem) replay(bodyHash string) (Submitted, error) {
+	if it.BodyHash != bodyHash {
+		return Submitted{}, ErrReusedKey
+	}
+	at, err := time.Parse(survey.TimestampLayout, it.Submitted)
+	if err != nil {
+		return Submitted{}, fmt.Errorf("store: idempotency key %s: submitted_at: %w", it.SK, err)
+	}
+	return Submitted{ID: it.ResponseID, SubmittedAt: at, Replayed: true}, nil
+}
+
+// surveyOpen is the survey item's condition in a submission: it exists, is
+// not in the trash, not stopped, not closed by the sweep, and its
+// expiration date (if any) is after today (UTC), as survey.Survey.Active
+// says.
+const surveyOpen = "attribute_exists(PK) AND deleted = ? AND is_stopped = ? AND (attribute_not_exists(closed) OR closed = ?) AND (attribute_not_exists(expiration_date) OR expiration_date > ?)"
+
+// submitAttempts bounds the tries of a submission cancelled by concurrent
+// transactions on the same items (the survey's count is written by every
+// submission); then the answer is 503 and the client retries with its key.
+const submitAttempts = 5
+
+// Submit records a response exactly once, in one TransactWriteItems: the
+// Idempotency-Key (conditional on it being new, or expired), the response,
+// the survey's submitted_responses count (conditional on the survey being
+// open), the code's check or spending, the one-use link's spending and the
+// variables' has_response flags. Either all of them are written or none.
+//
+// The same key with the same body answers the first response, Replayed;
+// with another body ErrReusedKey (422). A closed, stopped or trashed
+// survey answers ErrSurveyClosed (410); an unknown or spent code
+// ErrCodeRefused (403); a used link ErrLinkUsed (410). Transactions lost
+// to concurrent ones are retried a few times, with jitter, then answer 503.
+func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
+	r := sub.Response
+	id, err := s.NewID(ctx, KindResponse)
+	if err != nil {
+		return Submitted{}, err
+	}
+	r.ID = id
+	for attempt := 1; ; attempt++ {
+		now := s.Now().UTC().Truncate(time.Microsecond)
+		r.SubmittedAt = now
+		tx, parts, err := s.submitTx(r, sub, now)
+		if err != nil {
+			return Submitted{}, err
+		}
+		err = tx.Run(ctx)
+		if err == nil {
+			return Submitted{ID: r.ID, SubmittedAt: now}, nil
+		}
+		reasons := txReasons(err)
+		if reasons == nil {
+			return Submitted{}, s.fail(fmt.Sprintf("submit a response to survey %d", r.SurveyID), err)
+		}
+		if txFailedAt(err, parts.idem) {
+			if it, ok, derr := keyFromTx(err, parts.idem); derr != nil || ok {
+				if derr != nil {
+					return Submitted{}, derr
+				}
+				return it.replay(sub.BodyHash)
+			}
+			// The item did not come back with the cancellation: read it.
+			done, found, rerr := s.Replay(ctx, r.SurveyID, sub.KeyHash, sub.BodyHash)
+			if rerr != nil || found {
+				return done, rerr
+			}
+			// Gone since (expired and deleted): try again.
+			if attempt == submitAttempts {
+				return Submitted{}, errBusy
+			}
+			continue
+		}
+		if refusal := parts.refusal(err); refusal != nil {
+			// Cancellation reasons need not name every failed condition:
+			// the key may hold an earlier success that a retry should
+			// answer, whatever the survey's state is now.
+			if done, found, rerr := s.Replay(ctx, r.SurveyID, sub.KeyHash, sub.BodyHash); rerr != nil || found {
+				return done, rerr
+			}
+			return Submitted{}, refusal
+		}
+		if !txConflict(err) || attempt == submitAttempts {
+			return Submitted{}, s.fail(fmt.Sprintf("submit a response to survey %d", r.SurveyID), err)
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return Submitted{}, err
+		}
+	}
+}
+
+// txParts are the positions of a submission's writes in its transaction
+// (-1 for a write it does not have).
+type txParts struct {
+	idem, response, survey, code, link int
+}
+
+// refusal is the client's answer to a transaction cancelled by a failed
+// condition other than the key's, or nil.
+func (p txParts) refusal(err error) error {
+	switch {
+	case txFailedAt(err, p.survey):
+		return ErrSurveyClosed
+	case p.code >= 0 && txFailedAt(err, p.code):
+		return ErrCodeRefused
+	case p.link >= 0 && txFailedAt(err, p.link):
+		return ErrLinkUsed
+	case txFailedAt(err, p.response):
+		return survey.Errorf(survey.EINTERNAL, "store: a new response's id exists")
+	}
+	return nil
+}
+
+// submitTx builds a submission's transaction.
+func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dynamo.WriteTx, txParts, error) {
+	it, err := newResponseItem(r)
+	if err != nil {
+		return nil, txParts{}, err
+	}
+	if len(it.Answers)+len(it.Variables) > survey.MaxResponseBytes {
+		return nil, txParts{}, ErrResponseTooLarge
+	}
+	sid := r.SurveyID
+	idem := idemItem{
+		PK: ResponsesPK(sid), SK: IdempotencySK(sub.KeyHash), BodyHash: sub.BodyHash, ResponseID: r.ID,
+		Submitted: it.Submitted, ExpiresAt: now.Add(IdempotencyTTL).Unix(),
+	}
+	p := txParts{idem: 0, response: 1, survey: 2, code: -1, link: -1}
+	tx := s.db.WriteTx().
+		Put(s.table.Put(idem).If("attribute_not_exists(PK) OR expires_at < ?", now.Unix()).IncludeItemInCondCheckFail(true)).
+		Put(s.table.Put(it).If("attribute_not_exists(PK)")).
+		Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).Add("submitted_responses", 1).
+			If(surveyOpen, false, false, false, survey.Today(now)))
+	n := 3
+	switch {
+	case sub.CheckCode && sub.CodeUnique:
+		tx.Update(s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeSK(r.Code)).
+			Set("used", true).Set("used_at", it.Submitted).Set("response_id", r.ID).
+			If("attribute_exists(PK) AND attribute_not_exists(used)"))
+		p.code, n = n, n+1
+	case sub.CheckCode:
+		tx.Check(s.table.Check(AttrPK, CodesPK(sid)).Range(AttrSK, CodeSK(r.Code)).If("attribute_exists(PK)"))
+		p.code, n = n, n+1
+	}
+	if sub.LinkID != "" {
+		tx.Put(s.table.Put(map[string]any{
+			AttrPK: LinkPK(sub.LinkID), AttrSK: linkUsedSK, "used_at": it.Submitted, "survey_id": sid, "response_id": r.ID,
+		}).If("attribute_not_exists(PK)"))
+		p.link = n
+	}
+	if len(sub.Flag) > 0 {
+		tx.Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, variablesSK).Add("responded", sub.Flag))
+	}
+	return tx, p, nil
+}
+
+// keyFromTx is the idempotency key's item that the cancelled transaction
+// returned (ReturnValuesOnConditionCheckFailure), if it did.
+func keyFromTx(err error, i int) (it idemItem, ok bool, derr error) {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) || i >= len(tce.CancellationReasons) || tce.CancellationReasons[i].Item == nil {
+		return idemItem{}, false, nil
+	}
+	if err := dynamo.UnmarshalItem(tce.CancellationReasons[i].Item, &it); err != nil {
+		return idemItem{}, false, fmt.Errorf("store: decode idempotency key: %w", err)
+	}
+	return it, true, nil
+}
+
+// Replay tells whether an Idempotency-Key of the survey recorded a response
+// that has not expired: found, and that response for the same body
+// (Replayed) or ErrReusedKey for another. One strongly consistent GetItem,
+// made only on a submission's way to a refusal, so that a retry of a
+// success answers the success even when the survey has closed since.
+func (s *Store) Replay(ctx context.Context, sid int64, keyHash, bodyHash string) (done Submitted, found bool, err error) {
+	var it idemItem
+	err = s.table.Get(AttrPK, ResponsesPK(sid)).Range(AttrSK, dynamo.Equal, IdempotencySK(keyHash)).
+		Consistent(true).One(ctx, &it)
+	if err == dynamo.ErrNotFound || (err == nil && it.ExpiresAt < s.Now().Unix()) {
+		return Submitted{}, false, nil
+	}
+	if err != nil {
+		return Submitted{}, false, s.fail("read an idempotency key", err)
+	}
+	done, err = it.replay(bodyHash)
+	return done, true, err
+}
