@@ -174,7 +174,7 @@ func (s *Sealer) Seal(ctx context.Context, surveyID int64, payloads []Payload) (
 		return nil, err
 	}
 	out := make([]string, len(payloads))
-	b := newBatchSealer(k.aead, k.id, surveyID)
+	b := newBatchSealer(k.aead, k.id, PurposeLink, surveyID)
 	for i, p := range payloads {
 		out[i] = b.seal(p)
 	}
@@ -185,23 +185,45 @@ func (s *Sealer) Seal(ctx context.Context, surveyID int64, payloads []Payload) (
 // for any token that does not open (errors of the key store or KMS pass
 // through, so that an outage is not mistaken for a bad link).
 func (s *Sealer) Open(ctx context.Context, surveyID int64, token string) (Payload, error) {
-	p, err := parse(token)
+	plain, err := s.OpenFor(ctx, PurposeLink, surveyID, token)
 	if err != nil {
 		return Payload{}, err
-	}
-	aead, err := s.keyFor(ctx, p.kid)
-	if err != nil {
-		return Payload{}, err
-	}
-	plain, err := aead.Open(nil, p.nonce, p.sealed, aad(p.header, surveyID))
-	if err != nil {
-		return Payload{}, ErrInvalid
 	}
 	payload, err := DecodePayload(plain)
 	if err != nil {
 		return Payload{}, ErrInvalid
 	}
 	return payload, nil
+}
+
+// SealFor seals one plaintext for a purpose other than a link (a session),
+// bound to the survey, under the current data key: no KMS call while the
+// container's key is fresh.
+func (s *Sealer) SealFor(ctx context.Context, purpose Purpose, surveyID int64, plain []byte) (string, error) {
+	k, err := s.currentKey(ctx)
+	if err != nil {
+		return "", err
+	}
+	return newBatchSealer(k.aead, k.id, purpose, surveyID).sealBytes(plain), nil
+}
+
+// OpenFor returns the plaintext of a token sealed by SealFor for the
+// purpose and the survey, or ErrInvalid for any token that does not open
+// (store and KMS errors pass through).
+func (s *Sealer) OpenFor(ctx context.Context, purpose Purpose, surveyID int64, token string) ([]byte, error) {
+	p, err := parse(token)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := s.keyFor(ctx, p.kid)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := aead.Open(nil, p.nonce, p.sealed, aad(p.header, purpose, surveyID))
+	if err != nil {
+		return nil, ErrInvalid
+	}
+	return plain, nil
 }
 
 // keyFor returns the cipher of a key id: from memory, else from the table

@@ -18,10 +18,11 @@ import (
 //	nonce   12 bytes  fresh from crypto/rand for every token
 //	sealed   n bytes  AES-256-GCM of the encoded Payload, 16-byte tag included
 //
-// The associated data is the header (version and key id) and the survey id,
-// so a token opens only for the survey it was made for, and changing any
-// byte, the header included, makes it invalid. The nonce doubles as the
-// token's identity, for consuming a one-use link.
+// The associated data is the header (version and key id), the purpose of
+// the token and the survey id, so a token opens only for the survey and the
+// purpose it was made for (a link never opens as a session, nor a session
+// as a link), and changing any byte, the header included, makes it invalid.
+// The nonce doubles as the token's identity, for spending a one-use link.
 const (
 	version1  = 1
 	keyIDLen  = 4
@@ -29,7 +30,20 @@ const (
 	headerLen = 1 + keyIDLen
 	overhead  = headerLen + nonceLen + 16
 	maxToken  = 1 << 20 // base64 characters a token may have
-	aadSurvey = "survey-links/v1/survey:"
+)
+
+// Purpose is what a token is for: it is part of the associated data, so a
+// token of one purpose never opens as another's. Each purpose ends in ':'
+// and the survey id that follows has a fixed width, so no purpose and id
+// can read as another's.
+type Purpose string
+
+// The purposes of tokens.
+const (
+	// PurposeLink is a personalised link (Seal, Open).
+	PurposeLink Purpose = "survey-links/v1/survey:"
+	// PurposeSession is a responder's session (contract section 11).
+	PurposeSession Purpose = "survey-sessions/v1/survey:"
 )
 
 // ErrInvalid is every reason a token does not open: malformed, truncated,
@@ -39,10 +53,10 @@ var ErrInvalid = errors.New("links: invalid token")
 // KeyID names a data key.
 type KeyID = datakey.ID
 
-func aad(header []byte, surveyID int64) []byte {
-	b := make([]byte, 0, len(header)+len(aadSurvey)+8)
+func aad(header []byte, purpose Purpose, surveyID int64) []byte {
+	b := make([]byte, 0, len(header)+len(purpose)+8)
 	b = append(b, header...)
-	b = append(b, aadSurvey...)
+	b = append(b, purpose...)
 	return binary.BigEndian.AppendUint64(b, uint64(surveyID))
 }
 
@@ -57,11 +71,11 @@ type batchSealer struct {
 	nonces  []byte // read from crypto/rand in blocks, not a call a token
 }
 
-func newBatchSealer(aead cipher.AEAD, kid KeyID, surveyID int64) *batchSealer {
+func newBatchSealer(aead cipher.AEAD, kid KeyID, purpose Purpose, surveyID int64) *batchSealer {
 	header := make([]byte, headerLen)
 	header[0] = version1
 	copy(header[1:], kid[:])
-	b := &batchSealer{aead: aead, aad: aad(header, surveyID), buf: make([]byte, headerLen+nonceLen, 512)}
+	b := &batchSealer{aead: aead, aad: aad(header, purpose, surveyID), buf: make([]byte, headerLen+nonceLen, 512)}
 	copy(b.buf, header)
 	return b
 }
@@ -69,6 +83,11 @@ func newBatchSealer(aead cipher.AEAD, kid KeyID, surveyID int64) *batchSealer {
 // seal makes a token of p.
 func (b *batchSealer) seal(p Payload) string {
 	b.payload = p.AppendEncode(b.payload[:0])
+	return b.sealBytes(b.payload)
+}
+
+// sealBytes makes a token of a plaintext.
+func (b *batchSealer) sealBytes(plain []byte) string {
 	buf := b.buf[:headerLen+nonceLen]
 	nonce := buf[headerLen:]
 	if len(b.nonces) < nonceLen {
@@ -77,7 +96,7 @@ func (b *batchSealer) seal(p Payload) string {
 	}
 	copy(nonce, b.nonces[:nonceLen])
 	b.nonces = b.nonces[nonceLen:]
-	buf = b.aead.Seal(buf, nonce, b.payload, b.aad)
+	buf = b.aead.Seal(buf, nonce, plain, b.aad)
 	b.buf = buf
 	return base64.RawURLEncoding.EncodeToString(buf)
 }
