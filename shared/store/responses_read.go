@@ -117,19 +117,14 @@ func responseKeyRange(q ResponseQuery) (lo, hi string, ok bool) {
 	return lo, hi, true
 }
 
-// ResponsesPage reads one page of a survey's responses in submission
-// order: one Query of GSI1, reading at most q.Limit items (fewer when they
-// pass 1 MB). It does not check the survey's owner: callers read the
-// survey too (Survey, SurveyCollection) and answer ENOTFOUND for another
-// account's. GSI1 is eventually consistent: a response submitted a moment
-// ago may be missing from the page.
-func (s *Store) ResponsesPage(ctx context.Context, sid int64, q ResponseQuery) (ResponsePage, error) {
-	page := ResponsePage{Responses: []survey.Response{}}
+// responsesQuery is the one Query of GSI1 that reads q's responses, at
+// most limit of them; ok is false when none can match (no call needed).
+func (s *Store) responsesQuery(sid int64, q ResponseQuery, limit int) (*dynamo.Query, bool) {
 	lo, hi, ok := responseKeyRange(q)
-	if !ok || q.Limit < 1 {
-		return page, nil
+	if !ok || limit < 1 {
+		return nil, false
 	}
-	query := s.table.Get(AttrGSI1PK, ResponseTimeKey(sid)).Index(IndexGSI1).SearchLimit(q.Limit)
+	query := s.table.Get(AttrGSI1PK, ResponseTimeKey(sid)).Index(IndexGSI1).SearchLimit(limit)
 	switch {
 	case lo != "" && hi != "":
 		query.Range(AttrGSI1SK, dynamo.Between, lo, hi)
@@ -140,6 +135,21 @@ func (s *Store) ResponsesPage(ctx context.Context, sid int64, q ResponseQuery) (
 	}
 	if !q.Ascending {
 		query.Order(dynamo.Descending)
+	}
+	return query, true
+}
+
+// ResponsesPage reads one page of a survey's responses in submission
+// order: one Query of GSI1, reading at most q.Limit items (fewer when they
+// pass 1 MB). It does not check the survey's owner: callers read the
+// survey too (Survey, SurveyCollection) and answer ENOTFOUND for another
+// account's. GSI1 is eventually consistent: a response submitted a moment
+// ago may be missing from the page.
+func (s *Store) ResponsesPage(ctx context.Context, sid int64, q ResponseQuery) (ResponsePage, error) {
+	page := ResponsePage{Responses: []survey.Response{}}
+	query, ok := s.responsesQuery(sid, q, q.Limit)
+	if !ok {
+		return page, nil
 	}
 	var sm dynamo.ScanMetrics
 	var items []responseItem
@@ -231,4 +241,50 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 			return s.fail(fmt.Sprintf("delete response %d of survey %d", rid, sid), err)
 		}
 	}
+}
+
+// skipChunk is the most keys one Query of SkipResponses asks for; DynamoDB
+// also stops at 1 MB of items read.
+const skipChunk = 10000
+
+// SkipResponses passes over the first n responses of q (q.Limit is
+// ignored), reading their keys only, and answers the position of the n-th
+// (nil when there are fewer) and the items read. It serves page numbers,
+// which DynamoDB cannot jump to: page k of a query starts after the
+// (k-1)*size-th response.
+func (s *Store) SkipResponses(ctx context.Context, sid int64, q ResponseQuery, n int) (*ResponsePosition, int, error) {
+	var last *ResponsePosition
+	scanned := 0
+	for n > 0 {
+		query, ok := s.responsesQuery(sid, q, min(n, skipChunk))
+		if !ok {
+			return nil, scanned, nil
+		}
+		query.Project("id", "submitted_at")
+		var keys []struct {
+			ID        int64  `dynamo:"id"`
+			Submitted string `dynamo:"submitted_at"`
+		}
+		var sm dynamo.ScanMetrics
+		lek, err := query.ScanMetrics(&sm).AllWithLastEvaluatedKey(ctx, &keys)
+		if err != nil {
+			return nil, scanned, s.fail(fmt.Sprintf("skip responses of survey %d", sid), err)
+		}
+		scanned += int(sm.Scanned)
+		if len(keys) == 0 {
+			return nil, scanned, nil
+		}
+		k := keys[len(keys)-1]
+		at, err := time.Parse(survey.TimestampLayout, k.Submitted)
+		if err != nil {
+			return nil, scanned, fmt.Errorf("store: response %d: submitted_at: %w", k.ID, err)
+		}
+		last = &ResponsePosition{SubmittedAt: at, ID: k.ID}
+		n -= len(keys)
+		if n > 0 && lek == nil {
+			return nil, scanned, nil
+		}
+		q.From = last
+	}
+	return last, scanned, nil
 }
