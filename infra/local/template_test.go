@@ -63,6 +63,14 @@ func templateRoutes(t *testing.T, tpl samTemplate) map[string][]string {
 	return out
 }
 
+// greedyRoutes are the groups routed by the new scheme (no route key ends
+// in "/"): a prefix route without the final slash and a greedy child
+// {proxy+}, Method ANY. The other groups still declare each path with and
+// without its slash.
+var greedyRoutes = map[string][]string{
+	"ResponsesFunction": {"/api/surveys/{survey_id}/responses", "/api/v2/surveys/{survey_id}/responses"},
+}
+
 // TestTemplateRoutesMatchLocalServer holds template.yaml and `make run`
 // together: every route a group serves is routed to its function, with and
 // without the final slash, and nothing else is.
@@ -72,6 +80,19 @@ func TestTemplateRoutesMatchLocalServer(t *testing.T) {
 	got := templateRoutes(t, tpl)
 	want := map[string][]string{}
 	for fn, rt := range routers(nil, config{}) {
+		if prefixes, ok := greedyRoutes[fn]; ok {
+			// The new route scheme: each prefix without its final slash,
+			// and a greedy child that must hold every path of the group.
+			for _, p := range prefixes {
+				want[fn] = append(want[fn], p, p+"/{proxy+}")
+			}
+			for _, r := range rt.Routes() {
+				if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(r.Path, p+"/") }) {
+					t.Errorf("%s serves %s, outside its route prefixes %v", fn, r.Path, prefixes)
+				}
+			}
+			continue
+		}
 		seen := map[string]bool{}
 		for _, r := range rt.Routes() {
 			if !seen[r.Path] {
@@ -214,6 +235,8 @@ var allowedActions = map[string][]string{
 	"RespondersFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "dynamodb:PutItem", "kms:Decrypt"},
 	"VariablesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
+	"ResponsesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
+		"dynamodb:DeleteItem", "kms:GenerateDataKey", "kms:Decrypt", "s3:PutObject", "s3:GetObject", "s3:AbortMultipartUpload"},
 	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem"},
 	"SchemaFunction":  {}, // serves an embedded document: no AWS access at all
 }
@@ -254,6 +277,10 @@ func TestLeastPrivilege(t *testing.T) {
 					granted = append(granted, a)
 					if strings.Contains(a, "*") || !slices.Contains(allowed, a) {
 						t.Errorf("%s may %s; it needs only %v", name, a, allowed)
+					}
+					if strings.HasPrefix(a, "s3:") && st["Resource"] != "${ExportsBucket.Arn}/exports/*" {
+						// S3 only on the export files.
+						t.Errorf("%s may %s on %v; want the exports bucket's exports/ only", name, a, st["Resource"])
 					}
 					if strings.HasPrefix(a, "kms:") {
 						// KMS only on the links key, only with the links' context.
