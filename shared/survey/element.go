@@ -105,6 +105,19 @@ type Element struct {
 	VerticalChoices        bool        `json:"vertical_choices"`
 	AnswerRequired         bool        `json:"answer_required"`
 	Randomize              bool        `json:"randomize"`
+	// The answer's shape (contract section 10); each field belongs to
+	// some types only (see FieldTypes) and keeps its default elsewhere.
+	Choices    []ChoiceItem `json:"choices,omitempty"`
+	Rows       []NamedItem  `json:"rows,omitempty"`
+	Columns    []NamedItem  `json:"columns,omitempty"`
+	ScaleMin   int64        `json:"scale_min"`
+	ScaleMax   int64        `json:"scale_max"`
+	LeftLabel  *string      `json:"left_label,omitempty"`
+	RightLabel *string      `json:"right_label,omitempty"`
+	RatingMax  int64        `json:"rating_max"`
+	MaxLength  int64        `json:"max_length"`
+	// CorrectChoice is the id of one of Choices (a quiz's key), or nil.
+	CorrectChoice *int64 `json:"correct_choice,omitempty"`
 	Appreciation
 }
 
@@ -120,56 +133,89 @@ type Appreciation struct {
 	ReloadTime      int64  `json:"reload_time"`
 }
 
+// Defaults of the answer fields (contract section 10).
+const (
+	DefaultScaleMin  = 0
+	DefaultScaleMax  = 10
+	DefaultRatingMax = 5
+	DefaultMaxLength = 5000
+)
+
 // NewElement is an element of type t with every default of the contract.
 func NewElement(t ElementType) Element {
 	return Element{
 		Type: t, ImageOrVideo: 1, ShowCharts: true, TitleActive: true,
+		ScaleMin: DefaultScaleMin, ScaleMax: DefaultScaleMax, RatingMax: DefaultRatingMax,
+		MaxLength:    DefaultMaxLength,
 		Appreciation: Appreciation{LinkType: 1},
 	}
 }
 
+// Answerable reports whether elements of type t take an answer: text,
+// multiple and picture choice, ranking, opinion scale, rating, dropdown,
+// matrix, and file upload (whose answers are refused until uploads exist).
+// Welcome and appreciation pages, groups and statements take none.
+func (t ElementType) Answerable() bool {
+	switch t {
+	case TypeText, TypeMultipleChoice, TypePictureChoice, TypeRanking, TypeOpinionScale, TypeRating,
+		TypeDropdown, TypeFileUpload, TypeMatrix:
+		return true
+	}
+	return false
+}
+
 // ElementView is an element as the API shows it: its fields, related_group
-// and order from the layout, correct_choice (none yet), and, for an
-// appreciation page only, the appreciation fields; questions in a survey
-// detail also carry their (empty) logic.
+// and order from the layout, and, for an appreciation page only, the
+// appreciation fields; questions in a survey detail also carry their
+// (empty) logic. The owner's view carries the answer key (correct_choice);
+// the responder's view has no such key at all.
 type ElementView struct {
-	ID                     int64       `json:"id"`
-	Title                  string      `json:"title"`
-	HTMLTitle              string      `json:"html_title"`
-	Type                   ElementType `json:"type"`
-	ImageVideoActive       bool        `json:"image_video_active"`
-	ImageOrVideo           int64       `json:"image_or_video"`
-	ImagePath              *string     `json:"image_path"`
-	ImageName              string      `json:"image_name"`
-	VideoURL               *string     `json:"video_url"`
-	ShowCharts             bool        `json:"show_charts"`
-	DescriptionTextActive  bool        `json:"description_text_active"`
-	DescriptionText        string      `json:"description_text"`
-	HTMLDescriptionText    string      `json:"html_description_text"`
-	RelatedGroup           *int64      `json:"related_group"`
-	QuestionNumberIsHidden bool        `json:"question_number_is_hidden"`
-	RespondingDuration     *string     `json:"responding_duration"`
-	TitleActive            bool        `json:"title_active"`
-	DescriptionActive      bool        `json:"description_active"`
-	Description            string      `json:"description"`
-	EnterText              string      `json:"enter_text"`
-	AllowMultipleSelect    bool        `json:"allow_multiple_select"`
-	MaxSelectableChoices   int64       `json:"max_selectable_choices"`
-	MinSelectableChoices   int64       `json:"min_selectable_choices"`
-	VerticalChoices        bool        `json:"vertical_choices"`
-	AnswerRequired         bool        `json:"answer_required"`
-	Randomize              bool        `json:"randomize"`
-	CorrectChoice          *Choice     `json:"correct_choice"`
-	Order                  int         `json:"order"`
+	ID                     int64        `json:"id"`
+	Title                  string       `json:"title"`
+	HTMLTitle              string       `json:"html_title"`
+	Type                   ElementType  `json:"type"`
+	ImageVideoActive       bool         `json:"image_video_active"`
+	ImageOrVideo           int64        `json:"image_or_video"`
+	ImagePath              *string      `json:"image_path"`
+	ImageName              string       `json:"image_name"`
+	VideoURL               *string      `json:"video_url"`
+	ShowCharts             bool         `json:"show_charts"`
+	DescriptionTextActive  bool         `json:"description_text_active"`
+	DescriptionText        string       `json:"description_text"`
+	HTMLDescriptionText    string       `json:"html_description_text"`
+	RelatedGroup           *int64       `json:"related_group"`
+	QuestionNumberIsHidden bool         `json:"question_number_is_hidden"`
+	RespondingDuration     *string      `json:"responding_duration"`
+	TitleActive            bool         `json:"title_active"`
+	DescriptionActive      bool         `json:"description_active"`
+	Description            string       `json:"description"`
+	EnterText              string       `json:"enter_text"`
+	AllowMultipleSelect    bool         `json:"allow_multiple_select"`
+	MaxSelectableChoices   int64        `json:"max_selectable_choices"`
+	MinSelectableChoices   int64        `json:"min_selectable_choices"`
+	VerticalChoices        bool         `json:"vertical_choices"`
+	AnswerRequired         bool         `json:"answer_required"`
+	Randomize              bool         `json:"randomize"`
+	Choices                []ChoiceItem `json:"choices"`
+	Rows                   []NamedItem  `json:"rows"`
+	Columns                []NamedItem  `json:"columns"`
+	ScaleMin               int64        `json:"scale_min"`
+	ScaleMax               int64        `json:"scale_max"`
+	LeftLabel              *string      `json:"left_label"`
+	RightLabel             *string      `json:"right_label"`
+	RatingMax              int64        `json:"rating_max"`
+	MaxLength              int64        `json:"max_length"`
+	*AnswerKey
+	Order int `json:"order"`
 	*Appreciation
 	*Logic
 }
 
-// Choice is a choice of a question (the correct one of a quiz question).
-type Choice struct {
-	ID      int64  `json:"id"`
-	Name    string `json:"name"`
-	AltName string `json:"alt_name"`
+// AnswerKey holds what only a survey's owner may see of an element: a nil
+// *AnswerKey leaves its fields out of the JSON altogether.
+type AnswerKey struct {
+	// CorrectChoice is the correct choice object, or null.
+	CorrectChoice *ChoiceItem `json:"correct_choice"`
 }
 
 // Logic is a question's display logic in a survey detail; null where none
@@ -187,8 +233,31 @@ type Operand struct {
 	Value string `json:"value"`
 }
 
-// View renders the element at its place in the layout.
+// View renders the element at its place in the layout, as its owner sees
+// it: correct_choice included.
 func (e Element) View(l Layout) ElementView {
+	v := e.view(l)
+	v.AnswerKey = &AnswerKey{CorrectChoice: e.correctChoice()}
+	return v
+}
+
+// ResponderView renders the element as a responder sees it: View without
+// the answer key (no correct_choice key at all).
+func (e Element) ResponderView(l Layout) ElementView { return e.view(l) }
+
+// correctChoice is the choice CorrectChoice names, or nil (also when that
+// choice no longer exists).
+func (e Element) correctChoice() *ChoiceItem {
+	if e.CorrectChoice == nil {
+		return nil
+	}
+	if c, ok := e.Choice(*e.CorrectChoice); ok {
+		return &c
+	}
+	return nil
+}
+
+func (e Element) view(l Layout) ElementView {
 	v := ElementView{
 		ID: e.ID, Title: e.Title, HTMLTitle: e.HTMLTitle, Type: e.Type, ImageVideoActive: e.ImageVideoActive,
 		ImageOrVideo: e.ImageOrVideo, ImagePath: e.ImagePath, ImageName: e.ImageName, VideoURL: e.VideoURL,
@@ -199,6 +268,9 @@ func (e Element) View(l Layout) ElementView {
 		EnterText: e.EnterText, AllowMultipleSelect: e.AllowMultipleSelect,
 		MaxSelectableChoices: e.MaxSelectableChoices, MinSelectableChoices: e.MinSelectableChoices,
 		VerticalChoices: e.VerticalChoices, AnswerRequired: e.AnswerRequired, Randomize: e.Randomize,
+		Choices: nonNil(e.Choices), Rows: nonNil(e.Rows), Columns: nonNil(e.Columns),
+		ScaleMin: e.ScaleMin, ScaleMax: e.ScaleMax, LeftLabel: e.LeftLabel, RightLabel: e.RightLabel,
+		RatingMax: e.RatingMax, MaxLength: e.MaxLength,
 		Order: l.Order(e.ID),
 	}
 	if e.Type == TypeAppreciation {

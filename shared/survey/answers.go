@@ -1,0 +1,367 @@
+package survey
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Messages of the answer validator. Where DRF has a message for the case,
+// it is DRF's.
+const (
+	MsgUnknownQuestion = "Unknown question."
+	MsgTakesNoAnswer   = "This question takes no answer."
+	MsgNoUploads       = "File uploads are not accepted yet."
+	MsgAnswerRequired  = "This question requires an answer."
+	MsgNotString       = "Not a valid string."
+	MsgNotInteger      = "A valid integer is required."
+	MsgChoiceRepeated  = "Each choice may be given only once."
+	MsgRankEveryChoice = "Rank every choice of the question exactly once."
+	MsgRowRepeated     = "Each row may be given only once."
+	msgTooLong         = "Ensure this field has no more than %d characters."
+	msgAtLeastItems    = "Ensure this field has at least %d elements."
+	msgAtMostItems     = "Ensure this field has no more than %d elements."
+	msgValueAtLeast    = "Ensure this value is greater than or equal to %d."
+	msgValueAtMost     = "Ensure this value is less than or equal to %d."
+	msgExpectedList    = "Expected a list of items but got type \"%s\"."
+	msgExpectedDict    = "Expected a dictionary of items but got type \"%s\"."
+	msgUnknownRow      = "Unknown row \"%s\"."
+	msgUnknownColumn   = "Invalid column \"%s\" for row \"%s\"."
+)
+
+// CheckAnswers validates a responder's answers (the request's "answers"
+// object: element id as a decimal string -> raw JSON) against the survey's
+// question elements (every element of the questions list, in survey order).
+//
+// It returns the canonical answers by element id, as compact JSON: a
+// trimmed string for type 2; a JSON array of choice ids for 3 and 4 (in the
+// element's choice order) and 5 (in the responder's order); a choice id for
+// 10; an integer for 6 and 7; an object {"<row id>": <column id>} for 12
+// (in the element's row order). A null, an empty (or blank) string, an
+// empty list or an empty object is no answer and is left out.
+//
+// Otherwise it returns an *Error with Code EINVALID and Fields
+// {"answers": {"<id>": [msg, ...]}} reporting every problem at once:
+// unknown element id, an answer to a type that takes none, type 11 ("File
+// uploads are not accepted yet."), a missing required answer, a wrong JSON
+// type, a choice not of the element, min/max selections, an out-of-range
+// scale or rating, a too long text, a ranking that is not a permutation of
+// the choices, an unknown matrix row or column. A file upload question is
+// never required while uploads are refused: otherwise no response could
+// ever be recorded.
+func CheckAnswers(questions []Element, answers map[string]json.RawMessage) (map[int64]json.RawMessage, error) {
+	byKey := make(map[string]int, len(questions))
+	for i := range questions {
+		byKey[strconv.FormatInt(questions[i].ID, 10)] = i
+	}
+	out := make(map[int64]json.RawMessage, len(answers))
+	errs := Fields{}
+	for key, raw := range answers {
+		i, ok := byKey[key]
+		if !ok {
+			errs.Add(key, MsgUnknownQuestion)
+			continue
+		}
+		e := &questions[i]
+		canon, msgs := e.checkAnswer(raw)
+		switch {
+		case len(msgs) > 0:
+			errs[key] = msgs
+		case canon != nil:
+			out[e.ID] = canon
+		}
+	}
+	for i := range questions {
+		e := &questions[i]
+		if !e.AnswerRequired || !e.Type.Answerable() || e.Type == TypeFileUpload {
+			continue
+		}
+		key := strconv.FormatInt(e.ID, 10)
+		if _, answered := out[e.ID]; !answered && errs[key] == nil {
+			errs.Add(key, MsgAnswerRequired)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, &Error{Code: EINVALID, Fields: map[string]any{"answers": errs}}
+	}
+	return out, nil
+}
+
+// checkAnswer validates one answer to e: its canonical form, nil for no
+// answer, or the messages of what is wrong with it.
+func (e *Element) checkAnswer(raw json.RawMessage) (json.RawMessage, []string) {
+	raw = bytes.TrimSpace(raw)
+	if blankAnswer(raw) {
+		return nil, nil
+	}
+	switch e.Type {
+	case TypeText:
+		return e.checkText(raw)
+	case TypeMultipleChoice, TypePictureChoice:
+		return e.checkSelection(raw)
+	case TypeRanking:
+		return e.checkRanking(raw)
+	case TypeDropdown:
+		id, ok := parseAnswerInt(raw)
+		if !ok {
+			return nil, []string{MsgNotInteger}
+		}
+		if _, ok := e.Choice(id); !ok {
+			return nil, []string{InvalidPK(id)}
+		}
+		return appendInt(nil, id), nil
+	case TypeOpinionScale:
+		return checkRange(raw, e.ScaleMin, e.ScaleMax)
+	case TypeRating:
+		return checkRange(raw, 1, e.RatingMax)
+	case TypeMatrix:
+		return e.checkMatrix(raw)
+	case TypeFileUpload:
+		return nil, []string{MsgNoUploads}
+	}
+	return nil, []string{MsgTakesNoAnswer}
+}
+
+// blankAnswer reports whether raw is no answer: empty, null, a string that
+// is blank once trimmed, [] or {}.
+func blankAnswer(raw []byte) bool {
+	if len(raw) == 0 {
+		return true
+	}
+	switch raw[0] {
+	case 'n':
+		return string(raw) == "null"
+	case '"':
+		var s string
+		return json.Unmarshal(raw, &s) == nil && strings.TrimSpace(s) == ""
+	case '[':
+		var l []json.RawMessage
+		return json.Unmarshal(raw, &l) == nil && len(l) == 0
+	case '{':
+		var m map[string]json.RawMessage
+		return json.Unmarshal(raw, &m) == nil && len(m) == 0
+	}
+	return false
+}
+
+func (e *Element) checkText(raw []byte) (json.RawMessage, []string) {
+	var s string
+	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return nil, []string{MsgNotString}
+	}
+	s = strings.TrimSpace(s)
+	if max := e.MaxLength; max > 0 && int64(utf8.RuneCountInString(s)) > max {
+		return nil, []string{fmt.Sprintf(msgTooLong, max)}
+	}
+	return marshalString(s), nil
+}
+
+// choiceIDs decodes a list of choice ids of e, each once; msgs says what
+// is wrong.
+func (e *Element) choiceIDs(raw []byte) (ids []int64, msgs []string) {
+	if raw[0] != '[' {
+		return nil, []string{fmt.Sprintf(msgExpectedList, pythonType(raw))}
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, []string{fmt.Sprintf(msgExpectedList, "str")}
+	}
+	seen := make(map[int64]bool, len(items))
+	for _, it := range items {
+		id, ok := parseAnswerInt(bytes.TrimSpace(it))
+		switch {
+		case !ok:
+			msgs = appendOnce(msgs, MsgNotInteger)
+		case seen[id]:
+			msgs = appendOnce(msgs, MsgChoiceRepeated)
+		default:
+			seen[id] = true
+			if _, ok := e.Choice(id); !ok {
+				msgs = append(msgs, InvalidPK(id))
+			}
+			ids = append(ids, id)
+		}
+	}
+	return ids, msgs
+}
+
+// checkSelection validates a multiple or picture choice answer: one choice
+// unless allow_multiple_select, then within min/max (0 = no limit).
+func (e *Element) checkSelection(raw []byte) (json.RawMessage, []string) {
+	ids, msgs := e.choiceIDs(raw)
+	if len(msgs) > 0 {
+		return nil, msgs
+	}
+	switch {
+	case !e.AllowMultipleSelect && len(ids) > 1:
+		return nil, []string{fmt.Sprintf(msgAtMostItems, 1)}
+	case e.AllowMultipleSelect && e.MinSelectableChoices > 0 && int64(len(ids)) < e.MinSelectableChoices:
+		return nil, []string{fmt.Sprintf(msgAtLeastItems, e.MinSelectableChoices)}
+	case e.AllowMultipleSelect && e.MaxSelectableChoices > 0 && int64(len(ids)) > e.MaxSelectableChoices:
+		return nil, []string{fmt.Sprintf(msgAtMostItems, e.MaxSelectableChoices)}
+	}
+	// Canonical order is the element's, so equal selections are equal bytes.
+	order := func(id int64) int { c, _ := e.Choice(id); return c.Order }
+	slices.SortFunc(ids, func(a, b int64) int { return order(a) - order(b) })
+	return appendInts(ids), nil
+}
+
+// checkRanking validates a ranking: every choice of the element once, in
+// the responder's order.
+func (e *Element) checkRanking(raw []byte) (json.RawMessage, []string) {
+	ids, msgs := e.choiceIDs(raw)
+	if len(msgs) > 0 {
+		return nil, msgs
+	}
+	if len(ids) != len(e.Choices) {
+		return nil, []string{MsgRankEveryChoice}
+	}
+	return appendInts(ids), nil
+}
+
+// checkRange validates an integer from lo to hi.
+func checkRange(raw []byte, lo, hi int64) (json.RawMessage, []string) {
+	n, ok := parseAnswerInt(raw)
+	switch {
+	case !ok:
+		return nil, []string{MsgNotInteger}
+	case n < lo:
+		return nil, []string{fmt.Sprintf(msgValueAtLeast, lo)}
+	case n > hi:
+		return nil, []string{fmt.Sprintf(msgValueAtMost, hi)}
+	}
+	return appendInt(nil, n), nil
+}
+
+// checkMatrix validates {"<row id>": <column id>}: rows and columns of the
+// element, keys in their canonical decimal form.
+func (e *Element) checkMatrix(raw []byte) (json.RawMessage, []string) {
+	if raw[0] != '{' {
+		return nil, []string{fmt.Sprintf(msgExpectedDict, pythonType(raw))}
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, []string{fmt.Sprintf(msgExpectedDict, "str")}
+	}
+	var msgs []string
+	cols := make(map[int64]int64, len(m)) // row id -> column id
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // messages in a stable order
+	for _, k := range keys {
+		row, err := strconv.ParseInt(k, 10, 64)
+		if err != nil || strconv.FormatInt(row, 10) != k {
+			msgs = append(msgs, fmt.Sprintf(msgUnknownRow, k))
+			continue
+		}
+		if _, ok := namedItem(e.Rows, row); !ok {
+			msgs = append(msgs, fmt.Sprintf(msgUnknownRow, k))
+			continue
+		}
+		v := bytes.TrimSpace(m[k])
+		col, ok := parseAnswerInt(v)
+		if !ok {
+			msgs = appendOnce(msgs, MsgNotInteger)
+			continue
+		}
+		if _, ok := namedItem(e.Columns, col); !ok {
+			msgs = append(msgs, fmt.Sprintf(msgUnknownColumn, string(v), k))
+			continue
+		}
+		cols[row] = col
+	}
+	if len(msgs) > 0 {
+		return nil, msgs
+	}
+	out := []byte{'{'}
+	for _, r := range e.Rows {
+		col, ok := cols[r.ID]
+		if !ok {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, '"')
+		out = strconv.AppendInt(out, r.ID, 10)
+		out = append(out, '"', ':')
+		out = strconv.AppendInt(out, col, 10)
+	}
+	return append(out, '}'), nil
+}
+
+// parseAnswerInt reads a JSON number with an integral value (5, 5.0, 5e0);
+// strings, booleans, fractions and numbers beyond int64 are not integers.
+func parseAnswerInt(raw []byte) (int64, bool) {
+	if len(raw) == 0 || !(raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')) {
+		return 0, false
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return 0, false
+	}
+	if i, err := n.Int64(); err == nil {
+		return i, true
+	}
+	f, err := n.Float64()
+	if err != nil || f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// pythonType names raw's JSON type as DRF's messages do.
+func pythonType(raw []byte) string {
+	switch raw[0] {
+	case '"':
+		return "str"
+	case '{':
+		return "dict"
+	case '[':
+		return "list"
+	case 't', 'f':
+		return "bool"
+	}
+	if bytes.ContainsAny(raw, ".eE") {
+		return "float"
+	}
+	return "int"
+}
+
+func appendOnce(msgs []string, m string) []string {
+	if slices.Contains(msgs, m) {
+		return msgs
+	}
+	return append(msgs, m)
+}
+
+func appendInt(b []byte, n int64) []byte { return strconv.AppendInt(b, n, 10) }
+
+func appendInts(ids []int64) json.RawMessage {
+	out := make([]byte, 0, 2+len(ids)*11)
+	out = append(out, '[')
+	for i, id := range ids {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = strconv.AppendInt(out, id, 10)
+	}
+	return append(out, ']')
+}
+
+// marshalString encodes s as compact JSON without HTML escaping, so that a
+// stored answer is the text the responder sent.
+func marshalString(s string) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
