@@ -28,7 +28,7 @@ func newTable(c store.SurveyCollection) table {
 	t := table{header: append([]string(nil), fixedColumns...)}
 	for _, id := range c.Layout.Questions {
 		e, ok := c.Elements[id]
-		if !ok || !answerable(e.Type) {
+		if !ok || !e.Type.Answerable() {
 			continue
 		}
 		t.elements = append(t.elements, e)
@@ -48,7 +48,7 @@ func (t table) row(r survey.Response, dst []string) []string {
 	for _, e := range t.elements {
 		cell := ""
 		if a, ok := r.Answers[e.ID]; ok {
-			cell = answerText(e, a)
+			cell = e.AnswerText(a)
 		}
 		dst = append(dst, cell)
 	}
