@@ -67,10 +67,12 @@ func (h handlers) create() http.Handler {
 		t, _ := readType(form, true)
 		e := survey.NewElement(t)
 		readFields(form, &e, true)
+		answers := readAnswerFields(form, true)
 		p := readPlacement(form)
 		if p.Ungroup {
 			p.Ungroup = false // a new element is in no group: null is as if absent
 		}
+		answers.apply(form, &e)
 		if err := form.Err(); err != nil {
 			api.Error(w, r, err)
 			return
@@ -101,6 +103,10 @@ func (h handlers) get() http.Handler {
 
 // update takes any create field, the response-only booleans and counts, and
 // prior_question (a move) or related_group (a new group, or null for none).
+// A new type resets the answer fields it does not take; `choices`, `rows`
+// and `columns` replace the lists, keeping the ids their items carry.
+// Every format error is answered before the store is read; the rules that
+// depend on the element (its type, its choices) after.
 func (h handlers) update() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		aid, sid, eid, ok := ids(w, r, true)
@@ -116,16 +122,21 @@ func (h handlers) update() http.Handler {
 		t, hasType := readType(form, false)
 		var scratch survey.Element
 		readFields(form, &scratch, false) // validate everything before any read
+		answers := readAnswerFields(form, false)
 		p := readPlacement(form)
 		if err := form.Err(); err != nil {
 			api.Error(w, r, err)
 			return
 		}
-		edit := func(e *survey.Element) {
-			if hasType {
+		edit := func(e *survey.Element) error {
+			if hasType && t != e.Type {
 				e.Type = t
+				e.ClearForeign()
 			}
 			readFields(api.NewForm(body), e, false)
+			errs := api.NewForm(nil)
+			answers.apply(errs, e)
+			return errs.Err()
 		}
 		ch, err := h.st.UpdateElement(r.Context(), aid, sid, eid, edit, p)
 		if err != nil {

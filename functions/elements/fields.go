@@ -79,11 +79,8 @@ func readFields(f *api.Form, e *survey.Element, create bool) {
 	str("description", survey.MaxElementDescription, &e.Description)
 	str("enter_text", survey.MaxElementEnterText, &e.EnterText)
 	if create {
-		return // the answer-only fields below are PATCH's alone (contract 6)
+		return // the answer-only fields below are PATCH's alone (contract 6; section 10's are read by readAnswerFields)
 	}
-	boolean("allow_multiple_select", &e.AllowMultipleSelect)
-	count("max_selectable_choices", &e.MaxSelectableChoices)
-	count("min_selectable_choices", &e.MinSelectableChoices)
 	boolean("vertical_choices", &e.VerticalChoices)
 	boolean("answer_required", &e.AnswerRequired)
 	boolean("randomize", &e.Randomize)

@@ -16,7 +16,7 @@ type Store interface {
 	SurveyCollection(ctx context.Context, aid, sid int64) (store.SurveyCollection, error)
 	CreateElement(ctx context.Context, aid, sid int64, e survey.Element, p survey.Placement) (store.ElementChange, error)
 	Element(ctx context.Context, aid, sid, eid int64) (store.ElementChange, error)
-	UpdateElement(ctx context.Context, aid, sid, eid int64, edit func(*survey.Element), p survey.Placement) (store.ElementChange, error)
+	UpdateElement(ctx context.Context, aid, sid, eid int64, edit func(*survey.Element) error, p survey.Placement) (store.ElementChange, error)
 	DeleteElement(ctx context.Context, aid, sid, eid int64) error
 }
 

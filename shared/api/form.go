@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -49,6 +50,33 @@ func (f *Form) Fail(name, msg string) { f.errs.Add(name, msg) }
 
 // FailNested records nested errors (an object or list item) under a field.
 func (f *Form) FailNested(name string, nested map[string]any) { f.errs[name] = nested }
+
+// FailList records the errors of a list's items under a field, one object
+// per item ({} for the valid ones), as DRF's list serializers answer.
+func (f *Form) FailList(name string, items []any) { f.errs[name] = items }
+
+// Merge adds the field errors of an EINVALID error (a domain rule checked
+// after the form) to the form's; it reports whether err was one (any other
+// error is the caller's to answer).
+func (f *Form) Merge(err error) bool {
+	var e *survey.Error
+	if !errors.As(err, &e) || e.Code != survey.EINVALID || len(e.Fields) == 0 {
+		return false
+	}
+	for k, v := range e.Fields {
+		f.errs[k] = v
+	}
+	return true
+}
+
+// Fields returns the errors recorded so far (nil when none), for a form
+// that reads one item of a list.
+func (f *Form) Fields() survey.Fields {
+	if len(f.errs) == 0 {
+		return nil
+	}
+	return f.errs
+}
 
 // Err returns every error recorded, as one EINVALID, or nil.
 func (f *Form) Err() error { return f.errs.Err() }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,7 +66,9 @@ func newElementItem(sid int64, e survey.Element) (elementItem, error) {
 }
 
 func (it elementItem) element() (survey.Element, error) {
-	var e survey.Element
+	// Decoded over the defaults, so that an element stored before a field
+	// existed reads with that field's default.
+	e := survey.NewElement(0)
 	if err := json.Unmarshal([]byte(it.Doc), &e); err != nil {
 		return survey.Element{}, fmt.Errorf("store: decode element %d: %w", it.ID, err)
 	}
@@ -170,6 +173,11 @@ func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Elem
 		return ElementChange{}, err
 	}
 	e.ID = id
+	itemIDs, err := s.takeIDs(ctx, KindChoice, e.NewItemIDs())
+	if err != nil {
+		return ElementChange{}, err
+	}
+	e.AssignItemIDs(itemIDs)
 	it, err := newElementItem(sid, e)
 	if err != nil {
 		return ElementChange{}, err
@@ -181,6 +189,9 @@ func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Elem
 		}
 		next := l.Clone()
 		if err := next.Insert(id, e.Type, p); err != nil {
+			return ElementChange{}, err
+		}
+		if err := next.SetSize(id, len(it.Doc)); err != nil {
 			return ElementChange{}, err
 		}
 		next.Version = l.Version
@@ -247,23 +258,42 @@ func (s *Store) Element(ctx context.Context, aid, sid, eid int64) (ElementChange
 }
 
 // UpdateElement changes an element of a survey of the account: edit
-// changes its fields (the type included), p its place. One read (the
-// element and the layout) and one transaction, retried on a lost race.
-func (s *Store) UpdateElement(ctx context.Context, aid, sid, eid int64, edit func(*survey.Element), p survey.Placement) (ElementChange, error) {
+// changes its fields (the type included) or answers why it cannot (its
+// error is returned as is), p its place. Choices, rows and columns that
+// edit leaves without an id get new ones (one id allocation at most). One
+// read (the element and the layout) and one transaction, retried on a lost
+// race.
+func (s *Store) UpdateElement(ctx context.Context, aid, sid, eid int64, edit func(*survey.Element) error, p survey.Placement) (ElementChange, error) {
+	var itemIDs []int64 // allocated once, kept across retries
 	for attempt := 1; attempt <= layoutConflictAttempts; attempt++ {
 		cur, err := s.Element(ctx, aid, sid, eid)
 		if err != nil {
 			return ElementChange{}, err
 		}
 		e := cur.Element
-		edit(&e)
+		e.Choices = slices.Clone(e.Choices) // edit must not change what was read
+		e.Rows, e.Columns = slices.Clone(e.Rows), slices.Clone(e.Columns)
+		if err := edit(&e); err != nil {
+			return ElementChange{}, err
+		}
 		e.ID = eid
 		next := cur.Layout.Clone()
 		if err := next.Update(eid, cur.Element.Type, e.Type, p); err != nil {
 			return ElementChange{}, err
 		}
+		if n := e.NewItemIDs(); n > len(itemIDs) {
+			more, err := s.takeIDs(ctx, KindChoice, n-len(itemIDs))
+			if err != nil {
+				return ElementChange{}, err
+			}
+			itemIDs = append(itemIDs, more...)
+		}
+		e.AssignItemIDs(itemIDs)
 		it, err := newElementItem(sid, e)
 		if err != nil {
+			return ElementChange{}, err
+		}
+		if err := next.SetSize(eid, len(it.Doc)); err != nil {
 			return ElementChange{}, err
 		}
 		retry, err := s.elementTx(ctx, aid, sid, func(tx *dynamo.WriteTx) {

@@ -87,6 +87,18 @@ func (p *idPools) take(kind string) (int64, bool) {
 	return ids[0], true
 }
 
+// takeN takes n ids of a kind when the pool holds that many.
+func (p *idPools) takeN(kind string, n int) ([]int64, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ids := p.free[kind]
+	if len(ids) < n {
+		return nil, false
+	}
+	p.free[kind] = ids[n:]
+	return ids[:n:n], true
+}
+
 func (p *idPools) give(kind string, ids []int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -108,4 +120,22 @@ func (s *Store) NewID(ctx context.Context, kind string) (int64, error) {
 	}
 	s.ids.give(kind, ids[1:])
 	return ids[0], nil
+}
+
+// takeIDs hands out n ids of a kind with at most one UpdateItem: from the
+// Store's lease when it holds n, else from one NewIDs call of n+idLease ids
+// whose rest it keeps for the next writes.
+func (s *Store) takeIDs(ctx context.Context, kind string, n int) ([]int64, error) {
+	if n < 1 {
+		return nil, nil
+	}
+	if ids, ok := s.ids.takeN(kind, n); ok {
+		return ids, nil
+	}
+	ids, err := s.NewIDs(ctx, kind, n+idLease)
+	if err != nil {
+		return nil, err
+	}
+	s.ids.give(kind, ids[n:])
+	return ids[:n], nil
 }

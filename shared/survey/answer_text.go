@@ -23,11 +23,17 @@ func (e Element) AnswerText(a json.RawMessage) string {
 	}
 	switch a[0] {
 	case '"':
-		var s string
-		if json.Unmarshal(a, &s) == nil {
+		if s, ok := decodeString(a); ok {
 			return s
 		}
 	case '[':
+		if ids, ok := plainInts(a); ok {
+			names := make([]string, len(ids))
+			for i, id := range ids {
+				names[i] = e.choiceName(id)
+			}
+			return strings.Join(names, "; ")
+		}
 		var items []json.RawMessage
 		if json.Unmarshal(a, &items) == nil {
 			names := make([]string, len(items))

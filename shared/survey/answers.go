@@ -137,21 +137,44 @@ func blankAnswer(raw []byte) bool {
 	case 'n':
 		return string(raw) == "null"
 	case '"':
-		var s string
-		return json.Unmarshal(raw, &s) == nil && strings.TrimSpace(s) == ""
-	case '[':
-		var l []json.RawMessage
-		return json.Unmarshal(raw, &l) == nil && len(l) == 0
-	case '{':
-		var m map[string]json.RawMessage
-		return json.Unmarshal(raw, &m) == nil && len(m) == 0
+		s, ok := decodeString(raw)
+		return ok && strings.TrimSpace(s) == ""
+	case '[', '{':
+		rest := bytes.TrimLeft(raw[1:], jsonSpace)
+		return len(rest) > 0 && rest[0] == raw[0]+2 // ']' and '}' follow '[' and '{' by two
 	}
 	return false
 }
 
-func (e *Element) checkText(raw []byte) (json.RawMessage, []string) {
+// jsonSpace is what JSON counts as white space.
+const jsonSpace = " \t\r\n"
+
+// decodeString decodes a JSON string; one without escapes or control
+// characters is taken as it is, without the decoder's reflection.
+func decodeString(raw []byte) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		in := raw[1 : len(raw)-1]
+		plain := utf8.Valid(in)
+		for _, c := range in {
+			if c < 0x20 || c == '"' || c == '\\' {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return string(in), true
+		}
+	}
 	var s string
-	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func (e *Element) checkText(raw []byte) (json.RawMessage, []string) {
+	s, ok := decodeString(raw)
+	if !ok {
 		return nil, []string{MsgNotString}
 	}
 	s = strings.TrimSpace(s)
@@ -166,6 +189,9 @@ func (e *Element) checkText(raw []byte) (json.RawMessage, []string) {
 func (e *Element) choiceIDs(raw []byte) (ids []int64, msgs []string) {
 	if raw[0] != '[' {
 		return nil, []string{fmt.Sprintf(msgExpectedList, pythonType(raw))}
+	}
+	if ids, ok := plainInts(raw); ok {
+		return e.ownChoices(ids)
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
@@ -188,6 +214,65 @@ func (e *Element) choiceIDs(raw []byte) (ids []int64, msgs []string) {
 		}
 	}
 	return ids, msgs
+}
+
+// ownChoices checks that ids are choices of e, each once.
+func (e *Element) ownChoices(ids []int64) ([]int64, []string) {
+	var msgs []string
+	for i, id := range ids {
+		if slices.Contains(ids[:i], id) {
+			msgs = appendOnce(msgs, MsgChoiceRepeated)
+		} else if _, ok := e.Choice(id); !ok {
+			msgs = append(msgs, InvalidPK(id))
+		}
+	}
+	return ids, msgs
+}
+
+// plainInts parses a JSON array of plain decimal integers ("[1, 2]")
+// without the decoder's reflection; ok is false for anything else, which
+// the general path then reads.
+func plainInts(raw []byte) ([]int64, bool) {
+	var ids []int64
+	i := 1
+	skip := func() {
+		for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\r' || raw[i] == '\n') {
+			i++
+		}
+	}
+	skip()
+	if i < len(raw) && raw[i] == ']' {
+		return ids, i == len(raw)-1
+	}
+	for {
+		start := i
+		if i < len(raw) && raw[i] == '-' {
+			i++
+		}
+		digits := i
+		for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
+			i++
+		}
+		n := i - digits
+		if n == 0 || n > 18 || (n > 1 && raw[digits] == '0') {
+			return nil, false
+		}
+		v, err := strconv.ParseInt(string(raw[start:i]), 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		ids = append(ids, v)
+		skip()
+		switch {
+		case i < len(raw) && raw[i] == ',':
+			i++
+			skip()
+		case i == len(raw)-1 && raw[i] == ']':
+			return ids, true
+		default:
+			return nil, false
+		}
+	}
 }
 
 // checkSelection validates a multiple or picture choice answer: one choice
@@ -303,6 +388,12 @@ func parseAnswerInt(raw []byte) (int64, bool) {
 	if len(raw) == 0 || !(raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')) {
 		return 0, false
 	}
+	if len(raw) < 19 && !bytes.ContainsAny(raw, ".eE") {
+		digits := bytes.TrimPrefix(raw, []byte("-"))
+		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil && len(digits) > 0 && (len(digits) == 1 || digits[0] != '0') {
+			return n, true
+		}
+	}
 	var n json.Number
 	if err := json.Unmarshal(raw, &n); err != nil {
 		return 0, false
@@ -359,6 +450,11 @@ func appendInts(ids []int64) json.RawMessage {
 // marshalString encodes s as compact JSON without HTML escaping, so that a
 // stored answer is the text the responder sent.
 func marshalString(s string) json.RawMessage {
+	if !strings.ContainsFunc(s, func(r rune) bool {
+		return r < 0x20 || r == '"' || r == '\\' || r == '\u2028' || r == '\u2029' || r == utf8.RuneError
+	}) {
+		return json.RawMessage(`"` + s + `"`)
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -411,3 +411,22 @@ func FuzzCheckAnswers(f *testing.F) {
 }
 
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+// FuzzAnswerText renders arbitrary stored answers (a stored answer may
+// predate an edit of its element): no panic, and a JSON string renders as
+// its text.
+func FuzzAnswerText(f *testing.F) {
+	for _, s := range []string{`"x"`, `[101,102]`, `[ 1 , -2 ]`, `[01]`, `102`, `{"201":301}`, `{"x":"y"}`, `[1,`, `"a\u2028b"`, `-0`, `[]`} {
+		f.Add([]byte(s))
+	}
+	qs := quiz()
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		for _, e := range qs {
+			got := e.AnswerText(raw)
+			var s string
+			if json.Unmarshal(raw, &s) == nil && got != s {
+				t.Fatalf("type %d: %q renders as %q, want %q", e.Type, raw, got, s)
+			}
+		}
+	})
+}

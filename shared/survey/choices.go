@@ -1,5 +1,7 @@
 package survey
 
+import "slices"
+
 // ChoiceItem is one choice of a multiple choice, picture choice, ranking or
 // dropdown element (contract section 10). Its id is unique in the survey
 // and kept across edits; Order is its 1-based place in the element's list.
@@ -53,4 +55,83 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// ReplaceChoices sets e's choices to items, as a PATCH of `choices` does:
+// an item whose ID is one of e's choices keeps it, an item with ID 0 is new
+// (AssignItemIDs gives it an id), ids left out are removed, and Order
+// follows the list. Any other id is refused on that item's id. A
+// correct_choice whose choice is removed becomes nil. It returns EINVALID
+// in DRF's list shape and leaves e unchanged then.
+func (e *Element) ReplaceChoices(items []ChoiceItem) error {
+	ids := make([]int64, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	have := make(map[int64]bool, len(e.Choices))
+	for _, c := range e.Choices {
+		have[c.ID] = true
+	}
+	if err := keptIDs("choices", ids, have); err != nil {
+		return err
+	}
+	out := make([]ChoiceItem, len(items))
+	for i, it := range items {
+		it.Order = i + 1
+		out[i] = it
+	}
+	e.Choices = out
+	if e.CorrectChoice != nil {
+		if _, ok := e.Choice(*e.CorrectChoice); !ok {
+			e.CorrectChoice = nil
+		}
+	}
+	return nil
+}
+
+// ReplaceNamed sets a matrix's rows (field "rows") or columns ("columns")
+// to items, keeping ids as ReplaceChoices does.
+func (e *Element) ReplaceNamed(field string, items []NamedItem) error {
+	dst := &e.Rows
+	if field == "columns" {
+		dst = &e.Columns
+	}
+	ids := make([]int64, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	have := make(map[int64]bool, len(*dst))
+	for _, it := range *dst {
+		have[it.ID] = true
+	}
+	if err := keptIDs(field, ids, have); err != nil {
+		return err
+	}
+	*dst = slices.Clone(items)
+	return nil
+}
+
+// keptIDs checks the ids a replacement list carries: each 0 (new) or one
+// of have, none twice.
+func keptIDs(field string, ids []int64, have map[int64]bool) error {
+	out := make([]any, len(ids))
+	seen := make(map[int64]bool, len(ids))
+	bad := false
+	for i, id := range ids {
+		m := map[string]any{}
+		switch {
+		case id == 0:
+		case !have[id]:
+			m["id"] = []string{InvalidPK(id)}
+		case seen[id]:
+			m["id"] = []string{MsgIDRepeated}
+		}
+		seen[id] = true
+		out[i] = m
+		bad = bad || len(m) > 0
+	}
+	if bad {
+		return &Error{Code: EINVALID, Fields: map[string]any{field: out}}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package survey
 
 import (
+	"fmt"
 	"slices"
 )
 
@@ -17,7 +18,12 @@ type Layout struct {
 	Appreciations []int64         `json:"a"`
 	Groups        []int64         `json:"g"`
 	Members       map[int64]int64 `json:"m"` // question id -> its group's id
-	Version       int64           `json:"-"`
+	// Sizes holds each element's stored size in bytes, so that a write
+	// can keep the survey within MaxSurveyElementBytes reading the layout
+	// only. Elements written before sizes were kept are absent (counted 0
+	// until their next write).
+	Sizes   map[int64]int64 `json:"s,omitempty"`
+	Version int64           `json:"-"`
 }
 
 func (l *Layout) list(which List) *[]int64 {
@@ -255,6 +261,7 @@ func (l *Layout) Remove(id int64) {
 		}
 	}
 	delete(l.Members, id)
+	delete(l.Sizes, id)
 }
 
 // Clone returns a deep copy, so that a failed change can be retried from
@@ -268,5 +275,48 @@ func (l Layout) Clone() Layout {
 	for k, v := range l.Members {
 		c.Members[k] = v
 	}
+	if l.Sizes != nil {
+		c.Sizes = make(map[int64]int64, len(l.Sizes))
+		for k, v := range l.Sizes {
+			c.Sizes[k] = v
+		}
+	}
 	return c
+}
+
+// Size bounds of stored elements. One element is one DynamoDB item (at
+// most 400 KB, keys and attribute names included); a survey's detail is
+// one Lambda response (at most 6 MB), and its elements are most of it.
+const (
+	MaxElementBytes       = 256 << 10
+	MaxSurveyElementBytes = 4 << 20
+)
+
+// Messages of the size bounds.
+var (
+	MsgElementTooLarge = fmt.Sprintf("The element would take more than %d KiB; shorten its choices or texts.", MaxElementBytes>>10)
+	MsgSurveyTooLarge  = fmt.Sprintf("The survey's elements would take more than %d MiB; shorten or remove some.", MaxSurveyElementBytes>>20)
+)
+
+// SetSize records that element id now takes n bytes. It returns EINVALID
+// (non_field_errors), leaving the layout unchanged, when the element or the
+// survey's elements together would exceed their bound.
+func (l *Layout) SetSize(id int64, n int) error {
+	if n > MaxElementBytes {
+		return FieldError("non_field_errors", MsgElementTooLarge)
+	}
+	total := int64(n)
+	for k, v := range l.Sizes {
+		if k != id {
+			total += v
+		}
+	}
+	if total > MaxSurveyElementBytes && int64(n) > l.Sizes[id] { // shrinking is always allowed
+		return FieldError("non_field_errors", MsgSurveyTooLarge)
+	}
+	if l.Sizes == nil {
+		l.Sizes = map[int64]int64{}
+	}
+	l.Sizes[id] = int64(n)
+	return nil
 }
