@@ -61,6 +61,7 @@
 //	personalised link data key      GetItem DATAKEY CURRENT (holds the wrapped key), GetItem DATAKEY#<kid> on a miss
 //	one-use link consumed           PutItem LINK#<token id> with attribute_not_exists
 //	responses, a page (owner)       Query GSI1 RTIME#<sid>, newest first, GSI1SK between the filters and the cursor (reads the page only)
+//	responses, page k by number     Query GSI1 RTIME#<sid> projecting keys up to the page's start (1 MB a call), then as above
 //	one response (owner)            BatchGetItem SURVEY + RESPONSES#<sid> RESPONSE#<rid> (consistent; the survey says whose it is)
 //	delete a response               TransactWriteItems: Delete RESPONSE (attribute_exists), Update SURVEY ADD submitted_responses -1 (live, the account's)
 package store
