@@ -3,7 +3,6 @@ package responses
 import (
 	"fmt"
 	"net/http"
-	"sync"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/store"
@@ -19,19 +18,9 @@ const csvContentType = "text/csv; charset=utf-8"
 // Lambda's response limit ends early. The next page is in the Link header.
 func (h handlers) csvPage(w http.ResponseWriter, r *http.Request, aid, sid int64, lq listQuery) {
 	ctx := r.Context()
-	var page store.ResponsePage
-	var pageErr error
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		page, pageErr = h.st.ResponsesPage(ctx, sid, lq.ResponseQuery)
-	}()
-	coll, err := h.st.SurveyCollection(ctx, aid, sid)
-	wg.Wait()
-	if err == nil {
-		err = pageErr
-	}
+	coll, page, err := alongside(
+		func() (store.SurveyCollection, error) { return h.st.SurveyCollection(ctx, aid, sid) },
+		func() (store.ResponsePage, error) { return h.st.ResponsesPage(ctx, sid, lq.ResponseQuery) })
 	if err != nil {
 		api.Error(w, r, err)
 		return

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"sync"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/store"
@@ -83,23 +82,9 @@ func (h handlers) list() http.Handler {
 			h.csvPage(w, r, acct.ID, sid, lq)
 			return
 		}
-		// The survey (whose it is, its count) and the page do not depend
-		// on each other: both calls go at once. A page of another
-		// account's survey is read, then dropped unseen; the survey's
-		// error (404) wins over the page's.
-		var page store.ResponsePage
-		var pageErr error
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			page, pageErr = h.st.ResponsesPage(ctx, sid, lq.ResponseQuery)
-		}()
-		sv, err := h.st.Survey(ctx, acct.ID, sid)
-		wg.Wait()
-		if err == nil {
-			err = pageErr
-		}
+		sv, page, err := alongside(
+			func() (survey.Survey, error) { return h.st.Survey(ctx, acct.ID, sid) },
+			func() (store.ResponsePage, error) { return h.st.ResponsesPage(ctx, sid, lq.ResponseQuery) })
 		if err != nil {
 			api.Error(w, r, err)
 			return

@@ -3,7 +3,6 @@ package responses
 import (
 	"context"
 	"net/http"
-	"sync"
 	"time"
 
 	"surveyservice/shared/api"
@@ -86,19 +85,9 @@ func (h handlers) resultsTable() http.Handler {
 			return
 		}
 		ctx := r.Context()
-		var rows []survey.Response
-		var rowsErr error
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rows, rowsErr = h.tablePage(ctx, sid, tq)
-		}()
-		coll, err := h.st.SurveyCollection(ctx, acct.ID, sid)
-		wg.Wait()
-		if err == nil {
-			err = rowsErr
-		}
+		coll, rows, err := alongside(
+			func() (store.SurveyCollection, error) { return h.st.SurveyCollection(ctx, acct.ID, sid) },
+			func() ([]survey.Response, error) { return h.tablePage(ctx, sid, tq) })
 		if err != nil {
 			api.Error(w, r, err)
 			return
