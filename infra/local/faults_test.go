@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	kmstypes "github.com/aws/aws-sdk-go-v2/service/kms/types"
+	"github.com/aws/smithy-go"
 
 	"surveyservice/functions/responders"
 	"surveyservice/functions/sweeper"
@@ -59,7 +60,13 @@ var faultRoutes = []struct{ method, path, body string }{
 	{"GET", "/api/public/surveys/{slug}/", ""},
 	{"POST", "/api/public/surveys/{slug}/sessions/", `{"code":"CODE-1","qs":"{token}"}`},
 	{"POST", "/api/public/surveys/{slug}/responses/", `{"session":"{session}","answers":{"{question}":"an answer"}}`},
+	{"GET", "/api/surveys/{survey}/responses/?page_size=1", ""},
+	{"GET", "/api/surveys/{survey}/responses/?format=csv&page_size=1", ""},
+	{"GET", "/api/surveys/{survey}/responses/{response}/", ""},
+	{"GET", "/api/v2/surveys/{survey}/responses/results-table/?page=2&page_size=1", ""},
+	{"GET", "/api/v2/surveys/{survey}/responses/export/", ""},
 	// destructive ones last
+	{"DELETE", "/api/surveys/{survey}/responses/{response}/", ""},
 	{"DELETE", "/api/v2/surveys/{survey}/questions/{question}/", ""},
 	{"DELETE", "/api/surveys/{survey}/variables/{variable}/", ""},
 	{"DELETE", "/api/surveys/{survey}/settings/authentication-codes/", ""},
@@ -81,6 +88,7 @@ var faultKinds = []struct {
 		Message: aws.String("injected"), CancellationReasons: []types.CancellationReason{{Code: aws.String("TransactionConflict")}, {Code: aws.String("None")}, {Code: aws.String("None")}}}},
 	{"kms unavailable", "KMS", "", &kmstypes.KMSInternalException{Message: aws.String("injected")}},
 	{"kms timeout", "KMS", "", &kmstypes.DependencyTimeoutException{Message: aws.String("injected")}},
+	{"s3 unavailable", "S3", "", &smithy.GenericAPIError{Code: "ServiceUnavailable", Message: "injected"}},
 }
 
 // faultFixture is an owner with one of everything, and the handler. The
@@ -122,6 +130,16 @@ func newFaultFixture(t *testing.T) faultFixture {
 	if err := st.AddCodes(ctx, a.ID, sv.ID, []string{"CODE-1"}); err != nil {
 		t.Fatal(err)
 	}
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	var seed []survey.Response
+	for i := range 3 {
+		seed = append(seed, survey.Response{SurveyID: sv.ID, SubmittedAt: at.Add(time.Duration(i) * time.Second), StartedAt: at.Add(-time.Minute),
+			Answers: map[int64]json.RawMessage{ch.Element.ID: json.RawMessage(`"fine"`)}})
+	}
+	rs, err := st.ImportResponses(ctx, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tokens, err := testenv.Sealer(t).Seal(ctx, sv.ID, []links.Payload{{Values: []links.Value{{Name: "city", Kind: links.KindString, Str: "Yazd"}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +150,7 @@ func newFaultFixture(t *testing.T) faultFixture {
 	}
 	ids := map[string]string{
 		"folder": fmt.Sprint(f.ID), "survey": fmt.Sprint(sv.ID), "question": fmt.Sprint(ch.Element.ID),
-		"variable": fmt.Sprint(vars[0].ID), "slug": sv.URLSlug, "token": tokens[0], "session": session,
+		"variable": fmt.Sprint(vars[0].ID), "slug": sv.URLSlug, "token": tokens[0], "session": session, "response": fmt.Sprint(rs[1].ID),
 	}
 	fill := func(s string) string {
 		for k, v := range ids {
@@ -141,7 +159,8 @@ func newFaultFixture(t *testing.T) faultFixture {
 		return s
 	}
 	mk := func() http.Handler {
-		return serve(routers(st, config{variables: variables.Config{SurveyURL: "https://s.example.com"}, sealer: testenv.Sealer(t)}))
+		return serve(routers(st, config{variables: variables.Config{SurveyURL: "https://s.example.com"}, sealer: testenv.Sealer(t),
+			exports: testenv.Exports(t)}))
 	}
 	return faultFixture{key: key, ids: ids, mk: mk, fill: fill}
 }
@@ -213,7 +232,8 @@ func TestDynamoFaultsChangeNothing(t *testing.T) {
 		h := fx.mk()
 		var b strings.Builder
 		for _, p := range []string{"/api/folders/", "/api/v2/surveys/{survey}/", "/api/v2/surveys/{survey}/questions/",
-			"/api/surveys/{survey}/settings/", "/api/surveys/{survey}/settings/authentication-codes/", "/api/surveys/{survey}/variables/"} {
+			"/api/surveys/{survey}/settings/", "/api/surveys/{survey}/settings/authentication-codes/", "/api/surveys/{survey}/variables/",
+			"/api/surveys/{survey}/responses/"} {
 			b.WriteString(fx.serve(h, "GET", p, "").Body.String())
 		}
 		return b.String()

@@ -87,6 +87,18 @@ var isolationRoutes = []struct {
 	{"PATCH", "/api/v2/surveys/{survey}/notifications/{webhook}/", `{"enabled":false}`, 404, `{"detail":"Not found."}`},
 	{"DELETE", "/api/v2/surveys/{survey}/notifications/{webhook}/", "", 404, `{"detail":"Not found."}`},
 	{"GET", "/api/v2/surveys/{own_survey}/notifications/{webhook}/", "", 404, `{"detail":"Not found."}`},
+	// responses
+	{"GET", "/api/surveys/{survey}/responses/", "", 404, `{"detail":"Not found."}`},
+	{"GET", "/api/surveys/{survey}/responses/?format=csv", "", 404, `{"detail":"Not found."}`},
+	{"GET", "/api/surveys/{survey}/responses/?submitted_after=2026-01-01", "", 404, `{"detail":"Not found."}`},
+	{"HEAD", "/api/surveys/{survey}/responses/", "", 404, ""},
+	{"GET", "/api/surveys/{survey}/responses/{response}/", "", 404, `{"detail":"Not found."}`},
+	{"DELETE", "/api/surveys/{survey}/responses/{response}/", "", 404, `{"detail":"Not found."}`},
+	{"GET", "/api/surveys/{own_survey}/responses/{response}/", "", 404, `{"detail":"Not found."}`},
+	{"DELETE", "/api/surveys/{own_survey}/responses/{response}/", "", 404, `{"detail":"Not found."}`},
+	{"GET", "/api/v2/surveys/{survey}/responses/results-table/", "", 404, `{"detail":"Not found."}`},
+	{"GET", "/api/v2/surveys/{survey}/responses/results-table/?page=2&sort=asc", "", 404, `{"detail":"Not found."}`},
+	{"GET", "/api/v2/surveys/{survey}/responses/export/", "", 404, `{"detail":"Not found."}`},
 }
 
 func fill(s string, victim, intruder tenant) string {
@@ -143,6 +155,14 @@ func newTenant(t *testing.T) tenant {
 		}
 		ids[map[survey.ElementType]string{survey.TypeText: "question", survey.TypeGroup: "group"}[kind]] = ch.Element.ID
 	}
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	rs, err := st.ImportResponses(ctx, []survey.Response{{SurveyID: sv.ID, SubmittedAt: at, StartedAt: at.Add(-time.Minute),
+		Answers: map[int64]json.RawMessage{ids["question"]: json.RawMessage(`"Private answer"`)}, Variables: map[string]any{"private_var": "Private value"},
+		Code: "PRIVATE-CODE"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids["response"] = rs[0].ID
 	return tenant{key: key, ids: ids}
 }
 
@@ -164,7 +184,7 @@ func snapshot(t *testing.T, h http.Handler, victim tenant) []byte {
 	sid := itoa(victim.ids["survey"])
 	for _, path := range []string{"/api/folders/", "/api/v2/surveys/" + sid + "/", "/api/v2/surveys/" + sid + "/questions/",
 		"/api/surveys/" + sid + "/settings/", "/api/surveys/" + sid + "/settings/authentication-codes/",
-		"/api/surveys/" + sid + "/variables/", "/api/surveys/" + sid + "/webhooks/"} {
+		"/api/surveys/" + sid + "/variables/", "/api/surveys/" + sid + "/webhooks/", "/api/surveys/" + sid + "/responses/", "/api/v2/surveys/" + sid + "/responses/results-table/"} {
 		rec := serveAs(h, victim.key, "GET", path, "")
 		if rec.Code != 200 {
 			t.Fatalf("victim GET %s = %d", path, rec.Code)
@@ -180,7 +200,7 @@ func snapshot(t *testing.T, h http.Handler, victim tenant) []byte {
 // nothing of the owner's data.
 func TestTenantIsolation(t *testing.T) {
 	st := testenv.Store(t)
-	h := serve(routers(st, config{sealer: testenv.Sealer(t)}))
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), exports: testenv.Exports(t)}))
 	victim, intruder := newTenant(t), newTenant(t)
 	before := snapshot(t, h, victim)
 	for _, rt := range isolationRoutes {

@@ -1,7 +1,8 @@
 // Command local is `make run`: the whole API on one local server, on the same
 // handlers the Lambda functions run. Without AWS_ENDPOINT_URL it starts
-// moto_server itself; it creates the table and the KMS key when missing,
-// loads the sample catalog and a demo account, and prints the demo API key.
+// moto_server itself; it creates the table, the KMS key and the exports
+// bucket when missing, loads the sample catalog and a demo account, and
+// prints the demo API key.
 package main
 
 import (
@@ -25,6 +26,7 @@ import (
 	"surveyservice/infra/seed"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
+	"surveyservice/shared/exports"
 	"surveyservice/shared/links"
 	"surveyservice/shared/moto"
 	"surveyservice/shared/store"
@@ -48,7 +50,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	api.JSONLogging(stderr)
 	env := map[string]string{}
 	for _, k := range []string{"AWS_ENDPOINT_URL", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
-		"AWS_SESSION_TOKEN", "TABLE_NAME", "KMS_KEY_ID", "PORT", "PUBLIC_SURVEY_URL", "TEMPLATES_URL", "MEDIA_URL", "HOME",
+		"AWS_SESSION_TOKEN", "TABLE_NAME", "KMS_KEY_ID", "EXPORTS_BUCKET", "PORT", "PUBLIC_SURVEY_URL", "TEMPLATES_URL", "MEDIA_URL", "HOME",
 		"WEBHOOK_ALLOW_LOOPBACK", "WEBHOOK_RETRY_DELAYS", "WEBHOOK_QUEUE_NAME"} {
 		env[k] = getenv(k)
 	}
@@ -87,6 +89,10 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 			return err
 		}
 	}
+	bucket := exports.New(cfg, exports.BucketFromEnv(get))
+	if err := bucket.Ensure(ctx); err != nil {
+		return err
+	}
 	n, err := st.ImportTemplates(ctx, seed.Templates)
 	if err != nil {
 		return fmt.Errorf("load the sample catalog: %w", err)
@@ -122,6 +128,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		sealer:    sealer,
 		queue:     hk.queue,
 		guard:     guard,
+		exports:   bucket,
 	}))
 	ln, err := net.Listen("tcp", "127.0.0.1:"+port)
 	if err != nil {

@@ -101,6 +101,14 @@ var eventStatus = map[string]int{
 	"webhooks/notifications-list.json":         200,
 	"webhooks/notifications-create.json":       201,
 	"webhooks/notifications-get.json":          200,
+	"responses/list.json":                      200,
+	"responses/list-csv.json":                  200,
+	"responses/list-bad-cursor.json":           400,
+	"responses/get.json":                       200,
+	"responses/get-missing.json":               404,
+	"responses/delete.json":                    204,
+	"responses/results-table.json":             200,
+	"responses/export.json":                    200,
 }
 
 func TestEventsThroughLambdaEntryPoint(t *testing.T) {
@@ -117,6 +125,7 @@ func TestEventsThroughLambdaEntryPoint(t *testing.T) {
 		templates: templates.Config{MediaURL: "https://media.example.com"},
 		variables: variables.Config{SurveyURL: "https://survey.example.com"},
 		sealer:    testenv.Sealer(t),
+		exports:   testenv.Exports(t),
 	}) {
 		entries[name] = gateway.New(rt)
 	}
@@ -174,6 +183,10 @@ func TestEventsThroughLambdaEntryPoint(t *testing.T) {
 			}
 			if ev.RequestContext.HTTP.Method == "HEAD" && resp.Body != "" {
 				t.Errorf("HEAD answered a body")
+			}
+			if name == "responses/list-csv.json" && (resp.IsBase64Encoded || !strings.HasPrefix(resp.Body, "\uFEFFid,submitted_at,") ||
+				resp.Headers["Content-Type"] != "text/csv; charset=utf-8" || !strings.HasPrefix(resp.Headers["Link"], "<https://abc123defg.execute-api.us-east-1.amazonaws.com/api/surveys/")) {
+				t.Errorf("a CSV page through API Gateway: base64 %v, headers %v, body %.80q", resp.IsBase64Encoded, resp.Headers, resp.Body)
 			}
 			if name == "account/whoami.json" && !strings.Contains(resp.Body, acct.Email) {
 				t.Errorf("whoami = %s, want %s", resp.Body, acct.Email)
@@ -234,6 +247,18 @@ func fixtureIDs(t *testing.T, aid int64) map[string]string {
 		t.Fatal(err)
 	}
 	ids["DOOMED_VARIABLE_ID"] = vars[1].ID
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	answer := json.RawMessage(`"Fine"`)
+	rs, err := st.ImportResponses(ctx, []survey.Response{
+		{SurveyID: ids["SURVEY_ID"], SubmittedAt: at, StartedAt: at.Add(-time.Minute), Answers: map[int64]json.RawMessage{ids["QUESTION_ID"]: answer},
+			Variables: map[string]any{"city": "Tabriz"}, Code: "A1B2C3"},
+		{SurveyID: ids["SURVEY_ID"], SubmittedAt: at.Add(time.Second), StartedAt: at, Answers: map[int64]json.RawMessage{}},
+		{SurveyID: ids["SURVEY_ID"], SubmittedAt: at.Add(2 * time.Second), StartedAt: at, Answers: map[int64]json.RawMessage{}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids["RESPONSE_ID"], ids["DOOMED_RESPONSE_ID"] = rs[0].ID, rs[1].ID
 	tokens, err := testenv.Sealer(t).Seal(ctx, ids["SURVEY_ID"], []links.Payload{{Values: []links.Value{{Name: "city", Kind: links.KindString, Str: "Tabriz"}}}})
 	if err != nil {
 		t.Fatal(err)

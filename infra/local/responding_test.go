@@ -56,8 +56,9 @@ func TestRespondingReachesTheOwner(t *testing.T) {
 			t.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
 		}
 		sv := findSurvey(body, sid)
-		if sv == nil || sv["views"] != float64(3) || sv["submitted_responses"] != float64(1) {
-			t.Errorf("GET %s shows %v; want 3 views and 1 response", path, sv)
+		// The fixture holds 3 imported responses; this one is the fourth.
+		if sv == nil || sv["views"] != float64(3) || sv["submitted_responses"] != float64(4) {
+			t.Errorf("GET %s shows %v; want 3 views and 4 responses", path, sv)
 		}
 	}
 }

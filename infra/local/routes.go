@@ -9,6 +9,7 @@ import (
 	"surveyservice/functions/elements"
 	"surveyservice/functions/folders"
 	"surveyservice/functions/responders"
+	"surveyservice/functions/responses"
 	"surveyservice/functions/schema"
 	"surveyservice/functions/settings"
 	"surveyservice/functions/surveys"
@@ -16,15 +17,16 @@ import (
 	"surveyservice/functions/variables"
 	"surveyservice/functions/webhooks"
 	"surveyservice/shared/api"
+	"surveyservice/shared/exports"
 	"surveyservice/shared/links"
 	"surveyservice/shared/routing"
 	"surveyservice/shared/store"
 	"surveyservice/shared/webhook"
 )
 
-// config is what the local server reads from the environment, and the
-// sealer of personalised links (nil where no route is served, as in the
-// tests that only list routes).
+// config is what the local server reads from the environment, the sealer
+// of personalised links and the exports bucket (nil where no route is
+// served, as in the tests that only list routes).
 type config struct {
 	templates templates.Config
 	variables variables.Config
@@ -33,6 +35,8 @@ type config struct {
 	// webhook URLs (loopback allowed locally, by configuration).
 	queue webhooks.Queue
 	guard webhook.Guard
+	// exports is the bucket of response exports.
+	exports *exports.Bucket
 }
 
 // routers returns every resource group, each as its Lambda function serves
@@ -48,6 +52,7 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"SettingsFunction":   settings.New(auth, st, time.Now),
 		"RespondersFunction": responders.New(st, cfg.sealer, time.Now),
 		"VariablesFunction":  variables.New(auth, st, cfg.sealer, cfg.variables),
+		"ResponsesFunction":  responses.New(auth, st, cfg.sealer, cfg.exports, time.Now),
 		"SchemaFunction":     schema.New(),
 		"WebhooksFunction": webhooks.New(auth, webhooks.Deps{Store: st, Sealer: cfg.sealer, Queue: cfg.queue,
 			Guard: cfg.guard}),
@@ -82,6 +87,9 @@ var gatewayRoutes = routing.MustNew([]routing.Route{
 	{Method: "ANY", Path: "/api/public/surveys/{url_slug}/sessions/{proxy+}", Target: "RespondersFunction"},
 	{Method: "ANY", Path: "/api/schema", Target: "SchemaFunction"},
 	{Method: "ANY", Path: "/api/schema/{proxy+}", Target: "SchemaFunction"},
+	{Method: "ANY", Path: "/api/surveys/{survey_id}/responses", Target: "ResponsesFunction"},
+	{Method: "ANY", Path: "/api/surveys/{survey_id}/responses/{proxy+}", Target: "ResponsesFunction"},
+	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}/responses/{proxy+}", Target: "ResponsesFunction"},
 	{Method: "ANY", Path: "/api/surveys/{survey_id}/webhooks", Target: "WebhooksFunction"},
 	{Method: "ANY", Path: "/api/surveys/{survey_id}/webhooks/{proxy+}", Target: "WebhooksFunction"},
 	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}/notifications", Target: "WebhooksFunction"},

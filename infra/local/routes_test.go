@@ -96,7 +96,7 @@ func sampleValues(t *testing.T) map[string][]string {
 			slugs = append(slugs, c.URLSlug)
 		}
 	}
-	out := map[string][]string{"url_slug": slugs}
+	out := map[string][]string{"url_slug": slugs, "token": {"AQIDBAUGBwgJCgsMDQ4PEA"}}
 	for _, name := range []string{"survey_id", "folder_id", "question_id", "variable_id", "webhook_id", "delivery_id", "response_id", "notification_id", "id"} {
 		out[name] = ids
 	}
@@ -184,7 +184,7 @@ func TestUnknownPathsAnswer404(t *testing.T) {
 		"/api/surveys/5/variables/7/x/", "/api/surveys//settings/", "/api/v2/", "/api/v2/surveys/5/x/", "/api/v2/surveys/5/restore/x/",
 		"/api/v2/surveys/5/questions/7/x/", "/api/v2/surveys//questions/", "/api/v2/surveys/5//", "/api/folders/12/x/", "/api/folders//",
 		"/api/folders/12//", "/api/folders/%2F/", "/api/templates/a/b/", "/api/templates//", "/api/whoami/x/", "/api/whoami//",
-		"/api/schema/x/", "/api/public/", "/api/public/surveys", "/api/public/surveys/", "/api/public/surveys/Ab3De5Gh7J/",
+		"/api/schema/x/", "/api/public/", "/api/public/surveys", "/api/public/surveys/",
 		"/api/public/surveys/Ab3De5Gh7J/x/", "/api/public/surveys/Ab3De5Gh7J/authenticate/x", "/api/folders/../templates/",
 		"/api/folders/./",
 	} {

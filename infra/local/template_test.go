@@ -192,6 +192,8 @@ var allowedActions = map[string][]string{
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
 	"VariablesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
+	"ResponsesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
+		"dynamodb:DeleteItem", "kms:GenerateDataKey", "kms:Decrypt", "s3:PutObject", "s3:GetObject", "s3:AbortMultipartUpload"},
 	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem"},
 	"SchemaFunction":  {}, // serves an embedded document: no AWS access at all
 	"WebhooksFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
@@ -238,6 +240,10 @@ func TestLeastPrivilege(t *testing.T) {
 					if strings.Contains(a, "*") || !slices.Contains(allowed, a) {
 						t.Errorf("%s may %s; it needs only %v", name, a, allowed)
 					}
+					if strings.HasPrefix(a, "s3:") && st["Resource"] != "${ExportsBucket.Arn}/exports/*" {
+						// S3 only on the export files.
+						t.Errorf("%s may %s on %v; want the exports bucket's exports/ only", name, a, st["Resource"])
+					}
 					if strings.HasPrefix(a, "kms:") {
 						// KMS only on the links key, only with the links' context.
 						cond, _ := st["Condition"].(map[string]any)
@@ -247,7 +253,9 @@ func TestLeastPrivilege(t *testing.T) {
 						}
 					}
 				}
-				if res := fmt.Sprint(st["Resource"]); strings.Contains(res, "*") && !strings.Contains(res, "/index/*") {
+				// The table's indexes, and the export files under their prefix
+				// (checked above), are the only wildcards.
+				if res := fmt.Sprint(st["Resource"]); strings.Contains(res, "*") && !strings.Contains(res, "/index/*") && res != "${ExportsBucket.Arn}/exports/*" {
 					t.Errorf("%s: a statement on %s", name, res)
 				}
 				if st["Resource"] == "*" {

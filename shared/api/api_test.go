@@ -452,3 +452,62 @@ func TestParseInt(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnFormats: a route's own format (?format=csv, or an Accept that
+// names its media type) reaches the handler, which writes it with
+// RespondBody; other routes keep answering 404 to it, and unknown formats
+// stay 404 everywhere.
+func TestOwnFormats(t *testing.T) {
+	t.Parallel()
+	rt := testRouter(newKeys())
+	csv := api.Format{Name: "csv", MediaType: "text/csv"}
+	rt.Handle(api.Route{Method: "GET", Path: "/api/table/", Name: "Table", Public: true, Formats: []api.Format{csv}},
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if api.RequestedFormat(r) == "csv" {
+				api.RespondBody(w, r, http.StatusOK, "text/csv; charset=utf-8", []byte("a,b\r\n1,2\r\n"))
+				return
+			}
+			api.Respond(w, r, http.StatusOK, map[string]string{"a": "1"})
+		}))
+	for _, tc := range []struct {
+		name       string
+		call       call
+		wantStatus int
+		wantType   string
+		wantBody   string
+	}{
+		{"format csv", call{method: "GET", path: "/api/table/?format=csv"}, 200, "text/csv; charset=utf-8", "a,b\r\n1,2\r\n"},
+		{"accept csv", call{method: "GET", path: "/api/table/", header: map[string]string{"Accept": "text/csv"}}, 200, "text/csv; charset=utf-8", "a,b\r\n1,2\r\n"},
+		{"json by default", call{method: "GET", path: "/api/table/"}, 200, "application/json", `{"a":"1"}`},
+		{"json wins a tie", call{method: "GET", path: "/api/table/", header: map[string]string{"Accept": "text/csv, application/json"}}, 200, "application/json", `{"a":"1"}`},
+		{"unknown format", call{method: "GET", path: "/api/table/?format=xml"}, 404, "application/json", `{"detail":"Not found."}`},
+		{"csv elsewhere", call{method: "GET", path: "/api/things/5/?format=csv"}, 404, "application/json", `{"detail":"Not found."}`},
+		{"csv not acceptable elsewhere", call{method: "GET", path: "/api/things/5/", header: map[string]string{"Accept": "text/csv"}}, 406, "application/json", ""},
+		{"options lists csv", call{method: "OPTIONS", path: "/api/table/"}, 200, "application/json",
+			`{"name":"Table","description":"","renders":["application/json","text/html","text/csv"],"parses":["application/json"]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec := do(t, api.Mount(rt), tc.call)
+			if rec.Code != tc.wantStatus || rec.Header().Get("Content-Type") != tc.wantType {
+				t.Fatalf("%d %s, want %d %s: %s", rec.Code, rec.Header().Get("Content-Type"), tc.wantStatus, tc.wantType, rec.Body)
+			}
+			if tc.wantBody != "" && rec.Body.String() != tc.wantBody {
+				t.Errorf("body %q, want %q", rec.Body, tc.wantBody)
+			}
+		})
+	}
+	rec := do(t, api.Mount(rt), call{method: "GET", path: "/api/table/?format=csv"})
+	etag := rec.Header().Get("ETag")
+	if etag == "" {
+		t.Fatal("a CSV answer has no ETag")
+	}
+	again := do(t, api.Mount(rt), call{method: "GET", path: "/api/table/?format=csv", header: map[string]string{"If-None-Match": etag}})
+	if again.Code != http.StatusNotModified || again.Body.Len() != 0 {
+		t.Errorf("If-None-Match: %d %q, want 304 and no body", again.Code, again.Body)
+	}
+	head := do(t, api.Mount(rt), call{method: "HEAD", path: "/api/table/?format=csv"})
+	if head.Code != 200 || head.Body.Len() != 0 || head.Header().Get("Content-Length") != "10" {
+		t.Errorf("HEAD: %d %q length %s", head.Code, head.Body, head.Header().Get("Content-Length"))
+	}
+}

@@ -20,13 +20,22 @@ func Respond(w http.ResponseWriter, r *http.Request, status int, v any) {
 		logger(r.Context()).ErrorContext(r.Context(), "encode response", "error", err.Error())
 		status, body = http.StatusInternalServerError, []byte(`{"detail":"A server error occurred."}`)
 	}
-	h := w.Header()
 	contentType := "application/json"
 	if renderingOf(r) == renderHTML {
+		h := w.Header()
 		body = browsablePage(r, status, h, body)
 		contentType = "text/html; charset=utf-8"
 		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	}
+	RespondBody(w, r, status, contentType, body)
+}
+
+// RespondBody writes body as the response, of the given content type: what
+// a route's own format (a CSV page) answers, with everything Respond does
+// around the body (ETag and 304 on a 200 to GET or HEAD, no body on HEAD,
+// Content-Length).
+func RespondBody(w http.ResponseWriter, r *http.Request, status int, contentType string, body []byte) {
+	h := w.Header()
 	h.Set("Content-Type", contentType)
 	if status == http.StatusOK && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		sum := sha256.Sum256(body)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -27,6 +28,10 @@ type Route struct {
 	// only): the answers carry Access-Control-Allow-Origin: * and a
 	// preflight OPTIONS is answered.
 	CORS bool
+	// Formats are representations the path offers beyond JSON and the
+	// browsable page, which its handlers write themselves (see
+	// RequestedFormat); any other ?format= stays 404.
+	Formats []Format
 }
 
 // methodOrder is DRF's order of methods in the Allow header.
@@ -60,7 +65,8 @@ func (rt *Router) Handle(route Route, h http.Handler) {
 		if route.CORS && !route.Public {
 			panic(fmt.Sprintf("api: route %s %s: CORS is for public routes only", route.Method, route.Path))
 		}
-		e = &endpoint{path: route.Path, name: route.Name, public: route.Public, cors: route.CORS, methods: map[string]http.Handler{}}
+		e = &endpoint{path: route.Path, name: route.Name, public: route.Public, cors: route.CORS, methods: map[string]http.Handler{},
+			renders: append([]string(nil), Renders...)}
 		if !route.Public {
 			if rt.auth == nil {
 				panic(fmt.Sprintf("api: route %s %s needs an Authenticator", route.Method, route.Path))
@@ -74,6 +80,12 @@ func (rt *Router) Handle(route Route, h http.Handler) {
 	}
 	if _, dup := e.methods[route.Method]; dup {
 		panic(fmt.Sprintf("api: route %s %s registered twice", route.Method, route.Path))
+	}
+	for _, f := range route.Formats {
+		if !slices.Contains(e.formats, f) {
+			e.formats = append(e.formats, f)
+			e.renders = append(e.renders, f.MediaType)
+		}
 	}
 	e.methods[route.Method] = h
 	e.allow = allowHeader(e.methods)
@@ -130,6 +142,8 @@ type endpoint struct {
 	auth    *Authenticator
 	allow   string
 	methods map[string]http.Handler
+	formats []Format // the path's own formats
+	renders []string // what OPTIONS reports
 }
 
 // ServeHTTP runs DRF's order: content negotiation (404 on an unknown format,
@@ -148,7 +162,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.Set("Access-Control-Max-Age", "86400")
 		}
 	}
-	rend, err := negotiate(r)
+	rend, err := negotiate(r, e.formats)
 	r = withRendering(r, rend)
 	if err != nil {
 		Error(w, r, err)
@@ -174,7 +188,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // options answers DRF's metadata for the view.
 func (e *endpoint) options(w http.ResponseWriter, r *http.Request) {
-	Respond(w, r, http.StatusOK, metadata{Name: e.name, Renders: Renders, Parses: Parses})
+	Respond(w, r, http.StatusOK, metadata{Name: e.name, Renders: e.renders, Parses: Parses})
 }
 
 // metadata is DRF's SimpleMetadata answer to OPTIONS, in its key order.

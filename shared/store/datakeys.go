@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"fmt"
@@ -76,7 +77,16 @@ func (s *Store) PutDataKey(ctx context.Context, k datakey.Key, previous *datakey
 	it := dataKeyItem{PK: DataKeyPK(k.ID.String()), SK: dataKeySK, KeyID: k.ID.String(), Wrapped: k.Wrapped,
 		Created: k.Created.UTC().Format(dataKeyLayout)}
 	if err := s.table.Put(it).If("attribute_not_exists(PK)").Run(ctx); err != nil {
-		return s.fail("put data key", err)
+		// A retried PutItem whose first attempt landed (the answer was
+		// lost, or the endpoint failed after writing) finds its own key:
+		// that is success. Any other key under this id is a real clash.
+		if !dynamo.IsCondCheckFailed(err) {
+			return s.fail("put data key", err)
+		}
+		stored, gerr := s.DataKey(ctx, k.ID)
+		if gerr != nil || !bytes.Equal(stored.Wrapped, k.Wrapped) {
+			return s.fail("put data key", err)
+		}
 	}
 	cur := it
 	cur.PK, cur.SK = currentKeyPK, currentKeySK

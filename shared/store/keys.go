@@ -83,6 +83,10 @@
 //	variables of a survey           BatchGetItem SURVEY + VARIABLES; written whole under the version read
 //	personalised link data key      GetItem DATAKEY CURRENT (holds the wrapped key), GetItem DATAKEY#<kid> on a miss
 //	one-use link used?              GetItem LINK#<token id> (consistent; the response's transaction puts it)
+//	responses, a page (owner)       Query GSI1 RTIME#<sid>, newest first, GSI1SK between the filters and the cursor (reads the page only)
+//	responses, page k by number     Query GSI1 RTIME#<sid> projecting keys up to the page's start (1 MB a call), then as above
+//	one response (owner)            BatchGetItem SURVEY + RESPONSES#<sid> RESPONSE#<rid> (consistent; the survey says whose it is)
+//	delete a response               TransactWriteItems: Delete RESPONSE (attribute_exists), Update SURVEY ADD submitted_responses -1 (live, the account's)
 //	webhooks of a survey (owner)    BatchGetItem SURVEY + HOOKS#<sid> WEBHOOKS
 //	change webhooks                 TransactWriteItems: ConditionCheck SURVEY (live), Put WEBHOOKS (version)
 //	webhooks of a new response      stream record (NEW_IMAGE, filtered to INSERT of RESPONSE#), GetItem WEBHOOKS

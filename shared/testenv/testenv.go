@@ -23,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
 	"surveyservice/shared/awsenv"
+	"surveyservice/shared/exports"
 	"surveyservice/shared/links"
 	"surveyservice/shared/moto"
 	"surveyservice/shared/store"
@@ -35,8 +36,9 @@ var (
 	keyID  string
 	seq    atomic.Int64
 
-	mu     sync.Mutex
-	stores = map[string]*store.Store{}
+	mu      sync.Mutex
+	stores  = map[string]*store.Store{}
+	buckets = map[string]*exports.Bucket{}
 )
 
 // Main starts moto (unless -short), runs the tests and stops it. Without
@@ -128,6 +130,26 @@ func Store(tb testing.TB) *store.Store {
 	}
 	stores[root] = st
 	return st
+}
+
+// Exports returns the exports bucket of the running top-level test, on
+// the emulator's S3: a bucket of its own, made on first use, as `make run`
+// makes the local one.
+func Exports(tb testing.TB) *exports.Bucket {
+	tb.Helper()
+	Store(tb)
+	root, _, _ := strings.Cut(tb.Name(), "/")
+	mu.Lock()
+	defer mu.Unlock()
+	if b, ok := buckets[root]; ok {
+		return b
+	}
+	b := exports.New(cfg, fmt.Sprintf("exports-%d", seq.Add(1)))
+	if err := b.Ensure(context.Background()); err != nil {
+		tb.Fatalf("testenv: create bucket: %v", err)
+	}
+	buckets[root] = b
+	return b
 }
 
 // Endpoint is the emulator's URL.

@@ -1,0 +1,181 @@
+package responses_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"surveyservice/functions/responses"
+	"surveyservice/shared/api"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+	"surveyservice/shared/testenv"
+)
+
+// scanCounter is the store, counting the items DynamoDB reads for the
+// responses (ScannedCount of each Query), which the handler does not see.
+type scanCounter struct {
+	*store.Store
+	scanned atomic.Int64
+}
+
+func (s *scanCounter) ResponsesPage(ctx context.Context, sid int64, q store.ResponseQuery) (store.ResponsePage, error) {
+	p, err := s.Store.ResponsesPage(ctx, sid, q)
+	s.scanned.Add(int64(p.Scanned))
+	return p, err
+}
+
+func (s *scanCounter) SkipResponses(ctx context.Context, sid int64, q store.ResponseQuery, n int) (*store.ResponsePosition, int, error) {
+	pos, scanned, err := s.Store.SkipResponses(ctx, sid, q, n)
+	s.scanned.Add(int64(scanned))
+	return pos, scanned, err
+}
+
+// benchSurvey is the survey of many responses the benchmarks read, seeded
+// once per test binary (BatchWriteItem). BENCH_RESPONSES sets how many:
+// the default, 10,000, seeds in well under a minute; 100,000 takes moto
+// several minutes to seed and each of its Queries gets slower with the
+// index (moto walks it; DynamoDB seeks), while the figures that matter
+// here, calls and items read a page, do not change: a page is a Query
+// whose key condition starts at the cursor and whose Limit is the page
+// size, so DynamoDB reads the page's items and no others, however many
+// responses come before or after them.
+var benchSurvey struct {
+	once sync.Once
+	f    *fixture
+	st   *scanCounter
+	h    *api.Router
+	n    int
+	err  error
+}
+
+func seededSurvey(b *testing.B) (*fixture, *scanCounter, *api.Router, int) {
+	bs := &benchSurvey
+	bs.once.Do(func() {
+		bs.n = 10_000
+		if v, err := strconv.Atoi(os.Getenv("BENCH_RESPONSES")); err == nil && v > 0 {
+			bs.n = v
+		}
+		f := newFixture(b)
+		start := time.Now()
+		const chunk = 5000
+		for done := 0; done < bs.n; done += chunk {
+			rs := make([]survey.Response, min(chunk, bs.n-done))
+			for i := range rs {
+				at := t0.Add(time.Duration(done+i) * time.Second)
+				answer, _ := json.Marshal(fmt.Sprintf("answer number %d, with a few words of text", done+i))
+				rs[i] = survey.Response{SurveyID: f.sid, SubmittedAt: at, StartedAt: at.Add(-2 * time.Minute),
+					Answers: map[int64]json.RawMessage{f.text: answer}, Variables: map[string]any{"city": "Tabriz", "age": json.Number("30")}}
+			}
+			if _, err := f.st.ImportResponses(context.Background(), rs); err != nil {
+				bs.err = err
+				return
+			}
+		}
+		b.Logf("seeded %d responses in %v", bs.n, time.Since(start).Round(time.Second))
+		bs.f, bs.st = f, &scanCounter{Store: f.st}
+		bs.h = responses.New(api.NewAuthenticator(f.st), bs.st, testenv.Sealer(b), testenv.Exports(b), f.clk.Now)
+	})
+	if bs.err != nil {
+		b.Fatal(bs.err)
+	}
+	return bs.f, bs.st, bs.h, bs.n
+}
+
+// BenchmarkResponses reads a survey of many responses (BENCH_RESPONSES,
+// default 10,000). Metrics per request: dynamodb-calls/op and queries/op;
+// items-read/op, the responses DynamoDB read (the Queries' ScannedCount):
+// the target is the page's own items, whatever the survey's size;
+// handler-cpu-ns/op, the CPU time this process spent on the request
+// (handler, JSON or CSV rendering, SDK; not the emulator's, which runs in
+// its own process: the wall time is moto's); body-bytes/op.
+//
+//   - first-page: GET ?page_size=100, the newest 100.
+//   - deep-page: the page after a cursor half way down (submitted_before
+//     the middle, then its next link): the same cost.
+//   - csv-page-1000: ?format=csv&page_size=1000.
+//   - results-table: the middle page at 100 per page (page 50 of
+//     10,000), first cold (the keys of the pages before are read), then
+//     as a walk reads it (the page before was just served, so its start
+//     is known).
+func BenchmarkResponses(b *testing.B) {
+	f, st, h, n := seededSurvey(b)
+	mid := t0.Add(time.Duration(n/2) * time.Second).Format(time.RFC3339)
+	var deep string
+	{
+		r := serve(h, "GET", listPath(f.sid)+"?page_size=100&submitted_before="+mid, f.key)
+		p := decode[page](b, r)
+		if r.code != 200 || p.Next == nil {
+			b.Fatalf("deep page: %v", r)
+		}
+		deep = relative(b, *p.Next)
+	}
+	run := func(b *testing.B, target string, wantItems int, prepare func()) {
+		if prepare != nil {
+			prepare()
+		}
+		if r := serve(h, "GET", target, f.key); r.code != 200 { // warm, and check
+			b.Fatalf("GET %s: %v", target, r)
+		}
+		var calls, queries, items, bytes int64
+		var cpu time.Duration
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			if prepare != nil {
+				b.StopTimer()
+				prepare()
+				b.StartTimer()
+			}
+			st.scanned.Store(0)
+			before := cpuTime()
+			r := serve(h, "GET", target, f.key)
+			cpu += cpuTime() - before
+			if r.code != 200 {
+				b.Fatalf("GET %s: %v", target, r)
+			}
+			calls += int64(r.calls.DynamoDB())
+			queries += int64(r.calls.Ops()["DynamoDB.Query"])
+			items += st.scanned.Load()
+			bytes += int64(len(r.body))
+		}
+		N := float64(b.N)
+		b.ReportMetric(float64(calls)/N, "dynamodb-calls/op")
+		b.ReportMetric(float64(queries)/N, "queries/op")
+		b.ReportMetric(float64(items)/N, "items-read/op")
+		b.ReportMetric(float64(cpu.Nanoseconds())/N, "handler-cpu-ns/op")
+		b.ReportMetric(float64(bytes)/N, "body-bytes/op")
+		if wantItems > 0 && items/int64(b.N) != int64(wantItems) {
+			b.Errorf("%d items read a request, want %d", items/int64(b.N), wantItems)
+		}
+	}
+	b.Run("first-page", func(b *testing.B) { run(b, listPath(f.sid)+"?page_size=100", 100, nil) })
+	b.Run("deep-page", func(b *testing.B) { run(b, deep, 100, nil) })
+	b.Run("csv-page-1000", func(b *testing.B) { run(b, listPath(f.sid)+"?format=csv&page_size=1000", 1000, nil) })
+	table := tablePath(f.sid) + "?page_size=100&page="
+	middle := max(n/200, 2)
+	b.Run("results-table-middle-page-cold", func(b *testing.B) {
+		// A fresh handler each time: no page start is known.
+		run(b, table+strconv.Itoa(middle), middle*100, func() {
+			h = responses.New(api.NewAuthenticator(f.st), st, testenv.Sealer(b), testenv.Exports(b), f.clk.Now)
+			serve(h, "GET", listPath(f.sid)+"?page_size=1", f.key) // warm the key cache
+		})
+	})
+	b.Run("results-table-middle-page-in-turn", func(b *testing.B) {
+		run(b, table+strconv.Itoa(middle), 100, func() { serve(h, "GET", table+strconv.Itoa(middle-1), f.key) })
+	})
+}
+
+// cpuTime is the CPU time (user and system) this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

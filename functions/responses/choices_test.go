@@ -1,0 +1,66 @@
+package responses_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+
+	"surveyservice/shared/survey"
+)
+
+// TestCSVWithChoices: elements stored with choices, rows and columns (the
+// store gives them ids): the CSV page and the results table name the
+// choices, "; " between several, a matrix row by row, a scale as its
+// number, in survey order after the text question.
+func TestCSVWithChoices(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	create := func(e survey.Element) survey.Element {
+		t.Helper()
+		ch, err := f.st.CreateElement(ctx, f.acct.ID, f.sid, e, survey.Placement{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ch.Element
+	}
+	multi := survey.NewElement(survey.TypeMultipleChoice)
+	multi.Title, multi.AllowMultipleSelect = "Colours", true
+	multi.Choices = []survey.ChoiceItem{{Name: "Red"}, {Name: "Green"}, {Name: "آبی"}}
+	multi = create(multi)
+	grid := survey.NewElement(survey.TypeMatrix)
+	grid.Title = "Grid"
+	grid.Rows = []survey.NamedItem{{Name: "Speed"}, {Name: "Price"}}
+	grid.Columns = []survey.NamedItem{{Name: "Good"}, {Name: "Bad"}}
+	grid = create(grid)
+	scale := survey.NewElement(survey.TypeOpinionScale)
+	scale.Title = "Recommend?"
+	scale = create(scale)
+	statement := survey.NewElement(survey.TypeStatement)
+	statement.Title = "Thanks"
+	create(statement)
+	if multi.Choices[2].ID == 0 || grid.Rows[1].ID == 0 {
+		t.Fatalf("the store gave no ids: %+v %+v", multi.Choices, grid.Rows)
+	}
+	answers := map[int64]json.RawMessage{
+		f.text:   json.RawMessage(`"ok"`),
+		multi.ID: json.RawMessage(fmt.Sprintf(`[%d,%d]`, multi.Choices[0].ID, multi.Choices[2].ID)),
+		grid.ID:  json.RawMessage(fmt.Sprintf(`{"%d":%d,"%d":%d}`, grid.Rows[1].ID, grid.Columns[0].ID, grid.Rows[0].ID, grid.Columns[1].ID)),
+		scale.ID: json.RawMessage(`8`),
+	}
+	rs, err := f.st.ImportResponses(ctx, []survey.Response{{SurveyID: f.sid, SubmittedAt: t0, StartedAt: t0, Answers: answers}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, f.do("GET", listPath(f.sid)+"?format=csv"))
+	wantHeader := []string{"id", "submitted_at", "duration_seconds", "What did you think?", "Colours", "Grid", "Recommend?", "city", "age"}
+	wantRow := []string{fmt.Sprint(rs[0].ID), "2026-05-01T12:00:00.000000Z", "0", "ok", "Red; آبی", "Speed: Bad; Price: Good", "8", "", ""}
+	if len(rows) != 2 || !slices.Equal(rows[0], wantHeader) || !slices.Equal(rows[1], wantRow) {
+		t.Fatalf("CSV %q\nwant %q and %q", rows, wantHeader, wantRow)
+	}
+	tb := decode[table](t, f.do("GET", tablePath(f.sid)))
+	if !slices.Equal(tb.Header, wantHeader) || len(tb.Body) != 1 || !slices.Equal(tb.Body[0].Data, wantRow) {
+		t.Errorf("results table %+v", tb)
+	}
+}

@@ -1,0 +1,185 @@
+package responses
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/links"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// An export is a CSV file of every response (the CSV pages' columns,
+// oldest first) in the exports bucket. Its link is the service's own:
+// .../responses/export/<token>/, the token sealed for the survey with the
+// file's key and the link's expiry. Following it answers a redirect to a
+// presigned S3 link made at that moment. So the link stays good for
+// exportLinkValidity whatever the lifetime of the function's temporary
+// credentials (a presigned link dies with the credentials that signed
+// it, which may be sooner than its own expiry), the file never passes
+// through Lambda's 6 MB response, and the bucket stays private.
+const (
+	exportPurpose      links.Purpose = "survey-responses-export/v1/survey:"
+	exportTokenVersion               = 1
+	// exportLinkValidity is how long an export link works (the contract
+	// asks for at least 10 minutes); the bucket keeps files a day.
+	exportLinkValidity = time.Hour
+	// exportQueryLimit is the most responses one Query of an export asks
+	// for; DynamoDB also stops at 1 MB.
+	exportQueryLimit = 10000
+	maxExportKey     = 512
+)
+
+var errExportExpired = survey.Errorf(survey.EGONE, "This export link has expired.")
+
+// exportLink is what an export link seals.
+type exportLink struct {
+	expires time.Time // whole seconds
+	key     string
+}
+
+func encodeExportLink(l exportLink) []byte {
+	b := []byte{exportTokenVersion}
+	b = binary.AppendVarint(b, l.expires.Unix())
+	return append(b, l.key...)
+}
+
+var errBadExportLink = errors.New("responses: malformed export link")
+
+// decodeExportLink reads an export link's plaintext; only the canonical
+// encoding of a plausible link is accepted.
+func decodeExportLink(b []byte) (exportLink, error) {
+	if len(b) < 3 || b[0] != exportTokenVersion {
+		return exportLink{}, errBadExportLink
+	}
+	secs, n := binary.Varint(b[1:])
+	if n <= 0 || n != len(binary.AppendVarint(nil, secs)) {
+		return exportLink{}, errBadExportLink
+	}
+	key := string(b[1+n:])
+	if key == "" || len(key) > maxExportKey || !utf8.ValidString(key) || !strings.HasPrefix(key, "exports/") {
+		return exportLink{}, errBadExportLink
+	}
+	return exportLink{expires: time.Unix(secs, 0).UTC(), key: key}, nil
+}
+
+// export writes every response of the survey to a new file of the exports
+// bucket and answers {"export": "<link>"}. The file is written as the
+// responses are read (a Query per MB of them), in parts, so memory stays
+// bounded however many there are.
+func (h handlers) export() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
+		if !ok {
+			return
+		}
+		ctx := r.Context()
+		coll, err := h.st.SurveyCollection(ctx, acct.ID, sid)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		now := h.now().UTC()
+		var nonce [12]byte
+		_, _ = rand.Read(nonce[:])
+		key := fmt.Sprintf("exports/%d/%s-%s.csv", sid, now.Format("20060102T150405Z"), hex.EncodeToString(nonce[:]))
+		if err := h.writeExport(ctx, coll, key); err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		token, err := h.sealer.SealFor(ctx, exportPurpose, sid, encodeExportLink(exportLink{
+			expires: now.Add(exportLinkValidity).Truncate(time.Second), key: key,
+		}))
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		link := r.Clone(ctx)
+		link.URL.Path = strings.TrimSuffix(r.URL.Path, "/") + "/" + token + "/"
+		link.URL.RawPath = ""
+		api.Respond(w, r, http.StatusOK, map[string]string{"export": api.AbsoluteURL(link, nil)})
+	})
+}
+
+// writeExport writes the survey's CSV file under key: the BOM, the header
+// and a row per response, oldest first.
+func (h handlers) writeExport(ctx context.Context, coll store.SurveyCollection, key string) error {
+	sid := coll.Survey.ID
+	wr := h.exports.Create(ctx, key, csvContentType, fmt.Sprintf(`attachment; filename="survey-%d-responses.csv"`, sid))
+	t := newTable(coll)
+	cw := newCSVWriter()
+	if _, err := wr.Write(append([]byte(bom), cw.encode(t.header)...)); err != nil {
+		wr.Abort()
+		return err
+	}
+	q := store.ResponseQuery{Ascending: true, Limit: exportQueryLimit}
+	var cells []string
+	for {
+		page, err := h.st.ResponsesPage(ctx, sid, q)
+		if err != nil {
+			wr.Abort()
+			return err
+		}
+		for _, resp := range page.Responses {
+			cells = t.row(resp, cells)
+			if _, err := wr.Write(cw.encode(cells)); err != nil {
+				wr.Abort()
+				return err
+			}
+		}
+		if !page.More || len(page.Responses) == 0 {
+			break
+		}
+		q.From = page.Last()
+	}
+	return wr.Close()
+}
+
+// download follows an export link: a redirect (302) to a presigned link of
+// the file, made now and good for a few minutes. No API key: the link is
+// the capability, as a presigned link would be. A link that does not open
+// for this survey answers 404; an expired one 410.
+func (h handlers) download() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sid, ok := api.PathID(r, "survey_id")
+		if !ok {
+			api.Error(w, r, survey.ErrNotFound)
+			return
+		}
+		ctx := r.Context()
+		plain, err := h.sealer.OpenFor(ctx, exportPurpose, sid, r.PathValue("token"))
+		if errors.Is(err, links.ErrInvalid) {
+			err = survey.ErrNotFound
+		}
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		l, err := decodeExportLink(plain)
+		if err != nil {
+			api.Error(w, r, survey.ErrNotFound)
+			return
+		}
+		if !h.now().Before(l.expires) {
+			api.Error(w, r, errExportExpired)
+			return
+		}
+		url, err := h.exports.URL(ctx, l.key)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		w.Header().Set("Location", url)
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusFound)
+	})
+}

@@ -1,0 +1,66 @@
+package responses_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os/exec"
+	"slices"
+	"testing"
+
+	"surveyservice/shared/survey"
+)
+
+// TestPythonClient runs a small client written against the real service's
+// API (testdata/results_client.py: Python, standard library only) against
+// the handlers on a real HTTP server: it walks the results table page by
+// page, oldest first, until a short page, and downloads the export. What
+// it reads must be every response, with the CSV's header and cells.
+func TestPythonClient(t *testing.T) {
+	t.Parallel()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal("python3 is not installed: this test needs it (standard library only)")
+	}
+	f := newFixture(t)
+	rs := f.seed(t, f.sid, f.text, 25)
+	srv := httptest.NewServer(f.h)
+	defer srv.Close()
+	out, err := exec.CommandContext(t.Context(), python, "testdata/results_client.py", srv.URL, f.key, fmt.Sprint(f.sid), "10").Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("the client failed: %v\n%s", err, stderr)
+	}
+	var got struct {
+		RespondersCount int64                        `json:"responders_count"`
+		Header          []string                     `json:"header"`
+		IDs             []int64                      `json:"ids"`
+		Codes           map[string]string            `json:"codes"`
+		Cells           map[string]map[string]string `json:"cells"`
+		ExportIDs       []int64                      `json:"export_ids"`
+		ExportHeader    []string                     `json:"export_header"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("the client printed %s: %v", out, err)
+	}
+	sorted := append([]survey.Response(nil), rs...)
+	sortResponses(sorted, true)
+	var want []int64
+	for _, r := range sorted {
+		want = append(want, r.ID)
+	}
+	if got.RespondersCount != 25 || !slices.Equal(got.IDs, want) || !slices.Equal(got.ExportIDs, want) {
+		t.Fatalf("the client read count %d, ids %v, export %v; want 25 and %v", got.RespondersCount, got.IDs, got.ExportIDs, want)
+	}
+	wantHeader := []string{"id", "submitted_at", "duration_seconds", "What did you think?", "city", "age"}
+	if !slices.Equal(got.Header, wantHeader) || !slices.Equal(got.ExportHeader, wantHeader) {
+		t.Errorf("headers %q and %q, want %q", got.Header, got.ExportHeader, wantHeader)
+	}
+	first := got.Cells[fmt.Sprint(rs[0].ID)]
+	if first["What did you think?"] != "answer 0" || first["city"] != "Tabriz" || first["age"] != "20" || got.Codes[fmt.Sprint(rs[0].ID)] != "CODE-0" {
+		t.Errorf("the first responder's cells %v, code %q", first, got.Codes[fmt.Sprint(rs[0].ID)])
+	}
+}

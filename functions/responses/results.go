@@ -1,0 +1,168 @@
+package responses
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// resultsTable is the real service's results-table answer, which its
+// clients read: the header (the CSV's), each response's cells in the same
+// order, and the survey's number of responses.
+type resultsTable struct {
+	Header                   []string     `json:"header"`
+	Body                     []resultsRow `json:"body"`
+	RespondersCount          int64        `json:"responders_count"`
+	InvisibleRespondersCount int64        `json:"invisible_responders_count"`
+}
+
+type resultsRow struct {
+	ResponderID   int64    `json:"responder_id"`
+	ResponderCode *string  `json:"responder_code"`
+	Data          []string `json:"data"`
+}
+
+var (
+	errInvalidPage  = survey.Errorf(survey.ENOTFOUND, "Invalid page.")
+	errPageTooLarge = survey.FieldError("page_size", "This page is too large to send at once; ask for a smaller page_size.")
+)
+
+// tableQuery is a results-table request's parameters.
+type tableQuery struct {
+	store.ResponseQuery
+	page int
+}
+
+func readTableQuery(r *http.Request) (tableQuery, error) {
+	q := r.URL.Query()
+	tq := tableQuery{page: 1}
+	if vals, ok := q["page"]; ok {
+		n, isInt := api.ParseInt(vals[0])
+		if !isInt || n < 1 {
+			return tableQuery{}, errInvalidPage
+		}
+		tq.page = n
+	}
+	errs := survey.Fields{}
+	tq.Limit = pageSizeParam(q, errs, defaultPageSize, maxPageSize)
+	// since and until include their instant; the store's bounds exclude
+	// theirs, and keys have no time finer than a microsecond.
+	if since := timeParam(q, errs, "since"); !since.IsZero() {
+		tq.After = since.Add(-time.Nanosecond)
+	}
+	if until := timeParam(q, errs, "until"); !until.IsZero() {
+		tq.Before = until.Add(time.Nanosecond)
+	}
+	if vals, ok := q["sort"]; ok {
+		switch vals[0] {
+		case "asc":
+			tq.Ascending = true
+		case "desc":
+		default:
+			errs.Add("sort", `"`+vals[0]+`" is not a valid choice.`)
+		}
+	}
+	return tq, errs.Err()
+}
+
+// resultsTable answers a page (page-number pagination) of the survey's
+// responses in the real service's shape. Its survey collection (whose it
+// is, the columns, the count) and the page are read at once. A page past
+// the first that holds nothing answers 404 "Invalid page.".
+func (h handlers) resultsTable() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
+		if !ok {
+			return
+		}
+		tq, err := readTableQuery(r)
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		ctx := r.Context()
+		coll, rows, err := alongside(
+			func() (store.SurveyCollection, error) { return h.st.SurveyCollection(ctx, acct.ID, sid) },
+			func() ([]survey.Response, error) { return h.tablePage(ctx, sid, tq) })
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		if len(rows) == 0 && tq.page > 1 {
+			api.Error(w, r, errInvalidPage)
+			return
+		}
+		t := newTable(coll)
+		out := resultsTable{Header: t.header, Body: make([]resultsRow, 0, len(rows)), RespondersCount: coll.Survey.SubmittedResponses}
+		budget := newBudget(pageBudget)
+		for _, resp := range rows {
+			row := resultsRow{ResponderID: resp.ID, Data: t.row(resp, nil)}
+			if resp.Code != "" {
+				code := resp.Code
+				row.ResponderCode = &code
+			}
+			out.Body = append(out.Body, row)
+			item, err := encodeJSON(row)
+			if err != nil {
+				api.Error(w, r, err)
+				return
+			}
+			if !budget.take(item) {
+				// Page numbers fix a page's rows: it cannot end early.
+				api.Error(w, r, errPageTooLarge)
+				return
+			}
+		}
+		api.Respond(w, r, http.StatusOK, out)
+	})
+}
+
+// tablePage reads the responses of page tq.page: it starts where the
+// container remembers the page (or an earlier one) starting, passes over
+// the rest of the pages before it keys only, then reads the page, in as
+// many Queries as its items' megabytes. Where the next page starts is
+// remembered.
+func (h handlers) tablePage(ctx context.Context, sid int64, tq tableQuery) ([]survey.Response, error) {
+	key := pageKey{sid: sid, ascending: tq.Ascending, size: tq.Limit, page: tq.page}
+	if !tq.After.IsZero() {
+		key.after = tq.After.UnixMicro()
+	}
+	if !tq.Before.IsZero() {
+		key.before = tq.Before.UnixMicro()
+	}
+	q := tq.ResponseQuery
+	known, start := h.pages.nearest(key)
+	q.From = start
+	if known < tq.page {
+		pos, _, err := h.st.SkipResponses(ctx, sid, q, (tq.page-known)*tq.Limit)
+		if err != nil || pos == nil {
+			return nil, err
+		}
+		q.From = pos
+		h.pages.remember(key, *pos)
+	}
+	var rows []survey.Response
+	for len(rows) < tq.Limit {
+		q.Limit = tq.Limit - len(rows)
+		page, err := h.st.ResponsesPage(ctx, sid, q)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, page.Responses...)
+		if !page.More || len(page.Responses) == 0 {
+			break
+		}
+		q.From = page.Last()
+	}
+	if len(rows) == tq.Limit {
+		last := rows[len(rows)-1]
+		next := key
+		next.page++
+		h.pages.remember(next, store.ResponsePosition{SubmittedAt: last.SubmittedAt, ID: last.ID})
+	}
+	return rows, nil
+}

@@ -1,0 +1,160 @@
+package responses_test
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"testing"
+	"time"
+
+	"surveyservice/shared/survey"
+)
+
+// table is the results-table answer.
+type table struct {
+	Header []string `json:"header"`
+	Body   []struct {
+		ResponderID   int64    `json:"responder_id"`
+		ResponderCode *string  `json:"responder_code"`
+		Data          []string `json:"data"`
+	} `json:"body"`
+	RespondersCount          int64 `json:"responders_count"`
+	InvisibleRespondersCount *int  `json:"invisible_responders_count"`
+}
+
+func (tb table) ids() []int64 {
+	var ids []int64
+	for _, row := range tb.Body {
+		ids = append(ids, row.ResponderID)
+	}
+	return ids
+}
+
+// TestResultsTable: the real service's shape: the CSV's header, each
+// response's cells in that order with its id and code, the survey's count
+// and 0 invisible; newest first by default, oldest first with sort=asc;
+// pages by number cover every response once; since and until include
+// their instant.
+func TestResultsTable(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	rs := f.seed(t, f.sid, f.text, 11)
+	r := f.do("GET", tablePath(f.sid))
+	tb := decode[table](t, r)
+	if r.code != 200 || tb.RespondersCount != 11 || tb.InvisibleRespondersCount == nil || *tb.InvisibleRespondersCount != 0 {
+		t.Fatalf("results table: %v", r)
+	}
+	if want := []string{"id", "submitted_at", "duration_seconds", "What did you think?", "city", "age"}; !slices.Equal(tb.Header, want) {
+		t.Errorf("header %q, want %q", tb.Header, want)
+	}
+	if !slices.Equal(tb.ids(), newestFirst(rs)) {
+		t.Errorf("default order %v, want newest first %v", tb.ids(), newestFirst(rs))
+	}
+	row := tb.Body[len(tb.Body)-1] // the oldest: rs[0], with a code
+	if row.ResponderID != rs[0].ID || row.ResponderCode == nil || *row.ResponderCode != "CODE-0" ||
+		!slices.Equal(row.Data, []string{fmt.Sprint(rs[0].ID), "2026-05-01T12:00:00.000000Z", "90", "answer 0", "Tabriz", "20"}) {
+		t.Errorf("row %+v", row)
+	}
+	if tb.Body[0].ResponderCode != nil {
+		t.Errorf("a response without a code: responder_code %q", *tb.Body[0].ResponderCode)
+	}
+	for _, sort := range []string{"asc", "desc"} {
+		t.Run("sort="+sort, func(t *testing.T) {
+			want := append([]survey.Response(nil), rs...)
+			sortResponses(want, sort == "asc")
+			var got []int64
+			for p := 1; ; p++ {
+				r := f.do("GET", fmt.Sprintf("%s?sort=%s&page_size=4&page=%d", tablePath(f.sid), sort, p))
+				if p == 4 {
+					if r.code != 404 || string(r.body) != `{"detail":"Invalid page."}` {
+						t.Errorf("page past the end: %v", r)
+					}
+					break
+				}
+				tb := decode[table](t, r)
+				if r.code != 200 || len(tb.Body) != min(4, 11-4*(p-1)) {
+					t.Fatalf("page %d: %v", p, r)
+				}
+				got = append(got, tb.ids()...)
+			}
+			var wantIDs []int64
+			for _, r := range want {
+				wantIDs = append(wantIDs, r.ID)
+			}
+			if !slices.Equal(got, wantIDs) {
+				t.Errorf("pages %v, want %v", got, wantIDs)
+			}
+		})
+	}
+	since, until := t0.Add(3*time.Second), t0.Add(7*time.Second)
+	tb = decode[table](t, f.do("GET", tablePath(f.sid)+"?sort=asc&since="+url.QueryEscape(since.Format(time.RFC3339))+"&until="+url.QueryEscape(until.Format(time.RFC3339))))
+	var want []int64
+	for _, r := range rs {
+		if !r.SubmittedAt.Before(since) && !r.SubmittedAt.After(until) {
+			want = append(want, r.ID)
+		}
+	}
+	sortIDs := append([]int64(nil), tb.ids()...)
+	if len(want) == 0 || !slices.Equal(sortIDs, ascendingIDs(rs, want)) {
+		t.Errorf("since..until: %v, want %v", tb.ids(), want)
+	}
+	for _, tc := range []struct{ query, want string }{
+		{"page=0", `{"detail":"Invalid page."}`},
+		{"page=x", `{"detail":"Invalid page."}`},
+		{"page=99", `{"detail":"Invalid page."}`},
+		{"page_size=1001", `{"page_size":["Ensure this value is less than or equal to 1000."]}`},
+		{"sort=newest", `{"sort":["\"newest\" is not a valid choice."]}`},
+		{"since=soon&until=later", `{"since":["` + dtMsg + `"],"until":["` + dtMsg + `"]}`},
+	} {
+		if r := f.do("GET", tablePath(f.sid)+"?"+tc.query); string(r.body) != tc.want {
+			t.Errorf("%s: %v, want %s", tc.query, r, tc.want)
+		}
+	}
+	empty, _ := f.newSurvey(t, "Empty")
+	if r := f.do("GET", tablePath(empty)); r.code != 200 || len(decode[table](t, r).Body) != 0 {
+		t.Errorf("an empty survey's page 1: %v", r)
+	}
+}
+
+// ascendingIDs is want in the order of rs sorted oldest first.
+func ascendingIDs(rs []survey.Response, want []int64) []int64 {
+	sorted := append([]survey.Response(nil), rs...)
+	sortResponses(sorted, true)
+	var out []int64
+	for _, r := range sorted {
+		if slices.Contains(want, r.ID) {
+			out = append(out, r.ID)
+		}
+	}
+	return out
+}
+
+// TestResultsTablePageStarts: a walk by page numbers reads each page's own
+// items once the container knows where the page starts (one Query, no
+// skipping), and a page asked for out of turn (skipping from the nearest
+// known start) answers the same rows as in turn.
+func TestResultsTablePageStarts(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.seed(t, f.sid, f.text, 30)
+	pageOf := func(p int) (table, reply) {
+		r := f.do("GET", fmt.Sprintf("%s?page_size=5&page=%d", tablePath(f.sid), p))
+		if r.code != 200 {
+			t.Fatalf("page %d: %v", p, r)
+		}
+		return decode[table](t, r), r
+	}
+	cold, r := pageOf(4) // nothing known yet: skips 15 keys, then reads the page
+	if q := r.calls.Ops()["DynamoDB.Query"]; q != 3 {
+		t.Errorf("page 4, cold: %d Queries (%v), want the collection, one skip and the page", q, r.calls.Ops())
+	}
+	for p := 1; p <= 6; p++ {
+		tb, r := pageOf(p)
+		if p == 4 && !slices.Equal(tb.ids(), cold.ids()) {
+			t.Errorf("page 4 in turn %v, out of turn %v", tb.ids(), cold.ids())
+		}
+		if q := r.calls.Ops()["DynamoDB.Query"]; p > 1 && q != 2 {
+			t.Errorf("page %d in turn: %d Queries (%v), want the collection and the page", p, q, r.calls.Ops())
+		}
+	}
+}

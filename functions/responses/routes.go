@@ -1,0 +1,75 @@
+// Package responses is the owner's view of a survey's responses (contract
+// section 12): the list (JSON pages behind an opaque cursor, or CSV pages),
+// one response, its deletion, and the real service's shapes its clients
+// read: the results table and the export of every response.
+package responses
+
+import (
+	"context"
+	"time"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/exports"
+	"surveyservice/shared/links"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// Store is what the group reads and writes; *store.Store implements it.
+type Store interface {
+	Survey(ctx context.Context, aid, sid int64) (survey.Survey, error)
+	SurveyCollection(ctx context.Context, aid, sid int64) (store.SurveyCollection, error)
+	ResponsesPage(ctx context.Context, sid int64, q store.ResponseQuery) (store.ResponsePage, error)
+	SkipResponses(ctx context.Context, sid int64, q store.ResponseQuery, n int) (*store.ResponsePosition, int, error)
+	Response(ctx context.Context, aid, sid, rid int64) (survey.Response, error)
+	DeleteResponse(ctx context.Context, aid, sid, rid int64) error
+}
+
+var _ Store = (*store.Store)(nil)
+
+// Sealer seals and opens the group's tokens (cursors, export links) under
+// the links' data keys; *links.Sealer implements it.
+type Sealer interface {
+	SealFor(ctx context.Context, purpose links.Purpose, surveyID int64, plain []byte) (string, error)
+	OpenFor(ctx context.Context, purpose links.Purpose, surveyID int64, token string) ([]byte, error)
+}
+
+var _ Sealer = (*links.Sealer)(nil)
+
+// Exports stores export files and lends short-lived links to them;
+// *exports.Bucket implements it.
+type Exports interface {
+	Create(ctx context.Context, key, contentType, disposition string) *exports.Writer
+	URL(ctx context.Context, key string) (string, error)
+}
+
+var _ Exports = (*exports.Bucket)(nil)
+
+// csvFormat is the list's own representation (?format=csv).
+var csvFormat = api.Format{Name: "csv", MediaType: "text/csv"}
+
+// New returns the group's routes; now is the clock of export links.
+func New(auth *api.Authenticator, st Store, sealer Sealer, ex Exports, now func() time.Time) *api.Router {
+	rt := api.NewRouter(auth)
+	h := handlers{st: st, sealer: sealer, exports: ex, now: now, pages: newPageStarts(now)}
+	list := api.Route{Path: "/api/surveys/{survey_id}/responses/", Name: "Response List", Formats: []api.Format{csvFormat}}
+	detail := api.Route{Path: "/api/surveys/{survey_id}/responses/{response_id}/", Name: "Response Detail"}
+	table := api.Route{Path: "/api/v2/surveys/{survey_id}/responses/results-table/", Name: "Results Table"}
+	export := api.Route{Path: "/api/v2/surveys/{survey_id}/responses/export/", Name: "Response Export"}
+	download := api.Route{Path: "/api/v2/surveys/{survey_id}/responses/export/{token}/", Name: "Response Export File", Public: true}
+	rt.Handle(list.With("GET"), h.list())
+	rt.Handle(detail.With("GET"), h.get())
+	rt.Handle(detail.With("DELETE"), h.delete())
+	rt.Handle(table.With("GET"), h.resultsTable())
+	rt.Handle(export.With("GET"), h.export())
+	rt.Handle(download.With("GET"), h.download())
+	return rt
+}
+
+type handlers struct {
+	st      Store
+	sealer  Sealer
+	exports Exports
+	now     func() time.Time
+	pages   *pageStarts
+}

@@ -1,0 +1,128 @@
+package responses
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// table is a survey's responses as rows of text, as the CSV pages, the
+// export and the results table show them: id, submitted_at,
+// duration_seconds, one column per answerable element in survey order
+// (titled by its title), then one per variable (titled by its name).
+type table struct {
+	header    []string
+	elements  []survey.Element
+	variables []string
+}
+
+// fixedColumns come first in every row.
+var fixedColumns = []string{"id", "submitted_at", "duration_seconds"}
+
+func newTable(c store.SurveyCollection) table {
+	t := table{header: append([]string(nil), fixedColumns...)}
+	for _, id := range c.Layout.Questions {
+		e, ok := c.Elements[id]
+		if !ok || !e.Type.Answerable() {
+			continue
+		}
+		t.elements = append(t.elements, e)
+		t.header = append(t.header, e.Title)
+	}
+	for _, v := range c.Variables {
+		t.variables = append(t.variables, v.Name)
+		t.header = append(t.header, v.Name)
+	}
+	return t
+}
+
+// row renders a response's cells into dst (reused between rows).
+func (t table) row(r survey.Response, dst []string) []string {
+	v := r.View()
+	dst = append(dst[:0], strconv.FormatInt(r.ID, 10), v.SubmittedAt, strconv.FormatInt(v.DurationSeconds, 10))
+	for _, e := range t.elements {
+		cell := ""
+		if a, ok := r.Answers[e.ID]; ok {
+			cell = e.AnswerText(a)
+		}
+		dst = append(dst, cell)
+	}
+	for _, name := range t.variables {
+		dst = append(dst, variableText(r.Variables[name]))
+	}
+	return dst
+}
+
+// variableText is a variable's value as a cell: strings as they are,
+// numbers as written, booleans as true/false, nothing as "".
+func variableText(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	case bool:
+		return strconv.FormatBool(v)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// bom starts every CSV file: spreadsheet programs then read it as UTF-8
+// (Persian and Arabic answers included) rather than in a local code page.
+const bom = "\uFEFF"
+
+// csvWriter writes CSV files (RFC 4180, CRLF) a row at a time, each cell
+// valid UTF-8 and guarded against formula injection.
+type csvWriter struct {
+	scratch bytes.Buffer
+	w       *csv.Writer
+	cells   []string
+}
+
+func newCSVWriter() *csvWriter {
+	c := &csvWriter{}
+	c.w = csv.NewWriter(&c.scratch)
+	c.w.UseCRLF = true
+	return c
+}
+
+// encode renders one row and returns its bytes, valid until the next call.
+func (c *csvWriter) encode(cells []string) []byte {
+	c.scratch.Reset()
+	c.cells = c.cells[:0]
+	for _, cell := range cells {
+		c.cells = append(c.cells, spreadsheetSafe(strings.ToValidUTF8(cell, "\uFFFD")))
+	}
+	_ = c.w.Write(c.cells) // writes to a bytes.Buffer: no error
+	c.w.Flush()
+	return c.scratch.Bytes()
+}
+
+// spreadsheetSafe guards a cell against formula injection: a spreadsheet
+// program runs a cell that starts with =, +, -, @, tab or carriage return
+// as a formula, and answers and variables come from anyone who can reach
+// the survey. Such a cell gets a leading apostrophe, which spreadsheets
+// hide; numbers (a negative variable) are left as they are.
+func spreadsheetSafe(cell string) string {
+	if cell == "" {
+		return cell
+	}
+	switch cell[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		if _, err := strconv.ParseFloat(cell, 64); err == nil {
+			return cell
+		}
+		return "'" + cell
+	}
+	return cell
+}
