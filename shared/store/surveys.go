@@ -321,14 +321,23 @@ func (s *Store) TrashSurvey(ctx context.Context, aid, sid int64) error {
 // RestoreSurvey brings a survey of the account back from the trash, into
 // folderID when given, else into its own folder. A survey not in the trash
 // is left as it is. Its folder gone and none given answers ErrFolderGone;
-// a given folder that is not live answers 400 on folder_id.
+// a given folder that is not a live folder of the account answers 400 on
+// folder_id, whether or not the survey is in the trash (a client must not
+// learn that a bad folder_id was ignored only because nothing was to move).
 func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int64) error {
 	sv, err := s.Survey(ctx, aid, sid)
 	if err != nil {
 		return err
 	}
 	if !sv.Deleted {
-		return nil
+		if folderID == nil {
+			return nil
+		}
+		_, err := s.Folder(ctx, aid, *folderID)
+		if survey.ErrorCode(err) == survey.ENOTFOUND {
+			return folderMissing(*folderID)
+		}
+		return err
 	}
 	target := sv.FolderID
 	if folderID != nil {
