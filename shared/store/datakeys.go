@@ -25,6 +25,8 @@ type dataKeyItem struct {
 	KeyID   string `dynamo:"key_id"`
 	Wrapped []byte `dynamo:"wrapped,omitempty"`
 	Created string `dynamo:"created"`
+	// PutToken tells the put's own earlier attempt (see landed.go).
+	PutToken string `dynamo:"put_token,omitempty"`
 }
 
 func (it dataKeyItem) dataKey() (datakey.Key, error) {
@@ -73,12 +75,15 @@ func (s *Store) DataKey(ctx context.Context, id datakey.ID) (datakey.Key, error)
 // container rotated first, and the new key is kept (its links open) but
 // not made current.
 func (s *Store) PutDataKey(ctx context.Context, k datakey.Key, previous *datakey.ID) error {
+	token := newPutToken()
 	it := dataKeyItem{PK: DataKeyPK(k.ID.String()), SK: dataKeySK, KeyID: k.ID.String(), Wrapped: k.Wrapped,
-		Created: k.Created.UTC().Format(dataKeyLayout)}
-	if err := s.table.Put(it).If("attribute_not_exists(PK)").Run(ctx); err != nil {
+		Created: k.Created.UTC().Format(dataKeyLayout), PutToken: token}
+	err := s.table.Put(it).If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true).Run(ctx)
+	if err != nil && !(dynamo.IsCondCheckFailed(err) && landed(condFailedItem(err), token)) {
 		return s.fail("put data key", err)
 	}
 	cur := it
+	cur.PutToken = ""
 	cur.PK, cur.SK = currentKeyPK, currentKeySK
 	put := s.table.Put(cur)
 	if previous == nil {
@@ -93,12 +98,15 @@ func (s *Store) PutDataKey(ctx context.Context, k datakey.Key, previous *datakey
 }
 
 // ConsumeLink records the first use of a one-use link; first is false when
-// it was used before. One conditional write, so of racing uses one wins.
+// it was used before. One conditional write, so of racing uses one wins;
+// the SDK's retry of the winner's write, whose answer was lost, finds the
+// winner's own put token and still answers first (see landed.go).
 func (s *Store) ConsumeLink(ctx context.Context, tokenID string) (first bool, err error) {
-	err = s.table.Put(map[string]any{AttrPK: LinkPK(tokenID), AttrSK: linkUsedSK, "used_at": s.timestamp()}).
-		If("attribute_not_exists(PK)").Run(ctx)
+	token := newPutToken()
+	err = s.table.Put(map[string]any{AttrPK: LinkPK(tokenID), AttrSK: linkUsedSK, "used_at": s.timestamp(), attrPutToken: token}).
+		If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true).Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
-		return false, nil
+		return landed(condFailedItem(err), token), nil
 	}
 	if err != nil {
 		return false, s.fail("consume link", err)

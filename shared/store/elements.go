@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -33,10 +34,11 @@ type layoutItem struct {
 // elementItem is SURVEY#<sid> / ELEMENT#<eid>: the element's fields as a
 // JSON document; its place is the layout's.
 type elementItem struct {
-	PK  string `dynamo:"PK"`
-	SK  string `dynamo:"SK"`
-	ID  int64  `dynamo:"id"`
-	Doc string `dynamo:"doc"`
+	PK       string `dynamo:"PK"`
+	SK       string `dynamo:"SK"`
+	ID       int64  `dynamo:"id"`
+	Doc      string `dynamo:"doc"`
+	PutToken string `dynamo:"put_token,omitempty"` // set by a create; see landed.go
 }
 
 func newLayoutItem(sid, aid int64, l survey.Layout) (layoutItem, error) {
@@ -129,8 +131,11 @@ func (s *Store) surveyTouch(sid, aid int64, l survey.Layout) *dynamo.Update {
 
 // elementTx runs one element change: the element's own write (put or
 // delete), the layout under its version, the survey under its liveness. It
-// tells a lost race (retry) from a survey that is gone or in the trash.
-func (s *Store) elementTx(ctx context.Context, aid, sid int64, own func(*dynamo.WriteTx), l survey.Layout) (retry bool, err error) {
+// tells a lost race (retry) from a survey that is gone or in the trash. A
+// create passes its put token: its element put failing on an item with
+// that token is its own earlier attempt (success), on any other item a
+// taken id (errElementIDTaken).
+func (s *Store) elementTx(ctx context.Context, aid, sid int64, own func(*dynamo.WriteTx), l survey.Layout, token string) (retry bool, err error) {
 	lw, err := s.layoutWrite(sid, aid, l)
 	if err != nil {
 		return false, err
@@ -141,8 +146,12 @@ func (s *Store) elementTx(ctx context.Context, aid, sid int64, own func(*dynamo.
 	switch {
 	case err == nil:
 		return false, nil
+	case token != "" && txFailedAt(err, 0) && landed(txItemAt(err, 0), token):
+		return false, nil // an earlier attempt of this very transaction landed
 	case txFailedAt(err, 2):
 		return false, s.whyNotWritable(ctx, aid, sid)
+	case token != "" && txFailedAt(err, 0):
+		return false, errElementIDTaken
 	case txFailedAt(err, 1) || txConflict(err):
 		return true, nil
 	case txFailedAt(err, 0):
@@ -150,6 +159,9 @@ func (s *Store) elementTx(ctx context.Context, aid, sid int64, own func(*dynamo.
 	}
 	return false, s.fail(fmt.Sprintf("write element of survey %d", sid), err)
 }
+
+// errElementIDTaken is a new element's id found taken in its survey.
+var errElementIDTaken = errors.New("store: element id taken")
 
 // ElementChange is the outcome of an element write: the element and the
 // layout it now stands in.
@@ -169,12 +181,15 @@ func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Elem
 	if err != nil {
 		return ElementChange{}, err
 	}
-	e.ID = id
-	it, err := newElementItem(sid, e)
-	if err != nil {
-		return ElementChange{}, err
-	}
+	token := newPutToken()
+	ids := 1
 	for attempt := 1; attempt <= layoutConflictAttempts; attempt++ {
+		e.ID = id
+		it, err := newElementItem(sid, e)
+		if err != nil {
+			return ElementChange{}, err
+		}
+		it.PutToken = token
 		l, err := s.readLayout(ctx, aid, sid)
 		if err != nil {
 			return ElementChange{}, err
@@ -185,8 +200,21 @@ func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Elem
 		}
 		next.Version = l.Version
 		retry, err := s.elementTx(ctx, aid, sid, func(tx *dynamo.WriteTx) {
-			tx.Put(s.table.Put(it).If("attribute_not_exists(PK)"))
-		}, next)
+			tx.Put(s.table.Put(it).If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true))
+		}, next, token)
+		if err == errElementIDTaken && ids < idAttempts {
+			if err := s.idTaken(ctx, KindElement, id); err != nil {
+				return ElementChange{}, err
+			}
+			if id, err = s.NewID(ctx, KindElement); err != nil {
+				return ElementChange{}, err
+			}
+			ids++
+			continue
+		}
+		if err == errElementIDTaken {
+			return ElementChange{}, errIDsTaken
+		}
 		if err != nil {
 			return ElementChange{}, err
 		}
@@ -268,7 +296,7 @@ func (s *Store) UpdateElement(ctx context.Context, aid, sid, eid int64, edit fun
 		}
 		retry, err := s.elementTx(ctx, aid, sid, func(tx *dynamo.WriteTx) {
 			tx.Put(s.table.Put(it).If("attribute_exists(PK)"))
-		}, next)
+		}, next, "")
 		if err != nil {
 			return ElementChange{}, err
 		}
@@ -301,7 +329,7 @@ func (s *Store) DeleteElement(ctx context.Context, aid, sid, eid int64) error {
 		next.Remove(eid)
 		retry, err := s.elementTx(ctx, aid, sid, func(tx *dynamo.WriteTx) {
 			tx.Delete(s.table.Delete(AttrPK, SurveyPK(sid)).Range(AttrSK, ElementSK(eid)).If("attribute_exists(PK)"))
-		}, next)
+		}, next, "")
 		if err != nil {
 			return err
 		}

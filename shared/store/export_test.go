@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"sort"
+	"sync"
 
 	"github.com/guregu/dynamo/v2"
 )
@@ -31,4 +32,30 @@ func (s *Store) HalfDeleteFolder(ctx context.Context, aid, fid int64, n int) err
 		}
 	}
 	return nil
+}
+
+// ForceIDs makes the next allocations of a kind hand out ids first, one
+// per allocation, as a counter that lags behind its items would; the
+// kind's lease is dropped so that the next NewID allocates. The Store must
+// not be in use by other goroutines while it is called.
+func (s *Store) ForceIDs(kind string, ids ...int64) {
+	s.ids.drop(kind)
+	var mu sync.Mutex
+	queue := ids
+	next := s.alloc
+	s.alloc = func(ctx context.Context, k string, n int) ([]int64, error) {
+		mu.Lock()
+		if k != kind || len(queue) == 0 {
+			mu.Unlock()
+			return next(ctx, k, n)
+		}
+		id := queue[0]
+		queue = queue[1:]
+		mu.Unlock()
+		if n == 1 {
+			return []int64{id}, nil
+		}
+		rest, err := next(ctx, k, n-1)
+		return append([]int64{id}, rest...), err
+	}
 }

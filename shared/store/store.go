@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 
@@ -17,15 +18,21 @@ type Store struct {
 	// Now is the clock; tests and the sweep replace it.
 	Now func() time.Time
 
-	retries atomic.Int64 // element writes retried after a lost layout race
-	ids     idPools
+	retries      atomic.Int64 // element writes retried after a lost layout race
+	idCollisions atomic.Int64 // new ids found taken, replaced by fresh ones
+	ids          idPools
+	// alloc hands out n fresh ids of a kind (addIDs; tests replace it to
+	// force an id that is already taken).
+	alloc func(ctx context.Context, kind string, n int) ([]int64, error)
 }
 
 // New returns a Store on the named table.
 func New(cfg aws.Config, tableName string) *Store {
 	client := dynamodb.NewFromConfig(cfg)
 	db := dynamo.NewFromIface(client)
-	return &Store{client: client, db: db, table: db.Table(tableName), Now: time.Now}
+	s := &Store{client: client, db: db, table: db.Table(tableName), Now: time.Now}
+	s.alloc = s.addIDs
+	return s
 }
 
 // Client is the underlying SDK client, for table administration.
