@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -49,6 +50,11 @@ func DecodeValues(raw json.RawMessage, present bool, vars []survey.Variable) ([]
 	dec.UseNumber()
 	if kind != "list" || dec.Decode(&items) != nil {
 		return nil, survey.FieldError("values", fmt.Sprintf("Expected a list of items but got type %q.", kind))
+	}
+	// A Decoder stops after one value: anything but whitespace after the
+	// list ("[{}]0", found by fuzzing) is not one JSON value.
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, survey.FieldError("values", "Expected a list of items; extra data follows the list.")
 	}
 	switch {
 	case len(items) == 0:
