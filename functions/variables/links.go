@@ -248,6 +248,11 @@ func (h handlers) hashes() http.Handler {
 				return
 			}
 		}
+		prefix := urlsPrefix(strings.TrimRight(h.cfg.SurveyURL, "/") + "/s/" + url.PathEscape(sv.URLSlug) + "/?qs=")
+		if err := fitsAnswer(prefix, payloads); err != nil {
+			api.Error(w, r, err)
+			return
+		}
 		if sv.Deleted {
 			api.Error(w, r, survey.Errorf(survey.ECONFLICT, "Survey is deleted."))
 			return
@@ -257,7 +262,22 @@ func (h handlers) hashes() http.Handler {
 			api.Error(w, r, err)
 			return
 		}
-		base := strings.TrimRight(h.cfg.SurveyURL, "/") + "/s/" + url.PathEscape(sv.URLSlug) + "/?qs="
-		api.Respond(w, r, http.StatusOK, urlsJSON(base, tokens))
+		api.Respond(w, r, http.StatusOK, urlsJSON(prefix, tokens))
 	})
+}
+
+// fitsAnswer refuses, before any key is fetched or link sealed, a request
+// whose answer would be larger than api.MaxAnswer: the token of every
+// payload has a length known in advance (links.TokenLen), so the answer's
+// size is exact. The request body may be 6 MiB, and a link is about 4/3 of
+// its values: without this, the largest requests answered over 8 MiB,
+// which Lambda cannot deliver.
+func fitsAnswer(prefix string, payloads []links.Payload) error {
+	n := urlsJSONLen(prefix, payloads)
+	if n <= api.MaxAnswer {
+		return nil
+	}
+	return survey.FieldError("values", fmt.Sprintf(
+		"These links would take %s, more than the %s an answer may hold; send fewer items or shorter values.",
+		api.SizeName(int64(n)), api.SizeName(api.MaxAnswer)))
 }

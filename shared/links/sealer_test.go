@@ -724,6 +724,23 @@ func TestTokenLengths(t *testing.T) {
 	}
 }
 
+// TestTokenLenIsExact: the token length known before sealing is the sealed
+// token's (the personalised links route refuses on it).
+func TestTokenLenIsExact(t *testing.T) {
+	c := newContainer(t)
+	var ps []links.Payload
+	for n := range 40 { // every residue of base64's 3-byte groups, many times
+		ps = append(ps, links.Payload{Unique: n%2 == 0, Values: []links.Value{str("city", strings.Repeat("é", n)), integer("id", int64(n)<<(n%60))}})
+	}
+	ps = append(ps, links.Payload{}, links.Payload{Values: []links.Value{str("big", strings.Repeat("x", 70000))}})
+	toks := seal(t, context.Background(), c.sealer, survey, ps...)
+	for i, p := range ps {
+		if got := links.TokenLen(p); got != len(toks[i]) {
+			t.Errorf("payload %d: TokenLen %d, token %d characters", i, got, len(toks[i]))
+		}
+	}
+}
+
 // Whatever Seal returns must open: a link the service mints and then
 // answers "Invalid link." for is lost. Either Seal refuses the payload or
 // Open returns it. The payloads are within the contract: numbers of any
