@@ -174,8 +174,9 @@ type ElementChange struct {
 // says. It is one read of the layout and one transaction (element, layout
 // under its version, survey), retried when another change of the same
 // survey won the race. It answers EINVALID on prior_question or
-// related_group, ENOTFOUND, ErrSurveyDeleted (409), or, after every retry
-// lost, EUNAVAILABLE (503, retry).
+// related_group or when the survey's elements would exceed
+// survey.MaxSurveyContent, ENOTFOUND, ErrSurveyDeleted (409), or, after
+// every retry lost, EUNAVAILABLE (503, retry).
 func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Element, p survey.Placement) (ElementChange, error) {
 	id, err := s.NewID(ctx, KindElement)
 	if err != nil {
@@ -196,6 +197,9 @@ func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Elem
 		}
 		next := l.Clone()
 		if err := next.Insert(id, e.Type, p); err != nil {
+			return ElementChange{}, err
+		}
+		if err := next.Resize(id, len(it.Doc)); err != nil {
 			return ElementChange{}, err
 		}
 		next.Version = l.Version
@@ -276,7 +280,9 @@ func (s *Store) Element(ctx context.Context, aid, sid, eid int64) (ElementChange
 
 // UpdateElement changes an element of a survey of the account: edit
 // changes its fields (the type included), p its place. One read (the
-// element and the layout) and one transaction, retried on a lost race.
+// element and the layout) and one transaction, retried on a lost race. A
+// change that would grow the survey's elements over
+// survey.MaxSurveyContent answers EINVALID.
 func (s *Store) UpdateElement(ctx context.Context, aid, sid, eid int64, edit func(*survey.Element), p survey.Placement) (ElementChange, error) {
 	for attempt := 1; attempt <= layoutConflictAttempts; attempt++ {
 		cur, err := s.Element(ctx, aid, sid, eid)
@@ -292,6 +298,9 @@ func (s *Store) UpdateElement(ctx context.Context, aid, sid, eid int64, edit fun
 		}
 		it, err := newElementItem(sid, e)
 		if err != nil {
+			return ElementChange{}, err
+		}
+		if err := next.Resize(eid, len(it.Doc)); err != nil {
 			return ElementChange{}, err
 		}
 		retry, err := s.elementTx(ctx, aid, sid, func(tx *dynamo.WriteTx) {

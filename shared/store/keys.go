@@ -18,7 +18,7 @@
 //	folder               ACCOUNT#<aid>         FOLDER#<fid>      OWNER#<aid> / F#<fid>
 //	survey               SURVEY#<sid>          SURVEY            OWNER#<aid> / F#<fid>#S#<sid>   EXPIRY#<hash(sid) mod 8> / <date>#<sid>
 //	survey slug          SLUG#<url_slug>       SLUG
-//	element layout       SURVEY#<sid>          LAYOUT            (ordered id lists, groups; version)
+//	element layout       SURVEY#<sid>          LAYOUT            (ordered id lists, groups, element sizes; version)
 //	element              SURVEY#<sid>          ELEMENT#<eid>
 //	survey settings      SURVEY#<sid>          SETTINGS          (one attribute a setting; code_count)
 //	variables            SURVEY#<sid>          VARIABLES         (all of a survey's variables; version)

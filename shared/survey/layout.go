@@ -17,7 +17,50 @@ type Layout struct {
 	Appreciations []int64         `json:"a"`
 	Groups        []int64         `json:"g"`
 	Members       map[int64]int64 `json:"m"` // question id -> its group's id
-	Version       int64           `json:"-"`
+	// Sizes holds the size of each element's stored fields (bytes of its
+	// JSON document), kept under Version with the rest, so that a survey's
+	// content is bounded exactly, also under concurrent writes (see
+	// MaxSurveyContent). An element written before sizes were kept has
+	// none, and counts once it is written again.
+	Sizes   map[int64]int `json:"s,omitempty"`
+	Version int64         `json:"-"`
+}
+
+// MaxSurveyContent bounds the sum of a survey's element sizes. The survey
+// detail (and the element list) shows every element at once, and an answer
+// must stay under 5 MiB (Lambda delivers at most 6 MB): 3 MiB of elements
+// leaves room for each element's place and logic in the detail, the
+// survey, its settings and variables (README, "Answer sizes"). It is
+// generous for real surveys: 3 KiB an element at the most elements.
+const MaxSurveyContent = 3 << 20
+
+// MsgSurveyTooLarge answers a write that would take a survey's elements
+// over MaxSurveyContent.
+const MsgSurveyTooLarge = "This survey's elements would take more than 3 MiB; shorten their texts or split the survey."
+
+// Content is the sum of the element sizes.
+func (l Layout) Content() int {
+	n := 0
+	for _, size := range l.Sizes {
+		n += size
+	}
+	return n
+}
+
+// Resize records element id's size, or refuses with EINVALID
+// (non_field_errors) when that would take the survey over
+// MaxSurveyContent. A write that does not grow the survey is never
+// refused, so an element can always be shortened or deleted.
+func (l *Layout) Resize(id int64, size int) error {
+	old := l.Sizes[id]
+	if size > old && l.Content()-old+size > MaxSurveyContent {
+		return FieldError("non_field_errors", MsgSurveyTooLarge)
+	}
+	if l.Sizes == nil {
+		l.Sizes = map[int64]int{}
+	}
+	l.Sizes[id] = size
+	return nil
 }
 
 func (l *Layout) list(which List) *[]int64 {
@@ -255,6 +298,7 @@ func (l *Layout) Remove(id int64) {
 		}
 	}
 	delete(l.Members, id)
+	delete(l.Sizes, id)
 }
 
 // Clone returns a deep copy, so that a failed change can be retried from
@@ -267,6 +311,12 @@ func (l Layout) Clone() Layout {
 	}
 	for k, v := range l.Members {
 		c.Members[k] = v
+	}
+	if l.Sizes != nil {
+		c.Sizes = make(map[int64]int, len(l.Sizes))
+		for k, v := range l.Sizes {
+			c.Sizes[k] = v
+		}
 	}
 	return c
 }

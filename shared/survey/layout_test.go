@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"surveyservice/shared/survey"
@@ -1067,5 +1068,45 @@ func TestValidHTTPURL(t *testing.T) {
 				t.Errorf("ValidHTTPURL(%q) = %v, want %v", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestLayoutContentBound: sizes add up under MaxSurveyContent; growth past
+// it is refused, shrinking and removing never are; clones do not share
+// sizes.
+func TestLayoutContentBound(t *testing.T) {
+	var l survey.Layout
+	half := survey.MaxSurveyContent / 2
+	for id, size := range map[int64]int{1: half, 2: half} {
+		if err := l.Resize(id, size); err != nil {
+			t.Fatalf("Resize(%d, %d): %v", id, size, err)
+		}
+	}
+	if l.Content() != survey.MaxSurveyContent {
+		t.Fatalf("Content = %d", l.Content())
+	}
+	err := l.Resize(3, 1)
+	if survey.ErrorCode(err) != survey.EINVALID || !strings.Contains(err.Error(), "3 MiB") {
+		t.Errorf("a new element past the bound: %v", err)
+	}
+	if err := l.Resize(1, half+1); err == nil {
+		t.Errorf("growing an element past the bound was accepted")
+	}
+	c := l.Clone()
+	if err := c.Resize(1, 10); err != nil {
+		t.Errorf("shrinking: %v", err)
+	}
+	if l.Sizes[1] != half {
+		t.Errorf("the clone shares sizes with the original")
+	}
+	c.Remove(2)
+	if c.Content() != 10 {
+		t.Errorf("after shrinking 1 and removing 2: Content = %d, want 10", c.Content())
+	}
+	// Over the bound already (sizes kept before the bound existed): a write
+	// that does not grow it is accepted.
+	over := survey.Layout{Sizes: map[int64]int{1: survey.MaxSurveyContent + 5}}
+	if err := over.Resize(1, survey.MaxSurveyContent+5); err != nil {
+		t.Errorf("an unchanged size over the bound: %v", err)
 	}
 }
