@@ -51,3 +51,27 @@ func TestCodesAnswersAtTheBound(t *testing.T) {
 		t.Errorf("GET answered %d bytes, over the %d bound", len(r.body), api.MaxAnswer)
 	}
 }
+
+// TestAuthDomainsBound: service_auth_domains holds at most 100 patterns; a
+// longer list is refused whole, so that a 1 MiB list of bad items (one
+// error each) never makes an answer of many times its size.
+func TestAuthDomainsBound(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, survey.PlanEnterprise)
+	sid := f.newSurvey(t, "Domains")
+	domains := make([]string, survey.MaxAuthDomains)
+	for i := range domains {
+		domains[i] = fmt.Sprintf("*@d%d.example.com", i)
+	}
+	if r := f.patch(t, sid, map[string]any{"service_auth_domains": domains}); r.code != 200 {
+		t.Fatalf("100 domains: %v", r)
+	}
+	refused := `{"service_auth_domains":["Ensure this field has no more than 100 elements."]}`
+	check(t, "101 domains", f.patch(t, sid, map[string]any{"service_auth_domains": append(domains, "*@one-more.example.com")}), 400, refused)
+	numbers := `{"service_auth_domains":[` + strings.TrimSuffix(strings.Repeat("1,", (api.MaxBody-40)/2), ",") + `]}`
+	r := f.do("PATCH", settingsPath(sid), numbers)
+	check(t, "a 1 MiB list of numbers", r, 400, refused)
+	if got := f.get(t, sid)["service_auth_domains"]; len(strs(t, got)) != survey.MaxAuthDomains {
+		t.Errorf("the refused PATCHes changed the domains: %v", got)
+	}
+}

@@ -68,19 +68,34 @@ func DecodeValues(raw json.RawMessage, present bool, vars []survey.Variable) ([]
 	}
 	payloads := make([]links.Payload, len(items))
 	errs := map[string]any{}
+	shown, invalid := 0, 0
 	for i, item := range items {
 		p, fields := decodeItem(item, types)
-		if fields != nil {
-			errs[strconv.Itoa(i)] = fields
+		if fields == nil {
+			payloads[i] = p
 			continue
 		}
-		payloads[i] = p
+		invalid++
+		if size, _ := json.Marshal(fields); shown+len(size) <= maxErrorBytes {
+			shown += len(size)
+			errs[strconv.Itoa(i)] = fields
+		}
 	}
-	if len(errs) > 0 {
-		return nil, &survey.Error{Code: survey.EINVALID, Fields: map[string]any{"values": errs}}
+	if invalid == 0 {
+		return payloads, nil
 	}
-	return payloads, nil
+	e := &survey.Error{Code: survey.EINVALID, Fields: map[string]any{"values": errs}}
+	if len(errs) < invalid {
+		e.Fields["non_field_errors"] = []string{fmt.Sprintf("%d items are invalid; the errors of the first %d are shown.", invalid, len(errs))}
+	}
+	return nil, e
 }
+
+// maxErrorBytes bounds the item errors one answer shows. An error echoes
+// the keys it is about, so that without a bound 6 MiB of short unknown
+// keys made a 21 MB answer, which Lambda cannot deliver; beyond it the
+// errors of the first items are shown and a note says how many there are.
+const maxErrorBytes = 1 << 20
 
 // pythonKind names a decoded JSON value's type as DRF's messages do.
 func pythonKind(v any) string {
@@ -107,6 +122,12 @@ func decodeItem(item any, types map[string]int64) (links.Payload, map[string]any
 	if !ok {
 		return links.Payload{}, map[string]any{"non_field_errors": []string{"Invalid data. Expected a dictionary, but got " + pythonKind(item) + "."}}
 	}
+	// An item holds at most the survey's variables and is_unique: more keys
+	// can never be valid, and are not echoed one by one.
+	if len(obj) > len(types)+1 {
+		return links.Payload{}, map[string]any{"non_field_errors": []string{fmt.Sprintf(
+			"Expected at most %d keys (the survey's variables and %s), got %d.", len(types)+1, survey.ReservedUniqueKey, len(obj))}}
+	}
 	errs := survey.Fields{}
 	p := links.Payload{Values: make([]links.Value, 0, len(obj))}
 	for name, val := range obj {
@@ -119,6 +140,13 @@ func decodeItem(item any, types map[string]int64) (links.Payload, map[string]any
 			continue
 		}
 		t, ok := types[name]
+		if !ok && utf8.RuneCountInString(name) > survey.MaxVariableName {
+			// No variable has so long a name; the key is not echoed.
+			if _, said := errs["non_field_errors"]; !said {
+				errs.Add("non_field_errors", fmt.Sprintf("Unknown variable (a key of more than %d characters).", survey.MaxVariableName))
+			}
+			continue
+		}
 		if !ok {
 			errs.Add(name, msgUnknownVariable)
 			continue
