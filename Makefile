@@ -54,17 +54,30 @@ lint-template:
 unit:
 	$(GO) test -count=1 ./...
 
-# `make test` runs each fuzz target for a few seconds; `make fuzz` for
-# FUZZ_TIME each (default 1m).
-FUZZ_TIME ?= 1m
+# `make test` runs each fuzz target for a few seconds (a smoke run: CI's
+# budget is shared with everything else); `make fuzz` runs each for
+# FUZZ_TIME (default 60s, long enough to find what 3s does not: "[{}]0" in
+# DecodeValues took about a minute). Fuzz targets are pure functions, so
+# -short keeps the test binaries from starting the emulator. A failure
+# prints the fuzzer's report (the failing input is saved under the
+# package's testdata/fuzz/, where it becomes a seed: commit it). Go 1.26's
+# fuzz coordinator can end a run at its -fuzztime deadline with a bare
+# "context deadline exceeded" and no failing input (golang/go#75804, fixed
+# in Go 1.27), mostly on a loaded machine: such a run is reported and not
+# counted as a failure; any run that wrote a failing input fails.
+FUZZ_TIME ?= 60s
 fuzz-brief:
 	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=3s
 
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
-	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	  for t in $$($(GO) test -short -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "fuzz $$pkg $$t ($(FUZZ_TIME))"; \
-	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZ_TIME) $$pkg >/dev/null; \
+	    if ! out=$$($(GO) test -short -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZ_TIME) $$pkg 2>&1); then \
+	      if ! grep -q 'Failing input written' <<<"$$out" && grep -q 'context deadline exceeded' <<<"$$out"; then \
+	        echo "  stopped by Go's fuzztime deadline race (golang/go#75804), no failing input: not a failure"; \
+	      else echo "$$out"; exit 1; fi; \
+	    fi; \
 	  done; \
 	done
 

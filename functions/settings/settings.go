@@ -118,6 +118,10 @@ func readDomains(f *api.Form) ([]string, bool) {
 		f.Fail(name, fmt.Sprintf("Expected a list of items but got type %q.", api.JSONKind(raw)))
 		return nil, false
 	}
+	if len(items) > survey.MaxAuthDomains {
+		f.Fail(name, fmt.Sprintf("Ensure this field has no more than %d elements.", survey.MaxAuthDomains))
+		return nil, false
+	}
 	out := make([]string, 0, len(items))
 	errs := map[string]any{}
 	for i, item := range items {

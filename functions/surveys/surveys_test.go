@@ -828,6 +828,37 @@ func TestTrashAndRestore(t *testing.T) {
 		}
 	})
 
+	// A survey not in the trash: a folder_id that names no live folder of
+	// the account is refused exactly as for a trashed one, not ignored.
+	t.Run("refused restores of a live survey", func(t *testing.T) {
+		orig, sid := f.create(t, a, "Live")
+		gone := deletedFolder(t, f.st, f.acct.ID)
+		tests := []struct {
+			name, body string
+			want       string
+		}{
+			{"folder of another account", fmt.Sprintf(`{"folder_id":%d}`, foreign), invalidPK(foreign)},
+			{"no folder", fmt.Sprintf(`{"folder_id":%d}`, missingID), invalidPK(missingID)},
+			{"deleted folder", fmt.Sprintf(`{"folder_id":%d}`, gone), invalidPK(gone)},
+			{"folder_id 0", `{"folder_id":0}`, invalidPK(0)},
+			{"folder_id null", `{"folder_id":null}`, `{"folder_id":["This field may not be null."]}`},
+		}
+		for _, tt := range tests {
+			expect(t, tt.name, f.do(t, "POST", restorePath(sid), tt.body), 400, tt.want)
+		}
+		sameDetail(t, "GET after refused restores", f.get(t, sid), orig)
+		checkListed(t, f.st, f.acct.ID, sid, a, b)
+		// Its own folder and another live one of the account: 200, unchanged.
+		for _, fid := range []int64{a, b} {
+			r := f.do(t, "POST", restorePath(sid), fmt.Sprintf(`{"folder_id":%d}`, fid))
+			if r.code != 200 {
+				t.Fatalf("restore into %d of a live survey: %d %s", fid, r.code, r.body)
+			}
+			sameDetail(t, "restore of a live survey", decode(t, r.body), orig)
+		}
+		checkListed(t, f.st, f.acct.ID, sid, a, b)
+	})
+
 	t.Run("folder deleted", func(t *testing.T) {
 		c := folder(t, f.st, f.acct.ID, "C")
 		orig, sid := f.create(t, c, "Orphan")

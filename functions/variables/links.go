@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -38,6 +39,11 @@ func DecodeValues(raw json.RawMessage, present bool, vars []survey.Variable) ([]
 	if kind != "list" || dec.Decode(&items) != nil {
 		return nil, survey.FieldError("values", fmt.Sprintf("Expected a list of items but got type %q.", kind))
 	}
+	// A Decoder stops after one value: anything but whitespace after the
+	// list ("[{}]0", found by fuzzing) is not one JSON value.
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, survey.FieldError("values", "Expected a list of items; extra data follows the list.")
+	}
 	switch {
 	case len(items) == 0:
 		return nil, survey.FieldError("values", "This list may not be empty.")
@@ -50,19 +56,34 @@ func DecodeValues(raw json.RawMessage, present bool, vars []survey.Variable) ([]
 	}
 	payloads := make([]links.Payload, len(items))
 	errs := map[string]any{}
+	shown, invalid := 0, 0
 	for i, item := range items {
 		p, fields := links.DecodeItem(item, types, true)
-		if fields != nil {
-			errs[strconv.Itoa(i)] = fields
+		if fields == nil {
+			payloads[i] = p
 			continue
 		}
-		payloads[i] = p
+		invalid++
+		if size, _ := json.Marshal(fields); shown+len(size) <= maxErrorBytes {
+			shown += len(size)
+			errs[strconv.Itoa(i)] = fields
+		}
 	}
-	if len(errs) > 0 {
-		return nil, &survey.Error{Code: survey.EINVALID, Fields: map[string]any{"values": errs}}
+	if invalid == 0 {
+		return payloads, nil
 	}
-	return payloads, nil
+	e := &survey.Error{Code: survey.EINVALID, Fields: map[string]any{"values": errs}}
+	if len(errs) < invalid {
+		e.Fields["non_field_errors"] = []string{fmt.Sprintf("%d items are invalid; the errors of the first %d are shown.", invalid, len(errs))}
+	}
+	return nil, e
 }
+
+// maxErrorBytes bounds the item errors one answer shows. An error echoes
+// the keys it is about, so that without a bound 6 MiB of short unknown
+// keys made a 21 MB answer, which Lambda cannot deliver; beyond it the
+// errors of the first items are shown and a note says how many there are.
+const maxErrorBytes = 1 << 20
 
 // hashes seals one personalised link per values object, in request order:
 // {"urls": ["{survey_url}/s/{slug}/?qs=TOKEN", ...]}. One read of the
@@ -111,6 +132,11 @@ func (h handlers) hashes() http.Handler {
 				return
 			}
 		}
+		prefix := urlsPrefix(strings.TrimRight(h.cfg.SurveyURL, "/") + "/s/" + url.PathEscape(sv.URLSlug) + "/?qs=")
+		if err := fitsAnswer(prefix, payloads); err != nil {
+			api.Error(w, r, err)
+			return
+		}
 		if sv.Deleted {
 			api.Error(w, r, survey.Errorf(survey.ECONFLICT, "Survey is deleted."))
 			return
@@ -120,7 +146,22 @@ func (h handlers) hashes() http.Handler {
 			api.Error(w, r, err)
 			return
 		}
-		base := strings.TrimRight(h.cfg.SurveyURL, "/") + "/s/" + url.PathEscape(sv.URLSlug) + "/?qs="
-		api.Respond(w, r, http.StatusOK, urlsJSON(base, tokens))
+		api.Respond(w, r, http.StatusOK, urlsJSON(prefix, tokens))
 	})
+}
+
+// fitsAnswer refuses, before any key is fetched or link sealed, a request
+// whose answer would be larger than api.MaxAnswer: the token of every
+// payload has a length known in advance (links.TokenLen), so the answer's
+// size is exact. The request body may be 6 MiB, and a link is about 4/3 of
+// its values: without this, the largest requests answered over 8 MiB,
+// which Lambda cannot deliver.
+func fitsAnswer(prefix string, payloads []links.Payload) error {
+	n := urlsJSONLen(prefix, payloads)
+	if n <= api.MaxAnswer {
+		return nil
+	}
+	return survey.FieldError("values", fmt.Sprintf(
+		"These links would take %s, more than the %s an answer may hold; send fewer items or shorter values.",
+		api.SizeName(int64(n)), api.SizeName(api.MaxAnswer)))
 }

@@ -255,17 +255,22 @@ func sortValues(vs []links.Value) {
 	}
 }
 
-// urlsJSON writes {"urls": [...]} directly: the tokens are URL-safe base64,
-// and the base is escaped once.
-func urlsJSON(base string, tokens []string) json.RawMessage {
+// urlsPrefix is the links' base URL as a JSON string without its closing
+// quote: every URL of the answer starts with it.
+func urlsPrefix(base string) string {
 	quoted := strconv.Quote(base)
 	if b, err := json.Marshal(base); err == nil {
 		quoted = string(b)
 	}
-	prefix := quoted[:len(quoted)-1] // without its closing quote
-	size := 10
+	return quoted[:len(quoted)-1]
+}
+
+// urlsJSON writes {"urls": [...]} directly: the tokens are URL-safe base64,
+// and the base is escaped once, in prefix (urlsPrefix).
+func urlsJSON(prefix string, tokens []string) json.RawMessage {
+	size := len(`{"urls":[]}`) + max(len(tokens)-1, 0)
 	for _, t := range tokens {
-		size += len(prefix) + len(t) + 2
+		size += len(prefix) + len(t) + 1
 	}
 	out := make([]byte, 0, size)
 	out = append(out, `{"urls":[`...)
@@ -279,4 +284,14 @@ func urlsJSON(base string, tokens []string) json.RawMessage {
 	}
 	out = append(out, "]}"...)
 	return out
+}
+
+// urlsJSONLen is the length of urlsJSON's answer for the tokens of
+// payloads, computed before they are sealed.
+func urlsJSONLen(prefix string, payloads []links.Payload) int {
+	n := len(`{"urls":[]}`) + max(len(payloads)-1, 0)
+	for _, p := range payloads {
+		n += len(prefix) + links.TokenLen(p) + 1
+	}
+	return n
 }

@@ -93,6 +93,13 @@ func (h handlers) create() http.Handler {
 			api.Error(w, r, api.NotADict(api.JSONKind(raw)))
 			return
 		}
+		// A survey holds at most MaxVariables: a longer array can never be
+		// created, and its per-item errors (a 1 MiB body of {} made 29 MB
+		// of them) would not fit an answer.
+		if len(objects) > survey.MaxVariables {
+			api.Error(w, r, survey.FieldError("non_field_errors", fmt.Sprintf("Ensure this field has no more than %d elements.", survey.MaxVariables)))
+			return
+		}
 		// Validate the shapes before any read: a bad body is 400 whoever
 		// owns the survey.
 		errs, bad := validate(objects, map[string]bool{})

@@ -1113,6 +1113,9 @@ func FuzzDecodeValues(f *testing.F) {
 		`[]`, `null`, `{}`, `"x"`, ``, `[`, `[{]`, ` [ {"city" : "x" } ] `,
 		`[{"city":"` + strings.Repeat("é", 501) + `"}]`,
 		`[{"age":123456789012345678901234567890}]`,
+		// Trailing data after the list: "[{}]0" was accepted (found by
+		// fuzzing for 60 s).
+		`[{}]0`, `[{}] [{}]`, `[{"city":"x"}]{}`, `[{}]]`, "[{}] \n\t",
 	} {
 		f.Add([]byte(seed))
 	}

@@ -20,10 +20,19 @@ func Respond(w http.ResponseWriter, r *http.Request, status int, v any) {
 		logger(r.Context()).ErrorContext(r.Context(), "encode response", "error", err.Error())
 		status, body = http.StatusInternalServerError, []byte(`{"detail":"A server error occurred."}`)
 	}
+	if len(body) > MaxAnswer {
+		logger(r.Context()).ErrorContext(r.Context(), "answer over MaxAnswer: the route's size bound does not hold",
+			"bytes", len(body), "max", MaxAnswer, "status", status)
+		status, body = http.StatusInternalServerError, oversizeJSON
+	}
+	h := w.Header()
 	contentType := "application/json"
 	if renderingOf(r) == renderHTML {
-		h := w.Header()
+		jsonLen := len(body)
 		body = browsablePage(r, status, h, body)
+		if len(body) > MaxAnswer {
+			body = tooLargePage(r, status, h, jsonLen)
+		}
 		contentType = "text/html; charset=utf-8"
 		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	}

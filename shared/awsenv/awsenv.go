@@ -88,10 +88,17 @@ func Load(_ context.Context, c Config) (aws.Config, error) {
 // emulatorClient talks to a local emulator over one connection at a time.
 // moto serves requests on threads, and its TransactWriteItems deep-copies
 // the table while other threads write it: concurrent transactions fail
-// with 500s there (never in DynamoDB). Serialising at the client keeps
-// every interleaving of our own goroutines, which is what the concurrency
-// tests are about, and loses no throughput (moto is bound by one core).
-// Queued requests wait their turn, so the timeout is generous.
+// with 500s there (never in DynamoDB); and a transaction that fails puts
+// its copy back, undoing what other connections wrote meanwhile, counter
+// ADDs included, so that ids are handed out twice (store's
+// TestEmulatorRollbackLosesConcurrentWrites). Serialising at the client
+// keeps every interleaving of our own goroutines, which is what the
+// concurrency tests are about, and loses no throughput (moto is bound by
+// one core). Queued requests wait their turn, so the timeout is generous.
+// It narrows the window without closing it: a request abandoned on a
+// timeout or a cancelled context still runs in moto while the next one
+// opens a new connection, which is why the store survives both a taken id
+// and a retried write that had landed (store/ids.go, store/landed.go).
 func emulatorClient() *awshttp.BuildableClient {
 	return awshttp.NewBuildableClient().WithTimeout(30 * time.Second).WithTransportOptions(func(tr *http.Transport) {
 		tr.MaxConnsPerHost = 1

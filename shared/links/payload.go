@@ -81,6 +81,21 @@ func (p Payload) AppendEncode(b []byte) []byte {
 	return b
 }
 
+// EncodedLen is the length of the payload's encoding, without encoding it.
+func (p Payload) EncodedLen() int {
+	n := 1 + uvarintLen(uint64(len(p.Values)))
+	for _, v := range p.Values {
+		n += uvarintLen(uint64(len(v.Name))) + len(v.Name) + 1
+		switch v.Kind {
+		case KindString, KindNumber:
+			n += uvarintLen(uint64(len(v.Str))) + len(v.Str)
+		case KindInt:
+			n += uvarintLen(uint64(v.Int<<1 ^ v.Int>>63)) // zigzag, as AppendVarint writes it
+		}
+	}
+	return n
+}
+
 // DecodePayload reads an encoded payload. It never panics and allocates at
 // most in proportion to its input.
 func DecodePayload(b []byte) (Payload, error) {
@@ -168,4 +183,10 @@ func (n jsonNumber) MarshalJSON() ([]byte, error) { return []byte(n), nil }
 
 // uvarintLen is the length of the minimal encoding of n: a longer encoding
 // of the same number is refused, so that every payload has one encoding.
-func uvarintLen(n uint64) int { return len(binary.AppendUvarint(nil, n)) }
+func uvarintLen(n uint64) int {
+	l := 1
+	for ; n >= 0x80; n >>= 7 {
+		l++
+	}
+	return l
+}

@@ -276,3 +276,26 @@ func TestValueJSON(t *testing.T) {
 		t.Errorf("KindString.JSON() is %T, want string", str("s", "x").JSON())
 	}
 }
+
+// TestEncodedLen: the length known without encoding is the encoding's, at
+// every varint boundary.
+func TestEncodedLen(t *testing.T) {
+	var payloads []links.Payload
+	for _, n := range []int{0, 1, 127, 128, 16383, 16384, 70000} {
+		payloads = append(payloads, links.Payload{Values: []links.Value{str(strings.Repeat("n", min(n, 400)+1), strings.Repeat("v", n))}})
+		payloads = append(payloads, links.Payload{Unique: true, Values: []links.Value{num("x", strings.Repeat("9", min(n, 400)+1))}})
+	}
+	for _, i := range []int64{0, 1, -1, 63, -64, 64, -65, 8191, 8192, math.MaxInt64, math.MinInt64} {
+		payloads = append(payloads, links.Payload{Values: []links.Value{integer("i", i), boolean("b", i > 0)}})
+	}
+	many := links.Payload{}
+	for i := range 200 {
+		many.Values = append(many.Values, str(fmt.Sprint("v", i), "x"))
+	}
+	payloads = append(payloads, many, links.Payload{})
+	for _, p := range payloads {
+		if got, want := p.EncodedLen(), len(p.Encode()); got != want {
+			t.Errorf("EncodedLen = %d, Encode makes %d bytes (%d values)", got, want, len(p.Values))
+		}
+	}
+}

@@ -564,8 +564,10 @@ func TestTableNeverHoldsPlaintextKey(t *testing.T) {
 		for n := range item {
 			names = append(names, n)
 		}
-		if len(item) != 5 || item["PK"] == nil || item["SK"] == nil || item["key_id"] == nil || item["wrapped"] == nil || item["created"] == nil {
-			t.Errorf("DATAKEY#%s has attributes %v, want exactly PK, SK, key_id, wrapped, created", kid, names)
+		// put_token is the random token of the write that stored it (so that
+		// a retried write knows its own item), unrelated to the key.
+		if len(item) != 6 || item["PK"] == nil || item["SK"] == nil || item["key_id"] == nil || item["wrapped"] == nil || item["created"] == nil || item["put_token"] == nil {
+			t.Errorf("DATAKEY#%s has attributes %v, want exactly PK, SK, key_id, wrapped, created, put_token", kid, names)
 		}
 		if got := attrS(item, "key_id"); got != kid {
 			t.Errorf("DATAKEY#%s: key_id %q", kid, got)
@@ -719,6 +721,23 @@ func TestTokenLengths(t *testing.T) {
 	}
 	if len(toks[1]) >= 200 {
 		t.Errorf("a three-variable token has %d characters, want fewer than 200", len(toks[1]))
+	}
+}
+
+// TestTokenLenIsExact: the token length known before sealing is the sealed
+// token's (the personalised links route refuses on it).
+func TestTokenLenIsExact(t *testing.T) {
+	c := newContainer(t)
+	var ps []links.Payload
+	for n := range 40 { // every residue of base64's 3-byte groups, many times
+		ps = append(ps, links.Payload{Unique: n%2 == 0, Values: []links.Value{str("city", strings.Repeat("é", n)), integer("id", int64(n)<<(n%60))}})
+	}
+	ps = append(ps, links.Payload{}, links.Payload{Values: []links.Value{str("big", strings.Repeat("x", 70000))}})
+	toks := seal(t, context.Background(), c.sealer, survey, ps...)
+	for i, p := range ps {
+		if got := links.TokenLen(p); got != len(toks[i]) {
+			t.Errorf("payload %d: TokenLen %d, token %d characters", i, got, len(toks[i]))
+		}
 	}
 }
 

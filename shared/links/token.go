@@ -104,6 +104,13 @@ func (b *batchSealer) sealBytes(plain []byte) string {
 	return base64.RawURLEncoding.EncodeToString(buf)
 }
 
+// TokenLen is the length of every token of p, known before sealing (the
+// format has no variable part but the payload): so that a request whose
+// links would be too large is refused before any key is fetched.
+func TokenLen(p Payload) int {
+	return base64.RawURLEncoding.EncodedLen(overhead + p.EncodedLen())
+}
+
 // strictBase64 refuses the encodings whose unused trailing bits are not
 // zero, so that no two strings decode to the same token: one changed
 // character always makes a token invalid.

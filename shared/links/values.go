@@ -106,6 +106,17 @@ func DecodeItem(item any, types map[string]int64, allowUnique bool) (p Payload, 
 	if !ok {
 		return Payload{}, map[string]any{"non_field_errors": []string{"Invalid data. Expected a dictionary, but got " + PythonKind(item) + "."}}
 	}
+	// An item holds at most the survey's variables (and is_unique): more
+	// keys can never be valid, and are not echoed one by one (6 MiB of
+	// short unknown keys made a 21 MB error answer).
+	most := len(types)
+	if allowUnique {
+		most++
+	}
+	if len(obj) > most {
+		return Payload{}, map[string]any{"non_field_errors": []string{fmt.Sprintf(
+			"Expected at most %d keys (the survey's variables%s), got %d.", most, map[bool]string{true: " and " + survey.ReservedUniqueKey}[allowUnique], len(obj))}}
+	}
 	errs := survey.Fields{}
 	p = Payload{Values: make([]Value, 0, len(obj))}
 	for name, val := range obj {
@@ -118,6 +129,13 @@ func DecodeItem(item any, types map[string]int64, allowUnique bool) (p Payload, 
 			continue
 		}
 		t, ok := types[name]
+		if !ok && utf8.RuneCountInString(name) > survey.MaxVariableName {
+			// No variable has so long a name; the key is not echoed.
+			if _, said := errs["non_field_errors"]; !said {
+				errs.Add("non_field_errors", fmt.Sprintf("Unknown variable (a key of more than %d characters).", survey.MaxVariableName))
+			}
+			continue
+		}
 		if !ok {
 			errs.Add(name, MsgUnknownVariable)
 			continue

@@ -20,6 +20,9 @@ type accountItem struct {
 	UserType  int    `dynamo:"user_type"`
 	Plan      string `dynamo:"plan"`
 	Created   string `dynamo:"created"`
+	// PutToken tells the create's own earlier attempt from another item
+	// (see landed.go).
+	PutToken string `dynamo:"put_token,omitempty"`
 }
 
 type emailItem struct {
@@ -34,6 +37,7 @@ type keyItem struct {
 	AccountID int64  `dynamo:"account_id"`
 	Created   string `dynamo:"created"`
 	Revoked   bool   `dynamo:"revoked"`
+	PutToken  string `dynamo:"put_token,omitempty"` // see landed.go
 }
 
 const (
@@ -48,7 +52,9 @@ func (it accountItem) account() survey.Account {
 }
 
 // CreateAccount stores a new account with a fresh id and returns it. An email
-// already in use answers ECONFLICT.
+// already in use answers ECONFLICT. A taken id takes a fresh one (idTaken);
+// a retried transaction that had landed finds its own put token and
+// succeeds (see landed.go).
 func (s *Store) CreateAccount(ctx context.Context, a survey.Account) (survey.Account, error) {
 	if a.UserType == 0 {
 		a.UserType = survey.UserTypeOwner
@@ -56,25 +62,36 @@ func (s *Store) CreateAccount(ctx context.Context, a survey.Account) (survey.Acc
 	if err := a.Validate(); err != nil {
 		return survey.Account{}, err
 	}
-	id, err := s.NewID(ctx, KindAccount)
-	if err != nil {
-		return survey.Account{}, err
+	token := newPutToken()
+	for range idAttempts {
+		id, err := s.NewID(ctx, KindAccount)
+		if err != nil {
+			return survey.Account{}, err
+		}
+		a.ID = id
+		it := accountItem{PK: AccountPK(id), SK: accountSK, ID: id, Email: a.Email, FirstName: a.FirstName,
+			LastName: a.LastName, UserType: a.UserType, Plan: string(a.Plan), Created: s.timestamp(), PutToken: token}
+		guard := emailItem{PK: EmailPK(a.Email), SK: emailSK, AccountID: id}
+		err = s.db.WriteTx().
+			Put(s.table.Put(it).If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true)).
+			Put(s.table.Put(guard).If("attribute_not_exists(PK)")).
+			Run(ctx)
+		switch {
+		case err == nil:
+			return a, nil
+		case txFailedAt(err, 0) && landed(txItemAt(err, 0), token):
+			return a, nil // an earlier attempt of this very transaction landed
+		case txFailedAt(err, 1):
+			return survey.Account{}, survey.Errorf(survey.ECONFLICT, "an account with email %s exists", a.Email)
+		case txFailedAt(err, 0):
+			if err := s.idTaken(ctx, KindAccount, id); err != nil {
+				return survey.Account{}, err
+			}
+		default:
+			return survey.Account{}, s.fail("create account", err)
+		}
 	}
-	a.ID = id
-	it := accountItem{PK: AccountPK(id), SK: accountSK, ID: id, Email: a.Email, FirstName: a.FirstName,
-		LastName: a.LastName, UserType: a.UserType, Plan: string(a.Plan), Created: s.timestamp()}
-	guard := emailItem{PK: EmailPK(a.Email), SK: emailSK, AccountID: id}
-	err = s.db.WriteTx().
-		Put(s.table.Put(it).If("attribute_not_exists(PK)")).
-		Put(s.table.Put(guard).If("attribute_not_exists(PK)")).
-		Run(ctx)
-	if dynamo.IsCondCheckFailed(err) {
-		return survey.Account{}, survey.Errorf(survey.ECONFLICT, "an account with email %s exists", a.Email)
-	}
-	if err != nil {
-		return survey.Account{}, s.fail("create account", err)
-	}
-	return a, nil
+	return survey.Account{}, errIDsTaken
 }
 
 // Account returns the account with the id, or ENOTFOUND.
@@ -94,18 +111,20 @@ func (s *Store) Account(ctx context.Context, id int64) (survey.Account, error) {
 // itself; only its hash is stored. A missing account answers ENOTFOUND.
 func (s *Store) CreateKey(ctx context.Context, accountID int64) (string, error) {
 	key := survey.NewKey()
-	it := keyItem{PK: APIKeyPK(survey.HashKey(key)), SK: apiKeySK, AccountID: accountID, Created: s.timestamp()}
+	token := newPutToken()
+	it := keyItem{PK: APIKeyPK(survey.HashKey(key)), SK: apiKeySK, AccountID: accountID, Created: s.timestamp(), PutToken: token}
 	err := s.db.WriteTx().
 		Check(s.table.Check(AttrPK, AccountPK(accountID)).Range(AttrSK, accountSK).IfExists()).
-		Put(s.table.Put(it).If("attribute_not_exists(PK)")).
+		Put(s.table.Put(it).If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true)).
 		Run(ctx)
-	if dynamo.IsCondCheckFailed(err) {
+	switch {
+	case err == nil, txFailedAt(err, 1) && landed(txItemAt(err, 1), token):
+		return key, nil
+	case txFailedAt(err, 0):
 		return "", survey.ErrNotFound
 	}
-	if err != nil {
-		return "", s.fail("create key", err)
-	}
-	return key, nil
+	// A key is 32 random bytes: its hash is never taken by another.
+	return "", s.fail("create key", err)
 }
 
 // RevokeKey marks a key revoked; it stops working once caches expire. An

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 
 	"surveyservice/shared/datakey"
@@ -26,6 +27,8 @@ type dataKeyItem struct {
 	KeyID   string `dynamo:"key_id"`
 	Wrapped []byte `dynamo:"wrapped,omitempty"`
 	Created string `dynamo:"created"`
+	// PutToken tells the put's own earlier attempt (see landed.go).
+	PutToken string `dynamo:"put_token,omitempty"`
 }
 
 func (it dataKeyItem) dataKey() (datakey.Key, error) {
@@ -74,21 +77,15 @@ func (s *Store) DataKey(ctx context.Context, id datakey.ID) (datakey.Key, error)
 // container rotated first, and the new key is kept (its links open) but
 // not made current.
 func (s *Store) PutDataKey(ctx context.Context, k datakey.Key, previous *datakey.ID) error {
+	token := newPutToken()
 	it := dataKeyItem{PK: DataKeyPK(k.ID.String()), SK: dataKeySK, KeyID: k.ID.String(), Wrapped: k.Wrapped,
-		Created: k.Created.UTC().Format(dataKeyLayout)}
-	if err := s.table.Put(it).If("attribute_not_exists(PK)").Run(ctx); err != nil {
-		// A retried PutItem whose first attempt landed (the answer was
-		// lost, or the endpoint failed after writing) finds its own key:
-		// that is success. Any other key under this id is a real clash.
-		if !dynamo.IsCondCheckFailed(err) {
-			return s.fail("put data key", err)
-		}
-		stored, gerr := s.DataKey(ctx, k.ID)
-		if gerr != nil || !bytes.Equal(stored.Wrapped, k.Wrapped) {
-			return s.fail("put data key", err)
-		}
+		Created: k.Created.UTC().Format(dataKeyLayout), PutToken: token}
+	err := s.table.Put(it).If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true).Run(ctx)
+	if err != nil && !(dynamo.IsCondCheckFailed(err) && s.sameDataKey(condFailedItem(err), token, k.Wrapped)) {
+		return s.fail("put data key", err)
 	}
 	cur := it
+	cur.PutToken = ""
 	cur.PK, cur.SK = currentKeyPK, currentKeySK
 	put := s.table.Put(cur)
 	if previous == nil {
@@ -115,4 +112,16 @@ func (s *Store) LinkUsed(ctx context.Context, tokenID string) (bool, error) {
 		return false, s.fail("check link", err)
 	}
 	return true, nil
+}
+
+// sameDataKey reports whether item, the stored key that failed a put's
+// condition, is the key being put: the put's own earlier attempt (its
+// token), or the same wrapped key put again by a caller's retry. Any other
+// key under the id is a real clash.
+func (s *Store) sameDataKey(item map[string]types.AttributeValue, token string, wrapped []byte) bool {
+	if landed(item, token) {
+		return true
+	}
+	b, ok := item["wrapped"].(*types.AttributeValueMemberB)
+	return ok && bytes.Equal(b.Value, wrapped)
 }

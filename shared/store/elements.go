@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -34,10 +35,11 @@ type layoutItem struct {
 // elementItem is SURVEY#<sid> / ELEMENT#<eid>: the element's fields as a
 // JSON document; its place is the layout's.
 type elementItem struct {
-	PK  string `dynamo:"PK"`
-	SK  string `dynamo:"SK"`
-	ID  int64  `dynamo:"id"`
-	Doc string `dynamo:"doc"`
+	PK       string `dynamo:"PK"`
+	SK       string `dynamo:"SK"`
+	ID       int64  `dynamo:"id"`
+	Doc      string `dynamo:"doc"`
+	PutToken string `dynamo:"put_token,omitempty"` // set by a create; see landed.go
 }
 
 func newLayoutItem(sid, aid int64, l survey.Layout) (layoutItem, error) {
@@ -132,8 +134,11 @@ func (s *Store) surveyTouch(sid, aid int64, l survey.Layout) *dynamo.Update {
 
 // elementTx runs one element change: the element's own write (put or
 // delete), the layout under its version, the survey under its liveness. It
-// tells a lost race (retry) from a survey that is gone or in the trash.
-func (s *Store) elementTx(ctx context.Context, aid, sid int64, own func(*dynamo.WriteTx), l survey.Layout) (retry bool, err error) {
+// tells a lost race (retry) from a survey that is gone or in the trash. A
+// create passes its put token: its element put failing on an item with
+// that token is its own earlier attempt (success), on any other item a
+// taken id (errElementIDTaken).
+func (s *Store) elementTx(ctx context.Context, aid, sid int64, own func(*dynamo.WriteTx), l survey.Layout, token string) (retry bool, err error) {
 	lw, err := s.layoutWrite(sid, aid, l)
 	if err != nil {
 		return false, err
@@ -144,8 +149,12 @@ func (s *Store) elementTx(ctx context.Context, aid, sid int64, own func(*dynamo.
 	switch {
 	case err == nil:
 		return false, nil
+	case token != "" && txFailedAt(err, 0) && landed(txItemAt(err, 0), token):
+		return false, nil // an earlier attempt of this very transaction landed
 	case txFailedAt(err, 2):
 		return false, s.whyNotWritable(ctx, aid, sid)
+	case token != "" && txFailedAt(err, 0):
+		return false, errElementIDTaken
 	case txFailedAt(err, 1) || txConflict(err):
 		return true, nil
 	case txFailedAt(err, 0):
@@ -153,6 +162,9 @@ func (s *Store) elementTx(ctx context.Context, aid, sid int64, own func(*dynamo.
 	}
 	return false, s.fail(fmt.Sprintf("write element of survey %d", sid), err)
 }
+
+// errElementIDTaken is a new element's id found taken in its survey.
+var errElementIDTaken = errors.New("store: element id taken")
 
 // ElementChange is the outcome of an element write: the element and the
 // layout it now stands in.
@@ -165,14 +177,14 @@ type ElementChange struct {
 // says. It is one read of the layout and one transaction (element, layout
 // under its version, survey), retried when another change of the same
 // survey won the race. It answers EINVALID on prior_question or
-// related_group, ENOTFOUND, ErrSurveyDeleted (409), or, after every retry
-// lost, EUNAVAILABLE (503, retry).
+// related_group or when the survey's elements would exceed
+// survey.MaxSurveyContent, ENOTFOUND, ErrSurveyDeleted (409), or, after
+// every retry lost, EUNAVAILABLE (503, retry).
 func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Element, p survey.Placement) (ElementChange, error) {
 	id, err := s.NewID(ctx, KindElement)
 	if err != nil {
 		return ElementChange{}, err
 	}
-	e.ID = id
 	e.Choices = slices.Clone(e.Choices) // the ids given below are not the caller's to see
 	e.Rows, e.Columns = slices.Clone(e.Rows), slices.Clone(e.Columns)
 	itemIDs, err := s.takeIDs(ctx, KindChoice, e.NewItemIDs())
@@ -180,11 +192,15 @@ func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Elem
 		return ElementChange{}, err
 	}
 	e.AssignItemIDs(itemIDs)
-	it, err := newElementItem(sid, e)
-	if err != nil {
-		return ElementChange{}, err
-	}
+	token := newPutToken()
+	ids := 1
 	for attempt := 1; attempt <= layoutConflictAttempts; attempt++ {
+		e.ID = id
+		it, err := newElementItem(sid, e)
+		if err != nil {
+			return ElementChange{}, err
+		}
+		it.PutToken = token
 		l, err := s.readLayout(ctx, aid, sid)
 		if err != nil {
 			return ElementChange{}, err
@@ -198,8 +214,21 @@ func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Elem
 		}
 		next.Version = l.Version
 		retry, err := s.elementTx(ctx, aid, sid, func(tx *dynamo.WriteTx) {
-			tx.Put(s.table.Put(it).If("attribute_not_exists(PK)"))
-		}, next)
+			tx.Put(s.table.Put(it).If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true))
+		}, next, token)
+		if err == errElementIDTaken && ids < idAttempts {
+			if err := s.idTaken(ctx, KindElement, id); err != nil {
+				return ElementChange{}, err
+			}
+			if id, err = s.NewID(ctx, KindElement); err != nil {
+				return ElementChange{}, err
+			}
+			ids++
+			continue
+		}
+		if err == errElementIDTaken {
+			return ElementChange{}, errIDsTaken
+		}
 		if err != nil {
 			return ElementChange{}, err
 		}
@@ -264,7 +293,8 @@ func (s *Store) Element(ctx context.Context, aid, sid, eid int64) (ElementChange
 // error is returned as is), p its place. Choices, rows and columns that
 // edit leaves without an id get new ones (one id allocation at most). One
 // read (the element and the layout) and one transaction, retried on a lost
-// race.
+// race. A change that would grow the survey's elements over
+// survey.MaxSurveyContent answers EINVALID.
 func (s *Store) UpdateElement(ctx context.Context, aid, sid, eid int64, edit func(*survey.Element) error, p survey.Placement) (ElementChange, error) {
 	var itemIDs []int64 // allocated once, kept across retries
 	for attempt := 1; attempt <= layoutConflictAttempts; attempt++ {
@@ -300,7 +330,7 @@ func (s *Store) UpdateElement(ctx context.Context, aid, sid, eid int64, edit fun
 		}
 		retry, err := s.elementTx(ctx, aid, sid, func(tx *dynamo.WriteTx) {
 			tx.Put(s.table.Put(it).If("attribute_exists(PK)"))
-		}, next)
+		}, next, "")
 		if err != nil {
 			return ElementChange{}, err
 		}
@@ -333,7 +363,7 @@ func (s *Store) DeleteElement(ctx context.Context, aid, sid, eid int64) error {
 		next.Remove(eid)
 		retry, err := s.elementTx(ctx, aid, sid, func(tx *dynamo.WriteTx) {
 			tx.Delete(s.table.Delete(AttrPK, SurveyPK(sid)).Range(AttrSK, ElementSK(eid)).If("attribute_exists(PK)"))
-		}, next)
+		}, next, "")
 		if err != nil {
 			return err
 		}

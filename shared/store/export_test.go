@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/guregu/dynamo/v2"
 )
@@ -45,4 +46,30 @@ func (s *Store) HalfDeleteFolder(ctx context.Context, aid, fid int64, n int) err
 // older version of the service may have written it.
 func (s *Store) PutElementDoc(ctx context.Context, sid, eid int64, doc string) error {
 	return s.table.Put(elementItem{PK: SurveyPK(sid), SK: ElementSK(eid), ID: eid, Doc: doc}).Run(ctx)
+}
+
+// ForceIDs makes the next allocations of a kind hand out ids first, one
+// per allocation, as a counter that lags behind its items would; the
+// kind's lease is dropped so that the next NewID allocates. The Store must
+// not be in use by other goroutines while it is called.
+func (s *Store) ForceIDs(kind string, ids ...int64) {
+	s.ids.drop(kind)
+	var mu sync.Mutex
+	queue := ids
+	next := s.alloc
+	s.alloc = func(ctx context.Context, k string, n int) ([]int64, error) {
+		mu.Lock()
+		if k != kind || len(queue) == 0 {
+			mu.Unlock()
+			return next(ctx, k, n)
+		}
+		id := queue[0]
+		queue = queue[1:]
+		mu.Unlock()
+		if n == 1 {
+			return []int64{id}, nil
+		}
+		rest, err := next(ctx, k, n-1)
+		return append([]int64{id}, rest...), err
+	}
 }

@@ -25,6 +25,9 @@ type folderItem struct {
 	// Deleting marks a folder whose deletion has started: it is hidden at
 	// once, and a retried DELETE finishes moving its surveys to the trash.
 	Deleting bool `dynamo:"deleting,omitempty"`
+	// PutToken tells the create's own earlier attempt from another item
+	// (see landed.go).
+	PutToken string `dynamo:"put_token,omitempty"`
 }
 
 func (it folderItem) folder() survey.Folder {
@@ -58,24 +61,39 @@ func (s *Store) nextFolderOrder(ctx context.Context, aid, except int64) (int64, 
 	return min(next, math.MaxInt32), nil
 }
 
-// CreateFolder stores a new folder; a nil order puts it last.
+// CreateFolder stores a new folder; a nil order puts it last. Its id is
+// written on the condition that it is free: an id found taken is replaced
+// by a fresh one (idTaken), and the SDK's retry of a put that had landed
+// finds its own token and succeeds (see landed.go).
 func (s *Store) CreateFolder(ctx context.Context, aid int64, name string, order *int64) (survey.Folder, error) {
-	id, err := s.NewID(ctx, KindFolder)
-	if err != nil {
-		return survey.Folder{}, err
-	}
-	f := survey.Folder{ID: id, AccountID: aid, Name: name}
+	f := survey.Folder{AccountID: aid, Name: name}
+	var err error
 	if order != nil {
 		f.Order = *order
 	} else if f.Order, err = s.nextFolderOrder(ctx, aid, 0); err != nil {
 		return survey.Folder{}, err
 	}
-	it := folderItem{PK: AccountPK(aid), SK: FolderSK(id), GSI1PK: OwnerKey(aid), GSI1SK: FolderOwnerSK(id),
-		ID: id, AccountID: aid, Order: f.Order, Name: name, Created: s.timestamp()}
-	if err := s.table.Put(it).If("attribute_not_exists(PK)").Run(ctx); err != nil {
-		return survey.Folder{}, s.fail("put folder", err)
+	token := newPutToken()
+	for range idAttempts {
+		id, err := s.NewID(ctx, KindFolder)
+		if err != nil {
+			return survey.Folder{}, err
+		}
+		it := folderItem{PK: AccountPK(aid), SK: FolderSK(id), GSI1PK: OwnerKey(aid), GSI1SK: FolderOwnerSK(id),
+			ID: id, AccountID: aid, Order: f.Order, Name: name, Created: s.timestamp(), PutToken: token}
+		err = s.table.Put(it).If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true).Run(ctx)
+		if err == nil || (dynamo.IsCondCheckFailed(err) && landed(condFailedItem(err), token)) {
+			f.ID = id
+			return f, nil
+		}
+		if !dynamo.IsCondCheckFailed(err) {
+			return survey.Folder{}, s.fail("put folder", err)
+		}
+		if err := s.idTaken(ctx, KindFolder, id); err != nil {
+			return survey.Folder{}, err
+		}
 	}
-	return f, nil
+	return survey.Folder{}, errIDsTaken
 }
 
 // Folder returns a live folder of the account, or ENOTFOUND.

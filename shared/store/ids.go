@@ -3,8 +3,11 @@ package store
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/guregu/dynamo/v2"
 
 	"surveyservice/shared/survey"
 )
@@ -46,6 +49,11 @@ func (s *Store) NewIDs(ctx context.Context, kind string, n int) ([]int64, error)
 	if n < 1 {
 		return nil, nil
 	}
+	return s.alloc(ctx, kind, n)
+}
+
+// addIDs is the allocator: n ids of a kind from one ADD on a random shard.
+func (s *Store) addIDs(ctx context.Context, kind string, n int) ([]int64, error) {
 	shard := rand.IntN(IDShards)
 	var out struct {
 		Seq int64 `dynamo:"seq"`
@@ -112,6 +120,13 @@ func (p *idPools) takeN(kind string, n int) ([]int64, bool) {
 	return ids[:n:n], true
 }
 
+// drop forgets the leased ids of a kind.
+func (p *idPools) drop(kind string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.free, kind)
+}
+
 func (p *idPools) give(kind string, ids []int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -153,3 +168,46 @@ func (s *Store) takeIDs(ctx context.Context, kind string, n int) ([]int64, error
 	s.ids.give(kind, ids[n:])
 	return ids[:n], nil
 }
+
+// Ids handed out twice.
+//
+// DynamoDB's ADD is atomic and the SDK's retry of an ADD whose answer was
+// lost only skips ids, so in AWS a counter never hands an id out twice. A
+// counter can still lag behind the items: a table whose items were copied
+// or restored without their counter items, or the local emulator, which
+// undoes the writes of concurrent connections when it rolls back a failed
+// transaction (see TestEmulatorRollbackLosesConcurrentWrites). Every create
+// therefore writes its new item on the condition that the id is free and,
+// when it is not, takes a fresh id (idTaken) instead of failing: a lagging
+// counter costs a retry, never a 500, and it is pushed past the ids it
+// handed out twice so that it catches up.
+
+// idAttempts bounds the fresh ids one create tries before it answers 503.
+const idAttempts = 4
+
+// errIDsTaken answers a create whose every id was taken: a counter far
+// behind its items. Each attempt pushed the counter on, so a retry later
+// gets further.
+var errIDsTaken = survey.Errorf(survey.EUNAVAILABLE, "The service is busy; try again shortly.")
+
+// idTaken records that id of a kind was found taken by an item this Store
+// did not write: the rest of the kind's lease is dropped (it came from the
+// same counter range) and the id's shard is raised to at least the id's
+// sequence (a conditional SET: it never lowers a counter that has moved
+// on), so neither this container nor another is handed the id again.
+func (s *Store) idTaken(ctx context.Context, kind string, id int64) error {
+	s.ids.drop(kind)
+	s.idCollisions.Add(1)
+	shard, seq := int(id%IDShards), id/IDShards
+	err := s.table.Update(AttrPK, CounterPK(kind, shard)).Range(AttrSK, "COUNTER").
+		Set("seq", seq).If("attribute_not_exists(seq) OR seq < ?", seq).Run(ctx)
+	if err != nil && !dynamo.IsCondCheckFailed(err) {
+		return s.fail(fmt.Sprintf("raise %s counter shard %d past %d", kind, shard, id), err)
+	}
+	slog.WarnContext(ctx, "store: id handed out twice; counter raised", "kind", kind, "id", id, "shard", shard)
+	return nil
+}
+
+// IDCollisions is how many new ids this Store found already taken (and
+// replaced by fresh ones) since it was made.
+func (s *Store) IDCollisions() int64 { return s.idCollisions.Load() }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 
@@ -19,16 +20,22 @@ type Store struct {
 	// Guesses bounds failed code checks (DefaultGuessLimits; tests lower it).
 	Guesses GuessLimits
 
-	retries atomic.Int64 // element writes retried after a lost layout race
-	ids     idPools
-	slugs   slugCache
+	retries      atomic.Int64 // element writes retried after a lost layout race
+	idCollisions atomic.Int64 // new ids found taken, replaced by fresh ones
+	ids          idPools
+	slugs        slugCache
+	// alloc hands out n fresh ids of a kind (addIDs; tests replace it to
+	// force an id that is already taken).
+	alloc func(ctx context.Context, kind string, n int) ([]int64, error)
 }
 
 // New returns a Store on the named table.
 func New(cfg aws.Config, tableName string) *Store {
 	client := dynamodb.NewFromConfig(cfg)
 	db := dynamo.NewFromIface(client)
-	return &Store{client: client, db: db, table: db.Table(tableName), Now: time.Now, Guesses: DefaultGuessLimits}
+	s := &Store{client: client, db: db, table: db.Table(tableName), Now: time.Now, Guesses: DefaultGuessLimits}
+	s.alloc = s.addIDs
+	return s
 }
 
 // Client is the underlying SDK client, for table administration.

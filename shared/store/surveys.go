@@ -43,6 +43,9 @@ type surveyItem struct {
 	ClosedBySweep      bool   `dynamo:"closed,omitempty"`
 	QuestionCount      int    `dynamo:"question_count"`
 	Theme              string `dynamo:"theme"`
+	// PutToken tells the create's own earlier attempt from another item
+	// (see landed.go).
+	PutToken string `dynamo:"put_token,omitempty"`
 }
 
 // slugItem maps a public slug to its survey and keeps slugs unique.
@@ -123,29 +126,33 @@ const slugAttempts = 5
 // fresh id and random public slug and codes. It is one id allocation and
 // one transaction: the survey, its slug (unique across the service) and a
 // check that the folder is live. A missing, deleting or foreign folder
-// answers 400 on folder_id.
+// answers 400 on folder_id. A taken slug draws another; a taken id takes a
+// fresh one (idTaken); a retried transaction that had landed finds its own
+// put token and succeeds (see landed.go).
 func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Survey, error) {
 	id, err := s.NewID(ctx, KindSurvey)
 	if err != nil {
 		return survey.Survey{}, err
 	}
-	sv.ID = id
 	sv.Created = s.Now().UTC().Truncate(time.Microsecond)
 	sv.PreviewCode = survey.NewCode(survey.PreviewCodeLength)
 	sv.ReportCode = survey.NewCode(survey.ReportCodeLength)
-	for attempt := 0; attempt < slugAttempts; attempt++ {
+	token := newPutToken()
+	for slugs, ids := 1, 1; ; {
+		sv.ID = id
 		sv.URLSlug = survey.NewCode(survey.SlugLength)
 		it, err := newSurveyItem(sv)
 		if err != nil {
 			return survey.Survey{}, err
 		}
+		it.PutToken = token
 		lay, err := newLayoutItem(id, sv.AccountID, survey.Layout{})
 		if err != nil {
 			return survey.Survey{}, err
 		}
 		err = s.db.WriteTx().
 			Check(s.table.Check(AttrPK, AccountPK(sv.AccountID)).Range(AttrSK, FolderSK(sv.FolderID)).If(folderLive)).
-			Put(s.table.Put(it).If("attribute_not_exists(PK)")).
+			Put(s.table.Put(it).If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true)).
 			Put(s.table.Put(slugItem{PK: SlugPK(sv.URLSlug), SK: slugSK, SurveyID: id}).If("attribute_not_exists(PK)")).
 			Put(s.table.Put(lay)).
 			Run(ctx)
@@ -154,13 +161,28 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 			return sv, nil
 		case txFailedAt(err, 0):
 			return survey.Survey{}, folderMissing(sv.FolderID)
+		case txFailedAt(err, 1) && landed(txItemAt(err, 1), token):
+			return sv, nil // an earlier attempt of this very transaction landed
+		case txFailedAt(err, 1):
+			if ids == idAttempts {
+				return survey.Survey{}, errIDsTaken
+			}
+			if err := s.idTaken(ctx, KindSurvey, id); err != nil {
+				return survey.Survey{}, err
+			}
+			if id, err = s.NewID(ctx, KindSurvey); err != nil {
+				return survey.Survey{}, err
+			}
+			ids++
 		case txFailedAt(err, 2):
-			continue // the slug is taken: draw another
+			if slugs == slugAttempts {
+				return survey.Survey{}, survey.Errorf(survey.EINTERNAL, "store: no free slug in %d attempts", slugAttempts)
+			}
+			slugs++ // the slug is taken: draw another
 		default:
 			return survey.Survey{}, s.fail("create survey", err)
 		}
 	}
-	return survey.Survey{}, survey.Errorf(survey.EINTERNAL, "store: no free slug in %d attempts", slugAttempts)
 }
 
 // SurveyCollection is everything stored under one survey, read in one
@@ -325,14 +347,23 @@ func (s *Store) TrashSurvey(ctx context.Context, aid, sid int64) error {
 // RestoreSurvey brings a survey of the account back from the trash, into
 // folderID when given, else into its own folder. A survey not in the trash
 // is left as it is. Its folder gone and none given answers ErrFolderGone;
-// a given folder that is not live answers 400 on folder_id.
+// a given folder that is not a live folder of the account answers 400 on
+// folder_id, whether or not the survey is in the trash (a client must not
+// learn that a bad folder_id was ignored only because nothing was to move).
 func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int64) error {
 	sv, err := s.Survey(ctx, aid, sid)
 	if err != nil {
 		return err
 	}
 	if !sv.Deleted {
-		return nil
+		if folderID == nil {
+			return nil
+		}
+		_, err := s.Folder(ctx, aid, *folderID)
+		if survey.ErrorCode(err) == survey.ENOTFOUND {
+			return folderMissing(*folderID)
+		}
+		return err
 	}
 	target := sv.FolderID
 	if folderID != nil {

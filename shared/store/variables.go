@@ -30,6 +30,9 @@ type variablesItem struct {
 	Doc       string  `dynamo:"doc"`
 	Version   int64   `dynamo:"version"`
 	Responded []int64 `dynamo:"responded,set"`
+	// PutToken is the token of the write that made this version (see
+	// landed.go).
+	PutToken string `dynamo:"put_token,omitempty"`
 }
 
 func decodeVariables(item dynamo.Item) ([]survey.Variable, int64, error) {
@@ -88,7 +91,9 @@ func (s *Store) SurveyVariables(ctx context.Context, aid, sid int64) (survey.Sur
 var errVariablesChanged = survey.Errorf(survey.EUNAVAILABLE, "The survey's variables are being changed by another request; try again shortly.")
 
 // writeVariables replaces a survey's variables under the version read,
-// with the survey's liveness checked in the same transaction.
+// with the survey's liveness checked in the same transaction. A retried
+// transaction that had landed finds its own put token and succeeds (see
+// landed.go).
 func (s *Store) writeVariables(ctx context.Context, aid, sid int64, vars []survey.Variable, version int64) error {
 	vars = slices.Clone(vars)
 	for i := range vars {
@@ -99,8 +104,9 @@ func (s *Store) writeVariables(ctx context.Context, aid, sid int64, vars []surve
 		return fmt.Errorf("store: encode variables: %w", err)
 	}
 	// An update, not a put: the responded set that submissions keep stays.
+	token := newPutToken()
 	up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, variablesSK).
-		Set("account_id", aid).Set("doc", string(doc)).Set("version", version+1)
+		Set("account_id", aid).Set("doc", string(doc)).Set("version", version+1).Set(attrPutToken, token)
 	if version == 0 {
 		up = up.If("attribute_not_exists(version)")
 	} else {
@@ -108,12 +114,14 @@ func (s *Store) writeVariables(ctx context.Context, aid, sid int64, vars []surve
 	}
 	err = s.db.WriteTx().
 		Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).If(surveyWritable, aid, false)).
-		Update(up).Run(ctx)
+		Update(up.IncludeItemInCondCheckFail(true)).Run(ctx)
 	switch {
 	case err == nil:
 		return nil
 	case txFailedAt(err, 0):
 		return s.whyNotWritable(ctx, aid, sid)
+	case txFailedAt(err, 1) && landed(txItemAt(err, 1), token):
+		return nil // an earlier attempt of this very transaction landed
 	case txFailedAt(err, 1) || txConflict(err):
 		return errVariablesChanged
 	}
@@ -123,14 +131,32 @@ func (s *Store) writeVariables(ctx context.Context, aid, sid int64, vars []surve
 // CreateVariables adds variables to a survey of the account, all or
 // nothing: the names were checked against vars (read at version) by the
 // caller, and the write lands only if nobody changed them since. It answers
-// the variables created, with their ids.
+// the variables created, with their ids. Variables share one item, so no
+// condition can catch an id handed out twice: new ids are checked against
+// the survey's existing ones, and a taken one takes a fresh batch.
 func (s *Store) CreateVariables(ctx context.Context, aid, sid int64, existing []survey.Variable, version int64, add []survey.Variable) ([]survey.Variable, error) {
-	ids, err := s.NewIDs(ctx, KindVariable, len(add))
-	if err != nil {
-		return nil, err
+	taken := make(map[int64]bool, len(existing))
+	for _, v := range existing {
+		taken[v.ID] = true
 	}
-	for i := range add {
-		add[i].ID = ids[i]
+	for attempt := 1; ; attempt++ {
+		ids, err := s.NewIDs(ctx, KindVariable, len(add))
+		if err != nil {
+			return nil, err
+		}
+		clash := slices.IndexFunc(ids, func(id int64) bool { return taken[id] })
+		if clash < 0 {
+			for i := range add {
+				add[i].ID = ids[i]
+			}
+			break
+		}
+		if attempt == idAttempts {
+			return nil, errIDsTaken
+		}
+		if err := s.idTaken(ctx, KindVariable, ids[len(ids)-1]); err != nil {
+			return nil, err
+		}
 	}
 	all := append(append([]survey.Variable{}, existing...), add...)
 	if err := s.writeVariables(ctx, aid, sid, all, version); err != nil {

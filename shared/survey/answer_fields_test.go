@@ -207,7 +207,7 @@ func TestLayoutSetSize(t *testing.T) {
 		t.Fatal("an element over the bound was accepted")
 	}
 	for id := int64(1); id <= 16; id++ {
-		if err := l.SetSize(id, survey.MaxSurveyElementBytes/16); err != nil {
+		if err := l.SetSize(id, survey.MaxSurveyContent/16); err != nil {
 			t.Fatalf("element %d: %v", id, err)
 		}
 	}

@@ -19,7 +19,7 @@ type Layout struct {
 	Groups        []int64         `json:"g"`
 	Members       map[int64]int64 `json:"m"` // question id -> its group's id
 	// Sizes holds each element's stored size in bytes, so that a write
-	// can keep the survey within MaxSurveyElementBytes reading the layout
+	// can keep the survey within MaxSurveyContent reading the layout
 	// only. Elements written before sizes were kept are absent (counted 0
 	// until their next write).
 	Sizes   map[int64]int64 `json:"s,omitempty"`
@@ -288,14 +288,14 @@ func (l Layout) Clone() Layout {
 // most 400 KB, keys and attribute names included); a survey's detail is
 // one Lambda response (at most 6 MB), and its elements are most of it.
 const (
-	MaxElementBytes       = 256 << 10
-	MaxSurveyElementBytes = 4 << 20
+	MaxElementBytes  = 256 << 10
+	MaxSurveyContent = 3 << 20
 )
 
 // Messages of the size bounds.
 var (
 	MsgElementTooLarge = fmt.Sprintf("The element would take more than %d KiB; shorten its choices or texts.", MaxElementBytes>>10)
-	MsgSurveyTooLarge  = fmt.Sprintf("The survey's elements would take more than %d MiB; shorten or remove some.", MaxSurveyElementBytes>>20)
+	MsgSurveyTooLarge  = fmt.Sprintf("The survey's elements would take more than %d MiB; shorten or remove some.", MaxSurveyContent>>20)
 )
 
 // SetSize records that element id now takes n bytes. It returns EINVALID
@@ -311,7 +311,7 @@ func (l *Layout) SetSize(id int64, n int) error {
 			total += v
 		}
 	}
-	if total > MaxSurveyElementBytes && int64(n) > l.Sizes[id] { // shrinking is always allowed
+	if total > MaxSurveyContent && int64(n) > l.Sizes[id] { // shrinking is always allowed
 		return FieldError("non_field_errors", MsgSurveyTooLarge)
 	}
 	if l.Sizes == nil {

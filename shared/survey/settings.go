@@ -88,6 +88,12 @@ const (
 	MaxRespondingDurType = 2
 )
 
+// MaxAuthDomains bounds service_auth_domains (ours; the specification sets
+// none): the settings item stays far under DynamoDB's 400 KB, and the
+// errors of a bad list, one per item, fit an answer (a 1 MiB list of
+// numbers, 524,288 items, would make some 17 MB of them).
+const MaxAuthDomains = 100
+
 // PlanNeeded is the plan table: which settings field needs which plan. A
 // field not listed is on every plan. It is the one place that says it.
 var PlanNeeded = map[string]Plan{

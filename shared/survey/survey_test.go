@@ -284,6 +284,13 @@ func TestParseCatalogInvalid(t *testing.T) {
 		// A null item unmarshals as the id 0, which no template has: still
 		// refused, though the message names id 0 rather than the item.
 		{"similar null item", catalog(t, template(1, "a", nil), template(2, "b")), nil, []string{`field "similar_templates"`, "item 0 is neither an id nor an object with an id"}},
+
+		// Size bounds, so that a detail or a list page fits an answer.
+		{"template over 32 KiB of JSON", catalog(t, with(ok, "long_description", strings.Repeat("x", survey.MaxTemplateBytes))), nil,
+			[]string{"template #1 (id 1)", "bytes of JSON, at most 32768"}},
+		{"texts that escape past 32 KiB", catalog(t, with(ok, "usage_guide", strings.Repeat("\x01", survey.MaxTemplateBytes/6+1))), nil,
+			[]string{"template #1 (id 1)", "at most 32768"}},
+		{"101 similar templates", catalog(t, template(1, "a", manyIDs(2, 102)...)), map[int64]bool{}, []string{`field "similar_templates"`, "101 templates, at most 100"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -769,4 +776,37 @@ func FuzzValidSlug(f *testing.F) {
 			t.Fatalf("ValidSlug(%q) with a control, space or format character", s)
 		}
 	})
+}
+
+// manyIDs is the ids from, from+1, ..., to as similar_templates items.
+func manyIDs(from, to int64) []any {
+	var out []any
+	for id := from; id <= to; id++ {
+		out = append(out, id)
+	}
+	return out
+}
+
+// TestParseCatalogSizeBounds: a template just at MaxTemplateBytes and one
+// with MaxSimilarTemplates similar ones are accepted.
+func TestParseCatalogSizeBounds(t *testing.T) {
+	t.Parallel()
+	base := with(template(1, "a"), "long_description", "")
+	got, err := survey.ParseCatalog(catalog(t, base), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := survey.MaxTemplateBytes - got[0].JSONLen()
+	at := with(base, "long_description", strings.Repeat("x", pad))
+	got, err = survey.ParseCatalog(catalog(t, at), nil)
+	if err != nil || got[0].JSONLen() != survey.MaxTemplateBytes {
+		t.Fatalf("a template of exactly %d bytes: %v (%d bytes)", survey.MaxTemplateBytes, err, got[0].JSONLen())
+	}
+	known := map[int64]bool{}
+	for id := int64(2); id <= 101; id++ {
+		known[id] = true
+	}
+	if _, err := survey.ParseCatalog(catalog(t, template(1, "a", manyIDs(2, 101)...)), known); err != nil {
+		t.Errorf("100 similar templates: %v", err)
+	}
 }

@@ -39,6 +39,16 @@ type Template struct {
 // MaxSlugLength bounds a template or survey slug, in code points.
 const MaxSlugLength = 200
 
+// Bounds of a catalog entry, so that the catalog's answers fit (README,
+// "Answer sizes"): a detail is a template with its similar ones expanded,
+// a list page up to 100 templates, so neither exceeds 101 templates of at
+// most MaxTemplateBytes of JSON each, 3.2 MiB. The sample catalog's largest
+// template is about 2 KiB.
+const (
+	MaxTemplateBytes    = 32 << 10 // JSON as answered, similar_templates null
+	MaxSimilarTemplates = 100
+)
+
 // ValidSlug reports whether s is a slug: letters, digits and marks of any
 // script, '-' and '_' (Django's unicode slugs), and also the zero-width
 // non-joiner and joiner (U+200C, U+200D), which Persian words carry
@@ -187,8 +197,27 @@ func parseTemplate(obj map[string]json.RawMessage) (Template, error) {
 				t.SimilarIDs = append(t.SimilarIDs, id)
 			}
 		}
+		if len(t.SimilarIDs) > MaxSimilarTemplates {
+			return Template{}, fmt.Errorf("field \"similar_templates\": %d templates, at most %d", len(t.SimilarIDs), MaxSimilarTemplates)
+		}
+	}
+	if n := t.JSONLen(); n > MaxTemplateBytes {
+		return Template{}, fmt.Errorf("the template is %d bytes of JSON, at most %d (its texts are too long)", n, MaxTemplateBytes)
 	}
 	return t, nil
+}
+
+// JSONLen is the size of the template as the API answers it, its
+// similar_templates null (0 if it does not encode).
+func (t Template) JSONLen() int {
+	t.SimilarTemplates = nil
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(t); err != nil {
+		return 0
+	}
+	return buf.Len() - 1
 }
 
 // similarID reads one similar_templates item: an integer id, or an object

@@ -158,6 +158,14 @@ func Endpoint(tb testing.TB) string {
 	return server.URL
 }
 
+// Config is the emulator's AWS configuration, for tests that build a
+// client or a Store of their own on it (with another HTTP client, say).
+// It is a copy: changing it changes nothing for other tests.
+func Config(tb testing.TB) aws.Config {
+	Store(tb)
+	return cfg.Copy()
+}
+
 // KMSKeyID is the id of the emulator's links key.
 func KMSKeyID(tb testing.TB) string {
 	Store(tb)
