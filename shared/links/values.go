@@ -106,16 +106,14 @@ func DecodeItem(item any, types map[string]int64, allowUnique bool) (p Payload, 
 	if !ok {
 		return Payload{}, map[string]any{"non_field_errors": []string{"Invalid data. Expected a dictionary, but got " + PythonKind(item) + "."}}
 	}
-	// An item holds at most the survey's variables (and is_unique): more
-	// keys can never be valid, and are not echoed one by one (6 MiB of
-	// short unknown keys made a 21 MB error answer).
-	most := len(types)
-	if allowUnique {
-		most++
-	}
-	if len(obj) > most {
+	// A link's item holds at most the survey's variables and is_unique:
+	// more keys can never be valid, and are not echoed one by one (5,000
+	// items of short unknown keys, 6 MiB, made a 21 MB error answer). A
+	// response's variables are one object in a body of at most 1 MiB, so
+	// each unknown key is named.
+	if most := len(types) + 1; allowUnique && len(obj) > most {
 		return Payload{}, map[string]any{"non_field_errors": []string{fmt.Sprintf(
-			"Expected at most %d keys (the survey's variables%s), got %d.", most, map[bool]string{true: " and " + survey.ReservedUniqueKey}[allowUnique], len(obj))}}
+			"Expected at most %d keys (the survey's variables and %s), got %d.", most, survey.ReservedUniqueKey, len(obj))}}
 	}
 	errs := survey.Fields{}
 	p = Payload{Values: make([]Value, 0, len(obj))}
