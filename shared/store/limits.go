@@ -53,8 +53,8 @@ var DefaultAccountLimits = AccountLimits{LiveSurveys: 1500, Folders: 300}
 
 // AccountCounts are the counts an account item holds.
 type AccountCounts struct {
-	LiveSurveys int64 `dynamo:"live_surveys"`
-	Folders     int64 `dynamo:"folders"`
+	LiveSurveys int64 `dynamo:"live_surveys" json:"live_surveys"`
+	Folders     int64 `dynamo:"folders" json:"folders"`
 }
 
 // limitAttempts bounds the tries of a counted write lost to a concurrent
