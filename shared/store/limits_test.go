@@ -1,14 +1,17 @@
 package store_test
 
 import (
+	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/testenv"
@@ -231,4 +234,57 @@ func TestRecount(t *testing.T) {
 	if _, _, err := st.Recount(ctx, w.acct.ID+1_000_000); survey.ErrorCode(err) != survey.ENOTFOUND {
 		t.Errorf("recount of a missing account: %v", err)
 	}
+}
+
+// conflicted marks the calls TestCountedConflicts fails.
+type conflicted struct{}
+
+// TestCountedConflicts: a counted transaction cancelled by a concurrent one
+// on the account item (TransactionConflict, injected before it is sent) is
+// tried again after a backoff; endless conflicts answer 503. Either way the
+// count is the surveys written.
+func TestCountedConflicts(t *testing.T) {
+	t.Parallel()
+	st := ownStore(t, nil)
+	w := newWorld(t, st)
+	conflict := &types.TransactionCanceledException{Message: aws.String("injected"), CancellationReasons: []types.CancellationReason{
+		{Code: aws.String("None")}, {Code: aws.String("TransactionConflict")}}}
+	var n atomic.Int64
+	var failFirst atomic.Int64
+	restore := awsenv.InjectFaults(func(ctx context.Context, _, op string) error {
+		if op != "TransactWriteItems" || ctx.Value(conflicted{}) == nil {
+			return nil
+		}
+		if n.Add(1) <= failFirst.Load() {
+			return conflict
+		}
+		return nil
+	})
+	defer restore()
+	ctx := context.WithValue(t.Context(), conflicted{}, true)
+	newSurvey := func() error {
+		_, err := st.CreateSurvey(ctx, survey.Survey{AccountID: w.acct.ID, FolderID: w.folder.ID, Name: "c", Language: 1, Theme: survey.DefaultTheme()})
+		return err
+	}
+
+	failFirst.Store(2)
+	if err := newSurvey(); err != nil {
+		t.Fatalf("create through 2 conflicts: %v", err)
+	}
+	wantCounts(t, st, w.acct.ID, "create through conflicts", 2, 1)
+	n.Store(0)
+	if err := st.TrashSurvey(ctx, w.acct.ID, w.survey.ID); err != nil {
+		t.Fatalf("trash through 2 conflicts: %v", err)
+	}
+	wantCounts(t, st, w.acct.ID, "trash through conflicts", 1, 1)
+
+	n.Store(0)
+	failFirst.Store(1 << 40)
+	if err := newSurvey(); survey.ErrorCode(err) != survey.EUNAVAILABLE {
+		t.Fatalf("create through endless conflicts: %v, want 503", err)
+	}
+	if err := st.RestoreSurvey(ctx, w.acct.ID, w.survey.ID, nil); survey.ErrorCode(err) != survey.EUNAVAILABLE {
+		t.Fatalf("restore through endless conflicts: %v, want 503", err)
+	}
+	wantCounts(t, st, w.acct.ID, "after endless conflicts", 1, 1)
 }
