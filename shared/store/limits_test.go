@@ -288,3 +288,52 @@ func TestCountedConflicts(t *testing.T) {
 	}
 	wantCounts(t, st, w.acct.ID, "after endless conflicts", 1, 1)
 }
+
+// TestDeleteFolderMovedMeanwhile: a survey moved out of a folder after its
+// deletion listed it fails its trash's condition; the others of its
+// transaction are trashed in a second try, the moved one stays live, and
+// the counts are exact.
+func TestDeleteFolderMovedMeanwhile(t *testing.T) {
+	t.Parallel()
+	st := ownStore(t, nil)
+	w := newWorld(t, st)
+	ctx := t.Context()
+	other, err := st.CreateFolder(ctx, w.acct.ID, "other", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sids []int64
+	for range 3 {
+		sv, err := st.CreateSurvey(ctx, survey.Survey{AccountID: w.acct.ID, FolderID: w.folder.ID, Name: "m", Language: 1, Theme: survey.DefaultTheme()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sids = append(sids, sv.ID)
+	}
+	wantCounts(t, st, w.acct.ID, "before", 4, 2)
+	var once sync.Once
+	var moveErr error
+	restore := awsenv.InjectFaults(func(fctx context.Context, _, op string) error {
+		if op == "TransactWriteItems" && fctx.Value(conflicted{}) != nil {
+			once.Do(func() { // before the first trash transaction is sent
+				moveErr = st.UpdateSurvey(ctx, w.acct.ID, sids[1], store.SurveyUpdate{FolderID: &other.ID})
+			})
+		}
+		return nil
+	})
+	err = st.DeleteFolder(context.WithValue(ctx, conflicted{}, true), w.acct.ID, w.folder.ID)
+	restore()
+	if err != nil || moveErr != nil {
+		t.Fatalf("delete: %v; move: %v", err, moveErr)
+	}
+	wantCounts(t, st, w.acct.ID, "after", 1, 1)
+	for _, sid := range []int64{w.survey.ID, sids[0], sids[1], sids[2]} {
+		sv, err := st.Survey(ctx, w.acct.ID, sid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if moved := sid == sids[1]; sv.Deleted == moved {
+			t.Errorf("survey %d: deleted %v (moved out: %v)", sid, sv.Deleted, moved)
+		}
+	}
+}
