@@ -795,6 +795,11 @@ func TestDelete(t *testing.T) {
 		t.Fatalf("DELETE: %v", res)
 	}
 	t.Logf("DELETE of a folder with 2 live surveys: %d DynamoDB calls", res.calls)
+	f.wantCounts(t, "after DELETE", 2, 1) // the kept folder and its 2 surveys
+	if res := f.do("DELETE", p, ""); res.code != 404 {
+		t.Fatalf("DELETE twice: %v", res)
+	}
+	f.wantCounts(t, "after DELETE twice", 2, 1)
 
 	for _, m := range []string{"GET", "PUT", "PATCH", "DELETE"} {
 		body := ""
@@ -882,6 +887,18 @@ func TestDeleteManySurveys(t *testing.T) {
 	ls := f.list(t)
 	if len(ls) != 1 || ls[0].ID != neighbour.ID || len(ls[0].Surveys) != 1 || ls[0].Surveys[0]["id"] != float64(stay.ID) {
 		t.Errorf("list after DELETE: %+v", ls)
+	}
+	// 130 trashed in two transactions, each lowering the count by its own.
+	f.wantCounts(t, "after DELETE", 1, 1)
+}
+
+// wantCounts checks the account's counts of live surveys and folders
+// (README, "Account limits").
+func (f *fixture) wantCounts(t *testing.T, what string, surveys, folders int64) {
+	t.Helper()
+	c, err := f.st.AccountCounts(t.Context(), f.acct.ID)
+	if err != nil || c.LiveSurveys != surveys || c.Folders != folders {
+		t.Errorf("%s: counts %+v, %v; want %d live surveys and %d folders", what, c, err, surveys, folders)
 	}
 }
 

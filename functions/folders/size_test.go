@@ -3,11 +3,13 @@ package folders_test
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"surveyservice/shared/api"
+	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
@@ -22,38 +24,78 @@ func jsonLen(t *testing.T, v any) int {
 	return buf.Len() - 1
 }
 
+// summary is a survey as the list shows it, with every number at its
+// largest (ids and counts as int64 allow, more than any account reaches),
+// every code at its length, "false" rather than "true", and the name given.
+func summary(name string, now time.Time) survey.SurveySummary {
+	return survey.Survey{ID: math.MaxInt64, FolderID: math.MaxInt64, Name: name, Language: math.MaxInt64, Created: now,
+		URLSlug: strings.Repeat("a", survey.SlugLength), PreviewCode: strings.Repeat("a", survey.PreviewCodeLength),
+		ReportCode: strings.Repeat("a", survey.ReportCodeLength), Views: math.MaxInt64, SubmittedResponses: math.MaxInt64,
+		ExpirationDate: "2000-01-01T00:00:00Z", QuestionCount: survey.MaxElements, Theme: survey.DefaultTheme()}.Summary(now)
+}
+
+// folderView is a folder as the list shows it, with its largest numbers.
+func folderView(name string, p survey.Profile, surveys []survey.SurveySummary) survey.FolderView {
+	return survey.Folder{ID: math.MaxInt64, Order: math.MaxInt32, Name: name}.View(p, surveys)
+}
+
+var (
+	// worstSurveyName and worstFolderName are names at their limits, of
+	// the costliest character they accept (a control character, which
+	// JSON writes \u0001: 6 bytes).
+	worstSurveyName = strings.Repeat("\x01", survey.MaxSurveyName)
+	worstFolderName = strings.Repeat("\x01", survey.MaxFolderName)
+	// worstOwner is the owner every folder repeats, at its field limits.
+	worstOwner = survey.Profile{Email: strings.Repeat("a", 242) + "@example.com", FirstName: strings.Repeat("\x01", 150),
+		LastName: strings.Repeat("\x01", 150), UserType: 1}
+)
+
 // TestFolderListSize measures what one folder and one survey add to the
-// folder list, typical and at every limit (a control character costs 6
-// bytes of JSON), and so how many surveys an account can have before its
-// list exceeds api.MaxAnswer. The list is not bounded: an account has no
-// limit on its folders or surveys (README, "Answer sizes"). The figures
-// here are the ones the README gives; the test fails if they drift.
+// folder list, typical and at every limit, the figures the README gives
+// ("Answer sizes"); the test fails if they drift.
 func TestFolderListSize(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
-	sv := func(name string) survey.SurveySummary {
-		return survey.Survey{ID: 1<<31 - 1, FolderID: 1<<31 - 1, Name: name, Language: 1, Created: now,
-			URLSlug: strings.Repeat("a", survey.SlugLength), PreviewCode: strings.Repeat("a", survey.PreviewCodeLength),
-			ReportCode: strings.Repeat("a", survey.ReportCodeLength), Views: 1 << 40, SubmittedResponses: 1 << 40,
-			QuestionCount: 1000, Theme: survey.DefaultTheme()}.Summary(now)
-	}
-	folder := func(name string, p survey.Profile) survey.FolderView {
-		return survey.Folder{ID: 1<<31 - 1, Order: 1<<31 - 1, Name: name}.View(p, []survey.SurveySummary{})
-	}
 	typicalOwner := survey.Profile{Email: "owner@example.com", FirstName: "Maryam", LastName: "Karimi", UserType: 1}
-	worstOwner := survey.Profile{Email: strings.Repeat("a", 242) + "@example.com", FirstName: strings.Repeat("\x01", 150),
-		LastName: strings.Repeat("\x01", 150), UserType: 1}
-	typicalSurvey, worstSurvey := jsonLen(t, sv("Customer satisfaction 2026"))+1, jsonLen(t, sv(strings.Repeat("\x01", survey.MaxSurveyName)))+1
-	typicalFolder, worstFolder := jsonLen(t, folder("Reports", typicalOwner))+1, jsonLen(t, folder(strings.Repeat("\x01", survey.MaxFolderName), worstOwner))+1
+	typicalSurvey, worstSurvey := jsonLen(t, summary("Customer satisfaction 2026", now))+1, jsonLen(t, summary(worstSurveyName, now))+1
+	typicalFolder, worstFolder := jsonLen(t, folderView("Reports", typicalOwner, nil))+1, jsonLen(t, folderView(worstFolderName, worstOwner, nil))+1
 	t.Logf("a survey adds %d bytes to the list (%d at every limit); a folder %d (%d)", typicalSurvey, worstSurvey, typicalFolder, worstFolder)
-	t.Logf("surveys that fit in %s with 20 folders: %d typical, %d at every limit",
-		api.SizeName(api.MaxAnswer), (api.MaxAnswer-20*typicalFolder)/typicalSurvey, (api.MaxAnswer-20*worstFolder)/worstSurvey)
 	for _, c := range []struct {
 		what      string
 		got, most int
-	}{{"typical survey", typicalSurvey, 1200}, {"survey at every limit", worstSurvey, 2700}, {"folder at every limit", worstFolder, 3000}} {
+	}{{"typical survey", typicalSurvey, 1200}, {"survey at every limit", worstSurvey, 2500}, {"folder at every limit", worstFolder, 2850}} {
 		if c.got > c.most {
 			t.Errorf("%s: %d bytes, more than the %d the README assumes", c.what, c.got, c.most)
 		}
+	}
+}
+
+// TestFolderListBound: the largest folder list an account can have, at
+// store.DefaultAccountLimits with every field of every folder and survey
+// at its limit, is under api.MaxAnswer with room to spare. It is built
+// and measured whole: the surveys all in one folder, which leaves the
+// fewest separators out.
+func TestFolderListBound(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	lim := store.DefaultAccountLimits
+	svs := make([]survey.SurveySummary, lim.LiveSurveys)
+	for i := range svs {
+		svs[i] = summary(worstSurveyName, now)
+	}
+	list := make([]survey.FolderView, lim.Folders)
+	for i := range list {
+		list[i] = folderView(worstFolderName, worstOwner, nil)
+	}
+	list[0].Surveys = svs
+	size := jsonLen(t, list)
+	t.Logf("the largest folder list (%d folders, %d live surveys): %d bytes, %.1f%% of %s",
+		lim.Folders, lim.LiveSurveys, size, 100*float64(size)/api.MaxAnswer, api.SizeName(api.MaxAnswer))
+	if size > api.MaxAnswer*9/10 {
+		t.Errorf("the largest folder list is %d bytes, over 90%% of api.MaxAnswer (%d)", size, api.MaxAnswer)
+	}
+	// One folder's answer (GET /api/folders/{id}/) is that folder alone.
+	if one := jsonLen(t, list[0]); one >= size {
+		t.Errorf("one folder %d bytes, the list %d", one, size)
 	}
 }

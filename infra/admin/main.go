@@ -5,6 +5,7 @@
 //	go run ./infra/admin key revoke --key K
 //	go run ./infra/admin templates import FILE
 //	go run ./infra/admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
+//	go run ./infra/admin recount --account N
 //
 // It reads the same environment as the functions (TABLE_NAME, AWS_REGION,
 // AWS_ENDPOINT_URL ...), prints one JSON object on stdout, and reports errors
@@ -36,6 +37,7 @@ const usage = `usage:
   admin key revoke --key K
   admin templates import FILE
   admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
+  admin recount --account N
 `
 
 // errUsage marks a command line that is wrong, not a failure of the work.
@@ -78,6 +80,9 @@ func message(err error) string {
 func dispatch(ctx context.Context, args []string, getenv func(string) string) (any, error) {
 	if len(args) >= 1 && args[0] == "sweep" {
 		return sweep(ctx, args[1:], getenv)
+	}
+	if len(args) >= 1 && args[0] == "recount" {
+		return recount(ctx, args[1:], getenv)
 	}
 	if len(args) < 2 {
 		return nil, fmt.Errorf("%w: missing command", errUsage)

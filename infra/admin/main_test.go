@@ -276,6 +276,9 @@ func TestUsage(t *testing.T) {
 		{"key revoke extra argument", []string{"key", "revoke", "--key", "svk_x", "svk_y"}, "key revoke takes 0 argument(s), got 1"},
 		{"templates import without file", []string{"templates", "import"}, "templates import takes 1 argument(s), got 0"},
 		{"templates import two files", []string{"templates", "import", "a.json", "b.json"}, "templates import takes 1 argument(s), got 2"},
+		{"recount without --account", []string{"recount"}, "recount needs --account with a positive account id"},
+		{"recount zero", []string{"recount", "--account", "0"}, "recount needs --account with a positive account id"},
+		{"recount extra argument", []string{"recount", "--account", "5", "6"}, "recount takes 0 argument(s), got 1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/guregu/dynamo/v2"
-	"golang.org/x/sync/errgroup"
 
 	"surveyservice/shared/survey"
 )
@@ -61,10 +60,12 @@ func (s *Store) nextFolderOrder(ctx context.Context, aid, except int64) (int64, 
 	return min(next, math.MaxInt32), nil
 }
 
-// CreateFolder stores a new folder; a nil order puts it last. Its id is
-// written on the condition that it is free: an id found taken is replaced
-// by a fresh one (idTaken), and the SDK's retry of a put that had landed
-// finds its own token and succeeds (see landed.go).
+// CreateFolder stores a new folder; a nil order puts it last. One
+// transaction: the folder and the account's folder count, one up
+// (limits.go; an account at its limit answers 403). Its id is written on
+// the condition that it is free: an id found taken is replaced by a fresh
+// one (idTaken), and a retry of a transaction that had landed finds its
+// own token and succeeds (see landed.go).
 func (s *Store) CreateFolder(ctx context.Context, aid int64, name string, order *int64) (survey.Folder, error) {
 	f := survey.Folder{AccountID: aid, Name: name}
 	var err error
@@ -74,26 +75,41 @@ func (s *Store) CreateFolder(ctx context.Context, aid int64, name string, order 
 		return survey.Folder{}, err
 	}
 	token := newPutToken()
-	for range idAttempts {
-		id, err := s.NewID(ctx, KindFolder)
-		if err != nil {
-			return survey.Folder{}, err
-		}
+	limit := s.Limits.Folders
+	id, err := s.NewID(ctx, KindFolder)
+	if err != nil {
+		return survey.Folder{}, err
+	}
+	for ids, conflicts := 1, 1; ; {
 		it := folderItem{PK: AccountPK(aid), SK: FolderSK(id), GSI1PK: OwnerKey(aid), GSI1SK: FolderOwnerSK(id),
 			ID: id, AccountID: aid, Order: f.Order, Name: name, Created: s.timestamp(), PutToken: token}
-		err = s.table.Put(it).If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true).Run(ctx)
-		if err == nil || (dynamo.IsCondCheckFailed(err) && landed(condFailedItem(err), token)) {
+		err = s.db.WriteTx().
+			Put(s.table.Put(it).If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true)).
+			Update(s.countUp(aid, attrFolders, limit)).
+			Run(ctx)
+		switch {
+		case err == nil, txFailedAt(err, 0) && landed(txItemAt(err, 0), token):
 			f.ID = id
 			return f, nil
-		}
-		if !dynamo.IsCondCheckFailed(err) {
-			return survey.Folder{}, s.fail("put folder", err)
-		}
-		if err := s.idTaken(ctx, KindFolder, id); err != nil {
-			return survey.Folder{}, err
+		case txFailedAt(err, 1):
+			return survey.Folder{}, limitRefusal(err, 1, attrFolders, limit)
+		case txFailedAt(err, 0):
+			if ids == idAttempts {
+				return survey.Folder{}, errIDsTaken
+			}
+			if err := s.idTaken(ctx, KindFolder, id); err != nil {
+				return survey.Folder{}, err
+			}
+			if id, err = s.NewID(ctx, KindFolder); err != nil {
+				return survey.Folder{}, err
+			}
+			ids++
+		case retryConflict(ctx, err, conflicts):
+			conflicts++
+		default:
+			return survey.Folder{}, s.fail("create folder", err)
 		}
 	}
-	return survey.Folder{}, errIDsTaken
 }
 
 // Folder returns a live folder of the account, or ENOTFOUND.
@@ -232,15 +248,21 @@ func skOf(item dynamo.Item) string {
 	return sk
 }
 
-// trashParallelism bounds the concurrent writes of a folder deletion.
-const trashParallelism = 8
+// folderTrashTx is how many surveys one transaction of a folder deletion
+// trashes: DynamoDB's 100 actions, less the account's count.
+const folderTrashTx = 99
 
 // DeleteFolder deletes a folder of the account and moves its surveys to the
 // trash; nothing is erased. It first marks the folder deleting (hidden at
-// once; no survey can be created in or moved to it), then trashes each
-// survey with a write conditional on it still being live in that folder,
-// then removes the folder. Each step is idempotent, so however many surveys
-// the folder holds, a retry after a failure half way finishes the work.
+// once; no survey can be created in or moved to it), then trashes its
+// surveys in transactions of up to 99, each survey's write conditional on
+// it still being live in that folder and the account's live survey count
+// lowered by as many in the same transaction (limits.go), then removes the
+// folder in a transaction with its count. The transactions run one after
+// another: they all write the account item, and concurrent ones would
+// only cancel each other. Each step is idempotent, so however many
+// surveys the folder holds, a retry after a failure half way finishes the
+// work, and nothing is counted twice.
 func (s *Store) DeleteFolder(ctx context.Context, aid, fid int64) error {
 	err := s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).
 		Set("deleting", true).If("attribute_exists(PK)").Run(ctx)
@@ -259,28 +281,63 @@ func (s *Store) DeleteFolder(ctx context.Context, aid, fid int64) error {
 	if err != nil {
 		return s.fail(fmt.Sprintf("query surveys of folder %d", fid), err)
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(trashParallelism)
-	now := s.timestamp()
+	var sids []int64
 	for _, m := range members {
-		if m.SK != surveySK {
-			continue // a survey's view count (views.go), not a survey
+		if m.SK == surveySK { // else a survey's view count (views.go)
+			sids = append(sids, m.ID)
 		}
-		g.Go(func() error {
-			err := s.table.Update(AttrPK, SurveyPK(m.ID)).Range(AttrSK, surveySK).
-				Set("deleted", true).Set("trashed", now).Remove(AttrGSI1PK, AttrGSI1SK).
-				If("folder_id = ? AND deleted = ?", fid, false).Run(gctx)
-			if err != nil && !dynamo.IsCondCheckFailed(err) {
-				return s.fail(fmt.Sprintf("trash survey %d", m.ID), err)
-			}
-			return nil
-		})
 	}
-	if err := g.Wait(); err != nil {
-		return err
+	now := s.timestamp()
+	for start := 0; start < len(sids); start += folderTrashTx {
+		if err := s.trashInFolder(ctx, aid, fid, sids[start:min(start+folderTrashTx, len(sids))], now); err != nil {
+			return err
+		}
 	}
-	if err := s.table.Delete(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).Run(ctx); err != nil {
+	for attempt := 1; ; attempt++ {
+		err := s.db.WriteTx().
+			Delete(s.table.Delete(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).If("attribute_exists(PK)")).
+			Update(s.countAdd(aid, attrFolders, -1)).
+			Run(ctx)
+		switch {
+		case err == nil, txFailedAt(err, 0):
+			return nil // deleted, here or by a concurrent DELETE that counted it
+		case retryConflict(ctx, err, attempt):
+			continue
+		}
 		return s.fail(fmt.Sprintf("delete folder %d", fid), err)
+	}
+}
+
+// trashInFolder moves the surveys (at most folderTrashTx) to the trash in
+// one transaction with the account's count, each on the condition that it
+// is still live in the folder. Surveys whose condition fails (trashed or
+// moved meanwhile) are dropped and the rest tried again at once.
+func (s *Store) trashInFolder(ctx context.Context, aid, fid int64, sids []int64, now string) error {
+	for attempt := 1; len(sids) > 0; {
+		tx := s.db.WriteTx()
+		for _, sid := range sids {
+			tx.Update(s.trashUpdate(sid, now).If("folder_id = ? AND deleted = ?", fid, false))
+		}
+		err := tx.Update(s.countAdd(aid, attrLiveSurveys, -len(sids))).Run(ctx)
+		if err == nil {
+			return nil
+		}
+		if reasons := txReasons(err); len(reasons) == len(sids)+1 && !txFailedAt(err, len(sids)) {
+			var rest []int64
+			for i, sid := range sids {
+				if !txFailedAt(err, i) {
+					rest = append(rest, sid)
+				}
+			}
+			if len(rest) < len(sids) {
+				sids = rest
+				continue
+			}
+		}
+		if !retryConflict(ctx, err, attempt) {
+			return s.fail(fmt.Sprintf("trash the surveys of folder %d", fid), err)
+		}
+		attempt++
 	}
 	return nil
 }

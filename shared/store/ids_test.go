@@ -270,7 +270,7 @@ func TestCreateAfterLostAnswer(t *testing.T) {
 	}
 
 	t.Run("folder", func(t *testing.T) {
-		lossy.arm("PutItem")
+		lossy.arm("TransactWriteItems") // the folder and its count
 		f, err := st.CreateFolder(ctx, w.acct.ID, "lost", nil)
 		if err != nil {
 			t.Fatalf("create: %v", err)
@@ -295,6 +295,7 @@ func TestCreateAfterLostAnswer(t *testing.T) {
 		if st.IDCollisions() != 0 {
 			t.Errorf("its own write was taken for a collision")
 		}
+		wantCounts(t, base, w.acct.ID, "folder counted once", 1, 2)
 	})
 
 	t.Run("survey", func(t *testing.T) {
@@ -320,6 +321,7 @@ func TestCreateAfterLostAnswer(t *testing.T) {
 		if got, err := base.SurveyIDBySlug(ctx, sv.URLSlug); err != nil || got != sv.ID {
 			t.Errorf("slug %s: %d, %v", sv.URLSlug, got, err)
 		}
+		wantCounts(t, base, w.acct.ID, "survey counted once", 2, 2)
 	})
 
 	t.Run("element", func(t *testing.T) {

@@ -10,7 +10,7 @@
 // so that byte order is numeric order.
 //
 //	Entity               PK                    SK                GSI1PK / GSI1SK                 GSI2PK / GSI2SK
-//	account              ACCOUNT#<aid>         ACCOUNT
+//	account              ACCOUNT#<aid>         ACCOUNT                                           (counts: live_surveys, folders)
 //	email guard          EMAIL#<lower email>   EMAIL
 //	API key              APIKEY#<sha256 hex>   APIKEY
 //	id counter shard     COUNTER#<kind>#<n>    COUNTER
@@ -56,8 +56,12 @@
 //	one folder with its surveys     GetItem FOLDER#<fid> (consistent), Query GSI1 OWNER#<aid> begins_with F#<fid>#
 //	                                (both lists read each survey's view count right after it)
 //	next folder order               Query ACCOUNT#<aid> begins_with FOLDER# (consistent, keys and order only)
-//	delete a folder                 UpdateItem (mark deleting), Query GSI1 of its surveys, UpdateItem each (trash), DeleteItem
-//	create a survey                 TransactWriteItems: survey, slug guard, empty layout, ConditionCheck live folder
+//	create a folder                 TransactWriteItems: Put FOLDER#<fid>, UpdateItem ACCOUNT ADD folders (under its limit)
+//	delete a folder                 UpdateItem (mark deleting), Query GSI1 of its surveys, TransactWriteItems of up to 99
+//	                                conditional trashes + ACCOUNT ADD live_surveys -n, then TransactWriteItems: DeleteItem
+//	                                FOLDER#<fid> + ACCOUNT ADD folders -1
+//	create a survey                 TransactWriteItems: survey, slug guard, empty layout, ConditionCheck live folder,
+//	                                UpdateItem ACCOUNT ADD live_surveys (under its limit; see limits.go)
 //	survey detail                   Query PK SURVEY#<sid>: survey, layout, elements, settings, variables (one item collection)
 //	survey by public slug           GetItem SLUG#<url_slug> (holds the survey id; cached per container, never stale)
 //	responder's view of a survey    Query PK SURVEY#<sid> (the detail's one item collection), then count a view
@@ -67,7 +71,9 @@
 //	                                (unique: spend) or ConditionCheck CODE, Put LINK USED, Update VARIABLES ADD responded
 //	replay of a refused submission  GetItem IDEM#<hash> (only on the way to a refusal)
 //	move, trash, restore a survey   UpdateItem SURVEY (conditional), with ConditionCheck of the folder when one is named
-//	                                and, moving or restoring, UpdateItem VIEWS (its GSI1 keys) in the same transaction
+//	                                and, moving or restoring, UpdateItem VIEWS (its GSI1 keys) in the same transaction;
+//	                                a trash or restore also ADDs -1/+1 to ACCOUNT live_surveys in that transaction
+//	recount an account (admin)      GetItem ACCOUNT (counts), Query GSI1 OWNER#<aid> (keys), UpdateItem ACCOUNT (conditional)
 //	count a view                    UpdateItem SURVEY#<sid> VIEWS ADD views (its own item: never conflicts with a submission)
 //	element insert, move, delete    GetItem LAYOUT, then TransactWriteItems: element, LAYOUT (version), SURVEY (live; question_count)
 //	                                (new choice/row/column ids: from the leased ids, or one UpdateItem for all of them)

@@ -19,6 +19,9 @@ type Store struct {
 	Now func() time.Time
 	// Guesses bounds failed code checks (DefaultGuessLimits; tests lower it).
 	Guesses GuessLimits
+	// Limits bound what one account holds (DefaultAccountLimits; tests
+	// lower them).
+	Limits AccountLimits
 
 	retries      atomic.Int64 // element writes retried after a lost layout race
 	idCollisions atomic.Int64 // new ids found taken, replaced by fresh ones
@@ -33,7 +36,7 @@ type Store struct {
 func New(cfg aws.Config, tableName string) *Store {
 	client := dynamodb.NewFromConfig(cfg)
 	db := dynamo.NewFromIface(client)
-	s := &Store{client: client, db: db, table: db.Table(tableName), Now: time.Now, Guesses: DefaultGuessLimits}
+	s := &Store{client: client, db: db, table: db.Table(tableName), Now: time.Now, Guesses: DefaultGuessLimits, Limits: DefaultAccountLimits}
 	s.alloc = s.addIDs
 	return s
 }

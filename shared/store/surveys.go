@@ -124,11 +124,12 @@ const slugAttempts = 5
 
 // CreateSurvey stores a new survey of the account in a live folder, with a
 // fresh id and random public slug and codes. It is one id allocation and
-// one transaction: the survey, its slug (unique across the service) and a
-// check that the folder is live. A missing, deleting or foreign folder
-// answers 400 on folder_id. A taken slug draws another; a taken id takes a
-// fresh one (idTaken); a retried transaction that had landed finds its own
-// put token and succeeds (see landed.go).
+// one transaction: the survey, its slug (unique across the service), a
+// check that the folder is live and the account's live survey count, one
+// up (limits.go). A missing, deleting or foreign folder answers 400 on
+// folder_id; an account at its limit 403. A taken slug draws another; a
+// taken id takes a fresh one (idTaken); a retried transaction that had
+// landed finds its own put token and succeeds (see landed.go).
 func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Survey, error) {
 	id, err := s.NewID(ctx, KindSurvey)
 	if err != nil {
@@ -138,7 +139,8 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 	sv.PreviewCode = survey.NewCode(survey.PreviewCodeLength)
 	sv.ReportCode = survey.NewCode(survey.ReportCodeLength)
 	token := newPutToken()
-	for slugs, ids := 1, 1; ; {
+	limit := s.Limits.LiveSurveys
+	for slugs, ids, conflicts := 1, 1, 1; ; {
 		sv.ID = id
 		sv.URLSlug = survey.NewCode(survey.SlugLength)
 		it, err := newSurveyItem(sv)
@@ -155,6 +157,7 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 			Put(s.table.Put(it).If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true)).
 			Put(s.table.Put(slugItem{PK: SlugPK(sv.URLSlug), SK: slugSK, SurveyID: id}).If("attribute_not_exists(PK)")).
 			Put(s.table.Put(lay)).
+			Update(s.countUp(sv.AccountID, attrLiveSurveys, limit)).
 			Run(ctx)
 		switch {
 		case err == nil:
@@ -163,6 +166,8 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 			return survey.Survey{}, folderMissing(sv.FolderID)
 		case txFailedAt(err, 1) && landed(txItemAt(err, 1), token):
 			return sv, nil // an earlier attempt of this very transaction landed
+		case txFailedAt(err, 4):
+			return survey.Survey{}, limitRefusal(err, 4, attrLiveSurveys, limit)
 		case txFailedAt(err, 1):
 			if ids == idAttempts {
 				return survey.Survey{}, errIDsTaken
@@ -179,6 +184,8 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 				return survey.Survey{}, survey.Errorf(survey.EINTERNAL, "store: no free slug in %d attempts", slugAttempts)
 			}
 			slugs++ // the slug is taken: draw another
+		case retryConflict(ctx, err, conflicts):
+			conflicts++ // lost the account item to a concurrent transaction
 		default:
 			return survey.Survey{}, s.fail("create survey", err)
 		}
@@ -329,24 +336,40 @@ func (s *Store) whyNotWritable(ctx context.Context, aid, sid int64) error {
 }
 
 // TrashSurvey moves a survey of the account to the trash: deleted, out of
-// the folder lists, nothing erased. A survey already in the trash answers
+// the folder lists, nothing erased. One transaction: the survey's update,
+// conditional on it being live, and the account's live survey count, one
+// down (limits.go). A survey already in the trash answers
 // ErrSurveyDeleted.
 func (s *Store) TrashSurvey(ctx context.Context, aid, sid int64) error {
-	err := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).
-		Set("deleted", true).Set("trashed", s.timestamp()).Remove(AttrGSI1PK, AttrGSI1SK).
-		If(surveyWritable, aid, false).Run(ctx)
-	if dynamo.IsCondCheckFailed(err) {
-		return s.whyNotWritable(ctx, aid, sid)
-	}
-	if err != nil {
+	now := s.timestamp()
+	for attempt := 1; ; attempt++ {
+		err := s.db.WriteTx().
+			Update(s.trashUpdate(sid, now).If(surveyWritable, aid, false)).
+			Update(s.countAdd(aid, attrLiveSurveys, -1)).
+			Run(ctx)
+		switch {
+		case err == nil:
+			return nil
+		case txFailedAt(err, 0):
+			return s.whyNotWritable(ctx, aid, sid)
+		case retryConflict(ctx, err, attempt):
+			continue
+		}
 		return s.fail(fmt.Sprintf("trash survey %d", sid), err)
 	}
-	return nil
+}
+
+// trashUpdate moves a survey to the trash, trashed at now; the caller adds
+// the condition.
+func (s *Store) trashUpdate(sid int64, now string) *dynamo.Update {
+	return s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).
+		Set("deleted", true).Set("trashed", now).Remove(AttrGSI1PK, AttrGSI1SK)
 }
 
 // RestoreSurvey brings a survey of the account back from the trash, into
-// folderID when given, else into its own folder. A survey not in the trash
-// is left as it is. Its folder gone and none given answers ErrFolderGone;
+// folderID when given, else into its own folder, counting it live again in
+// the same transaction (limits.go: an account at its limit answers 403). A
+// survey not in the trash is left as it is. Its folder gone and none given answers ErrFolderGone;
 // a given folder that is not a live folder of the account answers 400 on
 // folder_id, whether or not the survey is in the trash (a client must not
 // learn that a bad folder_id was ignored only because nothing was to move).
@@ -373,26 +396,38 @@ func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int
 		Set("deleted", false).Set("folder_id", target).Remove("trashed").
 		Set(AttrGSI1PK, OwnerKey(aid)).Set(AttrGSI1SK, SurveyOwnerSK(target, sid)).
 		If("attribute_exists(PK) AND account_id = ? AND deleted = ?", aid, true)
-	err = s.db.WriteTx().
-		Check(s.table.Check(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(target)).If(folderLive)).
-		Update(up).Update(s.viewsPlace(aid, target, sid)).Run(ctx)
-	switch {
-	case err == nil:
-		return nil
-	case txFailedAt(err, 0) && folderID == nil:
-		return ErrFolderGone
-	case txFailedAt(err, 0):
-		return folderMissing(target)
-	case txFailedAt(err, 1):
-		return nil // restored concurrently: nothing left to do
+	limit := s.Limits.LiveSurveys
+	for attempt := 1; ; attempt++ {
+		err = s.db.WriteTx().
+			Check(s.table.Check(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(target)).If(folderLive)).
+			Update(up).Update(s.viewsPlace(aid, target, sid)).
+			Update(s.countUp(aid, attrLiveSurveys, limit)).Run(ctx)
+		switch {
+		case err == nil:
+			return nil
+		case txFailedAt(err, 0) && folderID == nil:
+			return ErrFolderGone
+		case txFailedAt(err, 0):
+			return folderMissing(target)
+		case txFailedAt(err, 1):
+			return nil // restored concurrently: nothing left to do
+		case txFailedAt(err, 3):
+			return limitRefusal(err, 3, attrLiveSurveys, limit)
+		case retryConflict(ctx, err, attempt):
+			continue
+		}
+		return s.fail(fmt.Sprintf("restore survey %d", sid), err)
 	}
-	return s.fail(fmt.Sprintf("restore survey %d", sid), err)
 }
 
 // ImportSurveys loads many surveys of one account at once, with fresh ids,
 // slugs and codes, in batched writes (25 items a call): for data
 // migrations and for benchmarks that need thousands of surveys. Unlike
-// CreateSurvey it does not check each folder; the caller vouches for them.
+// CreateSurvey it does not check each folder nor the account's limit; the
+// caller vouches for them. The live surveys are counted on their accounts
+// after the batch, one UpdateItem an account, not in the same write: a
+// crash between the two leaves the account undercounted (limits.go,
+// Recount).
 func (s *Store) ImportSurveys(ctx context.Context, svs []survey.Survey) ([]survey.Survey, error) {
 	if len(svs) == 0 {
 		return nil, nil
@@ -422,6 +457,18 @@ func (s *Store) ImportSurveys(ctx context.Context, svs []survey.Survey) ([]surve
 	}
 	if _, err := s.table.Batch().Write().Put(items...).Run(ctx); err != nil {
 		return nil, s.fail("import surveys", err)
+	}
+	live := map[int64]int{}
+	for _, sv := range out {
+		if !sv.Deleted {
+			live[sv.AccountID]++
+		}
+	}
+	for aid, n := range live {
+		err := s.countAdd(aid, attrLiveSurveys, n).Run(ctx)
+		if err != nil && !dynamo.IsCondCheckFailed(err) { // no account item: nothing to count on
+			return nil, s.fail(fmt.Sprintf("count imported surveys of account %d", aid), err)
+		}
 	}
 	return out, nil
 }

@@ -1,0 +1,38 @@
+package folders_test
+
+import (
+	"testing"
+
+	"surveyservice/functions/folders"
+	"surveyservice/shared/api"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+	"surveyservice/shared/testenv"
+)
+
+// TestFolderLimit: past the account's limit of folders, a create answers
+// 403 and writes nothing; a deleted folder makes room (README, "Account
+// limits"). The limit is lowered to 2 on a store of the test's own.
+func TestFolderLimit(t *testing.T) {
+	t.Parallel()
+	st := store.New(testenv.Config(t), testenv.Store(t).TableName())
+	st.Limits = store.AccountLimits{LiveSurveys: 10, Folders: 2}
+	a, key := testenv.NewAccount(t, survey.PlanFree)
+	f := &fixture{h: folders.New(api.NewAuthenticator(st), st, clock), st: st, acct: a, key: key}
+	first := f.create(t, `{"name": "one"}`)
+	f.create(t, `{"name": "two"}`)
+	res := f.do("POST", "/api/folders/", `{"name": "three"}`)
+	expect(t, "create past the limit", res, 403,
+		`{"detail": "This account has reached its limit of 2 folders; delete some first."}`)
+	t.Logf("create refused at the limit: %d DynamoDB calls", res.calls)
+	if ls := f.list(t); len(ls) != 2 {
+		t.Fatalf("a refused create wrote a folder: %d listed", len(ls))
+	}
+	if res := f.do("DELETE", folderPath(first.ID), ""); res.code != 204 {
+		t.Fatalf("DELETE: %v", res)
+	}
+	f.create(t, `{"name": "three"}`)
+	if c, err := st.AccountCounts(t.Context(), a.ID); err != nil || c.Folders != 2 {
+		t.Fatalf("counts %+v, %v; want 2 folders", c, err)
+	}
+}

@@ -1,0 +1,188 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+// Account limits.
+//
+// GET /api/folders/ answers every live folder of an account with all its
+// live surveys in one answer (the contract has no pagination), and a
+// Lambda answer must stay under api.MaxAnswer. So an account holds at most
+// so many live surveys and folders, counted on its account item
+// (ACCOUNT#<aid> / ACCOUNT: live_surveys, folders). Each count moves by ADD
+// in the same transaction as the write that changes what the list holds:
+// a survey created, trashed (alone or by its folder's deletion) or
+// restored, a folder created or deleted. A growth is conditional on the
+// count being under its limit, and every write is conditional on the
+// change it counts (a put on the item not existing, a trash on the survey
+// being live, and so on), so no race, retry or crash can count a change
+// twice or miss one. Moving a survey between folders changes neither.
+//
+// Accounts written before the counts existed have no count attributes:
+// absent is 0, so such an account undercounts until `admin recount`
+// (Recount) sets its counts from what it holds.
+
+// Attributes of the account item that hold its counts.
+const (
+	attrLiveSurveys = "live_surveys"
+	attrFolders     = "folders"
+)
+
+// AccountLimits bound what one account holds.
+type AccountLimits struct {
+	// LiveSurveys bounds the surveys not in the trash (trashed ones are
+	// not listed, so they do not count).
+	LiveSurveys int64
+	// Folders bounds the folders, including one whose deletion is under
+	// way until it is gone.
+	Folders int64
+}
+
+// DefaultAccountLimits keep the worst-case folder list (every field of
+// every folder and survey at its limit) at 4.5 MB, under api.MaxAnswer
+// (5 MiB) with 14% to spare; functions/folders TestFolderListBound computes
+// it.
+var DefaultAccountLimits = AccountLimits{LiveSurveys: 1500, Folders: 300}
+
+// AccountCounts are the counts an account item holds.
+type AccountCounts struct {
+	LiveSurveys int64 `dynamo:"live_surveys" json:"live_surveys"`
+	Folders     int64 `dynamo:"folders" json:"folders"`
+}
+
+// limitAttempts bounds the tries of a counted write lost to a concurrent
+// transaction on the account item (TransactionConflict); each waits a
+// jittered backoff first.
+const limitAttempts = 6
+
+// countUp is the transaction part that adds one to a count of the account,
+// on the condition that the account exists and the count is under max. It
+// asks for the item when the condition fails, so that limitRefusal can tell
+// a missing account from a full one.
+func (s *Store) countUp(aid int64, attr string, max int64) *dynamo.Update {
+	return s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, accountSK).Add(attr, 1).
+		If("attribute_exists(PK) AND (attribute_not_exists($) OR $ < ?)", attr, attr, max).
+		IncludeItemInCondCheckFail(true)
+}
+
+// countAdd adds delta to a count of the account, unbounded: the
+// transaction part of a shrink (delta < 0). It needs only the account to
+// exist (an ADD would otherwise make a stub account item); an account that
+// undercounts (see above) may go below 0, which only gives it room until
+// it is recounted.
+func (s *Store) countAdd(aid int64, attr string, delta int) *dynamo.Update {
+	return s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, accountSK).Add(attr, delta).If("attribute_exists(PK)")
+}
+
+// limitRefusal is the answer to a transaction whose part i (a countUp)
+// failed its condition: ENOTFOUND when the account does not exist, else
+// 403 naming the limit.
+func limitRefusal(err error, i int, attr string, max int64) error {
+	if txItemAt(err, i) == nil {
+		return survey.ErrNotFound
+	}
+	if attr == attrFolders {
+		return survey.Errorf(survey.EFORBIDDEN, "This account has reached its limit of %d folders; delete some first.", max)
+	}
+	return survey.Errorf(survey.EFORBIDDEN,
+		"This account has reached its limit of %d live surveys; move some to the trash first.", max)
+}
+
+// retryConflict waits before another try of a counted transaction lost
+// to a concurrent one on the account item, and reports whether to try:
+// not after the last attempt or when err is anything else.
+func retryConflict(ctx context.Context, err error, attempt int) bool {
+	return txConflict(err) && attempt < limitAttempts && backoff(ctx, attempt) == nil
+}
+
+// AccountCounts reads the counts of an account (strongly consistent):
+// absent counts are 0. A missing account answers ENOTFOUND.
+func (s *Store) AccountCounts(ctx context.Context, aid int64) (AccountCounts, error) {
+	var c AccountCounts
+	err := s.table.Get(AttrPK, AccountPK(aid)).Range(AttrSK, dynamo.Equal, accountSK).
+		Project(attrLiveSurveys, attrFolders).Consistent(true).One(ctx, &c)
+	if err == dynamo.ErrNotFound {
+		return AccountCounts{}, survey.ErrNotFound
+	}
+	if err != nil {
+		return AccountCounts{}, s.fail(fmt.Sprintf("get counts of account %d", aid), err)
+	}
+	return c, nil
+}
+
+// Recount sets an account's counts from what it holds (its folders,
+// including any being deleted, and its live surveys, from one Query of
+// GSI1) and returns the counts before and after. It is the repair of an
+// account created before the counts existed. The write is conditional on
+// the counts being those read before the Query, so a counted write that
+// lands meanwhile makes it read and count again; GSI1 is eventually
+// consistent, though, so run it while the account is quiet.
+func (s *Store) Recount(ctx context.Context, aid int64) (before, after AccountCounts, err error) {
+	for range limitAttempts {
+		var raw struct {
+			LiveSurveys *int64 `dynamo:"live_surveys"`
+			Folders     *int64 `dynamo:"folders"`
+		}
+		err := s.table.Get(AttrPK, AccountPK(aid)).Range(AttrSK, dynamo.Equal, accountSK).
+			Project(attrLiveSurveys, attrFolders, AttrPK).Consistent(true).One(ctx, &raw)
+		if err == dynamo.ErrNotFound {
+			return before, after, survey.ErrNotFound
+		}
+		if err != nil {
+			return before, after, s.fail(fmt.Sprintf("get counts of account %d", aid), err)
+		}
+		before = AccountCounts{}
+		if raw.LiveSurveys != nil {
+			before.LiveSurveys = *raw.LiveSurveys
+		}
+		if raw.Folders != nil {
+			before.Folders = *raw.Folders
+		}
+		var items []struct {
+			SK string `dynamo:"SK"`
+		}
+		if err := s.table.Get(AttrGSI1PK, OwnerKey(aid)).Index(IndexGSI1).Project(AttrSK).All(ctx, &items); err != nil {
+			return before, after, s.fail(fmt.Sprintf("query account %d", aid), err)
+		}
+		after = AccountCounts{}
+		for _, it := range items {
+			switch {
+			case it.SK == surveySK:
+				after.LiveSurveys++
+			case strings.HasPrefix(it.SK, "FOLDER#"):
+				after.Folders++
+			}
+		}
+		up := s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, accountSK).
+			Set(attrLiveSurveys, after.LiveSurveys).Set(attrFolders, after.Folders)
+		cond, args := []string{"attribute_exists(PK)"}, []any{}
+		for _, c := range []struct {
+			attr string
+			was  *int64
+		}{{attrLiveSurveys, raw.LiveSurveys}, {attrFolders, raw.Folders}} {
+			if c.was == nil {
+				cond = append(cond, "attribute_not_exists($)")
+				args = append(args, c.attr)
+			} else {
+				cond = append(cond, "$ = ?")
+				args = append(args, c.attr, *c.was)
+			}
+		}
+		err = up.If(strings.Join(cond, " AND "), args...).Run(ctx)
+		if err == nil {
+			return before, after, nil
+		}
+		if !dynamo.IsCondCheckFailed(err) {
+			return before, after, s.fail(fmt.Sprintf("recount account %d", aid), err)
+		}
+		// A counted write landed meanwhile (or the account went): again.
+	}
+	return before, after, errBusy
+}
