@@ -377,4 +377,22 @@ func TestCreateAfterLostAnswer(t *testing.T) {
 			t.Errorf("variables %+v, %v", vars, err)
 		}
 	})
+
+	t.Run("sweep close", func(t *testing.T) {
+		svs, err := base.ImportSurveys(ctx, []survey.Survey{{AccountID: w.acct.ID, FolderID: w.folder.ID, Name: "due",
+			Language: 1, Theme: survey.DefaultTheme(), ExpirationDate: "2026-01-01"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		due := store.DueSurvey{ID: svs[0].ID, ExpirationDate: "2026-01-01"}
+		lossy.arm("UpdateItem")
+		closed, err := st.CloseExpired(ctx, due)
+		if err != nil || !closed {
+			t.Fatalf("close: %v, %v (a lost answer must not make the sweep's own close look like another's)", closed, err)
+		}
+		check(t, "sweep close")
+		if again, err := base.CloseExpired(ctx, due); err != nil || again {
+			t.Errorf("another close of the same entry: %v, %v", again, err)
+		}
+	})
 }

@@ -38,11 +38,16 @@ func (s *Store) DuePage(ctx context.Context, shard int, today string, start dyna
 // the date a moment before can never close the wrong survey; closed reports
 // whether this call closed it.
 func (s *Store) CloseExpired(ctx context.Context, d DueSurvey) (closed bool, err error) {
+	// The token tells this close's own earlier attempt (an SDK retry of an
+	// update that landed but whose answer was lost) from another run's
+	// close: only the first counts as closed by this call.
+	token := newPutToken()
 	err = s.table.Update(AttrPK, SurveyPK(d.ID)).Range(AttrSK, surveySK).
-		Set("closed", true).Remove(AttrGSI2PK, AttrGSI2SK).
-		If("expiration_date = ? AND attribute_exists(GSI2PK)", d.ExpirationDate).Run(ctx)
+		Set("closed", true).Set(attrPutToken, token).Remove(AttrGSI2PK, AttrGSI2SK).
+		If("expiration_date = ? AND attribute_exists(GSI2PK)", d.ExpirationDate).
+		IncludeItemInCondCheckFail(true).Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
-		return false, nil
+		return landed(condFailedItem(err), token), nil
 	}
 	if err != nil {
 		return false, s.fail(fmt.Sprintf("close survey %d", d.ID), err)
