@@ -228,6 +228,7 @@ func submission(c store.SurveyCollection, sess Session, req submitRequest, now t
 			SurveyID: sv.ID, StartedAt: sess.StartedAt, Answers: answers, Variables: vars, Code: sess.Code,
 		},
 		CheckCode: set.CodeAuth, CodeUnique: set.CodeAuthIsUnique,
+		Counts: store.CountsOf(c.Elements, answers),
 	}
 	if sess.Link != nil && sess.Link.Values.Unique {
 		sub.LinkID = sess.Link.TokenID()

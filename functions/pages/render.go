@@ -1,0 +1,139 @@
+package pages
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/survey"
+)
+
+// pageTemplates are the group's pages, parsed once at start.
+var pageTemplates = template.Must(template.New("").Funcs(template.FuncMap{
+	"asset": func(n string) string { return assetNames[n] },
+	"inc":   func(i int) int { return i + 1 },
+	// seq is 1..n; span is lo..hi.
+	"seq": func(n int) []int { return span(1, int64(n)) },
+	"span": span,
+}).ParseFS(web, "web/page.html"))
+
+func span(lo, hi int64) []int {
+	if hi < lo || hi-lo > 1000 {
+		return nil
+	}
+	out := make([]int, 0, hi-lo+1)
+	for v := lo; v <= hi; v++ {
+		out = append(out, int(v))
+	}
+	return out
+}
+
+// basePolicy is every page's Content-Security-Policy: only the group's own
+// script and stylesheet; images from anywhere over https (picture choices
+// link to them); forms post only here; never framed. A page with a theme
+// adds the hash of its one <style> block, and nothing else inline runs.
+const basePolicy = "default-src 'none'; script-src 'self'; img-src 'self' https: data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'self'"
+
+// page is what every page template reads.
+type page struct {
+	Lang, Dir, Title string
+	ThemeCSS         template.CSS
+	T                texts
+	Message          string
+}
+
+// writePage renders the named template with status, under the policy.
+func writePage(w http.ResponseWriter, r *http.Request, status int, name string, data any, themeCSS template.CSS) {
+	var buf bytes.Buffer
+	if err := pageTemplates.ExecuteTemplate(&buf, name, data); err != nil {
+		ctx := r.Context()
+		api.Logger(ctx).ErrorContext(ctx, "render page", slog.String("template", name), slog.String("error", err.Error()))
+		api.Error(w, r, survey.Errorf(survey.EINTERNAL, "render %s: %v", name, err))
+		return
+	}
+	style := "style-src 'self'"
+	if themeCSS != "" {
+		sum := sha256.Sum256([]byte(themeCSS))
+		style += " 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", basePolicy+"; "+style)
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(buf.Bytes())
+	}
+}
+
+// writeMessage answers a page with one message: not found, closed.
+func writeMessage(w http.ResponseWriter, r *http.Request, status int, lang, title, msg string) {
+	p := newPage(lang, title)
+	p.Message = msg
+	writePage(w, r, status, "message", p, "")
+}
+
+func writeNotFound(w http.ResponseWriter, r *http.Request) {
+	writeMessage(w, r, http.StatusNotFound, "en", "Not found", "There is nothing at this address.")
+}
+
+func newPage(lang, title string) page {
+	dir := "ltr"
+	if lang == "fa" || lang == "ar" {
+		dir = "rtl"
+	}
+	if lang == "" {
+		lang = "en"
+	}
+	return page{Lang: lang, Dir: dir, Title: title, T: textsFor(lang)}
+}
+
+var hexColor = regexp.MustCompile(`^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$`)
+
+// themeCSS is the survey's theme as CSS custom properties; a color that is
+// not a plain hex color is left out, so no theme can write other CSS.
+func themeCSS(t survey.Theme) template.CSS {
+	var b strings.Builder
+	for _, c := range []struct{ name, value string }{
+		{"--bg", t.BackgroundColor}, {"--q", t.QuestionColor}, {"--a", t.AnswerColor},
+		{"--btn", t.ButtonColor}, {"--accent", t.AccentColor},
+	} {
+		if hexColor.MatchString(c.value) {
+			b.WriteString(c.name + ":" + c.value + ";")
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return template.CSS(":root{" + b.String() + "}")
+}
+
+// texts are the page's own words in the survey's language.
+type texts struct {
+	Next, Previous, Submit, Code, Progress, Thanks, TimeUp, Closed, Responses, Average, Report string
+}
+
+var textsByLang = map[string]texts{
+	"en": {Next: "Next", Previous: "Previous", Submit: "Submit", Code: "Your code", Progress: "Progress",
+		Thanks: "Thank you! Your response was recorded.", TimeUp: "The time to respond has ended.",
+		Closed: "This survey is closed.", Responses: "Responses", Average: "Average", Report: "Report"},
+	"fa": {Next: "بعدی", Previous: "قبلی", Submit: "ارسال", Code: "کد شما", Progress: "پیشرفت",
+		Thanks: "سپاس! پاسخ شما ثبت شد.", TimeUp: "زمان پاسخ‌دهی به پایان رسیده است.",
+		Closed: "این پرسش‌نامه بسته است.", Responses: "پاسخ‌ها", Average: "میانگین", Report: "گزارش"},
+	"ar": {Next: "التالي", Previous: "السابق", Submit: "إرسال", Code: "رمزك", Progress: "التقدم",
+		Thanks: "شكرًا! تم تسجيل إجابتك.", TimeUp: "انتهى وقت الإجابة.",
+		Closed: "هذا الاستبيان مغلق.", Responses: "الإجابات", Average: "المتوسط", Report: "تقرير"},
+}
+
+func textsFor(lang string) texts {
+	if t, ok := textsByLang[lang]; ok {
+		return t
+	}
+	return textsByLang["en"]
+}
