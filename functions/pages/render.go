@@ -19,7 +19,7 @@ var pageTemplates = template.Must(template.New("").Funcs(template.FuncMap{
 	"asset": func(n string) string { return assetNames[n] },
 	"inc":   func(i int) int { return i + 1 },
 	// seq is 1..n; span is lo..hi.
-	"seq": func(n int) []int { return span(1, int64(n)) },
+	"seq":  func(n int) []int { return span(1, int64(n)) },
 	"span": span,
 }).ParseFS(web, "web/page.html"))
 
