@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed web/app.css web/app.js web/page.html
+//go:embed web/app.css web/app.js web/page.html web/sea.svg web/forest.svg
 var web embed.FS
 
 // asset is one embedded file, served under a name that carries its
@@ -21,7 +21,7 @@ type asset struct {
 
 // assets are the page's CSS and script by their hashed names; assetNames
 // maps each plain name ("app.css") to its hashed one.
-var assets, assetNames = loadAssets("app.css", "app.js")
+var assets, assetNames = loadAssets("app.css", "app.js", "sea.svg", "forest.svg")
 
 func loadAssets(names ...string) (map[string]asset, map[string]string) {
 	byHashed, byPlain := map[string]asset{}, map[string]string{}
@@ -33,10 +33,7 @@ func loadAssets(names ...string) (map[string]asset, map[string]string) {
 		sum := sha256.Sum256(b)
 		ext := path.Ext(n)
 		hashed := strings.TrimSuffix(n, ext) + "." + hex.EncodeToString(sum[:6]) + ext
-		ct := "text/css; charset=utf-8"
-		if ext == ".js" {
-			ct = "text/javascript; charset=utf-8"
-		}
+		ct := map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}[ext]
 		byHashed[hashed] = asset{name: hashed, contentType: ct, body: b}
 		byPlain[n] = "/assets/" + hashed
 	}
@@ -62,3 +59,8 @@ func handleAsset() http.Handler {
 		}
 	})
 }
+
+// AssetPath is the path an embedded asset is served at ("sea.svg" gives
+// "/assets/sea.<hash>.svg"), or "" for no asset: the demo survey's
+// pictures use it.
+func AssetPath(name string) string { return assetNames[name] }
