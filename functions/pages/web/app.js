@@ -66,8 +66,17 @@
     ticking = setInterval(tick, 250);
   }
 
+  var starting = null;
+  // session starts the response once: a second call while the first is on
+  // its way waits for it.
   function session() {
     if (field("session").value) return Promise.resolve(true);
+    if (starting) return starting;
+    starting = startSession().then(function (ok) { starting = null; return ok; }, function (e) { starting = null; throw e; });
+    return starting;
+  }
+
+  function startSession() {
     var body = {};
     if (field("code")) body.code = field("code").value;
     if (field("qs").value) body.qs = field("qs").value;
