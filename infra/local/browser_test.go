@@ -65,7 +65,7 @@ func browser(t *testing.T, scripts bool) context.Context {
 		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
 		chromedp.Flag("no-first-run", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true),
-		chromedp.UserDataDir(profile), chromedp.WindowSize(420, 900),
+		chromedp.UserDataDir(profile), chromedp.WindowSize(390, 844), // a phone's screen
 	}
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel2 := chromedp.NewContext(actx)
@@ -139,7 +139,10 @@ func (p pagesServer) responses(t *testing.T, sid int64) []struct {
 func shot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	var buf []byte
-	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&buf, 90)); err != nil {
+	if w := evalJS[float64](t, ctx, `document.documentElement.scrollWidth - document.documentElement.clientWidth`); w > 0 {
+		t.Errorf("%s: the page is %vpx wider than the screen (a phone must not scroll sideways)", name, w)
+	}
+	if err := chromedp.Run(ctx, chromedp.CaptureScreenshot(&buf)); err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
 	if err := os.WriteFile(filepath.Join(screenshots(t), name+".png"), buf, 0o644); err != nil {
