@@ -213,6 +213,20 @@ func waitPage(t *testing.T, ctx context.Context, want string) {
 	t.Fatalf("page %q shown, want page %q (errors: %s)", got, want, evalJS[string](t, ctx, `document.getElementById("errors").innerText`))
 }
 
+// everyTypeSteps are the keys that answer everyTypeElements' questions,
+// one list a question, from the focus on its first input.
+var everyTypeSteps = [][]string{
+	{"Ada"},                    // text
+	{" ", kb.ArrowDown},        // single choice: the second
+	{" ", kb.Tab, kb.Tab, " "}, // multiple: first and third
+	{" "},                      // picture: the first
+	{kb.ArrowDown, kb.ArrowDown, kb.Tab, kb.Tab, kb.ArrowUp, kb.ArrowUp},                                                  // ranking: first last, last first
+	{" ", kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.ArrowDown}, // scale: 8
+	{" ", kb.ArrowDown, kb.ArrowDown, kb.ArrowDown},                                                                       // rating: 4
+	{kb.ArrowDown},                   // dropdown: the first
+	{" ", kb.Tab, " ", kb.ArrowDown}, // matrix: row 1 col 1, row 2 col 2
+}
+
 // answerEveryType answers the every-type survey by keyboard, page by page
 // (everyTypeElements' order), from its welcome page to the thanks.
 func answerEveryType(t *testing.T, ctx context.Context, name string, code string) {
@@ -226,17 +240,7 @@ func answerEveryType(t *testing.T, ctx context.Context, name string, code string
 		shot(t, ctx, name+"-2-code")
 		tabTo(t, ctx, "next")
 	}
-	steps := [][]string{
-		{"Ada"},                    // text
-		{" ", kb.ArrowDown},        // single choice: the second
-		{" ", kb.Tab, kb.Tab, " "}, // multiple: first and third
-		{" "},                      // picture: the first
-		{kb.ArrowDown, kb.ArrowDown, kb.Tab, kb.Tab, kb.ArrowUp, kb.ArrowUp},                                                  // ranking: first last, last first
-		{" ", kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.ArrowDown}, // scale: 8
-		{" ", kb.ArrowDown, kb.ArrowDown, kb.ArrowDown},                                                                       // rating: 4
-		{kb.ArrowDown},                   // dropdown: the first
-		{" ", kb.Tab, " ", kb.ArrowDown}, // matrix: row 1 col 1, row 2 col 2
-	}
+	steps := everyTypeSteps
 	for i, s := range steps {
 		waitPage(t, ctx, fmt.Sprint(i))
 		keys(t, ctx, s...)
@@ -449,5 +453,47 @@ func TestBrowserDoubleClickRecordsOne(t *testing.T) {
 	}
 	if rs := p.responses(t, sv.ID); len(rs) != 1 {
 		t.Fatalf("%d responses after a double click, want 1", len(rs))
+	}
+}
+
+func TestBrowserPlainFormWithoutScript(t *testing.T) {
+	p := newPagesServer(t)
+	sv := p.build(t, surveySpec{Name: "No script", Language: 4, Elements: everyTypeElements(false, p.srv.URL)})
+	ctx := browser(t, false)
+	if err := chromedp.Run(ctx, chromedp.Navigate(p.srv.URL+"/s/"+sv.URLSlug+"/")); err != nil {
+		t.Fatal(err)
+	}
+	visible(t, ctx, "textarea")
+	shot(t, ctx, "noscript-form")
+	// Every page is on one form: Tab from one question to the next.
+	for _, s := range everyTypeSteps {
+		keys(t, ctx, kb.Tab)
+		keys(t, ctx, s...)
+	}
+	// The form as the browser sends it, to send again below.
+	sent := evalJS[string](t, ctx, `new URLSearchParams(new FormData(document.getElementById("survey"))).toString()`)
+	tabTo(t, ctx, "submit")
+	visible(t, ctx, "#message")
+	shot(t, ctx, "noscript-thanks")
+	if msg := evalJS[string](t, ctx, `document.getElementById("message").textContent`); msg != "Thank you!" {
+		t.Errorf("after the plain form: %q", msg)
+	}
+	rs := p.responses(t, sv.ID)
+	if len(rs) != 1 {
+		t.Fatalf("%d responses stored, want 1", len(rs))
+	}
+	checkEveryType(t, sv, rs[0].Answers)
+	// The same form sent again (a resend, a second click that got through)
+	// carries the same Idempotency-Key: the thanks again, nothing recorded.
+	resp, err := http.Post(p.srv.URL+"/s/"+sv.URLSlug+"/", "application/x-www-form-urlencoded", strings.NewReader(sent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the form sent again: %d, want 200", resp.StatusCode)
+	}
+	if rs := p.responses(t, sv.ID); len(rs) != 1 {
+		t.Errorf("%d responses after the form was sent again, want 1", len(rs))
 	}
 }

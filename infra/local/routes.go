@@ -52,7 +52,7 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"ElementsFunction":   elements.New(auth, st),
 		"SettingsFunction":   settings.New(auth, st, time.Now),
 		"RespondersFunction": responders.New(st, cfg.sealer, time.Now),
-		"PagesFunction":      pages.New(st, time.Now),
+		"PagesFunction":      pages.New(st, cfg.sealer, time.Now),
 		"VariablesFunction":  variables.New(auth, st, cfg.sealer, cfg.variables),
 		"ResponsesFunction":  responses.New(auth, st, cfg.sealer, cfg.exports, time.Now),
 		"SchemaFunction":     schema.New(),

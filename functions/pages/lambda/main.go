@@ -9,10 +9,13 @@ import (
 	"os"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/kms"
+
 	"surveyservice/functions/pages"
 	"surveyservice/shared/api"
 	"surveyservice/shared/api/gateway"
 	"surveyservice/shared/awsenv"
+	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 )
 
@@ -32,5 +35,7 @@ func handler(ctx context.Context, getenv func(string) string) (http.Handler, err
 	if err != nil {
 		return nil, err
 	}
-	return pages.New(store.New(cfg, store.TableNameFrom(getenv)), time.Now), nil
+	st := store.New(cfg, store.TableNameFrom(getenv))
+	sealer := links.NewSealer(kms.NewFromConfig(cfg), links.KeyFromEnv(getenv), st)
+	return pages.New(st, sealer, time.Now), nil
 }
