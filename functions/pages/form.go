@@ -215,10 +215,6 @@ func messages(err error, elements map[int64]survey.Element) []string {
 		switch x := v.(type) {
 		case string:
 			out = append(out, prefix+x)
-		case []string:
-			for _, s := range x {
-				out = append(out, prefix+s)
-			}
 		case []any:
 			for _, s := range x {
 				walk(prefix, s)
@@ -240,6 +236,13 @@ func messages(err error, elements map[int64]survey.Element) []string {
 			}
 		}
 	}
-	walk("", e.Fields)
+	// Fields nest named map types; their JSON form is plain.
+	var plain any
+	if b, err := json.Marshal(e.Fields); err == nil && json.Unmarshal(b, &plain) == nil {
+		walk("", plain)
+	}
+	if len(out) == 0 {
+		out = append(out, "Something went wrong.")
+	}
 	return out
 }
