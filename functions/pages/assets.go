@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed web/app.css web/app.js web/page.html web/sea.svg web/forest.svg
+//go:embed web/app.css web/app.js web/sea.svg web/forest.svg
 var web embed.FS
 
 // asset is one embedded file, served under a name that carries its

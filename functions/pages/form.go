@@ -82,7 +82,7 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time) http.H
 				return
 			}
 			p.Errors = messages(err, c.Elements)
-			writePage(w, r, api.Status(survey.ErrorCode(err)), "survey", p, p.ThemeCSS)
+			writePage(w, r, api.Status(survey.ErrorCode(err)), renderSurvey(p), p.ThemeCSS)
 		}
 		key := p.IdempotencyKey
 		if len(key) > survey.MaxIdempotencyKey {

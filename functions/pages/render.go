@@ -1,37 +1,23 @@
 package pages
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
-	"html/template"
-	"log/slog"
 	"net/http"
 	"regexp"
+	"sort"
 	"strings"
 
-	"surveyservice/shared/api"
 	"surveyservice/shared/survey"
 )
 
-// pageTemplates are the group's pages, parsed once at start.
-var pageTemplates = template.Must(template.New("").Funcs(template.FuncMap{
-	"asset": func(n string) string { return assetNames[n] },
-	"inc":   func(i int) int { return i + 1 },
-	// seq is 1..n; span is lo..hi.
-	"seq":  func(n int) []int { return span(1, int64(n)) },
-	"span": span,
-}).ParseFS(web, "web/page.html"))
-
-func span(lo, hi int64) []int {
-	if hi < lo || hi-lo > 1000 {
-		return nil
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	out := make([]int, 0, hi-lo+1)
-	for v := lo; v <= hi; v++ {
-		out = append(out, int(v))
-	}
-	return out
+	sort.Strings(keys)
+	return keys
 }
 
 // basePolicy is every page's Content-Security-Policy: only the group's own
@@ -43,20 +29,13 @@ const basePolicy = "default-src 'none'; script-src 'self'; img-src 'self' https:
 // page is what every page template reads.
 type page struct {
 	Lang, Dir, Title string
-	ThemeCSS         template.CSS
+	ThemeCSS         string
 	T                texts
 	Message          string
 }
 
-// writePage renders the named template with status, under the policy.
-func writePage(w http.ResponseWriter, r *http.Request, status int, name string, data any, themeCSS template.CSS) {
-	var buf bytes.Buffer
-	if err := pageTemplates.ExecuteTemplate(&buf, name, data); err != nil {
-		ctx := r.Context()
-		api.Logger(ctx).ErrorContext(ctx, "render page", slog.String("template", name), slog.String("error", err.Error()))
-		api.Error(w, r, survey.Errorf(survey.EINTERNAL, "render %s: %v", name, err))
-		return
-	}
+// writePage answers a rendered page with status, under the policy.
+func writePage(w http.ResponseWriter, r *http.Request, status int, body []byte, themeCSS string) {
 	style := "style-src 'self'"
 	if themeCSS != "" {
 		sum := sha256.Sum256([]byte(themeCSS))
@@ -68,7 +47,7 @@ func writePage(w http.ResponseWriter, r *http.Request, status int, name string, 
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(buf.Bytes())
+		_, _ = w.Write(body)
 	}
 }
 
@@ -76,7 +55,7 @@ func writePage(w http.ResponseWriter, r *http.Request, status int, name string, 
 func writeMessage(w http.ResponseWriter, r *http.Request, status int, lang, title, msg string) {
 	p := newPage(lang, title)
 	p.Message = msg
-	writePage(w, r, status, "message", p, "")
+	writePage(w, r, status, renderMessage(p), "")
 }
 
 func writeNotFound(w http.ResponseWriter, r *http.Request) {
@@ -98,7 +77,7 @@ var hexColor = regexp.MustCompile(`^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F
 
 // themeCSS is the survey's theme as CSS custom properties; a color that is
 // not a plain hex color is left out, so no theme can write other CSS.
-func themeCSS(t survey.Theme) template.CSS {
+func themeCSS(t survey.Theme) string {
 	var b strings.Builder
 	for _, c := range []struct{ name, value string }{
 		{"--bg", t.BackgroundColor}, {"--q", t.QuestionColor}, {"--a", t.AnswerColor},
@@ -111,7 +90,7 @@ func themeCSS(t survey.Theme) template.CSS {
 	if b.Len() == 0 {
 		return ""
 	}
-	return template.CSS(":root{" + b.String() + "}")
+	return ":root{" + b.String() + "}"
 }
 
 // texts are the page's own words in the survey's language.

@@ -2,7 +2,6 @@ package pages
 
 import (
 	"fmt"
-	"html/template"
 	"net/http"
 	"strings"
 
@@ -14,7 +13,7 @@ import (
 // chart is one element's chart on the report.
 type chart struct {
 	Title      string
-	SVG        template.HTML
+	SVG        string // markup built from escaped text and numbers
 	HasAverage bool
 	Average    float64
 }
@@ -64,7 +63,7 @@ func handleReport(st Store) http.Handler {
 		p := reportPage{page: newPage(lang, c.Survey.Name+" — "+textsFor(lang).Report)}
 		p.ThemeCSS = themeCSS(c.Survey.Theme)
 		p.Report = buildReport(c, agg)
-		writePage(w, r, http.StatusOK, "report", p, p.ThemeCSS)
+		writePage(w, r, http.StatusOK, renderReport(p), p.ThemeCSS)
 	})
 }
 
@@ -112,7 +111,7 @@ func buildReport(c store.SurveyCollection, agg store.Aggregate) report {
 // barChart draws horizontal bars, one a label, each with its count. The
 // SVG has no style attributes (the page's CSS styles it) and its text is
 // escaped.
-func barChart(labels []string, counts []int64) template.HTML {
+func barChart(labels []string, counts []int64) string {
 	const rowH, labelW, barW, width = 28, 160, 240, 460
 	var max int64 = 1
 	for _, n := range counts {
@@ -124,12 +123,12 @@ func barChart(labels []string, counts []int64) template.HTML {
 	for i, l := range labels {
 		y := i*rowH + 2
 		w := int(int64(barW) * counts[i] / max)
-		fmt.Fprintf(&b, `<g class="item"><text x="0" y="%d" class="label">%s</text>`, y+18, template.HTMLEscapeString(truncate(l, 24)))
-		fmt.Fprintf(&b, `<rect class="bar" x="%d" y="%d" width="%d" height="20" rx="3"><title>%s: %d</title></rect>`, labelW, y+2, w, template.HTMLEscapeString(l), counts[i])
+		fmt.Fprintf(&b, `<g class="item"><text x="0" y="%d" class="label">%s</text>`, y+18, esc(truncate(l, 24)))
+		fmt.Fprintf(&b, `<rect class="bar" x="%d" y="%d" width="%d" height="20" rx="3"><title>%s: %d</title></rect>`, labelW, y+2, w, esc(l), counts[i])
 		fmt.Fprintf(&b, `<text x="%d" y="%d" class="value">%d</text></g>`, labelW+w+6, y+18, counts[i])
 	}
 	b.WriteString(`</svg>`)
-	return template.HTML(b.String()) // built from escaped text and numbers only
+	return b.String()
 }
 
 func maxInt(a, b int64) int64 {

@@ -62,7 +62,7 @@ func handleSurvey(st Store, now func() time.Time) http.Handler {
 			return
 		}
 		p := newSurveyPage(v, r)
-		writePage(w, r, http.StatusOK, "survey", p, p.ThemeCSS)
+		writePage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS)
 	})
 }
 
