@@ -497,3 +497,29 @@ func TestBrowserPlainFormWithoutScript(t *testing.T) {
 		t.Errorf("%d responses after the form was sent again, want 1", len(rs))
 	}
 }
+
+// TestBrowserHideSettings: with hide_next_button and hide_progressbar the
+// page shows neither; Enter moves on by keyboard.
+func TestBrowserHideSettings(t *testing.T) {
+	p := newPagesServer(t)
+	sv := p.build(t, surveySpec{Name: "hidden", Language: 4, Settings: map[string]any{"hide_next_button": true, "hide_progressbar": true},
+		Elements: []map[string]any{{"type": 7, "title": "First"}, {"type": 7, "title": "Second"}}})
+	ctx := browser(t, true)
+	if err := chromedp.Run(ctx, chromedp.Navigate(p.srv.URL+"/s/"+sv.URLSlug+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, ctx, "0")
+	if got := evalJS[string](t, ctx, `String(!!document.getElementById("progress")) + "/" + document.getElementById("next").hidden`); got != "false/true" {
+		t.Errorf("progress bar shown / next hidden = %s, want false/true", got)
+	}
+	keys(t, ctx, " ", kb.ArrowDown, kb.Enter)
+	waitPage(t, ctx, "1")
+	keys(t, ctx, " ")
+	shot(t, ctx, "hidden-next")
+	tabTo(t, ctx, "submit")
+	visible(t, ctx, "#thanks")
+	rs := p.responses(t, sv.ID)
+	if len(rs) != 1 || len(rs[0].Answers) != 2 {
+		t.Fatalf("responses %+v, want one with two answers", rs)
+	}
+}

@@ -120,16 +120,29 @@
     return out;
   }
 
-  next.addEventListener("click", function () {
-    // The session starts when the responder leaves the welcome page (or
-    // the code page, which gives it its code), so the countdown starts there.
+  // advance leaves the page shown for the next one. The session starts when
+  // the responder leaves the welcome page (or the code page, which gives it
+  // its code), so the countdown starts there.
+  function advance() {
     if (pages[at].classList.contains("welcome") && form.querySelector(".page.code")) { show(at + 1); return; }
     session().then(function (ok) { if (ok) show(at + 1); });
-  });
+  }
+  next.addEventListener("click", advance);
   prev.addEventListener("click", function () { show(at - 1); });
-
+  // With hide_next_button a pick by pointer moves on by itself; Enter
+  // (the form's implicit submission) moves on by keyboard on every page
+  // but the last.
+  function onwards() {
+    return hideNext && pages[at].classList.contains("questions") && at < pages.length - 1;
+  }
+  form.addEventListener("pointerup", function (ev) {
+    var t = ev.target.closest("label.choice,label.pill");
+    if (!onwards() || !t || t.closest(".matrix") || t.querySelector("input[type=checkbox]")) return;
+    setTimeout(advance, 150);
+  });
   form.addEventListener("submit", function (ev) {
     ev.preventDefault();
+    if (at < pages.length - 1) { advance(); return; }
     if (busy) return;
     busy = true; submit.disabled = true;
     session().then(function (ok) {
