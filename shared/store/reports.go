@@ -173,3 +173,34 @@ func CountsOf(elements map[int64]survey.Element, answers map[int64]json.RawMessa
 	sort.Strings(out)
 	return out
 }
+
+// BackfillReportCodes writes the REPORT#<code> item of every survey
+// created before report items existed, so that its public report is
+// found: one Scan of the survey items (an operator's command, never a
+// request's) and a conditional PutItem for each, which leaves existing
+// items alone. It answers how many it wrote.
+func (s *Store) BackfillReportCodes(ctx context.Context) (int, error) {
+	var svs []struct {
+		ID         int64  `dynamo:"id"`
+		ReportCode string `dynamo:"report_code"`
+	}
+	err := s.table.Scan().Filter("'SK' = ?", surveySK).Project("id", "report_code").Consistent(true).All(ctx, &svs)
+	if err != nil {
+		return 0, s.fail("scan the surveys", err)
+	}
+	n := 0
+	for _, sv := range svs {
+		if sv.ReportCode == "" || sv.ID == 0 {
+			continue
+		}
+		err := s.table.Put(newReportItem(survey.Survey{ID: sv.ID, ReportCode: sv.ReportCode})).If("attribute_not_exists(PK)").Run(ctx)
+		switch {
+		case err == nil:
+			n++
+		case dynamo.IsCondCheckFailed(err):
+		default:
+			return n, s.fail(fmt.Sprintf("write survey %d's report code", sv.ID), err)
+		}
+	}
+	return n, nil
+}
