@@ -68,7 +68,7 @@ func renderSurvey(p surveyPage) []byte {
 	for _, e := range p.Errors {
 		d.w("<p>%s</p>", esc(e))
 	}
-	d.w("</div>\n<p id=\"timer\" class=\"timer\" hidden aria-live=\"polite\"></p>\n")
+	d.w("</div>\n<p id=\"timer\" class=\"timer\" hidden data-label=\"%s\"></p>\n", esc(p.T.TimeLeft))
 	if !s.HideProgressbar {
 		d.w("<progress id=\"progress\" class=\"progress\" max=\"%d\" value=\"0\" hidden aria-label=\"%s\"></progress>\n", len(s.Questions), esc(p.T.Progress))
 	}

@@ -59,7 +59,7 @@
     timer.hidden = false;
     function tick() {
       var left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
-      timer.textContent = Math.floor(left / 60) + ":" + ("0" + left % 60).slice(-2);
+      timer.textContent = timer.getAttribute("data-label") + ": " + Math.floor(left / 60) + ":" + ("0" + left % 60).slice(-2);
       if (left === 0) { clearInterval(ticking); form.hidden = true; timeup.hidden = false; timeup.focus(); }
     }
     tick();
