@@ -81,7 +81,7 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time) http.H
 				writeMessage(w, r, http.StatusGone, v.Language, v.Name, p.T.Closed)
 				return
 			}
-			p.Errors = messages(err, c.Elements)
+			p.Errors, p.Form = messages(err, c.Elements), f
 			writePage(w, r, api.Status(survey.ErrorCode(err)), renderSurvey(p), p.ThemeCSS)
 		}
 		key := p.IdempotencyKey

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"html"
+	"net/url"
+	"slices"
 	"strconv"
 
 	"surveyservice/shared/survey"
@@ -89,7 +91,7 @@ func renderSurvey(p surveyPage) []byte {
 	for i, pg := range s.Questions {
 		d.w("<section class=\"page questions\" data-page=\"%d\">\n", i)
 		for _, q := range pg {
-			d.question(q)
+			d.question(q, p.Form)
 		}
 		d.w("</section>\n")
 	}
@@ -122,15 +124,26 @@ func required(q survey.ElementView) string {
 
 // question writes one question's inputs: a native control for each type,
 // so keyboards and screen readers work without the script.
-func (d *doc) question(q survey.ElementView) {
+//
+// form holds the values a plain form sent, when it is shown again with its
+// errors: what the responder chose stays chosen.
+func (d *doc) question(q survey.ElementView, form url.Values) {
 	id := q.ID
+	has := func(name string, v int64) bool { return slices.Contains(form[name], strconv.FormatInt(v, 10)) }
+	checked := func(name string, v int64) string {
+		if has(name, v) {
+			return " checked"
+		}
+		return ""
+	}
+	name := fmt.Sprintf("a%d", id)
 	switch q.Type {
 	case survey.TypeText:
 		d.w("<div class=\"q\" data-id=\"%d\" data-type=\"2\">\n<label for=\"a%d\" class=\"qt\">%s%s</label>\n", id, id, esc(q.Title), required(q))
 		if q.Description != "" {
 			d.w("<p class=\"qd\">%s</p>\n", esc(q.Description))
 		}
-		d.w("<textarea id=\"a%d\" name=\"a%d\" rows=\"3\" maxlength=\"%d\"></textarea>\n</div>\n", id, id, q.MaxLength)
+		d.w("<textarea id=\"a%d\" name=\"a%d\" rows=\"3\" maxlength=\"%d\">%s</textarea>\n</div>\n", id, id, q.MaxLength, esc(form.Get(name)))
 	case survey.TypeMultipleChoice, survey.TypePictureChoice:
 		d.legend(q, "")
 		kind := "radio"
@@ -138,7 +151,7 @@ func (d *doc) question(q survey.ElementView) {
 			kind = "checkbox"
 		}
 		for _, c := range q.Choices {
-			d.w("<label class=\"choice\"><input type=\"%s\" name=\"a%d\" value=\"%d\">", kind, id, c.ID)
+			d.w("<label class=\"choice\"><input type=\"%s\" name=\"a%d\" value=\"%d\"%s>", kind, id, c.ID, checked(name, c.ID))
 			if c.ImageURL != nil && *c.ImageURL != "" {
 				d.w("<img src=\"%s\" alt=\"\" class=\"pic\">", esc(*c.ImageURL))
 			}
@@ -149,9 +162,14 @@ func (d *doc) question(q survey.ElementView) {
 		d.legend(q, " rank")
 		for i, c := range q.Choices {
 			d.w("<label class=\"choice rank-item\"><span>%s</span>\n<select name=\"r%d_%d\" data-choice=\"%d\">", esc(c.Name), id, c.ID, c.ID)
+			rank := fmt.Sprintf("r%d_%d", id, c.ID)
+			at := int64(i + 1)
+			if v, err := strconv.ParseInt(form.Get(rank), 10, 64); err == nil {
+				at = v
+			}
 			for j := 1; j <= len(q.Choices); j++ {
 				sel := ""
-				if j == i+1 {
+				if int64(j) == at {
 					sel = " selected"
 				}
 				d.w("<option value=\"%d\"%s>%d</option>", j, sel, j)
@@ -170,7 +188,7 @@ func (d *doc) question(q survey.ElementView) {
 			d.w("<span class=\"lbl\">%s</span>", esc(*q.LeftLabel))
 		}
 		for v := lo; v <= hi && v-lo <= 100; v++ {
-			d.w("<label class=\"pill\"><input type=\"radio\" name=\"a%d\" value=\"%d\"><span>%d%s</span></label>", id, v, v, suffix)
+			d.w("<label class=\"pill\"><input type=\"radio\" name=\"a%d\" value=\"%d\"%s><span>%d%s</span></label>", id, v, checked(name, v), v, suffix)
 		}
 		if q.RightLabel != nil && q.Type == survey.TypeOpinionScale {
 			d.w("<span class=\"lbl\">%s</span>", esc(*q.RightLabel))
@@ -179,7 +197,11 @@ func (d *doc) question(q survey.ElementView) {
 	case survey.TypeDropdown:
 		d.w("<div class=\"q\" data-id=\"%d\" data-type=\"10\">\n<label for=\"a%d\" class=\"qt\">%s%s</label>\n<select id=\"a%d\" name=\"a%d\"><option value=\"\">—</option>", id, id, esc(q.Title), required(q), id, id)
 		for _, c := range q.Choices {
-			d.w("<option value=\"%d\">%s</option>", c.ID, esc(c.Name))
+			sel := ""
+			if has(name, c.ID) {
+				sel = " selected"
+			}
+			d.w("<option value=\"%d\"%s>%s</option>", c.ID, sel, esc(c.Name))
 		}
 		d.w("</select>\n</div>\n")
 	case survey.TypeMatrix:
@@ -187,7 +209,7 @@ func (d *doc) question(q survey.ElementView) {
 		for _, r := range q.Rows {
 			d.w("<fieldset class=\"mrow\" data-row=\"%d\"><legend>%s</legend>\n", r.ID, esc(r.Name))
 			for _, c := range q.Columns {
-				d.w("<label class=\"pill\"><input type=\"radio\" name=\"m%d_%d\" value=\"%d\"><span>%s</span></label>", id, r.ID, c.ID, esc(c.Name))
+				d.w("<label class=\"pill\"><input type=\"radio\" name=\"m%d_%d\" value=\"%d\"%s><span>%s</span></label>", id, r.ID, c.ID, checked(fmt.Sprintf("m%d_%d", id, r.ID), c.ID), esc(c.Name))
 			}
 			d.w("\n</fieldset>\n")
 		}

@@ -171,6 +171,21 @@ func TestPlainFormErrors(t *testing.T) {
 	if rec.Code != 400 || !strings.Contains(rec.Body.String(), "Question 1: ") || !strings.Contains(rec.Body.String(), `<form id="survey"`) {
 		t.Errorf("bad answers: %d %s", rec.Code, rec.Body)
 	}
+	// What the responder chose stays chosen.
+	if want := fmt.Sprintf(`name="a%d" value="%d" checked`, f.rating.ID, 42); strings.Contains(rec.Body.String(), want) {
+		t.Errorf("a value out of the scale is shown checked")
+	}
+	body2 := fmt.Sprintf("idempotency_key=k2&a%d=99999&a%d=4", f.choices.ID, f.rating.ID)
+	req2 := httptest.NewRequest("POST", "/s/"+f.sv.URLSlug+"/", strings.NewReader(body2))
+	req2.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec2 := httptest.NewRecorder()
+	f.h.ServeHTTP(rec2, req2)
+	if want := fmt.Sprintf(`name="a%d" value="4" checked`, f.rating.ID); rec2.Code != 400 || !strings.Contains(rec2.Body.String(), want) {
+		t.Errorf("the form shown again: %d, lacks %s", rec2.Code, want)
+	}
+	if !strings.Contains(rec2.Body.String(), `name="idempotency_key" value="k2"`) {
+		t.Errorf("the form shown again lost its Idempotency-Key")
+	}
 	if a, err := f.st.Aggregates(context.Background(), f.sv.ID); err != nil || a.Responses != 0 {
 		t.Errorf("after a refusal: %+v, %v", a, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"time"
 
@@ -23,7 +24,9 @@ type surveyPage struct {
 	Variables       map[string]string
 	DurationSeconds int64
 	Errors          []string
-	Thanks          struct{ Title, Text string }
+	// Form is what a plain form sent, shown again with its errors.
+	Form   url.Values
+	Thanks struct{ Title, Text string }
 }
 
 // handleSurvey renders the responder's page: the same one Query of the

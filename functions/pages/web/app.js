@@ -35,13 +35,18 @@
     errors.focus();
   }
 
+  // messages are an error body's messages, an answer's prefixed with its
+  // question's title.
   function messages(body) {
     var out = [];
-    (function walk(v) {
-      if (typeof v === "string") out.push(v);
-      else if (Array.isArray(v)) v.forEach(walk);
-      else if (v && typeof v === "object") Object.keys(v).forEach(function (k) { walk(v[k]); });
-    })(body);
+    (function walk(v, prefix) {
+      if (typeof v === "string") out.push(prefix + v);
+      else if (Array.isArray(v)) v.forEach(function (x) { walk(x, prefix); });
+      else if (v && typeof v === "object") Object.keys(v).forEach(function (k) {
+        var q = /^\d+$/.test(k) && form.querySelector('.q[data-id="' + k + '"] .qt');
+        walk(v[k], q ? q.textContent.replace(/\s*\*$/, "") + ": " : prefix);
+      });
+    })(body, "");
     return out.length ? out : ["Something went wrong."];
   }
 
