@@ -5,24 +5,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
 	"surveyservice/shared/api"
-	"surveyservice/shared/links"
+	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
 // IdempotencyHeader names the submission's idempotency key.
 const IdempotencyHeader = "Idempotency-Key"
-
-var (
-	errInvalidSession = survey.FieldError("session", "Invalid session.")
-	errTimeIsUp       = survey.Errorf(survey.EGONE, "The time to respond has ended.")
-)
 
 // submittedView is the 201 answer of a recorded response.
 type submittedView struct {
@@ -137,53 +131,8 @@ func handleSubmit(st Store, sealer Sealer, now func() time.Time) http.Handler {
 			api.Error(w, r, err)
 			return
 		}
-		sid, err := st.SurveyIDBySlug(ctx, r.PathValue("url_slug"))
-		if err != nil {
-			api.Error(w, r, err)
-			return
-		}
-		plain, err := sealer.OpenFor(ctx, links.PurposeSession, sid, req.session)
-		if errors.Is(err, links.ErrInvalid) {
-			api.Error(w, r, errInvalidSession)
-			return
-		}
-		if err != nil {
-			api.Error(w, r, err)
-			return
-		}
-		sess, err := DecodeSession(plain)
-		if err != nil {
-			api.Error(w, r, errInvalidSession) // sealed by us, so never in practice
-			return
-		}
-		keyHash, bodyHash := sha256Hex([]byte(key)), sha256Hex(data)
-		refuse := func(refusal error) {
-			done, found, err := st.Replay(ctx, sid, keyHash, bodyHash)
-			switch {
-			case err != nil:
-				api.Error(w, r, err)
-			case found:
-				answerSubmitted(w, r, done)
-			default:
-				api.Error(w, r, refusal)
-			}
-		}
-		c, err := st.PublicCollection(ctx, sid, true)
-		if err != nil {
-			api.Error(w, r, err)
-			return
-		}
-		sub, err := submission(c, sess, req, now())
-		if err != nil {
-			if survey.ErrorCode(err) == survey.EINTERNAL {
-				api.Error(w, r, err)
-				return
-			}
-			refuse(err)
-			return
-		}
-		sub.KeyHash, sub.BodyHash = keyHash, bodyHash
-		done, err := st.Submit(ctx, sub)
+		done, err := responding.Submit(ctx, st, sealer, r.PathValue("url_slug"), sha256Hex([]byte(key)), sha256Hex(data),
+			responding.Request{Session: req.session, Answers: req.answers, Variables: req.variables}, now)
 		if err != nil {
 			api.Error(w, r, err)
 			return
@@ -202,84 +151,8 @@ func answerSubmitted(w http.ResponseWriter, r *http.Request, done store.Submitte
 	api.Respond(w, r, http.StatusCreated, submittedView{ID: done.ID, SubmittedAt: done.SubmittedAt.UTC().Format(survey.TimestampLayout)})
 }
 
-// submission checks a response against the survey as read at now and
-// builds what the store writes: the survey open, the time to respond not
-// over, the session's code still required and given, the answers and the
-// variables valid. The store's transaction checks the survey's state, the
-// code and the link again, as of its write.
+// submission builds a response's writes (responding.Build), for the
+// group's tests.
 func submission(c store.SurveyCollection, sess Session, req submitRequest, now time.Time) (store.Submission, error) {
-	sv, set := c.Survey, c.Settings
-	if !sv.Active(now) {
-		return store.Submission{}, store.ErrSurveyClosed
-	}
-	if deadline, ok := survey.ResponseDeadline(sess.StartedAt, set.RespondingDuration); ok && now.After(deadline) {
-		return store.Submission{}, errTimeIsUp
-	}
-	if set.CodeAuth && sess.Code == "" {
-		return store.Submission{}, errRefused
-	}
-	answers, aerr := survey.CheckAnswers(c.Layout.QuestionElements(c.Elements), req.answers)
-	vars, verr := responseVariables(c.Variables, req.variables, sess.Link)
-	if aerr != nil || verr != nil {
-		return store.Submission{}, mergeFieldErrors(aerr, verr)
-	}
-	sub := store.Submission{
-		Response: survey.Response{
-			SurveyID: sv.ID, StartedAt: sess.StartedAt, Answers: answers, Variables: vars, Code: sess.Code,
-		},
-		CheckCode: set.CodeAuth, CodeUnique: set.CodeAuthIsUnique,
-	}
-	if sess.Link != nil && sess.Link.Values.Unique {
-		sub.LinkID = sess.Link.TokenID()
-	}
-	for _, v := range c.Variables {
-		if _, carried := vars[v.Name]; carried && !v.HasResponse {
-			sub.Flag = append(sub.Flag, v.ID)
-		}
-	}
-	return sub, nil
-}
-
-// responseVariables are the query-string variables a response carries:
-// the submitted ones (section 8 rules: each a variable of the survey, a
-// string, number or boolean, an integer for a type 2 variable), and the
-// link's values, which win over them.
-func responseVariables(vars []survey.Variable, submitted map[string]any, link *SessionLink) (map[string]any, error) {
-	types := make(map[string]int64, len(vars))
-	for _, v := range vars {
-		types[v.Name] = v.Type
-	}
-	p, fields := links.DecodeItem(submitted, types, false)
-	if fields != nil {
-		return nil, &survey.Error{Code: survey.EINVALID, Fields: map[string]any{"variables": fields}}
-	}
-	out := make(map[string]any, len(p.Values))
-	for _, v := range p.Values {
-		out[v.Name] = v.JSON()
-	}
-	if link != nil {
-		for _, v := range link.Values.Values {
-			out[v.Name] = v.JSON()
-		}
-	}
-	return out, nil
-}
-
-// mergeFieldErrors reports the answers' and the variables' field errors in
-// one 400; anything else passes as it is.
-func mergeFieldErrors(errs ...error) error {
-	merged := map[string]any{}
-	for _, err := range errs {
-		if err == nil {
-			continue
-		}
-		var e *survey.Error
-		if !errors.As(err, &e) || e.Code != survey.EINVALID || len(e.Fields) == 0 {
-			return err
-		}
-		for k, v := range e.Fields {
-			merged[k] = v
-		}
-	}
-	return &survey.Error{Code: survey.EINVALID, Fields: merged}
+	return responding.Build(c, sess, responding.Request{Session: req.session, Answers: req.answers, Variables: req.variables}, now)
 }

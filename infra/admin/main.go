@@ -36,6 +36,7 @@ const usage = `usage:
   admin key create --account N
   admin key revoke --key K
   admin templates import FILE
+  admin reports backfill
   admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
   admin recount --account N
 `
@@ -159,6 +160,22 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string) (a
 			return nil, err
 		}
 		return map[string]any{"revoked": true}, nil
+	case "reports backfill":
+		// Surveys created before report codes had their own item
+		// (shared/store/reports.go) get it, so their public report is found.
+		fs := newFlags(cmd)
+		if err := parse(fs, rest, 0); err != nil {
+			return nil, err
+		}
+		st, err := open(ctx, getenv)
+		if err != nil {
+			return nil, err
+		}
+		n, err := st.BackfillReportCodes(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"written": n}, nil
 	case "templates import":
 		fs := newFlags(cmd)
 		if err := parse(fs, rest, 1); err != nil {

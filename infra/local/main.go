@@ -130,6 +130,10 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		guard:     guard,
 		exports:   bucket,
 	}))
+	demo, err := demoSurvey(apiClient{h: handler, key: key}, "http://127.0.0.1:"+port)
+	if err != nil {
+		return fmt.Errorf("demo survey: %w", err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:"+port)
 	if err != nil {
 		return fmt.Errorf("listen on 127.0.0.1:%s: %w (set PORT to use another port)", port, err)
@@ -139,6 +143,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	fmt.Fprintf(stdout, "Demo account: %s (enterprise plan)\n", demoEmail)
 	fmt.Fprintf(stdout, "API key: %s\n", key)
 	fmt.Fprintf(stdout, "Listening on http://127.0.0.1:%s\n", port)
+	fmt.Fprintf(stdout, "Responder page: http://127.0.0.1:%s/s/%s/\n", port, demo.URLSlug)
+	fmt.Fprintf(stdout, "Report: http://127.0.0.1:%s/r/%s/\n", port, demo.ReportCode)
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(ln) }()
 	select {

@@ -8,6 +8,7 @@ import (
 	"surveyservice/functions/account"
 	"surveyservice/functions/elements"
 	"surveyservice/functions/folders"
+	"surveyservice/functions/pages"
 	"surveyservice/functions/responders"
 	"surveyservice/functions/responses"
 	"surveyservice/functions/schema"
@@ -51,6 +52,7 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"ElementsFunction":   elements.New(auth, st),
 		"SettingsFunction":   settings.New(auth, st, time.Now),
 		"RespondersFunction": responders.New(st, cfg.sealer, time.Now),
+		"PagesFunction":      pages.New(st, cfg.sealer, time.Now),
 		"VariablesFunction":  variables.New(auth, st, cfg.sealer, cfg.variables),
 		"ResponsesFunction":  responses.New(auth, st, cfg.sealer, cfg.exports, time.Now),
 		"SchemaFunction":     schema.New(),
@@ -85,6 +87,9 @@ var gatewayRoutes = routing.MustNew([]routing.Route{
 	{Method: "ANY", Path: "/api/public/surveys/{url_slug}/authenticate/{proxy+}", Target: "RespondersFunction"},
 	{Method: "ANY", Path: "/api/public/surveys/{url_slug}/sessions", Target: "RespondersFunction"},
 	{Method: "ANY", Path: "/api/public/surveys/{url_slug}/sessions/{proxy+}", Target: "RespondersFunction"},
+	{Method: "ANY", Path: "/s/{proxy+}", Target: "PagesFunction"},
+	{Method: "ANY", Path: "/r/{proxy+}", Target: "PagesFunction"},
+	{Method: "ANY", Path: "/assets/{proxy+}", Target: "PagesFunction"},
 	{Method: "ANY", Path: "/api/schema", Target: "SchemaFunction"},
 	{Method: "ANY", Path: "/api/schema/{proxy+}", Target: "SchemaFunction"},
 	{Method: "ANY", Path: "/api/surveys/{survey_id}/responses", Target: "ResponsesFunction"},

@@ -96,7 +96,8 @@ func sampleValues(t *testing.T) map[string][]string {
 			slugs = append(slugs, c.URLSlug)
 		}
 	}
-	out := map[string][]string{"url_slug": slugs, "token": {"AQIDBAUGBwgJCgsMDQ4PEA"}}
+	out := map[string][]string{"url_slug": slugs, "token": {"AQIDBAUGBwgJCgsMDQ4PEA"},
+		"report_code": {"Ab3De5Gh7JkLmN0p"}, "name": {"app.0123456789ab.css", "app.0123456789ab.js"}}
 	for _, name := range []string{"survey_id", "folder_id", "question_id", "variable_id", "webhook_id", "delivery_id", "response_id", "notification_id", "id"} {
 		out[name] = ids
 	}

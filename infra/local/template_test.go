@@ -190,6 +190,8 @@ var allowedActions = map[string][]string{
 		"dynamodb:ConditionCheckItem", "dynamodb:PutItem", "dynamodb:DeleteItem"},
 	"RespondersFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
+	"PagesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
+		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
 	"VariablesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
 	"ResponsesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",

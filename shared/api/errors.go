@@ -88,3 +88,13 @@ func retryAfter(d time.Duration) string {
 func RespondErrorList(w http.ResponseWriter, r *http.Request, items []map[string]any) {
 	Respond(w, r, http.StatusBadRequest, items)
 }
+
+// Status is the HTTP status of a domain error code (500 for an unknown
+// one), for handlers that answer errors in another form than JSON (the
+// hosted pages).
+func Status(code string) int {
+	if s, ok := statuses[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}

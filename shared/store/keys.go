@@ -31,6 +31,8 @@
 //	current data key     DATAKEY               CURRENT
 //	used one-use link    LINK#<token id>       USED              (written by the response that uses it)
 //	response             RESPONSES#<sid>       RESPONSE#<rid>    RTIME#<sid> / <submitted_at>#<rid> (see responses.go)
+//	report code          REPORT#<report_code>  REPORT            (holds the survey id; written with the survey)
+//	report counts shard  AGG#<sid>             SHARD#<0..7>      (n, c_<eid>_<cid>, s_<eid>_<value>: ADDed by submissions; see reports.go)
 //	idempotency key      RESPONSES#<sid>       IDEM#<sha256 hex> (TTL expires_at, 24 hours)
 //	a survey's webhooks  HOOKS#<sid>           WEBHOOKS          (all of them, secrets sealed; version)
 //	webhook delivery     DELIVERIES#<wid>      DELIVERY#<event µs>#<rid>   (TTL expires_at: 30 days)
@@ -60,7 +62,7 @@
 //	delete a folder                 UpdateItem (mark deleting), Query GSI1 of its surveys, TransactWriteItems of up to 99
 //	                                conditional trashes + ACCOUNT ADD live_surveys -n, then TransactWriteItems: DeleteItem
 //	                                FOLDER#<fid> + ACCOUNT ADD folders -1
-//	create a survey                 TransactWriteItems: survey, slug guard, empty layout, ConditionCheck live folder,
+//	create a survey                 TransactWriteItems: survey, slug guard, empty layout, report code, ConditionCheck live folder,
 //	                                UpdateItem ACCOUNT ADD live_surveys (under its limit; see limits.go)
 //	survey detail                   Query PK SURVEY#<sid>: survey, layout, elements, settings, variables (one item collection)
 //	survey by public slug           GetItem SLUG#<url_slug> (holds the survey id; cached per container, never stale)
@@ -68,7 +70,8 @@
 //	start a session                 BatchGetItem SURVEY + SETTINGS; GetItem CODE#<code>, GetItem LINK#<token id> when given
 //	submit a response               Query PK SURVEY#<sid> (consistent), then TransactWriteItems: Put IDEM (new or
 //	                                expired), Put RESPONSE, Update SURVEY ADD submitted_responses (open), Update CODE
-//	                                (unique: spend) or ConditionCheck CODE, Put LINK USED, Update VARIABLES ADD responded
+//	                                (unique: spend) or ConditionCheck CODE, Put LINK USED, Update VARIABLES ADD responded,
+//	                                Update AGG#<sid> SHARD#<random> ADD the report's counts
 //	replay of a refused submission  GetItem IDEM#<hash> (only on the way to a refusal)
 //	move, trash, restore a survey   UpdateItem SURVEY (conditional), with ConditionCheck of the folder when one is named
 //	                                and, moving or restoring, UpdateItem VIEWS (its GSI1 keys) in the same transaction;
@@ -94,7 +97,10 @@
 //	responses, a page (owner)       Query GSI1 RTIME#<sid>, newest first, GSI1SK between the filters and the cursor (reads the page only)
 //	responses, page k by number     Query GSI1 RTIME#<sid> projecting keys up to the page's start (1 MB a call), then as above
 //	one response (owner)            BatchGetItem SURVEY + RESPONSES#<sid> RESPONSE#<rid> (consistent; the survey says whose it is)
-//	delete a response               TransactWriteItems: Delete RESPONSE (attribute_exists), Update SURVEY ADD submitted_responses -1 (live, the account's)
+//	delete a response               GetItem RESPONSE (its report shard and counts, consistent), then TransactWriteItems: Delete
+//	                                RESPONSE (attribute_exists), Update SURVEY ADD submitted_responses -1 (live, the account's),
+//	                                Update AGG#<sid> SHARD#<n> ADD -1 to its counts
+//	public report by code           GetItem REPORT#<code>, Query PK SURVEY#<sid>, BatchGetItem AGG#<sid> SHARD#0..7 (never the responses)
 //	webhooks of a survey (owner)    BatchGetItem SURVEY + HOOKS#<sid> WEBHOOKS
 //	change webhooks                 TransactWriteItems: ConditionCheck SURVEY (live), Put WEBHOOKS (version)
 //	webhooks of a new response      stream record (NEW_IMAGE, filtered to INSERT of RESPONSE#), GetItem WEBHOOKS

@@ -212,13 +212,40 @@ const deleteAttempts = 5
 // the response gone). A code or link the response spent stays spent. It
 // answers ENOTFOUND (missing response, missing or foreign survey),
 // ErrSurveyDeleted (409) for a survey in the trash, or EUNAVAILABLE.
+//
+// The same transaction takes the response back from the public report's
+// counts (reports.go): its aggregate shard and attributes are read first,
+// from the response's own item (one consistent GetItem), and the Delete is
+// conditional on the item being unchanged, so a count drops at most once.
 func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
+	var old struct {
+		Shard  *int     `dynamo:"agg_shard"` // nil: not counted (imported)
+		Counts []string `dynamo:"agg,set"`
+	}
+	err := s.table.Get(AttrPK, ResponsesPK(sid)).Range(AttrSK, dynamo.Equal, ResponseSK(rid)).
+		Project("agg_shard", "agg").Consistent(true).One(ctx, &old)
+	if err == dynamo.ErrNotFound {
+		if err := s.checkWritable(ctx, aid, sid); err != nil {
+			return err
+		}
+		return survey.ErrNotFound
+	}
+	if err != nil {
+		return s.fail(fmt.Sprintf("read response %d", rid), err)
+	}
 	for attempt := 1; ; attempt++ {
-		err := s.db.WriteTx().Idempotent(true).
+		tx := s.db.WriteTx().Idempotent(true).
 			Delete(s.table.Delete(AttrPK, ResponsesPK(sid)).Range(AttrSK, ResponseSK(rid)).If("attribute_exists(PK)")).
 			Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).
-				Add("submitted_responses", -1).If(surveyWritable, aid, false)).
-			Run(ctx)
+				Add("submitted_responses", -1).If(surveyWritable, aid, false))
+		if old.Shard != nil {
+			agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(*old.Shard)).Add("n", -1)
+			for _, c := range old.Counts {
+				agg.Add(c, -1)
+			}
+			tx.Update(agg)
+		}
+		err := tx.Run(ctx)
 		switch {
 		case err == nil:
 			return nil

@@ -64,3 +64,17 @@ func paddedID(s string, prefixed bool) (int64, bool) {
 	}
 	return int64(n), true
 }
+
+// SeedAggregate adds counts to one of a survey's report shards (reports.go)
+// as submissions would, for tests and measurements that seed responses
+// with SeedResponses: one UpdateItem.
+func (s *Store) SeedAggregate(ctx context.Context, sid int64, shard int, counts map[string]int64) error {
+	u := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(shard))
+	for k, n := range counts {
+		u.Add(k, n)
+	}
+	if err := u.Run(ctx); err != nil {
+		return s.fail("seed report counts", err)
+	}
+	return nil
+}

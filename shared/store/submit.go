@@ -29,6 +29,9 @@ type Submission struct {
 	// Flag lists the ids of the variables the response carries whose
 	// has_response is not set yet.
 	Flag []int64
+	// Counts are the aggregate attributes (ChoiceCount, ScaleCount) the
+	// response adds one to, for the public report; "n" is always added.
+	Counts []string
 }
 
 // Submitted is a recorded response: the one this request recorded, or,
@@ -189,6 +192,7 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 	if err != nil {
 		return nil, txParts{}, err
 	}
+	it.Shard, it.Counts = aggShard(), sub.Counts
 	if len(it.Answers)+len(it.Variables) > survey.MaxResponseBytes {
 		return nil, txParts{}, ErrResponseTooLarge
 	}
@@ -223,6 +227,11 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 	if len(sub.Flag) > 0 {
 		tx.Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, variablesSK).Add("responded", sub.Flag))
 	}
+	agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(it.Shard)).Add("n", 1)
+	for _, c := range sub.Counts {
+		agg.Add(c, 1)
+	}
+	tx.Update(agg)
 	return tx, p, nil
 }
 

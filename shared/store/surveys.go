@@ -158,6 +158,7 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 			Put(s.table.Put(slugItem{PK: SlugPK(sv.URLSlug), SK: slugSK, SurveyID: id}).If("attribute_not_exists(PK)")).
 			Put(s.table.Put(lay)).
 			Update(s.countUp(sv.AccountID, attrLiveSurveys, limit)).
+			Put(s.table.Put(newReportItem(sv))).
 			Run(ctx)
 		switch {
 		case err == nil:
@@ -452,7 +453,7 @@ func (s *Store) ImportSurveys(ctx context.Context, svs []survey.Survey) ([]surve
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, it, slugItem{PK: SlugPK(sv.URLSlug), SK: slugSK, SurveyID: sv.ID}, lay)
+		items = append(items, it, slugItem{PK: SlugPK(sv.URLSlug), SK: slugSK, SurveyID: sv.ID}, lay, newReportItem(sv))
 		out[i] = sv
 	}
 	if _, err := s.table.Batch().Write().Put(items...).Run(ctx); err != nil {

@@ -1,4 +1,8 @@
-package responders
+// Package responding is the core of responding to a survey (contract
+// section 11), shared by the public JSON API (functions/responders) and the
+// hosted page's plain form (functions/pages): sessions, their start, and
+// the checking and recording of a submission.
+package responding
 
 import (
 	"encoding/binary"
@@ -52,7 +56,7 @@ const (
 	MaxCode = 400
 )
 
-var errSession = errors.New("responders: malformed session")
+var errSession = errors.New("responding: malformed session")
 
 // Encode writes the session.
 func (s Session) Encode() []byte {

@@ -1,0 +1,66 @@
+package pages
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"net/http"
+	"path"
+	"strings"
+)
+
+//go:embed web/app.css web/app.js web/sea.svg web/forest.svg
+var web embed.FS
+
+// asset is one embedded file, served under a name that carries its
+// content's hash, so that it can be cached for a year.
+type asset struct {
+	name, contentType string
+	body              []byte
+}
+
+// assets are the page's CSS and script by their hashed names; assetNames
+// maps each plain name ("app.css") to its hashed one.
+var assets, assetNames = loadAssets("app.css", "app.js", "sea.svg", "forest.svg")
+
+func loadAssets(names ...string) (map[string]asset, map[string]string) {
+	byHashed, byPlain := map[string]asset{}, map[string]string{}
+	for _, n := range names {
+		b, err := web.ReadFile("web/" + n)
+		if err != nil {
+			panic(err) // embedded: a build error
+		}
+		sum := sha256.Sum256(b)
+		ext := path.Ext(n)
+		hashed := strings.TrimSuffix(n, ext) + "." + hex.EncodeToString(sum[:6]) + ext
+		ct := map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}[ext]
+		byHashed[hashed] = asset{name: hashed, contentType: ct, body: b}
+		byPlain[n] = "/assets/" + hashed
+	}
+	return byHashed, byPlain
+}
+
+// handleAsset serves an embedded asset by its hashed name: immutable, for
+// a year. Any other name is 404.
+func handleAsset() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a, ok := assets[r.PathValue("name")]
+		if !ok {
+			writeNotFound(w, r)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", a.contentType)
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+		h.Set("Content-Security-Policy", "default-src 'none'")
+		w.WriteHeader(http.StatusOK)
+		if r.Method != http.MethodHead {
+			_, _ = w.Write(a.body)
+		}
+	})
+}
+
+// AssetPath is the path an embedded asset is served at ("sea.svg" gives
+// "/assets/sea.<hash>.svg"), or "" for no asset: the demo survey's
+// pictures use it.
+func AssetPath(name string) string { return assetNames[name] }

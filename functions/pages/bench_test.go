@@ -1,0 +1,102 @@
+package pages_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"testing"
+	"time"
+
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// BenchmarkSurveyPage is the responder's page of a survey of 50 questions
+// (choices and ratings) on a warm container: its weight (HTML, CSS and
+// script bytes, before compression; target < 50 KB), DynamoDB calls per
+// view and the handler's own time (the emulator's subtracted).
+func BenchmarkSurveyPage(b *testing.B) {
+	f := newFixture(b, 50)
+	path := "/s/" + f.sv.URLSlug + "/"
+	first := f.get(path)
+	if first.code != 200 {
+		b.Fatalf("page: %d", first.code)
+	}
+	weight := len(first.body)
+	for _, a := range regexp.MustCompile(`/assets/app\.[0-9a-f]{12}\.(?:css|js)`).FindAllString(first.body, -1) {
+		weight += len(f.get(a).body)
+	}
+	b.ResetTimer()
+	var calls, own time.Duration
+	var n int
+	for b.Loop() {
+		start := time.Now()
+		r := f.get(path)
+		if r.code != 200 {
+			b.Fatalf("page: %d", r.code)
+		}
+		own += time.Since(start) - r.calls.Elapsed()
+		calls += time.Duration(r.calls.DynamoDB())
+		n++
+	}
+	b.ReportMetric(float64(len(first.body)), "html-bytes")
+	b.ReportMetric(float64(weight), "page-bytes")
+	b.ReportMetric(float64(calls)/float64(n), "dynamodb/op")
+	b.ReportMetric(float64(own.Microseconds())/float64(n), "handler-µs/op")
+}
+
+// BenchmarkReport is the public report of a survey with 50 charted
+// questions at 10 and at 10,000 responses: the calls and the handler's own
+// time do not grow with the responses, which it never reads (the counts
+// are kept as they arrive, in 8 shards read in one BatchGetItem).
+func BenchmarkReport(b *testing.B) {
+	for _, responses := range []int{10, 10000} {
+		b.Run(fmt.Sprintf("responses=%d", responses), func(b *testing.B) {
+			f := newFixture(b, 50)
+			seedResponses(b, f, responses)
+			path := "/r/" + f.sv.ReportCode + "/"
+			b.ResetTimer()
+			var calls, own time.Duration
+			var n int
+			for b.Loop() {
+				start := time.Now()
+				r := f.get(path)
+				if r.code != 200 {
+					b.Fatalf("report: %d", r.code)
+				}
+				own += time.Since(start) - r.calls.Elapsed()
+				calls += time.Duration(r.calls.DynamoDB())
+				n++
+			}
+			b.ReportMetric(float64(calls)/float64(n), "dynamodb/op")
+			b.ReportMetric(float64(own.Microseconds())/float64(n), "handler-µs/op")
+		})
+	}
+}
+
+// seedResponses writes n responses picking the first choice and rating 3,
+// and their counts on the report's shards, as n submissions would.
+func seedResponses(b *testing.B, f fixture, n int) {
+	b.Helper()
+	ctx := context.Background()
+	at := time.Now().UTC().Add(-time.Hour)
+	rs := make([]survey.Response, n)
+	for i := range rs {
+		rs[i] = survey.Response{ID: int64(i + 1), SurveyID: f.sv.ID, SubmittedAt: at, StartedAt: at,
+			Answers: map[int64]json.RawMessage{f.choices.ID: json.RawMessage(fmt.Sprintf("[%d]", f.choices.Choices[0].ID)), f.rating.ID: json.RawMessage("3")}}
+	}
+	if err := f.st.SeedResponses(ctx, rs); err != nil {
+		b.Fatal(err)
+	}
+	for shard := range store.AggShards {
+		k := int64(n / store.AggShards)
+		if shard < n%store.AggShards {
+			k++
+		}
+		if err := f.st.SeedAggregate(ctx, f.sv.ID, shard, map[string]int64{"n": k,
+			store.ChoiceCount(f.choices.ID, f.choices.Choices[0].ID): k, store.ScaleCount(f.rating.ID, 3): k}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,248 @@
+package pages
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/responding"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// handleForm records a response sent as a plain form, for a browser
+// without the page's script: the same start of a session and the same
+// checks and transaction as the JSON API (shared/responding), with the
+// Idempotency-Key the page put in the form, so that a double click or a
+// resent form records one response. Errors render the form again with
+// their messages, under their status.
+//
+// It reads the survey's item collection once more than the JSON API (it
+// needs the element types to read the fields), and starts the session
+// itself when the form has none.
+func handleForm(st Store, sealer responding.Sealer, now func() time.Time) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		slug := r.PathValue("url_slug")
+		if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
+			api.Error(w, r, survey.Errorf(survey.EMEDIATYPE, "Unsupported media type %q in request.", ct))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, api.MaxBody)
+		if err := r.ParseForm(); err != nil {
+			api.Error(w, r, survey.Errorf(survey.EINVALID, "The form could not be read."))
+			return
+		}
+		sid, err := st.SurveyIDBySlug(ctx, slug)
+		if survey.ErrorCode(err) == survey.ENOTFOUND {
+			writeNotFound(w, r)
+			return
+		}
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		c, err := st.PublicCollection(ctx, sid, false)
+		if survey.ErrorCode(err) == survey.ENOTFOUND || err == nil && c.Survey.Deleted {
+			writeNotFound(w, r)
+			return
+		}
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		v := c.Survey.ResponderView(now(), c.Settings, c.Layout, c.Elements, c.Variables)
+		f := r.PostForm
+		p := newSurveyPage(v, r)
+		p.QS, p.Code = f.Get("qs"), f.Get("code")
+		p.Variables = map[string]string{}
+		for name, vals := range f {
+			if n, ok := strings.CutPrefix(name, "var_"); ok && len(vals) > 0 {
+				p.Variables[n] = vals[0]
+			}
+		}
+		if k := f.Get("idempotency_key"); k != "" {
+			p.IdempotencyKey = k
+		}
+		fail := func(err error) {
+			if survey.ErrorCode(err) == "" || api.Status(survey.ErrorCode(err)) >= 500 {
+				api.Error(w, r, err)
+				return
+			}
+			if err == store.ErrSurveyClosed {
+				writeMessage(w, r, http.StatusGone, v.Language, v.Name, p.T.Closed)
+				return
+			}
+			p.Errors, p.Form = messages(err, c.Elements), f
+			writePage(w, r, api.Status(survey.ErrorCode(err)), renderSurvey(p), p.ThemeCSS)
+		}
+		key := p.IdempotencyKey
+		if len(key) > survey.MaxIdempotencyKey {
+			fail(survey.FieldError("idempotency_key", "Not a valid key."))
+			return
+		}
+		req := responding.Request{Session: f.Get("session"), Answers: formAnswers(f, c), Variables: map[string]any{}}
+		for n, val := range p.Variables {
+			req.Variables[n] = val
+		}
+		if req.Session == "" {
+			started, err := responding.Start(ctx, st, sealer, slug, api.ClientIP(r), p.Code, p.QS, p.QS != "", now())
+			if err != nil {
+				fail(err)
+				return
+			}
+			req.Session = started.Token
+		}
+		p.Session = req.Session
+		// The key decides a replay with the answers and variables (not the
+		// session, which a resent form without one starts anew).
+		body, err := json.Marshal(map[string]any{"answers": req.Answers, "variables": req.Variables})
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		if _, err := responding.Submit(ctx, st, sealer, slug, sha256Hex(key), sha256Hex(string(body)), req, now); err != nil {
+			fail(err)
+			return
+		}
+		t := textsFor(v.Language)
+		msg := t.Thanks
+		if len(v.Appreciations) > 0 {
+			msg = v.Appreciations[0].Title
+		}
+		writeMessage(w, r, http.StatusOK, v.Language, v.Name, msg)
+	})
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// formAnswers reads the answer fields of the page's questions into the
+// JSON answers of section 10: "a<id>" (text, choices, scale, rating,
+// dropdown), "r<id>_<choice>" (a ranking's positions) and
+// "m<id>_<row>" (a matrix row's column). A value that is not a number
+// where one belongs is passed on as a string, for the shared checks to
+// refuse.
+func formAnswers(f map[string][]string, c store.SurveyCollection) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	num := func(s string) any {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return n
+		}
+		return s
+	}
+	put := func(id int64, v any) {
+		b, _ := json.Marshal(v)
+		out[strconv.FormatInt(id, 10)] = b
+	}
+	for _, e := range c.Layout.QuestionElements(c.Elements) {
+		name := "a" + strconv.FormatInt(e.ID, 10)
+		vals := f[name]
+		switch e.Type {
+		case survey.TypeText:
+			if len(vals) > 0 && strings.TrimSpace(vals[0]) != "" {
+				put(e.ID, vals[0])
+			}
+		case survey.TypeMultipleChoice, survey.TypePictureChoice:
+			if len(vals) > 0 {
+				ids := make([]any, len(vals))
+				for i, s := range vals {
+					ids[i] = num(s)
+				}
+				put(e.ID, ids)
+			}
+		case survey.TypeOpinionScale, survey.TypeRating, survey.TypeDropdown:
+			if len(vals) > 0 && vals[0] != "" {
+				put(e.ID, num(vals[0]))
+			}
+		case survey.TypeRanking:
+			type pos struct{ at, id int64 }
+			var ps []pos
+			for _, ch := range e.Choices {
+				s := f[fmt.Sprintf("r%d_%d", e.ID, ch.ID)]
+				if len(s) == 0 {
+					continue
+				}
+				at, _ := strconv.ParseInt(s[0], 10, 64)
+				ps = append(ps, pos{at, ch.ID})
+			}
+			if len(ps) > 0 {
+				sort.SliceStable(ps, func(i, j int) bool { return ps[i].at < ps[j].at })
+				ids := make([]int64, len(ps))
+				for i, x := range ps {
+					ids[i] = x.id
+				}
+				put(e.ID, ids)
+			}
+		case survey.TypeMatrix:
+			m := map[string]any{}
+			for _, row := range e.Rows {
+				if s := f[fmt.Sprintf("m%d_%d", e.ID, row.ID)]; len(s) > 0 && s[0] != "" {
+					m[strconv.FormatInt(row.ID, 10)] = num(s[0])
+				}
+			}
+			if len(m) > 0 {
+				put(e.ID, m)
+			}
+		}
+	}
+	return out
+}
+
+// messages are an error's messages for the page: its detail, or each
+// field's messages, an answer's prefixed with its question's title.
+func messages(err error, elements map[int64]survey.Element) []string {
+	var e *survey.Error
+	if !errors.As(err, &e) {
+		return []string{"Something went wrong."}
+	}
+	if len(e.Fields) == 0 {
+		return []string{e.Detail}
+	}
+	var out []string
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, prefix+x)
+		case []any:
+			for _, s := range x {
+				walk(prefix, s)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				p := prefix
+				if id, err := strconv.ParseInt(k, 10, 64); err == nil {
+					if el, ok := elements[id]; ok {
+						p = el.Title + ": "
+					}
+				}
+				walk(p, x[k])
+			}
+		}
+	}
+	// Fields nest named map types; their JSON form is plain.
+	var plain any
+	if b, err := json.Marshal(e.Fields); err == nil && json.Unmarshal(b, &plain) == nil {
+		walk("", plain)
+	}
+	if len(out) == 0 {
+		out = append(out, "Something went wrong.")
+	}
+	return out
+}

@@ -1,0 +1,37 @@
+// Package pages is the hosted responder's page and the public report
+// (contract section 14): server-rendered HTML under a strict
+// Content-Security-Policy, with one small same-origin script that pages,
+// counts down and submits through the public JSON API (section 11).
+package pages
+
+import (
+	"context"
+	"time"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/responding"
+	"surveyservice/shared/store"
+)
+
+// Store is what the group reads; *store.Store implements it.
+type Store interface {
+	CountView(ctx context.Context, aid, fid, sid int64) error
+	responding.Store
+	SurveyIDByReportCode(ctx context.Context, code string) (int64, error)
+	Aggregates(ctx context.Context, sid int64) (store.Aggregate, error)
+}
+
+var _ Store = (*store.Store)(nil)
+
+// New returns the group's routes; sealer starts and opens sessions for
+// the plain form; now is the clock of the survey's state and of the time
+// to respond.
+func New(st Store, sealer responding.Sealer, now func() time.Time) *api.Router {
+	rt := api.NewRouter(nil)
+	page := api.Route{Path: "/s/{url_slug}/", Name: "Responder Page", Public: true}
+	rt.Handle(page.With("GET"), handleSurvey(st, now))
+	rt.Handle(page.With("POST"), handleForm(st, sealer, now))
+	rt.Handle(api.Route{Method: "GET", Path: "/r/{report_code}/", Name: "Report Page", Public: true}, handleReport(st))
+	rt.Handle(api.Route{Method: "GET", Path: "/assets/{name}/", Name: "Page Asset", Public: true}, handleAsset())
+	return rt
+}

@@ -1,0 +1,118 @@
+package pages
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+
+	"surveyservice/shared/survey"
+)
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// basePolicy is every page's Content-Security-Policy: only the group's own
+// script and stylesheet; images from anywhere over https (picture choices
+// link to them); forms post only here; never framed. A page with a theme
+// adds the hash of its one <style> block, and nothing else inline runs.
+const basePolicy = "default-src 'none'; script-src 'self'; img-src 'self' https: data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'self'"
+
+// page is what every page template reads.
+type page struct {
+	Lang, Dir, Title string
+	ThemeCSS         string
+	T                texts
+	Message          string
+}
+
+// writePage answers a rendered page with status, under the policy.
+func writePage(w http.ResponseWriter, r *http.Request, status int, body []byte, themeCSS string) {
+	style := "style-src 'self'"
+	if themeCSS != "" {
+		sum := sha256.Sum256([]byte(themeCSS))
+		style += " 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", basePolicy+"; "+style)
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// writeMessage answers a page with one message: not found, closed.
+func writeMessage(w http.ResponseWriter, r *http.Request, status int, lang, title, msg string) {
+	p := newPage(lang, title)
+	p.Message = msg
+	writePage(w, r, status, renderMessage(p), "")
+}
+
+func writeNotFound(w http.ResponseWriter, r *http.Request) {
+	writeMessage(w, r, http.StatusNotFound, "en", "Not found", "There is nothing at this address.")
+}
+
+func newPage(lang, title string) page {
+	dir := "ltr"
+	if lang == "fa" || lang == "ar" {
+		dir = "rtl"
+	}
+	if lang == "" {
+		lang = "en"
+	}
+	return page{Lang: lang, Dir: dir, Title: title, T: textsFor(lang)}
+}
+
+var hexColor = regexp.MustCompile(`^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$`)
+
+// themeCSS is the survey's theme as CSS custom properties; a color that is
+// not a plain hex color is left out, so no theme can write other CSS.
+func themeCSS(t survey.Theme) string {
+	var b strings.Builder
+	for _, c := range []struct{ name, value string }{
+		{"--bg", t.BackgroundColor}, {"--q", t.QuestionColor}, {"--a", t.AnswerColor},
+		{"--btn", t.ButtonColor}, {"--accent", t.AccentColor},
+	} {
+		if hexColor.MatchString(c.value) {
+			b.WriteString(c.name + ":" + c.value + ";")
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return ":root{" + b.String() + "}"
+}
+
+// texts are the page's own words in the survey's language.
+type texts struct {
+	Next, Previous, Submit, Code, Progress, Thanks, TimeUp, TimeLeft, Closed, Responses, Average, Report string
+}
+
+var textsByLang = map[string]texts{
+	"en": {Next: "Next", Previous: "Previous", Submit: "Submit", Code: "Your code", Progress: "Progress",
+		Thanks: "Thank you! Your response was recorded.", TimeUp: "The time to respond has ended.", TimeLeft: "Time left",
+		Closed: "This survey is closed.", Responses: "Responses", Average: "Average", Report: "Report"},
+	"fa": {Next: "بعدی", Previous: "قبلی", Submit: "ارسال", Code: "کد شما", Progress: "پیشرفت",
+		Thanks: "سپاس! پاسخ شما ثبت شد.", TimeUp: "زمان پاسخ‌دهی به پایان رسیده است.", TimeLeft: "زمان باقی‌مانده",
+		Closed: "این پرسش‌نامه بسته است.", Responses: "پاسخ‌ها", Average: "میانگین", Report: "گزارش"},
+	"ar": {Next: "التالي", Previous: "السابق", Submit: "إرسال", Code: "رمزك", Progress: "التقدم",
+		Thanks: "شكرًا! تم تسجيل إجابتك.", TimeUp: "انتهى وقت الإجابة.", TimeLeft: "الوقت المتبقي",
+		Closed: "هذا الاستبيان مغلق.", Responses: "الإجابات", Average: "المتوسط", Report: "تقرير"},
+}
+
+func textsFor(lang string) texts {
+	if t, ok := textsByLang[lang]; ok {
+		return t
+	}
+	return textsByLang["en"]
+}

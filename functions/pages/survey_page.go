@@ -1,0 +1,102 @@
+package pages
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"time"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/survey"
+)
+
+// surveyPage is what the survey template reads.
+type surveyPage struct {
+	page
+	Survey          survey.ResponderSurvey
+	Action          string
+	IdempotencyKey  string
+	Session, QS     string
+	Code            string
+	Variables       map[string]string
+	DurationSeconds int64
+	Errors          []string
+	// Form is what a plain form sent, shown again with its errors.
+	Form   url.Values
+	Thanks struct{ Title, Text string }
+}
+
+// handleSurvey renders the responder's page: the same one Query of the
+// survey's item collection as the JSON view, and one view counted (GET
+// only). Unknown or trashed surveys answer a 404 page; closed or stopped
+// ones a 410 page.
+func handleSurvey(st Store, now func() time.Time) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		sid, err := st.SurveyIDBySlug(ctx, r.PathValue("url_slug"))
+		if survey.ErrorCode(err) == survey.ENOTFOUND {
+			writeNotFound(w, r)
+			return
+		}
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		c, err := st.PublicCollection(ctx, sid, false)
+		if survey.ErrorCode(err) == survey.ENOTFOUND || err == nil && c.Survey.Deleted {
+			writeNotFound(w, r)
+			return
+		}
+		if err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		if r.Method == http.MethodGet {
+			if err := st.CountView(ctx, c.Survey.AccountID, c.Survey.FolderID, sid); err != nil {
+				api.Logger(ctx).WarnContext(ctx, "view not counted", slog.Int64("survey", sid), slog.String("error", err.Error()))
+			}
+		}
+		v := c.Survey.ResponderView(now(), c.Settings, c.Layout, c.Elements, c.Variables)
+		if v.State != survey.StateOpen {
+			writeMessage(w, r, http.StatusGone, v.Language, v.Name, textsFor(v.Language).Closed)
+			return
+		}
+		p := newSurveyPage(v, r)
+		writePage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS)
+	})
+}
+
+// newSurveyPage is the page of an open survey for the request: its link
+// (?qs=) and the query-string variables the survey has are carried into
+// the response; a fresh Idempotency-Key makes a double submission one.
+func newSurveyPage(v survey.ResponderSurvey, r *http.Request) surveyPage {
+	p := surveyPage{page: newPage(v.Language, v.Name), Survey: v, Action: "/s/" + v.URLSlug + "/",
+		IdempotencyKey: newKey(), Variables: map[string]string{}}
+	p.ThemeCSS = themeCSS(v.Theme)
+	q := r.URL.Query()
+	p.QS = q.Get("qs")
+	for name, vals := range q {
+		if name != "qs" && slices.Contains(v.Variables, name) && len(vals) > 0 {
+			p.Variables[name] = vals[0]
+		}
+	}
+	if d := v.RespondingDuration; d != nil && survey.ValidDuration(*d) {
+		deadline, _ := survey.ResponseDeadline(time.Time{}, d)
+		p.DurationSeconds = int64(deadline.Sub(time.Time{}.Add(survey.ResponseGrace)) / time.Second)
+	}
+	p.Thanks.Title = p.T.Thanks
+	if len(v.Appreciations) > 0 {
+		p.Thanks.Title, p.Thanks.Text = v.Appreciations[0].Title, v.Appreciations[0].Description
+	}
+	return p
+}
+
+// newKey is a form's Idempotency-Key: 128 random bits.
+func newKey() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

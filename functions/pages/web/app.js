@@ -1,0 +1,168 @@
+// Paging, countdown and submission through the public JSON API
+// (contract 11). Without this script the form posts as a plain form.
+(function () {
+  "use strict";
+  var form = document.getElementById("survey");
+  if (!form) return;
+  var slug = form.getAttribute("data-slug");
+  var api = "/api/public/surveys/" + encodeURIComponent(slug) + "/";
+  var pages = Array.prototype.slice.call(form.querySelectorAll(".page"));
+  var qpages = pages.filter(function (p) { return p.classList.contains("questions"); });
+  var prev = document.getElementById("prev"), next = document.getElementById("next"), submit = document.getElementById("submit");
+  var progress = document.getElementById("progress"), errors = document.getElementById("errors");
+  var timer = document.getElementById("timer"), timeup = document.getElementById("timeup"), thanks = document.getElementById("thanks");
+  var hideNext = form.getAttribute("data-hide-next") === "true", hidePrev = form.getAttribute("data-hide-prev") === "true";
+  var duration = parseInt(form.getAttribute("data-duration"), 10) || 0;
+  var at = 0, busy = false, deadline = 0, ticking = 0;
+  function field(n) { return form.elements[n]; }
+
+  function show(i) {
+    at = i;
+    pages.forEach(function (p, j) { p.hidden = j !== i; });
+    var last = i === pages.length - 1;
+    prev.hidden = hidePrev || i === 0;
+    next.hidden = last || (hideNext && pages[i].classList.contains("questions"));
+    submit.hidden = !last;
+    var q = qpages.indexOf(pages[i]);
+    if (progress) { progress.hidden = q < 0; progress.value = q + 1; }
+    var f = pages[i].querySelector("input:not([type=hidden]),select,textarea,h2");
+    if (f) { if (!f.matches("input,select,textarea")) f.tabIndex = -1; f.focus(); }
+  }
+
+  function fail(msgs) {
+    errors.innerHTML = "";
+    msgs.forEach(function (m) { var p = document.createElement("p"); p.textContent = m; errors.appendChild(p); });
+    errors.focus();
+  }
+
+  // messages are an error body's messages, an answer's prefixed with its
+  // question's title.
+  function messages(body) {
+    var out = [];
+    (function walk(v, prefix) {
+      if (typeof v === "string") out.push(prefix + v);
+      else if (Array.isArray(v)) v.forEach(function (x) { walk(x, prefix); });
+      else if (v && typeof v === "object") Object.keys(v).forEach(function (k) {
+        var q = /^\d+$/.test(k) && form.querySelector('.q[data-id="' + k + '"] .qt');
+        walk(v[k], q ? q.textContent.replace(/\s*\*$/, "") + ": " : prefix);
+      });
+    })(body, "");
+    return out.length ? out : ["Something went wrong."];
+  }
+
+  function call(path, body, headers) {
+    headers = headers || {};
+    headers["Content-Type"] = "application/json";
+    headers.Accept = "application/json";
+    return fetch(api + path, { method: "POST", headers: headers, body: JSON.stringify(body), credentials: "omit" })
+      .then(function (r) { return r.json().then(function (b) { return { status: r.status, body: b }; }); });
+  }
+
+  function startCountdown(startedAt) {
+    if (!duration) return;
+    deadline = Date.parse(startedAt) + duration * 1000;
+    timer.hidden = false;
+    function tick() {
+      var left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+      timer.textContent = timer.getAttribute("data-label") + ": " + Math.floor(left / 60) + ":" + ("0" + left % 60).slice(-2);
+      if (left === 0) { clearInterval(ticking); form.hidden = true; timeup.hidden = false; timeup.focus(); }
+    }
+    tick();
+    ticking = setInterval(tick, 250);
+  }
+
+  var starting = null;
+  // session starts the response once: a second call while the first is on
+  // its way waits for it.
+  function session() {
+    if (field("session").value) return Promise.resolve(true);
+    if (starting) return starting;
+    starting = startSession().then(function (ok) { starting = null; return ok; }, function (e) { starting = null; throw e; });
+    return starting;
+  }
+
+  function startSession() {
+    var body = {};
+    if (field("code")) body.code = field("code").value;
+    if (field("qs").value) body.qs = field("qs").value;
+    return call("sessions/", body).then(function (r) {
+      if (r.status !== 201) { fail(messages(r.body)); return false; }
+      field("session").value = r.body.session;
+      startCountdown(r.body.started_at);
+      return true;
+    });
+  }
+
+  function answers() {
+    var out = {};
+    Array.prototype.forEach.call(form.querySelectorAll(".q[data-type]"), function (q) {
+      var id = q.getAttribute("data-id"), t = q.getAttribute("data-type"), v;
+      if (t === "2") { v = field("a" + id).value.trim(); if (v) out[id] = v; }
+      else if (t === "3" || t === "4") {
+        v = Array.prototype.filter.call(q.querySelectorAll("input"), function (i) { return i.checked; }).map(function (i) { return +i.value; });
+        if (v.length) out[id] = v;
+      } else if (t === "5") {
+        v = Array.prototype.map.call(q.querySelectorAll("select"), function (s) { return [+s.value, +s.getAttribute("data-choice")]; });
+        v.sort(function (a, b) { return a[0] - b[0]; });
+        out[id] = v.map(function (x) { return x[1]; });
+      } else if (t === "6" || t === "7") {
+        var c = q.querySelector("input:checked"); if (c) out[id] = +c.value;
+      } else if (t === "10") { v = field("a" + id).value; if (v) out[id] = +v; }
+      else if (t === "12") {
+        var m = {};
+        Array.prototype.forEach.call(q.querySelectorAll(".mrow"), function (r) {
+          var c = r.querySelector("input:checked"); if (c) m[r.getAttribute("data-row")] = +c.value;
+        });
+        if (Object.keys(m).length) out[id] = m;
+      }
+    });
+    return out;
+  }
+
+  function variables() {
+    var out = {};
+    Array.prototype.forEach.call(form.querySelectorAll("input[type=hidden][name^=var_]"), function (i) { out[i.name.slice(4)] = i.value; });
+    return out;
+  }
+
+  // advance leaves the page shown for the next one. The session starts when
+  // the responder leaves the welcome page (or the code page, which gives it
+  // its code), so the countdown starts there.
+  function advance() {
+    if (pages[at].classList.contains("welcome") && form.querySelector(".page.code")) { show(at + 1); return; }
+    session().then(function (ok) { if (ok) show(at + 1); });
+  }
+  next.addEventListener("click", advance);
+  prev.addEventListener("click", function () { show(at - 1); });
+  // With hide_next_button a pick by pointer moves on by itself; Enter
+  // (the form's implicit submission) moves on by keyboard on every page
+  // but the last.
+  function onwards() {
+    return hideNext && pages[at].classList.contains("questions") && at < pages.length - 1;
+  }
+  form.addEventListener("pointerup", function (ev) {
+    var t = ev.target.closest("label.choice,label.pill");
+    if (!onwards() || !t || t.closest(".matrix") || t.querySelector("input[type=checkbox]")) return;
+    setTimeout(advance, 150);
+  });
+  form.addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    if (at < pages.length - 1) { advance(); return; }
+    if (busy) return;
+    busy = true; submit.disabled = true;
+    session().then(function (ok) {
+      if (!ok) return;
+      return call("responses/", { session: field("session").value, answers: answers(), variables: variables() },
+        { "Idempotency-Key": field("idempotency_key").value }).then(function (r) {
+        if (r.status === 201) { clearInterval(ticking); form.hidden = true; timer.hidden = true; thanks.hidden = false; thanks.focus(); return; }
+        if (r.status === 410 && /time/i.test(r.body.detail || "")) { form.hidden = true; timeup.hidden = false; return; }
+        fail(messages(r.body));
+      });
+    }).catch(function () { fail(["The network failed; try again."]); })
+      .then(function () { busy = false; submit.disabled = false; });
+  });
+
+  document.documentElement.classList.add("js");
+  if (pages.length) show(0);
+  if (!pages.length || !pages[0].classList.contains("welcome") && !pages[0].classList.contains("code")) session();
+})();

@@ -1,0 +1,283 @@
+package responding
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"surveyservice/shared/links"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// Store is what responding reads and writes; *store.Store implements it.
+type Store interface {
+	GuardedSurveyBySlug(ctx context.Context, slug, client string) (store.PublicSurvey, store.CodeGuard, error)
+	RecordFailedGuess(ctx context.Context, g store.CodeGuard) error
+	SurveyIDBySlug(ctx context.Context, slug string) (int64, error)
+	PublicCollection(ctx context.Context, sid int64, consistent bool) (store.SurveyCollection, error)
+	CheckCode(ctx context.Context, sid int64, code string, unique bool) (bool, error)
+	LinkUsed(ctx context.Context, tokenID string) (bool, error)
+	Submit(ctx context.Context, sub store.Submission) (store.Submitted, error)
+	Replay(ctx context.Context, sid int64, keyHash, bodyHash string) (store.Submitted, bool, error)
+}
+
+// Sealer opens personalised links and seals and opens sessions;
+// *links.Sealer implements it.
+type Sealer interface {
+	Open(ctx context.Context, surveyID int64, token string) (links.Payload, error)
+	SealFor(ctx context.Context, purpose links.Purpose, surveyID int64, plain []byte) (string, error)
+	OpenFor(ctx context.Context, purpose links.Purpose, surveyID int64, token string) ([]byte, error)
+}
+
+var (
+	_ Store  = (*store.Store)(nil)
+	_ Sealer = (*links.Sealer)(nil)
+)
+
+// Refusals of starting and submitting a response (contract section 11).
+var (
+	ErrInvalidLink    = survey.FieldError("qs", "Invalid link.")
+	ErrInvalidSession = survey.FieldError("session", "Invalid session.")
+	ErrTimeIsUp       = survey.Errorf(survey.EGONE, "The time to respond has ended.")
+)
+
+// Started is a session started: its sealed token, its start and the
+// link's values.
+type Started struct {
+	Token     string
+	StartedAt time.Time
+	Link      links.Payload
+}
+
+// Start starts a response to the survey of slug for client (its IP): the
+// survey must be open; under code_auth the code must admit the responder
+// (checked, not spent, and guessing held back by store.CodeGuard); a
+// personalised link (hasQS) must open for the survey and, if it is a
+// one-use link, not be used yet. The start time, the code and the link
+// are sealed in the session token.
+func Start(ctx context.Context, st Store, sealer Sealer, slug, client, code, qs string, hasQS bool, now time.Time) (Started, error) {
+	ps, guard, err := st.GuardedSurveyBySlug(ctx, slug, client)
+	if err == nil && ps.Survey.Deleted {
+		err = survey.ErrNotFound
+	}
+	if err != nil {
+		return Started{}, err
+	}
+	sv, set := ps.Survey, ps.Settings
+	started := now.UTC().Truncate(time.Microsecond)
+	if !sv.Active(started) {
+		return Started{}, store.ErrSurveyClosed
+	}
+	s := Session{StartedAt: started}
+	var link links.Payload
+	if hasQS {
+		if link, err = sealer.Open(ctx, sv.ID, qs); errors.Is(err, links.ErrInvalid) {
+			err = ErrInvalidLink
+		}
+		if err != nil {
+			return Started{}, err
+		}
+	}
+	if set.CodeAuth {
+		// The code check of authenticate/, under the same guard: while
+		// the survey's or this client's failed checks are at their
+		// limit, 429 before the code is looked at.
+		if err := guard.Check(); err != nil {
+			return Started{}, err
+		}
+		code = strings.TrimSpace(code)
+		if code == "" || len(code) > MaxCode {
+			return Started{}, store.ErrCodeRefused // no code is like this: not a guess
+		}
+		ok, err := st.CheckCode(ctx, sv.ID, code, set.CodeAuthIsUnique)
+		if err != nil {
+			return Started{}, err
+		}
+		if !ok {
+			if err := st.RecordFailedGuess(ctx, guard); err != nil {
+				return Started{}, err
+			}
+			return Started{}, store.ErrCodeRefused
+		}
+		s.Code = code
+	}
+	if hasQS {
+		s.Link = &SessionLink{Values: link}
+		id, err := linkID(qs)
+		if err != nil {
+			return Started{}, err
+		}
+		s.Link.ID = id
+		if link.Unique {
+			used, err := st.LinkUsed(ctx, s.Link.TokenID())
+			if err != nil {
+				return Started{}, err
+			}
+			if used {
+				return Started{}, store.ErrLinkUsed
+			}
+		}
+	}
+	token, err := sealer.SealFor(ctx, links.PurposeSession, sv.ID, s.Encode())
+	if err != nil {
+		return Started{}, err
+	}
+	return Started{Token: token, StartedAt: started, Link: link}, nil
+}
+
+// linkID is the token id of a link that opened, as bytes.
+func linkID(token string) ([12]byte, error) {
+	var id [12]byte
+	b, err := hex.DecodeString(links.TokenID(token))
+	if err != nil || len(b) != len(id) {
+		return id, ErrInvalidLink
+	}
+	copy(id[:], b)
+	return id, nil
+}
+
+// Request is a submission: the session token, the answers by element id
+// and the query-string variables.
+type Request struct {
+	Session   string
+	Answers   map[string]json.RawMessage
+	Variables map[string]any
+}
+
+// Submit records one response exactly once: one strongly consistent Query
+// of the survey's item collection, then one transaction (store.Submit).
+// keyHash and bodyHash are the hex SHA-256 of the Idempotency-Key and of
+// the request as sent, which decide a replay.
+//
+// Refusals, in order: an unknown survey (404), a session that does not
+// open for the survey (400), the survey closed, stopped or trashed (410),
+// the time to respond over (410), the code no longer admitting the
+// responder (403), the answers and variables (400, all reported at once),
+// and, inside the transaction, the survey closing, the code or the link
+// spent by a racing response (410, 403, 410). A refusal after the session
+// opened first asks whether the key recorded a response already: a retry
+// of a success answers that success, however the survey changed since.
+func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHash string, req Request, now func() time.Time) (store.Submitted, error) {
+	sid, err := st.SurveyIDBySlug(ctx, slug)
+	if err != nil {
+		return store.Submitted{}, err
+	}
+	plain, err := sealer.OpenFor(ctx, links.PurposeSession, sid, req.Session)
+	if errors.Is(err, links.ErrInvalid) {
+		return store.Submitted{}, ErrInvalidSession
+	}
+	if err != nil {
+		return store.Submitted{}, err
+	}
+	sess, err := DecodeSession(plain)
+	if err != nil {
+		return store.Submitted{}, ErrInvalidSession // sealed by us, so never in practice
+	}
+	c, err := st.PublicCollection(ctx, sid, true)
+	if err != nil {
+		return store.Submitted{}, err
+	}
+	sub, err := Build(c, sess, req, now())
+	if err != nil {
+		if survey.ErrorCode(err) == survey.EINTERNAL {
+			return store.Submitted{}, err
+		}
+		done, found, rerr := st.Replay(ctx, sid, keyHash, bodyHash)
+		switch {
+		case rerr != nil:
+			return store.Submitted{}, rerr
+		case found:
+			return done, nil
+		}
+		return store.Submitted{}, err
+	}
+	sub.KeyHash, sub.BodyHash = keyHash, bodyHash
+	return st.Submit(ctx, sub)
+}
+
+// Build checks a response against the survey as read at now and
+// builds what the store writes: the survey open, the time to respond not
+// over, the session's code still required and given, the answers and the
+// variables valid. The store's transaction checks the survey's state, the
+// code and the link again, as of its write.
+func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (store.Submission, error) {
+	sv, set := c.Survey, c.Settings
+	if !sv.Active(now) {
+		return store.Submission{}, store.ErrSurveyClosed
+	}
+	if deadline, ok := survey.ResponseDeadline(sess.StartedAt, set.RespondingDuration); ok && now.After(deadline) {
+		return store.Submission{}, ErrTimeIsUp
+	}
+	if set.CodeAuth && sess.Code == "" {
+		return store.Submission{}, store.ErrCodeRefused
+	}
+	answers, aerr := survey.CheckAnswers(c.Layout.QuestionElements(c.Elements), req.Answers)
+	vars, verr := ResponseVariables(c.Variables, req.Variables, sess.Link)
+	if aerr != nil || verr != nil {
+		return store.Submission{}, MergeFieldErrors(aerr, verr)
+	}
+	sub := store.Submission{
+		Response: survey.Response{
+			SurveyID: sv.ID, StartedAt: sess.StartedAt, Answers: answers, Variables: vars, Code: sess.Code,
+		},
+		CheckCode: set.CodeAuth, CodeUnique: set.CodeAuthIsUnique,
+		Counts: store.CountsOf(c.Elements, answers),
+	}
+	if sess.Link != nil && sess.Link.Values.Unique {
+		sub.LinkID = sess.Link.TokenID()
+	}
+	for _, v := range c.Variables {
+		if _, carried := vars[v.Name]; carried && !v.HasResponse {
+			sub.Flag = append(sub.Flag, v.ID)
+		}
+	}
+	return sub, nil
+}
+
+// ResponseVariables are the query-string variables a response carries:
+// the submitted ones (section 8 rules: each a variable of the survey, a
+// string, number or boolean, an integer for a type 2 variable), and the
+// link's values, which win over them.
+func ResponseVariables(vars []survey.Variable, submitted map[string]any, link *SessionLink) (map[string]any, error) {
+	types := make(map[string]int64, len(vars))
+	for _, v := range vars {
+		types[v.Name] = v.Type
+	}
+	p, fields := links.DecodeItem(submitted, types, false)
+	if fields != nil {
+		return nil, &survey.Error{Code: survey.EINVALID, Fields: map[string]any{"variables": fields}}
+	}
+	out := make(map[string]any, len(p.Values))
+	for _, v := range p.Values {
+		out[v.Name] = v.JSON()
+	}
+	if link != nil {
+		for _, v := range link.Values.Values {
+			out[v.Name] = v.JSON()
+		}
+	}
+	return out, nil
+}
+
+// MergeFieldErrors reports the answers' and the variables' field errors in
+// one 400; anything else passes as it is.
+func MergeFieldErrors(errs ...error) error {
+	merged := map[string]any{}
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var e *survey.Error
+		if !errors.As(err, &e) || e.Code != survey.EINVALID || len(e.Fields) == 0 {
+			return err
+		}
+		for k, v := range e.Fields {
+			merged[k] = v
+		}
+	}
+	return &survey.Error{Code: survey.EINVALID, Fields: merged}
+}
