@@ -523,3 +523,37 @@ func TestBrowserHideSettings(t *testing.T) {
 		t.Fatalf("responses %+v, want one with two answers", rs)
 	}
 }
+
+// TestBrowserWrongCode: a wrong code is refused on the code page with the
+// API's message, in the alert; the right one then goes on.
+func TestBrowserWrongCode(t *testing.T) {
+	p := newPagesServer(t)
+	sv := p.build(t, oneQuestion("code", map[string]any{"code_auth": true}))
+	if err := p.api.call("POST", fmt.Sprintf("/api/surveys/%d/settings/authentication-codes/", sv.ID), map[string]any{"codes": []string{"RIGHT-1"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := browser(t, true)
+	if err := chromedp.Run(ctx, chromedp.Navigate(p.srv.URL+"/s/"+sv.URLSlug+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, ctx, "code")
+	keys(t, ctx, "WRONG", kb.Enter)
+	visible(t, ctx, "#errors p")
+	shot(t, ctx, "code-wrong")
+	if msg := evalJS[string](t, ctx, `document.getElementById("errors").textContent`); msg != "Authentication failed." {
+		t.Errorf("errors %q", msg)
+	}
+	if got := activePage(t, ctx); got != "code" {
+		t.Errorf("page %q after a wrong code, want the code page", got)
+	}
+	// The alert has the focus; Tab goes on to the code.
+	keys(t, ctx, kb.Tab)
+	if id := evalJS[string](t, ctx, `document.activeElement.id`); id != "code" {
+		t.Fatalf("Tab from the alert reached #%s", id)
+	}
+	keys(t, ctx, kb.Backspace, kb.Backspace, kb.Backspace, kb.Backspace, kb.Backspace, "RIGHT-1", kb.Enter)
+	waitPage(t, ctx, "0")
+	if msg := evalJS[string](t, ctx, `document.getElementById("errors").textContent`); msg != "" {
+		t.Errorf("the refusal is still shown on the next page: %q", msg)
+	}
+}

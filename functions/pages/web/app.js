@@ -18,6 +18,7 @@
 
   function show(i) {
     at = i;
+    if (errors) errors.innerHTML = "";
     pages.forEach(function (p, j) { p.hidden = j !== i; });
     var last = i === pages.length - 1;
     prev.hidden = hidePrev || i === 0;
