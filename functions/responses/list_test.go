@@ -38,7 +38,8 @@ func (f *fixture) walk(t *testing.T, start string) (ids []int64, pages []reply) 
 
 // TestListWalksEveryResponseOnce: following next from the first page reads
 // every response exactly once, newest first (ids breaking ties of the same
-// microsecond), whatever the page size; count is the survey's; each page
+// microsecond), whatever the page size, in as many pages as it takes and
+// no empty one; count is the survey's; each page
 // of a warm container is two DynamoDB calls, one of them the page's Query.
 func TestListWalksEveryResponseOnce(t *testing.T) {
 	t.Parallel()
@@ -50,6 +51,10 @@ func TestListWalksEveryResponseOnce(t *testing.T) {
 			ids, pages := f.walk(t, fmt.Sprintf("%s?page_size=%d", listPath(f.sid), size))
 			if !slices.Equal(ids, want) {
 				t.Fatalf("walked %v, want %v", ids, want)
+			}
+			// A full last page says there is no next one (no empty page).
+			if n := (23 + size - 1) / size; len(pages) != n {
+				t.Errorf("%d pages, want %d", len(pages), n)
 			}
 			for i, r := range pages {
 				p := decode[page](t, r)

@@ -141,13 +141,15 @@ func (s *Store) responsesQuery(sid int64, q ResponseQuery, limit int) (*dynamo.Q
 
 // ResponsesPage reads one page of a survey's responses in submission
 // order: one Query of GSI1, reading at most q.Limit items (fewer when they
-// pass 1 MB). It does not check the survey's owner: callers read the
+// pass 1 MB) and one more, which only tells whether another page follows:
+// a full last page then says there is none, rather than sending the client
+// to an empty page. It does not check the survey's owner: callers read the
 // survey too (Survey, SurveyCollection) and answer ENOTFOUND for another
 // account's. GSI1 is eventually consistent: a response submitted a moment
 // ago may be missing from the page.
 func (s *Store) ResponsesPage(ctx context.Context, sid int64, q ResponseQuery) (ResponsePage, error) {
 	page := ResponsePage{Responses: []survey.Response{}}
-	query, ok := s.responsesQuery(sid, q, q.Limit)
+	query, ok := s.responsesQuery(sid, q, q.Limit+1)
 	if !ok {
 		return page, nil
 	}
@@ -157,6 +159,10 @@ func (s *Store) ResponsesPage(ctx context.Context, sid int64, q ResponseQuery) (
 	if err != nil {
 		return ResponsePage{}, s.fail(fmt.Sprintf("query responses of survey %d", sid), err)
 	}
+	more := len(items) > q.Limit || lek != nil && len(items) > 0
+	if len(items) > q.Limit {
+		items = items[:q.Limit]
+	}
 	page.Responses = make([]survey.Response, 0, len(items))
 	for _, it := range items {
 		r, err := it.response()
@@ -165,7 +171,7 @@ func (s *Store) ResponsesPage(ctx context.Context, sid int64, q ResponseQuery) (
 		}
 		page.Responses = append(page.Responses, r)
 	}
-	page.More, page.Scanned = lek != nil && len(items) > 0, int(sm.Scanned)
+	page.More, page.Scanned = more, int(sm.Scanned)
 	return page, nil
 }
 
