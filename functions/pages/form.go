@@ -41,22 +41,8 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time) http.H
 			api.Error(w, r, survey.Errorf(survey.EINVALID, "The form could not be read."))
 			return
 		}
-		sid, err := st.SurveyIDBySlug(ctx, slug)
-		if survey.ErrorCode(err) == survey.ENOTFOUND {
-			writeNotFound(w, r)
-			return
-		}
-		if err != nil {
-			api.Error(w, r, err)
-			return
-		}
-		c, err := st.PublicCollection(ctx, sid, false)
-		if survey.ErrorCode(err) == survey.ENOTFOUND || err == nil && c.Survey.Deleted {
-			writeNotFound(w, r)
-			return
-		}
-		if err != nil {
-			api.Error(w, r, err)
+		c, ok := liveSurvey(w, r, st, st.SurveyIDBySlug, slug)
+		if !ok {
 			return
 		}
 		v := c.Survey.ResponderView(now(), c.Settings, c.Layout, c.Elements, c.Variables)

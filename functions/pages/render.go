@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
@@ -8,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"surveyservice/shared/api"
+	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
@@ -115,4 +118,25 @@ func textsFor(lang string) texts {
 		return t
 	}
 	return textsByLang["en"]
+}
+
+// liveSurvey finds a survey by one of its public codes (lookup: its slug or
+// its report code) and reads its item collection in one Query. It answers
+// the request itself, and ok is false, when there is no such survey or it
+// is in the trash (a 404 page) or the store fails.
+func liveSurvey(w http.ResponseWriter, r *http.Request, st Store, lookup func(context.Context, string) (int64, error), code string) (c store.SurveyCollection, ok bool) {
+	ctx := r.Context()
+	sid, err := lookup(ctx, code)
+	if err == nil {
+		c, err = st.PublicCollection(ctx, sid, false)
+	}
+	switch {
+	case survey.ErrorCode(err) == survey.ENOTFOUND || err == nil && c.Survey.Deleted:
+		writeNotFound(w, r)
+		return c, false
+	case err != nil:
+		api.Error(w, r, err)
+		return c, false
+	}
+	return c, true
 }

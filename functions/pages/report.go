@@ -36,24 +36,11 @@ type reportPage struct {
 func handleReport(st Store) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		sid, err := st.SurveyIDByReportCode(ctx, r.PathValue("report_code"))
-		if survey.ErrorCode(err) == survey.ENOTFOUND {
-			writeNotFound(w, r)
+		c, ok := liveSurvey(w, r, st, st.SurveyIDByReportCode, r.PathValue("report_code"))
+		if !ok {
 			return
 		}
-		if err != nil {
-			api.Error(w, r, err)
-			return
-		}
-		c, err := st.PublicCollection(ctx, sid, false)
-		if survey.ErrorCode(err) == survey.ENOTFOUND || err == nil && c.Survey.Deleted {
-			writeNotFound(w, r)
-			return
-		}
-		if err != nil {
-			api.Error(w, r, err)
-			return
-		}
+		sid := c.Survey.ID
 		agg, err := st.Aggregates(ctx, sid)
 		if err != nil {
 			api.Error(w, r, err)

@@ -36,24 +36,11 @@ type surveyPage struct {
 func handleSurvey(st Store, now func() time.Time) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		sid, err := st.SurveyIDBySlug(ctx, r.PathValue("url_slug"))
-		if survey.ErrorCode(err) == survey.ENOTFOUND {
-			writeNotFound(w, r)
+		c, ok := liveSurvey(w, r, st, st.SurveyIDBySlug, r.PathValue("url_slug"))
+		if !ok {
 			return
 		}
-		if err != nil {
-			api.Error(w, r, err)
-			return
-		}
-		c, err := st.PublicCollection(ctx, sid, false)
-		if survey.ErrorCode(err) == survey.ENOTFOUND || err == nil && c.Survey.Deleted {
-			writeNotFound(w, r)
-			return
-		}
-		if err != nil {
-			api.Error(w, r, err)
-			return
-		}
+		sid := c.Survey.ID
 		if r.Method == http.MethodGet {
 			if err := st.CountView(ctx, c.Survey.AccountID, c.Survey.FolderID, sid); err != nil {
 				api.Logger(ctx).WarnContext(ctx, "view not counted", slog.Int64("survey", sid), slog.String("error", err.Error()))

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -72,7 +73,7 @@ func BenchmarkSubmissionCPU(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sess := Session{StartedAt: time.Now()}
+	sess := responding.Session{StartedAt: time.Now()}
 	b.ReportAllocs()
 	for b.Loop() {
 		req, err := decodeSubmit(body)
@@ -92,4 +93,10 @@ func BenchmarkSubmissionCPU(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(body)), "body-bytes")
+}
+
+// submission builds a response's writes as the handler does
+// (responding.Build).
+func submission(c store.SurveyCollection, sess responding.Session, req submitRequest, now time.Time) (store.Submission, error) {
+	return responding.Build(c, sess, responding.Request{Session: req.session, Answers: req.answers, Variables: req.variables}, now)
 }

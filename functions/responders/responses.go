@@ -150,9 +150,3 @@ func answerSubmitted(w http.ResponseWriter, r *http.Request, done store.Submitte
 	w.Header().Set("Cache-Control", "no-store")
 	api.Respond(w, r, http.StatusCreated, submittedView{ID: done.ID, SubmittedAt: done.SubmittedAt.UTC().Format(survey.TimestampLayout)})
 }
-
-// submission builds a response's writes (responding.Build), for the
-// group's tests.
-func submission(c store.SurveyCollection, sess Session, req submitRequest, now time.Time) (store.Submission, error) {
-	return responding.Build(c, sess, responding.Request{Session: req.session, Answers: req.answers, Variables: req.variables}, now)
-}

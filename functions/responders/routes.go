@@ -56,21 +56,6 @@ func New(st Store, sealer Sealer, now func() time.Time) *api.Router {
 	return rt
 }
 
-// The session and its encoding live in shared/responding, which the
-// hosted page's plain form shares; these names keep the group's own.
-type (
-	// Session is responding.Session.
-	Session = responding.Session
-	// SessionLink is responding.SessionLink.
-	SessionLink = responding.SessionLink
-)
-
-// MaxCode is responding.MaxCode.
-const MaxCode = responding.MaxCode
-
-// DecodeSession is responding.DecodeSession.
-func DecodeSession(b []byte) (Session, error) { return responding.DecodeSession(b) }
-
 var (
 	errInvalidLink = responding.ErrInvalidLink
 	errLinkUsed    = store.ErrLinkUsed

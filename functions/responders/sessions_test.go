@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"surveyservice/functions/responders"
 	"surveyservice/shared/links"
+	"surveyservice/shared/responding"
 	"surveyservice/shared/survey"
 )
 
@@ -113,13 +113,13 @@ func TestSessions(t *testing.T) {
 
 // sessionCases are valid sessions; the fuzz target starts from their
 // encodings.
-var sessionCases = []responders.Session{
+var sessionCases = []responding.Session{
 	{StartedAt: time.UnixMicro(1)},
 	{StartedAt: time.Date(2026, 11, 22, 10, 30, 0, 123456000, time.UTC)},
 	{StartedAt: time.Date(2026, 11, 22, 10, 30, 0, 0, time.UTC), Code: "کد-۱۲"},
-	{StartedAt: time.Date(2026, 11, 22, 10, 30, 0, 0, time.UTC), Code: strings.Repeat("c", responders.MaxCode)},
-	{StartedAt: time.UnixMicro(1 << 52), Link: &responders.SessionLink{ID: [12]byte{1, 2, 3}}},
-	{StartedAt: time.UnixMicro(1 << 52), Code: "x", Link: &responders.SessionLink{ID: [12]byte{0xff}, Values: links.Payload{
+	{StartedAt: time.Date(2026, 11, 22, 10, 30, 0, 0, time.UTC), Code: strings.Repeat("c", responding.MaxCode)},
+	{StartedAt: time.UnixMicro(1 << 52), Link: &responding.SessionLink{ID: [12]byte{1, 2, 3}}},
+	{StartedAt: time.UnixMicro(1 << 52), Code: "x", Link: &responding.SessionLink{ID: [12]byte{0xff}, Values: links.Payload{
 		Unique: true, Values: []links.Value{{Name: "city", Kind: links.KindString, Str: "Yazd"}, {Name: "n", Kind: links.KindInt, Int: -5}},
 	}}},
 }
@@ -128,7 +128,7 @@ func TestSessionRoundTrip(t *testing.T) {
 	t.Parallel()
 	for i, s := range sessionCases {
 		enc := s.Encode()
-		got, err := responders.DecodeSession(enc)
+		got, err := responding.DecodeSession(enc)
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
@@ -139,7 +139,7 @@ func TestSessionRoundTrip(t *testing.T) {
 			t.Fatalf("case %d: re-encoded % x, want % x", i, again, enc)
 		}
 		for n := range len(enc) {
-			if _, err := responders.DecodeSession(enc[:n]); err == nil {
+			if _, err := responding.DecodeSession(enc[:n]); err == nil {
 				t.Fatalf("case %d: a prefix of %d bytes decoded", i, n)
 			}
 		}
@@ -156,11 +156,11 @@ func FuzzDecodeSession(f *testing.F) {
 	f.Add([]byte{1, 0, 0})
 	f.Add([]byte{1, 3, 2, 1, 'x'})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := responders.DecodeSession(b)
+		s, err := responding.DecodeSession(b)
 		if err != nil {
 			return
 		}
-		if s.StartedAt.UnixMicro() <= 0 || len(s.Code) > responders.MaxCode {
+		if s.StartedAt.UnixMicro() <= 0 || len(s.Code) > responding.MaxCode {
 			t.Fatalf("DecodeSession(% x) = %+v", b, s)
 		}
 		if enc := s.Encode(); !bytes.Equal(enc, b) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -27,7 +28,7 @@ func FuzzSubmitBody(f *testing.F) {
 	f.Add([]byte(`{"session":1,"answers":[],"variables":null}`))
 	f.Add([]byte(`[]`))
 	f.Add([]byte(``))
-	sess := Session{StartedAt: time.Now()}
+	sess := responding.Session{StartedAt: time.Now()}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := decodeSubmit(body)
 		if err == nil {

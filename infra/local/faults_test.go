@@ -18,11 +18,11 @@ import (
 	kmstypes "github.com/aws/aws-sdk-go-v2/service/kms/types"
 	"github.com/aws/smithy-go"
 
-	"surveyservice/functions/responders"
 	"surveyservice/functions/sweeper"
 	"surveyservice/functions/variables"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
+	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/testenv"
@@ -144,7 +144,7 @@ func newFaultFixture(t *testing.T) faultFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	session, err := testenv.Sealer(t).SealFor(ctx, links.PurposeSession, sv.ID, responders.Session{StartedAt: time.Now(), Code: "CODE-1"}.Encode())
+	session, err := testenv.Sealer(t).SealFor(ctx, links.PurposeSession, sv.ID, responding.Session{StartedAt: time.Now(), Code: "CODE-1"}.Encode())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,12 +17,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"surveyservice/functions/responders"
 	"surveyservice/functions/templates"
 	"surveyservice/functions/variables"
 	"surveyservice/infra/seed"
 	"surveyservice/shared/api/gateway"
 	"surveyservice/shared/links"
+	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/testenv"
@@ -282,7 +282,7 @@ func fixtureIDs(t *testing.T, aid int64) map[string]string {
 	}
 	// A session for the survey, as POST .../sessions/ seals one.
 	session, err := testenv.Sealer(t).SealFor(ctx, links.PurposeSession, ids["SURVEY_ID"],
-		responders.Session{StartedAt: time.Now(), Code: "A1B2C3"}.Encode())
+		responding.Session{StartedAt: time.Now(), Code: "A1B2C3"}.Encode())
 	if err != nil {
 		t.Fatal(err)
 	}
