@@ -14,7 +14,7 @@ import (
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // benchSurvey makes a survey holding n questions and a warm handler.

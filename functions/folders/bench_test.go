@@ -12,7 +12,7 @@ import (
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // benchAccount makes an account with the given folders and surveys (spread

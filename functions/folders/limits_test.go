@@ -7,7 +7,7 @@ import (
 	"surveyservice/shared/api"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // TestFolderLimit: past the account's limit of folders, a create answers

@@ -17,7 +17,7 @@ import (
 	"surveyservice/functions/responders"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 const tooMany = `{"detail":"Too many failed attempts. Try again later."}`

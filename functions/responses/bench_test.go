@@ -16,7 +16,7 @@ import (
 	"surveyservice/shared/api"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // scanCounter is the store, counting the items DynamoDB reads for the

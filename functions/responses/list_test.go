@@ -9,7 +9,7 @@ import (
 
 	"surveyservice/shared/links"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // walk follows the list's next links from start and answers the ids seen,

@@ -14,7 +14,7 @@ import (
 	"surveyservice/functions/settings"
 	"surveyservice/shared/api"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // heapObjects is the runtime metric sampled for the peak heap: bytes of

@@ -9,7 +9,7 @@ import (
 	"surveyservice/shared/api"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // TestLiveSurveyLimit: past the account's limit of live surveys, a create

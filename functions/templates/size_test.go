@@ -10,7 +10,7 @@ import (
 	"surveyservice/functions/templates"
 	"surveyservice/shared/api"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // TestCatalogAnswersAtTheBounds: a catalog of 101 templates, each exactly

@@ -19,7 +19,7 @@ import (
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/webhook"
 )
 

@@ -23,7 +23,7 @@ import (
 
 	"surveyservice/functions/sweeper"
 	"surveyservice/shared/links"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }

@@ -21,7 +21,7 @@ import (
 	"surveyservice/functions/variables"
 	"surveyservice/shared/links"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // The end-to-end tests of the hosted pages (contract 14) drive a real

@@ -25,7 +25,7 @@ import (
 	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // faultRoutes is a request on every route that touches the store, with the

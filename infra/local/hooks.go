@@ -13,7 +13,7 @@ import (
 	"surveyservice/functions/deliver"
 	"surveyservice/functions/dispatch"
 	"surveyservice/shared/awsenv"
-	"surveyservice/shared/eventsource"
+	"surveyservice/internal/eventsource"
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 	"surveyservice/shared/webhook"

@@ -13,7 +13,7 @@ import (
 
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // tenant is one account's key and the ids of what it owns.

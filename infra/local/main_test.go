@@ -25,7 +25,7 @@ import (
 	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }

@@ -20,7 +20,7 @@ import (
 	"surveyservice/shared/api"
 	"surveyservice/shared/exports"
 	"surveyservice/shared/links"
-	"surveyservice/shared/routing"
+	"surveyservice/internal/routing"
 	"surveyservice/shared/store"
 	"surveyservice/shared/webhook"
 )

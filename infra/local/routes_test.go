@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"surveyservice/infra/seed"
-	"surveyservice/shared/routing"
+	"surveyservice/internal/routing"
 )
 
 // TestGatewayRoutesAreTemplateYAML holds the table `make run` dispatches

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"surveyservice/shared/api"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // TestLogsHoldNoSecrets: the access log carries the request id, route,

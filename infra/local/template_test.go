@@ -13,7 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"surveyservice/functions/dispatch"
-	"surveyservice/shared/routing"
+	"surveyservice/internal/routing"
 	"surveyservice/shared/store"
 	"surveyservice/shared/webhook"
 )

@@ -22,7 +22,7 @@ import (
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/webhook"
 )
 

@@ -18,7 +18,7 @@ type Route struct {
 	Method string
 	// Path is the route as the contract writes it, with its final slash:
 	// "/api/templates/{url_slug}/". (template.yaml routes each group's
-	// paths to its function by prefix; see shared/routing.)
+	// paths to its function by prefix; see internal/routing.)
 	Path string
 	// Name is the DRF view name, shown by OPTIONS and the browsable page.
 	Name string

@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }

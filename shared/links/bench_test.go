@@ -14,7 +14,7 @@ import (
 
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // fiveThousand is the largest request of POST .../variables/hashes/: 5000

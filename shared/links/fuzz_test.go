@@ -17,7 +17,7 @@ import (
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // FuzzDecodePayload: DecodePayload never panics, a payload it accepts has

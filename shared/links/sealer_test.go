@@ -26,7 +26,7 @@ import (
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"surveyservice/shared/links"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // TestSealValue: a webhook secret opens for its webhook only, never as a

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"surveyservice/shared/datakey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // TestPutDataKeyIsRetrySafe: a PutDataKey repeated with the same key (as

@@ -9,7 +9,7 @@ import (
 
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // TestDeliveries: the event makes the delivery (a second create finds the

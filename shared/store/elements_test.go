@@ -6,7 +6,7 @@ import (
 
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // TestElementItems: choices, rows and columns get ids unique in the survey

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"surveyservice/shared/store"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // How the emulator hands an id out twice (issue 10), measured on moto.

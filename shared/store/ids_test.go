@@ -13,7 +13,7 @@ import (
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // ownStore is a Store of its own on the test's table: its own id lease,

@@ -14,7 +14,7 @@ import (
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // wantCounts fails the test unless the account's counts are these.

@@ -10,7 +10,7 @@ import (
 
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // TestReportCounts: the report code finds its survey; each submission adds

@@ -9,7 +9,7 @@ import (
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // TestSubmit: a submission is written whole, once per Idempotency-Key; an

@@ -8,7 +8,7 @@ import (
 
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 // TestViewsFollowTheirSurvey: a survey's view count is shown wherever the

@@ -8,7 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"surveyservice/shared/testenv"
+	"surveyservice/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }

@@ -25,7 +25,7 @@ import (
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
 	"surveyservice/shared/links"
-	"surveyservice/shared/moto"
+	"surveyservice/internal/moto"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )

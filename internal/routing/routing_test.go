@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"surveyservice/shared/routing"
+	"surveyservice/internal/routing"
 )
 
 // guide is the example of "Routing API requests" in the API Gateway

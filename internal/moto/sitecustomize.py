@@ -1,4 +1,4 @@
-# Loaded by the Python that runs moto_server (shared/moto puts this
+# Loaded by the Python that runs moto_server (internal/moto puts this
 # file's directory first on PYTHONPATH). It fixes one performance bug of
 # moto 5.x and changes nothing else.
 #
