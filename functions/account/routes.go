@@ -29,12 +29,12 @@ type WhoAmI struct {
 // handleWhoAmI answers the authenticated account; POST answers as GET and
 // does not read its body.
 func handleWhoAmI() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		a, ok := api.AccountFrom(r.Context())
 		if !ok {
-			api.Error(w, r, survey.Errorf(survey.EINTERNAL, "whoami without an account"))
-			return
+			return survey.Errorf(survey.EINTERNAL, "whoami without an account")
 		}
 		api.Respond(w, r, http.StatusOK, WhoAmI{Authenticated: true, Email: a.Email, FirstName: a.FirstName, LastName: a.LastName, Plan: a.Plan})
+		return nil
 	})
 }

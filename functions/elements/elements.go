@@ -10,32 +10,31 @@ import (
 type handlers struct{ st Store }
 
 // ids reads the survey id and, when wanted, the question id of the path;
-// ids that cannot exist answer 404 at once.
-func ids(w http.ResponseWriter, r *http.Request, withQuestion bool) (aid, sid, eid int64, ok bool) {
+// ids that cannot exist are survey.ErrNotFound at once.
+func ids(r *http.Request, withQuestion bool) (aid, sid, eid int64, err error) {
 	acct, _ := api.AccountFrom(r.Context())
-	sid, ok = api.PathID(r, "survey_id")
+	sid, ok := api.PathID(r, "survey_id")
 	if ok && withQuestion {
 		eid, ok = api.PathID(r, "question_id")
 	}
 	if !ok {
-		api.Error(w, r, survey.ErrNotFound)
+		return 0, 0, 0, survey.ErrNotFound
 	}
-	return acct.ID, sid, eid, ok
+	return acct.ID, sid, eid, nil
 }
 
 // list answers every element of the survey, welcome pages, then questions
 // (groups and members in display order), then appreciation pages, each
 // with its order in its list: one Query of the survey's item collection.
 func (h handlers) list() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		aid, sid, _, ok := ids(w, r, false)
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		aid, sid, _, err := ids(r, false)
+		if err != nil {
+			return err
 		}
 		c, err := h.st.SurveyCollection(r.Context(), aid, sid)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		l := c.Layout
 		out := make([]survey.ElementView, 0, l.Len())
@@ -47,21 +46,21 @@ func (h handlers) list() http.Handler {
 			}
 		}
 		api.Respond(w, r, http.StatusOK, out)
+		return nil
 	})
 }
 
 // create validates every field (title and type required), fills the
 // defaults and places the element: 201 with the element and its order.
 func (h handlers) create() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		aid, sid, _, ok := ids(w, r, false)
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		aid, sid, _, err := ids(r, false)
+		if err != nil {
+			return err
 		}
 		body, err := api.DecodeObject(r, api.MaxBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		form := api.NewForm(body)
 		t, _ := readType(form, true)
@@ -74,30 +73,29 @@ func (h handlers) create() http.Handler {
 		}
 		answers.apply(form, &e)
 		if err := form.Err(); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		ch, err := h.st.CreateElement(r.Context(), aid, sid, e, p)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.Respond(w, r, http.StatusCreated, ch.Element.View(ch.Layout))
+		return nil
 	})
 }
 
 func (h handlers) get() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		aid, sid, eid, ok := ids(w, r, true)
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		aid, sid, eid, err := ids(r, true)
+		if err != nil {
+			return err
 		}
 		ch, err := h.st.Element(r.Context(), aid, sid, eid)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.Respond(w, r, http.StatusOK, ch.Element.View(ch.Layout))
+		return nil
 	})
 }
 
@@ -108,15 +106,14 @@ func (h handlers) get() http.Handler {
 // Every format error is answered before the store is read; the rules that
 // depend on the element (its type, its choices) after.
 func (h handlers) update() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		aid, sid, eid, ok := ids(w, r, true)
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		aid, sid, eid, err := ids(r, true)
+		if err != nil {
+			return err
 		}
 		body, err := api.DecodeObject(r, api.MaxBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		form := api.NewForm(body)
 		t, hasType := readType(form, false)
@@ -125,8 +122,7 @@ func (h handlers) update() http.Handler {
 		answers := readAnswerFields(form, false)
 		p := readPlacement(form)
 		if err := form.Err(); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		edit := func(e *survey.Element) error {
 			if hasType && t != e.Type {
@@ -140,25 +136,25 @@ func (h handlers) update() http.Handler {
 		}
 		ch, err := h.st.UpdateElement(r.Context(), aid, sid, eid, edit, p)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.Respond(w, r, http.StatusOK, ch.Element.View(ch.Layout))
+		return nil
 	})
 }
 
 // delete removes the element and closes the gap in its list; a group's
 // questions stay, ungrouped.
 func (h handlers) delete() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		aid, sid, eid, ok := ids(w, r, true)
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		aid, sid, eid, err := ids(r, true)
+		if err != nil {
+			return err
 		}
 		if err := h.st.DeleteElement(r.Context(), aid, sid, eid); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.NoContent(w, r)
+		return nil
 	})
 }

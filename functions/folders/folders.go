@@ -23,12 +23,11 @@ func summaries(surveys []survey.Survey, now time.Time) []survey.SurveySummary {
 // handleList answers every live folder of the account, sorted by (order,
 // id), each with its live surveys: one Query however many there are.
 func handleList(st Store, now func() time.Time) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		acct, _ := api.AccountFrom(r.Context())
 		tree, err := st.Folders(r.Context(), acct.ID)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		sort.Slice(tree.Folders, func(i, j int) bool {
 			a, b := tree.Folders[i], tree.Folders[j]
@@ -40,6 +39,7 @@ func handleList(st Store, now func() time.Time) http.Handler {
 			out[i] = f.View(acct.Profile(), summaries(tree.Surveys[f.ID], t))
 		}
 		api.Respond(w, r, http.StatusOK, out)
+		return nil
 	})
 }
 
@@ -58,40 +58,38 @@ func folderFields(f *api.Form, nameRequired bool) (name *string, order *int64) {
 // handleCreate answers 201 with the whole folder; without an order it goes
 // last.
 func handleCreate(st Store) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		acct, _ := api.AccountFrom(r.Context())
 		body, err := api.DecodeObject(r, api.MaxBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		form := api.NewForm(body)
 		name, order := folderFields(form, true)
 		if err := form.Err(); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		f, err := st.CreateFolder(r.Context(), acct.ID, *name, order)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.Respond(w, r, http.StatusCreated, f.View(acct.Profile(), nil))
+		return nil
 	})
 }
 
 func handleGet(st Store, now func() time.Time) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, fid, ok := api.AccountAndID(w, r, "folder_id")
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, fid, err := api.AccountAndID(r, "folder_id")
+		if err != nil {
+			return err
 		}
 		f, surveys, err := st.FolderWithSurveys(r.Context(), acct.ID, fid)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.Respond(w, r, http.StatusOK, f.View(acct.Profile(), summaries(surveys, now())))
+		return nil
 	})
 }
 
@@ -99,42 +97,40 @@ func handleGet(st Store, now func() time.Time) http.Handler {
 // folder last) and PATCH (only the fields given). Both answer id, order and
 // name.
 func handleUpdate(st Store, replace bool) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, fid, ok := api.AccountAndID(w, r, "folder_id")
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, fid, err := api.AccountAndID(r, "folder_id")
+		if err != nil {
+			return err
 		}
 		body, err := api.DecodeObject(r, api.MaxBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		form := api.NewForm(body)
 		name, order := folderFields(form, replace)
 		if err := form.Err(); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		u := store.FolderUpdate{Name: name, Order: order, OrderLast: replace && order == nil}
 		f, err := st.UpdateFolder(r.Context(), acct.ID, fid, u)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.Respond(w, r, http.StatusOK, f.Ref())
+		return nil
 	})
 }
 
 func handleDelete(st Store) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, fid, ok := api.AccountAndID(w, r, "folder_id")
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, fid, err := api.AccountAndID(r, "folder_id")
+		if err != nil {
+			return err
 		}
 		if err := st.DeleteFolder(r.Context(), acct.ID, fid); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.NoContent(w, r)
+		return nil
 	})
 }

@@ -29,21 +29,19 @@ import (
 // needs the element types to read the fields), and starts the session
 // itself when the form has none.
 func handleForm(st Store, sealer responding.Sealer, now func() time.Time) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		slug := r.PathValue("url_slug")
 		if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
-			api.Error(w, r, survey.Errorf(survey.EMEDIATYPE, "Unsupported media type %q in request.", ct))
-			return
+			return survey.Errorf(survey.EMEDIATYPE, "Unsupported media type %q in request.", ct)
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, api.MaxBody)
 		if err := r.ParseForm(); err != nil {
-			api.Error(w, r, survey.Errorf(survey.EINVALID, "The form could not be read."))
-			return
+			return survey.Errorf(survey.EINVALID, "The form could not be read.")
 		}
 		c, ok := liveSurvey(w, r, st, st.SurveyIDBySlug, slug)
 		if !ok {
-			return
+			return nil
 		}
 		v := c.Survey.ResponderView(now(), c.Settings, c.Layout, c.Elements, c.Variables)
 		f := r.PostForm
@@ -58,22 +56,23 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time) http.H
 		if k := f.Get("idempotency_key"); k != "" {
 			p.IdempotencyKey = k
 		}
-		fail := func(err error) {
+		// fail renders a refusal as the form again, with its messages; a
+		// failure of the service goes back to the adapter.
+		fail := func(err error) error {
 			if survey.ErrorCode(err) == "" || api.Status(survey.ErrorCode(err)) >= 500 {
-				api.Error(w, r, err)
-				return
+				return err
 			}
 			if err == store.ErrSurveyClosed {
 				writeMessage(w, r, http.StatusGone, v.Language, v.Name, p.T.Closed)
-				return
+				return nil
 			}
 			p.Errors, p.Form = messages(err, c.Elements), f
 			writePage(w, r, api.Status(survey.ErrorCode(err)), renderSurvey(p), p.ThemeCSS)
+			return nil
 		}
 		key := p.IdempotencyKey
 		if len(key) > survey.MaxIdempotencyKey {
-			fail(survey.FieldError("idempotency_key", "Not a valid key."))
-			return
+			return fail(survey.FieldError("idempotency_key", "Not a valid key."))
 		}
 		req := responding.Request{Session: f.Get("session"), Answers: formAnswers(f, c), Variables: map[string]any{}}
 		for n, val := range p.Variables {
@@ -82,8 +81,7 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time) http.H
 		if req.Session == "" {
 			started, err := responding.Start(ctx, st, sealer, slug, api.ClientIP(r), p.Code, p.QS, p.QS != "", now())
 			if err != nil {
-				fail(err)
-				return
+				return fail(err)
 			}
 			req.Session = started.Token
 		}
@@ -92,12 +90,10 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time) http.H
 		// session, which a resent form without one starts anew).
 		body, err := json.Marshal(map[string]any{"answers": req.Answers, "variables": req.Variables})
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if _, err := responding.Submit(ctx, st, sealer, slug, sha256Hex(key), sha256Hex(string(body)), req, now); err != nil {
-			fail(err)
-			return
+			return fail(err)
 		}
 		t := textsFor(v.Language)
 		msg := t.Thanks
@@ -105,6 +101,7 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time) http.H
 			msg = v.Appreciations[0].Title
 		}
 		writeMessage(w, r, http.StatusOK, v.Language, v.Name, msg)
+		return nil
 	})
 }
 

@@ -34,23 +34,23 @@ type reportPage struct {
 // BatchGetItem): never its responses, so the time does not grow with
 // them. Unknown codes and trashed surveys answer a 404 page.
 func handleReport(st Store) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		c, ok := liveSurvey(w, r, st, st.SurveyIDByReportCode, r.PathValue("report_code"))
 		if !ok {
-			return
+			return nil
 		}
 		sid := c.Survey.ID
 		agg, err := st.Aggregates(ctx, sid)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		lang, _ := survey.LanguageCode(c.Survey.Language)
 		p := reportPage{page: newPage(lang, c.Survey.Name+" — "+textsFor(lang).Report)}
 		p.ThemeCSS = themeCSS(c.Survey.Theme)
 		p.Report = buildReport(c, agg)
 		writePage(w, r, http.StatusOK, renderReport(p), p.ThemeCSS)
+		return nil
 	})
 }
 

@@ -34,11 +34,11 @@ type surveyPage struct {
 // only). Unknown or trashed surveys answer a 404 page; closed or stopped
 // ones a 410 page.
 func handleSurvey(st Store, now func() time.Time) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		c, ok := liveSurvey(w, r, st, st.SurveyIDBySlug, r.PathValue("url_slug"))
 		if !ok {
-			return
+			return nil
 		}
 		sid := c.Survey.ID
 		if r.Method == http.MethodGet {
@@ -49,10 +49,11 @@ func handleSurvey(st Store, now func() time.Time) http.Handler {
 		v := c.Survey.ResponderView(now(), c.Settings, c.Layout, c.Elements, c.Variables)
 		if v.State != survey.StateOpen {
 			writeMessage(w, r, http.StatusGone, v.Language, v.Name, textsFor(v.Language).Closed)
-			return
+			return nil
 		}
 		p := newSurveyPage(v, r)
 		writePage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS)
+		return nil
 	})
 }
 

@@ -114,30 +114,27 @@ func dictField(form *api.Form, name string) (json.RawMessage, bool) {
 // key recorded a response already: a retry of a success answers that
 // success, however the survey changed since.
 func handleSubmit(st Store, sealer Sealer, now func() time.Time) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		key, err := idempotencyKey(r)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		data, err := api.ReadBody(r, api.MaxBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		req, err := decodeSubmit(data)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		done, err := responding.Submit(ctx, st, sealer, r.PathValue("url_slug"), sha256Hex([]byte(key)), sha256Hex(data),
 			responding.Request{Session: req.session, Answers: req.answers, Variables: req.variables}, now)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		answerSubmitted(w, r, done)
+		return nil
 	})
 }
 

@@ -67,39 +67,34 @@ var (
 // one-use link does not use it (the response that carries it does); once
 // a response has, the link answers 410.
 func handleValues(st Store, opener Sealer) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		qs, present := r.URL.Query()["qs"]
 		if !present {
-			api.Error(w, r, survey.FieldError("qs", api.MsgRequired))
-			return
+			return survey.FieldError("qs", api.MsgRequired)
 		}
 		sid, err := st.SurveyIDBySlug(r.Context(), r.PathValue("url_slug"))
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		p, err := opener.Open(r.Context(), sid, qs[0])
 		if errors.Is(err, links.ErrInvalid) {
-			api.Error(w, r, errInvalidLink)
-			return
+			return errInvalidLink
 		}
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if p.Unique {
 			used, err := st.LinkUsed(r.Context(), links.TokenID(qs[0]))
 			if err != nil {
-				api.Error(w, r, err)
-				return
+				return err
 			}
 			if used {
-				api.Error(w, r, errLinkUsed)
-				return
+				return errLinkUsed
 			}
 		}
 		w.Header().Set("Cache-Control", "no-store")
 		api.Respond(w, r, http.StatusOK, map[string]any{"values": valuesJSON(p)})
+		return nil
 	})
 }
 
@@ -115,53 +110,44 @@ var errRefused = store.ErrCodeRefused
 // check answers 429 with Retry-After, before the code is looked at, so a
 // right code tells nothing either.
 func handleAuthenticate(st Store) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		body, err := api.DecodeObject(r, api.MaxBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		form := api.NewForm(body)
 		code, _ := form.String("code", api.Str{Required: true, NoTrim: true})
 		if err := form.Err(); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		sv, guard, err := st.GuardedSurveyBySlug(r.Context(), r.PathValue("url_slug"), api.ClientIP(r))
 		if survey.ErrorCode(err) == survey.ENOTFOUND {
-			api.Error(w, r, errRefused) // "403 otherwise": not even whether the survey exists
-			return
+			return errRefused // "403 otherwise": not even whether the survey exists
 		}
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if !sv.Settings.CodeAuth {
-			api.Error(w, r, errRefused) // no code can pass: nothing to guess
-			return
+			return errRefused // no code can pass: nothing to guess
 		}
 		if err := guard.Check(); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		code = strings.TrimSpace(code)
 		if code == "" || len(code) > 400 {
-			api.Error(w, r, errRefused) // no code is like this: not a guess
-			return
+			return errRefused // no code is like this: not a guess
 		}
 		ok, err := st.CheckCode(r.Context(), sv.Survey.ID, code, sv.Settings.CodeAuthIsUnique)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if !ok {
 			if err := st.RecordFailedGuess(r.Context(), guard); err != nil {
-				api.Error(w, r, err)
-				return
+				return err
 			}
-			api.Error(w, r, errRefused)
-			return
+			return errRefused
 		}
 		api.Respond(w, r, http.StatusOK, map[string]bool{"authenticated": true})
+		return nil
 	})
 }

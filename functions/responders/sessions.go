@@ -27,29 +27,27 @@ type sessionView struct {
 // guard's counts, one of the code or the link when there is one, no KMS
 // call while the key is fresh.
 func handleSession(st Store, sealer Sealer, now func() time.Time) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		body, err := api.DecodeObject(r, api.MaxBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		form := api.NewForm(body)
 		code, _ := form.String("code", api.Str{Nullable: true, AllowBlank: true, NoTrim: true})
 		qs, hasQS := form.String("qs", api.Str{Nullable: true, AllowBlank: true, NoTrim: true})
 		if err := form.Err(); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		started, err := responding.Start(ctx, st, sealer, r.PathValue("url_slug"), api.ClientIP(r), code, qs, hasQS, now())
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		w.Header().Set("Cache-Control", "no-store")
 		api.Respond(w, r, http.StatusCreated, sessionView{
 			Session: started.Token, StartedAt: started.StartedAt.Format(survey.TimestampLayout), Values: valuesJSON(started.Link),
 		})
+		return nil
 	})
 }
 

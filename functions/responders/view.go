@@ -16,20 +16,18 @@ import (
 // nothing. A trashed or unknown survey answers 404; a closed or stopped one
 // is shown with its state, so that the form can say so.
 func handleSurvey(st Store, now func() time.Time) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		sid, err := st.SurveyIDBySlug(ctx, r.PathValue("url_slug"))
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		c, err := st.PublicCollection(ctx, sid, false)
 		if err == nil && c.Survey.Deleted {
 			err = survey.ErrNotFound
 		}
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if r.Method == http.MethodGet {
 			// A view that could not be counted does not keep the survey
@@ -40,5 +38,6 @@ func handleSurvey(st Store, now func() time.Time) http.Handler {
 		}
 		w.Header().Set("Cache-Control", "no-store")
 		api.Respond(w, r, http.StatusOK, c.Survey.ResponderView(now(), c.Settings, c.Layout, c.Elements, c.Variables))
+		return nil
 	})
 }

@@ -16,14 +16,13 @@ const csvContentType = "text/csv; charset=utf-8"
 // its columns) and the first Query of the page go at once; a page larger
 // than one Query's 1 MB takes more Queries, and a page that would pass
 // Lambda's response limit ends early. The next page is in the Link header.
-func (h handlers) csvPage(w http.ResponseWriter, r *http.Request, aid, sid int64, lq listQuery) {
+func (h handlers) csvPage(w http.ResponseWriter, r *http.Request, aid, sid int64, lq listQuery) error {
 	ctx := r.Context()
 	coll, page, err := alongside(
 		func() (store.SurveyCollection, error) { return h.st.SurveyCollection(ctx, aid, sid) },
 		func() (store.ResponsePage, error) { return h.st.ResponsesPage(ctx, sid, lq.ResponseQuery) })
 	if err != nil {
-		api.Error(w, r, err)
-		return
+		return err
 	}
 	t := newTable(coll)
 	cw := newCSVWriter()
@@ -52,18 +51,17 @@ fill:
 		q := lq.ResponseQuery
 		q.From, q.Limit = last, lq.Limit-rows
 		if page, err = h.st.ResponsesPage(ctx, sid, q); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 	}
 	if more && last != nil {
 		next, err := h.nextURL(ctx, r, sid, *last)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		w.Header().Set("Link", "<"+next+`>; rel="next"`)
 	}
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="survey-%d-responses.csv"`, sid))
 	api.RespondBody(w, r, http.StatusOK, csvContentType, body)
+	return nil
 }

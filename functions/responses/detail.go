@@ -8,46 +8,47 @@ import (
 )
 
 // responseIDs reads the account and the survey and response ids of the
-// path; an id that cannot exist is answered 404 here (ok false).
-func responseIDs(w http.ResponseWriter, r *http.Request) (acct survey.Account, sid, rid int64, ok bool) {
-	acct, sid, ok = api.AccountAndID(w, r, "survey_id")
+// path; an id that cannot exist is survey.ErrNotFound.
+func responseIDs(r *http.Request) (acct survey.Account, sid, rid int64, err error) {
+	acct, sid, err = api.AccountAndID(r, "survey_id")
+	if err != nil {
+		return acct, 0, 0, err
+	}
+	rid, ok := api.PathID(r, "response_id")
 	if !ok {
-		return acct, 0, 0, false
+		return acct, 0, 0, survey.ErrNotFound
 	}
-	if rid, ok = api.PathID(r, "response_id"); !ok {
-		api.Error(w, r, survey.ErrNotFound)
-	}
-	return acct, sid, rid, ok
+	return acct, sid, rid, nil
 }
 
 // get answers one response: one BatchGetItem of it and its survey.
 func (h handlers) get() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, sid, rid, ok := responseIDs(w, r)
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, sid, rid, err := responseIDs(r)
+		if err != nil {
+			return err
 		}
 		resp, err := h.st.Response(r.Context(), acct.ID, sid, rid)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.Respond(w, r, http.StatusOK, resp.View())
+		return nil
 	})
 }
 
 // delete deletes one response and lowers the survey's count by exactly
 // one (one transaction); a response already gone answers 404. 204.
 func (h handlers) delete() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, sid, rid, ok := responseIDs(w, r)
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, sid, rid, err := responseIDs(r)
+		if err != nil {
+			return err
 		}
 		if err := h.st.DeleteResponse(r.Context(), acct.ID, sid, rid); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.NoContent(w, r)
+		return nil
 	})
 }

@@ -77,36 +77,34 @@ func decodeExportLink(b []byte) (exportLink, error) {
 // responses are read (a Query per MB of them), in parts, so memory stays
 // bounded however many there are.
 func (h handlers) export() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, sid, err := api.AccountAndID(r, "survey_id")
+		if err != nil {
+			return err
 		}
 		ctx := r.Context()
 		coll, err := h.st.SurveyCollection(ctx, acct.ID, sid)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		now := h.now().UTC()
 		var nonce [12]byte
 		_, _ = rand.Read(nonce[:])
 		key := fmt.Sprintf("exports/%d/%s-%s.csv", sid, now.Format("20060102T150405Z"), hex.EncodeToString(nonce[:]))
 		if err := h.writeExport(ctx, coll, key); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		token, err := h.sealer.SealFor(ctx, exportPurpose, sid, encodeExportLink(exportLink{
 			expires: now.Add(exportLinkValidity).Truncate(time.Second), key: key,
 		}))
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		link := r.Clone(ctx)
 		link.URL.Path = strings.TrimSuffix(r.URL.Path, "/") + "/" + token + "/"
 		link.URL.RawPath = ""
 		api.Respond(w, r, http.StatusOK, map[string]string{"export": api.AbsoluteURL(link, nil)})
+		return nil
 	})
 }
 
@@ -149,11 +147,10 @@ func (h handlers) writeExport(ctx context.Context, coll store.SurveyCollection, 
 // the capability, as a presigned link would be. A link that does not open
 // for this survey answers 404; an expired one 410.
 func (h handlers) download() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		sid, ok := api.PathID(r, "survey_id")
 		if !ok {
-			api.Error(w, r, survey.ErrNotFound)
-			return
+			return survey.ErrNotFound
 		}
 		ctx := r.Context()
 		plain, err := h.sealer.OpenFor(ctx, exportPurpose, sid, r.PathValue("token"))
@@ -161,25 +158,22 @@ func (h handlers) download() http.Handler {
 			err = survey.ErrNotFound
 		}
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		l, err := decodeExportLink(plain)
 		if err != nil {
-			api.Error(w, r, survey.ErrNotFound)
-			return
+			return survey.ErrNotFound
 		}
 		if !h.now().Before(l.expires) {
-			api.Error(w, r, errExportExpired)
-			return
+			return errExportExpired
 		}
 		url, err := h.exports.URL(ctx, l.key)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		w.Header().Set("Location", url)
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusFound)
+		return nil
 	})
 }

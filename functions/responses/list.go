@@ -67,35 +67,31 @@ func (h handlers) nextURL(ctx context.Context, r *http.Request, sid int64, last 
 // (one Query of the page and one read of the survey, made at once), or a
 // CSV page with ?format=csv.
 func (h handlers) list() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, sid, err := api.AccountAndID(r, "survey_id")
+		if err != nil {
+			return err
 		}
 		ctx := r.Context()
 		lq, err := h.readListQuery(ctx, r, sid)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if lq.csv {
-			h.csvPage(w, r, acct.ID, sid, lq)
-			return
+			return h.csvPage(w, r, acct.ID, sid, lq)
 		}
 		sv, page, err := alongside(
 			func() (survey.Survey, error) { return h.st.Survey(ctx, acct.ID, sid) },
 			func() (store.ResponsePage, error) { return h.st.ResponsesPage(ctx, sid, lq.ResponseQuery) })
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		out := listPage{Count: sv.SubmittedResponses, Results: make([]json.RawMessage, 0, len(page.Responses))}
 		budget := newBudget(pageBudget)
 		for i, resp := range page.Responses {
 			item, err := encodeJSON(resp.View())
 			if err != nil {
-				api.Error(w, r, err)
-				return
+				return err
 			}
 			if !budget.take(item) && i > 0 {
 				// The answer would pass what Lambda can return: the page
@@ -108,11 +104,11 @@ func (h handlers) list() http.Handler {
 		if page.More {
 			next, err := h.nextURL(ctx, r, sid, *page.Last())
 			if err != nil {
-				api.Error(w, r, err)
-				return
+				return err
 			}
 			out.Next = &next
 		}
 		api.Respond(w, r, http.StatusOK, out)
+		return nil
 	})
 }

@@ -74,27 +74,24 @@ func readTableQuery(r *http.Request) (tableQuery, error) {
 // is, the columns, the count) and the page are read at once. A page past
 // the first that holds nothing answers 404 "Invalid page.".
 func (h handlers) resultsTable() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, sid, err := api.AccountAndID(r, "survey_id")
+		if err != nil {
+			return err
 		}
 		tq, err := readTableQuery(r)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		ctx := r.Context()
 		coll, rows, err := alongside(
 			func() (store.SurveyCollection, error) { return h.st.SurveyCollection(ctx, acct.ID, sid) },
 			func() ([]survey.Response, error) { return h.tablePage(ctx, sid, tq) })
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if len(rows) == 0 && tq.page > 1 {
-			api.Error(w, r, errInvalidPage)
-			return
+			return errInvalidPage
 		}
 		t := newTable(coll)
 		out := resultsTable{Header: t.header, Body: make([]resultsRow, 0, len(rows)), RespondersCount: coll.Survey.SubmittedResponses}
@@ -108,16 +105,15 @@ func (h handlers) resultsTable() http.Handler {
 			out.Body = append(out.Body, row)
 			item, err := encodeJSON(row)
 			if err != nil {
-				api.Error(w, r, err)
-				return
+				return err
 			}
 			if !budget.take(item) {
 				// Page numbers fix a page's rows: it cannot end early.
-				api.Error(w, r, errPageTooLarge)
-				return
+				return errPageTooLarge
 			}
 		}
 		api.Respond(w, r, http.StatusOK, out)
+		return nil
 	})
 }
 

@@ -18,13 +18,13 @@ func New() *api.Router {
 }
 
 func handleSchema() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		doc, err := openapi.JSON()
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		api.Respond(w, r, http.StatusOK, json.RawMessage(doc))
+		return nil
 	})
 }

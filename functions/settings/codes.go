@@ -83,18 +83,17 @@ func readCodes(raw json.RawMessage, allowEmpty bool) ([]string, error) {
 // style, with the count the code writes keep (never a count of the codes
 // themselves).
 func (h handlers) listCodes() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, sid, err := api.AccountAndID(r, "survey_id")
+		if err != nil {
+			return err
 		}
 		q := r.URL.Query()
 		page, pageSize := 1, defaultCodePage
 		if vals, ok := q["page"]; ok {
 			n, isInt := api.ParseInt(vals[0])
 			if !isInt || n < 1 {
-				api.Error(w, r, errInvalidPage)
-				return
+				return errInvalidPage
 			}
 			page = n
 		}
@@ -102,34 +101,29 @@ func (h handlers) listCodes() http.Handler {
 			n, isInt := api.ParseInt(vals[0])
 			switch {
 			case !isInt:
-				api.Error(w, r, survey.FieldError("page_size", api.MsgNotInteger))
-				return
+				return survey.FieldError("page_size", api.MsgNotInteger)
 			case n < 1:
-				api.Error(w, r, survey.FieldError("page_size", "Ensure this value is greater than or equal to 1."))
-				return
+				return survey.FieldError("page_size", "Ensure this value is greater than or equal to 1.")
 			case n > maxCodePage:
-				api.Error(w, r, survey.FieldError("page_size", fmt.Sprintf("Ensure this value is less than or equal to %d.", maxCodePage)))
-				return
+				return survey.FieldError("page_size", fmt.Sprintf("Ensure this value is less than or equal to %d.", maxCodePage))
 			}
 			pageSize = n
 		}
 		count, err := h.st.CodeCount(r.Context(), acct.ID, sid)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if page > 1 && (int64(page-1) > (count-1)/int64(pageSize) || count == 0) {
-			api.Error(w, r, errInvalidPage)
-			return
+			return errInvalidPage
 		}
 		codes := []string{}
 		if count > 0 {
 			if codes, err = h.st.CodesPage(r.Context(), sid, page, pageSize); err != nil {
-				api.Error(w, r, err)
-				return
+				return err
 			}
 		}
 		api.Respond(w, r, http.StatusOK, api.NewPage(r, page, pageSize, int(count), codes))
+		return nil
 	})
 }
 
@@ -137,30 +131,27 @@ func (h handlers) listCodes() http.Handler {
 // duplicates ignored. 201 answers the request's codes, de-duplicated, in
 // request order. Not plan-gated: turning code_auth on is.
 func (h handlers) addCodes() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, sid, err := api.AccountAndID(r, "survey_id")
+		if err != nil {
+			return err
 		}
 		raw, err := api.ReadJSON(r, api.MaxBulkBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if raw == nil {
-			api.Error(w, r, survey.FieldError("non_field_errors", "No data provided"))
-			return
+			return survey.FieldError("non_field_errors", "No data provided")
 		}
 		codes, err := readCodes(raw, false)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if err := h.st.AddCodes(r.Context(), acct.ID, sid, codes); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.Respond(w, r, http.StatusCreated, codes)
+		return nil
 	})
 }
 
@@ -168,22 +159,20 @@ func (h handlers) addCodes() http.Handler {
 // every code when the request has no body at all; an explicit [] deletes
 // none. 204.
 func (h handlers) deleteCodes() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, sid, err := api.AccountAndID(r, "survey_id")
+		if err != nil {
+			return err
 		}
 		raw, sent, err := api.ReadOptionalJSON(r, api.MaxBulkBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if !sent {
 			err = h.st.DeleteAllCodes(r.Context(), acct.ID, sid)
 		} else {
 			if raw == nil {
-				api.Error(w, r, survey.FieldError("non_field_errors", "No data provided"))
-				return
+				return survey.FieldError("non_field_errors", "No data provided")
 			}
 			var codes []string
 			if codes, err = readCodes(raw, true); err == nil {
@@ -191,9 +180,9 @@ func (h handlers) deleteCodes() http.Handler {
 			}
 		}
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.NoContent(w, r)
+		return nil
 	})
 }

@@ -236,17 +236,17 @@ func normalize(v any) any {
 }
 
 func (h handlers) get() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, sid, err := api.AccountAndID(r, "survey_id")
+		if err != nil {
+			return err
 		}
 		sv, st, err := h.st.SurveySettings(r.Context(), acct.ID, sid)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.Respond(w, r, http.StatusOK, st.View(sv))
+		return nil
 	})
 }
 
@@ -254,46 +254,39 @@ func (h handlers) get() http.Handler {
 // once, refuses gated changes the plan does not include (403, nothing
 // written), then writes only the fields given in one transaction.
 func (h handlers) update() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, sid, err := api.AccountAndID(r, "survey_id")
+		if err != nil {
+			return err
 		}
 		body, err := api.DecodeObject(r, api.MaxBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		today := survey.Today(h.now())
 		// Validate before any read: a bad body is 400 whoever owns the id.
 		if _, err := readPatch(body, survey.Survey{}, today, false); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		sv, cur, err := h.st.SurveySettings(r.Context(), acct.ID, sid)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		p, err := readPatch(body, sv, today, true)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		next, err := apply(cur, p.set)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if gated := refused(acct.Plan, cur, next, p.set); len(gated) > 0 {
-			api.Error(w, r, survey.PlanRefusal(acct.Plan, gated))
-			return
+			return survey.PlanRefusal(acct.Plan, gated)
 		}
 		u := store.SettingsUpdate{Set: p.set, Name: p.name, Language: p.language, IsStopped: p.isStopped,
 			Expire: p.expire, Expiration: p.expiration}
 		if err := h.st.UpdateSettings(r.Context(), acct.ID, sid, u); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if p.name != nil {
 			sv.Name = *p.name
@@ -308,5 +301,6 @@ func (h handlers) update() http.Handler {
 			sv.ExpirationDate = p.expiration
 		}
 		api.Respond(w, r, http.StatusOK, next.View(sv))
+		return nil
 	})
 }

@@ -35,34 +35,32 @@ func surveyFields(f *api.Form, create bool) (name *string, folderID, language *i
 }
 
 // detail reads the survey's whole collection (one Query) and answers it.
-func (h handlers) detail(w http.ResponseWriter, r *http.Request, status int, aid, sid int64) {
+func (h handlers) detail(w http.ResponseWriter, r *http.Request, status int, aid, sid int64) error {
 	acct, _ := api.AccountFrom(r.Context())
 	c, err := h.st.SurveyCollection(r.Context(), aid, sid)
 	if err != nil {
-		api.Error(w, r, err)
-		return
+		return err
 	}
 	d := c.Survey.Detail(h.now(), acct.Profile(), c.Layout, c.Elements)
 	d.Settings = c.Settings.Summary()
 	d.Variables = c.Variables
 	api.Respond(w, r, status, d)
+	return nil
 }
 
 // create answers 201 with the new survey's detail, built from what was
 // written: no read after the write.
 func (h handlers) create() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		acct, _ := api.AccountFrom(r.Context())
 		body, err := api.DecodeObject(r, api.MaxBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		form := api.NewForm(body)
 		name, folderID, language := surveyFields(form, true)
 		if err := form.Err(); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		sv := survey.Survey{AccountID: acct.ID, FolderID: *folderID, Name: *name, Language: survey.DefaultLanguage, Theme: survey.DefaultTheme()}
 		if language != nil {
@@ -70,77 +68,73 @@ func (h handlers) create() http.Handler {
 		}
 		sv, err = h.st.CreateSurvey(r.Context(), sv)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.Respond(w, r, http.StatusCreated, sv.Detail(h.now(), acct.Profile(), survey.Layout{}, nil))
+		return nil
 	})
 }
 
 func (h handlers) get() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, sid, err := api.AccountAndID(r, "survey_id")
+		if err != nil {
+			return err
 		}
-		h.detail(w, r, http.StatusOK, acct.ID, sid)
+		return h.detail(w, r, http.StatusOK, acct.ID, sid)
 	})
 }
 
 // update writes only the fields given, then answers the detail.
 func (h handlers) update() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, sid, err := api.AccountAndID(r, "survey_id")
+		if err != nil {
+			return err
 		}
 		body, err := api.DecodeObject(r, api.MaxBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		form := api.NewForm(body)
 		name, folderID, language := surveyFields(form, false)
 		if err := form.Err(); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		err = h.st.UpdateSurvey(r.Context(), acct.ID, sid, store.SurveyUpdate{Name: name, FolderID: folderID, Language: language})
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
-		h.detail(w, r, http.StatusOK, acct.ID, sid)
+		return h.detail(w, r, http.StatusOK, acct.ID, sid)
 	})
 }
 
 // trash moves the survey to the trash: 204; its detail still answers.
 func (h handlers) trash() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, sid, err := api.AccountAndID(r, "survey_id")
+		if err != nil {
+			return err
 		}
 		if err := h.st.TrashSurvey(r.Context(), acct.ID, sid); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.NoContent(w, r)
+		return nil
 	})
 }
 
 // restore brings a survey back from the trash, optionally into another
 // folder ({"folder_id": N}); a survey not in the trash is left as it is.
 func (h handlers) restore() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, sid, ok := api.AccountAndID(w, r, "survey_id")
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, sid, err := api.AccountAndID(r, "survey_id")
+		if err != nil {
+			return err
 		}
 		body, err := api.DecodeObject(r, api.MaxBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		form := api.NewForm(body)
 		var folderID *int64
@@ -148,13 +142,11 @@ func (h handlers) restore() http.Handler {
 			folderID = &v
 		}
 		if err := form.Err(); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if err := h.st.RestoreSurvey(r.Context(), acct.ID, sid, folderID); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
-		h.detail(w, r, http.StatusOK, acct.ID, sid)
+		return h.detail(w, r, http.StatusOK, acct.ID, sid)
 	})
 }

@@ -9,14 +9,14 @@ import (
 // handleDetail answers one template, its similar templates expanded. The
 // slug arrives percent-encoded and is matched decoded.
 func handleDetail(catalog Catalog, cfg Config) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		t, err := catalog.TemplateBySlug(r.Context(), r.PathValue("url_slug"))
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		w.Header().Set("Cache-Control", cacheControl)
 		api.Respond(w, api.WithNote(r, note(cfg)), http.StatusOK, t)
+		return nil
 	})
 }
 

@@ -90,20 +90,17 @@ func (lq listQuery) matches(t survey.Template) bool {
 // id, from one Query of the catalog index. A page past the end is 404
 // "Invalid page." (page 1 of an empty result is an empty page).
 func handleList(catalog Catalog, cfg Config) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		lq, err := parseListQuery(r)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if lq.page < 1 {
-			api.Error(w, r, errInvalidPage)
-			return
+			return errInvalidPage
 		}
 		all, err := catalog.Catalog(r.Context())
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		matched := all[:0]
 		for _, t := range all {
@@ -113,12 +110,12 @@ func handleList(catalog Catalog, cfg Config) http.Handler {
 		}
 		start := (lq.page - 1) * lq.pageSize
 		if lq.page > 1 && (start >= len(matched) || start/lq.pageSize != lq.page-1) {
-			api.Error(w, r, errInvalidPage)
-			return
+			return errInvalidPage
 		}
 		end := min(start+lq.pageSize, len(matched))
 		w.Header().Set("Cache-Control", cacheControl)
 		api.Respond(w, api.WithNote(r, note(cfg)), http.StatusOK, api.NewPage(r, lq.page, lq.pageSize, len(matched), matched[start:end]))
+		return nil
 	})
 }
 

@@ -90,20 +90,18 @@ const maxErrorBytes = 1 << 20
 // survey and its variables, at most one KMS call (none while the
 // container's data key is fresh), then only local AES-GCM.
 func (h handlers) hashes() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		aid, sid, ok := surveyID(w, r)
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		aid, sid, err := surveyID(r)
+		if err != nil {
+			return err
 		}
 		body, err := api.ReadBody(r, api.MaxBulkBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		sv, vars, _, err := h.st.SurveyVariables(r.Context(), aid, sid)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		// The fast path parses (and so validates) the common body in one
 		// pass; anything else is checked and worded by the general path.
@@ -111,42 +109,36 @@ func (h handlers) hashes() http.Handler {
 		if !fast {
 			raw, err := api.ParseJSON(body)
 			if err != nil {
-				api.Error(w, r, err)
-				return
+				return err
 			}
 			if raw == nil {
 				raw = json.RawMessage(`{}`)
 			}
 			if kind := api.JSONKind(raw); kind != "dict" {
-				api.Error(w, r, api.NotADict(kind))
-				return
+				return api.NotADict(kind)
 			}
 			var body map[string]json.RawMessage
 			if err := json.Unmarshal(raw, &body); err != nil {
-				api.Error(w, r, err)
-				return
+				return err
 			}
 			values, present := body["values"]
 			if payloads, err = DecodeValues(values, present, vars); err != nil {
-				api.Error(w, r, err)
-				return
+				return err
 			}
 		}
 		prefix := urlsPrefix(strings.TrimRight(h.cfg.SurveyURL, "/") + "/s/" + url.PathEscape(sv.URLSlug) + "/?qs=")
 		if err := fitsAnswer(prefix, payloads); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if sv.Deleted {
-			api.Error(w, r, survey.Errorf(survey.ECONFLICT, "Survey is deleted."))
-			return
+			return survey.Errorf(survey.ECONFLICT, "Survey is deleted.")
 		}
 		tokens, err := h.sealer.Seal(r.Context(), sid, payloads)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.Respond(w, r, http.StatusOK, urlsJSON(prefix, tokens))
+		return nil
 	})
 }
 

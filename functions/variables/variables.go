@@ -10,23 +10,23 @@ import (
 	"surveyservice/shared/survey"
 )
 
-func surveyID(w http.ResponseWriter, r *http.Request) (aid, sid int64, ok bool) {
-	acct, sid, ok := api.AccountAndID(w, r, "survey_id")
-	return acct.ID, sid, ok
+func surveyID(r *http.Request) (aid, sid int64, err error) {
+	acct, sid, err := api.AccountAndID(r, "survey_id")
+	return acct.ID, sid, err
 }
 
 func (h handlers) list() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		aid, sid, ok := surveyID(w, r)
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		aid, sid, err := surveyID(r)
+		if err != nil {
+			return err
 		}
 		_, vars, _, err := h.st.SurveyVariables(r.Context(), aid, sid)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.Respond(w, r, http.StatusOK, vars)
+		return nil
 	})
 }
 
@@ -67,15 +67,14 @@ func readVariable(obj map[string]json.RawMessage, taken map[string]bool) (survey
 // nothing; errors come back as a list aligned with the items, {} for the
 // valid ones). 201 answers the list of the variables created.
 func (h handlers) create() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		aid, sid, ok := surveyID(w, r)
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		aid, sid, err := surveyID(r)
+		if err != nil {
+			return err
 		}
 		raw, err := api.ReadJSON(r, api.MaxBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		var objects []json.RawMessage
 		many := api.JSONKind(raw) == "list"
@@ -84,37 +83,31 @@ func (h handlers) create() http.Handler {
 			objects = []json.RawMessage{json.RawMessage(`{}`)}
 		case many:
 			if err := json.Unmarshal(raw, &objects); err != nil {
-				api.Error(w, r, survey.Errorf(survey.EINVALID, "JSON parse error - %v", err))
-				return
+				return survey.Errorf(survey.EINVALID, "JSON parse error - %v", err)
 			}
 		case api.JSONKind(raw) == "dict":
 			objects = []json.RawMessage{raw}
 		default:
-			api.Error(w, r, api.NotADict(api.JSONKind(raw)))
-			return
+			return api.NotADict(api.JSONKind(raw))
 		}
 		// A survey holds at most MaxVariables: a longer array can never be
 		// created, and its per-item errors (a 1 MiB body of {} made 29 MB
 		// of them) would not fit an answer.
 		if len(objects) > survey.MaxVariables {
-			api.Error(w, r, survey.FieldError("non_field_errors", fmt.Sprintf("Ensure this field has no more than %d elements.", survey.MaxVariables)))
-			return
+			return survey.FieldError("non_field_errors", fmt.Sprintf("Ensure this field has no more than %d elements.", survey.MaxVariables))
 		}
 		// Validate the shapes before any read: a bad body is 400 whoever
 		// owns the survey.
 		errs, bad := validate(objects, map[string]bool{})
 		if bad {
-			answerErrors(w, r, errs, many)
-			return
+			return answerErrors(w, r, errs, many)
 		}
 		sv, existing, version, err := h.st.SurveyVariables(r.Context(), aid, sid)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if sv.Deleted {
-			api.Error(w, r, survey.Errorf(survey.ECONFLICT, "Survey is deleted."))
-			return
+			return survey.Errorf(survey.ECONFLICT, "Survey is deleted.")
 		}
 		taken := make(map[string]bool, len(existing))
 		for _, v := range existing {
@@ -122,8 +115,7 @@ func (h handlers) create() http.Handler {
 		}
 		errs, bad = validate(objects, taken)
 		if bad {
-			answerErrors(w, r, errs, many)
-			return
+			return answerErrors(w, r, errs, many)
 		}
 		add := make([]survey.Variable, len(objects))
 		for i, o := range objects {
@@ -132,19 +124,18 @@ func (h handlers) create() http.Handler {
 			add[i], _ = readVariable(obj, nil)
 		}
 		if len(existing)+len(add) > survey.MaxVariables {
-			api.Error(w, r, survey.FieldError("non_field_errors", fmt.Sprintf("A survey holds at most %d variables.", survey.MaxVariables)))
-			return
+			return survey.FieldError("non_field_errors", fmt.Sprintf("A survey holds at most %d variables.", survey.MaxVariables))
 		}
 		if len(add) == 0 {
 			api.Respond(w, r, http.StatusCreated, []survey.Variable{})
-			return
+			return nil
 		}
 		created, err := h.st.CreateVariables(r.Context(), aid, sid, existing, version, add)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.Respond(w, r, http.StatusCreated, created)
+		return nil
 	})
 }
 
@@ -175,29 +166,28 @@ func validate(objects []json.RawMessage, taken map[string]bool) ([]map[string]an
 
 // answerErrors answers 400: the item's errors for an object body, the list
 // aligned with the items for an array.
-func answerErrors(w http.ResponseWriter, r *http.Request, errs []map[string]any, many bool) {
+func answerErrors(w http.ResponseWriter, r *http.Request, errs []map[string]any, many bool) error {
 	if !many {
-		api.Error(w, r, &survey.Error{Code: survey.EINVALID, Fields: errs[0]})
-		return
+		return &survey.Error{Code: survey.EINVALID, Fields: errs[0]}
 	}
 	api.RespondErrorList(w, r, errs)
+	return nil
 }
 
 func (h handlers) delete() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		aid, sid, ok := surveyID(w, r)
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		aid, sid, err := surveyID(r)
+		if err != nil {
+			return err
 		}
 		vid, ok := api.PathID(r, "variable_id")
 		if !ok {
-			api.Error(w, r, survey.ErrNotFound)
-			return
+			return survey.ErrNotFound
 		}
 		if err := h.st.DeleteVariable(r.Context(), aid, sid, vid); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.NoContent(w, r)
+		return nil
 	})
 }

@@ -23,57 +23,51 @@ type deliveryPage struct {
 	Results []survey.DeliveryView `json:"results"`
 }
 
-// webhookOf answers the webhook of a survey of the account, or writes the
-// 404 itself.
-func (h handlers) webhookOf(w http.ResponseWriter, r *http.Request) (survey.Survey, survey.Webhook, bool) {
-	aid, sid, wid, ok := webhookIDs(w, r)
-	if !ok {
-		return survey.Survey{}, survey.Webhook{}, false
+// webhookOf reads the webhook of a survey of the account; one the account
+// does not have is survey.ErrNotFound.
+func (h handlers) webhookOf(r *http.Request) (survey.Survey, survey.Webhook, error) {
+	aid, sid, wid, err := webhookIDs(r)
+	if err != nil {
+		return survey.Survey{}, survey.Webhook{}, err
 	}
 	sv, hooks, _, err := h.Store.SurveyWebhooks(r.Context(), aid, sid)
 	if err != nil {
-		api.Error(w, r, err)
-		return survey.Survey{}, survey.Webhook{}, false
+		return survey.Survey{}, survey.Webhook{}, err
 	}
 	i, found := find(hooks, wid)
 	if !found {
-		api.Error(w, r, survey.ErrNotFound)
-		return survey.Survey{}, survey.Webhook{}, false
+		return survey.Survey{}, survey.Webhook{}, survey.ErrNotFound
 	}
-	return sv, hooks[i], true
+	return sv, hooks[i], nil
 }
 
 // deliveries lists the webhook's deliveries of the last 30 days, newest
 // first: one BatchGetItem (survey and webhooks) and one Query a page.
 func (h handlers) deliveries() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		q := r.URL.Query()
 		size := defaultDeliveryPage
 		if v, ok := q["page_size"]; ok {
 			n, isInt := api.ParseInt(v[0])
 			switch {
 			case !isInt:
-				api.Error(w, r, survey.FieldError("page_size", api.MsgNotInteger))
-				return
+				return survey.FieldError("page_size", api.MsgNotInteger)
 			case n < 1:
-				api.Error(w, r, survey.FieldError("page_size", "Ensure this value is greater than or equal to 1."))
-				return
+				return survey.FieldError("page_size", "Ensure this value is greater than or equal to 1.")
 			}
 			size = min(n, maxDeliveryPage)
 		}
 		cursor := q.Get("cursor")
 		if _, _, ok := survey.ParseDeliveryID(cursor); cursor != "" && !ok {
-			api.Error(w, r, survey.FieldError("cursor", "Invalid cursor."))
-			return
+			return survey.FieldError("cursor", "Invalid cursor.")
 		}
-		_, wh, ok := h.webhookOf(w, r)
-		if !ok {
-			return
+		_, wh, err := h.webhookOf(r)
+		if err != nil {
+			return err
 		}
 		page, more, err := h.Store.Deliveries(r.Context(), wh.ID, cursor, size)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		out := deliveryPage{Results: make([]survey.DeliveryView, len(page))}
 		for i, d := range page {
@@ -86,6 +80,7 @@ func (h handlers) deliveries() http.Handler {
 			out.Next = &next
 		}
 		api.Respond(w, r, http.StatusOK, out)
+		return nil
 	})
 }
 
@@ -93,40 +88,35 @@ func (h handlers) deliveries() http.Handler {
 // pending and a job goes to the queue (202). A failed delivery gets one
 // more attempt; a pending one is attempted now as well as on its schedule.
 func (h handlers) retry() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		did := r.PathValue("delivery_id")
 		if _, _, ok := survey.ParseDeliveryID(did); !ok {
-			api.Error(w, r, survey.ErrNotFound)
-			return
+			return survey.ErrNotFound
 		}
-		sv, wh, ok := h.webhookOf(w, r)
-		if !ok {
-			return
+		sv, wh, err := h.webhookOf(r)
+		if err != nil {
+			return err
 		}
 		ctx := r.Context()
 		d, err := h.Store.Delivery(ctx, wh.ID, did)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		switch {
 		case sv.Deleted:
-			api.Error(w, r, store.ErrSurveyDeleted)
-			return
+			return store.ErrSurveyDeleted
 		case !wh.Active:
-			api.Error(w, r, survey.Errorf(survey.ECONFLICT, "The webhook is not active."))
-			return
+			return survey.Errorf(survey.ECONFLICT, "The webhook is not active.")
 		}
 		if err := h.Store.RetryDelivery(ctx, d); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		job := webhook.Job{SurveyID: d.SurveyID, WebhookID: d.WebhookID, ResponseID: d.ResponseID, Delivery: d.ID(), Manual: true}
 		if err := h.Queue.Send(ctx, []webhook.Job{job}, 0); err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		d.Status, d.NextAttempt = survey.DeliveryPending, h.Now()
 		api.Respond(w, r, http.StatusAccepted, d.View())
+		return nil
 	})
 }

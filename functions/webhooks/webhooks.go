@@ -12,21 +12,22 @@ import (
 	"surveyservice/shared/webhook"
 )
 
-func surveyID(w http.ResponseWriter, r *http.Request) (aid, sid int64, ok bool) {
-	acct, sid, ok := api.AccountAndID(w, r, "survey_id")
-	return acct.ID, sid, ok
+func surveyID(r *http.Request) (aid, sid int64, err error) {
+	acct, sid, err := api.AccountAndID(r, "survey_id")
+	return acct.ID, sid, err
 }
 
-// webhookIDs reads the survey and webhook ids of a path; 404 for ids that
-// cannot exist.
-func webhookIDs(w http.ResponseWriter, r *http.Request) (aid, sid, wid int64, ok bool) {
-	if aid, sid, ok = surveyID(w, r); !ok {
-		return
+// webhookIDs reads the survey and webhook ids of a path; ids that cannot
+// exist are survey.ErrNotFound.
+func webhookIDs(r *http.Request) (aid, sid, wid int64, err error) {
+	if aid, sid, err = surveyID(r); err != nil {
+		return 0, 0, 0, err
 	}
-	if wid, ok = api.PathID(r, "webhook_id"); !ok {
-		api.Error(w, r, survey.ErrNotFound)
+	wid, ok := api.PathID(r, "webhook_id")
+	if !ok {
+		return 0, 0, 0, survey.ErrNotFound
 	}
-	return
+	return aid, sid, wid, nil
 }
 
 func find(hooks []survey.Webhook, wid int64) (int, bool) {
@@ -39,41 +40,40 @@ func find(hooks []survey.Webhook, wid int64) (int, bool) {
 }
 
 func (h handlers) list(s shape) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		aid, sid, ok := surveyID(w, r)
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		aid, sid, err := surveyID(r)
+		if err != nil {
+			return err
 		}
 		_, hooks, _, err := h.Store.SurveyWebhooks(r.Context(), aid, sid)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		out := make([]any, len(hooks))
 		for i, wh := range hooks {
 			out[i] = s.render(wh)
 		}
 		api.Respond(w, r, http.StatusOK, out)
+		return nil
 	})
 }
 
 func (h handlers) get(s shape) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		aid, sid, wid, ok := webhookIDs(w, r)
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		aid, sid, wid, err := webhookIDs(r)
+		if err != nil {
+			return err
 		}
 		_, hooks, _, err := h.Store.SurveyWebhooks(r.Context(), aid, sid)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		i, found := find(hooks, wid)
 		if !found {
-			api.Error(w, r, survey.ErrNotFound)
-			return
+			return survey.ErrNotFound
 		}
 		api.Respond(w, r, http.StatusOK, s.render(hooks[i]))
+		return nil
 	})
 }
 
@@ -83,37 +83,32 @@ func (h handlers) get(s shape) http.Handler {
 // transaction (the id is leased and the data key cached: usually no other
 // call).
 func (h handlers) create(s shape) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		aid, sid, ok := surveyID(w, r)
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		aid, sid, err := surveyID(r)
+		if err != nil {
+			return err
 		}
 		obj, err := api.DecodeObject(r, api.MaxBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		in, err := readInput(obj, s, true)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		url, err := h.checkURL(r.Context(), s, *in.url)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		ctx := r.Context()
 		wid, err := h.Store.NewID(ctx, store.KindWebhook)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		secret := webhook.NewSecret()
 		sealed, err := h.Sealer.SealFor(ctx, links.PurposeWebhookSecret, wid, []byte(secret))
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		wh := survey.Webhook{ID: wid, SurveyID: sid, URL: url, Events: in.events, Active: true, Headers: in.headers,
 			Created: h.Now().UTC().Truncate(time.Microsecond), SealedSecret: sealed}
@@ -127,10 +122,10 @@ func (h handlers) create(s shape) http.Handler {
 			return append(hooks, wh), nil
 		})
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.Respond(w, r, http.StatusCreated, s.renderCreated(wh, secret))
+		return nil
 	})
 }
 
@@ -140,26 +135,23 @@ func tooMany() error {
 
 // patch changes only the fields sent; a new URL is checked as at creation.
 func (h handlers) patch(s shape) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		aid, sid, wid, ok := webhookIDs(w, r)
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		aid, sid, wid, err := webhookIDs(r)
+		if err != nil {
+			return err
 		}
 		obj, err := api.DecodeObject(r, api.MaxBody)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		in, err := readInput(obj, s, false)
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		if in.url != nil {
 			url, err := h.checkURL(r.Context(), s, *in.url)
 			if err != nil {
-				api.Error(w, r, err)
-				return
+				return err
 			}
 			in.url = &url
 		}
@@ -187,22 +179,22 @@ func (h handlers) patch(s shape) http.Handler {
 			return next, nil
 		})
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.Respond(w, r, http.StatusOK, s.render(changed))
+		return nil
 	})
 }
 
 // delete removes the webhook: nothing more is sent to it (queued attempts
 // find it gone); its deliveries expire with the retention.
 func (h handlers) delete() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		aid, sid, wid, ok := webhookIDs(w, r)
-		if !ok {
-			return
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		aid, sid, wid, err := webhookIDs(r)
+		if err != nil {
+			return err
 		}
-		_, err := h.Store.ChangeWebhooks(r.Context(), aid, sid, func(hooks []survey.Webhook) ([]survey.Webhook, error) {
+		_, err = h.Store.ChangeWebhooks(r.Context(), aid, sid, func(hooks []survey.Webhook) ([]survey.Webhook, error) {
 			i, found := find(hooks, wid)
 			if !found {
 				return nil, survey.ErrNotFound
@@ -210,9 +202,9 @@ func (h handlers) delete() http.Handler {
 			return append(append([]survey.Webhook(nil), hooks[:i]...), hooks[i+1:]...), nil
 		})
 		if err != nil {
-			api.Error(w, r, err)
-			return
+			return err
 		}
 		api.NoContent(w, r)
+		return nil
 	})
 }

@@ -60,12 +60,13 @@ func (f *Form) PK(name string, required bool) (id int64, ok bool) {
 }
 
 // AccountAndID returns the authenticated account and the named path id of a
-// request. An id that cannot name a resource is answered 404 here, and ok
-// is false: the handler just returns.
-func AccountAndID(w http.ResponseWriter, r *http.Request, name string) (acct survey.Account, id int64, ok bool) {
+// request. An id that cannot name a resource is survey.ErrNotFound (404),
+// found without reading the store.
+func AccountAndID(r *http.Request, name string) (acct survey.Account, id int64, err error) {
 	acct, _ = AccountFrom(r.Context())
-	if id, ok = PathID(r, name); !ok {
-		Error(w, r, survey.ErrNotFound)
+	id, ok := PathID(r, name)
+	if !ok {
+		return acct, 0, survey.ErrNotFound
 	}
-	return acct, id, ok
+	return acct, id, nil
 }
