@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"surveyservice/shared/survey"
 )
@@ -14,18 +15,54 @@ import (
 // The pages are written by these functions rather than html/template:
 // text/template's reflection (MethodByName) makes the linker keep every
 // exported method of every type in the binary, 4 MB more for this
-// function (measured: 13.9 MB against 9.6 MB). Every value from a survey
-// goes through esc (html.EscapeString: & < > " '), in text and in quoted
-// attributes alike; nothing is written unquoted.
+// function (measured: 13.9 MB against 9.6 MB).
+//
+// What html/template gets from contextual escaping, these get from a type:
+// a page is written only from markup, and a string becomes markup only
+// through text (html.EscapeString: & < > " ', right in text and in quoted
+// attributes alike; nothing is written unquoted), num, decimal or flag, or
+// through a visible markup(...) conversion where the code vouches for it.
 
-// doc is a page being written.
-type doc struct{ bytes.Buffer }
+// markup is HTML that may go into a page as it is: escaped text, numbers,
+// and the fixed markup of these functions. A string value is not markup;
+// it has to pass through text.
+type markup string
 
-func esc(s string) string { return html.EscapeString(s) }
+// text escapes s for the page, in text and in quoted attributes.
+func text(s string) markup { return markup(html.EscapeString(s)) }
 
-// w writes markup; its arguments are formatted with fmt and must be
-// escaped already (esc) or numbers.
-func (d *doc) w(format string, args ...any) { fmt.Fprintf(&d.Buffer, format, args...) }
+// num writes an integer: digits and a sign need no escaping.
+func num[T ~int | ~int64](n T) markup { return markup(strconv.FormatInt(int64(n), 10)) }
+
+// decimal writes a number with two decimals.
+func decimal(f float64) markup { return markup(strconv.FormatFloat(f, 'f', 2, 64)) }
+
+// flag writes true or false.
+func flag(b bool) markup { return markup(strconv.FormatBool(b)) }
+
+// doc is a page being written. Its buffer is not embedded, so that w is
+// the only way onto the page.
+type doc struct{ buf bytes.Buffer }
+
+// bytes is the page written so far.
+func (d *doc) bytes() []byte { return d.buf.Bytes() }
+
+// w writes format with each %s replaced by the next argument. The format
+// is a constant of the page (an untyped string literal is markup) and the
+// arguments are markup, so no string reaches the page unescaped.
+func (d *doc) w(format markup, args ...markup) {
+	f := string(format)
+	for _, a := range args {
+		i := strings.Index(f, "%s")
+		if i < 0 {
+			panic("pages: more arguments than %s in " + string(format))
+		}
+		d.buf.WriteString(f[:i])
+		d.buf.WriteString(string(a))
+		f = f[i+2:]
+	}
+	d.buf.WriteString(f)
+}
 
 func (d *doc) head(p page) {
 	d.w(`<!doctype html>
@@ -35,9 +72,9 @@ func (d *doc) head(p page) {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>%s</title>
 <link rel="stylesheet" href="%s">
-`, esc(p.Lang), esc(p.Dir), esc(p.Title), esc(assetNames["app.css"]))
+`, text(p.Lang), text(p.Dir), text(p.Title), text(assetNames["app.css"]))
 	if p.ThemeCSS != "" {
-		d.w("<style>%s</style>\n", p.ThemeCSS) // built from validated hex colors only (themeCSS)
+		d.w("<style>%s</style>\n", markup(p.ThemeCSS)) // built from validated hex colors only (themeCSS)
 	}
 	d.w("</head>\n<body>\n<main id=\"main\">\n")
 }
@@ -47,37 +84,37 @@ func (d *doc) foot() { d.w("</main>\n</body>\n</html>\n") }
 func renderMessage(p page) []byte {
 	var d doc
 	d.head(p)
-	d.w("<h1>%s</h1>\n<p class=\"message\" id=\"message\">%s</p>\n", esc(p.Title), esc(p.Message))
+	d.w("<h1>%s</h1>\n<p class=\"message\" id=\"message\">%s</p>\n", text(p.Title), text(p.Message))
 	d.foot()
-	return d.Bytes()
+	return d.bytes()
 }
 
 func renderSurvey(p surveyPage) []byte {
 	var d doc
 	s := p.Survey
 	d.head(p.page)
-	d.w("<h1>%s</h1>\n", esc(s.Name))
-	d.w(`<form id="survey" method="post" action="%s" novalidate data-slug="%s" data-duration="%d" data-hide-next="%t" data-hide-prev="%t" data-hide-progress="%t">
+	d.w("<h1>%s</h1>\n", text(s.Name))
+	d.w(`<form id="survey" method="post" action="%s" novalidate data-slug="%s" data-duration="%s" data-hide-next="%s" data-hide-prev="%s" data-hide-progress="%s">
 <input type="hidden" name="idempotency_key" value="%s">
 <input type="hidden" name="session" value="%s">
 <input type="hidden" name="qs" value="%s">
-`, esc(p.Action), esc(s.URLSlug), p.DurationSeconds, s.HideNextButton, s.HidePreviousButton, s.HideProgressbar,
-		esc(p.IdempotencyKey), esc(p.Session), esc(p.QS))
+`, text(p.Action), text(s.URLSlug), num(p.DurationSeconds), flag(s.HideNextButton), flag(s.HidePreviousButton), flag(s.HideProgressbar),
+		text(p.IdempotencyKey), text(p.Session), text(p.QS))
 	for _, k := range sortedKeys(p.Variables) {
-		d.w("<input type=\"hidden\" name=\"var_%s\" value=\"%s\">\n", esc(k), esc(p.Variables[k]))
+		d.w("<input type=\"hidden\" name=\"var_%s\" value=\"%s\">\n", text(k), text(p.Variables[k]))
 	}
 	d.w(`<div id="errors" class="errors" role="alert" tabindex="-1">`)
 	for _, e := range p.Errors {
-		d.w("<p>%s</p>", esc(e))
+		d.w("<p>%s</p>", text(e))
 	}
-	d.w("</div>\n<p id=\"timer\" class=\"timer\" hidden data-label=\"%s\"></p>\n", esc(p.T.TimeLeft))
+	d.w("</div>\n<p id=\"timer\" class=\"timer\" hidden data-label=\"%s\"></p>\n", text(p.T.TimeLeft))
 	if !s.HideProgressbar {
-		d.w("<progress id=\"progress\" class=\"progress\" max=\"%d\" value=\"0\" hidden aria-label=\"%s\"></progress>\n", len(s.Questions), esc(p.T.Progress))
+		d.w("<progress id=\"progress\" class=\"progress\" max=\"%s\" value=\"0\" hidden aria-label=\"%s\"></progress>\n", num(len(s.Questions)), text(p.T.Progress))
 	}
 	for _, w := range s.Welcome {
-		d.w("<section class=\"page welcome\" data-page=\"welcome\">\n<h2>%s</h2>", esc(w.Title))
+		d.w("<section class=\"page welcome\" data-page=\"welcome\">\n<h2>%s</h2>", text(w.Title))
 		if w.Description != "" {
-			d.w("<p>%s</p>", esc(w.Description))
+			d.w("<p>%s</p>", text(w.Description))
 		}
 		d.w("\n</section>\n")
 	}
@@ -86,10 +123,10 @@ func renderSurvey(p surveyPage) []byte {
 <label for="code">%s</label>
 <input id="code" name="code" type="text" autocomplete="off" required value="%s">
 </section>
-`, esc(p.T.Code), esc(p.Code))
+`, text(p.T.Code), text(p.Code))
 	}
 	for i, pg := range s.Questions {
-		d.w("<section class=\"page questions\" data-page=\"%d\">\n", i)
+		d.w("<section class=\"page questions\" data-page=\"%s\">\n", num(i))
 		for _, q := range pg {
 			d.question(q, p.Form)
 		}
@@ -101,21 +138,21 @@ func renderSurvey(p surveyPage) []byte {
 <button type="submit" id="submit" class="submit">%s</button>
 </div>
 </form>
-<section class="thanks" id="thanks" hidden tabindex="-1"><h2>%s</h2>`, esc(p.T.Previous), esc(p.T.Next), esc(p.T.Submit), esc(p.Thanks.Title))
+<section class="thanks" id="thanks" hidden tabindex="-1"><h2>%s</h2>`, text(p.T.Previous), text(p.T.Next), text(p.T.Submit), text(p.Thanks.Title))
 	if p.Thanks.Text != "" {
-		d.w("<p>%s</p>", esc(p.Thanks.Text))
+		d.w("<p>%s</p>", text(p.Thanks.Text))
 	}
-	d.w("</section>\n<p class=\"timeup\" id=\"timeup\" hidden role=\"alert\">%s</p>\n<script src=\"%s\"></script>\n", esc(p.T.TimeUp), esc(assetNames["app.js"]))
+	d.w("</section>\n<p class=\"timeup\" id=\"timeup\" hidden role=\"alert\">%s</p>\n<script src=\"%s\"></script>\n", text(p.T.TimeUp), text(assetNames["app.js"]))
 	d.foot()
-	return d.Bytes()
+	return d.bytes()
 }
 
 // legend opens a question's fieldset with its legend.
-func (d *doc) legend(q survey.ElementView, class string) {
-	d.w("<fieldset class=\"q%s\" data-id=\"%d\" data-type=\"%d\">\n<legend class=\"qt\">%s%s</legend>\n", class, q.ID, int64(q.Type), esc(q.Title), required(q))
+func (d *doc) legend(q survey.ElementView, class markup) {
+	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\">\n<legend class=\"qt\">%s%s</legend>\n", class, num(q.ID), num(int64(q.Type)), text(q.Title), required(q))
 }
 
-func required(q survey.ElementView) string {
+func required(q survey.ElementView) markup {
 	if q.AnswerRequired {
 		return ` <span aria-hidden="true">*</span>`
 	}
@@ -130,7 +167,7 @@ func required(q survey.ElementView) string {
 func (d *doc) question(q survey.ElementView, form url.Values) {
 	id := q.ID
 	has := func(name string, v int64) bool { return slices.Contains(form[name], strconv.FormatInt(v, 10)) }
-	checked := func(name string, v int64) string {
+	checked := func(name string, v int64) markup {
 		if has(name, v) {
 			return " checked"
 		}
@@ -139,85 +176,85 @@ func (d *doc) question(q survey.ElementView, form url.Values) {
 	name := fmt.Sprintf("a%d", id)
 	switch q.Type {
 	case survey.TypeText:
-		d.w("<div class=\"q\" data-id=\"%d\" data-type=\"2\">\n<label for=\"a%d\" class=\"qt\">%s%s</label>\n", id, id, esc(q.Title), required(q))
+		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"2\">\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n", num(id), num(id), text(q.Title), required(q))
 		if q.Description != "" {
-			d.w("<p class=\"qd\">%s</p>\n", esc(q.Description))
+			d.w("<p class=\"qd\">%s</p>\n", text(q.Description))
 		}
-		d.w("<textarea id=\"a%d\" name=\"a%d\" rows=\"3\" maxlength=\"%d\">%s</textarea>\n</div>\n", id, id, q.MaxLength, esc(form.Get(name)))
+		d.w("<textarea id=\"a%s\" name=\"a%s\" rows=\"3\" maxlength=\"%s\">%s</textarea>\n</div>\n", num(id), num(id), num(q.MaxLength), text(form.Get(name)))
 	case survey.TypeMultipleChoice, survey.TypePictureChoice:
 		d.legend(q, "")
-		kind := "radio"
+		kind := markup("radio")
 		if q.AllowMultipleSelect {
 			kind = "checkbox"
 		}
 		for _, c := range q.Choices {
-			d.w("<label class=\"choice\"><input type=\"%s\" name=\"a%d\" value=\"%d\"%s>", kind, id, c.ID, checked(name, c.ID))
+			d.w("<label class=\"choice\"><input type=\"%s\" name=\"a%s\" value=\"%s\"%s>", kind, num(id), num(c.ID), checked(name, c.ID))
 			if c.ImageURL != nil && *c.ImageURL != "" {
-				d.w("<img src=\"%s\" alt=\"\" class=\"pic\">", esc(*c.ImageURL))
+				d.w("<img src=\"%s\" alt=\"\" class=\"pic\">", text(*c.ImageURL))
 			}
-			d.w("<span>%s</span></label>\n", esc(c.Name))
+			d.w("<span>%s</span></label>\n", text(c.Name))
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeRanking:
 		d.legend(q, " rank")
 		for i, c := range q.Choices {
-			d.w("<label class=\"choice rank-item\"><span>%s</span>\n<select name=\"r%d_%d\" data-choice=\"%d\">", esc(c.Name), id, c.ID, c.ID)
+			d.w("<label class=\"choice rank-item\"><span>%s</span>\n<select name=\"r%s_%s\" data-choice=\"%s\">", text(c.Name), num(id), num(c.ID), num(c.ID))
 			rank := fmt.Sprintf("r%d_%d", id, c.ID)
 			at := int64(i + 1)
 			if v, err := strconv.ParseInt(form.Get(rank), 10, 64); err == nil {
 				at = v
 			}
 			for j := 1; j <= len(q.Choices); j++ {
-				sel := ""
+				sel := markup("")
 				if int64(j) == at {
 					sel = " selected"
 				}
-				d.w("<option value=\"%d\"%s>%d</option>", j, sel, j)
+				d.w("<option value=\"%s\"%s>%s</option>", num(j), sel, num(j))
 			}
 			d.w("</select></label>\n")
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeOpinionScale, survey.TypeRating:
-		lo, hi, suffix, class := q.ScaleMin, q.ScaleMax, "", " scale"
+		lo, hi, suffix, class := q.ScaleMin, q.ScaleMax, markup(""), markup(" scale")
 		if q.Type == survey.TypeRating {
 			lo, hi, suffix, class = 1, q.RatingMax, "★", " rating"
 		}
 		d.legend(q, class)
 		d.w("<div class=\"row\">")
 		if q.LeftLabel != nil && q.Type == survey.TypeOpinionScale {
-			d.w("<span class=\"lbl\">%s</span>", esc(*q.LeftLabel))
+			d.w("<span class=\"lbl\">%s</span>", text(*q.LeftLabel))
 		}
 		for v := lo; v <= hi && v-lo <= 100; v++ {
-			d.w("<label class=\"pill\"><input type=\"radio\" name=\"a%d\" value=\"%d\"%s><span>%d%s</span></label>", id, v, checked(name, v), v, suffix)
+			d.w("<label class=\"pill\"><input type=\"radio\" name=\"a%s\" value=\"%s\"%s><span>%s%s</span></label>", num(id), num(v), checked(name, v), num(v), suffix)
 		}
 		if q.RightLabel != nil && q.Type == survey.TypeOpinionScale {
-			d.w("<span class=\"lbl\">%s</span>", esc(*q.RightLabel))
+			d.w("<span class=\"lbl\">%s</span>", text(*q.RightLabel))
 		}
 		d.w("</div>\n</fieldset>\n")
 	case survey.TypeDropdown:
-		d.w("<div class=\"q\" data-id=\"%d\" data-type=\"10\">\n<label for=\"a%d\" class=\"qt\">%s%s</label>\n<select id=\"a%d\" name=\"a%d\"><option value=\"\">—</option>", id, id, esc(q.Title), required(q), id, id)
+		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"10\">\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n<select id=\"a%s\" name=\"a%s\"><option value=\"\">—</option>", num(id), num(id), text(q.Title), required(q), num(id), num(id))
 		for _, c := range q.Choices {
-			sel := ""
+			sel := markup("")
 			if has(name, c.ID) {
 				sel = " selected"
 			}
-			d.w("<option value=\"%d\"%s>%s</option>", c.ID, sel, esc(c.Name))
+			d.w("<option value=\"%s\"%s>%s</option>", num(c.ID), sel, text(c.Name))
 		}
 		d.w("</select>\n</div>\n")
 	case survey.TypeMatrix:
 		d.legend(q, " matrix")
 		for _, r := range q.Rows {
-			d.w("<fieldset class=\"mrow\" data-row=\"%d\"><legend>%s</legend>\n", r.ID, esc(r.Name))
+			d.w("<fieldset class=\"mrow\" data-row=\"%s\"><legend>%s</legend>\n", num(r.ID), text(r.Name))
 			for _, c := range q.Columns {
-				d.w("<label class=\"pill\"><input type=\"radio\" name=\"m%d_%d\" value=\"%d\"%s><span>%s</span></label>", id, r.ID, c.ID, checked(fmt.Sprintf("m%d_%d", id, r.ID), c.ID), esc(c.Name))
+				d.w("<label class=\"pill\"><input type=\"radio\" name=\"m%s_%s\" value=\"%s\"%s><span>%s</span></label>", num(id), num(r.ID), num(c.ID), checked(fmt.Sprintf("m%d_%d", id, r.ID), c.ID), text(c.Name))
 			}
 			d.w("\n</fieldset>\n")
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeStatement, survey.TypeGroup:
-		d.w("<div class=\"q statement\"><h3>%s</h3>", esc(q.Title))
+		d.w("<div class=\"q statement\"><h3>%s</h3>", text(q.Title))
 		if q.Description != "" {
-			d.w("<p>%s</p>", esc(q.Description))
+			d.w("<p>%s</p>", text(q.Description))
 		}
 		d.w("</div>\n")
 	}
@@ -226,14 +263,14 @@ func (d *doc) question(q survey.ElementView, form url.Values) {
 func renderReport(p reportPage) []byte {
 	var d doc
 	d.head(p.page)
-	d.w("<h1>%s</h1>\n<p class=\"count\" id=\"count\">%s: <strong>%d</strong></p>\n", esc(p.Title), esc(p.T.Responses), p.Report.Count)
+	d.w("<h1>%s</h1>\n<p class=\"count\" id=\"count\">%s: <strong>%s</strong></p>\n", text(p.Title), text(p.T.Responses), num(p.Report.Count))
 	for _, c := range p.Report.Charts {
-		d.w("<section class=\"chart\"><h2>%s</h2>\n", esc(c.Title))
+		d.w("<section class=\"chart\"><h2>%s</h2>\n", text(c.Title))
 		if c.HasAverage {
-			d.w("<p class=\"avg\">%s: %s</p>\n", esc(p.T.Average), strconv.FormatFloat(c.Average, 'f', 2, 64))
+			d.w("<p class=\"avg\">%s: %s</p>\n", text(p.T.Average), decimal(c.Average))
 		}
 		d.w("%s\n</section>\n", c.SVG)
 	}
 	d.foot()
-	return d.Bytes()
+	return d.bytes()
 }

@@ -3,7 +3,6 @@ package pages
 import (
 	"fmt"
 	"net/http"
-	"strings"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/store"
@@ -13,7 +12,7 @@ import (
 // chart is one element's chart on the report.
 type chart struct {
 	Title      string
-	SVG        string // markup built from escaped text and numbers
+	SVG        markup
 	HasAverage bool
 	Average    float64
 }
@@ -89,7 +88,7 @@ func buildReport(c store.SurveyCollection, agg store.Aggregate) report {
 		default:
 			continue
 		}
-		ch.SVG = barChart(labels, counts)
+		ch.SVG = markup(barChart(labels, counts)) // written by doc.w: escaped text and numbers
 		rep.Charts = append(rep.Charts, ch)
 	}
 	return rep
@@ -104,18 +103,18 @@ func barChart(labels []string, counts []int64) string {
 	for _, n := range counts {
 		max = maxInt(max, n)
 	}
-	var b strings.Builder
+	var d doc
 	h := rowH*len(labels) + 4
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" role="img">`, width, h)
+	d.w(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" role="img">`, num(width), num(h))
 	for i, l := range labels {
 		y := i*rowH + 2
 		w := int(int64(barW) * counts[i] / max)
-		fmt.Fprintf(&b, `<g class="item"><text x="0" y="%d" class="label">%s</text>`, y+18, esc(truncate(l, 24)))
-		fmt.Fprintf(&b, `<rect class="bar" x="%d" y="%d" width="%d" height="20" rx="3"><title>%s: %d</title></rect>`, labelW, y+2, w, esc(l), counts[i])
-		fmt.Fprintf(&b, `<text x="%d" y="%d" class="value">%d</text></g>`, labelW+w+6, y+18, counts[i])
+		d.w(`<g class="item"><text x="0" y="%s" class="label">%s</text>`, num(y+18), text(truncate(l, 24)))
+		d.w(`<rect class="bar" x="%s" y="%s" width="%s" height="20" rx="3"><title>%s: %s</title></rect>`, num(labelW), num(y+2), num(w), text(l), num(counts[i]))
+		d.w(`<text x="%s" y="%s" class="value">%s</text></g>`, num(labelW+w+6), num(y+18), num(counts[i]))
 	}
-	b.WriteString(`</svg>`)
-	return b.String()
+	d.w(`</svg>`)
+	return string(d.bytes())
 }
 
 func maxInt(a, b int64) int64 {
