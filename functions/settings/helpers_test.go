@@ -115,13 +115,7 @@ func (f *fixture) do(method, path, body string) reply {
 // newSurvey creates a survey of the account through the store.
 func (f *fixture) newSurvey(t *testing.T, name string) int64 {
 	t.Helper()
-	sv, err := f.st.CreateSurvey(t.Context(), survey.Survey{
-		AccountID: f.acct.ID, FolderID: f.folder, Name: name, Language: 1, Theme: survey.DefaultTheme(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sv.ID
+	return testenv.NewSurvey(t, f.st, f.acct.ID, f.folder, name).ID
 }
 
 // get answers the settings of a survey, which must be 200.

@@ -192,12 +192,7 @@ func (f *fixture) do(tb testing.TB, method, path, body string) reply {
 // survey creates a live survey of the account.
 func (f *fixture) survey(tb testing.TB, name string) survey.Survey {
 	tb.Helper()
-	sv, err := f.st.CreateSurvey(context.Background(), survey.Survey{
-		AccountID: f.acct.ID, FolderID: f.folder, Name: name, Language: 1, Theme: survey.DefaultTheme(),
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	sv := testenv.NewSurvey(tb, f.st, f.acct.ID, f.folder, name)
 	if !survey.ValidSlug(sv.URLSlug) {
 		tb.Fatalf("survey %d has slug %q", sv.ID, sv.URLSlug)
 	}

@@ -86,3 +86,16 @@ func (o Owner) Warm(tb testing.TB, h http.Handler, target string, code int) {
 		tb.Fatalf("warm-up: %d %s", r.Code, r.Body)
 	}
 }
+
+// NewSurvey creates a live survey named name in folder fid of account aid,
+// through the store, in language 1 with the default theme.
+func NewSurvey(tb testing.TB, st *store.Store, aid, fid int64, name string) survey.Survey {
+	tb.Helper()
+	sv, err := st.CreateSurvey(tb.Context(), survey.Survey{
+		AccountID: aid, FolderID: fid, Name: name, Language: 1, Theme: survey.DefaultTheme(),
+	})
+	if err != nil {
+		tb.Fatalf("testenv: create survey: %v", err)
+	}
+	return sv
+}
