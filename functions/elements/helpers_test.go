@@ -103,11 +103,7 @@ func (f *fixture) do(t *testing.T, method, path, body string) reply {
 // newSurvey creates a live survey of the account through the store.
 func (f *fixture) newSurvey(t *testing.T) int64 {
 	t.Helper()
-	sv, err := f.st.CreateSurvey(t.Context(), survey.Survey{AccountID: f.acct.ID, FolderID: f.fid, Name: "s", Language: 1, Theme: survey.DefaultTheme()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sv.ID
+	return testenv.NewSurvey(t, f.st, f.acct.ID, f.fid, "s").ID
 }
 
 // create POSTs a body that must answer 201 and returns the element.
@@ -293,22 +289,6 @@ func idOf(t *testing.T, d map[string]any) int64 {
 	return int64(id)
 }
 
-// sameJSON compares a body with the JSON it should be (key order aside).
-func sameJSON(t *testing.T, what string, got []byte, want string) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Errorf("%s: body %q is not JSON: %v", what, got, err)
-		return
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("%s: want %q is not JSON: %v", what, want, err)
-	}
-	if !reflect.DeepEqual(g, w) {
-		t.Errorf("%s: body\n got %s\nwant %s", what, got, want)
-	}
-}
-
 // expect checks a reply's status and, when want is set, its exact body.
 func expect(t *testing.T, what string, r reply, code int, want string) {
 	t.Helper()
@@ -317,7 +297,7 @@ func expect(t *testing.T, what string, r reply, code int, want string) {
 		return
 	}
 	if want != "" {
-		sameJSON(t, what, r.body, want)
+		testenv.SameJSON(t, what, r.body, want)
 	}
 }
 

@@ -184,14 +184,14 @@ func TestCreate(t *testing.T) {
 			if g.code != 200 {
 				t.Fatalf("GET: %d %s", g.code, g.body)
 			}
-			sameJSON(t, "GET after create", g.body, string(r.body))
+			testenv.SameJSON(t, "GET after create", g.body, string(r.body))
 			if g.calls != 1 {
 				t.Errorf("GET took %d DynamoDB calls, want 1", g.calls)
 			}
 			if nos := f.do(t, "GET", strings.TrimSuffix(detailPath(sid), "/"), ""); nos.code != 200 {
 				t.Errorf("GET without the final slash: %d", nos.code)
 			} else {
-				sameJSON(t, "GET without the final slash", nos.body, string(r.body))
+				testenv.SameJSON(t, "GET without the final slash", nos.body, string(r.body))
 			}
 			checkListed(t, f.st, f.acct.ID, sid, fid)
 		})

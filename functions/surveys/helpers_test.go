@@ -177,22 +177,6 @@ func with(d map[string]any, changes map[string]any) map[string]any {
 	return out
 }
 
-// sameJSON compares a body with the JSON it should be (key order aside).
-func sameJSON(t *testing.T, what string, got []byte, want string) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Errorf("%s: body %q is not JSON: %v", what, got, err)
-		return
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("%s: want %q is not JSON: %v", what, want, err)
-	}
-	if !reflect.DeepEqual(g, w) {
-		t.Errorf("%s: body\n got %s\nwant %s", what, got, want)
-	}
-}
-
 // expect checks a reply's status and, when want is set, its exact body.
 func expect(t *testing.T, what string, r reply, code int, want string) {
 	t.Helper()
@@ -201,7 +185,7 @@ func expect(t *testing.T, what string, r reply, code int, want string) {
 		return
 	}
 	if want != "" {
-		sameJSON(t, what, r.body, want)
+		testenv.SameJSON(t, what, r.body, want)
 	}
 }
 
