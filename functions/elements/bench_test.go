@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"surveyservice/functions/elements"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // benchSurvey makes a survey holding n questions and a warm handler.

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"surveyservice/functions/folders"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // benchAccount makes an account with the given folders and surveys (spread

@@ -4,10 +4,10 @@ import (
 	"testing"
 
 	"surveyservice/functions/folders"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // TestFolderLimit: past the account's limit of folders, a create answers

@@ -3,9 +3,7 @@ package responders_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -16,11 +14,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
 	"surveyservice/functions/responders"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -44,18 +42,12 @@ type reply struct {
 // send sends one request; headers are name, value pairs.
 func send(t testing.TB, h http.Handler, method, path, body string, headers ...string) reply {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req := httptest.NewRequest(method, path, rd)
+	req := testenv.NewRequest(method, path, "", "", testenv.Body(body))
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	ctx, calls := awsenv.WithCalls(req.Context())
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req.WithContext(ctx))
-	return reply{code: rec.Code, body: rec.Body.String(), header: rec.Header(), calls: calls.DynamoDB(), ops: calls.Ops()}
+	r := testenv.Serve(h, req)
+	return reply{code: r.Code, body: string(r.Body), header: r.Header, calls: r.Calls.DynamoDB(), ops: r.Calls.Ops()}
 }
 
 // authenticate posts {"code": code} as JSON, without an API key.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"sort"
 	"strings"
 	"sync"
@@ -12,11 +11,11 @@ import (
 	"time"
 
 	"surveyservice/functions/responses"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -43,14 +42,8 @@ func (r reply) String() string { return fmt.Sprintf("%d %.300s", r.code, r.body)
 
 // serve sends one request with the key (none when "").
 func serve(h http.Handler, method, target, key string) reply {
-	req := httptest.NewRequest(method, target, nil)
-	if key != "" {
-		req.Header.Set("Authorization", "API-Key "+key)
-	}
-	ctx, calls := awsenv.WithCalls(req.Context())
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req.WithContext(ctx))
-	return reply{code: rec.Code, body: rec.Body.Bytes(), header: rec.Header(), calls: calls}
+	r := testenv.Serve(h, testenv.NewRequest(method, target, key, "", nil))
+	return reply{code: r.Code, body: r.Body, header: r.Header, calls: r.Calls}
 }
 
 // fixture is one account of its own with a survey of a text question and

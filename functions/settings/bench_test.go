@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"surveyservice/functions/settings"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // heapObjects is the runtime metric sampled for the peak heap: bytes of

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"surveyservice/functions/surveys"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // TestLiveSurveyLimit: past the account's limit of live surveys, a create

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"sync"
@@ -14,12 +12,11 @@ import (
 	"time"
 
 	"surveyservice/functions/webhooks"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
-	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 	"surveyservice/shared/webhook"
 )
 
@@ -74,14 +71,9 @@ type fixture struct {
 
 func newFixture(t *testing.T, loopback bool) *fixture {
 	t.Helper()
-	st := testenv.Store(t)
-	acct, key := testenv.NewAccount(t, survey.PlanPro)
-	ctx := context.Background()
-	fo, err := st.CreateFolder(ctx, acct.ID, "Hooks", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sv, err := st.CreateSurvey(ctx, survey.Survey{AccountID: acct.ID, FolderID: fo.ID, Name: "Hooked", Language: 4, Theme: survey.DefaultTheme()})
+	o := testenv.NewOwner(t, survey.PlanPro, "Hooks")
+	st, acct, key := o.Store, o.Account, o.Key
+	sv, err := st.CreateSurvey(context.Background(), survey.Survey{AccountID: acct.ID, FolderID: o.Folder, Name: "Hooked", Language: 4, Theme: survey.DefaultTheme()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,19 +87,12 @@ func newFixture(t *testing.T, loopback bool) *fixture {
 
 func (f *fixture) do(t *testing.T, method, path, body string) reply {
 	t.Helper()
-	var rd io.Reader
+	ct := ""
 	if body != "" {
-		rd = strings.NewReader(body)
+		ct = "application/json"
 	}
-	req := httptest.NewRequest(method, path, rd)
-	req.Header.Set("Authorization", "API-Key "+f.key)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	ctx, calls := awsenv.WithCalls(req.Context())
-	rec := httptest.NewRecorder()
-	f.h.ServeHTTP(rec, req.WithContext(ctx))
-	return reply{code: rec.Code, body: rec.Body.String(), dynamo: calls.DynamoDB(), ops: calls.Ops()}
+	r := testenv.Serve(f.h, testenv.NewRequest(method, path, f.key, ct, testenv.Body(body)))
+	return reply{code: r.Code, body: string(r.Body), dynamo: r.Calls.DynamoDB(), ops: r.Calls.Ops()}
 }
 
 func (f *fixture) list() string { return fmt.Sprintf("/api/surveys/%d/webhooks/", f.sid) }

@@ -12,9 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
-	"surveyservice/internal/testenv"
 )
 
 // fiveThousand is the largest request of POST .../variables/hashes/: 5000

@@ -14,10 +14,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 	"github.com/aws/smithy-go"
 
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
-	"surveyservice/internal/testenv"
 )
 
 // FuzzDecodePayload: DecodePayload never panics, a payload it accepts has

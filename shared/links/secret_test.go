@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"surveyservice/shared/links"
 	"surveyservice/internal/testenv"
+	"surveyservice/shared/links"
 )
 
 // TestSealValue: a webhook secret opens for its webhook only, never as a
