@@ -15,12 +15,12 @@ func TestRenderEscapes(t *testing.T) {
 	img := `https://x.example/a.png" onerror="alert(1)`
 	v := survey.ResponderSurvey{URLSlug: "slug", Name: evil, Language: "en",
 		Theme:   survey.Theme{BackgroundColor: "#fff;}body{background:url(x)", QuestionColor: "#123456"},
-		Welcome: []survey.ElementView{{Title: evil, Description: evil}},
+		Welcome: []survey.ElementView{{ElementFields: survey.ElementFields{Element: survey.Element{Title: evil, Description: evil}}}},
 		Questions: [][]survey.ElementView{
-			{{ID: 1, Type: survey.TypeText, Title: evil, MaxLength: 10}},
-			{{ID: 2, Type: survey.TypePictureChoice, Title: evil, Choices: []survey.ChoiceItem{{ID: 3, Name: evil, ImageURL: &img}}}},
-			{{ID: 4, Type: survey.TypeMatrix, Title: evil, Rows: []survey.NamedItem{{ID: 5, Name: evil}}, Columns: []survey.NamedItem{{ID: 6, Name: evil}}}},
-			{{ID: 7, Type: survey.TypeOpinionScale, Title: evil, ScaleMin: 0, ScaleMax: 2, LeftLabel: &evil}},
+			{{ElementFields: survey.ElementFields{Element: survey.Element{ID: 1, Type: survey.TypeText, Title: evil, MaxLength: 10}}}},
+			{{ElementFields: survey.ElementFields{Element: survey.Element{ID: 2, Type: survey.TypePictureChoice, Title: evil}}, Choices: []survey.ChoiceItem{{ID: 3, Name: evil, ImageURL: &img}}}},
+			{{ElementFields: survey.ElementFields{Element: survey.Element{ID: 4, Type: survey.TypeMatrix, Title: evil}}, Rows: []survey.NamedItem{{ID: 5, Name: evil}}, Columns: []survey.NamedItem{{ID: 6, Name: evil}}}},
+			{{ElementFields: survey.ElementFields{Element: survey.Element{ID: 7, Type: survey.TypeOpinionScale, Title: evil, ScaleMin: 0, ScaleMax: 2}}, LeftLabel: &evil}},
 		},
 	}
 	p := surveyPage{page: newPage("en", evil), Survey: v, Action: "/s/slug/", IdempotencyKey: evil, QS: evil,

@@ -22,8 +22,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"surveyservice/functions/sweeper"
-	"surveyservice/shared/links"
 	"surveyservice/internal/testenv"
+	"surveyservice/shared/links"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -132,8 +132,9 @@ var httpRequests = map[string]struct {
 }
 
 // invocationFor picks fn's event. A function added to the Makefile later
-// gets, when its main calls gateway.Start, a GET of an unknown path (404 on
-// every router, before auth); any other kind of function must be added here.
+// gets, when its main serves through package gateway, a GET of an unknown path
+// (404 on every router, before auth); any other kind of function must be
+// added here.
 func invocationFor(tb testing.TB, fn string) invocation {
 	tb.Helper()
 	if fn == "sweeper" {
@@ -150,7 +151,7 @@ func invocationFor(tb testing.TB, fn string) invocation {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if !bytes.Contains(src, []byte("gateway.Start(")) {
+		if !bytes.Contains(src, []byte(`"surveyservice/shared/api/gateway"`)) {
 			tb.Fatalf("function %s is not an HTTP function: give it an event in invocationFor", fn)
 		}
 		req.method, req.path, req.status = "GET", "/api/coldstart/unknown/", http.StatusNotFound

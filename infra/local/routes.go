@@ -1,10 +1,16 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
+	"surveyservice"
 	"surveyservice/functions/account"
 	"surveyservice/functions/elements"
 	"surveyservice/functions/folders"
@@ -17,10 +23,10 @@ import (
 	"surveyservice/functions/templates"
 	"surveyservice/functions/variables"
 	"surveyservice/functions/webhooks"
+	"surveyservice/internal/routing"
 	"surveyservice/shared/api"
 	"surveyservice/shared/exports"
 	"surveyservice/shared/links"
-	"surveyservice/internal/routing"
 	"surveyservice/shared/store"
 	"surveyservice/shared/webhook"
 )
@@ -61,46 +67,80 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 	}
 }
 
-// gatewayRoutes are template.yaml's HttpApi events, one row each (a test
-// holds the two equal): per group its prefix without a final slash and a
-// greedy child route, plus $default. A new function adds its pair here and
-// in template.yaml.
-var gatewayRoutes = routing.MustNew([]routing.Route{
-	{Method: "ANY", Path: "/api/templates", Target: "TemplatesFunction"},
-	{Method: "ANY", Path: "/api/templates/{proxy+}", Target: "TemplatesFunction"},
-	{Method: "ANY", Path: "/api/whoami", Target: "AccountFunction"},
-	{Method: "ANY", Path: "/api/whoami/{proxy+}", Target: "AccountFunction"},
-	{Method: "ANY", Path: "/api/folders", Target: "FoldersFunction"},
-	{Method: "ANY", Path: "/api/folders/{proxy+}", Target: "FoldersFunction"},
-	{Method: "ANY", Path: "/api/v2/surveys", Target: "SurveysFunction"},
-	{Method: "ANY", Path: "/api/v2/surveys/{proxy+}", Target: "SurveysFunction"},
-	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}", Target: "SurveysFunction"},
-	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}/{proxy+}", Target: "SurveysFunction"},
-	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}/questions", Target: "ElementsFunction"},
-	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}/questions/{proxy+}", Target: "ElementsFunction"},
-	{Method: "ANY", Path: "/api/surveys/{survey_id}/settings", Target: "SettingsFunction"},
-	{Method: "ANY", Path: "/api/surveys/{survey_id}/settings/{proxy+}", Target: "SettingsFunction"},
-	{Method: "ANY", Path: "/api/surveys/{survey_id}/variables", Target: "VariablesFunction"},
-	{Method: "ANY", Path: "/api/surveys/{survey_id}/variables/{proxy+}", Target: "VariablesFunction"},
-	{Method: "ANY", Path: "/api/public/surveys/{proxy+}", Target: "RespondersFunction"},
-	{Method: "ANY", Path: "/api/public/surveys/{url_slug}/authenticate", Target: "RespondersFunction"},
-	{Method: "ANY", Path: "/api/public/surveys/{url_slug}/authenticate/{proxy+}", Target: "RespondersFunction"},
-	{Method: "ANY", Path: "/api/public/surveys/{url_slug}/sessions", Target: "RespondersFunction"},
-	{Method: "ANY", Path: "/api/public/surveys/{url_slug}/sessions/{proxy+}", Target: "RespondersFunction"},
-	{Method: "ANY", Path: "/s/{proxy+}", Target: "PagesFunction"},
-	{Method: "ANY", Path: "/r/{proxy+}", Target: "PagesFunction"},
-	{Method: "ANY", Path: "/assets/{proxy+}", Target: "PagesFunction"},
-	{Method: "ANY", Path: "/api/schema", Target: "SchemaFunction"},
-	{Method: "ANY", Path: "/api/schema/{proxy+}", Target: "SchemaFunction"},
-	{Method: "ANY", Path: "/api/surveys/{survey_id}/responses", Target: "ResponsesFunction"},
-	{Method: "ANY", Path: "/api/surveys/{survey_id}/responses/{proxy+}", Target: "ResponsesFunction"},
-	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}/responses/{proxy+}", Target: "ResponsesFunction"},
-	{Method: "ANY", Path: "/api/surveys/{survey_id}/webhooks", Target: "WebhooksFunction"},
-	{Method: "ANY", Path: "/api/surveys/{survey_id}/webhooks/{proxy+}", Target: "WebhooksFunction"},
-	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}/notifications", Target: "WebhooksFunction"},
-	{Method: "ANY", Path: "/api/v2/surveys/{survey_id}/notifications/{proxy+}", Target: "WebhooksFunction"},
-	{Method: "ANY", Path: routing.Default, Target: "AccountFunction"},
-})
+// gatewayRoutes are the routes of template.yaml's HttpApi events, read from
+// the embedded template (package surveyservice) when the server starts: per
+// group its prefix without a final slash and a greedy child route, plus
+// $default. A new function adds its events to template.yaml only.
+var gatewayRoutes = mustGatewayRoutes(surveyservice.Template)
+
+// mustGatewayRoutes is the route table of the template data; a template
+// whose routes API Gateway would refuse is a programming error.
+func mustGatewayRoutes(data []byte) *routing.Table {
+	tpl, err := parseTemplate(data)
+	if err == nil {
+		var routes []routing.Route
+		if routes, err = tpl.httpRoutes(); err == nil {
+			var table *routing.Table
+			if table, err = routing.New(routes); err == nil {
+				return table
+			}
+		}
+	}
+	panic(fmt.Sprintf("local: template.yaml: %v", err))
+}
+
+// samTemplate is the part of template.yaml the local server and its tests
+// read. CloudFormation tags (!Ref, !GetAtt, !Sub) decode as their plain
+// values.
+type samTemplate struct {
+	Resources map[string]struct {
+		Type           string         `yaml:"Type"`
+		DeletionPolicy string         `yaml:"DeletionPolicy"`
+		Metadata       map[string]any `yaml:"Metadata"`
+		Properties     map[string]any `yaml:"Properties"`
+	} `yaml:"Resources"`
+}
+
+func parseTemplate(data []byte) (samTemplate, error) {
+	var tpl samTemplate
+	err := yaml.Unmarshal(data, &tpl)
+	return tpl, err
+}
+
+// httpRoutes lists the HttpApi events of the template's functions as routes
+// targeting each function's logical id, sorted by function and path. Every
+// event must be ANY (the function answers 405 itself) on the template's
+// HttpApi; the error names each one that is not.
+func (tpl samTemplate) httpRoutes() ([]routing.Route, error) {
+	var out []routing.Route
+	var errs []error
+	for name, res := range tpl.Resources {
+		if res.Type != "AWS::Serverless::Function" {
+			continue
+		}
+		events, _ := res.Properties["Events"].(map[string]any)
+		for evName, ev := range events {
+			ev, _ := ev.(map[string]any)
+			if ev["Type"] != "HttpApi" {
+				continue
+			}
+			props, _ := ev["Properties"].(map[string]any)
+			if props["Method"] != routing.Any {
+				errs = append(errs, fmt.Errorf("%s.%s: Method %v, want ANY (the function answers 405 itself)", name, evName, props["Method"]))
+			}
+			if props["ApiId"] != "HttpApi" {
+				errs = append(errs, fmt.Errorf("%s.%s: ApiId %v, want !Ref HttpApi", name, evName, props["ApiId"]))
+			}
+			method, _ := props["Method"].(string)
+			path, _ := props["Path"].(string)
+			out = append(out, routing.Route{Method: method, Path: path, Target: name})
+		}
+	}
+	slices.SortFunc(out, func(a, b routing.Route) int {
+		return cmp.Or(cmp.Compare(a.Target, b.Target), cmp.Compare(a.Path, b.Path))
+	})
+	return out, errors.Join(errs...)
+}
 
 // localReading is how `make run` treats a final slash. Every path of the
 // contract reaches the same function under either reading (a test holds

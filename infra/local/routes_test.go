@@ -20,7 +20,8 @@ import (
 )
 
 // TestGatewayRoutesAreTemplateYAML holds the table `make run` dispatches
-// with to template.yaml's HttpApi events, and both to the functions.
+// with (read from the template embedded at build time) to template.yaml's
+// HttpApi events as on disk, and both to the functions.
 func TestGatewayRoutesAreTemplateYAML(t *testing.T) {
 	t.Parallel()
 	got := templateRoutes(t, loadTemplate(t))
@@ -43,7 +44,7 @@ func TestGatewayRoutesAreTemplateYAML(t *testing.T) {
 	sort.Strings(have)
 	sort.Strings(want)
 	if !slices.Equal(have, want) {
-		t.Errorf("template.yaml routes\n  %s\ninfra/local/routes.go gatewayRoutes\n  %s", strings.Join(have, "\n  "), strings.Join(want, "\n  "))
+		t.Errorf("template.yaml routes\n  %s\ngatewayRoutes (the embedded template)\n  %s", strings.Join(have, "\n  "), strings.Join(want, "\n  "))
 	}
 	fns := routers(nil, config{})
 	targeted := map[string]bool{}
@@ -317,5 +318,25 @@ func TestEventsMatchTheRoutes(t *testing.T) {
 				t.Errorf("%s (%v): %s reaches %s, want %s", name, reading, ev.RawPath, m.Route.Target, fixtureFunction(dir))
 			}
 		}
+	}
+}
+
+// TestTemplateRoutesRefused: the local server refuses, at start-up, an
+// HttpApi event the deployed API would not serve as the table assumes.
+func TestTemplateRoutesRefused(t *testing.T) {
+	t.Parallel()
+	for name, event := range map[string]string{
+		"MethodNotANY": "Method: GET, Path: /api/x, ApiId: !Ref HttpApi",
+		"OtherAPI":     "Method: ANY, Path: /api/x, ApiId: !Ref OtherApi",
+	} {
+		t.Run(name, func(t *testing.T) {
+			tpl, err := parseTemplate([]byte("Resources:\n  XFunction:\n    Type: AWS::Serverless::Function\n    Properties:\n      Events:\n        X:\n          Type: HttpApi\n          Properties: {" + event + "}\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tpl.httpRoutes(); err == nil {
+				t.Errorf("%s: no error", event)
+			}
+		})
 	}
 }

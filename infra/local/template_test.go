@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"gopkg.in/yaml.v3"
 
 	"surveyservice/functions/dispatch"
 	"surveyservice/internal/routing"
@@ -18,58 +17,28 @@ import (
 	"surveyservice/shared/webhook"
 )
 
-// samTemplate is the part of template.yaml the tests read. CloudFormation
-// tags (!Ref, !GetAtt, !Sub) decode as their plain values.
-type samTemplate struct {
-	Resources map[string]struct {
-		Type           string         `yaml:"Type"`
-		DeletionPolicy string         `yaml:"DeletionPolicy"`
-		Metadata       map[string]any `yaml:"Metadata"`
-		Properties     map[string]any `yaml:"Properties"`
-	} `yaml:"Resources"`
-}
-
 func loadTemplate(t *testing.T) samTemplate {
 	t.Helper()
 	data, err := os.ReadFile("../../template.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tpl samTemplate
-	if err := yaml.Unmarshal(data, &tpl); err != nil {
+	tpl, err := parseTemplate(data)
+	if err != nil {
 		t.Fatalf("template.yaml: %v", err)
 	}
 	return tpl
 }
 
 // templateRoutes lists the HttpApi events of template.yaml's functions as
-// routes targeting each function's logical id.
+// routes targeting each function's logical id, as `make run` reads them.
 func templateRoutes(t *testing.T, tpl samTemplate) []routing.Route {
 	t.Helper()
-	var out []routing.Route
-	for name, res := range tpl.Resources {
-		if res.Type != "AWS::Serverless::Function" {
-			continue
-		}
-		events, _ := res.Properties["Events"].(map[string]any)
-		for evName, ev := range events {
-			ev := ev.(map[string]any)
-			if ev["Type"] != "HttpApi" {
-				continue
-			}
-			props := ev["Properties"].(map[string]any)
-			if props["Method"] != "ANY" {
-				t.Errorf("%s.%s: Method %v, want ANY (the function answers 405 itself)", name, evName, props["Method"])
-			}
-			if props["ApiId"] != "HttpApi" {
-				t.Errorf("%s.%s: ApiId %v, want !Ref HttpApi", name, evName, props["ApiId"])
-			}
-			method, _ := props["Method"].(string)
-			path, _ := props["Path"].(string)
-			out = append(out, routing.Route{Method: method, Path: path, Target: name})
-		}
+	routes, err := tpl.httpRoutes()
+	if err != nil {
+		t.Error(err)
 	}
-	return out
+	return routes
 }
 
 // TestMakefileBuildsEveryFunction checks that `sam build` finds a Makefile

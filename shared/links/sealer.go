@@ -87,6 +87,13 @@ func NewSealer(client KMS, keyID string, keys KeyStore) *Sealer {
 	return &Sealer{kms: client, keyID: keyID, keys: keys, Now: time.Now, opened: map[KeyID]cipher.AEAD{}}
 }
 
+// SealerFromEnv is a function's Sealer: a KMS client made from cfg, the key
+// KMS_KEY_ID names (KeyFromEnv), the data keys kept in keys. Only the
+// functions that seal or open links call it, so only they build a KMS client.
+func SealerFromEnv(cfg aws.Config, getenv func(string) string, keys KeyStore) *Sealer {
+	return NewSealer(kms.NewFromConfig(cfg), KeyFromEnv(getenv), keys)
+}
+
 func newAEAD(plaintext []byte) (cipher.AEAD, error) {
 	block, err := aes.NewCipher(plaintext)
 	if err != nil {

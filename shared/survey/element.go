@@ -164,52 +164,33 @@ func (t ElementType) Answerable() bool {
 	return false
 }
 
-// ElementView is an element as the API shows it: its fields, related_group
-// and order from the layout, and, for an appreciation page only, the
-// appreciation fields; questions in a survey detail also carry their
-// (empty) logic. The owner's view carries the answer key (correct_choice);
-// the responder's view has no such key at all.
+// ElementView is an element as the API shows it: the element's own fields,
+// related_group and order from the layout, and, for an appreciation page
+// only, the appreciation fields; questions in a survey detail also carry
+// their (empty) logic. The owner's view carries the answer key
+// (correct_choice, the choice object); the responder's view has no such key
+// at all.
 type ElementView struct {
-	ID                     int64        `json:"id"`
-	Title                  string       `json:"title"`
-	HTMLTitle              string       `json:"html_title"`
-	Type                   ElementType  `json:"type"`
-	ImageVideoActive       bool         `json:"image_video_active"`
-	ImageOrVideo           int64        `json:"image_or_video"`
-	ImagePath              *string      `json:"image_path"`
-	ImageName              string       `json:"image_name"`
-	VideoURL               *string      `json:"video_url"`
-	ShowCharts             bool         `json:"show_charts"`
-	DescriptionTextActive  bool         `json:"description_text_active"`
-	DescriptionText        string       `json:"description_text"`
-	HTMLDescriptionText    string       `json:"html_description_text"`
-	RelatedGroup           *int64       `json:"related_group"`
-	QuestionNumberIsHidden bool         `json:"question_number_is_hidden"`
-	RespondingDuration     *string      `json:"responding_duration"`
-	TitleActive            bool         `json:"title_active"`
-	DescriptionActive      bool         `json:"description_active"`
-	Description            string       `json:"description"`
-	EnterText              string       `json:"enter_text"`
-	AllowMultipleSelect    bool         `json:"allow_multiple_select"`
-	MaxSelectableChoices   int64        `json:"max_selectable_choices"`
-	MinSelectableChoices   int64        `json:"min_selectable_choices"`
-	VerticalChoices        bool         `json:"vertical_choices"`
-	AnswerRequired         bool         `json:"answer_required"`
-	Randomize              bool         `json:"randomize"`
-	Choices                []ChoiceItem `json:"choices"`
-	Rows                   []NamedItem  `json:"rows"`
-	Columns                []NamedItem  `json:"columns"`
-	ScaleMin               int64        `json:"scale_min"`
-	ScaleMax               int64        `json:"scale_max"`
-	LeftLabel              *string      `json:"left_label"`
-	RightLabel             *string      `json:"right_label"`
-	RatingMax              int64        `json:"rating_max"`
-	MaxLength              int64        `json:"max_length"`
+	ElementFields
+	RelatedGroup *int64 `json:"related_group"`
+	// The answer's shape shows every key, empty or null where the type has
+	// none, where the stored element leaves them out.
+	Choices    []ChoiceItem `json:"choices"`
+	Rows       []NamedItem  `json:"rows"`
+	Columns    []NamedItem  `json:"columns"`
+	LeftLabel  *string      `json:"left_label"`
+	RightLabel *string      `json:"right_label"`
 	*AnswerKey
 	Order int `json:"order"`
 	*Appreciation
 	*Logic
 }
+
+// ElementFields puts the element one level down in its view, so that the
+// view's own fields (the answer's shape, the answer key, the appreciation
+// page's fields) hide the stored element's of the same name, in Go and in
+// JSON, which both take the shallower field.
+type ElementFields struct{ Element }
 
 // AnswerKey holds what only a survey's owner may see of an element: a nil
 // *AnswerKey leaves its fields out of the JSON altogether.
@@ -259,19 +240,9 @@ func (e Element) correctChoice() *ChoiceItem {
 
 func (e Element) view(l Layout) ElementView {
 	v := ElementView{
-		ID: e.ID, Title: e.Title, HTMLTitle: e.HTMLTitle, Type: e.Type, ImageVideoActive: e.ImageVideoActive,
-		ImageOrVideo: e.ImageOrVideo, ImagePath: e.ImagePath, ImageName: e.ImageName, VideoURL: e.VideoURL,
-		ShowCharts: e.ShowCharts, DescriptionTextActive: e.DescriptionTextActive, DescriptionText: e.DescriptionText,
-		HTMLDescriptionText: e.HTMLDescriptionText, RelatedGroup: l.GroupOf(e.ID),
-		QuestionNumberIsHidden: e.QuestionNumberIsHidden, RespondingDuration: e.RespondingDuration,
-		TitleActive: e.TitleActive, DescriptionActive: e.DescriptionActive, Description: e.Description,
-		EnterText: e.EnterText, AllowMultipleSelect: e.AllowMultipleSelect,
-		MaxSelectableChoices: e.MaxSelectableChoices, MinSelectableChoices: e.MinSelectableChoices,
-		VerticalChoices: e.VerticalChoices, AnswerRequired: e.AnswerRequired, Randomize: e.Randomize,
+		ElementFields: ElementFields{e}, RelatedGroup: l.GroupOf(e.ID),
 		Choices: nonNil(e.Choices), Rows: nonNil(e.Rows), Columns: nonNil(e.Columns),
-		ScaleMin: e.ScaleMin, ScaleMax: e.ScaleMax, LeftLabel: e.LeftLabel, RightLabel: e.RightLabel,
-		RatingMax: e.RatingMax, MaxLength: e.MaxLength,
-		Order: l.Order(e.ID),
+		LeftLabel: e.LeftLabel, RightLabel: e.RightLabel, Order: l.Order(e.ID),
 	}
 	if e.Type == TypeAppreciation {
 		a := e.Appreciation

@@ -28,6 +28,12 @@ type Queue struct {
 // QueueURLFrom reads WEBHOOK_QUEUE_URL through getenv.
 func QueueURLFrom(getenv func(string) string) string { return getenv("WEBHOOK_QUEUE_URL") }
 
+// QueueFromEnv is a function's delivery queue: an SQS client made from cfg,
+// the queue WEBHOOK_QUEUE_URL names.
+func QueueFromEnv(cfg aws.Config, getenv func(string) string) Queue {
+	return Queue{Client: sqs.NewFromConfig(cfg), URL: QueueURLFrom(getenv)}
+}
+
 // MaxVisibility is the longest a received message may be hidden (SQS
 // counts it from the message's receipt; it is measured here from its
 // sending, which is never later, so a wait is never refused).

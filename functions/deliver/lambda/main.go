@@ -3,49 +3,26 @@
 package main
 
 import (
-	"context"
-	"log/slog"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/service/kms"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-
 	"surveyservice/functions/deliver"
-	"surveyservice/shared/api"
-	"surveyservice/shared/awsenv"
+	"surveyservice/shared/lambdamain"
 	"surveyservice/shared/links"
-	"surveyservice/shared/store"
 	"surveyservice/shared/webhook"
 )
 
 func main() {
-	api.JSONLogging(os.Stdout)
-	d, err := deliverer(context.Background(), os.Getenv)
-	if err != nil {
-		slog.Error("start", "error", err.Error())
-		os.Exit(1)
-	}
-	lambda.Start(d.Handle)
-}
-
-// deliverer is the function's whole init path: configuration and clients.
-func deliverer(ctx context.Context, getenv func(string) string) (*deliver.Deliverer, error) {
-	cfg, err := awsenv.Load(ctx, awsenv.FromEnv(getenv))
-	if err != nil {
-		return nil, err
-	}
-	delays, err := webhook.ParseDelays(getenv("WEBHOOK_RETRY_DELAYS"))
-	if err != nil {
-		return nil, err
-	}
-	st := store.New(cfg, store.TableNameFrom(getenv))
-	guard := webhook.Guard{AllowLoopback: getenv("WEBHOOK_ALLOW_LOOPBACK") == "true"}
-	return &deliver.Deliverer{
-		Store:  st,
-		Opener: links.NewSealer(kms.NewFromConfig(cfg), links.KeyFromEnv(getenv), st),
-		Queue:  webhook.Queue{Client: sqs.NewFromConfig(cfg), URL: webhook.QueueURLFrom(getenv)},
-		Client: guard.Client(webhook.Timeout),
-		Delays: delays,
-	}, nil
+	lambdamain.Main(func(env lambdamain.Env) (any, error) {
+		delays, err := webhook.ParseDelays(env.Getenv("WEBHOOK_RETRY_DELAYS"))
+		if err != nil {
+			return nil, err
+		}
+		guard := webhook.Guard{AllowLoopback: env.Getenv("WEBHOOK_ALLOW_LOOPBACK") == "true"}
+		d := &deliver.Deliverer{
+			Store:  env.Store,
+			Opener: links.SealerFromEnv(env.AWS, env.Getenv, env.Store),
+			Queue:  webhook.QueueFromEnv(env.AWS, env.Getenv),
+			Client: guard.Client(webhook.Timeout),
+			Delays: delays,
+		}
+		return d.Handle, nil
+	})
 }

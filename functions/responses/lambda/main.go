@@ -3,41 +3,20 @@
 package main
 
 import (
-	"context"
-	"log/slog"
-	"net/http"
-	"os"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/service/kms"
 
 	"surveyservice/functions/responses"
 	"surveyservice/shared/api"
 	"surveyservice/shared/api/gateway"
-	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
+	"surveyservice/shared/lambdamain"
 	"surveyservice/shared/links"
-	"surveyservice/shared/store"
 )
 
 func main() {
-	api.JSONLogging(os.Stdout)
-	h, err := handler(context.Background(), os.Getenv)
-	if err != nil {
-		slog.Error("start", "error", err.Error())
-		os.Exit(1)
-	}
-	gateway.Start(h)
-}
-
-// handler is the function's whole init path: configuration, clients, routes.
-func handler(ctx context.Context, getenv func(string) string) (http.Handler, error) {
-	cfg, err := awsenv.Load(ctx, awsenv.FromEnv(getenv))
-	if err != nil {
-		return nil, err
-	}
-	st := store.New(cfg, store.TableNameFrom(getenv))
-	sealer := links.NewSealer(kms.NewFromConfig(cfg), links.KeyFromEnv(getenv), st)
-	bucket := exports.New(cfg, exports.BucketFromEnv(getenv))
-	return responses.New(api.NewAuthenticator(st), st, sealer, bucket, time.Now), nil
+	lambdamain.Main(func(env lambdamain.Env) (any, error) {
+		sealer := links.SealerFromEnv(env.AWS, env.Getenv, env.Store)
+		bucket := exports.New(env.AWS, exports.BucketFromEnv(env.Getenv))
+		return gateway.New(responses.New(api.NewAuthenticator(env.Store), env.Store, sealer, bucket, time.Now)), nil
+	})
 }

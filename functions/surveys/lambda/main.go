@@ -2,33 +2,16 @@
 package main
 
 import (
-	"context"
-	"log/slog"
-	"net/http"
-	"os"
 	"time"
 
 	"surveyservice/functions/surveys"
 	"surveyservice/shared/api"
 	"surveyservice/shared/api/gateway"
-	"surveyservice/shared/store"
+	"surveyservice/shared/lambdamain"
 )
 
 func main() {
-	api.JSONLogging(os.Stdout)
-	h, err := handler(context.Background(), os.Getenv)
-	if err != nil {
-		slog.Error("start", "error", err.Error())
-		os.Exit(1)
-	}
-	gateway.Start(h)
-}
-
-// handler is the function's whole init path: configuration, clients, routes.
-func handler(ctx context.Context, getenv func(string) string) (http.Handler, error) {
-	st, err := store.OpenEnv(ctx, getenv)
-	if err != nil {
-		return nil, err
-	}
-	return surveys.New(api.NewAuthenticator(st), st, time.Now), nil
+	lambdamain.Main(func(env lambdamain.Env) (any, error) {
+		return gateway.New(surveys.New(api.NewAuthenticator(env.Store), env.Store, time.Now)), nil
+	})
 }

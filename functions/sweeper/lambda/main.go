@@ -9,23 +9,16 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambda"
 
 	"surveyservice/functions/sweeper"
-	"surveyservice/shared/api"
-	"surveyservice/shared/store"
+	"surveyservice/shared/lambdamain"
 )
 
 func main() {
-	api.JSONLogging(os.Stdout)
-	st, err := store.OpenEnv(context.Background(), os.Getenv)
-	if err != nil {
-		slog.Error("start", "error", err.Error())
-		os.Exit(1)
-	}
-	lambda.Start(handler(st))
+	lambdamain.Main(func(env lambdamain.Env) (any, error) { return handler(env.Store), nil })
 }
 
+// handler sweeps on each scheduled event and logs and emits its figures.
 func handler(st sweeper.Store) func(context.Context, events.EventBridgeEvent) (sweeper.Result, error) {
 	return func(ctx context.Context, ev events.EventBridgeEvent) (sweeper.Result, error) {
 		start := time.Now()

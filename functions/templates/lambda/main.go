@@ -2,32 +2,13 @@
 package main
 
 import (
-	"context"
-	"log/slog"
-	"net/http"
-	"os"
-
 	"surveyservice/functions/templates"
-	"surveyservice/shared/api"
 	"surveyservice/shared/api/gateway"
-	"surveyservice/shared/store"
+	"surveyservice/shared/lambdamain"
 )
 
 func main() {
-	api.JSONLogging(os.Stdout)
-	h, err := handler(context.Background(), os.Getenv)
-	if err != nil {
-		slog.Error("start", "error", err.Error())
-		os.Exit(1)
-	}
-	gateway.Start(h)
-}
-
-// handler is the function's whole init path: configuration, clients, routes.
-func handler(ctx context.Context, getenv func(string) string) (http.Handler, error) {
-	st, err := store.OpenEnv(ctx, getenv)
-	if err != nil {
-		return nil, err
-	}
-	return templates.New(st, templates.Config{MediaURL: getenv("MEDIA_URL"), TemplatesURL: getenv("TEMPLATES_URL")}), nil
+	lambdamain.Main(func(env lambdamain.Env) (any, error) {
+		return gateway.New(templates.New(env.Store, templates.Config{MediaURL: env.Getenv("MEDIA_URL"), TemplatesURL: env.Getenv("TEMPLATES_URL")})), nil
+	})
 }

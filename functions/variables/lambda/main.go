@@ -3,38 +3,17 @@
 package main
 
 import (
-	"context"
-	"log/slog"
-	"net/http"
-	"os"
-
-	"github.com/aws/aws-sdk-go-v2/service/kms"
-
 	"surveyservice/functions/variables"
 	"surveyservice/shared/api"
 	"surveyservice/shared/api/gateway"
-	"surveyservice/shared/awsenv"
+	"surveyservice/shared/lambdamain"
 	"surveyservice/shared/links"
-	"surveyservice/shared/store"
 )
 
 func main() {
-	api.JSONLogging(os.Stdout)
-	h, err := handler(context.Background(), os.Getenv)
-	if err != nil {
-		slog.Error("start", "error", err.Error())
-		os.Exit(1)
-	}
-	gateway.Start(h)
-}
-
-// handler is the function's whole init path: configuration, clients, routes.
-func handler(ctx context.Context, getenv func(string) string) (http.Handler, error) {
-	cfg, err := awsenv.Load(ctx, awsenv.FromEnv(getenv))
-	if err != nil {
-		return nil, err
-	}
-	st := store.New(cfg, store.TableNameFrom(getenv))
-	sealer := links.NewSealer(kms.NewFromConfig(cfg), links.KeyFromEnv(getenv), st)
-	return variables.New(api.NewAuthenticator(st), st, sealer, variables.Config{SurveyURL: getenv("PUBLIC_SURVEY_URL")}), nil
+	lambdamain.Main(func(env lambdamain.Env) (any, error) {
+		sealer := links.SealerFromEnv(env.AWS, env.Getenv, env.Store)
+		cfg := variables.Config{SurveyURL: env.Getenv("PUBLIC_SURVEY_URL")}
+		return gateway.New(variables.New(api.NewAuthenticator(env.Store), env.Store, sealer, cfg)), nil
+	})
 }
