@@ -63,7 +63,7 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time) http.H
 				api.Error(w, r, err)
 				return
 			}
-			if err == store.ErrSurveyClosed {
+			if err == survey.ErrSurveyClosed {
 				writeMessage(w, r, http.StatusGone, v.Language, v.Name, p.T.Closed)
 				return
 			}

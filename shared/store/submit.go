@@ -43,23 +43,6 @@ type Submitted struct {
 	Replayed    bool
 }
 
-// Refusals of a submission.
-var (
-	// ErrReusedKey answers an Idempotency-Key sent before with another body.
-	ErrReusedKey = survey.Errorf(survey.EUNPROCESSABLE, "Idempotency-Key was used with another request.")
-	// ErrSurveyClosed answers a response to a survey that is stopped,
-	// closed by its date, or in the trash.
-	ErrSurveyClosed = survey.Errorf(survey.EGONE, "This survey is closed.")
-	// ErrCodeRefused answers a code that is unknown or spent, the same in
-	// every case.
-	ErrCodeRefused = survey.Errorf(survey.EFORBIDDEN, "Authentication failed.")
-	// ErrLinkUsed answers a one-use link that was used.
-	ErrLinkUsed = survey.Errorf(survey.EGONE, "This link has been used.")
-	// ErrResponseTooLarge answers answers and variables over
-	// survey.MaxResponseBytes.
-	ErrResponseTooLarge = survey.Errorf(survey.ETOOLARGE, "The response is larger than %d KiB.", survey.MaxResponseBytes>>10)
-)
-
 // idemItem is RESPONSES#<sid> / IDEM#<key hash>: what an Idempotency-Key
 // recorded, until it expires.
 type idemItem struct {
@@ -72,10 +55,10 @@ type idemItem struct {
 }
 
 // replay is what an Idempotency-Key recorded earlier answers now: the
-// first response again for the same body, ErrReusedKey for another.
+// first response again for the same body, survey.ErrReusedKey for another.
 func (it idemItem) replay(bodyHash string) (Submitted, error) {
 	if it.BodyHash != bodyHash {
-		return Submitted{}, ErrReusedKey
+		return Submitted{}, survey.ErrReusedKey
 	}
 	at, err := time.Parse(survey.TimestampLayout, it.Submitted)
 	if err != nil {
@@ -102,9 +85,9 @@ const submitAttempts = 5
 // variables' has_response flags. Either all of them are written or none.
 //
 // The same key with the same body answers the first response, Replayed;
-// with another body ErrReusedKey (422). A closed, stopped or trashed
-// survey answers ErrSurveyClosed (410); an unknown or spent code
-// ErrCodeRefused (403); a used link ErrLinkUsed (410). Transactions lost
+// with another body survey.ErrReusedKey (422). A closed, stopped or trashed
+// survey answers survey.ErrSurveyClosed (410); an unknown or spent code
+// survey.ErrCodeRefused (403); a used link survey.ErrLinkUsed (410). Transactions lost
 // to concurrent ones are retried a few times, with jitter, then answer 503.
 func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 	r := sub.Response
@@ -175,11 +158,11 @@ type txParts struct {
 func (p txParts) refusal(err error) error {
 	switch {
 	case txFailedAt(err, p.survey):
-		return ErrSurveyClosed
+		return survey.ErrSurveyClosed
 	case p.code >= 0 && txFailedAt(err, p.code):
-		return ErrCodeRefused
+		return survey.ErrCodeRefused
 	case p.link >= 0 && txFailedAt(err, p.link):
-		return ErrLinkUsed
+		return survey.ErrLinkUsed
 	case txFailedAt(err, p.response):
 		return survey.Errorf(survey.EINTERNAL, "store: a new response's id exists")
 	}
@@ -194,7 +177,7 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 	}
 	it.Shard, it.Counts = aggShard(), sub.Counts
 	if len(it.Answers)+len(it.Variables) > survey.MaxResponseBytes {
-		return nil, txParts{}, ErrResponseTooLarge
+		return nil, txParts{}, survey.ErrResponseTooLarge
 	}
 	sid := r.SurveyID
 	idem := idemItem{
@@ -250,7 +233,7 @@ func keyFromTx(err error, i int) (it idemItem, ok bool, derr error) {
 
 // Replay tells whether an Idempotency-Key of the survey recorded a response
 // that has not expired: found, and that response for the same body
-// (Replayed) or ErrReusedKey for another. One strongly consistent GetItem,
+// (Replayed) or survey.ErrReusedKey for another. One strongly consistent GetItem,
 // made only on a submission's way to a refusal, so that a retry of a
 // success answers the success even when the survey has closed since.
 func (s *Store) Replay(ctx context.Context, sid int64, keyHash, bodyHash string) (done Submitted, found bool, err error) {
