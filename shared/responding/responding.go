@@ -225,14 +225,14 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 			SurveyID: sv.ID, StartedAt: sess.StartedAt, Answers: answers, Variables: vars, Code: sess.Code,
 		},
 		CheckCode: set.CodeAuth, CodeUnique: set.CodeAuthIsUnique,
-		Counts: store.CountsOf(c.Elements, answers),
+		ReportAttrs: ReportAttrs(c.Elements, answers),
 	}
 	if sess.Link != nil && sess.Link.Values.Unique {
 		sub.LinkID = sess.Link.TokenID()
 	}
 	for _, v := range c.Variables {
 		if _, carried := vars[v.Name]; carried && !v.HasResponse {
-			sub.Flag = append(sub.Flag, v.ID)
+			sub.NewlyRespondedVariables = append(sub.NewlyRespondedVariables, v.ID)
 		}
 	}
 	return sub, nil

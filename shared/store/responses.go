@@ -66,10 +66,10 @@ type responseItem struct {
 	Answers   string `dynamo:"answers"`
 	Variables string `dynamo:"variables"`
 	Code      string `dynamo:"code,omitempty"`
-	// Shard and Counts are the aggregate shard and attributes the response
+	// Shard and ReportAttrs are the aggregate shard and attributes the response
 	// added to (reports.go), which deleting it takes back.
-	Shard  int      `dynamo:"agg_shard"`
-	Counts []string `dynamo:"agg,set,omitempty"`
+	Shard       int      `dynamo:"agg_shard"`
+	ReportAttrs []string `dynamo:"agg,set,omitempty"`
 }
 
 func newResponseItem(r survey.Response) (responseItem, error) {

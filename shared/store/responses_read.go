@@ -225,8 +225,8 @@ const deleteAttempts = 5
 // conditional on the item being unchanged, so a count drops at most once.
 func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 	var old struct {
-		Shard  *int     `dynamo:"agg_shard"` // nil: not counted (imported)
-		Counts []string `dynamo:"agg,set"`
+		Shard       *int     `dynamo:"agg_shard"` // nil: not counted (imported)
+		ReportAttrs []string `dynamo:"agg,set"`
 	}
 	err := s.table.Get(AttrPK, ResponsesPK(sid)).Range(AttrSK, dynamo.Equal, ResponseSK(rid)).
 		Project("agg_shard", "agg").Consistent(true).One(ctx, &old)
@@ -246,7 +246,7 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 				Add("submitted_responses", -1).If(surveyWritable, aid, false))
 		if old.Shard != nil {
 			agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(*old.Shard)).Add("n", -1)
-			for _, c := range old.Counts {
+			for _, c := range old.ReportAttrs {
 				agg.Add(c, -1)
 			}
 			tx.Update(agg)

@@ -26,12 +26,12 @@ type Submission struct {
 	CheckCode, CodeUnique bool
 	// LinkID is the token id of the one-use link the response spends, or "".
 	LinkID string
-	// Flag lists the ids of the variables the response carries whose
-	// has_response is not set yet.
-	Flag []int64
-	// Counts are the aggregate attributes (ChoiceCount, ScaleCount) the
-	// response adds one to, for the public report; "n" is always added.
-	Counts []string
+	// NewlyRespondedVariables are the ids of the variables the response
+	// carries whose has_response is not set yet: the submission sets it.
+	NewlyRespondedVariables []int64
+	// ReportAttrs are the aggregate attributes (ChoiceCount, ScaleCount)
+	// the response adds one to, for the public report; "n" is always added.
+	ReportAttrs []string
 }
 
 // Submitted is a recorded response: the one this request recorded, or,
@@ -175,7 +175,7 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 	if err != nil {
 		return nil, txParts{}, err
 	}
-	it.Shard, it.Counts = aggShard(), sub.Counts
+	it.Shard, it.ReportAttrs = aggShard(), sub.ReportAttrs
 	if len(it.Answers)+len(it.Variables) > survey.MaxResponseBytes {
 		return nil, txParts{}, survey.ErrResponseTooLarge
 	}
@@ -207,11 +207,11 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 		}).If("attribute_not_exists(PK)"))
 		p.link = n
 	}
-	if len(sub.Flag) > 0 {
-		tx.Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, variablesSK).Add("responded", sub.Flag))
+	if len(sub.NewlyRespondedVariables) > 0 {
+		tx.Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, variablesSK).Add("responded", sub.NewlyRespondedVariables))
 	}
 	agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(it.Shard)).Add("n", 1)
-	for _, c := range sub.Counts {
+	for _, c := range sub.ReportAttrs {
 		agg.Add(c, 1)
 	}
 	tx.Update(agg)

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // TestSubmit: a submission is written whole, once per Idempotency-Key; an
@@ -39,7 +39,7 @@ func TestSubmit(t *testing.T) {
 				Answers:   map[int64]json.RawMessage{7: json.RawMessage(`"x"`)},
 				Variables: map[string]any{"city": "Yazd"},
 			},
-			KeyHash: key, BodyHash: body, Flag: flag,
+			KeyHash: key, BodyHash: body, NewlyRespondedVariables: flag,
 		}
 	}
 	first, err := st.Submit(ctx, sub("k1", "b1", vars[0].ID))
