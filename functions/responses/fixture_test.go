@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"surveyservice/functions/responses"
+	"surveyservice/internal/storetest"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -138,7 +139,7 @@ func (f *fixture) seedFrom(t testing.TB, sid, text int64, n int, from time.Time)
 			rs[i].Code = fmt.Sprintf("CODE-%d", i)
 		}
 	}
-	out, err := f.st.ImportResponses(t.Context(), rs)
+	out, err := storetest.ImportResponses(t.Context(), f.st, rs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -128,7 +128,7 @@ func (s *Store) layoutWrite(sid, aid int64, l survey.Layout) (*dynamo.Update, er
 // be the account's and out of the trash, and carries the question count the
 // folder lists show.
 func (s *Store) surveyTouch(sid, aid int64, l survey.Layout) *dynamo.Update {
-	return s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).
+	return s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).
 		Set("question_count", l.QuestionCount()).If(surveyWritable, aid, false)
 }
 
@@ -398,7 +398,7 @@ func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
 				return SurveyCollection{}, false, err
 			}
 			views = v.Views
-		case sk == surveySK:
+		case sk == SurveySK:
 			sv, err := decodeSurvey(item)
 			if err != nil {
 				return SurveyCollection{}, false, err

@@ -223,7 +223,7 @@ func (s *Store) folderTree(ctx context.Context, q *dynamo.Query) (FolderTree, er
 				continue
 			}
 			tree.Folders = append(tree.Folders, it.folder())
-		case sk == surveySK:
+		case sk == SurveySK:
 			sv, err := decodeSurvey(item)
 			if err != nil {
 				return FolderTree{}, err
@@ -283,7 +283,7 @@ func (s *Store) DeleteFolder(ctx context.Context, aid, fid int64) error {
 	}
 	var sids []int64
 	for _, m := range members {
-		if m.SK == surveySK { // else a survey's view count (views.go)
+		if m.SK == SurveySK { // else a survey's view count (views.go)
 			sids = append(sids, m.ID)
 		}
 	}

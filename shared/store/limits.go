@@ -154,7 +154,7 @@ func (s *Store) Recount(ctx context.Context, aid int64) (before, after AccountCo
 		after = AccountCounts{}
 		for _, it := range items {
 			switch {
-			case it.SK == surveySK:
+			case it.SK == SurveySK:
 				after.LiveSurveys++
 			case strings.HasPrefix(it.SK, "FOLDER#"):
 				after.Folders++

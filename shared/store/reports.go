@@ -148,7 +148,7 @@ func (s *Store) BackfillReportCodes(ctx context.Context) (int, error) {
 		ID         int64  `dynamo:"id"`
 		ReportCode string `dynamo:"report_code"`
 	}
-	err := s.table.Scan().Filter("'SK' = ?", surveySK).Project("id", "report_code").Consistent(true).All(ctx, &svs)
+	err := s.table.Scan().Filter("'SK' = ?", SurveySK).Project("id", "report_code").Consistent(true).All(ctx, &svs)
 	if err != nil {
 		return 0, s.fail("scan the surveys", err)
 	}

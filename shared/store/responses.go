@@ -95,6 +95,21 @@ func newResponseItem(r survey.Response) (responseItem, error) {
 	}, nil
 }
 
+// EncodeResponse is the item of a response exactly as a submission writes
+// it, without what the submission's transaction adds (its report shard and
+// attributes): for tools that write responses in bulk.
+func EncodeResponse(r survey.Response) (dynamo.Item, error) {
+	it, err := newResponseItem(r)
+	if err != nil {
+		return nil, err
+	}
+	item, err := dynamo.MarshalItem(it)
+	if err != nil {
+		return nil, fmt.Errorf("store: encode response %d: %w", r.ID, err)
+	}
+	return item, nil
+}
+
 func (it responseItem) response() (survey.Response, error) {
 	r := survey.Response{ID: it.ID, SurveyID: it.SurveyID, Code: it.Code}
 	var err error

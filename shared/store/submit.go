@@ -188,7 +188,7 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 	tx := s.db.WriteTx().
 		Put(s.table.Put(idem).If("attribute_not_exists(PK) OR expires_at < ?", now.Unix()).IncludeItemInCondCheckFail(true)).
 		Put(s.table.Put(it).If("attribute_not_exists(PK)")).
-		Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).Add("submitted_responses", 1).
+		Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add("submitted_responses", 1).
 			If(surveyOpen, false, false, false, survey.Today(now)))
 	n := 3
 	switch {

@@ -12,7 +12,8 @@ import (
 )
 
 const (
-	surveySK = "SURVEY"
+	// SurveySK is the SK of a survey's own item in its partition.
+	SurveySK = "SURVEY"
 	slugSK   = "SLUG"
 )
 
@@ -61,7 +62,7 @@ func newSurveyItem(sv survey.Survey) (surveyItem, error) {
 		return surveyItem{}, fmt.Errorf("store: encode theme: %w", err)
 	}
 	it := surveyItem{
-		PK: SurveyPK(sv.ID), SK: surveySK,
+		PK: SurveyPK(sv.ID), SK: SurveySK,
 		ID: sv.ID, AccountID: sv.AccountID, FolderID: sv.FolderID, Name: sv.Name, Language: sv.Language,
 		URLSlug: sv.URLSlug, PreviewCode: sv.PreviewCode, ReportCode: sv.ReportCode,
 		Created: sv.Created.UTC().Format(survey.TimestampLayout), Views: sv.Views,
@@ -224,7 +225,7 @@ func (s *Store) SurveyCollection(ctx context.Context, aid, sid int64) (SurveyCol
 // Survey reads one survey of the account (its own item only).
 func (s *Store) Survey(ctx context.Context, aid, sid int64) (survey.Survey, error) {
 	var item dynamo.Item
-	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, surveySK).Consistent(true).One(ctx, &item)
+	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, SurveySK).Consistent(true).One(ctx, &item)
 	if err == dynamo.ErrNotFound {
 		return survey.Survey{}, survey.ErrNotFound
 	}
@@ -279,7 +280,7 @@ const surveyWritable = "attribute_exists(PK) AND account_id = ? AND deleted = ?"
 // the folder is live. It answers ENOTFOUND, ErrSurveyDeleted (409) or 400 on
 // folder_id.
 func (s *Store) UpdateSurvey(ctx context.Context, aid, sid int64, u SurveyUpdate) error {
-	up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).If(surveyWritable, aid, false)
+	up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).If(surveyWritable, aid, false)
 	if u.Name != nil {
 		up.Set("name", *u.Name)
 	}
@@ -363,7 +364,7 @@ func (s *Store) TrashSurvey(ctx context.Context, aid, sid int64) error {
 // trashUpdate moves a survey to the trash, trashed at now; the caller adds
 // the condition.
 func (s *Store) trashUpdate(sid int64, now string) *dynamo.Update {
-	return s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).
+	return s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).
 		Set("deleted", true).Set("trashed", now).Remove(AttrGSI1PK, AttrGSI1SK)
 }
 
@@ -393,7 +394,7 @@ func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int
 	if folderID != nil {
 		target = *folderID
 	}
-	up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).
+	up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).
 		Set("deleted", false).Set("folder_id", target).Remove("trashed").
 		Set(AttrGSI1PK, OwnerKey(aid)).Set(AttrGSI1SK, SurveyOwnerSK(target, sid)).
 		If("attribute_exists(PK) AND account_id = ? AND deleted = ?", aid, true)

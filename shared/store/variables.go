@@ -58,7 +58,7 @@ func decodeVariables(item dynamo.Item) ([]survey.Variable, int64, error) {
 func (s *Store) SurveyVariables(ctx context.Context, aid, sid int64) (survey.Survey, []survey.Variable, int64, error) {
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).
-		Get(dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{SurveyPK(sid), variablesSK}).
+		Get(dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), variablesSK}).
 		Consistent(true).All(ctx, &items)
 	if err != nil && err != dynamo.ErrNotFound {
 		return survey.Survey{}, nil, 0, s.fail(fmt.Sprintf("get variables of survey %d", sid), err)
@@ -69,7 +69,7 @@ func (s *Store) SurveyVariables(ctx context.Context, aid, sid int64) (survey.Sur
 	found := false
 	for _, item := range items {
 		switch skOf(item) {
-		case surveySK:
+		case SurveySK:
 			if sv, err = decodeSurvey(item); err != nil {
 				return survey.Survey{}, nil, 0, err
 			}
@@ -113,7 +113,7 @@ func (s *Store) writeVariables(ctx context.Context, aid, sid int64, vars []surve
 		up = up.If("version = ?", version)
 	}
 	err = s.db.WriteTx().
-		Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).If(surveyWritable, aid, false)).
+		Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).If(surveyWritable, aid, false)).
 		Update(up.IncludeItemInCondCheckFail(true)).Run(ctx)
 	switch {
 	case err == nil:

@@ -86,7 +86,7 @@ func encodeWebhooks(hooks []survey.Webhook) (string, error) {
 func (s *Store) SurveyWebhooks(ctx context.Context, aid, sid int64) (survey.Survey, []survey.Webhook, int64, error) {
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).
-		Get(dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{HooksPK(sid), webhooksSK}).
+		Get(dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{HooksPK(sid), webhooksSK}).
 		Consistent(true).All(ctx, &items)
 	if err != nil && err != dynamo.ErrNotFound {
 		return survey.Survey{}, nil, 0, s.fail(fmt.Sprintf("get webhooks of survey %d", sid), err)
@@ -97,7 +97,7 @@ func (s *Store) SurveyWebhooks(ctx context.Context, aid, sid int64) (survey.Surv
 	found := false
 	for _, item := range items {
 		switch skOf(item) {
-		case surveySK:
+		case SurveySK:
 			if sv, err = decodeSurvey(item); err != nil {
 				return survey.Survey{}, nil, 0, err
 			}
@@ -163,7 +163,7 @@ func (s *Store) ChangeWebhooks(ctx context.Context, aid, sid int64, change func(
 			put = put.If("version = ?", version)
 		}
 		err = s.db.WriteTx().
-			Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).If(surveyWritable, aid, false)).
+			Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).If(surveyWritable, aid, false)).
 			Put(put).Run(ctx)
 		switch {
 		case err == nil:
