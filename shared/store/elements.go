@@ -39,7 +39,7 @@ type elementItem struct {
 	SK       string `dynamo:"SK"`
 	ID       int64  `dynamo:"id"`
 	Doc      string `dynamo:"doc"`
-	PutToken string `dynamo:"put_token,omitempty"` // set by a create; see landed.go
+	PutToken string `dynamo:"put_token,omitempty"` // set by a create; see puttoken.go
 }
 
 func newLayoutItem(sid, aid int64, l survey.Layout) (layoutItem, error) {
@@ -149,7 +149,7 @@ func (s *Store) elementTx(ctx context.Context, aid, sid int64, own func(*dynamo.
 	switch {
 	case err == nil:
 		return false, nil
-	case token != "" && txFailedAt(err, 0) && landed(txItemAt(err, 0), token):
+	case token != "" && txFailedAt(err, 0) && ownEarlierPut(txItemAt(err, 0), token):
 		return false, nil // an earlier attempt of this very transaction landed
 	case txFailedAt(err, 2):
 		return false, s.whyNotWritable(ctx, aid, sid)

@@ -147,15 +147,15 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 	}
 }
 
-// txParts are the positions of a submission's writes in its transaction
-// (-1 for a write it does not have).
-type txParts struct {
+// submitWriteIndex is where each of a submission's writes is in its
+// transaction (-1 for a write it does not have).
+type submitWriteIndex struct {
 	idem, response, survey, code, link int
 }
 
 // refusal is the client's answer to a transaction cancelled by a failed
 // condition other than the key's, or nil.
-func (p txParts) refusal(err error) error {
+func (p submitWriteIndex) refusal(err error) error {
 	switch {
 	case txFailedAt(err, p.survey):
 		return survey.ErrSurveyClosed
@@ -170,21 +170,21 @@ func (p txParts) refusal(err error) error {
 }
 
 // submitTx builds a submission's transaction.
-func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dynamo.WriteTx, txParts, error) {
+func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dynamo.WriteTx, submitWriteIndex, error) {
 	it, err := newResponseItem(r)
 	if err != nil {
-		return nil, txParts{}, err
+		return nil, submitWriteIndex{}, err
 	}
 	it.Shard, it.ReportAttrs = aggShard(), sub.ReportAttrs
 	if len(it.Answers)+len(it.Variables) > survey.MaxResponseBytes {
-		return nil, txParts{}, survey.ErrResponseTooLarge
+		return nil, submitWriteIndex{}, survey.ErrResponseTooLarge
 	}
 	sid := r.SurveyID
 	idem := idemItem{
 		PK: ResponsesPK(sid), SK: IdempotencySK(sub.KeyHash), BodyHash: sub.BodyHash, ResponseID: r.ID,
 		Submitted: it.Submitted, ExpiresAt: now.Add(IdempotencyTTL).Unix(),
 	}
-	p := txParts{idem: 0, response: 1, survey: 2, code: -1, link: -1}
+	p := submitWriteIndex{idem: 0, response: 1, survey: 2, code: -1, link: -1}
 	tx := s.db.WriteTx().
 		Put(s.table.Put(idem).If("attribute_not_exists(PK) OR expires_at < ?", now.Unix()).IncludeItemInCondCheckFail(true)).
 		Put(s.table.Put(it).If("attribute_not_exists(PK)")).

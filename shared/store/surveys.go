@@ -45,7 +45,7 @@ type surveyItem struct {
 	QuestionCount      int    `dynamo:"question_count"`
 	Theme              string `dynamo:"theme"`
 	// PutToken tells the create's own earlier attempt from another item
-	// (see landed.go).
+	// (see puttoken.go).
 	PutToken string `dynamo:"put_token,omitempty"`
 }
 
@@ -130,7 +130,7 @@ const slugAttempts = 5
 // up (limits.go). A missing, deleting or foreign folder answers 400 on
 // folder_id; an account at its limit 403. A taken slug draws another; a
 // taken id takes a fresh one (idTaken); a retried transaction that had
-// landed finds its own put token and succeeds (see landed.go).
+// landed finds its own put token and succeeds (see puttoken.go).
 func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Survey, error) {
 	id, err := s.NewID(ctx, KindSurvey)
 	if err != nil {
@@ -166,7 +166,7 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 			return sv, nil
 		case txFailedAt(err, 0):
 			return survey.Survey{}, folderMissing(sv.FolderID)
-		case txFailedAt(err, 1) && landed(txItemAt(err, 1), token):
+		case txFailedAt(err, 1) && ownEarlierPut(txItemAt(err, 1), token):
 			return sv, nil // an earlier attempt of this very transaction landed
 		case txFailedAt(err, 4):
 			return survey.Survey{}, limitRefusal(err, 4, attrLiveSurveys, limit)

@@ -47,7 +47,7 @@ func (s *Store) CloseExpired(ctx context.Context, d DueSurvey) (closed bool, err
 		If("expiration_date = ? AND attribute_exists(GSI2PK)", d.ExpirationDate).
 		IncludeItemInCondCheckFail(true).Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
-		return landed(condFailedItem(err), token), nil
+		return ownEarlierPut(condFailedItem(err), token), nil
 	}
 	if err != nil {
 		return false, s.fail(fmt.Sprintf("close survey %d", d.ID), err)

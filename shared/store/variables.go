@@ -31,7 +31,7 @@ type variablesItem struct {
 	Version   int64   `dynamo:"version"`
 	Responded []int64 `dynamo:"responded,set"`
 	// PutToken is the token of the write that made this version (see
-	// landed.go).
+	// puttoken.go).
 	PutToken string `dynamo:"put_token,omitempty"`
 }
 
@@ -93,7 +93,7 @@ var errVariablesChanged = survey.Errorf(survey.EUNAVAILABLE, "The survey's varia
 // writeVariables replaces a survey's variables under the version read,
 // with the survey's liveness checked in the same transaction. A retried
 // transaction that had landed finds its own put token and succeeds (see
-// landed.go).
+// puttoken.go).
 func (s *Store) writeVariables(ctx context.Context, aid, sid int64, vars []survey.Variable, version int64) error {
 	vars = slices.Clone(vars)
 	for i := range vars {
@@ -120,7 +120,7 @@ func (s *Store) writeVariables(ctx context.Context, aid, sid int64, vars []surve
 		return nil
 	case txFailedAt(err, 0):
 		return s.whyNotWritable(ctx, aid, sid)
-	case txFailedAt(err, 1) && landed(txItemAt(err, 1), token):
+	case txFailedAt(err, 1) && ownEarlierPut(txItemAt(err, 1), token):
 		return nil // an earlier attempt of this very transaction landed
 	case txFailedAt(err, 1) || txConflict(err):
 		return errVariablesChanged
