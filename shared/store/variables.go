@@ -56,32 +56,14 @@ func decodeVariables(item dynamo.Item) ([]survey.Variable, int64, error) {
 // SurveyVariables reads a survey of the account and its variables in one
 // strongly consistent BatchGetItem.
 func (s *Store) SurveyVariables(ctx context.Context, aid, sid int64) (survey.Survey, []survey.Variable, int64, error) {
-	var items []dynamo.Item
-	err := s.table.Batch(AttrPK, AttrSK).
-		Get(dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), variablesSK}).
-		Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
-		return survey.Survey{}, nil, 0, s.fail(fmt.Sprintf("get variables of survey %d", sid), err)
-	}
-	var sv survey.Survey
 	vars := []survey.Variable{}
 	var version int64
-	found := false
-	for _, item := range items {
-		switch skOf(item) {
-		case SurveySK:
-			if sv, err = decodeSurvey(item); err != nil {
-				return survey.Survey{}, nil, 0, err
-			}
-			found = true
-		case variablesSK:
-			if vars, version, err = decodeVariables(item); err != nil {
-				return survey.Survey{}, nil, 0, err
-			}
-		}
-	}
-	if !found || sv.AccountID != aid {
-		return survey.Survey{}, nil, 0, survey.ErrNotFound
+	sv, err := s.surveyWith(ctx, aid, sid, SurveyPK(sid), variablesSK, "variables", func(item dynamo.Item) (err error) {
+		vars, version, err = decodeVariables(item)
+		return err
+	})
+	if err != nil {
+		return survey.Survey{}, nil, 0, err
 	}
 	return sv, vars, version, nil
 }

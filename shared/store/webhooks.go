@@ -84,32 +84,14 @@ func encodeWebhooks(hooks []survey.Webhook) (string, error) {
 // strongly consistent BatchGetItem; a missing or foreign survey answers
 // ENOTFOUND.
 func (s *Store) SurveyWebhooks(ctx context.Context, aid, sid int64) (survey.Survey, []survey.Webhook, int64, error) {
-	var items []dynamo.Item
-	err := s.table.Batch(AttrPK, AttrSK).
-		Get(dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{HooksPK(sid), webhooksSK}).
-		Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
-		return survey.Survey{}, nil, 0, s.fail(fmt.Sprintf("get webhooks of survey %d", sid), err)
-	}
-	var sv survey.Survey
 	hooks := []survey.Webhook{}
 	var version int64
-	found := false
-	for _, item := range items {
-		switch skOf(item) {
-		case SurveySK:
-			if sv, err = decodeSurvey(item); err != nil {
-				return survey.Survey{}, nil, 0, err
-			}
-			found = true
-		case webhooksSK:
-			if hooks, version, err = decodeWebhooks(item); err != nil {
-				return survey.Survey{}, nil, 0, err
-			}
-		}
-	}
-	if !found || sv.AccountID != aid {
-		return survey.Survey{}, nil, 0, survey.ErrNotFound
+	sv, err := s.surveyWith(ctx, aid, sid, HooksPK(sid), webhooksSK, "webhooks", func(item dynamo.Item) (err error) {
+		hooks, version, err = decodeWebhooks(item)
+		return err
+	})
+	if err != nil {
+		return survey.Survey{}, nil, 0, err
 	}
 	return sv, hooks, version, nil
 }

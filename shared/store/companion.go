@@ -1,0 +1,44 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+// surveyWith reads a survey of the account and one companion item of it
+// (its variables, webhooks or settings: pk, sk) in one strongly
+// consistent BatchGetItem; decode is given the companion item when it exists. A
+// missing or foreign survey answers ENOTFOUND; what names the companion in
+// errors.
+func (s *Store) surveyWith(ctx context.Context, aid, sid int64, pk, sk, what string, decode func(dynamo.Item) error) (survey.Survey, error) {
+	var items []dynamo.Item
+	err := s.table.Batch(AttrPK, AttrSK).
+		Get(dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{pk, sk}).
+		Consistent(true).All(ctx, &items)
+	if err != nil && err != dynamo.ErrNotFound {
+		return survey.Survey{}, s.fail(fmt.Sprintf("get %s of survey %d", what, sid), err)
+	}
+	var sv survey.Survey
+	found := false
+	for _, item := range items {
+		switch skOf(item) {
+		case SurveySK:
+			if sv, err = decodeSurvey(item); err != nil {
+				return survey.Survey{}, err
+			}
+			found = true
+		case sk:
+			if err := decode(item); err != nil {
+				return survey.Survey{}, err
+			}
+		}
+	}
+	if !found || sv.AccountID != aid {
+		return survey.Survey{}, survey.ErrNotFound
+	}
+	return sv, nil
+}
