@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"surveyservice/shared/api"
-	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/webhook"
 )
@@ -111,7 +110,7 @@ func (h handlers) retry() http.Handler {
 		}
 		switch {
 		case sv.Deleted:
-			api.Error(w, r, store.ErrSurveyDeleted)
+			api.Error(w, r, survey.ErrSurveyDeleted)
 			return
 		case !wh.Active:
 			api.Error(w, r, survey.Errorf(survey.ECONFLICT, "The webhook is not active."))

@@ -178,7 +178,7 @@ type ElementChange struct {
 // under its version, survey), retried when another change of the same
 // survey won the race. It answers EINVALID on prior_question or
 // related_group or when the survey's elements would exceed
-// survey.MaxSurveyContent, ENOTFOUND, ErrSurveyDeleted (409), or, after
+// survey.MaxSurveyContent, ENOTFOUND, survey.ErrSurveyDeleted (409), or, after
 // every retry lost, EUNAVAILABLE (503, retry).
 func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Element, p survey.Placement) (ElementChange, error) {
 	id, err := s.NewID(ctx, KindElement)

@@ -217,7 +217,7 @@ const deleteAttempts = 5
 // count drops exactly once however many deletions race (the losers find
 // the response gone). A code or link the response spent stays spent. It
 // answers ENOTFOUND (missing response, missing or foreign survey),
-// ErrSurveyDeleted (409) for a survey in the trash, or EUNAVAILABLE.
+// survey.ErrSurveyDeleted (409) for a survey in the trash, or EUNAVAILABLE.
 //
 // The same transaction takes the response back from the public report's
 // counts (reports.go): its aggregate shard and attributes are read first,

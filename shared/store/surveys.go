@@ -106,14 +106,6 @@ func decodeSurvey(item dynamo.Item) (survey.Survey, error) {
 	return it.survey()
 }
 
-// Errors of survey writes.
-var (
-	// ErrSurveyDeleted answers a write under a survey in the trash.
-	ErrSurveyDeleted = survey.Errorf(survey.ECONFLICT, "Survey is deleted.")
-	// ErrFolderGone answers a restore whose folder no longer exists.
-	ErrFolderGone = survey.Errorf(survey.ECONFLICT, "The survey's folder no longer exists; send folder_id.")
-)
-
 // folderMissing is the 400 of a folder_id that names no live folder of the
 // account, in DRF's words for a primary-key field.
 func folderMissing(fid int64) error {
@@ -277,7 +269,7 @@ const surveyWritable = "attribute_exists(PK) AND account_id = ? AND deleted = ?"
 // UpdateSurvey writes the given fields of a live survey of the account.
 // Only those fields are written, so concurrent updates of different fields
 // both land. Moving to another folder checks, in the same transaction, that
-// the folder is live. It answers ENOTFOUND, ErrSurveyDeleted (409) or 400 on
+// the folder is live. It answers ENOTFOUND, survey.ErrSurveyDeleted (409) or 400 on
 // folder_id.
 func (s *Store) UpdateSurvey(ctx context.Context, aid, sid int64, u SurveyUpdate) error {
 	up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).If(surveyWritable, aid, false)
@@ -322,7 +314,7 @@ func (s *Store) checkWritable(ctx context.Context, aid, sid int64) error {
 		return err
 	}
 	if sv.Deleted {
-		return ErrSurveyDeleted
+		return survey.ErrSurveyDeleted
 	}
 	return nil
 }
@@ -341,7 +333,7 @@ func (s *Store) whyNotWritable(ctx context.Context, aid, sid int64) error {
 // the folder lists, nothing erased. One transaction: the survey's update,
 // conditional on it being live, and the account's live survey count, one
 // down (limits.go). A survey already in the trash answers
-// ErrSurveyDeleted.
+// survey.ErrSurveyDeleted.
 func (s *Store) TrashSurvey(ctx context.Context, aid, sid int64) error {
 	now := s.timestamp()
 	for attempt := 1; ; attempt++ {
@@ -371,7 +363,7 @@ func (s *Store) trashUpdate(sid int64, now string) *dynamo.Update {
 // RestoreSurvey brings a survey of the account back from the trash, into
 // folderID when given, else into its own folder, counting it live again in
 // the same transaction (limits.go: an account at its limit answers 403). A
-// survey not in the trash is left as it is. Its folder gone and none given answers ErrFolderGone;
+// survey not in the trash is left as it is. Its folder gone and none given answers survey.ErrFolderGone;
 // a given folder that is not a live folder of the account answers 400 on
 // folder_id, whether or not the survey is in the trash (a client must not
 // learn that a bad folder_id was ignored only because nothing was to move).
@@ -408,7 +400,7 @@ func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int
 		case err == nil:
 			return nil
 		case txFailedAt(err, 0) && folderID == nil:
-			return ErrFolderGone
+			return survey.ErrFolderGone
 		case txFailedAt(err, 0):
 			return folderMissing(target)
 		case txFailedAt(err, 1):

@@ -120,7 +120,7 @@ const webhookAttempts = 5
 // lost a race to another is reread and applied again. change sees the
 // current list and answers the new one, or an error that is returned as
 // is. A missing or foreign survey answers ENOTFOUND, one in the trash
-// ErrSurveyDeleted.
+// survey.ErrSurveyDeleted.
 func (s *Store) ChangeWebhooks(ctx context.Context, aid, sid int64, change func([]survey.Webhook) ([]survey.Webhook, error)) ([]survey.Webhook, error) {
 	for attempt := 0; attempt < webhookAttempts; attempt++ {
 		sv, hooks, version, err := s.SurveyWebhooks(ctx, aid, sid)
@@ -128,7 +128,7 @@ func (s *Store) ChangeWebhooks(ctx context.Context, aid, sid int64, change func(
 			return nil, err
 		}
 		if sv.Deleted {
-			return nil, ErrSurveyDeleted
+			return nil, survey.ErrSurveyDeleted
 		}
 		next, err := change(hooks)
 		if err != nil {

@@ -19,3 +19,11 @@ var (
 	// MaxResponseBytes.
 	ErrResponseTooLarge = Errorf(ETOOLARGE, "The response is larger than %d KiB.", MaxResponseBytes>>10)
 )
+
+// Refusals of an owner's write under a survey.
+var (
+	// ErrSurveyDeleted answers a write under a survey in the trash.
+	ErrSurveyDeleted = Errorf(ECONFLICT, "Survey is deleted.")
+	// ErrFolderGone answers a restore whose folder no longer exists.
+	ErrFolderGone = Errorf(ECONFLICT, "The survey's folder no longer exists; send folder_id.")
+)
