@@ -43,7 +43,7 @@ func wantLimit(t *testing.T, what string, err error, words string) {
 func TestAccountLimits(t *testing.T) {
 	t.Parallel()
 	st := ownStore(t, nil)
-	st.Limits = store.AccountLimits{LiveSurveys: 3, Folders: 2}
+	st.Limits = survey.AccountLimits{LiveSurveys: 3, Folders: 2}
 	ctx := t.Context()
 	a, _ := testenv.NewAccount(t, survey.PlanFree)
 	wantCounts(t, st, a.ID, "new account", 0, 0)
@@ -142,7 +142,7 @@ func TestAccountLimits(t *testing.T) {
 func TestLimitRace(t *testing.T) {
 	t.Parallel()
 	st := ownStore(t, nil)
-	st.Limits = store.AccountLimits{LiveSurveys: 3, Folders: 3}
+	st.Limits = survey.AccountLimits{LiveSurveys: 3, Folders: 3}
 	ctx := t.Context()
 	a, _ := testenv.NewAccount(t, survey.PlanFree)
 	fo, err := st.CreateFolder(ctx, a.ID, "home", nil)

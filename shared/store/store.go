@@ -22,9 +22,9 @@ type Store struct {
 	// Guesses bounds failed code checks (survey.DefaultGuessLimits; tests
 	// lower it).
 	Guesses survey.GuessLimits
-	// Limits bound what one account holds (DefaultAccountLimits; tests
+	// Limits bound what one account holds (survey.DefaultAccountLimits; tests
 	// lower them).
-	Limits AccountLimits
+	Limits survey.AccountLimits
 
 	retries      atomic.Int64 // element writes retried after a lost layout race
 	idCollisions atomic.Int64 // new ids found taken, replaced by fresh ones
@@ -39,7 +39,7 @@ type Store struct {
 func New(cfg aws.Config, tableName string) *Store {
 	client := dynamodb.NewFromConfig(cfg)
 	db := dynamo.NewFromIface(client)
-	s := &Store{client: client, db: db, table: db.Table(tableName), Now: time.Now, Guesses: survey.DefaultGuessLimits, Limits: DefaultAccountLimits}
+	s := &Store{client: client, db: db, table: db.Table(tableName), Now: time.Now, Guesses: survey.DefaultGuessLimits, Limits: survey.DefaultAccountLimits}
 	s.alloc = s.addIDs
 	return s
 }
