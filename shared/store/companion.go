@@ -42,3 +42,19 @@ func (s *Store) surveyWith(ctx context.Context, aid, sid int64, pk, sk, what str
 	}
 	return sv, nil
 }
+
+// surveyWithList is surveyWith for a companion item that holds a versioned
+// list (variables, webhooks): the list is empty, not nil, and its version
+// 0 when the item does not exist yet.
+func surveyWithList[T any](ctx context.Context, s *Store, aid, sid int64, pk, sk, what string, decode func(dynamo.Item) ([]T, int64, error)) (survey.Survey, []T, int64, error) {
+	list := []T{}
+	var version int64
+	sv, err := s.surveyWith(ctx, aid, sid, pk, sk, what, func(item dynamo.Item) (err error) {
+		list, version, err = decode(item)
+		return err
+	})
+	if err != nil {
+		return survey.Survey{}, nil, 0, err
+	}
+	return sv, list, version, nil
+}

@@ -56,16 +56,7 @@ func decodeVariables(item dynamo.Item) ([]survey.Variable, int64, error) {
 // SurveyVariables reads a survey of the account and its variables in one
 // strongly consistent BatchGetItem.
 func (s *Store) SurveyVariables(ctx context.Context, aid, sid int64) (survey.Survey, []survey.Variable, int64, error) {
-	vars := []survey.Variable{}
-	var version int64
-	sv, err := s.surveyWith(ctx, aid, sid, SurveyPK(sid), variablesSK, "variables", func(item dynamo.Item) (err error) {
-		vars, version, err = decodeVariables(item)
-		return err
-	})
-	if err != nil {
-		return survey.Survey{}, nil, 0, err
-	}
-	return sv, vars, version, nil
+	return surveyWithList(ctx, s, aid, sid, SurveyPK(sid), variablesSK, "variables", decodeVariables)
 }
 
 // errDuplicateName marks a variable name taken by another request that

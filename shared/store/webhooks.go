@@ -84,16 +84,7 @@ func encodeWebhooks(hooks []survey.Webhook) (string, error) {
 // strongly consistent BatchGetItem; a missing or foreign survey answers
 // ENOTFOUND.
 func (s *Store) SurveyWebhooks(ctx context.Context, aid, sid int64) (survey.Survey, []survey.Webhook, int64, error) {
-	hooks := []survey.Webhook{}
-	var version int64
-	sv, err := s.surveyWith(ctx, aid, sid, HooksPK(sid), webhooksSK, "webhooks", func(item dynamo.Item) (err error) {
-		hooks, version, err = decodeWebhooks(item)
-		return err
-	})
-	if err != nil {
-		return survey.Survey{}, nil, 0, err
-	}
-	return sv, hooks, version, nil
+	return surveyWithList(ctx, s, aid, sid, HooksPK(sid), webhooksSK, "webhooks", decodeWebhooks)
 }
 
 // WebhooksOf reads a survey's webhooks, whoever owns it: for the dispatch
