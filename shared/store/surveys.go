@@ -186,34 +186,6 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 	}
 }
 
-// SurveyCollection is everything stored under one survey, read in one
-// Query of its item collection.
-type SurveyCollection struct {
-	Survey    survey.Survey
-	Layout    survey.Layout
-	Elements  map[int64]survey.Element
-	Settings  survey.Settings
-	Variables []survey.Variable
-}
-
-// SurveyCollection reads a survey of the account with everything under it
-// in one strongly consistent Query, however many elements it has. A missing
-// or foreign survey answers ENOTFOUND.
-func (s *Store) SurveyCollection(ctx context.Context, aid, sid int64) (SurveyCollection, error) {
-	var items []dynamo.Item
-	if err := s.table.Get(AttrPK, SurveyPK(sid)).Consistent(true).All(ctx, &items); err != nil {
-		return SurveyCollection{}, s.fail(fmt.Sprintf("query survey %d", sid), err)
-	}
-	c, found, err := decodeCollection(items)
-	if err != nil {
-		return SurveyCollection{}, err
-	}
-	if !found || c.Survey.AccountID != aid {
-		return SurveyCollection{}, survey.ErrNotFound
-	}
-	return c, nil
-}
-
 // Survey reads one survey of the account (its own item only).
 func (s *Store) Survey(ctx context.Context, aid, sid int64) (survey.Survey, error) {
 	var item dynamo.Item
