@@ -19,10 +19,10 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"surveyservice/functions/dispatch"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 	"surveyservice/shared/webhook"
 )
 
@@ -272,7 +272,7 @@ func TestWebhookRetriesUntilTheReceiverAnswers(t *testing.T) {
 // middle of a POST (its context cancelled, the message not deleted); a new
 // container delivers the event once the message's visibility ends.
 func TestWebhookSurvivesAKilledDelivery(t *testing.T) {
-	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: []time.Duration{time.Minute}, visibility: 2 * time.Second})
+	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: []time.Duration{time.Minute}, visibility: 2 * time.Second, lease: 3 * time.Second, retrierEvery: time.Second})
 	hit := make(chan struct{}, 1)
 	rc := newReceiver(t, func(n int, r *http.Request) int {
 		if n == 0 {

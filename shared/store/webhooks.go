@@ -80,13 +80,13 @@ func encodeWebhooks(hooks []survey.Webhook) (string, error) {
 	return string(b), nil
 }
 
-// SurveyWebhooks reads a survey of the account and its webhooks in one
-// strongly consistent BatchGetItem; a missing or foreign survey answers
-// ENOTFOUND.
+// SurveyWebhooks reads a survey of the account and its webhooks (with
+// their breakers) in one strongly consistent BatchGetItem; a missing or
+// foreign survey answers ENOTFOUND.
 func (s *Store) SurveyWebhooks(ctx context.Context, aid, sid int64) (survey.Survey, []survey.Webhook, int64, error) {
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).
-		Get(dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{HooksPK(sid), webhooksSK}).
+		Get(dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{HooksPK(sid), webhooksSK}, dynamo.Keys{HooksPK(sid), breakersSK}).
 		Consistent(true).All(ctx, &items)
 	if err != nil && err != dynamo.ErrNotFound {
 		return survey.Survey{}, nil, 0, s.fail(fmt.Sprintf("get webhooks of survey %d", sid), err)
@@ -95,8 +95,11 @@ func (s *Store) SurveyWebhooks(ctx context.Context, aid, sid int64) (survey.Surv
 	hooks := []survey.Webhook{}
 	var version int64
 	found := false
+	var breakers map[int64]survey.Breaker
 	for _, item := range items {
 		switch skOf(item) {
+		case breakersSK:
+			breakers = decodeBreakers(item)
 		case surveySK:
 			if sv, err = decodeSurvey(item); err != nil {
 				return survey.Survey{}, nil, 0, err
@@ -110,6 +113,9 @@ func (s *Store) SurveyWebhooks(ctx context.Context, aid, sid int64) (survey.Surv
 	}
 	if !found || sv.AccountID != aid {
 		return survey.Survey{}, nil, 0, survey.ErrNotFound
+	}
+	for i := range hooks {
+		hooks[i].Breaker = breakers[hooks[i].ID]
 	}
 	return sv, hooks, version, nil
 }
