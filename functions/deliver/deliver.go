@@ -41,6 +41,8 @@ type Store interface {
 	BreakerFailed(ctx context.Context, sid, wid int64, now time.Time, pauseFor func(int) time.Duration) (survey.Breaker, error)
 	TakeProbe(ctx context.Context, sid, wid int64, now, until time.Time) (bool, error)
 	CloseBreaker(ctx context.Context, sid, wid int64) error
+	MarkSlow(ctx context.Context, sid, wid int64, until time.Time) error
+	ReleaseClaim(ctx context.Context, d survey.Delivery, token string) error
 }
 
 var _ Store = (*store.Store)(nil)
@@ -62,6 +64,14 @@ type Deliverer struct {
 	Store  Store
 	Opener Opener
 	Queue  Queue
+	// Slow is the slow lane: a queue of its own, with a concurrency of
+	// its own, for the webhooks that failed lately. A message of the main
+	// queue whose webhook has failures is moved there unsent, and a
+	// failed attempt's retry is queued there, so a dead or slow receiver
+	// takes its timeouts out of the slow lane's concurrency, never the
+	// main lane's. SlowARN tells its messages apart. nil: one lane.
+	Slow    Queue
+	SlowARN string
 	// Client sends the deliveries: webhook.Guard.Client, so that every
 	// connection goes only where the guard allows.
 	Client *http.Client
@@ -76,6 +86,26 @@ type Deliverer struct {
 	// Lease is how long an attempt's claim holds; 0 means
 	// webhook.ClaimLease.
 	Lease time.Duration
+	// Timeout is how long a receiver has; 0 means webhook.Timeout (the
+	// contract's 10 s; tests shorten it).
+	Timeout time.Duration
+	// Budget is how long a main-lane attempt waits before it is handed
+	// to the slow lane; 0 means webhook.MainLaneBudget.
+	Budget time.Duration
+}
+
+func (d *Deliverer) budget() time.Duration {
+	if d.Budget > 0 {
+		return d.Budget
+	}
+	return webhook.MainLaneBudget
+}
+
+func (d *Deliverer) timeout() time.Duration {
+	if d.Timeout > 0 {
+		return d.Timeout
+	}
+	return webhook.Timeout
 }
 
 func (d *Deliverer) maxDelay() time.Duration {
@@ -194,6 +224,27 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 	case dl.Status != survey.DeliveryPending || dl.Attempts != j.Attempt:
 		return done // a copy of a job whose attempt was made, or a delivery settled
 	}
+	var wh *survey.Webhook
+	for _, h := range in.Webhooks[j.SurveyID] {
+		if h.ID == j.WebhookID {
+			wh = &h
+			break
+		}
+	}
+	r, haveResponse := in.Responses[j.ResponseID]
+	var breaker survey.Breaker
+	if wh != nil {
+		breaker = in.Breakers[wh.ID]
+	}
+	mainLane := d.Slow != nil && m.raw.EventSourceARN != d.SlowARN
+	if mainLane && breaker.Suspect(d.now()) {
+		// The webhook failed lately: its attempt is the slow lane's.
+		err := d.Slow.Send(ctx, []webhook.Job{j}, 0)
+		if err == nil {
+			return done
+		}
+		slog.ErrorContext(ctx, "deliver: move a job to the slow lane", "error", err.Error())
+	}
 	now := d.now()
 	tok, seen := token(), dl.Attempts
 	claimed, err := d.Store.ClaimAttempt(ctx, dl, tok, now.Add(d.lease()))
@@ -205,21 +256,12 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		return done // another copy of the job has the attempt
 	}
 	a := claim{dl: dl, seen: seen, token: tok, now: now}
-	var wh *survey.Webhook
-	for _, h := range in.Webhooks[j.SurveyID] {
-		if h.ID == j.WebhookID {
-			wh = &h
-			break
-		}
-	}
-	r, haveResponse := in.Responses[j.ResponseID]
 	switch {
 	case wh == nil || !wh.Subscribes(dl.Event):
 		return d.fail(ctx, a, 0, "The webhook was deleted or deactivated.")
 	case !haveResponse:
 		return d.fail(ctx, a, 0, "The response no longer exists.")
 	}
-	breaker := in.Breakers[wh.ID]
 	if !breaker.OpenUntil.IsZero() {
 		probe := false
 		if !breaker.Open(now) {
@@ -246,9 +288,18 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		slog.ErrorContext(ctx, "deliver: encode the event", "error", err.Error())
 		return retry
 	}
-	status, problem := d.post(ctx, *wh, dl, key, body)
+	postCtx := ctx
+	if mainLane && d.budget() < d.timeout() {
+		var cancel context.CancelFunc
+		postCtx, cancel = context.WithTimeout(ctx, d.budget())
+		defer cancel()
+	}
+	status, problem := d.post(postCtx, *wh, dl, key, body)
 	if ctx.Err() != nil {
 		return retry // killed mid-way: nothing recorded; the claim lapses and the message comes back
+	}
+	if postCtx.Err() != nil {
+		return d.handOver(ctx, a, j)
 	}
 	if problem != "" {
 		if _, err := d.Store.BreakerFailed(ctx, j.SurveyID, wh.ID, now, webhook.PauseFor); err != nil {
@@ -269,6 +320,25 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		if err := d.Store.CloseBreaker(ctx, j.SurveyID, wh.ID); err != nil {
 			slog.ErrorContext(ctx, "deliver: close the breaker", "webhook_id", wh.ID, "error", err.Error())
 		}
+	}
+	return done
+}
+
+// handOver gives an attempt that outlasted the main lane's budget to the
+// slow lane, unrecorded (the receiver may have it; at least once allows
+// it and the webhook-id lets it drop the copy), and marks the webhook
+// slow so that its next attempts go there directly.
+func (d *Deliverer) handOver(ctx context.Context, a claim, j webhook.Job) outcome {
+	if err := d.Store.MarkSlow(ctx, j.SurveyID, j.WebhookID, a.now.Add(webhook.SlowFor)); err != nil {
+		slog.ErrorContext(ctx, "deliver: mark a webhook slow", "error", err.Error())
+	}
+	if err := d.Store.ReleaseClaim(ctx, a.dl, a.token); err != nil {
+		slog.ErrorContext(ctx, "deliver: release a claim", "error", err.Error())
+		return retry
+	}
+	if err := d.Slow.Send(ctx, []webhook.Job{j}, 0); err != nil {
+		slog.ErrorContext(ctx, "deliver: move a job to the slow lane", "error", err.Error())
+		return retry
 	}
 	return done
 }
@@ -322,7 +392,11 @@ func (d *Deliverer) failed(ctx context.Context, a claim, status int, problem str
 	}
 	if delayed {
 		job := webhook.Job{SurveyID: a.dl.SurveyID, WebhookID: a.dl.WebhookID, ResponseID: a.dl.ResponseID, Delivery: a.dl.ID(), Attempt: a.dl.Attempts}
-		if err := d.Queue.Send(ctx, []webhook.Job{job}, delay); err != nil {
+		q := d.Queue
+		if d.Slow != nil {
+			q = d.Slow // it failed: its retry is the slow lane's
+		}
+		if err := q.Send(ctx, []webhook.Job{job}, delay); err != nil {
 			// The due index queues it RequeueAfter late.
 			slog.ErrorContext(ctx, "deliver: queue a retry", "error", err.Error())
 		}
@@ -342,7 +416,7 @@ func (d *Deliverer) fail(ctx context.Context, a claim, status int, problem strin
 // post sends one signed delivery and answers the status code, and a
 // problem for the owner's log ("" when it was a 2xx).
 func (d *Deliverer) post(ctx context.Context, wh survey.Webhook, dl survey.Delivery, key, body []byte) (int, string) {
-	ctx, cancel := context.WithTimeout(ctx, webhook.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, d.timeout())
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, wh.URL, bytes.NewReader(body))
 	if err != nil {
@@ -356,7 +430,7 @@ func (d *Deliverer) post(ctx context.Context, wh survey.Webhook, dl survey.Deliv
 	webhook.SetHeaders(req.Header, key, dl.MessageID(), d.now(), body)
 	resp, err := d.Client.Do(req)
 	if err != nil {
-		return 0, describe(err)
+		return 0, describe(err, d.timeout())
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -367,14 +441,14 @@ func (d *Deliverer) post(ctx context.Context, wh survey.Webhook, dl survey.Deliv
 }
 
 // describe words a failed exchange for the owner, without internals.
-func describe(err error) string {
+func describe(err error, timeout time.Duration) string {
 	var re *webhook.RefusedError
 	var ne net.Error
 	switch {
 	case errors.As(err, &re):
 		return re.Msg
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
-		return fmt.Sprintf("The receiver did not answer within %d seconds.", int(webhook.Timeout/time.Second))
+		return fmt.Sprintf("The receiver did not answer within %d seconds.", max(int(timeout/time.Second), 1))
 	default:
 		return "The receiver could not be reached."
 	}

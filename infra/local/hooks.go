@@ -40,6 +40,8 @@ type hookOptions struct {
 	now      func() time.Time
 	maxDelay time.Duration
 	lease    time.Duration
+	timeout  time.Duration
+	budget   time.Duration
 	// stream configures the stream's event source as template.yaml does
 	// (zero: the template's settings).
 	stream eventsource.Stream
@@ -53,8 +55,9 @@ type hookOptions struct {
 // mappings, calling the dispatch and deliver functions' own handlers, and
 // the retrier on a timer (EventBridge's schedule in AWS).
 type hooks struct {
-	queue webhook.Queue
-	done  chan struct{}
+	queue     webhook.Queue
+	deliverer *deliver.Deliverer
+	done      chan struct{}
 }
 
 // startHooks creates the queue when missing and starts the pollers; they
@@ -76,10 +79,15 @@ func startHooks(ctx context.Context, st *store.Store, sealer *links.Sealer, o ho
 	if err != nil {
 		return nil, err
 	}
+	slowURL, slowARN, err := webhook.EnsureQueue(ctx, sqsClient, o.queueName+"-slow", o.visibility)
+	if err != nil {
+		return nil, err
+	}
 	queue := webhook.Queue{Client: sqsClient, URL: url}
+	slow := webhook.Queue{Client: sqsClient, URL: slowURL}
 	d := &dispatch.Dispatcher{Store: st, Queue: queue, Now: o.now}
 	dl := &deliver.Deliverer{Store: st, Opener: sealer, Queue: queue, Client: o.guard.Client(webhook.Timeout), Delays: o.delays,
-		Now: o.now, MaxDelay: o.maxDelay, Lease: o.lease}
+		Now: o.now, MaxDelay: o.maxDelay, Lease: o.lease, Timeout: o.timeout, Budget: o.budget, Slow: slow, SlowARN: slowARN}
 	streamCfg, err := newCfg()
 	if err != nil {
 		return nil, err
@@ -103,7 +111,18 @@ func startHooks(ctx context.Context, st *store.Store, sealer *links.Sealer, o ho
 		}
 	}
 	poll := &eventsource.Queue{Client: sqs.NewFromConfig(pollCfg), URL: url, ARN: arn, Handle: dl.Handle, Workers: o.workers}
-	h := &hooks{queue: queue, done: make(chan struct{}, 3)}
+	slowCfg, err := newCfg()
+	if err != nil {
+		return nil, err
+	}
+	// The slow lane: one batch at a time (MaximumConcurrency 2 in AWS,
+	// the least it takes).
+	slowPoll := &eventsource.Queue{Client: sqs.NewFromConfig(slowCfg), URL: slowURL, ARN: slowARN, Handle: dl.Handle, Workers: 1}
+	h := &hooks{queue: queue, deliverer: dl, done: make(chan struct{}, 4)}
+	go func() {
+		_ = slowPoll.Run(ctx)
+		h.done <- struct{}{}
+	}()
 	every := o.retrierEvery
 	if every == 0 {
 		every = 2 * time.Second
@@ -151,7 +170,7 @@ const (
 // wait returns once the pollers and the retrier stopped (after their ctx
 // ended).
 func (h *hooks) wait(timeout time.Duration) error {
-	for range 3 {
+	for range 4 {
 		select {
 		case <-h.done:
 		case <-time.After(timeout):

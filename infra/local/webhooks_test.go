@@ -51,6 +51,8 @@ type hookEnv struct {
 	h     http.Handler
 	key   string
 	sid   int64
+	aid   int64
+	fid   int64
 	hooks *hooks
 	stop  context.CancelFunc
 	opts  hookOptions
@@ -63,6 +65,9 @@ var queueSeq atomic.Int64
 func newHookEnv(t testing.TB, o hookOptions) *hookEnv {
 	t.Helper()
 	st := testenv.Store(t)
+	if o.now != nil {
+		st.Now = o.now
+	}
 	env := map[string]string{"AWS_ENDPOINT_URL": testenv.Endpoint(t), "AWS_REGION": "us-east-1",
 		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}
 	o.aws = awsenv.FromEnv(func(k string) string { return env[k] })
@@ -85,8 +90,18 @@ func newHookEnv(t testing.TB, o hookOptions) *hookEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.key, e.sid = key, sv.ID
+	e.key, e.sid, e.aid, e.fid = key, sv.ID, acct.ID, fo.ID
 	return e
+}
+
+// newSurvey makes another survey of the env's account.
+func (e *hookEnv) newSurvey(t testing.TB, name string) int64 {
+	t.Helper()
+	sv, err := e.st.CreateSurvey(context.Background(), survey.Survey{AccountID: e.aid, FolderID: e.fid, Name: name, Language: 4, Theme: survey.DefaultTheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sv.ID
 }
 
 // start runs a fresh "container": pollers and handlers of their own.

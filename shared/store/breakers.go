@@ -13,9 +13,9 @@ import (
 )
 
 // Circuit breakers of a survey's webhooks: one item, HOOKS#<sid> /
-// BREAKERS, beside the webhooks item, with three attributes a webhook
+// BREAKERS, beside the webhooks item, with four attributes a webhook
 // (f_<wid>: consecutive failures, o_<wid>: open until, p_<wid>: a probe
-// under way until; times in Unix ms). Top-level attributes, so that ADD
+// under way until, s_<wid>: slow until; times in Unix ms). Top-level attributes, so that ADD
 // and REMOVE work on an item or attribute that is not there yet. Read in
 // the same BatchGetItem as the webhooks (the owner's reads, a batch of
 // attempts); written only when an attempt fails, or succeeds after
@@ -49,6 +49,8 @@ func decodeBreakers(item dynamo.Item) map[int64]survey.Breaker {
 			b.OpenUntil = time.UnixMilli(n).UTC()
 		case "p":
 			b.ProbeUntil = time.UnixMilli(n).UTC()
+		case "s":
+			b.SlowUntil = time.UnixMilli(n).UTC()
 		}
 		out[wid] = b
 	}
@@ -101,11 +103,22 @@ func (s *Store) TakeProbe(ctx context.Context, sid, wid int64, now, until time.T
 	return true, nil
 }
 
+// MarkSlow records that an attempt to webhook wid outlasted the main
+// lane's budget: its attempts are the slow lane's until until.
+func (s *Store) MarkSlow(ctx context.Context, sid, wid int64, until time.Time) error {
+	err := s.table.Update(AttrPK, HooksPK(sid)).Range(AttrSK, breakersSK).Set("s_"+strconv.FormatInt(wid, 10), until.UnixMilli()).Run(ctx)
+	if err != nil {
+		return s.fail(fmt.Sprintf("mark webhook %d slow", wid), err)
+	}
+	return nil
+}
+
 // CloseBreaker forgets a webhook's failures and pause: after a success,
 // and when its owner changes it (PATCH).
 func (s *Store) CloseBreaker(ctx context.Context, sid, wid int64) error {
 	f, o, p := breakerNames(wid)
-	err := s.table.Update(AttrPK, HooksPK(sid)).Range(AttrSK, breakersSK).If("attribute_exists(PK)").Remove(f, o, p).Run(ctx)
+	err := s.table.Update(AttrPK, HooksPK(sid)).Range(AttrSK, breakersSK).If("attribute_exists(PK)").
+		Remove(f, o, p, "s_"+strconv.FormatInt(wid, 10)).Run(ctx)
 	if err != nil && !dynamo.IsCondCheckFailed(err) {
 		return s.fail(fmt.Sprintf("close the breaker of webhook %d", wid), err)
 	}

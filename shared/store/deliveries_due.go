@@ -72,6 +72,17 @@ func (s *Store) ClaimAttempt(ctx context.Context, d survey.Delivery, token strin
 	return true, nil
 }
 
+// ReleaseClaim gives up the claim made with token, unrecorded: the
+// attempt was handed over (to the slow lane), whose job claims it again.
+func (s *Store) ReleaseClaim(ctx context.Context, d survey.Delivery, token string) error {
+	err := s.table.Update(AttrPK, DeliveriesPK(d.WebhookID)).Range(AttrSK, DeliverySK(d.Created, d.ResponseID)).
+		If("claim = ?", token).Remove("claim", "claim_until").Run(ctx)
+	if err != nil && !dynamo.IsCondCheckFailed(err) {
+		return s.fail("release delivery claim", err)
+	}
+	return nil
+}
+
 // RecordAttempt writes the outcome d of the attempt claimed with token at
 // seen attempts, and releases the claim: false when the claim was lost
 // (it expired and another attempt took over). A pending outcome is put in

@@ -33,6 +33,9 @@ type webhooksItem struct {
 	SurveyID  int64  `dynamo:"survey_id"`
 	Doc       string `dynamo:"doc"`
 	Version   int64  `dynamo:"version"`
+	// The hooked-surveys index (replay.go), while it has webhooks.
+	HookedPK string `dynamo:"GSI1PK,omitempty"`
+	HookedSK string `dynamo:"GSI1SK,omitempty"`
 }
 
 // webhookDoc is one webhook in the item's list.
@@ -162,7 +165,11 @@ func (s *Store) ChangeWebhooks(ctx context.Context, aid, sid int64, change func(
 		if err != nil {
 			return nil, err
 		}
-		put := s.table.Put(webhooksItem{PK: HooksPK(sid), SK: webhooksSK, AccountID: aid, SurveyID: sid, Doc: doc, Version: version + 1})
+		item := webhooksItem{PK: HooksPK(sid), SK: webhooksSK, AccountID: aid, SurveyID: sid, Doc: doc, Version: version + 1}
+		if len(next) > 0 {
+			item.HookedPK, item.HookedSK = HookedKey(sid), pad(sid)
+		}
+		put := s.table.Put(item)
 		if version == 0 {
 			put = put.If("attribute_not_exists(PK)")
 		} else {

@@ -31,3 +31,13 @@ func PauseFor(failures int) time.Duration {
 	}
 	return min(FirstPause<<n, MaxPause)
 }
+
+// The slow lane. A main-lane attempt still waiting for its receiver after
+// MainLaneBudget is cut short, unrecorded, and handed to the slow lane,
+// where the receiver has its whole Timeout; the webhook's attempts are the
+// slow lane's for SlowFor. So a slow receiver holds a main-lane batch (and
+// the healthy deliveries queued behind it) for at most the budget, once.
+const (
+	MainLaneBudget = time.Second
+	SlowFor        = 10 * time.Minute
+)

@@ -29,6 +29,12 @@ type Queue struct {
 // QueueURLFrom reads WEBHOOK_QUEUE_URL through getenv.
 func QueueURLFrom(getenv func(string) string) string { return getenv("WEBHOOK_QUEUE_URL") }
 
+// SlowLaneFrom reads the slow lane's queue URL and ARN
+// (WEBHOOK_SLOW_QUEUE_URL, WEBHOOK_SLOW_QUEUE_ARN) through getenv.
+func SlowLaneFrom(getenv func(string) string) (url, arn string) {
+	return getenv("WEBHOOK_SLOW_QUEUE_URL"), getenv("WEBHOOK_SLOW_QUEUE_ARN")
+}
+
 // MaxSendDelay is the longest delay SQS gives a message as it is sent.
 const MaxSendDelay = 15 * time.Minute
 

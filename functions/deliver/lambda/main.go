@@ -1,5 +1,6 @@
-// Command lambda is the deliver function: run by the delivery queue, it
-// signs and sends webhook deliveries and schedules their retries.
+// Command lambda is the deliver function: run by the delivery queue and
+// its slow lane, it signs and sends webhook deliveries and schedules their
+// retries.
 package main
 
 import (
@@ -41,11 +42,16 @@ func deliverer(ctx context.Context, getenv func(string) string) (*deliver.Delive
 	}
 	st := store.New(cfg, store.TableNameFrom(getenv))
 	guard := webhook.Guard{AllowLoopback: getenv("WEBHOOK_ALLOW_LOOPBACK") == "true"}
-	return &deliver.Deliverer{
+	client := sqs.NewFromConfig(cfg)
+	d := &deliver.Deliverer{
 		Store:  st,
 		Opener: links.NewSealer(kms.NewFromConfig(cfg), links.KeyFromEnv(getenv), st),
-		Queue:  webhook.Queue{Client: sqs.NewFromConfig(cfg), URL: webhook.QueueURLFrom(getenv)},
+		Queue:  webhook.Queue{Client: client, URL: webhook.QueueURLFrom(getenv)},
 		Client: guard.Client(webhook.Timeout),
 		Delays: delays,
-	}, nil
+	}
+	if url, arn := webhook.SlowLaneFrom(getenv); url != "" {
+		d.Slow, d.SlowARN = webhook.Queue{Client: client, URL: url}, arn
+	}
+	return d, nil
 }
