@@ -202,8 +202,8 @@ var allowedActions = map[string][]string{
 	"WebhooksFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt", "sqs:SendMessage"},
 	"DispatchFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage"},
-	"DeliverFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "kms:Decrypt", "sqs:SendMessage"},
-	"RetrierFunction": {"dynamodb:Query", "dynamodb:UpdateItem", "sqs:SendMessage"},
+	"DeliverFunction":  {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "kms:Decrypt", "sqs:SendMessage"},
+	"RetrierFunction":  {"dynamodb:Query", "dynamodb:UpdateItem", "sqs:SendMessage"},
 }
 
 // TestLeastPrivilege reads every function's inline policy: only the actions

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // TestDeliveries: the event makes the delivery (a second create finds the
