@@ -2,8 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"testing"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
