@@ -136,7 +136,7 @@ var httpRequests = map[string]struct {
 // every router, before auth); any other kind of function must be added here.
 func invocationFor(tb testing.TB, fn string) invocation {
 	tb.Helper()
-	if fn == "sweeper" {
+	if fn == "sweeper" || fn == "retrier" {
 		return invocation{event: scheduledEvent(tb)}
 	}
 	if fn == "dispatch" || fn == "deliver" {

@@ -28,8 +28,11 @@ func main() {
 		os.Exit(1)
 	}
 	st := store.New(cfg, store.TableNameFrom(os.Getenv))
-	q := webhook.Queue{Client: sqs.NewFromConfig(cfg), URL: webhook.QueueURLFrom(os.Getenv)}
-	lambda.Start(func(ctx context.Context, ev events.EventBridgeEvent) (retrier.Result, error) {
+	lambda.Start(handler(st, webhook.Queue{Client: sqs.NewFromConfig(cfg), URL: webhook.QueueURLFrom(os.Getenv)}))
+}
+
+func handler(st retrier.Store, q retrier.Queue) func(context.Context, events.EventBridgeEvent) (retrier.Result, error) {
+	return func(ctx context.Context, ev events.EventBridgeEvent) (retrier.Result, error) {
 		start := time.Now()
 		res, err := retrier.Run(ctx, st, q, start)
 		attrs := []any{"event_id", ev.ID, "read", res.Read, "queued", res.Queued, "complete", res.Complete,
@@ -40,5 +43,5 @@ func main() {
 			slog.Info("retrier", attrs...)
 		}
 		return res, err
-	})
+	}
 }
