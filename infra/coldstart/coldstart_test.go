@@ -22,8 +22,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"surveyservice/functions/sweeper"
-	"surveyservice/shared/links"
 	"surveyservice/internal/testenv"
+	"surveyservice/shared/links"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
