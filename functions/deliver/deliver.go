@@ -237,8 +237,10 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		breaker = in.Breakers[wh.ID]
 	}
 	mainLane := d.Slow != nil && m.raw.EventSourceARN != d.SlowARN
-	if mainLane && breaker.Suspect(d.now()) {
-		// The webhook failed lately: its attempt is the slow lane's.
+	if mainLane && breaker.Suspect(d.now()) && !breaker.Open(d.now()) {
+		// The webhook failed lately or was slow: its attempt, which may
+		// take the whole timeout, is the slow lane's. (A paused one's is
+		// skipped here at once: no request is made.)
 		err := d.Slow.Send(ctx, []webhook.Job{j}, 0)
 		if err == nil {
 			return done

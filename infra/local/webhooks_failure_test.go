@@ -327,10 +327,13 @@ func TestStreamPoisonRecordIsReportedAndReplayed(t *testing.T) {
 // pause, and a PATCH lifts it.
 func TestWebhookDeadReceiverBesideAHealthyOne(t *testing.T) {
 	const n = 90
-	// A response to each survey every 100 ms: within what moto (one
+	// Three responses to each survey every 300 ms: within what moto (one
 	// core, shared) serves, so that the figures show the delivery's own
 	// queueing rather than the emulator's.
 	const pace = 300 * time.Millisecond
+	var heldMu sync.Mutex
+	var mainHeld, slowHeld time.Duration
+	var mainCuts int
 	measure := func(withDead bool) (p50, p99 time.Duration, deadHits int, e *hookEnv, deadID int64) {
 		e = newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: []time.Duration{time.Hour},
 			workers: 2, timeout: time.Second, budget: 200 * time.Millisecond})
@@ -342,10 +345,22 @@ func TestWebhookDeadReceiverBesideAHealthyOne(t *testing.T) {
 			if !withDead {
 				return 204
 			}
+			start := time.Now()
 			select {
 			case <-r.Context().Done():
 			case <-time.After(3 * time.Second):
 			}
+			// How long the request held its sender: cut at the main
+			// lane's budget, or the slow lane's whole timeout.
+			held := time.Since(start)
+			heldMu.Lock()
+			if held < 600*time.Millisecond {
+				mainHeld += held
+				mainCuts++
+			} else {
+				slowHeld += held
+			}
+			heldMu.Unlock()
 			return 200
 		})
 		healthySID := e.sid
@@ -387,6 +402,8 @@ func TestWebhookDeadReceiverBesideAHealthyOne(t *testing.T) {
 	d50, d99, hits, e, deadID := measure(true)
 	t.Logf("healthy receiver, %d events: beside a healthy receiver p50 %v p99 %v; beside a dead receiver p50 %v p99 %v; the dead one was asked %d times for %d events",
 		n, b50.Round(time.Millisecond), b99.Round(time.Millisecond), d50.Round(time.Millisecond), d99.Round(time.Millisecond), hits, n)
+	t.Logf("the dead receiver held main-lane batches %v in all (%d attempts cut at the budget) and the slow lane %v; without the lanes and the breaker, its %d events would hold main-lane batches %v (one timeout each) for the first attempt alone",
+		mainHeld.Round(time.Millisecond), mainCuts, slowHeld.Round(time.Millisecond), n, time.Duration(n)*time.Second)
 	if hits > n/2 {
 		t.Errorf("the dead receiver was asked %d times for %d events; the breaker should stop it", hits, n)
 	}
