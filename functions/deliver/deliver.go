@@ -300,8 +300,8 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 	if ctx.Err() != nil {
 		return retry // killed mid-way: nothing recorded; the claim lapses and the message comes back
 	}
-	if postCtx.Err() != nil {
-		return d.handOver(ctx, a, j)
+	if problem != "" && postCtx.Err() != nil {
+		return d.handOver(ctx, a, j) // cut at the budget, not the receiver's failure
 	}
 	if problem != "" {
 		if _, err := d.Store.BreakerFailed(ctx, j.SurveyID, wh.ID, now, webhook.PauseFor); err != nil {
