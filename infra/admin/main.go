@@ -6,6 +6,7 @@
 //	go run ./infra/admin templates import FILE
 //	go run ./infra/admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
 //	go run ./infra/admin recount --account N
+//	go run ./infra/admin replay-webhooks --from T --to T
 //
 // It reads the same environment as the functions (TABLE_NAME, AWS_REGION,
 // AWS_ENDPOINT_URL ...), prints one JSON object on stdout, and reports errors
@@ -39,6 +40,7 @@ const usage = `usage:
   admin reports backfill
   admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
   admin recount --account N
+  admin replay-webhooks --from RFC3339 --to RFC3339
 `
 
 // errUsage marks a command line that is wrong, not a failure of the work.
@@ -84,6 +86,9 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string) (a
 	}
 	if len(args) >= 1 && args[0] == "recount" {
 		return recount(ctx, args[1:], getenv)
+	}
+	if len(args) >= 1 && args[0] == "replay-webhooks" {
+		return replayWebhooks(ctx, args[1:], getenv)
 	}
 	if len(args) < 2 {
 		return nil, fmt.Errorf("%w: missing command", errUsage)

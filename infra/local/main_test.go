@@ -142,11 +142,11 @@ func TestEventsThroughLambdaEntryPoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The sweeper's event is a schedule, not an HTTP request: its own test
-	// (functions/sweeper/lambda) replays it.
+	// The sweeper's and the retrier's events are schedules, not HTTP
+	// requests: their own tests (functions/*/lambda) replay them.
 	// Nor are the stream's and the queue's (TestStreamAndQueueEvents).
 	files = slices.DeleteFunc(files, func(f string) bool {
-		return strings.Contains(f, "/sweeper/") || strings.Contains(f, "/dispatch/") || strings.Contains(f, "/deliver/")
+		return strings.Contains(f, "/sweeper/") || strings.Contains(f, "/retrier/") || strings.Contains(f, "/dispatch/") || strings.Contains(f, "/deliver/")
 	})
 	if len(files) != len(eventStatus) {
 		t.Errorf("events/ holds %d fixtures, this test knows %d: add the new ones to eventStatus", len(files), len(eventStatus))

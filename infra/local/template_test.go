@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -170,8 +171,8 @@ var allowedActions = map[string][]string{
 	"WebhooksFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt", "sqs:SendMessage"},
 	"DispatchFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage"},
-	"DeliverFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "kms:Decrypt",
-		"sqs:SendMessage", "sqs:ChangeMessageVisibility"},
+	"DeliverFunction":  {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "kms:Decrypt", "sqs:SendMessage"},
+	"RetrierFunction":  {"dynamodb:Query", "dynamodb:UpdateItem", "sqs:SendMessage"},
 }
 
 // TestLeastPrivilege reads every function's inline policy: only the actions
@@ -252,8 +253,11 @@ func TestStreamFilterMatchesDispatch(t *testing.T) {
 	if len(filters) != 1 || filters[0].(map[string]any)["Pattern"] != dispatch.FilterPattern {
 		t.Errorf("template.yaml filters %v, dispatch.FilterPattern is %s", filters, dispatch.FilterPattern)
 	}
-	if ev["StartingPosition"] != "TRIM_HORIZON" || ev["BisectBatchOnFunctionError"] != true {
-		t.Errorf("stream event source %v", ev)
+	if ev["StartingPosition"] != "TRIM_HORIZON" || ev["BisectBatchOnFunctionError"] != true ||
+		ev["MaximumRetryAttempts"] != StreamMaxRetries || ev["MaximumRecordAgeInSeconds"] != int(StreamMaxRecordAge/time.Second) ||
+		!slices.Contains(ev["FunctionResponseTypes"].([]any), any("ReportBatchItemFailures")) {
+		t.Errorf("stream event source %v: want bounded retries (%d), bisection, a record age of %v and partial batch responses, as make run has them",
+			ev, StreamMaxRetries, StreamMaxRecordAge)
 	}
 	q := tpl.Resources["WebhookQueue"].Properties["RedrivePolicy"].(map[string]any)
 	if q["maxReceiveCount"] != webhook.MaxReceives {
