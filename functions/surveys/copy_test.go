@@ -475,12 +475,10 @@ func TestCopyKilledHalfWay(t *testing.T) {
 	expect(t, "the dead copy's detail", f.do(t, "GET", detailPath(dead), ""), 404, notFound)
 
 	// Before its deadline the sweeper leaves it; after, it removes it.
-	if n, err := f.st.CleanPendingCopies(t.Context()); err != nil || n != 0 {
+	if n, err := f.st.CleanPendingCopies(t.Context(), time.Now()); err != nil || n != 0 {
 		t.Fatalf("clean-up before the deadline removed %d, %v", n, err)
 	}
-	later := store.New(testenv.Config(t), f.st.TableName())
-	later.Now = func() time.Time { return time.Now().Add(store.CopyDeadline + time.Minute) }
-	if n, err := later.CleanPendingCopies(t.Context()); err != nil || n < 1 {
+	if n, err := f.st.CleanPendingCopies(t.Context(), time.Now().Add(store.CopyDeadline+time.Minute)); err != nil || n < 1 {
 		t.Fatalf("clean-up removed %d, %v", n, err)
 	}
 	if n := partitionItems(t, f.st, dead); n != 0 {

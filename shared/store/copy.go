@@ -438,9 +438,11 @@ func (s *Store) PendingCopies(ctx context.Context, cutoff time.Time) ([]PendingC
 
 // CleanPendingCopies deletes the copies that died (started more than
 // CopyDeadline before now): their items and their markers. It answers how
-// many it removed.
-func (s *Store) CleanPendingCopies(ctx context.Context) (int, error) {
-	dead, err := s.PendingCopies(ctx, s.Now().Add(-CopyDeadline))
+// many it removed. Its work is proportional to the dead copies: one Query
+// of each shard of the sparse marker index, then per copy one Query of its
+// keys and a BatchWriteItem per 25 of them.
+func (s *Store) CleanPendingCopies(ctx context.Context, now time.Time) (int, error) {
+	dead, err := s.PendingCopies(ctx, now.Add(-CopyDeadline))
 	if err != nil {
 		return 0, err
 	}
