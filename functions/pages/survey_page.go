@@ -41,7 +41,7 @@ func handleSurvey(st Store, now func() time.Time) http.Handler {
 			return nil
 		}
 		sid := c.Survey.ID
-		if r.Method == http.MethodGet {
+		if r.Method == http.MethodGet && !c.Survey.IsTemplate { // a template's preview counts nothing
 			if err := st.CountView(ctx, c.Survey.AccountID, c.Survey.FolderID, sid); err != nil {
 				api.Logger(ctx).WarnContext(ctx, "view not counted", slog.Int64("survey", sid), slog.String("error", err.Error()))
 			}

@@ -97,7 +97,7 @@ func settingsFields() []string {
 	out := slices.Clone(specBools)
 	out = append(out, slices.Sorted(maps.Keys(specStrings))...)
 	out = append(out, specDurations...)
-	return append(out, "service_auth_domains", "expiration_date", "responding_duration_type")
+	return append(out, "service_auth_domains", "expiration_date", "responding_duration_type", "embed_origins")
 }
 
 // allKeys is the exact key set of the settings object.
@@ -110,6 +110,7 @@ func defaults(name string) map[string]any {
 		"service_auth_domains":     []any{},
 		"expiration_date":          nil,
 		"responding_duration_type": float64(0),
+		"embed_origins":            []any{"*"},
 	}
 	for _, b := range specBools {
 		m[b] = false
@@ -137,6 +138,8 @@ func changeValue(field string) any {
 		return "00:05:00"
 	case "responding_duration_type":
 		return float64(1)
+	case "embed_origins":
+		return []any{"https://example.com"}
 	}
 	if _, ok := specStrings[field]; ok {
 		return "value of " + field
@@ -1035,6 +1038,10 @@ func TestWrongTypes(t *testing.T) {
 	cases["service_auth_domains"] = []wrong{
 		{`"*@example.com"`, `Expected a list of items but got type "str".`},
 		{`5`, ""}, {`true`, ""}, {`{}`, ""},
+	}
+	cases["embed_origins"] = []wrong{
+		{`"https://example.com"`, `Expected a list of items but got type "str".`},
+		{`5`, `Expected a list of items but got type "int".`}, {`true`, ""}, {`{}`, ""},
 	}
 	cases["responding_duration_type"] = []wrong{{`"1"`, msgNotInt}, {`true`, msgNotInt}, {`1.5`, msgNotInt}, {`[1]`, msgNotInt}, {`null`, msgNull}}
 	for _, field := range settingsFields() {
