@@ -90,6 +90,8 @@ var gatewayRoutes = routing.MustNew([]routing.Route{
 	{Method: "ANY", Path: "/s/{proxy+}", Target: "PagesFunction"},
 	{Method: "ANY", Path: "/r/{proxy+}", Target: "PagesFunction"},
 	{Method: "ANY", Path: "/assets/{proxy+}", Target: "PagesFunction"},
+	{Method: "ANY", Path: "/api/oembed", Target: "PagesFunction"},
+	{Method: "ANY", Path: "/api/oembed/{proxy+}", Target: "PagesFunction"},
 	{Method: "ANY", Path: "/api/schema", Target: "SchemaFunction"},
 	{Method: "ANY", Path: "/api/schema/{proxy+}", Target: "SchemaFunction"},
 	{Method: "ANY", Path: "/api/surveys/{survey_id}/responses", Target: "ResponsesFunction"},
