@@ -101,7 +101,7 @@ func handleOEmbed(st Store, now func() time.Time) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		q := r.URL.Query()
-		if f := q.Get("format"); f != "" && f != "json" {
+		if api.RequestedFormat(r) == "xml" {
 			return survey.Errorf(survey.ENOTIMPLEMENTED, "Only the json format is served.")
 		}
 		maxW, err := oembedBound(r, "maxwidth")

@@ -34,6 +34,10 @@ func New(st Store, sealer responding.Sealer, now func() time.Time) *api.Router {
 	rt.Handle(page.With("POST"), handleForm(st, sealer, now))
 	rt.Handle(api.Route{Method: "GET", Path: "/r/{report_code}/", Name: "Report Page", Public: true}, handleReport(st))
 	rt.Handle(api.Route{Method: "GET", Path: "/assets/{name}/", Name: "Page Asset", Public: true}, handleAsset())
-	rt.Handle(api.Route{Method: "GET", Path: "/api/oembed/", Name: "oEmbed", Public: true}, handleOEmbed(st, now))
+	// oEmbed's own format parameter: json (the router's), or xml, which
+	// reaches the handler to answer 501.
+	oembed := api.Route{Method: "GET", Path: "/api/oembed/", Name: "oEmbed", Public: true,
+		Formats: []api.Format{{Name: "xml", MediaType: "text/xml+oembed"}}}
+	rt.Handle(oembed, handleOEmbed(st, now))
 	return rt
 }
