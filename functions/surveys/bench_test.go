@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"surveyservice/functions/surveys"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // BenchmarkSurveyDetail: the detail is one Query of the survey's item
