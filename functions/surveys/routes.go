@@ -1,5 +1,6 @@
-// Package surveys is the owner's surveys: create, read the full detail,
-// update (rename, move, change language), move to the trash and restore.
+// Package surveys is the owner's surveys: create (empty, or from a
+// template), copy, read the full detail, update (rename, move, change
+// language), move to the trash and restore.
 package surveys
 
 import (
