@@ -22,7 +22,7 @@ import (
 //
 //  1. Read the source's item collection (one Query), allocate every new
 //     id (one UpdateItem per kind), and claim the new survey's id: one
-//     transaction puts a pending-copy marker (PENDING / COPY#<sid>, in the
+//     transaction puts a pending-copy marker (PENDING#<sid> / COPY, in the
 //     sparse GSI2 under COPYING#<shard>) on the condition that no survey
 //     holds the id.
 //  2. Write the elements, settings and variables under SURVEY#<new sid>,
