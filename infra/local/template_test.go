@@ -154,8 +154,9 @@ var allowedActions = map[string][]string{
 	"TemplatesFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"},
 	"AccountFunction":   {"dynamodb:GetItem"},
 	"FoldersFunction":   {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
-	"SurveysFunction":   {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"},
-	"ElementsFunction":  {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+	"SurveysFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem",
+		"dynamodb:BatchWriteItem", "dynamodb:DeleteItem"}, // a copy's batches, and their clean-up when it fails
+	"ElementsFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 	"SettingsFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "dynamodb:PutItem", "dynamodb:DeleteItem"},
 	"RespondersFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
@@ -166,8 +167,8 @@ var allowedActions = map[string][]string{
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
 	"ResponsesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:DeleteItem", "kms:GenerateDataKey", "kms:Decrypt", "s3:PutObject", "s3:GetObject", "s3:AbortMultipartUpload"},
-	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem"},
-	"SchemaFunction":  {}, // serves an embedded document: no AWS access at all
+	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"}, // and dead copies
+	"SchemaFunction":  {},                                                                                          // serves an embedded document: no AWS access at all
 	"WebhooksFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt", "sqs:SendMessage"},
 	"DispatchFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage"},
