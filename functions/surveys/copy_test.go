@@ -392,7 +392,7 @@ func TestCopyConcurrent(t *testing.T) {
 func TestCopyAtTheLimit(t *testing.T) {
 	t.Parallel()
 	st := store.New(testenv.Config(t), testenv.Store(t).TableName())
-	st.Limits = store.AccountLimits{LiveSurveys: 4, Folders: 10}
+	st.Limits = survey.AccountLimits{LiveSurveys: 4, Folders: 10}
 	acct, key := testenv.NewAccount(t, survey.PlanPro)
 	f := &fixture{st: st, h: surveys.New(api.NewAuthenticator(st), st, time.Now), acct: acct, key: key}
 	fid := folder(t, st, acct.ID, "Home")

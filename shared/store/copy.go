@@ -100,7 +100,7 @@ type CopySource struct {
 // CopySource reads survey sid to copy it. from is the account that must
 // own it; 0 asks for a template survey of any account (a template start).
 // A missing or foreign survey, or with from 0 one that is not a template,
-// answers ENOTFOUND; a survey in the trash ErrSurveyDeleted.
+// answers ENOTFOUND; a survey in the trash survey.ErrSurveyDeleted.
 func (s *Store) CopySource(ctx context.Context, from, sid int64) (CopySource, error) {
 	var items []dynamo.Item
 	if err := s.table.Get(AttrPK, SurveyPK(sid)).Consistent(true).All(ctx, &items); err != nil {
@@ -114,7 +114,7 @@ func (s *Store) CopySource(ctx context.Context, from, sid int64) (CopySource, er
 	case !found, from != 0 && c.Survey.AccountID != from, from == 0 && !c.Survey.IsTemplate:
 		return CopySource{}, survey.ErrNotFound
 	case c.Survey.Deleted:
-		return CopySource{}, ErrSurveyDeleted
+		return CopySource{}, survey.ErrSurveyDeleted
 	}
 	return CopySource{SurveyCollection: c, items: items}, nil
 }
@@ -279,7 +279,7 @@ func (s *Store) claimCopy(ctx context.Context, p *copyPlan) error {
 			GSI2SK: p.survey.Created.Format(survey.TimestampLayout) + "#" + pad(sid), SurveyID: sid,
 			AccountID: p.survey.AccountID, Started: p.survey.Created.Format(survey.TimestampLayout)}
 		err := s.db.WriteTx().
-			Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).If("attribute_not_exists(PK)")).
+			Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).If("attribute_not_exists(PK)")).
 			Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, layoutSK).If("attribute_not_exists(PK)")).
 			Put(s.table.Put(marker)).Run(ctx)
 		switch {
@@ -395,7 +395,7 @@ func (s *Store) deleteCopy(ctx context.Context, sid int64) error {
 	}
 	dk := make([]dynamo.Keyed, 0, len(keys))
 	for _, k := range keys {
-		if k.SK == surveySK {
+		if k.SK == SurveySK {
 			// Completed after all: only the marker is left to remove.
 			dk = dk[:0]
 			break

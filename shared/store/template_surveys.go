@@ -95,7 +95,7 @@ func (s *Store) markTemplateSurveys(ctx context.Context, templates []survey.Temp
 	}
 	for _, i := range named {
 		sid := templates[i].SurveyID
-		err := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).Set("is_template", true).
+		err := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Set("is_template", true).
 			If("account_id = ?", aid).Run(ctx)
 		if err != nil {
 			return s.fail(fmt.Sprintf("mark survey %d a template", sid), err)
