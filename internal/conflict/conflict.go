@@ -317,3 +317,10 @@ func (p *Proxy) keySchema(r *http.Request, table string) ([]string, error) {
 	p.mu.Unlock()
 	return names, nil
 }
+
+// Held is the count of items held now.
+func (p *Proxy) Held() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.held)
+}

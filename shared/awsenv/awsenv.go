@@ -104,6 +104,12 @@ func Load(_ context.Context, c Config) (aws.Config, error) {
 			return retry.NewStandard(func(o *retry.StandardOptions) {
 				o.MaxAttempts = MaxAttempts
 				o.MaxBackoff = MaxBackoff
+				// A single write that met a running transaction on its item
+				// (TransactionConflictException) may be tried again, as
+				// DynamoDB advises; the SDK does not retry it by default.
+				o.Retryables = append(o.Retryables, retry.RetryableErrorCode{
+					Codes: map[string]struct{}{"TransactionConflictException": {}},
+				})
 			})
 		},
 		HTTPClient: awshttp.NewBuildableClient().WithTimeout(AttemptTimeout),
@@ -200,6 +206,7 @@ var transientCodes = map[string]bool{
 	"ServiceUnavailable":                     true,
 	"TransactionInProgressException":         true,
 	"TransactionConflict":                    true,
+	"TransactionConflictException":           true,
 	"LimitExceededException":                 true,
 	"KMSInternalException":                   true,
 	"DependencyTimeoutException":             true,

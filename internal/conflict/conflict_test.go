@@ -1,0 +1,260 @@
+package conflict_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"surveyservice/internal/conflict"
+	"surveyservice/internal/testenv"
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// key is the key of item name in the test's table.
+func key(name string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		store.AttrPK: &types.AttributeValueMemberS{Value: "CONFLICT#" + name},
+		store.AttrSK: &types.AttributeValueMemberS{Value: name},
+	}
+}
+
+func put(table, name string) types.TransactWriteItem {
+	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: key(name)}}
+}
+
+func check(table, name string) types.TransactWriteItem {
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(table), Key: key(name),
+		ConditionExpression: aws.String("attribute_not_exists(#n)"), ExpressionAttributeNames: map[string]string{"#n": "never"}}}
+}
+
+func update(table, name string) types.TransactWriteItem {
+	return types.TransactWriteItem{Update: &types.Update{TableName: aws.String(table), Key: key(name),
+		UpdateExpression: aws.String("ADD #n :one"), ExpressionAttributeNames: map[string]string{"#n": "n"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}}}}
+}
+
+// holding runs the transaction items in the background, through a proxy
+// whose hold is long, and returns once the proxy holds them, with what
+// waits for the transaction's end.
+func holding(t *testing.T, c *dynamodb.Client, p *conflict.Proxy, items ...types.TransactWriteItem) (wait func() error) {
+	t.Helper()
+	before := p.Held()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		done <- err
+	}()
+	for p.Held() < before+len(items) {
+		select {
+		case err := <-done:
+			t.Fatalf("the holding transaction ended before it was seen holding: %v", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return func() error { return <-done }
+}
+
+// reasons are the cancellation reasons of a cancelled transaction.
+func reasons(t *testing.T, err error) []string {
+	t.Helper()
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		t.Fatalf("got %v, want TransactionCanceledException", err)
+	}
+	var out []string
+	for _, r := range tce.CancellationReasons {
+		out = append(out, aws.ToString(r.Code))
+	}
+	return out
+}
+
+// TestConflicts: what the model cancels while a transaction holds an
+// item, case by case, as DynamoDB would; and what it lets through.
+func TestConflicts(t *testing.T) {
+	t.Parallel()
+	table := testenv.Store(t).TableName()
+	cfg, p := testenv.ConflictConfig(t, 400*time.Millisecond)
+	c := dynamodb.NewFromConfig(cfg)
+	ctx := t.Context()
+	n := 0
+	fresh := func() string { n++; return fmt.Sprintf("item-%d", n) }
+
+	t.Run("TwoTransactionsOnOneItem", func(t *testing.T) {
+		x, y := fresh(), fresh()
+		wait := holding(t, c, p, update(table, x))
+		_, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{put(table, y), update(table, x)}})
+		if got, want := fmt.Sprint(reasons(t, err)), "[None TransactionConflict]"; got != want {
+			t.Errorf("reasons: got %s, want %s", got, want)
+		}
+		if err := wait(); err != nil {
+			t.Fatalf("the holding transaction: %v", err)
+		}
+		// The cancelled one wrote nothing; the holder committed.
+		out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key(y), ConsistentRead: aws.Bool(true)})
+		if err != nil || out.Item != nil {
+			t.Errorf("the cancelled transaction's put: got %v, %v; want no item", out.Item, err)
+		}
+	})
+
+	t.Run("ConditionCheckTouchesItsItem", func(t *testing.T) {
+		x, y := fresh(), fresh()
+		wait := holding(t, c, p, put(table, x))
+		_, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{check(table, x), put(table, y)}})
+		if got, want := fmt.Sprint(reasons(t, err)), "[TransactionConflict None]"; got != want {
+			t.Errorf("reasons: got %s, want %s", got, want)
+		}
+		if err := wait(); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("ConditionCheckHoldsItsItem", func(t *testing.T) {
+		x, y := fresh(), fresh()
+		wait := holding(t, c, p, check(table, x), put(table, y))
+		_, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{update(table, x)}})
+		if got, want := fmt.Sprint(reasons(t, err)), "[TransactionConflict]"; got != want {
+			t.Errorf("reasons: got %s, want %s", got, want)
+		}
+		if err := wait(); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("SingleWritesOnAHeldItem", func(t *testing.T) {
+		x := fresh()
+		wait := holding(t, c, p, put(table, x))
+		// One attempt each: the SDK retries TransactionConflictException
+		// (awsenv), which would outlast a short hold.
+		once := func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }
+		_, perr := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: key(x)}, once)
+		_, uerr := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: key(x), UpdateExpression: aws.String("SET #n = :v"),
+			ExpressionAttributeNames: map[string]string{"#n": "v"}, ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberS{Value: "v"}}}, once)
+		_, derr := c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: key(x)}, once)
+		for op, err := range map[string]error{"PutItem": perr, "UpdateItem": uerr, "DeleteItem": derr} {
+			var tce *types.TransactionConflictException
+			if !errors.As(err, &tce) {
+				t.Errorf("%s: got %v, want TransactionConflictException", op, err)
+			}
+			if !awsenv.IsUnavailable(err) {
+				t.Errorf("%s: %v is not a 503 (awsenv.IsUnavailable)", op, err)
+			}
+		}
+		if err := wait(); err != nil {
+			t.Fatal(err)
+		}
+		// Reads are not held: DynamoDB serves them while a transaction runs.
+		wait = holding(t, c, p, update(table, x))
+		if _, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key(x)}); err != nil {
+			t.Errorf("GetItem of a held item: %v", err)
+		}
+		if err := wait(); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("DisjointItemsNeverConflict", func(t *testing.T) {
+		x := fresh()
+		wait := holding(t, c, p, put(table, x), check(table, fresh()))
+		conflicts := p.Conflicts()
+		var wg sync.WaitGroup
+		errs := make(chan error, 16)
+		for range 16 {
+			a, b := fresh(), fresh()
+			wg.Go(func() {
+				_, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{put(table, a), update(table, b)}})
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Errorf("a transaction on items of its own: %v", err)
+			}
+		}
+		if err := wait(); err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Conflicts() - conflicts; got != 0 {
+			t.Errorf("conflicts: got %d, want 0", got)
+		}
+	})
+
+	t.Run("NoConflictAfterTheAnswer", func(t *testing.T) {
+		// Sequential transactions on one item never overlap: the hold ends
+		// before the answer is sent.
+		x := fresh()
+		for i := range 3 {
+			if _, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{update(table, x)}}); err != nil {
+				t.Fatalf("transaction %d: %v", i, err)
+			}
+		}
+	})
+}
+
+// TestOff: a hold of 0 lets everything through.
+func TestOff(t *testing.T) {
+	t.Parallel()
+	table := testenv.Store(t).TableName()
+	cfg, p := testenv.ConflictConfig(t, 0)
+	c := dynamodb.NewFromConfig(cfg)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			_, _ = c.TransactWriteItems(t.Context(), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{update(table, "shared"), put(table, fmt.Sprint("own-", i))}})
+		})
+	}
+	wg.Wait()
+	if p.Conflicts() != 0 || p.Held() != 0 {
+		t.Errorf("conflicts %d, held %d: want none with a hold of 0", p.Conflicts(), p.Held())
+	}
+}
+
+// TestServiceRetriesConflicts: the store's own retry of a transaction lost
+// to a concurrent one (TransactionConflict) works under the model: folders
+// created at once in one account contend on the account item, which counts
+// them, and all of them are made and counted.
+func TestServiceRetriesConflicts(t *testing.T) {
+	t.Parallel()
+	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
+	cfg, p := testenv.ConflictConfig(t, conflict.DefaultHold)
+	st := store.New(cfg, testenv.Store(t).TableName())
+	const n = 4
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			_, err := st.CreateFolder(t.Context(), a.ID, fmt.Sprint("folder ", i), nil)
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("create folder: %v", err)
+		}
+	}
+	counts, err := st.AccountCounts(t.Context(), a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts.Folders != n {
+		t.Errorf("folders counted: got %d, want %d", counts.Folders, n)
+	}
+	if p.Conflicts() == 0 {
+		t.Error("no conflict: the folders did not contend, the retry was not exercised")
+	}
+	t.Logf("%d conflicts retried", p.Conflicts())
+}
