@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"strconv"
 	"syscall"
+	"time"
 
 	"surveyservice/internal/ddblocal"
 )
@@ -49,6 +50,11 @@ func run(ctx context.Context, args []string) (int, error) {
 	defer srv.Stop()
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	// Ctrl-C reaches the command too (its process group is ours); on a
+	// SIGTERM it is passed on, and the command gets time to stop its own
+	// children before it is killed.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
 	cmd.Env = append(os.Environ(), ddblocal.SharedURLVar+"="+srv.URL, ddblocal.SharedPIDVar+"="+strconv.Itoa(srv.PID()))
 	runErr := cmd.Run()
 	if peak, err := ddblocal.PeakRSS(srv.PID()); err == nil {
