@@ -28,13 +28,6 @@ const Version = "1.25.1"
 // outside it; 200,000 items of this service take about 150 MB there.
 const DefaultHeap = "768m"
 
-// The variables by which `make test` gives its test binaries one shared
-// DynamoDB Local (infra/ddblocal sets them, internal/testenv reads them).
-const (
-	SharedURLVar = "TESTENV_DYNAMODB_LOCAL"     // its URL
-	SharedPIDVar = "TESTENV_DYNAMODB_LOCAL_PID" // its process id, to read its memory
-)
-
 // InstallDir is where `make emulators` puts DynamoDB Local, relative to the
 // module root.
 var InstallDir = filepath.Join(".cache", "dynamodb-local-"+Version)
@@ -97,8 +90,7 @@ func moduleRoot() (string, error) {
 
 // Start runs DynamoDB Local in memory on a free loopback port, with the
 // heap bounded by heap (DefaultHeap when empty), and waits until it answers.
-// It serves every access key and region as one database (-sharedDb), as the
-// tests' processes and `make run` share it. The process dies with its
+// It serves every access key and region as one database (-sharedDb). The process dies with its
 // parent (Pdeathsig) or when Stop is called.
 func Start(ctx context.Context, in Install, heap string) (*Server, error) {
 	if heap == "" {

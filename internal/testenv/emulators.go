@@ -11,7 +11,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,9 +25,7 @@ import (
 )
 
 // The emulators: DynamoDB Local serves DynamoDB and its streams, moto
-// serves KMS, SQS and S3. `make test` starts one DynamoDB Local for every
-// test binary of the run (infra/ddblocal, ddblocal.SharedURLVar); a test
-// binary run on its own (go test ./pkg) starts its own, beside its moto.
+// serves KMS, SQS and S3; each test binary starts its own of both.
 
 var (
 	motoSrv  *moto.Server
@@ -39,38 +36,31 @@ var (
 	runID    = newRunID()
 )
 
-// newRunID tells this binary's tables from those of the other binaries
-// sharing DynamoDB Local (tests of two packages may have one name).
+// newRunID tells this binary's tables from those of another binary on the
+// same DynamoDB Local (tests of two packages may have one name).
 func newRunID() string {
 	b := make([]byte, 3)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
 
-// startEmulators starts moto and, unless the run shares one, DynamoDB
-// Local, at once (Java takes seconds to start, moto one). It returns what
-// stops them.
+// startEmulators starts moto and DynamoDB Local at once (Java takes
+// seconds to start, moto one). It returns what stops them.
 func startEmulators(ctx context.Context) (stop func(), err error) {
 	type started struct {
 		ddb *ddblocal.Server
 		err error
 	}
 	ddbc := make(chan started, 1)
-	if u := os.Getenv(ddblocal.SharedURLVar); u != "" {
-		ddbURL = u
-		ddbPID, _ = strconv.Atoi(os.Getenv(ddblocal.SharedPIDVar))
-		ddbc <- started{}
-	} else {
-		go func() {
-			in, err := ddblocal.Find(os.Getenv("DYNAMODB_LOCAL_DIR"))
-			if err != nil {
-				ddbc <- started{err: err}
-				return
-			}
-			s, err := ddblocal.Start(ctx, in, "")
-			ddbc <- started{s, err}
-		}()
-	}
+	go func() {
+		in, err := ddblocal.Find(os.Getenv("DYNAMODB_LOCAL_DIR"))
+		if err != nil {
+			ddbc <- started{err: err}
+			return
+		}
+		s, err := ddblocal.Start(ctx, in, os.Getenv("DYNAMODB_LOCAL_HEAP"))
+		ddbc <- started{s, err}
+	}()
 	bin, merr := moto.Find(os.Getenv("HOME"))
 	if merr == nil {
 		motoSrv, merr = moto.Start(ctx, bin)
@@ -87,9 +77,7 @@ func startEmulators(ctx context.Context) (stop func(), err error) {
 		stop()
 		return nil, err
 	}
-	if d.ddb != nil {
-		ddbURL, ddbPID = d.ddb.URL, d.ddb.PID()
-	}
+	ddbURL, ddbPID = d.ddb.URL, d.ddb.PID()
 	front, err := newFront(ddbURL, motoSrv.URL)
 	if err != nil {
 		stop()
@@ -209,7 +197,7 @@ func MotoConfig(tb testing.TB) aws.Config {
 
 // tableName is a table name of this binary's: tables are never deleted
 // (DynamoDB Local slows down for good after deleting a table with a
-// stream), and binaries sharing DynamoDB Local must not meet.
+// stream).
 func tableName(root string) string {
 	name := fmt.Sprintf("t%s-%d-%s", runID, seq.Add(1), root)
 	if len(name) > 200 {

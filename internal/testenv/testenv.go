@@ -1,10 +1,9 @@
 // Package testenv runs integration tests against real emulators, started
-// by Main: DynamoDB Local (AWS's own DynamoDB emulator: one for the whole
-// `make test`, or one per test binary run on its own) and one moto_server
-// per test binary for KMS, SQS and S3, with the table and the KMS key
-// created as `make run` creates them. Tests isolate themselves with tables
-// and accounts of their own (Store, NewAccount), never with resets or
-// deleted tables.
+// by Main: one DynamoDB Local (AWS's own DynamoDB emulator) and one
+// moto_server (KMS, SQS and S3) per test binary, with the table and the KMS
+// key created as `make run` creates them. Tests isolate themselves with
+// tables and accounts of their own (Store, NewAccount), never with resets
+// or deleted tables.
 package testenv
 
 import (
