@@ -253,11 +253,20 @@ func (s *Store) Element(ctx context.Context, aid, sid, eid int64) (ElementChange
 	// change with the layout version after it, and an update built on that
 	// pair passes the version check and undoes the change (seen on
 	// DynamoDB Local, which serves requests in parallel as DynamoDB does).
+	// It is cancelled (TransactionConflict) while a write transaction holds
+	// either item: it is tried again after a jittered wait, a few times.
 	var items []dynamo.Item
-	err := s.db.GetTx().
-		Get(s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, layoutSK)).
-		Get(s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, ElementSK(eid))).
-		All(ctx, &items)
+	var err error
+	for attempt := 1; ; attempt++ {
+		items = nil
+		err = s.db.GetTx().
+			Get(s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, layoutSK)).
+			Get(s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, ElementSK(eid))).
+			All(ctx, &items)
+		if !txConflict(err) || attempt == layoutConflictAttempts || backoff(ctx, attempt) != nil {
+			break
+		}
+	}
 	if err != nil && err != dynamo.ErrNotFound {
 		return ElementChange{}, s.fail(fmt.Sprintf("get element %d", eid), err)
 	}
