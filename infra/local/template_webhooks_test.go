@@ -21,7 +21,7 @@ var leadingKeys = map[string]struct{ reads, writes, deletes []string }{
 	"RespondersFunction": {writes: []string{"SURVEY#*", "CODES#*", "GUESSES#*", "COUNTER#*", "RESPONSES#*", "LINK#*", "AGG#*", "DATAKEY*"}},
 	"PagesFunction":      {writes: []string{"SURVEY#*", "CODES#*", "GUESSES#*", "COUNTER#*", "RESPONSES#*", "LINK#*", "AGG#*", "DATAKEY*"}},
 	"ResponsesFunction":  {writes: []string{"RESPONSES#*", "SURVEY#*", "AGG#*", "COUNTER#*", "DATAKEY*"}, deletes: []string{"RESPONSES#*"}},
-	"SweeperFunction":    {writes: []string{"SURVEY#*"}},
+	"SweeperFunction":    {writes: []string{"SURVEY#*"}, deletes: []string{"SURVEY#*", "PENDING#*"}},
 	"WebhooksFunction": {reads: []string{"APIKEY#*", "ACCOUNT#*", "SURVEY#*", "HOOKS#*", "DELIVERIES#*", "DATAKEY*"},
 		writes: []string{"SURVEY#*", "HOOKS#*", "DELIVERIES#*", "COUNTER#*", "DATAKEY*"}},
 	"DispatchFunction": {reads: []string{"HOOKS#*"}, writes: []string{"DELIVERIES#*"}},
@@ -36,6 +36,7 @@ var keyExamples = []string{
 	store.SurveyPK(1), store.CodesPK(1), store.GuessesPK(1), store.CounterPK("response", 0), store.ResponsesPK(1),
 	store.LinkPK("t"), store.AggPK(1), store.DataKeyPK("k"), "DATAKEY", store.APIKeyPK("ab"), store.AccountPK(1),
 	store.HooksPK(1), store.DeliveriesPK(1), store.EmailPK("a@b.c"), store.TemplatePK(1), store.SlugPK("s"), store.ReportPK("r"),
+	store.PendingCopyPK(1),
 }
 
 // sensitive are prefixes no public (unauthenticated) function may write.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -324,11 +325,19 @@ func (p *copyPlan) rekey(sid int64) {
 
 // writeCopy writes the items, then makes the survey in one transaction.
 func (s *Store) writeCopy(ctx context.Context, p *copyPlan) error {
-	g, gctx := errgroup.WithContext(ctx)
+	// Not errgroup.WithContext: cancelling writes in flight would leave
+	// them to land (or not) after the clean-up has read what to delete.
+	// A failure only stops the writes not yet sent.
+	var g errgroup.Group
+	var failed atomic.Bool
 	g.SetLimit(copyParallel)
 	for chunk := range slices.Chunk(p.items, copyBatch) {
 		g.Go(func() error {
-			if _, err := s.table.Batch().Write().Put(chunk...).Run(gctx); err != nil {
+			if failed.Load() {
+				return nil
+			}
+			if _, err := s.table.Batch().Write().Put(chunk...).Run(ctx); err != nil {
+				failed.Store(true)
 				return s.fail(fmt.Sprintf("write copy into survey %d", p.survey.ID), err)
 			}
 			return nil
