@@ -25,10 +25,20 @@ import (
 // DefaultBucket names the bucket when UPLOADS_BUCKET is unset (local runs).
 const DefaultBucket = "survey-uploads"
 
-// Prefix is where every upload's object lives: the lifecycle rule removes
-// the ones left unanswered (template.yaml), and the functions' IAM policies
-// reach nothing else of the bucket.
+// Prefix is where every upload's object lives; the functions' IAM
+// policies reach nothing else of the bucket.
 const Prefix = "uploads/"
+
+// PendingTag is the tag every upload is made with (the POST's policy
+// requires it): the bucket's lifecycle rule removes objects under Prefix
+// that still carry it a day after their upload (template.yaml). The
+// submission that answers with a file removes the tag (Keep), so answered
+// files stay until their response is deleted.
+const (
+	PendingTagKey   = "upload"
+	PendingTagValue = "pending"
+	pendingTagging  = "<Tagging><TagSet><Tag><Key>" + PendingTagKey + "</Key><Value>" + PendingTagValue + "</Value></Tag></TagSet></Tagging>"
+)
 
 // Validity of the presigned POST (the responder's upload) and of the
 // presigned GET (the owner's download).
@@ -110,6 +120,7 @@ func (b *Bucket) PresignPost(ctx context.Context, surveyID int64, u Upload) (Pos
 			o.Conditions = []any{
 				[]any{"content-length-range", u.Size, u.Size},
 				map[string]string{"Content-Type": u.ContentType},
+				map[string]string{"tagging": pendingTagging},
 			}
 		})
 	if err != nil {
@@ -121,6 +132,7 @@ func (b *Bucket) PresignPost(ctx context.Context, surveyID int64, u Upload) (Pos
 	}
 	fields["key"] = key
 	fields["Content-Type"] = u.ContentType
+	fields["tagging"] = pendingTagging
 	return Post{URL: out.URL, Fields: fields}, nil
 }
 
@@ -145,6 +157,16 @@ func (b *Bucket) Head(ctx context.Context, key string) (Object, error) {
 		return Object{}, fmt.Errorf("uploads: head %s: %w", key, err)
 	}
 	return Object{Size: aws.ToInt64(out.ContentLength), ContentType: aws.ToString(out.ContentType)}, nil
+}
+
+// Keep removes the pending tag of an answered file, so that the lifecycle
+// rule leaves it: one DeleteObjectTagging.
+func (b *Bucket) Keep(ctx context.Context, key string) error {
+	_, err := b.client.DeleteObjectTagging(ctx, &s3.DeleteObjectTaggingInput{Bucket: aws.String(b.name), Key: aws.String(key)})
+	if err != nil {
+		return fmt.Errorf("uploads: keep %s: %w", key, err)
+	}
+	return nil
 }
 
 // URL is a presigned GET of a file, valid for GetValidity, that downloads

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/links"
@@ -105,6 +106,7 @@ func TestUploadAndCheck(t *testing.T) {
 	got, _ := json.Marshal(conds)
 	for _, want := range []string{
 		`["content-length-range",21,21]`, `{"Content-Type":"application/pdf"}`, `{"key":"` + u.Key(sid) + `"}`, `{"bucket":"` + b.Name() + `"}`,
+		`{"tagging":"\u003cTagging\u003e\u003cTagSet\u003e\u003cTag\u003e\u003cKey\u003eupload\u003c/Key\u003e\u003cValue\u003epending`,
 	} {
 		if !bytes.Contains(got, []byte(want)) {
 			t.Errorf("policy conditions %s lack %s", got, want)
@@ -157,6 +159,23 @@ func TestUploadAndCheck(t *testing.T) {
 	post(t, p2, bytes.Repeat([]byte{1}, 11), "image/png")
 	if _, msgs, _ := b.Check(ctx, plainOpener{}, sid, el, "session-a", plainOpener{}.seal(sid, u2), rules); len(msgs) != 1 || msgs[0] != uploads.MsgMismatch {
 		t.Errorf("another size: %v", msgs)
+	}
+
+	// Keep removes the pending tag that S3 puts on every upload (the
+	// emulator ignores the POST's tagging field: put it here).
+	tagged := func() int {
+		out, err := b.Client().GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(b.Name()), Key: aws.String(f.Key(sid))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(out.TagSet)
+	}
+	if _, err := b.Client().PutObjectTagging(ctx, &s3.PutObjectTaggingInput{Bucket: aws.String(b.Name()), Key: aws.String(f.Key(sid)),
+		Tagging: &types.Tagging{TagSet: []types.Tag{{Key: aws.String(uploads.PendingTagKey), Value: aws.String(uploads.PendingTagValue)}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Keep(ctx, f.Key(sid)); err != nil || tagged() != 0 {
+		t.Fatalf("Keep: %v, %d tags left", err, tagged())
 	}
 
 	// The owner's link downloads the file; deleting removes it.
