@@ -52,6 +52,7 @@ type submitRequest struct {
 	session   string
 	answers   map[string]json.RawMessage
 	variables map[string]any
+	location  json.RawMessage
 }
 
 // decodeSubmit reads {"session", "answers", "variables"}: the session is
@@ -78,6 +79,7 @@ func decodeSubmit(data []byte) (submitRequest, error) {
 			form.Fail("variables", "Not a valid object.") // checked JSON and a dict: never in practice
 		}
 	}
+	req.location, _ = form.Raw("location")
 	return req, form.Err()
 }
 
@@ -129,7 +131,10 @@ func handleSubmit(st Store, sealer Sealer, now func() time.Time) http.Handler {
 			return err
 		}
 		done, err := responding.Submit(ctx, st, sealer, r.PathValue("url_slug"), sha256Hex([]byte(key)), sha256Hex(data),
-			responding.Request{Session: req.session, Answers: req.answers, Variables: req.variables}, now)
+			responding.Request{
+				Session: req.session, Answers: req.answers, Variables: req.variables, Location: req.location,
+				Responder: responding.ResponderValue(r), IP: api.ClientIP(r), UserAgent: r.UserAgent(),
+			}, now)
 		if err != nil {
 			return err
 		}

@@ -29,6 +29,7 @@ type Store interface {
 	LinkUsed(ctx context.Context, tokenID string) (bool, error)
 	Submit(ctx context.Context, sub store.Submission) (store.Submitted, error)
 	Replay(ctx context.Context, sid int64, keyHash, bodyHash string) (store.Submitted, bool, error)
+	SpendChallenge(ctx context.Context, sid int64, salt string, expiresAt time.Time) error
 }
 
 // Sealer opens personalised links and seals and opens sessions;
@@ -49,6 +50,7 @@ var _ Store = (*store.Store)(nil)
 func New(st Store, sealer Sealer, now func() time.Time) *api.Router {
 	rt := api.NewRouter(nil)
 	rt.Handle(api.Route{Method: "GET", Path: "/api/public/surveys/{url_slug}/", Name: "Public Survey", Public: true}, handleSurvey(st, now))
+	rt.Handle(api.Route{Method: "GET", Path: "/api/public/surveys/{url_slug}/challenge/", Name: "Survey Challenge", Public: true}, handleChallenge(st, sealer, now))
 	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/sessions/", Name: "Survey Sessions", Public: true}, handleSession(st, sealer, now))
 	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/responses/", Name: "Survey Responses", Public: true}, handleSubmit(st, sealer, now))
 	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/authenticate/", Name: "Survey Authenticate", Public: true}, handleAuthenticate(st))
