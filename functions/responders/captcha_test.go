@@ -136,4 +136,3 @@ func TestChallengeCheckExported(t *testing.T) {
 		t.Errorf("spent: %v", err)
 	}
 }
-

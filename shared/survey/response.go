@@ -62,7 +62,7 @@ func (r Response) View() ResponseView {
 		StartedAt:       r.StartedAt.UTC().Format(TimestampLayout),
 		DurationSeconds: int64(r.SubmittedAt.Sub(r.StartedAt).Seconds()),
 		Answers:         make(map[string]json.RawMessage, len(r.Answers)), Variables: r.Variables,
-		Spam:            r.Spam, Location: r.Location, Responder: r.Responder,
+		Spam: r.Spam, Location: r.Location, Responder: r.Responder,
 	}
 	if !r.EditedAt.IsZero() {
 		at := r.EditedAt.UTC().Format(TimestampLayout)
