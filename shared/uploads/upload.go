@@ -6,15 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"surveyservice/shared/links"
+	"surveyservice/shared/survey"
 )
 
 // Upload is what an upload id seals: the element and the session it was
@@ -111,44 +110,12 @@ func DecodeUpload(b []byte) (Upload, error) {
 	return u, nil
 }
 
-// File is an answer to a file-upload question as the response stores it:
-// the object's name, the file's name, size and content type.
-type File struct {
-	Upload      string `json:"upload"`
-	FileName    string `json:"file_name"`
-	Size        int64  `json:"size"`
-	ContentType string `json:"content_type"`
-}
+// File is an answer to a file-upload question as the response stores it.
+type File = survey.FileAnswer
 
-// DecodeFile reads a stored answer; ok is false for anything else.
-func DecodeFile(raw []byte) (File, bool) {
-	var f File
-	if json.Unmarshal(raw, &f) != nil || f.Upload == "" {
-		return File{}, false
-	}
-	return f, true
-}
-
-// Key is the stored file's object key in the survey's uploads.
-func (f File) Key(surveyID int64) string {
+// FileKey is a stored file's object key in the survey's uploads.
+func FileKey(surveyID int64, f File) string {
 	return Prefix + strconv.FormatInt(surveyID, 10) + "/" + f.Upload
-}
-
-// Cell is the file as the CSV and the results table show it: its name and
-// size.
-func (f File) Cell() string {
-	return fmt.Sprintf("%s (%s)", f.FileName, HumanSize(f.Size))
-}
-
-// HumanSize writes a size in bytes, KB or MB (powers of 1024).
-func HumanSize(n int64) string {
-	switch {
-	case n < 1<<10:
-		return strconv.FormatInt(n, 10) + " B"
-	case n < MiB:
-		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KB"
-	}
-	return strconv.FormatFloat(float64(n)/MiB, 'f', 1, 64) + " MB"
 }
 
 // Opener opens sealed upload ids; *links.Sealer implements it.

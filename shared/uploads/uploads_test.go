@@ -128,7 +128,7 @@ func TestUploadAndCheck(t *testing.T) {
 	if err != nil || msgs != nil {
 		t.Fatalf("Check = %v, %v", msgs, err)
 	}
-	if f.FileName != "cv.PDF" || f.Size != 21 || f.Key(sid) != u.Key(sid) {
+	if f.FileName != "cv.PDF" || f.Size != 21 || uploads.FileKey(sid, f) != u.Key(sid) {
 		t.Errorf("file %+v", f)
 	}
 
@@ -164,22 +164,22 @@ func TestUploadAndCheck(t *testing.T) {
 	// Keep removes the pending tag that S3 puts on every upload (the
 	// emulator ignores the POST's tagging field: put it here).
 	tagged := func() int {
-		out, err := b.Client().GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(b.Name()), Key: aws.String(f.Key(sid))})
+		out, err := b.Client().GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(b.Name()), Key: aws.String(uploads.FileKey(sid, f))})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return len(out.TagSet)
 	}
-	if _, err := b.Client().PutObjectTagging(ctx, &s3.PutObjectTaggingInput{Bucket: aws.String(b.Name()), Key: aws.String(f.Key(sid)),
+	if _, err := b.Client().PutObjectTagging(ctx, &s3.PutObjectTaggingInput{Bucket: aws.String(b.Name()), Key: aws.String(uploads.FileKey(sid, f)),
 		Tagging: &types.Tagging{TagSet: []types.Tag{{Key: aws.String(uploads.PendingTagKey), Value: aws.String(uploads.PendingTagValue)}}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Keep(ctx, f.Key(sid)); err != nil || tagged() != 0 {
+	if err := b.Keep(ctx, uploads.FileKey(sid, f)); err != nil || tagged() != 0 {
 		t.Fatalf("Keep: %v, %d tags left", err, tagged())
 	}
 
 	// The owner's link downloads the file; deleting removes it.
-	link, err := b.URL(ctx, f.Key(sid), f.FileName)
+	link, err := b.URL(ctx, uploads.FileKey(sid, f), f.FileName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,10 +195,10 @@ func TestUploadAndCheck(t *testing.T) {
 	if resp.StatusCode != 200 || !bytes.Equal(data, content) {
 		t.Errorf("GET %d %q", resp.StatusCode, data)
 	}
-	if err := b.Delete(ctx, []string{f.Key(sid), "uploads/5/gone"}); err != nil {
+	if err := b.Delete(ctx, []string{uploads.FileKey(sid, f), "uploads/5/gone"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Client().HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(b.Name()), Key: aws.String(f.Key(sid))}); err == nil {
+	if _, err := b.Client().HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(b.Name()), Key: aws.String(uploads.FileKey(sid, f))}); err == nil {
 		t.Errorf("the file is still there")
 	}
 }
