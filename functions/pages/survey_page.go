@@ -27,13 +27,15 @@ type surveyPage struct {
 	// Form is what a plain form sent, shown again with its errors.
 	Form   url.Values
 	Thanks struct{ Title, Text string }
+	// Config is the deployment's addresses (section 16).
+	Config Config
 }
 
 // handleSurvey renders the responder's page: the same one Query of the
 // survey's item collection as the JSON view, and one view counted (GET
 // only). Unknown or trashed surveys answer a 404 page; closed or stopped
 // ones a 410 page.
-func handleSurvey(st Store, now func() time.Time) http.Handler {
+func handleSurvey(st Store, now func() time.Time, cfg Config) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		c, ok := liveSurvey(w, r, st, st.SurveyIDBySlug, r.PathValue("url_slug"))
@@ -52,6 +54,7 @@ func handleSurvey(st Store, now func() time.Time) http.Handler {
 			return nil
 		}
 		p := newSurveyPage(v, r)
+		p.Config = cfg
 		writePage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS)
 		return nil
 	})
