@@ -22,6 +22,10 @@ const IdempotencyHeader = "Idempotency-Key"
 type submittedView struct {
 	ID          int64  `json:"id"`
 	SubmittedAt string `json:"submitted_at"`
+	// EditToken is sent on a survey with edit_response_enabled (section 16).
+	EditToken string `json:"edit_token,omitempty"`
+	// EditedAt answers an edit.
+	EditedAt string `json:"edited_at,omitempty"`
 }
 
 // idempotencyKey reads the request's Idempotency-Key: 1 to 255 visible
@@ -150,5 +154,5 @@ func answerSubmitted(w http.ResponseWriter, r *http.Request, done store.Submitte
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	api.Respond(w, r, http.StatusCreated, submittedView{ID: done.ID, SubmittedAt: done.SubmittedAt.UTC().Format(survey.TimestampLayout)})
+	api.Respond(w, r, http.StatusCreated, submittedView{ID: done.ID, SubmittedAt: done.SubmittedAt.UTC().Format(survey.TimestampLayout), EditToken: done.EditToken})
 }

@@ -231,12 +231,30 @@ func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHas
 		case rerr != nil:
 			return store.Submitted{}, rerr
 		case found:
-			return done, nil
+			return withEditToken(ctx, sealer, c.Settings, sid, done)
 		}
 		return store.Submitted{}, err
 	}
 	sub.KeyHash, sub.BodyHash = keyHash, bodyHash
-	return st.Submit(ctx, sub)
+	done, err := st.Submit(ctx, sub)
+	if err != nil {
+		return store.Submitted{}, err
+	}
+	return withEditToken(ctx, sealer, c.Settings, sid, done)
+}
+
+// withEditToken gives a recorded response its edit token when the survey
+// lets responders edit.
+func withEditToken(ctx context.Context, sealer Sealer, set survey.Settings, sid int64, done store.Submitted) (store.Submitted, error) {
+	if !set.EditResponseEnabled {
+		return done, nil
+	}
+	token, err := EditToken(ctx, sealer, sid, done.ID)
+	if err != nil {
+		return store.Submitted{}, err
+	}
+	done.EditToken = token
+	return done, nil
 }
 
 // Build checks a response against the survey as read at now and

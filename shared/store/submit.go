@@ -52,6 +52,9 @@ type Submitted struct {
 	ID          int64
 	SubmittedAt time.Time
 	Replayed    bool
+	// EditToken is the response's edit token on a survey with
+	// edit_response_enabled (responding seals it), or "".
+	EditToken string
 }
 
 // idemItem is RESPONSES#<sid> / IDEM#<key hash>: what an Idempotency-Key
