@@ -136,6 +136,11 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return fmt.Errorf("demo survey: %w", err)
 	}
+	// The sample templates backed by real surveys (a second import of the
+	// catalog, with their survey ids).
+	if n, _, err = loadCatalog(ctx, st, handler, seed.Templates); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:"+port)
 	if err != nil {
 		return fmt.Errorf("listen on 127.0.0.1:%s: %w (set PORT to use another port)", port, err)
@@ -147,6 +152,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	fmt.Fprintf(stdout, "Listening on http://127.0.0.1:%s\n", port)
 	fmt.Fprintf(stdout, "Responder page: http://127.0.0.1:%s/s/%s/\n", port, demo.URLSlug)
 	fmt.Fprintf(stdout, "Report: http://127.0.0.1:%s/r/%s/\n", port, demo.ReportCode)
+	fmt.Fprintf(stdout, "Start a survey from a template: curl -H 'Authorization: API-Key %s' -H 'Content-Type: application/json' -d '{\"template\": \"customer-satisfaction-survey\", \"folder_id\": %d}' http://127.0.0.1:%s/api/v2/surveys/\n", key, demo.FolderID, port)
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(ln) }()
 	select {

@@ -55,6 +55,9 @@ type Submitted struct {
 	// EditToken is the response's edit token on a survey with
 	// edit_response_enabled (responding seals it), or "".
 	EditToken string
+	// Preview marks a submission to a template survey (contract section
+	// 17): checked as any, stored and counted nowhere.
+	Preview bool
 }
 
 // idemItem is RESPONSES#<sid> / IDEM#<key hash>: what an Idempotency-Key
