@@ -82,13 +82,23 @@ func Run(ctx context.Context, st Store, now time.Time) (Result, error) {
 					return err
 				}
 				read.Add(int64(len(due)))
-				g, gctx := errgroup.WithContext(sctx)
+				// A failure stops new closes, not those in flight: a close
+				// cancelled after it was sent may still land, uncounted
+				// (and no longer due for the next run to count either).
+				var g errgroup.Group
+				var failed atomic.Bool
 				g.SetLimit(Parallelism)
 				for _, d := range due {
 					g.Go(func() error {
-						ok, err := st.CloseExpired(gctx, d)
+						if failed.Load() || sctx.Err() != nil {
+							return nil
+						}
+						ok, err := st.CloseExpired(ctx, d)
 						if ok {
 							closed.Add(1)
+						}
+						if err != nil {
+							failed.Store(true)
 						}
 						return err
 					})

@@ -100,7 +100,7 @@ type CopySource struct {
 // CopySource reads survey sid to copy it. from is the account that must
 // own it; 0 asks for a template survey of any account (a template start).
 // A missing or foreign survey, or with from 0 one that is not a template,
-// answers ENOTFOUND; a survey in the trash ErrSurveyDeleted.
+// answers ENOTFOUND; a survey in the trash survey.ErrSurveyDeleted.
 func (s *Store) CopySource(ctx context.Context, from, sid int64) (CopySource, error) {
 	var items []dynamo.Item
 	if err := s.table.Get(AttrPK, SurveyPK(sid)).Consistent(true).All(ctx, &items); err != nil {
