@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"net/http"
 	"time"
+
+	"surveyservice/shared/api"
 )
 
 // ResponderCookieName names the responder cookie (contract section 16).
@@ -14,24 +16,16 @@ const ResponderCookieName = "responder"
 // responderCookieAge is the cookie's life: one year.
 const responderCookieAge = 365 * 24 * time.Hour
 
-// ResponderCookie is the responder cookie of value: random, HttpOnly,
-// Secure, Path=/, a year; SameSite=Lax, or, for a page shown in another
-// site's frame (framed: the request's Sec-Fetch-Dest is iframe),
-// SameSite=None and Partitioned (CHIPS), so the browser keeps it there.
-// It is the one place the cookie is made.
-func ResponderCookie(value string, framed bool) *http.Cookie {
-	c := &http.Cookie{
-		Name: ResponderCookieName, Value: value, Path: "/", MaxAge: int(responderCookieAge / time.Second),
-		HttpOnly: true, Secure: true, SameSite: http.SameSiteLaxMode,
-	}
-	if framed {
-		c.SameSite, c.Partitioned = http.SameSiteNoneMode, true
-	}
-	return c
+// ResponderCookie is the responder cookie of value for the request
+// (contract section 16): random, HttpOnly, Secure, Path=/, a year;
+// api.FrameCookie, the one place a responder's cookie takes its SameSite,
+// makes it SameSite=Lax, or SameSite=None and Partitioned in another
+// site's frame (section 17).
+func ResponderCookie(r *http.Request, value string) *http.Cookie {
+	return api.FrameCookie(r, &http.Cookie{
+		Name: ResponderCookieName, Value: value, Path: "/", MaxAge: int(responderCookieAge / time.Second), Secure: true,
+	})
 }
-
-// Framed reports whether the request loads a page into a frame.
-func Framed(r *http.Request) bool { return r.Header.Get("Sec-Fetch-Dest") == "iframe" }
 
 // NewResponderValue is a new responder cookie's value: 32 random bytes.
 func NewResponderValue() string {
@@ -71,6 +65,6 @@ func EnsureResponder(w http.ResponseWriter, r *http.Request) string {
 		return v
 	}
 	v := NewResponderValue()
-	http.SetCookie(w, ResponderCookie(v, Framed(r)))
+	http.SetCookie(w, ResponderCookie(r, v))
 	return v
 }
