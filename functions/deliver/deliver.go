@@ -285,7 +285,7 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		slog.ErrorContext(ctx, "deliver: malformed secret", "webhook_id", wh.ID)
 		return retry
 	}
-	body, err := json.Marshal(survey.SubmittedEvent(r))
+	body, err := json.Marshal(survey.EventOf(dl.Event, r))
 	if err != nil {
 		slog.ErrorContext(ctx, "deliver: encode the event", "error", err.Error())
 		return retry

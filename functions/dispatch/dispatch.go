@@ -22,8 +22,10 @@ import (
 
 // FilterPattern is the stream event source's filter (template.yaml's
 // FilterCriteria, which a test holds equal to it): only insertions of
-// response items reach the function. Handle checks the same again.
-const FilterPattern = `{"eventName": ["INSERT"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "RESPONSE#"}]}}}}`
+// response items (response.submitted) and their changes that carry an
+// edited_at (response.updated, contract section 16) reach the function.
+// Handle checks the same again.
+const FilterPattern = `{"eventName": ["INSERT", "MODIFY"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "RESPONSE#"}]}}}}`
 
 // Store is what dispatch reads and writes; *store.Store implements it.
 type Store interface {
@@ -59,14 +61,22 @@ const parallelism = 16
 // Matches reports whether a stream record is one Handle acts on: the
 // insertion of a response item (the event source filter, in Go).
 func Matches(rec events.DynamoDBEventRecord) bool {
-	if rec.EventName != "INSERT" {
+	switch rec.EventName {
+	case "INSERT":
+	case "MODIFY":
+		if v, ok := rec.Change.NewImage["edited_at"]; !ok || v.DataType() != events.DataTypeString {
+			return false
+		}
+	default:
 		return false
 	}
 	sk, ok := rec.Change.Keys["SK"]
 	return ok && sk.DataType() == events.DataTypeString && len(sk.String()) > len("RESPONSE#") && sk.String()[:len("RESPONSE#")] == "RESPONSE#"
 }
 
-// ref reads what dispatch needs of a record's new image.
+// ref reads what dispatch needs of a record's new image: for an edit
+// (MODIFY) the time is its edited_at, which names the delivery, so that
+// each edit is its own event.
 func ref(rec events.DynamoDBEventRecord) (store.ResponseRef, bool) {
 	img := rec.Change.NewImage
 	str := func(name string) string {
@@ -74,6 +84,9 @@ func ref(rec events.DynamoDBEventRecord) (store.ResponseRef, bool) {
 			return v.String()
 		}
 		return ""
+	}
+	if rec.EventName == "MODIFY" {
+		return store.ParseResponseRef(str("PK"), str("SK"), str("edited_at"))
 	}
 	return store.ParseResponseRef(str("PK"), str("SK"), str("submitted_at"))
 }
@@ -99,7 +112,11 @@ func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (event
 			slog.ErrorContext(ctx, "dispatch: not a response image; passed over", "event_id", rec.EventID, "sequence", rec.Change.SequenceNumber)
 			continue
 		}
-		bySurvey[r.SurveyID] = append(bySurvey[r.SurveyID], item{i, r})
+		event := survey.EventResponseSubmitted
+		if rec.EventName == "MODIFY" {
+			event = survey.EventResponseUpdated
+		}
+		bySurvey[r.SurveyID] = append(bySurvey[r.SurveyID], item{i, r, event})
 	}
 	var mu sync.Mutex
 	failed := map[int]bool{}
@@ -151,6 +168,7 @@ func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (event
 type item struct {
 	index int
 	ref   store.ResponseRef
+	event string
 }
 
 // Record creates the deliveries of one survey's responses, for each
@@ -161,7 +179,7 @@ type item struct {
 func (d *Dispatcher) Record(ctx context.Context, hooks []survey.Webhook, refs []store.ResponseRef) (jobs []webhook.Job, bad map[int]error) {
 	items := make([]item, len(refs))
 	for i, r := range refs {
-		items[i] = item{i, r}
+		items[i] = item{i, r, survey.EventResponseSubmitted}
 	}
 	return d.record(ctx, hooks, items)
 }
@@ -174,12 +192,12 @@ func (d *Dispatcher) record(ctx context.Context, hooks []survey.Webhook, items [
 	g.SetLimit(parallelism)
 	for i, it := range items {
 		for _, wh := range hooks {
-			if !wh.Subscribes(survey.EventResponseSubmitted) {
+			if !wh.Subscribes(it.event) {
 				continue
 			}
 			g.Go(func() error {
 				dl := survey.Delivery{WebhookID: wh.ID, SurveyID: it.ref.SurveyID, ResponseID: it.ref.ResponseID,
-					Event: survey.EventResponseSubmitted, Created: it.ref.SubmittedAt, Status: survey.DeliveryPending}
+					Event: it.event, Created: it.ref.SubmittedAt, Status: survey.DeliveryPending}
 				created, current, err := d.Store.CreateDelivery(ctx, dl, due)
 				mu.Lock()
 				defer mu.Unlock()

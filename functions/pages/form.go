@@ -28,7 +28,7 @@ import (
 // It reads the survey's item collection once more than the JSON API (it
 // needs the element types to read the fields), and starts the session
 // itself when the form has none.
-func handleForm(st Store, sealer responding.Sealer, now func() time.Time) http.Handler {
+func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Config) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		slug := r.PathValue("url_slug")
@@ -46,6 +46,7 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time) http.H
 		v := c.Survey.ResponderView(now(), c.Settings, c.Layout, c.Elements, c.Variables)
 		f := r.PostForm
 		p := newSurveyPage(v, r)
+		p.Config = cfg
 		p.QS, p.Code = f.Get("qs"), f.Get("code")
 		p.Variables = map[string]string{}
 		for name, vals := range f {

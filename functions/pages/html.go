@@ -100,11 +100,11 @@ func renderSurvey(p surveyPage) []byte {
 	if p.Preview {
 		d.w("<p class=\"preview\" id=\"preview\" role=\"note\">%s</p>\n", text(p.T.Preview))
 	}
-	d.w(`<form id="survey" method="post" action="%s" novalidate data-slug="%s" data-duration="%s" data-hide-next="%s" data-hide-prev="%s" data-hide-progress="%s">
+	d.w(`<form id="survey" method="post" action="%s" novalidate data-slug="%s" data-duration="%s" data-hide-next="%s" data-hide-prev="%s" data-hide-progress="%s"%s>
 <input type="hidden" name="idempotency_key" value="%s">
 <input type="hidden" name="session" value="%s">
 <input type="hidden" name="qs" value="%s">
-`, text(p.Action), text(s.URLSlug), num(p.DurationSeconds), flag(s.HideNextButton), flag(s.HidePreviousButton), flag(s.HideProgressbar),
+`, text(p.Action), text(s.URLSlug), num(p.DurationSeconds), flag(s.HideNextButton), flag(s.HidePreviousButton), flag(s.HideProgressbar), formData16(p),
 		text(p.IdempotencyKey), text(p.Session), text(p.QS))
 	for _, k := range sortedKeys(p.Variables) {
 		d.w("<input type=\"hidden\" name=\"var_%s\" value=\"%s\">\n", text(k), text(p.Variables[k]))
@@ -118,11 +118,13 @@ func renderSurvey(p surveyPage) []byte {
 		d.w("<progress id=\"progress\" class=\"progress\" max=\"%s\" value=\"0\" hidden aria-label=\"%s\"></progress>\n", num(len(s.Questions)), text(p.T.Progress))
 	}
 	for _, w := range s.Welcome {
-		d.w("<section class=\"page welcome\" data-page=\"welcome\">\n<h2>%s</h2>", text(w.Title))
+		d.w("<section class=\"page welcome\" data-page=\"welcome\"%s>\n<h2>%s</h2>", enterText(w), text(w.Title))
 		if w.Description != "" {
 			d.w("<p>%s</p>", text(w.Description))
 		}
-		d.w("\n</section>\n")
+		d.w("\n")
+		d.welcome16(p)
+		d.w("</section>\n")
 	}
 	if s.CodeAuth {
 		d.w(`<section class="page code" data-page="code">
@@ -148,7 +150,10 @@ func renderSurvey(p surveyPage) []byte {
 	if p.Thanks.Text != "" {
 		d.w("<p>%s</p>", text(p.Thanks.Text))
 	}
-	d.w("</section>\n<p class=\"timeup\" id=\"timeup\" hidden role=\"alert\">%s</p>\n<script src=\"%s\"></script>\n", text(p.T.TimeUp), text(assetNames["app.js"]))
+	d.thanks16(p)
+	d.w("</section>\n<p class=\"timeup\" id=\"timeup\" hidden role=\"alert\">%s</p>\n", text(p.T.TimeUp))
+	d.footer16(p)
+	d.w("<script src=\"%s\"></script>\n<script src=\"%s\"></script>\n", text(assetNames["responder.js"]), text(assetNames["app.js"]))
 	d.foot()
 	return d.bytes()
 }

@@ -27,11 +27,15 @@ var _ Store = (*store.Store)(nil)
 // New returns the group's routes; sealer starts and opens sessions for
 // the plain form; now is the clock of the survey's state and of the time
 // to respond.
-func New(st Store, sealer responding.Sealer, now func() time.Time) *api.Router {
+func New(st Store, sealer responding.Sealer, now func() time.Time, opts ...Option) *api.Router {
+	var cfg Config
+	for _, o := range opts {
+		o(&cfg)
+	}
 	rt := api.NewRouter(nil)
 	page := api.Route{Path: "/s/{url_slug}/", Name: "Responder Page", Public: true}
-	rt.Handle(page.With("GET"), handleSurvey(st, now))
-	rt.Handle(page.With("POST"), handleForm(st, sealer, now))
+	rt.Handle(page.With("GET"), handleSurvey(st, now, cfg))
+	rt.Handle(page.With("POST"), handleForm(st, sealer, now, cfg))
 	rt.Handle(api.Route{Method: "GET", Path: "/r/{report_code}/", Name: "Report Page", Public: true}, handleReport(st))
 	rt.Handle(api.Route{Method: "GET", Path: "/assets/{name}/", Name: "Page Asset", Public: true}, handleAsset())
 	// oEmbed's own format parameter: json (the router's), or xml, which

@@ -27,6 +27,8 @@ type surveyPage struct {
 	// Form is what a plain form sent, shown again with its errors.
 	Form   url.Values
 	Thanks struct{ Title, Text string }
+	// Config is the deployment's addresses (section 16).
+	Config Config
 	// Preview marks a template survey's page: nothing it sends is saved.
 	Preview bool
 }
@@ -35,7 +37,7 @@ type surveyPage struct {
 // survey's item collection as the JSON view, and one view counted (GET
 // only). Unknown or trashed surveys answer a 404 page; closed or stopped
 // ones a 410 page.
-func handleSurvey(st Store, now func() time.Time) http.Handler {
+func handleSurvey(st Store, now func() time.Time, cfg Config) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		c, ok := liveSurvey(w, r, st, st.SurveyIDBySlug, r.PathValue("url_slug"))
@@ -54,6 +56,7 @@ func handleSurvey(st Store, now func() time.Time) http.Handler {
 			return nil
 		}
 		p := newSurveyPage(v, r)
+		p.Config = cfg
 		p.Preview = c.Survey.IsTemplate
 		p.OEmbed = oembedLink(r, v.URLSlug)
 		writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS, c.Settings)

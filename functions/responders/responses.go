@@ -22,6 +22,10 @@ const IdempotencyHeader = "Idempotency-Key"
 type submittedView struct {
 	ID          int64  `json:"id"`
 	SubmittedAt string `json:"submitted_at"`
+	// EditToken is sent on a survey with edit_response_enabled (section 16).
+	EditToken string `json:"edit_token,omitempty"`
+	// EditedAt answers an edit.
+	EditedAt string `json:"edited_at,omitempty"`
 }
 
 // idempotencyKey reads the request's Idempotency-Key: 1 to 255 visible
@@ -52,6 +56,7 @@ type submitRequest struct {
 	session   string
 	answers   map[string]json.RawMessage
 	variables map[string]any
+	location  json.RawMessage
 }
 
 // decodeSubmit reads {"session", "answers", "variables"}: the session is
@@ -78,6 +83,7 @@ func decodeSubmit(data []byte) (submitRequest, error) {
 			form.Fail("variables", "Not a valid object.") // checked JSON and a dict: never in practice
 		}
 	}
+	req.location, _ = form.Raw("location")
 	return req, form.Err()
 }
 
@@ -129,7 +135,10 @@ func handleSubmit(st Store, sealer Sealer, now func() time.Time) http.Handler {
 			return err
 		}
 		done, err := responding.Submit(ctx, st, sealer, r.PathValue("url_slug"), sha256Hex([]byte(key)), sha256Hex(data),
-			responding.Request{Session: req.session, Answers: req.answers, Variables: req.variables}, now)
+			responding.Request{
+				Session: req.session, Answers: req.answers, Variables: req.variables, Location: req.location,
+				Responder: responding.ResponderValue(r), IP: api.ClientIP(r), UserAgent: r.UserAgent(),
+			}, now)
 		if err != nil {
 			return err
 		}
@@ -151,5 +160,5 @@ func answerSubmitted(w http.ResponseWriter, r *http.Request, done store.Submitte
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	api.Respond(w, r, http.StatusCreated, submittedView{ID: done.ID, SubmittedAt: done.SubmittedAt.UTC().Format(survey.TimestampLayout)})
+	api.Respond(w, r, http.StatusCreated, submittedView{ID: done.ID, SubmittedAt: done.SubmittedAt.UTC().Format(survey.TimestampLayout), EditToken: done.EditToken})
 }

@@ -29,6 +29,8 @@ type Store interface {
 	LinkUsed(ctx context.Context, tokenID string) (bool, error)
 	Submit(ctx context.Context, sub store.Submission) (store.Submitted, error)
 	Replay(ctx context.Context, sid int64, keyHash, bodyHash string) (store.Submitted, bool, error)
+	SpendChallenge(ctx context.Context, sid int64, salt string, expiresAt time.Time) error
+	EditResponse(ctx context.Context, e store.ResponseEdit) (survey.Response, error)
 }
 
 // Sealer opens personalised links and seals and opens sessions;
@@ -49,8 +51,10 @@ var _ Store = (*store.Store)(nil)
 func New(st Store, sealer Sealer, now func() time.Time) *api.Router {
 	rt := api.NewRouter(nil)
 	rt.Handle(api.Route{Method: "GET", Path: "/api/public/surveys/{url_slug}/", Name: "Public Survey", Public: true}, handleSurvey(st, now))
+	rt.Handle(api.Route{Method: "GET", Path: "/api/public/surveys/{url_slug}/challenge/", Name: "Survey Challenge", Public: true}, handleChallenge(st, sealer, now))
 	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/sessions/", Name: "Survey Sessions", Public: true}, handleSession(st, sealer, now))
 	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/responses/", Name: "Survey Responses", Public: true}, handleSubmit(st, sealer, now))
+	rt.Handle(api.Route{Method: "PUT", Path: "/api/public/surveys/{url_slug}/responses/{response_id}/", Name: "Survey Response Edit", Public: true}, handleEdit(st, sealer, now))
 	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/authenticate/", Name: "Survey Authenticate", Public: true}, handleAuthenticate(st))
 	rt.Handle(api.Route{Method: "GET", Path: "/api/public/surveys/{url_slug}/variables/", Name: "Survey Link Values", Public: true}, handleValues(st, sealer))
 	return rt

@@ -1,10 +1,12 @@
 package responders
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 
 	"surveyservice/shared/api"
+	"surveyservice/shared/challenge"
 	"surveyservice/shared/links"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/survey"
@@ -17,7 +19,11 @@ type sessionView struct {
 	Values    map[string]any `json:"values"`
 }
 
-// handleSession starts a response: {"code", "qs"}, both optional. The
+// handleSession starts a response: {"code", "qs", "captcha"}, all
+// optional but the captcha of a captcha_needed survey (contract section
+// 16), which must be a solved challenge; the session spends it. Every
+// session is bound to the responder cookie, which this route sets when
+// the request has none. The
 // survey must be open; under code_auth the code must admit the responder
 // (it is checked, not spent, and guessing is held back as on
 // authenticate/: store.CodeGuard); a personalised link must open for the
@@ -36,10 +42,17 @@ func handleSession(st Store, sealer Sealer, now func() time.Time) http.Handler {
 		form := api.NewForm(body)
 		code, _ := form.String("code", api.Str{Nullable: true, AllowBlank: true, NoTrim: true})
 		qs, hasQS := form.String("qs", api.Str{Nullable: true, AllowBlank: true, NoTrim: true})
+		var captcha any
+		if raw, ok := form.Raw("captcha"); ok {
+			if err := json.Unmarshal(raw, &captcha); err != nil {
+				return err // checked JSON: never in practice
+			}
+		}
 		if err := form.Err(); err != nil {
 			return err
 		}
-		started, err := responding.Start(ctx, st, sealer, r.PathValue("url_slug"), api.ClientIP(r), code, qs, hasQS, now())
+		opt := responding.StartOptions{Captcha: captcha, Responder: responding.EnsureResponder(w, r)}
+		started, err := responding.StartWith(ctx, st, sealer, r.PathValue("url_slug"), api.ClientIP(r), code, qs, hasQS, opt, now())
 		if err != nil {
 			return err
 		}
@@ -58,4 +71,24 @@ func valuesJSON(p links.Payload) map[string]any {
 		values[v.Name] = v.JSON()
 	}
 	return values
+}
+
+// handleChallenge answers a proof-of-work challenge for a live survey
+// (contract section 16), whether or not it needs one: the code-guess guard
+// may ask for one too. Sealing is local while the data key is fresh: one
+// read of the slug (cached) and no other call.
+func handleChallenge(st Store, sealer Sealer, now func() time.Time) http.Handler {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		sid, err := st.SurveyIDBySlug(r.Context(), r.PathValue("url_slug"))
+		if err != nil {
+			return err
+		}
+		is, err := challenge.Issue(r.Context(), sealer, sid, now())
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		api.Respond(w, r, http.StatusOK, is)
+		return nil
+	})
 }

@@ -98,9 +98,21 @@ func TestResponderView(t *testing.T) {
 	}
 	keys := keysOf(t, r.body)
 	for _, k := range []string{"preview_code", "report_code", "correct_choice", "submitted_responses", "views", "folder_id",
-		"shared_by", "account_id", "codes", "code_count", "expiration_date", "settings", "active", "deleted"} {
+		"shared_by", "account_id", "codes", "code_count", "expiration_date", "active", "deleted"} {
 		if keys[k] {
 			t.Errorf("the responder view has %q", k)
+		}
+	}
+	// Section 16: "settings" carries what a client needs of the responder
+	// settings, and nothing else of the owner's.
+	var set struct{ Settings map[string]any }
+	if err := json.Unmarshal([]byte(r.body), &set); err != nil || len(set.Settings) != 8 {
+		t.Errorf("settings %v", set.Settings)
+	}
+	for _, k := range []string{"captcha_needed", "no_spam", "edit_response_enabled", "location_is_active", "location_is_required",
+		"location_description", "privacy_preserving_message_enabled", "branding_removal"} {
+		if _, ok := set.Settings[k]; !ok {
+			t.Errorf("settings lack %s", k)
 		}
 	}
 	for _, secret := range []string{sv.PreviewCode, sv.ReportCode, "SECRET-CODE-1", acct.Email, acct.LastName} {

@@ -55,8 +55,8 @@ func TestCSVWithChoices(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := readCSV(t, f.do("GET", listPath(f.sid)+"?format=csv"))
-	wantHeader := []string{"id", "submitted_at", "duration_seconds", "What did you think?", "Colours", "Grid", "Recommend?", "city", "age"}
-	wantRow := []string{fmt.Sprint(rs[0].ID), "2026-05-01T12:00:00.000000Z", "0", "ok", "Red; آبی", "Speed: Bad; Price: Good", "8", "", ""}
+	wantHeader := []string{"id", "submitted_at", "duration_seconds", "spam", "What did you think?", "Colours", "Grid", "Recommend?", "city", "age"}
+	wantRow := []string{fmt.Sprint(rs[0].ID), "2026-05-01T12:00:00.000000Z", "0", "false", "ok", "Red; آبی", "Speed: Bad; Price: Good", "8", "", ""}
 	if len(rows) != 2 || !slices.Equal(rows[0], wantHeader) || !slices.Equal(rows[1], wantRow) {
 		t.Fatalf("CSV %q\nwant %q and %q", rows, wantHeader, wantRow)
 	}

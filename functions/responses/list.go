@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/store"
@@ -38,6 +40,7 @@ func (h handlers) readListQuery(ctx context.Context, r *http.Request, sid int64)
 	lq.Limit = pageSizeParam(q, errs, defaultPageSize, max)
 	lq.After = timeParam(q, errs, "submitted_after")
 	lq.Before = timeParam(q, errs, "submitted_before")
+	lq.Spam = spamParam(q, errs)
 	if err := errs.Err(); err != nil {
 		return listQuery{}, err
 	}
@@ -86,7 +89,7 @@ func (h handlers) list() http.Handler {
 		if err != nil {
 			return err
 		}
-		out := listPage{Count: sv.SubmittedResponses, Results: make([]json.RawMessage, 0, len(page.Responses))}
+		out := listPage{Count: countOf(sv, lq.Spam), Results: make([]json.RawMessage, 0, len(page.Responses))}
 		budget := newBudget(pageBudget)
 		for i, resp := range page.Responses {
 			item, err := encodeJSON(resp.View())
@@ -111,4 +114,35 @@ func (h handlers) list() http.Handler {
 		api.Respond(w, r, http.StatusOK, out)
 		return nil
 	})
+}
+
+// spamParam reads ?spam= (contract section 16): true or false (DRF's
+// boolean spellings), nil when absent.
+func spamParam(q url.Values, errs survey.Fields) *bool {
+	vals, ok := q["spam"]
+	if !ok {
+		return nil
+	}
+	var v bool
+	switch strings.ToLower(vals[0]) {
+	case "true", "1":
+		v = true
+	case "false", "0":
+	default:
+		errs["spam"] = []string{"Must be a valid boolean."}
+		return nil
+	}
+	return &v
+}
+
+// countOf is the list's count under the spam filter: the survey's counts,
+// exact.
+func countOf(sv survey.Survey, spam *bool) int64 {
+	switch {
+	case spam == nil:
+		return sv.SubmittedResponses
+	case *spam:
+		return sv.SpamResponses
+	}
+	return sv.SubmittedResponses - sv.SpamResponses
 }

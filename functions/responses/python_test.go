@@ -55,7 +55,7 @@ func TestPythonClient(t *testing.T) {
 	if got.RespondersCount != 25 || !slices.Equal(got.IDs, want) || !slices.Equal(got.ExportIDs, want) {
 		t.Fatalf("the client read count %d, ids %v, export %v; want 25 and %v", got.RespondersCount, got.IDs, got.ExportIDs, want)
 	}
-	wantHeader := []string{"id", "submitted_at", "duration_seconds", "What did you think?", "city", "age"}
+	wantHeader := []string{"id", "submitted_at", "duration_seconds", "spam", "What did you think?", "city", "age"}
 	if !slices.Equal(got.Header, wantHeader) || !slices.Equal(got.ExportHeader, wantHeader) {
 		t.Errorf("headers %q and %q, want %q", got.Header, got.ExportHeader, wantHeader)
 	}

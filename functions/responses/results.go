@@ -57,6 +57,7 @@ func readTableQuery(r *http.Request) (tableQuery, error) {
 	if until := timeParam(q, errs, "until"); !until.IsZero() {
 		tq.Before = until.Add(time.Nanosecond)
 	}
+	tq.Spam = spamParam(q, errs)
 	if vals, ok := q["sort"]; ok {
 		switch vals[0] {
 		case "asc":
@@ -94,7 +95,7 @@ func (h handlers) resultsTable() http.Handler {
 			return errInvalidPage
 		}
 		t := newTable(coll)
-		out := resultsTable{Header: t.header, Body: make([]resultsRow, 0, len(rows)), RespondersCount: coll.Survey.SubmittedResponses}
+		out := resultsTable{Header: t.header, Body: make([]resultsRow, 0, len(rows)), RespondersCount: countOf(coll.Survey, tq.Spam)}
 		budget := newBudget(pageBudget)
 		for _, resp := range rows {
 			row := resultsRow{ResponderID: resp.ID, Data: t.row(resp, nil)}

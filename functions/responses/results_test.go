@@ -44,7 +44,7 @@ func TestResultsTable(t *testing.T) {
 	if r.code != 200 || tb.RespondersCount != 11 || tb.InvisibleRespondersCount == nil || *tb.InvisibleRespondersCount != 0 {
 		t.Fatalf("results table: %v", r)
 	}
-	if want := []string{"id", "submitted_at", "duration_seconds", "What did you think?", "city", "age"}; !slices.Equal(tb.Header, want) {
+	if want := []string{"id", "submitted_at", "duration_seconds", "spam", "What did you think?", "city", "age"}; !slices.Equal(tb.Header, want) {
 		t.Errorf("header %q, want %q", tb.Header, want)
 	}
 	if !slices.Equal(tb.ids(), newestFirst(rs)) {
@@ -52,7 +52,7 @@ func TestResultsTable(t *testing.T) {
 	}
 	row := tb.Body[len(tb.Body)-1] // the oldest: rs[0], with a code
 	if row.ResponderID != rs[0].ID || row.ResponderCode == nil || *row.ResponderCode != "CODE-0" ||
-		!slices.Equal(row.Data, []string{fmt.Sprint(rs[0].ID), "2026-05-01T12:00:00.000000Z", "90", "answer 0", "Tabriz", "20"}) {
+		!slices.Equal(row.Data, []string{fmt.Sprint(rs[0].ID), "2026-05-01T12:00:00.000000Z", "90", "false", "answer 0", "Tabriz", "20"}) {
 		t.Errorf("row %+v", row)
 	}
 	if tb.Body[0].ResponderCode != nil {

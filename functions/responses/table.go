@@ -13,7 +13,7 @@ import (
 
 // table is a survey's responses as rows of text, as the CSV pages, the
 // export and the results table show them: id, submitted_at,
-// duration_seconds, one column per answerable element in survey order
+// duration_seconds, spam, one column per answerable element in survey order
 // (titled by its title), then one per variable (titled by its name).
 type table struct {
 	header    []string
@@ -22,7 +22,7 @@ type table struct {
 }
 
 // fixedColumns come first in every row.
-var fixedColumns = []string{"id", "submitted_at", "duration_seconds"}
+var fixedColumns = []string{"id", "submitted_at", "duration_seconds", "spam"}
 
 func newTable(c store.SurveyCollection) table {
 	t := table{header: append([]string(nil), fixedColumns...)}
@@ -44,7 +44,7 @@ func newTable(c store.SurveyCollection) table {
 // row renders a response's cells into dst (reused between rows).
 func (t table) row(r survey.Response, dst []string) []string {
 	v := r.View()
-	dst = append(dst[:0], strconv.FormatInt(r.ID, 10), v.SubmittedAt, strconv.FormatInt(v.DurationSeconds, 10))
+	dst = append(dst[:0], strconv.FormatInt(r.ID, 10), v.SubmittedAt, strconv.FormatInt(v.DurationSeconds, 10), strconv.FormatBool(r.Spam))
 	for _, e := range t.elements {
 		cell := ""
 		if a, ok := r.Answers[e.ID]; ok {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
+	"surveyservice/functions/pages"
 	"surveyservice/functions/templates"
 	"surveyservice/functions/variables"
 	"surveyservice/infra/seed"
@@ -50,7 +51,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	api.JSONLogging(stderr)
 	env := map[string]string{}
 	for _, k := range []string{"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
-		"AWS_SESSION_TOKEN", "TABLE_NAME", "KMS_KEY_ID", "EXPORTS_BUCKET", "PORT", "PUBLIC_SURVEY_URL", "TEMPLATES_URL", "MEDIA_URL", "HOME",
+		"AWS_SESSION_TOKEN", "TABLE_NAME", "KMS_KEY_ID", "EXPORTS_BUCKET", "PORT", "PUBLIC_SURVEY_URL", "PRIVACY_URL", "TEMPLATES_URL", "MEDIA_URL", "HOME",
 		"WEBHOOK_ALLOW_LOOPBACK", "WEBHOOK_RETRY_DELAYS", "WEBHOOK_QUEUE_NAME",
 		"DYNAMODB_LOCAL_DIR", "DYNAMODB_LOCAL_HEAP", "DYNAMODB_CONFLICT_HOLD"} {
 		env[k] = getenv(k)
@@ -123,6 +124,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		queue:     hk.queue,
 		guard:     guard,
 		exports:   bucket,
+		pages:     pages.Config{PublicURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port), PrivacyURL: env["PRIVACY_URL"]},
 	}))
 	demo, err := demoSurvey(apiClient{h: handler, key: key}, "http://127.0.0.1:"+port)
 	if err != nil {

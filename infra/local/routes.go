@@ -44,6 +44,8 @@ type config struct {
 	guard webhook.Guard
 	// exports is the bucket of response exports.
 	exports *exports.Bucket
+	// pages are the hosted pages' addresses (section 16).
+	pages pages.Config
 }
 
 // routers returns every resource group, each as its Lambda function serves
@@ -58,7 +60,7 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"ElementsFunction":   elements.New(auth, st),
 		"SettingsFunction":   settings.New(auth, st, time.Now),
 		"RespondersFunction": responders.New(st, cfg.sealer, time.Now),
-		"PagesFunction":      pages.New(st, cfg.sealer, time.Now),
+		"PagesFunction":      pages.New(st, cfg.sealer, time.Now, pages.WithConfig(cfg.pages)),
 		"VariablesFunction":  variables.New(auth, st, cfg.sealer, cfg.variables),
 		"ResponsesFunction":  responses.New(auth, st, cfg.sealer, cfg.exports, time.Now),
 		"SchemaFunction":     schema.New(),

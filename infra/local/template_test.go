@@ -160,13 +160,15 @@ var allowedActions = map[string][]string{
 	"SettingsFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "dynamodb:PutItem", "dynamodb:DeleteItem"},
 	"RespondersFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
-		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
+		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt",
+		"s3:PutObject", "s3:PutObjectTagging", "s3:GetObject", "s3:DeleteObjectTagging"},
 	"PagesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
 	"VariablesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
 	"ResponsesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
-		"dynamodb:DeleteItem", "kms:GenerateDataKey", "kms:Decrypt", "s3:PutObject", "s3:GetObject", "s3:AbortMultipartUpload"},
+		"dynamodb:DeleteItem", "kms:GenerateDataKey", "kms:Decrypt", "s3:PutObject", "s3:GetObject", "s3:AbortMultipartUpload",
+		"s3:DeleteObject"},
 	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"}, // and dead copies
 	"SchemaFunction":  {},                                                                                          // serves an embedded document: no AWS access at all
 	"WebhooksFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
@@ -175,6 +177,10 @@ var allowedActions = map[string][]string{
 	"DeliverFunction":  {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "kms:Decrypt", "sqs:SendMessage"},
 	"RetrierFunction":  {"dynamodb:Query", "dynamodb:UpdateItem", "sqs:SendMessage"},
 }
+
+// s3Prefixes are the only S3 resources a function may reach: each
+// bucket's prefix, where its lifecycle rule applies.
+var s3Prefixes = map[string]bool{"${ExportsBucket.Arn}/exports/*": true, "${UploadsBucket.Arn}/uploads/*": true}
 
 // TestLeastPrivilege reads every function's inline policy: only the actions
 // its code needs, never a wildcard action or resource, never a Scan.
@@ -213,9 +219,9 @@ func TestLeastPrivilege(t *testing.T) {
 					if strings.Contains(a, "*") || !slices.Contains(allowed, a) {
 						t.Errorf("%s may %s; it needs only %v", name, a, allowed)
 					}
-					if strings.HasPrefix(a, "s3:") && st["Resource"] != "${ExportsBucket.Arn}/exports/*" {
-						// S3 only on the export files.
-						t.Errorf("%s may %s on %v; want the exports bucket's exports/ only", name, a, st["Resource"])
+					if strings.HasPrefix(a, "s3:") && !s3Prefixes[fmt.Sprint(st["Resource"])] {
+						// S3 only on the export files and the uploads.
+						t.Errorf("%s may %s on %v; want the exports bucket's exports/ or the uploads bucket's uploads/ only", name, a, st["Resource"])
 					}
 					if strings.HasPrefix(a, "kms:") {
 						// KMS only on the links key, only with the links' context.
@@ -228,7 +234,7 @@ func TestLeastPrivilege(t *testing.T) {
 				}
 				// The table's indexes, and the export files under their prefix
 				// (checked above), are the only wildcards.
-				if res := fmt.Sprint(st["Resource"]); strings.Contains(res, "*") && !strings.Contains(res, "/index/*") && res != "${ExportsBucket.Arn}/exports/*" {
+				if res := fmt.Sprint(st["Resource"]); strings.Contains(res, "*") && !strings.Contains(res, "/index/*") && !s3Prefixes[res] {
 					t.Errorf("%s: a statement on %s", name, res)
 				}
 				if st["Resource"] == "*" {

@@ -47,6 +47,12 @@ const (
 	// PurposeWebhookSecret is a webhook's signing secret, sealed for the
 	// table; the webhook's id stands in the survey id's place.
 	PurposeWebhookSecret Purpose = "webhook-secrets/v1/webhook:"
+	// PurposeChallenge is a proof-of-work challenge (contract section 16).
+	PurposeChallenge Purpose = "survey-challenges/v1/survey:"
+	// PurposeEdit is a response's edit token (contract section 16).
+	PurposeEdit Purpose = "survey-edits/v1/survey:"
+	// PurposeUpload is a file upload's id (contract section 16).
+	PurposeUpload Purpose = "survey-uploads/v1/survey:"
 )
 
 // ErrInvalid is every reason a token does not open: malformed, truncated,

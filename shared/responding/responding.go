@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"surveyservice/shared/challenge"
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -23,6 +24,7 @@ type Store interface {
 	LinkUsed(ctx context.Context, tokenID string) (bool, error)
 	Submit(ctx context.Context, sub store.Submission) (store.Submitted, error)
 	Replay(ctx context.Context, sid int64, keyHash, bodyHash string) (store.Submitted, bool, error)
+	SpendChallenge(ctx context.Context, sid int64, salt string, expiresAt time.Time) error
 }
 
 // Sealer opens personalised links and seals and opens sessions;
@@ -60,6 +62,25 @@ type Started struct {
 // one-use link, not be used yet. The start time, the code and the link
 // are sealed in the session token.
 func Start(ctx context.Context, st Store, sealer Sealer, slug, client, code, qs string, hasQS bool, now time.Time) (Started, error) {
+	return StartWith(ctx, st, sealer, slug, client, code, qs, hasQS, StartOptions{}, now)
+}
+
+// StartOptions are the parts of a session's start that contract section
+// 16 adds.
+type StartOptions struct {
+	// Captcha is the request's "captcha" member as decoded JSON (nil when
+	// absent): a captcha_needed survey needs a solved challenge.
+	Captcha any
+	// Responder is the responder cookie's value (EnsureResponder): the
+	// session is bound to it.
+	Responder string
+}
+
+// StartWith is Start with section 16's options: on a captcha_needed
+// survey the captcha must be a solved challenge of the survey, which the
+// session spends (challenge.Check); the session is bound to the responder
+// cookie.
+func StartWith(ctx context.Context, st Store, sealer Sealer, slug, client, code, qs string, hasQS bool, opt StartOptions, now time.Time) (Started, error) {
 	ps, guard, err := st.GuardedSurveyBySlug(ctx, slug, client)
 	if err == nil && ps.Survey.Deleted {
 		err = survey.ErrNotFound
@@ -73,6 +94,18 @@ func Start(ctx context.Context, st Store, sealer Sealer, slug, client, code, qs 
 		return Started{}, survey.ErrSurveyClosed
 	}
 	s := Session{StartedAt: started}
+	if opt.Responder != "" {
+		s.Responder = ResponderHash(opt.Responder)
+	}
+	if set.CaptchaNeeded {
+		sol, err := challenge.Parse(opt.Captcha)
+		if err == nil {
+			err = challenge.Check(ctx, sealer, st, sv.ID, sol, now)
+		}
+		if err != nil {
+			return Started{}, err
+		}
+	}
 	var link links.Payload
 	if hasQS {
 		if link, err = sealer.Open(ctx, sv.ID, qs); errors.Is(err, links.ErrInvalid) {
@@ -146,6 +179,13 @@ type Request struct {
 	Session   string
 	Answers   map[string]json.RawMessage
 	Variables map[string]any
+	// Section 16: the request's location member (nil when absent), its
+	// responder cookie's value, and where it came from (API Gateway's
+	// source IP, the User-Agent).
+	Location  json.RawMessage
+	Responder string
+	IP        string
+	UserAgent string
 }
 
 // Submit records one response exactly once: one strongly consistent Query
@@ -191,7 +231,7 @@ func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHas
 		case rerr != nil:
 			return store.Submitted{}, rerr
 		case found:
-			return done, nil
+			return withEditToken(ctx, sealer, c.Settings, sid, done)
 		}
 		return store.Submitted{}, err
 	}
@@ -201,7 +241,25 @@ func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHas
 		return store.Submitted{Preview: true}, nil
 	}
 	sub.KeyHash, sub.BodyHash = keyHash, bodyHash
-	return st.Submit(ctx, sub)
+	done, err := st.Submit(ctx, sub)
+	if err != nil {
+		return store.Submitted{}, err
+	}
+	return withEditToken(ctx, sealer, c.Settings, sid, done)
+}
+
+// withEditToken gives a recorded response its edit token when the survey
+// lets responders edit.
+func withEditToken(ctx context.Context, sealer Sealer, set survey.Settings, sid int64, done store.Submitted) (store.Submitted, error) {
+	if !set.EditResponseEnabled {
+		return done, nil
+	}
+	token, err := EditToken(ctx, sealer, sid, done.ID)
+	if err != nil {
+		return store.Submitted{}, err
+	}
+	done.EditToken = token
+	return done, nil
 }
 
 // Build checks a response against the survey as read at now and
@@ -220,20 +278,29 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 	if set.CodeAuth && sess.Code == "" {
 		return store.Submission{}, survey.ErrCodeRefused
 	}
+	if set.NoSpam && (req.Responder == "" || ResponderHash(req.Responder) != sess.Responder) {
+		return store.Submission{}, survey.ErrNeedsCookies
+	}
 	answers, aerr := survey.CheckAnswers(c.Layout.QuestionElements(c.Elements), req.Answers)
 	vars, verr := ResponseVariables(c.Variables, req.Variables, sess.Link)
-	if aerr != nil || verr != nil {
-		return store.Submission{}, MergeFieldErrors(aerr, verr)
+	loc, lerr := survey.CheckLocation(set, req.Location)
+	if aerr != nil || verr != nil || lerr != nil {
+		return store.Submission{}, MergeFieldErrors(aerr, verr, lerr)
 	}
 	sub := store.Submission{
 		Response: survey.Response{
 			SurveyID: sv.ID, StartedAt: sess.StartedAt, Answers: answers, Variables: vars, Code: sess.Code,
+			Location: loc, Responder: survey.DetailsOf(set, req.IP, req.UserAgent),
 		},
 		CheckCode: set.CodeAuth, CodeUnique: set.CodeAuthIsUnique,
 		ReportAttrs: ReportAttrs(c.Elements, answers),
 	}
 	if sess.Link != nil && sess.Link.Values.Unique {
 		sub.LinkID = sess.Link.TokenID()
+	}
+	if (set.NoSpam || set.TagSpam) && sess.Responder != ([16]byte{}) && req.Responder != "" && ResponderHash(req.Responder) == sess.Responder {
+		h := sess.Responder
+		sub.Responder, sub.TagSpam = hex.EncodeToString(h[:]), set.TagSpam
 	}
 	for _, v := range c.Variables {
 		if _, carried := vars[v.Name]; carried && !v.HasResponse {

@@ -25,6 +25,9 @@ type Session struct {
 	Code string
 	// Link is the personalised link, or nil.
 	Link *SessionLink
+	// Responder is the hash of the responder cookie the session was
+	// started with (ResponderHash), or zero (contract section 16).
+	Responder [16]byte
 }
 
 // SessionLink is the personalised link a session was started from: its
@@ -42,6 +45,7 @@ func (l SessionLink) TokenID() string { return hex.EncodeToString(l.ID[:]) }
 //	version     1 byte   0x01
 //	flags       1 byte   1: a code follows, 2: a link follows
 //	started_at  varint   Unix microseconds (zigzag), positive
+//	responder   16 bytes, the responder cookie's hash, if flagged (4)
 //	code        uvarint length (1-400) and UTF-8 bytes, if flagged
 //	link        12 bytes token id, then the link's payload to the end, if flagged
 //
@@ -51,6 +55,7 @@ const (
 	sessionVersion = 1
 	flagCode       = 1
 	flagLink       = 2
+	flagResponder  = 4
 	// MaxCode bounds a session's code in bytes: a code is at most 100
 	// characters (section 7).
 	MaxCode = 400
@@ -68,8 +73,14 @@ func (s Session) Encode() []byte {
 	if s.Link != nil {
 		flags |= flagLink
 	}
+	if s.Responder != ([16]byte{}) {
+		flags |= flagResponder
+	}
 	b = append(b, sessionVersion, flags)
 	b = binary.AppendVarint(b, s.StartedAt.UnixMicro())
+	if flags&flagResponder != 0 {
+		b = append(b, s.Responder[:]...)
+	}
 	if s.Code != "" {
 		b = binary.AppendUvarint(b, uint64(len(s.Code)))
 		b = append(b, s.Code...)
@@ -84,7 +95,7 @@ func (s Session) Encode() []byte {
 // DecodeSession reads an encoded session. It never panics and allocates at
 // most in proportion to its input.
 func DecodeSession(b []byte) (Session, error) {
-	if len(b) < 3 || b[0] != sessionVersion || b[1]&^(flagCode|flagLink) != 0 {
+	if len(b) < 3 || b[0] != sessionVersion || b[1]&^(flagCode|flagLink|flagResponder) != 0 {
 		return Session{}, errSession
 	}
 	flags := b[1]
@@ -95,6 +106,16 @@ func DecodeSession(b []byte) (Session, error) {
 	}
 	b = b[k:]
 	s := Session{StartedAt: time.UnixMicro(micros).UTC()}
+	if flags&flagResponder != 0 {
+		if len(b) < len(s.Responder) {
+			return Session{}, errSession
+		}
+		copy(s.Responder[:], b)
+		if s.Responder == ([16]byte{}) {
+			return Session{}, errSession
+		}
+		b = b[len(s.Responder):]
+	}
 	if flags&flagCode != 0 {
 		n, k := binary.Uvarint(b)
 		if k <= 0 || k != len(binary.AppendUvarint(nil, n)) || n == 0 || n > MaxCode || n > uint64(len(b)-k) {

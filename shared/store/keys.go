@@ -34,6 +34,8 @@
 //	report code          REPORT#<report_code>  REPORT            (holds the survey id; written with the survey)
 //	report counts shard  AGG#<sid>             SHARD#<0..7>      (n, c_<eid>_<cid>, s_<eid>_<value>: ADDed by submissions; see reports.go)
 //	idempotency key      RESPONSES#<sid>       IDEM#<sha256 hex> (TTL expires_at, 24 hours)
+//	spent challenge      CHALLENGE#<sid>#<salt> SPENT           (TTL expires_at: an hour after the challenge's expiry)
+//	one-response guard   RESPONDER#<sid>#<cookie hash> RESPONDED (a no_spam survey's responder; written by its first response)
 //	a survey's webhooks  HOOKS#<sid>           WEBHOOKS          (all of them, secrets sealed; version)
 //	webhook delivery     DELIVERIES#<wid>      DELIVERY#<event µs>#<rid>   (TTL expires_at: 30 days)
 //	catalog account      CATALOG               ACCOUNT           (the one account whose surveys back templates)

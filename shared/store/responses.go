@@ -70,6 +70,12 @@ type responseItem struct {
 	// added to (reports.go), which deleting it takes back.
 	Shard       int      `dynamo:"agg_shard"`
 	ReportAttrs []string `dynamo:"agg,set,omitempty"`
+	// Section 16: a repeated responder's mark, where the responder was
+	// and came from (JSON), and the time of its last edit.
+	Spam      bool   `dynamo:"spam,omitempty"`
+	Location  string `dynamo:"location,omitempty"`
+	Responder string `dynamo:"responder,omitempty"`
+	Edited    string `dynamo:"edited_at,omitempty"`
 }
 
 func newResponseItem(r survey.Response) (responseItem, error) {
@@ -85,14 +91,27 @@ func newResponseItem(r survey.Response) (responseItem, error) {
 	if err != nil {
 		return responseItem{}, fmt.Errorf("store: encode variables: %w", err)
 	}
-	return responseItem{
+	it := responseItem{
 		PK: ResponsesPK(r.SurveyID), SK: ResponseSK(r.ID),
 		GSI1PK: ResponseTimeKey(r.SurveyID), GSI1SK: ResponseTimeSK(r.SubmittedAt, r.ID),
 		ID: r.ID, SurveyID: r.SurveyID,
 		Submitted: r.SubmittedAt.UTC().Format(survey.TimestampLayout),
 		Started:   r.StartedAt.UTC().Format(survey.TimestampLayout),
 		Answers:   string(answers), Variables: string(variables), Code: r.Code,
-	}, nil
+		Spam: r.Spam,
+	}
+	if r.Location != nil {
+		b, _ := json.Marshal(r.Location)
+		it.Location = string(b)
+	}
+	if r.Responder != nil {
+		b, _ := json.Marshal(r.Responder)
+		it.Responder = string(b)
+	}
+	if !r.EditedAt.IsZero() {
+		it.Edited = r.EditedAt.UTC().Format(survey.TimestampLayout)
+	}
+	return it, nil
 }
 
 // EncodeResponse is the item of a response exactly as a submission writes
@@ -111,8 +130,23 @@ func EncodeResponse(r survey.Response) (dynamo.Item, error) {
 }
 
 func (it responseItem) response() (survey.Response, error) {
-	r := survey.Response{ID: it.ID, SurveyID: it.SurveyID, Code: it.Code}
+	r := survey.Response{ID: it.ID, SurveyID: it.SurveyID, Code: it.Code, Spam: it.Spam}
 	var err error
+	if it.Location != "" {
+		if err := json.Unmarshal([]byte(it.Location), &r.Location); err != nil {
+			return survey.Response{}, fmt.Errorf("store: response %d: location: %w", it.ID, err)
+		}
+	}
+	if it.Responder != "" {
+		if err := json.Unmarshal([]byte(it.Responder), &r.Responder); err != nil {
+			return survey.Response{}, fmt.Errorf("store: response %d: responder: %w", it.ID, err)
+		}
+	}
+	if it.Edited != "" {
+		if r.EditedAt, err = time.Parse(survey.TimestampLayout, it.Edited); err != nil {
+			return survey.Response{}, fmt.Errorf("store: response %d: edited_at: %w", it.ID, err)
+		}
+	}
 	if r.SubmittedAt, err = time.Parse(survey.TimestampLayout, it.Submitted); err != nil {
 		return survey.Response{}, fmt.Errorf("store: response %d: submitted_at: %w", it.ID, err)
 	}

@@ -34,6 +34,11 @@ type ResponseQuery struct {
 	// Limit is the most responses one Query reads (DynamoDB also stops at
 	// 1 MB of items).
 	Limit int
+	// Spam, when set, keeps only the responses whose spam mark is *Spam
+	// (contract section 16's ?spam=). The query then reads on until Limit
+	// responses pass (more than one call only where the others fill a
+	// page).
+	Spam *bool
 }
 
 // ResponsePage is what one Query read.
@@ -124,7 +129,15 @@ func (s *Store) responsesQuery(sid int64, q ResponseQuery, limit int) (*dynamo.Q
 	if !ok || limit < 1 {
 		return nil, false
 	}
-	query := s.table.Get(AttrGSI1PK, ResponseTimeKey(sid)).Index(IndexGSI1).SearchLimit(limit)
+	query := s.table.Get(AttrGSI1PK, ResponseTimeKey(sid)).Index(IndexGSI1)
+	switch {
+	case q.Spam != nil && *q.Spam:
+		query.Filter("spam = ?", true).Limit(limit)
+	case q.Spam != nil:
+		query.Filter("attribute_not_exists(spam) OR spam = ?", false).Limit(limit)
+	default:
+		query.SearchLimit(limit)
+	}
 	switch {
 	case lo != "" && hi != "":
 		query.Range(AttrGSI1SK, dynamo.Between, lo, hi)
@@ -227,9 +240,10 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 	var old struct {
 		Shard       *int     `dynamo:"agg_shard"` // nil: not counted (imported)
 		ReportAttrs []string `dynamo:"agg,set"`
+		Spam        bool     `dynamo:"spam"`
 	}
 	err := s.table.Get(AttrPK, ResponsesPK(sid)).Range(AttrSK, dynamo.Equal, ResponseSK(rid)).
-		Project("agg_shard", "agg").Consistent(true).One(ctx, &old)
+		Project("agg_shard", "agg", "spam").Consistent(true).One(ctx, &old)
 	if err == dynamo.ErrNotFound {
 		if err := s.checkWritable(ctx, aid, sid); err != nil {
 			return err
@@ -240,10 +254,13 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 		return s.fail(fmt.Sprintf("read response %d", rid), err)
 	}
 	for attempt := 1; ; attempt++ {
+		count := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add("submitted_responses", -1)
+		if old.Spam {
+			count.Add(AttrSpamResponses, -1)
+		}
 		tx := s.db.WriteTx().Idempotent(true).
 			Delete(s.table.Delete(AttrPK, ResponsesPK(sid)).Range(AttrSK, ResponseSK(rid)).If("attribute_exists(PK)")).
-			Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).
-				Add("submitted_responses", -1).If(surveyWritable, aid, false))
+			Update(count.If(surveyWritable, aid, false))
 		if old.Shard != nil {
 			agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(*old.Shard)).Add("n", -1)
 			for _, c := range old.ReportAttrs {

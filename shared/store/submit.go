@@ -32,6 +32,17 @@ type Submission struct {
 	// ReportAttrs are the aggregate attributes (ChoiceCount, ScaleCount)
 	// the response adds one to, for the public report; "n" is always added.
 	ReportAttrs []string
+	// Responder is the responder cookie's hash (hex) on a survey that
+	// allows one response per responder (contract section 16), or "".
+	// The submission writes its item, RESPONDER#<sid>#<hash>, on the
+	// condition that it is new: the first response of that responder wins,
+	// also under racing submissions, and the item is that responder's own,
+	// so no other responder's transaction touches it. A later one is
+	// refused (survey.ErrAlreadyResponded), or, with TagSpam, recorded and
+	// marked spam.
+	Responder string
+	// TagSpam keeps a repeated responder's response, marked.
+	TagSpam bool
 }
 
 // Submitted is a recorded response: the one this request recorded, or,
@@ -41,6 +52,9 @@ type Submitted struct {
 	ID          int64
 	SubmittedAt time.Time
 	Replayed    bool
+	// EditToken is the response's edit token on a survey with
+	// edit_response_enabled (responding seals it), or "".
+	EditToken string
 	// Preview marks a submission to a template survey (contract section
 	// 17): checked as any, stored and counted nowhere.
 	Preview bool
@@ -132,6 +146,12 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 			}
 			continue
 		}
+		if parts.responder >= 0 && txFailedAt(err, parts.responder) && sub.TagSpam && !r.Spam {
+			// A repeated responder on a tag_spam survey: record it marked
+			// (without its responder item, which the first one holds).
+			r.Spam = true
+			continue
+		}
 		if refusal := parts.refusal(err); refusal != nil {
 			// Cancellation reasons need not name every failed condition:
 			// the key may hold an earlier success that a retry should
@@ -153,7 +173,7 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 // submitWriteIndex is where each of a submission's writes is in its
 // transaction (-1 for a write it does not have).
 type submitWriteIndex struct {
-	idem, response, survey, code, link int
+	idem, response, survey, code, link, responder int
 }
 
 // refusal is the client's answer to a transaction cancelled by a failed
@@ -166,6 +186,8 @@ func (p submitWriteIndex) refusal(err error) error {
 		return survey.ErrCodeRefused
 	case p.link >= 0 && txFailedAt(err, p.link):
 		return survey.ErrLinkUsed
+	case p.responder >= 0 && txFailedAt(err, p.responder):
+		return survey.ErrAlreadyResponded
 	case txFailedAt(err, p.response):
 		return survey.Errorf(survey.EINTERNAL, "store: a new response's id exists")
 	}
@@ -187,13 +209,20 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 		PK: ResponsesPK(sid), SK: IdempotencySK(sub.KeyHash), BodyHash: sub.BodyHash, ResponseID: r.ID,
 		Submitted: it.Submitted, ExpiresAt: now.Add(IdempotencyTTL).Unix(),
 	}
-	p := submitWriteIndex{idem: 0, response: 1, survey: 2, code: -1, link: -1}
+	p := submitWriteIndex{idem: 0, response: 1, survey: 2, code: -1, link: -1, responder: -1}
+	count := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add("submitted_responses", 1)
+	if r.Spam {
+		count.Add(AttrSpamResponses, 1)
+	}
 	tx := s.db.WriteTx().
 		Put(s.table.Put(idem).If("attribute_not_exists(PK) OR expires_at < ?", now.Unix()).IncludeItemInCondCheckFail(true)).
 		Put(s.table.Put(it).If("attribute_not_exists(PK)")).
-		Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add("submitted_responses", 1).
-			If(surveyOpen, false, false, false, survey.Today(now)))
+		Update(count.If(surveyOpen, false, false, false, survey.Today(now)))
 	n := 3
+	if sub.Responder != "" && !r.Spam {
+		tx.Put(s.responderPut(sid, sub.Responder, r.ID, it.Submitted))
+		p.responder, n = n, n+1
+	}
 	switch {
 	case sub.CheckCode && sub.CodeUnique:
 		tx.Update(s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeSK(r.Code)).

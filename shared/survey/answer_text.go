@@ -43,6 +43,9 @@ func (e Element) AnswerText(a json.RawMessage) string {
 			return strings.Join(names, "; ")
 		}
 	case '{':
+		if f, ok := DecodeFileAnswer(a); ok && e.Type == TypeFileUpload {
+			return f.Cell()
+		}
 		var m map[string]json.RawMessage
 		if json.Unmarshal(a, &m) == nil {
 			return e.matrixText(m)

@@ -41,6 +41,8 @@ type ResponderSurvey struct {
 	CodeAuth           bool            `json:"code_auth"`
 	// Variables are the names of the survey's query-string variables.
 	Variables []string `json:"variables"`
+	// Settings are what a client needs of section 16's settings.
+	Settings ResponderSettings `json:"settings"`
 }
 
 // ResponderView renders the survey for its responders at now, with its
@@ -55,7 +57,7 @@ func (s Survey) ResponderView(now time.Time, set Settings, l Layout, elements ma
 		Appreciations:  responderViews(l, l.Appreciations, elements, false),
 		HideNextButton: set.HideNextButton, HidePreviousButton: set.HidePreviousButton,
 		HideProgressbar: set.HideProgressbar, RespondingDuration: set.RespondingDuration, CodeAuth: set.CodeAuth,
-		Variables: make([]string, len(vars)),
+		Variables: make([]string, len(vars)), Settings: set.Responder(),
 	}
 	for _, page := range l.Pages() {
 		v.Questions = append(v.Questions, responderViews(l, page, elements, true))

@@ -19,6 +19,15 @@ type Response struct {
 	Variables   map[string]any
 	// Code is the authentication code the session was started with, or "".
 	Code string
+	// Spam marks a repeated responder's response on a tag_spam survey.
+	Spam bool
+	// Location is where the responder was, or nil (contract section 16).
+	Location *Location
+	// Responder is where the response came from, or nil when the survey
+	// hides responder details.
+	Responder *ResponderDetails
+	// EditedAt is when the responder last edited it, or zero.
+	EditedAt time.Time
 }
 
 // Response limits. An item of DynamoDB holds at most 400 KB: the answers
@@ -40,6 +49,10 @@ type ResponseView struct {
 	Answers         map[string]json.RawMessage `json:"answers"`
 	Variables       map[string]any             `json:"variables"`
 	Code            *string                    `json:"code"`
+	Spam            bool                       `json:"spam"`
+	Location        *Location                  `json:"location"`
+	Responder       *ResponderDetails          `json:"responder"`
+	EditedAt        *string                    `json:"edited_at"`
 }
 
 // View renders the response for its owner.
@@ -49,6 +62,11 @@ func (r Response) View() ResponseView {
 		StartedAt:       r.StartedAt.UTC().Format(TimestampLayout),
 		DurationSeconds: int64(r.SubmittedAt.Sub(r.StartedAt).Seconds()),
 		Answers:         make(map[string]json.RawMessage, len(r.Answers)), Variables: r.Variables,
+		Spam: r.Spam, Location: r.Location, Responder: r.Responder,
+	}
+	if !r.EditedAt.IsZero() {
+		at := r.EditedAt.UTC().Format(TimestampLayout)
+		v.EditedAt = &at
 	}
 	if v.DurationSeconds < 0 {
 		v.DurationSeconds = 0

@@ -37,9 +37,11 @@ type Survey struct {
 	Created            time.Time
 	Views              int64
 	SubmittedResponses int64
-	IsTemplate         bool
-	Deleted            bool
-	IsStopped          bool
+	// SpamResponses counts the responses marked spam (contract section 16).
+	SpamResponses int64
+	IsTemplate    bool
+	Deleted       bool
+	IsStopped     bool
 	// ExpirationDate is YYYY-MM-DD, or "" for none.
 	ExpirationDate string
 	// ClosedBySweep is set by the expiry sweep; reads derive closed from the

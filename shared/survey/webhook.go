@@ -9,11 +9,15 @@ import (
 // Webhooks (contract section 13): an owner's endpoint told of each new
 // response of a survey, signed per the Standard Webhooks specification.
 
-// EventResponseSubmitted is the one event there is for now.
-const EventResponseSubmitted = "response.submitted"
+// The events: a new response, and a response its responder edited
+// (contract section 16).
+const (
+	EventResponseSubmitted = "response.submitted"
+	EventResponseUpdated   = "response.updated"
+)
 
 // Events lists the events a webhook may subscribe to.
-var Events = []string{EventResponseSubmitted}
+var Events = []string{EventResponseSubmitted, EventResponseUpdated}
 
 // Webhook limits.
 const (
@@ -270,5 +274,15 @@ type EventData struct {
 // SubmittedEvent is the body of the response.submitted event of r.
 func SubmittedEvent(r Response) EventBody {
 	return EventBody{Type: EventResponseSubmitted, Timestamp: r.SubmittedAt.UTC().Format(TimestampLayout),
+		Data: EventData{SurveyID: r.SurveyID, Response: r.View()}}
+}
+
+// EventOf is the body of a delivery's event of r: response.updated
+// carries the response as edited, stamped with its edited_at.
+func EventOf(event string, r Response) EventBody {
+	if event != EventResponseUpdated {
+		return SubmittedEvent(r)
+	}
+	return EventBody{Type: EventResponseUpdated, Timestamp: r.EditedAt.UTC().Format(TimestampLayout),
 		Data: EventData{SurveyID: r.SurveyID, Response: r.View()}}
 }

@@ -13,6 +13,6 @@ import (
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		return gateway.New(pages.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now)), nil
+		return gateway.New(pages.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now, pages.WithConfig(pages.ConfigFromEnv(env.Getenv)))), nil
 	})
 }

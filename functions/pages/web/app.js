@@ -29,8 +29,11 @@
   var timer = document.getElementById("timer"), timeup = document.getElementById("timeup"), thanks = document.getElementById("thanks");
   var hideNext = form.getAttribute("data-hide-next") === "true", hidePrev = form.getAttribute("data-hide-prev") === "true";
   var duration = parseInt(form.getAttribute("data-duration"), 10) || 0;
+  var nextLabel = next.textContent;
   var at = 0, busy = false, deadline = 0, ticking = 0;
   function field(n) { return form.elements[n]; }
+  var none = function () { return Promise.resolve({}); };
+  var extras = window.surveyExtras || { session: none, submission: none, submitted: function () {} };
 
   function show(i) {
     at = i;
@@ -40,6 +43,7 @@
     prev.hidden = hidePrev || i === 0;
     next.hidden = last || (hideNext && pages[i].classList.contains("questions"));
     submit.hidden = !last;
+    next.textContent = pages[i].getAttribute("data-enter-text") || nextLabel;
     var q = qpages.indexOf(pages[i]);
     if (progress) { progress.hidden = q < 0; progress.value = q + 1; }
     var f = pages[i].querySelector("input:not([type=hidden]),select,textarea,h2");
@@ -71,7 +75,7 @@
     headers = headers || {};
     headers["Content-Type"] = "application/json";
     headers.Accept = "application/json";
-    return fetch(api + path, { method: "POST", headers: headers, body: JSON.stringify(body), credentials: "omit" })
+    return fetch(api + path, { method: "POST", headers: headers, body: JSON.stringify(body), credentials: "same-origin" })
       .then(function (r) { return r.json().then(function (b) { return { status: r.status, body: b }; }); });
   }
 
@@ -102,7 +106,10 @@
     var body = {};
     if (field("code")) body.code = field("code").value;
     if (field("qs").value) body.qs = field("qs").value;
-    return call("sessions/", body).then(function (r) {
+    return extras.session().then(function (extra) {
+      Object.keys(extra).forEach(function (k) { body[k] = extra[k]; });
+      return call("sessions/", body);
+    }).then(function (r) {
       if (r.status !== 201) { fail(messages(r.body)); return false; }
       field("session").value = r.body.session;
       startCountdown(r.body.started_at);
@@ -169,12 +176,16 @@
     busy = true; submit.disabled = true;
     session().then(function (ok) {
       if (!ok) return;
-      return call("responses/", { session: field("session").value, answers: answers(), variables: variables() },
-        { "Idempotency-Key": field("idempotency_key").value }).then(function (r) {
+      return extras.submission().then(function (extra) {
+        var body = { session: field("session").value, answers: answers(), variables: variables() };
+        Object.keys(extra).forEach(function (k) { body[k] = extra[k]; });
+        return call("responses/", body, { "Idempotency-Key": field("idempotency_key").value });
+      }).then(function (r) {
         // 200 {"preview": true}: a template's preview, checked and not saved.
         if (r.status === 201 || r.status === 200 && r.body.preview) {
           clearInterval(ticking); form.hidden = true; timer.hidden = true; thanks.hidden = false; thanks.focus();
           tell({ type: "survey:submitted" });
+          extras.submitted(r.body);
           return;
         }
         if (r.status === 410 && /time/i.test(r.body.detail || "")) { form.hidden = true; timeup.hidden = false; return; }

@@ -1,0 +1,119 @@
+package pages
+
+import (
+	"strings"
+
+	"surveyservice/shared/survey"
+)
+
+// Config is what the pages need of the deployment (contract section 16):
+// the service's own address (the footer's link and share links) and the
+// address of its privacy notice.
+type Config struct {
+	PublicURL  string
+	PrivacyURL string
+}
+
+// Option sets part of the Config.
+type Option func(*Config)
+
+// WithConfig gives the pages the deployment's addresses.
+func WithConfig(c Config) Option { return func(dst *Config) { *dst = c } }
+
+// ConfigFromEnv reads PUBLIC_SURVEY_URL and PRIVACY_URL.
+func ConfigFromEnv(getenv func(string) string) Config {
+	return Config{PublicURL: strings.TrimSuffix(getenv("PUBLIC_SURVEY_URL"), "/"), PrivacyURL: getenv("PRIVACY_URL")}
+}
+
+// pageTexts16 are the words section 16 adds to the page, by language.
+type pageTexts16 struct {
+	Privacy, PrivacyLink, Share, Footer, Location string
+}
+
+var texts16 = map[string]pageTexts16{
+	"en": {Privacy: "Your answers are used only for this survey.", PrivacyLink: "Privacy notice", Share: "Share this survey",
+		Footer: "Made with Survey Service", Location: "This survey asks for your location."},
+	"fa": {Privacy: "پاسخ‌های شما تنها برای این پرسش‌نامه به کار می‌رود.", PrivacyLink: "اطلاعیهٔ حریم خصوصی", Share: "این پرسش‌نامه را هم‌رسانی کنید",
+		Footer: "ساخته‌شده با Survey Service", Location: "این پرسش‌نامه موقعیت مکانی شما را می‌خواهد."},
+	"ar": {Privacy: "تُستخدم إجاباتك لهذا الاستبيان فقط.", PrivacyLink: "إشعار الخصوصية", Share: "شارك هذا الاستبيان",
+		Footer: "صُنع باستخدام Survey Service", Location: "يطلب هذا الاستبيان موقعك."},
+}
+
+func texts16For(lang string) pageTexts16 {
+	if t, ok := texts16[lang]; ok {
+		return t
+	}
+	return texts16["en"]
+}
+
+// formData16 are the form's attributes that responder.js reads: the
+// CAPTCHA and its worker, the location, and the kiosk reload.
+func formData16(p surveyPage) markup {
+	s := p.Survey
+	var d doc
+	d.w(` data-captcha="%s" data-captcha-worker="%s" data-location="%s"`, flag(s.Settings.CaptchaNeeded),
+		text(assetNames["captcha-worker.js"]), flag(s.Settings.LocationIsActive))
+	if a, ok := firstAppreciation(s); ok && a.ReloadActive && a.ReloadTime > 0 {
+		d.w(` data-reload="%s"`, num(a.ReloadTime))
+	}
+	return markup(d.bytes())
+}
+
+// enterText is the welcome page's start button label, as an attribute
+// app.js reads ("" for the default).
+func enterText(w survey.ElementView) markup {
+	if w.EnterText == "" {
+		return ""
+	}
+	var d doc
+	d.w(` data-enter-text="%s"`, text(w.EnterText))
+	return markup(d.bytes())
+}
+
+// welcome16 is what section 16 adds to the welcome page: the location's
+// explanation and the privacy notice.
+func (d *doc) welcome16(p surveyPage) {
+	s, t := p.Survey, texts16For(p.Lang)
+	if s.Settings.LocationIsActive {
+		desc := t.Location
+		if s.Settings.LocationDescription != nil && *s.Settings.LocationDescription != "" {
+			desc = *s.Settings.LocationDescription
+		}
+		d.w("<p class=\"location-note\">%s</p>\n", text(desc))
+	}
+	if s.Settings.PrivacyPreservingMessageEnabled {
+		d.w("<section class=\"privacy\" aria-label=\"%s\"><p>%s", text(t.PrivacyLink), text(t.Privacy))
+		if p.Config.PrivacyURL != "" {
+			d.w(" <a href=\"%s\" rel=\"noopener\">%s</a>", text(p.Config.PrivacyURL), text(t.PrivacyLink))
+		}
+		d.w("</p></section>\n")
+	}
+}
+
+// thanks16 is what section 16 adds to the appreciation page: the share
+// link.
+func (d *doc) thanks16(p surveyPage) {
+	a, ok := firstAppreciation(p.Survey)
+	if !ok || !a.ShareLinkActive {
+		return
+	}
+	t := texts16For(p.Lang)
+	d.w("<p class=\"share\"><label for=\"share-link\">%s</label> <input id=\"share-link\" type=\"url\" readonly value=\"%s\"></p>\n",
+		text(t.Share), text(p.Config.PublicURL+"/s/"+p.Survey.URLSlug+"/"))
+}
+
+// footer16 is the service's footer, unless branding_removal hides it.
+func (d *doc) footer16(p surveyPage) {
+	if p.Survey.Settings.BrandingRemoval {
+		return
+	}
+	home := p.Config.PublicURL + "/"
+	d.w("<footer class=\"brand\"><a href=\"%s\">%s</a></footer>\n", text(home), text(texts16For(p.Lang).Footer))
+}
+
+func firstAppreciation(s survey.ResponderSurvey) (survey.ElementView, bool) {
+	if len(s.Appreciations) == 0 {
+		return survey.ElementView{}, false
+	}
+	return s.Appreciations[0], true
+}

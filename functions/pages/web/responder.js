@@ -1,0 +1,57 @@
+// The responder settings of contract section 16 on the hosted page, as
+// hooks app.js calls (window.surveyExtras): the CAPTCHA's challenge solved
+// in a Web Worker while the responder reads the welcome page, the
+// location, and after a submission the kiosk reload.
+(function () {
+  "use strict";
+  var form = document.getElementById("survey");
+  if (!form) return;
+  var api = "/api/public/surveys/" + encodeURIComponent(form.getAttribute("data-slug")) + "/";
+  var solution = null;
+
+  // solve fetches a challenge and solves it in the worker; the answer is
+  // the session's "captcha" member.
+  function solve() {
+    return fetch(api + "challenge/", { headers: { Accept: "application/json" }, credentials: "same-origin" })
+      .then(function (r) { return r.json(); })
+      .then(function (ch) {
+        return new Promise(function (resolve, reject) {
+          var worker = new Worker(form.getAttribute("data-captcha-worker"));
+          worker.onmessage = function (ev) {
+            worker.terminate();
+            document.documentElement.setAttribute("data-captcha-ms", String(ev.data.ms));
+            if (window.console) console.log("captcha solved in " + ev.data.ms + " ms (" + ev.data.tries + " hashes)");
+            resolve({ challenge: ch.challenge, nonce: ev.data.nonce });
+          };
+          worker.onerror = reject;
+          worker.postMessage({ salt: ch.salt, difficulty: ch.difficulty });
+        });
+      });
+  }
+  if (form.getAttribute("data-captcha") === "true") solution = solve();
+
+  function position() {
+    if (form.getAttribute("data-location") !== "true" || !navigator.geolocation) return Promise.resolve({});
+    return new Promise(function (resolve) {
+      navigator.geolocation.getCurrentPosition(function (p) {
+        resolve({ location: { latitude: p.coords.latitude, longitude: p.coords.longitude, accuracy_m: p.coords.accuracy } });
+      }, function () { resolve({}); }, { timeout: 10000, maximumAge: 60000 });
+    });
+  }
+
+  window.surveyExtras = {
+    // session: what a session request adds; a challenge is used once, so
+    // the next session (after a refusal) solves a new one.
+    session: function () {
+      if (!solution) return Promise.resolve({});
+      var s = solution;
+      solution = solve();
+      return s.then(function (captcha) { return { captcha: captcha }; });
+    },
+    submission: position,
+    submitted: function () {
+      var reload = parseInt(form.getAttribute("data-reload"), 10);
+      if (reload > 0) setTimeout(function () { window.location.replace(window.location.pathname + window.location.search); }, reload * 1000);
+    }
+  };
+})();

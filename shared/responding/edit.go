@@ -1,0 +1,97 @@
+package responding
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"surveyservice/shared/links"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// Refusals of an edit (contract section 16).
+var (
+	ErrInvalidEditToken = survey.Errorf(survey.EFORBIDDEN, "Invalid edit token.")
+	ErrEditingDisabled  = survey.Errorf(survey.EFORBIDDEN, "Editing responses is not enabled for this survey.")
+)
+
+// EditStore is what an edit reads and writes; *store.Store implements it.
+type EditStore interface {
+	SurveyIDBySlug(ctx context.Context, slug string) (int64, error)
+	PublicCollection(ctx context.Context, sid int64, consistent bool) (store.SurveyCollection, error)
+	EditResponse(ctx context.Context, e store.ResponseEdit) (survey.Response, error)
+}
+
+var _ EditStore = (*store.Store)(nil)
+
+// EditToken seals a response's edit token: its id, bound to the survey
+// (links.PurposeEdit). No AWS call while the data key is fresh.
+func EditToken(ctx context.Context, sealer Sealer, sid, rid int64) (string, error) {
+	return sealer.SealFor(ctx, links.PurposeEdit, sid, binary.BigEndian.AppendUint64(nil, uint64(rid)))
+}
+
+// editTokenResponse is the response an edit token opens to, or
+// ErrInvalidEditToken.
+func editTokenResponse(ctx context.Context, sealer Sealer, sid int64, token string) (int64, error) {
+	plain, err := sealer.OpenFor(ctx, links.PurposeEdit, sid, token)
+	if errors.Is(err, links.ErrInvalid) || err == nil && len(plain) != 8 {
+		return 0, ErrInvalidEditToken
+	}
+	if err != nil {
+		return 0, err
+	}
+	return int64(binary.BigEndian.Uint64(plain)), nil
+}
+
+// EditRequest is an edit: the edit token, the new answers and,
+// optionally (nil), the new query-string variables.
+type EditRequest struct {
+	Token     string
+	Answers   map[string]json.RawMessage
+	Variables map[string]any
+}
+
+// Edit replaces the answers of response rid of the survey of slug
+// (contract section 16): the token must be that response's (403); the
+// survey open (410) with edit_response_enabled (403); the answers and
+// variables valid (400); then one transaction (store.EditResponse) moves
+// the report's counts from the old answers to the new and sets edited_at.
+// The webhooks' response.updated follows from the table's stream.
+func Edit(ctx context.Context, st EditStore, sealer Sealer, slug string, rid int64, req EditRequest, now time.Time) (survey.Response, error) {
+	sid, err := st.SurveyIDBySlug(ctx, slug)
+	if err != nil {
+		return survey.Response{}, err
+	}
+	tokenRID, err := editTokenResponse(ctx, sealer, sid, req.Token)
+	if err != nil {
+		return survey.Response{}, err
+	}
+	if tokenRID != rid {
+		return survey.Response{}, ErrInvalidEditToken
+	}
+	c, err := st.PublicCollection(ctx, sid, true)
+	if err != nil {
+		return survey.Response{}, err
+	}
+	if c.Survey.Deleted || !c.Survey.Active(now) {
+		return survey.Response{}, survey.ErrSurveyClosed
+	}
+	if !c.Settings.EditResponseEnabled {
+		return survey.Response{}, ErrEditingDisabled
+	}
+	answers, aerr := survey.CheckAnswers(c.Layout.QuestionElements(c.Elements), req.Answers)
+	var vars map[string]any
+	var verr error
+	if req.Variables != nil {
+		vars, verr = ResponseVariables(c.Variables, req.Variables, nil)
+	}
+	if aerr != nil || verr != nil {
+		return survey.Response{}, MergeFieldErrors(aerr, verr)
+	}
+	return st.EditResponse(ctx, store.ResponseEdit{
+		SurveyID: sid, ResponseID: rid, Answers: answers, Variables: vars, ReportAttrs: ReportAttrs(c.Elements, answers),
+	})
+}
