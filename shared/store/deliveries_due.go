@@ -47,7 +47,6 @@ func dueShard(wid, rid int64) int {
 	return int(h.Sum32() % DueShards)
 }
 
-
 // ClaimAttempt claims the next attempt of d, as a job queued when it had
 // d.Attempts attempts: false when the delivery moved on, is not pending,
 // or another claim is under way. The claim holds until until; it puts the
