@@ -78,7 +78,8 @@ func responderViews(l Layout, ids []int64, elements map[int64]Element, logic boo
 		}
 		v := e.ResponderView(l)
 		if logic {
-			v.Logic = &Logic{}
+			first := e.FirstRule()
+			v.Logic = &first
 		}
 		out = append(out, v)
 	}
