@@ -215,7 +215,7 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 	if set.CodeAuth && sess.Code == "" {
 		return store.Submission{}, survey.ErrCodeRefused
 	}
-	answers, aerr := survey.CheckAnswers(c.Layout.QuestionElements(c.Elements), req.Answers)
+	answers, aerr := survey.CheckAnswers(c.Layout.QuestionElements(c.Elements), c.Layout.Members, req.Answers)
 	vars, verr := ResponseVariables(c.Variables, req.Variables, sess.Link)
 	if aerr != nil || verr != nil {
 		return store.Submission{}, MergeFieldErrors(aerr, verr)
