@@ -22,8 +22,11 @@ type Layout struct {
 	// can keep the survey within MaxSurveyContent reading the layout
 	// only. Elements written before sizes were kept are absent (counted 0
 	// until their next write).
-	Sizes   map[int64]int64 `json:"s,omitempty"`
-	Version int64           `json:"-"`
+	Sizes map[int64]int64 `json:"s,omitempty"`
+	// Rules holds what each element's display rules name (see SetRules),
+	// so that the changes that would break a rule are refused.
+	Rules   map[int64][]RuleUse `json:"r,omitempty"`
+	Version int64               `json:"-"`
 }
 
 func (l *Layout) list(which List) *[]int64 {
@@ -262,6 +265,7 @@ func (l *Layout) Remove(id int64) {
 	}
 	delete(l.Members, id)
 	delete(l.Sizes, id)
+	delete(l.Rules, id)
 }
 
 // Clone returns a deep copy, so that a failed change can be retried from
@@ -274,6 +278,12 @@ func (l Layout) Clone() Layout {
 	}
 	for k, v := range l.Members {
 		c.Members[k] = v
+	}
+	if l.Rules != nil {
+		c.Rules = make(map[int64][]RuleUse, len(l.Rules))
+		for k, v := range l.Rules {
+			c.Rules[k] = slices.Clone(v) // SetRules replaces, never edits, an element's uses
+		}
 	}
 	if l.Sizes != nil {
 		c.Sizes = make(map[int64]int64, len(l.Sizes))
