@@ -142,13 +142,18 @@ func renderSurvey(p surveyPage) []byte {
 	if p.Thanks.Text != "" {
 		d.w("<p>%s</p>", text(p.Thanks.Text))
 	}
-	d.w("</section>\n<p class=\"timeup\" id=\"timeup\" hidden role=\"alert\">%s</p>\n<script src=\"%s\"></script>\n", text(p.T.TimeUp), text(assetNames["app.js"]))
+	d.w("</section>\n<p class=\"timeup\" id=\"timeup\" hidden role=\"alert\">%s</p>\n", text(p.T.TimeUp))
+	d.logic(s)
+	d.w("<script src=\"%s\"></script>\n", text(assetNames["app.js"]))
 	d.foot()
 	return d.bytes()
 }
 
 // legend opens a question's fieldset with its legend.
 func (d *doc) legend(q survey.ElementView, class markup) {
+	if q.VerticalChoices {
+		class += " vertical"
+	}
 	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\">\n<legend class=\"qt\">%s%s</legend>\n", class, num(q.ID), num(int64(q.Type)), text(q.Title), required(q))
 }
 
@@ -252,7 +257,7 @@ func (d *doc) question(q survey.ElementView, form url.Values) {
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeStatement, survey.TypeGroup:
-		d.w("<div class=\"q statement\"><h3>%s</h3>", text(q.Title))
+		d.w("<div class=\"q statement\" data-id=\"%s\"><h3>%s</h3>", num(id), text(q.Title))
 		if q.Description != "" {
 			d.w("<p>%s</p>", text(q.Description))
 		}

@@ -15,17 +15,24 @@
   var duration = parseInt(form.getAttribute("data-duration"), 10) || 0;
   var at = 0, busy = false, deadline = 0, ticking = 0;
   function field(n) { return form.elements[n]; }
+  // Display rules, per-question timers and choice orders (logic_page.js).
+  var logic = window.SurveyPageLogic ? window.SurveyPageLogic(form, answers) : null;
+  function step(i, dir) { return logic ? logic.step(pages, i, dir) : i + dir; }
 
   function show(i) {
     at = i;
     if (errors) errors.innerHTML = "";
     pages.forEach(function (p, j) { p.hidden = j !== i; });
-    var last = i === pages.length - 1;
-    prev.hidden = hidePrev || i === 0;
+    var last = step(i, 1) >= pages.length;
+    prev.hidden = hidePrev || i === 0 || !!(logic && logic.timed);
     next.hidden = last || (hideNext && pages[i].classList.contains("questions"));
     submit.hidden = !last;
     var q = qpages.indexOf(pages[i]);
+    if (progress && logic) { var pr = logic.progress(pages, i); q = pr.at - 1; progress.max = pr.total || 1; }
     if (progress) { progress.hidden = q < 0; progress.value = q + 1; }
+    if (logic && logic.timed && field("session").value) logic.countdown(pages[i], timer, timer.getAttribute("data-label"), function () {
+      if (step(at, 1) < pages.length) show(step(at, 1)); else if (form.requestSubmit) form.requestSubmit(); else submit.click();
+    });
     var f = pages[i].querySelector("input:not([type=hidden]),select,textarea,h2");
     if (f) { if (!f.matches("input,select,textarea")) f.tabIndex = -1; f.focus(); }
   }
@@ -89,7 +96,9 @@
     return call("sessions/", body).then(function (r) {
       if (r.status !== 201) { fail(messages(r.body)); return false; }
       field("session").value = r.body.session;
+      if (logic) logic.order(r.body.choice_orders);
       startCountdown(r.body.started_at);
+      if (logic && logic.timed && pages[at].classList.contains("questions")) show(at);
       return true;
     });
   }
@@ -131,15 +140,15 @@
   // its code), so the countdown starts there.
   function advance() {
     if (pages[at].classList.contains("welcome") && form.querySelector(".page.code")) { show(at + 1); return; }
-    session().then(function (ok) { if (ok) show(at + 1); });
+    session().then(function (ok) { if (ok) show(step(at, 1)); });
   }
   next.addEventListener("click", advance);
-  prev.addEventListener("click", function () { show(at - 1); });
+  prev.addEventListener("click", function () { show(step(at, -1)); });
   // With hide_next_button a pick by pointer moves on by itself; Enter
   // (the form's implicit submission) moves on by keyboard on every page
   // but the last.
   function onwards() {
-    return hideNext && pages[at].classList.contains("questions") && at < pages.length - 1;
+    return hideNext && pages[at].classList.contains("questions") && step(at, 1) < pages.length;
   }
   form.addEventListener("pointerup", function (ev) {
     var t = ev.target.closest("label.choice,label.pill");
@@ -148,14 +157,14 @@
   });
   form.addEventListener("submit", function (ev) {
     ev.preventDefault();
-    if (at < pages.length - 1) { advance(); return; }
+    if (step(at, 1) < pages.length) { advance(); return; }
     if (busy) return;
     busy = true; submit.disabled = true;
     session().then(function (ok) {
       if (!ok) return;
       return call("responses/", { session: field("session").value, answers: answers(), variables: variables() },
         { "Idempotency-Key": field("idempotency_key").value }).then(function (r) {
-        if (r.status === 201) { clearInterval(ticking); form.hidden = true; timer.hidden = true; thanks.hidden = false; thanks.focus(); return; }
+        if (r.status === 201) { clearInterval(ticking); if (logic) logic.stop(); form.hidden = true; timer.hidden = true; thanks.hidden = false; thanks.focus(); return; }
         if (r.status === 410 && /time/i.test(r.body.detail || "")) { form.hidden = true; timeup.hidden = false; return; }
         fail(messages(r.body));
       });
