@@ -18,33 +18,37 @@ const settingsSK = "SETTINGS"
 // codes before the count moved to its shards (see CodeCount); it is read
 // as a part of the count and never written.
 type settingsItem struct {
-	PK                              string   `dynamo:"PK"`
-	SK                              string   `dynamo:"SK"`
-	AuthenticationNeeded            bool     `dynamo:"authentication_needed"`
-	ServiceAuth                     bool     `dynamo:"service_auth"`
-	ServiceAuthNoSpam               bool     `dynamo:"service_auth_no_spam"`
-	ServiceAuthDomains              []string `dynamo:"service_auth_domains"`
-	CodeAuth                        bool     `dynamo:"code_auth"`
-	CodeAuthIsUnique                bool     `dynamo:"code_auth_is_unique"`
-	CodeAuthenticationFileName      *string  `dynamo:"code_authentication_file_name"`
-	AuthDescription                 *string  `dynamo:"auth_description"`
-	CaptchaNeeded                   bool     `dynamo:"captcha_needed"`
-	HiddenResponderDetails          bool     `dynamo:"hidden_responder_details"`
-	PrivacyPreservingMessageEnabled bool     `dynamo:"privacy_preserving_message_enabled"`
-	NoSpam                          bool     `dynamo:"no_spam"`
-	TagSpam                         bool     `dynamo:"tag_spam"`
-	LocationIsActive                bool     `dynamo:"location_is_active"`
-	LocationIsRequired              bool     `dynamo:"location_is_required"`
-	LocationDescription             *string  `dynamo:"location_description"`
-	HideNextButton                  bool     `dynamo:"hide_next_button"`
-	HidePreviousButton              bool     `dynamo:"hide_previous_button"`
-	HideProgressbar                 bool     `dynamo:"hide_progressbar"`
-	RespondingDuration              *string  `dynamo:"responding_duration"`
-	EditResponseEnabled             bool     `dynamo:"edit_response_enabled"`
-	BrandingRemoval                 bool     `dynamo:"branding_removal"`
-	RespondingDurationType          int64    `dynamo:"responding_duration_type"`
-	QuestionsRespondingDuration     *string  `dynamo:"questions_responding_duration"`
-	CodeCount                       int64    `dynamo:"code_count"`
+	PK                               string   `dynamo:"PK"`
+	SK                               string   `dynamo:"SK"`
+	AuthenticationNeeded             bool     `dynamo:"authentication_needed"`
+	ServiceAuth                      bool     `dynamo:"service_auth"`
+	ServiceAuthNoSpam                bool     `dynamo:"service_auth_no_spam"`
+	ServiceAuthDomains               []string `dynamo:"service_auth_domains"`
+	CodeAuth                         bool     `dynamo:"code_auth"`
+	CodeAuthIsUnique                 bool     `dynamo:"code_auth_is_unique"`
+	CodeAuthenticationFileName       *string  `dynamo:"code_authentication_file_name"`
+	AuthDescription                  *string  `dynamo:"auth_description"`
+	CaptchaNeeded                    bool     `dynamo:"captcha_needed"`
+	HiddenResponderDetails           bool     `dynamo:"hidden_responder_details"`
+	PrivacyPreservingMessageEnabled  bool     `dynamo:"privacy_preserving_message_enabled"`
+	NoSpam                           bool     `dynamo:"no_spam"`
+	TagSpam                          bool     `dynamo:"tag_spam"`
+	LocationIsActive                 bool     `dynamo:"location_is_active"`
+	LocationIsRequired               bool     `dynamo:"location_is_required"`
+	LocationDescription              *string  `dynamo:"location_description"`
+	HideNextButton                   bool     `dynamo:"hide_next_button"`
+	HidePreviousButton               bool     `dynamo:"hide_previous_button"`
+	HideProgressbar                  bool     `dynamo:"hide_progressbar"`
+	RespondingDuration               *string  `dynamo:"responding_duration"`
+	EditResponseEnabled              bool     `dynamo:"edit_response_enabled"`
+	BrandingRemoval                  bool     `dynamo:"branding_removal"`
+	RespondingDurationType           int64    `dynamo:"responding_duration_type"`
+	QuestionsRespondingDuration      *string  `dynamo:"questions_responding_duration"`
+	ShowAnswerSheetEnabled           bool     `dynamo:"show_answer_sheet_enabled"`
+	ShowAnswerSheetToResponder       bool     `dynamo:"show_answer_sheet_to_responder"`
+	ShowAnswerKeyAfterResponseSubmit bool     `dynamo:"show_answer_key_after_response_submit"`
+	ShowAnswerKeyAfterSurveyStop     bool     `dynamo:"show_answer_key_after_survey_stop"`
+	CodeCount                        int64    `dynamo:"code_count"`
 }
 
 func (it settingsItem) settings() survey.Settings {
@@ -60,6 +64,8 @@ func (it settingsItem) settings() survey.Settings {
 		RespondingDuration: it.RespondingDuration, EditResponseEnabled: it.EditResponseEnabled,
 		BrandingRemoval: it.BrandingRemoval, RespondingDurationType: it.RespondingDurationType,
 		QuestionsRespondingDuration: it.QuestionsRespondingDuration,
+		ShowAnswerSheetEnabled:      it.ShowAnswerSheetEnabled, ShowAnswerSheetToResponder: it.ShowAnswerSheetToResponder,
+		ShowAnswerKeyAfterResponseSubmit: it.ShowAnswerKeyAfterResponseSubmit, ShowAnswerKeyAfterSurveyStop: it.ShowAnswerKeyAfterSurveyStop,
 	}
 }
 
