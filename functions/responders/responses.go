@@ -11,17 +11,20 @@ import (
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/responding"
-	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
 // IdempotencyHeader names the submission's idempotency key.
 const IdempotencyHeader = "Idempotency-Key"
 
-// submittedView is the 201 answer of a recorded response.
+// submittedView is the 201 answer of a recorded response; with
+// show_answer_sheet_to_responder, the responder's sheet and its token
+// (contract section 15).
 type submittedView struct {
-	ID          int64  `json:"id"`
-	SubmittedAt string `json:"submitted_at"`
+	ID          int64         `json:"id"`
+	SubmittedAt string        `json:"submitted_at"`
+	Sheet       *survey.Sheet `json:"sheet,omitempty"`
+	SheetToken  string        `json:"sheet_token,omitempty"`
 }
 
 // idempotencyKey reads the request's Idempotency-Key: 1 to 255 visible
@@ -140,10 +143,12 @@ func handleSubmit(st Store, sealer Sealer, now func() time.Time) http.Handler {
 
 // answerSubmitted answers 201 with the response recorded, marked when it is
 // an earlier request's.
-func answerSubmitted(w http.ResponseWriter, r *http.Request, done store.Submitted) {
+func answerSubmitted(w http.ResponseWriter, r *http.Request, done responding.Submitted) {
 	if done.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	api.Respond(w, r, http.StatusCreated, submittedView{ID: done.ID, SubmittedAt: done.SubmittedAt.UTC().Format(survey.TimestampLayout)})
+	api.Respond(w, r, http.StatusCreated, submittedView{
+		ID: done.ID, SubmittedAt: done.SubmittedAt.UTC().Format(survey.TimestampLayout), Sheet: done.Sheet, SheetToken: done.SheetToken,
+	})
 }

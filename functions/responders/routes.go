@@ -29,6 +29,7 @@ type Store interface {
 	LinkUsed(ctx context.Context, tokenID string) (bool, error)
 	Submit(ctx context.Context, sub store.Submission) (store.Submitted, error)
 	Replay(ctx context.Context, sid int64, keyHash, bodyHash string) (store.Submitted, bool, error)
+	ResponseOfSurvey(ctx context.Context, sid, rid int64) (survey.Response, error)
 }
 
 // Sealer opens personalised links and seals and opens sessions;

@@ -23,6 +23,7 @@ type Store interface {
 	LinkUsed(ctx context.Context, tokenID string) (bool, error)
 	Submit(ctx context.Context, sub store.Submission) (store.Submitted, error)
 	Replay(ctx context.Context, sid int64, keyHash, bodyHash string) (store.Submitted, bool, error)
+	ResponseOfSurvey(ctx context.Context, sid, rid int64) (survey.Response, error)
 }
 
 // Sealer opens personalised links and seals and opens sessions;
@@ -161,42 +162,49 @@ type Request struct {
 // spent by a racing response (410, 403, 410). A refusal after the session
 // opened first asks whether the key recorded a response already: a retry
 // of a success answers that success, however the survey changed since.
-func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHash string, req Request, now func() time.Time) (store.Submitted, error) {
+//
+// With show_answer_sheet_to_responder on, the result carries the
+// responder's answer sheet and its sealed token (contract section 15).
+func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHash string, req Request, now func() time.Time) (Submitted, error) {
 	sid, err := st.SurveyIDBySlug(ctx, slug)
 	if err != nil {
-		return store.Submitted{}, err
+		return Submitted{}, err
 	}
 	plain, err := sealer.OpenFor(ctx, links.PurposeSession, sid, req.Session)
 	if errors.Is(err, links.ErrInvalid) {
-		return store.Submitted{}, ErrInvalidSession
+		return Submitted{}, ErrInvalidSession
 	}
 	if err != nil {
-		return store.Submitted{}, err
+		return Submitted{}, err
 	}
 	sess, err := DecodeSession(plain)
 	if err != nil {
-		return store.Submitted{}, ErrInvalidSession // sealed by us, so never in practice
+		return Submitted{}, ErrInvalidSession // sealed by us, so never in practice
 	}
 	c, err := st.PublicCollection(ctx, sid, true)
 	if err != nil {
-		return store.Submitted{}, err
+		return Submitted{}, err
 	}
 	sub, err := Build(c, sess, req, now())
 	if err != nil {
 		if survey.ErrorCode(err) == survey.EINTERNAL {
-			return store.Submitted{}, err
+			return Submitted{}, err
 		}
 		done, found, rerr := st.Replay(ctx, sid, keyHash, bodyHash)
 		switch {
 		case rerr != nil:
-			return store.Submitted{}, rerr
+			return Submitted{}, rerr
 		case found:
-			return done, nil
+			return withSheet(ctx, st, sealer, c, done, nil, now())
 		}
-		return store.Submitted{}, err
+		return Submitted{}, err
 	}
 	sub.KeyHash, sub.BodyHash = keyHash, bodyHash
-	return st.Submit(ctx, sub)
+	done, err := st.Submit(ctx, sub)
+	if err != nil {
+		return Submitted{}, err
+	}
+	return withSheet(ctx, st, sealer, c, done, &sub.Response, now())
 }
 
 // Build checks a response against the survey as read at now and
@@ -209,16 +217,25 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 	if !sv.Active(now) {
 		return store.Submission{}, survey.ErrSurveyClosed
 	}
-	if deadline, ok := survey.ResponseDeadline(sess.StartedAt, set.RespondingDuration); ok && now.After(deadline) {
+	perQuestion := set.RespondingDurationType == survey.DurationPerQuestion
+	if deadline, ok := survey.ResponseDeadline(sess.StartedAt, set.RespondingDuration); ok && !perQuestion && now.After(deadline) {
 		return store.Submission{}, ErrTimeIsUp
 	}
 	if set.CodeAuth && sess.Code == "" {
 		return store.Submission{}, survey.ErrCodeRefused
 	}
-	answers, aerr := survey.CheckAnswers(c.Layout.QuestionElements(c.Elements), c.Layout.Members, req.Answers)
+	questions := c.Layout.QuestionElements(c.Elements)
+	answers, aerr := survey.CheckAnswers(questions, c.Layout.Members, req.Answers)
 	vars, verr := ResponseVariables(c.Variables, req.Variables, sess.Link)
 	if aerr != nil || verr != nil {
 		return store.Submission{}, MergeFieldErrors(aerr, verr)
+	}
+	var shown map[int64]bool
+	if perQuestion || set.ShowAnswerSheetEnabled {
+		shown = survey.Shown(questions, c.Layout.Members, answers)
+	}
+	if deadline, ok := survey.QuestionsDeadline(sess.StartedAt, questions, shown); ok && perQuestion && now.After(deadline) {
+		return store.Submission{}, ErrTimeIsUp
 	}
 	sub := store.Submission{
 		Response: survey.Response{
@@ -226,6 +243,10 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 		},
 		CheckCode: set.CodeAuth, CodeUnique: set.CodeAuthIsUnique,
 		ReportAttrs: ReportAttrs(c.Elements, answers),
+	}
+	if set.ShowAnswerSheetEnabled {
+		score := survey.ScoreOf(questions, shown, answers)
+		sub.Response.Score = &score
 	}
 	if sess.Link != nil && sess.Link.Values.Unique {
 		sub.LinkID = sess.Link.TokenID()

@@ -19,6 +19,9 @@ type Response struct {
 	Variables   map[string]any
 	// Code is the authentication code the session was started with, or "".
 	Code string
+	// Score is the response's quiz score, fixed at submission; nil when
+	// the survey was not scored then.
+	Score *Score
 }
 
 // Response limits. An item of DynamoDB holds at most 400 KB: the answers
@@ -40,6 +43,7 @@ type ResponseView struct {
 	Answers         map[string]json.RawMessage `json:"answers"`
 	Variables       map[string]any             `json:"variables"`
 	Code            *string                    `json:"code"`
+	Score           *Score                     `json:"score,omitempty"`
 }
 
 // View renders the response for its owner.
@@ -63,6 +67,7 @@ func (r Response) View() ResponseView {
 		c := r.Code
 		v.Code = &c
 	}
+	v.Score = r.Score
 	return v
 }
 
