@@ -52,6 +52,9 @@ type Started struct {
 	Token     string
 	StartedAt time.Time
 	Link      links.Payload
+	// ChoiceOrders are the session's orders of randomized choices
+	// (contract section 15), seeded by its token.
+	ChoiceOrders map[string][]int64
 }
 
 // Start starts a response to the survey of slug for client (its IP): the
@@ -127,7 +130,7 @@ func Start(ctx context.Context, st Store, sealer Sealer, slug, client, code, qs 
 	if err != nil {
 		return Started{}, err
 	}
-	return Started{Token: token, StartedAt: started, Link: link}, nil
+	return Started{Token: token, StartedAt: started, Link: link, ChoiceOrders: ps.Layout.ChoiceOrders(token)}, nil
 }
 
 // linkID is the token id of a link that opened, as bytes.

@@ -19,7 +19,7 @@ import (
 
 // applyRules checks the rules of e (as it will be stored, replacing old,
 // nil for a new element) against next, the layout after the change, and
-// records them in next: rules sent anew are validated (400 on
+// records them in next (and its choices, when it randomizes them): rules sent anew are validated (400 on
 // conditions), what other rules name of old must stay (409), and no rule
 // may name an element at or after its own (409).
 func (s *Store) applyRules(ctx context.Context, sid int64, next *survey.Layout, old *survey.Element, e survey.Element) error {
@@ -39,6 +39,7 @@ func (s *Store) applyRules(ctx context.Context, sid int64, next *survey.Layout, 
 		}
 	}
 	next.SetRules(e)
+	next.SetShuffle(e)
 	return next.CheckRules()
 }
 

@@ -25,8 +25,11 @@ type Layout struct {
 	Sizes map[int64]int64 `json:"s,omitempty"`
 	// Rules holds what each element's display rules name (see SetRules),
 	// so that the changes that would break a rule are refused.
-	Rules   map[int64][]RuleUse `json:"r,omitempty"`
-	Version int64               `json:"-"`
+	Rules map[int64][]RuleUse `json:"r,omitempty"`
+	// Shuffled holds the choice ids of the elements that randomize them
+	// (see SetShuffle), for the sessions' choice orders.
+	Shuffled map[int64][]int64 `json:"x,omitempty"`
+	Version  int64             `json:"-"`
 }
 
 func (l *Layout) list(which List) *[]int64 {
@@ -266,6 +269,7 @@ func (l *Layout) Remove(id int64) {
 	delete(l.Members, id)
 	delete(l.Sizes, id)
 	delete(l.Rules, id)
+	delete(l.Shuffled, id)
 }
 
 // Clone returns a deep copy, so that a failed change can be retried from
@@ -283,6 +287,12 @@ func (l Layout) Clone() Layout {
 		c.Rules = make(map[int64][]RuleUse, len(l.Rules))
 		for k, v := range l.Rules {
 			c.Rules[k] = slices.Clone(v) // SetRules replaces, never edits, an element's uses
+		}
+	}
+	if l.Shuffled != nil {
+		c.Shuffled = make(map[int64][]int64, len(l.Shuffled))
+		for k, v := range l.Shuffled {
+			c.Shuffled[k] = v // SetShuffle replaces, never edits, a list
 		}
 	}
 	if l.Sizes != nil {
