@@ -143,7 +143,7 @@ func renderSurvey(p surveyPage) []byte {
 		d.w("<p>%s</p>", text(p.Thanks.Text))
 	}
 	d.w("</section>\n<p class=\"timeup\" id=\"timeup\" hidden role=\"alert\">%s</p>\n", text(p.T.TimeUp))
-	d.logic(s)
+	d.logic(s, p.T)
 	d.w("<script src=\"%s\"></script>\n", text(assetNames["app.js"]))
 	d.foot()
 	return d.bytes()

@@ -47,7 +47,7 @@ func logicData(s survey.ResponderSurvey) markup {
 
 // logic writes the data block of the survey's rules and timers and the
 // scripts that apply them, before app.js, which calls them.
-func (d *doc) logic(s survey.ResponderSurvey) {
-	d.w("<script type=\"application/json\" id=\"logic\">%s</script>\n", logicData(s))
+func (d *doc) logic(s survey.ResponderSurvey, t texts) {
+	d.w("<script type=\"application/json\" id=\"logic\" data-sheet=\"%s\">%s</script>\n", text(t.SeeSheet), logicData(s))
 	d.w("<script src=\"%s\"></script>\n<script src=\"%s\"></script>\n", text(assetNames["logic.js"]), text(assetNames["logic_page.js"]))
 }

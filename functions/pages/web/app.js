@@ -164,7 +164,7 @@
       if (!ok) return;
       return call("responses/", { session: field("session").value, answers: answers(), variables: variables() },
         { "Idempotency-Key": field("idempotency_key").value }).then(function (r) {
-        if (r.status === 201) { clearInterval(ticking); if (logic) logic.stop(); form.hidden = true; timer.hidden = true; thanks.hidden = false; thanks.focus(); return; }
+        if (r.status === 201) { clearInterval(ticking); if (logic) { logic.stop(); logic.sheet(r.body, thanks); } form.hidden = true; timer.hidden = true; thanks.hidden = false; thanks.focus(); return; }
         if (r.status === 410 && /time/i.test(r.body.detail || "")) { form.hidden = true; timeup.hidden = false; return; }
         fail(messages(r.body));
       });

@@ -115,9 +115,22 @@
     }
     function stop() { clearInterval(ticking); }
 
+    // sheet links the thanks to the responder's answer sheet, when the
+    // 201 answer carries its token.
+    function sheet(body, thanks) {
+      if (!body || !body.sheet_token || !thanks) return;
+      var a = document.createElement("a");
+      a.href = "/s/" + encodeURIComponent(form.getAttribute("data-slug")) + "/sheet/" + encodeURIComponent(body.sheet_token);
+      a.id = "sheet-link";
+      a.textContent = (data && data.getAttribute("data-sheet")) || "Answer sheet";
+      var p = document.createElement("p");
+      p.appendChild(a);
+      thanks.appendChild(p);
+    }
+
     form.addEventListener("input", refresh);
     form.addEventListener("change", refresh);
     refresh();
-    return { refresh: refresh, step: step, progress: progress, order: order, timed: timed, countdown: countdown, stop: stop };
+    return { refresh: refresh, sheet: sheet, step: step, progress: progress, order: order, timed: timed, countdown: countdown, stop: stop };
   };
 })(this);
