@@ -40,6 +40,7 @@ func (s *Store) applyRules(ctx context.Context, sid int64, next *survey.Layout, 
 	}
 	next.SetRules(e)
 	next.SetShuffle(e)
+	next.SetTiming(e)
 	return next.CheckRules()
 }
 

@@ -79,20 +79,49 @@ func settingsAttr(field string) string {
 }
 
 // SurveySettings reads a survey of the account and its settings in one
-// strongly consistent BatchGetItem.
+// strongly consistent BatchGetItem, with its layout, whose questions'
+// durations make the read-only questions_responding_duration (contract
+// section 15).
 func (s *Store) SurveySettings(ctx context.Context, aid, sid int64) (survey.Survey, survey.Settings, error) {
-	var st survey.Settings
-	sv, err := s.surveyWith(ctx, aid, sid, SurveyPK(sid), settingsSK, "settings", func(item dynamo.Item) error {
-		var it settingsItem
-		if err := dynamo.UnmarshalItem(item, &it); err != nil {
-			return fmt.Errorf("store: decode settings: %w", err)
-		}
-		st = it.settings()
-		return nil
-	})
-	if err != nil {
-		return survey.Survey{}, survey.Settings{}, err
+	var items []dynamo.Item
+	err := s.table.Batch(AttrPK, AttrSK).
+		Get(dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}, dynamo.Keys{SurveyPK(sid), layoutSK}).
+		Consistent(true).All(ctx, &items)
+	if err != nil && err != dynamo.ErrNotFound {
+		return survey.Survey{}, survey.Settings{}, s.fail(fmt.Sprintf("get settings of survey %d", sid), err)
 	}
+	var sv survey.Survey
+	var st survey.Settings
+	var l survey.Layout
+	found := false
+	for _, item := range items {
+		switch skOf(item) {
+		case SurveySK:
+			if sv, err = decodeSurvey(item); err != nil {
+				return survey.Survey{}, survey.Settings{}, err
+			}
+			found = true
+		case settingsSK:
+			var it settingsItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return survey.Survey{}, survey.Settings{}, fmt.Errorf("store: decode settings: %w", err)
+			}
+			st = it.settings()
+		case layoutSK:
+			var it layoutItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return survey.Survey{}, survey.Settings{}, fmt.Errorf("store: decode layout: %w", err)
+			}
+			if l, err = it.layout(); err != nil {
+				return survey.Survey{}, survey.Settings{}, err
+			}
+		}
+	}
+	if !found || sv.AccountID != aid {
+		return survey.Survey{}, survey.Settings{}, survey.ErrNotFound
+	}
+	d := l.QuestionsRespondingDuration()
+	st.QuestionsRespondingDuration = &d
 	return sv, st, nil
 }
 

@@ -29,7 +29,9 @@ type Layout struct {
 	// Shuffled holds the choice ids of the elements that randomize them
 	// (see SetShuffle), for the sessions' choice orders.
 	Shuffled map[int64][]int64 `json:"x,omitempty"`
-	Version  int64             `json:"-"`
+	// Seconds holds the questions' own responding durations (SetTiming).
+	Seconds map[int64]int64 `json:"t,omitempty"`
+	Version int64           `json:"-"`
 }
 
 func (l *Layout) list(which List) *[]int64 {
@@ -270,6 +272,7 @@ func (l *Layout) Remove(id int64) {
 	delete(l.Sizes, id)
 	delete(l.Rules, id)
 	delete(l.Shuffled, id)
+	delete(l.Seconds, id)
 }
 
 // Clone returns a deep copy, so that a failed change can be retried from
@@ -293,6 +296,12 @@ func (l Layout) Clone() Layout {
 		c.Shuffled = make(map[int64][]int64, len(l.Shuffled))
 		for k, v := range l.Shuffled {
 			c.Shuffled[k] = v // SetShuffle replaces, never edits, a list
+		}
+	}
+	if l.Seconds != nil {
+		c.Seconds = make(map[int64]int64, len(l.Seconds))
+		for k, v := range l.Seconds {
+			c.Seconds[k] = v
 		}
 	}
 	if l.Sizes != nil {

@@ -56,3 +56,28 @@ func QuestionsDeadline(started time.Time, questions []Element, shown map[int64]b
 	}
 	return started.Add(time.Duration(sum)*time.Second + ResponseGrace), true
 }
+
+// SetTiming records e's own responding duration in the layout (seconds),
+// so that the settings' questions_responding_duration is read with the
+// layout alone.
+func (l *Layout) SetTiming(e Element) {
+	sec := DurationSeconds(e.RespondingDuration)
+	if sec == 0 || e.Type.List() != ListQuestions {
+		delete(l.Seconds, e.ID)
+		return
+	}
+	if l.Seconds == nil {
+		l.Seconds = map[int64]int64{}
+	}
+	l.Seconds[e.ID] = sec
+}
+
+// QuestionsRespondingDuration is the sum of the questions' own durations
+// as HH:MM:SS (contract section 15), 00:00:00 for none.
+func (l Layout) QuestionsRespondingDuration() string {
+	var sum int64
+	for _, s := range l.Seconds {
+		sum += s
+	}
+	return FormatDuration(sum)
+}

@@ -19,6 +19,14 @@
   var logic = window.SurveyPageLogic ? window.SurveyPageLogic(form, answers) : null;
   function step(i, dir) { return logic ? logic.step(pages, i, dir) : i + dir; }
 
+  // bar shows page i's place in the progress bar: among the pages shown.
+  function bar(i) {
+    var q = qpages.indexOf(pages[i]);
+    if (progress && logic) { var pr = logic.progress(pages, i); q = pr.at - 1; progress.max = pr.total || 1; }
+    if (progress) { progress.hidden = q < 0; progress.value = q + 1; }
+  }
+  if (logic) logic.onchange = function () { bar(at); var last = step(at, 1) >= pages.length; next.hidden = last || (hideNext && pages[at].classList.contains("questions")); submit.hidden = !last; };
+
   function show(i) {
     at = i;
     if (errors) errors.innerHTML = "";
@@ -27,9 +35,7 @@
     prev.hidden = hidePrev || i === 0 || !!(logic && logic.timed);
     next.hidden = last || (hideNext && pages[i].classList.contains("questions"));
     submit.hidden = !last;
-    var q = qpages.indexOf(pages[i]);
-    if (progress && logic) { var pr = logic.progress(pages, i); q = pr.at - 1; progress.max = pr.total || 1; }
-    if (progress) { progress.hidden = q < 0; progress.value = q + 1; }
+    bar(i);
     if (logic && logic.timed && field("session").value) logic.countdown(pages[i], timer, timer.getAttribute("data-label"), function () {
       if (step(at, 1) < pages.length) show(step(at, 1)); else if (form.requestSubmit) form.requestSubmit(); else submit.click();
     });

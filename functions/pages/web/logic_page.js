@@ -28,6 +28,10 @@
     // refresh shows the questions whose rules hold for the answers given,
     // hides the others and clears their answers.
     function refresh() {
+      update();
+      if (api.onchange) api.onchange();
+    }
+    function update() {
       if (!qs.length) return;
       for (var pass = 0; pass <= qs.length; pass++) {
         var shown = root.SurveyLogic.shown(qs, answers()), changed = false;
@@ -130,7 +134,8 @@
 
     form.addEventListener("input", refresh);
     form.addEventListener("change", refresh);
-    refresh();
-    return { refresh: refresh, sheet: sheet, step: step, progress: progress, order: order, timed: timed, countdown: countdown, stop: stop };
+    update();
+    var api = { onchange: null, refresh: refresh, sheet: sheet, step: step, progress: progress, order: order, timed: timed, countdown: countdown, stop: stop };
+    return api;
   };
 })(this);
