@@ -38,7 +38,8 @@ func withSheet(ctx context.Context, st Store, sealer Sealer, c store.SurveyColle
 		}
 		resp = &r
 	}
-	token, err := sealer.SealFor(ctx, links.PurposeSheet, c.Survey.ID, binary.AppendUvarint(nil, uint64(done.ID)))
+	// The response id as 8 bytes: a token seals at least two.
+	token, err := sealer.SealFor(ctx, links.PurposeSheet, c.Survey.ID, binary.BigEndian.AppendUint64(nil, uint64(done.ID)))
 	if err != nil {
 		return Submitted{}, err
 	}
@@ -74,8 +75,11 @@ func OpenSheet(ctx context.Context, st Store, sealer Sealer, slug, token string,
 	if err != nil {
 		return survey.Sheet{}, store.SurveyCollection{}, err
 	}
-	rid, n := binary.Uvarint(plain)
-	if n <= 0 || n != len(plain) || rid == 0 {
+	if len(plain) != 8 {
+		return survey.Sheet{}, store.SurveyCollection{}, ErrNoSheet
+	}
+	rid := binary.BigEndian.Uint64(plain)
+	if rid == 0 || rid > 1<<62 {
 		return survey.Sheet{}, store.SurveyCollection{}, ErrNoSheet
 	}
 	c, err := st.PublicCollection(ctx, sid, false)
