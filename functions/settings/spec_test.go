@@ -64,7 +64,7 @@ func settingsFields() []string {
 	out := slices.Clone(specBools)
 	out = append(out, slices.Sorted(maps.Keys(specStrings))...)
 	out = append(out, specDurations...)
-	return append(out, "service_auth_domains", "expiration_date", "responding_duration_type")
+	return append(out, "service_auth_domains", "expiration_date", "responding_duration_type", "embed_origins")
 }
 
 // allKeys is the exact key set of the settings object.
@@ -84,6 +84,7 @@ func defaults(name string) map[string]any {
 		"responding_duration_type": float64(0),
 		// The sum of the questions' own durations: none yet.
 		"questions_responding_duration": "00:00:00",
+		"embed_origins":            []any{"*"},
 	}
 	for _, b := range specBools {
 		m[b] = false
@@ -111,6 +112,8 @@ func changeValue(field string) any {
 		return "00:05:00"
 	case "responding_duration_type":
 		return float64(1)
+	case "embed_origins":
+		return []any{"https://example.com"}
 	}
 	if _, ok := specStrings[field]; ok {
 		return "value of " + field

@@ -202,6 +202,11 @@ func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHas
 		}
 		return Submitted{}, err
 	}
+	if c.Survey.IsTemplate {
+		// A template's page is a preview: the answers were checked as
+		// any survey's, and nothing is stored or counted.
+		return Submitted{Submitted: store.Submitted{Preview: true}}, nil
+	}
 	sub.KeyHash, sub.BodyHash = keyHash, bodyHash
 	done, err := st.Submit(ctx, sub)
 	if err != nil {

@@ -49,6 +49,8 @@ type settingsItem struct {
 	ShowAnswerKeyAfterResponseSubmit bool     `dynamo:"show_answer_key_after_response_submit"`
 	ShowAnswerKeyAfterSurveyStop     bool     `dynamo:"show_answer_key_after_survey_stop"`
 	CodeCount                        int64    `dynamo:"code_count"`
+	// EmbedOrigins is absent until set (the default: any site).
+	EmbedOrigins []string `dynamo:"embed_origins"`
 }
 
 func (it settingsItem) settings() survey.Settings {
@@ -63,8 +65,8 @@ func (it settingsItem) settings() survey.Settings {
 		HidePreviousButton: it.HidePreviousButton, HideProgressbar: it.HideProgressbar,
 		RespondingDuration: it.RespondingDuration, EditResponseEnabled: it.EditResponseEnabled,
 		BrandingRemoval: it.BrandingRemoval, RespondingDurationType: it.RespondingDurationType,
-		QuestionsRespondingDuration: it.QuestionsRespondingDuration,
-		ShowAnswerSheetEnabled:      it.ShowAnswerSheetEnabled, ShowAnswerSheetToResponder: it.ShowAnswerSheetToResponder,
+		QuestionsRespondingDuration: it.QuestionsRespondingDuration, EmbedOrigins: it.EmbedOrigins,
+		ShowAnswerSheetEnabled: it.ShowAnswerSheetEnabled, ShowAnswerSheetToResponder: it.ShowAnswerSheetToResponder,
 		ShowAnswerKeyAfterResponseSubmit: it.ShowAnswerKeyAfterResponseSubmit, ShowAnswerKeyAfterSurveyStop: it.ShowAnswerKeyAfterSurveyStop,
 	}
 }

@@ -43,6 +43,9 @@ type Settings struct {
 	ShowAnswerKeyAfterResponseSubmit bool    `json:"show_answer_key_after_response_submit"`
 	ShowAnswerKeyAfterSurveyStop     bool    `json:"show_answer_key_after_survey_stop"`
 	QuestionsRespondingDuration      *string `json:"questions_responding_duration"`
+	// EmbedOrigins are the sites that may show the responder's page in a
+	// frame (embed.go); nil is the default, any site.
+	EmbedOrigins []string `json:"embed_origins"`
 }
 
 // SettingsView is the settings object as GET and PATCH answer it.
@@ -64,6 +67,7 @@ func (s Settings) View(sv Survey) SettingsView {
 	if s.ServiceAuthDomains == nil {
 		s.ServiceAuthDomains = []string{}
 	}
+	s.EmbedOrigins = s.Embedders()
 	var exp *string
 	if sv.ExpirationDate != "" {
 		e := sv.ExpirationDate
