@@ -43,8 +43,6 @@ func (h handlers) detail(w http.ResponseWriter, r *http.Request, status int, aid
 	}
 	d := c.Survey.Detail(h.now(), acct.Profile(), c.Layout, c.Elements)
 	d.Settings = c.Settings.Summary()
-	qd := c.Layout.QuestionsRespondingDuration() // read-only, computed (contract section 15)
-	d.Settings.QuestionsRespondingDuration = &qd
 	d.Variables = c.Variables
 	api.Respond(w, r, status, d)
 	return nil
