@@ -84,7 +84,7 @@ func defaults(name string) map[string]any {
 		"responding_duration_type": float64(0),
 		// The sum of the questions' own durations: none yet.
 		"questions_responding_duration": "00:00:00",
-		"embed_origins":            []any{"*"},
+		"embed_origins":                 []any{"*"},
 	}
 	for _, b := range specBools {
 		m[b] = false
