@@ -72,6 +72,9 @@ func (h handlers) create() http.Handler {
 			p.Ungroup = false // a new element is in no group: null is as if absent
 		}
 		answers.apply(form, &e)
+		if rules, ok := readConditions(form); ok {
+			e.Conditions = rules
+		}
 		if err := form.Err(); err != nil {
 			return err
 		}
@@ -121,10 +124,14 @@ func (h handlers) update() http.Handler {
 		readFields(form, &scratch, false) // validate everything before any read
 		answers := readAnswerFields(form, false)
 		p := readPlacement(form)
+		rules, hasRules := readConditions(form)
 		if err := form.Err(); err != nil {
 			return err
 		}
 		edit := func(e *survey.Element) error {
+			if hasRules {
+				e.Conditions = rules
+			}
 			if hasType && t != e.Type {
 				e.Type = t
 				e.ClearForeign()

@@ -325,6 +325,9 @@ func element(id int64, typ, order int, changes map[string]any) map[string]any {
 		"left_label": nil, "right_label": nil, "rating_max": 5.0, "max_length": 5000.0,
 		"order": float64(order),
 	}
+	if typ != 1 && typ != 9 {
+		m["conditions"] = []any{}
+	}
 	if typ == 9 {
 		maps.Copy(m, map[string]any{
 			"share_link_active": false, "is_default": false, "link_active": false, "link_button_text": "",

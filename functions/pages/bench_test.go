@@ -26,7 +26,7 @@ func BenchmarkSurveyPage(b *testing.B) {
 		b.Fatalf("page: %d", first.code)
 	}
 	weight := len(first.body)
-	for _, a := range regexp.MustCompile(`/assets/app\.[0-9a-f]{12}\.(?:css|js)`).FindAllString(first.body, -1) {
+	for _, a := range regexp.MustCompile(`/assets/(?:app|logic|logic_page)\.[0-9a-f]{12}\.(?:css|js)`).FindAllString(first.body, -1) {
 		weight += len(f.get(a).body)
 	}
 	b.ResetTimer()

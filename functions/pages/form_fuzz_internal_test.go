@@ -36,7 +36,7 @@ func FuzzFormAnswers(f *testing.F) {
 				t.Fatalf("an answer to %s, no question of the survey", id)
 			}
 		}
-		if _, err := survey.CheckAnswers(c.Layout.QuestionElements(els), formAnswers(form, c)); err != nil && survey.ErrorCode(err) != survey.EINVALID {
+		if _, err := survey.CheckAnswers(c.Layout.QuestionElements(els), c.Layout.Members, formAnswers(form, c)); err != nil && survey.ErrorCode(err) != survey.EINVALID {
 			t.Fatalf("the checks answer %v, want only 400s", err)
 		}
 	})

@@ -153,6 +153,7 @@ func renderSurvey(p surveyPage) []byte {
 	d.thanks16(p)
 	d.w("</section>\n<p class=\"timeup\" id=\"timeup\" hidden role=\"alert\">%s</p>\n", text(p.T.TimeUp))
 	d.footer16(p)
+	d.logic(s, p.T)
 	d.w("<script src=\"%s\"></script>\n<script src=\"%s\"></script>\n", text(assetNames["responder.js"]), text(assetNames["app.js"]))
 	d.foot()
 	return d.bytes()
@@ -160,6 +161,9 @@ func renderSurvey(p surveyPage) []byte {
 
 // legend opens a question's fieldset with its legend.
 func (d *doc) legend(q survey.ElementView, class markup) {
+	if q.VerticalChoices {
+		class += " vertical"
+	}
 	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\">\n<legend class=\"qt\">%s%s</legend>\n", class, num(q.ID), num(int64(q.Type)), text(q.Title), required(q))
 }
 
@@ -263,7 +267,7 @@ func (d *doc) question(q survey.ElementView, form url.Values) {
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeStatement, survey.TypeGroup:
-		d.w("<div class=\"q statement\"><h3>%s</h3>", text(q.Title))
+		d.w("<div class=\"q statement\" data-id=\"%s\"><h3>%s</h3>", num(id), text(q.Title))
 		if q.Description != "" {
 			d.w("<p>%s</p>", text(q.Description))
 		}

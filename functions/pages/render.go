@@ -131,6 +131,8 @@ func themeCSS(t survey.Theme) string {
 // texts are the page's own words in the survey's language.
 type texts struct {
 	Next, Previous, Submit, Code, Progress, Thanks, TimeUp, TimeLeft, Closed, Responses, Average, Report string
+	// The answer sheet's (contract section 15).
+	Score, YourAnswer, CorrectAnswer, Right, Wrong, SeeSheet string
 	// Preview is the notice of a template survey's page (contract section 17).
 	Preview string
 }
@@ -139,14 +141,17 @@ var textsByLang = map[string]texts{
 	"en": {Next: "Next", Previous: "Previous", Submit: "Submit", Code: "Your code", Progress: "Progress",
 		Thanks: "Thank you! Your response was recorded.", TimeUp: "The time to respond has ended.", TimeLeft: "Time left",
 		Closed: "This survey is closed.", Responses: "Responses", Average: "Average", Report: "Report",
+		Score: "Score", YourAnswer: "Your answer", CorrectAnswer: "Correct answer", Right: "right", Wrong: "wrong", SeeSheet: "See your answer sheet",
 		Preview: "This is a preview: answers are not saved."},
 	"fa": {Next: "بعدی", Previous: "قبلی", Submit: "ارسال", Code: "کد شما", Progress: "پیشرفت",
 		Thanks: "سپاس! پاسخ شما ثبت شد.", TimeUp: "زمان پاسخ‌دهی به پایان رسیده است.", TimeLeft: "زمان باقی‌مانده",
 		Closed: "این پرسش‌نامه بسته است.", Responses: "پاسخ‌ها", Average: "میانگین", Report: "گزارش",
+		Score: "نمره", YourAnswer: "پاسخ شما", CorrectAnswer: "پاسخ درست", Right: "درست", Wrong: "نادرست", SeeSheet: "دیدن پاسخ‌نامه",
 		Preview: "این یک پیش‌نمایش است: پاسخ‌ها ذخیره نمی‌شوند."},
 	"ar": {Next: "التالي", Previous: "السابق", Submit: "إرسال", Code: "رمزك", Progress: "التقدم",
 		Thanks: "شكرًا! تم تسجيل إجابتك.", TimeUp: "انتهى وقت الإجابة.", TimeLeft: "الوقت المتبقي",
 		Closed: "هذا الاستبيان مغلق.", Responses: "الإجابات", Average: "المتوسط", Report: "تقرير",
+		Score: "الدرجة", YourAnswer: "إجابتك", CorrectAnswer: "الإجابة الصحيحة", Right: "صحيحة", Wrong: "خاطئة", SeeSheet: "عرض ورقة الإجابات",
 		Preview: "هذه معاينة: لا يتم حفظ الإجابات."},
 }
 

@@ -78,7 +78,7 @@ func newSurveyPage(v survey.ResponderSurvey, r *http.Request) surveyPage {
 			p.Variables[name] = vals[0]
 		}
 	}
-	if d := v.RespondingDuration; d != nil && survey.ValidDuration(*d) {
+	if d := v.RespondingDuration; d != nil && survey.ValidDuration(*d) && v.RespondingDurationType != survey.DurationPerQuestion {
 		deadline, _ := survey.ResponseDeadline(time.Time{}, d)
 		p.DurationSeconds = int64(deadline.Sub(time.Time{}.Add(survey.ResponseGrace)) / time.Second)
 	}

@@ -11,21 +11,24 @@ import (
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/responding"
-	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
 // IdempotencyHeader names the submission's idempotency key.
 const IdempotencyHeader = "Idempotency-Key"
 
-// submittedView is the 201 answer of a recorded response.
+// submittedView is the 201 answer of a recorded response; with
+// show_answer_sheet_to_responder, the responder's sheet and its token
+// (contract section 15).
 type submittedView struct {
 	ID          int64  `json:"id"`
 	SubmittedAt string `json:"submitted_at"`
 	// EditToken is sent on a survey with edit_response_enabled (section 16).
 	EditToken string `json:"edit_token,omitempty"`
 	// EditedAt answers an edit.
-	EditedAt string `json:"edited_at,omitempty"`
+	EditedAt   string        `json:"edited_at,omitempty"`
+	Sheet      *survey.Sheet `json:"sheet,omitempty"`
+	SheetToken string        `json:"sheet_token,omitempty"`
 }
 
 // idempotencyKey reads the request's Idempotency-Key: 1 to 255 visible
@@ -149,7 +152,7 @@ func handleSubmit(st Store, sealer Sealer, now func() time.Time) http.Handler {
 
 // answerSubmitted answers 201 with the response recorded, marked when it is
 // an earlier request's.
-func answerSubmitted(w http.ResponseWriter, r *http.Request, done store.Submitted) {
+func answerSubmitted(w http.ResponseWriter, r *http.Request, done responding.Submitted) {
 	if done.Preview {
 		// A template survey's preview (contract section 17): nothing stored.
 		w.Header().Set("Cache-Control", "no-store")
@@ -160,5 +163,8 @@ func answerSubmitted(w http.ResponseWriter, r *http.Request, done store.Submitte
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	api.Respond(w, r, http.StatusCreated, submittedView{ID: done.ID, SubmittedAt: done.SubmittedAt.UTC().Format(survey.TimestampLayout), EditToken: done.EditToken})
+	api.Respond(w, r, http.StatusCreated, submittedView{
+		ID: done.ID, SubmittedAt: done.SubmittedAt.UTC().Format(survey.TimestampLayout), EditToken: done.EditToken,
+		Sheet: done.Sheet, SheetToken: done.SheetToken,
+	})
 }

@@ -31,6 +31,7 @@ type Store interface {
 	Replay(ctx context.Context, sid int64, keyHash, bodyHash string) (store.Submitted, bool, error)
 	SpendChallenge(ctx context.Context, sid int64, salt string, expiresAt time.Time) error
 	EditResponse(ctx context.Context, e store.ResponseEdit) (survey.Response, error)
+	ResponseOfSurvey(ctx context.Context, sid, rid int64) (survey.Response, error)
 }
 
 // Sealer opens personalised links and seals and opens sessions;

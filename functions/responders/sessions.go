@@ -17,6 +17,9 @@ type sessionView struct {
 	Session   string         `json:"session"`
 	StartedAt string         `json:"started_at"`
 	Values    map[string]any `json:"values"`
+	// ChoiceOrders: each randomized element's choices in this session's
+	// order (contract section 15).
+	ChoiceOrders map[string][]int64 `json:"choice_orders"`
 }
 
 // handleSession starts a response: {"code", "qs", "captcha"}, all
@@ -59,6 +62,7 @@ func handleSession(st Store, sealer Sealer, now func() time.Time) http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		api.Respond(w, r, http.StatusCreated, sessionView{
 			Session: started.Token, StartedAt: started.StartedAt.Format(survey.TimestampLayout), Values: valuesJSON(started.Link),
+			ChoiceOrders: started.ChoiceOrders,
 		})
 		return nil
 	})

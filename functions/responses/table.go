@@ -13,10 +13,11 @@ import (
 
 // table is a survey's responses as rows of text, as the CSV pages, the
 // export and the results table show them: id, submitted_at,
-// duration_seconds, spam, one column per answerable element in survey order
+// duration_seconds, spam, score (when the survey is scored), one column per answerable element in survey order
 // (titled by its title), then one per variable (titled by its name).
 type table struct {
 	header    []string
+	scored    bool // a score column follows spam (contract section 15)
 	elements  []survey.Element
 	variables []string
 }
@@ -25,7 +26,10 @@ type table struct {
 var fixedColumns = []string{"id", "submitted_at", "duration_seconds", "spam"}
 
 func newTable(c store.SurveyCollection) table {
-	t := table{header: append([]string(nil), fixedColumns...)}
+	t := table{header: append([]string(nil), fixedColumns...), scored: c.Settings.ShowAnswerSheetEnabled}
+	if t.scored {
+		t.header = append(t.header, "score")
+	}
 	for _, id := range c.Layout.Questions {
 		e, ok := c.Elements[id]
 		if !ok || !e.Type.Answerable() {
@@ -45,6 +49,13 @@ func newTable(c store.SurveyCollection) table {
 func (t table) row(r survey.Response, dst []string) []string {
 	v := r.View()
 	dst = append(dst[:0], strconv.FormatInt(r.ID, 10), v.SubmittedAt, strconv.FormatInt(v.DurationSeconds, 10), strconv.FormatBool(r.Spam))
+	if t.scored {
+		cell := ""
+		if r.Score != nil {
+			cell = r.Score.String()
+		}
+		dst = append(dst, cell)
+	}
 	for _, e := range t.elements {
 		cell := ""
 		if a, ok := r.Answers[e.ID]; ok {

@@ -61,7 +61,7 @@ func TestPatchEachFieldAlone(t *testing.T) {
 	c := f.coll(t, sid)
 	sum := c.Settings.Summary()
 	if !sum.AuthenticationNeeded || !sum.ServiceAuth || !sum.CodeAuth || !sum.EditResponseEnabled ||
-		sum.RespondingDurationType != 1 || sum.QuestionsRespondingDuration == nil || *sum.QuestionsRespondingDuration != "00:05:00" {
+		sum.RespondingDurationType != 1 || !sum.ShowAnswerSheetEnabled || !sum.ShowAnswerKeyAfterSurveyStop {
 		t.Errorf("detail's settings summary = %+v", sum)
 	}
 	if c.Survey.ExpirationDate != "2026-07-01" || c.Survey.Closed(f.clk.Now()) || !c.Survey.Active(f.clk.Now()) {

@@ -22,13 +22,17 @@ var (
 		"captcha_needed", "hidden_responder_details", "privacy_preserving_message_enabled", "no_spam", "tag_spam",
 		"location_is_active", "location_is_required", "hide_next_button", "hide_previous_button",
 		"hide_progressbar", "edit_response_enabled", "branding_removal",
+		"show_answer_sheet_enabled", "show_answer_sheet_to_responder", "show_answer_key_after_response_submit",
+		"show_answer_key_after_survey_stop",
 	}
 	stringFields = map[string]int{
 		"code_authentication_file_name": survey.MaxCodeAuthFileName,
 		"auth_description":              survey.MaxAuthDescription,
 		"location_description":          survey.MaxLocationDesc,
 	}
-	durationFields = []string{"responding_ duration", "questions_responding_duration"}
+	// questions_responding_duration is read-only (contract section 15):
+	// a write of it is ignored, as DRF ignores read-only fields.
+	durationFields = []string{"responding_ duration"}
 )
 
 const msgDuration = "Duration has wrong format. Use one of these formats instead: HH:MM:SS (minutes and seconds below 60)."

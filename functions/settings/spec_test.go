@@ -16,6 +16,9 @@ var (
 		"captcha_needed", "hidden_responder_details", "privacy_preserving_message_enabled", "no_spam",
 		"tag_spam", "location_is_active", "location_is_required", "hide_next_button", "hide_previous_button",
 		"hide_progressbar", "edit_response_enabled", "branding_removal",
+		// Quizzes (contract section 15).
+		"show_answer_sheet_enabled", "show_answer_sheet_to_responder", "show_answer_key_after_response_submit",
+		"show_answer_key_after_survey_stop",
 	}
 	// specStrings are the string settings and their maximum lengths.
 	specStrings = map[string]int{
@@ -23,7 +26,9 @@ var (
 		"auth_description":              1000,
 		"location_description":          1000,
 	}
-	specDurations = []string{"responding_ duration", "questions_responding_duration"}
+	specDurations = []string{"responding_ duration"}
+	// specReadOnly are shown and never written (contract section 15).
+	specReadOnly = []string{"questions_responding_duration"}
 	// specPlans is the spec's Availability column.
 	specPlans = map[string]survey.Plan{
 		"authentication_needed":              survey.PlanEnterprise,
@@ -44,6 +49,11 @@ var (
 		"location_description":               survey.PlanEnterprise,
 		"edit_response_enabled":              survey.PlanEnterprise,
 		"branding_removal":                   survey.PlanEnterprise,
+		// Contract section 15: quizzes are Pro.
+		"show_answer_sheet_enabled":             survey.PlanPro,
+		"show_answer_sheet_to_responder":        survey.PlanPro,
+		"show_answer_key_after_response_submit": survey.PlanPro,
+		"show_answer_key_after_survey_stop":     survey.PlanPro,
 	}
 	planRank = map[survey.Plan]int{survey.PlanFree: 0, survey.PlanPro: 1, survey.PlanEnterprise: 2}
 	plans    = []survey.Plan{survey.PlanFree, survey.PlanPro, survey.PlanEnterprise}
@@ -58,7 +68,12 @@ func settingsFields() []string {
 }
 
 // allKeys is the exact key set of the settings object.
-func allKeys() []string { return slices.Sorted(slices.Values(append(settingsFields(), "survey"))) }
+func allKeys() []string {
+	return slices.Sorted(slices.Values(append(append(settingsFields(), "survey"), specReadOnly...)))
+}
+
+// writableKeys are the keys a PATCH may write.
+func writableKeys() []string { return slices.Sorted(slices.Values(append(settingsFields(), "survey"))) }
 
 // defaults is the settings object of a new survey named name.
 func defaults(name string) map[string]any {
@@ -67,7 +82,9 @@ func defaults(name string) map[string]any {
 		"service_auth_domains":     []any{},
 		"expiration_date":          nil,
 		"responding_duration_type": float64(0),
-		"embed_origins":            []any{"*"},
+		// The sum of the questions' own durations: none yet.
+		"questions_responding_duration": "00:00:00",
+		"embed_origins":                 []any{"*"},
 	}
 	for _, b := range specBools {
 		m[b] = false

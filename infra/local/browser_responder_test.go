@@ -24,15 +24,6 @@ func withWelcome(name string, settings map[string]any) surveySpec {
 	}}
 }
 
-// patchElement changes an element of the survey (the appreciation page's
-// fields are PATCH's alone).
-func (p pagesServer) patchElement(t *testing.T, sv builtSurvey, i int, fields map[string]any) {
-	t.Helper()
-	if err := p.api.call("PATCH", fmt.Sprintf("/api/v2/surveys/%d/questions/%v/", sv.ID, sv.Elements[i]["id"]), fields, nil); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // open loads the survey's page in the tab.
 func open(t *testing.T, ctx context.Context, p pagesServer, slug string) {
 	t.Helper()
@@ -124,7 +115,7 @@ func TestBrowserNoSpam(t *testing.T) {
 func TestBrowserKioskReload(t *testing.T) {
 	p := newPagesServer(t)
 	sv := p.build(t, withWelcome("kiosk", nil))
-	p.patchElement(t, sv, 2, map[string]any{"reload_active": true, "reload_time": 1, "share_link_active": true})
+	p.patchElement(t, sv.ID, elementID(sv, 2), map[string]any{"reload_active": true, "reload_time": 1, "share_link_active": true})
 	ctx := browser(t, true)
 	open(t, ctx, p, sv.URLSlug)
 	sessions := map[string]bool{}
@@ -147,4 +138,9 @@ func TestBrowserKioskReload(t *testing.T) {
 	if rs := p.responses(t, sv.ID); len(rs) != 2 {
 		t.Fatalf("%d responses, want 2", len(rs))
 	}
+}
+
+// elementID is the id of a built survey's i-th element.
+func elementID(sv builtSurvey, i int) int64 {
+	return int64(sv.Elements[i]["id"].(float64))
 }

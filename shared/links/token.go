@@ -44,6 +44,9 @@ const (
 	PurposeLink Purpose = "survey-links/v1/survey:"
 	// PurposeSession is a responder's session (contract section 11).
 	PurposeSession Purpose = "survey-sessions/v1/survey:"
+	// PurposeSheet is a responder's answer sheet, bound to their response
+	// (contract section 15).
+	PurposeSheet Purpose = "survey-sheets/v1/survey:"
 	// PurposeWebhookSecret is a webhook's signing secret, sealed for the
 	// table; the webhook's id stands in the survey id's place.
 	PurposeWebhookSecret Purpose = "webhook-secrets/v1/webhook:"

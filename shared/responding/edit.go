@@ -82,7 +82,7 @@ func Edit(ctx context.Context, st EditStore, sealer Sealer, slug string, rid int
 	if !c.Settings.EditResponseEnabled {
 		return survey.Response{}, ErrEditingDisabled
 	}
-	answers, aerr := survey.CheckAnswers(c.Layout.QuestionElements(c.Elements), req.Answers)
+	answers, aerr := survey.CheckAnswers(c.Layout.QuestionElements(c.Elements), c.Layout.Members, req.Answers)
 	var vars map[string]any
 	var verr error
 	if req.Variables != nil {

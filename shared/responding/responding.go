@@ -25,6 +25,7 @@ type Store interface {
 	Submit(ctx context.Context, sub store.Submission) (store.Submitted, error)
 	Replay(ctx context.Context, sid int64, keyHash, bodyHash string) (store.Submitted, bool, error)
 	SpendChallenge(ctx context.Context, sid int64, salt string, expiresAt time.Time) error
+	ResponseOfSurvey(ctx context.Context, sid, rid int64) (survey.Response, error)
 }
 
 // Sealer opens personalised links and seals and opens sessions;
@@ -53,6 +54,9 @@ type Started struct {
 	Token     string
 	StartedAt time.Time
 	Link      links.Payload
+	// ChoiceOrders are the session's orders of randomized choices
+	// (contract section 15), seeded by its token.
+	ChoiceOrders map[string][]int64
 }
 
 // Start starts a response to the survey of slug for client (its IP): the
@@ -159,7 +163,7 @@ func StartWith(ctx context.Context, st Store, sealer Sealer, slug, client, code,
 	if err != nil {
 		return Started{}, err
 	}
-	return Started{Token: token, StartedAt: started, Link: link}, nil
+	return Started{Token: token, StartedAt: started, Link: link, ChoiceOrders: ps.Layout.ChoiceOrders(token)}, nil
 }
 
 // linkID is the token id of a link that opened, as bytes.
@@ -201,65 +205,68 @@ type Request struct {
 // spent by a racing response (410, 403, 410). A refusal after the session
 // opened first asks whether the key recorded a response already: a retry
 // of a success answers that success, however the survey changed since.
-func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHash string, req Request, now func() time.Time) (store.Submitted, error) {
+//
+// With show_answer_sheet_to_responder on, the result carries the
+// responder's answer sheet and its sealed token (contract section 15).
+func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHash string, req Request, now func() time.Time) (Submitted, error) {
 	sid, err := st.SurveyIDBySlug(ctx, slug)
 	if err != nil {
-		return store.Submitted{}, err
+		return Submitted{}, err
 	}
 	plain, err := sealer.OpenFor(ctx, links.PurposeSession, sid, req.Session)
 	if errors.Is(err, links.ErrInvalid) {
-		return store.Submitted{}, ErrInvalidSession
+		return Submitted{}, ErrInvalidSession
 	}
 	if err != nil {
-		return store.Submitted{}, err
+		return Submitted{}, err
 	}
 	sess, err := DecodeSession(plain)
 	if err != nil {
-		return store.Submitted{}, ErrInvalidSession // sealed by us, so never in practice
+		return Submitted{}, ErrInvalidSession // sealed by us, so never in practice
 	}
 	c, err := st.PublicCollection(ctx, sid, true)
 	if err != nil {
-		return store.Submitted{}, err
+		return Submitted{}, err
 	}
 	sub, err := Build(c, sess, req, now())
 	if err != nil {
 		if survey.ErrorCode(err) == survey.EINTERNAL {
-			return store.Submitted{}, err
+			return Submitted{}, err
 		}
 		done, found, rerr := st.Replay(ctx, sid, keyHash, bodyHash)
 		switch {
 		case rerr != nil:
-			return store.Submitted{}, rerr
+			return Submitted{}, rerr
 		case found:
-			return withEditToken(ctx, sealer, c.Settings, sid, done)
+			return finish(ctx, st, sealer, c, sid, done, nil, now())
 		}
-		return store.Submitted{}, err
+		return Submitted{}, err
 	}
 	if c.Survey.IsTemplate {
 		// A template's page is a preview: the answers were checked as
 		// any survey's, and nothing is stored or counted.
-		return store.Submitted{Preview: true}, nil
+		return Submitted{Submitted: store.Submitted{Preview: true}}, nil
 	}
 	sub.KeyHash, sub.BodyHash = keyHash, bodyHash
 	done, err := st.Submit(ctx, sub)
 	if err != nil {
-		return store.Submitted{}, err
+		return Submitted{}, err
 	}
-	return withEditToken(ctx, sealer, c.Settings, sid, done)
+	return finish(ctx, st, sealer, c, sid, done, &sub.Response, now())
 }
 
-// withEditToken gives a recorded response its edit token when the survey
-// lets responders edit.
-func withEditToken(ctx context.Context, sealer Sealer, set survey.Settings, sid int64, done store.Submitted) (store.Submitted, error) {
-	if !set.EditResponseEnabled {
-		return done, nil
+// finish gives a recorded response what its 201 carries beyond the
+// store's answer: the edit token when the survey lets responders edit
+// (section 16), the answer sheet when it shows one (section 15).
+func finish(ctx context.Context, st Store, sealer Sealer, c store.SurveyCollection, sid int64, done store.Submitted, resp *survey.Response, now time.Time) (Submitted, error) {
+	if c.Settings.EditResponseEnabled {
+		token, err := EditToken(ctx, sealer, sid, done.ID)
+		if err != nil {
+			return Submitted{}, err
+		}
+		done.EditToken = token
 	}
-	token, err := EditToken(ctx, sealer, sid, done.ID)
-	if err != nil {
-		return store.Submitted{}, err
-	}
-	done.EditToken = token
-	return done, nil
+	return withSheet(ctx, st, sealer, c, done, resp, now)
 }
 
 // Build checks a response against the survey as read at now and
@@ -272,7 +279,8 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 	if !sv.Active(now) {
 		return store.Submission{}, survey.ErrSurveyClosed
 	}
-	if deadline, ok := survey.ResponseDeadline(sess.StartedAt, set.RespondingDuration); ok && now.After(deadline) {
+	perQuestion := set.RespondingDurationType == survey.DurationPerQuestion
+	if deadline, ok := survey.ResponseDeadline(sess.StartedAt, set.RespondingDuration); ok && !perQuestion && now.After(deadline) {
 		return store.Submission{}, ErrTimeIsUp
 	}
 	if set.CodeAuth && sess.Code == "" {
@@ -281,11 +289,19 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 	if set.NoSpam && (req.Responder == "" || ResponderHash(req.Responder) != sess.Responder) {
 		return store.Submission{}, survey.ErrNeedsCookies
 	}
-	answers, aerr := survey.CheckAnswers(c.Layout.QuestionElements(c.Elements), req.Answers)
+	questions := c.Layout.QuestionElements(c.Elements)
+	answers, aerr := survey.CheckAnswers(questions, c.Layout.Members, req.Answers)
 	vars, verr := ResponseVariables(c.Variables, req.Variables, sess.Link)
 	loc, lerr := survey.CheckLocation(set, req.Location)
 	if aerr != nil || verr != nil || lerr != nil {
 		return store.Submission{}, MergeFieldErrors(aerr, verr, lerr)
+	}
+	var shown map[int64]bool
+	if perQuestion || set.ShowAnswerSheetEnabled {
+		shown = survey.Shown(questions, c.Layout.Members, answers)
+	}
+	if deadline, ok := survey.QuestionsDeadline(sess.StartedAt, questions, shown); ok && perQuestion && now.After(deadline) {
+		return store.Submission{}, ErrTimeIsUp
 	}
 	sub := store.Submission{
 		Response: survey.Response{
@@ -294,6 +310,10 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 		},
 		CheckCode: set.CodeAuth, CodeUnique: set.CodeAuthIsUnique,
 		ReportAttrs: ReportAttrs(c.Elements, answers),
+	}
+	if set.ShowAnswerSheetEnabled {
+		score := survey.ScoreOf(questions, shown, answers)
+		sub.Response.Score = &score
 	}
 	if sess.Link != nil && sess.Link.Values.Unique {
 		sub.LinkID = sess.Link.TokenID()

@@ -149,6 +149,9 @@ func (s *Store) CheckCode(ctx context.Context, sid int64, code string, unique bo
 type PublicSurvey struct {
 	Survey   survey.Survey
 	Settings survey.Settings
+	// Layout is read with them where the caller asks for it (a session's
+	// choice orders: GuardedSurveyBySlug), else empty.
+	Layout survey.Layout
 }
 
 // publicItems reads a survey and its settings, and the extra keys, in one
@@ -182,6 +185,16 @@ func decodePublic(items []dynamo.Item) (PublicSurvey, error) {
 				return PublicSurvey{}, fmt.Errorf("store: decode settings: %w", err)
 			}
 			out.Settings = it.settings()
+		case layoutSK:
+			var it layoutItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return PublicSurvey{}, fmt.Errorf("store: decode layout: %w", err)
+			}
+			l, err := it.layout()
+			if err != nil {
+				return PublicSurvey{}, err
+			}
+			out.Layout = l
 		}
 	}
 	if !found {

@@ -142,6 +142,9 @@ func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Elem
 		if err := next.Insert(id, e.Type, p); err != nil {
 			return ElementChange{}, err
 		}
+		if err := s.applyRules(ctx, sid, &next, nil, e); err != nil {
+			return ElementChange{}, err
+		}
 		if err := next.SetSize(id, len(it.Doc)); err != nil {
 			return ElementChange{}, err
 		}
@@ -261,6 +264,9 @@ func (s *Store) UpdateElement(ctx context.Context, aid, sid, eid int64, edit fun
 		if err := next.Update(eid, cur.Element.Type, e.Type, p); err != nil {
 			return ElementChange{}, err
 		}
+		if err := s.applyRules(ctx, sid, &next, &cur.Element, e); err != nil {
+			return ElementChange{}, err
+		}
 		if n := e.NewItemIDs(); n > len(itemIDs) {
 			more, err := s.takeIDs(ctx, KindChoice, n-len(itemIDs))
 			if err != nil {
@@ -309,6 +315,9 @@ func (s *Store) DeleteElement(ctx context.Context, aid, sid, eid int64) error {
 		}
 		next := l.Clone()
 		next.Remove(eid)
+		if err := next.CheckRules(); err != nil {
+			return err
+		}
 		retry, err := s.elementTx(ctx, aid, sid, func(tx *dynamo.WriteTx) {
 			tx.Delete(s.table.Delete(AttrPK, SurveyPK(sid)).Range(AttrSK, ElementSK(eid)).If("attribute_exists(PK)"))
 		}, next, "")

@@ -61,7 +61,7 @@ func (s *Store) guardFor(sid int64, client string) CodeGuard {
 
 // GuardedSurveyBySlug finds a survey by its public slug for a route that
 // checks a code: one read of the slug, then one strongly consistent
-// BatchGetItem of the survey, its settings and the failed checks of the
+// BatchGetItem of the survey, its settings, its layout and the failed checks of the
 // current window, for the survey and for the client (its IP address), so
 // the guard costs no call of its own. A missing slug answers ENOTFOUND.
 func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (PublicSurvey, CodeGuard, error) {
@@ -70,7 +70,7 @@ func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (P
 		return PublicSurvey{}, CodeGuard{}, err
 	}
 	g := s.guardFor(sid, client)
-	items, err := s.publicItems(ctx, sid,
+	items, err := s.publicItems(ctx, sid, dynamo.Keys{SurveyPK(sid), layoutSK},
 		dynamo.Keys{GuessesPK(sid), GuessWindowSK(g.start)}, dynamo.Keys{GuessesPK(sid), GuessClientSK(g.start, client)})
 	if err != nil {
 		return PublicSurvey{}, CodeGuard{}, err

@@ -66,6 +66,8 @@ type responseItem struct {
 	Answers   string `dynamo:"answers"`
 	Variables string `dynamo:"variables"`
 	Code      string `dynamo:"code,omitempty"`
+	// Score is the quiz score "correct/total", when scored.
+	Score string `dynamo:"score,omitempty"`
 	// Shard and ReportAttrs are the aggregate shard and attributes the response
 	// added to (reports.go), which deleting it takes back.
 	Shard       int      `dynamo:"agg_shard"`
@@ -98,7 +100,8 @@ func newResponseItem(r survey.Response) (responseItem, error) {
 		Submitted: r.SubmittedAt.UTC().Format(survey.TimestampLayout),
 		Started:   r.StartedAt.UTC().Format(survey.TimestampLayout),
 		Answers:   string(answers), Variables: string(variables), Code: r.Code,
-		Spam: r.Spam,
+		Spam:  r.Spam,
+		Score: scoreAttr(r.Score),
 	}
 	if r.Location != nil {
 		b, _ := json.Marshal(r.Location)
@@ -131,6 +134,9 @@ func EncodeResponse(r survey.Response) (dynamo.Item, error) {
 
 func (it responseItem) response() (survey.Response, error) {
 	r := survey.Response{ID: it.ID, SurveyID: it.SurveyID, Code: it.Code, Spam: it.Spam}
+	if sc, ok := survey.ParseScore(it.Score); ok {
+		r.Score = &sc
+	}
 	var err error
 	if it.Location != "" {
 		if err := json.Unmarshal([]byte(it.Location), &r.Location); err != nil {
@@ -170,4 +176,11 @@ func decodeResponse(item dynamo.Item) (survey.Response, error) {
 		return survey.Response{}, fmt.Errorf("store: decode response: %w", err)
 	}
 	return it.response()
+}
+
+func scoreAttr(s *survey.Score) string {
+	if s == nil {
+		return ""
+	}
+	return s.String()
 }

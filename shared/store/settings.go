@@ -18,33 +18,37 @@ const settingsSK = "SETTINGS"
 // codes before the count moved to its shards (see CodeCount); it is read
 // as a part of the count and never written.
 type settingsItem struct {
-	PK                              string   `dynamo:"PK"`
-	SK                              string   `dynamo:"SK"`
-	AuthenticationNeeded            bool     `dynamo:"authentication_needed"`
-	ServiceAuth                     bool     `dynamo:"service_auth"`
-	ServiceAuthNoSpam               bool     `dynamo:"service_auth_no_spam"`
-	ServiceAuthDomains              []string `dynamo:"service_auth_domains"`
-	CodeAuth                        bool     `dynamo:"code_auth"`
-	CodeAuthIsUnique                bool     `dynamo:"code_auth_is_unique"`
-	CodeAuthenticationFileName      *string  `dynamo:"code_authentication_file_name"`
-	AuthDescription                 *string  `dynamo:"auth_description"`
-	CaptchaNeeded                   bool     `dynamo:"captcha_needed"`
-	HiddenResponderDetails          bool     `dynamo:"hidden_responder_details"`
-	PrivacyPreservingMessageEnabled bool     `dynamo:"privacy_preserving_message_enabled"`
-	NoSpam                          bool     `dynamo:"no_spam"`
-	TagSpam                         bool     `dynamo:"tag_spam"`
-	LocationIsActive                bool     `dynamo:"location_is_active"`
-	LocationIsRequired              bool     `dynamo:"location_is_required"`
-	LocationDescription             *string  `dynamo:"location_description"`
-	HideNextButton                  bool     `dynamo:"hide_next_button"`
-	HidePreviousButton              bool     `dynamo:"hide_previous_button"`
-	HideProgressbar                 bool     `dynamo:"hide_progressbar"`
-	RespondingDuration              *string  `dynamo:"responding_duration"`
-	EditResponseEnabled             bool     `dynamo:"edit_response_enabled"`
-	BrandingRemoval                 bool     `dynamo:"branding_removal"`
-	RespondingDurationType          int64    `dynamo:"responding_duration_type"`
-	QuestionsRespondingDuration     *string  `dynamo:"questions_responding_duration"`
-	CodeCount                       int64    `dynamo:"code_count"`
+	PK                               string   `dynamo:"PK"`
+	SK                               string   `dynamo:"SK"`
+	AuthenticationNeeded             bool     `dynamo:"authentication_needed"`
+	ServiceAuth                      bool     `dynamo:"service_auth"`
+	ServiceAuthNoSpam                bool     `dynamo:"service_auth_no_spam"`
+	ServiceAuthDomains               []string `dynamo:"service_auth_domains"`
+	CodeAuth                         bool     `dynamo:"code_auth"`
+	CodeAuthIsUnique                 bool     `dynamo:"code_auth_is_unique"`
+	CodeAuthenticationFileName       *string  `dynamo:"code_authentication_file_name"`
+	AuthDescription                  *string  `dynamo:"auth_description"`
+	CaptchaNeeded                    bool     `dynamo:"captcha_needed"`
+	HiddenResponderDetails           bool     `dynamo:"hidden_responder_details"`
+	PrivacyPreservingMessageEnabled  bool     `dynamo:"privacy_preserving_message_enabled"`
+	NoSpam                           bool     `dynamo:"no_spam"`
+	TagSpam                          bool     `dynamo:"tag_spam"`
+	LocationIsActive                 bool     `dynamo:"location_is_active"`
+	LocationIsRequired               bool     `dynamo:"location_is_required"`
+	LocationDescription              *string  `dynamo:"location_description"`
+	HideNextButton                   bool     `dynamo:"hide_next_button"`
+	HidePreviousButton               bool     `dynamo:"hide_previous_button"`
+	HideProgressbar                  bool     `dynamo:"hide_progressbar"`
+	RespondingDuration               *string  `dynamo:"responding_duration"`
+	EditResponseEnabled              bool     `dynamo:"edit_response_enabled"`
+	BrandingRemoval                  bool     `dynamo:"branding_removal"`
+	RespondingDurationType           int64    `dynamo:"responding_duration_type"`
+	QuestionsRespondingDuration      *string  `dynamo:"questions_responding_duration"`
+	ShowAnswerSheetEnabled           bool     `dynamo:"show_answer_sheet_enabled"`
+	ShowAnswerSheetToResponder       bool     `dynamo:"show_answer_sheet_to_responder"`
+	ShowAnswerKeyAfterResponseSubmit bool     `dynamo:"show_answer_key_after_response_submit"`
+	ShowAnswerKeyAfterSurveyStop     bool     `dynamo:"show_answer_key_after_survey_stop"`
+	CodeCount                        int64    `dynamo:"code_count"`
 	// EmbedOrigins is absent until set (the default: any site).
 	EmbedOrigins []string `dynamo:"embed_origins"`
 }
@@ -62,6 +66,8 @@ func (it settingsItem) settings() survey.Settings {
 		RespondingDuration: it.RespondingDuration, EditResponseEnabled: it.EditResponseEnabled,
 		BrandingRemoval: it.BrandingRemoval, RespondingDurationType: it.RespondingDurationType,
 		QuestionsRespondingDuration: it.QuestionsRespondingDuration, EmbedOrigins: it.EmbedOrigins,
+		ShowAnswerSheetEnabled: it.ShowAnswerSheetEnabled, ShowAnswerSheetToResponder: it.ShowAnswerSheetToResponder,
+		ShowAnswerKeyAfterResponseSubmit: it.ShowAnswerKeyAfterResponseSubmit, ShowAnswerKeyAfterSurveyStop: it.ShowAnswerKeyAfterSurveyStop,
 	}
 }
 
@@ -75,20 +81,49 @@ func settingsAttr(field string) string {
 }
 
 // SurveySettings reads a survey of the account and its settings in one
-// strongly consistent BatchGetItem.
+// strongly consistent BatchGetItem, with its layout, whose questions'
+// durations make the read-only questions_responding_duration (contract
+// section 15).
 func (s *Store) SurveySettings(ctx context.Context, aid, sid int64) (survey.Survey, survey.Settings, error) {
-	var st survey.Settings
-	sv, err := s.surveyWith(ctx, aid, sid, SurveyPK(sid), settingsSK, "settings", func(item dynamo.Item) error {
-		var it settingsItem
-		if err := dynamo.UnmarshalItem(item, &it); err != nil {
-			return fmt.Errorf("store: decode settings: %w", err)
-		}
-		st = it.settings()
-		return nil
-	})
-	if err != nil {
-		return survey.Survey{}, survey.Settings{}, err
+	var items []dynamo.Item
+	err := s.table.Batch(AttrPK, AttrSK).
+		Get(dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}, dynamo.Keys{SurveyPK(sid), layoutSK}).
+		Consistent(true).All(ctx, &items)
+	if err != nil && err != dynamo.ErrNotFound {
+		return survey.Survey{}, survey.Settings{}, s.fail(fmt.Sprintf("get settings of survey %d", sid), err)
 	}
+	var sv survey.Survey
+	var st survey.Settings
+	var l survey.Layout
+	found := false
+	for _, item := range items {
+		switch skOf(item) {
+		case SurveySK:
+			if sv, err = decodeSurvey(item); err != nil {
+				return survey.Survey{}, survey.Settings{}, err
+			}
+			found = true
+		case settingsSK:
+			var it settingsItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return survey.Survey{}, survey.Settings{}, fmt.Errorf("store: decode settings: %w", err)
+			}
+			st = it.settings()
+		case layoutSK:
+			var it layoutItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return survey.Survey{}, survey.Settings{}, fmt.Errorf("store: decode layout: %w", err)
+			}
+			if l, err = it.layout(); err != nil {
+				return survey.Survey{}, survey.Settings{}, err
+			}
+		}
+	}
+	if !found || sv.AccountID != aid {
+		return survey.Survey{}, survey.Settings{}, survey.ErrNotFound
+	}
+	d := l.QuestionsRespondingDuration()
+	st.QuestionsRespondingDuration = &d
 	return sv, st, nil
 }
 

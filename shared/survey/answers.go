@@ -18,6 +18,7 @@ const (
 	MsgTakesNoAnswer   = "This question takes no answer."
 	MsgNoUploads       = "File uploads are not accepted yet."
 	MsgAnswerRequired  = "This question requires an answer."
+	MsgNotShown        = "This question is not shown."
 	MsgNotString       = "Not a valid string."
 	MsgNotInteger      = "A valid integer is required."
 	MsgChoiceRepeated  = "Each choice may be given only once."
@@ -36,7 +37,9 @@ const (
 
 // CheckAnswers validates a responder's answers (the request's "answers"
 // object: element id as a decimal string -> raw JSON) against the survey's
-// question elements (every element of the questions list, in survey order).
+// question elements (every element of the questions list, in display
+// order: Layout.QuestionElements) and their display conditions (groupOf:
+// Layout.Members, each grouped question's group).
 //
 // It returns the canonical answers by element id, as compact JSON: a
 // trimmed string for type 2; a JSON array of choice ids for 3 and 4 (in the
@@ -48,16 +51,19 @@ const (
 // Otherwise it returns an *Error with Code EINVALID and Fields
 // {"answers": {"<id>": [msg, ...]}} reporting every problem at once:
 // unknown element id, an answer to a type that takes none, type 11 ("File
-// uploads are not accepted yet."), a missing required answer, a wrong JSON
-// type, a choice not of the element, min/max selections, an out-of-range
-// scale or rating, a too long text, a ranking that is not a permutation of
-// the choices, an unknown matrix row or column. A file upload question is
-// never required while uploads are refused: otherwise no response could
-// ever be recorded.
-func CheckAnswers(questions []Element, answers map[string]json.RawMessage) (map[int64]json.RawMessage, error) {
+// uploads are not accepted yet."), an answer to a question its conditions
+// hide ("This question is not shown."), a missing required answer of a
+// shown question, a wrong JSON type, a choice not of the element, min/max
+// selections, an out-of-range scale or rating, a too long text, a ranking
+// that is not a permutation of the choices, an unknown matrix row or
+// column. A file upload question is never required while uploads are
+// refused: otherwise no response could ever be recorded.
+func CheckAnswers(questions []Element, groupOf map[int64]int64, answers map[string]json.RawMessage) (map[int64]json.RawMessage, error) {
 	byKey := make(map[string]int, len(questions))
+	logic := false
 	for i := range questions {
 		byKey[strconv.FormatInt(questions[i].ID, 10)] = i
+		logic = logic || len(questions[i].Conditions) > 0
 	}
 	out := make(map[int64]json.RawMessage, len(answers))
 	errs := Fields{}
@@ -76,12 +82,23 @@ func CheckAnswers(questions []Element, answers map[string]json.RawMessage) (map[
 			out[e.ID] = canon
 		}
 	}
+	var shown map[int64]bool
+	if logic {
+		shown = Shown(questions, groupOf, out)
+	}
 	for i := range questions {
 		e := &questions[i]
+		key := strconv.FormatInt(e.ID, 10)
+		if shown != nil && !shown[e.ID] {
+			if _, sent := answers[key]; sent && !blankAnswer(bytes.TrimSpace(answers[key])) {
+				errs[key] = []string{MsgNotShown}
+			}
+			delete(out, e.ID)
+			continue
+		}
 		if !e.AnswerRequired || !e.Type.Answerable() || e.Type == TypeFileUpload {
 			continue
 		}
-		key := strconv.FormatInt(e.ID, 10)
 		if _, answered := out[e.ID]; !answered && errs[key] == nil {
 			errs.Add(key, MsgAnswerRequired)
 		}

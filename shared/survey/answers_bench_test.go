@@ -72,12 +72,12 @@ func mixedSurvey() ([]survey.Element, map[string]json.RawMessage) {
 // 50 answers of mixed types (the part of a submission that is not I/O).
 func BenchmarkCheckAnswers(b *testing.B) {
 	qs, answers := mixedSurvey()
-	if _, err := survey.CheckAnswers(qs, answers); err != nil {
+	if _, err := survey.CheckAnswers(qs, nil, answers); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := survey.CheckAnswers(qs, answers); err != nil {
+		if _, err := survey.CheckAnswers(qs, nil, answers); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -88,7 +88,7 @@ func BenchmarkCheckAnswers(b *testing.B) {
 // row or a results-table row.
 func BenchmarkAnswerText(b *testing.B) {
 	qs, answers := mixedSurvey()
-	canon, err := survey.CheckAnswers(qs, answers)
+	canon, err := survey.CheckAnswers(qs, nil, answers)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -188,7 +188,7 @@ func TestCheckAnswersValid(t *testing.T) {
 			for k, v := range tc.answer {
 				in[k] = json.RawMessage(v)
 			}
-			got, err := survey.CheckAnswers(qs, in)
+			got, err := survey.CheckAnswers(qs, nil, in)
 			if err != nil {
 				t.Fatalf("CheckAnswers: %v", err)
 			}
@@ -297,7 +297,7 @@ func TestCheckAnswersInvalid(t *testing.T) {
 			for k, v := range tc.answer {
 				in[k] = json.RawMessage(v)
 			}
-			got, err := survey.CheckAnswers(qs, in)
+			got, err := survey.CheckAnswers(qs, nil, in)
 			if got != nil {
 				t.Fatalf("answers %v with an error", got)
 			}
@@ -316,7 +316,7 @@ func TestCheckAnswersInvalid(t *testing.T) {
 func TestCheckAnswersFileUploadNeverRequired(t *testing.T) {
 	qs := quiz()
 	byType(qs, survey.TypeFileUpload).AnswerRequired = true
-	if _, err := survey.CheckAnswers(qs, nil); err != nil {
+	if _, err := survey.CheckAnswers(qs, nil, nil); err != nil {
 		t.Fatalf("a required file upload refused every response: %v", err)
 	}
 }
@@ -375,7 +375,7 @@ func FuzzCheckAnswers(f *testing.F) {
 			qs[i].AllowMultipleSelect = multiple
 			qs[i].MinSelectableChoices, qs[i].MaxSelectableChoices = int64(lo%4), int64(hi%4)
 		}
-		got, err := survey.CheckAnswers(qs, in)
+		got, err := survey.CheckAnswers(qs, nil, in)
 		if err != nil {
 			errs := answerErrors(t, err)
 			if len(errs) == 0 {
@@ -400,7 +400,7 @@ func FuzzCheckAnswers(f *testing.F) {
 				}
 			}
 		}
-		got2, err := survey.CheckAnswers(qs, again)
+		got2, err := survey.CheckAnswers(qs, nil, again)
 		if err != nil {
 			t.Fatalf("canonical answers refused: %v", err)
 		}

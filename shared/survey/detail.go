@@ -87,7 +87,8 @@ func views(l Layout, ids []int64, elements map[int64]Element, logic bool) []Elem
 		}
 		v := e.View(l)
 		if logic {
-			v.Logic = &Logic{}
+			first := e.FirstRule()
+			v.Logic = &first
 		}
 		out = append(out, v)
 	}

@@ -118,6 +118,9 @@ type Element struct {
 	MaxLength  int64        `json:"max_length"`
 	// CorrectChoice is the id of one of Choices (a quiz's key), or nil.
 	CorrectChoice *int64 `json:"correct_choice,omitempty"`
+	// Conditions are the element's display rules (contract section 15):
+	// only elements of the questions list carry them.
+	Conditions []Condition `json:"conditions,omitempty"`
 	Appreciation
 }
 
@@ -184,6 +187,9 @@ type ElementView struct {
 	Order int `json:"order"`
 	*Appreciation
 	*Logic
+	// Conditions shows the rules of an element of the questions list, []
+	// when it has none; other elements have no such key.
+	Conditions *[]Condition `json:"conditions,omitempty"`
 }
 
 // ElementFields puts the element one level down in its view, so that the
@@ -199,19 +205,13 @@ type AnswerKey struct {
 	CorrectChoice *ChoiceItem `json:"correct_choice"`
 }
 
-// Logic is a question's display logic in a survey detail; null where none
-// is set (the API has no route that sets it yet).
+// Logic is a question's display logic in a survey detail: its first
+// rule's second operand and operators (null without rules), as the seed
+// shows them.
 type Logic struct {
 	SecondOperand      *Operand `json:"second_operand"`
 	LogicalOperator    *int64   `json:"logical_operator"`
 	ArithmeticOperator *int64   `json:"arithmetic_operator"`
-}
-
-// Operand is the right-hand side of a logic rule.
-type Operand struct {
-	ID    int64  `json:"id"`
-	Type  int64  `json:"type"`
-	Value string `json:"value"`
 }
 
 // View renders the element at its place in the layout, as its owner sees
@@ -247,6 +247,10 @@ func (e Element) view(l Layout) ElementView {
 	if e.Type == TypeAppreciation {
 		a := e.Appreciation
 		v.Appreciation = &a
+	}
+	if e.Type.List() == ListQuestions {
+		rules := nonNil(e.Conditions)
+		v.Conditions = &rules
 	}
 	return v
 }

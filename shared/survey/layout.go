@@ -22,7 +22,15 @@ type Layout struct {
 	// can keep the survey within MaxSurveyContent reading the layout
 	// only. Elements written before sizes were kept are absent (counted 0
 	// until their next write).
-	Sizes   map[int64]int64 `json:"s,omitempty"`
+	Sizes map[int64]int64 `json:"s,omitempty"`
+	// Rules holds what each element's display rules name (see SetRules),
+	// so that the changes that would break a rule are refused.
+	Rules map[int64][]RuleUse `json:"r,omitempty"`
+	// Shuffled holds the choice ids of the elements that randomize them
+	// (see SetShuffle), for the sessions' choice orders.
+	Shuffled map[int64][]int64 `json:"x,omitempty"`
+	// Seconds holds the questions' own responding durations (SetTiming).
+	Seconds map[int64]int64 `json:"t,omitempty"`
 	Version int64           `json:"-"`
 }
 
@@ -262,6 +270,9 @@ func (l *Layout) Remove(id int64) {
 	}
 	delete(l.Members, id)
 	delete(l.Sizes, id)
+	delete(l.Rules, id)
+	delete(l.Shuffled, id)
+	delete(l.Seconds, id)
 }
 
 // Clone returns a deep copy, so that a failed change can be retried from
@@ -274,6 +285,24 @@ func (l Layout) Clone() Layout {
 	}
 	for k, v := range l.Members {
 		c.Members[k] = v
+	}
+	if l.Rules != nil {
+		c.Rules = make(map[int64][]RuleUse, len(l.Rules))
+		for k, v := range l.Rules {
+			c.Rules[k] = slices.Clone(v) // SetRules replaces, never edits, an element's uses
+		}
+	}
+	if l.Shuffled != nil {
+		c.Shuffled = make(map[int64][]int64, len(l.Shuffled))
+		for k, v := range l.Shuffled {
+			c.Shuffled[k] = v // SetShuffle replaces, never edits, a list
+		}
+	}
+	if l.Seconds != nil {
+		c.Seconds = make(map[int64]int64, len(l.Seconds))
+		for k, v := range l.Seconds {
+			c.Seconds[k] = v
+		}
 	}
 	if l.Sizes != nil {
 		c.Sizes = make(map[int64]int64, len(l.Sizes))

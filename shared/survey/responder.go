@@ -38,7 +38,9 @@ type ResponderSurvey struct {
 	HidePreviousButton bool            `json:"hide_previous_button"`
 	HideProgressbar    bool            `json:"hide_progressbar"`
 	RespondingDuration *string         `json:"responding_ duration"`
-	CodeAuth           bool            `json:"code_auth"`
+	// RespondingDurationType 2 times each question (contract section 15).
+	RespondingDurationType int64 `json:"responding_duration_type"`
+	CodeAuth               bool  `json:"code_auth"`
 	// Variables are the names of the survey's query-string variables.
 	Variables []string `json:"variables"`
 	// Settings are what a client needs of section 16's settings.
@@ -57,7 +59,8 @@ func (s Survey) ResponderView(now time.Time, set Settings, l Layout, elements ma
 		Appreciations:  responderViews(l, l.Appreciations, elements, false),
 		HideNextButton: set.HideNextButton, HidePreviousButton: set.HidePreviousButton,
 		HideProgressbar: set.HideProgressbar, RespondingDuration: set.RespondingDuration, CodeAuth: set.CodeAuth,
-		Variables: make([]string, len(vars)), Settings: set.Responder(),
+		RespondingDurationType: set.RespondingDurationType,
+		Variables:              make([]string, len(vars)), Settings: set.Responder(),
 	}
 	for _, page := range l.Pages() {
 		v.Questions = append(v.Questions, responderViews(l, page, elements, true))
@@ -80,7 +83,8 @@ func responderViews(l Layout, ids []int64, elements map[int64]Element, logic boo
 		}
 		v := e.ResponderView(l)
 		if logic {
-			v.Logic = &Logic{}
+			first := e.FirstRule()
+			v.Logic = &first
 		}
 		out = append(out, v)
 	}

@@ -28,6 +28,9 @@ type Response struct {
 	Responder *ResponderDetails
 	// EditedAt is when the responder last edited it, or zero.
 	EditedAt time.Time
+	// Score is the response's quiz score, fixed at submission; nil when
+	// the survey was not scored then.
+	Score *Score
 }
 
 // Response limits. An item of DynamoDB holds at most 400 KB: the answers
@@ -53,6 +56,7 @@ type ResponseView struct {
 	Location        *Location                  `json:"location"`
 	Responder       *ResponderDetails          `json:"responder"`
 	EditedAt        *string                    `json:"edited_at"`
+	Score           *Score                     `json:"score,omitempty"`
 }
 
 // View renders the response for its owner.
@@ -81,6 +85,7 @@ func (r Response) View() ResponseView {
 		c := r.Code
 		v.Code = &c
 	}
+	v.Score = r.Score
 	return v
 }
 

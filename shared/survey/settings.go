@@ -37,7 +37,12 @@ type Settings struct {
 	EditResponseEnabled             bool     `json:"edit_response_enabled"`
 	BrandingRemoval                 bool     `json:"branding_removal"`
 	RespondingDurationType          int64    `json:"responding_duration_type"`
-	QuestionsRespondingDuration     *string  `json:"questions_responding_duration"`
+	// Quizzes (contract section 15).
+	ShowAnswerSheetEnabled           bool    `json:"show_answer_sheet_enabled"`
+	ShowAnswerSheetToResponder       bool    `json:"show_answer_sheet_to_responder"`
+	ShowAnswerKeyAfterResponseSubmit bool    `json:"show_answer_key_after_response_submit"`
+	ShowAnswerKeyAfterSurveyStop     bool    `json:"show_answer_key_after_survey_stop"`
+	QuestionsRespondingDuration      *string `json:"questions_responding_duration"`
 	// EmbedOrigins are the sites that may show the responder's page in a
 	// frame (embed.go); nil is the default, any site.
 	EmbedOrigins []string `json:"embed_origins"`
@@ -79,6 +84,8 @@ func (s Settings) Summary() SettingsSummary {
 	return SettingsSummary{
 		AuthenticationNeeded: s.AuthenticationNeeded, ServiceAuth: s.ServiceAuth, CodeAuth: s.CodeAuth,
 		EditResponseEnabled: s.EditResponseEnabled, RespondingDurationType: int(s.RespondingDurationType),
+		ShowAnswerSheetEnabled: s.ShowAnswerSheetEnabled, ShowAnswerSheetToResponder: s.ShowAnswerSheetToResponder,
+		ShowAnswerKeyAfterResponseSubmit: s.ShowAnswerKeyAfterResponseSubmit, ShowAnswerKeyAfterSurveyStop: s.ShowAnswerKeyAfterSurveyStop,
 		QuestionsRespondingDuration: s.QuestionsRespondingDuration,
 	}
 }
@@ -101,24 +108,28 @@ const MaxAuthDomains = 100
 // PlanNeeded is the plan table: which settings field needs which plan. A
 // field not listed is on every plan. It is the one place that says it.
 var PlanNeeded = map[string]Plan{
-	"authentication_needed":              PlanEnterprise,
-	"service_auth":                       PlanEnterprise,
-	"service_auth_no_spam":               PlanEnterprise,
-	"service_auth_domains":               PlanEnterprise,
-	"code_auth":                          PlanEnterprise,
-	"code_auth_is_unique":                PlanEnterprise,
-	"code_authentication_file_name":      PlanEnterprise,
-	"auth_description":                   PlanEnterprise,
-	"captcha_needed":                     PlanEnterprise,
-	"hidden_responder_details":           PlanEnterprise,
-	"privacy_preserving_message_enabled": PlanEnterprise,
-	"no_spam":                            PlanPro,
-	"tag_spam":                           PlanPro,
-	"location_is_active":                 PlanEnterprise,
-	"location_is_required":               PlanEnterprise,
-	"location_description":               PlanEnterprise,
-	"edit_response_enabled":              PlanEnterprise,
-	"branding_removal":                   PlanEnterprise,
+	"authentication_needed":                 PlanEnterprise,
+	"service_auth":                          PlanEnterprise,
+	"service_auth_no_spam":                  PlanEnterprise,
+	"service_auth_domains":                  PlanEnterprise,
+	"code_auth":                             PlanEnterprise,
+	"code_auth_is_unique":                   PlanEnterprise,
+	"code_authentication_file_name":         PlanEnterprise,
+	"auth_description":                      PlanEnterprise,
+	"captcha_needed":                        PlanEnterprise,
+	"hidden_responder_details":              PlanEnterprise,
+	"privacy_preserving_message_enabled":    PlanEnterprise,
+	"no_spam":                               PlanPro,
+	"tag_spam":                              PlanPro,
+	"location_is_active":                    PlanEnterprise,
+	"location_is_required":                  PlanEnterprise,
+	"location_description":                  PlanEnterprise,
+	"edit_response_enabled":                 PlanEnterprise,
+	"branding_removal":                      PlanEnterprise,
+	"show_answer_sheet_enabled":             PlanPro,
+	"show_answer_sheet_to_responder":        PlanPro,
+	"show_answer_key_after_response_submit": PlanPro,
+	"show_answer_key_after_survey_stop":     PlanPro,
 }
 
 // PlanRefusal is the 403 of a change to settings the plan does not

@@ -34,18 +34,31 @@
   function field(n) { return form.elements[n]; }
   var none = function () { return Promise.resolve({}); };
   var extras = window.surveyExtras || { session: none, submission: none, submitted: function () {} };
+  // Display rules, per-question timers and choice orders (logic_page.js).
+  var logic = window.SurveyPageLogic ? window.SurveyPageLogic(form, answers) : null;
+  function step(i, dir) { return logic ? logic.step(pages, i, dir) : i + dir; }
+
+  // bar shows page i's place in the progress bar: among the pages shown.
+  function bar(i) {
+    var q = qpages.indexOf(pages[i]);
+    if (progress && logic) { var pr = logic.progress(pages, i); q = pr.at - 1; progress.max = pr.total || 1; }
+    if (progress) { progress.hidden = q < 0; progress.value = q + 1; }
+  }
+  if (logic) logic.onchange = function () { bar(at); var last = step(at, 1) >= pages.length; next.hidden = last || (hideNext && pages[at].classList.contains("questions")); submit.hidden = !last; };
 
   function show(i) {
     at = i;
     if (errors) errors.innerHTML = "";
     pages.forEach(function (p, j) { p.hidden = j !== i; });
-    var last = i === pages.length - 1;
-    prev.hidden = hidePrev || i === 0;
+    var last = step(i, 1) >= pages.length;
+    prev.hidden = hidePrev || i === 0 || !!(logic && logic.timed);
     next.hidden = last || (hideNext && pages[i].classList.contains("questions"));
     submit.hidden = !last;
     next.textContent = pages[i].getAttribute("data-enter-text") || nextLabel;
-    var q = qpages.indexOf(pages[i]);
-    if (progress) { progress.hidden = q < 0; progress.value = q + 1; }
+    bar(i);
+    if (logic && logic.timed && field("session").value) logic.countdown(pages[i], timer, timer.getAttribute("data-label"), function () {
+      if (step(at, 1) < pages.length) show(step(at, 1)); else if (form.requestSubmit) form.requestSubmit(); else submit.click();
+    });
     var f = pages[i].querySelector("input:not([type=hidden]),select,textarea,h2");
     if (f) { if (!f.matches("input,select,textarea")) f.tabIndex = -1; f.focus(); }
   }
@@ -112,7 +125,9 @@
     }).then(function (r) {
       if (r.status !== 201) { fail(messages(r.body)); return false; }
       field("session").value = r.body.session;
+      if (logic) logic.order(r.body.choice_orders);
       startCountdown(r.body.started_at);
+      if (logic && logic.timed && pages[at].classList.contains("questions")) show(at);
       return true;
     });
   }
@@ -154,15 +169,15 @@
   // its code), so the countdown starts there.
   function advance() {
     if (pages[at].classList.contains("welcome") && form.querySelector(".page.code")) { show(at + 1); return; }
-    session().then(function (ok) { if (ok) show(at + 1); });
+    session().then(function (ok) { if (ok) show(step(at, 1)); });
   }
   next.addEventListener("click", advance);
-  prev.addEventListener("click", function () { show(at - 1); });
+  prev.addEventListener("click", function () { show(step(at, -1)); });
   // With hide_next_button a pick by pointer moves on by itself; Enter
   // (the form's implicit submission) moves on by keyboard on every page
   // but the last.
   function onwards() {
-    return hideNext && pages[at].classList.contains("questions") && at < pages.length - 1;
+    return hideNext && pages[at].classList.contains("questions") && step(at, 1) < pages.length;
   }
   form.addEventListener("pointerup", function (ev) {
     var t = ev.target.closest("label.choice,label.pill");
@@ -171,7 +186,7 @@
   });
   form.addEventListener("submit", function (ev) {
     ev.preventDefault();
-    if (at < pages.length - 1) { advance(); return; }
+    if (step(at, 1) < pages.length) { advance(); return; }
     if (busy) return;
     busy = true; submit.disabled = true;
     session().then(function (ok) {
@@ -183,7 +198,8 @@
       }).then(function (r) {
         // 200 {"preview": true}: a template's preview, checked and not saved.
         if (r.status === 201 || r.status === 200 && r.body.preview) {
-          clearInterval(ticking); form.hidden = true; timer.hidden = true; thanks.hidden = false; thanks.focus();
+          clearInterval(ticking); if (logic) { logic.stop(); logic.sheet(r.body, thanks); }
+          form.hidden = true; timer.hidden = true; thanks.hidden = false; thanks.focus();
           tell({ type: "survey:submitted" });
           extras.submitted(r.body);
           return;
