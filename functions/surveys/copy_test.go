@@ -305,7 +305,27 @@ func TestCopySurvey(t *testing.T) {
 		t.Fatalf("dropped_settings %s, want [location_description location_is_active]", got)
 	}
 	cid := idOf(t, cp)
-	checkCopy(t, before, cp, src.elements, storedDocs(t, f.st, cid))
+	cpDocs := storedDocs(t, f.st, cid)
+	checkCopy(t, before, cp, src.elements, cpDocs)
+	// The copy's rules are guarded as an element write's are (contract
+	// section 15): the element a rule names cannot be deleted.
+	guarded := false
+	for id, doc := range cpDocs {
+		rules, _ := doc["conditions"].([]any)
+		if len(rules) == 0 {
+			continue
+		}
+		named := int64(rules[0].(map[string]any)["first_operand"].(float64))
+		err := f.st.DeleteElement(t.Context(), f.acct.ID, cid, named)
+		if survey.ErrorCode(err) != survey.ECONFLICT {
+			t.Fatalf("delete of element %d, which element %d's rule names: %v, want a conflict", named, id, err)
+		}
+		guarded = true
+		break
+	}
+	if !guarded {
+		t.Fatal("the copy has no rule to guard")
+	}
 	stored := f.get(t, cid)
 	delete(cp, "dropped_settings")
 	sameDetail(t, "the copy's detail, read back", stored, cp)

@@ -264,6 +264,13 @@ func (s *Store) planCopy(ctx context.Context, src CopySource, spec CopySpec) (co
 	}
 
 	l := src.Layout.Remap(m.Elements)
+	// What the copy's rules name, its shuffled choices and its timers
+	// come from its own (remapped) elements, as an element write keeps them.
+	for _, e := range p.result.Elements {
+		l.SetRules(e)
+		l.SetShuffle(e)
+		l.SetTiming(e)
+	}
 	p.result.Layout = l
 	if p.layout, err = newLayoutItem(sid, spec.AccountID, l); err != nil {
 		return p, err
