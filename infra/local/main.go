@@ -24,11 +24,11 @@ import (
 	"surveyservice/functions/templates"
 	"surveyservice/functions/variables"
 	"surveyservice/infra/seed"
+	"surveyservice/internal/moto"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
 	"surveyservice/shared/links"
-	"surveyservice/internal/moto"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/webhook"
@@ -119,16 +119,22 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return fmt.Errorf("webhooks: %w", err)
 	}
 
+	jobs, err := startExportJobs(hookCtx, st, bucket, awsenv.FromEnv(get), or(env["EXPORT_QUEUE_NAME"], "survey-exports"))
+	if err != nil {
+		return fmt.Errorf("export jobs: %w", err)
+	}
+
 	handler := serve(routers(st, config{
 		templates: templates.Config{
 			MediaURL:     or(env["MEDIA_URL"], "http://127.0.0.1:"+port),
 			TemplatesURL: or(env["TEMPLATES_URL"], "http://127.0.0.1:"+port),
 		},
-		variables: variables.Config{SurveyURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port)},
-		sealer:    sealer,
-		queue:     hk.queue,
-		guard:     guard,
-		exports:   bucket,
+		variables:  variables.Config{SurveyURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port)},
+		sealer:     sealer,
+		queue:      hk.queue,
+		guard:      guard,
+		exports:    bucket,
+		exportJobs: jobs.queue,
 	}))
 	demo, err := demoSurvey(apiClient{h: handler, key: key}, "http://127.0.0.1:"+port)
 	if err != nil {
