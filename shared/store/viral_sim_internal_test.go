@@ -50,7 +50,7 @@ func simStore(c *ddbsim.Capture) *Store {
 // 20 questions, the variables, an id counter.
 func simSizes(pk, sk string) int {
 	switch {
-	case sk == surveySK:
+	case sk == SurveySK:
 		return 1500
 	case strings.HasPrefix(pk, "AGG#"):
 		return 2500
@@ -86,7 +86,7 @@ func recordSubmissions(tb testing.TB, st *Store, c *ddbsim.Capture, n int) [][]d
 				Answers: simAnswers(r), Variables: map[string]any{"source": "channel"},
 			},
 			KeyHash: hex.EncodeToString(key[:]), BodyHash: hex.EncodeToString(body[:]),
-			Counts: []string{ChoiceCount(1, int64(1+r.IntN(4))), ChoiceCount(2, int64(1+r.IntN(4))), ScaleCount(3, int64(1+r.IntN(5)))},
+			ReportAttrs: []string{ChoiceCount(1, int64(1+r.IntN(4))), ChoiceCount(2, int64(1+r.IntN(4))), ScaleCount(3, int64(1+r.IntN(5)))},
 		})
 		if err != nil {
 			tb.Fatalf("submit %d: %v", i, err)
