@@ -122,6 +122,12 @@ type responseItem struct {
 	// added to (reports.go), which deleting it takes back.
 	Shard       int      `dynamo:"agg_shard"`
 	ReportAttrs []string `dynamo:"agg,set,omitempty"`
+	// Tally marks a submitted response, whose counts the tally function
+	// adds from the stream (tally.go); imported responses are counted as
+	// they are imported and carry no mark. NewVariables are the variables
+	// whose has_response it sets.
+	Tally        bool    `dynamo:"tally,omitempty"`
+	NewVariables []int64 `dynamo:"vars_new,set,omitempty"`
 }
 
 func newResponseItem(r survey.Response) (responseItem, error) {
