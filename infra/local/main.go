@@ -119,6 +119,9 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return fmt.Errorf("webhooks: %w", err)
 	}
 
+	if _, err := startTally(hookCtx, st, awsenv.FromEnv(get)); err != nil {
+		return fmt.Errorf("tally: %w", err)
+	}
 	jobs, err := startExportJobs(hookCtx, st, bucket, awsenv.FromEnv(get), or(env["EXPORT_QUEUE_NAME"], "survey-exports"))
 	if err != nil {
 		return fmt.Errorf("export jobs: %w", err)

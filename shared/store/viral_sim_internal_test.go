@@ -96,6 +96,33 @@ func recordSubmissions(tb testing.TB, st *Store, c *ddbsim.Capture, n int) [][]d
 	return out
 }
 
+// simAnswer answers the reads the submission path makes: the survey item
+// (open) for the fence's GetItem; nothing else is found.
+func simAnswer(op string, in map[string]any) string {
+	key, _ := in["Key"].(map[string]any)
+	sk, _ := key["SK"].(map[string]any)
+	if op == "GetItem" && sk["S"] == SurveySK {
+		return fmt.Sprintf(`{"Item":{"PK":{"S":%q},"SK":{"S":"SURVEY"},"id":{"N":"%d"},"account_id":{"N":"1"},`+
+			`"created":{"S":"2026-11-01T00:00:00.000000Z"},"theme":{"S":"{}"},"deleted":{"BOOL":false},"is_stopped":{"BOOL":false}}}`,
+			SurveyPK(simSurvey), simSurvey)
+	}
+	return ""
+}
+
+// recordTally is one pass of the tally function over one stream shard's
+// batch of a survey's responses (ApplyTally), as it sends it.
+func recordTally(tb testing.TB, st *Store, c *ddbsim.Capture) []ddbsim.Request {
+	tb.Helper()
+	recs := make([]TallyRecord, 200)
+	for i := range recs {
+		recs[i] = TallyRecord{Seq: fmt.Sprint(1000 + i), ReportAttrs: []string{ChoiceCount(1, int64(1+i%4)), ScaleCount(3, int64(1+i%5))}}
+	}
+	if _, err := st.ApplyTally(context.Background(), simSurvey, "shardId-sim", recs); err != nil {
+		tb.Fatalf("tally: %v", err)
+	}
+	return c.Take()
+}
+
 // recordOwnerPatch is one owner's settings change, as UpdateSettings sends it.
 func recordOwnerPatch(tb testing.TB, st *Store, c *ddbsim.Capture) []ddbsim.Request {
 	tb.Helper()
@@ -117,8 +144,8 @@ func recordView(tb testing.TB, st *Store, c *ddbsim.Capture) []ddbsim.Request {
 	return c.Take()
 }
 
-// BenchmarkViralSubmissions runs the store's real submission, view and
-// settings code against DynamoDB's rules (ddbsim) at 100, 1,000 and 5,000
+// BenchmarkViralSubmissions runs the store's real submission, view,
+// settings and tally code against DynamoDB's rules (ddbsim) at 100, 1,000 and 5,000
 // submissions a second on one survey, with as many views and an owner's
 // settings change a second, for 5 s of virtual time each, and prints the
 // 503 rate, p50/p99, the hottest partition's write units a second, the
@@ -126,11 +153,12 @@ func recordView(tb testing.TB, st *Store, c *ddbsim.Capture) []ddbsim.Request {
 //
 //	go test -run '^$' -bench ViralSubmissions -benchtime=1x ./shared/store
 func BenchmarkViralSubmissions(b *testing.B) {
-	c := &ddbsim.Capture{SizeOf: simSizes}
+	c := &ddbsim.Capture{SizeOf: simSizes, Answer: simAnswer}
 	st := simStore(c)
 	subs := ddbsim.Pool(recordSubmissions(b, st, c, 512))
 	patch := recordOwnerPatch(b, st, c)
 	view := recordView(b, st, c)
+	tallyPass := recordTally(b, st, c)
 	retry := ddbsim.Retry{
 		TxAttempts:    submitAttempts,
 		WriteAttempts: awsenv.MaxAttempts,
@@ -147,6 +175,10 @@ func BenchmarkViralSubmissions(b *testing.B) {
 				ddbsim.Flow{Name: "submit", Rate: rate, Next: subs},
 				ddbsim.Flow{Name: "view", Rate: rate, Next: func(int) []ddbsim.Request { return view }},
 				ddbsim.Flow{Name: "owner PATCH", Rate: 1, Next: func(int) []ddbsim.Request { return patch }},
+				// The tally: a pass a second per stream shard that carries
+				// the survey's responses (~1 shard per 1,000 WCU/s of
+				// writes: 8 at 1,000 submissions a second).
+				ddbsim.Flow{Name: "tally pass", Rate: max(1, rate/125), Next: func(int) []ddbsim.Request { return tallyPass }},
 			)
 			for i, f := range res.Flows {
 				hot := ""
