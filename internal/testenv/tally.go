@@ -22,6 +22,47 @@ var tallied = struct {
 	last map[string]string // shard id -> last sequence number read
 }{last: map[string]string{}}
 
+// StreamRecords are every record of the running top-level test's table
+// stream, shard by shard from the oldest kept, as Lambda's events carry
+// them.
+func StreamRecords(tb testing.TB) map[string][]events.DynamoDBEventRecord {
+	tb.Helper()
+	st := Store(tb)
+	ctx := context.Background()
+	arn, err := store.StreamARN(ctx, st.Client(), st.TableName())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	client := dynamodbstreams.NewFromConfig(cfg)
+	desc, err := client.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string][]events.DynamoDBEventRecord{}
+	for _, sh := range desc.StreamDescription.Shards {
+		id := aws.ToString(sh.ShardId)
+		it, err := client.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: aws.String(id),
+			ShardIteratorType: types.ShardIteratorTypeTrimHorizon})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for iter := it.ShardIterator; iter != nil; {
+			got, err := client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter, Limit: aws.Int32(1000)})
+			if err != nil {
+				tb.Fatal(err)
+			}
+			if len(got.Records) == 0 {
+				break
+			}
+			for _, r := range got.Records {
+				out[id] = append(out[id], eventsource.Record(r, arn))
+			}
+			iter = got.NextShardIterator
+		}
+	}
+	return out
+}
+
 // Tally brings every survey's counts up to date, as the tally function
 // does in AWS seconds after the submissions: it reads the table's stream
 // from where the last call stopped and hands the records to the tally
