@@ -26,8 +26,9 @@ import (
 
 // FilterPattern is the stream event source's filter (template.yaml's
 // FilterCriteria, which a test holds equal to it): only insertions of
-// submitted responses reach the function. Handle checks the same again.
-const FilterPattern = `{"eventName": ["INSERT"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "RESPONSE#"}]}}, "NewImage": {"tally": {"BOOL": [true]}}}}`
+// submitted responses and of view records reach the function. Handle
+// checks the same again.
+const FilterPattern = `{"eventName": ["INSERT"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "RESPONSE#"}, {"prefix": "VIEW#"}]}}, "NewImage": {"tally": {"BOOL": [true]}}}}`
 
 // Store is what the tally writes; *store.Store implements it.
 type Store interface {
@@ -44,18 +45,21 @@ type Tally struct {
 }
 
 // Matches reports whether a stream record is one Handle counts: the
-// insertion of a submitted response (the event source filter, in Go).
+// insertion of a submitted response or of a view record (the event source
+// filter, in Go).
 func Matches(rec events.DynamoDBEventRecord) bool {
 	if rec.EventName != "INSERT" {
 		return false
 	}
 	sk, ok := rec.Change.Keys["SK"]
-	if !ok || sk.DataType() != events.DataTypeString || len(sk.String()) <= len("RESPONSE#") || sk.String()[:len("RESPONSE#")] != "RESPONSE#" {
+	if !ok || sk.DataType() != events.DataTypeString || !(hasPrefix(sk.String(), "RESPONSE#") || hasPrefix(sk.String(), "VIEW#")) {
 		return false
 	}
 	t, ok := rec.Change.NewImage["tally"]
 	return ok && t.DataType() == events.DataTypeBoolean && t.Boolean()
 }
+
+func hasPrefix(s, p string) bool { return len(s) > len(p) && s[:len(p)] == p }
 
 // record reads what the tally needs of a record's new image.
 func record(rec events.DynamoDBEventRecord) (sid int64, r store.TallyRecord, ok bool) {
@@ -66,11 +70,28 @@ func record(rec events.DynamoDBEventRecord) (sid int64, r store.TallyRecord, ok 
 		}
 		return ""
 	}
-	ref, ok := store.ParseResponseRef(str("PK"), str("SK"), str("submitted_at"))
-	if !ok || rec.Change.SequenceNumber == "" {
+	num := func(name string) int64 {
+		if v, ok := img[name]; ok && v.DataType() == events.DataTypeNumber {
+			n, err := strconv.ParseInt(v.Number(), 10, 64)
+			if err == nil {
+				return n
+			}
+		}
+		return 0
+	}
+	if rec.Change.SequenceNumber == "" {
 		return 0, store.TallyRecord{}, false
 	}
 	r.Seq = rec.Change.SequenceNumber
+	if hasPrefix(str("SK"), "VIEW#") {
+		r.View, r.AccountID, r.FolderID = true, num("account_id"), num("folder_id")
+		sid = num("survey_id")
+		return sid, r, sid > 0 && r.AccountID > 0 && r.FolderID > 0
+	}
+	ref, ok := store.ParseResponseRef(str("PK"), str("SK"), str("submitted_at"))
+	if !ok {
+		return 0, store.TallyRecord{}, false
+	}
 	if v, ok := img["agg"]; ok && v.DataType() == events.DataTypeStringSet {
 		r.ReportAttrs = v.StringSet()
 	}

@@ -42,6 +42,10 @@ type TallyRecord struct {
 	ReportAttrs []string
 	// Variables are the ids of variables whose has_response it sets.
 	Variables []int64
+	// View marks a view record instead of a response: it adds one view
+	// (to the views item of the survey in folder FolderID of AccountID).
+	View                bool
+	AccountID, FolderID int64
 }
 
 // seqKey makes sequence numbers (decimal, up to 40 digits) compare as
@@ -65,9 +69,9 @@ func tallyAggShard(streamShard string) int {
 // retries it, which the checkpoint makes harmless.
 const tallyAttempts = 8
 
-// ApplyTally adds the records of one stream shard to one survey's counts,
-// exactly once (see above), and answers how many it added (0 when all
-// were applied before). recs are in the shard's order.
+// ApplyTally adds the records of one stream shard to one survey's counts
+// (responses and views), exactly once (see above), and answers how many it
+// added (0 when all were applied before). recs are in the shard's order.
 func (s *Store) ApplyTally(ctx context.Context, sid int64, streamShard string, recs []TallyRecord) (int, error) {
 	for attempt := 1; ; attempt++ {
 		var cp struct {
@@ -78,14 +82,20 @@ func (s *Store) ApplyTally(ctx context.Context, sid int64, streamShard string, r
 			return 0, s.fail(fmt.Sprintf("read the tally checkpoint of survey %d", sid), err)
 		}
 		var (
-			n     int64
-			attrs = map[string]int64{}
-			vars  = map[int64]bool{}
-			last  string
+			n, views int64
+			viewed   TallyRecord
+			attrs    = map[string]int64{}
+			vars     = map[int64]bool{}
+			last     string
 		)
 		for _, r := range recs {
 			k := seqKey(r.Seq)
 			if k <= cp.Seq {
+				continue
+			}
+			last = max(last, k)
+			if r.View {
+				views, viewed = views+1, r
 				continue
 			}
 			n++
@@ -95,18 +105,22 @@ func (s *Store) ApplyTally(ctx context.Context, sid int64, streamShard string, r
 			for _, v := range r.Variables {
 				vars[v] = true
 			}
-			last = max(last, k)
 		}
-		if n == 0 {
+		if last == "" {
 			return 0, nil
 		}
-		tx := s.db.WriteTx().
-			Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add("submitted_responses", n))
-		agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(tallyAggShard(streamShard))).Add("n", n)
-		for a, c := range attrs {
-			agg.Add(a, c)
+		tx := s.db.WriteTx()
+		if n > 0 {
+			tx.Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add("submitted_responses", n))
+			agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(tallyAggShard(streamShard))).Add("n", n)
+			for a, c := range attrs {
+				agg.Add(a, c)
+			}
+			tx.Update(agg)
 		}
-		tx.Update(agg)
+		if views > 0 {
+			tx.Update(s.addViews(viewed.AccountID, viewed.FolderID, sid, views))
+		}
 		if len(vars) > 0 {
 			ids := make([]int64, 0, len(vars))
 			for v := range vars {
@@ -126,7 +140,7 @@ func (s *Store) ApplyTally(ctx context.Context, sid int64, streamShard string, r
 		err = tx.Run(ctx)
 		switch {
 		case err == nil:
-			return int(n), nil
+			return int(n + views), nil
 		case attempt == tallyAttempts:
 			return 0, s.fail(fmt.Sprintf("tally %d responses of survey %d", n, sid), err)
 		case dynamo.IsCondCheckFailed(err), txConflict(err):
