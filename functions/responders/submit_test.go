@@ -60,7 +60,7 @@ type storedResponse struct {
 func (f fixture) response(tb testing.TB, sid, rid int64) storedResponse {
 	tb.Helper()
 	var it storedResponse
-	err := f.db().Table(f.st.TableName()).Get(store.AttrPK, store.ResponsesPK(sid)).
+	err := f.db().Table(f.st.TableName()).Get(store.AttrPK, store.ResponsesShardPK(sid, store.ResponseShard(rid))).
 		Range(store.AttrSK, dynamo.Equal, store.ResponseSK(rid)).Consistent(true).One(context.Background(), &it)
 	if err != nil {
 		tb.Fatalf("response %d: %v", rid, err)
@@ -109,8 +109,8 @@ func TestSubmitRecordsAResponse(t *testing.T) {
 	r := f.submit(t, slug, key, body)
 	got := r.submitted(t)
 	t.Logf("a submission: %d DynamoDB calls %v", r.calls, r.ops)
-	if r.ops["DynamoDB.Query"] != 1 || r.ops["DynamoDB.TransactWriteItems"] != 1 || r.calls > 3 {
-		t.Errorf("a submission made %v, want one Query and one TransactWriteItems (and at most an id lease)", r.ops)
+	if r.ops["DynamoDB.Query"] != 1 || r.ops["DynamoDB.TransactWriteItems"] != 1 || r.ops["DynamoDB.GetItem"] != 1 || r.calls > 4 {
+		t.Errorf("a submission made %v, want one Query, one TransactWriteItems, the fence's GetItem of the survey (and at most an id lease)", r.ops)
 	}
 	if r.header.Get("Idempotent-Replayed") != "" {
 		t.Errorf("a first submission is marked replayed")

@@ -82,7 +82,7 @@ func seededSurvey(b *testing.B) (*fixture, *scanCounter, *api.Router, int) {
 		}
 		b.Logf("seeded %d responses in %v", bs.n, time.Since(start).Round(time.Second))
 		bs.f, bs.st = f, &scanCounter{Store: f.st}
-		bs.h = responses.New(api.NewAuthenticator(f.st), bs.st, testenv.Sealer(b), testenv.Exports(b), f.clk.Now)
+		bs.h = responses.New(api.NewAuthenticator(f.st), bs.st, testenv.Sealer(b), testenv.Exports(b), f.jobs.Queue, f.clk.Now)
 	})
 	if bs.err != nil {
 		b.Fatal(bs.err)
@@ -165,7 +165,7 @@ func BenchmarkResponses(b *testing.B) {
 	b.Run("results-table-middle-page-cold", func(b *testing.B) {
 		// A fresh handler each time: no page start is known.
 		run(b, table+strconv.Itoa(middle), middle*100, func() {
-			h = responses.New(api.NewAuthenticator(f.st), st, testenv.Sealer(b), testenv.Exports(b), f.clk.Now)
+			h = responses.New(api.NewAuthenticator(f.st), st, testenv.Sealer(b), testenv.Exports(b), f.jobs.Queue, f.clk.Now)
 			serve(h, "GET", listPath(f.sid)+"?page_size=1", f.key) // warm the key cache
 		})
 	})

@@ -91,7 +91,7 @@ func (h handlers) export() http.Handler {
 		var nonce [12]byte
 		_, _ = rand.Read(nonce[:])
 		key := fmt.Sprintf("exports/%d/%s-%s.csv", sid, now.Format("20060102T150405Z"), hex.EncodeToString(nonce[:]))
-		if err := h.writeExport(ctx, coll, key); err != nil {
+		if _, err := writeExport(ctx, h.st, h.exports, coll, key); err != nil {
 			return err
 		}
 		token, err := h.sealer.SealFor(ctx, exportPurpose, sid, encodeExportLink(exportLink{
@@ -109,37 +109,43 @@ func (h handlers) export() http.Handler {
 }
 
 // writeExport writes the survey's CSV file under key: the BOM, the header
-// and a row per response, oldest first.
-func (h handlers) writeExport(ctx context.Context, coll store.SurveyCollection, key string) error {
+// and a row per response, oldest first; it answers the rows written. The
+// file goes to S3 in parts as the responses are read (a Query per MB of
+// them), so memory stays bounded however many there are.
+func writeExport(ctx context.Context, st Store, ex Exports, coll store.SurveyCollection, key string) (int64, error) {
 	sid := coll.Survey.ID
-	wr := h.exports.Create(ctx, key, csvContentType, fmt.Sprintf(`attachment; filename="survey-%d-responses.csv"`, sid))
+	wr := ex.Create(ctx, key, csvContentType, fmt.Sprintf(`attachment; filename="survey-%d-responses.csv"`, sid))
 	t := newTable(coll)
 	cw := newCSVWriter()
 	if _, err := wr.Write(append([]byte(bom), cw.encode(t.header)...)); err != nil {
 		wr.Abort()
-		return err
+		return 0, err
 	}
 	q := store.ResponseQuery{Ascending: true, Limit: exportQueryLimit}
-	var cells []string
+	var (
+		cells []string
+		rows  int64
+	)
 	for {
-		page, err := h.st.ResponsesPage(ctx, sid, q)
+		page, err := st.ResponsesPage(ctx, sid, q)
 		if err != nil {
 			wr.Abort()
-			return err
+			return 0, err
 		}
 		for _, resp := range page.Responses {
 			cells = t.row(resp, cells)
 			if _, err := wr.Write(cw.encode(cells)); err != nil {
 				wr.Abort()
-				return err
+				return 0, err
 			}
+			rows++
 		}
 		if !page.More || len(page.Responses) == 0 {
 			break
 		}
 		q.From = page.Last()
 	}
-	return wr.Close()
+	return rows, wr.Close()
 }
 
 // download follows an export link: a redirect (302) to a presigned link of

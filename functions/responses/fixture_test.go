@@ -58,6 +58,7 @@ type fixture struct {
 	folder int64
 	sid    int64
 	text   int64 // the text question's id
+	jobs   *jobQueue
 }
 
 var t0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -68,8 +69,9 @@ func newFixture(t testing.TB) *fixture {
 	acct, key := testenv.NewAccount(t, survey.PlanEnterprise)
 	clk := &clock{t: t0.Add(24 * time.Hour)}
 	sealer := testenv.Sealer(t)
-	f := &fixture{st: st, acct: acct, key: key, clk: clk,
-		h: responses.New(api.NewAuthenticator(st), st, sealer, testenv.Exports(t), clk.Now)}
+	jobs := newJobQueue(t, fmt.Sprintf("exports-%d", acct.ID))
+	f := &fixture{st: st, acct: acct, key: key, clk: clk, jobs: jobs,
+		h: responses.New(api.NewAuthenticator(st), st, sealer, testenv.Exports(t), jobs.Queue, clk.Now)}
 	fo, err := st.CreateFolder(t.Context(), acct.ID, "Responses tests", nil)
 	if err != nil {
 		t.Fatal(err)

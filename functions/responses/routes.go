@@ -23,6 +23,9 @@ type Store interface {
 	SkipResponses(ctx context.Context, sid int64, q store.ResponseQuery, n int) (*store.ResponsePosition, int, error)
 	Response(ctx context.Context, aid, sid, rid int64) (survey.Response, error)
 	DeleteResponse(ctx context.Context, aid, sid, rid int64) error
+	CreateExportJob(ctx context.Context, j store.ExportJob) error
+	ExportJobOf(ctx context.Context, aid, sid int64, id string) (store.ExportJob, error)
+	FinishExportJob(ctx context.Context, sid int64, id, status string, rows int64) error
 }
 
 var _ Store = (*store.Store)(nil)
@@ -48,14 +51,17 @@ var _ Exports = (*exports.Bucket)(nil)
 // csvFormat is the list's own representation (?format=csv).
 var csvFormat = api.Format{Name: "csv", MediaType: "text/csv"}
 
-// New returns the group's routes; now is the clock of export links.
-func New(auth *api.Authenticator, st Store, sealer Sealer, ex Exports, now func() time.Time) *api.Router {
+// New returns the group's routes; jobs queues export jobs, now is the
+// clock of export links.
+func New(auth *api.Authenticator, st Store, sealer Sealer, ex Exports, jobs JobQueue, now func() time.Time) *api.Router {
 	rt := api.NewRouter(auth)
-	h := handlers{st: st, sealer: sealer, exports: ex, now: now, pages: newPageStarts(now)}
+	h := handlers{st: st, sealer: sealer, exports: ex, jobs: jobs, now: now, pages: newPageStarts(now)}
 	list := api.Route{Path: "/api/surveys/{survey_id}/responses/", Name: "Response List", Formats: []api.Format{csvFormat}}
 	detail := api.Route{Path: "/api/surveys/{survey_id}/responses/{response_id}/", Name: "Response Detail"}
 	table := api.Route{Path: "/api/v2/surveys/{survey_id}/responses/results-table/", Name: "Results Table"}
 	export := api.Route{Path: "/api/v2/surveys/{survey_id}/responses/export/", Name: "Response Export"}
+	exportJobs := api.Route{Path: "/api/v2/surveys/{survey_id}/responses/exports/", Name: "Response Export Jobs"}
+	exportJob := api.Route{Path: "/api/v2/surveys/{survey_id}/responses/exports/{export_id}/", Name: "Response Export Job"}
 	download := api.Route{Path: "/api/v2/surveys/{survey_id}/responses/export/{token}/", Name: "Response Export File", Public: true}
 	rt.Handle(list.With("GET"), h.list())
 	rt.Handle(detail.With("GET"), h.get())
@@ -63,6 +69,8 @@ func New(auth *api.Authenticator, st Store, sealer Sealer, ex Exports, now func(
 	rt.Handle(table.With("GET"), h.resultsTable())
 	rt.Handle(export.With("GET"), h.export())
 	rt.Handle(download.With("GET"), h.download())
+	rt.Handle(exportJobs.With("POST"), h.startExport())
+	rt.Handle(exportJob.With("GET"), h.exportJob())
 	return rt
 }
 
@@ -70,6 +78,7 @@ type handlers struct {
 	st      Store
 	sealer  Sealer
 	exports Exports
+	jobs    JobQueue
 	now     func() time.Time
 	pages   *pageStarts
 }

@@ -298,7 +298,9 @@ func TestBrowserEveryTypeEnglish(t *testing.T) {
 	}
 	checkEveryType(t, sv, rs[0].Answers)
 
-	// The report draws the counts of this one response.
+	// The report draws the counts of this one response (once the tally
+	// has read the stream).
+	testenv.Tally(t)
 	if err := chromedp.Run(ctx, chromedp.Navigate(p.srv.URL+"/r/"+sv.ReportCode+"/")); err != nil {
 		t.Fatal(err)
 	}

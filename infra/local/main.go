@@ -114,17 +114,26 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return fmt.Errorf("webhooks: %w", err)
 	}
 
+	if _, err := startTally(hookCtx, st, awsenv.FromEnv(get)); err != nil {
+		return fmt.Errorf("tally: %w", err)
+	}
+	jobs, err := startExportJobs(hookCtx, st, bucket, awsenv.FromEnv(get), or(env["EXPORT_QUEUE_NAME"], "survey-exports"))
+	if err != nil {
+		return fmt.Errorf("export jobs: %w", err)
+	}
+
 	handler := serve(routers(st, config{
 		templates: templates.Config{
 			MediaURL:     or(env["MEDIA_URL"], "http://127.0.0.1:"+port),
 			TemplatesURL: or(env["TEMPLATES_URL"], "http://127.0.0.1:"+port),
 		},
-		variables: variables.Config{SurveyURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port)},
-		sealer:    sealer,
-		queue:     hk.queue,
-		guard:     guard,
-		exports:   bucket,
-		pages:     pages.Config{PublicURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port), PrivacyURL: env["PRIVACY_URL"]},
+		variables:  variables.Config{SurveyURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port)},
+		sealer:     sealer,
+		queue:      hk.queue,
+		guard:      guard,
+		exports:    bucket,
+		exportJobs: jobs.queue,
+		pages:      pages.Config{PublicURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port), PrivacyURL: env["PRIVACY_URL"]},
 	}))
 	demo, err := demoSurvey(apiClient{h: handler, key: key}, "http://127.0.0.1:"+port)
 	if err != nil {

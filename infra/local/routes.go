@@ -42,8 +42,10 @@ type config struct {
 	// webhook URLs (loopback allowed locally, by configuration).
 	queue webhooks.Queue
 	guard webhook.Guard
-	// exports is the bucket of response exports.
-	exports *exports.Bucket
+	// exports is the bucket of response exports; exportJobs the queue of
+	// export jobs.
+	exports    *exports.Bucket
+	exportJobs responses.JobQueue
 	// pages are the hosted pages' addresses (section 16).
 	pages pages.Config
 }
@@ -62,7 +64,7 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"RespondersFunction": responders.New(st, cfg.sealer, time.Now),
 		"PagesFunction":      pages.New(st, cfg.sealer, time.Now, pages.WithConfig(cfg.pages)),
 		"VariablesFunction":  variables.New(auth, st, cfg.sealer, cfg.variables),
-		"ResponsesFunction":  responses.New(auth, st, cfg.sealer, cfg.exports, time.Now),
+		"ResponsesFunction":  responses.New(auth, st, cfg.sealer, cfg.exports, cfg.exportJobs, time.Now),
 		"SchemaFunction":     schema.New(),
 		"WebhooksFunction": webhooks.New(auth, webhooks.Deps{Store: st, Sealer: cfg.sealer, Queue: cfg.queue,
 			Guard: cfg.guard}),

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"surveyservice/functions/dispatch"
+	"surveyservice/functions/tally"
 	"surveyservice/internal/routing"
 	"surveyservice/shared/store"
 	"surveyservice/shared/webhook"
@@ -168,7 +169,9 @@ var allowedActions = map[string][]string{
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
 	"ResponsesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:DeleteItem", "kms:GenerateDataKey", "kms:Decrypt", "s3:PutObject", "s3:GetObject", "s3:AbortMultipartUpload",
-		"s3:DeleteObject"},
+		"s3:DeleteObject", "sqs:SendMessage"},
+	"TallyFunction":   {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "sqs:SendMessage"},
+	"ExportsFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem", "s3:PutObject", "s3:AbortMultipartUpload"},
 	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"}, // and dead copies
 	"SchemaFunction":  {},                                                                                          // serves an embedded document: no AWS access at all
 	"WebhooksFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
@@ -247,6 +250,21 @@ func TestLeastPrivilege(t *testing.T) {
 				t.Errorf("%s lacks %s, which its code calls", name, a)
 			}
 		}
+	}
+}
+
+// TestStreamFilterMatchesTally holds the tally's stream filter in
+// template.yaml to the one the tally function (and the tests) apply.
+func TestStreamFilterMatchesTally(t *testing.T) {
+	t.Parallel()
+	tpl := loadTemplate(t)
+	ev := tpl.Resources["TallyFunction"].Properties["Events"].(map[string]any)["SubmittedResponses"].(map[string]any)["Properties"].(map[string]any)
+	filters := ev["FilterCriteria"].(map[string]any)["Filters"].([]any)
+	if len(filters) != 1 || filters[0].(map[string]any)["Pattern"] != tally.FilterPattern {
+		t.Errorf("template.yaml filters %v, tally.FilterPattern is %s", filters, tally.FilterPattern)
+	}
+	if ev["StartingPosition"] != "TRIM_HORIZON" || ev["TumblingWindowInSeconds"] == nil {
+		t.Errorf("stream event source %v: want TRIM_HORIZON and a tumbling window (the shard id)", ev)
 	}
 }
 

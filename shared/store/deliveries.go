@@ -208,7 +208,7 @@ func (s *Store) ReadDeliveryInputs(ctx context.Context, keys []DeliveryKey) (Del
 		add(DeliveriesPK(k.WebhookID), DeliverySK(k.Created, k.ResponseID))
 		add(HooksPK(k.SurveyID), webhooksSK)
 		add(HooksPK(k.SurveyID), breakersSK)
-		add(ResponsesPK(k.SurveyID), ResponseSK(k.ResponseID))
+		add(ResponsesShardPK(k.SurveyID, ResponseShard(k.ResponseID)), ResponseSK(k.ResponseID))
 	}
 	if len(ks) == 0 {
 		return in, nil

@@ -26,15 +26,12 @@ type ResponseEdit struct {
 // editedResponse reads what an edit needs of a stored response: its
 // submission time, its report attributes and shard, its variables, and
 // when it was last edited (the edit's condition), and whether the report
-// counts it. One strongly consistent GetItem; ENOTFOUND when there is none.
+// counts it. One strongly consistent BatchGetItem (its shard, and shard 0);
+// ENOTFOUND when there is none.
 func (s *Store) editedResponse(ctx context.Context, sid, rid int64) (it responseItem, counted bool, err error) {
-	var item dynamo.Item
-	err = s.table.Get(AttrPK, ResponsesPK(sid)).Range(AttrSK, dynamo.Equal, ResponseSK(rid)).Consistent(true).One(ctx, &item)
-	if err == dynamo.ErrNotFound {
-		return responseItem{}, false, survey.ErrNotFound
-	}
+	item, err := s.responseItemByID(ctx, sid, rid)
 	if err != nil {
-		return responseItem{}, false, s.fail(fmt.Sprintf("read response %d", rid), err)
+		return responseItem{}, false, err
 	}
 	if err := dynamo.UnmarshalItem(item, &it); err != nil {
 		return responseItem{}, false, fmt.Errorf("store: decode response %d: %w", rid, err)
@@ -82,7 +79,7 @@ func (s *Store) EditResponse(ctx context.Context, e ResponseEdit) (survey.Respon
 		}
 		now := s.Now().UTC().Truncate(time.Microsecond)
 		edited := now.Format(survey.TimestampLayout)
-		upd := s.table.Update(AttrPK, ResponsesPK(e.SurveyID)).Range(AttrSK, ResponseSK(e.ResponseID)).
+		upd := s.table.Update(AttrPK, old.PK).Range(AttrSK, ResponseSK(e.ResponseID)).
 			Set("answers", string(answers)).Set("edited_at", edited)
 		if variables != nil {
 			upd.Set("variables", string(variables))
@@ -98,7 +95,7 @@ func (s *Store) EditResponse(ctx context.Context, e ResponseEdit) (survey.Respon
 			upd.If("edited_at = ?", old.Edited)
 		}
 		tx := s.db.WriteTx().Update(upd).
-			Check(s.table.Check(AttrPK, SurveyPK(e.SurveyID)).Range(AttrSK, SurveySK).If(surveyOpen, false, false, false, survey.Today(now)))
+			Check(s.table.Check(AttrPK, SurveyPK(e.SurveyID)).Range(AttrSK, SurveySK).If(surveyOpenCondition, false, false, false, survey.Today(now)))
 		if agg := s.moveReport(e.SurveyID, old, e.ReportAttrs); counted && agg != nil {
 			tx.Update(agg)
 		}
@@ -146,3 +143,8 @@ func (s *Store) moveReport(sid int64, old responseItem, next []string) *dynamo.U
 	}
 	return agg
 }
+
+// surveyOpenCondition is the survey item's condition in an edit: it
+// exists, is neither trashed nor stopped nor closed, and its expiration
+// date (if any) is after today (deleted, is_stopped, closed, today).
+const surveyOpenCondition = "attribute_exists(PK) AND deleted = ? AND is_stopped = ? AND (attribute_not_exists(closed) OR closed = ?) AND (attribute_not_exists(expiration_date) OR expiration_date > ?)"

@@ -30,10 +30,13 @@
 //	data key (wrapped)   DATAKEY#<kid>         DATAKEY
 //	current data key     DATAKEY               CURRENT
 //	used one-use link    LINK#<token id>       USED              (written by the response that uses it)
-//	response             RESPONSES#<sid>       RESPONSE#<rid>    RTIME#<sid> / <submitted_at>#<rid> (see responses.go)
+//	response             RESPONSES#<sid>[#k]   RESPONSE#<rid>    RTIME#<sid>[#k] / <submitted_at>#<rid> (k: 16 shards; responses.go)
 //	report code          REPORT#<report_code>  REPORT            (holds the survey id; written with the survey)
-//	report counts shard  AGG#<sid>             SHARD#<0..7>      (n, c_<eid>_<cid>, s_<eid>_<value>: ADDed by submissions; see reports.go)
-//	idempotency key      RESPONSES#<sid>       IDEM#<sha256 hex> (TTL expires_at, 24 hours)
+//	report counts shard  AGG#<sid>             SHARD#<0..7>      (n, c_<eid>_<cid>, s_<eid>_<value>: ADDed by the tally; see reports.go)
+//	idempotency key      RESPONSES#<sid>[#k]   IDEM#<sha256 hex> (TTL expires_at, 24 hours; k from the hash)
+//	view record          VIEWLOG#<sid>#<0..15> VIEW#<random>     (TTL 48 hours; counted by the tally; see views.go)
+//	tally checkpoint     TALLY#<sid>           <stream shard id> (seq: the last record applied; TTL 48 hours; see tally.go)
+//	export job           EXPORTS#<sid>         EXPORT#<job id>   (state, file key, rows; TTL 24 hours; see exportjobs.go)
 //	spent challenge      CHALLENGE#<sid>#<salt> SPENT           (TTL expires_at: an hour after the challenge's expiry)
 //	one-response guard   RESPONDER#<sid>#<cookie hash> RESPONDED (a no_spam survey's responder; written by its first response)
 //	a survey's webhooks  HOOKS#<sid>           WEBHOOKS          (all of them, secrets sealed; version)
@@ -72,16 +75,19 @@
 //	survey by public slug           GetItem SLUG#<url_slug> (holds the survey id; cached per container, never stale)
 //	responder's view of a survey    Query PK SURVEY#<sid> (the detail's one item collection), then count a view
 //	start a session                 BatchGetItem SURVEY + SETTINGS; GetItem CODE#<code>, GetItem LINK#<token id> when given
-//	submit a response               Query PK SURVEY#<sid> (consistent), then TransactWriteItems: Put IDEM (new or
-//	                                expired), Put RESPONSE, Update SURVEY ADD submitted_responses (open), Update CODE
-//	                                (unique: spend) or ConditionCheck CODE, Put LINK USED, Update VARIABLES ADD responded,
-//	                                Update AGG#<sid> SHARD#<random> ADD the report's counts
+//	submit a response               Query PK SURVEY#<sid> (consistent), then TransactWriteItems of the responder's items
+//	                                only: Put IDEM (new or expired), Put RESPONSE (its shard), Update CODE (unique: spend)
+//	                                or ConditionCheck CODE, Put LINK USED; then GetItem SURVEY (consistent: still open?
+//	                                if not, a TransactWriteItems withdraws it; see fence.go)
+//	tally a stream batch            per survey: GetItem TALLY#<sid> <shard> (consistent), TransactWriteItems: Update
+//	                                SURVEY ADD submitted_responses, AGG#<sid> SHARD#<hash(shard)> ADD counts, VARIABLES
+//	                                ADD responded, VIEWS ADD views, Put TALLY (conditional on the read)
 //	replay of a refused submission  GetItem IDEM#<hash> (only on the way to a refusal)
 //	move, trash, restore a survey   UpdateItem SURVEY (conditional), with ConditionCheck of the folder when one is named
 //	                                and, moving or restoring, UpdateItem VIEWS (its GSI1 keys) in the same transaction;
 //	                                a trash or restore also ADDs -1/+1 to ACCOUNT live_surveys in that transaction
 //	recount an account (admin)      GetItem ACCOUNT (counts), Query GSI1 OWNER#<aid> (keys), UpdateItem ACCOUNT (conditional)
-//	count a view                    UpdateItem SURVEY#<sid> VIEWS ADD views (its own item: never conflicts with a submission)
+//	count a view                    PutItem VIEWLOG#<sid>#<random shard> VIEW#<random> (the tally adds it to VIEWS)
 //	element insert, move, delete    GetItem LAYOUT, then TransactWriteItems: element, LAYOUT (version), SURVEY (live; question_count)
 //	                                (new choice/row/column ids: from the leased ids, or one UpdateItem for all of them)
 //	one element                     BatchGetItem LAYOUT + ELEMENT#<eid>
@@ -98,9 +104,12 @@
 //	variables of a survey           BatchGetItem SURVEY + VARIABLES; written whole under the version read
 //	personalised link data key      GetItem DATAKEY CURRENT (holds the wrapped key), GetItem DATAKEY#<kid> on a miss
 //	one-use link used?              GetItem LINK#<token id> (consistent; the response's transaction puts it)
-//	responses, a page (owner)       Query GSI1 RTIME#<sid>, newest first, GSI1SK between the filters and the cursor (reads the page only)
-//	responses, page k by number     Query GSI1 RTIME#<sid> projecting keys up to the page's start (1 MB a call), then as above
-//	one response (owner)            BatchGetItem SURVEY + RESPONSES#<sid> RESPONSE#<rid> (consistent; the survey says whose it is)
+//	responses, a page (owner)       Query GSI1 RTIME#<sid>[#k] for each of the 16 shards at once, newest first, GSI1SK between
+//	                                the filters and the cursor, merged (each reads at most the page)
+//	responses, page k by number     the same Queries projecting keys up to the page's start (1 MB a call), then as above
+//	one response (owner)            BatchGetItem SURVEY + RESPONSE#<rid> in its shard and in shard 0 (consistent)
+//	export job                      PutItem EXPORT (pending) + SQS; the export function: UpdateItem EXPORT (running), the
+//	                                responses' Queries, S3 multipart upload, UpdateItem EXPORT (succeeded)
 //	delete a response               GetItem RESPONSE (its report shard and counts, consistent), then TransactWriteItems: Delete
 //	                                RESPONSE (attribute_exists), Update SURVEY ADD submitted_responses -1 (live, the account's),
 //	                                Update AGG#<sid> SHARD#<n> ADD -1 to its counts

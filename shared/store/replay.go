@@ -40,24 +40,26 @@ func (s *Store) HookedSurveys(ctx context.Context, shard int) ([]int64, error) {
 }
 
 // ResponsesSubmitted reads the references of a survey's responses
-// submitted in [from, to]: one Query of GSI1 RTIME#<sid> a page,
-// projecting only what a delivery needs.
+// submitted in [from, to]: one Query of GSI1 RTIME#<sid>[#<shard>] per
+// shard (responses.go) a page, projecting only what a delivery needs.
 func (s *Store) ResponsesSubmitted(ctx context.Context, sid int64, from, to time.Time) ([]ResponseRef, error) {
-	var items []struct {
-		PK          string `dynamo:"PK"`
-		SK          string `dynamo:"SK"`
-		SubmittedAt string `dynamo:"submitted_at"`
-	}
-	err := s.table.Get(AttrGSI1PK, ResponseTimeKey(sid)).Index(IndexGSI1).
-		Range(AttrGSI1SK, dynamo.Between, keyTime(from), keyTime(to)+"#~").
-		Project(AttrPK, AttrSK, "submitted_at").All(ctx, &items)
-	if err != nil {
-		return nil, s.fail(fmt.Sprintf("query responses of survey %d", sid), err)
-	}
-	out := make([]ResponseRef, 0, len(items))
-	for _, it := range items {
-		if ref, ok := ParseResponseRef(it.PK, it.SK, it.SubmittedAt); ok {
-			out = append(out, ref)
+	var out []ResponseRef
+	for shard := range ResponseShards {
+		var items []struct {
+			PK          string `dynamo:"PK"`
+			SK          string `dynamo:"SK"`
+			SubmittedAt string `dynamo:"submitted_at"`
+		}
+		err := s.table.Get(AttrGSI1PK, ResponseTimeShardKey(sid, shard)).Index(IndexGSI1).
+			Range(AttrGSI1SK, dynamo.Between, keyTime(from), keyTime(to)+"#~").
+			Project(AttrPK, AttrSK, "submitted_at").All(ctx, &items)
+		if err != nil {
+			return nil, s.fail(fmt.Sprintf("query responses of survey %d", sid), err)
+		}
+		for _, it := range items {
+			if ref, ok := ParseResponseRef(it.PK, it.SK, it.SubmittedAt); ok {
+				out = append(out, ref)
+			}
 		}
 	}
 	return out, nil

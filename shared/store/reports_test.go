@@ -53,6 +53,7 @@ func TestReportCounts(t *testing.T) {
 	want := store.Aggregate{Responses: 2,
 		Choices: map[int64]map[int64]int64{7: {3: 2, 5: 1}},
 		Scales:  map[int64]map[int64]int64{8: {4: 1, 2: 1}}}
+	testenv.Tally(t)
 	if got, err := st.Aggregates(ctx, sv.ID); err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("Aggregates = %+v, %v; want %+v", got, err, want)
 	}
@@ -62,6 +63,7 @@ func TestReportCounts(t *testing.T) {
 	want = store.Aggregate{Responses: 1,
 		Choices: map[int64]map[int64]int64{7: {3: 1, 5: 1}},
 		Scales:  map[int64]map[int64]int64{8: {4: 0, 2: 1}}}
+	testenv.Tally(t)
 	if got, err := st.Aggregates(ctx, sv.ID); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after a delete: Aggregates = %+v, %v; want %+v", got, err, want)
 	}

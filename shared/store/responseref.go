@@ -18,7 +18,13 @@ type ResponseRef struct {
 // a stream record's image); ok is false for an item that is not a response
 // or is malformed.
 func ParseResponseRef(pk, sk, submitted string) (ResponseRef, bool) {
-	sid, ok1 := paddedID(strings.TrimPrefix(pk, "RESPONSES#"), strings.HasPrefix(pk, "RESPONSES#"))
+	// RESPONSES#<sid> or RESPONSES#<sid>#<shard> (responses.go).
+	sidPart, shard, sharded := strings.Cut(strings.TrimPrefix(pk, "RESPONSES#"), "#")
+	sid, ok1 := paddedID(sidPart, strings.HasPrefix(pk, "RESPONSES#"))
+	if sharded {
+		n, err := strconv.Atoi(shard)
+		ok1 = ok1 && err == nil && n > 0 && n < ResponseShards && strconv.Itoa(n) == shard
+	}
 	rid, ok2 := paddedID(strings.TrimPrefix(sk, responseSKPrefix), strings.HasPrefix(sk, responseSKPrefix))
 	at, err := time.Parse(survey.TimestampLayout, submitted)
 	if !ok1 || !ok2 || err != nil || len(submitted) != len(survey.TimestampLayout) {

@@ -28,12 +28,17 @@ func TestParseResponseRef(t *testing.T) {
 
 func FuzzParseResponseRef(f *testing.F) {
 	f.Add(store.ResponsesPK(12), store.ResponseSK(34), "2026-11-23T01:02:03.456789Z")
+	f.Add(store.ResponsesShardPK(12, 7), store.ResponseSK(34), "2026-11-23T01:02:03.456789Z")
 	f.Fuzz(func(t *testing.T, pk, sk, submitted string) {
 		ref, ok := store.ParseResponseRef(pk, sk, submitted)
 		if !ok {
 			return
 		}
-		if store.ResponsesPK(ref.SurveyID) != pk || store.ResponseSK(ref.ResponseID) != sk {
+		canonical := false
+		for shard := range store.ResponseShards {
+			canonical = canonical || store.ResponsesShardPK(ref.SurveyID, shard) == pk
+		}
+		if !canonical || store.ResponseSK(ref.ResponseID) != sk {
 			t.Fatalf("%q %q parse to %+v", pk, sk, ref)
 		}
 	})

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,17 +14,22 @@ import (
 
 // Responses (contract sections 11 and 12).
 //
-// A survey's responses live in a partition of their own, RESPONSES#<sid>,
-// so that 100,000 responses never weigh on the survey detail's Query of
-// SURVEY#<sid>. A response is RESPONSES#<sid> / RESPONSE#<rid>, read by id
-// with one GetItem. Its GSI1 keys order the survey's responses by
-// submission: GSI1PK RTIME#<sid>, GSI1SK <submitted_at>#<rid>, so a page of
-// the owner's list, newest first and filtered by time, is one Query of
-// GSI1 reading the page's items only.
+// A survey's responses live in partitions of their own, so that 100,000
+// responses never weigh on the survey detail's Query of SURVEY#<sid>, and
+// they are spread over ResponseShards of them, so that no partition key
+// takes more than DynamoDB's 1,000 write units a second when a survey goes
+// viral: a response is RESPONSES#<sid>[#<shard>] / RESPONSE#<rid>, its
+// shard a hash of its id (ResponseShard), read by id with one GetItem.
+// Its GSI1 keys order each shard's responses by submission: GSI1PK
+// RTIME#<sid>[#<shard>], GSI1SK <submitted_at>#<rid>; a page of the
+// owner's list, newest first and filtered by time, merges one Query of
+// each shard (responses_read.go). Shard 0 has the keys of the partition
+// before the shards, so responses written before them are shard 0's.
 //
-// An Idempotency-Key is RESPONSES#<sid> / IDEM#<sha256 of the key, hex>:
-// the hash of the request body it came with and the response it recorded.
-// The submission transaction puts it with attribute_not_exists, so a key
+// An Idempotency-Key is RESPONSES#<sid>[#<shard>] / IDEM#<sha256 of the
+// key, hex>, its shard from the key's hash (IdempotencyShard): the hash of
+// the request body it came with and the response it recorded. The
+// submission transaction puts it with attribute_not_exists, so a key
 // records at most one response; it expires (TTL) after IdempotencyTTL.
 
 const (
@@ -33,8 +39,54 @@ const (
 	IdempotencyTTL = 24 * time.Hour
 )
 
-// ResponsesPK is the partition of a survey's responses.
+// ResponseShards is how many partition keys a survey's responses (and
+// Idempotency-Keys) are spread over, and as many GSI1 partitions their
+// order by submission. A submission writes about 6 write units there (a
+// ~1 KB response and its key, transactional) and 2 in GSI1: 16 shards
+// carry 1,000 submissions a second of one survey at under 400 units a
+// second per partition key, under DynamoDB's 1,000. The owner's list
+// merges one Query per shard.
+const ResponseShards = 16
+
+// ResponsesPK is the partition of a survey's responses of shard 0, which
+// is also where every response written before the shards lives.
 func ResponsesPK(sid int64) string { return "RESPONSES#" + pad(sid) }
+
+// ResponsesShardPK is the partition of one shard of a survey's responses.
+func ResponsesShardPK(sid int64, shard int) string {
+	if shard == 0 {
+		return ResponsesPK(sid)
+	}
+	return ResponsesPK(sid) + "#" + strconv.Itoa(shard)
+}
+
+// ResponseShard is the shard a response id lives in: a hash of the id,
+// since the ids of one container's lease are consecutive (ids.go).
+func ResponseShard(rid int64) int {
+	return int(((uint64(rid) * 0x9E3779B97F4A7C15) >> 60) % ResponseShards)
+}
+
+// IdempotencyShard is the shard an Idempotency-Key lives in (keyHash is
+// hex SHA-256: its first byte is uniform).
+func IdempotencyShard(keyHash string) int {
+	if len(keyHash) < 2 {
+		return 0
+	}
+	b, err := strconv.ParseUint(keyHash[:2], 16, 8)
+	if err != nil {
+		return 0
+	}
+	return int(b % ResponseShards)
+}
+
+// ResponseTimeShardKey is GSI1PK of one shard of a survey's responses,
+// ordered by submission (shard 0: ResponseTimeKey, as before the shards).
+func ResponseTimeShardKey(sid int64, shard int) string {
+	if shard == 0 {
+		return ResponseTimeKey(sid)
+	}
+	return ResponseTimeKey(sid) + "#" + strconv.Itoa(shard)
+}
 
 // ResponseSK is a response's SK in its survey's responses partition.
 func ResponseSK(rid int64) string { return responseSKPrefix + pad(rid) }
@@ -78,6 +130,12 @@ type responseItem struct {
 	Location  string `dynamo:"location,omitempty"`
 	Responder string `dynamo:"responder,omitempty"`
 	Edited    string `dynamo:"edited_at,omitempty"`
+	// Tally marks a submitted response, whose counts the tally function
+	// adds from the stream (tally.go); imported responses are counted as
+	// they are imported and carry no mark. NewVariables are the variables
+	// whose has_response it sets.
+	Tally        bool    `dynamo:"tally,omitempty"`
+	NewVariables []int64 `dynamo:"vars_new,set,omitempty"`
 }
 
 func newResponseItem(r survey.Response) (responseItem, error) {
@@ -94,8 +152,8 @@ func newResponseItem(r survey.Response) (responseItem, error) {
 		return responseItem{}, fmt.Errorf("store: encode variables: %w", err)
 	}
 	it := responseItem{
-		PK: ResponsesPK(r.SurveyID), SK: ResponseSK(r.ID),
-		GSI1PK: ResponseTimeKey(r.SurveyID), GSI1SK: ResponseTimeSK(r.SubmittedAt, r.ID),
+		PK: ResponsesShardPK(r.SurveyID, ResponseShard(r.ID)), SK: ResponseSK(r.ID),
+		GSI1PK: ResponseTimeShardKey(r.SurveyID, ResponseShard(r.ID)), GSI1SK: ResponseTimeSK(r.SubmittedAt, r.ID),
 		ID: r.ID, SurveyID: r.SurveyID,
 		Submitted: r.SubmittedAt.UTC().Format(survey.TimestampLayout),
 		Started:   r.StartedAt.UTC().Format(survey.TimestampLayout),

@@ -3,17 +3,22 @@ package store
 import (
 	"context"
 	"fmt"
+	"sort"
+	"sync"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
 
 	"surveyservice/shared/survey"
 )
 
 // The owner's reads of responses and their deletion (contract section 12).
-// A page is one Query of GSI1 RTIME#<sid>: the filters and the cursor are
-// key conditions on GSI1SK (<submitted_at>#<rid>), never filter
-// expressions, so DynamoDB reads exactly the items it returns.
+// A page merges one Query of GSI1 RTIME#<sid>[#<shard>] per shard (run at
+// once): the filters and the cursor are key conditions on GSI1SK
+// (<submitted_at>#<rid>, the same order in every shard), never filter
+// expressions, so DynamoDB reads only items in range, and a cursor (a
+// position in that order) continues every shard at once.
 
 // ResponsePosition is a response's place in its survey's order by
 // submission: where a page ends and the next begins.
@@ -122,14 +127,15 @@ func responseKeyRange(q ResponseQuery) (lo, hi string, ok bool) {
 	return lo, hi, true
 }
 
-// responsesQuery is the one Query of GSI1 that reads q's responses, at
-// most limit of them; ok is false when none can match (no call needed).
-func (s *Store) responsesQuery(sid int64, q ResponseQuery, limit int) (*dynamo.Query, bool) {
+// responsesQuery is the Query of one shard's GSI1 partition that reads
+// q's responses, at most limit of them; ok is false when none can match
+// (no call needed).
+func (s *Store) responsesQuery(sid int64, shard int, q ResponseQuery, limit int) (*dynamo.Query, bool) {
 	lo, hi, ok := responseKeyRange(q)
 	if !ok || limit < 1 {
 		return nil, false
 	}
-	query := s.table.Get(AttrGSI1PK, ResponseTimeKey(sid)).Index(IndexGSI1)
+	query := s.table.Get(AttrGSI1PK, ResponseTimeShardKey(sid, shard)).Index(IndexGSI1)
 	switch {
 	case q.Spam != nil && *q.Spam:
 		query.Filter("spam = ?", true).Limit(limit)
@@ -152,29 +158,79 @@ func (s *Store) responsesQuery(sid int64, q ResponseQuery, limit int) (*dynamo.Q
 	return query, true
 }
 
+// mergedResponses reads q's first responses in order across the shards:
+// one Query per shard, at most limit items each, all at once, merged. A
+// shard that stopped early (at limit or at 1 MB) bounds the answer: only
+// items up to its last one are certain to be the next in order, so the
+// answer ends there and more says so. project, when given, names the
+// attributes to read (GSI1SK is always read).
+func (s *Store) mergedResponses(ctx context.Context, sid int64, q ResponseQuery, limit int, project ...string) (items []responseItem, more bool, scanned int, err error) {
+	var (
+		mu     sync.Mutex
+		cutoff string // the earliest, in q's order, last key of a shard that has more
+		cut    bool
+	)
+	before := func(a, b string) bool { // a comes before b in q's order
+		if q.Ascending {
+			return a < b
+		}
+		return a > b
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for shard := range ResponseShards {
+		query, ok := s.responsesQuery(sid, shard, q, limit)
+		if !ok {
+			return nil, false, 0, nil
+		}
+		if len(project) > 0 {
+			query.Project(append(project, AttrGSI1SK)...)
+		}
+		g.Go(func() error {
+			var sm dynamo.ScanMetrics
+			var got []responseItem
+			lek, err := query.ScanMetrics(&sm).AllWithLastEvaluatedKey(gctx, &got)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			scanned += int(sm.Scanned)
+			items = append(items, got...)
+			if lek != nil && len(got) > 0 {
+				if last := got[len(got)-1].GSI1SK; !cut || before(last, cutoff) {
+					cutoff, cut = last, true
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, false, scanned, s.fail(fmt.Sprintf("query responses of survey %d", sid), err)
+	}
+	sort.Slice(items, func(i, j int) bool { return before(items[i].GSI1SK, items[j].GSI1SK) })
+	if cut {
+		n := sort.Search(len(items), func(i int) bool { return before(cutoff, items[i].GSI1SK) })
+		items, more = items[:n], true
+	}
+	return items, more, scanned, nil
+}
+
 // ResponsesPage reads one page of a survey's responses in submission
-// order: one Query of GSI1, reading at most q.Limit items (fewer when they
-// pass 1 MB) and one more, which only tells whether another page follows:
-// a full last page then says there is none, rather than sending the client
-// to an empty page. It does not check the survey's owner: callers read the
-// survey too (Survey, SurveyCollection) and answer ENOTFOUND for another
-// account's. GSI1 is eventually consistent: a response submitted a moment
-// ago may be missing from the page.
+// order: one Query per shard, each reading at most q.Limit items (fewer
+// when they pass 1 MB) and one more, which only tells whether another
+// page follows: a full last page then says there is none, rather than
+// sending the client to an empty page. It does not check the survey's
+// owner: callers read the survey too (Survey, SurveyCollection) and answer
+// ENOTFOUND for another account's. GSI1 is eventually consistent: a
+// response submitted a moment ago may be missing from the page.
 func (s *Store) ResponsesPage(ctx context.Context, sid int64, q ResponseQuery) (ResponsePage, error) {
 	page := ResponsePage{Responses: []survey.Response{}}
-	query, ok := s.responsesQuery(sid, q, q.Limit+1)
-	if !ok {
-		return page, nil
-	}
-	var sm dynamo.ScanMetrics
-	var items []responseItem
-	lek, err := query.ScanMetrics(&sm).AllWithLastEvaluatedKey(ctx, &items)
+	items, more, scanned, err := s.mergedResponses(ctx, sid, q, q.Limit+1)
 	if err != nil {
-		return ResponsePage{}, s.fail(fmt.Sprintf("query responses of survey %d", sid), err)
+		return ResponsePage{}, err
 	}
-	more := len(items) > q.Limit || lek != nil && len(items) > 0
 	if len(items) > q.Limit {
-		items = items[:q.Limit]
+		items, more = items[:q.Limit], true
 	}
 	page.Responses = make([]survey.Response, 0, len(items))
 	for _, it := range items {
@@ -184,8 +240,18 @@ func (s *Store) ResponsesPage(ctx context.Context, sid int64, q ResponseQuery) (
 		}
 		page.Responses = append(page.Responses, r)
 	}
-	page.More, page.Scanned = more, int(sm.Scanned)
+	page.More, page.Scanned = more && len(items) > 0, scanned
 	return page, nil
+}
+
+// responseKeys are where a response may be: its shard, and shard 0 (where
+// responses written before the shards are).
+func responseKeys(sid, rid int64) []dynamo.Keyed {
+	keys := []dynamo.Keyed{dynamo.Keys{ResponsesShardPK(sid, ResponseShard(rid)), ResponseSK(rid)}}
+	if ResponseShard(rid) != 0 {
+		keys = append(keys, dynamo.Keys{ResponsesPK(sid), ResponseSK(rid)})
+	}
+	return keys
 }
 
 // Response reads one response of a survey of the account: one strongly
@@ -194,7 +260,7 @@ func (s *Store) ResponsesPage(ctx context.Context, sid int64, q ResponseQuery) (
 func (s *Store) Response(ctx context.Context, aid, sid, rid int64) (survey.Response, error) {
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).
-		Get(dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{ResponsesPK(sid), ResponseSK(rid)}).
+		Get(append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}}, responseKeys(sid, rid)...)...).
 		Consistent(true).All(ctx, &items)
 	if err != nil && err != dynamo.ErrNotFound {
 		return survey.Response{}, s.fail(fmt.Sprintf("get response %d of survey %d", rid, sid), err)
@@ -237,13 +303,17 @@ const deleteAttempts = 5
 // from the response's own item (one consistent GetItem), and the Delete is
 // conditional on the item being unchanged, so a count drops at most once.
 func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
-	var old struct {
+	var found []struct {
+		PK          string   `dynamo:"PK"`
 		Shard       *int     `dynamo:"agg_shard"` // nil: not counted (imported)
 		ReportAttrs []string `dynamo:"agg,set"`
 		Spam        bool     `dynamo:"spam"`
 	}
-	err := s.table.Get(AttrPK, ResponsesPK(sid)).Range(AttrSK, dynamo.Equal, ResponseSK(rid)).
-		Project("agg_shard", "agg", "spam").Consistent(true).One(ctx, &old)
+	err := s.table.Batch(AttrPK, AttrSK).Get(responseKeys(sid, rid)...).
+		Project(AttrPK, "agg_shard", "agg", "spam").Consistent(true).All(ctx, &found)
+	if err == nil && len(found) == 0 {
+		err = dynamo.ErrNotFound
+	}
 	if err == dynamo.ErrNotFound {
 		if err := s.checkWritable(ctx, aid, sid); err != nil {
 			return err
@@ -253,13 +323,14 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 	if err != nil {
 		return s.fail(fmt.Sprintf("read response %d", rid), err)
 	}
+	old := found[0]
 	for attempt := 1; ; attempt++ {
 		count := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add("submitted_responses", -1)
 		if old.Spam {
 			count.Add(AttrSpamResponses, -1)
 		}
 		tx := s.db.WriteTx().Idempotent(true).
-			Delete(s.table.Delete(AttrPK, ResponsesPK(sid)).Range(AttrSK, ResponseSK(rid)).If("attribute_exists(PK)")).
+			Delete(s.table.Delete(AttrPK, old.PK).Range(AttrSK, ResponseSK(rid)).If("attribute_exists(PK)")).
 			Update(count.If(surveyWritable, aid, false))
 		if old.Shard != nil {
 			agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(*old.Shard)).Add("n", -1)
@@ -301,37 +372,28 @@ const skipChunk = 10000
 // ignored), reading their keys only, and answers the position of the n-th
 // (nil when there are fewer) and the items read. It serves page numbers,
 // which DynamoDB cannot jump to: page k of a query starts after the
-// (k-1)*size-th response.
+// (k-1)*size-th response. Each round reads up to skipChunk keys of every
+// shard and passes over the ones certain to come first.
 func (s *Store) SkipResponses(ctx context.Context, sid int64, q ResponseQuery, n int) (*ResponsePosition, int, error) {
 	var last *ResponsePosition
 	scanned := 0
 	for n > 0 {
-		query, ok := s.responsesQuery(sid, q, min(n, skipChunk))
-		if !ok {
-			return nil, scanned, nil
-		}
-		query.Project("id", "submitted_at")
-		var keys []struct {
-			ID        int64  `dynamo:"id"`
-			Submitted string `dynamo:"submitted_at"`
-		}
-		var sm dynamo.ScanMetrics
-		lek, err := query.ScanMetrics(&sm).AllWithLastEvaluatedKey(ctx, &keys)
+		keys, more, read, err := s.mergedResponses(ctx, sid, q, min(n, skipChunk), "id", "submitted_at")
+		scanned += read
 		if err != nil {
-			return nil, scanned, s.fail(fmt.Sprintf("skip responses of survey %d", sid), err)
+			return nil, scanned, err
 		}
-		scanned += int(sm.Scanned)
 		if len(keys) == 0 {
 			return nil, scanned, nil
 		}
-		k := keys[len(keys)-1]
+		k := keys[min(n, len(keys))-1]
 		at, err := time.Parse(survey.TimestampLayout, k.Submitted)
 		if err != nil {
 			return nil, scanned, fmt.Errorf("store: response %d: submitted_at: %w", k.ID, err)
 		}
 		last = &ResponsePosition{SubmittedAt: at, ID: k.ID}
-		n -= len(keys)
-		if n > 0 && lek == nil {
+		n -= min(n, len(keys))
+		if n > 0 && !more {
 			return nil, scanned, nil
 		}
 		q.From = last

@@ -84,22 +84,30 @@ func (it idemItem) replay(bodyHash string) (Submitted, error) {
 	return Submitted{ID: it.ResponseID, SubmittedAt: at, Replayed: true}, nil
 }
 
-// surveyOpen is the survey item's condition in a submission: it exists, is
-// not in the trash, not stopped, not closed by the sweep, and its
-// expiration date (if any) is after today (UTC), as survey.Survey.Active
-// says.
-const surveyOpen = "attribute_exists(PK) AND deleted = ? AND is_stopped = ? AND (attribute_not_exists(closed) OR closed = ?) AND (attribute_not_exists(expiration_date) OR expiration_date > ?)"
-
-// submitAttempts bounds the tries of a submission cancelled by concurrent
-// transactions on the same items (the survey's count is written by every
-// submission); then the answer is 503 and the client retries with its key.
+// submitAttempts bounds the tries of a submission cancelled by a
+// concurrent transaction on one of its items. Its items are its
+// responder's own (the response, its key, its code, its link), so only a
+// racing submission of the same responder (a double click, a shared code
+// or link) or an owner deleting that code conflicts; then the answer is
+// 503 and the client retries with its key.
 const submitAttempts = 5
 
-// Submit records a response exactly once, in one TransactWriteItems: the
-// Idempotency-Key (conditional on it being new, or expired), the response,
-// the survey's submitted_responses count (conditional on the survey being
-// open), the code's check or spending, the one-use link's spending and the
-// variables' has_response flags. Either all of them are written or none.
+// Submit records a response exactly once, in one TransactWriteItems of
+// items that belong to this responder alone, so that concurrent
+// submissions of one survey never conflict: the Idempotency-Key
+// (conditional on it being new, or expired), the response (in its shard:
+// responses.go), the code's check or spending and the one-use link's
+// spending. Either all of them are written or none. The survey's
+// submitted_responses, the report's counts and the variables' has_response
+// are added from the stream by the tally (tally.go), seconds later, exactly
+// once.
+//
+// "Closed at the moment of submission" is decided by a strongly
+// consistent read of the survey's state after the transaction (fence.go):
+// open then, the response was written before any stop, trash or sweep that
+// follows, and it stands; closed, the response is withdrawn in one more
+// transaction (the same items, and the counts it will have added) and the
+// answer is 410, as if it had never been written.
 //
 // The same key with the same body answers the first response, Replayed;
 // with another body survey.ErrReusedKey (422). A closed, stopped or trashed
@@ -122,7 +130,7 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 		}
 		err = tx.Run(ctx)
 		if err == nil {
-			return Submitted{ID: r.ID, SubmittedAt: now}, nil
+			return s.fence(ctx, r, sub)
 		}
 		reasons := txReasons(err)
 		if reasons == nil {
@@ -173,15 +181,13 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 // submitWriteIndex is where each of a submission's writes is in its
 // transaction (-1 for a write it does not have).
 type submitWriteIndex struct {
-	idem, response, survey, code, link, responder int
+	idem, response, code, link, responder int
 }
 
 // refusal is the client's answer to a transaction cancelled by a failed
 // condition other than the key's, or nil.
 func (p submitWriteIndex) refusal(err error) error {
 	switch {
-	case txFailedAt(err, p.survey):
-		return survey.ErrSurveyClosed
 	case p.code >= 0 && txFailedAt(err, p.code):
 		return survey.ErrCodeRefused
 	case p.link >= 0 && txFailedAt(err, p.link):
@@ -201,25 +207,23 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 		return nil, submitWriteIndex{}, err
 	}
 	it.Shard, it.ReportAttrs = aggShard(), sub.ReportAttrs
+	it.Tally, it.NewVariables = true, sub.NewlyRespondedVariables
 	if len(it.Answers)+len(it.Variables) > survey.MaxResponseBytes {
 		return nil, submitWriteIndex{}, survey.ErrResponseTooLarge
 	}
 	sid := r.SurveyID
 	idem := idemItem{
-		PK: ResponsesPK(sid), SK: IdempotencySK(sub.KeyHash), BodyHash: sub.BodyHash, ResponseID: r.ID,
+		PK: ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash)), SK: IdempotencySK(sub.KeyHash), BodyHash: sub.BodyHash, ResponseID: r.ID,
 		Submitted: it.Submitted, ExpiresAt: now.Add(IdempotencyTTL).Unix(),
 	}
-	p := submitWriteIndex{idem: 0, response: 1, survey: 2, code: -1, link: -1, responder: -1}
-	count := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add("submitted_responses", 1)
-	if r.Spam {
-		count.Add(AttrSpamResponses, 1)
-	}
+	p := submitWriteIndex{idem: 0, response: 1, code: -1, link: -1, responder: -1}
 	tx := s.db.WriteTx().
 		Put(s.table.Put(idem).If("attribute_not_exists(PK) OR expires_at < ?", now.Unix()).IncludeItemInCondCheckFail(true)).
-		Put(s.table.Put(it).If("attribute_not_exists(PK)")).
-		Update(count.If(surveyOpen, false, false, false, survey.Today(now)))
-	n := 3
+		Put(s.table.Put(it).If("attribute_not_exists(PK)"))
+	n := 2
 	if sub.Responder != "" && !r.Spam {
+		// The responder's own item: no other responder's submission
+		// touches it.
 		tx.Put(s.responderPut(sid, sub.Responder, r.ID, it.Submitted))
 		p.responder, n = n, n+1
 	}
@@ -239,14 +243,6 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 		}).If("attribute_not_exists(PK)"))
 		p.link = n
 	}
-	if len(sub.NewlyRespondedVariables) > 0 {
-		tx.Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, variablesSK).Add("responded", sub.NewlyRespondedVariables))
-	}
-	agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(it.Shard)).Add("n", 1)
-	for _, c := range sub.ReportAttrs {
-		agg.Add(c, 1)
-	}
-	tx.Update(agg)
 	return tx, p, nil
 }
 
@@ -270,7 +266,7 @@ func keyFromTx(err error, i int) (it idemItem, ok bool, derr error) {
 // success answers the success even when the survey has closed since.
 func (s *Store) Replay(ctx context.Context, sid int64, keyHash, bodyHash string) (done Submitted, found bool, err error) {
 	var it idemItem
-	err = s.table.Get(AttrPK, ResponsesPK(sid)).Range(AttrSK, dynamo.Equal, IdempotencySK(keyHash)).
+	err = s.table.Get(AttrPK, ResponsesShardPK(sid, IdempotencyShard(keyHash))).Range(AttrSK, dynamo.Equal, IdempotencySK(keyHash)).
 		Consistent(true).One(ctx, &it)
 	if err == dynamo.ErrNotFound || (err == nil && it.ExpiresAt < s.Now().Unix()) {
 		return Submitted{}, false, nil

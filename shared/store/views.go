@@ -2,17 +2,20 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	mrand "math/rand/v2"
+	"time"
 
 	"github.com/guregu/dynamo/v2"
 )
 
 // Views (contract section 11): each GET of a survey by a responder counts
-// one view. The count is an item of its own, SURVEY#<sid> / VIEWS, not an
-// attribute of the survey's item: every submission writes the survey's
-// item in its transaction, and a view written there would conflict with
-// it (a burst of views would make submissions fail). ADD on an item of its
-// own conflicts with nothing.
+// one view. The count is an item of its own, SURVEY#<sid> / VIEWS, written
+// only by the tally function (a few times a second at most): each view is
+// a record of its own, VIEWLOG#<sid>#<shard> / VIEW#<random>, and the
+// tally adds the records it reads from the stream (CountView).
 //
 // The owner sees the count where a survey is shown: the detail's Query of
 // the survey's partition reads the item with the rest, and the folder
@@ -33,18 +36,49 @@ type viewsItem struct {
 	Views    int64 `dynamo:"views"`
 }
 
-// CountView adds one view to a survey of the account aid in folder fid (as
-// the caller read it): one UpdateItem of the survey's views item, which
-// nothing else writes under load.
+// ViewShards is how many partition keys a survey's view records are
+// spread over: a viral survey's thousand views a second write under 100
+// units a second on each.
+const ViewShards = 16
+
+// viewTTL is how long a view record is kept: past the stream's 24 hours,
+// by which the tally has counted it.
+const viewTTL = 48 * time.Hour
+
+// ViewLogPK is one shard of a survey's view records.
+func ViewLogPK(sid int64, shard int) string { return fmt.Sprintf("VIEWLOG#%s#%d", pad(sid), shard) }
+
+// viewRecordSK is a view record's SK: unique, so that each view is one
+// insertion in the stream.
+const viewRecordPrefix = "VIEW#"
+
+// CountView counts one view of a survey of the account aid in folder fid
+// (as the caller read it): one PutItem of a view record in one of
+// ViewShards partitions, which the tally function adds to the survey's
+// views item from the stream (tally.go), with the responses' counts,
+// exactly once, a second or two later. No item is written by every view,
+// so a burst of views makes nothing else wait or fail.
 func (s *Store) CountView(ctx context.Context, aid, fid, sid int64) error {
-	err := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, viewsSK).
-		Add("views", 1).Set("survey_id", sid).
-		SetIfNotExists(AttrGSI1PK, OwnerKey(aid)).SetIfNotExists(AttrGSI1SK, SurveyViewsOwnerSK(fid, sid)).
-		Run(ctx)
+	var id [12]byte
+	_, _ = rand.Read(id[:])
+	err := s.table.Put(map[string]any{
+		AttrPK: ViewLogPK(sid, mrand.IntN(ViewShards)), AttrSK: viewRecordPrefix + hex.EncodeToString(id[:]),
+		"survey_id": sid, "account_id": aid, "folder_id": fid, "tally": true,
+		AttrTTL: s.Now().Add(viewTTL).Unix(),
+	}).Run(ctx)
 	if err != nil {
 		return s.fail(fmt.Sprintf("count a view of survey %d", sid), err)
 	}
 	return nil
+}
+
+// addViews is the tally's write of n views to the survey's views item,
+// placing it in GSI1 beside its survey (folder fid of account aid) if it
+// is not placed yet.
+func (s *Store) addViews(aid, fid, sid, n int64) *dynamo.Update {
+	return s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, viewsSK).
+		Add("views", n).Set("survey_id", sid).
+		SetIfNotExists(AttrGSI1PK, OwnerKey(aid)).SetIfNotExists(AttrGSI1SK, SurveyViewsOwnerSK(fid, sid))
 }
 
 // viewsPlace is the write that keeps the views item beside its survey in

@@ -17,6 +17,7 @@ func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
 		sealer := links.SealerFromEnv(env.AWS, env.Getenv, env.Store)
 		bucket := exports.New(env.AWS, exports.BucketFromEnv(env.Getenv))
-		return gateway.New(responses.New(api.NewAuthenticator(env.Store), env.Store, sealer, bucket, time.Now)), nil
+		jobs := exports.QueueFromEnv(env.AWS, env.Getenv)
+		return gateway.New(responses.New(api.NewAuthenticator(env.Store), env.Store, sealer, bucket, jobs, time.Now)), nil
 	})
 }

@@ -1,0 +1,225 @@
+package responses
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/exports"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// An export job is the way to export a survey of any size: POST
+// .../responses/exports/ records a pending job and queues it (SQS), and
+// answers 202 at once; the export function (functions/exports, a 15
+// minute timeout) writes the file to S3 in parts (writeExport); GET
+// .../responses/exports/{export_id}/ answers the job's state and, once it
+// succeeded, a link to the file (the same sealed link as the synchronous
+// export's, good for an hour from that GET).
+
+// JobQueue queues export jobs; exports.Queue implements it.
+type JobQueue interface {
+	Send(ctx context.Context, j exports.Job) error
+}
+
+var _ JobQueue = exports.Queue{}
+
+// errQueue is the answer when the job could not be queued.
+var errQueue = survey.Errorf(survey.EUNAVAILABLE, "The service is busy; try again shortly.")
+
+// jobView is a job as the API shows it.
+type jobView struct {
+	ID         string  `json:"id"`
+	Status     string  `json:"status"`
+	CreatedAt  string  `json:"created_at"`
+	FinishedAt *string `json:"finished_at"`
+	Rows       *int64  `json:"rows"`
+	Export     *string `json:"export"`
+}
+
+func exportFileKey(sid int64, id string) string { return fmt.Sprintf("exports/%d/%s.csv", sid, id) }
+
+// startExport records and queues a job: 202 with the job (pending).
+func (h handlers) startExport() http.Handler {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, sid, err := api.AccountAndID(r, "survey_id")
+		if err != nil {
+			return err
+		}
+		ctx := r.Context()
+		if _, err := h.st.Survey(ctx, acct.ID, sid); err != nil {
+			return err
+		}
+		id := store.NewExportJobID()
+		job := store.ExportJob{ID: id, SurveyID: sid, AccountID: acct.ID, Key: exportFileKey(sid, id)}
+		if err := h.st.CreateExportJob(ctx, job); err != nil {
+			return err
+		}
+		if err := h.jobs.Send(ctx, exports.Job{SurveyID: sid, AccountID: acct.ID, JobID: id}); err != nil {
+			// Nothing will run it: say so in the job, and 503 now.
+			slog.ErrorContext(ctx, "queue an export job", "survey", sid, "job", id, "error", err.Error())
+			if ferr := h.st.FinishExportJob(context.WithoutCancel(ctx), sid, id, store.ExportFailed, 0); ferr != nil {
+				return ferr
+			}
+			if awsenv.IsUnavailable(err) {
+				return errQueue
+			}
+			return err
+		}
+		job, err = h.st.ExportJobOf(ctx, acct.ID, sid, id)
+		if err != nil {
+			return err
+		}
+		view, err := h.jobView(r, job)
+		if err != nil {
+			return err
+		}
+		jobURL := r.Clone(ctx)
+		jobURL.URL.Path = strings.TrimSuffix(r.URL.Path, "/") + "/" + id + "/"
+		jobURL.URL.RawPath = ""
+		w.Header().Set("Location", api.AbsoluteURL(jobURL, nil))
+		api.Respond(w, r, http.StatusAccepted, view)
+		return nil
+	})
+}
+
+// exportJob answers a job's state, and its link once it succeeded.
+func (h handlers) exportJob() http.Handler {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		acct, sid, err := api.AccountAndID(r, "survey_id")
+		if err != nil {
+			return err
+		}
+		id := r.PathValue("export_id")
+		if len(id) != 32 || strings.Trim(id, "0123456789abcdef") != "" {
+			return survey.ErrNotFound
+		}
+		job, err := h.st.ExportJobOf(r.Context(), acct.ID, sid, id)
+		if err != nil {
+			return err
+		}
+		view, err := h.jobView(r, job)
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		api.Respond(w, r, http.StatusOK, view)
+		return nil
+	})
+}
+
+func (h handlers) jobView(r *http.Request, j store.ExportJob) (jobView, error) {
+	v := jobView{ID: j.ID, Status: j.Status, CreatedAt: j.Created}
+	if j.Finished != "" {
+		v.FinishedAt = &j.Finished
+	}
+	if j.Status != store.ExportSucceeded {
+		return v, nil
+	}
+	v.Rows = &j.Rows
+	link, err := h.exportURL(r, j.SurveyID, j.Key)
+	if err != nil {
+		return jobView{}, err
+	}
+	v.Export = &link
+	return v, nil
+}
+
+// exportURL is the service's own link to an export file, good for
+// exportLinkValidity from now: .../responses/export/<token>/.
+func (h handlers) exportURL(r *http.Request, sid int64, key string) (string, error) {
+	ctx := r.Context()
+	token, err := h.sealer.SealFor(ctx, exportPurpose, sid, encodeExportLink(exportLink{
+		expires: h.now().UTC().Add(exportLinkValidity).Truncate(time.Second), key: key,
+	}))
+	if err != nil {
+		return "", err
+	}
+	link := r.Clone(ctx)
+	link.URL.Path = fmt.Sprintf("/api/v2/surveys/%d/responses/export/%s/", sid, token)
+	link.URL.RawPath, link.URL.RawQuery = "", ""
+	return api.AbsoluteURL(link, nil), nil
+}
+
+// ExportStore is what the export function reads and writes;
+// *store.Store implements it.
+type ExportStore interface {
+	Store
+	StartExportJob(ctx context.Context, sid int64, id string) (store.ExportJob, bool, error)
+	FinishExportJob(ctx context.Context, sid int64, id, status string, rows int64) error
+}
+
+var _ ExportStore = (*store.Store)(nil)
+
+// Exporter is the export function: it runs the jobs of the export queue.
+type Exporter struct {
+	St      ExportStore
+	Exports Exports
+	// MaxAttempts is how many runs a job gets before it is marked failed
+	// (the queue's redrive policy allows one more receive, to record it).
+	MaxAttempts int
+}
+
+// Handle runs each job of the batch; a job whose run fails for a reason
+// that passes is reported back (the message returns after its visibility
+// timeout), one that cannot succeed (its survey gone, a malformed message)
+// is marked failed and not retried.
+func (e *Exporter) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	var out events.SQSEventResponse
+	for _, m := range ev.Records {
+		if err := e.run(ctx, m.Body); err != nil {
+			slog.ErrorContext(ctx, "export job", "message", m.MessageId, "error", err.Error())
+			out.BatchItemFailures = append(out.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
+		}
+	}
+	return out, nil
+}
+
+func (e *Exporter) run(ctx context.Context, body string) error {
+	j, err := exports.DecodeJob(body)
+	if err != nil {
+		slog.ErrorContext(ctx, "export job: dropped", "error", err.Error())
+		return nil // never becomes valid
+	}
+	job, ok, err := e.St.StartExportJob(ctx, j.SurveyID, j.JobID)
+	if errors.Is(err, survey.ErrNotFound) || (err == nil && !ok) {
+		return nil // expired, or already done by an earlier delivery
+	}
+	if err != nil {
+		return err
+	}
+	if job.AccountID != j.AccountID {
+		return nil
+	}
+	coll, err := e.St.SurveyCollection(ctx, job.AccountID, job.SurveyID)
+	if survey.ErrorCode(err) == survey.ENOTFOUND {
+		return e.St.FinishExportJob(ctx, job.SurveyID, job.ID, store.ExportFailed, 0)
+	}
+	if err != nil {
+		return e.failed(ctx, job, err)
+	}
+	rows, err := writeExport(ctx, e.St, e.Exports, coll, job.Key)
+	if err != nil {
+		return e.failed(ctx, job, err)
+	}
+	return e.St.FinishExportJob(ctx, job.SurveyID, job.ID, store.ExportSucceeded, rows)
+}
+
+// failed records the job failed on its last attempt, and otherwise hands
+// the error back so that the queue tries again.
+func (e *Exporter) failed(ctx context.Context, job store.ExportJob, err error) error {
+	if job.Attempts < max(e.MaxAttempts, 1) {
+		return err
+	}
+	slog.ErrorContext(ctx, "export job failed", "survey", job.SurveyID, "job", job.ID, "error", err.Error())
+	return e.St.FinishExportJob(ctx, job.SurveyID, job.ID, store.ExportFailed, 0)
+}

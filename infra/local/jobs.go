@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"surveyservice/functions/responses"
+	"surveyservice/functions/tally"
+	"surveyservice/internal/eventsource"
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/exports"
+	"surveyservice/shared/store"
+)
+
+// exportJobs is the export machinery of `make run`: the export queue and
+// a poller that plays the export function's event source mapping, calling
+// the function's own handler.
+type exportJobs struct {
+	queue exports.Queue
+	done  chan struct{}
+}
+
+// startExportJobs creates the export queue when missing and starts its
+// poller, which stops with ctx.
+func startExportJobs(ctx context.Context, st *store.Store, bucket *exports.Bucket, c awsenv.Config, name string) (*exportJobs, error) {
+	cfg, err := awsenv.Load(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	client := sqs.NewFromConfig(cfg)
+	url, arn, err := exports.EnsureQueue(ctx, client, name, 15*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	pollCfg, err := awsenv.Load(ctx, c) // a long poll holds its client's one connection
+	if err != nil {
+		return nil, err
+	}
+	e := &responses.Exporter{St: st, Exports: bucket, MaxAttempts: exports.MaxReceives}
+	poll := &eventsource.Queue{Client: sqs.NewFromConfig(pollCfg), URL: url, ARN: arn, Handle: e.Handle, Workers: 1}
+	j := &exportJobs{queue: exports.Queue{Client: client, URL: url}, done: make(chan struct{})}
+	go func() {
+		_ = poll.Run(ctx)
+		close(j.done)
+	}()
+	return j, nil
+}
+
+// startTally starts the poller that plays the tally function's event
+// source mapping on the table's stream: from the oldest record kept (the
+// checkpoints pass over what an earlier run applied), with the shard's id
+// that Lambda's tumbling window gives. It stops with ctx; done closes then.
+func startTally(ctx context.Context, st *store.Store, c awsenv.Config) (done chan struct{}, err error) {
+	cfg, err := awsenv.Load(ctx, c) // a poller holds its client's one connection
+	if err != nil {
+		return nil, err
+	}
+	arn, err := store.StreamARN(ctx, st.Client(), st.TableName())
+	if err != nil {
+		return nil, err
+	}
+	client := dynamodbstreams.NewFromConfig(cfg)
+	desc, err := client.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
+	if err != nil || len(desc.StreamDescription.Shards) == 0 {
+		return nil, fmt.Errorf("tally: describe stream %s: %v", arn, err)
+	}
+	shard := aws.ToString(desc.StreamDescription.Shards[0].ShardId)
+	t := &tally.Tally{Store: st, Now: time.Now}
+	stream := &eventsource.Stream{Client: client, ARN: arn, Filter: tally.Matches, FromStart: true, BatchSize: 1000,
+		MaxIdle: 200 * time.Millisecond,
+		Handle: func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+			_, err := t.Handle(ctx, events.DynamoDBTimeWindowEvent{DynamoDBEvent: ev,
+				TimeWindowProperties: events.TimeWindowProperties{ShardID: shard, EventSourceARN: arn}})
+			return events.DynamoDBEventResponse{}, err
+		}}
+	done = make(chan struct{})
+	go func() {
+		if err := stream.Run(ctx); err != nil {
+			slog.ErrorContext(ctx, "tally: the stream poller stopped", "error", err.Error())
+		}
+		close(done)
+	}()
+	return done, nil
+}

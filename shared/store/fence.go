@@ -1,0 +1,130 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+// A submission no longer conditions its transaction on the survey item:
+// every submission touching that one item is what capped a survey at a
+// few dozen submissions a second (a transaction that touches an item
+// another one holds is cancelled, a ConditionCheck included). Instead:
+//
+//  1. the transaction writes the responder's own items (submit.go);
+//  2. then one strongly consistent GetItem of the survey item reads its
+//     state as of a moment after the transaction committed;
+//  3. open: any stop, trash or sweep commits after that read, so after
+//     the response, which stands (201). Closed: the close came between
+//     the check before the transaction and this read, maybe before the
+//     response's write; the response is withdrawn (withdraw) and the
+//     answer is 410, so no response answered 201 is later than its
+//     survey's close, and none answered 410 stays.
+//
+// The read is of one item (the survey's ~1-2 KB: one read unit), never a
+// write, so it conflicts with nothing.
+
+// surveyOpenAt reads whether the survey is open at now: it exists, is not
+// in the trash, not stopped, not closed by the sweep, and its expiration
+// date (if any) is after now's day (survey.Survey.Active).
+func (s *Store) surveyOpenAt(ctx context.Context, r survey.Response) (bool, error) {
+	var item dynamo.Item
+	err := s.table.Get(AttrPK, SurveyPK(r.SurveyID)).Range(AttrSK, dynamo.Equal, SurveySK).Consistent(true).One(ctx, &item)
+	if err == dynamo.ErrNotFound {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.fail(fmt.Sprintf("read the state of survey %d", r.SurveyID), err)
+	}
+	sv, err := decodeSurvey(item)
+	if err != nil {
+		return false, err
+	}
+	return sv.Active(r.SubmittedAt), nil
+}
+
+// fence answers a submission whose transaction committed: its response,
+// or, the survey having closed meanwhile, survey.ErrSurveyClosed after
+// withdrawing it. When the state cannot be read, the response is
+// withdrawn too (nothing is lost: the client's retry, with its key,
+// submits again) and the answer is 503.
+func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission) (Submitted, error) {
+	open, err := s.surveyOpenAt(ctx, r)
+	if err == nil && open {
+		return Submitted{ID: r.ID, SubmittedAt: r.SubmittedAt}, nil
+	}
+	if werr := s.withdraw(context.WithoutCancel(ctx), r, sub); werr != nil {
+		return Submitted{}, werr
+	}
+	if err != nil {
+		return Submitted{}, err
+	}
+	return Submitted{}, survey.ErrSurveyClosed
+}
+
+// withdraw takes back a response the fence refused, in one transaction:
+// the response and its Idempotency-Key deleted, its code and its link
+// spent no more (each only if this response spent it), and the counts it
+// adds through the tally subtracted now (the tally adds them when its
+// insertion reaches it; the two meet at the same count). Only a variable's
+// has_response flag, which is not a count, may stay set by a withdrawn
+// response. Conflicts (only the survey item, with an owner's write or the
+// tally's) are retried.
+func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission) error {
+	sid := r.SurveyID
+	var rit struct {
+		Shard       int      `dynamo:"agg_shard"`
+		ReportAttrs []string `dynamo:"agg,set"`
+	}
+	pk := ResponsesShardPK(sid, ResponseShard(r.ID))
+	err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, ResponseSK(r.ID)).Consistent(true).One(ctx, &rit)
+	if err == dynamo.ErrNotFound {
+		return nil // withdrawn already
+	}
+	if err != nil {
+		return s.fail(fmt.Sprintf("read response %d to withdraw it", r.ID), err)
+	}
+	for attempt := 1; ; attempt++ {
+		count := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add("submitted_responses", -1)
+		if r.Spam {
+			count.Add(AttrSpamResponses, -1)
+		}
+		tx := s.db.WriteTx().Idempotent(true).
+			Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, ResponseSK(r.ID)).If("attribute_exists(PK)")).
+			Delete(s.table.Delete(AttrPK, ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash))).Range(AttrSK, IdempotencySK(sub.KeyHash)).
+				If("response_id = ?", r.ID)).
+			Update(count)
+		agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(rit.Shard)).Add("n", -1)
+		for _, a := range rit.ReportAttrs {
+			agg.Add(a, -1)
+		}
+		tx.Update(agg)
+		if sub.CheckCode && sub.CodeUnique {
+			tx.Update(s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeSK(r.Code)).
+				Remove("used", "used_at", "response_id").If("response_id = ?", r.ID))
+		}
+		if sub.LinkID != "" {
+			tx.Delete(s.table.Delete(AttrPK, LinkPK(sub.LinkID)).Range(AttrSK, linkUsedSK).If("response_id = ?", r.ID))
+		}
+		if sub.Responder != "" && !r.Spam {
+			// The responder has not responded after all (no_spam).
+			tx.Delete(s.table.Delete(AttrPK, ResponderPK(sid, sub.Responder)).Range(AttrSK, responderSK).If("response_id = ?", r.ID))
+		}
+		err := tx.Run(ctx)
+		switch {
+		case err == nil:
+			return nil
+		case txFailedAt(err, 0):
+			return nil // withdrawn by a concurrent run
+		case txConflict(err) && attempt < submitAttempts:
+			if err := backoff(ctx, attempt); err != nil {
+				return err
+			}
+		default:
+			return s.fail(fmt.Sprintf("withdraw response %d of survey %d", r.ID, sid), err)
+		}
+	}
+}
