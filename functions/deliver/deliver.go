@@ -45,7 +45,7 @@ type Opener interface {
 // Queue is the delivery queue; webhook.Queue implements it.
 type Queue interface {
 	Send(ctx context.Context, jobs []webhook.Job, delay time.Duration) error
-	Hide(ctx context.Context, receipt string, d time.Duration) error
+	RedeliverAfter(ctx context.Context, receipt string, d time.Duration) error
 }
 
 var _ Queue = webhook.Queue{}
@@ -117,7 +117,9 @@ func (d *Deliverer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSE
 		keys = append(keys, store.DeliveryKey{SurveyID: job.SurveyID, WebhookID: job.WebhookID, ResponseID: job.ResponseID, Created: created})
 	}
 	var resp events.SQSEventResponse
-	keep := func(m msg) {
+	// leaveOnQueue reports m as a failure of the batch: SQS keeps it, to
+	// hand it out again when its visibility ends.
+	leaveOnQueue := func(m msg) {
 		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.raw.MessageId})
 	}
 	// Early copies (re-sent to wait longer than a visibility may last) go
@@ -127,10 +129,10 @@ func (d *Deliverer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSE
 	var dueKeys []store.DeliveryKey
 	for i, m := range msgs {
 		if wait := time.Unix(m.job.NotBefore, 0).Sub(now); m.job.NotBefore > 0 && wait > time.Second {
-			if err := d.Queue.Hide(ctx, m.raw.ReceiptHandle, min(wait, visibilityLeft(m.sent, now))); err != nil {
+			if err := d.Queue.RedeliverAfter(ctx, m.raw.ReceiptHandle, min(wait, visibilityLeft(m.sent, now))); err != nil {
 				slog.ErrorContext(ctx, "deliver: hide an early job", "error", err.Error())
 			}
-			keep(m)
+			leaveOnQueue(m)
 			continue
 		}
 		due, dueKeys = append(due, m), append(dueKeys, keys[i])
@@ -142,7 +144,7 @@ func (d *Deliverer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSE
 	if err != nil {
 		slog.ErrorContext(ctx, "deliver: read", "error", err.Error())
 		for _, m := range due {
-			keep(m)
+			leaveOnQueue(m)
 		}
 		return resp, nil
 	}
@@ -154,7 +156,7 @@ func (d *Deliverer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSE
 			defer wg.Done()
 			if d.attempt(ctx, in, m) == retry || ctx.Err() != nil {
 				mu.Lock()
-				keep(m)
+				leaveOnQueue(m)
 				mu.Unlock()
 			}
 		}()
@@ -250,7 +252,7 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 // one go.
 func (d *Deliverer) schedule(ctx context.Context, m msg, now time.Time, delay time.Duration) outcome {
 	if delay <= visibilityLeft(m.sent, now) {
-		if err := d.Queue.Hide(ctx, m.raw.ReceiptHandle, delay); err != nil {
+		if err := d.Queue.RedeliverAfter(ctx, m.raw.ReceiptHandle, delay); err != nil {
 			slog.ErrorContext(ctx, "deliver: schedule a retry", "error", err.Error())
 		}
 		return retry

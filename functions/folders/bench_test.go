@@ -60,7 +60,7 @@ func benchServe(b *testing.B, h http.Handler, key string) (*httptest.ResponseRec
 
 // BenchmarkFolderList: the DynamoDB calls of the list stay one Query (plus
 // 1 MB paging) however many folders and surveys, up to the 1,500 live
-// surveys an account may hold (store.DefaultAccountLimits); handler-ns/op
+// surveys an account may hold (survey.DefaultAccountLimits); handler-ns/op
 // is the handler's own time, the emulator's subtracted.
 func BenchmarkFolderList(b *testing.B) {
 	for _, size := range []struct{ folders, surveys int }{{1, 1}, {50, 1500}} {

@@ -148,7 +148,7 @@ func (f *fixture) survey(t *testing.T, fid int64, name string) survey.Survey {
 // every TransactWriteItems, and the copy races with concurrent writes
 // ("dictionary changed size during iteration", answered 500 until the
 // SDK's three attempts are spent). A taken id or a retried transaction
-// that had landed is the store's own business (store/ids.go, landed.go):
+// that had landed is the store's own business (store/ids.go, puttoken.go):
 // retrying those here made a second survey when the first had landed.
 //
 // Every other error is returned.

@@ -16,7 +16,7 @@ import (
 func TestFolderLimit(t *testing.T) {
 	t.Parallel()
 	st := store.New(testenv.Config(t), testenv.Store(t).TableName())
-	st.Limits = store.AccountLimits{LiveSurveys: 10, Folders: 2}
+	st.Limits = survey.AccountLimits{LiveSurveys: 10, Folders: 2}
 	a, key := testenv.NewAccount(t, survey.PlanFree)
 	f := &fixture{h: folders.New(api.NewAuthenticator(st), st, clock), st: st, acct: a, key: key}
 	first := f.create(t, `{"name": "one"}`)

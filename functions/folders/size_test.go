@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"surveyservice/shared/api"
-	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
@@ -71,14 +70,14 @@ func TestFolderListSize(t *testing.T) {
 }
 
 // TestFolderListBound: the largest folder list an account can have, at
-// store.DefaultAccountLimits with every field of every folder and survey
+// survey.DefaultAccountLimits with every field of every folder and survey
 // at its limit, is under api.MaxAnswer with room to spare. It is built
 // and measured whole: the surveys all in one folder, which leaves the
 // fewest separators out.
 func TestFolderListBound(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
-	lim := store.DefaultAccountLimits
+	lim := survey.DefaultAccountLimits
 	svs := make([]survey.SurveySummary, lim.LiveSurveys)
 	for i := range svs {
 		svs[i] = summary(worstSurveyName, now)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/internal/storetest"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -86,7 +87,7 @@ func seedResponses(b *testing.B, f fixture, n int) {
 		rs[i] = survey.Response{ID: int64(i + 1), SurveyID: f.sv.ID, SubmittedAt: at, StartedAt: at,
 			Answers: map[int64]json.RawMessage{f.choices.ID: json.RawMessage(fmt.Sprintf("[%d]", f.choices.Choices[0].ID)), f.rating.ID: json.RawMessage("3")}}
 	}
-	if err := f.st.SeedResponses(ctx, rs); err != nil {
+	if err := storetest.SeedResponses(ctx, f.st, rs); err != nil {
 		b.Fatal(err)
 	}
 	for shard := range store.AggShards {
@@ -94,7 +95,7 @@ func seedResponses(b *testing.B, f fixture, n int) {
 		if shard < n%store.AggShards {
 			k++
 		}
-		if err := f.st.SeedAggregate(ctx, f.sv.ID, shard, map[string]int64{"n": k,
+		if err := storetest.SeedAggregate(ctx, f.st, f.sv.ID, shard, map[string]int64{"n": k,
 			store.ChoiceCount(f.choices.ID, f.choices.Choices[0].ID): k, store.ScaleCount(f.rating.ID, 3): k}); err != nil {
 			b.Fatal(err)
 		}

@@ -62,7 +62,7 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time) http.H
 			if survey.ErrorCode(err) == "" || api.Status(survey.ErrorCode(err)) >= 500 {
 				return err
 			}
-			if err == store.ErrSurveyClosed {
+			if err == survey.ErrSurveyClosed {
 				writeMessage(w, r, http.StatusGone, v.Language, v.Name, p.T.Closed)
 				return nil
 			}

@@ -15,9 +15,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"surveyservice/functions/responders"
-	"surveyservice/shared/awsenv"
-	"surveyservice/shared/store"
 	"surveyservice/internal/testenv"
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/survey"
 )
 
 const tooMany = `{"detail":"Too many failed attempts. Try again later."}`
@@ -65,7 +65,7 @@ func (r reply) locked(t *testing.T, wait string) {
 
 // guarded is a fixture whose store has small limits and a clock at 20 s
 // into a minute's window.
-func guarded(t *testing.T, lim store.GuessLimits) (fixture, *clock) {
+func guarded(t *testing.T, lim survey.GuessLimits) (fixture, *clock) {
 	t.Helper()
 	f := newFixture(t)
 	clk := &clock{t: time.Date(2026, 6, 15, 12, 0, 20, 0, time.UTC)}
@@ -78,7 +78,7 @@ func guarded(t *testing.T, lim store.GuessLimits) (fixture, *clock) {
 // client is not held; the next window starts afresh.
 func TestGuessLimitPerClient(t *testing.T) {
 	t.Parallel()
-	f, clk := guarded(t, store.GuessLimits{Window: time.Minute, PerSurvey: 100, PerClient: 5})
+	f, clk := guarded(t, survey.GuessLimits{Window: time.Minute, PerSurvey: 100, PerClient: 5})
 	slug, _ := f.survey(t, shared, "right")
 	const attacker, other = "198.51.100.7", "203.0.113.9"
 	for i := range 4 {
@@ -120,7 +120,7 @@ func TestGuessLimitPerClient(t *testing.T) {
 // client.
 func TestGuessLimitPerSurvey(t *testing.T) {
 	t.Parallel()
-	f, _ := guarded(t, store.GuessLimits{Window: time.Minute, PerSurvey: 6, PerClient: 3})
+	f, _ := guarded(t, survey.GuessLimits{Window: time.Minute, PerSurvey: 6, PerClient: 3})
 	slug, _ := f.survey(t, shared, "right")
 	other, _ := f.survey(t, shared, "right")
 	for i := range 3 {
@@ -144,7 +144,7 @@ func TestGuessLimitPerSurvey(t *testing.T) {
 // (two Lambda containers) share the count through the table.
 func TestGuessLimitAcrossContainers(t *testing.T) {
 	t.Parallel()
-	f, clk := guarded(t, store.GuessLimits{Window: time.Minute, PerSurvey: 100, PerClient: 4})
+	f, clk := guarded(t, survey.GuessLimits{Window: time.Minute, PerSurvey: 100, PerClient: 4})
 	slug, _ := f.survey(t, shared, "right")
 	second := testenv.Container(t)
 	second.Now, second.Guesses = clk.Now, f.st.Guesses
@@ -162,7 +162,7 @@ func TestGuessLimitAcrossContainers(t *testing.T) {
 // A unique code already spent is a failed check.
 func TestGuessLimitOnlyCountsGuesses(t *testing.T) {
 	t.Parallel()
-	f, _ := guarded(t, store.GuessLimits{Window: time.Minute, PerSurvey: 100, PerClient: 2})
+	f, _ := guarded(t, survey.GuessLimits{Window: time.Minute, PerSurvey: 100, PerClient: 2})
 	offSlug, _ := f.survey(t, off, "right")
 	for range 4 {
 		guess(t, f.h, offSlug, "right", "192.0.2.1").refused(t)
@@ -185,7 +185,7 @@ func TestGuessLimitOnlyCountsGuesses(t *testing.T) {
 // either route add up, and then both answer 429, the right code included.
 func TestSessionCodeGuard(t *testing.T) {
 	t.Parallel()
-	f, _ := guarded(t, store.GuessLimits{Window: time.Minute, PerSurvey: 100, PerClient: 3})
+	f, _ := guarded(t, survey.GuessLimits{Window: time.Minute, PerSurvey: 100, PerClient: 3})
 	slug, _ := f.survey(t, shared, "right")
 	session := func(code, ip string) reply {
 		req := httptest.NewRequest("POST", sessionsPath(slug), strings.NewReader(fmt.Sprintf(`{"code":%q}`, code)))
@@ -218,7 +218,7 @@ type marked struct{}
 // count.
 func TestGuessCountFailure(t *testing.T) {
 	t.Parallel()
-	f, _ := guarded(t, store.GuessLimits{Window: time.Minute, PerSurvey: 100, PerClient: 10})
+	f, _ := guarded(t, survey.GuessLimits{Window: time.Minute, PerSurvey: 100, PerClient: 10})
 	slug, _ := f.survey(t, shared, "right")
 	restore := awsenv.InjectFaults(func(ctx context.Context, _, op string) error {
 		if op == "UpdateItem" && ctx.Value(marked{}) != nil {

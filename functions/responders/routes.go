@@ -58,7 +58,7 @@ func New(st Store, sealer Sealer, now func() time.Time) *api.Router {
 
 var (
 	errInvalidLink = responding.ErrInvalidLink
-	errLinkUsed    = store.ErrLinkUsed
+	errLinkUsed    = survey.ErrLinkUsed
 )
 
 // handleValues opens a personalised link (?qs=TOKEN) and answers its
@@ -100,13 +100,13 @@ func handleValues(st Store, opener Sealer) http.Handler {
 
 // errRefused is the one answer to every refused code: it never tells an
 // unknown code from a spent one, or from a survey without code_auth.
-var errRefused = store.ErrCodeRefused
+var errRefused = survey.ErrCodeRefused
 
 // handleAuthenticate checks a responder's code: 200 when the survey's
 // code_auth is on and the code exists (and, with code_auth_is_unique, no
 // response has spent it yet); 403 otherwise. It spends nothing: the
 // response that carries the code does. Failed checks are counted per survey
-// and per client (store.GuessLimits); while a count is at its limit every
+// and per client (survey.GuessLimits); while a count is at its limit every
 // check answers 429 with Retry-After, before the code is looked at, so a
 // right code tells nothing either.
 func handleAuthenticate(st Store) http.Handler {

@@ -13,10 +13,11 @@ import (
 	"time"
 
 	"surveyservice/functions/responses"
+	"surveyservice/internal/storetest"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // scanCounter is the store, counting the items DynamoDB reads for the
@@ -74,7 +75,7 @@ func seededSurvey(b *testing.B) (*fixture, *scanCounter, *api.Router, int) {
 				rs[i] = survey.Response{SurveyID: f.sid, SubmittedAt: at, StartedAt: at.Add(-2 * time.Minute),
 					Answers: map[int64]json.RawMessage{f.text: answer}, Variables: map[string]any{"city": "Tabriz", "age": json.Number("30")}}
 			}
-			if _, err := f.st.ImportResponses(context.Background(), rs); err != nil {
+			if _, err := storetest.ImportResponses(context.Background(), f.st, rs); err != nil {
 				bs.err = err
 				return
 			}

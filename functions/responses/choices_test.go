@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"surveyservice/internal/storetest"
 	"surveyservice/shared/survey"
 )
 
@@ -49,7 +50,7 @@ func TestCSVWithChoices(t *testing.T) {
 		grid.ID:  json.RawMessage(fmt.Sprintf(`{"%d":%d,"%d":%d}`, grid.Rows[1].ID, grid.Columns[0].ID, grid.Rows[0].ID, grid.Columns[1].ID)),
 		scale.ID: json.RawMessage(`8`),
 	}
-	rs, err := f.st.ImportResponses(ctx, []survey.Response{{SurveyID: f.sid, SubmittedAt: t0, StartedAt: t0, Answers: answers}})
+	rs, err := storetest.ImportResponses(ctx, f.st, []survey.Response{{SurveyID: f.sid, SubmittedAt: t0, StartedAt: t0, Answers: answers}})
 	if err != nil {
 		t.Fatal(err)
 	}

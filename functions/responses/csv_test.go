@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/internal/storetest"
 	"surveyservice/shared/survey"
 )
 
@@ -55,7 +56,7 @@ func TestCSVPages(t *testing.T) {
 		extra = append(extra, survey.Response{SurveyID: f.sid, SubmittedAt: t0.Add(time.Hour + time.Duration(i)*time.Second),
 			StartedAt: t0.Add(time.Hour), Answers: answers, Variables: map[string]any{"city": "+98 21"}})
 	}
-	extra, err := f.st.ImportResponses(t.Context(), extra)
+	extra, err := storetest.ImportResponses(t.Context(), f.st, extra)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ const csvContentType = "text/csv; charset=utf-8"
 // Lambda's response limit ends early. The next page is in the Link header.
 func (h handlers) csvPage(w http.ResponseWriter, r *http.Request, aid, sid int64, lq listQuery) error {
 	ctx := r.Context()
-	coll, page, err := alongside(
+	coll, page, err := surveyAndPage(
 		func() (store.SurveyCollection, error) { return h.st.SurveyCollection(ctx, aid, sid) },
 		func() (store.ResponsePage, error) { return h.st.ResponsesPage(ctx, sid, lq.ResponseQuery) })
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/internal/storetest"
 	"surveyservice/shared/survey"
 )
 
@@ -66,7 +67,7 @@ func TestExport(t *testing.T) {
 		big[i] = survey.Response{SurveyID: f.sid, SubmittedAt: t0.Add(time.Hour + time.Duration(i)*time.Second), StartedAt: t0.Add(time.Hour),
 			Answers: map[int64]json.RawMessage{f.text: answer}}
 	}
-	big, err := f.st.ImportResponses(t.Context(), big)
+	big, err := storetest.ImportResponses(t.Context(), f.st, big)
 	if err != nil {
 		t.Fatal(err)
 	}

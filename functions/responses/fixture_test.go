@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"surveyservice/functions/responses"
+	"surveyservice/internal/storetest"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
@@ -131,7 +132,7 @@ func (f *fixture) seedFrom(t testing.TB, sid, text int64, n int, from time.Time)
 			rs[i].Code = fmt.Sprintf("CODE-%d", i)
 		}
 	}
-	out, err := f.st.ImportResponses(t.Context(), rs)
+	out, err := storetest.ImportResponses(t.Context(), f.st, rs)
 	if err != nil {
 		t.Fatal(err)
 	}

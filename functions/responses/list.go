@@ -80,7 +80,7 @@ func (h handlers) list() http.Handler {
 		if lq.csv {
 			return h.csvPage(w, r, acct.ID, sid, lq)
 		}
-		sv, page, err := alongside(
+		sv, page, err := surveyAndPage(
 			func() (survey.Survey, error) { return h.st.Survey(ctx, acct.ID, sid) },
 			func() (store.ResponsePage, error) { return h.st.ResponsesPage(ctx, sid, lq.ResponseQuery) })
 		if err != nil {

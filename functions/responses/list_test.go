@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/links"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // walk follows the list's next links from start and answers the ids seen,

@@ -84,7 +84,7 @@ func (h handlers) resultsTable() http.Handler {
 			return err
 		}
 		ctx := r.Context()
-		coll, rows, err := alongside(
+		coll, rows, err := surveyAndPage(
 			func() (store.SurveyCollection, error) { return h.st.SurveyCollection(ctx, acct.ID, sid) },
 			func() ([]survey.Response, error) { return h.tablePage(ctx, sid, tq) })
 		if err != nil {

@@ -19,7 +19,7 @@ import (
 func TestLiveSurveyLimit(t *testing.T) {
 	t.Parallel()
 	st := store.New(testenv.Config(t), testenv.Store(t).TableName())
-	st.Limits = store.AccountLimits{LiveSurveys: 2, Folders: 10}
+	st.Limits = survey.AccountLimits{LiveSurveys: 2, Folders: 10}
 	acct, key := testenv.NewAccount(t, survey.PlanPro)
 	f := &fixture{st: st, h: surveys.New(api.NewAuthenticator(st), st, time.Now), acct: acct, key: key}
 	fid := folder(t, st, acct.ID, "Home")

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"surveyservice/functions/templates"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // TestCatalogAnswersAtTheBounds: a catalog of 101 templates, each exactly

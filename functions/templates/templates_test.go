@@ -15,9 +15,9 @@ import (
 
 	"surveyservice/functions/templates"
 	"surveyservice/infra/seed"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }

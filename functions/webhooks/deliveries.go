@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"surveyservice/shared/api"
-	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/webhook"
 )
@@ -104,7 +103,7 @@ func (h handlers) retry() http.Handler {
 		}
 		switch {
 		case sv.Deleted:
-			return store.ErrSurveyDeleted
+			return survey.ErrSurveyDeleted
 		case !wh.Active:
 			return survey.Errorf(survey.ECONFLICT, "The webhook is not active.")
 		}

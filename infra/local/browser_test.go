@@ -19,9 +19,9 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"surveyservice/functions/variables"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/links"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // The end-to-end tests of the hosted pages (contract 14) drive a real

@@ -20,12 +20,13 @@ import (
 
 	"surveyservice/functions/sweeper"
 	"surveyservice/functions/variables"
+	"surveyservice/internal/storetest"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // faultRoutes is a request on every route that touches the store, with the
@@ -136,7 +137,7 @@ func newFaultFixture(t *testing.T) faultFixture {
 		seed = append(seed, survey.Response{SurveyID: sv.ID, SubmittedAt: at.Add(time.Duration(i) * time.Second), StartedAt: at.Add(-time.Minute),
 			Answers: map[int64]json.RawMessage{ch.Element.ID: json.RawMessage(`"fine"`)}})
 	}
-	rs, err := st.ImportResponses(ctx, seed)
+	rs, err := storetest.ImportResponses(ctx, st, seed)
 	if err != nil {
 		t.Fatal(err)
 	}

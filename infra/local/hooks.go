@@ -12,8 +12,8 @@ import (
 
 	"surveyservice/functions/deliver"
 	"surveyservice/functions/dispatch"
-	"surveyservice/shared/awsenv"
 	"surveyservice/internal/eventsource"
+	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 	"surveyservice/shared/webhook"

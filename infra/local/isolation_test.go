@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/internal/storetest"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // tenant is one account's key and the ids of what it owns.
@@ -156,7 +157,7 @@ func newTenant(t *testing.T) tenant {
 		ids[map[survey.ElementType]string{survey.TypeText: "question", survey.TypeGroup: "group"}[kind]] = ch.Element.ID
 	}
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	rs, err := st.ImportResponses(ctx, []survey.Response{{SurveyID: sv.ID, SubmittedAt: at, StartedAt: at.Add(-time.Minute),
+	rs, err := storetest.ImportResponses(ctx, st, []survey.Response{{SurveyID: sv.ID, SubmittedAt: at, StartedAt: at.Add(-time.Minute),
 		Answers: map[int64]json.RawMessage{ids["question"]: json.RawMessage(`"Private answer"`)}, Variables: map[string]any{"private_var": "Private value"},
 		Code: "PRIVATE-CODE"}})
 	if err != nil {

@@ -20,12 +20,13 @@ import (
 	"surveyservice/functions/templates"
 	"surveyservice/functions/variables"
 	"surveyservice/infra/seed"
+	"surveyservice/internal/storetest"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/api/gateway"
 	"surveyservice/shared/links"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -252,7 +253,7 @@ func fixtureIDs(t *testing.T, aid int64) map[string]string {
 	ids["DOOMED_VARIABLE_ID"] = vars[1].ID
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	answer := json.RawMessage(`"Fine"`)
-	rs, err := st.ImportResponses(ctx, []survey.Response{
+	rs, err := storetest.ImportResponses(ctx, st, []survey.Response{
 		{SurveyID: ids["SURVEY_ID"], SubmittedAt: at, StartedAt: at.Add(-time.Minute), Answers: map[int64]json.RawMessage{ids["QUESTION_ID"]: answer},
 			Variables: map[string]any{"city": "Tabriz"}, Code: "A1B2C3"},
 		{SurveyID: ids["SURVEY_ID"], SubmittedAt: at.Add(time.Second), StartedAt: at, Answers: map[int64]json.RawMessage{}},

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"surveyservice/shared/api"
 	"surveyservice/internal/testenv"
+	"surveyservice/shared/api"
 )
 
 // TestLogsHoldNoSecrets: the access log carries the request id, route,

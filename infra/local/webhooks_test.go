@@ -19,10 +19,11 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"surveyservice/functions/dispatch"
+	"surveyservice/internal/storetest"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 	"surveyservice/shared/webhook"
 )
 
@@ -142,7 +143,7 @@ func (e *hookEnv) respond(t testing.TB, n int) []survey.Response {
 		rs[i] = survey.Response{ID: ids[i], SurveyID: e.sid, SubmittedAt: now, StartedAt: now.Add(-time.Minute),
 			Answers: map[int64]json.RawMessage{1: json.RawMessage(`"Yes"`)}, Variables: map[string]any{"city": "Tabriz"}}
 	}
-	if err := e.st.SeedResponses(ctx, rs); err != nil {
+	if err := storetest.SeedResponses(ctx, e.st, rs); err != nil {
 		t.Fatal(err)
 	}
 	return rs

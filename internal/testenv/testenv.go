@@ -22,10 +22,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
+	"surveyservice/internal/moto"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
 	"surveyservice/shared/links"
-	"surveyservice/internal/moto"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )

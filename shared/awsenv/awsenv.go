@@ -98,7 +98,7 @@ func Load(_ context.Context, c Config) (aws.Config, error) {
 // It narrows the window without closing it: a request abandoned on a
 // timeout or a cancelled context still runs in moto while the next one
 // opens a new connection, which is why the store survives both a taken id
-// and a retried write that had landed (store/ids.go, store/landed.go).
+// and a retried write that had landed (store/ids.go, store/puttoken.go).
 func emulatorClient() *awshttp.BuildableClient {
 	return awshttp.NewBuildableClient().WithTimeout(30 * time.Second).WithTransportOptions(func(tr *http.Transport) {
 		tr.MaxConnsPerHost = 1

@@ -70,7 +70,7 @@ func Start(ctx context.Context, st Store, sealer Sealer, slug, client, code, qs 
 	sv, set := ps.Survey, ps.Settings
 	started := now.UTC().Truncate(time.Microsecond)
 	if !sv.Active(started) {
-		return Started{}, store.ErrSurveyClosed
+		return Started{}, survey.ErrSurveyClosed
 	}
 	s := Session{StartedAt: started}
 	var link links.Payload
@@ -91,7 +91,7 @@ func Start(ctx context.Context, st Store, sealer Sealer, slug, client, code, qs 
 		}
 		code = strings.TrimSpace(code)
 		if code == "" || len(code) > MaxCode {
-			return Started{}, store.ErrCodeRefused // no code is like this: not a guess
+			return Started{}, survey.ErrCodeRefused // no code is like this: not a guess
 		}
 		ok, err := st.CheckCode(ctx, sv.ID, code, set.CodeAuthIsUnique)
 		if err != nil {
@@ -101,7 +101,7 @@ func Start(ctx context.Context, st Store, sealer Sealer, slug, client, code, qs 
 			if err := st.RecordFailedGuess(ctx, guard); err != nil {
 				return Started{}, err
 			}
-			return Started{}, store.ErrCodeRefused
+			return Started{}, survey.ErrCodeRefused
 		}
 		s.Code = code
 	}
@@ -118,7 +118,7 @@ func Start(ctx context.Context, st Store, sealer Sealer, slug, client, code, qs 
 				return Started{}, err
 			}
 			if used {
-				return Started{}, store.ErrLinkUsed
+				return Started{}, survey.ErrLinkUsed
 			}
 		}
 	}
@@ -207,13 +207,13 @@ func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHas
 func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (store.Submission, error) {
 	sv, set := c.Survey, c.Settings
 	if !sv.Active(now) {
-		return store.Submission{}, store.ErrSurveyClosed
+		return store.Submission{}, survey.ErrSurveyClosed
 	}
 	if deadline, ok := survey.ResponseDeadline(sess.StartedAt, set.RespondingDuration); ok && now.After(deadline) {
 		return store.Submission{}, ErrTimeIsUp
 	}
 	if set.CodeAuth && sess.Code == "" {
-		return store.Submission{}, store.ErrCodeRefused
+		return store.Submission{}, survey.ErrCodeRefused
 	}
 	answers, aerr := survey.CheckAnswers(c.Layout.QuestionElements(c.Elements), req.Answers)
 	vars, verr := ResponseVariables(c.Variables, req.Variables, sess.Link)
@@ -225,14 +225,14 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 			SurveyID: sv.ID, StartedAt: sess.StartedAt, Answers: answers, Variables: vars, Code: sess.Code,
 		},
 		CheckCode: set.CodeAuth, CodeUnique: set.CodeAuthIsUnique,
-		Counts: store.CountsOf(c.Elements, answers),
+		ReportAttrs: ReportAttrs(c.Elements, answers),
 	}
 	if sess.Link != nil && sess.Link.Values.Unique {
 		sub.LinkID = sess.Link.TokenID()
 	}
 	for _, v := range c.Variables {
 		if _, carried := vars[v.Name]; carried && !v.HasResponse {
-			sub.Flag = append(sub.Flag, v.ID)
+			sub.NewlyRespondedVariables = append(sub.NewlyRespondedVariables, v.ID)
 		}
 	}
 	return sub, nil

@@ -21,7 +21,7 @@ type accountItem struct {
 	Plan      string `dynamo:"plan"`
 	Created   string `dynamo:"created"`
 	// PutToken tells the create's own earlier attempt from another item
-	// (see landed.go).
+	// (see puttoken.go).
 	PutToken string `dynamo:"put_token,omitempty"`
 }
 
@@ -37,7 +37,7 @@ type keyItem struct {
 	AccountID int64  `dynamo:"account_id"`
 	Created   string `dynamo:"created"`
 	Revoked   bool   `dynamo:"revoked"`
-	PutToken  string `dynamo:"put_token,omitempty"` // see landed.go
+	PutToken  string `dynamo:"put_token,omitempty"` // see puttoken.go
 }
 
 const (
@@ -54,7 +54,7 @@ func (it accountItem) account() survey.Account {
 // CreateAccount stores a new account with a fresh id and returns it. An email
 // already in use answers ECONFLICT. A taken id takes a fresh one (idTaken);
 // a retried transaction that had landed finds its own put token and
-// succeeds (see landed.go).
+// succeeds (see puttoken.go).
 func (s *Store) CreateAccount(ctx context.Context, a survey.Account) (survey.Account, error) {
 	if a.UserType == 0 {
 		a.UserType = survey.UserTypeOwner
@@ -79,7 +79,7 @@ func (s *Store) CreateAccount(ctx context.Context, a survey.Account) (survey.Acc
 		switch {
 		case err == nil:
 			return a, nil
-		case txFailedAt(err, 0) && landed(txItemAt(err, 0), token):
+		case txFailedAt(err, 0) && ownEarlierPut(txItemAt(err, 0), token):
 			return a, nil // an earlier attempt of this very transaction landed
 		case txFailedAt(err, 1):
 			return survey.Account{}, survey.Errorf(survey.ECONFLICT, "an account with email %s exists", a.Email)
@@ -118,7 +118,7 @@ func (s *Store) CreateKey(ctx context.Context, accountID int64) (string, error) 
 		Put(s.table.Put(it).If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true)).
 		Run(ctx)
 	switch {
-	case err == nil, txFailedAt(err, 1) && landed(txItemAt(err, 1), token):
+	case err == nil, txFailedAt(err, 1) && ownEarlierPut(txItemAt(err, 1), token):
 		return key, nil
 	case txFailedAt(err, 0):
 		return "", survey.ErrNotFound

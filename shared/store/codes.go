@@ -60,7 +60,7 @@ func (s *Store) CodeCount(ctx context.Context, aid, sid int64) (int64, error) {
 }
 
 func (s *Store) codeCount(ctx context.Context, sid int64) (survey.Survey, int64, error) {
-	keys := []dynamo.Keyed{dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}}
+	keys := []dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}}
 	for i := range CodeCountShards {
 		keys = append(keys, dynamo.Keys{CodesPK(sid), CodeCountSK(i)})
 	}
@@ -73,7 +73,7 @@ func (s *Store) codeCount(ctx context.Context, sid int64) (survey.Survey, int64,
 	var n int64
 	found := false
 	for _, item := range items {
-		if skOf(item) == surveySK {
+		if skOf(item) == SurveySK {
 			if sv, err = decodeSurvey(item); err != nil {
 				return survey.Survey{}, 0, err
 			}
@@ -154,7 +154,7 @@ type PublicSurvey struct {
 // publicItems reads a survey and its settings, and the extra keys, in one
 // strongly consistent BatchGetItem.
 func (s *Store) publicItems(ctx context.Context, sid int64, extra ...dynamo.Keyed) ([]dynamo.Item, error) {
-	keys := append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}}, extra...)
+	keys := append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}}, extra...)
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
 	if err != nil && err != dynamo.ErrNotFound {
@@ -170,7 +170,7 @@ func decodePublic(items []dynamo.Item) (PublicSurvey, error) {
 	found := false
 	for _, item := range items {
 		switch skOf(item) {
-		case surveySK:
+		case SurveySK:
 			sv, err := decodeSurvey(item)
 			if err != nil {
 				return PublicSurvey{}, err

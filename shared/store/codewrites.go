@@ -60,7 +60,7 @@ func (op codeOp) String() string {
 // flight, each adding the codes it created to the count. When the survey
 // already has codes, each chunk is first checked with one BatchGetItem (a
 // re-upload of known codes then costs reads only); a survey without codes
-// skips the check. ENOTFOUND, ErrSurveyDeleted (409), or EUNAVAILABLE when
+// skips the check. ENOTFOUND, survey.ErrSurveyDeleted (409), or EUNAVAILABLE when
 // the store stays busy; codes written before a failure stay written and
 // counted, and a retry of the upload finishes it.
 func (s *Store) AddCodes(ctx context.Context, aid, sid int64, codes []string) error {
@@ -71,7 +71,7 @@ func (s *Store) AddCodes(ctx context.Context, aid, sid int64, codes []string) er
 	case sv.AccountID != aid:
 		return survey.ErrNotFound
 	case sv.Deleted:
-		return ErrSurveyDeleted
+		return survey.ErrSurveyDeleted
 	}
 	return s.writeCodes(ctx, codeOp{sid: sid, add: true, check: count > 0}, sliceChunks(codes))
 }

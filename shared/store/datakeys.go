@@ -27,7 +27,7 @@ type dataKeyItem struct {
 	KeyID   string `dynamo:"key_id"`
 	Wrapped []byte `dynamo:"wrapped,omitempty"`
 	Created string `dynamo:"created"`
-	// PutToken tells the put's own earlier attempt (see landed.go).
+	// PutToken tells the put's own earlier attempt (see puttoken.go).
 	PutToken string `dynamo:"put_token,omitempty"`
 }
 
@@ -119,7 +119,7 @@ func (s *Store) LinkUsed(ctx context.Context, tokenID string) (bool, error) {
 // token), or the same wrapped key put again by a caller's retry. Any other
 // key under the id is a real clash.
 func (s *Store) sameDataKey(item map[string]types.AttributeValue, token string, wrapped []byte) bool {
-	if landed(item, token) {
+	if ownEarlierPut(item, token) {
 		return true
 	}
 	b, ok := item["wrapped"].(*types.AttributeValueMemberB)

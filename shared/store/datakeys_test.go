@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"surveyservice/shared/datakey"
 	"surveyservice/internal/testenv"
+	"surveyservice/shared/datakey"
 )
 
 // TestPutDataKeyIsRetrySafe: a PutDataKey repeated with the same key (as

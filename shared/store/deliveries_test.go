@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/internal/storetest"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // TestDeliveries: the event makes the delivery (a second create finds the
@@ -74,7 +75,7 @@ func TestDeliveries(t *testing.T) {
 
 	r := survey.Response{ID: 104, SurveyID: sid, SubmittedAt: base, StartedAt: base.Add(-time.Minute),
 		Answers: map[int64]json.RawMessage{7: json.RawMessage(`"hi"`)}}
-	if err := st.SeedResponses(ctx, []survey.Response{r}); err != nil {
+	if err := storetest.SeedResponses(ctx, st, []survey.Response{r}); err != nil {
 		t.Fatal(err)
 	}
 	in, err := st.ReadDeliveryInputs(ctx, []store.DeliveryKey{{SurveyID: sid, WebhookID: wid, ResponseID: 104, Created: ds[4].Created}})
@@ -90,35 +91,4 @@ func TestDeliveries(t *testing.T) {
 	if len(in.Webhooks) != 0 {
 		t.Errorf("webhooks read for a survey that has none: %v", in.Webhooks)
 	}
-}
-
-func TestParseResponseRef(t *testing.T) {
-	at := time.Date(2026, 11, 23, 1, 2, 3, 456789000, time.UTC)
-	ref, ok := store.ParseResponseRef(store.ResponsesPK(12), store.ResponseSK(34), at.Format(survey.TimestampLayout))
-	if !ok || ref.SurveyID != 12 || ref.ResponseID != 34 || !ref.SubmittedAt.Equal(at) {
-		t.Fatalf("ParseResponseRef = %+v %v", ref, ok)
-	}
-	for _, c := range [][3]string{
-		{store.SurveyPK(12), store.ResponseSK(34), at.Format(survey.TimestampLayout)},
-		{store.ResponsesPK(12), store.IdempotencySK("ab"), at.Format(survey.TimestampLayout)},
-		{store.ResponsesPK(12), store.ResponseSK(34), "yesterday"},
-		{"RESPONSES#00000000000000000000", store.ResponseSK(34), at.Format(survey.TimestampLayout)},
-	} {
-		if _, ok := store.ParseResponseRef(c[0], c[1], c[2]); ok {
-			t.Errorf("ParseResponseRef(%q) ok", c)
-		}
-	}
-}
-
-func FuzzParseResponseRef(f *testing.F) {
-	f.Add(store.ResponsesPK(12), store.ResponseSK(34), "2026-11-23T01:02:03.456789Z")
-	f.Fuzz(func(t *testing.T, pk, sk, submitted string) {
-		ref, ok := store.ParseResponseRef(pk, sk, submitted)
-		if !ok {
-			return
-		}
-		if store.ResponsesPK(ref.SurveyID) != pk || store.ResponseSK(ref.ResponseID) != sk {
-			t.Fatalf("%q %q parse to %+v", pk, sk, ref)
-		}
-	})
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
@@ -15,22 +14,7 @@ import (
 	"surveyservice/shared/survey"
 )
 
-const (
-	layoutSK      = "LAYOUT"
-	elementPrefix = "ELEMENT#"
-)
-
-// layoutItem is SURVEY#<sid> / LAYOUT: the survey's element lists (see
-// survey.Layout) and the version every change is conditional on. It lives
-// beside the survey's own item rather than in it, so that the folder lists
-// (which read survey items through GSI1) never carry it.
-type layoutItem struct {
-	PK        string `dynamo:"PK"`
-	SK        string `dynamo:"SK"`
-	AccountID int64  `dynamo:"account_id"`
-	Layout    string `dynamo:"layout"`
-	Version   int64  `dynamo:"version"`
-}
+const elementPrefix = "ELEMENT#"
 
 // elementItem is SURVEY#<sid> / ELEMENT#<eid>: the element's fields as a
 // JSON document; its place is the layout's.
@@ -39,24 +23,7 @@ type elementItem struct {
 	SK       string `dynamo:"SK"`
 	ID       int64  `dynamo:"id"`
 	Doc      string `dynamo:"doc"`
-	PutToken string `dynamo:"put_token,omitempty"` // set by a create; see landed.go
-}
-
-func newLayoutItem(sid, aid int64, l survey.Layout) (layoutItem, error) {
-	doc, err := json.Marshal(l)
-	if err != nil {
-		return layoutItem{}, fmt.Errorf("store: encode layout: %w", err)
-	}
-	return layoutItem{PK: SurveyPK(sid), SK: layoutSK, AccountID: aid, Layout: string(doc), Version: l.Version}, nil
-}
-
-func (it layoutItem) layout() (survey.Layout, error) {
-	var l survey.Layout
-	if err := json.Unmarshal([]byte(it.Layout), &l); err != nil {
-		return survey.Layout{}, fmt.Errorf("store: decode layout of %s: %w", it.PK, err)
-	}
-	l.Version = it.Version
-	return l, nil
+	PutToken string `dynamo:"put_token,omitempty"` // set by a create; see puttoken.go
 }
 
 func newElementItem(sid int64, e survey.Element) (elementItem, error) {
@@ -98,40 +65,6 @@ func backoff(ctx context.Context, n int) error {
 	}
 }
 
-// readLayout reads the survey's layout in one strongly consistent GetItem;
-// a missing or foreign survey answers ENOTFOUND.
-func (s *Store) readLayout(ctx context.Context, aid, sid int64) (survey.Layout, error) {
-	var it layoutItem
-	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, layoutSK).Consistent(true).One(ctx, &it)
-	if err == dynamo.ErrNotFound || (err == nil && it.AccountID != aid) {
-		return survey.Layout{}, survey.ErrNotFound
-	}
-	if err != nil {
-		return survey.Layout{}, s.fail(fmt.Sprintf("get layout of survey %d", sid), err)
-	}
-	return it.layout()
-}
-
-// layoutWrite is the conditional write of a changed layout: it lands only
-// if nobody changed the layout since it was read.
-func (s *Store) layoutWrite(sid, aid int64, l survey.Layout) (*dynamo.Update, error) {
-	doc, err := json.Marshal(l)
-	if err != nil {
-		return nil, fmt.Errorf("store: encode layout: %w", err)
-	}
-	return s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, layoutSK).
-		Set("layout", string(doc)).Set("version", l.Version+1).
-		If("account_id = ? AND version = ?", aid, l.Version), nil
-}
-
-// surveyTouch is the survey item's part of every element change: it must
-// be the account's and out of the trash, and carries the question count the
-// folder lists show.
-func (s *Store) surveyTouch(sid, aid int64, l survey.Layout) *dynamo.Update {
-	return s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).
-		Set("question_count", l.QuestionCount()).If(surveyWritable, aid, false)
-}
-
 // elementTx runs one element change: the element's own write (put or
 // delete), the layout under its version, the survey under its liveness. It
 // tells a lost race (retry) from a survey that is gone or in the trash. A
@@ -149,7 +82,7 @@ func (s *Store) elementTx(ctx context.Context, aid, sid int64, own func(*dynamo.
 	switch {
 	case err == nil:
 		return false, nil
-	case token != "" && txFailedAt(err, 0) && landed(txItemAt(err, 0), token):
+	case token != "" && txFailedAt(err, 0) && ownEarlierPut(txItemAt(err, 0), token):
 		return false, nil // an earlier attempt of this very transaction landed
 	case txFailedAt(err, 2):
 		return false, s.whyNotWritable(ctx, aid, sid)
@@ -178,7 +111,7 @@ type ElementChange struct {
 // under its version, survey), retried when another change of the same
 // survey won the race. It answers EINVALID on prior_question or
 // related_group or when the survey's elements would exceed
-// survey.MaxSurveyContent, ENOTFOUND, ErrSurveyDeleted (409), or, after
+// survey.MaxSurveyContent, ENOTFOUND, survey.ErrSurveyDeleted (409), or, after
 // every retry lost, EUNAVAILABLE (503, retry).
 func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Element, p survey.Placement) (ElementChange, error) {
 	id, err := s.NewID(ctx, KindElement)
@@ -382,64 +315,3 @@ func (s *Store) DeleteElement(ctx context.Context, aid, sid, eid int64) error {
 // LayoutRetries is how many element writes were retried after losing a
 // race for a layout, since the store was made (for tests and benchmarks).
 func (s *Store) LayoutRetries() int64 { return s.retries.Load() }
-
-// decodeCollection sorts a survey's items into the survey, its layout,
-// elements, settings and variables.
-func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
-	c := SurveyCollection{Elements: map[int64]survey.Element{}, Variables: []survey.Variable{}}
-	found := false
-	views := int64(-1)
-	for _, item := range items {
-		sk := skOf(item)
-		switch {
-		case sk == viewsSK:
-			v, err := decodeViews(item)
-			if err != nil {
-				return SurveyCollection{}, false, err
-			}
-			views = v.Views
-		case sk == surveySK:
-			sv, err := decodeSurvey(item)
-			if err != nil {
-				return SurveyCollection{}, false, err
-			}
-			c.Survey, found = sv, true
-		case sk == layoutSK:
-			var it layoutItem
-			if err := dynamo.UnmarshalItem(item, &it); err != nil {
-				return SurveyCollection{}, false, fmt.Errorf("store: decode layout: %w", err)
-			}
-			l, err := it.layout()
-			if err != nil {
-				return SurveyCollection{}, false, err
-			}
-			c.Layout = l
-		case sk == variablesSK:
-			vars, _, err := decodeVariables(item)
-			if err != nil {
-				return SurveyCollection{}, false, err
-			}
-			c.Variables = vars
-		case sk == settingsSK:
-			var it settingsItem
-			if err := dynamo.UnmarshalItem(item, &it); err != nil {
-				return SurveyCollection{}, false, fmt.Errorf("store: decode settings: %w", err)
-			}
-			c.Settings = it.settings()
-		case strings.HasPrefix(sk, elementPrefix):
-			var it elementItem
-			if err := dynamo.UnmarshalItem(item, &it); err != nil {
-				return SurveyCollection{}, false, fmt.Errorf("store: decode element: %w", err)
-			}
-			e, err := it.element()
-			if err != nil {
-				return SurveyCollection{}, false, err
-			}
-			c.Elements[e.ID] = e
-		}
-	}
-	if views >= 0 {
-		c.Survey.Views = views
-	}
-	return c, found, nil
-}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // TestElementItems: choices, rows and columns get ids unique in the survey

@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"surveyservice/shared/store"
 	"surveyservice/internal/testenv"
+	"surveyservice/shared/store"
 )
 
 // How the emulator hands an id out twice (issue 10), measured on moto.

@@ -29,11 +29,11 @@ func (s *Store) HalfDeleteFolder(ctx context.Context, aid, fid int64, n int) err
 		SK string `dynamo:"SK"`
 		ID int64  `dynamo:"id"`
 	}) bool {
-		return m.SK != surveySK
+		return m.SK != SurveySK
 	})
 	sort.Slice(members, func(i, j int) bool { return members[i].ID < members[j].ID })
 	for _, m := range members[:min(n, len(members))] {
-		err := s.table.Update(AttrPK, SurveyPK(m.ID)).Range(AttrSK, surveySK).
+		err := s.table.Update(AttrPK, SurveyPK(m.ID)).Range(AttrSK, SurveySK).
 			Set("deleted", true).Remove(AttrGSI1PK, AttrGSI1SK).Run(ctx)
 		if err != nil {
 			return err

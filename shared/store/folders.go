@@ -25,7 +25,7 @@ type folderItem struct {
 	// once, and a retried DELETE finishes moving its surveys to the trash.
 	Deleting bool `dynamo:"deleting,omitempty"`
 	// PutToken tells the create's own earlier attempt from another item
-	// (see landed.go).
+	// (see puttoken.go).
 	PutToken string `dynamo:"put_token,omitempty"`
 }
 
@@ -65,7 +65,7 @@ func (s *Store) nextFolderOrder(ctx context.Context, aid, except int64) (int64, 
 // (limits.go; an account at its limit answers 403). Its id is written on
 // the condition that it is free: an id found taken is replaced by a fresh
 // one (idTaken), and a retry of a transaction that had landed finds its
-// own token and succeeds (see landed.go).
+// own token and succeeds (see puttoken.go).
 func (s *Store) CreateFolder(ctx context.Context, aid int64, name string, order *int64) (survey.Folder, error) {
 	f := survey.Folder{AccountID: aid, Name: name}
 	var err error
@@ -88,7 +88,7 @@ func (s *Store) CreateFolder(ctx context.Context, aid int64, name string, order 
 			Update(s.countUp(aid, attrFolders, limit)).
 			Run(ctx)
 		switch {
-		case err == nil, txFailedAt(err, 0) && landed(txItemAt(err, 0), token):
+		case err == nil, txFailedAt(err, 0) && ownEarlierPut(txItemAt(err, 0), token):
 			f.ID = id
 			return f, nil
 		case txFailedAt(err, 1):
@@ -223,7 +223,7 @@ func (s *Store) folderTree(ctx context.Context, q *dynamo.Query) (FolderTree, er
 				continue
 			}
 			tree.Folders = append(tree.Folders, it.folder())
-		case sk == surveySK:
+		case sk == SurveySK:
 			sv, err := decodeSurvey(item)
 			if err != nil {
 				return FolderTree{}, err
@@ -283,7 +283,7 @@ func (s *Store) DeleteFolder(ctx context.Context, aid, fid int64) error {
 	}
 	var sids []int64
 	for _, m := range members {
-		if m.SK == surveySK { // else a survey's view count (views.go)
+		if m.SK == SurveySK { // else a survey's view count (views.go)
 			sids = append(sids, m.ID)
 		}
 	}

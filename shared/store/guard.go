@@ -12,27 +12,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// GuessLimits bounds how fast codes of a survey can be guessed: failed
-// code checks are counted in fixed windows, per survey and per client, in
-// the table (so the bound holds across every Lambda container), and once a
-// count reaches its limit every check of the survey (for the survey-wide
-// count) or of that client waits for the next window.
-type GuessLimits struct {
-	Window    time.Duration
-	PerSurvey int64 // failed checks of all clients together, a window
-	PerClient int64 // failed checks of one client (IPv4 address, IPv6 /64), a window
-}
-
-// DefaultGuessLimits: a minute's window keeps a lockout short for a
-// responder who mistyped (Retry-After is at most 60 s). Ten failures a
-// minute is far more than a person mistyping needs, and holds one client
-// to 14,400 guesses a day; fifty for the survey, five such clients, bounds
-// guessing from many addresses to 72,000 a day while one client alone
-// cannot lock the others out. Neither makes a short code safe: a 4-digit
-// code space is searched in hours at these rates; codes of 8 or more
-// random characters are not, in years.
-var DefaultGuessLimits = GuessLimits{Window: time.Minute, PerSurvey: 50, PerClient: 10}
-
 // guessTTL is how long after its window a count item stays before DynamoDB
 // may delete it (TTL on expires_at); reads never depend on the deletion,
 // as every window has keys of its own.
@@ -46,7 +25,8 @@ type guessItem struct {
 
 // CodeGuard is what one request knows of the recent failed code checks of
 // a survey, read with the survey (GuardedSurveyBySlug). Check tells whether
-// the request may check a code; RecordFailedGuess counts a failure.
+// the limits (survey.GuessLimits) let the request check a code;
+// RecordFailedGuess counts a failure.
 //
 // Counts are read before the check and written after a failure, so a
 // success costs no write. The price: requests that arrive together, before
@@ -59,30 +39,21 @@ type CodeGuard struct {
 	start    int64 // the window, Unix seconds of its start
 	end      time.Time
 	now      time.Time
-	limits   GuessLimits
+	limits   survey.GuessLimits
 	failures int64 // of the survey, in the window
 	mine     int64 // of the client, in the window
 }
 
-// tooManyGuesses is the detail of the 429 while a window is exhausted.
-const tooManyGuesses = "Too many failed attempts. Try again later."
-
 // Check answers nil when the request may check a code, or a 429 error
 // (ETOOMANY) whose RetryAfter is the time to the window's end.
 func (g CodeGuard) Check() error {
-	if g.failures < g.limits.PerSurvey && g.mine < g.limits.PerClient {
-		return nil
-	}
-	return &survey.Error{Code: survey.ETOOMANY, Detail: tooManyGuesses, RetryAfter: g.end.Sub(g.now)}
+	return g.limits.CheckGuess(g.failures, g.mine, g.end.Sub(g.now))
 }
 
 // guardFor is the guard of a survey and client at the store's now.
 func (s *Store) guardFor(sid int64, client string) CodeGuard {
 	now := s.Now()
-	lim := s.Guesses
-	if lim.Window < time.Second {
-		lim = DefaultGuessLimits
-	}
+	lim := s.Guesses.OrDefault()
 	w := int64(lim.Window / time.Second)
 	start := now.Unix() - ((now.Unix()%w)+w)%w
 	return CodeGuard{sid: sid, client: client, start: start, end: time.Unix(start+w, 0), now: now, limits: lim}

@@ -10,10 +10,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // ownStore is a Store of its own on the test's table: its own id lease,

@@ -53,7 +53,7 @@
 //	create account, key             TransactWriteItems (account + email guard), PutItem APIKEY
 //	new ids of a kind               UpdateItem ADD on one of 16 counter shards, leased 16 at a time (see ids.go)
 //	a new id found taken            UpdateItem SET seq on its shard (only upwards), then a fresh id (see ids.go)
-//	a create's retried write        the put_token of the item that failed the condition (ALL_OLD; see landed.go)
+//	a create's retried write        the put_token of the item that failed the condition (ALL_OLD; see puttoken.go)
 //	folders with their surveys      Query GSI1 OWNER#<aid>: folders and live surveys, grouped by folder
 //	one folder with its surveys     GetItem FOLDER#<fid> (consistent), Query GSI1 OWNER#<aid> begins_with F#<fid>#
 //	                                (both lists read each survey's view count right after it)

@@ -35,22 +35,6 @@ const (
 	attrFolders     = "folders"
 )
 
-// AccountLimits bound what one account holds.
-type AccountLimits struct {
-	// LiveSurveys bounds the surveys not in the trash (trashed ones are
-	// not listed, so they do not count).
-	LiveSurveys int64
-	// Folders bounds the folders, including one whose deletion is under
-	// way until it is gone.
-	Folders int64
-}
-
-// DefaultAccountLimits keep the worst-case folder list (every field of
-// every folder and survey at its limit) at 4.5 MB, under api.MaxAnswer
-// (5 MiB) with 14% to spare; functions/folders TestFolderListBound computes
-// it.
-var DefaultAccountLimits = AccountLimits{LiveSurveys: 1500, Folders: 300}
-
 // AccountCounts are the counts an account item holds.
 type AccountCounts struct {
 	LiveSurveys int64 `dynamo:"live_surveys" json:"live_surveys"`
@@ -89,10 +73,9 @@ func limitRefusal(err error, i int, attr string, max int64) error {
 		return survey.ErrNotFound
 	}
 	if attr == attrFolders {
-		return survey.Errorf(survey.EFORBIDDEN, "This account has reached its limit of %d folders; delete some first.", max)
+		return survey.FolderLimitReached(max)
 	}
-	return survey.Errorf(survey.EFORBIDDEN,
-		"This account has reached its limit of %d live surveys; move some to the trash first.", max)
+	return survey.LiveSurveyLimitReached(max)
 }
 
 // retryConflict waits before another try of a counted transaction lost
@@ -154,7 +137,7 @@ func (s *Store) Recount(ctx context.Context, aid int64) (before, after AccountCo
 		after = AccountCounts{}
 		for _, it := range items {
 			switch {
-			case it.SK == surveySK:
+			case it.SK == SurveySK:
 				after.LiveSurveys++
 			case strings.HasPrefix(it.SK, "FOLDER#"):
 				after.Folders++

@@ -11,10 +11,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // wantCounts fails the test unless the account's counts are these.
@@ -43,7 +43,7 @@ func wantLimit(t *testing.T, what string, err error, words string) {
 func TestAccountLimits(t *testing.T) {
 	t.Parallel()
 	st := ownStore(t, nil)
-	st.Limits = store.AccountLimits{LiveSurveys: 3, Folders: 2}
+	st.Limits = survey.AccountLimits{LiveSurveys: 3, Folders: 2}
 	ctx := t.Context()
 	a, _ := testenv.NewAccount(t, survey.PlanFree)
 	wantCounts(t, st, a.ID, "new account", 0, 0)
@@ -79,7 +79,7 @@ func TestAccountLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCounts(t, st, a.ID, "trash", 2, 1)
-	if err := st.TrashSurvey(ctx, a.ID, svs[0].ID); err != store.ErrSurveyDeleted {
+	if err := st.TrashSurvey(ctx, a.ID, svs[0].ID); err != survey.ErrSurveyDeleted {
 		t.Fatalf("trash twice: %v", err)
 	}
 	wantCounts(t, st, a.ID, "trash twice", 2, 1)
@@ -142,7 +142,7 @@ func TestAccountLimits(t *testing.T) {
 func TestLimitRace(t *testing.T) {
 	t.Parallel()
 	st := ownStore(t, nil)
-	st.Limits = store.AccountLimits{LiveSurveys: 3, Folders: 3}
+	st.Limits = survey.AccountLimits{LiveSurveys: 3, Folders: 3}
 	ctx := t.Context()
 	a, _ := testenv.NewAccount(t, survey.PlanFree)
 	fo, err := st.CreateFolder(ctx, a.ID, "home", nil)

@@ -2,10 +2,8 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -47,7 +45,8 @@ func newReportItem(sv survey.Survey) reportItem {
 	return reportItem{PK: ReportPK(sv.ReportCode), SK: reportSK, SurveyID: sv.ID}
 }
 
-// ChoiceCount and ScaleCount name the aggregate attributes a submission adds to.
+// ChoiceCount names the count of one choice picked of an element: an
+// aggregate attribute a submission adds to.
 func ChoiceCount(eid, cid int64) string { return fmt.Sprintf("c_%d_%d", eid, cid) }
 
 // ScaleCount names the count of one scale or rating value of an element.
@@ -139,41 +138,6 @@ func toInt(v any) int64 {
 // aggShard draws the shard a submission adds to.
 func aggShard() int { return rand.IntN(AggShards) }
 
-// CountsOf are the aggregate attributes a response's checked answers add
-// to: each choice picked of a multiple choice, picture choice or dropdown,
-// and the value of an opinion scale or rating. Other answers are not
-// charted.
-func CountsOf(elements map[int64]survey.Element, answers map[int64]json.RawMessage) []string {
-	var out []string
-	for eid, raw := range answers {
-		e, ok := elements[eid]
-		if !ok {
-			continue
-		}
-		switch e.Type {
-		case survey.TypeMultipleChoice, survey.TypePictureChoice, survey.TypeDropdown:
-			var ids []int64
-			if json.Unmarshal(raw, &ids) != nil {
-				var one int64
-				if json.Unmarshal(raw, &one) != nil {
-					continue
-				}
-				ids = []int64{one}
-			}
-			for _, c := range ids {
-				out = append(out, ChoiceCount(eid, c))
-			}
-		case survey.TypeOpinionScale, survey.TypeRating:
-			var v int64
-			if json.Unmarshal(raw, &v) == nil {
-				out = append(out, ScaleCount(eid, v))
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 // BackfillReportCodes writes the REPORT#<code> item of every survey
 // created before report items existed, so that its public report is
 // found: one Scan of the survey items (an operator's command, never a
@@ -184,7 +148,7 @@ func (s *Store) BackfillReportCodes(ctx context.Context) (int, error) {
 		ID         int64  `dynamo:"id"`
 		ReportCode string `dynamo:"report_code"`
 	}
-	err := s.table.Scan().Filter("'SK' = ?", surveySK).Project("id", "report_code").Consistent(true).All(ctx, &svs)
+	err := s.table.Scan().Filter("'SK' = ?", SurveySK).Project("id", "report_code").Consistent(true).All(ctx, &svs)
 	if err != nil {
 		return 0, s.fail("scan the surveys", err)
 	}

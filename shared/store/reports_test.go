@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // TestReportCounts: the report code finds its survey; each submission adds
@@ -40,7 +40,7 @@ func TestReportCounts(t *testing.T) {
 		done, err := st.Submit(ctx, store.Submission{
 			Response: survey.Response{SurveyID: sv.ID, StartedAt: time.Now().Add(-time.Minute),
 				Answers: map[int64]json.RawMessage{7: json.RawMessage(`[3]`)}},
-			KeyHash: key, BodyHash: "b", Counts: counts,
+			KeyHash: key, BodyHash: "b", ReportAttrs: counts,
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -64,23 +64,5 @@ func TestReportCounts(t *testing.T) {
 		Scales:  map[int64]map[int64]int64{8: {4: 0, 2: 1}}}
 	if got, err := st.Aggregates(ctx, sv.ID); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after a delete: Aggregates = %+v, %v; want %+v", got, err, want)
-	}
-}
-
-// TestCountsOf: the counted answers are the picked choices of choice
-// questions and the values of scales and ratings; others are not charted.
-func TestCountsOf(t *testing.T) {
-	t.Parallel()
-	els := map[int64]survey.Element{
-		1: {ID: 1, Type: survey.TypeMultipleChoice}, 2: {ID: 2, Type: survey.TypeDropdown},
-		3: {ID: 3, Type: survey.TypeRating}, 4: {ID: 4, Type: survey.TypeText}, 5: {ID: 5, Type: survey.TypeRanking},
-	}
-	got := store.CountsOf(els, map[int64]json.RawMessage{
-		1: json.RawMessage(`[10,11]`), 2: json.RawMessage(`20`), 3: json.RawMessage(`4`),
-		4: json.RawMessage(`"x"`), 5: json.RawMessage(`[1,2]`), 9: json.RawMessage(`1`),
-	})
-	want := []string{"c_1_10", "c_1_11", "c_2_20", "s_3_4"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("CountsOf = %v, want %v", got, want)
 	}
 }

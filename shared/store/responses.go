@@ -66,10 +66,10 @@ type responseItem struct {
 	Answers   string `dynamo:"answers"`
 	Variables string `dynamo:"variables"`
 	Code      string `dynamo:"code,omitempty"`
-	// Shard and Counts are the aggregate shard and attributes the response
+	// Shard and ReportAttrs are the aggregate shard and attributes the response
 	// added to (reports.go), which deleting it takes back.
-	Shard  int      `dynamo:"agg_shard"`
-	Counts []string `dynamo:"agg,set,omitempty"`
+	Shard       int      `dynamo:"agg_shard"`
+	ReportAttrs []string `dynamo:"agg,set,omitempty"`
 }
 
 func newResponseItem(r survey.Response) (responseItem, error) {
@@ -93,6 +93,21 @@ func newResponseItem(r survey.Response) (responseItem, error) {
 		Started:   r.StartedAt.UTC().Format(survey.TimestampLayout),
 		Answers:   string(answers), Variables: string(variables), Code: r.Code,
 	}, nil
+}
+
+// EncodeResponse is the item of a response exactly as a submission writes
+// it, without what the submission's transaction adds (its report shard and
+// attributes): for tools that write responses in bulk.
+func EncodeResponse(r survey.Response) (dynamo.Item, error) {
+	it, err := newResponseItem(r)
+	if err != nil {
+		return nil, err
+	}
+	item, err := dynamo.MarshalItem(it)
+	if err != nil {
+		return nil, fmt.Errorf("store: encode response %d: %w", r.ID, err)
+	}
+	return item, nil
 }
 
 func (it responseItem) response() (survey.Response, error) {

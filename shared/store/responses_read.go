@@ -181,7 +181,7 @@ func (s *Store) ResponsesPage(ctx context.Context, sid int64, q ResponseQuery) (
 func (s *Store) Response(ctx context.Context, aid, sid, rid int64) (survey.Response, error) {
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).
-		Get(dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{ResponsesPK(sid), ResponseSK(rid)}).
+		Get(dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{ResponsesPK(sid), ResponseSK(rid)}).
 		Consistent(true).All(ctx, &items)
 	if err != nil && err != dynamo.ErrNotFound {
 		return survey.Response{}, s.fail(fmt.Sprintf("get response %d of survey %d", rid, sid), err)
@@ -189,7 +189,7 @@ func (s *Store) Response(ctx context.Context, aid, sid, rid int64) (survey.Respo
 	var r survey.Response
 	owned, found := false, false
 	for _, item := range items {
-		if skOf(item) == surveySK {
+		if skOf(item) == SurveySK {
 			sv, err := decodeSurvey(item)
 			if err != nil {
 				return survey.Response{}, err
@@ -217,7 +217,7 @@ const deleteAttempts = 5
 // count drops exactly once however many deletions race (the losers find
 // the response gone). A code or link the response spent stays spent. It
 // answers ENOTFOUND (missing response, missing or foreign survey),
-// ErrSurveyDeleted (409) for a survey in the trash, or EUNAVAILABLE.
+// survey.ErrSurveyDeleted (409) for a survey in the trash, or EUNAVAILABLE.
 //
 // The same transaction takes the response back from the public report's
 // counts (reports.go): its aggregate shard and attributes are read first,
@@ -225,8 +225,8 @@ const deleteAttempts = 5
 // conditional on the item being unchanged, so a count drops at most once.
 func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 	var old struct {
-		Shard  *int     `dynamo:"agg_shard"` // nil: not counted (imported)
-		Counts []string `dynamo:"agg,set"`
+		Shard       *int     `dynamo:"agg_shard"` // nil: not counted (imported)
+		ReportAttrs []string `dynamo:"agg,set"`
 	}
 	err := s.table.Get(AttrPK, ResponsesPK(sid)).Range(AttrSK, dynamo.Equal, ResponseSK(rid)).
 		Project("agg_shard", "agg").Consistent(true).One(ctx, &old)
@@ -242,11 +242,11 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 	for attempt := 1; ; attempt++ {
 		tx := s.db.WriteTx().Idempotent(true).
 			Delete(s.table.Delete(AttrPK, ResponsesPK(sid)).Range(AttrSK, ResponseSK(rid)).If("attribute_exists(PK)")).
-			Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).
+			Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).
 				Add("submitted_responses", -1).If(surveyWritable, aid, false))
 		if old.Shard != nil {
 			agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(*old.Shard)).Add("n", -1)
-			for _, c := range old.Counts {
+			for _, c := range old.ReportAttrs {
 				agg.Add(c, -1)
 			}
 			tx.Update(agg)

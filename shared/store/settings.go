@@ -75,33 +75,17 @@ func settingsAttr(field string) string {
 // SurveySettings reads a survey of the account and its settings in one
 // strongly consistent BatchGetItem.
 func (s *Store) SurveySettings(ctx context.Context, aid, sid int64) (survey.Survey, survey.Settings, error) {
-	var items []dynamo.Item
-	err := s.table.Batch(AttrPK, AttrSK).
-		Get(dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}).
-		Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
-		return survey.Survey{}, survey.Settings{}, s.fail(fmt.Sprintf("get settings of survey %d", sid), err)
-	}
-	var sv survey.Survey
 	var st survey.Settings
-	found := false
-	for _, item := range items {
-		switch skOf(item) {
-		case surveySK:
-			if sv, err = decodeSurvey(item); err != nil {
-				return survey.Survey{}, survey.Settings{}, err
-			}
-			found = true
-		case settingsSK:
-			var it settingsItem
-			if err := dynamo.UnmarshalItem(item, &it); err != nil {
-				return survey.Survey{}, survey.Settings{}, fmt.Errorf("store: decode settings: %w", err)
-			}
-			st = it.settings()
+	sv, err := s.surveyWith(ctx, aid, sid, SurveyPK(sid), settingsSK, "settings", func(item dynamo.Item) error {
+		var it settingsItem
+		if err := dynamo.UnmarshalItem(item, &it); err != nil {
+			return fmt.Errorf("store: decode settings: %w", err)
 		}
-	}
-	if !found || sv.AccountID != aid {
-		return survey.Survey{}, survey.Settings{}, survey.ErrNotFound
+		st = it.settings()
+		return nil
+	})
+	if err != nil {
+		return survey.Survey{}, survey.Settings{}, err
 	}
 	return sv, st, nil
 }
@@ -125,7 +109,7 @@ type SettingsUpdate struct {
 // an expiration date puts the survey in the sweep's sparse index (GSI2)
 // and reopens it; clearing it takes it out; both in the same write.
 func (s *Store) UpdateSettings(ctx context.Context, aid, sid int64, u SettingsUpdate) error {
-	sup := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).If(surveyWritable, aid, false)
+	sup := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).If(surveyWritable, aid, false)
 	surveyChanged := false
 	if u.Name != nil {
 		sup.Set("name", *u.Name)
@@ -163,7 +147,7 @@ func (s *Store) UpdateSettings(ctx context.Context, aid, sid int64, u SettingsUp
 	if surveyChanged {
 		tx.Update(sup)
 	} else {
-		tx.Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).If(surveyWritable, aid, false))
+		tx.Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).If(surveyWritable, aid, false))
 	}
 	err := tx.Run(ctx)
 	if err == nil {

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
 )
 
 // Store reads and writes the service's table.
@@ -17,11 +19,12 @@ type Store struct {
 	table  dynamo.Table
 	// Now is the clock; tests and the sweep replace it.
 	Now func() time.Time
-	// Guesses bounds failed code checks (DefaultGuessLimits; tests lower it).
-	Guesses GuessLimits
-	// Limits bound what one account holds (DefaultAccountLimits; tests
+	// Guesses bounds failed code checks (survey.DefaultGuessLimits; tests
+	// lower it).
+	Guesses survey.GuessLimits
+	// Limits bound what one account holds (survey.DefaultAccountLimits; tests
 	// lower them).
-	Limits AccountLimits
+	Limits survey.AccountLimits
 
 	retries      atomic.Int64 // element writes retried after a lost layout race
 	idCollisions atomic.Int64 // new ids found taken, replaced by fresh ones
@@ -36,7 +39,7 @@ type Store struct {
 func New(cfg aws.Config, tableName string) *Store {
 	client := dynamodb.NewFromConfig(cfg)
 	db := dynamo.NewFromIface(client)
-	s := &Store{client: client, db: db, table: db.Table(tableName), Now: time.Now, Guesses: DefaultGuessLimits, Limits: DefaultAccountLimits}
+	s := &Store{client: client, db: db, table: db.Table(tableName), Now: time.Now, Guesses: survey.DefaultGuessLimits, Limits: survey.DefaultAccountLimits}
 	s.alloc = s.addIDs
 	return s
 }

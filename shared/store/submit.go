@@ -26,12 +26,12 @@ type Submission struct {
 	CheckCode, CodeUnique bool
 	// LinkID is the token id of the one-use link the response spends, or "".
 	LinkID string
-	// Flag lists the ids of the variables the response carries whose
-	// has_response is not set yet.
-	Flag []int64
-	// Counts are the aggregate attributes (ChoiceCount, ScaleCount) the
-	// response adds one to, for the public report; "n" is always added.
-	Counts []string
+	// NewlyRespondedVariables are the ids of the variables the response
+	// carries whose has_response is not set yet: the submission sets it.
+	NewlyRespondedVariables []int64
+	// ReportAttrs are the aggregate attributes (ChoiceCount, ScaleCount)
+	// the response adds one to, for the public report; "n" is always added.
+	ReportAttrs []string
 }
 
 // Submitted is a recorded response: the one this request recorded, or,
@@ -42,23 +42,6 @@ type Submitted struct {
 	SubmittedAt time.Time
 	Replayed    bool
 }
-
-// Refusals of a submission.
-var (
-	// ErrReusedKey answers an Idempotency-Key sent before with another body.
-	ErrReusedKey = survey.Errorf(survey.EUNPROCESSABLE, "Idempotency-Key was used with another request.")
-	// ErrSurveyClosed answers a response to a survey that is stopped,
-	// closed by its date, or in the trash.
-	ErrSurveyClosed = survey.Errorf(survey.EGONE, "This survey is closed.")
-	// ErrCodeRefused answers a code that is unknown or spent, the same in
-	// every case.
-	ErrCodeRefused = survey.Errorf(survey.EFORBIDDEN, "Authentication failed.")
-	// ErrLinkUsed answers a one-use link that was used.
-	ErrLinkUsed = survey.Errorf(survey.EGONE, "This link has been used.")
-	// ErrResponseTooLarge answers answers and variables over
-	// survey.MaxResponseBytes.
-	ErrResponseTooLarge = survey.Errorf(survey.ETOOLARGE, "The response is larger than %d KiB.", survey.MaxResponseBytes>>10)
-)
 
 // idemItem is RESPONSES#<sid> / IDEM#<key hash>: what an Idempotency-Key
 // recorded, until it expires.
@@ -72,10 +55,10 @@ type idemItem struct {
 }
 
 // replay is what an Idempotency-Key recorded earlier answers now: the
-// first response again for the same body, ErrReusedKey for another.
+// first response again for the same body, survey.ErrReusedKey for another.
 func (it idemItem) replay(bodyHash string) (Submitted, error) {
 	if it.BodyHash != bodyHash {
-		return Submitted{}, ErrReusedKey
+		return Submitted{}, survey.ErrReusedKey
 	}
 	at, err := time.Parse(survey.TimestampLayout, it.Submitted)
 	if err != nil {
@@ -102,9 +85,9 @@ const submitAttempts = 5
 // variables' has_response flags. Either all of them are written or none.
 //
 // The same key with the same body answers the first response, Replayed;
-// with another body ErrReusedKey (422). A closed, stopped or trashed
-// survey answers ErrSurveyClosed (410); an unknown or spent code
-// ErrCodeRefused (403); a used link ErrLinkUsed (410). Transactions lost
+// with another body survey.ErrReusedKey (422). A closed, stopped or trashed
+// survey answers survey.ErrSurveyClosed (410); an unknown or spent code
+// survey.ErrCodeRefused (403); a used link survey.ErrLinkUsed (410). Transactions lost
 // to concurrent ones are retried a few times, with jitter, then answer 503.
 func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 	r := sub.Response
@@ -164,22 +147,22 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 	}
 }
 
-// txParts are the positions of a submission's writes in its transaction
-// (-1 for a write it does not have).
-type txParts struct {
+// submitWriteIndex is where each of a submission's writes is in its
+// transaction (-1 for a write it does not have).
+type submitWriteIndex struct {
 	idem, response, survey, code, link int
 }
 
 // refusal is the client's answer to a transaction cancelled by a failed
 // condition other than the key's, or nil.
-func (p txParts) refusal(err error) error {
+func (p submitWriteIndex) refusal(err error) error {
 	switch {
 	case txFailedAt(err, p.survey):
-		return ErrSurveyClosed
+		return survey.ErrSurveyClosed
 	case p.code >= 0 && txFailedAt(err, p.code):
-		return ErrCodeRefused
+		return survey.ErrCodeRefused
 	case p.link >= 0 && txFailedAt(err, p.link):
-		return ErrLinkUsed
+		return survey.ErrLinkUsed
 	case txFailedAt(err, p.response):
 		return survey.Errorf(survey.EINTERNAL, "store: a new response's id exists")
 	}
@@ -187,25 +170,25 @@ func (p txParts) refusal(err error) error {
 }
 
 // submitTx builds a submission's transaction.
-func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dynamo.WriteTx, txParts, error) {
+func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dynamo.WriteTx, submitWriteIndex, error) {
 	it, err := newResponseItem(r)
 	if err != nil {
-		return nil, txParts{}, err
+		return nil, submitWriteIndex{}, err
 	}
-	it.Shard, it.Counts = aggShard(), sub.Counts
+	it.Shard, it.ReportAttrs = aggShard(), sub.ReportAttrs
 	if len(it.Answers)+len(it.Variables) > survey.MaxResponseBytes {
-		return nil, txParts{}, ErrResponseTooLarge
+		return nil, submitWriteIndex{}, survey.ErrResponseTooLarge
 	}
 	sid := r.SurveyID
 	idem := idemItem{
 		PK: ResponsesPK(sid), SK: IdempotencySK(sub.KeyHash), BodyHash: sub.BodyHash, ResponseID: r.ID,
 		Submitted: it.Submitted, ExpiresAt: now.Add(IdempotencyTTL).Unix(),
 	}
-	p := txParts{idem: 0, response: 1, survey: 2, code: -1, link: -1}
+	p := submitWriteIndex{idem: 0, response: 1, survey: 2, code: -1, link: -1}
 	tx := s.db.WriteTx().
 		Put(s.table.Put(idem).If("attribute_not_exists(PK) OR expires_at < ?", now.Unix()).IncludeItemInCondCheckFail(true)).
 		Put(s.table.Put(it).If("attribute_not_exists(PK)")).
-		Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).Add("submitted_responses", 1).
+		Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add("submitted_responses", 1).
 			If(surveyOpen, false, false, false, survey.Today(now)))
 	n := 3
 	switch {
@@ -224,11 +207,11 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 		}).If("attribute_not_exists(PK)"))
 		p.link = n
 	}
-	if len(sub.Flag) > 0 {
-		tx.Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, variablesSK).Add("responded", sub.Flag))
+	if len(sub.NewlyRespondedVariables) > 0 {
+		tx.Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, variablesSK).Add("responded", sub.NewlyRespondedVariables))
 	}
 	agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(it.Shard)).Add("n", 1)
-	for _, c := range sub.Counts {
+	for _, c := range sub.ReportAttrs {
 		agg.Add(c, 1)
 	}
 	tx.Update(agg)
@@ -250,7 +233,7 @@ func keyFromTx(err error, i int) (it idemItem, ok bool, derr error) {
 
 // Replay tells whether an Idempotency-Key of the survey recorded a response
 // that has not expired: found, and that response for the same body
-// (Replayed) or ErrReusedKey for another. One strongly consistent GetItem,
+// (Replayed) or survey.ErrReusedKey for another. One strongly consistent GetItem,
 // made only on a submission's way to a refusal, so that a retry of a
 // success answers the success even when the survey has closed since.
 func (s *Store) Replay(ctx context.Context, sid int64, keyHash, bodyHash string) (done Submitted, found bool, err error) {

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // TestSubmit: a submission is written whole, once per Idempotency-Key; an
@@ -39,7 +39,7 @@ func TestSubmit(t *testing.T) {
 				Answers:   map[int64]json.RawMessage{7: json.RawMessage(`"x"`)},
 				Variables: map[string]any{"city": "Yazd"},
 			},
-			KeyHash: key, BodyHash: body, Flag: flag,
+			KeyHash: key, BodyHash: body, NewlyRespondedVariables: flag,
 		}
 	}
 	first, err := st.Submit(ctx, sub("k1", "b1", vars[0].ID))
@@ -50,7 +50,7 @@ func TestSubmit(t *testing.T) {
 	if err != nil || !again.Replayed || again.ID != first.ID || !again.SubmittedAt.Equal(first.SubmittedAt) {
 		t.Errorf("the same key and body = %+v, %v; want a replay of %+v", again, err, first)
 	}
-	if _, err := st.Submit(ctx, sub("k1", "b2")); err != store.ErrReusedKey {
+	if _, err := st.Submit(ctx, sub("k1", "b2")); err != survey.ErrReusedKey {
 		t.Errorf("the same key with another body = %v, want ErrReusedKey", err)
 	}
 	wantCount(t, st, a.ID, sv.ID, 1)
@@ -89,7 +89,7 @@ func TestSubmit(t *testing.T) {
 	if err := st.TrashSurvey(ctx, a.ID, sv.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Submit(ctx, sub("k2", "b1")); err != store.ErrSurveyClosed {
+	if _, err := st.Submit(ctx, sub("k2", "b1")); err != survey.ErrSurveyClosed {
 		t.Errorf("a response to a trashed survey = %v, want ErrSurveyClosed", err)
 	}
 	// But a retry of a success is still answered as one.

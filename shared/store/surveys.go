@@ -12,7 +12,8 @@ import (
 )
 
 const (
-	surveySK = "SURVEY"
+	// SurveySK is the SK of a survey's own item in its partition.
+	SurveySK = "SURVEY"
 	slugSK   = "SLUG"
 )
 
@@ -44,7 +45,7 @@ type surveyItem struct {
 	QuestionCount      int    `dynamo:"question_count"`
 	Theme              string `dynamo:"theme"`
 	// PutToken tells the create's own earlier attempt from another item
-	// (see landed.go).
+	// (see puttoken.go).
 	PutToken string `dynamo:"put_token,omitempty"`
 }
 
@@ -61,7 +62,7 @@ func newSurveyItem(sv survey.Survey) (surveyItem, error) {
 		return surveyItem{}, fmt.Errorf("store: encode theme: %w", err)
 	}
 	it := surveyItem{
-		PK: SurveyPK(sv.ID), SK: surveySK,
+		PK: SurveyPK(sv.ID), SK: SurveySK,
 		ID: sv.ID, AccountID: sv.AccountID, FolderID: sv.FolderID, Name: sv.Name, Language: sv.Language,
 		URLSlug: sv.URLSlug, PreviewCode: sv.PreviewCode, ReportCode: sv.ReportCode,
 		Created: sv.Created.UTC().Format(survey.TimestampLayout), Views: sv.Views,
@@ -105,14 +106,6 @@ func decodeSurvey(item dynamo.Item) (survey.Survey, error) {
 	return it.survey()
 }
 
-// Errors of survey writes.
-var (
-	// ErrSurveyDeleted answers a write under a survey in the trash.
-	ErrSurveyDeleted = survey.Errorf(survey.ECONFLICT, "Survey is deleted.")
-	// ErrFolderGone answers a restore whose folder no longer exists.
-	ErrFolderGone = survey.Errorf(survey.ECONFLICT, "The survey's folder no longer exists; send folder_id.")
-)
-
 // folderMissing is the 400 of a folder_id that names no live folder of the
 // account, in DRF's words for a primary-key field.
 func folderMissing(fid int64) error {
@@ -129,7 +122,7 @@ const slugAttempts = 5
 // up (limits.go). A missing, deleting or foreign folder answers 400 on
 // folder_id; an account at its limit 403. A taken slug draws another; a
 // taken id takes a fresh one (idTaken); a retried transaction that had
-// landed finds its own put token and succeeds (see landed.go).
+// landed finds its own put token and succeeds (see puttoken.go).
 func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Survey, error) {
 	id, err := s.NewID(ctx, KindSurvey)
 	if err != nil {
@@ -165,7 +158,7 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 			return sv, nil
 		case txFailedAt(err, 0):
 			return survey.Survey{}, folderMissing(sv.FolderID)
-		case txFailedAt(err, 1) && landed(txItemAt(err, 1), token):
+		case txFailedAt(err, 1) && ownEarlierPut(txItemAt(err, 1), token):
 			return sv, nil // an earlier attempt of this very transaction landed
 		case txFailedAt(err, 4):
 			return survey.Survey{}, limitRefusal(err, 4, attrLiveSurveys, limit)
@@ -193,38 +186,10 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 	}
 }
 
-// SurveyCollection is everything stored under one survey, read in one
-// Query of its item collection.
-type SurveyCollection struct {
-	Survey    survey.Survey
-	Layout    survey.Layout
-	Elements  map[int64]survey.Element
-	Settings  survey.Settings
-	Variables []survey.Variable
-}
-
-// SurveyCollection reads a survey of the account with everything under it
-// in one strongly consistent Query, however many elements it has. A missing
-// or foreign survey answers ENOTFOUND.
-func (s *Store) SurveyCollection(ctx context.Context, aid, sid int64) (SurveyCollection, error) {
-	var items []dynamo.Item
-	if err := s.table.Get(AttrPK, SurveyPK(sid)).Consistent(true).All(ctx, &items); err != nil {
-		return SurveyCollection{}, s.fail(fmt.Sprintf("query survey %d", sid), err)
-	}
-	c, found, err := decodeCollection(items)
-	if err != nil {
-		return SurveyCollection{}, err
-	}
-	if !found || c.Survey.AccountID != aid {
-		return SurveyCollection{}, survey.ErrNotFound
-	}
-	return c, nil
-}
-
 // Survey reads one survey of the account (its own item only).
 func (s *Store) Survey(ctx context.Context, aid, sid int64) (survey.Survey, error) {
 	var item dynamo.Item
-	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, surveySK).Consistent(true).One(ctx, &item)
+	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, SurveySK).Consistent(true).One(ctx, &item)
 	if err == dynamo.ErrNotFound {
 		return survey.Survey{}, survey.ErrNotFound
 	}
@@ -276,10 +241,10 @@ const surveyWritable = "attribute_exists(PK) AND account_id = ? AND deleted = ?"
 // UpdateSurvey writes the given fields of a live survey of the account.
 // Only those fields are written, so concurrent updates of different fields
 // both land. Moving to another folder checks, in the same transaction, that
-// the folder is live. It answers ENOTFOUND, ErrSurveyDeleted (409) or 400 on
+// the folder is live. It answers ENOTFOUND, survey.ErrSurveyDeleted (409) or 400 on
 // folder_id.
 func (s *Store) UpdateSurvey(ctx context.Context, aid, sid int64, u SurveyUpdate) error {
-	up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).If(surveyWritable, aid, false)
+	up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).If(surveyWritable, aid, false)
 	if u.Name != nil {
 		up.Set("name", *u.Name)
 	}
@@ -321,7 +286,7 @@ func (s *Store) checkWritable(ctx context.Context, aid, sid int64) error {
 		return err
 	}
 	if sv.Deleted {
-		return ErrSurveyDeleted
+		return survey.ErrSurveyDeleted
 	}
 	return nil
 }
@@ -340,7 +305,7 @@ func (s *Store) whyNotWritable(ctx context.Context, aid, sid int64) error {
 // the folder lists, nothing erased. One transaction: the survey's update,
 // conditional on it being live, and the account's live survey count, one
 // down (limits.go). A survey already in the trash answers
-// ErrSurveyDeleted.
+// survey.ErrSurveyDeleted.
 func (s *Store) TrashSurvey(ctx context.Context, aid, sid int64) error {
 	now := s.timestamp()
 	for attempt := 1; ; attempt++ {
@@ -363,14 +328,14 @@ func (s *Store) TrashSurvey(ctx context.Context, aid, sid int64) error {
 // trashUpdate moves a survey to the trash, trashed at now; the caller adds
 // the condition.
 func (s *Store) trashUpdate(sid int64, now string) *dynamo.Update {
-	return s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).
+	return s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).
 		Set("deleted", true).Set("trashed", now).Remove(AttrGSI1PK, AttrGSI1SK)
 }
 
 // RestoreSurvey brings a survey of the account back from the trash, into
 // folderID when given, else into its own folder, counting it live again in
 // the same transaction (limits.go: an account at its limit answers 403). A
-// survey not in the trash is left as it is. Its folder gone and none given answers ErrFolderGone;
+// survey not in the trash is left as it is. Its folder gone and none given answers survey.ErrFolderGone;
 // a given folder that is not a live folder of the account answers 400 on
 // folder_id, whether or not the survey is in the trash (a client must not
 // learn that a bad folder_id was ignored only because nothing was to move).
@@ -393,7 +358,7 @@ func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int
 	if folderID != nil {
 		target = *folderID
 	}
-	up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).
+	up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).
 		Set("deleted", false).Set("folder_id", target).Remove("trashed").
 		Set(AttrGSI1PK, OwnerKey(aid)).Set(AttrGSI1SK, SurveyOwnerSK(target, sid)).
 		If("attribute_exists(PK) AND account_id = ? AND deleted = ?", aid, true)
@@ -407,7 +372,7 @@ func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int
 		case err == nil:
 			return nil
 		case txFailedAt(err, 0) && folderID == nil:
-			return ErrFolderGone
+			return survey.ErrFolderGone
 		case txFailedAt(err, 0):
 			return folderMissing(target)
 		case txFailedAt(err, 1):
@@ -419,57 +384,4 @@ func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int
 		}
 		return s.fail(fmt.Sprintf("restore survey %d", sid), err)
 	}
-}
-
-// ImportSurveys loads many surveys of one account at once, with fresh ids,
-// slugs and codes, in batched writes (25 items a call): for data
-// migrations and for benchmarks that need thousands of surveys. Unlike
-// CreateSurvey it does not check each folder nor the account's limit; the
-// caller vouches for them. The live surveys are counted on their accounts
-// after the batch, one UpdateItem an account, not in the same write: a
-// crash between the two leaves the account undercounted (limits.go,
-// Recount).
-func (s *Store) ImportSurveys(ctx context.Context, svs []survey.Survey) ([]survey.Survey, error) {
-	if len(svs) == 0 {
-		return nil, nil
-	}
-	ids, err := s.NewIDs(ctx, KindSurvey, len(svs))
-	if err != nil {
-		return nil, err
-	}
-	items := make([]any, 0, 2*len(svs))
-	out := make([]survey.Survey, len(svs))
-	now := s.Now().UTC().Truncate(time.Microsecond)
-	for i, sv := range svs {
-		sv.ID, sv.Created = ids[i], now
-		sv.URLSlug = survey.NewCode(survey.SlugLength)
-		sv.PreviewCode = survey.NewCode(survey.PreviewCodeLength)
-		sv.ReportCode = survey.NewCode(survey.ReportCodeLength)
-		it, err := newSurveyItem(sv)
-		if err != nil {
-			return nil, err
-		}
-		lay, err := newLayoutItem(sv.ID, sv.AccountID, survey.Layout{})
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, it, slugItem{PK: SlugPK(sv.URLSlug), SK: slugSK, SurveyID: sv.ID}, lay, newReportItem(sv))
-		out[i] = sv
-	}
-	if _, err := s.table.Batch().Write().Put(items...).Run(ctx); err != nil {
-		return nil, s.fail("import surveys", err)
-	}
-	live := map[int64]int{}
-	for _, sv := range out {
-		if !sv.Deleted {
-			live[sv.AccountID]++
-		}
-	}
-	for aid, n := range live {
-		err := s.countAdd(aid, attrLiveSurveys, n).Run(ctx)
-		if err != nil && !dynamo.IsCondCheckFailed(err) { // no account item: nothing to count on
-			return nil, s.fail(fmt.Sprintf("count imported surveys of account %d", aid), err)
-		}
-	}
-	return out, nil
 }

@@ -42,12 +42,12 @@ func (s *Store) CloseExpired(ctx context.Context, d DueSurvey) (closed bool, err
 	// update that landed but whose answer was lost) from another run's
 	// close: only the first counts as closed by this call.
 	token := newPutToken()
-	err = s.table.Update(AttrPK, SurveyPK(d.ID)).Range(AttrSK, surveySK).
+	err = s.table.Update(AttrPK, SurveyPK(d.ID)).Range(AttrSK, SurveySK).
 		Set("closed", true).Set(attrPutToken, token).Remove(AttrGSI2PK, AttrGSI2SK).
 		If("expiration_date = ? AND attribute_exists(GSI2PK)", d.ExpirationDate).
 		IncludeItemInCondCheckFail(true).Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
-		return landed(condFailedItem(err), token), nil
+		return ownEarlierPut(condFailedItem(err), token), nil
 	}
 	if err != nil {
 		return false, s.fail(fmt.Sprintf("close survey %d", d.ID), err)

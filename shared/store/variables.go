@@ -31,7 +31,7 @@ type variablesItem struct {
 	Version   int64   `dynamo:"version"`
 	Responded []int64 `dynamo:"responded,set"`
 	// PutToken is the token of the write that made this version (see
-	// landed.go).
+	// puttoken.go).
 	PutToken string `dynamo:"put_token,omitempty"`
 }
 
@@ -56,34 +56,7 @@ func decodeVariables(item dynamo.Item) ([]survey.Variable, int64, error) {
 // SurveyVariables reads a survey of the account and its variables in one
 // strongly consistent BatchGetItem.
 func (s *Store) SurveyVariables(ctx context.Context, aid, sid int64) (survey.Survey, []survey.Variable, int64, error) {
-	var items []dynamo.Item
-	err := s.table.Batch(AttrPK, AttrSK).
-		Get(dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{SurveyPK(sid), variablesSK}).
-		Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
-		return survey.Survey{}, nil, 0, s.fail(fmt.Sprintf("get variables of survey %d", sid), err)
-	}
-	var sv survey.Survey
-	vars := []survey.Variable{}
-	var version int64
-	found := false
-	for _, item := range items {
-		switch skOf(item) {
-		case surveySK:
-			if sv, err = decodeSurvey(item); err != nil {
-				return survey.Survey{}, nil, 0, err
-			}
-			found = true
-		case variablesSK:
-			if vars, version, err = decodeVariables(item); err != nil {
-				return survey.Survey{}, nil, 0, err
-			}
-		}
-	}
-	if !found || sv.AccountID != aid {
-		return survey.Survey{}, nil, 0, survey.ErrNotFound
-	}
-	return sv, vars, version, nil
+	return surveyWithList(ctx, s, aid, sid, SurveyPK(sid), variablesSK, "variables", decodeVariables)
 }
 
 // errDuplicateName marks a variable name taken by another request that
@@ -93,7 +66,7 @@ var errVariablesChanged = survey.Errorf(survey.EUNAVAILABLE, "The survey's varia
 // writeVariables replaces a survey's variables under the version read,
 // with the survey's liveness checked in the same transaction. A retried
 // transaction that had landed finds its own put token and succeeds (see
-// landed.go).
+// puttoken.go).
 func (s *Store) writeVariables(ctx context.Context, aid, sid int64, vars []survey.Variable, version int64) error {
 	vars = slices.Clone(vars)
 	for i := range vars {
@@ -113,14 +86,14 @@ func (s *Store) writeVariables(ctx context.Context, aid, sid int64, vars []surve
 		up = up.If("version = ?", version)
 	}
 	err = s.db.WriteTx().
-		Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).If(surveyWritable, aid, false)).
+		Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).If(surveyWritable, aid, false)).
 		Update(up.IncludeItemInCondCheckFail(true)).Run(ctx)
 	switch {
 	case err == nil:
 		return nil
 	case txFailedAt(err, 0):
 		return s.whyNotWritable(ctx, aid, sid)
-	case txFailedAt(err, 1) && landed(txItemAt(err, 1), token):
+	case txFailedAt(err, 1) && ownEarlierPut(txItemAt(err, 1), token):
 		return nil // an earlier attempt of this very transaction landed
 	case txFailedAt(err, 1) || txConflict(err):
 		return errVariablesChanged

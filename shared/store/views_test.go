@@ -6,9 +6,9 @@ import (
 
 	"github.com/guregu/dynamo/v2"
 
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
-	"surveyservice/internal/testenv"
 )
 
 // TestViewsFollowTheirSurvey: a survey's view count is shown wherever the

@@ -84,34 +84,7 @@ func encodeWebhooks(hooks []survey.Webhook) (string, error) {
 // strongly consistent BatchGetItem; a missing or foreign survey answers
 // ENOTFOUND.
 func (s *Store) SurveyWebhooks(ctx context.Context, aid, sid int64) (survey.Survey, []survey.Webhook, int64, error) {
-	var items []dynamo.Item
-	err := s.table.Batch(AttrPK, AttrSK).
-		Get(dynamo.Keys{SurveyPK(sid), surveySK}, dynamo.Keys{HooksPK(sid), webhooksSK}).
-		Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
-		return survey.Survey{}, nil, 0, s.fail(fmt.Sprintf("get webhooks of survey %d", sid), err)
-	}
-	var sv survey.Survey
-	hooks := []survey.Webhook{}
-	var version int64
-	found := false
-	for _, item := range items {
-		switch skOf(item) {
-		case surveySK:
-			if sv, err = decodeSurvey(item); err != nil {
-				return survey.Survey{}, nil, 0, err
-			}
-			found = true
-		case webhooksSK:
-			if hooks, version, err = decodeWebhooks(item); err != nil {
-				return survey.Survey{}, nil, 0, err
-			}
-		}
-	}
-	if !found || sv.AccountID != aid {
-		return survey.Survey{}, nil, 0, survey.ErrNotFound
-	}
-	return sv, hooks, version, nil
+	return surveyWithList(ctx, s, aid, sid, HooksPK(sid), webhooksSK, "webhooks", decodeWebhooks)
 }
 
 // WebhooksOf reads a survey's webhooks, whoever owns it: for the dispatch
@@ -138,7 +111,7 @@ const webhookAttempts = 5
 // lost a race to another is reread and applied again. change sees the
 // current list and answers the new one, or an error that is returned as
 // is. A missing or foreign survey answers ENOTFOUND, one in the trash
-// ErrSurveyDeleted.
+// survey.ErrSurveyDeleted.
 func (s *Store) ChangeWebhooks(ctx context.Context, aid, sid int64, change func([]survey.Webhook) ([]survey.Webhook, error)) ([]survey.Webhook, error) {
 	for attempt := 0; attempt < webhookAttempts; attempt++ {
 		sv, hooks, version, err := s.SurveyWebhooks(ctx, aid, sid)
@@ -146,7 +119,7 @@ func (s *Store) ChangeWebhooks(ctx context.Context, aid, sid int64, change func(
 			return nil, err
 		}
 		if sv.Deleted {
-			return nil, ErrSurveyDeleted
+			return nil, survey.ErrSurveyDeleted
 		}
 		next, err := change(hooks)
 		if err != nil {
@@ -163,7 +136,7 @@ func (s *Store) ChangeWebhooks(ctx context.Context, aid, sid int64, change func(
 			put = put.If("version = ?", version)
 		}
 		err = s.db.WriteTx().
-			Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, surveySK).If(surveyWritable, aid, false)).
+			Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).If(surveyWritable, aid, false)).
 			Put(put).Run(ctx)
 		switch {
 		case err == nil:

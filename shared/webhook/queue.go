@@ -79,9 +79,9 @@ func (q Queue) Send(ctx context.Context, jobs []Job, delay time.Duration) error 
 	return nil
 }
 
-// Hide makes a received message invisible for d, after which SQS hands it
-// out again: the retry's wait.
-func (q Queue) Hide(ctx context.Context, receipt string, d time.Duration) error {
+// RedeliverAfter makes a received message invisible for d (its
+// visibility), after which SQS hands it out again: the retry's wait.
+func (q Queue) RedeliverAfter(ctx context.Context, receipt string, d time.Duration) error {
 	_, err := q.Client.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
 		QueueUrl: aws.String(q.URL), ReceiptHandle: aws.String(receipt), VisibilityTimeout: int32(d / time.Second),
 	})

@@ -32,9 +32,10 @@ const putTokenLength = 16
 
 func newPutToken() string { return survey.NewCode(putTokenLength) }
 
-// landed reports whether item, the item that failed a create's condition,
-// is that create's own earlier attempt: it carries the create's token.
-func landed(item map[string]types.AttributeValue, token string) bool {
+// ownEarlierPut reports whether item, the item that failed a create's
+// condition, is that create's own earlier attempt: it carries the
+// create's token.
+func ownEarlierPut(item map[string]types.AttributeValue, token string) bool {
 	v, ok := item[attrPutToken].(*types.AttributeValueMemberS)
 	return ok && token != "" && v.Value == token
 }

@@ -1,34 +1,12 @@
 package store
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"time"
 
 	"surveyservice/shared/survey"
 )
-
-// SeedResponses writes response items exactly as the submission writes
-// them, without the rest of its transaction (the survey's count, the
-// Idempotency-Key): for tests and measurements of what consumes responses
-// (the webhooks' dispatch). BatchWriteItem, 25 items a call.
-func (s *Store) SeedResponses(ctx context.Context, rs []survey.Response) error {
-	items := make([]any, len(rs))
-	for i, r := range rs {
-		it, err := newResponseItem(r)
-		if err != nil {
-			return err
-		}
-		items[i] = it
-	}
-	for start := 0; start < len(items); start += 25 {
-		if _, err := s.table.Batch().Write().Put(items[start:min(start+25, len(items))]...).Run(ctx); err != nil {
-			return s.fail("seed responses", err)
-		}
-	}
-	return nil
-}
 
 // ResponseRef is what the dispatch of a response's events needs of it.
 type ResponseRef struct {
@@ -49,6 +27,7 @@ func ParseResponseRef(pk, sk, submitted string) (ResponseRef, bool) {
 	return ResponseRef{SurveyID: sid, ResponseID: rid, SubmittedAt: at.UTC()}, true
 }
 
+// paddedID reads an id as pad writes it: 20 digits, not zero.
 func paddedID(s string, prefixed bool) (int64, bool) {
 	if !prefixed || len(s) != 20 {
 		return 0, false
@@ -63,18 +42,4 @@ func paddedID(s string, prefixed bool) (int64, bool) {
 		return 0, false
 	}
 	return int64(n), true
-}
-
-// SeedAggregate adds counts to one of a survey's report shards (reports.go)
-// as submissions would, for tests and measurements that seed responses
-// with SeedResponses: one UpdateItem.
-func (s *Store) SeedAggregate(ctx context.Context, sid int64, shard int, counts map[string]int64) error {
-	u := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(shard))
-	for k, n := range counts {
-		u.Add(k, n)
-	}
-	if err := u.Run(ctx); err != nil {
-		return s.fail("seed report counts", err)
-	}
-	return nil
 }

@@ -1,0 +1,128 @@
+// Package storetest writes what a test or a benchmark needs in the table
+// faster than the API would: responses by the thousand, report counts.
+// Nothing a Lambda runs imports it.
+package storetest
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
+
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// importParallelism bounds the concurrent batch writes of an import.
+const importParallelism = 8
+
+// importChunk is the responses one batch write call group carries.
+const importChunk = 500
+
+// table is the store's table, written directly.
+func table(st *store.Store) dynamo.Table {
+	return dynamo.NewFromIface(st.Client()).Table(st.TableName())
+}
+
+// encode is the items of rs as a submission writes them.
+func encode(rs []survey.Response) ([]any, error) {
+	items := make([]any, len(rs))
+	for i, r := range rs {
+		it, err := store.EncodeResponse(r)
+		if err != nil {
+			return nil, err
+		}
+		items[i] = it
+	}
+	return items, nil
+}
+
+// SeedResponses writes response items exactly as the submission writes
+// them, without the rest of its transaction (the survey's count, the
+// Idempotency-Key): for tests and measurements of what consumes responses
+// (the webhooks' dispatch). BatchWriteItem, 25 items a call.
+func SeedResponses(ctx context.Context, st *store.Store, rs []survey.Response) error {
+	items, err := encode(rs)
+	if err != nil {
+		return err
+	}
+	t := table(st)
+	for start := 0; start < len(items); start += 25 {
+		if _, err := t.Batch().Write().Put(items[start:min(start+25, len(items))]...).Run(ctx); err != nil {
+			return fmt.Errorf("storetest: seed responses: %w", err)
+		}
+	}
+	return nil
+}
+
+// SeedAggregate adds counts to one of a survey's report shards as
+// submissions would, for tests and measurements that seed responses with
+// SeedResponses: one UpdateItem.
+func SeedAggregate(ctx context.Context, st *store.Store, sid int64, shard int, counts map[string]int64) error {
+	u := table(st).Update(store.AttrPK, store.AggPK(sid)).Range(store.AttrSK, store.AggSK(shard))
+	for k, n := range counts {
+		u.Add(k, n)
+	}
+	if err := u.Run(ctx); err != nil {
+		return fmt.Errorf("storetest: seed report counts: %w", err)
+	}
+	return nil
+}
+
+// ImportResponses stores responses as a submission leaves them: the
+// response items (submission order in GSI1 included) and each survey's
+// submitted_responses raised by as many. It is for test fixtures and
+// benchmarks that need thousands of responses: batched writes (25 items a
+// call) and one UpdateItem per survey, checking nothing a submission
+// checks (idempotency, an open survey, codes, links). Responses without an
+// id get fresh ones; the answer carries every id.
+func ImportResponses(ctx context.Context, st *store.Store, rs []survey.Response) ([]survey.Response, error) {
+	out := append([]survey.Response(nil), rs...)
+	var missing []int
+	for i, r := range out {
+		if r.ID == 0 {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) > 0 {
+		ids, err := st.NewIDs(ctx, store.KindResponse, len(missing))
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range missing {
+			out[i].ID = ids[k]
+		}
+	}
+	items, err := encode(out)
+	if err != nil {
+		return nil, err
+	}
+	counts := map[int64]int64{}
+	for _, r := range out {
+		counts[r.SurveyID]++
+	}
+	t := table(st)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(importParallelism)
+	for start := 0; start < len(items); start += importChunk {
+		chunk := items[start:min(start+importChunk, len(items))]
+		g.Go(func() error {
+			if _, err := t.Batch().Write().Put(chunk...).Run(gctx); err != nil {
+				return fmt.Errorf("storetest: import responses: %w", err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for sid, n := range counts {
+		err := t.Update(store.AttrPK, store.SurveyPK(sid)).Range(store.AttrSK, store.SurveySK).Add("submitted_responses", n).
+			If("attribute_exists(PK)").Run(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("storetest: count imported responses of survey %d: %w", sid, err)
+		}
+	}
+	return out, nil
+}

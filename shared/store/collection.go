@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+// SurveyCollection is everything stored under one survey, read in one
+// Query of its item collection.
+type SurveyCollection struct {
+	Survey    survey.Survey
+	Layout    survey.Layout
+	Elements  map[int64]survey.Element
+	Settings  survey.Settings
+	Variables []survey.Variable
+}
+
+// SurveyCollection reads a survey of the account with everything under it
+// in one strongly consistent Query, however many elements it has. A missing
+// or foreign survey answers ENOTFOUND.
+func (s *Store) SurveyCollection(ctx context.Context, aid, sid int64) (SurveyCollection, error) {
+	var items []dynamo.Item
+	if err := s.table.Get(AttrPK, SurveyPK(sid)).Consistent(true).All(ctx, &items); err != nil {
+		return SurveyCollection{}, s.fail(fmt.Sprintf("query survey %d", sid), err)
+	}
+	c, found, err := decodeCollection(items)
+	if err != nil {
+		return SurveyCollection{}, err
+	}
+	if !found || c.Survey.AccountID != aid {
+		return SurveyCollection{}, survey.ErrNotFound
+	}
+	return c, nil
+}
+
+// decodeCollection sorts a survey's items into the survey, its layout,
+// elements, settings and variables.
+func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
+	c := SurveyCollection{Elements: map[int64]survey.Element{}, Variables: []survey.Variable{}}
+	found := false
+	views := int64(-1)
+	for _, item := range items {
+		sk := skOf(item)
+		switch {
+		case sk == viewsSK:
+			v, err := decodeViews(item)
+			if err != nil {
+				return SurveyCollection{}, false, err
+			}
+			views = v.Views
+		case sk == SurveySK:
+			sv, err := decodeSurvey(item)
+			if err != nil {
+				return SurveyCollection{}, false, err
+			}
+			c.Survey, found = sv, true
+		case sk == layoutSK:
+			var it layoutItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return SurveyCollection{}, false, fmt.Errorf("store: decode layout: %w", err)
+			}
+			l, err := it.layout()
+			if err != nil {
+				return SurveyCollection{}, false, err
+			}
+			c.Layout = l
+		case sk == variablesSK:
+			vars, _, err := decodeVariables(item)
+			if err != nil {
+				return SurveyCollection{}, false, err
+			}
+			c.Variables = vars
+		case sk == settingsSK:
+			var it settingsItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return SurveyCollection{}, false, fmt.Errorf("store: decode settings: %w", err)
+			}
+			c.Settings = it.settings()
+		case strings.HasPrefix(sk, elementPrefix):
+			var it elementItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return SurveyCollection{}, false, fmt.Errorf("store: decode element: %w", err)
+			}
+			e, err := it.element()
+			if err != nil {
+				return SurveyCollection{}, false, err
+			}
+			c.Elements[e.ID] = e
+		}
+	}
+	if views >= 0 {
+		c.Survey.Views = views
+	}
+	return c, found, nil
+}
