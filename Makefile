@@ -13,7 +13,7 @@ GOBUILD := CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc 
 PYENV_SHIMS := $(HOME)/.pyenv/shims
 export PATH := $(PATH):$(PYENV_SHIMS)
 
-.PHONY: all build run test vet fmt-check lint-template unit bench fuzz fuzz-brief load clean
+.PHONY: all build run test vet fmt-check lint-template unit bench bench-once fuzz fuzz-brief load clean
 
 all: build
 
@@ -38,7 +38,7 @@ run:
 	$(GO) run ./infra/local
 
 ## test: vet, gofmt, cfn-lint, every test (integration tests on moto), brief fuzzing
-test: vet fmt-check lint-template unit fuzz-brief
+test: vet fmt-check lint-template unit bench-once fuzz-brief
 
 vet:
 	$(GO) vet ./...
@@ -53,6 +53,12 @@ lint-template:
 
 unit:
 	$(GO) test -count=1 ./...
+
+# bench-once runs every benchmark once (-benchtime=1x), on a smaller seed
+# (BENCH_RESPONSES), so that `make bench` cannot rot unseen: a benchmark's
+# own checks (items read, calls made) fail `make test`.
+bench-once:
+	BENCH_RESPONSES=1000 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x ./...
 
 # `make test` runs each fuzz target for a few seconds (a smoke run: CI's
 # budget is shared with everything else); `make fuzz` runs each for
