@@ -13,7 +13,7 @@ GOBUILD := CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc 
 PYENV_SHIMS := $(HOME)/.pyenv/shims
 export PATH := $(PATH):$(PYENV_SHIMS)
 
-.PHONY: all build run test vet fmt-check lint-template unit bench bench-once fuzz fuzz-brief load clean
+.PHONY: all build run test vet fmt-check lint-template unit axe-core bench bench-once fuzz fuzz-brief load clean
 
 all: build
 
@@ -51,8 +51,17 @@ lint-template:
 	@command -v cfn-lint >/dev/null || { echo "cfn-lint not found (looked on PATH and in $(PYENV_SHIMS))"; exit 1; }
 	cfn-lint template.yaml
 
-unit:
+unit: axe-core
 	$(GO) test -count=1 ./...
+
+# The browser tests (infra/local) run axe-core in Chromium over every page
+# state; npm installs it here, git-ignored, never committed.
+AXE_DIR := .tools/axe
+AXE_VERSION := 4.14
+axe-core: $(AXE_DIR)/node_modules/axe-core/axe.min.js
+$(AXE_DIR)/node_modules/axe-core/axe.min.js:
+	@command -v npm >/dev/null || { echo "npm not found: the browser tests need axe-core $(AXE_VERSION) from the npm registry"; exit 1; }
+	npm install --silent --no-save --no-audit --no-fund --prefix $(AXE_DIR) axe-core@$(AXE_VERSION)
 
 # bench-once runs every benchmark once (-benchtime=1x), on a smaller seed
 # (BENCH_RESPONSES), so that `make bench` cannot rot unseen: a benchmark's

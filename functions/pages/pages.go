@@ -29,7 +29,7 @@ var _ Store = (*store.Store)(nil)
 func New(st Store, sealer responding.Sealer, now func() time.Time) *api.Router {
 	rt := api.NewRouter(nil)
 	page := api.Route{Path: "/s/{url_slug}/", Name: "Responder Page", Public: true}
-	rt.Handle(page.With("GET"), handleSurvey(st, now))
+	rt.Handle(page.With("GET"), handleSurvey(st, sealer, now))
 	rt.Handle(page.With("POST"), handleForm(st, sealer, now))
 	rt.Handle(api.Route{Method: "GET", Path: "/r/{report_code}/", Name: "Report Page", Public: true}, handleReport(st))
 	rt.Handle(api.Route{Method: "GET", Path: "/assets/{name}/", Name: "Page Asset", Public: true}, handleAsset())

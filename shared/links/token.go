@@ -47,6 +47,10 @@ const (
 	// PurposeWebhookSecret is a webhook's signing secret, sealed for the
 	// table; the webhook's id stands in the survey id's place.
 	PurposeWebhookSecret Purpose = "webhook-secrets/v1/webhook:"
+	// PurposeServed is the time the responder's page was served, sealed
+	// into its plain form: the session of a form sent without the page's
+	// script starts then, so the time to respond holds without it.
+	PurposeServed Purpose = "survey-pages-served/v1/survey:"
 )
 
 // ErrInvalid is every reason a token does not open: malformed, truncated,
