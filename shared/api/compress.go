@@ -31,7 +31,13 @@ var gzipWriters = sync.Pool{New: func() any {
 // compressed answer's ETag weak (the bytes differ, the entity does not).
 func Compress(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		cw := &compressWriter{w: w, gzip: r.Method != http.MethodHead && acceptsGzip(r.Header.Values("Accept-Encoding"))}
+		if r.Method == http.MethodHead || !acceptsGzip(r.Header.Values("Accept-Encoding")) {
+			// Nothing to compress: the answer goes out as written, with
+			// the Vary a compressible one carries.
+			next.ServeHTTP(&varyWriter{ResponseWriter: w}, r)
+			return
+		}
+		cw := &compressWriter{w: w}
 		next.ServeHTTP(cw, r)
 		cw.finish()
 	})
@@ -40,7 +46,6 @@ func Compress(next http.Handler) http.Handler {
 // compressWriter holds the answer until the handler returns.
 type compressWriter struct {
 	w      http.ResponseWriter
-	gzip   bool // the client takes gzip
 	status int
 	buf    bytes.Buffer
 	// direct is set once the answer goes out as it is (Flush).
@@ -101,7 +106,7 @@ func (c *compressWriter) finish() {
 		return
 	}
 	h.Add("Vary", "Accept-Encoding")
-	if !c.gzip || c.buf.Len() < compressMin {
+	if c.buf.Len() < compressMin {
 		c.w.WriteHeader(status)
 		_, _ = c.w.Write(c.buf.Bytes())
 		return
@@ -120,6 +125,37 @@ func (c *compressWriter) finish() {
 	}
 	c.w.WriteHeader(status)
 	_, _ = c.w.Write(out.Bytes())
+}
+
+// varyWriter adds Vary: Accept-Encoding to a compressible answer sent
+// uncompressed, so that a cache keeps the two apart.
+type varyWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (v *varyWriter) WriteHeader(code int) {
+	if !v.wrote {
+		v.wrote = true
+		if compressible(v.Header()) && code != http.StatusNotModified {
+			v.Header().Add("Vary", "Accept-Encoding")
+		}
+	}
+	v.ResponseWriter.WriteHeader(code)
+}
+
+func (v *varyWriter) Write(b []byte) (int, error) {
+	if !v.wrote {
+		v.WriteHeader(http.StatusOK)
+	}
+	return v.ResponseWriter.Write(b)
+}
+
+// Flush passes a flush on.
+func (v *varyWriter) Flush() {
+	if f, ok := v.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // compressible is a text answer not already encoded.
