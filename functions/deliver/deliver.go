@@ -1,8 +1,11 @@
 // Package deliver sends webhook deliveries: it consumes the delivery
-// queue (Amazon SQS), signs each event per the Standard Webhooks
-// specification and POSTs it through the SSRF guard, records the outcome,
-// and lets the queue time the retries (visibility timeouts growing per the
-// schedule), then marks the delivery failed. Lambda runs it on the queue
+// queue (Amazon SQS), claims each attempt on the delivery item (one chain
+// of attempts a delivery), signs the event per the Standard Webhooks
+// specification and POSTs it through the SSRF guard unless the webhook's
+// circuit breaker holds it back, records the outcome on its claim, and
+// plans the next attempt: a delayed message for waits within SQS's 15
+// minutes, the due index (functions/retrier) for longer ones; after the
+// schedule the delivery is failed. Lambda runs it on the queue
 // (functions/deliver/lambda); `make run` feeds it the same events from
 // moto's queue.
 package deliver
@@ -10,6 +13,8 @@ package deliver
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +22,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -32,7 +36,13 @@ import (
 // Store is what delivery reads and writes; *store.Store implements it.
 type Store interface {
 	ReadDeliveryInputs(ctx context.Context, keys []store.DeliveryKey) (store.DeliveryInputs, error)
-	RecordAttempt(ctx context.Context, d survey.Delivery) error
+	ClaimAttempt(ctx context.Context, d survey.Delivery, token string, until time.Time) (bool, error)
+	RecordAttempt(ctx context.Context, d survey.Delivery, seen int, token string, due time.Time) (bool, error)
+	BreakerFailed(ctx context.Context, sid, wid int64, now time.Time, pauseFor func(int) time.Duration) (survey.Breaker, error)
+	TakeProbe(ctx context.Context, sid, wid int64, now, until time.Time) (bool, error)
+	CloseBreaker(ctx context.Context, sid, wid int64) error
+	MarkSlow(ctx context.Context, sid, wid int64, until time.Time) error
+	ReleaseClaim(ctx context.Context, d survey.Delivery, token string) error
 }
 
 var _ Store = (*store.Store)(nil)
@@ -45,7 +55,6 @@ type Opener interface {
 // Queue is the delivery queue; webhook.Queue implements it.
 type Queue interface {
 	Send(ctx context.Context, jobs []webhook.Job, delay time.Duration) error
-	RedeliverAfter(ctx context.Context, receipt string, d time.Duration) error
 }
 
 var _ Queue = webhook.Queue{}
@@ -55,6 +64,14 @@ type Deliverer struct {
 	Store  Store
 	Opener Opener
 	Queue  Queue
+	// Slow is the slow lane: a queue of its own, with a concurrency of
+	// its own, for the webhooks that failed lately. A message of the main
+	// queue whose webhook has failures is moved there unsent, and a
+	// failed attempt's retry is queued there, so a dead or slow receiver
+	// takes its timeouts out of the slow lane's concurrency, never the
+	// main lane's. SlowARN tells its messages apart. nil: one lane.
+	Slow    Queue
+	SlowARN string
 	// Client sends the deliveries: webhook.Guard.Client, so that every
 	// connection goes only where the guard allows.
 	Client *http.Client
@@ -62,24 +79,67 @@ type Deliverer struct {
 	Delays []time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// MaxDelay is the longest wait sent as a delayed message; longer ones
+	// are the retrier's. 0 means webhook.MaxSendDelay; negative, every
+	// wait is the retrier's.
+	MaxDelay time.Duration
+	// Lease is how long an attempt's claim holds; 0 means
+	// webhook.ClaimLease.
+	Lease time.Duration
+	// Timeout is how long a receiver has; 0 means webhook.Timeout (the
+	// contract's 10 s; tests shorten it).
+	Timeout time.Duration
+	// Budget is how long a main-lane attempt waits before it is handed
+	// to the slow lane; 0 means webhook.MainLaneBudget.
+	Budget time.Duration
+}
+
+func (d *Deliverer) budget() time.Duration {
+	if d.Budget > 0 {
+		return d.Budget
+	}
+	return webhook.MainLaneBudget
+}
+
+func (d *Deliverer) timeout() time.Duration {
+	if d.Timeout > 0 {
+		return d.Timeout
+	}
+	return webhook.Timeout
+}
+
+func (d *Deliverer) maxDelay() time.Duration {
+	if d.MaxDelay == 0 {
+		return webhook.MaxSendDelay
+	}
+	return min(d.MaxDelay, webhook.MaxSendDelay)
+}
+
+func (d *Deliverer) lease() time.Duration {
+	if d.Lease > 0 {
+		return d.Lease
+	}
+	return webhook.ClaimLease
 }
 
 // UserAgent identifies the deliveries to receivers.
 const UserAgent = "SurveyService-Webhooks/1.0"
 
+// MsgPaused is the log's word for an attempt the breaker held back.
+const MsgPaused = "Not sent: the webhook is paused after repeated failures."
+
 // outcome is what became of one message.
 type outcome int
 
 const (
-	done  outcome = iota // delete it: delivered, failed for good, or nothing to do
-	retry                // leave it: it comes back when its visibility ends
+	done  outcome = iota // delete it: attempted and recorded, or nothing to do
+	retry                // keep it: it could not be processed; it comes back after the visibility timeout
 )
 
 // msg is one message of the batch, decoded.
 type msg struct {
-	raw  events.SQSMessage
-	job  webhook.Job
-	sent time.Time
+	raw events.SQSMessage
+	job webhook.Job
 }
 
 func (d *Deliverer) now() time.Time {
@@ -90,11 +150,12 @@ func (d *Deliverer) now() time.Time {
 }
 
 // Handle attempts every message of a batch at once and answers the
-// messages to keep (SQS's partial batch response): those whose retry is
-// scheduled by their visibility, and any that could not be processed (they
-// come back after the queue's visibility timeout; after maxReceiveCount
-// receives, the dead-letter queue keeps them). A cancelled context (the
-// function killed) keeps every message not yet finished.
+// messages to keep (SQS's partial batch response): only those that could
+// not be processed (the store unreachable, the function killed); they come
+// back after the queue's visibility timeout, and after MaxReceives
+// receives the dead-letter queue keeps them. A retry is never a kept
+// message: it is a new (delayed) message or, for waits past MaxSendDelay,
+// the retrier's, so no message is in flight while it waits.
 func (d *Deliverer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 	var msgs []msg
 	var keys []store.DeliveryKey
@@ -109,54 +170,33 @@ func (d *Deliverer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSE
 			slog.ErrorContext(ctx, "deliver: not a delivery id; dropped", "message_id", m.MessageId)
 			continue
 		}
-		sent := time.Now()
-		if ms, err := strconv.ParseInt(m.Attributes["SentTimestamp"], 10, 64); err == nil {
-			sent = time.UnixMilli(ms)
-		}
-		msgs = append(msgs, msg{raw: m, job: job, sent: sent})
+		msgs = append(msgs, msg{raw: m, job: job})
 		keys = append(keys, store.DeliveryKey{SurveyID: job.SurveyID, WebhookID: job.WebhookID, ResponseID: job.ResponseID, Created: created})
 	}
 	var resp events.SQSEventResponse
-	// leaveOnQueue reports m as a failure of the batch: SQS keeps it, to
-	// hand it out again when its visibility ends.
-	leaveOnQueue := func(m msg) {
+	keep := func(m msg) {
 		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.raw.MessageId})
 	}
-	// Early copies (re-sent to wait longer than a visibility may last) go
-	// back to sleep without any read.
-	now := d.now()
-	var due []msg
-	var dueKeys []store.DeliveryKey
-	for i, m := range msgs {
-		if wait := time.Unix(m.job.NotBefore, 0).Sub(now); m.job.NotBefore > 0 && wait > time.Second {
-			if err := d.Queue.RedeliverAfter(ctx, m.raw.ReceiptHandle, min(wait, visibilityLeft(m.sent, now))); err != nil {
-				slog.ErrorContext(ctx, "deliver: hide an early job", "error", err.Error())
-			}
-			leaveOnQueue(m)
-			continue
-		}
-		due, dueKeys = append(due, m), append(dueKeys, keys[i])
-	}
-	if len(due) == 0 {
+	if len(msgs) == 0 {
 		return resp, nil
 	}
-	in, err := d.Store.ReadDeliveryInputs(ctx, dueKeys)
+	in, err := d.Store.ReadDeliveryInputs(ctx, keys)
 	if err != nil {
 		slog.ErrorContext(ctx, "deliver: read", "error", err.Error())
-		for _, m := range due {
-			leaveOnQueue(m)
+		for _, m := range msgs {
+			keep(m)
 		}
 		return resp, nil
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for _, m := range due {
+	for _, m := range msgs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			if d.attempt(ctx, in, m) == retry || ctx.Err() != nil {
 				mu.Lock()
-				leaveOnQueue(m)
+				keep(m)
 				mu.Unlock()
 			}
 		}()
@@ -165,14 +205,15 @@ func (d *Deliverer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSE
 	return resp, nil
 }
 
-// visibilityLeft is how much longer a message sent at sent may be hidden,
-// with a minute of margin.
-func visibilityLeft(sent, now time.Time) time.Duration {
-	return max(webhook.MaxVisibility-now.Sub(sent)-time.Minute, 0)
+// token is a claim's own mark.
+func token() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
-// attempt makes one attempt of one delivery, records it and plans what
-// follows.
+// attempt makes one attempt of one delivery, on its claim, records it and
+// plans what follows.
 func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg) outcome {
 	j := m.job
 	dl, ok := in.Deliveries[store.InputKey(j.WebhookID, j.Delivery)]
@@ -180,10 +221,8 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 	case !ok:
 		slog.WarnContext(ctx, "deliver: no such delivery (expired?); dropped", "webhook_id", j.WebhookID, "delivery", j.Delivery)
 		return done
-	case dl.Status == survey.DeliverySucceeded:
-		return done // a repeated job: the receiver has it
-	case dl.Status == survey.DeliveryFailed && !j.Manual:
-		return done
+	case dl.Status != survey.DeliveryPending || dl.Attempts != j.Attempt:
+		return done // a copy of a job whose attempt was made, or a delivery settled
 	}
 	var wh *survey.Webhook
 	for _, h := range in.Webhooks[j.SurveyID] {
@@ -193,12 +232,48 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		}
 	}
 	r, haveResponse := in.Responses[j.ResponseID]
+	var breaker survey.Breaker
+	if wh != nil {
+		breaker = in.Breakers[wh.ID]
+	}
+	mainLane := d.Slow != nil && m.raw.EventSourceARN != d.SlowARN
+	if mainLane && breaker.Suspect(d.now()) && !breaker.Open(d.now()) {
+		// The webhook failed lately or was slow: its attempt, which may
+		// take the whole timeout, is the slow lane's. (A paused one's is
+		// skipped here at once: no request is made.)
+		err := d.Slow.Send(ctx, []webhook.Job{j}, 0)
+		if err == nil {
+			return done
+		}
+		slog.ErrorContext(ctx, "deliver: move a job to the slow lane", "error", err.Error())
+	}
 	now := d.now()
+	tok, seen := token(), dl.Attempts
+	claimed, err := d.Store.ClaimAttempt(ctx, dl, tok, now.Add(d.lease()))
+	switch {
+	case err != nil:
+		slog.ErrorContext(ctx, "deliver: claim", "error", err.Error())
+		return retry
+	case !claimed:
+		return done // another copy of the job has the attempt
+	}
+	a := claim{dl: dl, seen: seen, token: tok, now: now}
 	switch {
 	case wh == nil || !wh.Subscribes(dl.Event):
-		return d.finish(ctx, dl, now, 0, "The webhook was deleted or deactivated.")
+		return d.fail(ctx, a, 0, "The webhook was deleted or deactivated.")
 	case !haveResponse:
-		return d.finish(ctx, dl, now, 0, "The response no longer exists.")
+		return d.fail(ctx, a, 0, "The response no longer exists.")
+	}
+	if !breaker.OpenUntil.IsZero() {
+		probe := false
+		if !breaker.Open(now) {
+			if probe, err = d.Store.TakeProbe(ctx, j.SurveyID, wh.ID, now, now.Add(webhook.ProbeLease)); err != nil {
+				slog.ErrorContext(ctx, "deliver: take a probe", "error", err.Error())
+			}
+		}
+		if !probe {
+			return d.failed(ctx, a, 0, MsgPaused)
+		}
 	}
 	secret, err := d.Opener.OpenFor(ctx, links.PurposeWebhookSecret, wh.ID, wh.SealedSecret)
 	if err != nil {
@@ -215,74 +290,135 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		slog.ErrorContext(ctx, "deliver: encode the event", "error", err.Error())
 		return retry
 	}
-	status, problem := d.post(ctx, *wh, dl, key, body)
+	postCtx := ctx
+	if mainLane && d.budget() < d.timeout() {
+		var cancel context.CancelFunc
+		postCtx, cancel = context.WithTimeout(ctx, d.budget())
+		defer cancel()
+	}
+	status, problem := d.post(postCtx, *wh, dl, key, body)
 	if ctx.Err() != nil {
-		return retry // killed mid-way: the message comes back, nothing recorded
+		return retry // killed mid-way: nothing recorded; the claim lapses and the message comes back
 	}
-	dl.Attempts++
-	dl.LastStatusCode, dl.LastAttempt, dl.LastError = status, now, problem
-	if problem == "" {
-		dl.Status, dl.NextAttempt = survey.DeliverySucceeded, time.Time{}
-		if err := d.Store.RecordAttempt(ctx, dl); err != nil {
-			// Sent but not recorded: keep the message, so that the log
-			// ends up right (the receiver may see it twice, which
-			// at-least-once allows and its webhook-id lets it drop).
-			if ctx.Err() == nil {
-				slog.ErrorContext(ctx, "deliver: record a success", "error", err.Error())
-			}
-			return retry
+	if problem != "" && postCtx.Err() != nil {
+		return d.handOver(ctx, a, j) // cut at the budget, not the receiver's failure
+	}
+	if problem != "" {
+		if _, err := d.Store.BreakerFailed(ctx, j.SurveyID, wh.ID, now, webhook.PauseFor); err != nil {
+			slog.ErrorContext(ctx, "deliver: count a failure", "webhook_id", wh.ID, "error", err.Error())
 		}
-		return done
+		return d.failed(ctx, a, status, problem)
 	}
-	delay, again := webhook.NextDelay(d.Delays, dl.Attempts)
+	a.dl.Attempts++
+	a.dl.LastStatusCode, a.dl.LastAttempt, a.dl.LastError = status, now, ""
+	a.dl.Status, a.dl.NextAttempt = survey.DeliverySucceeded, time.Time{}
+	if out := d.record(ctx, a, time.Time{}, "a success"); out != done {
+		// Sent but not recorded: keep the message, so that the log ends
+		// up right (the receiver may see it twice, which at-least-once
+		// allows and its webhook-id lets it drop).
+		return out
+	}
+	if breaker.Failures > 0 || !breaker.OpenUntil.IsZero() {
+		if err := d.Store.CloseBreaker(ctx, j.SurveyID, wh.ID); err != nil {
+			slog.ErrorContext(ctx, "deliver: close the breaker", "webhook_id", wh.ID, "error", err.Error())
+		}
+	}
+	return done
+}
+
+// handOver gives an attempt that outlasted the main lane's budget to the
+// slow lane, unrecorded (the receiver may have it; at least once allows
+// it and the webhook-id lets it drop the copy), and marks the webhook
+// slow so that its next attempts go there directly.
+func (d *Deliverer) handOver(ctx context.Context, a claim, j webhook.Job) outcome {
+	if err := d.Store.MarkSlow(ctx, j.SurveyID, j.WebhookID, a.now.Add(webhook.SlowFor)); err != nil {
+		slog.ErrorContext(ctx, "deliver: mark a webhook slow", "error", err.Error())
+	}
+	if err := d.Store.ReleaseClaim(ctx, a.dl, a.token); err != nil {
+		slog.ErrorContext(ctx, "deliver: release a claim", "error", err.Error())
+		return retry
+	}
+	if err := d.Slow.Send(ctx, []webhook.Job{j}, 0); err != nil {
+		slog.ErrorContext(ctx, "deliver: move a job to the slow lane", "error", err.Error())
+		return retry
+	}
+	return done
+}
+
+// claim is an attempt under way: the delivery as read, the attempts it
+// was claimed at and the claim's token.
+type claim struct {
+	dl    survey.Delivery
+	seen  int
+	token string
+	now   time.Time
+}
+
+// record writes the outcome on the claim; a lost claim (it lapsed and
+// another attempt took over) leaves the record to that one.
+func (d *Deliverer) record(ctx context.Context, a claim, due time.Time, what string) outcome {
+	ok, err := d.Store.RecordAttempt(ctx, a.dl, a.seen, a.token, due)
+	switch {
+	case err != nil:
+		if ctx.Err() == nil {
+			slog.ErrorContext(ctx, "deliver: record "+what, "error", err.Error())
+		}
+		return retry
+	case !ok:
+		slog.WarnContext(ctx, "deliver: the claim lapsed; the attempt is not recorded", "webhook_id", a.dl.WebhookID, "delivery", a.dl.ID())
+	}
+	return done
+}
+
+// failed records a failed attempt (or one the breaker held back) and
+// plans the next: a delayed message when it is due within MaxSendDelay
+// (the due index holds it RequeueAfter later, should the message be
+// lost), else the due index alone (the retrier queues it then); after the
+// schedule's last attempt the delivery is failed for good.
+func (d *Deliverer) failed(ctx context.Context, a claim, status int, problem string) outcome {
+	a.dl.Attempts++
+	a.dl.LastStatusCode, a.dl.LastAttempt, a.dl.LastError = status, a.now, problem
+	delay, again := webhook.NextDelay(d.Delays, a.dl.Attempts)
 	if !again {
-		return d.finish(ctx, dl, now, status, problem)
+		a.dl.Status, a.dl.NextAttempt = survey.DeliveryFailed, time.Time{}
+		return d.record(ctx, a, time.Time{}, "a failure")
 	}
-	dl.Status, dl.NextAttempt = survey.DeliveryPending, now.Add(delay)
-	if err := d.Store.RecordAttempt(ctx, dl); err != nil {
-		slog.ErrorContext(ctx, "deliver: record a failure", "error", err.Error())
-		return retry
+	next := a.now.Add(delay)
+	a.dl.Status, a.dl.NextAttempt = survey.DeliveryPending, next
+	due, delayed := next, delay <= d.maxDelay()
+	if delayed {
+		due = next.Add(webhook.RequeueAfter)
 	}
-	return d.schedule(ctx, m, now, delay)
-}
-
-// schedule makes the message come back after delay: by hiding it when its
-// visibility may last that long, else by sending a copy that waits
-// (SQS's own delay, then hiding again on early receipt) and letting this
-// one go.
-func (d *Deliverer) schedule(ctx context.Context, m msg, now time.Time, delay time.Duration) outcome {
-	if delay <= visibilityLeft(m.sent, now) {
-		if err := d.Queue.RedeliverAfter(ctx, m.raw.ReceiptHandle, delay); err != nil {
-			slog.ErrorContext(ctx, "deliver: schedule a retry", "error", err.Error())
+	if out := d.record(ctx, a, due, "a failure"); out != done {
+		return out
+	}
+	if delayed {
+		job := webhook.Job{SurveyID: a.dl.SurveyID, WebhookID: a.dl.WebhookID, ResponseID: a.dl.ResponseID, Delivery: a.dl.ID(), Attempt: a.dl.Attempts}
+		q := d.Queue
+		if d.Slow != nil {
+			q = d.Slow // it failed: its retry is the slow lane's
 		}
-		return retry
-	}
-	copyJob := m.job
-	copyJob.NotBefore, copyJob.Manual = now.Add(delay).Unix(), false
-	if err := d.Queue.Send(ctx, []webhook.Job{copyJob}, delay); err != nil {
-		slog.ErrorContext(ctx, "deliver: re-send a retry", "error", err.Error())
-		return retry
+		if err := q.Send(ctx, []webhook.Job{job}, delay); err != nil {
+			// The due index queues it RequeueAfter late.
+			slog.ErrorContext(ctx, "deliver: queue a retry", "error", err.Error())
+		}
 	}
 	return done
 }
 
-// finish marks a delivery failed for good.
-func (d *Deliverer) finish(ctx context.Context, dl survey.Delivery, now time.Time, status int, problem string) outcome {
-	dl.Status, dl.NextAttempt, dl.LastStatusCode, dl.LastError = survey.DeliveryFailed, time.Time{}, status, problem
-	if dl.LastAttempt.IsZero() || status != 0 {
-		dl.LastAttempt = now
+// fail marks a delivery failed for good, without an attempt.
+func (d *Deliverer) fail(ctx context.Context, a claim, status int, problem string) outcome {
+	a.dl.Status, a.dl.NextAttempt, a.dl.LastStatusCode, a.dl.LastError = survey.DeliveryFailed, time.Time{}, status, problem
+	if a.dl.LastAttempt.IsZero() {
+		a.dl.LastAttempt = a.now
 	}
-	if err := d.Store.RecordAttempt(ctx, dl); err != nil {
-		slog.ErrorContext(ctx, "deliver: record a failure", "error", err.Error())
-		return retry
-	}
-	return done
+	return d.record(ctx, a, time.Time{}, "a failure")
 }
 
 // post sends one signed delivery and answers the status code, and a
 // problem for the owner's log ("" when it was a 2xx).
 func (d *Deliverer) post(ctx context.Context, wh survey.Webhook, dl survey.Delivery, key, body []byte) (int, string) {
-	ctx, cancel := context.WithTimeout(ctx, webhook.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, d.timeout())
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, wh.URL, bytes.NewReader(body))
 	if err != nil {
@@ -296,7 +432,7 @@ func (d *Deliverer) post(ctx context.Context, wh survey.Webhook, dl survey.Deliv
 	webhook.SetHeaders(req.Header, key, dl.MessageID(), d.now(), body)
 	resp, err := d.Client.Do(req)
 	if err != nil {
-		return 0, describe(err)
+		return 0, describe(err, d.timeout())
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -307,14 +443,14 @@ func (d *Deliverer) post(ctx context.Context, wh survey.Webhook, dl survey.Deliv
 }
 
 // describe words a failed exchange for the owner, without internals.
-func describe(err error) string {
+func describe(err error, timeout time.Duration) string {
 	var re *webhook.RefusedError
 	var ne net.Error
 	switch {
 	case errors.As(err, &re):
 		return re.Msg
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
-		return fmt.Sprintf("The receiver did not answer within %d seconds.", int(webhook.Timeout/time.Second))
+		return fmt.Sprintf("The receiver did not answer within %d seconds.", max(int(timeout/time.Second), 1))
 	default:
 		return "The receiver could not be reached."
 	}

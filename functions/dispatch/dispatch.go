@@ -28,7 +28,7 @@ const FilterPattern = `{"eventName": ["INSERT"], "dynamodb": {"Keys": {"SK": {"S
 // Store is what dispatch reads and writes; *store.Store implements it.
 type Store interface {
 	WebhooksOf(ctx context.Context, sid int64) ([]survey.Webhook, error)
-	CreateDelivery(ctx context.Context, d survey.Delivery) (bool, survey.Delivery, error)
+	CreateDelivery(ctx context.Context, d survey.Delivery, due time.Time) (bool, survey.Delivery, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -42,6 +42,15 @@ type Queue interface {
 type Dispatcher struct {
 	Store Store
 	Queue Queue
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (d *Dispatcher) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
 }
 
 // parallelism bounds the concurrent writes of one batch.
@@ -71,11 +80,14 @@ func ref(rec events.DynamoDBEventRecord) (store.ResponseRef, bool) {
 
 // Handle records and queues the deliveries of a batch. Records it cannot
 // act on (not a response; a malformed image, which no retry would mend)
-// are logged and passed over. When anything fails for a record, the
-// answer names the earliest such record: Lambda retries the batch from
-// there, and the records after it are dispatched again, which creates no
-// second delivery (the event fixes the delivery's key) and queues a job
-// only for deliveries still pending.
+// are logged and passed over. Every record that failed is named in the
+// answer (a partial batch response): Lambda retries the batch from the
+// earliest, halving it when it fails again (BisectBatchOnFunctionError),
+// at most a bounded number of times; a record that still fails goes to the
+// failure queue, and `admin replay-webhooks` dispatches its window again
+// from the responses. Records dispatched again create no second delivery
+// (the event fixes the delivery's key) and their jobs race for one claim:
+// one chain of attempts.
 func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	bySurvey := map[int64][]item{}
 	for i, rec := range ev.Records {
@@ -128,7 +140,9 @@ func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (event
 			first = append(first, i)
 		}
 		sort.Ints(first)
-		resp.BatchItemFailures = []events.DynamoDBBatchItemFailure{{ItemIdentifier: ev.Records[first[0]].Change.SequenceNumber}}
+		for _, i := range first {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: ev.Records[i].Change.SequenceNumber})
+		}
 	}
 	return resp, nil
 }
@@ -139,11 +153,21 @@ type item struct {
 	ref   store.ResponseRef
 }
 
-// record creates the deliveries of one survey's records, for each webhook
-// that wants the event, and answers their jobs; bad holds, by position in
-// items, the records whose deliveries could not all be recorded (their
+// Record creates the deliveries of one survey's responses, for each
+// webhook that wants the event, and answers the jobs of those still
+// pending (the replay of a window sends them); bad holds, by position in
+// refs, the responses whose deliveries could not all be recorded (their
 // jobs are left out: the retry of the record sends them).
+func (d *Dispatcher) Record(ctx context.Context, hooks []survey.Webhook, refs []store.ResponseRef) (jobs []webhook.Job, bad map[int]error) {
+	items := make([]item, len(refs))
+	for i, r := range refs {
+		items[i] = item{i, r}
+	}
+	return d.record(ctx, hooks, items)
+}
+
 func (d *Dispatcher) record(ctx context.Context, hooks []survey.Webhook, items []item) (jobs []webhook.Job, bad map[int]error) {
+	due := d.now().Add(webhook.RequeueAfter)
 	var mu sync.Mutex
 	bad = map[int]error{}
 	var g errgroup.Group
@@ -156,16 +180,18 @@ func (d *Dispatcher) record(ctx context.Context, hooks []survey.Webhook, items [
 			g.Go(func() error {
 				dl := survey.Delivery{WebhookID: wh.ID, SurveyID: it.ref.SurveyID, ResponseID: it.ref.ResponseID,
 					Event: survey.EventResponseSubmitted, Created: it.ref.SubmittedAt, Status: survey.DeliveryPending}
-				created, current, err := d.Store.CreateDelivery(ctx, dl)
+				created, current, err := d.Store.CreateDelivery(ctx, dl, due)
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
 				case err != nil:
 					bad[i] = err
-				case created || current.Status == survey.DeliveryPending:
-					// A pending delivery seen again may have lost its job
-					// (the batch failed after the put): queue it again; the
-					// delivery drops a job whose work is done.
+				case created:
+					jobs = append(jobs, webhook.Job{SurveyID: dl.SurveyID, WebhookID: dl.WebhookID, ResponseID: dl.ResponseID, Delivery: dl.ID()})
+				case current.Status == survey.DeliveryPending && current.Attempts == 0:
+					// Seen again before its first attempt: its job may
+					// have been lost (the batch failed after the put).
+					// Queued again; the copies race for one claim.
 					jobs = append(jobs, webhook.Job{SurveyID: dl.SurveyID, WebhookID: dl.WebhookID, ResponseID: dl.ResponseID, Delivery: dl.ID()})
 				}
 				return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"testing"
 	"time"
@@ -100,4 +101,29 @@ func seedResponses(b *testing.B, f fixture, n int) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkOEmbed is the oEmbed answer for a survey of 50 questions on a
+// warm container: DynamoDB calls (the slug cached: one Query) and the
+// handler's own time (the emulator's subtracted).
+func BenchmarkOEmbed(b *testing.B) {
+	f := newFixture(b, 50)
+	path := "/api/oembed/?url=" + url.QueryEscape("http://example.com/s/"+f.sv.URLSlug+"/") + "&format=json"
+	if r := f.getJSON(path); r.code != 200 {
+		b.Fatalf("oEmbed: %d %s", r.code, r.body)
+	}
+	var calls, own time.Duration
+	var n int
+	for b.Loop() {
+		start := time.Now()
+		r := f.getJSON(path)
+		if r.code != 200 {
+			b.Fatalf("oEmbed: %d", r.code)
+		}
+		own += time.Since(start) - r.calls.Elapsed()
+		calls += time.Duration(r.calls.DynamoDB())
+		n++
+	}
+	b.ReportMetric(float64(calls)/float64(n), "dynamodb/op")
+	b.ReportMetric(float64(own.Microseconds())/float64(n), "handler-µs/op")
 }

@@ -63,11 +63,12 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time) http.H
 				return err
 			}
 			if err == survey.ErrSurveyClosed {
-				writeMessage(w, r, http.StatusGone, v.Language, v.Name, p.T.Closed)
+				writeSurveyMessage(w, r, http.StatusGone, v.Language, v.Name, p.T.Closed, c.Settings)
 				return nil
 			}
 			p.Errors, p.Form = messages(err, c.Elements, v.Language), f
-			writePage(w, r, api.Status(survey.ErrorCode(err)), renderSurvey(p), p.ThemeCSS)
+			p.Preview = c.Survey.IsTemplate
+			writeSurveyPage(w, r, api.Status(survey.ErrorCode(err)), renderSurvey(p), p.ThemeCSS, c.Settings)
 			return nil
 		}
 		key := p.IdempotencyKey
@@ -102,7 +103,8 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time) http.H
 		if err != nil {
 			return err
 		}
-		if _, err := responding.Submit(ctx, st, sealer, slug, sha256Hex(key), sha256Hex(string(body)), req, now); err != nil {
+		done, err := responding.Submit(ctx, st, sealer, slug, sha256Hex(key), sha256Hex(string(body)), req, now)
+		if err != nil {
 			return fail(err)
 		}
 		t := textsFor(v.Language)
@@ -110,7 +112,10 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time) http.H
 		if len(v.Appreciations) > 0 {
 			msg = v.Appreciations[0].Title
 		}
-		writeMessage(w, r, http.StatusOK, v.Language, v.Name, msg)
+		if done.Preview {
+			msg = t.Preview
+		}
+		writeSurveyMessage(w, r, http.StatusOK, v.Language, v.Name, msg, c.Settings)
 		return nil
 	})
 }

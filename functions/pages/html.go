@@ -76,6 +76,9 @@ func (d *doc) head(p page) {
 <link rel="stylesheet" href="%s">
 <script src="%s"></script>
 `, text(p.Lang), text(p.Dir), text(p.Title), text(p.description()), text(assetNames["favicon.svg"]), text(assetNames["app.css"]), text(assetNames["boot.js"]))
+	if p.OEmbed != "" {
+		d.w("<link rel=\"alternate\" type=\"application/json+oembed\" href=\"%s\" title=\"%s\">\n", text(p.OEmbed), text(p.Title))
+	}
 	if p.ThemeCSS != "" {
 		d.w("<style>%s</style>\n", markup(p.ThemeCSS)) // built from validated hex colors only (themeCSS)
 	}
@@ -97,6 +100,9 @@ func renderSurvey(p surveyPage) []byte {
 	s := p.Survey
 	d.head(p.page)
 	d.w("<h1>%s</h1>\n", text(s.Name))
+	if p.Preview {
+		d.w("<p class=\"preview\" id=\"preview\" role=\"note\">%s</p>\n", text(p.T.Preview))
+	}
 	d.w(`<form id="survey" method="post" action="%s" novalidate data-slug="%s" data-duration="%s" data-hide-next="%s" data-hide-prev="%s" data-hide-progress="%s" data-msg-required="%s" data-msg-ties="%s" data-messages="%s">
 <input type="hidden" name="idempotency_key" value="%s">
 <input type="hidden" name="session" value="%s">

@@ -1,5 +1,6 @@
 // Package pages is the hosted responder's page and the public report
-// (contract section 14): server-rendered HTML under a strict
+// (contract section 14), and the page's embedding: oEmbed and the frame
+// policy from embed_origins (section 17); server-rendered HTML under a strict
 // Content-Security-Policy, with one small same-origin script that pages,
 // counts down and submits through the public JSON API (section 11).
 package pages
@@ -33,5 +34,10 @@ func New(st Store, sealer responding.Sealer, now func() time.Time) *api.Router {
 	rt.Handle(page.With("POST"), handleForm(st, sealer, now))
 	rt.Handle(api.Route{Method: "GET", Path: "/r/{report_code}/", Name: "Report Page", Public: true}, handleReport(st))
 	rt.Handle(api.Route{Method: "GET", Path: "/assets/{name}/", Name: "Page Asset", Public: true}, handleAsset())
+	// oEmbed's own format parameter: json (the router's), or xml, which
+	// reaches the handler to answer 501.
+	oembed := api.Route{Method: "GET", Path: "/api/oembed/", Name: "oEmbed", Public: true,
+		Formats: []api.Format{{Name: "xml", MediaType: "text/xml+oembed"}}}
+	rt.Handle(oembed, handleOEmbed(st, now))
 	return rt
 }

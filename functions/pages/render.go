@@ -25,9 +25,15 @@ func sortedKeys(m map[string]string) []string {
 
 // basePolicy is every page's Content-Security-Policy: only the group's own
 // script and stylesheet; images from anywhere over https (picture choices
-// link to them); forms post only here; never framed. A page with a theme
-// adds the hash of its one <style> block, and nothing else inline runs.
-const basePolicy = "default-src 'none'; script-src 'self'; img-src 'self' https: data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'self'"
+// link to them); forms post only here. A page with a theme adds the hash
+// of its one <style> block, and nothing else inline runs. Framing is the
+// policy's last directive: no page is framed (frame-ancestors 'none', and
+// X-Frame-Options: DENY from the shared edge) but the responder's page of
+// a survey, by the sites its embed_origins name (writeSurveyPage).
+const basePolicy = "default-src 'none'; script-src 'self'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; connect-src 'self'"
+
+// notFramed is the frame-ancestors of every page but the responder's.
+const notFramed = "'none'"
 
 // page is what every page template reads.
 type page struct {
@@ -37,6 +43,8 @@ type page struct {
 	ThemeCSS    string
 	T           texts
 	Message     string
+	// OEmbed is the page's oEmbed address (discovery link), or "".
+	OEmbed string
 }
 
 func (p page) description() string {
@@ -46,8 +54,32 @@ func (p page) description() string {
 	return p.Title
 }
 
-// writePage answers a rendered page with status, under the policy.
+// writePage answers a rendered page with status, under the policy; it is
+// never shown in a frame.
 func writePage(w http.ResponseWriter, r *http.Request, status int, body []byte, themeCSS string) {
+	writeFramed(w, r, status, body, themeCSS, notFramed)
+}
+
+// writeSurveyPage answers a page of the responder's side of a survey (the
+// survey, its closed page, the thanks of a plain form): the sites of the
+// survey's embed_origins may frame it, and X-Frame-Options, which cannot
+// name them, is left out.
+func writeSurveyPage(w http.ResponseWriter, r *http.Request, status int, body []byte, themeCSS string, set survey.Settings) {
+	ancestors := survey.FrameAncestors(set.Embedders())
+	if ancestors != notFramed {
+		w.Header().Del("X-Frame-Options")
+	}
+	writeFramed(w, r, status, body, themeCSS, ancestors)
+}
+
+// writeSurveyMessage is writeMessage for a survey's own messages.
+func writeSurveyMessage(w http.ResponseWriter, r *http.Request, status int, lang, title, msg string, set survey.Settings) {
+	p := newPage(lang, title)
+	p.Message = msg
+	writeSurveyPage(w, r, status, renderMessage(p), "", set)
+}
+
+func writeFramed(w http.ResponseWriter, r *http.Request, status int, body []byte, themeCSS, ancestors string) {
 	style := "style-src 'self'"
 	if themeCSS != "" {
 		sum := sha256.Sum256([]byte(themeCSS))
@@ -55,7 +87,7 @@ func writePage(w http.ResponseWriter, r *http.Request, status int, body []byte, 
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", basePolicy+"; "+style)
+	h.Set("Content-Security-Policy", basePolicy+"; "+style+"; frame-ancestors "+ancestors)
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
@@ -128,18 +160,23 @@ func themeCSS(t survey.Theme) string {
 // texts are the page's own words in the survey's language.
 type texts struct {
 	Next, Previous, Submit, Code, Progress, Thanks, TimeUp, TimeLeft, Closed, Responses, Average, Report, Required string
+	// Preview is the notice of a template survey's page (contract section 17).
+	Preview string
 }
 
 var textsByLang = map[string]texts{
 	"en": {Next: "Next", Previous: "Previous", Submit: "Submit", Code: "Your code", Progress: "Progress",
 		Thanks: "Thank you! Your response was recorded.", TimeUp: "The time to respond has ended.", TimeLeft: "Time left",
-		Closed: "This survey is closed.", Responses: "Responses", Average: "Average", Report: "Report", Required: "required"},
+		Closed: "This survey is closed.", Responses: "Responses", Average: "Average", Report: "Report", Required: "required",
+		Preview: "This is a preview: answers are not saved."},
 	"fa": {Next: "بعدی", Previous: "قبلی", Submit: "ارسال", Code: "کد شما", Progress: "پیشرفت",
 		Thanks: "سپاس! پاسخ شما ثبت شد.", TimeUp: "زمان پاسخ‌دهی به پایان رسیده است.", TimeLeft: "زمان باقی‌مانده",
-		Closed: "این پرسش‌نامه بسته است.", Responses: "پاسخ‌ها", Average: "میانگین", Report: "گزارش", Required: "الزامی"},
+		Closed: "این پرسش‌نامه بسته است.", Responses: "پاسخ‌ها", Average: "میانگین", Report: "گزارش", Required: "الزامی",
+		Preview: "این یک پیش‌نمایش است: پاسخ‌ها ذخیره نمی‌شوند."},
 	"ar": {Next: "التالي", Previous: "السابق", Submit: "إرسال", Code: "رمزك", Progress: "التقدم",
 		Thanks: "شكرًا! تم تسجيل إجابتك.", TimeUp: "انتهى وقت الإجابة.", TimeLeft: "الوقت المتبقي",
-		Closed: "هذا الاستبيان مغلق.", Responses: "الإجابات", Average: "المتوسط", Report: "تقرير", Required: "مطلوب"},
+		Closed: "هذا الاستبيان مغلق.", Responses: "الإجابات", Average: "المتوسط", Report: "تقرير", Required: "مطلوب",
+		Preview: "هذه معاينة: لا يتم حفظ الإجابات."},
 }
 
 func textsFor(lang string) texts {

@@ -33,6 +33,8 @@ type surveyPage struct {
 	// Form is what a plain form sent, shown again with its errors.
 	Form   url.Values
 	Thanks struct{ Title, Text string }
+	// Preview marks a template survey's page: nothing it sends is saved.
+	Preview bool
 }
 
 // handleSurvey renders the responder's page: the same one Query of the
@@ -47,14 +49,14 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time) http
 			return nil
 		}
 		sid := c.Survey.ID
-		if r.Method == http.MethodGet {
+		if r.Method == http.MethodGet && !c.Survey.IsTemplate { // a template's preview counts nothing
 			if err := st.CountView(ctx, c.Survey.AccountID, c.Survey.FolderID, sid); err != nil {
 				api.Logger(ctx).WarnContext(ctx, "view not counted", slog.Int64("survey", sid), slog.String("error", err.Error()))
 			}
 		}
 		v := c.Survey.ResponderView(now(), c.Settings, c.Layout, c.Elements, c.Variables)
 		if v.State != survey.StateOpen {
-			writeMessage(w, r, http.StatusGone, v.Language, v.Name, textsFor(v.Language).Closed)
+			writeSurveyMessage(w, r, http.StatusGone, v.Language, v.Name, textsFor(v.Language).Closed, c.Settings)
 			return nil
 		}
 		p := newSurveyPage(v, r)
@@ -66,7 +68,9 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time) http
 			}
 			p.Served = served
 		}
-		writePage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS)
+		p.Preview = c.Survey.IsTemplate
+		p.OEmbed = oembedLink(r, v.URLSlug)
+		writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS, c.Settings)
 		return nil
 	})
 }

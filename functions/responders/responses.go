@@ -141,6 +141,12 @@ func handleSubmit(st Store, sealer Sealer, now func() time.Time) http.Handler {
 // answerSubmitted answers 201 with the response recorded, marked when it is
 // an earlier request's.
 func answerSubmitted(w http.ResponseWriter, r *http.Request, done store.Submitted) {
+	if done.Preview {
+		// A template survey's preview (contract section 17): nothing stored.
+		w.Header().Set("Cache-Control", "no-store")
+		api.Respond(w, r, http.StatusOK, map[string]bool{"preview": true})
+		return
+	}
 	if done.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}

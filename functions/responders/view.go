@@ -29,7 +29,7 @@ func handleSurvey(st Store, now func() time.Time) http.Handler {
 		if err != nil {
 			return err
 		}
-		if r.Method == http.MethodGet {
+		if r.Method == http.MethodGet && !c.Survey.IsTemplate { // a template's preview counts nothing
 			// A view that could not be counted does not keep the survey
 			// from its responder.
 			if err := st.CountView(ctx, c.Survey.AccountID, c.Survey.FolderID, sid); err != nil {

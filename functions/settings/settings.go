@@ -79,6 +79,11 @@ func readPatch(body map[string]json.RawMessage, sv survey.Survey, today string, 
 	if domains, ok := readDomains(f); ok {
 		p.set["service_auth_domains"] = domains
 	}
+	if f.IsNull("embed_origins") {
+		p.set["embed_origins"] = nil // back to the default, any site
+	} else if origins, ok := readOrigins(f); ok {
+		p.set["embed_origins"] = origins
+	}
 	if f.IsNull("expiration_date") {
 		p.expire = true
 	} else if v, ok := f.String("expiration_date", api.Str{}); ok {
@@ -100,6 +105,43 @@ func readPatch(body map[string]json.RawMessage, sv survey.Survey, today string, 
 		readSurvey(f, raw, &p)
 	}
 	return p, f.Err()
+}
+
+// readOrigins reads embed_origins: 1 to 20 origins, or ["*"] (contract
+// section 17), normalized as browsers serialize origins.
+func readOrigins(f *api.Form) ([]string, bool) {
+	const name = "embed_origins"
+	raw, ok := f.Raw(name)
+	if !ok {
+		return nil, false
+	}
+	if api.JSONKind(raw) != "list" {
+		f.Fail(name, fmt.Sprintf(survey.MsgEmbedOriginsType, api.JSONKind(raw)))
+		return nil, false
+	}
+	var items []json.RawMessage
+	_ = json.Unmarshal(raw, &items)
+	in := make([]string, len(items))
+	bad := map[string]any{}
+	for i, it := range items {
+		if json.Unmarshal(it, &in[i]) != nil {
+			bad[strconv.Itoa(i)] = []string{api.MsgNotString}
+		}
+	}
+	if len(bad) > 0 {
+		f.FailNested(name, bad)
+		return nil, false
+	}
+	out, itemErrs, listErr := survey.CheckEmbedOrigins(in)
+	switch {
+	case listErr != "":
+		f.Fail(name, listErr)
+		return nil, false
+	case itemErrs != nil:
+		f.FailNested(name, itemErrs)
+		return nil, false
+	}
+	return out, true
 }
 
 // readDomains reads service_auth_domains: a list of `*@<domain>` of 1-60

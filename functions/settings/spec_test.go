@@ -54,7 +54,7 @@ func settingsFields() []string {
 	out := slices.Clone(specBools)
 	out = append(out, slices.Sorted(maps.Keys(specStrings))...)
 	out = append(out, specDurations...)
-	return append(out, "service_auth_domains", "expiration_date", "responding_duration_type")
+	return append(out, "service_auth_domains", "expiration_date", "responding_duration_type", "embed_origins")
 }
 
 // allKeys is the exact key set of the settings object.
@@ -67,6 +67,7 @@ func defaults(name string) map[string]any {
 		"service_auth_domains":     []any{},
 		"expiration_date":          nil,
 		"responding_duration_type": float64(0),
+		"embed_origins":            []any{"*"},
 	}
 	for _, b := range specBools {
 		m[b] = false
@@ -94,6 +95,8 @@ func changeValue(field string) any {
 		return "00:05:00"
 	case "responding_duration_type":
 		return float64(1)
+	case "embed_origins":
+		return []any{"https://example.com"}
 	}
 	if _, ok := specStrings[field]; ok {
 		return "value of " + field

@@ -135,6 +135,10 @@ func TestWrongTypes(t *testing.T) {
 		{`"*@example.com"`, `Expected a list of items but got type "str".`},
 		{`5`, ""}, {`true`, ""}, {`{}`, ""},
 	}
+	cases["embed_origins"] = []wrong{
+		{`"https://example.com"`, `Expected a list of items but got type "str".`},
+		{`5`, `Expected a list of items but got type "int".`}, {`true`, ""}, {`{}`, ""},
+	}
 	cases["responding_duration_type"] = []wrong{{`"1"`, msgNotInt}, {`true`, msgNotInt}, {`1.5`, msgNotInt}, {`[1]`, msgNotInt}, {`null`, msgNull}}
 	for _, field := range settingsFields() {
 		if len(cases[field]) == 0 {

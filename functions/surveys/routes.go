@@ -1,5 +1,6 @@
-// Package surveys is the owner's surveys: create, read the full detail,
-// update (rename, move, change language), move to the trash and restore.
+// Package surveys is the owner's surveys: create (empty, or from a
+// template), copy, read the full detail, update (rename, move, change
+// language), move to the trash and restore.
 package surveys
 
 import (
@@ -18,6 +19,9 @@ type Store interface {
 	UpdateSurvey(ctx context.Context, aid, sid int64, u store.SurveyUpdate) error
 	TrashSurvey(ctx context.Context, aid, sid int64) error
 	RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int64) error
+	TemplateSurvey(ctx context.Context, ref string) (title string, sid int64, err error)
+	CopySource(ctx context.Context, from, sid int64) (store.CopySource, error)
+	CopySurvey(ctx context.Context, src store.CopySource, spec store.CopySpec) (store.CopyResult, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -35,5 +39,6 @@ func New(auth *api.Authenticator, st Store, now func() time.Time) *api.Router {
 	rt.Handle(detail.With("PATCH"), h.update())
 	rt.Handle(detail.With("DELETE"), h.trash())
 	rt.Handle(restore.With("POST"), h.restore())
+	rt.Handle(api.Route{Method: "POST", Path: "/api/v2/surveys/{survey_id}/copy/", Name: "Survey Copy"}, h.copy())
 	return rt
 }

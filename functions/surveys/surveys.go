@@ -58,6 +58,9 @@ func (h handlers) create() http.Handler {
 			return err
 		}
 		form := api.NewForm(body)
+		if _, fromTemplate := form.Raw("template"); fromTemplate {
+			return h.startFromTemplate(w, r, form)
+		}
 		name, folderID, language := surveyFields(form, true)
 		if err := form.Err(); err != nil {
 			return err

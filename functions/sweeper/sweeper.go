@@ -1,4 +1,5 @@
-// Package sweeper closes the surveys whose expiration date has come. It
+// Package sweeper closes the surveys whose expiration date has come, and
+// removes what copies of surveys that died left behind. It
 // reads only the due entries of the sweep's sparse index (GSI2, sharded in
 // store.ExpiryShards partitions by survey id and ordered by date), never the
 // table, so its work is proportional to the surveys due.
@@ -44,7 +45,18 @@ type Result struct {
 	Closed   int  `json:"closed"`
 	Read     int  `json:"read"`
 	Complete bool `json:"complete"`
+	// CopiesRemoved counts the dead copies of surveys whose items the run
+	// deleted (store.CleanPendingCopies).
+	CopiesRemoved int `json:"copies_removed"`
 }
+
+// CopyCleaner removes what copies of surveys that died left behind;
+// *store.Store implements it. A Store that does not is swept only.
+type CopyCleaner interface {
+	CleanPendingCopies(ctx context.Context, now time.Time) (int, error)
+}
+
+var _ CopyCleaner = (*store.Store)(nil)
 
 // Run closes every survey due at now (its expiration date is today or
 // earlier, UTC): the shards are swept at once, each page by page. Each close
@@ -70,13 +82,23 @@ func Run(ctx context.Context, st Store, now time.Time) (Result, error) {
 					return err
 				}
 				read.Add(int64(len(due)))
-				g, gctx := errgroup.WithContext(sctx)
+				// A failure stops new closes, not those in flight: a close
+				// cancelled after it was sent may still land, uncounted
+				// (and no longer due for the next run to count either).
+				var g errgroup.Group
+				var failed atomic.Bool
 				g.SetLimit(Parallelism)
 				for _, d := range due {
 					g.Go(func() error {
-						ok, err := st.CloseExpired(gctx, d)
+						if failed.Load() || sctx.Err() != nil {
+							return nil
+						}
+						ok, err := st.CloseExpired(ctx, d)
 						if ok {
 							closed.Add(1)
+						}
+						if err != nil {
+							failed.Store(true)
 						}
 						return err
 					})
@@ -93,6 +115,10 @@ func Run(ctx context.Context, st Store, now time.Time) (Result, error) {
 	}
 	err := shards.Wait()
 	res := Result{Closed: int(closed.Load()), Read: int(read.Load()), Complete: err == nil && !stopped.Load()}
+	if c, ok := st.(CopyCleaner); ok && err == nil && !late(ctx) {
+		res.CopiesRemoved, err = c.CleanPendingCopies(ctx, now)
+		res.Complete = res.Complete && err == nil
+	}
 	return res, err
 }
 

@@ -113,7 +113,7 @@ func TestDetail(t *testing.T) {
 	}
 	fields := []string{"id", "score", "is_general", "long_description", "short_description", "title", "title_color",
 		"embedding_link", "thumbnail_image", "url_slug", "categories", "industries", "usage_guide", "language", "type",
-		"similar_templates", "meta_description"}
+		"similar_templates", "meta_description", "survey_url_slug"}
 	for _, f := range fields {
 		if _, ok := got[f]; !ok {
 			t.Errorf("field %s missing", f)

@@ -83,9 +83,11 @@ func (h handlers) deliveries() http.Handler {
 	})
 }
 
-// retry sends a delivery again now, whatever its status: it is marked
-// pending and a job goes to the queue (202). A failed delivery gets one
-// more attempt; a pending one is attempted now as well as on its schedule.
+// retry sends a delivery again now: it is marked pending and a job goes to
+// the queue (202). A failed delivery gets one more attempt; a pending one
+// has its next attempt now instead of on its schedule (one chain: the job
+// claims the attempt the delivery is at). A delivery that succeeded is
+// final (409).
 func (h handlers) retry() http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		did := r.PathValue("delivery_id")
@@ -107,14 +109,14 @@ func (h handlers) retry() http.Handler {
 		case !wh.Active:
 			return survey.Errorf(survey.ECONFLICT, "The webhook is not active.")
 		}
-		if err := h.Store.RetryDelivery(ctx, d); err != nil {
+		d, err = h.Store.RetryDelivery(ctx, d, h.Now().Add(webhook.RequeueAfter))
+		if err != nil {
 			return err
 		}
-		job := webhook.Job{SurveyID: d.SurveyID, WebhookID: d.WebhookID, ResponseID: d.ResponseID, Delivery: d.ID(), Manual: true}
+		job := webhook.Job{SurveyID: d.SurveyID, WebhookID: d.WebhookID, ResponseID: d.ResponseID, Delivery: d.ID(), Attempt: d.Attempts}
 		if err := h.Queue.Send(ctx, []webhook.Job{job}, 0); err != nil {
 			return err
 		}
-		d.Status, d.NextAttempt = survey.DeliveryPending, h.Now()
 		api.Respond(w, r, http.StatusAccepted, d.View())
 		return nil
 	})

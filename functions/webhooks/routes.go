@@ -23,7 +23,8 @@ type Store interface {
 	NewID(ctx context.Context, kind string) (int64, error)
 	Deliveries(ctx context.Context, wid int64, before string, limit int) ([]survey.Delivery, bool, error)
 	Delivery(ctx context.Context, wid int64, id string) (survey.Delivery, error)
-	RetryDelivery(ctx context.Context, d survey.Delivery) error
+	RetryDelivery(ctx context.Context, d survey.Delivery, due time.Time) (survey.Delivery, error)
+	CloseBreaker(ctx context.Context, sid, wid int64) error
 }
 
 var _ Store = (*store.Store)(nil)

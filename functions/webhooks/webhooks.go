@@ -178,6 +178,11 @@ func (h handlers) patch(s shape) http.Handler {
 			next[i], changed = wh, wh
 			return next, nil
 		})
+		if err == nil {
+			// The owner's change resumes a paused webhook.
+			err = h.Store.CloseBreaker(r.Context(), sid, wid)
+			changed.Breaker = survey.Breaker{}
+		}
 		if err != nil {
 			return err
 		}

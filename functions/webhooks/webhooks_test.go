@@ -326,7 +326,7 @@ func TestDeliveryLogAndRetry(t *testing.T) {
 		last = survey.Delivery{WebhookID: wh.ID, SurveyID: f.sid, ResponseID: int64(500 + i), Event: survey.EventResponseSubmitted,
 			Created: base.Add(time.Duration(i) * time.Minute), Status: survey.DeliveryFailed, Attempts: 10, LastStatusCode: 500,
 			LastAttempt: base.Add(time.Hour)}
-		if _, _, err := f.st.CreateDelivery(ctx, last); err != nil {
+		if _, _, err := f.st.CreateDelivery(ctx, last, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -358,7 +358,7 @@ func TestDeliveryLogAndRetry(t *testing.T) {
 	if r.code != 202 || !strings.Contains(r.body, `"status":"pending"`) {
 		t.Fatalf("retry = %d %s", r.code, r.body)
 	}
-	if len(f.queue.jobs) != 1 || f.queue.jobs[0] != (webhook.Job{SurveyID: f.sid, WebhookID: wh.ID, ResponseID: 502, Delivery: last.ID(), Manual: true}) {
+	if len(f.queue.jobs) != 1 || f.queue.jobs[0] != (webhook.Job{SurveyID: f.sid, WebhookID: wh.ID, ResponseID: 502, Delivery: last.ID(), Attempt: 10}) {
 		t.Fatalf("queued %+v", f.queue.jobs)
 	}
 	if d, err := f.st.Delivery(ctx, wh.ID, last.ID()); err != nil || d.Status != survey.DeliveryPending {

@@ -1,11 +1,12 @@
 // Command admin manages accounts, API keys and the template catalog:
 //
-//	go run ./infra/admin account create --email E --plan free|pro|enterprise [--first-name F] [--last-name L]
+//	go run ./infra/admin account create --email E --plan free|pro|enterprise [--first-name F] [--last-name L] [--catalog]
 //	go run ./infra/admin key create --account N
 //	go run ./infra/admin key revoke --key K
 //	go run ./infra/admin templates import FILE
 //	go run ./infra/admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
 //	go run ./infra/admin recount --account N
+//	go run ./infra/admin replay-webhooks --from T --to T
 //
 // It reads the same environment as the functions (TABLE_NAME, AWS_REGION,
 // AWS_ENDPOINT_URL ...), prints one JSON object on stdout, and reports errors
@@ -32,13 +33,14 @@ import (
 )
 
 const usage = `usage:
-  admin account create --email E --plan free|pro|enterprise [--first-name F] [--last-name L]
+  admin account create --email E --plan free|pro|enterprise [--first-name F] [--last-name L] [--catalog]
   admin key create --account N
   admin key revoke --key K
   admin templates import FILE
   admin reports backfill
   admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
   admin recount --account N
+  admin replay-webhooks --from RFC3339 --to RFC3339
 `
 
 // errUsage marks a command line that is wrong, not a failure of the work.
@@ -85,6 +87,9 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string) (a
 	if len(args) >= 1 && args[0] == "recount" {
 		return recount(ctx, args[1:], getenv)
 	}
+	if len(args) >= 1 && args[0] == "replay-webhooks" {
+		return replayWebhooks(ctx, args[1:], getenv)
+	}
 	if len(args) < 2 {
 		return nil, fmt.Errorf("%w: missing command", errUsage)
 	}
@@ -96,6 +101,7 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string) (a
 		plan := fs.String("plan", "", "free, pro or enterprise")
 		first := fs.String("first-name", "", "first name")
 		last := fs.String("last-name", "", "last name")
+		catalog := fs.Bool("catalog", false, "make it the catalog's account: its surveys back the templates (one such account)")
 		if err := parse(fs, rest, 0); err != nil {
 			return nil, err
 		}
@@ -110,15 +116,33 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string) (a
 		if err != nil {
 			return nil, err
 		}
+		if *catalog {
+			// Refuse before creating anything when another account is the
+			// catalog's already.
+			if other, err := st.CatalogAccount(ctx); err == nil {
+				return nil, fmt.Errorf("account %d is already the catalog account", other)
+			} else if survey.ErrorCode(err) != survey.ENOTFOUND {
+				return nil, err
+			}
+		}
 		a, err := st.CreateAccount(ctx, survey.Account{Email: *email, Plan: p, FirstName: *first, LastName: *last})
 		if err != nil {
 			return nil, err
+		}
+		if *catalog {
+			if err := st.SetCatalogAccount(ctx, a.ID); err != nil {
+				return nil, err
+			}
 		}
 		key, err := st.CreateKey(ctx, a.ID)
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"account_id": a.ID, "api_key": key}, nil
+		out := map[string]any{"account_id": a.ID, "api_key": key}
+		if *catalog {
+			out["catalog"] = true
+		}
+		return out, nil
 	case "key create":
 		fs := newFlags(cmd)
 		account := fs.String("account", "", "account id")

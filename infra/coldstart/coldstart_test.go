@@ -137,7 +137,7 @@ var httpRequests = map[string]struct {
 // added here.
 func invocationFor(tb testing.TB, fn string) invocation {
 	tb.Helper()
-	if fn == "sweeper" {
+	if fn == "sweeper" || fn == "retrier" {
 		return invocation{event: scheduledEvent(tb)}
 	}
 	if fn == "dispatch" || fn == "deliver" {

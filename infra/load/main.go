@@ -259,7 +259,7 @@ type sample struct {
 }
 
 func run(clients, requests int, duration time.Duration) error {
-	fmt.Println("Starting the local API (moto included)...")
+	fmt.Println("Starting the local API (DynamoDB Local behind the conflict model, and moto)...")
 	s, err := start()
 	if err != nil {
 		return err

@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// axe-core (npm, `make axe-core` installs it under .tools/axe, git-ignored)
+// axe-core (npm, `make axe-core` installs it under .cache/, git-ignored)
 // is injected into each page state the browser tests reach and run with
 // the WCAG 2.0, 2.1 and 2.2 A and AA rules; any violation fails the test.
 // AXE_CORE names another copy of axe.min.js.
@@ -31,11 +31,11 @@ func axeJS(t *testing.T) string {
 	axeSource.once.Do(func() {
 		path := os.Getenv("AXE_CORE")
 		if path == "" {
-			path = filepath.Join("..", "..", ".tools", "axe", "node_modules", "axe-core", "axe.min.js")
+			path = filepath.Join("..", "..", ".cache", "axe-core-4.14", "node_modules", "axe-core", "axe.min.js")
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
-			axeSource.err = fmt.Errorf("axe-core is required by the browser tests: run `make axe-core` (npm install axe-core@4.14 into .tools/axe) or set AXE_CORE: %w", err)
+			axeSource.err = fmt.Errorf("axe-core is required by the browser tests: run `make axe-core` (npm install axe-core@4.14 into .cache/axe-core-4.14) or set AXE_CORE: %w", err)
 			return
 		}
 		axeSource.js = string(b)

@@ -30,6 +30,7 @@ type builtSurvey struct {
 	ID         int64  `json:"id"`
 	URLSlug    string `json:"url_slug"`
 	ReportCode string `json:"report_code"`
+	FolderID   int64  `json:"folder_id"`
 	// Elements are the created elements' answers, in order.
 	Elements []map[string]any `json:"-"`
 }

@@ -12,6 +12,7 @@ import (
 
 	"surveyservice/functions/deliver"
 	"surveyservice/functions/dispatch"
+	"surveyservice/functions/retrier"
 	"surveyservice/internal/eventsource"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
@@ -31,14 +32,32 @@ type hookOptions struct {
 	// workers is the queue batches handled at once.
 	workers int
 	maxIdle time.Duration
+	// retrierEvery is how often the retrier runs (every minute in AWS;
+	// 2 s by default here); negative: never (a test runs it itself).
+	retrierEvery time.Duration
+	// now is the clock of the handlers and the retrier (nil: time.Now);
+	// maxDelay and lease are the Deliverer's.
+	now      func() time.Time
+	maxDelay time.Duration
+	lease    time.Duration
+	timeout  time.Duration
+	budget   time.Duration
+	// stream configures the stream's event source as template.yaml does
+	// (zero: the template's settings).
+	stream eventsource.Stream
+	// onStreamFailure receives what the stream's event source gave up on
+	// (the failure queue in AWS); nil logs it.
+	onStreamFailure func(eventsource.Failure)
 }
 
 // hooks is the delivery machinery of `make run`: the queue (and its
-// dead-letter queue), and the two pollers that play Lambda's event source
-// mappings, calling the dispatch and deliver functions' own handlers.
+// dead-letter queue), the two pollers that play Lambda's event source
+// mappings, calling the dispatch and deliver functions' own handlers, and
+// the retrier on a timer (EventBridge's schedule in AWS).
 type hooks struct {
-	queue webhook.Queue
-	done  chan struct{}
+	queue     webhook.Queue
+	deliverer *deliver.Deliverer
+	done      chan struct{}
 }
 
 // startHooks creates the queue when missing and starts the pollers; they
@@ -60,9 +79,15 @@ func startHooks(ctx context.Context, st *store.Store, sealer *links.Sealer, o ho
 	if err != nil {
 		return nil, err
 	}
+	slowURL, slowARN, err := webhook.EnsureQueue(ctx, sqsClient, o.queueName+"-slow", o.visibility)
+	if err != nil {
+		return nil, err
+	}
 	queue := webhook.Queue{Client: sqsClient, URL: url}
-	d := &dispatch.Dispatcher{Store: st, Queue: queue}
-	dl := &deliver.Deliverer{Store: st, Opener: sealer, Queue: queue, Client: o.guard.Client(webhook.Timeout), Delays: o.delays}
+	slow := webhook.Queue{Client: sqsClient, URL: slowURL}
+	d := &dispatch.Dispatcher{Store: st, Queue: queue, Now: o.now}
+	dl := &deliver.Deliverer{Store: st, Opener: sealer, Queue: queue, Client: o.guard.Client(webhook.Timeout), Delays: o.delays,
+		Now: o.now, MaxDelay: o.maxDelay, Lease: o.lease, Timeout: o.timeout, Budget: o.budget, Slow: slow, SlowARN: slowARN}
 	streamCfg, err := newCfg()
 	if err != nil {
 		return nil, err
@@ -71,10 +96,57 @@ func startHooks(ctx context.Context, st *store.Store, sealer *links.Sealer, o ho
 	if err != nil {
 		return nil, err
 	}
-	stream := &eventsource.Stream{Client: dynamodbstreams.NewFromConfig(streamCfg), ARN: streamARN, Filter: dispatch.Matches,
-		Handle: d.Handle, MaxIdle: o.maxIdle}
+	stream := o.stream
+	if stream.MaxRetries == 0 && stream.MaxRecordAge == 0 && !stream.Bisect {
+		stream.MaxRetries, stream.MaxRecordAge, stream.Bisect = StreamMaxRetries, StreamMaxRecordAge, true
+	}
+	stream.Client, stream.ARN, stream.Filter, stream.Handle, stream.MaxIdle = dynamodbstreams.NewFromConfig(streamCfg), streamARN,
+		dispatch.Matches, d.Handle, o.maxIdle
+	stream.OnFailure = o.onStreamFailure
+	if stream.OnFailure == nil {
+		stream.OnFailure = func(f eventsource.Failure) {
+			slog.Error("webhooks: the stream gave records up (admin replay-webhooks dispatches them again)",
+				"first_sequence", f.FirstSequence, "last_sequence", f.LastSequence, "records", f.Records,
+				"first_arrival", f.FirstArrival, "last_arrival", f.LastArrival)
+		}
+	}
 	poll := &eventsource.Queue{Client: sqs.NewFromConfig(pollCfg), URL: url, ARN: arn, Handle: dl.Handle, Workers: o.workers}
-	h := &hooks{queue: queue, done: make(chan struct{}, 2)}
+	slowCfg, err := newCfg()
+	if err != nil {
+		return nil, err
+	}
+	// The slow lane: one batch at a time (MaximumConcurrency 2 in AWS,
+	// the least it takes).
+	slowPoll := &eventsource.Queue{Client: sqs.NewFromConfig(slowCfg), URL: slowURL, ARN: slowARN, Handle: dl.Handle, Workers: 1}
+	h := &hooks{queue: queue, deliverer: dl, done: make(chan struct{}, 4)}
+	go func() {
+		_ = slowPoll.Run(ctx)
+		h.done <- struct{}{}
+	}()
+	every := o.retrierEvery
+	if every == 0 {
+		every = 2 * time.Second
+	}
+	go func() {
+		defer func() { h.done <- struct{}{} }()
+		if every < 0 {
+			return
+		}
+		clock := o.now
+		if clock == nil {
+			clock = time.Now
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(every):
+			}
+			if _, err := retrier.Run(ctx, st, queue, clock()); err != nil && ctx.Err() == nil {
+				slog.ErrorContext(ctx, "webhooks: retrier", "error", err.Error())
+			}
+		}
+	}()
 	go func() {
 		if err := stream.Run(ctx); err != nil {
 			slog.ErrorContext(ctx, "webhooks: the stream poller stopped", "error", err.Error())
@@ -88,9 +160,17 @@ func startHooks(ctx context.Context, st *store.Store, sealer *links.Sealer, o ho
 	return h, nil
 }
 
-// wait returns once both pollers stopped (after their ctx ended).
+// The stream event source's settings, as template.yaml gives them (a test
+// holds them equal).
+const (
+	StreamMaxRetries   = 5
+	StreamMaxRecordAge = 6 * time.Hour
+)
+
+// wait returns once the pollers and the retrier stopped (after their ctx
+// ended).
 func (h *hooks) wait(timeout time.Duration) error {
-	for range 2 {
+	for range 4 {
 		select {
 		case <-h.done:
 		case <-time.After(timeout):

@@ -1,6 +1,7 @@
 // Command local is `make run`: the whole API on one local server, on the same
-// handlers the Lambda functions run. Without AWS_ENDPOINT_URL it starts
-// moto_server itself; it creates the table, the KMS key and the exports
+// handlers the Lambda functions run. Without AWS_ENDPOINT_URL it starts the
+// emulators itself (DynamoDB Local behind a conflict model, moto_server for
+// KMS, SQS and S3); it creates the table, the KMS key and the exports
 // bucket when missing, loads the sample catalog and a demo account, and
 // prints the demo API key.
 package main
@@ -49,24 +50,18 @@ func main() {
 func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
 	api.JSONLogging(stderr)
 	env := map[string]string{}
-	for _, k := range []string{"AWS_ENDPOINT_URL", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+	for _, k := range []string{"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
 		"AWS_SESSION_TOKEN", "TABLE_NAME", "KMS_KEY_ID", "EXPORTS_BUCKET", "PORT", "PUBLIC_SURVEY_URL", "TEMPLATES_URL", "MEDIA_URL", "HOME",
-		"WEBHOOK_ALLOW_LOOPBACK", "WEBHOOK_RETRY_DELAYS", "WEBHOOK_QUEUE_NAME"} {
+		"WEBHOOK_ALLOW_LOOPBACK", "WEBHOOK_RETRY_DELAYS", "WEBHOOK_QUEUE_NAME",
+		"DYNAMODB_LOCAL_DIR", "DYNAMODB_LOCAL_HEAP", "DYNAMODB_CONFLICT_HOLD"} {
 		env[k] = getenv(k)
 	}
 	if env["AWS_ENDPOINT_URL"] == "" {
-		bin, err := moto.Find(env["HOME"])
+		emu, err := startEmulators(ctx, env, stdout)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(stdout, "Starting the local AWS emulator (moto_server)...")
-		srv, err := moto.Start(ctx, bin)
-		if err != nil {
-			return err
-		}
-		defer srv.Stop()
-		env["AWS_ENDPOINT_URL"] = srv.URL
-		env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"], env["AWS_SESSION_TOKEN"] = "test", "test", ""
+		defer emu.stop()
 	}
 	get := func(k string) string { return env[k] }
 	port := or(env["PORT"], "3000")
@@ -134,17 +129,23 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return fmt.Errorf("demo survey: %w", err)
 	}
+	// The sample templates backed by real surveys (a second import of the
+	// catalog, with their survey ids).
+	if n, _, err = loadCatalog(ctx, st, handler, seed.Templates); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:"+port)
 	if err != nil {
 		return fmt.Errorf("listen on 127.0.0.1:%s: %w (set PORT to use another port)", port, err)
 	}
 	server := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
-	fmt.Fprintf(stdout, "Loaded %d sample templates; table %q on %s\n", n, st.TableName(), env["AWS_ENDPOINT_URL"])
+	fmt.Fprintf(stdout, "Loaded %d sample templates; table %q on %s\n", n, st.TableName(), or(env["AWS_ENDPOINT_URL_DYNAMODB"], env["AWS_ENDPOINT_URL"]))
 	fmt.Fprintf(stdout, "Demo account: %s (enterprise plan)\n", demoEmail)
 	fmt.Fprintf(stdout, "API key: %s\n", key)
 	fmt.Fprintf(stdout, "Listening on http://127.0.0.1:%s\n", port)
 	fmt.Fprintf(stdout, "Responder page: http://127.0.0.1:%s/s/%s/\n", port, demo.URLSlug)
 	fmt.Fprintf(stdout, "Report: http://127.0.0.1:%s/r/%s/\n", port, demo.ReportCode)
+	fmt.Fprintf(stdout, "Start a survey from a template: curl -H 'Authorization: API-Key %s' -H 'Content-Type: application/json' -d '{\"template\": \"customer-satisfaction-survey\", \"folder_id\": %d}' http://127.0.0.1:%s/api/v2/surveys/\n", key, demo.FolderID, port)
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(ln) }()
 	select {

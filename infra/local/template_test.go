@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -153,8 +154,9 @@ var allowedActions = map[string][]string{
 	"TemplatesFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"},
 	"AccountFunction":   {"dynamodb:GetItem"},
 	"FoldersFunction":   {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
-	"SurveysFunction":   {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"},
-	"ElementsFunction":  {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+	"SurveysFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem",
+		"dynamodb:BatchWriteItem", "dynamodb:DeleteItem"}, // a copy's batches, and their clean-up when it fails
+	"ElementsFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 	"SettingsFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "dynamodb:PutItem", "dynamodb:DeleteItem"},
 	"RespondersFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
@@ -165,13 +167,13 @@ var allowedActions = map[string][]string{
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
 	"ResponsesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:DeleteItem", "kms:GenerateDataKey", "kms:Decrypt", "s3:PutObject", "s3:GetObject", "s3:AbortMultipartUpload"},
-	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem"},
-	"SchemaFunction":  {}, // serves an embedded document: no AWS access at all
+	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"}, // and dead copies
+	"SchemaFunction":  {},                                                                                          // serves an embedded document: no AWS access at all
 	"WebhooksFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt", "sqs:SendMessage"},
 	"DispatchFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage"},
-	"DeliverFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "kms:Decrypt",
-		"sqs:SendMessage", "sqs:ChangeMessageVisibility"},
+	"DeliverFunction":  {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "kms:Decrypt", "sqs:SendMessage"},
+	"RetrierFunction":  {"dynamodb:Query", "dynamodb:UpdateItem", "sqs:SendMessage"},
 }
 
 // TestLeastPrivilege reads every function's inline policy: only the actions
@@ -252,8 +254,11 @@ func TestStreamFilterMatchesDispatch(t *testing.T) {
 	if len(filters) != 1 || filters[0].(map[string]any)["Pattern"] != dispatch.FilterPattern {
 		t.Errorf("template.yaml filters %v, dispatch.FilterPattern is %s", filters, dispatch.FilterPattern)
 	}
-	if ev["StartingPosition"] != "TRIM_HORIZON" || ev["BisectBatchOnFunctionError"] != true {
-		t.Errorf("stream event source %v", ev)
+	if ev["StartingPosition"] != "TRIM_HORIZON" || ev["BisectBatchOnFunctionError"] != true ||
+		ev["MaximumRetryAttempts"] != StreamMaxRetries || ev["MaximumRecordAgeInSeconds"] != int(StreamMaxRecordAge/time.Second) ||
+		!slices.Contains(ev["FunctionResponseTypes"].([]any), any("ReportBatchItemFailures")) {
+		t.Errorf("stream event source %v: want bounded retries (%d), bisection, a record age of %v and partial batch responses, as make run has them",
+			ev, StreamMaxRetries, StreamMaxRecordAge)
 	}
 	q := tpl.Resources["WebhookQueue"].Properties["RedrivePolicy"].(map[string]any)
 	if q["maxReceiveCount"] != webhook.MaxReceives {

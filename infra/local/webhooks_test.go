@@ -52,6 +52,8 @@ type hookEnv struct {
 	h     http.Handler
 	key   string
 	sid   int64
+	aid   int64
+	fid   int64
 	hooks *hooks
 	stop  context.CancelFunc
 	opts  hookOptions
@@ -64,6 +66,9 @@ var queueSeq atomic.Int64
 func newHookEnv(t testing.TB, o hookOptions) *hookEnv {
 	t.Helper()
 	st := testenv.Store(t)
+	if o.now != nil {
+		st.Now = o.now
+	}
 	env := map[string]string{"AWS_ENDPOINT_URL": testenv.Endpoint(t), "AWS_REGION": "us-east-1",
 		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}
 	o.aws = awsenv.FromEnv(func(k string) string { return env[k] })
@@ -86,8 +91,18 @@ func newHookEnv(t testing.TB, o hookOptions) *hookEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.key, e.sid = key, sv.ID
+	e.key, e.sid, e.aid, e.fid = key, sv.ID, acct.ID, fo.ID
 	return e
+}
+
+// newSurvey makes another survey of the env's account.
+func (e *hookEnv) newSurvey(t testing.TB, name string) int64 {
+	t.Helper()
+	sv, err := e.st.CreateSurvey(context.Background(), survey.Survey{AccountID: e.aid, FolderID: e.fid, Name: name, Language: 4, Theme: survey.DefaultTheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sv.ID
 }
 
 // start runs a fresh "container": pollers and handlers of their own.
@@ -273,7 +288,7 @@ func TestWebhookRetriesUntilTheReceiverAnswers(t *testing.T) {
 // middle of a POST (its context cancelled, the message not deleted); a new
 // container delivers the event once the message's visibility ends.
 func TestWebhookSurvivesAKilledDelivery(t *testing.T) {
-	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: []time.Duration{time.Minute}, visibility: 2 * time.Second})
+	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: []time.Duration{time.Minute}, visibility: 2 * time.Second, lease: 3 * time.Second, retrierEvery: time.Second})
 	hit := make(chan struct{}, 1)
 	rc := newReceiver(t, func(n int, r *http.Request) int {
 		if n == 0 {

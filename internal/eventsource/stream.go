@@ -2,8 +2,12 @@
 // event source mappings of Lambda that webhooks use: it polls moto's
 // DynamoDB stream and SQS queue and calls the very handlers the dispatch
 // and deliver functions run, with Lambda's event types, and acts on their
-// partial-batch answers as Lambda does (a stream is retried from the first
-// failed record; queue messages are deleted except those named failed).
+// answers as Lambda does with template.yaml's settings: a stream batch is
+// retried from its first failed record (ReportBatchItemFailures), halved
+// when it fails again (BisectBatchOnFunctionError), at most MaxRetries
+// times, and what is given up (or older than MaxRecordAge) is reported to
+// OnFailure, Lambda's on-failure destination, and skipped; queue messages
+// are deleted except those named failed.
 package eventsource
 
 import (
@@ -33,6 +37,32 @@ type Stream struct {
 	// FromStart reads the records already in the stream too; otherwise
 	// the poller starts at its end (Lambda's LATEST).
 	FromStart bool
+	// MaxRetries is the retries of a failing batch (MaximumRetryAttempts;
+	// -1: until the records expire, Lambda's default).
+	MaxRetries int
+	// Bisect halves a batch that failed before retrying it
+	// (BisectBatchOnFunctionError).
+	Bisect bool
+	// MaxRecordAge gives up records older than this
+	// (MaximumRecordAgeInSeconds); 0: no limit.
+	MaxRecordAge time.Duration
+	// RetryWait is the pause before a retry (default 200 ms).
+	RetryWait time.Duration
+	// OnFailure receives each batch given up (the on-failure
+	// destination); nil: nothing is told.
+	OnFailure func(Failure)
+	// Now is the clock of the record age; nil means time.Now.
+	Now func() time.Time
+}
+
+// Failure is what Lambda sends the on-failure destination of a stream
+// when it gives records up: where they were, never the records.
+type Failure struct {
+	FirstSequence, LastSequence string
+	Records                     int
+	FirstArrival, LastArrival   time.Time
+	// Reason is "RetryAttemptsExhausted" or "RecordAgeExceeded".
+	Reason string
 }
 
 // Run polls until ctx ends. The stream's shards are read one after the
@@ -150,33 +180,109 @@ func (p *shardPoller) run(ctx context.Context) error {
 			continue
 		}
 		idle = 10 * time.Millisecond
-		ev := events.DynamoDBEvent{}
+		var recs []events.DynamoDBEventRecord
 		for _, r := range out.Records {
 			rec := Record(r, p.s.ARN)
 			if p.s.Filter == nil || p.s.Filter(rec) {
-				ev.Records = append(ev.Records, rec)
+				recs = append(recs, rec)
 			}
 		}
 		last := aws.ToString(out.Records[len(out.Records)-1].Dynamodb.SequenceNumber)
-		if len(ev.Records) > 0 {
-			resp, err := p.s.Handle(ctx, ev)
-			switch {
-			case ctx.Err() != nil:
-				return nil
-			case err != nil:
-				slog.ErrorContext(ctx, "stream handler failed; the batch is retried", "error", err.Error())
-				_ = p.position(ctx, aws.ToString(out.Records[0].Dynamodb.SequenceNumber))
-				pause(time.Second)
-				continue
-			case len(resp.BatchItemFailures) > 0:
-				_ = p.position(ctx, resp.BatchItemFailures[0].ItemIdentifier)
-				pause(200 * time.Millisecond)
-				continue
-			}
+		if !p.deliver(ctx, recs) {
+			return nil
 		}
 		p.lastSeq, p.iterator = last, aws.ToString(out.NextShardIterator)
 	}
 	return nil
+}
+
+// part is a batch, or a half of one, with the retries it has had.
+type part struct {
+	recs    []events.DynamoDBEventRecord
+	retries int
+}
+
+// deliver hands recs to the function as Lambda does, and answers false
+// only when ctx ended (the records are then not passed).
+func (p *shardPoller) deliver(ctx context.Context, recs []events.DynamoDBEventRecord) bool {
+	now := time.Now
+	if p.s.Now != nil {
+		now = p.s.Now
+	}
+	wait := p.s.RetryWait
+	if wait <= 0 {
+		wait = 200 * time.Millisecond
+	}
+	work := []part{{recs: recs}}
+	for len(work) > 0 && ctx.Err() == nil {
+		b := work[0]
+		work = work[1:]
+		if p.s.MaxRecordAge > 0 {
+			fresh := b.recs[:0:0]
+			var old []events.DynamoDBEventRecord
+			for _, r := range b.recs {
+				if t := r.Change.ApproximateCreationDateTime.Time; !t.IsZero() && now().Sub(t) > p.s.MaxRecordAge {
+					old = append(old, r)
+				} else {
+					fresh = append(fresh, r)
+				}
+			}
+			p.giveUp(old, "RecordAgeExceeded")
+			b.recs = fresh
+		}
+		if len(b.recs) == 0 {
+			continue
+		}
+		resp, err := p.s.Handle(ctx, events.DynamoDBEvent{Records: b.recs})
+		if ctx.Err() != nil {
+			return false
+		}
+		from := len(b.recs)
+		switch {
+		case err != nil:
+			slog.ErrorContext(ctx, "stream handler failed", "error", err.Error(), "records", len(b.recs))
+			from = 0
+		default:
+			for _, f := range resp.BatchItemFailures {
+				for i, r := range b.recs {
+					if r.Change.SequenceNumber == f.ItemIdentifier && i < from {
+						from = i
+					}
+				}
+			}
+		}
+		if from == len(b.recs) {
+			continue
+		}
+		rest := b.recs[from:]
+		if p.s.MaxRetries >= 0 && b.retries >= p.s.MaxRetries {
+			p.giveUp(rest, "RetryAttemptsExhausted")
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(wait):
+		}
+		if p.s.Bisect && len(rest) > 1 {
+			half := len(rest) / 2
+			work = append([]part{{rest[:half], b.retries + 1}, {rest[half:], b.retries + 1}}, work...)
+		} else {
+			work = append([]part{{rest, b.retries + 1}}, work...)
+		}
+	}
+	return ctx.Err() == nil
+}
+
+// giveUp reports records Lambda would give up to the on-failure
+// destination.
+func (p *shardPoller) giveUp(recs []events.DynamoDBEventRecord, reason string) {
+	if len(recs) == 0 || p.s.OnFailure == nil {
+		return
+	}
+	first, last := recs[0].Change, recs[len(recs)-1].Change
+	p.s.OnFailure(Failure{FirstSequence: first.SequenceNumber, LastSequence: last.SequenceNumber, Records: len(recs),
+		FirstArrival: first.ApproximateCreationDateTime.Time, LastArrival: last.ApproximateCreationDateTime.Time, Reason: reason})
 }
 
 // Record converts a stream record of the SDK into the record Lambda hands

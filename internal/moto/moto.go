@@ -119,3 +119,6 @@ func freePort() (int, error) {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
+
+// PID is the process id of the server, to read its memory.
+func (s *Server) PID() int { return s.cmd.Process.Pid }

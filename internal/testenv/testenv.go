@@ -1,7 +1,9 @@
-// Package testenv runs integration tests against a real emulator: one
-// moto_server per test binary, started by Main, with the table and the KMS
+// Package testenv runs integration tests against real emulators, started
+// by Main: one DynamoDB Local (AWS's own DynamoDB emulator) and one
+// moto_server (KMS, SQS and S3) per test binary, with the table and the KMS
 // key created as `make run` creates them. Tests isolate themselves with
-// accounts of their own (NewAccount), never with resets.
+// tables and accounts of their own (Store, NewAccount), never with resets
+// or deleted tables.
 package testenv
 
 import (
@@ -31,18 +33,18 @@ import (
 )
 
 var (
-	server *moto.Server
-	cfg    aws.Config
-	keyID  string
-	seq    atomic.Int64
+	cfg   aws.Config
+	keyID string
+	seq   atomic.Int64
 
 	mu      sync.Mutex
 	stores  = map[string]*store.Store{}
 	buckets = map[string]*exports.Bucket{}
 )
 
-// Main starts moto (unless -short), runs the tests and stops it. Without
-// moto_server it fails the binary: integration tests never skip silently.
+// Main starts the emulators (unless -short), runs the tests and stops
+// them. Without Java, DynamoDB Local (`make emulators`) or moto_server it
+// fails the binary: integration tests never skip silently.
 func Main(m *testing.M) {
 	os.Exit(run(m))
 }
@@ -60,23 +62,22 @@ func run(m *testing.M) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	bin, err := moto.Find(os.Getenv("HOME"))
+	stop, err := startEmulators(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testenv:", err)
 		return 1
 	}
-	server, err = moto.Start(ctx, bin)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "testenv:", err)
-		return 1
+	defer stop()
+	env := emulatorEnv()
+	cfg, err = awsenv.Load(ctx, awsenv.FromEnv(func(k string) string { return env[k] }))
+	if err == nil {
+		motoCfg, err = awsenv.Load(ctx, awsenv.FromEnv(func(k string) string {
+			if strings.HasPrefix(k, "AWS_ENDPOINT_URL_") {
+				return ""
+			}
+			return env[k]
+		}))
 	}
-	defer server.Stop()
-	env := map[string]string{
-		"AWS_ENDPOINT_URL": server.URL, "AWS_REGION": "us-east-1",
-		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
-	}
-	getenv := func(k string) string { return env[k] }
-	cfg, err = awsenv.Load(ctx, awsenv.FromEnv(getenv))
 	if err == nil {
 		keyID, err = links.EnsureKey(ctx, kms.NewFromConfig(cfg), links.DefaultKeyAlias)
 	}
@@ -102,13 +103,14 @@ func run(m *testing.M) int {
 }
 
 // Store returns the store of the running top-level test: a table of its
-// own, made on first use and shared by its subtests. Tables per test keep
-// moto fast (it copies a whole table on every transaction) and tests apart;
-// within a test, accounts keep subtests apart. In -short mode the test is
-// skipped (make test never runs -short).
+// own on DynamoDB Local, made on first use and shared by its subtests.
+// Tables per test keep tests apart (and never deleted: DynamoDB Local
+// slows down for good once a table with a stream is deleted); within a
+// test, accounts keep subtests apart. In -short mode the test is skipped
+// (make test never runs -short).
 func Store(tb testing.TB) *store.Store {
 	tb.Helper()
-	if server == nil {
+	if motoSrv == nil {
 		if testing.Short() {
 			tb.Skip("needs the emulator; run without -short")
 		}
@@ -120,10 +122,7 @@ func Store(tb testing.TB) *store.Store {
 	if st, ok := stores[root]; ok {
 		return st
 	}
-	name := fmt.Sprintf("t%d-%s", seq.Add(1), root)
-	if len(name) > 200 {
-		name = name[:200]
-	}
+	name := tableName(root)
 	st := store.New(cfg, name)
 	if err := store.EnsureTable(context.Background(), st.Client(), name); err != nil {
 		tb.Fatalf("testenv: create table %s: %v", name, err)
@@ -152,10 +151,12 @@ func Exports(tb testing.TB) *exports.Bucket {
 	return b
 }
 
-// Endpoint is the emulator's URL.
+// Endpoint is one URL for every emulated service (AWS_ENDPOINT_URL):
+// DynamoDB and its streams on it are DynamoDB Local, KMS, SQS and S3 are
+// moto. Env gives each service its own endpoint, as `make run` does.
 func Endpoint(tb testing.TB) string {
 	Store(tb)
-	return server.URL
+	return frontSrv.URL
 }
 
 // Config is the emulator's AWS configuration, for tests that build a

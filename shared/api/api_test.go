@@ -514,3 +514,29 @@ func TestOwnFormats(t *testing.T) {
 		t.Errorf("HEAD: %d %q length %s", head.Code, head.Body, head.Header().Get("Content-Length"))
 	}
 }
+
+// TestFrameCookie: in a frame the responder's cookie is SameSite=None;
+// Secure; Partitioned, else SameSite=Lax (Secure over https).
+func TestFrameCookie(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		dest, proto, want string
+	}{
+		{"iframe", "", "r=1; Path=/s/; HttpOnly; Secure; SameSite=None; Partitioned"},
+		{"frame", "https", "r=1; Path=/s/; HttpOnly; Secure; SameSite=None; Partitioned"},
+		{"document", "https", "r=1; Path=/s/; HttpOnly; Secure; SameSite=Lax"},
+		{"", "", "r=1; Path=/s/; HttpOnly; SameSite=Lax"},
+	} {
+		r := httptest.NewRequest("GET", "/s/abc/", nil)
+		if c.dest != "" {
+			r.Header.Set("Sec-Fetch-Dest", c.dest)
+		}
+		if c.proto != "" {
+			r.Header.Set("X-Forwarded-Proto", c.proto)
+		}
+		got := api.FrameCookie(r, &http.Cookie{Name: "r", Value: "1", Path: "/s/"}).String()
+		if got != c.want {
+			t.Errorf("dest %q proto %q: %s, want %s", c.dest, c.proto, got, c.want)
+		}
+	}
+}

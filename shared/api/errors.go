@@ -17,20 +17,21 @@ import (
 
 // statuses is the one code-to-status table of the service.
 var statuses = map[string]int{
-	survey.EINVALID:       http.StatusBadRequest,
-	survey.EUNAUTHORIZED:  http.StatusUnauthorized,
-	survey.EFORBIDDEN:     http.StatusForbidden,
-	survey.ENOTFOUND:      http.StatusNotFound,
-	survey.EMETHOD:        http.StatusMethodNotAllowed,
-	survey.ENOTACCEPT:     http.StatusNotAcceptable,
-	survey.ECONFLICT:      http.StatusConflict,
-	survey.EGONE:          http.StatusGone,
-	survey.EUNPROCESSABLE: http.StatusUnprocessableEntity,
-	survey.ETOOLARGE:      http.StatusRequestEntityTooLarge,
-	survey.EMEDIATYPE:     http.StatusUnsupportedMediaType,
-	survey.ETOOMANY:       http.StatusTooManyRequests,
-	survey.EUNAVAILABLE:   http.StatusServiceUnavailable,
-	survey.EINTERNAL:      http.StatusInternalServerError,
+	survey.EINVALID:        http.StatusBadRequest,
+	survey.EUNAUTHORIZED:   http.StatusUnauthorized,
+	survey.EFORBIDDEN:      http.StatusForbidden,
+	survey.ENOTFOUND:       http.StatusNotFound,
+	survey.EMETHOD:         http.StatusMethodNotAllowed,
+	survey.ENOTACCEPT:      http.StatusNotAcceptable,
+	survey.ECONFLICT:       http.StatusConflict,
+	survey.EGONE:           http.StatusGone,
+	survey.EUNPROCESSABLE:  http.StatusUnprocessableEntity,
+	survey.ETOOLARGE:       http.StatusRequestEntityTooLarge,
+	survey.EMEDIATYPE:      http.StatusUnsupportedMediaType,
+	survey.ETOOMANY:        http.StatusTooManyRequests,
+	survey.EUNAVAILABLE:    http.StatusServiceUnavailable,
+	survey.EINTERNAL:       http.StatusInternalServerError,
+	survey.ENOTIMPLEMENTED: http.StatusNotImplemented,
 }
 
 // RetryAfterSeconds is what a 503 tells the client to wait.

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -32,15 +34,40 @@ const (
 type Config struct {
 	Region   string // AWS_REGION, default us-east-1
 	Endpoint string // AWS_ENDPOINT_URL, for moto locally; empty in AWS
+	// Endpoints are the service-specific endpoints, by the SDK's service id
+	// ("DynamoDB", "DynamoDB Streams"), from AWS_ENDPOINT_URL_<ID> as the
+	// AWS SDKs name them (AWS_ENDPOINT_URL_DYNAMODB, ..._DYNAMODB_STREAMS):
+	// locally DynamoDB is DynamoDB Local while KMS, SQS and S3 are moto.
+	// Empty in AWS.
+	Endpoints map[string]string
 	// Credentials defaults to the AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
 	// and AWS_SESSION_TOKEN that Lambda sets ("test" for a local endpoint).
 	// Tools that want profiles or SSO pass their own provider.
 	Credentials aws.CredentialsProvider
 }
 
+// Services are the SDK service ids whose AWS_ENDPOINT_URL_<ID> FromEnv
+// reads: the services this code calls.
+var Services = []string{"DynamoDB", "DynamoDB Streams", "KMS", "SQS", "S3"}
+
+// EndpointVar is the environment variable of a service's own endpoint, as
+// the AWS SDKs derive it from the service id: AWS_ENDPOINT_URL_DYNAMODB_STREAMS
+// for "DynamoDB Streams".
+func EndpointVar(service string) string {
+	return "AWS_ENDPOINT_URL_" + strings.ToUpper(strings.ReplaceAll(service, " ", "_"))
+}
+
 // FromEnv reads the AWS settings once, from getenv.
 func FromEnv(getenv func(string) string) Config {
 	c := Config{Region: getenv("AWS_REGION"), Endpoint: getenv("AWS_ENDPOINT_URL")}
+	for _, svc := range Services {
+		if u := getenv(EndpointVar(svc)); u != "" {
+			if c.Endpoints == nil {
+				c.Endpoints = map[string]string{}
+			}
+			c.Endpoints[svc] = u
+		}
+	}
 	if c.Region == "" {
 		c.Region = getenv("AWS_DEFAULT_REGION")
 	}
@@ -51,11 +78,15 @@ func FromEnv(getenv func(string) string) Config {
 	switch {
 	case id != "" && secret != "":
 		c.Credentials = credentials.NewStaticCredentialsProvider(id, secret, getenv("AWS_SESSION_TOKEN"))
-	case c.Endpoint != "":
+	case c.Local():
 		c.Credentials = credentials.NewStaticCredentialsProvider("test", "test", "")
 	}
 	return c
 }
+
+// Local reports whether any endpoint is set: the calls go to local
+// emulators, not to AWS.
+func (c Config) Local() bool { return c.Endpoint != "" || len(c.Endpoints) > 0 }
 
 // Load returns the SDK configuration, with the call counter installed on
 // every client made from it. It builds aws.Config by hand rather than with
@@ -73,6 +104,12 @@ func Load(_ context.Context, c Config) (aws.Config, error) {
 			return retry.NewStandard(func(o *retry.StandardOptions) {
 				o.MaxAttempts = MaxAttempts
 				o.MaxBackoff = MaxBackoff
+				// A single write that met a running transaction on its item
+				// (TransactionConflictException) may be tried again, as
+				// DynamoDB advises; the SDK does not retry it by default.
+				o.Retryables = append(o.Retryables, retry.RetryableErrorCode{
+					Codes: map[string]struct{}{"TransactionConflictException": {}},
+				})
 			})
 		},
 		HTTPClient: awshttp.NewBuildableClient().WithTimeout(AttemptTimeout),
@@ -80,9 +117,62 @@ func Load(_ context.Context, c Config) (aws.Config, error) {
 	}
 	if c.Endpoint != "" {
 		cfg.BaseEndpoint = aws.String(c.Endpoint)
-		cfg.HTTPClient = emulatorClient()
+	}
+	if len(c.Endpoints) > 0 {
+		// Each client asks its config sources for its own endpoint (the
+		// SDK's service-specific endpoint resolution), as the config
+		// package's environment source would answer from the process's
+		// AWS_ENDPOINT_URL_<ID>; here the answer comes from getenv.
+		cfg.ConfigSources = append(cfg.ConfigSources, serviceEndpoints(c.Endpoints))
+	}
+	if c.Local() {
+		cfg.HTTPClient = emulatorClients(c)
 	}
 	return cfg, nil
+}
+
+// serviceEndpoints answers the SDK's question "which endpoint for this
+// service?" (its ServiceBaseEndpointProvider interface).
+type serviceEndpoints map[string]string
+
+// GetServiceBaseEndpoint returns the endpoint of the service with SDK id
+// sdkID, if one is set.
+func (e serviceEndpoints) GetServiceBaseEndpoint(_ context.Context, sdkID string) (string, bool, error) {
+	u, ok := e[sdkID]
+	return u, ok, nil
+}
+
+// emulatorClients sends each request over the client of its emulator: one
+// connection at a time to moto (AWS_ENDPOINT_URL; see emulatorClient), a
+// pool of connections to a service-specific endpoint elsewhere (DynamoDB
+// Local serves concurrent requests as DynamoDB does).
+func emulatorClients(c Config) aws.HTTPClient {
+	serial := emulatorClient()
+	if len(c.Endpoints) == 0 {
+		return serial
+	}
+	moto := ""
+	if u, err := url.Parse(c.Endpoint); err == nil && c.Endpoint != "" {
+		moto = u.Host
+	}
+	pooled := awshttp.NewBuildableClient().WithTimeout(30 * time.Second).WithTransportOptions(func(tr *http.Transport) {
+		tr.MaxIdleConnsPerHost = 64
+	})
+	return hostClients{serialHost: moto, serial: serial, pooled: pooled}
+}
+
+// hostClients picks the HTTP client of a request by its host.
+type hostClients struct {
+	serialHost     string
+	serial, pooled aws.HTTPClient
+}
+
+// Do sends the request on the client of its host.
+func (h hostClients) Do(r *http.Request) (*http.Response, error) {
+	if r.URL.Host == h.serialHost {
+		return h.serial.Do(r)
+	}
+	return h.pooled.Do(r)
 }
 
 // emulatorClient talks to a local emulator over one connection at a time.
@@ -116,6 +206,7 @@ var transientCodes = map[string]bool{
 	"ServiceUnavailable":                     true,
 	"TransactionInProgressException":         true,
 	"TransactionConflict":                    true,
+	"TransactionConflictException":           true,
 	"LimitExceededException":                 true,
 	"KMSInternalException":                   true,
 	"DependencyTimeoutException":             true,

@@ -197,6 +197,11 @@ func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHas
 		}
 		return store.Submitted{}, err
 	}
+	if c.Survey.IsTemplate {
+		// A template's page is a preview: the answers were checked as
+		// any survey's, and nothing is stored or counted.
+		return store.Submitted{Preview: true}, nil
+	}
 	sub.KeyHash, sub.BodyHash = keyHash, bodyHash
 	return st.Submit(ctx, sub)
 }

@@ -47,6 +47,12 @@ type deliveryItem struct {
 	NextAttempt    string `dynamo:"next_attempt_at,omitempty"`
 	LastError      string `dynamo:"last_error,omitempty"`
 	ExpiresAt      int64  `dynamo:"expires_at"`
+	// The due index (GSI2, while pending) and the claim of an attempt
+	// under way: see deliveries_due.go.
+	DuePK      string `dynamo:"GSI2PK,omitempty"`
+	DueSK      string `dynamo:"GSI2SK,omitempty"`
+	Claim      string `dynamo:"claim,omitempty"`
+	ClaimUntil int64  `dynamo:"claim_until,omitempty"`
 }
 
 func stamp(t time.Time) string {
@@ -63,14 +69,20 @@ func unstamp(s string) (time.Time, error) {
 	return time.Parse(survey.TimestampLayout, s)
 }
 
-func newDeliveryItem(d survey.Delivery) deliveryItem {
-	return deliveryItem{
+// newDeliveryItem is the item of d; due, when set, puts it in the due
+// index.
+func newDeliveryItem(d survey.Delivery, due time.Time) deliveryItem {
+	it := deliveryItem{
 		PK: DeliveriesPK(d.WebhookID), SK: DeliverySK(d.Created, d.ResponseID),
 		WebhookID: d.WebhookID, SurveyID: d.SurveyID, ResponseID: d.ResponseID, Event: d.Event,
 		Created: stamp(d.Created), Status: string(d.Status), Attempts: d.Attempts, LastStatusCode: d.LastStatusCode,
 		LastAttempt: stamp(d.LastAttempt), NextAttempt: stamp(d.NextAttempt), LastError: d.LastError,
 		ExpiresAt: d.Created.Add(survey.DeliveryRetention).Unix(),
 	}
+	if !due.IsZero() {
+		it.DuePK, it.DueSK = DueKey(dueShard(d.WebhookID, d.ResponseID)), DueSK(due, d.WebhookID, it.SK)
+	}
+	return it
 }
 
 func (it deliveryItem) delivery() (survey.Delivery, error) {
@@ -89,11 +101,16 @@ func (it deliveryItem) delivery() (survey.Delivery, error) {
 }
 
 // CreateDelivery records a new delivery unless its event already made one:
-// then created is false and current is the one recorded. One conditional
-// PutItem, which answers the existing item when its condition fails.
-func (s *Store) CreateDelivery(ctx context.Context, d survey.Delivery) (created bool, current survey.Delivery, err error) {
+// then created is false and current is the one recorded. A pending
+// delivery is put in the due index at due (the retrier queues it then,
+// should its job be lost). One conditional PutItem, which answers the
+// existing item when its condition fails.
+func (s *Store) CreateDelivery(ctx context.Context, d survey.Delivery, due time.Time) (created bool, current survey.Delivery, err error) {
 	var it deliveryItem
-	wrote, err := s.table.Put(newDeliveryItem(d)).If("attribute_not_exists(PK)").CurrentValue(ctx, &it)
+	if d.Status != survey.DeliveryPending {
+		due = time.Time{}
+	}
+	wrote, err := s.table.Put(newDeliveryItem(d, due)).If("attribute_not_exists(PK)").CurrentValue(ctx, &it)
 	if err != nil {
 		return false, survey.Delivery{}, s.fail("create delivery", err)
 	}
@@ -155,46 +172,6 @@ func (s *Store) Deliveries(ctx context.Context, wid int64, before string, limit 
 	return page, more, nil
 }
 
-// RecordAttempt writes the outcome of an attempt: status, attempts, the
-// last answer and the next attempt (cleared fields are removed). A
-// delivery that no longer exists (expired) is not brought back.
-func (s *Store) RecordAttempt(ctx context.Context, d survey.Delivery) error {
-	it := newDeliveryItem(d)
-	up := s.table.Update(AttrPK, it.PK).Range(AttrSK, it.SK).If("attribute_exists(PK)").
-		Set("status", it.Status).Set("attempts", it.Attempts)
-	for name, v := range map[string]any{"last_status_code": it.LastStatusCode, "last_attempt_at": it.LastAttempt,
-		"next_attempt_at": it.NextAttempt, "last_error": it.LastError} {
-		if v == 0 || v == "" {
-			up.Remove(name)
-		} else {
-			up.Set(name, v)
-		}
-	}
-	err := up.Run(ctx)
-	if dynamo.IsCondCheckFailed(err) {
-		return nil
-	}
-	if err != nil {
-		return s.fail("record delivery attempt", err)
-	}
-	return nil
-}
-
-// RetryDelivery marks a delivery pending again, due now (the owner's
-// retry); ENOTFOUND when it does not exist.
-func (s *Store) RetryDelivery(ctx context.Context, d survey.Delivery) error {
-	it := newDeliveryItem(d)
-	err := s.table.Update(AttrPK, it.PK).Range(AttrSK, it.SK).If("attribute_exists(PK)").
-		Set("status", string(survey.DeliveryPending)).Set("next_attempt_at", s.timestamp()).Run(ctx)
-	if dynamo.IsCondCheckFailed(err) {
-		return survey.ErrNotFound
-	}
-	if err != nil {
-		return s.fail("retry delivery", err)
-	}
-	return nil
-}
-
 // DeliveryKey names what one attempt reads: the delivery, its webhook (in
 // its survey's webhooks item) and its response.
 type DeliveryKey struct {
@@ -207,6 +184,7 @@ type DeliveryInputs struct {
 	Webhooks   map[int64][]survey.Webhook // by survey id
 	Responses  map[int64]survey.Response  // by response id
 	Deliveries map[string]survey.Delivery // by webhook id and delivery id, see InputKey
+	Breakers   map[int64]survey.Breaker   // by webhook id (absent: closed, no failures)
 }
 
 // InputKey is a delivery's key in DeliveryInputs.Deliveries.
@@ -215,9 +193,9 @@ func InputKey(wid int64, deliveryID string) string { return fmt.Sprint(wid) + "/
 // ReadDeliveryInputs reads, for a batch of attempts, every delivery, the
 // webhooks of their surveys and their responses, in one strongly
 // consistent BatchGetItem (keys de-duplicated; a batch of ten attempts is
-// at most 30 keys). What is missing is absent from the maps.
+// at most 40 keys), with the breakers of their webhooks. What is missing is absent from the maps.
 func (s *Store) ReadDeliveryInputs(ctx context.Context, keys []DeliveryKey) (DeliveryInputs, error) {
-	in := DeliveryInputs{Webhooks: map[int64][]survey.Webhook{}, Responses: map[int64]survey.Response{}, Deliveries: map[string]survey.Delivery{}}
+	in := DeliveryInputs{Webhooks: map[int64][]survey.Webhook{}, Responses: map[int64]survey.Response{}, Deliveries: map[string]survey.Delivery{}, Breakers: map[int64]survey.Breaker{}}
 	seen := map[[2]string]bool{}
 	var ks []dynamo.Keyed
 	add := func(pk, sk string) {
@@ -229,6 +207,7 @@ func (s *Store) ReadDeliveryInputs(ctx context.Context, keys []DeliveryKey) (Del
 	for _, k := range keys {
 		add(DeliveriesPK(k.WebhookID), DeliverySK(k.Created, k.ResponseID))
 		add(HooksPK(k.SurveyID), webhooksSK)
+		add(HooksPK(k.SurveyID), breakersSK)
 		add(ResponsesPK(k.SurveyID), ResponseSK(k.ResponseID))
 	}
 	if len(ks) == 0 {
@@ -249,6 +228,10 @@ func (s *Store) ReadDeliveryInputs(ctx context.Context, keys []DeliveryKey) (Del
 			}
 			if len(hooks) > 0 {
 				in.Webhooks[hooks[0].SurveyID] = hooks
+			}
+		case sk == breakersSK:
+			for wid, b := range decodeBreakers(item) {
+				in.Breakers[wid] = b
 			}
 		case strings.HasPrefix(sk, responseSKPrefix):
 			r, err := decodeResponse(item)

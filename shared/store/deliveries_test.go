@@ -26,19 +26,22 @@ func TestDeliveries(t *testing.T) {
 	for i := range 5 {
 		d := survey.Delivery{WebhookID: wid, SurveyID: sid, ResponseID: int64(100 + i), Event: survey.EventResponseSubmitted,
 			Created: base.Add(time.Duration(i) * time.Second), Status: survey.DeliveryPending}
-		created, _, err := st.CreateDelivery(ctx, d)
+		created, _, err := st.CreateDelivery(ctx, d, time.Time{})
 		if err != nil || !created {
 			t.Fatalf("create %d: %v %v", i, created, err)
 		}
 		ds = append(ds, d)
 	}
+	if ok, err := st.ClaimAttempt(ctx, ds[0], "tok", time.Now().Add(time.Minute)); !ok || err != nil {
+		t.Fatalf("claim = %v %v", ok, err)
+	}
 	ds[0].Attempts, ds[0].Status, ds[0].LastStatusCode = 2, survey.DeliverySucceeded, 204
-	if err := st.RecordAttempt(ctx, ds[0]); err != nil {
-		t.Fatal(err)
+	if ok, err := st.RecordAttempt(ctx, ds[0], 0, "tok", time.Time{}); !ok || err != nil {
+		t.Fatalf("record = %v %v", ok, err)
 	}
 	again := ds[0]
 	again.Status, again.Attempts = survey.DeliveryPending, 0
-	created, current, err := st.CreateDelivery(ctx, again)
+	created, current, err := st.CreateDelivery(ctx, again, time.Time{})
 	if err != nil || created || current.Status != survey.DeliverySucceeded || current.Attempts != 2 {
 		t.Fatalf("second create = %v %+v %v, want the recorded one", created, current, err)
 	}

@@ -181,10 +181,25 @@ func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Elem
 // Element reads one element of a survey of the account with the survey's
 // layout: one BatchGetItem, strongly consistent.
 func (s *Store) Element(ctx context.Context, aid, sid, eid int64) (ElementChange, error) {
+	// One TransactGetItems, not a BatchGetItem: a batch reads its items
+	// one by one, so it can pair an element from before a concurrent
+	// change with the layout version after it, and an update built on that
+	// pair passes the version check and undoes the change (seen on
+	// DynamoDB Local, which serves requests in parallel as DynamoDB does).
+	// It is cancelled (TransactionConflict) while a write transaction holds
+	// either item: it is tried again after a jittered wait, a few times.
 	var items []dynamo.Item
-	err := s.table.Batch(AttrPK, AttrSK).
-		Get(dynamo.Keys{SurveyPK(sid), layoutSK}, dynamo.Keys{SurveyPK(sid), ElementSK(eid)}).
-		Consistent(true).All(ctx, &items)
+	var err error
+	for attempt := 1; ; attempt++ {
+		items = nil
+		err = s.db.GetTx().
+			Get(s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, layoutSK)).
+			Get(s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, ElementSK(eid))).
+			All(ctx, &items)
+		if !txConflict(err) || attempt == layoutConflictAttempts || backoff(ctx, attempt) != nil {
+			break
+		}
+	}
 	if err != nil && err != dynamo.ErrNotFound {
 		return ElementChange{}, s.fail(fmt.Sprintf("get element %d", eid), err)
 	}

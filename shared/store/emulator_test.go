@@ -16,16 +16,16 @@ import (
 	"surveyservice/shared/store"
 )
 
-// How the emulator hands an id out twice (issue 10), measured on moto.
-// These tests open several connections at once, which the service never
-// does on purpose (awsenv serialises its calls to an emulator): they show
-// what happens when it does anyway, e.g. when a request abandoned by a
-// client or a timeout is still running in moto while the next one starts.
+// How moto hands an id out twice (issue 10), and how DynamoDB Local (the
+// tests' DynamoDB since issue 19) does not. These tests open several
+// connections at once, which the service never does on purpose to moto
+// (awsenv serialises its calls to moto): they show what happens when it
+// does anyway, e.g. when a request abandoned by a client or a timeout is
+// still running in moto while the next one starts.
 
 // multiConn is a DynamoDB client on a connection pool of its own, without
-// awsenv's one-connection limit.
-func multiConn(t *testing.T) *dynamodb.Client {
-	cfg := testenv.Config(t)
+// awsenv's one-connection limit to moto.
+func multiConn(cfg aws.Config) *dynamodb.Client {
 	cfg.HTTPClient = awshttp.NewBuildableClient()
 	return dynamodb.NewFromConfig(cfg)
 }
@@ -39,12 +39,39 @@ func multiConn(t *testing.T) *dynamodb.Client {
 // as a create in another account's folder does) on a table of 1,000 items
 // while the allocator takes ids on another, until an id comes back twice.
 // (If this ever fails, moto no longer loses those writes; the comments in
-// awsenv.emulatorClient and store/ids.go can say so.)
+// awsenv.emulatorClient and store/ids.go can say so.) It runs on moto's
+// DynamoDB, which the tests no longer use otherwise.
 func TestEmulatorRollbackLosesConcurrentWrites(t *testing.T) {
 	t.Parallel()
-	table := testenv.Store(t).TableName()
+	twice, n, failed := rollbackRace(t, testenv.MotoConfig(t), testenv.MotoStore(t).TableName(), 3000)
+	if twice == 0 {
+		t.Fatalf("no id handed out twice in %d allocations beside %d failed transactions: the emulator no longer loses concurrent writes", n, failed)
+	}
+	t.Logf("id %d handed out twice after %d allocations, beside %d failed transactions on another connection", twice, n, failed)
+}
+
+// TestDynamoDBLocalKeepsConcurrentWrites: the same race on DynamoDB Local,
+// which, as DynamoDB, undoes nothing another connection wrote when a
+// transaction fails: every id is handed out once (moto repeats one within
+// a few hundred allocations).
+func TestDynamoDBLocalKeepsConcurrentWrites(t *testing.T) {
+	t.Parallel()
+	twice, n, failed := rollbackRace(t, testenv.Config(t), testenv.Store(t).TableName(), 1000)
+	if twice != 0 {
+		t.Fatalf("id %d handed out twice after %d allocations, beside %d failed transactions", twice, n, failed)
+	}
+	if failed == 0 {
+		t.Fatal("no transaction failed beside the allocations: the race did not run")
+	}
+}
+
+// rollbackRace fills the table with 1,000 items, then takes ids one by one
+// (up to limit, or until one comes back twice) while another connection
+// runs transactions that fail. It returns the id handed out twice (0 for
+// none), the allocations made and the failed transactions.
+func rollbackRace(t *testing.T, cfg aws.Config, table string, limit int) (twice int64, n int, failed int64) {
 	ctx := t.Context()
-	fill := multiConn(t)
+	fill := multiConn(cfg)
 	for b := range 40 {
 		reqs := make([]types.WriteRequest, 25)
 		for i := range reqs {
@@ -57,12 +84,12 @@ func TestEmulatorRollbackLosesConcurrentWrites(t *testing.T) {
 	}
 
 	stop := make(chan struct{})
-	var failed atomic.Int64
+	var failures atomic.Int64
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		c := multiConn(t)
+		c := multiConn(cfg)
 		key := func(s string) map[string]types.AttributeValue {
 			return map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: s}, "SK": &types.AttributeValueMemberS{Value: s}}
 		}
@@ -77,17 +104,15 @@ func TestEmulatorRollbackLosesConcurrentWrites(t *testing.T) {
 				{ConditionCheck: &types.ConditionCheck{TableName: aws.String(table), Key: key("MISSING"), ConditionExpression: aws.String("attribute_exists(PK)")}},
 			}})
 			if err != nil {
-				failed.Add(1)
+				failures.Add(1)
 			}
 		}
 	}()
 
-	cfg := testenv.Config(t)
 	cfg.HTTPClient = awshttp.NewBuildableClient()
 	st := store.New(cfg, table)
 	seen := map[int64]bool{}
-	twice, n := int64(0), 0
-	for n = 1; n <= 3000 && twice == 0; n++ {
+	for n = 1; n <= limit && twice == 0; n++ {
 		ids, err := st.NewIDs(ctx, store.KindFolder, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -99,8 +124,5 @@ func TestEmulatorRollbackLosesConcurrentWrites(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	if twice == 0 {
-		t.Fatalf("no id handed out twice in %d allocations beside %d failed transactions: the emulator no longer loses concurrent writes", n-1, failed.Load())
-	}
-	t.Logf("id %d handed out twice after %d allocations, beside %d failed transactions on another connection", twice, n-1, failed.Load())
+	return twice, n - 1, failures.Load()
 }

@@ -36,6 +36,8 @@
 //	idempotency key      RESPONSES#<sid>       IDEM#<sha256 hex> (TTL expires_at, 24 hours)
 //	a survey's webhooks  HOOKS#<sid>           WEBHOOKS          (all of them, secrets sealed; version)
 //	webhook delivery     DELIVERIES#<wid>      DELIVERY#<event µs>#<rid>   (TTL expires_at: 30 days)
+//	catalog account      CATALOG               ACCOUNT           (the one account whose surveys back templates)
+//	pending copy         PENDING#<sid>         COPY                                              COPYING#<sid mod 4> / <started>#<sid> (see copy.go)
 //
 // GSI1 holds only live surveys (a trashed survey loses its GSI1 keys),
 // folders, and the surveys' view counts (which may outlive their survey's
@@ -107,6 +109,14 @@
 //	record a delivery               PutItem DELIVERY with attribute_not_exists (the event fixes its key)
 //	one attempt (batched by ten)    BatchGetItem DELIVERY + WEBHOOKS + RESPONSE, UpdateItem DELIVERY
 //	deliveries of a webhook, a page Query DELIVERIES#<wid> SK BETWEEN <30 days ago> AND <cursor>, descending
+//	template's survey (start)       GetItem TEMPLATE#<tid> or Query GSI1 TSLUG#<slug> (its survey_id attribute)
+//	mark template surveys (import)  GetItem CATALOG ACCOUNT, GetItem SURVEY per named survey, UpdateItem is_template
+//	copy a survey                   Query PK SURVEY#<src>, UpdateItem per id kind (counters), TransactWriteItems: Put
+//	                                PENDING marker + ConditionCheck SURVEY/LAYOUT of the new id absent; BatchWriteItem of
+//	                                25 elements/settings/variables (4 at a time); TransactWriteItems: ConditionCheck
+//	                                folder, Put SURVEY, SLUG, LAYOUT, REPORT, ACCOUNT ADD live_surveys (limit), Delete marker
+//	dead copies (sweeper)           Query GSI2 COPYING#<0..3>, GSI2SK < <now - 20 min>; per copy Query its keys, BatchWriteItem
+//	                                deletes of 25, DeleteItem the marker
 package store
 
 import (

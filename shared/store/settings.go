@@ -45,6 +45,8 @@ type settingsItem struct {
 	RespondingDurationType          int64    `dynamo:"responding_duration_type"`
 	QuestionsRespondingDuration     *string  `dynamo:"questions_responding_duration"`
 	CodeCount                       int64    `dynamo:"code_count"`
+	// EmbedOrigins is absent until set (the default: any site).
+	EmbedOrigins []string `dynamo:"embed_origins"`
 }
 
 func (it settingsItem) settings() survey.Settings {
@@ -59,7 +61,7 @@ func (it settingsItem) settings() survey.Settings {
 		HidePreviousButton: it.HidePreviousButton, HideProgressbar: it.HideProgressbar,
 		RespondingDuration: it.RespondingDuration, EditResponseEnabled: it.EditResponseEnabled,
 		BrandingRemoval: it.BrandingRemoval, RespondingDurationType: it.RespondingDurationType,
-		QuestionsRespondingDuration: it.QuestionsRespondingDuration,
+		QuestionsRespondingDuration: it.QuestionsRespondingDuration, EmbedOrigins: it.EmbedOrigins,
 	}
 }
 

@@ -41,6 +41,9 @@ type Submitted struct {
 	ID          int64
 	SubmittedAt time.Time
 	Replayed    bool
+	// Preview marks a submission to a template survey (contract section
+	// 17): checked as any, stored and counted nowhere.
+	Preview bool
 }
 
 // idemItem is RESPONSES#<sid> / IDEM#<key hash>: what an Idempotency-Key

@@ -25,6 +25,8 @@ type templateItem struct {
 	Slug    string  `dynamo:"url_slug"`
 	Doc     string  `dynamo:"doc"`
 	Similar []int64 `dynamo:"similar,omitempty"`
+	// SurveyID is the template's survey (template_surveys.go), or 0.
+	SurveyID int64 `dynamo:"survey_id,omitempty"`
 }
 
 func newTemplateItem(t survey.Template) (templateItem, error) {
@@ -37,7 +39,7 @@ func newTemplateItem(t survey.Template) (templateItem, error) {
 		PK: TemplatePK(t.ID), SK: templateSK,
 		GSI1PK: TemplateSlugKey(t.URLSlug), GSI1SK: templateSK,
 		GSI2PK: CatalogKey, GSI2SK: CatalogSK(t.Score, t.ID),
-		ID: t.ID, Slug: t.URLSlug, Doc: string(doc), Similar: t.SimilarIDs,
+		ID: t.ID, Slug: t.URLSlug, Doc: string(doc), Similar: t.SimilarIDs, SurveyID: t.SurveyID,
 	}, nil
 }
 
@@ -48,6 +50,7 @@ func (it templateItem) template() (survey.Template, error) {
 	}
 	t.SimilarTemplates = nil
 	t.SimilarIDs = it.Similar
+	t.SurveyID = it.SurveyID
 	return t, nil
 }
 
@@ -69,6 +72,9 @@ func (s *Store) ImportTemplates(ctx context.Context, data []byte) (int, error) {
 	}
 	templates, err := survey.ParseCatalog(data, known)
 	if err != nil {
+		return 0, err
+	}
+	if err := s.markTemplateSurveys(ctx, templates); err != nil {
 		return 0, err
 	}
 	items := make([]any, 0, len(templates))

@@ -33,6 +33,9 @@ type webhooksItem struct {
 	SurveyID  int64  `dynamo:"survey_id"`
 	Doc       string `dynamo:"doc"`
 	Version   int64  `dynamo:"version"`
+	// The hooked-surveys index (replay.go), while it has webhooks.
+	HookedPK string `dynamo:"GSI1PK,omitempty"`
+	HookedSK string `dynamo:"GSI1SK,omitempty"`
 }
 
 // webhookDoc is one webhook in the item's list.
@@ -80,11 +83,44 @@ func encodeWebhooks(hooks []survey.Webhook) (string, error) {
 	return string(b), nil
 }
 
-// SurveyWebhooks reads a survey of the account and its webhooks in one
-// strongly consistent BatchGetItem; a missing or foreign survey answers
-// ENOTFOUND.
+// SurveyWebhooks reads a survey of the account and its webhooks (with
+// their breakers) in one strongly consistent BatchGetItem; a missing or
+// foreign survey answers ENOTFOUND.
 func (s *Store) SurveyWebhooks(ctx context.Context, aid, sid int64) (survey.Survey, []survey.Webhook, int64, error) {
-	return surveyWithList(ctx, s, aid, sid, HooksPK(sid), webhooksSK, "webhooks", decodeWebhooks)
+	var items []dynamo.Item
+	err := s.table.Batch(AttrPK, AttrSK).
+		Get(dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{HooksPK(sid), webhooksSK}, dynamo.Keys{HooksPK(sid), breakersSK}).
+		Consistent(true).All(ctx, &items)
+	if err != nil && err != dynamo.ErrNotFound {
+		return survey.Survey{}, nil, 0, s.fail(fmt.Sprintf("get webhooks of survey %d", sid), err)
+	}
+	var sv survey.Survey
+	hooks := []survey.Webhook{}
+	var version int64
+	found := false
+	var breakers map[int64]survey.Breaker
+	for _, item := range items {
+		switch skOf(item) {
+		case breakersSK:
+			breakers = decodeBreakers(item)
+		case SurveySK:
+			if sv, err = decodeSurvey(item); err != nil {
+				return survey.Survey{}, nil, 0, err
+			}
+			found = true
+		case webhooksSK:
+			if hooks, version, err = decodeWebhooks(item); err != nil {
+				return survey.Survey{}, nil, 0, err
+			}
+		}
+	}
+	if !found || sv.AccountID != aid {
+		return survey.Survey{}, nil, 0, survey.ErrNotFound
+	}
+	for i := range hooks {
+		hooks[i].Breaker = breakers[hooks[i].ID]
+	}
+	return sv, hooks, version, nil
 }
 
 // WebhooksOf reads a survey's webhooks, whoever owns it: for the dispatch
@@ -129,7 +165,11 @@ func (s *Store) ChangeWebhooks(ctx context.Context, aid, sid int64, change func(
 		if err != nil {
 			return nil, err
 		}
-		put := s.table.Put(webhooksItem{PK: HooksPK(sid), SK: webhooksSK, AccountID: aid, SurveyID: sid, Doc: doc, Version: version + 1})
+		item := webhooksItem{PK: HooksPK(sid), SK: webhooksSK, AccountID: aid, SurveyID: sid, Doc: doc, Version: version + 1}
+		if len(next) > 0 {
+			item.HookedPK, item.HookedSK = HookedKey(sid), pad(sid)
+		}
+		put := s.table.Put(item)
 		if version == 0 {
 			put = put.If("attribute_not_exists(PK)")
 		} else {

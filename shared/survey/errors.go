@@ -12,20 +12,21 @@ import (
 // Error codes. The HTTP edge (shared/api) maps each to one status; nothing
 // else chooses a status.
 const (
-	EINVALID       = "invalid"        // 400: a field or the body is wrong
-	EUNAUTHORIZED  = "unauthorized"   // 401: no or bad credentials
-	EFORBIDDEN     = "forbidden"      // 403: plan or access refuses it
-	ENOTFOUND      = "not_found"      // 404: missing or another account's
-	EMETHOD        = "method"         // 405: method not allowed on the path
-	ENOTACCEPT     = "not_acceptable" // 406: no renderer satisfies Accept
-	ECONFLICT      = "conflict"       // 409: the resource's state refuses it
-	EGONE          = "gone"           // 410: consumed for good
-	EUNPROCESSABLE = "unprocessable"  // 422: well formed, but refused as a whole (a reused Idempotency-Key)
-	ETOOLARGE      = "too_large"      // 413: the body is over the limit
-	EMEDIATYPE     = "media_type"     // 415: the body is not JSON
-	ETOOMANY       = "too_many"       // 429: too many attempts; wait RetryAfter
-	EUNAVAILABLE   = "unavailable"    // 503: the store is throttled or down
-	EINTERNAL      = "internal"       // 500: anything unexpected
+	EINVALID        = "invalid"         // 400: a field or the body is wrong
+	EUNAUTHORIZED   = "unauthorized"    // 401: no or bad credentials
+	EFORBIDDEN      = "forbidden"       // 403: plan or access refuses it
+	ENOTFOUND       = "not_found"       // 404: missing or another account's
+	EMETHOD         = "method"          // 405: method not allowed on the path
+	ENOTACCEPT      = "not_acceptable"  // 406: no renderer satisfies Accept
+	ECONFLICT       = "conflict"        // 409: the resource's state refuses it
+	EGONE           = "gone"            // 410: consumed for good
+	EUNPROCESSABLE  = "unprocessable"   // 422: well formed, but refused as a whole (a reused Idempotency-Key)
+	ETOOLARGE       = "too_large"       // 413: the body is over the limit
+	EMEDIATYPE      = "media_type"      // 415: the body is not JSON
+	ETOOMANY        = "too_many"        // 429: too many attempts; wait RetryAfter
+	EUNAVAILABLE    = "unavailable"     // 503: the store is throttled or down
+	ENOTIMPLEMENTED = "not_implemented" // 501: a format the route does not serve (oEmbed xml)
+	EINTERNAL       = "internal"        // 500: anything unexpected
 )
 
 // Error is a failure the client may see. Detail becomes {"detail": ...};

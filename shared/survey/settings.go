@@ -38,6 +38,9 @@ type Settings struct {
 	BrandingRemoval                 bool     `json:"branding_removal"`
 	RespondingDurationType          int64    `json:"responding_duration_type"`
 	QuestionsRespondingDuration     *string  `json:"questions_responding_duration"`
+	// EmbedOrigins are the sites that may show the responder's page in a
+	// frame (embed.go); nil is the default, any site.
+	EmbedOrigins []string `json:"embed_origins"`
 }
 
 // SettingsView is the settings object as GET and PATCH answer it.
@@ -59,6 +62,7 @@ func (s Settings) View(sv Survey) SettingsView {
 	if s.ServiceAuthDomains == nil {
 		s.ServiceAuthDomains = []string{}
 	}
+	s.EmbedOrigins = s.Embedders()
 	var exp *string
 	if sv.ExpirationDate != "" {
 		e := sv.ExpirationDate

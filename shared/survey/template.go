@@ -31,9 +31,16 @@ type Template struct {
 	// (nil) inside an expanded item and in list results.
 	SimilarTemplates []Template `json:"similar_templates"`
 	MetaDescription  *string    `json:"meta_description"`
+	// SurveyURLSlug is the public slug of the template's survey (contract
+	// section 17): its preview and embeddable page. Null when the template
+	// names no survey.
+	SurveyURLSlug *string `json:"survey_url_slug"`
 
 	// SimilarIDs is what the catalog stores: the ids, in display order.
 	SimilarIDs []int64 `json:"-"`
+	// SurveyID is the catalog account's survey that a survey started from
+	// the template copies (the catalog file's survey_id), or 0.
+	SurveyID int64 `json:"-"`
 }
 
 // MaxSlugLength bounds a template or survey slug, in code points.
@@ -155,6 +162,7 @@ func parseTemplate(obj map[string]json.RawMessage) (Template, error) {
 		{"language", true, &t.Language},
 		{"type", true, &t.Type},
 		{"meta_description", false, &t.MetaDescription},
+		{"survey_id", false, &t.SurveyID},
 	}
 	for _, f := range fields {
 		if err := templateField(obj, f.name, f.required, f.dst); err != nil {
@@ -163,6 +171,9 @@ func parseTemplate(obj map[string]json.RawMessage) (Template, error) {
 	}
 	if t.ID <= 0 || t.ID > 1<<53 {
 		return Template{}, fmt.Errorf("field \"id\": must be a positive integer, got %d", t.ID)
+	}
+	if t.SurveyID < 0 || t.SurveyID > 1<<53 {
+		return Template{}, fmt.Errorf("field \"survey_id\": must be a positive integer, got %d", t.SurveyID)
 	}
 	if !ValidSlug(t.URLSlug) {
 		return Template{}, fmt.Errorf("field \"url_slug\": %q is not a slug (letters, digits, '-' and '_', at most %d)", t.URLSlug, MaxSlugLength)

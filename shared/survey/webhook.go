@@ -40,6 +40,9 @@ type Webhook struct {
 	// SealedSecret is the signing secret as sealed under the KMS data key
 	// (shared/links); the plain secret is shown once, at creation.
 	SealedSecret string
+	// Breaker is its deliveries' circuit breaker, as the owner's reads
+	// show it.
+	Breaker Breaker
 }
 
 // Subscribes reports whether the webhook wants the event now.
@@ -64,13 +67,24 @@ type WebhookView struct {
 	Active    bool              `json:"active"`
 	Headers   map[string]string `json:"headers"`
 	CreatedAt string            `json:"created_at"`
-	Secret    *string           `json:"secret,omitempty"`
+	// ConsecutiveFailures counts the failed attempts since the last
+	// success; PausedUntil is set while the circuit breaker holds the
+	// deliveries back (a success or a PATCH of the webhook resumes them).
+	ConsecutiveFailures int     `json:"consecutive_failures"`
+	PausedUntil         *string `json:"paused_until"`
+	Secret              *string `json:"secret,omitempty"`
 }
 
 // View renders the webhook for its owner.
 func (w Webhook) View() WebhookView {
-	return WebhookView{ID: w.ID, URL: w.URL, Events: nonNil(w.Events), Active: w.Active,
-		Headers: headersOrEmpty(w.Headers), CreatedAt: w.Created.UTC().Format(TimestampLayout)}
+	v := WebhookView{ID: w.ID, URL: w.URL, Events: nonNil(w.Events), Active: w.Active,
+		Headers: headersOrEmpty(w.Headers), CreatedAt: w.Created.UTC().Format(TimestampLayout),
+		ConsecutiveFailures: w.Breaker.Failures}
+	if !w.Breaker.OpenUntil.IsZero() {
+		s := w.Breaker.OpenUntil.UTC().Format(TimestampLayout)
+		v.PausedUntil = &s
+	}
+	return v
 }
 
 // NotificationView is the same webhook in the real service's notifications

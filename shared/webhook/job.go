@@ -6,26 +6,26 @@ import (
 	"errors"
 )
 
-// Job is one queue message: deliver (or deliver again) one delivery. It
+// Job is one queue message: make the next attempt of one delivery. It
 // names what to read rather than carrying it: the response and the webhook
 // are read at each attempt, so a changed URL applies to the next retry and
-// no secret or answer ever sits in the queue.
+// no secret or answer ever sits in the queue. Attempt is the attempts the
+// delivery had when the job was queued: the attempt is claimed on it, so
+// of several copies of a job one is attempted and a stale one dropped.
 type Job struct {
 	SurveyID   int64  `json:"survey_id"`
 	WebhookID  int64  `json:"webhook_id"`
 	ResponseID int64  `json:"response_id"`
 	Delivery   string `json:"delivery"`
-	// NotBefore (Unix seconds) holds back a copy that was re-sent to wait
-	// longer than a message's visibility may be extended: received early,
-	// it is hidden again until then.
-	NotBefore int64 `json:"not_before,omitempty"`
-	// Manual marks the owner's retry: it is attempted even when the
-	// delivery has failed for good.
-	Manual bool `json:"manual,omitempty"`
+	Attempt    int    `json:"attempt"`
 }
 
-// maxJob bounds a message body the decoder reads.
-const maxJob = 1024
+// maxJob bounds a message body the decoder reads; maxAttempt the attempts
+// a job may name (a schedule and the owner's retries).
+const (
+	maxJob     = 1024
+	maxAttempt = 1000
+)
 
 // ErrJob is a message body that is not a Job.
 var ErrJob = errors.New("webhook: malformed job")
@@ -48,7 +48,7 @@ func DecodeJob(body string) (Job, error) {
 	if err := d.Decode(&j); err != nil || d.More() {
 		return Job{}, ErrJob
 	}
-	if j.SurveyID < 1 || j.WebhookID < 1 || j.ResponseID < 1 || j.Delivery == "" || len(j.Delivery) > 64 || j.NotBefore < 0 {
+	if j.SurveyID < 1 || j.WebhookID < 1 || j.ResponseID < 1 || j.Delivery == "" || len(j.Delivery) > 64 || j.Attempt < 0 || j.Attempt > maxAttempt {
 		return Job{}, ErrJob
 	}
 	return j, nil

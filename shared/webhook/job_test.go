@@ -8,7 +8,7 @@ import (
 )
 
 func TestJobRoundTrip(t *testing.T) {
-	j := webhook.Job{SurveyID: 3, WebhookID: 7, ResponseID: 99, Delivery: "1763900000123456-99", NotBefore: 1763900100, Manual: true}
+	j := webhook.Job{SurveyID: 3, WebhookID: 7, ResponseID: 99, Delivery: "1763900000123456-99", Attempt: 4}
 	got, err := webhook.DecodeJob(j.Encode())
 	if err != nil || got != j {
 		t.Fatalf("DecodeJob(Encode) = %+v, %v", got, err)
@@ -16,6 +16,8 @@ func TestJobRoundTrip(t *testing.T) {
 	for _, bad := range []string{"", "{}", "[]", `{"survey_id":1,"webhook_id":1,"response_id":1}`,
 		`{"survey_id":1,"webhook_id":1,"response_id":1,"delivery":"x","extra":1}`,
 		`{"survey_id":-1,"webhook_id":1,"response_id":1,"delivery":"x"}`,
+		`{"survey_id":1,"webhook_id":1,"response_id":1,"delivery":"x","attempt":-1}`,
+		`{"survey_id":1,"webhook_id":1,"response_id":1,"delivery":"x","not_before":5}`,
 		`{"survey_id":1,"webhook_id":1,"response_id":1,"delivery":"x"} {}`} {
 		if _, err := webhook.DecodeJob(bad); err == nil {
 			t.Errorf("DecodeJob(%s) accepted", bad)

@@ -14,12 +14,13 @@ import (
 // SQS is the part of the SQS client the queue uses.
 type SQS interface {
 	SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error)
-	ChangeMessageVisibility(ctx context.Context, in *sqs.ChangeMessageVisibilityInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error)
 }
 
-// Queue is the delivery queue: Amazon SQS, whose visibility timeout times
-// the retries and whose dead-letter queue keeps what the delivery function
-// could not process at all.
+// Queue is the delivery queue: Amazon SQS. It carries attempts that are
+// due now or within MaxSendDelay (a delayed message); longer waits live on
+// the delivery item (the due index), never in the queue, so a message is
+// in flight only while it is being processed. Its dead-letter queue keeps
+// what the delivery function could not process at all.
 type Queue struct {
 	Client SQS
 	URL    string
@@ -34,10 +35,11 @@ func QueueFromEnv(cfg aws.Config, getenv func(string) string) Queue {
 	return Queue{Client: sqs.NewFromConfig(cfg), URL: QueueURLFrom(getenv)}
 }
 
-// MaxVisibility is the longest a received message may be hidden (SQS
-// counts it from the message's receipt; it is measured here from its
-// sending, which is never later, so a wait is never refused).
-const MaxVisibility = 12 * time.Hour
+// SlowLaneFrom reads the slow lane's queue URL and ARN
+// (WEBHOOK_SLOW_QUEUE_URL, WEBHOOK_SLOW_QUEUE_ARN) through getenv.
+func SlowLaneFrom(getenv func(string) string) (url, arn string) {
+	return getenv("WEBHOOK_SLOW_QUEUE_URL"), getenv("WEBHOOK_SLOW_QUEUE_ARN")
+}
 
 // MaxSendDelay is the longest delay SQS gives a message as it is sent.
 const MaxSendDelay = 15 * time.Minute
@@ -79,25 +81,14 @@ func (q Queue) Send(ctx context.Context, jobs []Job, delay time.Duration) error 
 	return nil
 }
 
-// RedeliverAfter makes a received message invisible for d (its
-// visibility), after which SQS hands it out again: the retry's wait.
-func (q Queue) RedeliverAfter(ctx context.Context, receipt string, d time.Duration) error {
-	_, err := q.Client.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
-		QueueUrl: aws.String(q.URL), ReceiptHandle: aws.String(receipt), VisibilityTimeout: int32(d / time.Second),
-	})
-	if err != nil {
-		return fmt.Errorf("webhook: change visibility: %w", err)
-	}
-	return nil
-}
-
 // Queue settings, as template.yaml gives the deployed queue.
 const (
 	// MaxReceives is the receives after which a message goes to the
-	// dead-letter queue: above the attempts of the schedule (each retry
-	// is one receive, an early copy two or three), so that only messages
-	// the function could not process at all end there.
-	MaxReceives = 20
+	// dead-letter queue. A message is received once when all goes well
+	// (retries are new messages), again only when its processing failed
+	// (the store unreachable, the function killed): 5 such failures, each
+	// after the visibility timeout, send it there.
+	MaxReceives = 5
 	// Retention keeps a message 4 days: longer than the schedule.
 	Retention = 4 * 24 * time.Hour
 )

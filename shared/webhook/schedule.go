@@ -47,3 +47,15 @@ func ParseDelays(s string) ([]time.Duration, error) {
 	}
 	return out, nil
 }
+
+// RequeueAfter is how long after a job is queued the retrier looks at its
+// delivery again, should the job be lost (a send that failed after the
+// delivery was written, a message in the dead-letter queue): the due
+// index holds every pending delivery at its next attempt or, once its job
+// is queued, this much later.
+const RequeueAfter = 5 * time.Minute
+
+// ClaimLease is how long an attempt's claim holds: longer than the
+// delivery function may run (30 s), so that only a dead attempt's claim
+// lapses, after which the retrier queues the delivery again.
+const ClaimLease = 6 * Timeout

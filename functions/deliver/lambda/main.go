@@ -1,5 +1,6 @@
-// Command lambda is the deliver function: run by the delivery queue, it
-// signs and sends webhook deliveries and schedules their retries.
+// Command lambda is the deliver function: run by the delivery queue and
+// its slow lane, it signs and sends webhook deliveries and schedules their
+// retries.
 package main
 
 import (
@@ -16,12 +17,16 @@ func main() {
 			return nil, err
 		}
 		guard := webhook.Guard{AllowLoopback: env.Getenv("WEBHOOK_ALLOW_LOOPBACK") == "true"}
+		queue := webhook.QueueFromEnv(env.AWS, env.Getenv)
 		d := &deliver.Deliverer{
 			Store:  env.Store,
 			Opener: links.SealerFromEnv(env.AWS, env.Getenv, env.Store),
-			Queue:  webhook.QueueFromEnv(env.AWS, env.Getenv),
+			Queue:  queue,
 			Client: guard.Client(webhook.Timeout),
 			Delays: delays,
+		}
+		if url, arn := webhook.SlowLaneFrom(env.Getenv); url != "" {
+			d.Slow, d.SlowARN = webhook.Queue{Client: queue.Client, URL: url}, arn
 		}
 		return d.Handle, nil
 	})

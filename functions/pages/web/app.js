@@ -1,7 +1,23 @@
 // Paging, countdown and submission through the public JSON API
 // (contract 11). Without this script the form posts as a plain form.
+// In a frame on another site (contract 17) the page tells its parent its
+// height whenever it changes and that a response was submitted (no
+// answers, no ids): {"type": "survey:resize", "height": N} and
+// {"type": "survey:submitted"}.
 (function () {
   "use strict";
+  var framed = window.parent !== window;
+  function tell(msg) { if (framed) window.parent.postMessage(msg, "*"); }
+  if (framed) {
+    var told = -1;
+    var measure = function () {
+      var h = Math.ceil(document.documentElement.getBoundingClientRect().height);
+      if (h !== told) { told = h; tell({ type: "survey:resize", height: h }); }
+    };
+    if (window.ResizeObserver) new ResizeObserver(measure).observe(document.documentElement);
+    window.addEventListener("load", measure);
+    measure();
+  }
   var form = document.getElementById("survey");
   if (!form) return;
   var slug = form.getAttribute("data-slug");
@@ -195,7 +211,12 @@
       if (!ok) return;
       return call("responses/", { session: field("session").value, answers: answers(), variables: variables() },
         { "Idempotency-Key": field("idempotency_key").value }).then(function (r) {
-        if (r.status === 201) { clearInterval(ticking); form.hidden = true; timer.hidden = true; thanks.hidden = false; thanks.focus(); return; }
+        // 200 {"preview": true}: a template's preview, checked and not saved.
+        if (r.status === 201 || r.status === 200 && r.body.preview) {
+          clearInterval(ticking); form.hidden = true; timer.hidden = true; thanks.hidden = false; thanks.focus();
+          tell({ type: "survey:submitted" });
+          return;
+        }
         if (r.status === 410 && /time/i.test(r.body.detail || "")) { form.hidden = true; timeup.hidden = false; return; }
         fail(messages(r.body));
       });

@@ -1,0 +1,160 @@
+package pages
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/survey"
+)
+
+// oEmbed 1.0 (https://oembed.com, contract section 17): a site that is
+// given the address of a survey's page asks GET /api/oembed/?url=... and
+// embeds the iframe it answers. The pages group serves it: it owns the
+// page addresses, and the answer is one read of what the page reads.
+
+// ProviderName is the oEmbed provider_name.
+const ProviderName = "Survey Service"
+
+// The frame's size when the consumer sets no bounds: a phone-to-desktop
+// column, and the page grows it further by its resize messages.
+const (
+	oembedWidth  = 640
+	oembedHeight = 600
+)
+
+// oembedAnswer is the oEmbed 1.0 "rich" answer.
+type oembedAnswer struct {
+	Version      string `json:"version"`
+	Type         string `json:"type"`
+	ProviderName string `json:"provider_name"`
+	ProviderURL  string `json:"provider_url"`
+	Title        string `json:"title"`
+	HTML         string `json:"html"`
+	Width        int64  `json:"width"`
+	Height       int64  `json:"height"`
+}
+
+// baseURL is the service's own address as the request reached it: the
+// scheme API Gateway (or a proxy) forwards, else the connection's.
+func baseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if p := r.Header.Get("X-Forwarded-Proto"); p == "https" || p == "http" {
+		scheme = p
+	}
+	return scheme + "://" + r.Host
+}
+
+// pageURL is the address of a survey's responder page.
+func pageURL(r *http.Request, slug string) string {
+	return baseURL(r) + "/s/" + url.PathEscape(slug) + "/"
+}
+
+// oembedLink is the discovery address of a survey's page.
+func oembedLink(r *http.Request, slug string) string {
+	return baseURL(r) + "/api/oembed/?" + url.Values{"url": {pageURL(r, slug)}, "format": {"json"}}.Encode()
+}
+
+// surveySlugOf is the slug of a survey page address of this service (its
+// own host, /s/<slug>/ with or without the final slash), or "".
+func surveySlugOf(r *http.Request, raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || !strings.EqualFold(u.Host, r.Host) {
+		return ""
+	}
+	rest, ok := strings.CutPrefix(u.Path, "/s/")
+	if !ok {
+		return ""
+	}
+	slug := strings.TrimSuffix(rest, "/")
+	if slug == "" || strings.Contains(slug, "/") {
+		return ""
+	}
+	return slug
+}
+
+// oembedBound reads maxwidth or maxheight: absent is no bound; a value
+// that is not a positive integer answers 400 on it.
+func oembedBound(r *http.Request, name string) (int64, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 1 || n > 1<<20 {
+		return 0, survey.FieldError(name, "A valid integer is required.")
+	}
+	return n, nil
+}
+
+// handleOEmbed answers oEmbed for a live survey's page: 404 for any other
+// address (unknown, trashed, closed or stopped), 501 for a format other
+// than json, as oEmbed 1.0 says. It costs the slug's lookup (cached per
+// container) and one Query, and counts no view.
+func handleOEmbed(st Store, now func() time.Time) http.Handler {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		ctx := r.Context()
+		q := r.URL.Query()
+		if api.RequestedFormat(r) == "xml" {
+			return survey.Errorf(survey.ENOTIMPLEMENTED, "Only the json format is served.")
+		}
+		maxW, err := oembedBound(r, "maxwidth")
+		if err != nil {
+			return err
+		}
+		maxH, err := oembedBound(r, "maxheight")
+		if err != nil {
+			return err
+		}
+		raw := q.Get("url")
+		if raw == "" {
+			return survey.FieldError("url", "This field is required.")
+		}
+		slug := surveySlugOf(r, raw)
+		if slug == "" {
+			return survey.ErrNotFound
+		}
+		sid, err := st.SurveyIDBySlug(ctx, slug)
+		if err != nil {
+			return err
+		}
+		c, err := st.PublicCollection(ctx, sid, false)
+		if err != nil {
+			return err
+		}
+		if !c.Survey.Active(now()) {
+			return survey.ErrNotFound
+		}
+		width, height := int64(oembedWidth), int64(oembedHeight)
+		if maxW > 0 && maxW < width {
+			width = maxW
+		}
+		if maxH > 0 && maxH < height {
+			height = maxH
+		}
+		src := pageURL(r, c.Survey.URLSlug)
+		if u, err := url.Parse(raw); err == nil && u.RawQuery != "" {
+			src += "?" + u.Query().Encode() // a personalised link keeps its ?qs=
+		}
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		api.Respond(w, r, http.StatusOK, oembedAnswer{
+			Version: "1.0", Type: "rich", ProviderName: ProviderName, ProviderURL: baseURL(r) + "/",
+			Title: c.Survey.Name, Width: width, Height: height,
+			HTML: embedSnippet(src, c.Survey.Name, width, height),
+		})
+		return nil
+	})
+}
+
+// embedSnippet is the iframe that embeds a survey's page: the README's
+// snippet, which the page's script then resizes (survey:resize).
+func embedSnippet(src, title string, width, height int64) string {
+	return `<iframe src="` + string(text(src)) + `" title="` + string(text(title)) + `" width="` + strconv.FormatInt(width, 10) +
+		`" height="` + strconv.FormatInt(height, 10) + `" style="border:0;max-width:100%" loading="lazy"></iframe>`
+}

@@ -1,0 +1,186 @@
+// Package ddblocal starts and stops DynamoDB Local, AWS's own DynamoDB
+// emulator, for `make run`, `make load`, the benchmarks and the tests. It
+// runs in memory with a bounded heap. Its licence forbids redistribution:
+// `make emulators` installs it under .cache/ (git-ignored) and this package
+// only finds it there, failing loudly when it is missing.
+package ddblocal
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Version is the DynamoDB Local that `make emulators` installs.
+const Version = "1.25.1"
+
+// DefaultHeap bounds the Java heap. The tables live in SQLite's memory
+// outside it; 200,000 items of this service take about 150 MB there.
+const DefaultHeap = "768m"
+
+// InstallDir is where `make emulators` puts DynamoDB Local, relative to the
+// module root.
+var InstallDir = filepath.Join(".cache", "dynamodb-local-"+Version)
+
+// Server is a running DynamoDB Local on loopback.
+type Server struct {
+	// URL is the endpoint to give the SDK (AWS_ENDPOINT_URL_DYNAMODB and
+	// AWS_ENDPOINT_URL_DYNAMODB_STREAMS).
+	URL string
+	cmd *exec.Cmd
+	log *bytes.Buffer
+}
+
+// Install is where DynamoDB Local and Java were found.
+type Install struct {
+	Java string // the java binary
+	Dir  string // holds DynamoDBLocal.jar and DynamoDBLocal_lib/
+}
+
+// Find locates Java and the installed DynamoDB Local: in dir when it is not
+// empty (DYNAMODB_LOCAL_DIR), else in InstallDir under the module root found
+// from the working directory upwards. Either missing is an error that says
+// how to install it: the tests fail, never skip, without it.
+func Find(dir string) (Install, error) {
+	java, err := exec.LookPath("java")
+	if err != nil {
+		return Install{}, errors.New("ddblocal: java not found on PATH: DynamoDB Local needs Java 17 or later; run `make emulators` (it installs openjdk-17-jre-headless with apt-get when missing)")
+	}
+	if dir == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			return Install{}, err
+		}
+		dir = filepath.Join(root, InstallDir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "DynamoDBLocal.jar")); err != nil {
+		return Install{}, fmt.Errorf("ddblocal: DynamoDB Local %s is not installed (no %s): run `make emulators`", Version, filepath.Join(dir, "DynamoDBLocal.jar"))
+	}
+	return Install{Java: java, Dir: dir}, nil
+}
+
+// moduleRoot is the nearest directory upwards holding go.mod: a test runs
+// in its package's directory, `make run` at the root.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("ddblocal: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("ddblocal: no go.mod above the working directory; set DYNAMODB_LOCAL_DIR to DynamoDB Local's directory")
+		}
+		dir = parent
+	}
+}
+
+// Start runs DynamoDB Local in memory on a free loopback port, with the
+// heap bounded by heap (DefaultHeap when empty), and waits until it answers.
+// It serves every access key and region as one database (-sharedDb). The process dies with its
+// parent (Pdeathsig) or when Stop is called.
+func Start(ctx context.Context, in Install, heap string) (*Server, error) {
+	if heap == "" {
+		heap = DefaultHeap
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(in.Java,
+		"-Xmx"+heap, "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+		"-Djava.library.path="+filepath.Join(in.Dir, "DynamoDBLocal_lib"),
+		"-jar", filepath.Join(in.Dir, "DynamoDBLocal.jar"),
+		"-inMemory", "-sharedDb", "-port", strconv.Itoa(port))
+	cmd.Dir = in.Dir
+	log := &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("ddblocal: start %s: %w", in.Java, err)
+	}
+	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, log: log}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(s.URL)
+		if err == nil {
+			resp.Body.Close()
+			return s, nil
+		}
+		select {
+		case err := <-exited:
+			return nil, fmt.Errorf("ddblocal: DynamoDB Local exited before answering: %v\n%s", err, strings.TrimSpace(log.String()))
+		case <-ctx.Done():
+			s.Stop()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			s.Stop()
+			return nil, fmt.Errorf("ddblocal: DynamoDB Local did not answer on %s within 60s\n%s", s.URL, strings.TrimSpace(log.String()))
+		}
+	}
+}
+
+// Stop kills the server.
+func (s *Server) Stop() {
+	if s == nil || s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// RSS is the resident memory of the server's process, in bytes.
+func (s *Server) RSS() (int64, error) {
+	return RSS(s.cmd.Process.Pid)
+}
+
+// RSS is the resident memory of a process, in bytes, from /proc.
+func RSS(pid int) (int64, error) { return status(pid, "VmRSS:") }
+
+// PeakRSS is the high-water mark of a process's resident memory, in bytes.
+func PeakRSS(pid int) (int64, error) { return status(pid, "VmHWM:") }
+
+func status(pid int, field string) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, fmt.Errorf("ddblocal: rss: %w", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("ddblocal: rss: %q: %w", line, err)
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("ddblocal: rss: no %s for process %d", field, pid)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("ddblocal: find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// PID is the server's process id.
+func (s *Server) PID() int { return s.cmd.Process.Pid }

@@ -1,0 +1,126 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+// Circuit breakers of a survey's webhooks: one item, HOOKS#<sid> /
+// BREAKERS, beside the webhooks item, with four attributes a webhook
+// (f_<wid>: consecutive failures, o_<wid>: open until, p_<wid>: a probe
+// under way until, s_<wid>: slow until; times in Unix ms). Top-level attributes, so that ADD
+// and REMOVE work on an item or attribute that is not there yet. Read in
+// the same BatchGetItem as the webhooks (the owner's reads, a batch of
+// attempts); written only when an attempt fails, or succeeds after
+// failures.
+
+const breakersSK = "BREAKERS"
+
+func breakerNames(wid int64) (failures, open, probe string) {
+	w := strconv.FormatInt(wid, 10)
+	return "f_" + w, "o_" + w, "p_" + w
+}
+
+// decodeBreakers reads the breakers item, by webhook id.
+func decodeBreakers(item dynamo.Item) map[int64]survey.Breaker {
+	out := map[int64]survey.Breaker{}
+	for name, v := range item {
+		kind, w, ok := strings.Cut(name, "_")
+		wid, err := strconv.ParseInt(w, 10, 64)
+		if !ok || err != nil || len(kind) != 1 {
+			continue
+		}
+		var n int64
+		if err := dynamo.Unmarshal(v, &n); err != nil {
+			continue
+		}
+		b := out[wid]
+		switch kind {
+		case "f":
+			b.Failures = int(n)
+		case "o":
+			b.OpenUntil = time.UnixMilli(n).UTC()
+		case "p":
+			b.ProbeUntil = time.UnixMilli(n).UTC()
+		case "s":
+			b.SlowUntil = time.UnixMilli(n).UTC()
+		}
+		out[wid] = b
+	}
+	return out
+}
+
+// BreakerFailed counts a failed attempt of webhook wid of survey sid and,
+// when pauseFor (given the consecutive failures) answers a pause, opens
+// the breaker until now plus that pause. Answers the breaker as it now
+// stands. One UpdateItem; a second, conditional on the count, to open it.
+func (s *Store) BreakerFailed(ctx context.Context, sid, wid int64, now time.Time, pauseFor func(failures int) time.Duration) (survey.Breaker, error) {
+	f, o, p := breakerNames(wid)
+	var item dynamo.Item
+	err := s.table.Update(AttrPK, HooksPK(sid)).Range(AttrSK, breakersSK).Add(f, 1).Value(ctx, &item)
+	if err != nil {
+		return survey.Breaker{}, s.fail(fmt.Sprintf("count a failure of webhook %d", wid), err)
+	}
+	b := decodeBreakers(item)[wid]
+	pause := pauseFor(b.Failures)
+	if pause <= 0 {
+		return b, nil
+	}
+	until := now.Add(pause)
+	err = s.table.Update(AttrPK, HooksPK(sid)).Range(AttrSK, breakersSK).If("$ = ?", f, b.Failures).
+		Set(o, until.UnixMilli()).Remove(p).Run(ctx)
+	switch {
+	case dynamo.IsCondCheckFailed(err):
+		return b, nil // another failure counted since: it opened it
+	case err != nil:
+		return b, s.fail(fmt.Sprintf("open the breaker of webhook %d", wid), err)
+	}
+	b.OpenUntil, b.ProbeUntil = until.UTC(), time.Time{}
+	return b, nil
+}
+
+// TakeProbe lets one attempt through a breaker whose pause is over: true
+// for the one that takes it (until until), false while the pause lasts or
+// another probe is under way.
+func (s *Store) TakeProbe(ctx context.Context, sid, wid int64, now, until time.Time) (bool, error) {
+	_, o, p := breakerNames(wid)
+	err := s.table.Update(AttrPK, HooksPK(sid)).Range(AttrSK, breakersSK).
+		If("$ <= ? AND (attribute_not_exists($) OR $ < ?)", o, now.UnixMilli(), p, p, now.UnixMilli()).
+		Set(p, until.UnixMilli()).Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.fail(fmt.Sprintf("probe webhook %d", wid), err)
+	}
+	return true, nil
+}
+
+// MarkSlow records that an attempt to webhook wid outlasted the main
+// lane's budget: its attempts are the slow lane's until until.
+func (s *Store) MarkSlow(ctx context.Context, sid, wid int64, until time.Time) error {
+	err := s.table.Update(AttrPK, HooksPK(sid)).Range(AttrSK, breakersSK).Set("s_"+strconv.FormatInt(wid, 10), until.UnixMilli()).Run(ctx)
+	if err != nil {
+		return s.fail(fmt.Sprintf("mark webhook %d slow", wid), err)
+	}
+	return nil
+}
+
+// CloseBreaker forgets a webhook's failures and pause: after a success,
+// and when its owner changes it (PATCH).
+func (s *Store) CloseBreaker(ctx context.Context, sid, wid int64) error {
+	f, o, p := breakerNames(wid)
+	err := s.table.Update(AttrPK, HooksPK(sid)).Range(AttrSK, breakersSK).If("attribute_exists(PK)").
+		Remove(f, o, p, "s_"+strconv.FormatInt(wid, 10)).Run(ctx)
+	if err != nil && !dynamo.IsCondCheckFailed(err) {
+		return s.fail(fmt.Sprintf("close the breaker of webhook %d", wid), err)
+	}
+	return nil
+}

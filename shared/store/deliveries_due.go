@@ -1,0 +1,189 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+// The attempts of a delivery, and the due index.
+//
+// A delivery's waits do not live in the queue: a pending delivery carries
+// the time it is next looked at in GSI2 (GSI2PK DUE#<shard>, GSI2SK
+// <due, Unix ms>#<wid>#<delivery SK>), and the retrier (functions/retrier,
+// every minute) queues what is due with one Query a shard: O(due). Every
+// pending delivery writes this key and its sort key only grows, so one
+// index partition could not split to take the writes: DueShards
+// partitions, each a hash of the delivery, share them (16 x 1,000 WCU/s).
+//
+// An attempt is claimed before it is made: a conditional UpdateItem on the
+// attempts the job was queued for, that no claim is under way and that the
+// delivery is pending. Copies of a job (a retried stream batch, a manual
+// retry, the retrier and a delayed message both) race for the claim; one
+// wins, the others are dropped: a delivery has one chain of attempts. The
+// outcome is written on the claim (its token, the attempts it saw, still
+// pending), so counts are exact and `succeeded` is final.
+
+// DueShards is the partitions of the due index.
+const DueShards = 16
+
+// DueKey is GSI2PK of the pending deliveries of a shard.
+func DueKey(shard int) string { return fmt.Sprintf("DUE#%02d", shard) }
+
+// DueSK is GSI2SK of a pending delivery: when it is due, then which.
+func DueSK(at time.Time, wid int64, deliverySK string) string {
+	return pad(at.UnixMilli()) + "#" + pad(wid) + "#" + deliverySK
+}
+
+func dueShard(wid, rid int64) int {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(strconv.FormatInt(wid, 10) + "/" + strconv.FormatInt(rid, 10)))
+	return int(h.Sum32() % DueShards)
+}
+
+// ErrDeliverySucceeded refuses to send again a delivery that succeeded.
+var ErrDeliverySucceeded = survey.Errorf(survey.ECONFLICT, "The delivery has already succeeded.")
+
+// ClaimAttempt claims the next attempt of d, as a job queued when it had
+// d.Attempts attempts: false when the delivery moved on, is not pending,
+// or another claim is under way. The claim holds until until; it puts the
+// delivery in the due index then, so that an attempt whose function died
+// is queued again.
+func (s *Store) ClaimAttempt(ctx context.Context, d survey.Delivery, token string, until time.Time) (bool, error) {
+	pk, sk := DeliveriesPK(d.WebhookID), DeliverySK(d.Created, d.ResponseID)
+	err := s.table.Update(AttrPK, pk).Range(AttrSK, sk).
+		If("$ = ? AND attempts = ? AND (attribute_not_exists(claim_until) OR claim_until < ?)",
+			"status", string(survey.DeliveryPending), d.Attempts, s.Now().UnixMilli()).
+		Set("claim", token).Set("claim_until", until.UnixMilli()).
+		Set(AttrGSI2PK, DueKey(dueShard(d.WebhookID, d.ResponseID))).Set(AttrGSI2SK, DueSK(until, d.WebhookID, sk)).
+		Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.fail("claim delivery attempt", err)
+	}
+	return true, nil
+}
+
+// ReleaseClaim gives up the claim made with token, unrecorded: the
+// attempt was handed over (to the slow lane), whose job claims it again.
+func (s *Store) ReleaseClaim(ctx context.Context, d survey.Delivery, token string) error {
+	err := s.table.Update(AttrPK, DeliveriesPK(d.WebhookID)).Range(AttrSK, DeliverySK(d.Created, d.ResponseID)).
+		If("claim = ?", token).Remove("claim", "claim_until").Run(ctx)
+	if err != nil && !dynamo.IsCondCheckFailed(err) {
+		return s.fail("release delivery claim", err)
+	}
+	return nil
+}
+
+// RecordAttempt writes the outcome d of the attempt claimed with token at
+// seen attempts, and releases the claim: false when the claim was lost
+// (it expired and another attempt took over). A pending outcome is put in
+// the due index at due; a final one leaves it.
+func (s *Store) RecordAttempt(ctx context.Context, d survey.Delivery, seen int, token string, due time.Time) (bool, error) {
+	if d.Status != survey.DeliveryPending {
+		due = time.Time{}
+	}
+	it := newDeliveryItem(d, due)
+	up := s.table.Update(AttrPK, it.PK).Range(AttrSK, it.SK).
+		If("claim = ? AND attempts = ? AND $ = ?", token, seen, "status", string(survey.DeliveryPending)).
+		Set("status", it.Status).Set("attempts", it.Attempts).Remove("claim", "claim_until")
+	for name, v := range map[string]any{"last_status_code": it.LastStatusCode, "last_attempt_at": it.LastAttempt,
+		"next_attempt_at": it.NextAttempt, "last_error": it.LastError, AttrGSI2PK: it.DuePK, AttrGSI2SK: it.DueSK} {
+		if v == 0 || v == "" {
+			up.Remove(name)
+		} else {
+			up.Set(name, v)
+		}
+	}
+	err := up.Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.fail("record delivery attempt", err)
+	}
+	return true, nil
+}
+
+// RetryDelivery marks a delivery pending again, due now (the owner's
+// retry), and answers it as it now stands; the retrier looks at it again
+// at due should its job be lost. A delivery that succeeded is final:
+// ErrDeliverySucceeded (409); ENOTFOUND when it does not exist.
+func (s *Store) RetryDelivery(ctx context.Context, d survey.Delivery, due time.Time) (survey.Delivery, error) {
+	sk := DeliverySK(d.Created, d.ResponseID)
+	var it deliveryItem
+	err := s.table.Update(AttrPK, DeliveriesPK(d.WebhookID)).Range(AttrSK, sk).
+		If("attribute_exists(PK) AND $ <> ?", "status", string(survey.DeliverySucceeded)).
+		Set("status", string(survey.DeliveryPending)).Set("next_attempt_at", s.timestamp()).
+		Set(AttrGSI2PK, DueKey(dueShard(d.WebhookID, d.ResponseID))).Set(AttrGSI2SK, DueSK(due, d.WebhookID, sk)).
+		Value(ctx, &it)
+	if dynamo.IsCondCheckFailed(err) {
+		if d.Status == survey.DeliverySucceeded {
+			return survey.Delivery{}, ErrDeliverySucceeded
+		}
+		if _, err := s.Delivery(ctx, d.WebhookID, d.ID()); err != nil {
+			return survey.Delivery{}, err
+		}
+		return survey.Delivery{}, ErrDeliverySucceeded
+	}
+	if err != nil {
+		return survey.Delivery{}, s.fail("retry delivery", err)
+	}
+	return it.delivery()
+}
+
+// DueDelivery is a pending delivery the due index holds as due.
+type DueDelivery struct {
+	survey.Delivery
+	dueSK string
+}
+
+// DueDeliveries reads a page of up to limit deliveries of a shard of the
+// due index that are due at now, earliest first, from start (nil: the
+// first page); next is nil after the last page. One Query (the index is
+// eventually consistent; Requeue's condition settles what it read stale).
+func (s *Store) DueDeliveries(ctx context.Context, shard int, now time.Time, start dynamo.PagingKey, limit int) (due []DueDelivery, next dynamo.PagingKey, err error) {
+	q := s.table.Get(AttrGSI2PK, DueKey(shard)).Index(IndexGSI2).
+		Range(AttrGSI2SK, dynamo.LessOrEqual, pad(now.UnixMilli())+"#~").SearchLimit(limit)
+	if start != nil {
+		q = q.StartFrom(start)
+	}
+	var items []deliveryItem
+	if next, err = q.AllWithLastEvaluatedKey(ctx, &items); err != nil {
+		return nil, nil, s.fail(fmt.Sprintf("query due deliveries of shard %d", shard), err)
+	}
+	due = make([]DueDelivery, 0, len(items))
+	for _, it := range items {
+		d, err := it.delivery()
+		if err != nil {
+			return nil, nil, err
+		}
+		due = append(due, DueDelivery{Delivery: d, dueSK: it.DueSK})
+	}
+	return due, next, nil
+}
+
+// Requeue moves a due delivery's place in the due index to next (when it
+// is looked at again, should the job about to be queued be lost): false
+// when it changed since it was read (another retrier run, an attempt, a
+// stale read of the index).
+func (s *Store) Requeue(ctx context.Context, d DueDelivery, next time.Time) (bool, error) {
+	sk := DeliverySK(d.Created, d.ResponseID)
+	err := s.table.Update(AttrPK, DeliveriesPK(d.WebhookID)).Range(AttrSK, sk).
+		If("GSI2SK = ?", d.dueSK).Set(AttrGSI2SK, DueSK(next, d.WebhookID, sk)).Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.fail("requeue delivery", err)
+	}
+	return true, nil
+}

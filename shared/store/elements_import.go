@@ -1,0 +1,35 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"surveyservice/shared/survey"
+)
+
+// ImportElements writes element documents (JSON, each holding its id) into
+// a survey of the account with the layout that places them, in batched
+// writes of 25 items, replacing the layout: for migrations, and for tests
+// and benchmarks that need surveys of hundreds of elements. Unlike
+// CreateElement it checks nothing; the caller vouches for the documents
+// and the layout (the survey's question_count is set from it).
+func (s *Store) ImportElements(ctx context.Context, aid, sid int64, l survey.Layout, docs map[int64]string) error {
+	items := make([]any, 0, len(docs)+1)
+	for id, doc := range docs {
+		items = append(items, elementItem{PK: SurveyPK(sid), SK: ElementSK(id), ID: id, Doc: doc})
+	}
+	lay, err := newLayoutItem(sid, aid, l)
+	if err != nil {
+		return err
+	}
+	items = append(items, lay)
+	if _, err := s.table.Batch().Write().Put(items...).Run(ctx); err != nil {
+		return s.fail(fmt.Sprintf("import elements of survey %d", sid), err)
+	}
+	err = s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).
+		Set("question_count", l.QuestionCount()).If("account_id = ?", aid).Run(ctx)
+	if err != nil {
+		return s.fail(fmt.Sprintf("count questions of survey %d", sid), err)
+	}
+	return nil
+}

@@ -1,0 +1,24 @@
+package survey
+
+import "time"
+
+// Breaker is where a webhook's circuit breaker stands: its consecutive
+// failed attempts, and while it is open, the time until which its
+// deliveries are not sent (then one probe goes; its success closes it).
+type Breaker struct {
+	Failures   int
+	OpenUntil  time.Time // zero: closed
+	ProbeUntil time.Time // a probe under way until then
+	// SlowUntil is set when an attempt outlasted the main lane's budget:
+	// until then the webhook's attempts are the slow lane's.
+	SlowUntil time.Time
+}
+
+// Suspect reports whether the webhook's attempts belong in the slow lane
+// at now: it failed lately, is paused, or was slow.
+func (b Breaker) Suspect(now time.Time) bool {
+	return b.Failures > 0 || !b.OpenUntil.IsZero() || now.Before(b.SlowUntil)
+}
+
+// Open reports whether the breaker holds deliveries back at now.
+func (b Breaker) Open(now time.Time) bool { return !b.OpenUntil.IsZero() && now.Before(b.OpenUntil) }
