@@ -25,7 +25,6 @@ import (
 	"surveyservice/functions/templates"
 	"surveyservice/functions/variables"
 	"surveyservice/infra/seed"
-	"surveyservice/internal/moto"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"

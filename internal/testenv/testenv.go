@@ -24,7 +24,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
-	"surveyservice/internal/moto"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
 	"surveyservice/shared/links"
