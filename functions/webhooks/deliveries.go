@@ -87,7 +87,7 @@ func (h handlers) deliveries() http.Handler {
 // the queue (202). A failed delivery gets one more attempt; a pending one
 // has its next attempt now instead of on its schedule (one chain: the job
 // claims the attempt the delivery is at). A delivery that succeeded is
-// final (409).
+// sent once more, as the contract's retry says.
 func (h handlers) retry() http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		did := r.PathValue("delivery_id")

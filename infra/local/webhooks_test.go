@@ -374,6 +374,16 @@ func TestWebhookRefusedAtDeliveryThenRetried(t *testing.T) {
 		ds := e.deliveries(t, wid)
 		return ds[0].Status == survey.DeliverySucceeded && ds[0].Attempts == 2
 	})
+	// A succeeded delivery is sent once more on the owner's retry
+	// (contract section 13), as one more attempt of the same delivery.
+	if code, body := e.do(t, "POST", fmt.Sprintf("/api/surveys/%d/webhooks/%d/deliveries/%s/retry/", e.sid, wid, d.ID), ""); code != 202 {
+		t.Fatalf("retry of a succeeded delivery = %d %s", code, body)
+	}
+	waitFor(t, 30*time.Second, "the resent delivery", func() bool { return len(rc.snapshot()) == 2 })
+	waitFor(t, 10*time.Second, "the log shows the second success", func() bool {
+		ds := e.deliveries(t, wid)
+		return ds[0].Status == survey.DeliverySucceeded && ds[0].Attempts == 3
+	})
 }
 
 // TestWebhookBurst: 1,000 responses at once make 1,000 deliveries; a

@@ -47,8 +47,6 @@ func dueShard(wid, rid int64) int {
 	return int(h.Sum32() % DueShards)
 }
 
-// ErrDeliverySucceeded refuses to send again a delivery that succeeded.
-var ErrDeliverySucceeded = survey.Errorf(survey.ECONFLICT, "The delivery has already succeeded.")
 
 // ClaimAttempt claims the next attempt of d, as a job queued when it had
 // d.Attempts attempts: false when the delivery moved on, is not pending,
@@ -115,24 +113,21 @@ func (s *Store) RecordAttempt(ctx context.Context, d survey.Delivery, seen int, 
 
 // RetryDelivery marks a delivery pending again, due now (the owner's
 // retry), and answers it as it now stands; the retrier looks at it again
-// at due should its job be lost. A delivery that succeeded is final:
-// ErrDeliverySucceeded (409); ENOTFOUND when it does not exist.
+// at due should its job be lost. A delivery that succeeded is sent again
+// too (contract section 13: the owner's retry sends it again now): no
+// chain of its own holds it any more, and the job's claim (attempts as
+// answered here) keeps racing retries to one attempt. ENOTFOUND when it
+// does not exist.
 func (s *Store) RetryDelivery(ctx context.Context, d survey.Delivery, due time.Time) (survey.Delivery, error) {
 	sk := DeliverySK(d.Created, d.ResponseID)
 	var it deliveryItem
 	err := s.table.Update(AttrPK, DeliveriesPK(d.WebhookID)).Range(AttrSK, sk).
-		If("attribute_exists(PK) AND $ <> ?", "status", string(survey.DeliverySucceeded)).
+		If("attribute_exists(PK)").
 		Set("status", string(survey.DeliveryPending)).Set("next_attempt_at", s.timestamp()).
 		Set(AttrGSI2PK, DueKey(dueShard(d.WebhookID, d.ResponseID))).Set(AttrGSI2SK, DueSK(due, d.WebhookID, sk)).
 		Value(ctx, &it)
 	if dynamo.IsCondCheckFailed(err) {
-		if d.Status == survey.DeliverySucceeded {
-			return survey.Delivery{}, ErrDeliverySucceeded
-		}
-		if _, err := s.Delivery(ctx, d.WebhookID, d.ID()); err != nil {
-			return survey.Delivery{}, err
-		}
-		return survey.Delivery{}, ErrDeliverySucceeded
+		return survey.Delivery{}, survey.ErrNotFound
 	}
 	if err != nil {
 		return survey.Delivery{}, s.fail("retry delivery", err)
