@@ -24,7 +24,7 @@ DDB_LOCAL_NPM := amplify-dynamodb-simulator@2.9.30
 DDB_LOCAL_SHA256 := 454305e9bc3e6ebcca5b62569869e31563b8d7e346474e94557b2600702146c7
 DDB_LOCAL_DIR := .cache/dynamodb-local-$(DDB_LOCAL_VERSION)
 
-.PHONY: all build run test vet fmt-check lint-template unit bench fuzz fuzz-brief load clean emulators java
+.PHONY: all build run test vet fmt-check lint-template unit axe-core bench bench-once fuzz fuzz-brief load clean emulators java
 
 all: build
 
@@ -67,8 +67,8 @@ $(DDB_LOCAL_DIR)/DynamoDBLocal.jar:
 run: emulators
 	$(GO) run ./infra/local
 
-## test: vet, gofmt, cfn-lint, every test (integration tests on DynamoDB Local and moto), brief fuzzing
-test: vet fmt-check lint-template unit fuzz-brief
+## test: vet, gofmt, cfn-lint, every test (integration tests on DynamoDB Local and moto), every benchmark once, brief fuzzing
+test: vet fmt-check lint-template unit bench-once fuzz-brief
 
 vet:
 	$(GO) vet ./...
@@ -86,8 +86,23 @@ lint-template:
 # every request through one SQLite thread in one process, and on this
 # 2-core machine shared with other work two binaries stalled on it for
 # minutes (settings, sweeper) that pass in 6 minutes with their own.
-unit: emulators
+unit: emulators axe-core
 	$(GO) test -count=1 ./...
+
+# The browser tests (infra/local) run axe-core in Chromium over every page
+# state; npm installs it under .cache/, git-ignored, never committed.
+AXE_VERSION := 4.14
+AXE_DIR := .cache/axe-core-$(AXE_VERSION)
+axe-core: $(AXE_DIR)/node_modules/axe-core/axe.min.js
+$(AXE_DIR)/node_modules/axe-core/axe.min.js:
+	@command -v npm >/dev/null || { echo "npm not found: the browser tests need axe-core $(AXE_VERSION) from the npm registry"; exit 1; }
+	npm install --silent --no-save --no-audit --no-fund --prefix $(AXE_DIR) axe-core@$(AXE_VERSION)
+
+# bench-once runs every benchmark once (-benchtime=1x), on a smaller seed
+# (BENCH_RESPONSES), so that `make bench` cannot rot unseen: a benchmark's
+# own checks (items read, calls made) fail `make test`.
+bench-once: emulators
+	BENCH_RESPONSES=1000 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x ./...
 
 # `make test` runs each fuzz target for a few seconds (a smoke run: CI's
 # budget is shared with everything else); `make fuzz` runs each for

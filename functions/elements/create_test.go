@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -323,4 +324,49 @@ func TestCreateInvalid(t *testing.T) {
 		})
 	}
 	unchanged(t, "refused creates", beforeOther, f.state(t, other))
+}
+
+// TestCreateTakesEveryPatchField: a field PATCH takes is never dropped on
+// create (issue 18, finding 12). Each body, sent to create, answers the
+// same element as an empty create followed by the same PATCH, and the
+// element stored is that one; the response-only fields of contract 6
+// (answer_required above all) and the appreciation fields included.
+func TestCreateTakesEveryPatchField(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	sid := f.newSurvey(t)
+	tests := []struct {
+		typ  int
+		body string
+	}{
+		{2, `"answer_required":true,"max_length":40`},
+		{3, `"vertical_choices":true,"answer_required":true,"randomize":true,"choices":[{"name":"A"},{"name":"B"}],"allow_multiple_select":true,"max_selectable_choices":2`},
+		{6, `"answer_required":true,"scale_min":1,"scale_max":5,"left_label":"no","right_label":"yes"`},
+		{9, `"share_link_active":true,"is_default":true,"link_active":true,"link_button_text":"Go on","link_type":2,"link":7,"reload_active":true,"reload_time":30`},
+		{12, `"answer_required":true,"rows":[{"name":"r"}],"columns":[{"name":"c"}]`},
+	}
+	// ignore are what two separate elements cannot share.
+	ignore := func(m map[string]any) map[string]any {
+		for _, k := range []string{"id", "order", "choices", "rows", "columns"} {
+			delete(m, k)
+		}
+		return m
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint("type ", tt.typ), func(t *testing.T) {
+			made := f.create(t, sid, fmt.Sprintf(`{"title":"E","type":%d,%s}`, tt.typ, tt.body))
+			plain := f.create(t, sid, fmt.Sprintf(`{"title":"E","type":%d}`, tt.typ))
+			r := f.do(t, "PATCH", itemPath(sid, idOf(t, plain)), "{"+tt.body+"}")
+			if r.code != 200 {
+				t.Fatalf("PATCH: %d %s", r.code, r.body)
+			}
+			patched := decode(t, r.body)
+			stored := f.get(t, sid, idOf(t, made))
+			sameMap(t, "create with the fields against create and PATCH", ignore(maps.Clone(made)), ignore(maps.Clone(patched)))
+			sameMap(t, "GET after create", ignore(stored), ignore(patched))
+			if tt.typ != 9 && made["answer_required"] != true {
+				t.Errorf("answer_required = %v after create with true", made["answer_required"])
+			}
+		})
+	}
 }

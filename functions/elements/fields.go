@@ -8,8 +8,8 @@ import (
 )
 
 // readFields applies the body's element fields to e, recording DRF errors
-// in f. On create the title is required (and the type, which the caller
-// reads); PATCH takes any of them.
+// in f. Create and PATCH take the same fields; on create the title is
+// required (and the type, which the caller reads).
 func readFields(f *api.Form, e *survey.Element, create bool) {
 	str := func(name string, max int, dst *string) {
 		if v, ok := f.String(name, api.Str{Max: max, AllowBlank: true}); ok {
@@ -78,9 +78,9 @@ func readFields(f *api.Form, e *survey.Element, create bool) {
 	boolean("description_active", &e.DescriptionActive)
 	str("description", survey.MaxElementDescription, &e.Description)
 	str("enter_text", survey.MaxElementEnterText, &e.EnterText)
-	if create {
-		return // the answer-only fields below are PATCH's alone (contract 6; section 10's are read by readAnswerFields)
-	}
+	// The response-only fields: create takes them as PATCH does (contract
+	// 6 as amended), so that a required question made in one call is
+	// required.
 	boolean("vertical_choices", &e.VerticalChoices)
 	boolean("answer_required", &e.AnswerRequired)
 	boolean("randomize", &e.Randomize)

@@ -65,3 +65,19 @@ func TestCreate(t *testing.T) {
 		t.Errorf("list has %d folders, want %d", n, len(steps)+1)
 	}
 }
+
+// A body that is not UTF-8 is refused whole, before anything is written,
+// rather than stored with U+FFFD in place of the bad byte (issue 18,
+// finding 13). The check is shared/api's, so every JSON route has it.
+func TestCreateRefusesInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	res := f.do("POST", "/api/folders/", "{\"name\": \"a\xffb\"}")
+	if res.code != 400 || res.body != `{"detail":"JSON parse error - invalid UTF-8 byte 0xff at offset 11"}` {
+		t.Fatalf("create: %v", res)
+	}
+	list := f.do("GET", "/api/folders/", "")
+	if list.code != 200 || list.body != "[]" {
+		t.Fatalf("list after the refused create: %v", list)
+	}
+}

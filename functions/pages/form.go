@@ -47,7 +47,7 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 		f := r.PostForm
 		p := newSurveyPage(v, r)
 		p.Config = cfg
-		p.QS, p.Code = f.Get("qs"), f.Get("code")
+		p.QS, p.Code, p.Served = f.Get("qs"), f.Get("code"), f.Get("served")
 		p.Variables = map[string]string{}
 		for name, vals := range f {
 			if n, ok := strings.CutPrefix(name, "var_"); ok && len(vals) > 0 {
@@ -67,7 +67,7 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 				writeSurveyMessage(w, r, http.StatusGone, v.Language, v.Name, p.T.Closed, c.Settings)
 				return nil
 			}
-			p.Errors, p.Form = messages(err, c.Elements), f
+			p.Errors, p.Form = messages(err, c.Elements, v.Language), f
 			p.Preview = c.Survey.IsTemplate
 			writeSurveyPage(w, r, api.Status(survey.ErrorCode(err)), renderSurvey(p), p.ThemeCSS, c.Settings)
 			return nil
@@ -76,12 +76,22 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 		if len(key) > survey.MaxIdempotencyKey {
 			return fail(survey.FieldError("idempotency_key", "Not a valid key."))
 		}
+		if err := tiedRanks(f, c); err != nil {
+			return fail(err)
+		}
 		req := responding.Request{Session: f.Get("session"), Answers: formAnswers(f, c), Variables: map[string]any{}}
 		for n, val := range p.Variables {
 			req.Variables[n] = val
 		}
 		if req.Session == "" {
-			started, err := responding.Start(ctx, st, sealer, slug, api.ClientIP(r), p.Code, p.QS, p.QS != "", now())
+			// The session starts when the page was served, if its sealed
+			// time came with the form: the time to respond counts from
+			// then, as it does with the script.
+			start := now()
+			if at, ok := openServed(ctx, sealer, c.Survey.ID, f.Get("served"), start); ok {
+				start = at
+			}
+			started, err := responding.Start(ctx, st, sealer, slug, api.ClientIP(r), p.Code, p.QS, p.QS != "", start)
 			if err != nil {
 				return fail(err)
 			}
@@ -188,22 +198,52 @@ func formAnswers(f map[string][]string, c store.SurveyCollection) map[string]jso
 	return out
 }
 
-// messages are an error's messages for the page: its detail, or each
-// field's messages, an answer's prefixed with its question's title.
-func messages(err error, elements map[int64]survey.Element) []string {
+// tiedRanks refuses a plain form's ranking whose choices do not each have
+// a rank of their own (every select left at 1, say): the order would be
+// the form's, not the responder's. The script's ranking sends an order;
+// the API's checks see only that.
+func tiedRanks(f map[string][]string, c store.SurveyCollection) error {
+	errs := map[string]any{}
+	for _, e := range c.Layout.QuestionElements(c.Elements) {
+		if e.Type != survey.TypeRanking {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, ch := range e.Choices {
+			s := f[fmt.Sprintf("r%d_%d", e.ID, ch.ID)]
+			if len(s) == 0 {
+				continue
+			}
+			if seen[s[0]] {
+				errs[strconv.FormatInt(e.ID, 10)] = []string{msgTiedRanks}
+				break
+			}
+			seen[s[0]] = true
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return &survey.Error{Code: survey.EINVALID, Fields: map[string]any{"answers": errs}}
+}
+
+// messages are an error's messages for the page, in its language: its
+// detail, or each field's messages, an answer's prefixed with its
+// question's title.
+func messages(err error, elements map[int64]survey.Element, lang string) []string {
 	var e *survey.Error
 	if !errors.As(err, &e) {
-		return []string{"Something went wrong."}
+		return []string{translate(lang, msgSomethingWrong)}
 	}
 	if len(e.Fields) == 0 {
-		return []string{e.Detail}
+		return []string{translate(lang, e.Detail)}
 	}
 	var out []string
 	var walk func(prefix string, v any)
 	walk = func(prefix string, v any) {
 		switch x := v.(type) {
 		case string:
-			out = append(out, prefix+x)
+			out = append(out, prefix+translate(lang, x))
 		case []any:
 			for _, s := range x {
 				walk(prefix, s)
@@ -231,7 +271,7 @@ func messages(err error, elements map[int64]survey.Element) []string {
 		walk("", plain)
 	}
 	if len(out) == 0 {
-		out = append(out, "Something went wrong.")
+		out = append(out, translate(lang, msgSomethingWrong))
 	}
 	return out
 }

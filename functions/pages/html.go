@@ -71,8 +71,11 @@ func (d *doc) head(p page) {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>%s</title>
+<meta name="description" content="%s">
+<link rel="icon" href="%s" type="image/svg+xml">
 <link rel="stylesheet" href="%s">
-`, text(p.Lang), text(p.Dir), text(p.Title), text(assetNames["app.css"]))
+<script src="%s"></script>
+`, text(p.Lang), text(p.Dir), text(p.Title), text(p.description()), text(assetNames["favicon.svg"]), text(assetNames["app.css"]), text(assetNames["boot.js"]))
 	if p.OEmbed != "" {
 		d.w("<link rel=\"alternate\" type=\"application/json+oembed\" href=\"%s\" title=\"%s\">\n", text(p.OEmbed), text(p.Title))
 	}
@@ -100,22 +103,30 @@ func renderSurvey(p surveyPage) []byte {
 	if p.Preview {
 		d.w("<p class=\"preview\" id=\"preview\" role=\"note\">%s</p>\n", text(p.T.Preview))
 	}
-	d.w(`<form id="survey" method="post" action="%s" novalidate data-slug="%s" data-duration="%s" data-hide-next="%s" data-hide-prev="%s" data-hide-progress="%s"%s>
+	d.w(`<form id="survey" method="post" action="%s" novalidate data-slug="%s" data-duration="%s" data-hide-next="%s" data-hide-prev="%s" data-hide-progress="%s" data-msg-required="%s" data-msg-ties="%s" data-messages="%s"%s>
 <input type="hidden" name="idempotency_key" value="%s">
 <input type="hidden" name="session" value="%s">
 <input type="hidden" name="qs" value="%s">
-`, text(p.Action), text(s.URLSlug), num(p.DurationSeconds), flag(s.HideNextButton), flag(s.HidePreviousButton), flag(s.HideProgressbar), formData16(p),
-		text(p.IdempotencyKey), text(p.Session), text(p.QS))
+<input type="hidden" name="served" value="%s">
+`, text(p.Action), text(s.URLSlug), num(p.DurationSeconds), flag(s.HideNextButton), flag(s.HidePreviousButton), flag(s.HideProgressbar),
+		text(translate(p.Lang, survey.MsgAnswerRequired)), text(translate(p.Lang, msgTiedRanks)), text(messagesJSON(p.Lang)), formData16(p),
+		text(p.IdempotencyKey), text(p.Session), text(p.QS), text(p.Served))
 	for _, k := range sortedKeys(p.Variables) {
 		d.w("<input type=\"hidden\" name=\"var_%s\" value=\"%s\">\n", text(k), text(p.Variables[k]))
 	}
 	d.w(`<div id="errors" class="errors" role="alert" tabindex="-1">`)
 	for _, e := range p.Errors {
-		d.w("<p>%s</p>", text(e))
+		d.w("<p dir=\"auto\">%s</p>", text(e))
 	}
 	d.w("</div>\n<p id=\"timer\" class=\"timer\" hidden data-label=\"%s\"></p>\n", text(p.T.TimeLeft))
 	if !s.HideProgressbar {
-		d.w("<progress id=\"progress\" class=\"progress\" max=\"%s\" value=\"0\" hidden aria-label=\"%s\"></progress>\n", num(len(s.Questions)), text(p.T.Progress))
+		// Shown from the start when the first page is a question page,
+		// so that the script showing it moves nothing.
+		hidden := markup(" hidden")
+		if len(s.Welcome) == 0 && !s.CodeAuth && len(s.Questions) > 0 {
+			hidden = ""
+		}
+		d.w("<progress id=\"progress\" class=\"progress\" max=\"%s\" value=\"0\"%s aria-label=\"%s\"></progress>\n", num(len(s.Questions)), hidden, text(p.T.Progress))
 	}
 	for _, w := range s.Welcome {
 		d.w("<section class=\"page welcome\" data-page=\"welcome\"%s>\n<h2>%s</h2>", enterText(w), text(w.Title))
@@ -134,9 +145,9 @@ func renderSurvey(p surveyPage) []byte {
 `, text(p.T.Code), text(p.Code))
 	}
 	for i, pg := range s.Questions {
-		d.w("<section class=\"page questions\" data-page=\"%s\">\n", num(i))
+		d.w("<section class=\"page questions\" data-page=\"%s\" data-auto=\"%s\">\n", num(i), flag(picksMoveOn(pg)))
 		for _, q := range pg {
-			d.question(q, p.Form)
+			d.question(q, p.Form, p.T)
 		}
 		d.w("</section>\n")
 	}
@@ -160,18 +171,45 @@ func renderSurvey(p surveyPage) []byte {
 }
 
 // legend opens a question's fieldset with its legend.
-func (d *doc) legend(q survey.ElementView, class markup) {
+func (d *doc) legend(q survey.ElementView, class markup, t texts) {
 	if q.VerticalChoices {
 		class += " vertical"
 	}
-	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\">\n<legend class=\"qt\">%s%s</legend>\n", class, num(q.ID), num(int64(q.Type)), text(q.Title), required(q))
+	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\" data-required=\"%s\">\n<legend class=\"qt\">%s%s</legend>\n", class, num(q.ID), num(int64(q.Type)), flag(q.AnswerRequired), text(q.Title), required(q, t))
 }
 
-func required(q survey.ElementView) markup {
+// required marks a required question's title: a star to the eye, and to a
+// screen reader the word (the controls that can also carry required).
+func required(q survey.ElementView, t texts) markup {
 	if q.AnswerRequired {
-		return ` <span aria-hidden="true">*</span>`
+		return ` <span aria-hidden="true">*</span><span class="sr">` + text(" ("+t.Required+")") + `</span>`
 	}
 	return ""
+}
+
+// req is the required attribute of a required question's controls.
+func req(q survey.ElementView) markup {
+	if q.AnswerRequired {
+		return " required"
+	}
+	return ""
+}
+
+// picksMoveOn reports whether, with hide_next_button, a page can go on
+// without its Next button: its one question is answered by one pick
+// (single choice, scale, rating), which moves on by itself. Any other page
+// keeps its button, or a responder could not leave it.
+func picksMoveOn(pg []survey.ElementView) bool {
+	if len(pg) != 1 {
+		return false
+	}
+	switch q := pg[0]; q.Type {
+	case survey.TypeMultipleChoice, survey.TypePictureChoice:
+		return !q.AllowMultipleSelect
+	case survey.TypeOpinionScale, survey.TypeRating:
+		return true
+	}
+	return false
 }
 
 // question writes one question's inputs: a native control for each type,
@@ -179,7 +217,7 @@ func required(q survey.ElementView) markup {
 //
 // form holds the values a plain form sent, when it is shown again with its
 // errors: what the responder chose stays chosen.
-func (d *doc) question(q survey.ElementView, form url.Values) {
+func (d *doc) question(q survey.ElementView, form url.Values, t texts) {
 	id := q.ID
 	has := func(name string, v int64) bool { return slices.Contains(form[name], strconv.FormatInt(v, 10)) }
 	checked := func(name string, v int64) markup {
@@ -191,19 +229,19 @@ func (d *doc) question(q survey.ElementView, form url.Values) {
 	name := fmt.Sprintf("a%d", id)
 	switch q.Type {
 	case survey.TypeText:
-		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"2\">\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n", num(id), num(id), text(q.Title), required(q))
+		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"2\" data-required=\"%s\">\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n", num(id), flag(q.AnswerRequired), num(id), text(q.Title), required(q, t))
 		if q.Description != "" {
 			d.w("<p class=\"qd\">%s</p>\n", text(q.Description))
 		}
-		d.w("<textarea id=\"a%s\" name=\"a%s\" rows=\"3\" maxlength=\"%s\">%s</textarea>\n</div>\n", num(id), num(id), num(q.MaxLength), text(form.Get(name)))
+		d.w("<textarea id=\"a%s\" name=\"a%s\" rows=\"3\" maxlength=\"%s\"%s>%s</textarea>\n</div>\n", num(id), num(id), num(q.MaxLength), req(q), text(form.Get(name)))
 	case survey.TypeMultipleChoice, survey.TypePictureChoice:
-		d.legend(q, "")
-		kind := markup("radio")
+		d.legend(q, "", t)
+		kind, must := markup("radio"), req(q)
 		if q.AllowMultipleSelect {
-			kind = "checkbox"
+			kind, must = "checkbox", "" // required on a checkbox would mean that one
 		}
 		for _, c := range q.Choices {
-			d.w("<label class=\"choice\"><input type=\"%s\" name=\"a%s\" value=\"%s\"%s>", kind, num(id), num(c.ID), checked(name, c.ID))
+			d.w("<label class=\"choice\"><input type=\"%s\" name=\"a%s\" value=\"%s\"%s%s>", kind, num(id), num(c.ID), checked(name, c.ID), must)
 			if c.ImageURL != nil && *c.ImageURL != "" {
 				d.w("<img src=\"%s\" alt=\"\" class=\"pic\">", text(*c.ImageURL))
 			}
@@ -211,7 +249,7 @@ func (d *doc) question(q survey.ElementView, form url.Values) {
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeRanking:
-		d.legend(q, " rank")
+		d.legend(q, " rank", t)
 		for i, c := range q.Choices {
 			d.w("<label class=\"choice rank-item\"><span>%s</span>\n<select name=\"r%s_%s\" data-choice=\"%s\">", text(c.Name), num(id), num(c.ID), num(c.ID))
 			rank := fmt.Sprintf("r%d_%d", id, c.ID)
@@ -234,20 +272,27 @@ func (d *doc) question(q survey.ElementView, form url.Values) {
 		if q.Type == survey.TypeRating {
 			lo, hi, suffix, class = 1, q.RatingMax, "★", " rating"
 		}
-		d.legend(q, class)
+		d.legend(q, class, t)
 		d.w("<div class=\"row\">")
-		if q.LeftLabel != nil && q.Type == survey.TypeOpinionScale {
-			d.w("<span class=\"lbl\">%s</span>", text(*q.LeftLabel))
-		}
 		for v := lo; v <= hi && v-lo <= 100; v++ {
-			d.w("<label class=\"pill\"><input type=\"radio\" name=\"a%s\" value=\"%s\"%s><span>%s%s</span></label>", num(id), num(v), checked(name, v), num(v), suffix)
+			d.w("<label class=\"pill\"><input type=\"radio\" name=\"a%s\" value=\"%s\"%s%s><span>%s%s</span></label>", num(id), num(v), checked(name, v), req(q), num(v), suffix)
 		}
-		if q.RightLabel != nil && q.Type == survey.TypeOpinionScale {
-			d.w("<span class=\"lbl\">%s</span>", text(*q.RightLabel))
+		d.w("</div>\n")
+		// The end labels on a row of their own, under the scale's two
+		// ends, wherever the scale wraps.
+		if q.Type == survey.TypeOpinionScale && (q.LeftLabel != nil || q.RightLabel != nil) {
+			left, right := "", ""
+			if q.LeftLabel != nil {
+				left = *q.LeftLabel
+			}
+			if q.RightLabel != nil {
+				right = *q.RightLabel
+			}
+			d.w("<div class=\"ends\"><span class=\"lbl\">%s</span><span class=\"lbl\">%s</span></div>\n", text(left), text(right))
 		}
-		d.w("</div>\n</fieldset>\n")
+		d.w("</fieldset>\n")
 	case survey.TypeDropdown:
-		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"10\">\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n<select id=\"a%s\" name=\"a%s\"><option value=\"\">—</option>", num(id), num(id), text(q.Title), required(q), num(id), num(id))
+		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"10\" data-required=\"%s\">\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n<select id=\"a%s\" name=\"a%s\"%s><option value=\"\">—</option>", num(id), flag(q.AnswerRequired), num(id), text(q.Title), required(q, t), num(id), num(id), req(q))
 		for _, c := range q.Choices {
 			sel := markup("")
 			if has(name, c.ID) {
@@ -257,7 +302,7 @@ func (d *doc) question(q survey.ElementView, form url.Values) {
 		}
 		d.w("</select>\n</div>\n")
 	case survey.TypeMatrix:
-		d.legend(q, " matrix")
+		d.legend(q, " matrix", t)
 		for _, r := range q.Rows {
 			d.w("<fieldset class=\"mrow\" data-row=\"%s\"><legend>%s</legend>\n", num(r.ID), text(r.Name))
 			for _, c := range q.Columns {

@@ -35,7 +35,7 @@ func TestRenderEscapes(t *testing.T) {
 	if p.ThemeCSS != ":root{--q:#123456;}" {
 		t.Errorf("theme CSS %q", p.ThemeCSS)
 	}
-	chart := barChart([]string{evil}, []int64{3})
+	chart := barChart(0, evil, []string{evil}, []int64{3}, false)
 	if strings.Contains(chart, "<script>") {
 		t.Errorf("the chart holds a script: %s", chart)
 	}

@@ -34,7 +34,7 @@ func New(st Store, sealer responding.Sealer, now func() time.Time, opts ...Optio
 	}
 	rt := api.NewRouter(nil)
 	page := api.Route{Path: "/s/{url_slug}/", Name: "Responder Page", Public: true}
-	rt.Handle(page.With("GET"), handleSurvey(st, now, cfg))
+	rt.Handle(page.With("GET"), handleSurvey(st, sealer, now, cfg))
 	rt.Handle(page.With("POST"), handleForm(st, sealer, now, cfg))
 	rt.Handle(api.Route{Method: "GET", Path: "/s/{url_slug}/sheet/{sheet_token}/", Name: "Answer Sheet", Public: true}, handleSheet(st, sealer, now))
 	rt.Handle(api.Route{Method: "GET", Path: "/r/{report_code}/", Name: "Report Page", Public: true}, handleReport(st))

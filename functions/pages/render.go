@@ -38,11 +38,20 @@ const notFramed = "'none'"
 // page is what every page template reads.
 type page struct {
 	Lang, Dir, Title string
-	ThemeCSS         string
-	T                texts
-	Message          string
+	// Description is the page's meta description; the title when empty.
+	Description string
+	ThemeCSS    string
+	T           texts
+	Message     string
 	// OEmbed is the page's oEmbed address (discovery link), or "".
 	OEmbed string
+}
+
+func (p page) description() string {
+	if p.Description != "" {
+		return p.Description
+	}
+	return p.Title
 }
 
 // writePage answers a rendered page with status, under the policy; it is
@@ -111,16 +120,36 @@ func newPage(lang, title string) page {
 var hexColor = regexp.MustCompile(`^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$`)
 
 // themeCSS is the survey's theme as CSS custom properties; a color that is
-// not a plain hex color is left out, so no theme can write other CSS.
+// not a plain hex color is left out, so no theme can write other CSS. Each
+// color is made readable where the page draws it (contrast.go): question
+// text on the background and on the white question boxes, answer text on
+// the boxes, white button text on the button color, and the accent (focus
+// ring, radio, chart bars) as a control on white.
 func themeCSS(t survey.Theme) string {
 	var b strings.Builder
-	for _, c := range []struct{ name, value string }{
-		{"--bg", t.BackgroundColor}, {"--q", t.QuestionColor}, {"--a", t.AnswerColor},
-		{"--btn", t.ButtonColor}, {"--accent", t.AccentColor},
+	bg, hasBg := parseHex(t.BackgroundColor)
+	if !hasBg {
+		bg = rgb{0xf7, 0xf7, 0xf9} // app.css's --bg
+	}
+	for _, c := range []struct {
+		name, value string
+		ratio       float64
+		against     []rgb
+	}{
+		{"--bg", t.BackgroundColor, 0, nil},
+		{"--q", t.QuestionColor, 4.5, []rgb{bg, white}},
+		{"--a", t.AnswerColor, 4.5, []rgb{white}},
+		{"--btn", t.ButtonColor, 4.5, []rgb{white}},
+		{"--accent", t.AccentColor, 3, []rgb{white}},
 	} {
-		if hexColor.MatchString(c.value) {
-			b.WriteString(c.name + ":" + c.value + ";")
+		v, ok := parseHex(c.value)
+		if !ok {
+			continue
 		}
+		if c.against != nil {
+			v = readable(v, c.ratio, c.against...)
+		}
+		b.WriteString(c.name + ":" + v.hex() + ";")
 	}
 	if b.Len() == 0 {
 		return ""
@@ -130,7 +159,7 @@ func themeCSS(t survey.Theme) string {
 
 // texts are the page's own words in the survey's language.
 type texts struct {
-	Next, Previous, Submit, Code, Progress, Thanks, TimeUp, TimeLeft, Closed, Responses, Average, Report string
+	Next, Previous, Submit, Code, Progress, Thanks, TimeUp, TimeLeft, Closed, Responses, Average, Report, Required string
 	// The answer sheet's (contract section 15).
 	Score, YourAnswer, CorrectAnswer, Right, Wrong, SeeSheet string
 	// Preview is the notice of a template survey's page (contract section 17).
@@ -140,17 +169,17 @@ type texts struct {
 var textsByLang = map[string]texts{
 	"en": {Next: "Next", Previous: "Previous", Submit: "Submit", Code: "Your code", Progress: "Progress",
 		Thanks: "Thank you! Your response was recorded.", TimeUp: "The time to respond has ended.", TimeLeft: "Time left",
-		Closed: "This survey is closed.", Responses: "Responses", Average: "Average", Report: "Report",
+		Closed: "This survey is closed.", Responses: "Responses", Average: "Average", Report: "Report", Required: "required",
 		Score: "Score", YourAnswer: "Your answer", CorrectAnswer: "Correct answer", Right: "right", Wrong: "wrong", SeeSheet: "See your answer sheet",
 		Preview: "This is a preview: answers are not saved."},
 	"fa": {Next: "بعدی", Previous: "قبلی", Submit: "ارسال", Code: "کد شما", Progress: "پیشرفت",
 		Thanks: "سپاس! پاسخ شما ثبت شد.", TimeUp: "زمان پاسخ‌دهی به پایان رسیده است.", TimeLeft: "زمان باقی‌مانده",
-		Closed: "این پرسش‌نامه بسته است.", Responses: "پاسخ‌ها", Average: "میانگین", Report: "گزارش",
+		Closed: "این پرسش‌نامه بسته است.", Responses: "پاسخ‌ها", Average: "میانگین", Report: "گزارش", Required: "الزامی",
 		Score: "نمره", YourAnswer: "پاسخ شما", CorrectAnswer: "پاسخ درست", Right: "درست", Wrong: "نادرست", SeeSheet: "دیدن پاسخ‌نامه",
 		Preview: "این یک پیش‌نمایش است: پاسخ‌ها ذخیره نمی‌شوند."},
 	"ar": {Next: "التالي", Previous: "السابق", Submit: "إرسال", Code: "رمزك", Progress: "التقدم",
 		Thanks: "شكرًا! تم تسجيل إجابتك.", TimeUp: "انتهى وقت الإجابة.", TimeLeft: "الوقت المتبقي",
-		Closed: "هذا الاستبيان مغلق.", Responses: "الإجابات", Average: "المتوسط", Report: "تقرير",
+		Closed: "هذا الاستبيان مغلق.", Responses: "الإجابات", Average: "المتوسط", Report: "تقرير", Required: "مطلوب",
 		Score: "الدرجة", YourAnswer: "إجابتك", CorrectAnswer: "الإجابة الصحيحة", Right: "صحيحة", Wrong: "خاطئة", SeeSheet: "عرض ورقة الإجابات",
 		Preview: "هذه معاينة: لا يتم حفظ الإجابات."},
 }

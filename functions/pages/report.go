@@ -3,6 +3,7 @@ package pages
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/store"
@@ -47,7 +48,7 @@ func handleReport(st Store) http.Handler {
 		lang, _ := survey.LanguageCode(c.Survey.Language)
 		p := reportPage{page: newPage(lang, c.Survey.Name+" — "+textsFor(lang).Report)}
 		p.ThemeCSS = themeCSS(c.Survey.Theme)
-		p.Report = buildReport(c, agg)
+		p.Report = buildReport(c, agg, p.Dir == "rtl")
 		writePage(w, r, http.StatusOK, renderReport(p), p.ThemeCSS)
 		return nil
 	})
@@ -55,7 +56,7 @@ func handleReport(st Store) http.Handler {
 
 // buildReport draws a chart for each question with show_charts, in survey
 // order.
-func buildReport(c store.SurveyCollection, agg store.Aggregate) report {
+func buildReport(c store.SurveyCollection, agg store.Aggregate, rtl bool) report {
 	rep := report{Count: agg.Responses}
 	for _, e := range c.Layout.QuestionElements(c.Elements) {
 		if !e.ShowCharts {
@@ -88,30 +89,63 @@ func buildReport(c store.SurveyCollection, agg store.Aggregate) report {
 		default:
 			continue
 		}
-		ch.SVG = markup(barChart(labels, counts)) // written by doc.w: escaped text and numbers
+		ch.SVG = markup(barChart(len(rep.Charts), e.Title, labels, counts, rtl)) // written by doc.w: escaped text and numbers
 		rep.Charts = append(rep.Charts, ch)
 	}
 	return rep
 }
 
-// barChart draws horizontal bars, one a label, each with its count. The
-// SVG has no style attributes (the page's CSS styles it) and its text is
-// escaped.
-func barChart(labels []string, counts []int64) string {
-	const rowH, labelW, barW, width = 28, 160, 240, 460
+// Chart geometry, in the SVG's units. The SVG is drawn at most
+// chartMaxWidth CSS pixels wide (app.css) and shrinks with a phone's
+// screen; at 340 units its 12-unit text stays at 12 px or more down to a
+// 390 px phone's chart.
+const (
+	chartWidth  = 340
+	chartLabelW = 124 // the labels' column
+	chartValueW = 40  // the counts' column, beyond the longest bar
+	chartRowH   = 28
+	chartLabel  = 18 // characters of a label drawn; the whole is in the description
+)
+
+// barChart draws horizontal bars, one a label, each with its count. It
+// is an image with a name and a description that reads every count (a
+// screen reader reads those, not the drawing). On a right-to-left page it
+// is drawn mirrored: labels on the right, bars growing leftward, counts
+// past their ends. The SVG has no style attributes (the page's CSS styles
+// it) and its text is escaped.
+func barChart(n int, title string, labels []string, counts []int64, rtl bool) string {
 	var max int64 = 1
-	for _, n := range counts {
-		max = maxInt(max, n)
+	for _, c := range counts {
+		max = maxInt(max, c)
 	}
+	barW := chartWidth - chartLabelW - chartValueW
 	var d doc
-	h := rowH*len(labels) + 4
-	d.w(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" role="img">`, num(width), num(h))
+	h := chartRowH*len(labels) + 4
+	dir := markup("ltr")
+	if rtl {
+		dir = "rtl"
+	}
+	var desc []string
 	for i, l := range labels {
-		y := i*rowH + 2
+		desc = append(desc, fmt.Sprintf("%s: %d", l, counts[i]))
+	}
+	d.w(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" role="img" direction="%s" aria-labelledby="chart%s-t chart%s-d">`,
+		num(chartWidth), num(h), dir, num(n), num(n))
+	d.w(`<title id="chart%s-t">%s</title><desc id="chart%s-d">%s</desc>`, num(n), text(title), num(n), text(strings.Join(desc, "; ")))
+	for i, l := range labels {
+		y := i*chartRowH + 2
 		w := int(int64(barW) * counts[i] / max)
-		d.w(`<g class="item"><text x="0" y="%s" class="label">%s</text>`, num(y+18), text(truncate(l, 24)))
-		d.w(`<rect class="bar" x="%s" y="%s" width="%s" height="20" rx="3"><title>%s: %s</title></rect>`, num(labelW), num(y+2), num(w), text(l), num(counts[i]))
-		d.w(`<text x="%s" y="%s" class="value">%s</text></g>`, num(labelW+w+6), num(y+18), num(counts[i]))
+		// In the SVG's direction, text-anchor start is the text's left
+		// edge (ltr) or its right edge (rtl).
+		// Labels stand 2 units in from the edge: a glyph's side bearing
+		// may reach past its anchor.
+		labelX, barX, valueX := 2, chartLabelW, chartLabelW+w+6
+		if rtl {
+			labelX, barX, valueX = chartWidth-2, chartWidth-chartLabelW-w, chartWidth-chartLabelW-w-6
+		}
+		d.w(`<g class="item"><text x="%s" y="%s" class="label">%s</text>`, num(labelX), num(y+18), text(truncate(l, chartLabel)))
+		d.w(`<rect class="bar" x="%s" y="%s" width="%s" height="20" rx="3"></rect>`, num(barX), num(y+2), num(w))
+		d.w(`<text x="%s" y="%s" class="value">%s</text></g>`, num(valueX), num(y+18), num(counts[i]))
 	}
 	d.w(`</svg>`)
 	return string(d.bytes())

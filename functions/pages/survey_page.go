@@ -1,25 +1,31 @@
 package pages
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"time"
 
 	"surveyservice/shared/api"
+	"surveyservice/shared/links"
+	"surveyservice/shared/responding"
 	"surveyservice/shared/survey"
 )
 
 // surveyPage is what the survey template reads.
 type surveyPage struct {
 	page
-	Survey          survey.ResponderSurvey
-	Action          string
-	IdempotencyKey  string
-	Session, QS     string
+	Survey         survey.ResponderSurvey
+	Action         string
+	IdempotencyKey string
+	Session, QS    string
+	// Served is the time the page was served, sealed (servedToken).
+	Served          string
 	Code            string
 	Variables       map[string]string
 	DurationSeconds int64
@@ -37,7 +43,7 @@ type surveyPage struct {
 // survey's item collection as the JSON view, and one view counted (GET
 // only). Unknown or trashed surveys answer a 404 page; closed or stopped
 // ones a 410 page.
-func handleSurvey(st Store, now func() time.Time, cfg Config) http.Handler {
+func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg Config) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		c, ok := liveSurvey(w, r, st, st.SurveyIDBySlug, r.PathValue("url_slug"))
@@ -57,11 +63,45 @@ func handleSurvey(st Store, now func() time.Time, cfg Config) http.Handler {
 		}
 		p := newSurveyPage(v, r)
 		p.Config = cfg
+		if v.RespondingDuration != nil {
+			// The session of a plain form starts now, not when it is sent.
+			served, err := sealServed(ctx, sealer, sid, now())
+			if err != nil {
+				return err
+			}
+			p.Served = served
+		}
 		p.Preview = c.Survey.IsTemplate
 		p.OEmbed = oembedLink(r, v.URLSlug)
 		writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS, c.Settings)
 		return nil
 	})
+}
+
+// sealServed seals the time a page is served, for its plain form.
+func sealServed(ctx context.Context, sealer responding.Sealer, sid int64, at time.Time) (string, error) {
+	return sealer.SealFor(ctx, links.PurposeServed, sid, strconv.AppendInt(nil, at.UnixMicro(), 10))
+}
+
+// openServed is the time a plain form's page was served, when its sealed
+// time opens for the survey and is not in the future; else ok is false.
+func openServed(ctx context.Context, sealer responding.Sealer, sid int64, token string, now time.Time) (time.Time, bool) {
+	if token == "" {
+		return time.Time{}, false
+	}
+	plain, err := sealer.OpenFor(ctx, links.PurposeServed, sid, token)
+	if err != nil {
+		return time.Time{}, false
+	}
+	us, err := strconv.ParseInt(string(plain), 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	at := time.UnixMicro(us)
+	if at.After(now) {
+		return time.Time{}, false
+	}
+	return at, true
 }
 
 // newSurveyPage is the page of an open survey for the request: its link

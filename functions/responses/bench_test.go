@@ -157,20 +157,23 @@ func BenchmarkResponses(b *testing.B) {
 			b.Errorf("%d items read a request, want %d", items/int64(b.N), wantItems)
 		}
 	}
-	b.Run("first-page", func(b *testing.B) { run(b, listPath(f.sid)+"?page_size=100", 100, nil) })
-	b.Run("deep-page", func(b *testing.B) { run(b, deep, 100, nil) })
-	b.Run("csv-page-1000", func(b *testing.B) { run(b, listPath(f.sid)+"?format=csv&page_size=1000", 1000, nil) })
+	// A page reads its items and one more, the look-ahead that tells
+	// whether a next page exists (none past the last response).
+	read := func(size int) int { return min(size+1, n) }
+	b.Run("first-page", func(b *testing.B) { run(b, listPath(f.sid)+"?page_size=100", read(100), nil) })
+	b.Run("deep-page", func(b *testing.B) { run(b, deep, read(100), nil) })
+	b.Run("csv-page-1000", func(b *testing.B) { run(b, listPath(f.sid)+"?format=csv&page_size=1000", read(1000), nil) })
 	table := tablePath(f.sid) + "?page_size=100&page="
 	middle := max(n/200, 2)
 	b.Run("results-table-middle-page-cold", func(b *testing.B) {
 		// A fresh handler each time: no page start is known.
-		run(b, table+strconv.Itoa(middle), middle*100, func() {
+		run(b, table+strconv.Itoa(middle), middle*100+1, func() {
 			h = responses.New(api.NewAuthenticator(f.st), st, testenv.Sealer(b), testenv.Exports(b), f.jobs.Queue, f.clk.Now)
 			serve(h, "GET", listPath(f.sid)+"?page_size=1", f.key) // warm the key cache
 		})
 	})
 	b.Run("results-table-middle-page-in-turn", func(b *testing.B) {
-		run(b, table+strconv.Itoa(middle), 100, func() { serve(h, "GET", table+strconv.Itoa(middle-1), f.key) })
+		run(b, table+strconv.Itoa(middle), 101, func() { serve(h, "GET", table+strconv.Itoa(middle-1), f.key) })
 	})
 }
 

@@ -23,7 +23,7 @@ var _ Store = (*store.Store)(nil)
 
 // Sealer seals personalised links; *links.Sealer implements it.
 type Sealer interface {
-	Seal(ctx context.Context, surveyID int64, payloads []links.Payload) ([]string, error)
+	SealEach(ctx context.Context, surveyID int64, payloads []links.Payload, each func(i int, token []byte)) error
 }
 
 var (

@@ -265,29 +265,9 @@ func urlsPrefix(base string) string {
 	return quoted[:len(quoted)-1]
 }
 
-// urlsJSON writes {"urls": [...]} directly: the tokens are URL-safe base64,
-// and the base is escaped once, in prefix (urlsPrefix).
-func urlsJSON(prefix string, tokens []string) json.RawMessage {
-	size := len(`{"urls":[]}`) + max(len(tokens)-1, 0)
-	for _, t := range tokens {
-		size += len(prefix) + len(t) + 1
-	}
-	out := make([]byte, 0, size)
-	out = append(out, `{"urls":[`...)
-	for i, t := range tokens {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, prefix...)
-		out = append(out, t...)
-		out = append(out, '"')
-	}
-	out = append(out, "]}"...)
-	return out
-}
-
-// urlsJSONLen is the length of urlsJSON's answer for the tokens of
-// payloads, computed before they are sealed.
+// urlsJSONLen is the length of the answer {"urls": [...]} for the tokens
+// of payloads, computed before they are sealed: the tokens are URL-safe
+// base64, and the base is escaped once, in prefix (urlsPrefix).
 func urlsJSONLen(prefix string, payloads []links.Payload) int {
 	n := len(`{"urls":[]}`) + max(len(payloads)-1, 0)
 	for _, p := range payloads {

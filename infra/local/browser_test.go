@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -49,42 +50,82 @@ func screenshots(t *testing.T) string {
 	return shotsDir
 }
 
-// browser starts a fresh headless Chromium (its own profile, no network
-// beyond the test server) and answers a context of one tab.
+// shared is the one headless Chromium of the test binary: each test opens
+// tabs in it (a browser start costs seconds of the two cores). Chromium
+// dies with the test process (chromedp sets Pdeathsig); its profile folder
+// is named for the process, and profiles of processes gone are removed.
+var shared struct {
+	once sync.Once
+	ctx  context.Context
+	err  error
+}
+
+func sharedBrowser(t *testing.T) context.Context {
+	t.Helper()
+	shared.once.Do(func() {
+		if _, err := os.Stat(chromiumPath); err != nil {
+			shared.err = fmt.Errorf("chromium is required at %s (apt-get install chromium): %w", chromiumPath, err)
+			return
+		}
+		removeStaleProfiles()
+		profile := filepath.Join(os.TempDir(), fmt.Sprintf("%s%d", profilePrefix, os.Getpid()))
+		opts := []chromedp.ExecAllocatorOption{
+			chromedp.ExecPath(chromiumPath),
+			chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
+			chromedp.Flag("no-first-run", true), chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-renderer-backgrounding", true), chromedp.Flag("disable-background-timer-throttling", true),
+			chromedp.UserDataDir(profile), chromedp.WindowSize(390, 844),
+		}
+		actx, _ := chromedp.NewExecAllocator(context.Background(), opts...)
+		shared.ctx, _ = chromedp.NewContext(actx)
+		shared.err = chromedp.Run(shared.ctx) // starts the browser
+	})
+	if shared.err != nil {
+		t.Fatalf("start chromium: %v", shared.err)
+	}
+	return shared.ctx
+}
+
+const profilePrefix = "survey-pages-chromium-"
+
+// removeStaleProfiles removes the profiles of test processes that ended.
+func removeStaleProfiles() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), profilePrefix+"*"))
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(d), profilePrefix))
+		if err != nil {
+			continue
+		}
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); os.IsNotExist(err) {
+			_ = os.RemoveAll(d)
+		}
+	}
+}
+
+// browser opens a tab of the shared browser, closed when the test ends,
+// with a phone's screen, and the page's scripts on or off.
 func browser(t *testing.T, scripts bool) context.Context {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Fatalf("chromium is required at %s (apt-get install chromium): %v", chromiumPath, err)
-	}
-	profile, err := os.MkdirTemp("", "chromium-profile-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("no-first-run", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true),
-		chromedp.UserDataDir(profile), chromedp.WindowSize(390, 844), // a phone's screen
-	}
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel2 := chromedp.NewContext(actx)
-	t.Cleanup(func() {
-		// Close the browser and wait for it, then drop its profile.
-		_ = chromedp.Cancel(ctx)
-		cancel2()
-		cancel()
-		_ = os.RemoveAll(profile)
-	})
-	ctx, cancel3 := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(cancel3)
-	if err := chromedp.Run(ctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
+	return tab(t, scripts, 390, 844, true)
+}
+
+// tab opens a tab of width x height CSS pixels (mobile: a touch phone).
+func tab(t *testing.T, scripts bool, width, height int64, mobile bool) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(sharedBrowser(t))
+	t.Cleanup(func() { _ = chromedp.Cancel(ctx); cancel() })
+	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(cancelTimeout)
+	actions := []chromedp.Action{emulation.SetDeviceMetricsOverride(width, height, 1, mobile)}
+	if mobile {
+		actions = append(actions, emulation.SetTouchEmulationEnabled(true))
 	}
 	if !scripts {
-		if err := chromedp.Run(ctx, emulation.SetScriptExecutionDisabled(true)); err != nil {
-			t.Fatal(err)
-		}
+		actions = append(actions, emulation.SetScriptExecutionDisabled(true))
+	}
+	if err := chromedp.Run(ctx, actions...); err != nil {
+		t.Fatalf("open a tab: %v", err)
 	}
 	return ctx
 }

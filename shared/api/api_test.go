@@ -382,6 +382,9 @@ func TestBodies(t *testing.T) {
 		{"string", "application/json", `"x"`, 400, `{"non_field_errors":["Invalid data. Expected a dictionary, but got str."]}`},
 		{"number", "application/json", `5`, 400, `{"non_field_errors":["Invalid data. Expected a dictionary, but got int."]}`},
 		{"null", "application/json", `null`, 400, `{"non_field_errors":["No data provided"]}`},
+		{"bad byte in a string", "application/json", "{\"name\":\"a\xffb\"}", 400, `{"detail":"JSON parse error - invalid UTF-8 byte 0xff at offset 10"}`},
+		{"bad byte outside strings", "application/json", "{\"a\":1}\xc3", 400, `{"detail":"JSON parse error - invalid UTF-8 byte 0xc3 at offset 7"}`},
+		{"surrogate encoded as UTF-8", "application/json", "{\"a\":\"\xed\xa0\x80\"}", 400, `{"detail":"JSON parse error - invalid UTF-8 byte 0xed at offset 6"}`},
 		{"too large", "application/json", `{"a":"` + strings.Repeat("x", 100) + `"}`, 413, `{"detail":"Request body is larger than 64 bytes."}`},
 	}
 	for _, tt := range tests {

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"surveyservice/shared/survey"
 )
@@ -86,7 +87,29 @@ func readBody(r *http.Request, limit int64) (data []byte, sent bool, err error) 
 	if int64(len(data)) > limit {
 		return nil, true, tooLarge
 	}
+	if err := checkUTF8(data); err != nil {
+		return nil, true, err
+	}
 	return data, true, nil
+}
+
+// checkUTF8 refuses a body that is not UTF-8 (RFC 8259 section 8.1), as
+// DRF's parser does: encoding/json would silently read each bad byte as
+// U+FFFD and store what the client never sent. Every JSON body passes
+// through readBody, so this is the one place that checks.
+func checkUTF8(data []byte) error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	off := 0
+	for off < len(data) {
+		r, size := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		off += size
+	}
+	return survey.Errorf(survey.EINVALID, "JSON parse error - invalid UTF-8 byte 0x%02x at offset %d", data[off], off)
 }
 
 // parseJSON is one JSON value or the error that words its first problem.

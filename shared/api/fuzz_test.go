@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/survey"
@@ -54,6 +55,9 @@ func FuzzDecodeObject(f *testing.F) {
 				t.Fatalf("empty body %q decoded to %v, want {}", body, obj)
 			}
 			return
+		}
+		if !utf8.Valid(body) {
+			t.Fatalf("body %q is not UTF-8, yet decoded to %v", body, obj)
 		}
 		if !json.Valid(body) || trimmed[0] != '{' {
 			t.Fatalf("body %q is not a JSON object, yet decoded to %v", body, obj)

@@ -120,7 +120,7 @@ func Mount(routers ...*Router) http.Handler {
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		Error(w, r, survey.ErrNotFound)
 	}))
-	return Observe(Recover(secure(Deadline(DeadlineMargin)(withFinalSlash(mux)))))
+	return Compress(Observe(Recover(secure(Deadline(DeadlineMargin)(withFinalSlash(mux))))))
 }
 
 func allowHeader(methods map[string]http.Handler) string {

@@ -188,6 +188,21 @@ func (s *Sealer) Seal(ctx context.Context, surveyID int64, payloads []Payload) (
 	return out, nil
 }
 
+// SealEach makes the tokens Seal makes and hands each to each, in order,
+// as bytes valid only during the call: for a caller that writes them out
+// (the 5,000-link answer), so that no token becomes a string of its own.
+func (s *Sealer) SealEach(ctx context.Context, surveyID int64, payloads []Payload, each func(i int, token []byte)) error {
+	k, err := s.currentKey(ctx)
+	if err != nil {
+		return err
+	}
+	b := newBatchSealer(k.aead, k.id, PurposeLink, surveyID)
+	for i, p := range payloads {
+		each(i, b.sealAppend(p))
+	}
+	return nil
+}
+
 // Open returns the payload of a token made for the survey, or ErrInvalid
 // for any token that does not open (errors of the key store or KMS pass
 // through, so that an outage is not mistaken for a bad link).

@@ -154,3 +154,36 @@ func TestSealOpenRoundTrip(t *testing.T) {
 		t.Errorf("Seal of no payloads = %v, %v; want no tokens", toks, err)
 	}
 }
+
+// TestSealEach: the tokens handed out one by one open as Seal's do, each
+// with its own payload, a fresh nonce each, of TokenLen's length.
+func TestSealEach(t *testing.T) {
+	c := newContainer(t)
+	ctx := context.Background()
+	payloads := []links.Payload{threeVars(0), threeVars(1), threeVars(2), {}}
+	var toks []string
+	err := c.sealer.SealEach(ctx, survey, payloads, func(i int, token []byte) {
+		if i != len(toks) {
+			t.Errorf("token %d handed out as %d", len(toks), i)
+		}
+		if len(token) != links.TokenLen(payloads[i]) {
+			t.Errorf("token %d: %d bytes, TokenLen %d", i, len(token), links.TokenLen(payloads[i]))
+		}
+		toks = append(toks, string(token)) // the bytes are the sealer's buffer: copy
+	})
+	if err != nil || len(toks) != len(payloads) {
+		t.Fatalf("SealEach: %d tokens, %v", len(toks), err)
+	}
+	seen := map[string]bool{}
+	for i, tok := range toks {
+		got, err := c.sealer.Open(ctx, survey, tok)
+		if err != nil || !samePayload(got, payloads[i]) {
+			t.Errorf("token %d: Open = %+v, %v; want %+v", i, got, err, payloads[i])
+		}
+		if id := links.TokenID(tok); seen[id] {
+			t.Errorf("token %d reuses a nonce", i)
+		} else {
+			seen[id] = true
+		}
+	}
+}

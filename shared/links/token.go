@@ -56,6 +56,10 @@ const (
 	PurposeEdit Purpose = "survey-edits/v1/survey:"
 	// PurposeUpload is a file upload's id (contract section 16).
 	PurposeUpload Purpose = "survey-uploads/v1/survey:"
+	// PurposeServed is the time the responder's page was served, sealed
+	// into its plain form: the session of a form sent without the page's
+	// script starts then, so the time to respond holds without it.
+	PurposeServed Purpose = "survey-pages-served/v1/survey:"
 )
 
 // ErrInvalid is every reason a token does not open: malformed, truncated,
@@ -80,6 +84,7 @@ type batchSealer struct {
 	aad     []byte
 	buf     []byte
 	payload []byte
+	token   []byte // sealAppend's token, reused
 	nonces  []byte // read from crypto/rand in blocks, not a call a token
 }
 
@@ -98,8 +103,23 @@ func (b *batchSealer) seal(p Payload) string {
 	return b.sealBytes(b.payload)
 }
 
+// sealAppend makes a token of p in the sealer's own buffer, valid until
+// the next token.
+func (b *batchSealer) sealAppend(p Payload) []byte {
+	b.payload = p.AppendEncode(b.payload[:0])
+	sealed := b.sealRaw(b.payload)
+	b.token = base64.RawURLEncoding.AppendEncode(b.token[:0], sealed)
+	return b.token
+}
+
 // sealBytes makes a token of a plaintext.
 func (b *batchSealer) sealBytes(plain []byte) string {
+	return base64.RawURLEncoding.EncodeToString(b.sealRaw(plain))
+}
+
+// sealRaw seals a plaintext into the sealer's buffer: the token's bytes
+// before base64.
+func (b *batchSealer) sealRaw(plain []byte) []byte {
 	buf := b.buf[:headerLen+nonceLen]
 	nonce := buf[headerLen:]
 	if len(b.nonces) < nonceLen {
@@ -110,7 +130,7 @@ func (b *batchSealer) sealBytes(plain []byte) string {
 	b.nonces = b.nonces[nonceLen:]
 	buf = b.aead.Seal(buf, nonce, plain, b.aad)
 	b.buf = buf
-	return base64.RawURLEncoding.EncodeToString(buf)
+	return buf
 }
 
 // TokenLen is the length of every token of p, known before sealing (the

@@ -87,7 +87,9 @@ type StartOptions struct {
 func StartWith(ctx context.Context, st Store, sealer Sealer, slug, client, code, qs string, hasQS bool, opt StartOptions, now time.Time) (Started, error) {
 	ps, guard, err := st.GuardedSurveyBySlug(ctx, slug, client)
 	if err == nil && ps.Survey.Deleted {
-		err = survey.ErrNotFound
+		// Once the slug is known, a survey in the trash is closed: a new
+		// session answers as a submission on an older one does (410).
+		err = survey.ErrSurveyClosed
 	}
 	if err != nil {
 		return Started{}, err

@@ -138,6 +138,9 @@ func (g Guard) ParseURL(raw string) (*url.URL, error) {
 			return nil, refused(MsgInvalidURL)
 		}
 	}
+	if ip, numeric := numericHost(host); numeric {
+		return nil, g.refuseNumeric(ip)
+	}
 	switch strings.ToLower(u.Scheme) {
 	case "https":
 	case "http":
@@ -185,6 +188,9 @@ func (g Guard) Resolve(ctx context.Context, host string) ([]netip.Addr, error) {
 			return nil, refused(MsgInternal)
 		}
 		return []netip.Addr{ip}, nil
+	}
+	if ip, numeric := numericHost(host); numeric {
+		return nil, g.refuseNumeric(ip) // never a lookup: see numeric.go
 	}
 	r := g.Resolver
 	if r == nil {

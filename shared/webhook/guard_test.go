@@ -184,3 +184,104 @@ func TestClientConnectsOnlyWhereChecked(t *testing.T) {
 		t.Fatalf("redirect answered %d with %d hits; want 302 not followed", resp.StatusCode, hits)
 	}
 }
+
+// refusingDNS fails the test when asked anything: the hosts given to it
+// must be decided without a lookup.
+type refusingDNS struct{ t *testing.T }
+
+func (r refusingDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	r.t.Errorf("looked up %q", host)
+	return nil, fmt.Errorf("no lookups here")
+}
+
+// TestNumericHostsRefusedWithoutLookup: the IPv4 forms browsers and curl
+// read as addresses (decimal, hex, octal, fewer than four parts) are
+// refused as such, at creation and at delivery, and never sent to DNS
+// (issue 18, finding 14).
+func TestNumericHostsRefusedWithoutLookup(t *testing.T) {
+	cases := []struct{ host, msg string }{
+		{"2852039166", webhook.MsgInternal},          // 169.254.169.254
+		{"0xa9fea9fe", webhook.MsgInternal},          // the same in hex
+		{"0XA9FEA9FE", webhook.MsgInternal},          // and upper case
+		{"0251.0376.0251.0376", webhook.MsgInternal}, // octal parts
+		{"0xa9.0xfe.0xa9.0xfe", webhook.MsgInternal}, // hex parts
+		{"169.254.43518", webhook.MsgInternal},       // three parts
+		{"169.16689662", webhook.MsgInternal},        // two parts
+		{"0177.1", webhook.MsgInternal},              // 127.0.0.1
+		{"2130706433", webhook.MsgInternal},          // 127.0.0.1
+		{"017700000001", webhook.MsgInternal},        // 127.0.0.1 in octal
+		{"0", webhook.MsgInternal},                   // 0.0.0.0
+		{"0x", webhook.MsgInternal},                  // 0.0.0.0
+		{"10.0.0.1.", webhook.MsgInternal},           // trailing dot
+		{"169.254.169.254.", webhook.MsgInternal},    // trailing dot
+		{"hooks.example.0x0a000001", webhook.MsgInvalidURL},
+		{"1.2.3.4.5", webhook.MsgInvalidURL},
+		{"1.2.3.256", webhook.MsgInvalidURL},
+		{"4294967296", webhook.MsgInvalidURL},
+		{"08.1.1.1", webhook.MsgInvalidURL},        // 08 is not octal
+		{"1.2.3.0xg", ""},                          // a name: ends in a label that is not a number
+		{"134744072", webhook.MsgNumericHost},      // 8.8.8.8: public, still refused
+		{"0x08080808", webhook.MsgNumericHost},     // the same
+		{"8.8.8.8.", webhook.MsgNumericHost},       // trailing dot
+		{"93.184.216.034", webhook.MsgNumericHost}, // an octal part
+	}
+	for _, c := range cases {
+		g := webhook.Guard{Resolver: refusingDNS{t}}
+		if c.msg == "" {
+			g.Resolver = fakeDNS{c.host: {"93.184.216.34"}}
+		}
+		for _, scheme := range []string{"https", "http"} {
+			_, err := g.CheckURL(context.Background(), scheme+"://"+c.host+"/hook")
+			var re *webhook.RefusedError
+			want := c.msg
+			if want == "" && scheme == "http" {
+				want = webhook.MsgHTTPS
+			}
+			switch {
+			case want == "" && err != nil:
+				t.Errorf("%s: %v", c.host, err)
+			case want != "" && (!errors.As(err, &re) || re.Msg != want):
+				t.Errorf("%s://%s = %v, want %q", scheme, c.host, err, want)
+			}
+		}
+		// At delivery, the dialer resolves the host itself: the same refusal.
+		if c.msg != "" {
+			_, err := g.Resolve(context.Background(), c.host)
+			var re *webhook.RefusedError
+			if !errors.As(err, &re) || re.Msg != c.msg {
+				t.Errorf("Resolve(%s) = %v, want %q", c.host, err, c.msg)
+			}
+		}
+	}
+}
+
+func FuzzParseURLHost(f *testing.F) {
+	for _, s := range []string{"2852039166", "0xa9fea9fe", "0251.0376.0251.0376", "169.254.43518", "hooks.example.com", "1.2.3.4", "[::1]", "0x", "1.2.3.4.", "a.0x1", "09"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, host string) {
+		g := webhook.Guard{Resolver: fakeDNS{}}
+		u, err := g.ParseURL("https://" + host + "/")
+		if err != nil {
+			var re *webhook.RefusedError
+			if !errors.As(err, &re) {
+				t.Fatalf("%q: %v is not a refusal", host, err)
+			}
+			return
+		}
+		// Whatever is accepted is a name, an IPv6 literal or a dotted-quad
+		// address: never a host a browser would read as another address.
+		h := u.Hostname()
+		if _, err := netip.ParseAddr(h); err == nil {
+			return
+		}
+		labels := strings.Split(strings.TrimSuffix(h, "."), ".")
+		last := labels[len(labels)-1]
+		if last != "" && strings.Trim(last, "0123456789") == "" {
+			t.Fatalf("%q: accepted host %q ends in a number", host, h)
+		}
+		if l := strings.ToLower(last); strings.HasPrefix(l, "0x") && strings.Trim(l[2:], "0123456789abcdef") == "" {
+			t.Fatalf("%q: accepted host %q ends in a hex number", host, h)
+		}
+	})
+}

@@ -44,7 +44,7 @@
     if (progress && logic) { var pr = logic.progress(pages, i); q = pr.at - 1; progress.max = pr.total || 1; }
     if (progress) { progress.hidden = q < 0; progress.value = q + 1; }
   }
-  if (logic) logic.onchange = function () { bar(at); var last = step(at, 1) >= pages.length; next.hidden = last || (hideNext && pages[at].classList.contains("questions")); submit.hidden = !last; };
+  if (logic) logic.onchange = function () { bar(at); var last = step(at, 1) >= pages.length; next.hidden = last || (hideNext && pages[at].getAttribute("data-auto") === "true"); submit.hidden = !last; };
 
   function show(i) {
     at = i;
@@ -52,20 +52,20 @@
     pages.forEach(function (p, j) { p.hidden = j !== i; });
     var last = step(i, 1) >= pages.length;
     prev.hidden = hidePrev || i === 0 || !!(logic && logic.timed);
-    next.hidden = last || (hideNext && pages[i].classList.contains("questions"));
+    next.hidden = last || (hideNext && pages[i].getAttribute("data-auto") === "true");
     submit.hidden = !last;
     next.textContent = pages[i].getAttribute("data-enter-text") || nextLabel;
     bar(i);
     if (logic && logic.timed && field("session").value) logic.countdown(pages[i], timer, timer.getAttribute("data-label"), function () {
       if (step(at, 1) < pages.length) show(step(at, 1)); else if (form.requestSubmit) form.requestSubmit(); else submit.click();
     });
-    var f = pages[i].querySelector("input:not([type=hidden]),select,textarea,h2");
+    var f = pages[i].querySelector("input:not([type=hidden]),select,textarea,h2,h3");
     if (f) { if (!f.matches("input,select,textarea")) f.tabIndex = -1; f.focus(); }
   }
 
   function fail(msgs) {
     errors.innerHTML = "";
-    msgs.forEach(function (m) { var p = document.createElement("p"); p.textContent = m; errors.appendChild(p); });
+    msgs.forEach(function (m) { var p = document.createElement("p"); p.dir = "auto"; p.textContent = m; errors.appendChild(p); });
     errors.focus();
   }
 
@@ -74,14 +74,54 @@
   function messages(body) {
     var out = [];
     (function walk(v, prefix) {
-      if (typeof v === "string") out.push(prefix + v);
+      if (typeof v === "string") out.push(prefix + tr(v));
       else if (Array.isArray(v)) v.forEach(function (x) { walk(x, prefix); });
       else if (v && typeof v === "object") Object.keys(v).forEach(function (k) {
         var q = /^\d+$/.test(k) && form.querySelector('.q[data-id="' + k + '"] .qt');
         walk(v[k], q ? q.textContent.replace(/\s*\*$/, "") + ": " : prefix);
       });
     })(body, "");
-    return out.length ? out : ["Something went wrong."];
+    return out.length ? out : [tr("Something went wrong.")];
+  }
+
+  // tr is an API message in the page's language (data-messages).
+  var translations = JSON.parse(form.getAttribute("data-messages") || "{}");
+  function tr(m) { return translations[m] || m; }
+
+  // check keeps the responder on a page whose required questions are not
+  // answered, or whose ranking ties: the message goes beside the question,
+  // which gets the focus (and announces it).
+  function check(page) {
+    var first = null;
+    Array.prototype.forEach.call(page.querySelectorAll(".q[data-type]"), function (q) {
+      var msg = problem(q), id = "err" + q.getAttribute("data-id"), old = document.getElementById(id);
+      if (old) old.parentNode.removeChild(old);
+      var controls = Array.prototype.slice.call(q.querySelectorAll("input,select,textarea"));
+      controls.forEach(function (c) {
+        if (msg) { c.setAttribute("aria-invalid", "true"); c.setAttribute("aria-describedby", id); }
+        else { c.removeAttribute("aria-invalid"); c.removeAttribute("aria-describedby"); }
+      });
+      if (!msg) return;
+      var p = document.createElement("p"); p.className = "err"; p.id = id; p.textContent = msg;
+      q.appendChild(p);
+      if (!first && controls.length) first = controls[0];
+    });
+    if (first) first.focus();
+    return !first;
+  }
+
+  function problem(q) {
+    if (q.closest("[hidden]")) return ""; // hidden by its rules: not asked
+    var t = q.getAttribute("data-type");
+    if (t === "5") {
+      var seen = {}, tie = false;
+      Array.prototype.forEach.call(q.querySelectorAll("select"), function (s) { tie = tie || seen[s.value]; seen[s.value] = true; });
+      return tie ? form.getAttribute("data-msg-ties") : "";
+    }
+    if (q.getAttribute("data-required") !== "true") return "";
+    var answered = q.querySelector("input:checked") ||
+      Array.prototype.some.call(q.querySelectorAll("textarea,select"), function (c) { return c.value.trim() !== ""; });
+    return answered ? "" : form.getAttribute("data-msg-required");
   }
 
   function call(path, body, headers) {
@@ -168,6 +208,7 @@
   // the responder leaves the welcome page (or the code page, which gives it
   // its code), so the countdown starts there.
   function advance() {
+    if (!check(pages[at])) return;
     if (pages[at].classList.contains("welcome") && form.querySelector(".page.code")) { show(at + 1); return; }
     session().then(function (ok) { if (ok) show(step(at, 1)); });
   }
@@ -177,7 +218,7 @@
   // (the form's implicit submission) moves on by keyboard on every page
   // but the last.
   function onwards() {
-    return hideNext && pages[at].classList.contains("questions") && step(at, 1) < pages.length;
+    return hideNext && pages[at].getAttribute("data-auto") === "true" && step(at, 1) < pages.length;
   }
   form.addEventListener("pointerup", function (ev) {
     var t = ev.target.closest("label.choice,label.pill");
@@ -187,7 +228,7 @@
   form.addEventListener("submit", function (ev) {
     ev.preventDefault();
     if (step(at, 1) < pages.length) { advance(); return; }
-    if (busy) return;
+    if (busy || !check(pages[at])) return;
     busy = true; submit.disabled = true;
     session().then(function (ok) {
       if (!ok) return;
@@ -207,11 +248,11 @@
         if (r.status === 410 && /time/i.test(r.body.detail || "")) { form.hidden = true; timeup.hidden = false; return; }
         fail(messages(r.body));
       });
-    }).catch(function () { fail(["The network failed; try again."]); })
+    }).catch(function () { fail([tr("The network failed; try again.")]); })
       .then(function () { busy = false; submit.disabled = false; });
   });
 
-  document.documentElement.classList.add("js");
+  document.documentElement.classList.add("js", "ready");
   if (pages.length) show(0);
   if (!pages.length || !pages[0].classList.contains("welcome") && !pages[0].classList.contains("code")) session();
 })();

@@ -1,7 +1,10 @@
 package gateway_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -131,7 +134,7 @@ func TestNew(t *testing.T) {
 		wantHeaders map[string]string
 	}{
 		{"found", event("GET", "/api/things/42/", "", nil), 200, `{"id":"42"}`,
-			map[string]string{"Content-Type": "application/json", "Allow": "GET, HEAD, OPTIONS", "Vary": "Accept", "X-Content-Type-Options": "nosniff"}},
+			map[string]string{"Content-Type": "application/json", "Allow": "GET, HEAD, OPTIONS", "Vary": "Accept,Accept-Encoding", "X-Content-Type-Options": "nosniff"}},
 		{"no final slash", event("GET", "/api/things/42", "", nil), 200, `{"id":"42"}`, nil},
 		{"persian id", event("GET", "/api/things/%D8%B4%D9%85%D8%A7%D8%B1%D9%87/", "", nil), 200, `{"id":"شماره"}`, nil},
 		{"raw path empty, routed path used", func() events.APIGatewayV2HTTPRequest {
@@ -199,6 +202,35 @@ func TestNew(t *testing.T) {
 				t.Error("no X-Request-Id")
 			}
 		})
+	}
+}
+
+// TestNewGzip: a text answer the function gzips (API Gateway HTTP APIs do
+// not) reaches API Gateway base64-encoded, as its binary bodies must.
+func TestNewGzip(t *testing.T) {
+	quiet(t)
+	long := strings.Repeat("a", 2000)
+	resp, err := gateway.New(thingRouter())(context.Background(), event("GET", "/api/things/"+long+"/", "", map[string]string{"accept-encoding": "gzip, deflate, br"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || !resp.IsBase64Encoded || header(resp, "Content-Encoding") != "gzip" {
+		t.Fatalf("status %d, base64 %v, Content-Encoding %q", resp.StatusCode, resp.IsBase64Encoded, header(resp, "Content-Encoding"))
+	}
+	raw, err := base64.StdEncoding.DecodeString(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(zr)
+	if err != nil || string(body) != `{"id":"`+long+`"}` {
+		t.Fatalf("body %.80q (%v)", body, err)
+	}
+	if len(raw) > 200 {
+		t.Errorf("%d gzip bytes for %d", len(raw), len(body))
 	}
 }
 

@@ -1,0 +1,199 @@
+package pages_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"surveyservice/functions/pages"
+	"surveyservice/internal/testenv"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// The fixes of issue 18 the server alone shows; the browser tests
+// (infra/local) show the rest, with axe-core over every page state.
+
+func postForm(h http.Handler, path, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest("POST", path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// hidden is the value of a hidden field of a page.
+func hidden(t *testing.T, page, name string) string {
+	t.Helper()
+	m := regexp.MustCompile(`name="` + name + `" value="([^"]*)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the page has no %s field", name)
+	}
+	return m[1]
+}
+
+// TestPlainFormTimeLimit: with a responding duration, the plain form's
+// session starts when the page was served (sealed into the form), so a
+// form sent after the time (and its 30 s grace) is refused and records
+// nothing (finding 6: it was recorded with duration_seconds 0).
+func TestPlainFormTimeLimit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2)
+	// Without a duration no time is sealed (no KMS call for nothing).
+	if served := hidden(t, f.get("/s/"+f.sv.URLSlug+"/").body, "served"); served != "" {
+		t.Errorf("a page without a time limit seals its time: %q", served)
+	}
+	if err := f.st.UpdateSettings(context.Background(), f.aid, f.sv.ID, store.SettingsUpdate{Set: map[string]any{"responding_ duration": "00:00:01"}}); err != nil {
+		t.Fatal(err)
+	}
+	var clock atomic.Int64
+	clock.Store(time.Now().UnixMicro())
+	now := func() time.Time { return time.UnixMicro(clock.Load()) }
+	h := pages.New(f.st, testenv.Sealer(t), now)
+	get := func() string {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/s/"+f.sv.URLSlug+"/", nil))
+		if rec.Code != 200 {
+			t.Fatalf("page: %d", rec.Code)
+		}
+		return rec.Body.String()
+	}
+	answer := fmt.Sprintf("&a%d=%d&a%d=4", f.choices.ID, f.choices.Choices[0].ID, f.rating.ID)
+
+	late := get()
+	clock.Add((33 * time.Second).Microseconds())
+	rec := postForm(h, "/s/"+f.sv.URLSlug+"/", "idempotency_key=late&served="+hidden(t, late, "served")+answer)
+	if rec.Code != http.StatusGone || !strings.Contains(rec.Body.String(), "The time to respond has ended.") {
+		t.Errorf("a form sent 33 s after its page was served: %d %.300s", rec.Code, rec.Body)
+	}
+	// A forged or another survey's time is no time: the session starts
+	// when the form is sent, as a page fetched anew would.
+	rec = postForm(h, "/s/"+f.sv.URLSlug+"/", "idempotency_key=forged&served=AAAA"+answer)
+	if rec.Code != 200 {
+		t.Errorf("a form with a forged time: %d %.300s", rec.Code, rec.Body)
+	}
+	inTime := get()
+	clock.Add((20 * time.Second).Microseconds())
+	if rec := postForm(h, "/s/"+f.sv.URLSlug+"/", "idempotency_key=ok&served="+hidden(t, inTime, "served")+answer); rec.Code != 200 {
+		t.Errorf("a form sent within the time (and grace): %d %.300s", rec.Code, rec.Body)
+	}
+	if a, err := f.st.Aggregates(context.Background(), f.sv.ID); err != nil || a.Responses != 2 {
+		t.Errorf("responses recorded %d (%v), want 2: the late form's is not", a.Responses, err)
+	}
+}
+
+// TestPlainFormTiedRanks: a ranking whose selects give two choices one
+// rank shows the form again with a message and records nothing (finding
+// 7: every rank at 1 recorded the default order).
+func TestPlainFormTiedRanks(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 0)
+	ctx := context.Background()
+	ids, err := f.st.NewIDs(ctx, "choice", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := survey.NewElement(survey.TypeRanking)
+	e.Title = "Rank these"
+	e.Choices = []survey.ChoiceItem{{ID: ids[0], Name: "Price"}, {ID: ids[1], Name: "Quality"}, {ID: ids[2], Name: "Speed"}}
+	ch, err := f.st.CreateElement(ctx, f.aid, f.sv.ID, e, survey.Placement{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rid := ch.Element.ID
+	ranks := func(r ...int) string {
+		var b strings.Builder
+		for i, id := range ids {
+			fmt.Fprintf(&b, "&r%d_%d=%d", rid, id, r[i])
+		}
+		return b.String()
+	}
+	for _, tied := range [][]int{{1, 1, 1}, {1, 2, 2}, {3, 1, 3}} {
+		rec := postForm(f.h, "/s/"+f.sv.URLSlug+"/", "idempotency_key=tie"+ranks(tied...))
+		if rec.Code != 400 || !strings.Contains(rec.Body.String(), "Rank these: Give each choice a different rank.") {
+			t.Errorf("ranks %v: %d %.300s", tied, rec.Code, rec.Body)
+		}
+	}
+	if a, _ := f.st.Aggregates(ctx, f.sv.ID); a.Responses != 0 {
+		t.Fatalf("%d responses recorded from tied ranks", a.Responses)
+	}
+	if rec := postForm(f.h, "/s/"+f.sv.URLSlug+"/", "idempotency_key=ok"+ranks(2, 3, 1)); rec.Code != 200 {
+		t.Errorf("distinct ranks: %d %.300s", rec.Code, rec.Body)
+	}
+}
+
+// TestPersianPageMessages: a Persian survey's refusals are in Persian,
+// on the plain form and in the table its script reads (finding 10).
+func TestPersianPageMessages(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2)
+	ctx := context.Background()
+	fa := int64(1)
+	if err := f.st.UpdateSettings(ctx, f.aid, f.sv.ID, store.SettingsUpdate{Language: &fa, Set: map[string]any{"code_auth": true}}); err != nil {
+		t.Fatal(err)
+	}
+	page := f.get("/s/" + f.sv.URLSlug + "/")
+	if !strings.Contains(page.body, `lang="fa" dir="rtl"`) || !strings.Contains(page.body, "کد شما پذیرفته نشد.") || !strings.Contains(page.body, "پاسخ به این پرسش الزامی است.") {
+		t.Errorf("the Persian page lacks its messages: %.600s", page.body)
+	}
+	rec := postForm(f.h, "/s/"+f.sv.URLSlug+"/", "idempotency_key=k&code=WRONG")
+	body := rec.Body.String()
+	if rec.Code != 403 || !strings.Contains(body, `<p dir="auto">کد شما پذیرفته نشد.</p>`) || strings.Contains(body, "Authentication failed.</p>") {
+		t.Errorf("a wrong code on the Persian plain form: %d %s", rec.Code, body)
+	}
+}
+
+// TestPageBasics: the page names its icon (an asset, not a 404) and has a
+// description; its text is sent gzipped to a browser, which is how the
+// weights below are measured (finding 11).
+func TestPageBasics(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2)
+	page := f.get("/s/" + f.sv.URLSlug + "/")
+	icon := regexp.MustCompile(`<link rel="icon" href="(/assets/favicon\.[0-9a-f]{12}\.svg)" type="image/svg\+xml">`).FindStringSubmatch(page.body)
+	if icon == nil {
+		t.Fatalf("no icon: %.400s", page.body)
+	}
+	if r := f.get(icon[1]); r.code != 200 || r.header.Get("Content-Type") != "image/svg+xml" {
+		t.Errorf("icon: %d %v", r.code, r.header)
+	}
+	if !strings.Contains(page.body, `<meta name="description" content="Pages">`) {
+		t.Errorf("no description")
+	}
+	if !regexp.MustCompile(`<head>[\s\S]*<script src="/assets/boot\.[0-9a-f]{12}\.js"></script>[\s\S]*</head>`).MatchString(page.body) {
+		t.Errorf("no script before the first paint")
+	}
+	for _, path := range []string{
+		"/s/" + f.sv.URLSlug + "/",
+		"/r/" + f.sv.ReportCode + "/",
+		regexp.MustCompile(`/assets/app\.[0-9a-f]{12}\.js`).FindString(page.body),
+		regexp.MustCompile(`/assets/app\.[0-9a-f]{12}\.css`).FindString(page.body),
+	} {
+		req := httptest.NewRequest("GET", path, nil)
+		req.Header.Set("Accept-Encoding", "gzip, deflate, br")
+		rec := httptest.NewRecorder()
+		f.h.ServeHTTP(rec, req)
+		plain := f.get(path).body
+		zr, err := gzip.NewReader(bytes.NewReader(rec.Body.Bytes()))
+		if err != nil || rec.Header().Get("Content-Encoding") != "gzip" {
+			t.Errorf("%s: not gzipped (%v, %q)", path, err, rec.Header().Get("Content-Encoding"))
+			continue
+		}
+		var got bytes.Buffer
+		_, err = got.ReadFrom(zr)
+		// The survey page differs by its fresh Idempotency-Key.
+		same := got.String() == plain || strings.HasPrefix(path, "/s/") && got.Len() == len(plain)
+		if err != nil || !same {
+			t.Errorf("%s: gunzipped body differs (%v)", path, err)
+		}
+		t.Logf("%-36s %6d B, gzipped %5d B", path, len(plain), rec.Body.Len())
+	}
+}
