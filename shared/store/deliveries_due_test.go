@@ -88,12 +88,18 @@ func TestDeliveryClaimsMakeOneChain(t *testing.T) {
 	if ok, _ := st.RecordAttempt(ctx, late, rounds, "ok", time.Time{}); ok {
 		t.Fatal("a late failure was recorded over the success")
 	}
-	if _, err := st.RetryDelivery(ctx, win, now); survey.ErrorCode(err) != survey.ECONFLICT {
-		t.Fatalf("a manual retry of a success = %v, want a conflict", err)
-	}
 	got, _ = st.Delivery(ctx, d.WebhookID, d.ID())
 	if got.Status != survey.DeliverySucceeded || got.Attempts != rounds+1 || got.LastStatusCode != 204 {
 		t.Fatalf("the success reads %+v", got)
+	}
+	// The owner's retry of a success sends it again (contract section
+	// 13): one more attempt of the same delivery, claimed as any other.
+	again, err := st.RetryDelivery(ctx, win, now)
+	if err != nil || again.Status != survey.DeliveryPending || again.Attempts != rounds+1 {
+		t.Fatalf("a manual retry of a success = %+v, %v; want it pending at attempt %d", again, err, rounds+1)
+	}
+	if ok, _ := st.ClaimAttempt(ctx, again, "stale", now.Add(time.Minute)); !ok {
+		t.Fatal("the retry's attempt could not be claimed")
 	}
 }
 
