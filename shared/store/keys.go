@@ -40,7 +40,10 @@
 //	spent challenge      CHALLENGE#<sid>#<salt> SPENT           (TTL expires_at: an hour after the challenge's expiry)
 //	one-response guard   RESPONDER#<sid>#<cookie hash> RESPONDED (a no_spam survey's responder; written by its first response)
 //	a survey's webhooks  HOOKS#<sid>           WEBHOOKS          (all of them, secrets sealed; version)
-//	webhook delivery     DELIVERIES#<wid>      DELIVERY#<event µs>#<rid>   (TTL expires_at: 30 days)
+//	webhook delivery     DELIVERIES#<wid>      DELIVERY#<event µs>#<rid>   (TTL expires_at: 30 days; while pending,
+//	                                                                 GSI2 DUE#<00..15> / <due ms>#<wid>#<SK>: see deliveries_due.go)
+//	webhook breakers     HOOKS#<sid>           BREAKERS          (per webhook: consecutive failures, paused until; breakers.go)
+//	surveys with hooks   HOOKS#<sid>           WEBHOOKS          (GSI1 HOOKED#<sid mod shards>: the replay's index; replay.go)
 //	catalog account      CATALOG               ACCOUNT           (the one account whose surveys back templates)
 //	pending copy         PENDING#<sid>         COPY                                              COPYING#<sid mod 4> / <started>#<sid> (see copy.go)
 //
@@ -118,7 +121,10 @@
 //	change webhooks                 TransactWriteItems: ConditionCheck SURVEY (live), Put WEBHOOKS (version)
 //	webhooks of a new response      stream record (NEW_IMAGE, filtered to INSERT of RESPONSE#), GetItem WEBHOOKS
 //	record a delivery               PutItem DELIVERY with attribute_not_exists (the event fixes its key)
-//	one attempt (batched by ten)    BatchGetItem DELIVERY + WEBHOOKS + RESPONSE, UpdateItem DELIVERY
+//	one attempt (batched by ten)    BatchGetItem DELIVERY + WEBHOOKS + RESPONSE, UpdateItem DELIVERY (claim, then outcome,
+//	                                each conditional on the claim: one chain per delivery)
+//	due retries (retrier, a minute) Query GSI2 DUE#<shard> SK <= now, per shard; UpdateItem (requeue, conditional)
+//	replay a window of events       Query GSI1 HOOKED#<shard>, then each survey's responses by time (GSI1 RTIME#)
 //	deliveries of a webhook, a page Query DELIVERIES#<wid> SK BETWEEN <30 days ago> AND <cursor>, descending
 //	template's survey (start)       GetItem TEMPLATE#<tid> or Query GSI1 TSLUG#<slug> (its survey_id attribute)
 //	mark template surveys (import)  GetItem CATALOG ACCOUNT, GetItem SURVEY per named survey, UpdateItem is_template
