@@ -153,8 +153,12 @@ func BenchmarkResponses(b *testing.B) {
 		b.ReportMetric(float64(items)/N, "items-read/op")
 		b.ReportMetric(float64(cpu.Nanoseconds())/N, "handler-cpu-ns/op")
 		b.ReportMetric(float64(bytes)/N, "body-bytes/op")
-		if wantItems > 0 && items/int64(b.N) != int64(wantItems) {
-			b.Errorf("%d items read a request, want %d", items/int64(b.N), wantItems)
+		// Responses are spread over store.ResponseShards partition keys
+		// (issue 20): a page reads at most what one partition would, from
+		// each shard. Reading that much more is the known cost of the
+		// sharded list (see README), bounded here so it cannot grow.
+		if max := int64(wantItems) * store.ResponseShards; wantItems > 0 && items/int64(b.N) > max {
+			b.Errorf("%d items read a request, want at most %d (%d a shard)", items/int64(b.N), max, wantItems)
 		}
 	}
 	// A page reads its items and one more, the look-ahead that tells
