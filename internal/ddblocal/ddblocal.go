@@ -10,15 +10,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"surveyservice/internal/proc"
 )
 
 // Version is the DynamoDB Local that `make emulators` installs.
@@ -37,7 +36,7 @@ type Server struct {
 	// URL is the endpoint to give the SDK (AWS_ENDPOINT_URL_DYNAMODB and
 	// AWS_ENDPOINT_URL_DYNAMODB_STREAMS).
 	URL string
-	cmd *exec.Cmd
+	p   *proc.Process
 	log *bytes.Buffer
 }
 
@@ -96,9 +95,9 @@ func Start(ctx context.Context, in Install, heap string) (*Server, error) {
 	if heap == "" {
 		heap = DefaultHeap
 	}
-	port, err := freePort()
+	port, err := proc.FreePort()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ddblocal: %w", err)
 	}
 	cmd := exec.Command(in.Java,
 		"-Xmx"+heap, "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -108,46 +107,27 @@ func Start(ctx context.Context, in Install, heap string) (*Server, error) {
 	cmd.Dir = in.Dir
 	log := &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	p, err := proc.Start(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("ddblocal: start %s: %w", in.Java, err)
 	}
-	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, log: log}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get(s.URL)
-		if err == nil {
-			resp.Body.Close()
-			return s, nil
-		}
-		select {
-		case err := <-exited:
-			return nil, fmt.Errorf("ddblocal: DynamoDB Local exited before answering: %v\n%s", err, strings.TrimSpace(log.String()))
-		case <-ctx.Done():
-			s.Stop()
-			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			s.Stop()
-			return nil, fmt.Errorf("ddblocal: DynamoDB Local did not answer on %s within 60s\n%s", s.URL, strings.TrimSpace(log.String()))
-		}
+	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), p: p, log: log}
+	if err := p.WaitReady(ctx, s.URL, 60*time.Second); err != nil {
+		return nil, fmt.Errorf("ddblocal: DynamoDB Local: %w\n%s", err, strings.TrimSpace(log.String()))
 	}
+	return s, nil
 }
 
 // Stop kills the server.
 func (s *Server) Stop() {
-	if s == nil || s.cmd == nil || s.cmd.Process == nil {
-		return
+	if s != nil {
+		s.p.Kill()
 	}
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 }
 
 // RSS is the resident memory of the server's process, in bytes.
 func (s *Server) RSS() (int64, error) {
-	return RSS(s.cmd.Process.Pid)
+	return RSS(s.p.PID())
 }
 
 // RSS is the resident memory of a process, in bytes, from /proc.
@@ -173,14 +153,5 @@ func status(pid int, field string) (int64, error) {
 	return 0, fmt.Errorf("ddblocal: rss: no %s for process %d", field, pid)
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("ddblocal: find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // PID is the server's process id.
-func (s *Server) PID() int { return s.cmd.Process.Pid }
+func (s *Server) PID() int { return s.p.PID() }

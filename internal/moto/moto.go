@@ -7,21 +7,20 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
+
+	"surveyservice/internal/proc"
 )
 
 // Server is a running moto_server on loopback.
 type Server struct {
 	// URL is the endpoint to give the SDK (AWS_ENDPOINT_URL).
 	URL string
-	cmd *exec.Cmd
+	p   *proc.Process
 	dir string // holds sitecustomize.py
 }
 
@@ -50,9 +49,9 @@ func Find(home string) (string, error) {
 // Start runs moto_server on a free loopback port and waits until it answers.
 // The server dies with its process group when Stop is called.
 func Start(ctx context.Context, bin string) (*Server, error) {
-	port, err := freePort()
+	port, err := proc.FreePort()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("moto: %w", err)
 	}
 	dir, err := os.MkdirTemp("", "moto-site-")
 	if err != nil {
@@ -68,57 +67,27 @@ func Start(ctx context.Context, bin string) (*Server, error) {
 	}
 	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", strconv.Itoa(port))
 	cmd.Env = append(os.Environ(), "PYTHONPATH="+pythonPath)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Stdout, cmd.Stderr = nil, nil
-	if err := cmd.Start(); err != nil {
+	p, err := proc.Start(cmd)
+	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("moto: start %s: %w", bin, err)
 	}
-	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, dir: dir}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(s.URL + "/moto-api/")
-		if err == nil {
-			resp.Body.Close()
-			return s, nil
-		}
-		select {
-		case err := <-exited:
-			os.RemoveAll(dir)
-			return nil, fmt.Errorf("moto: %s exited before answering: %v", bin, err)
-		case <-ctx.Done():
-			s.Stop()
-			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			s.Stop()
-			return nil, fmt.Errorf("moto: %s did not answer on %s within 30s", bin, s.URL)
-		}
+	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), p: p, dir: dir}
+	if err := p.WaitReady(ctx, s.URL+"/moto-api/", 30*time.Second); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("moto: %s: %w", bin, err)
 	}
+	return s, nil
 }
 
 // Stop kills the server and its children.
 func (s *Server) Stop() {
-	if s == nil || s.cmd == nil || s.cmd.Process == nil {
+	if s == nil {
 		return
 	}
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
-	time.Sleep(20 * time.Millisecond)
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	s.p.Kill()
 	os.RemoveAll(s.dir)
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("moto: find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // PID is the process id of the server, to read its memory.
-func (s *Server) PID() int { return s.cmd.Process.Pid }
+func (s *Server) PID() int { return s.p.PID() }
