@@ -52,7 +52,8 @@ func TestReportCounts(t *testing.T) {
 	submit("k2", store.ChoiceCount(7, 3), store.ChoiceCount(7, 5), store.ScaleCount(8, 2))
 	want := store.Aggregate{Responses: 2,
 		Choices: map[int64]map[int64]int64{7: {3: 2, 5: 1}},
-		Scales:  map[int64]map[int64]int64{8: {4: 1, 2: 1}}}
+		Scales:  map[int64]map[int64]int64{8: {4: 1, 2: 1}},
+		Matrix:  map[int64]map[int64]map[int64]int64{}, Ranks: map[int64]map[int64]store.RankTotal{}}
 	testenv.Tally(t)
 	if got, err := st.Aggregates(ctx, sv.ID); err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("Aggregates = %+v, %v; want %+v", got, err, want)
@@ -67,4 +68,153 @@ func TestReportCounts(t *testing.T) {
 	if got, err := st.Aggregates(ctx, sv.ID); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after a delete: Aggregates = %+v, %v; want %+v", got, err, want)
 	}
+}
+
+// matrixRanking is a response's report attributes for a matrix (element
+// 20: row -> column) and a ranking (element 30: choices in rank order).
+func matrixRanking(rows map[int64]int64, ranked ...int64) []string {
+	var out []string
+	for r, c := range rows {
+		out = append(out, store.MatrixCount(20, r, c))
+	}
+	for i, c := range ranked {
+		out = append(out, store.RankCount(30, c), store.RankSum(30, c, int64(i+1)))
+	}
+	return out
+}
+
+// TestMatrixRankingCounts: a matrix's column counts per row and a
+// ranking's rankings and rank sums are added by a submission, moved by an
+// edit, taken back by a delete, and neither a submission the close fence
+// withdraws nor an edit it reverts leaves a trace; every count applied by
+// the tally from the stream (inserts, edits and removals), exactly.
+func TestMatrixRankingCounts(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
+	f, err := st.CreateFolder(ctx, a.ID, "charts", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "matrix and ranking")
+	answers := map[int64]json.RawMessage{20: json.RawMessage(`{"1":10}`)}
+	submit := func(key string, attrs []string) (store.Submitted, error) {
+		return st.Submit(ctx, store.Submission{
+			Response: survey.Response{SurveyID: sv.ID, StartedAt: time.Now().Add(-time.Minute), Answers: answers},
+			KeyHash:  key, BodyHash: "b", ReportAttrs: attrs,
+		})
+	}
+	type counts struct {
+		n      int64
+		matrix map[int64]map[int64]int64
+		ranks  map[int64]store.RankTotal
+	}
+	check := func(what string, want counts) {
+		t.Helper()
+		testenv.Tally(t)
+		agg, err := st.Aggregates(ctx, sv.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Survey(ctx, a.ID, sv.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Zero counts are counts taken back: not a difference.
+		matrix := map[int64]map[int64]int64{}
+		for r, cols := range agg.Matrix[20] {
+			for c, n := range cols {
+				if n != 0 {
+					if matrix[r] == nil {
+						matrix[r] = map[int64]int64{}
+					}
+					matrix[r][c] = n
+				}
+			}
+		}
+		if agg.Responses != want.n || got.SubmittedResponses != want.n || !reflect.DeepEqual(matrix, want.matrix) ||
+			!reflect.DeepEqual(agg.Ranks[30], want.ranks) {
+			t.Errorf("%s: report %d, submitted_responses %d, matrix %v, ranks %v; want %d, %v, %v",
+				what, agg.Responses, got.SubmittedResponses, matrix, agg.Ranks[30], want.n, want.matrix, want.ranks)
+		}
+	}
+	r1, err := submit("k1", matrixRanking(map[int64]int64{1: 10, 2: 11}, 5, 6, 7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := submit("k2", matrixRanking(map[int64]int64{1: 11}, 7, 5, 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("after two submissions", counts{2,
+		map[int64]map[int64]int64{1: {10: 1, 11: 1}, 2: {11: 1}},
+		map[int64]store.RankTotal{5: {2, 3}, 6: {2, 5}, 7: {2, 4}}})
+	if got := (store.RankTotal{2, 3}).Mean(); got != 1.5 {
+		t.Errorf("mean rank %v, want 1.5", got)
+	}
+
+	edit := func(attrs []string) error {
+		_, err := st.EditResponse(ctx, store.ResponseEdit{SurveyID: sv.ID, ResponseID: r1.ID, Answers: answers, ReportAttrs: attrs})
+		return err
+	}
+	if err := edit(matrixRanking(map[int64]int64{1: 11, 2: 10}, 6, 5, 7)); err != nil {
+		t.Fatal(err)
+	}
+	afterEdit := counts{2,
+		map[int64]map[int64]int64{1: {11: 2}, 2: {10: 1}},
+		map[int64]store.RankTotal{5: {2, 4}, 6: {2, 4}, 7: {2, 4}}}
+	check("after an edit", afterEdit)
+	// The same edit again moves nothing.
+	if err := edit(matrixRanking(map[int64]int64{1: 11, 2: 10}, 6, 5, 7)); err != nil {
+		t.Fatal(err)
+	}
+	check("after the same edit again", afterEdit)
+
+	if err := st.DeleteResponse(ctx, a.ID, sv.ID, r2.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DeleteResponse(ctx, a.ID, sv.ID, r2.ID); survey.ErrorCode(err) != survey.ENOTFOUND {
+		t.Errorf("a second delete: %v, want ENOTFOUND", err)
+	}
+	afterDelete := counts{1,
+		map[int64]map[int64]int64{1: {11: 1}, 2: {10: 1}},
+		map[int64]store.RankTotal{5: {1, 2}, 6: {1, 1}, 7: {1, 3}}}
+	check("after a delete", afterDelete)
+
+	// Closed between the check before and the fence after: the submission
+	// is withdrawn and the edit reverted, and the counts are as before.
+	before, err := st.StoredResponse(ctx, sv.ID, r1.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := true
+	if err := st.UpdateSettings(ctx, a.ID, sv.ID, store.SettingsUpdate{IsStopped: &stop}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := submit("k3", matrixRanking(map[int64]int64{2: 11}, 5, 6, 7)); survey.ErrorCode(err) != survey.ErrorCode(survey.ErrSurveyClosed) {
+		t.Fatalf("a submission to a stopped survey: %v, want closed", err)
+	}
+	if err := edit(matrixRanking(map[int64]int64{1: 10}, 7, 6, 5)); survey.ErrorCode(err) != survey.ErrorCode(survey.ErrSurveyClosed) {
+		t.Fatalf("an edit on a stopped survey: %v, want closed", err)
+	}
+	check("after a withdrawn submission and a reverted edit", afterDelete)
+	// The reverted edit left the response as the edit before made it, and
+	// lifted its guard: an edit once the survey reopens goes through.
+	if kept, err := st.StoredResponse(ctx, sv.ID, r1.ID); err != nil || !kept.EditedAt.Equal(before.EditedAt) || !reflect.DeepEqual(kept, before) {
+		t.Errorf("after the reverted edit: %+v, %v; want %+v", kept, err, before)
+	}
+	if _, err := st.StoredResponse(ctx, sv.ID, r2.ID); survey.ErrorCode(err) != survey.ENOTFOUND {
+		t.Errorf("the deleted response: %v", err)
+	}
+	stop = false
+	if err := st.UpdateSettings(ctx, a.ID, sv.ID, store.SettingsUpdate{IsStopped: &stop}); err != nil {
+		t.Fatal(err)
+	}
+	if err := edit(matrixRanking(map[int64]int64{1: 10}, 5, 6, 7)); err != nil {
+		t.Fatalf("an edit after the reopening: %v", err)
+	}
+	check("after an edit once reopened", counts{1,
+		map[int64]map[int64]int64{1: {10: 1}},
+		map[int64]store.RankTotal{5: {1, 1}, 6: {1, 2}, 7: {1, 3}}})
 }
