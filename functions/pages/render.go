@@ -173,7 +173,7 @@ var textsByLang = map[string]texts{
 		Thanks: "Thank you! Your response was recorded.", TimeUp: "The time to respond has ended.", TimeLeft: "Time left",
 		Closed: "This survey is closed.", Responses: "Responses", Average: "Average", Report: "Report", Required: "required",
 		Score: "Score", YourAnswer: "Your answer", CorrectAnswer: "Correct answer", Right: "right", Wrong: "wrong", SeeSheet: "See your answer sheet",
-		Preview: "This is a preview: answers are not saved.", MeanRank: "mean rank (1 is first)", Rankings: "rankings"},
+		Preview: "This is a preview: answers are not saved.", MeanRank: "Mean rank (1 is first)", Rankings: "rankings"},
 	"fa": {Next: "بعدی", Previous: "قبلی", Submit: "ارسال", Code: "کد شما", Progress: "پیشرفت",
 		Thanks: "سپاس! پاسخ شما ثبت شد.", TimeUp: "زمان پاسخ‌دهی به پایان رسیده است.", TimeLeft: "زمان باقی‌مانده",
 		Closed: "این پرسش‌نامه بسته است.", Responses: "پاسخ‌ها", Average: "میانگین", Report: "گزارش", Required: "الزامی",

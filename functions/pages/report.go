@@ -17,6 +17,8 @@ type chart struct {
 	SVG        markup
 	HasAverage bool
 	Average    float64
+	// Note says what the values are, when they are not counts.
+	Note string
 }
 
 // report is what the report template reads.
@@ -109,6 +111,7 @@ func buildReport(c store.SurveyCollection, agg store.Aggregate, t texts, rtl boo
 				names = append(names, x.Name)
 				totals = append(totals, agg.Ranks[e.ID][x.ID])
 			}
+			ch.Note = t.MeanRank
 			ch.SVG = markup(rankingChart(len(rep.Charts), e.Title, t, names, totals, rtl)) // escaped text and numbers
 			rep.Charts = append(rep.Charts, ch)
 			continue
