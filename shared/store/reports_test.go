@@ -218,3 +218,76 @@ func TestMatrixRankingCounts(t *testing.T) {
 		map[int64]map[int64]int64{1: {10: 1}},
 		map[int64]store.RankTotal{5: {1, 1}, 6: {1, 2}, 7: {1, 3}}})
 }
+
+// TestRacingEditsKeepCountsExact: edits of one response racing each other
+// (a double click, two tabs) each answer the edit or a busy 503, never
+// lose or double a count: once the tally has read them, the report counts
+// exactly the answers the response holds.
+func TestRacingEditsKeepCountsExact(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
+	f, err := st.CreateFolder(ctx, a.ID, "race", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "racing edits")
+	answers := func(c int64) map[int64]json.RawMessage {
+		return map[int64]json.RawMessage{7: json.RawMessage(fmt.Sprintf("[%d]", c))}
+	}
+	done, err := st.Submit(ctx, store.Submission{
+		Response: survey.Response{SurveyID: sv.ID, StartedAt: time.Now().Add(-time.Minute), Answers: answers(0)},
+		KeyHash:  "race", BodyHash: "b", ReportAttrs: []string{store.ChoiceCount(7, 0)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const racers = 6
+	errs := make(chan error, racers)
+	for i := range int64(racers) {
+		go func() {
+			_, err := st.EditResponse(ctx, store.ResponseEdit{SurveyID: sv.ID, ResponseID: done.ID,
+				Answers: answers(i + 1), ReportAttrs: []string{store.ChoiceCount(7, i+1), store.RankSum(9, 1, i+1)}})
+			errs <- err
+		}()
+	}
+	won := 0
+	for range racers {
+		switch err := <-errs; {
+		case err == nil:
+			won++
+		case survey.ErrorCode(err) != survey.EUNAVAILABLE:
+			t.Errorf("a racing edit: %v", err)
+		}
+	}
+	if won == 0 {
+		t.Fatal("no racing edit went through")
+	}
+	r, err := st.StoredResponse(ctx, sv.ID, done.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var picked []int64
+	if err := json.Unmarshal(r.Answers[7], &picked); err != nil || len(picked) != 1 {
+		t.Fatalf("stored answers %s: %v", r.Answers[7], err)
+	}
+	testenv.Tally(t)
+	agg, err := st.Aggregates(ctx, sv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := int64(0); c <= racers; c++ {
+		want := int64(0)
+		if c == picked[0] {
+			want = 1
+		}
+		if agg.Choices[7][c] != want {
+			t.Errorf("choice %d counted %d, want %d (the response holds %d; %d edits won)", c, agg.Choices[7][c], want, picked[0], won)
+		}
+	}
+	if agg.Responses != 1 || agg.Ranks[9][1].Sum != picked[0] {
+		t.Errorf("report %d responses, rank sum %d; want 1 and %d", agg.Responses, agg.Ranks[9][1].Sum, picked[0])
+	}
+	t.Logf("%d of %d racing edits went through", won, racers)
+}
