@@ -63,3 +63,23 @@ func TestTallyParts(t *testing.T) {
 		t.Errorf("a removal: %+v", got)
 	}
 }
+
+// FuzzReportAttr: any string of a stream image's agg set is read without
+// a panic; what is accepted is a well-formed name with a positive weight,
+// which an aggregate takes.
+func FuzzReportAttr(f *testing.F) {
+	for _, s := range []string{"c_1_2", "rs_5_1:3", "m_1_2_3", "rn_1_2", "n", "x:", ":1", "rs_1_1:999999", "m_1__2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		name, w, ok := ReportAttr(s)
+		if !ok {
+			return
+		}
+		if name == "" || w < 1 || w >= 1_000_000 {
+			t.Fatalf("ReportAttr(%q) = %q, %d", s, name, w)
+		}
+		a := newAggregate()
+		a.add(name, w)
+	})
+}
