@@ -163,7 +163,7 @@ func TestTallyEditsAndRemovalsExactlyOnce(t *testing.T) {
 		}
 		// 5 responses stand (7 submitted, 2 deleted; the late one withdrawn):
 		// 2 edited (2 first, column 12), 3 not (1 first; columns 11, 10, 11).
-		wantRanks := map[int64]store.RankTotal{1: {5, 3*1 + 2*2}, 2: {5, 3*2 + 2*1}}
+		wantRanks := map[int64]store.RankTotal{1: {Count: 5, Sum: 3*1 + 2*2}, 2: {Count: 5, Sum: 3*2 + 2*1}}
 		wantMatrix := map[int64]int64{10: 1, 11: 2, 12: 2}
 		choices := int64(0)
 		for _, n := range agg.Choices[7] {
