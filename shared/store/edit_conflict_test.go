@@ -26,10 +26,9 @@ import (
 // survey item and report shards nearly all the time. Edits of its
 // responses write only the response and its guard: each goes through in
 // its four calls (no retry), an owner's delete in its two, and the model
-// counts no conflict. The
-// transaction an edit had before (the response with a ConditionCheck of
-// the survey item and a report shard moved) meets the tally's writes
-// there, which shows the tally does hold them.
+// counts no conflict. The transaction an edit had before (the response
+// with a ConditionCheck of the survey item and a report shard moved)
+// meets the tally's writes there, which shows the tally does hold them.
 func TestEditsMeetNoConflictUnderTheTally(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
