@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"reflect"
 	"testing"
 	"time"
@@ -290,4 +291,43 @@ func TestRacingEditsKeepCountsExact(t *testing.T) {
 		t.Errorf("report %d responses, rank sum %d; want 1 and %d", agg.Responses, agg.Ranks[9][1].Sum, picked[0])
 	}
 	t.Logf("%d of %d racing edits went through", won, racers)
+}
+
+// TestTallyFullShardUpdate: a record whose attributes all live in one
+// report shard, more of them than one update may carry, is applied in
+// transactions whose update of that shard stays within DynamoDB's 4 KB
+// expression (DynamoDB Local refuses a longer one), each counted once.
+func TestTallyFullShardUpdate(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
+	f, err := st.CreateFolder(ctx, a.ID, "wide", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "wide")
+	shard := func(name string) uint32 { // the store's attribute shard: FNV-1a mod 8
+		h := fnv.New32a()
+		h.Write([]byte(name))
+		return h.Sum32() % store.AggShards
+	}
+	var attrs []string
+	for c := int64(100000); len(attrs) < 450; c++ {
+		if a := store.ChoiceCount(123456789, c); shard(a) == 0 {
+			attrs = append(attrs, a)
+		}
+	}
+	for range 2 { // and again: nothing twice
+		if _, err := st.ApplyTally(ctx, sv.ID, "wide-shard", []store.TallyRecord{{Seq: "7", ReportAttrs: attrs}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	agg, err := st.Aggregates(ctx, sv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(agg.Choices[123456789]); n != 450 || agg.Responses != 1 {
+		t.Errorf("%d choices counted, %d responses; want 450, 1", n, agg.Responses)
+	}
 }

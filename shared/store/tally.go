@@ -85,7 +85,7 @@ func seqKey(seq string) string {
 }
 
 // A checkpoint names a part of a record: "<seqKey>/<part>", 4 digits. A
-// record's attributes are applied in parts of at most tallyPartAttrs, so
+// record's attributes are applied in parts that one update can carry, so
 // that no write exceeds DynamoDB's limits however many a response names;
 // checkpoints written before parts existed name a whole record (no "/")
 // and are read as its last part.
@@ -98,14 +98,14 @@ func checkpointKey(stored string) string {
 	return stored + "/~"
 }
 
-const (
-	// tallyPartAttrs bounds the attributes of a record's part, and
-	// tallyUpdateAttrs those one aggregate shard's update of a transaction
-	// ADDs to: an update expression is at most 4 KB, about 13 bytes an
-	// attribute here.
-	tallyPartAttrs   = 200
-	tallyUpdateAttrs = 200
-)
+// tallyUpdateBytes bounds what a record's part, and one aggregate shard's
+// update of a transaction, ADDs: an update expression is at most 4 KB,
+// and each attribute takes its name and a value placeholder there
+// (attrCost; names need no placeholder of their own).
+const tallyUpdateBytes = 3500
+
+// attrCost is an attribute's share of an update expression: "name :vN, ".
+func attrCost(name string) int { return len(name) + len(" :v0000, ") }
 
 // tallyPart is one part of a record, as it changes the counts.
 type tallyPart struct {
@@ -166,10 +166,10 @@ func tallyParts(r TallyRecord) []tallyPart {
 			p = first
 			p.attrs = map[string]int64{}
 		}
-		for _, a := range names[:min(len(names), tallyPartAttrs)] {
-			p.attrs[a] = attrs[a]
+		for used := 0; len(names) > 0 && used+attrCost(names[0]) <= tallyUpdateBytes; names = names[1:] {
+			p.attrs[names[0]] = attrs[names[0]]
+			used += attrCost(names[0])
 		}
-		names = names[min(len(names), tallyPartAttrs):]
 		p.key = partKey(r.Seq, len(parts))
 		parts = append(parts, p)
 	}
@@ -241,26 +241,27 @@ func (s *Store) ApplyTally(ctx context.Context, sid int64, streamShard string, r
 }
 
 // tallyChunk is how many of parts (at least one) one transaction applies:
-// as many as keep each aggregate shard's update within tallyUpdateAttrs.
+// as many as keep each aggregate shard's update within tallyUpdateBytes.
 func tallyChunk(parts []tallyPart) int {
-	per := make([]map[string]bool, AggShards)
-	for i := range per {
-		per[i] = map[string]bool{}
-	}
+	seen := map[string]bool{}
+	used := make([]int, AggShards)
 	for i, p := range parts {
-		grown := map[int]int{}
+		grown := make([]int, AggShards)
 		for a := range p.attrs {
-			if sh := attrShard(a); !per[sh][a] {
-				grown[sh]++
+			if !seen[a] {
+				grown[attrShard(a)] += attrCost(a)
 			}
 		}
 		for sh, g := range grown {
-			if len(per[sh])+g > tallyUpdateAttrs && i > 0 {
+			if used[sh]+g > tallyUpdateBytes && i > 0 {
 				return i
 			}
 		}
 		for a := range p.attrs {
-			per[attrShard(a)][a] = true
+			if !seen[a] {
+				seen[a] = true
+				used[attrShard(a)] += attrCost(a)
+			}
 		}
 	}
 	return len(parts)
