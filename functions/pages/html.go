@@ -329,6 +329,9 @@ func renderReport(p reportPage) []byte {
 		if c.HasAverage {
 			d.w("<p class=\"avg\">%s: %s</p>\n", text(p.T.Average), decimal(c.Average))
 		}
+		if c.Note != "" {
+			d.w("<p class=\"avg\">%s</p>\n", text(c.Note))
+		}
 		d.w("%s\n</section>\n", c.SVG)
 	}
 	d.foot()

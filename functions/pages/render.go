@@ -164,6 +164,8 @@ type texts struct {
 	Score, YourAnswer, CorrectAnswer, Right, Wrong, SeeSheet string
 	// Preview is the notice of a template survey's page (contract section 17).
 	Preview string
+	// The report's ranking charts: the mean rank, and how many ranked.
+	MeanRank, Rankings string
 }
 
 var textsByLang = map[string]texts{
@@ -171,17 +173,17 @@ var textsByLang = map[string]texts{
 		Thanks: "Thank you! Your response was recorded.", TimeUp: "The time to respond has ended.", TimeLeft: "Time left",
 		Closed: "This survey is closed.", Responses: "Responses", Average: "Average", Report: "Report", Required: "required",
 		Score: "Score", YourAnswer: "Your answer", CorrectAnswer: "Correct answer", Right: "right", Wrong: "wrong", SeeSheet: "See your answer sheet",
-		Preview: "This is a preview: answers are not saved."},
+		Preview: "This is a preview: answers are not saved.", MeanRank: "Mean rank (1 is first)", Rankings: "rankings"},
 	"fa": {Next: "بعدی", Previous: "قبلی", Submit: "ارسال", Code: "کد شما", Progress: "پیشرفت",
 		Thanks: "سپاس! پاسخ شما ثبت شد.", TimeUp: "زمان پاسخ‌دهی به پایان رسیده است.", TimeLeft: "زمان باقی‌مانده",
 		Closed: "این پرسش‌نامه بسته است.", Responses: "پاسخ‌ها", Average: "میانگین", Report: "گزارش", Required: "الزامی",
 		Score: "نمره", YourAnswer: "پاسخ شما", CorrectAnswer: "پاسخ درست", Right: "درست", Wrong: "نادرست", SeeSheet: "دیدن پاسخ‌نامه",
-		Preview: "این یک پیش‌نمایش است: پاسخ‌ها ذخیره نمی‌شوند."},
+		Preview: "این یک پیش‌نمایش است: پاسخ‌ها ذخیره نمی‌شوند.", MeanRank: "میانگین رتبه (۱ یعنی نخست)", Rankings: "رتبه‌بندی"},
 	"ar": {Next: "التالي", Previous: "السابق", Submit: "إرسال", Code: "رمزك", Progress: "التقدم",
 		Thanks: "شكرًا! تم تسجيل إجابتك.", TimeUp: "انتهى وقت الإجابة.", TimeLeft: "الوقت المتبقي",
 		Closed: "هذا الاستبيان مغلق.", Responses: "الإجابات", Average: "المتوسط", Report: "تقرير", Required: "مطلوب",
 		Score: "الدرجة", YourAnswer: "إجابتك", CorrectAnswer: "الإجابة الصحيحة", Right: "صحيحة", Wrong: "خاطئة", SeeSheet: "عرض ورقة الإجابات",
-		Preview: "هذه معاينة: لا يتم حفظ الإجابات."},
+		Preview: "هذه معاينة: لا يتم حفظ الإجابات.", MeanRank: "متوسط الترتيب (1 هو الأول)", Rankings: "ترتيبات"},
 }
 
 func textsFor(lang string) texts {

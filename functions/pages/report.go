@@ -3,6 +3,7 @@ package pages
 import (
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 
 	"surveyservice/shared/api"
@@ -16,6 +17,8 @@ type chart struct {
 	SVG        markup
 	HasAverage bool
 	Average    float64
+	// Note says what the values are, when they are not counts.
+	Note string
 }
 
 // report is what the report template reads.
@@ -48,7 +51,7 @@ func handleReport(st Store) http.Handler {
 		lang, _ := survey.LanguageCode(c.Survey.Language)
 		p := reportPage{page: newPage(lang, c.Survey.Name+" — "+textsFor(lang).Report)}
 		p.ThemeCSS = themeCSS(c.Survey.Theme)
-		p.Report = buildReport(c, agg, p.Dir == "rtl")
+		p.Report = buildReport(c, agg, p.T, p.Dir == "rtl")
 		writePage(w, r, http.StatusOK, renderReport(p), p.ThemeCSS)
 		return nil
 	})
@@ -56,7 +59,7 @@ func handleReport(st Store) http.Handler {
 
 // buildReport draws a chart for each question with show_charts, in survey
 // order.
-func buildReport(c store.SurveyCollection, agg store.Aggregate, rtl bool) report {
+func buildReport(c store.SurveyCollection, agg store.Aggregate, t texts, rtl bool) report {
 	rep := report{Count: agg.Responses}
 	for _, e := range c.Layout.QuestionElements(c.Elements) {
 		if !e.ShowCharts {
@@ -86,6 +89,32 @@ func buildReport(c store.SurveyCollection, agg store.Aggregate, rtl bool) report
 			if n > 0 {
 				ch.HasAverage, ch.Average = true, float64(sum)/float64(n)
 			}
+		case survey.TypeMatrix:
+			var rows, cols []string
+			grid := make([][]int64, len(e.Rows))
+			for i, r := range e.Rows {
+				rows = append(rows, r.Name)
+				for _, col := range e.Columns {
+					grid[i] = append(grid[i], agg.Matrix[e.ID][r.ID][col.ID])
+				}
+			}
+			for _, col := range e.Columns {
+				cols = append(cols, col.Name)
+			}
+			ch.SVG = markup(matrixChart(len(rep.Charts), e.Title, rows, cols, grid, rtl)) // escaped text and numbers
+			rep.Charts = append(rep.Charts, ch)
+			continue
+		case survey.TypeRanking:
+			var names []string
+			var totals []store.RankTotal
+			for _, x := range e.Choices {
+				names = append(names, x.Name)
+				totals = append(totals, agg.Ranks[e.ID][x.ID])
+			}
+			ch.Note = t.MeanRank
+			ch.SVG = markup(rankingChart(len(rep.Charts), e.Title, t, names, totals, rtl)) // escaped text and numbers
+			rep.Charts = append(rep.Charts, ch)
+			continue
 		default:
 			continue
 		}
@@ -107,34 +136,53 @@ const (
 	chartLabel  = 18 // characters of a label drawn; the whole is in the description
 )
 
-// barChart draws horizontal bars, one a label, each with its count. It
-// is an image with a name and a description that reads every count (a
-// screen reader reads those, not the drawing). On a right-to-left page it
-// is drawn mirrored: labels on the right, bars growing leftward, counts
-// past their ends. The SVG has no style attributes (the page's CSS styles
-// it) and its text is escaped.
+// barChart draws horizontal bars, one a label, each with its count.
 func barChart(n int, title string, labels []string, counts []int64, rtl bool) string {
 	var max int64 = 1
 	for _, c := range counts {
 		max = maxInt(max, c)
 	}
-	barW := chartWidth - chartLabelW - chartValueW
-	var d doc
-	h := chartRowH*len(labels) + 4
+	rows := make([]barRow, len(labels))
+	var desc []string
+	for i, l := range labels {
+		rows[i] = barRow{label: l, frac: float64(counts[i]) / float64(max), value: fmt.Sprint(counts[i])}
+		desc = append(desc, fmt.Sprintf("%s: %d", l, counts[i]))
+	}
+	return bars(n, title, strings.Join(desc, "; "), rows, rtl)
+}
+
+// barRow is one bar: its label, its length (0 to 1 of the bars' column)
+// and the value written past its end.
+type barRow struct {
+	label string
+	frac  float64
+	value string
+}
+
+// chartHead opens a chart's SVG h units high: an image with a name and a
+// description that reads every count (a screen reader reads those, not
+// the drawing), in the page's direction.
+func chartHead(d *doc, n, h int, title, desc string, rtl bool) {
 	dir := markup("ltr")
 	if rtl {
 		dir = "rtl"
 	}
-	var desc []string
-	for i, l := range labels {
-		desc = append(desc, fmt.Sprintf("%s: %d", l, counts[i]))
-	}
 	d.w(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" role="img" direction="%s" aria-labelledby="chart%s-t chart%s-d">`,
 		num(chartWidth), num(h), dir, num(n), num(n))
-	d.w(`<title id="chart%s-t">%s</title><desc id="chart%s-d">%s</desc>`, num(n), text(title), num(n), text(strings.Join(desc, "; ")))
-	for i, l := range labels {
+	d.w(`<title id="chart%s-t">%s</title><desc id="chart%s-d">%s</desc>`, num(n), text(title), num(n), text(desc))
+}
+
+// bars draws horizontal bars, one a row. On a right-to-left page the chart
+// is drawn mirrored: labels on the right, bars growing leftward, values
+// past their ends. The SVG has no style attributes (the page's CSS styles
+// it) and its text is escaped.
+func bars(n int, title, desc string, rows []barRow, rtl bool) string {
+	barW := chartWidth - chartLabelW - chartValueW
+	var d doc
+	chartHead(&d, n, chartRowH*len(rows)+4, title, desc, rtl)
+	for i, r := range rows {
 		y := i*chartRowH + 2
-		w := int(int64(barW) * counts[i] / max)
+		w := int(float64(barW) * min(max(r.frac, 0), 1))
 		// In the SVG's direction, text-anchor start is the text's left
 		// edge (ltr) or its right edge (rtl).
 		// Labels stand 2 units in from the edge: a glyph's side bearing
@@ -143,12 +191,108 @@ func barChart(n int, title string, labels []string, counts []int64, rtl bool) st
 		if rtl {
 			labelX, barX, valueX = chartWidth-2, chartWidth-chartLabelW-w, chartWidth-chartLabelW-w-6
 		}
-		d.w(`<g class="item"><text x="%s" y="%s" class="label">%s</text>`, num(labelX), num(y+18), text(truncate(l, chartLabel)))
+		d.w(`<g class="item"><text x="%s" y="%s" class="label">%s</text>`, num(labelX), num(y+18), text(truncate(r.label, chartLabel)))
 		d.w(`<rect class="bar" x="%s" y="%s" width="%s" height="20" rx="3"></rect>`, num(barX), num(y+2), num(w))
-		d.w(`<text x="%s" y="%s" class="value">%s</text></g>`, num(valueX), num(y+18), num(counts[i]))
+		d.w(`<text x="%s" y="%s" class="value">%s</text></g>`, num(valueX), num(y+18), text(r.value))
 	}
 	d.w(`</svg>`)
 	return string(d.bytes())
+}
+
+// chartColors is how many segment colours the page's CSS has (.seg0 to
+// .seg5); a matrix with more columns uses them again, in order.
+const chartColors = 6
+
+// matrixChart draws a matrix's answers: a bar a row, stacked from the
+// count of each column picked in it (in column order, each segment its
+// column's colour, with a tooltip), the row's total past its end, and a
+// legend of the columns below. Its description reads every count: each
+// row, then each column's count in it.
+func matrixChart(n int, title string, rows, cols []string, counts [][]int64, rtl bool) string {
+	var max int64 = 1
+	totals := make([]int64, len(rows))
+	var desc []string
+	for i, r := range rows {
+		var parts []string
+		for j, c := range cols {
+			totals[i] += counts[i][j]
+			parts = append(parts, fmt.Sprintf("%s %d", c, counts[i][j]))
+		}
+		max = maxInt(max, totals[i])
+		desc = append(desc, fmt.Sprintf("%s: %s", r, strings.Join(parts, ", ")))
+	}
+	barW := chartWidth - chartLabelW - chartValueW
+	var d doc
+	chartHead(&d, n, chartRowH*(len(rows)+len(cols))+12, title, strings.Join(desc, "; "), rtl)
+	for i, r := range rows {
+		y := i*chartRowH + 2
+		w := int(int64(barW) * totals[i] / max)
+		labelX, valueX := 2, chartLabelW+w+6
+		if rtl {
+			labelX, valueX = chartWidth-2, chartWidth-chartLabelW-w-6
+		}
+		d.w(`<g class="item"><text x="%s" y="%s" class="label">%s</text>`, num(labelX), num(y+18), text(truncate(r, chartLabel)))
+		var at int64 // the count drawn before this segment
+		for j, c := range cols {
+			k := counts[i][j]
+			if k == 0 {
+				continue
+			}
+			x0, x1 := int(int64(barW)*at/max), int(int64(barW)*(at+k)/max)
+			at += k
+			x := chartLabelW + x0
+			if rtl {
+				x = chartWidth - chartLabelW - x1
+			}
+			d.w(`<rect class="seg seg%s" x="%s" y="%s" width="%s" height="20"><title>%s</title></rect>`,
+				num(j%chartColors), num(x), num(y+2), num(x1-x0), text(fmt.Sprintf("%s, %s: %d", r, c, k)))
+		}
+		d.w(`<text x="%s" y="%s" class="value">%s</text></g>`, num(valueX), num(y+18), num(totals[i]))
+	}
+	// The legend: a swatch and a column's name a line.
+	top := chartRowH*len(rows) + 10
+	for j, c := range cols {
+		y := top + j*chartRowH
+		swatchX, labelX := 2, 24
+		if rtl {
+			swatchX, labelX = chartWidth-18, chartWidth-24
+		}
+		d.w(`<g class="legend"><rect class="seg seg%s" x="%s" y="%s" width="16" height="16"></rect><text x="%s" y="%s" class="label">%s</text></g>`,
+			num(j%chartColors), num(swatchX), num(y+4), num(labelX), num(y+17), text(truncate(c, 2*chartLabel)))
+	}
+	d.w(`</svg>`)
+	return string(d.bytes())
+}
+
+// rankingChart draws a ranking's mean rank per choice (1 is first), best
+// first: the longer the bar, the better the rank (a mean of 1 fills the
+// column, the last rank a sliver), the mean written past its end. Its
+// description reads each choice's mean rank and how many ranked it.
+func rankingChart(n int, title string, t texts, names []string, totals []store.RankTotal, rtl bool) string {
+	order := make([]int, len(names))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ta, tb := totals[order[a]], totals[order[b]]
+		if (ta.Count == 0) != (tb.Count == 0) {
+			return tb.Count == 0
+		}
+		return ta.Mean() < tb.Mean()
+	})
+	k := float64(max(len(names), 1))
+	rows := make([]barRow, 0, len(names))
+	var desc []string
+	for _, i := range order {
+		tot := totals[i]
+		r := barRow{label: names[i], value: "–"}
+		if tot.Count > 0 {
+			r.frac, r.value = (k+1-tot.Mean())/k, string(decimal(tot.Mean()))
+		}
+		rows = append(rows, r)
+		desc = append(desc, fmt.Sprintf("%s: %s (%s %d)", names[i], r.value, t.Rankings, tot.Count))
+	}
+	return bars(n, title+" — "+t.MeanRank, strings.Join(desc, "; "), rows, rtl)
 }
 
 func maxInt(a, b int64) int64 {

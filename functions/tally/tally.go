@@ -1,8 +1,8 @@
-// Package tally keeps the counts that submissions no longer write: it
-// reads the table's stream (filtered to the insertion of submitted
-// responses) and adds each survey's new responses to its
-// submitted_responses, its public report's aggregates and its variables'
-// has_response flags, exactly once (store.ApplyTally: a checkpoint per
+// Package tally keeps the counts that submissions, edits and deletes no
+// longer write: it reads the table's stream (filtered to the insertion,
+// edit and removal of submitted responses, and to view records) and
+// applies each to its survey's submitted_responses, its public report's
+// aggregates and its variables' has_response flags, exactly once (store.ApplyTally: a checkpoint per
 // survey and stream shard, in the same transaction as the counts). Lambda
 // runs it on the stream with a tumbling window, which is what gives the
 // handler its shard's id (functions/tally/lambda); `make run` feeds it
@@ -24,11 +24,17 @@ import (
 	"surveyservice/shared/store"
 )
 
-// FilterPattern is the stream event source's filter (template.yaml's
-// FilterCriteria, which a test holds equal to it): only insertions of
-// submitted responses and of view records reach the function. Handle
-// checks the same again.
-const FilterPattern = `{"eventName": ["INSERT"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "RESPONSE#"}, {"prefix": "VIEW#"}]}}, "NewImage": {"tally": {"BOOL": [true]}}}}`
+// FilterPatterns are the stream event source's filters (template.yaml's
+// FilterCriteria, which a test holds equal to them; a record passes when
+// one matches): the insertion of a submitted response or of a view record,
+// the modification of a submitted response (an edit: its old and new
+// images), and the removal of one (a delete, a withdrawal). Handle checks
+// the same again.
+var FilterPatterns = []string{
+	`{"eventName": ["INSERT"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "RESPONSE#"}, {"prefix": "VIEW#"}]}}, "NewImage": {"tally": {"BOOL": [true]}}}}`,
+	`{"eventName": ["MODIFY"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "RESPONSE#"}]}}, "NewImage": {"tally": {"BOOL": [true]}}, "OldImage": {"tally": {"BOOL": [true]}}}}`,
+	`{"eventName": ["REMOVE"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "RESPONSE#"}]}}, "OldImage": {"tally": {"BOOL": [true]}}}}`,
+}
 
 // Store is what the tally writes; *store.Store implements it.
 type Store interface {
@@ -44,73 +50,106 @@ type Tally struct {
 	Now func() time.Time
 }
 
-// Matches reports whether a stream record is one Handle counts: the
-// insertion of a submitted response or of a view record (the event source
-// filter, in Go).
+// Matches reports whether a stream record is one Handle counts (the
+// event source filters, in Go): the insertion of a submitted response or
+// of a view record, or an edit or removal of a submitted response.
 func Matches(rec events.DynamoDBEventRecord) bool {
-	if rec.EventName != "INSERT" {
-		return false
-	}
 	sk, ok := rec.Change.Keys["SK"]
-	if !ok || sk.DataType() != events.DataTypeString || !(hasPrefix(sk.String(), "RESPONSE#") || hasPrefix(sk.String(), "VIEW#")) {
+	if !ok || sk.DataType() != events.DataTypeString {
 		return false
 	}
-	t, ok := rec.Change.NewImage["tally"]
+	response := hasPrefix(sk.String(), "RESPONSE#")
+	switch rec.EventName {
+	case "INSERT":
+		return (response || hasPrefix(sk.String(), "VIEW#")) && tallied(rec.Change.NewImage)
+	case "MODIFY":
+		return response && tallied(rec.Change.NewImage) && tallied(rec.Change.OldImage)
+	case "REMOVE":
+		return response && tallied(rec.Change.OldImage)
+	}
+	return false
+}
+
+// tallied reports whether an image is of an item the tally counts.
+func tallied(img map[string]events.DynamoDBAttributeValue) bool {
+	t, ok := img["tally"]
 	return ok && t.DataType() == events.DataTypeBoolean && t.Boolean()
 }
 
 func hasPrefix(s, p string) bool { return len(s) > len(p) && s[:len(p)] == p }
 
-// record reads what the tally needs of a record's new image.
+// image reads the attributes of one image of a record.
+type image map[string]events.DynamoDBAttributeValue
+
+func (img image) str(name string) string {
+	if v, ok := img[name]; ok && v.DataType() == events.DataTypeString {
+		return v.String()
+	}
+	return ""
+}
+
+func (img image) num(name string) int64 {
+	if v, ok := img[name]; ok && v.DataType() == events.DataTypeNumber {
+		n, err := strconv.ParseInt(v.Number(), 10, 64)
+		if err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+func (img image) set(name string) []string {
+	if v, ok := img[name]; ok && v.DataType() == events.DataTypeStringSet {
+		return v.StringSet()
+	}
+	return nil
+}
+
+func (img image) flag(name string) bool {
+	v, ok := img[name]
+	return ok && v.DataType() == events.DataTypeBoolean && v.Boolean()
+}
+
+// record reads what the tally needs of a record: for an insertion its new
+// image, for a removal its old one, for an edit both.
 func record(rec events.DynamoDBEventRecord) (sid int64, r store.TallyRecord, ok bool) {
-	img := rec.Change.NewImage
-	str := func(name string) string {
-		if v, ok := img[name]; ok && v.DataType() == events.DataTypeString {
-			return v.String()
-		}
-		return ""
-	}
-	num := func(name string) int64 {
-		if v, ok := img[name]; ok && v.DataType() == events.DataTypeNumber {
-			n, err := strconv.ParseInt(v.Number(), 10, 64)
-			if err == nil {
-				return n
-			}
-		}
-		return 0
-	}
 	if rec.Change.SequenceNumber == "" {
 		return 0, store.TallyRecord{}, false
 	}
 	r.Seq = rec.Change.SequenceNumber
-	if hasPrefix(str("SK"), "VIEW#") {
-		r.View, r.AccountID, r.FolderID = true, num("account_id"), num("folder_id")
-		sid = num("survey_id")
-		return sid, r, sid > 0 && r.AccountID > 0 && r.FolderID > 0
+	img, old := image(rec.Change.NewImage), image(rec.Change.OldImage)
+	switch rec.EventName {
+	case "MODIFY":
+		r.Change = store.TallyModify
+		r.OldReportAttrs, r.OldSpam = old.set("agg"), old.flag("spam")
+	case "REMOVE":
+		r.Change, img = store.TallyRemove, old
 	}
-	ref, ok := store.ParseResponseRef(str("PK"), str("SK"), str("submitted_at"))
+	if hasPrefix(img.str("SK"), "VIEW#") {
+		r.View, r.AccountID, r.FolderID = true, img.num("account_id"), img.num("folder_id")
+		sid = img.num("survey_id")
+		return sid, r, r.Change == store.TallyInsert && sid > 0 && r.AccountID > 0 && r.FolderID > 0
+	}
+	ref, ok := store.ParseResponseRef(img.str("PK"), img.str("SK"), img.str("submitted_at"))
 	if !ok {
 		return 0, store.TallyRecord{}, false
 	}
-	if v, ok := img["agg"]; ok && v.DataType() == events.DataTypeStringSet {
-		r.ReportAttrs = v.StringSet()
-	}
-	if v, ok := img["spam"]; ok && v.DataType() == events.DataTypeBoolean {
-		r.Spam = v.Boolean()
-	}
-	if v, ok := img["vars_new"]; ok && v.DataType() == events.DataTypeNumberSet {
-		for _, n := range v.NumberSet() {
-			id, err := strconv.ParseInt(n, 10, 64)
-			if err != nil {
-				return 0, store.TallyRecord{}, false
+	r.ReportAttrs, r.Spam = img.set("agg"), img.flag("spam")
+	if r.Change == store.TallyInsert {
+		if v, ok := img["vars_new"]; ok && v.DataType() == events.DataTypeNumberSet {
+			for _, n := range v.NumberSet() {
+				id, err := strconv.ParseInt(n, 10, 64)
+				if err != nil {
+					return 0, store.TallyRecord{}, false
+				}
+				r.Variables = append(r.Variables, id)
 			}
-			r.Variables = append(r.Variables, id)
 		}
 	}
 	return ref.SurveyID, r, true
 }
 
-// Handle adds a batch's responses to their surveys' counts. Records it
+// Handle applies a batch's records to their surveys' counts. Records it
 // cannot read are logged and passed over (no retry would mend them). An
 // error fails the batch: the stream gives it again, and the checkpoints
 // pass over what was applied. The window's state is not used: each batch

@@ -13,6 +13,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"surveyservice/internal/testenv"
 )
 
 // axe-core (npm, `make axe-core` installs it under .cache/, git-ignored)
@@ -146,6 +148,7 @@ func axeWalk(t *testing.T, ctx context.Context, base string, sv builtSurvey, nam
 	evalJS[bool](t, ctx, `document.getElementById("submit").click(), true`)
 	visible(t, ctx, "#thanks")
 	checkAxe(t, ctx, name+" thanks")
+	testenv.Tally(t) // the report's counts, the matrix's and ranking's charts included
 	if err := chromedp.Run(ctx, chromedp.Navigate(base+"/r/"+sv.ReportCode+"/")); err != nil {
 		t.Fatal(err)
 	}

@@ -352,7 +352,9 @@ func TestBrowserEveryTypeEnglish(t *testing.T) {
 	charts := evalJS[[]string](t, ctx, `Array.from(document.querySelectorAll(".chart")).map(c => c.querySelector("h2").textContent + "=" + Array.from(c.querySelectorAll("text.value")).map(x => x.textContent).join(","))`)
 	want := []string{
 		"Which fruit do you like?=0,1,0", "Which colors do you like?=1,0,1", "Pick a picture=1,0",
+		"Rank these=1.00,2.00,3.00", // mean ranks, best first: Speed, Quality, Price
 		"How likely are you to recommend us?=0,0,0,0,0,0,0,0,1,0,0", "Rate our service=0,0,0,1,0", "Your country=1,0,0",
+		"How was each part?=1,1", // each row's total
 	}
 	if strings.Join(charts, "|") != strings.Join(want, "|") {
 		t.Errorf("charts drawn\n %q\nwant\n %q", charts, want)

@@ -144,12 +144,12 @@ func everyTypeElements(fa bool, base string) []map[string]any {
 			{"name": t("Sea", "دریا"), "image_url": base + pages.AssetPath("sea.svg")},
 			{"name": t("Forest", "جنگل"), "image_url": base + pages.AssetPath("forest.svg")},
 		}, "show_charts": true},
-		{"type": 5, "title": t("Rank these", "این‌ها را رتبه‌بندی کنید"), "choices": choices(t("Price", "قیمت"), t("Quality", "کیفیت"), t("Speed", "سرعت"))},
+		{"type": 5, "title": t("Rank these", "این‌ها را رتبه‌بندی کنید"), "choices": choices(t("Price", "قیمت"), t("Quality", "کیفیت"), t("Speed", "سرعت")), "show_charts": true},
 		{"type": 6, "title": t("How likely are you to recommend us?", "چقدر ما را پیشنهاد می‌کنید؟"), "scale_min": 0, "scale_max": 10, "left_label": t("Not at all", "اصلاً"), "right_label": t("Very", "خیلی"), "show_charts": true},
 		{"type": 7, "title": t("Rate our service", "به خدمات ما امتیاز دهید"), "rating_max": 5, "show_charts": true},
 		{"type": 10, "title": t("Your country", "کشور شما"), "choices": choices(t("Iran", "ایران"), t("Germany", "آلمان"), t("Other", "دیگر")), "show_charts": true},
 		{"type": 12, "title": t("How was each part?", "هر بخش چطور بود؟"), "rows": []map[string]any{{"name": t("Food", "غذا")}, {"name": t("Service", "خدمات")}},
-			"columns": []map[string]any{{"name": t("Good", "خوب")}, {"name": t("Bad", "بد")}}},
+			"columns": []map[string]any{{"name": t("Good", "خوب")}, {"name": t("Bad", "بد")}}, "show_charts": true},
 		{"type": 9, "title": t("Thank you!", "سپاسگزاریم!")},
 	}
 }

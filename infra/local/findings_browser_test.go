@@ -7,6 +7,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"surveyservice/internal/testenv"
 )
 
 // Issue 18's page findings, each as a responder meets it in Chromium;
@@ -132,6 +134,7 @@ func TestBrowserPersianReportAndMessages(t *testing.T) {
 	}
 	evalJS[bool](t, ctx, `document.getElementById("submit").click(), true`)
 	visible(t, ctx, "#thanks")
+	testenv.Tally(t) // drawn with the response's counts: the matrix's row a segment
 
 	if err := chromedp.Run(ctx, chromedp.Navigate(p.srv.URL+"/r/"+sv.ReportCode+"/")); err != nil {
 		t.Fatal(err)
@@ -143,21 +146,32 @@ func TestBrowserPersianReportAndMessages(t *testing.T) {
 			const box = svg.getBoundingClientRect();
 			const scale = box.width / svg.viewBox.baseVal.width;
 			if (12 * scale < 11.9) out.push("chart " + n + ": text drawn at " + (12 * scale).toFixed(1) + "px");
+			// A bar is its rects: one, or a matrix row's stacked segments.
+			const bar = g => { const rs = Array.from(g.querySelectorAll("rect")).map(r => r.getBoundingClientRect());
+				return rs.length ? {left: Math.min(...rs.map(r => r.left)), right: Math.max(...rs.map(r => r.right))} : null; };
+			const first = Array.from(svg.querySelectorAll("g.item")).map(bar).find(b => b);
 			svg.querySelectorAll("g.item").forEach((g, i) => {
-				const l = g.querySelector(".label").getBoundingClientRect(), b = g.querySelector(".bar").getBoundingClientRect(), v = g.querySelector(".value").getBoundingClientRect();
+				const l = g.querySelector(".label").getBoundingClientRect(), b = bar(g), v = g.querySelector(".value").getBoundingClientRect();
 				const at = "chart " + n + " row " + i + ": ";
 				if (l.left < box.left - 0.5 || l.right > box.right + 0.5) out.push(at + "label outside the chart");
 				if (v.left < box.left - 0.5) out.push(at + "count outside the chart");
+				if (!b) return; // a matrix row nobody answered
 				if (l.left < b.right - 0.5) out.push(at + "label not right of its bar");
 				if (v.right > b.left + 0.5) out.push(at + "count runs into its bar");
-				if (Math.abs(b.right - svg.querySelector(".bar").getBoundingClientRect().right) > 0.5) out.push(at + "bars do not start at the right");
+				if (Math.abs(b.right - first.right) > 0.5) out.push(at + "bars do not start at the right");
+			});
+			svg.querySelectorAll("g.legend").forEach((g, i) => {
+				const l = g.querySelector("text").getBoundingClientRect(), s = g.querySelector("rect").getBoundingClientRect();
+				const at = "chart " + n + " legend " + i + ": ";
+				if (l.left < box.left - 0.5 || l.right > box.right + 0.5) out.push(at + "name outside the chart");
+				if (l.right > s.left + 0.5) out.push(at + "name not left of its swatch");
 			});
 		});
 		return out; })()`)
 	for _, pr := range problems {
 		t.Error(pr)
 	}
-	if n := evalJS[float64](t, ctx, `document.querySelectorAll(".chart svg").length`); n < 6 {
+	if n := evalJS[float64](t, ctx, `document.querySelectorAll(".chart svg").length`); n < 8 {
 		t.Errorf("%v charts", n)
 	}
 }

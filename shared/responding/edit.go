@@ -57,9 +57,14 @@ type EditRequest struct {
 // Edit replaces the answers of response rid of the survey of slug
 // (contract section 16): the token must be that response's (403); the
 // survey open (410) with edit_response_enabled (403); the answers and
-// variables valid (400); then one transaction (store.EditResponse) moves
-// the report's counts from the old answers to the new and sets edited_at.
-// The webhooks' response.updated follows from the table's stream.
+// variables valid (400); then one transaction of the responder's own
+// items (store.EditResponse: the response and its edit guard) replaces
+// them and sets edited_at, and a strongly consistent read of the survey
+// after it keeps "closed at the moment of the edit" exact (an edit the
+// read finds closed is reverted: 410). The report's counts move from the
+// old answers to the new through the tally, which reads the edit from the
+// table's stream (old and new images), exactly once; the webhooks'
+// response.updated follows from the same stream.
 func Edit(ctx context.Context, st EditStore, sealer Sealer, slug string, rid int64, req EditRequest, now time.Time) (survey.Response, error) {
 	sid, err := st.SurveyIDBySlug(ctx, slug)
 	if err != nil {

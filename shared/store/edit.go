@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
+	"log/slog"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
@@ -50,14 +50,38 @@ func (s *Store) StoredResponse(ctx context.Context, sid, rid int64) (survey.Resp
 	return it.response()
 }
 
+// An edit touches only its responder's items, so that on a survey taking
+// many responses it collides with nothing: the response and its edit
+// guard, RESPONSES#<sid>[#k] / EDITING#<rid>, never the survey item nor a
+// report shard. The report's counts move from the old answers' attributes
+// to the new ones through the tally, which reads both from the stream's
+// MODIFY record (tally.go), exactly once.
+//
+// "Closed at the moment of the edit" is decided as a submission's is
+// (fence.go): after the transaction, one strongly consistent read of the
+// survey item. Open: any stop, trash or sweep commits after that read, so
+// after the edit, which stands (200). Closed: the edit is reverted (the
+// response written back as it was, and the tally moves the counts back
+// from the revert's record) and the answer is 410. The guard, written with
+// the edit and deleted once it is settled, holds off a second edit of the
+// same response until then, so that a revert always restores what the
+// edit replaced; a guard left by a crashed edit lapses after editGuardTTL.
+
+// editGuardSK is a response's edit guard, in the response's partition.
+func editGuardSK(rid int64) string { return "EDITING#" + pad(rid) }
+
+// editGuardTTL is how long an unsettled edit holds off the next one.
+const editGuardTTL = 15 * time.Second
+
 // EditResponse replaces a response's answers and variables in one
-// transaction: the response (conditional on it being as read: its
-// edited_at unchanged, so racing edits do not lose counts), the report's
-// shard moved from the old answers' attributes to the new ones (the count
-// n unchanged), and the survey checked open. It answers the response as
-// it now is. A closed, stopped or trashed survey answers
-// survey.ErrSurveyClosed; a gone response ENOTFOUND; an edit that lost to
-// a racing one is retried on the new state.
+// transaction of the response (conditional on it being as read: its
+// edited_at unchanged, so racing edits do not lose counts) and its edit
+// guard (conditional on no other edit being unsettled), then reads the
+// survey's state (see above). It answers the response as it now is. A
+// closed, stopped or trashed survey answers survey.ErrSurveyClosed; a gone
+// response ENOTFOUND; an edit that lost to a racing one is retried on the
+// new state. A response counted before the tally (no tally mark) has its
+// report counts moved in the same transaction, as before the tally.
 func (s *Store) EditResponse(ctx context.Context, e ResponseEdit) (survey.Response, error) {
 	answers, err := json.Marshal(e.Answers)
 	if err != nil {
@@ -79,62 +103,138 @@ func (s *Store) EditResponse(ctx context.Context, e ResponseEdit) (survey.Respon
 		}
 		now := s.Now().UTC().Truncate(time.Microsecond)
 		edited := now.Format(survey.TimestampLayout)
-		upd := s.table.Update(AttrPK, old.PK).Range(AttrSK, ResponseSK(e.ResponseID)).
-			Set("answers", string(answers)).Set("edited_at", edited)
+		if edited <= old.Edited {
+			// The clock must move the guard's condition on: never the
+			// same edited_at twice.
+			now = now.Add(time.Microsecond)
+			edited = now.Format(survey.TimestampLayout)
+		}
+		next := old
+		next.Answers, next.Edited, next.ReportAttrs = string(answers), edited, e.ReportAttrs
 		if variables != nil {
-			upd.Set("variables", string(variables))
+			next.Variables = string(variables)
 		}
-		if len(e.ReportAttrs) > 0 {
-			upd.SetSet("agg", e.ReportAttrs)
-		} else {
-			upd.Remove("agg")
-		}
-		if old.Edited == "" {
-			upd.If("attribute_exists(PK) AND attribute_not_exists(edited_at)")
-		} else {
-			upd.If("edited_at = ?", old.Edited)
-		}
-		tx := s.db.WriteTx().Update(upd).
-			Check(s.table.Check(AttrPK, SurveyPK(e.SurveyID)).Range(AttrSK, SurveySK).If(surveyOpenCondition, false, false, false, survey.Today(now)))
-		if agg := s.moveReport(e.SurveyID, old, e.ReportAttrs); counted && agg != nil {
+		tx := s.db.WriteTx().Update(s.rewriteResponse(old, next)).
+			Put(s.table.Put(map[string]any{
+				AttrPK: old.PK, AttrSK: editGuardSK(e.ResponseID), "edited_at": edited, AttrTTL: now.Add(editGuardTTL).Unix(),
+			}).If("attribute_not_exists(PK) OR expires_at < ?", now.Unix()))
+		if agg := s.moveReport(e.SurveyID, old, e.ReportAttrs); counted && !old.Tally && agg != nil {
 			tx.Update(agg)
 		}
 		err = tx.Run(ctx)
 		switch {
 		case err == nil:
-			old.Answers, old.Edited, old.ReportAttrs = string(answers), edited, e.ReportAttrs
-			if variables != nil {
-				old.Variables = string(variables)
-			}
-			return old.response()
-		case txFailedAt(err, 1):
-			return survey.Response{}, survey.ErrSurveyClosed
-		case (txFailedAt(err, 0) || txConflict(err)) && attempt < submitAttempts:
+			return s.settleEdit(ctx, e.SurveyID, old, next, counted, now)
+		case (txFailedAt(err, 0) || txFailedAt(err, 1) || txConflict(err)) && attempt < submitAttempts:
+			// A racing edit changed the response, or has not settled yet.
 			if err := backoff(ctx, attempt); err != nil {
 				return survey.Response{}, err
 			}
+		case txFailedAt(err, 0) || txFailedAt(err, 1) || txConflict(err):
+			return survey.Response{}, errBusy
 		default:
 			return survey.Response{}, s.fail(fmt.Sprintf("edit response %d", e.ResponseID), err)
 		}
 	}
 }
 
-// moveReport is the update of the response's report shard that takes one
-// from the attributes only the old answers had and adds one to those only
-// the new ones have (an attribute may be named once an update); nil when
-// nothing moves.
-func (s *Store) moveReport(sid int64, old responseItem, next []string) *dynamo.Update {
-	agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(old.Shard))
-	moved := false
-	for _, a := range old.ReportAttrs {
-		if !slices.Contains(next, a) {
-			agg.Add(a, -1)
-			moved = true
+// rewriteResponse is the update of a response from what it was (from:
+// its edited_at the condition) to next: its answers, variables, report
+// attributes and edited_at.
+func (s *Store) rewriteResponse(from, next responseItem) *dynamo.Update {
+	upd := s.table.Update(AttrPK, from.PK).Range(AttrSK, from.SK).
+		Set("answers", next.Answers).Set("variables", next.Variables)
+	if len(next.ReportAttrs) > 0 {
+		upd.SetSet("agg", next.ReportAttrs)
+	} else {
+		upd.Remove("agg")
+	}
+	if next.Edited != "" {
+		upd.Set("edited_at", next.Edited)
+	} else {
+		upd.Remove("edited_at")
+	}
+	if from.Edited == "" {
+		return upd.If("attribute_exists(PK) AND attribute_not_exists(edited_at)")
+	}
+	return upd.If("edited_at = ?", from.Edited)
+}
+
+// settleEdit decides an edit that committed (see above): the survey read
+// open at its time, the guard is lifted and the edited response answered;
+// read closed (or not read), the edit is reverted and the answer is
+// survey.ErrSurveyClosed (or the read's error).
+func (s *Store) settleEdit(ctx context.Context, sid int64, old, next responseItem, counted bool, at time.Time) (survey.Response, error) {
+	open, err := s.surveyOpen(ctx, sid, at)
+	guard := s.table.Delete(AttrPK, old.PK).Range(AttrSK, editGuardSK(old.ID)).If("edited_at = ?", next.Edited)
+	if err == nil && open {
+		if gerr := guard.Run(ctx); gerr != nil && !dynamo.IsCondCheckFailed(gerr) {
+			// The guard lapses by itself; the edit stands.
+			slog.WarnContext(ctx, "edit guard left", "response", old.ID, "error", gerr.Error())
+		}
+		return next.response()
+	}
+	if rerr := s.revertEdit(context.WithoutCancel(ctx), sid, old, next, counted); rerr != nil {
+		return survey.Response{}, rerr
+	}
+	if err != nil {
+		return survey.Response{}, err
+	}
+	return survey.Response{}, survey.ErrSurveyClosed
+}
+
+// revertEdit writes a response back as it was before an edit the survey's
+// close refused, and lifts the guard, in one transaction; the tally moves
+// the counts back from its record (or, for a response counted before the
+// tally, the transaction does).
+func (s *Store) revertEdit(ctx context.Context, sid int64, old, next responseItem, counted bool) error {
+	for attempt := 1; ; attempt++ {
+		tx := s.db.WriteTx().Update(s.rewriteResponse(next, old)).
+			Delete(s.table.Delete(AttrPK, old.PK).Range(AttrSK, editGuardSK(old.ID)).If("edited_at = ?", next.Edited))
+		if agg := s.moveReport(sid, next, old.ReportAttrs); counted && !old.Tally && agg != nil {
+			tx.Update(agg)
+		}
+		err := tx.Run(ctx)
+		switch {
+		case err == nil:
+			return nil
+		case txFailedAt(err, 0):
+			return nil // deleted by its owner meanwhile: nothing to revert
+		case txConflict(err) && attempt < submitAttempts:
+			if err := backoff(ctx, attempt); err != nil {
+				return err
+			}
+		default:
+			return s.fail(fmt.Sprintf("revert the edit of response %d", old.ID), err)
 		}
 	}
-	for _, a := range next {
-		if !slices.Contains(old.ReportAttrs, a) {
-			agg.Add(a, 1)
+}
+
+// surveyOpen reads (strongly consistent) whether survey sid is open at
+// at: see surveyOpenAt.
+func (s *Store) surveyOpen(ctx context.Context, sid int64, at time.Time) (bool, error) {
+	return s.surveyOpenAt(ctx, survey.Response{SurveyID: sid, SubmittedAt: at})
+}
+
+// moveReport is the update of a response's report shard that moves its
+// counts from the old answers' attributes to the new ones (weights
+// included: ReportAttr); nil when nothing moves. Only for responses
+// counted before the tally: the tally moves the others' counts from the
+// stream.
+func (s *Store) moveReport(sid int64, old responseItem, next []string) *dynamo.Update {
+	delta := map[string]int64{}
+	for sign, attrs := range map[int64][]string{-1: old.ReportAttrs, 1: next} {
+		for _, a := range attrs {
+			if name, w, ok := ReportAttr(a); ok {
+				delta[name] += sign * w
+			}
+		}
+	}
+	agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(old.Shard))
+	moved := false
+	for name, n := range delta {
+		if n != 0 {
+			agg.Add(name, n)
 			moved = true
 		}
 	}
@@ -143,8 +243,3 @@ func (s *Store) moveReport(sid int64, old responseItem, next []string) *dynamo.U
 	}
 	return agg
 }
-
-// surveyOpenCondition is the survey item's condition in an edit: it
-// exists, is neither trashed nor stopped nor closed, and its expiration
-// date (if any) is after today (deleted, is_stopped, closed, today).
-const surveyOpenCondition = "attribute_exists(PK) AND deleted = ? AND is_stopped = ? AND (attribute_not_exists(closed) OR closed = ?) AND (attribute_not_exists(expiration_date) OR expiration_date > ?)"

@@ -65,43 +65,23 @@ func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission) (S
 	return Submitted{}, survey.ErrSurveyClosed
 }
 
-// withdraw takes back a response the fence refused, in one transaction:
-// the response and its Idempotency-Key deleted, its code and its link
-// spent no more (each only if this response spent it), and the counts it
-// adds through the tally subtracted now (the tally adds them when its
-// insertion reaches it; the two meet at the same count). Only a variable's
-// has_response flag, which is not a count, may stay set by a withdrawn
-// response. Conflicts (only the survey item, with an owner's write or the
-// tally's) are retried.
+// withdraw takes back a response the fence refused, in one transaction of
+// the responder's own items: the response and its Idempotency-Key
+// deleted, its code and its link spent no more (each only if this
+// response spent it), its responder's guard item removed. Its counts need
+// no write here: the tally adds them when the response's insertion
+// reaches it on the stream and takes them back when its removal does,
+// exactly once each. Only a variable's has_response flag, which is not a
+// count, may stay set by a withdrawn response. Conflicts (with a racing
+// submission of the same responder) are retried.
 func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission) error {
 	sid := r.SurveyID
-	var rit struct {
-		Shard       int      `dynamo:"agg_shard"`
-		ReportAttrs []string `dynamo:"agg,set"`
-	}
 	pk := ResponsesShardPK(sid, ResponseShard(r.ID))
-	err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, ResponseSK(r.ID)).Consistent(true).One(ctx, &rit)
-	if err == dynamo.ErrNotFound {
-		return nil // withdrawn already
-	}
-	if err != nil {
-		return s.fail(fmt.Sprintf("read response %d to withdraw it", r.ID), err)
-	}
 	for attempt := 1; ; attempt++ {
-		count := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add("submitted_responses", -1)
-		if r.Spam {
-			count.Add(AttrSpamResponses, -1)
-		}
 		tx := s.db.WriteTx().Idempotent(true).
 			Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, ResponseSK(r.ID)).If("attribute_exists(PK)")).
 			Delete(s.table.Delete(AttrPK, ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash))).Range(AttrSK, IdempotencySK(sub.KeyHash)).
-				If("response_id = ?", r.ID)).
-			Update(count)
-		agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(rit.Shard)).Add("n", -1)
-		for _, a := range rit.ReportAttrs {
-			agg.Add(a, -1)
-		}
-		tx.Update(agg)
+				If("response_id = ?", r.ID))
 		if sub.CheckCode && sub.CodeUnique {
 			tx.Update(s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeSK(r.Code)).
 				Remove("used", "used_at", "response_id").If("response_id = ?", r.ID))

@@ -32,10 +32,12 @@
 //	used one-use link    LINK#<token id>       USED              (written by the response that uses it)
 //	response             RESPONSES#<sid>[#k]   RESPONSE#<rid>    RTIME#<sid>[#k] / <submitted_at>#<rid> (k: 16 shards; responses.go)
 //	report code          REPORT#<report_code>  REPORT            (holds the survey id; written with the survey)
-//	report counts shard  AGG#<sid>             SHARD#<0..7>      (n, c_<eid>_<cid>, s_<eid>_<value>: ADDed by the tally; see reports.go)
+//	report counts shard  AGG#<sid>             SHARD#<0..7>      (n, c_, s_, m_, rn_, rs_ counts: ADDed by the tally, an attribute's
+//	                                                              shard a hash of its name; see reports.go)
 //	idempotency key      RESPONSES#<sid>[#k]   IDEM#<sha256 hex> (TTL expires_at, 24 hours; k from the hash)
+//	edit guard           RESPONSES#<sid>[#k]   EDITING#<rid>     (an unsettled edit of the response: edited_at; TTL 15 s; edit.go)
 //	view record          VIEWLOG#<sid>#<0..15> VIEW#<random>     (TTL 48 hours; counted by the tally; see views.go)
-//	tally checkpoint     TALLY#<sid>           <stream shard id> (seq: the last record applied; TTL 48 hours; see tally.go)
+//	tally checkpoint     TALLY#<sid>           <stream shard id> (seq: the last record part applied; TTL 48 hours; see tally.go)
 //	export job           EXPORTS#<sid>         EXPORT#<job id>   (state, file key, rows; TTL 24 hours; see exportjobs.go)
 //	spent challenge      CHALLENGE#<sid>#<salt> SPENT           (TTL expires_at: an hour after the challenge's expiry)
 //	one-response guard   RESPONDER#<sid>#<cookie hash> RESPONDED (a no_spam survey's responder; written by its first response)
@@ -81,10 +83,12 @@
 //	submit a response               Query PK SURVEY#<sid> (consistent), then TransactWriteItems of the responder's items
 //	                                only: Put IDEM (new or expired), Put RESPONSE (its shard), Update CODE (unique: spend)
 //	                                or ConditionCheck CODE, Put LINK USED; then GetItem SURVEY (consistent: still open?
-//	                                if not, a TransactWriteItems withdraws it; see fence.go)
+//	                                if not, a TransactWriteItems of the same items withdraws it; see fence.go)
 //	tally a stream batch            per survey: GetItem TALLY#<sid> <shard> (consistent), TransactWriteItems: Update
-//	                                SURVEY ADD submitted_responses, AGG#<sid> SHARD#<hash(shard)> ADD counts, VARIABLES
-//	                                ADD responded, VIEWS ADD views, Put TALLY (conditional on the read)
+//	                                SURVEY ADD submitted_responses (+1 an insertion, -1 a removal), AGG#<sid> SHARD#<n>
+//	                                ADD counts (each attribute's shard; an edit moves them: old image -, new image +),
+//	                                VARIABLES ADD responded, VIEWS ADD views, Put TALLY (conditional on the read); a batch
+//	                                too big for one transaction in several, in order, each moving the checkpoint
 //	replay of a refused submission  GetItem IDEM#<hash> (only on the way to a refusal)
 //	move, trash, restore a survey   UpdateItem SURVEY (conditional), with ConditionCheck of the folder when one is named
 //	                                and, moving or restoring, UpdateItem VIEWS (its GSI1 keys) in the same transaction;
@@ -113,13 +117,18 @@
 //	one response (owner)            BatchGetItem SURVEY + RESPONSE#<rid> in its shard and in shard 0 (consistent)
 //	export job                      PutItem EXPORT (pending) + SQS; the export function: UpdateItem EXPORT (running), the
 //	                                responses' Queries, S3 multipart upload, UpdateItem EXPORT (succeeded)
-//	delete a response               GetItem RESPONSE (its report shard and counts, consistent), then TransactWriteItems: Delete
-//	                                RESPONSE (attribute_exists), Update SURVEY ADD submitted_responses -1 (live, the account's),
-//	                                Update AGG#<sid> SHARD#<n> ADD -1 to its counts
+//	delete a response               BatchGetItem SURVEY + RESPONSE (consistent: live, the account's?), then DeleteItem RESPONSE
+//	                                (attribute_exists); the tally takes its counts back from the REMOVE record. A response
+//	                                counted before the tally: TransactWriteItems of the Delete, Update SURVEY ADD
+//	                                submitted_responses -1 (live, the account's), Update AGG#<sid> SHARD#<n> ADD -1 to its counts
+//	edit a response (section 16)    BatchGetItem RESPONSE (consistent), TransactWriteItems: Update RESPONSE (edited_at as read),
+//	                                Put EDITING#<rid> (none unsettled); GetItem SURVEY (consistent: still open?), then DeleteItem
+//	                                EDITING#<rid>, or, closed, TransactWriteItems: the RESPONSE written back + Delete EDITING#
+//	                                (see edit.go); the tally moves the report counts from the MODIFY record
 //	public report by code           GetItem REPORT#<code>, Query PK SURVEY#<sid>, BatchGetItem AGG#<sid> SHARD#0..7 (never the responses)
 //	webhooks of a survey (owner)    BatchGetItem SURVEY + HOOKS#<sid> WEBHOOKS
 //	change webhooks                 TransactWriteItems: ConditionCheck SURVEY (live), Put WEBHOOKS (version)
-//	webhooks of a new response      stream record (NEW_IMAGE, filtered to INSERT of RESPONSE#), GetItem WEBHOOKS
+//	webhooks of a new response      stream record (NEW_AND_OLD_IMAGES, filtered to INSERT of RESPONSE#), GetItem WEBHOOKS
 //	record a delivery               PutItem DELIVERY with attribute_not_exists (the event fixes its key)
 //	one attempt (batched by ten)    BatchGetItem DELIVERY + WEBHOOKS + RESPONSE, UpdateItem DELIVERY (claim, then outcome,
 //	                                each conditional on the claim: one chain per delivery)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -15,10 +16,18 @@ import (
 // A survey's public report (contract section 14) reads counts kept as
 // responses arrive, never the responses: AGG#<sid> / SHARD#<0..7> hold flat
 // numeric attributes, "n" (responses), "c_<element>_<choice>" (a choice
-// picked) and "s_<element>_<value>" (a scale or rating value). A
-// submission ADDs to one shard drawn at random, so that concurrent
-// submissions seldom write the same item; the report sums the shards in
-// one BatchGetItem, whatever the number of responses.
+// picked), "s_<element>_<value>" (a scale or rating value),
+// "m_<element>_<row>_<column>" (a matrix column picked in a row), and
+// "rn_<element>_<choice>" / "rs_<element>_<choice>" (a ranking's choice:
+// times ranked and the sum of its ranks). A response names the attributes
+// it adds to in its "agg" set (a weight after a colon: ReportAttr); the
+// tally (tally.go) adds them from the table's stream when it is inserted,
+// moves them when an edit changes the set (the stream's old and new
+// images) and takes them back when it is deleted, each exactly once. An
+// attribute always lives in the same shard (a hash of its name), so the
+// counts of a survey with many charted elements spread over the eight
+// items; the report sums the shards in one BatchGetItem, whatever the
+// number of responses.
 const (
 	// AggShards is the number of aggregate shards of a survey.
 	AggShards = 8
@@ -52,6 +61,43 @@ func ChoiceCount(eid, cid int64) string { return fmt.Sprintf("c_%d_%d", eid, cid
 // ScaleCount names the count of one scale or rating value of an element.
 func ScaleCount(eid, v int64) string { return fmt.Sprintf("s_%d_%d", eid, v) }
 
+// MatrixCount names the count of one column picked in one row of a matrix.
+func MatrixCount(eid, row, col int64) string { return fmt.Sprintf("m_%d_%d_%d", eid, row, col) }
+
+// RankCount names the count of the rankings of one choice of a ranking
+// element; RankSum the sum of the ranks it was given (1 for first), which
+// a response adds rank to: the attribute it names carries its weight,
+// "rs_<eid>_<cid>:<rank>" (ReportAttr). Mean rank = sum / count.
+func RankCount(eid, cid int64) string { return fmt.Sprintf("rn_%d_%d", eid, cid) }
+
+// RankSum: see RankCount.
+func RankSum(eid, cid, rank int64) string { return fmt.Sprintf("rs_%d_%d:%d", eid, cid, rank) }
+
+// ReportAttr reads one of a response's report attributes (its "agg" set):
+// the aggregate attribute it adds to and by how much (1, or the weight
+// after a colon). ok is false for anything else: an attribute name is
+// lower-case letters, digits and underscores, its weight a positive
+// number under a million.
+func ReportAttr(a string) (name string, weight int64, ok bool) {
+	name, w, weighted := strings.Cut(a, ":")
+	if name == "" || len(name) > 80 {
+		return "", 0, false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return "", 0, false
+		}
+	}
+	if !weighted {
+		return name, 1, true
+	}
+	n, err := strconv.ParseInt(w, 10, 64)
+	if err != nil || n < 1 || n >= 1_000_000 || strconv.FormatInt(n, 10) != w {
+		return "", 0, false
+	}
+	return name, n, true
+}
+
 // Aggregate is a survey's counts, summed over its shards.
 type Aggregate struct {
 	Responses int64
@@ -59,6 +105,86 @@ type Aggregate struct {
 	// element and value.
 	Choices map[int64]map[int64]int64
 	Scales  map[int64]map[int64]int64
+	// Matrix counts picks by element, row and column.
+	Matrix map[int64]map[int64]map[int64]int64
+	// Ranks holds, by element and choice, how often it was ranked and the
+	// sum of its ranks.
+	Ranks map[int64]map[int64]RankTotal
+}
+
+// RankTotal is one choice's rankings: how many, and the sum of the ranks.
+type RankTotal struct{ Count, Sum int64 }
+
+// Mean is the choice's mean rank (1 is first), or 0 when never ranked.
+func (r RankTotal) Mean() float64 {
+	if r.Count == 0 {
+		return 0
+	}
+	return float64(r.Sum) / float64(r.Count)
+}
+
+func newAggregate() Aggregate {
+	return Aggregate{Choices: map[int64]map[int64]int64{}, Scales: map[int64]map[int64]int64{},
+		Matrix: map[int64]map[int64]map[int64]int64{}, Ranks: map[int64]map[int64]RankTotal{}}
+}
+
+// add adds n to the count an aggregate attribute names; unknown names
+// are passed over.
+func (a *Aggregate) add(k string, n int64) {
+	switch {
+	case k == "n":
+		a.Responses += n
+	case strings.HasPrefix(k, "c_"):
+		addCount(a.Choices, k[2:], n)
+	case strings.HasPrefix(k, "s_"):
+		addCount(a.Scales, k[2:], n)
+	case strings.HasPrefix(k, "m_"):
+		ids, ok := attrIDs(k[2:], 3)
+		if !ok {
+			return
+		}
+		rows := a.Matrix[ids[0]]
+		if rows == nil {
+			rows = map[int64]map[int64]int64{}
+			a.Matrix[ids[0]] = rows
+		}
+		if rows[ids[1]] == nil {
+			rows[ids[1]] = map[int64]int64{}
+		}
+		rows[ids[1]][ids[2]] += n
+	case strings.HasPrefix(k, "rn_"), strings.HasPrefix(k, "rs_"):
+		ids, ok := attrIDs(k[3:], 2)
+		if !ok {
+			return
+		}
+		if a.Ranks[ids[0]] == nil {
+			a.Ranks[ids[0]] = map[int64]RankTotal{}
+		}
+		t := a.Ranks[ids[0]][ids[1]]
+		if k[1] == 'n' {
+			t.Count += n
+		} else {
+			t.Sum += n
+		}
+		a.Ranks[ids[0]][ids[1]] = t
+	}
+}
+
+// attrIDs reads want numbers joined by "_".
+func attrIDs(s string, want int) ([]int64, bool) {
+	parts := strings.Split(s, "_")
+	if len(parts) != want {
+		return nil, false
+	}
+	ids := make([]int64, want)
+	for i, p := range parts {
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		ids[i] = n
+	}
+	return ids, true
 }
 
 // SurveyIDByReportCode finds the survey of a report code: one GetItem.
@@ -90,18 +216,10 @@ func (s *Store) Aggregates(ctx context.Context, sid int64) (Aggregate, error) {
 	if err != nil && err != dynamo.ErrNotFound {
 		return Aggregate{}, s.fail(fmt.Sprintf("read survey %d aggregates", sid), err)
 	}
-	a := Aggregate{Choices: map[int64]map[int64]int64{}, Scales: map[int64]map[int64]int64{}}
+	a := newAggregate()
 	for _, it := range items {
 		for k, v := range it {
-			n := toInt(v)
-			switch {
-			case k == "n":
-				a.Responses += n
-			case strings.HasPrefix(k, "c_"):
-				addCount(a.Choices, k[2:], n)
-			case strings.HasPrefix(k, "s_"):
-				addCount(a.Scales, k[2:], n)
-			}
+			a.add(k, toInt(v))
 		}
 	}
 	return a, nil
@@ -135,8 +253,18 @@ func toInt(v any) int64 {
 	return 0
 }
 
-// aggShard draws the shard a submission adds to.
+// aggShard draws the shard recorded with a submission (agg_shard): the
+// tally no longer uses it, but its presence marks a counted response, and
+// responses counted before the tally (no "tally" mark) are taken back
+// from it directly.
 func aggShard() int { return rand.IntN(AggShards) }
+
+// attrShard is the aggregate shard an attribute lives in.
+func attrShard(name string) int {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return int(h.Sum32() % AggShards)
+}
 
 // BackfillReportCodes writes the REPORT#<code> item of every survey
 // created before report items existed, so that its public report is

@@ -291,39 +291,71 @@ func (s *Store) Response(ctx context.Context, aid, sid, rid int64) (survey.Respo
 // transaction conflict (another write of the survey item at that moment).
 const deleteAttempts = 5
 
-// DeleteResponse deletes one response of a live survey of the account and
-// lowers the survey's submitted_responses by one, in one transaction: the
-// count drops exactly once however many deletions race (the losers find
-// the response gone). A code or link the response spent stays spent. It
+// DeleteResponse deletes one response of a live survey of the account. It
 // answers ENOTFOUND (missing response, missing or foreign survey),
 // survey.ErrSurveyDeleted (409) for a survey in the trash, or EUNAVAILABLE.
+// A code or link the response spent stays spent.
 //
-// The same transaction takes the response back from the public report's
-// counts (reports.go): its aggregate shard and attributes are read first,
-// from the response's own item (one consistent GetItem), and the Delete is
-// conditional on the item being unchanged, so a count drops at most once.
+// One strongly consistent BatchGetItem reads the survey (live, the
+// account's?) and the response; then a submitted response (the tally's
+// mark) is deleted by one conditional DeleteItem of that item alone, which
+// races with no other responder's or the tally's writes, and the tally
+// takes it back from the survey's submitted_responses, spam_responses and
+// report counts when the removal reaches it on the stream (exactly once:
+// tally.go). However many deletions race, one removes the item (the
+// losers find it gone), so the counts drop once. A response counted
+// before the tally (no mark: an import, or one submitted before the tally
+// existed) is deleted as it was: in one transaction with the survey's
+// count (conditional on the survey being live) and its report shard.
 func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
-	var found []struct {
-		PK          string   `dynamo:"PK"`
-		Shard       *int     `dynamo:"agg_shard"` // nil: not counted (imported)
-		ReportAttrs []string `dynamo:"agg,set"`
-		Spam        bool     `dynamo:"spam"`
-	}
-	err := s.table.Batch(AttrPK, AttrSK).Get(responseKeys(sid, rid)...).
-		Project(AttrPK, "agg_shard", "agg", "spam").Consistent(true).All(ctx, &found)
-	if err == nil && len(found) == 0 {
-		err = dynamo.ErrNotFound
-	}
-	if err == dynamo.ErrNotFound {
-		if err := s.checkWritable(ctx, aid, sid); err != nil {
-			return err
-		}
-		return survey.ErrNotFound
-	}
-	if err != nil {
+	var items []dynamo.Item
+	err := s.table.Batch(AttrPK, AttrSK).Get(append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}}, responseKeys(sid, rid)...)...).
+		Project(AttrPK, AttrSK, "account_id", "deleted", "agg_shard", "agg", "spam", "tally").Consistent(true).All(ctx, &items)
+	if err != nil && err != dynamo.ErrNotFound {
 		return s.fail(fmt.Sprintf("read response %d", rid), err)
 	}
-	old := found[0]
+	var (
+		sv struct {
+			AccountID int64 `dynamo:"account_id"`
+			Deleted   bool  `dynamo:"deleted"`
+		}
+		old struct {
+			PK          string   `dynamo:"PK"`
+			Shard       *int     `dynamo:"agg_shard"` // nil: not counted
+			ReportAttrs []string `dynamo:"agg,set"`
+			Spam        bool     `dynamo:"spam"`
+			Tally       bool     `dynamo:"tally"`
+		}
+	)
+	foundSurvey, found := false, false
+	for _, item := range items {
+		var derr error
+		if skOf(item) == SurveySK {
+			derr, foundSurvey = dynamo.UnmarshalItem(item, &sv), true
+		} else {
+			derr, found = dynamo.UnmarshalItem(item, &old), true
+		}
+		if derr != nil {
+			return fmt.Errorf("store: decode response %d: %w", rid, derr)
+		}
+	}
+	switch {
+	case !foundSurvey || sv.AccountID != aid:
+		return survey.ErrNotFound
+	case sv.Deleted:
+		return survey.ErrSurveyDeleted
+	case !found:
+		return survey.ErrNotFound
+	case old.Tally:
+		err := s.table.Delete(AttrPK, old.PK).Range(AttrSK, ResponseSK(rid)).If("attribute_exists(PK)").Run(ctx)
+		if dynamo.IsCondCheckFailed(err) {
+			return survey.ErrNotFound
+		}
+		if err != nil {
+			return s.fail(fmt.Sprintf("delete response %d of survey %d", rid, sid), err)
+		}
+		return nil
+	}
 	for attempt := 1; ; attempt++ {
 		count := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add("submitted_responses", -1)
 		if old.Spam {
@@ -333,9 +365,15 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 			Delete(s.table.Delete(AttrPK, old.PK).Range(AttrSK, ResponseSK(rid)).If("attribute_exists(PK)")).
 			Update(count.If(surveyWritable, aid, false))
 		if old.Shard != nil {
-			agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(*old.Shard)).Add("n", -1)
+			agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(*old.Shard))
+			n := map[string]int64{"n": -1}
 			for _, c := range old.ReportAttrs {
-				agg.Add(c, -1)
+				if name, w, ok := ReportAttr(c); ok {
+					n[name] -= w
+				}
+			}
+			for name, d := range n {
+				agg.Add(name, d)
 			}
 			tx.Update(agg)
 		}

@@ -40,12 +40,13 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 	}
 }
 
-// Stream is the table's change stream: the new image of every written
-// item, which the webhooks' dispatch reads (filtered to new responses).
+// Stream is the table's change stream: the new and old images of every
+// written item, which the webhooks' dispatch (new responses and edits) and
+// the tally (responses inserted, edited and removed: tally.go) read.
 // Nothing is lost between a response's write and its webhooks: the stream
 // keeps every change for 24 hours and its reader retries.
 func Stream() *types.StreamSpecification {
-	return &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage}
+	return &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages}
 }
 
 // StreamARN returns the ARN of the table's stream.
@@ -68,7 +69,18 @@ func EnsureTable(ctx context.Context, client *dynamodb.Client, name string) erro
 	var missing *types.ResourceNotFoundException
 	switch {
 	case err == nil:
-		if spec := desc.Table.StreamSpecification; spec == nil || !aws.ToBool(spec.StreamEnabled) {
+		spec := desc.Table.StreamSpecification
+		if spec != nil && aws.ToBool(spec.StreamEnabled) && spec.StreamViewType != Stream().StreamViewType {
+			// A stream's view type cannot change: turn it off, then on
+			// with the new one (a new stream; its readers start at its
+			// beginning).
+			if _, err := client.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
+				StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}}); err != nil {
+				return fmt.Errorf("store: turn off the old stream of %s: %w", name, err)
+			}
+			spec = nil
+		}
+		if spec == nil || !aws.ToBool(spec.StreamEnabled) {
 			if _, err := client.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), StreamSpecification: Stream()}); err != nil {
 				return fmt.Errorf("store: enable the stream of %s: %w", name, err)
 			}

@@ -47,13 +47,14 @@ func simStore(c *ddbsim.Capture) *Store {
 // simSizes are the stored sizes of the items a submission updates or
 // checks without carrying them (the request has only their keys): a
 // survey item with its settings-era fields, a report shard of a survey of
-// 20 questions, the variables, an id counter.
+// 20 questions (an eighth of its 2.5 KB of counts: each attribute lives in
+// the shard its name hashes to), the variables, an id counter.
 func simSizes(pk, sk string) int {
 	switch {
 	case sk == SurveySK:
 		return 1500
 	case strings.HasPrefix(pk, "AGG#"):
-		return 2500
+		return 2500 / AggShards
 	case sk == variablesSK:
 		return 400
 	case strings.HasPrefix(pk, "COUNTER#"):
@@ -96,9 +97,24 @@ func recordSubmissions(tb testing.TB, st *Store, c *ddbsim.Capture, n int) [][]d
 	return out
 }
 
-// simAnswer answers the reads the submission path makes: the survey item
-// (open) for the fence's GetItem; nothing else is found.
+// simAnswer answers the reads the submission and edit paths make: the
+// survey item (open) for the fence's GetItem, and a response for the
+// edit's BatchGetItem; nothing else is found.
 func simAnswer(op string, in map[string]any) string {
+	if op == "BatchGetItem" {
+		req, _ := in["RequestItems"].(map[string]any)
+		keys, _ := req["sim"].(map[string]any)["Keys"].([]any)
+		if len(keys) == 0 {
+			return ""
+		}
+		k := keys[0].(map[string]any)
+		pk, sk := k["PK"].(map[string]any)["S"].(string), k["SK"].(map[string]any)["S"].(string)
+		rid := strings.TrimLeft(strings.TrimPrefix(sk, "RESPONSE#"), "0")
+		return fmt.Sprintf(`{"Responses":{"sim":[{"PK":{"S":%q},"SK":{"S":%q},"id":{"N":"%s"},"survey_id":{"N":"%d"},`+
+			`"submitted_at":{"S":"2026-11-01T00:00:00.000000Z"},"started_at":{"S":"2026-11-01T00:00:00.000000Z"},`+
+			`"answers":{"S":"{\"1\":[1]}"},"variables":{"S":"{}"},"agg_shard":{"N":"3"},"agg":{"SS":["c_1_1"]},"tally":{"BOOL":true}}]}}`,
+			pk, sk, rid, simSurvey)
+	}
 	key, _ := in["Key"].(map[string]any)
 	sk, _ := key["SK"].(map[string]any)
 	if op == "GetItem" && sk["S"] == SurveySK {
@@ -135,6 +151,53 @@ func recordOwnerPatch(tb testing.TB, st *Store, c *ddbsim.Capture) []ddbsim.Requ
 	return c.Take()
 }
 
+// recordEdits are edits of n responses (section 16), as EditResponse
+// sends them: the response and its guard, the fence's read, the guard
+// lifted.
+func recordEdits(tb testing.TB, st *Store, c *ddbsim.Capture, n int) [][]ddbsim.Request {
+	tb.Helper()
+	out := make([][]ddbsim.Request, n)
+	for i := range out {
+		_, err := st.EditResponse(context.Background(), ResponseEdit{SurveyID: simSurvey, ResponseID: int64(1000 + i),
+			Answers: map[int64]json.RawMessage{1: json.RawMessage(`[2]`)}, ReportAttrs: []string{ChoiceCount(1, 2)}})
+		if err != nil {
+			tb.Fatalf("edit %d: %v", i, err)
+		}
+		out[i] = c.Take()
+	}
+	return out
+}
+
+// editOpenCondition is the survey item's condition the edit's transaction
+// had before: live, not stopped, not closed, not expired.
+const editOpenCondition = "attribute_exists(PK) AND deleted = ? AND is_stopped = ? AND (attribute_not_exists(closed) OR closed = ?) AND (attribute_not_exists(expiration_date) OR expiration_date > ?)"
+
+// recordEditsBefore are the same edits as the edit sent them before it
+// left the shared items (issue 20): one transaction of the response, a
+// ConditionCheck of the survey item (open) and its report shard moved.
+func recordEditsBefore(tb testing.TB, st *Store, c *ddbsim.Capture, n int) [][]ddbsim.Request {
+	tb.Helper()
+	out := make([][]ddbsim.Request, n)
+	for i := range out {
+		rid := int64(1000 + i)
+		if _, _, err := st.editedResponse(context.Background(), simSurvey, rid); err != nil {
+			tb.Fatal(err)
+		}
+		upd := st.table.Update(AttrPK, ResponsesShardPK(simSurvey, ResponseShard(rid))).Range(AttrSK, ResponseSK(rid)).
+			Set("answers", `{"1":[2]}`).Set("edited_at", "2026-11-02T00:00:00.000000Z").SetSet("agg", []string{ChoiceCount(1, 2)}).
+			If("attribute_exists(PK) AND attribute_not_exists(edited_at)")
+		err := st.db.WriteTx().Update(upd).
+			Check(st.table.Check(AttrPK, SurveyPK(simSurvey)).Range(AttrSK, SurveySK).If(editOpenCondition, false, false, false, "2026-11-02")).
+			Update(st.table.Update(AttrPK, AggPK(simSurvey)).Range(AttrSK, AggSK(int(rid%AggShards))).Add(ChoiceCount(1, 1), -1).Add(ChoiceCount(1, 2), 1)).
+			Run(context.Background())
+		if err != nil {
+			tb.Fatalf("edit %d (before): %v", i, err)
+		}
+		out[i] = c.Take()
+	}
+	return out
+}
+
 // recordViews are counted views, as CountView sends them.
 func recordViews(tb testing.TB, st *Store, c *ddbsim.Capture, n int) [][]ddbsim.Request {
 	tb.Helper()
@@ -149,9 +212,10 @@ func recordViews(tb testing.TB, st *Store, c *ddbsim.Capture, n int) [][]ddbsim.
 }
 
 // BenchmarkViralSubmissions runs the store's real submission, view,
-// settings and tally code against DynamoDB's rules (ddbsim) at 100, 1,000 and 5,000
-// submissions a second on one survey, with as many views and an owner's
-// settings change a second, for 5 s of virtual time each, and prints the
+// settings, tally and edit code against DynamoDB's rules (ddbsim) at 100, 1,000 and 5,000
+// submissions a second on one survey, with as many views, an owner's
+// settings change a second and edits at 1 % of the rate (as they are and
+// as they were before they left the shared items), for 5 s of virtual time each, and prints the
 // 503 rate, p50/p99, the hottest partition's write units a second, the
 // write units per submission and the cost of a million submissions.
 //
@@ -163,6 +227,8 @@ func BenchmarkViralSubmissions(b *testing.B) {
 	patch := recordOwnerPatch(b, st, c)
 	views := ddbsim.Pool(recordViews(b, st, c, 256))
 	tallyPass := recordTally(b, st, c)
+	edits := ddbsim.Pool(recordEdits(b, st, c, 64))
+	editsBefore := ddbsim.Pool(recordEditsBefore(b, st, c, 64))
 	retry := ddbsim.Retry{
 		TxAttempts:    submitAttempts,
 		WriteAttempts: awsenv.MaxAttempts,
@@ -175,26 +241,36 @@ func BenchmarkViralSubmissions(b *testing.B) {
 		fmt.Fprintf(os.Stdout, "\n%-7s %-11s %7s %6s %8s %8s %9s %9s %10s  %s\n",
 			"rate/s", "flow", "ops", "503", "503 %", "p50", "p99", "WCU/op", "$/million", "hottest partition (WCU/s)")
 		for _, rate := range []float64{100, 1000, 5000} {
-			res := ddbsim.Run(ddbsim.DefaultRules, retry, 5*time.Second, 7,
-				ddbsim.Flow{Name: "submit", Rate: rate, Next: subs},
-				ddbsim.Flow{Name: "view", Rate: rate, Next: views},
-				ddbsim.Flow{Name: "owner PATCH", Rate: 1, Next: func(int) []ddbsim.Request { return patch }},
-				// The tally: a pass a second per stream shard that carries
-				// the survey's responses (~1 shard per 1,000 WCU/s of
-				// writes: 8 at 1,000 submissions a second).
-				ddbsim.Flow{Name: "tally pass", Rate: max(1, rate/125), Next: func(int) []ddbsim.Request { return tallyPass }},
-			)
-			for i, f := range res.Flows {
-				hot := ""
-				if i == 0 {
-					hot = fmt.Sprintf("%s (%.0f)", res.HotPartition, res.HotWCU)
-					b.ReportMetric(100*float64(f.Busy)/float64(max(f.Ops, 1)), fmt.Sprintf("503%%@%.0f/s", rate))
-					b.ReportMetric(f.WCUPerOp, fmt.Sprintf("WCU/submission@%.0f/s", rate))
+			// Section 16's edits, 1 % of the rate: as they are, and, in a
+			// run of their own, as they were (a ConditionCheck of the
+			// survey item and a report shard moved in the edit's
+			// transaction), of which only the edits are printed.
+			for _, edit := range []ddbsim.Flow{{Name: "edit", Rate: rate / 100, Next: edits}, {Name: "edit before", Rate: rate / 100, Next: editsBefore}} {
+				res := ddbsim.Run(ddbsim.DefaultRules, retry, 5*time.Second, 7,
+					ddbsim.Flow{Name: "submit", Rate: rate, Next: subs},
+					ddbsim.Flow{Name: "view", Rate: rate, Next: views},
+					ddbsim.Flow{Name: "owner PATCH", Rate: 1, Next: func(int) []ddbsim.Request { return patch }},
+					// The tally: a pass a second per stream shard that carries
+					// the survey's responses (~1 shard per 1,000 WCU/s of
+					// writes: 8 at 1,000 submissions a second).
+					ddbsim.Flow{Name: "tally pass", Rate: max(1, rate/125), Next: func(int) []ddbsim.Request { return tallyPass }},
+					edit,
+				)
+				for i, f := range res.Flows {
+					if edit.Name == "edit before" && f.Name != edit.Name {
+						continue
+					}
+					hot := ""
+					if i == 0 {
+						hot = fmt.Sprintf("%s (%.0f)", res.HotPartition, res.HotWCU)
+						b.ReportMetric(100*float64(f.Busy)/float64(max(f.Ops, 1)), fmt.Sprintf("503%%@%.0f/s", rate))
+						b.ReportMetric(f.WCUPerOp, fmt.Sprintf("WCU/submission@%.0f/s", rate))
+					}
+					fmt.Fprintf(os.Stdout, "%-7.0f %-11s %7d %6d %7.2f%% %8s %9s %9.1f %10.2f  %s\n",
+						rate, f.Name, f.Ops, f.Busy, 100*float64(f.Busy)/float64(max(f.Ops, 1)),
+						f.P50.Round(time.Millisecond/10), f.P99.Round(time.Millisecond/10), f.WCUPerOp,
+						f.WCUPerOp*pricePerMillionWRU, hot)
 				}
-				fmt.Fprintf(os.Stdout, "%-7.0f %-11s %7d %6d %7.2f%% %8s %9s %9.1f %10.2f  %s\n",
-					rate, f.Name, f.Ops, f.Busy, 100*float64(f.Busy)/float64(max(f.Ops, 1)),
-					f.P50.Round(time.Millisecond/10), f.P99.Round(time.Millisecond/10), f.WCUPerOp,
-					f.WCUPerOp*pricePerMillionWRU, hot)
 			}
 		}
 	}

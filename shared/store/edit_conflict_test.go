@@ -1,0 +1,136 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"surveyservice/internal/testenv"
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// TestEditsMeetNoConflictUnderTheTally (issue 20's edit gap): on DynamoDB
+// Local behind the conflict model (a write transaction holds its items
+// 100 ms), a tally applying a busy survey's records back to back holds its
+// survey item and report shards nearly all the time. Edits of its
+// responses write only the response and its guard: each goes through in
+// its four calls (no retry), an owner's delete in its two, and the model
+// counts no conflict. The transaction an edit had before (the response
+// with a ConditionCheck of the survey item and a report shard moved)
+// meets the tally's writes there, which shows the tally does hold them.
+func TestEditsMeetNoConflictUnderTheTally(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	cfg, proxy := testenv.ConflictConfig(t, 100*time.Millisecond)
+	cst := store.New(cfg, st.TableName())
+	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
+	f, err := st.CreateFolder(ctx, a.ID, "busy", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "busy")
+	answers := map[int64]json.RawMessage{7: json.RawMessage(`[1]`)}
+	var ids []int64
+	for i := range 5 {
+		done, err := st.Submit(ctx, store.Submission{
+			Response: survey.Response{SurveyID: sv.ID, StartedAt: time.Now().Add(-time.Minute), Answers: answers},
+			KeyHash:  fmt.Sprint("busy", i), BodyHash: "b", ReportAttrs: []string{store.ChoiceCount(7, 1)},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, done.ID)
+	}
+
+	// The tally, back to back: each pass a transaction of the survey
+	// item, the report shards of 16 attributes and the checkpoint.
+	tallyCtx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	var passes atomic.Int64
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var attrs []string
+		for c := range int64(16) {
+			attrs = append(attrs, store.ChoiceCount(99, c))
+		}
+		for seq := 1; tallyCtx.Err() == nil; seq++ {
+			if _, err := cst.ApplyTally(tallyCtx, sv.ID, "busy-shard", []store.TallyRecord{{Seq: fmt.Sprint(seq), ReportAttrs: attrs}}); err != nil && tallyCtx.Err() == nil {
+				t.Errorf("tally pass %d: %v", seq, err)
+				return
+			}
+			passes.Add(1)
+		}
+	}()
+	defer func() { stop(); wg.Wait() }()
+	time.Sleep(100 * time.Millisecond)
+
+	before, passed := proxy.Conflicts(), passes.Load()
+	for i, id := range ids {
+		cctx, calls := awsenv.WithCalls(ctx)
+		_, err := cst.EditResponse(cctx, store.ResponseEdit{SurveyID: sv.ID, ResponseID: id,
+			Answers: map[int64]json.RawMessage{7: json.RawMessage(`[2]`)}, ReportAttrs: []string{store.ChoiceCount(7, 2)}})
+		if err != nil {
+			t.Fatalf("edit %d: %v", i, err)
+		}
+		if n := calls.DynamoDB(); n != 4 {
+			t.Errorf("edit %d made %d DynamoDB calls, want 4 (read, transaction, the survey's state, the guard lifted): it was retried", i, n)
+		}
+	}
+	// An owner's delete likewise: its read, and the response's DeleteItem.
+	dctx, calls := awsenv.WithCalls(ctx)
+	if err := cst.DeleteResponse(dctx, a.ID, sv.ID, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if n := calls.DynamoDB(); n != 2 {
+		t.Errorf("the delete made %d DynamoDB calls, want 2", n)
+	}
+	if n := proxy.Conflicts() - before; n != 0 {
+		t.Errorf("the edits and the delete met %d conflicts under the tally, want 0", n)
+	}
+	if n := passes.Load() - passed; n < 2 {
+		t.Errorf("the tally made %d passes during the edits: nothing to meet", n)
+	}
+
+	// The edit's transaction as it was: the survey item checked, a report
+	// shard moved. It meets the tally.
+	met, tries := 0, 0
+	for i := 0; i < 40 && met == 0; i++ {
+		tries++
+		rpk := fmt.Sprintf("RESPONSES#%020d", sv.ID)
+		_, err := cst.Client().TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+			{Update: &types.Update{TableName: aws.String(st.TableName()), UpdateExpression: aws.String("SET edited_at = :e"),
+				Key:                       map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: rpk}, "SK": &types.AttributeValueMemberS{Value: fmt.Sprintf("OLD-EDIT#%d", i)}},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":e": &types.AttributeValueMemberS{Value: "x"}}}},
+			{ConditionCheck: &types.ConditionCheck{TableName: aws.String(st.TableName()), ConditionExpression: aws.String("attribute_exists(PK)"),
+				Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: store.SurveyPK(sv.ID)}, "SK": &types.AttributeValueMemberS{Value: "SURVEY"}}}},
+			{Update: &types.Update{TableName: aws.String(st.TableName()), UpdateExpression: aws.String("ADD c_99_0 :one"),
+				Key:                       map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: store.AggPK(sv.ID)}, "SK": &types.AttributeValueMemberS{Value: store.AggSK(i % store.AggShards)}},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "0"}}}},
+		}})
+		var tce *types.TransactionCanceledException
+		switch {
+		case errors.As(err, &tce):
+			met++
+		case err != nil:
+			t.Fatal(err)
+		}
+	}
+	if met == 0 {
+		t.Errorf("the edit's transaction as it was met no conflict in %d tries: the tally held nothing", tries)
+	}
+	t.Logf("%d tally passes", passes.Load())
+	t.Logf("under the tally: the edits met 0 conflicts; the transaction edits had before was cancelled at try %d", tries)
+}
