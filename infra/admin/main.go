@@ -248,6 +248,7 @@ func parse(fs *flag.FlagSet, args []string, nargs int) error {
 // SSO), which the lean Lambda loader leaves out.
 func open(ctx context.Context, getenv func(string) string) (*store.Store, error) {
 	c := awsenv.FromEnv(getenv)
+	c.Policy = awsenv.Events // an operator's command: no request's deadline
 	if c.Endpoint == "" && c.Credentials == nil {
 		full, err := config.LoadDefaultConfig(ctx, config.WithRegion(c.Region))
 		if err != nil {

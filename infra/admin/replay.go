@@ -37,7 +37,9 @@ func replayWebhooks(ctx context.Context, args []string, getenv func(string) stri
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := awsenv.Load(ctx, awsenv.FromEnv(getenv))
+	c := awsenv.FromEnv(getenv)
+	c.Policy = awsenv.Events
+	cfg, err := awsenv.Load(ctx, c)
 	if err != nil {
 		return nil, err
 	}
