@@ -52,18 +52,27 @@ type policy []statement
 // LeadingKeys patterns match its partition key (the table's, or for a
 // Query of an index the index's).
 func (p policy) allows(a awsenv.Access) bool {
-	for _, s := range p {
+	_, _, ok := p.allowedBy(a)
+	return ok
+}
+
+// allowedBy answers the first statement (its index) and pattern that
+// allow the access.
+func (p policy) allowedBy(a awsenv.Access) (int, string, bool) {
+	for i, s := range p {
 		if !slices.Contains(s.actions, a.Action) {
 			continue
 		}
 		if (a.Index == "" && !s.table) || (a.Index != "" && !s.index) {
 			continue
 		}
-		if a.Key != "" && matchesAny(s.patterns, a.Key) {
-			return true
+		for _, pat := range s.patterns {
+			if a.Key != "" && like(pat, a.Key) {
+				return i, pat, true
+			}
 		}
 	}
-	return false
+	return 0, "", false
 }
 
 // tablePolicy reads a function's statements on the table and its indexes
