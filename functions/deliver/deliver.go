@@ -40,6 +40,7 @@ type Store interface {
 	RecordAttempt(ctx context.Context, d survey.Delivery, seen int, token string, due time.Time) (bool, error)
 	RecordPaused(ctx context.Context, d survey.Delivery, seen int, token string, due time.Time) (bool, error)
 	ResumePaused(ctx context.Context, wid int64, now time.Time, limit int) ([]survey.Delivery, bool, error)
+	MarkResume(ctx context.Context, sid, wid int64) error
 	BreakerFailed(ctx context.Context, sid, wid int64, now time.Time, pauseFor func(int) time.Duration) (survey.Breaker, error)
 	TakeProbe(ctx context.Context, sid, wid int64, now, until time.Time) (bool, error)
 	CloseBreaker(ctx context.Context, sid, wid int64) error
@@ -327,7 +328,7 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		}
 	}
 	if !breaker.OpenUntil.IsZero() || breaker.Resume {
-		d.resume(ctx, wh.ID, now)
+		d.resume(ctx, j.SurveyID, wh.ID, now)
 	}
 	return done
 }
@@ -336,11 +337,15 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 // now that a success closed it (or that the owner's change closed it and
 // left some for this): their next attempts were scheduled for later, up to
 // hours. Each is due now in the due index first, so a job lost here is
-// the retrier's within a minute.
-func (d *Deliverer) resume(ctx context.Context, wid int64, now time.Time) {
+// the retrier's within a minute. A resume cut short (the store failing)
+// leaves the breakers item marked, so the webhook's next success goes on.
+func (d *Deliverer) resume(ctx context.Context, sid, wid int64, now time.Time) {
 	resumed, _, err := d.Store.ResumePaused(ctx, wid, now, 0)
 	if err != nil {
 		slog.ErrorContext(ctx, "deliver: resume paused deliveries", "webhook_id", wid, "error", err.Error())
+		if err := d.Store.MarkResume(ctx, sid, wid); err != nil {
+			slog.ErrorContext(ctx, "deliver: mark a resume left to do", "webhook_id", wid, "error", err.Error())
+		}
 	}
 	if len(resumed) == 0 {
 		return
