@@ -38,6 +38,9 @@ type Store interface {
 	ReadDeliveryInputs(ctx context.Context, keys []store.DeliveryKey) (store.DeliveryInputs, error)
 	ClaimAttempt(ctx context.Context, d survey.Delivery, token string, until time.Time) (bool, error)
 	RecordAttempt(ctx context.Context, d survey.Delivery, seen int, token string, due time.Time) (bool, error)
+	RecordPaused(ctx context.Context, d survey.Delivery, seen int, token string, due time.Time) (bool, error)
+	ResumePaused(ctx context.Context, wid int64, now time.Time, limit int) ([]survey.Delivery, bool, error)
+	MarkResume(ctx context.Context, sid, wid int64) error
 	BreakerFailed(ctx context.Context, sid, wid int64, now time.Time, pauseFor func(int) time.Duration) (survey.Breaker, error)
 	TakeProbe(ctx context.Context, sid, wid int64, now, until time.Time) (bool, error)
 	CloseBreaker(ctx context.Context, sid, wid int64) error
@@ -272,6 +275,7 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 			}
 		}
 		if !probe {
+			a.paused = true
 			return d.failed(ctx, a, 0, MsgPaused)
 		}
 	}
@@ -318,12 +322,38 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		// allows and its webhook-id lets it drop).
 		return out
 	}
-	if breaker.Failures > 0 || !breaker.OpenUntil.IsZero() {
+	if breaker.Failures > 0 || !breaker.OpenUntil.IsZero() || breaker.Resume {
 		if err := d.Store.CloseBreaker(ctx, j.SurveyID, wh.ID); err != nil {
 			slog.ErrorContext(ctx, "deliver: close the breaker", "webhook_id", wh.ID, "error", err.Error())
 		}
 	}
+	if !breaker.OpenUntil.IsZero() || breaker.Resume {
+		d.resume(ctx, j.SurveyID, wh.ID, now)
+	}
 	return done
+}
+
+// resume sends at once every delivery of webhook wid its breaker held back,
+// now that a success closed it (or that the owner's change closed it and
+// left some for this): their next attempts were scheduled for later, up to
+// hours. Each is due now in the due index first, so a job lost here is
+// the retrier's within a minute. A resume cut short (the store failing)
+// leaves the breakers item marked, so the webhook's next success goes on.
+func (d *Deliverer) resume(ctx context.Context, sid, wid int64, now time.Time) {
+	resumed, _, err := d.Store.ResumePaused(ctx, wid, now, 0)
+	if err != nil {
+		slog.ErrorContext(ctx, "deliver: resume paused deliveries", "webhook_id", wid, "error", err.Error())
+		if err := d.Store.MarkResume(ctx, sid, wid); err != nil {
+			slog.ErrorContext(ctx, "deliver: mark a resume left to do", "webhook_id", wid, "error", err.Error())
+		}
+	}
+	if len(resumed) == 0 {
+		return
+	}
+	if err := d.Queue.Send(ctx, webhook.JobsOf(resumed), 0); err != nil {
+		slog.ErrorContext(ctx, "deliver: queue resumed deliveries", "webhook_id", wid, "error", err.Error())
+	}
+	slog.InfoContext(ctx, "deliver: resumed paused deliveries", "webhook_id", wid, "resumed", len(resumed))
 }
 
 // handOver gives an attempt that outlasted the main lane's budget to the
@@ -352,12 +382,18 @@ type claim struct {
 	seen  int
 	token string
 	now   time.Time
+	// paused: the breaker held the attempt back (no request was made).
+	paused bool
 }
 
 // record writes the outcome on the claim; a lost claim (it lapsed and
 // another attempt took over) leaves the record to that one.
 func (d *Deliverer) record(ctx context.Context, a claim, due time.Time, what string) outcome {
-	ok, err := d.Store.RecordAttempt(ctx, a.dl, a.seen, a.token, due)
+	record := d.Store.RecordAttempt
+	if a.paused {
+		record = d.Store.RecordPaused
+	}
+	ok, err := record(ctx, a.dl, a.seen, a.token, due)
 	switch {
 	case err != nil:
 		if ctx.Err() == nil {

@@ -25,6 +25,8 @@ type Store interface {
 	Delivery(ctx context.Context, wid int64, id string) (survey.Delivery, error)
 	RetryDelivery(ctx context.Context, d survey.Delivery, due time.Time) (survey.Delivery, error)
 	CloseBreaker(ctx context.Context, sid, wid int64) error
+	ResumePaused(ctx context.Context, wid int64, now time.Time, limit int) ([]survey.Delivery, bool, error)
+	MarkResume(ctx context.Context, sid, wid int64) error
 }
 
 var _ Store = (*store.Store)(nil)

@@ -1,7 +1,9 @@
 package webhooks
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -179,8 +181,13 @@ func (h handlers) patch(s shape) http.Handler {
 			return next, nil
 		})
 		if err == nil {
-			// The owner's change resumes a paused webhook.
+			// The owner's change resumes a paused webhook, and sends what
+			// its pause held back now rather than at each one's next
+			// scheduled attempt.
 			err = h.Store.CloseBreaker(r.Context(), sid, wid)
+			if err == nil {
+				err = h.resume(r.Context(), sid, wid)
+			}
 			changed.Breaker = survey.Breaker{}
 		}
 		if err != nil {
@@ -212,4 +219,32 @@ func (h handlers) delete() http.Handler {
 		api.NoContent(w, r)
 		return nil
 	})
+}
+
+// ResumeInRequest bounds the paused deliveries a PATCH resumes itself
+// (one conditional UpdateItem each, 16 at a time): a webhook paused on a
+// busy survey can hold thousands. When more are left, the breakers item
+// says so, and the webhook's next success (the deliver function, which
+// has the time) resumes the rest.
+const ResumeInRequest = 200
+
+// resume makes the webhook's paused deliveries due now and queues them.
+// They are due now in the due index before their jobs go, so a job lost
+// here is the retrier's within a minute.
+func (h handlers) resume(ctx context.Context, sid, wid int64) error {
+	resumed, more, err := h.Store.ResumePaused(ctx, wid, h.Now(), ResumeInRequest)
+	if err != nil {
+		return err
+	}
+	if more {
+		if err := h.Store.MarkResume(ctx, sid, wid); err != nil {
+			return err
+		}
+	}
+	if len(resumed) > 0 && h.Queue != nil {
+		if err := h.Queue.Send(ctx, webhook.JobsOf(resumed), 0); err != nil {
+			slog.ErrorContext(ctx, "webhooks: queue resumed deliveries", "webhook_id", wid, "error", err.Error())
+		}
+	}
+	return nil
 }

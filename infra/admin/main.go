@@ -7,6 +7,7 @@
 //	go run ./infra/admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
 //	go run ./infra/admin recount --account N
 //	go run ./infra/admin replay-webhooks --from T --to T
+//	go run ./infra/admin webhooks backfill [--segments N]
 //
 // It reads the same environment as the functions (TABLE_NAME, AWS_REGION,
 // AWS_ENDPOINT_URL ...), prints one JSON object on stdout, and reports errors
@@ -41,6 +42,7 @@ const usage = `usage:
   admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
   admin recount --account N
   admin replay-webhooks --from RFC3339 --to RFC3339
+  admin webhooks backfill [--segments N]
 `
 
 // errUsage marks a command line that is wrong, not a failure of the work.
@@ -200,6 +202,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string) (a
 			return nil, err
 		}
 		return map[string]any{"written": n}, nil
+	case "webhooks backfill":
+		return backfillHooked(ctx, rest, getenv)
 	case "templates import":
 		fs := newFlags(cmd)
 		if err := parse(fs, rest, 1); err != nil {
@@ -244,6 +248,7 @@ func parse(fs *flag.FlagSet, args []string, nargs int) error {
 // SSO), which the lean Lambda loader leaves out.
 func open(ctx context.Context, getenv func(string) string) (*store.Store, error) {
 	c := awsenv.FromEnv(getenv)
+	c.Policy = awsenv.Events // an operator's command: no request's deadline
 	if c.Endpoint == "" && c.Credentials == nil {
 		full, err := config.LoadDefaultConfig(ctx, config.WithRegion(c.Region))
 		if err != nil {

@@ -37,10 +37,52 @@ func replayWebhooks(ctx context.Context, args []string, getenv func(string) stri
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := awsenv.Load(ctx, awsenv.FromEnv(getenv))
+	c := awsenv.FromEnv(getenv)
+	c.Policy = awsenv.Events
+	cfg, err := awsenv.Load(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	at, backfilled, err := st.HookedBackfillDone(ctx)
 	if err != nil {
 		return nil, err
 	}
 	d := &webhookdispatch.Dispatcher{Store: st, Queue: webhook.Queue{Client: sqs.NewFromConfig(cfg), URL: webhook.QueueURLFrom(getenv)}}
-	return d.Replay(ctx, st, from, to)
+	res, err := d.Replay(ctx, st, from, to)
+	out := replayOutput{ReplayResult: res, HookedIndexBackfilled: backfilled, HookedIndexBackfilledAt: at}
+	if !backfilled {
+		out.Warning = MsgNoBackfill
+	}
+	return out, err
+}
+
+// MsgNoBackfill is the replay's warning while the hooked index may lack
+// surveys whose webhooks were last changed before it existed.
+const MsgNoBackfill = "The hooked-surveys index has not been backfilled (admin webhooks backfill): surveys whose webhooks were last changed before it existed are not replayed."
+
+// replayOutput is what replay-webhooks prints: what it replayed, and
+// whether every survey with webhooks was in its index.
+type replayOutput struct {
+	webhookdispatch.ReplayResult
+	HookedIndexBackfilled   bool   `json:"hooked_index_backfilled"`
+	HookedIndexBackfilledAt string `json:"hooked_index_backfilled_at,omitempty"`
+	Warning                 string `json:"warning,omitempty"`
+}
+
+// backfillHooked gives every webhooks item written before the hooked index
+// its keys (store.BackfillHooked): a one-off migration, idempotent.
+func backfillHooked(ctx context.Context, args []string, getenv func(string) string) (any, error) {
+	fs := newFlags("webhooks backfill")
+	segments := fs.Int("segments", 8, "parallel Scan segments")
+	if err := parse(fs, args, 0); err != nil {
+		return nil, err
+	}
+	if *segments < 1 || *segments > 1000 {
+		return nil, fmt.Errorf("%w: --segments must be 1..1000", errUsage)
+	}
+	st, err := open(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return st.BackfillHooked(ctx, *segments)
 }

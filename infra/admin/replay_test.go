@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"surveyservice/internal/storetest"
@@ -92,4 +95,101 @@ func TestReplayWebhooks(t *testing.T) {
 		e.run(t, bad...).fails(t, 2, "replay-webhooks needs --from and --to")
 	}
 	e.run(t, args...).fails(t, 1, "WEBHOOK_QUEUE_URL is not set")
+}
+
+// TestBackfillHookedIndex: a webhooks item written before the hooked index
+// (no GSI1 keys) is missed by the replay, which says the backfill has not
+// run; `webhooks backfill` indexes it (and not an item without webhooks),
+// after which the replay finds it and says nothing; run again, the
+// backfill writes nothing.
+func TestBackfillHookedIndex(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	st := e.store(t)
+	ctx := t.Context()
+	if err := store.EnsureTable(ctx, st.Client(), e.table); err != nil {
+		t.Fatal(err)
+	}
+	a, err := st.CreateAccount(ctx, survey.Account{Email: "backfill@example.com", Plan: survey.PlanPro})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := sqs.NewFromConfig(testenv.Config(t))
+	url, _, err := webhook.EnsureQueue(ctx, client, "backfill-"+e.table, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string {
+		if k == "WEBHOOK_QUEUE_URL" {
+			return url
+		}
+		return e.getenv(k)
+	}
+	svs := sweepSurveys(t, st, a.ID, 3, "")
+	hooks := func(n int) func([]survey.Webhook) ([]survey.Webhook, error) {
+		return func([]survey.Webhook) ([]survey.Webhook, error) {
+			var out []survey.Webhook
+			for i := range n {
+				out = append(out, survey.Webhook{ID: int64(50 + i), URL: "https://hooks.example.com/in", Events: []string{survey.EventResponseSubmitted},
+					Active: true, Created: time.Now(), SealedSecret: "sealed"})
+			}
+			return out, nil
+		}
+	}
+	// svs[0]: indexed as today; svs[1]: written before the index (its keys
+	// removed as an old item never had them); svs[2]: webhooks all deleted.
+	for i, n := range []int{1, 1, 0} {
+		if _, err := st.ChangeWebhooks(ctx, a.ID, svs[i].ID, hooks(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = st.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(e.table),
+		Key: map[string]dtypes.AttributeValue{store.AttrPK: &dtypes.AttributeValueMemberS{Value: store.HooksPK(svs[1].ID)},
+			store.AttrSK: &dtypes.AttributeValueMemberS{Value: "WEBHOOKS"}},
+		UpdateExpression: aws.String("REMOVE GSI1PK, GSI1SK")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	var rs []survey.Response
+	for i, sv := range svs[:2] {
+		rs = append(rs, survey.Response{ID: int64(200 + i), SurveyID: sv.ID, SubmittedAt: at, StartedAt: at.Add(-time.Minute), Answers: map[int64]json.RawMessage{}})
+	}
+	if err := storetest.SeedResponses(ctx, st, rs); err != nil {
+		t.Fatal(err)
+	}
+	replay := func() (out struct {
+		Surveys, Responses, Queued int
+		Backfilled                 bool   `json:"hooked_index_backfilled"`
+		At                         string `json:"hooked_index_backfilled_at"`
+		Warning                    string `json:"warning"`
+	}) {
+		t.Helper()
+		var stdout, stderr strings.Builder
+		if code := run(ctx, []string{"replay-webhooks", "--from", "2026-11-20T09:59:00Z", "--to", "2026-11-20T10:01:00Z"}, getenv, &stdout, &stderr); code != 0 {
+			t.Fatalf("replay = %d %s", code, stderr.String())
+		}
+		if err := json.Unmarshal([]byte(stdout.String()), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if out := replay(); out.Surveys != 1 || out.Backfilled || out.Warning != MsgNoBackfill {
+		t.Fatalf("before the backfill the replay found %d surveys (want 1: the old item is missed), backfilled %v, warning %q", out.Surveys, out.Backfilled, out.Warning)
+	}
+	type backfill struct{ Scanned, Found, Indexed, Skipped int }
+	var b backfill
+	e.run(t, "webhooks", "backfill", "--segments", "4").ok(t, &b, "scanned", "found", "indexed", "skipped")
+	if b.Found != 2 || b.Indexed != 1 || b.Skipped != 1 || b.Scanned < 3 {
+		t.Fatalf("backfill %+v: want the old item indexed and the one without webhooks skipped", b)
+	}
+	if out := replay(); out.Surveys != 2 || out.Responses != 2 || !out.Backfilled || out.At == "" || out.Warning != "" {
+		t.Fatalf("after the backfill the replay: %+v; want both surveys and no warning", out)
+	}
+	e.run(t, "webhooks", "backfill").ok(t, &b, "scanned", "found", "indexed", "skipped")
+	if b.Indexed != 0 {
+		t.Fatalf("a second backfill indexed %d items, want 0", b.Indexed)
+	}
+	e.run(t, "webhooks", "backfill", "--segments", "0").fails(t, 2, "--segments")
+	e.run(t, "webhooks", "backfill", "extra").fails(t, 2, "webhooks backfill")
 }

@@ -4,136 +4,170 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
+	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 )
 
-// leadingKeys is, for each function whose table access is bounded by
-// partition key, the key prefixes (dynamodb:LeadingKeys patterns) its
-// reads and its writes may touch: nil reads means reads are not bounded
-// by key (they need the index, or any survey's items). A function absent
-// here has no LeadingKeys condition yet (see README, "Webhooks and the
-// stream under failure": the owner groups are the gap).
-var leadingKeys = map[string]struct{ reads, writes, deletes []string }{
-	"RespondersFunction": {writes: []string{"SURVEY#*", "CODES#*", "GUESSES#*", "COUNTER#*", "RESPONSES#*", "LINK#*", "AGG#*", "DATAKEY*"}},
-	"PagesFunction":      {writes: []string{"SURVEY#*", "CODES#*", "GUESSES#*", "COUNTER#*", "RESPONSES#*", "LINK#*", "AGG#*", "DATAKEY*"}},
-	"ResponsesFunction":  {writes: []string{"RESPONSES#*", "SURVEY#*", "AGG#*", "COUNTER#*", "DATAKEY*"}, deletes: []string{"RESPONSES#*"}},
-	"SweeperFunction":    {writes: []string{"SURVEY#*"}, deletes: []string{"SURVEY#*", "PENDING#*"}},
-	"WebhooksFunction": {reads: []string{"APIKEY#*", "ACCOUNT#*", "SURVEY#*", "HOOKS#*", "DELIVERIES#*", "DATAKEY*"},
-		writes: []string{"SURVEY#*", "HOOKS#*", "DELIVERIES#*", "COUNTER#*", "DATAKEY*"}},
-	"DispatchFunction": {reads: []string{"HOOKS#*"}, writes: []string{"DELIVERIES#*"}},
-	"DeliverFunction":  {reads: []string{"DELIVERIES#*", "HOOKS#*", "RESPONSES#*", "DATAKEY*"}, writes: []string{"DELIVERIES#*", "HOOKS#*"}},
-	"RetrierFunction":  {writes: []string{"DELIVERIES#*"}},
-}
-
-// keyExamples are keys the store builds, one a prefix: each pattern above
-// must match at least one, so that a renamed key cannot leave a policy
-// naming a prefix no item has (and the function denied what it needs).
+// keyExamples are keys the store builds, one a prefix, of the table and of
+// its indexes: each LeadingKeys pattern of template.yaml must match at
+// least one, so that a renamed key cannot leave a policy naming a prefix
+// no item has (and the function denied what it needs).
 var keyExamples = []string{
 	store.SurveyPK(1), store.CodesPK(1), store.GuessesPK(1), store.CounterPK("response", 0), store.ResponsesPK(1),
 	store.LinkPK("t"), store.AggPK(1), store.DataKeyPK("k"), "DATAKEY", store.APIKeyPK("ab"), store.AccountPK(1),
 	store.HooksPK(1), store.DeliveriesPK(1), store.EmailPK("a@b.c"), store.TemplatePK(1), store.SlugPK("s"), store.ReportPK("r"),
-	store.PendingCopyPK(1),
+	store.PendingCopyPK(1), "CATALOG",
+	// index partitions
+	store.ResponderPK(1, "h"), store.ChallengePK(1, "s"), store.ViewLogPK(1, 0), store.ExportsPK(1), store.TallyPK(1),
+	// index partitions
+	store.OwnerKey(1), store.TemplateSlugKey("s"), store.ExpiryKey(1), store.CatalogKey, store.ResponseTimeShardKey(1, 3),
+	store.DueKey(0), store.PendingCopyKey(1), store.HookedKey(1), store.PausedKey(1, 1),
 }
 
 // sensitive are prefixes no public (unauthenticated) function may write.
 var sensitive = []string{store.AccountPK(1), store.APIKeyPK("ab"), store.EmailPK("a@b.c"), store.HooksPK(1), store.DeliveriesPK(1), store.TemplatePK(1)}
 
-var (
-	readActions  = []string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query"}
-	writeActions = []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"}
-)
+// publicFunctions answer without an API key.
+var publicFunctions = []string{"RespondersFunction", "PagesFunction", "TemplatesFunction"}
 
-// TestLeadingKeys reads the policies of template.yaml: for the functions
-// of leadingKeys, every statement on the table's items carries a
-// ForAllValues:StringLike dynamodb:LeadingKeys condition with exactly the
-// prefixes listed; the public functions may write no account, API key,
-// email, webhook, delivery or template item; and every prefix names keys
-// the store makes.
+var writeActions = []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"}
+
+// statement is one Allow statement of a function's policies on the table
+// or its indexes.
+type statement struct {
+	actions      []string
+	table, index bool     // its resources: the table's items, the indexes
+	patterns     []string // its ForAllValues:StringLike dynamodb:LeadingKeys
+}
+
+// policy is a function's statements on the table and its indexes.
+type policy []statement
+
+// allows reports whether IAM would allow the access: a statement with its
+// action on its resource (the table, or the index a Query reads) whose
+// LeadingKeys patterns match its partition key (the table's, or for a
+// Query of an index the index's).
+func (p policy) allows(a awsenv.Access) bool {
+	_, _, ok := p.allowedBy(a)
+	return ok
+}
+
+// allowedBy answers the first statement (its index) and pattern that
+// allow the access.
+func (p policy) allowedBy(a awsenv.Access) (int, string, bool) {
+	for i, s := range p {
+		if !slices.Contains(s.actions, a.Action) {
+			continue
+		}
+		if (a.Index == "" && !s.table) || (a.Index != "" && !s.index) {
+			continue
+		}
+		for _, pat := range s.patterns {
+			if a.Key != "" && like(pat, a.Key) {
+				return i, pat, true
+			}
+		}
+	}
+	return 0, "", false
+}
+
+// tablePolicy reads a function's statements on the table and its indexes
+// from template.yaml. CloudFormation's tags decode as their plain values:
+// !GetAtt Table.Arn is "Table.Arn", the indexes' !Sub a list whose first
+// element ends in /index/*.
+func tablePolicy(t *testing.T, tpl samTemplate, name string) policy {
+	t.Helper()
+	res, ok := tpl.Resources[name]
+	if !ok {
+		t.Fatalf("%s: not in template.yaml", name)
+	}
+	var out policy
+	pols, _ := res.Properties["Policies"].([]any)
+	for _, pol := range pols {
+		doc, _ := pol.(map[string]any)
+		sts, _ := doc["Statement"].([]any)
+		for _, st := range sts {
+			st := st.(map[string]any)
+			var s statement
+			for _, r := range asList(st["Resource"]) {
+				switch r := r.(type) {
+				case string:
+					s.table = s.table || r == "Table.Arn"
+				case []any:
+					if len(r) > 0 && strings.HasSuffix(fmt.Sprint(r[0]), "/index/*") {
+						s.index = true
+					}
+				}
+			}
+			if !s.table && !s.index {
+				continue
+			}
+			for _, a := range asList(st["Action"]) {
+				s.actions = append(s.actions, a.(string))
+			}
+			if cond, ok := st["Condition"].(map[string]any); ok {
+				like, _ := cond["ForAllValues:StringLike"].(map[string]any)
+				for _, p := range asList(like["dynamodb:LeadingKeys"]) {
+					s.patterns = append(s.patterns, p.(string))
+				}
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestLeadingKeys reads the policies of template.yaml: every function with
+// access to the table or its indexes has a ForAllValues:StringLike
+// dynamodb:LeadingKeys condition on every statement (none may Scan); the
+// public functions write no account, API key, email, webhook, delivery or
+// template item; and every prefix names keys the store makes.
+// TestLeadingKeysTraffic holds the code to these lists.
 func TestLeadingKeys(t *testing.T) {
 	t.Parallel()
 	tpl := loadTemplate(t)
-	for name, want := range leadingKeys {
-		res, ok := tpl.Resources[name]
-		if !ok {
-			t.Errorf("%s: not in template.yaml", name)
+	var withTable []string
+	for name, res := range tpl.Resources {
+		if res.Type != "AWS::Serverless::Function" {
 			continue
 		}
-		got := map[string][]string{} // action -> patterns
-		bounded := map[string]bool{}
-		for _, pol := range res.Properties["Policies"].([]any) {
-			for _, st := range pol.(map[string]any)["Statement"].([]any) {
-				st := st.(map[string]any)
-				if !onTableItems(st["Resource"]) {
-					continue
-				}
-				var patterns []string
-				if cond, ok := st["Condition"].(map[string]any); ok {
-					like, _ := cond["ForAllValues:StringLike"].(map[string]any)
-					for _, p := range asList(like["dynamodb:LeadingKeys"]) {
-						patterns = append(patterns, p.(string))
-					}
-				}
-				for _, a := range asList(st["Action"]) {
-					a := a.(string)
-					got[a] = append(got[a], patterns...)
-					bounded[a] = len(patterns) > 0
-				}
+		pol := tablePolicy(t, tpl, name)
+		if len(pol) == 0 {
+			continue
+		}
+		withTable = append(withTable, name)
+		for _, s := range pol {
+			if len(s.patterns) == 0 {
+				t.Errorf("%s: %v on the table or its indexes without a dynamodb:LeadingKeys condition", name, s.actions)
 			}
-		}
-		check := func(actions, wantPatterns []string) {
-			for _, a := range actions {
-				if _, used := got[a]; !used {
-					continue
-				}
-				if wantPatterns == nil {
-					continue
-				}
-				if !bounded[a] || !sameSet(got[a], wantPatterns) {
-					t.Errorf("%s: %s on the table's items is bounded to %v, want %v", name, a, got[a], wantPatterns)
-				}
+			if slices.Contains(s.actions, "dynamodb:Scan") || slices.Contains(s.actions, "dynamodb:*") {
+				t.Errorf("%s may %v: a Scan reads every partition, whatever the leading keys", name, s.actions)
 			}
-		}
-		check(readActions, want.reads)
-		check(writeActions, want.writes)
-		check([]string{"dynamodb:DeleteItem"}, want.deletes)
-		if _, deletes := got["dynamodb:DeleteItem"]; deletes && want.deletes == nil {
-			t.Errorf("%s may delete items; the test lists no deletes for it", name)
-		}
-		if name == "RespondersFunction" || name == "PagesFunction" {
-			for _, a := range writeActions {
-				if !bounded[a] && got[a] != nil {
-					t.Errorf("%s: %s unbounded", name, a)
-				}
-				for _, k := range sensitive {
-					if matchesAny(got[a], k) {
-						t.Errorf("%s (public) may %s on %s", name, a, k)
-					}
-				}
-			}
-		}
-		for _, list := range [][]string{want.reads, want.writes, want.deletes} {
-			for _, p := range list {
+			for _, p := range s.patterns {
 				if !slices.ContainsFunc(keyExamples, func(k string) bool { return like(p, k) }) {
 					t.Errorf("%s: %s matches no key the store builds", name, p)
 				}
 			}
+			if slices.Contains(publicFunctions, name) && s.table {
+				for _, a := range writeActions {
+					if !slices.Contains(s.actions, a) {
+						continue
+					}
+					for _, k := range sensitive {
+						if matchesAny(s.patterns, k) {
+							t.Errorf("%s (public) may %s on %s", name, a, k)
+						}
+					}
+				}
+			}
 		}
 	}
-}
-
-// onTableItems reports whether a statement's resources include the table
-// itself (not only its indexes).
-func onTableItems(resource any) bool {
-	for _, r := range asList(resource) {
-		if r == "Table.Arn" {
-			return true
-		}
+	if len(withTable) < 2 {
+		t.Errorf("only %v have table access: the policies were not read", withTable)
 	}
-	return false
 }
 
 func asList(v any) []any {
@@ -145,13 +179,6 @@ func asList(v any) []any {
 	default:
 		return []any{v}
 	}
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	sort.Strings(a)
-	sort.Strings(b)
-	return slices.Equal(slices.Compact(a), slices.Compact(b))
 }
 
 // like is IAM's StringLike for the patterns used here (* and ?).

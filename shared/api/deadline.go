@@ -14,8 +14,8 @@ import (
 
 // DeadlineMargin is how long before the function's deadline a request
 // that is still at work is answered with the API's own 503. A route chains
-// several AWS calls, each retried (awsenv: 3 attempts of up to 3 s), in a
-// 10 s function: without the margin a slow dependency would run into
+// several AWS calls, each retried (awsenv.HTTP: 3 attempts of up to 1 s),
+// in a 10 s function: without the margin a slow dependency would run into
 // Lambda's own timeout, and the client would get API Gateway's generic
 // error (no JSON, no Retry-After) instead of the contract's 503. The
 // margin leaves time to write the answer and for the adapter and API

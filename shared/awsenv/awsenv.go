@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -20,14 +21,55 @@ import (
 	"github.com/aws/smithy-go/middleware"
 )
 
-// Retry and timeout choices. A Lambda function has a 10 s timeout (see
-// template.yaml); three attempts of at most 3 s each, with jittered backoff
-// capped at 500 ms, end well before it, so a slow store becomes a clean 503
-// instead of a killed invocation.
-const (
-	MaxAttempts    = 3
-	MaxBackoff     = 500 * time.Millisecond
-	AttemptTimeout = 3 * time.Second
+// MaxAttempts, MaxBackoff and AttemptTimeout are the HTTP functions'
+// policy (HTTP), kept as names for the code that sizes work by them.
+var (
+	MaxAttempts    = HTTP.MaxAttempts
+	MaxBackoff     = HTTP.MaxBackoff
+	AttemptTimeout = HTTP.AttemptTimeout
+)
+
+// Policy is how hard the SDK tries one AWS call: attempts, the time each
+// attempt may take, and the backoff between them. A call's worst case
+// (WorstCall) must fit the time its function has, so it is set per kind of
+// function.
+type Policy struct {
+	MaxAttempts int
+	// AttemptTimeout bounds one attempt of a DynamoDB, KMS or SQS call:
+	// small JSON requests that answer in milliseconds when well.
+	AttemptTimeout time.Duration
+	// S3AttemptTimeout bounds one attempt of an S3 call: an export's 8 MiB
+	// part, an upload's check.
+	S3AttemptTimeout time.Duration
+	MaxBackoff       time.Duration
+}
+
+// WorstCall is the longest one call (not S3) can take before the SDK gives
+// up: every attempt timing out, with the longest backoffs between.
+func (p Policy) WorstCall() time.Duration {
+	return time.Duration(p.MaxAttempts)*p.AttemptTimeout + time.Duration(p.MaxAttempts-1)*p.MaxBackoff
+}
+
+// The policies.
+//
+// HTTP is the API's functions': a route chains 1-8 calls (a submission
+// 5-8) in a 10 s function whose handler is cut DeadlineMargin (1.5 s)
+// before it (shared/api/deadline.go). DynamoDB answers in single-digit
+// milliseconds, so a call that has not answered in 1 s is stuck (a lost
+// connection, a hot partition): it is tried again at once, three times in
+// all, and a dependency that stays slow makes the SDK give up after 3.4 s
+// (WorstCall), so the handler answers the API's own 503 with Retry-After,
+// well inside the 8.5 s the deadline leaves, instead of one stuck call
+// (3 attempts of 3 s before) spending the whole request.
+//
+// Events is the functions that run on queues, streams and schedules
+// (deliver, dispatch, retrier, sweeper, tally, exports) and the admin
+// command: no client waits on them and a failed batch is retried whole, so
+// a call tries harder (4 attempts of up to 4 s, backoff up to 1 s: 19 s
+// at worst) within the shortest of their timeouts (deliver's 30 s).
+var (
+	HTTP   = Policy{MaxAttempts: 3, AttemptTimeout: time.Second, S3AttemptTimeout: 10 * time.Second, MaxBackoff: 200 * time.Millisecond}
+	Events = Policy{MaxAttempts: 4, AttemptTimeout: 4 * time.Second, S3AttemptTimeout: 60 * time.Second, MaxBackoff: time.Second}
 )
 
 // Config is what the environment says about AWS.
@@ -44,6 +86,9 @@ type Config struct {
 	// and AWS_SESSION_TOKEN that Lambda sets ("test" for a local endpoint).
 	// Tools that want profiles or SSO pass their own provider.
 	Credentials aws.CredentialsProvider
+	// Policy is the retry and timeout policy of the calls; zero means
+	// HTTP.
+	Policy Policy
 }
 
 // Services are the SDK service ids whose AWS_ENDPOINT_URL_<ID> FromEnv
@@ -97,13 +142,17 @@ func Load(_ context.Context, c Config) (aws.Config, error) {
 	if c.Credentials == nil {
 		return aws.Config{}, errors.New("awsenv: no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_ENDPOINT_URL for a local emulator)")
 	}
+	p := c.Policy
+	if p.MaxAttempts == 0 {
+		p = HTTP
+	}
 	cfg := aws.Config{
 		Region:      c.Region,
 		Credentials: aws.NewCredentialsCache(c.Credentials),
 		Retryer: func() aws.Retryer {
 			return retry.NewStandard(func(o *retry.StandardOptions) {
-				o.MaxAttempts = MaxAttempts
-				o.MaxBackoff = MaxBackoff
+				o.MaxAttempts = p.MaxAttempts
+				o.MaxBackoff = p.MaxBackoff
 				// A single write that met a running transaction on its item
 				// (TransactionConflictException) may be tried again, as
 				// DynamoDB advises; the SDK does not retry it by default.
@@ -112,7 +161,7 @@ func Load(_ context.Context, c Config) (aws.Config, error) {
 				})
 			})
 		},
-		HTTPClient: awshttp.NewBuildableClient().WithTimeout(AttemptTimeout),
+		HTTPClient: policyClients(p),
 		APIOptions: []func(*middleware.Stack) error{counterOptions},
 	}
 	if c.Endpoint != "" {
@@ -129,6 +178,27 @@ func Load(_ context.Context, c Config) (aws.Config, error) {
 		cfg.HTTPClient = emulatorClients(c)
 	}
 	return cfg, nil
+}
+
+// policyClients sends each request with its policy's attempt timeout: S3's
+// for S3, AttemptTimeout for every other service. The service is read from
+// the request's context, which the SDK builds the request with. An attempt
+// cut at its timeout fails as a timeout (not as a cancelled call: the
+// call's own context is alive), which the retryer tries again.
+func policyClients(p Policy) aws.HTTPClient {
+	return serviceClients{
+		short: awshttp.NewBuildableClient().WithTimeout(p.AttemptTimeout),
+		s3:    awshttp.NewBuildableClient().WithTimeout(p.S3AttemptTimeout),
+	}
+}
+
+type serviceClients struct{ short, s3 aws.HTTPClient }
+
+func (c serviceClients) Do(r *http.Request) (*http.Response, error) {
+	if awsmiddleware.GetServiceID(r.Context()) == "S3" {
+		return c.s3.Do(r)
+	}
+	return c.short.Do(r)
 }
 
 // serviceEndpoints answers the SDK's question "which endpoint for this

@@ -162,6 +162,7 @@ func counterOptions(stack *middleware.Stack) error {
 				}
 				return middleware.InitializeOutput{}, middleware.Metadata{}, err
 			}
+			recordKeys(ctx, in.Parameters)
 			c := CallsFrom(ctx)
 			if c == nil {
 				return next.HandleInitialize(ctx, in)

@@ -34,13 +34,20 @@ type Env struct {
 	Store *store.Store
 }
 
-// Main is a function's whole main: it logs JSON to stdout, builds the
-// function's handler with build from the environment, and runs it as the
-// Lambda function of this process; it never returns. A failure to start is
+// Main is an HTTP function's whole main: it logs JSON to stdout, builds
+// the function's handler with build from the environment (its AWS calls
+// under awsenv.HTTP), and runs it as the Lambda function of this process;
+// it never returns. A failure to start is
 // logged and exits with status 1, which Lambda reports as an init error.
-func Main(build func(Env) (any, error)) {
+func Main(build func(Env) (any, error)) { run(awsenv.HTTP, build) }
+
+// MainEvents is Main for a function that runs on a queue, a stream or a
+// schedule: its AWS calls try harder (awsenv.Events), as no client waits.
+func MainEvents(build func(Env) (any, error)) { run(awsenv.Events, build) }
+
+func run(p awsenv.Policy, build func(Env) (any, error)) {
 	api.JSONLogging(os.Stdout)
-	h, err := Handler(context.Background(), os.Getenv, build)
+	h, err := HandlerWith(context.Background(), os.Getenv, p, build)
 	if err != nil {
 		slog.Error("start", "error", err.Error())
 		os.Exit(1)
@@ -53,7 +60,14 @@ func Main(build func(Env) (any, error)) {
 // HTTP function's is gateway.New of its router; this package leaves the
 // API Gateway adapter out of the functions that run on other events).
 func Handler(ctx context.Context, getenv func(string) string, build func(Env) (any, error)) (any, error) {
-	cfg, err := awsenv.Load(ctx, awsenv.FromEnv(getenv))
+	return HandlerWith(ctx, getenv, awsenv.HTTP, build)
+}
+
+// HandlerWith is Handler with the AWS calls' retry and timeout policy p.
+func HandlerWith(ctx context.Context, getenv func(string) string, p awsenv.Policy, build func(Env) (any, error)) (any, error) {
+	c := awsenv.FromEnv(getenv)
+	c.Policy = p
+	cfg, err := awsenv.Load(ctx, c)
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,8 @@ func decodeBreakers(item dynamo.Item) map[int64]survey.Breaker {
 			b.ProbeUntil = time.UnixMilli(n).UTC()
 		case "s":
 			b.SlowUntil = time.UnixMilli(n).UTC()
+		case "r":
+			b.Resume = n > 0
 		}
 		out[wid] = b
 	}
@@ -118,9 +120,20 @@ func (s *Store) MarkSlow(ctx context.Context, sid, wid int64, until time.Time) e
 func (s *Store) CloseBreaker(ctx context.Context, sid, wid int64) error {
 	f, o, p := breakerNames(wid)
 	err := s.table.Update(AttrPK, HooksPK(sid)).Range(AttrSK, breakersSK).If("attribute_exists(PK)").
-		Remove(f, o, p, "s_"+strconv.FormatInt(wid, 10)).Run(ctx)
+		Remove(f, o, p, "s_"+strconv.FormatInt(wid, 10), "r_"+strconv.FormatInt(wid, 10)).Run(ctx)
 	if err != nil && !dynamo.IsCondCheckFailed(err) {
 		return s.fail(fmt.Sprintf("close the breaker of webhook %d", wid), err)
+	}
+	return nil
+}
+
+// MarkResume records that webhook wid's breaker closed with paused
+// deliveries left to resume: its next success resumes them (the deliver
+// function), as a probe's success does.
+func (s *Store) MarkResume(ctx context.Context, sid, wid int64) error {
+	err := s.table.Update(AttrPK, HooksPK(sid)).Range(AttrSK, breakersSK).Set("r_"+strconv.FormatInt(wid, 10), 1).Run(ctx)
+	if err != nil {
+		return s.fail(fmt.Sprintf("mark webhook %d to resume", wid), err)
 	}
 	return nil
 }

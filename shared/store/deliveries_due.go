@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
 
 	"surveyservice/shared/survey"
 )
@@ -85,6 +88,18 @@ func (s *Store) ReleaseClaim(ctx context.Context, d survey.Delivery, token strin
 // (it expired and another attempt took over). A pending outcome is put in
 // the due index at due; a final one leaves it.
 func (s *Store) RecordAttempt(ctx context.Context, d survey.Delivery, seen int, token string, due time.Time) (bool, error) {
+	return s.recordAttempt(ctx, d, seen, token, due, false)
+}
+
+// RecordPaused is RecordAttempt of an attempt the webhook's open breaker
+// held back (no request made): the pending delivery also joins the
+// webhook's paused index, so that the breaker's closing makes it due at
+// once (ResumePaused) instead of at its next scheduled attempt.
+func (s *Store) RecordPaused(ctx context.Context, d survey.Delivery, seen int, token string, due time.Time) (bool, error) {
+	return s.recordAttempt(ctx, d, seen, token, due, d.Status == survey.DeliveryPending)
+}
+
+func (s *Store) recordAttempt(ctx context.Context, d survey.Delivery, seen int, token string, due time.Time, paused bool) (bool, error) {
 	if d.Status != survey.DeliveryPending {
 		due = time.Time{}
 	}
@@ -92,6 +107,11 @@ func (s *Store) RecordAttempt(ctx context.Context, d survey.Delivery, seen int, 
 	up := s.table.Update(AttrPK, it.PK).Range(AttrSK, it.SK).
 		If("claim = ? AND attempts = ? AND $ = ?", token, seen, "status", string(survey.DeliveryPending)).
 		Set("status", it.Status).Set("attempts", it.Attempts).Remove("claim", "claim_until")
+	if paused {
+		up.Set(AttrGSI1PK, PausedKey(d.WebhookID, d.ResponseID)).Set(AttrGSI1SK, it.SK)
+	} else {
+		up.Remove(AttrGSI1PK, AttrGSI1SK) // any attempt recorded ends a pause's hold
+	}
 	for name, v := range map[string]any{"last_status_code": it.LastStatusCode, "last_attempt_at": it.LastAttempt,
 		"next_attempt_at": it.NextAttempt, "last_error": it.LastError, AttrGSI2PK: it.DuePK, AttrGSI2SK: it.DueSK} {
 		if v == 0 || v == "" {
@@ -180,4 +200,100 @@ func (s *Store) Requeue(ctx context.Context, d DueDelivery, next time.Time) (boo
 		return false, s.fail("requeue delivery", err)
 	}
 	return true, nil
+}
+
+// The paused index: a pending delivery whose last attempt the webhook's
+// open breaker held back (RecordPaused) is also in GSI1, partition
+// PAUSED#<wid>#<0..PausedShards-1>, sort key its delivery SK, until its
+// next attempt is recorded. Its next attempt follows the schedule (hours,
+// late in it); when the breaker closes (a probe's success, the owner's
+// PATCH), ResumePaused makes every one due now: O(the webhook's paused
+// deliveries), one Query a shard and one conditional UpdateItem each. A
+// dead receiver on a busy survey pauses a delivery per response, so the
+// webhook's partition is spread over PausedShards (the key only grows:
+// one partition could not split to take the writes).
+
+// PausedShards is the partitions of one webhook's paused index.
+const PausedShards = 8
+
+// PausedKey is GSI1PK of a paused delivery of webhook wid.
+func PausedKey(wid, rid int64) string {
+	return fmt.Sprintf("PAUSED#%s#%d", pad(wid), dueShard(wid, rid)%PausedShards)
+}
+
+func pausedShardKey(wid int64, shard int) string { return fmt.Sprintf("PAUSED#%s#%d", pad(wid), shard) }
+
+// resumeWorkers bounds the concurrent updates of a resume.
+const resumeWorkers = 16
+
+// ResumePaused makes due at now up to limit (0: every one) of webhook
+// wid's deliveries held back by its breaker, and answers them as they now
+// stand (to queue their jobs at once; the due index holds them anyway,
+// should a job be lost). more is true when limit left some paused. Each
+// moves with an UpdateItem conditional on its still being paused and
+// pending with no attempt under way, so a resume racing an attempt (or
+// another resume) moves it once or not at all.
+func (s *Store) ResumePaused(ctx context.Context, wid int64, now time.Time, limit int) (resumed []survey.Delivery, more bool, err error) {
+	var mu sync.Mutex
+	var left atomic.Int64
+	left.Store(int64(limit))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(resumeWorkers)
+	var shards errgroup.Group
+	for shard := range PausedShards {
+		shards.Go(func() error {
+			key := pausedShardKey(wid, shard)
+			q := s.table.Get(AttrGSI1PK, key).Index(IndexGSI1)
+			it := q.Iter()
+			var item deliveryItem
+			for it.Next(gctx, &item) {
+				if limit > 0 && left.Add(-1) < 0 {
+					mu.Lock()
+					more = true
+					mu.Unlock()
+					return nil
+				}
+				item := item
+				g.Go(func() error {
+					d, ok, err := s.resumeOne(gctx, item, key, now)
+					if err != nil || !ok {
+						return err
+					}
+					mu.Lock()
+					resumed = append(resumed, d)
+					mu.Unlock()
+					return nil
+				})
+			}
+			if err := it.Err(); err != nil {
+				return s.fail(fmt.Sprintf("query paused deliveries of webhook %d", wid), err)
+			}
+			return nil
+		})
+	}
+	qerr := shards.Wait()
+	if err := g.Wait(); err != nil {
+		return resumed, more, err
+	}
+	return resumed, more, qerr
+}
+
+// resumeOne makes one paused delivery due at now: false when it moved on.
+func (s *Store) resumeOne(ctx context.Context, it deliveryItem, key string, now time.Time) (survey.Delivery, bool, error) {
+	var out deliveryItem
+	err := s.table.Update(AttrPK, it.PK).Range(AttrSK, it.SK).
+		If("$ = ? AND $ = ? AND (attribute_not_exists(claim_until) OR claim_until < ?)",
+			AttrGSI1PK, key, "status", string(survey.DeliveryPending), now.UnixMilli()).
+		Set("next_attempt_at", stamp(now)).
+		Set(AttrGSI2PK, DueKey(dueShard(it.WebhookID, it.ResponseID))).Set(AttrGSI2SK, DueSK(now, it.WebhookID, it.SK)).
+		Remove(AttrGSI1PK, AttrGSI1SK).
+		Value(ctx, &out)
+	if dynamo.IsCondCheckFailed(err) {
+		return survey.Delivery{}, false, nil
+	}
+	if err != nil {
+		return survey.Delivery{}, false, s.fail("resume a paused delivery", err)
+	}
+	d, err := out.delivery()
+	return d, err == nil, err
 }

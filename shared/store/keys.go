@@ -46,6 +46,8 @@
 //	                                                                 GSI2 DUE#<00..15> / <due ms>#<wid>#<SK>: see deliveries_due.go)
 //	webhook breakers     HOOKS#<sid>           BREAKERS          (per webhook: consecutive failures, paused until; breakers.go)
 //	surveys with hooks   HOOKS#<sid>           WEBHOOKS          (GSI1 HOOKED#<sid mod shards>: the replay's index; replay.go)
+//	paused delivery      DELIVERIES#<wid>      DELIVERY#...      (GSI1 PAUSED#<wid>#<0..7> / <SK>: held back by its breaker; deliveries_due.go)
+//	hooked backfill      MIGRATION#hooked-index DONE            (the replay's index is complete: admin webhooks backfill; replay.go)
 //	catalog account      CATALOG               ACCOUNT           (the one account whose surveys back templates)
 //	pending copy         PENDING#<sid>         COPY                                              COPYING#<sid mod 4> / <started>#<sid> (see copy.go)
 //
@@ -134,6 +136,8 @@
 //	                                each conditional on the claim: one chain per delivery)
 //	due retries (retrier, a minute) Query GSI2 DUE#<shard> SK <= now, per shard; UpdateItem (requeue, conditional)
 //	replay a window of events       Query GSI1 HOOKED#<shard>, then each survey's responses by time (GSI1 RTIME#)
+//	a breaker closes (resume)       Query GSI1 PAUSED#<wid>#<shard> per shard, UpdateItem each (conditional: still paused)
+//	backfill the hooked index       (admin, once) parallel Scan filtered to WEBHOOKS items without GSI1 keys, UpdateItem each
 //	deliveries of a webhook, a page Query DELIVERIES#<wid> SK BETWEEN <30 days ago> AND <cursor>, descending
 //	template's survey (start)       GetItem TEMPLATE#<tid> or Query GSI1 TSLUG#<slug> (its survey_id attribute)
 //	mark template surveys (import)  GetItem CATALOG ACCOUNT, GetItem SURVEY per named survey, UpdateItem is_template

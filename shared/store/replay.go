@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -63,4 +64,105 @@ func (s *Store) ResponsesSubmitted(ctx context.Context, sid int64, from, to time
 		}
 	}
 	return out, nil
+}
+
+// The hooked index came after webhooks did: a webhooks item last written
+// before it has no GSI1 keys, so the replay would miss its survey until
+// its webhooks next change. BackfillHooked gives every such item its keys
+// once (admin webhooks backfill-hooked), and leaves a marker that the
+// replay checks (HookedBackfillDone).
+//
+// Those items are found by no index (that is the gap), and no index lists
+// every survey either (GSI1 OWNER# needs the accounts, which only a Scan
+// lists), so this one-off migration reads the table with a parallel,
+// segmented Scan (an operator's command, never a request's path): it
+// reads every item once (O(table) read units, spread over segments), and
+// returns and writes only the webhooks items without the keys (a filter,
+// then one conditional UpdateItem each: O(webhooks items) writes). Run
+// again, it finds nothing to write.
+
+// hookedMarkerPK, hookedMarkerSK are the marker of a complete backfill.
+const (
+	hookedMarkerPK = "MIGRATION#hooked-index"
+	hookedMarkerSK = "DONE"
+)
+
+// HookedBackfill is what a backfill did.
+type HookedBackfill struct {
+	Scanned int64 `json:"scanned"` // items read by the Scan
+	Found   int64 `json:"found"`   // webhooks items without the index's keys
+	Indexed int64 `json:"indexed"` // given their keys now
+	Skipped int64 `json:"skipped"` // changed meanwhile (their change wrote the keys) or without webhooks
+}
+
+// BackfillHooked puts in the hooked index every webhooks item that has
+// webhooks and lacks its keys, with segments parallel Scan segments, then
+// records that the index is complete.
+func (s *Store) BackfillHooked(ctx context.Context, segments int) (HookedBackfill, error) {
+	var out HookedBackfill
+	var sm dynamo.ScanMetrics
+	it := s.table.Scan().
+		Filter("'SK' = ? AND attribute_not_exists($)", webhooksSK, AttrGSI1PK).
+		Project(AttrPK, AttrSK, "survey_id", "doc", "version").
+		Consistent(true).ScanMetrics(&sm).
+		IterParallel(ctx, max(segments, 1))
+	var item webhooksItem
+	for it.Next(ctx, &item) {
+		out.Found++
+		ok, err := s.indexHooked(ctx, item)
+		if err != nil {
+			return out, err
+		}
+		if ok {
+			out.Indexed++
+		} else {
+			out.Skipped++
+		}
+		item = webhooksItem{}
+	}
+	out.Scanned = sm.Scanned
+	if err := it.Err(); err != nil {
+		return out, s.fail("scan for webhooks items", err)
+	}
+	err := s.table.Put(map[string]any{AttrPK: hookedMarkerPK, AttrSK: hookedMarkerSK, "at": s.timestamp(), "indexed": out.Indexed}).Run(ctx)
+	if err != nil {
+		return out, s.fail("mark the hooked index complete", err)
+	}
+	return out, nil
+}
+
+// indexHooked gives one webhooks item its hooked-index keys, conditional
+// on the version read: a change since wrote them itself (or removed the
+// last webhook). False when it did not (no webhooks, or changed).
+func (s *Store) indexHooked(ctx context.Context, it webhooksItem) (bool, error) {
+	var docs []webhookDoc
+	if err := json.Unmarshal([]byte(it.Doc), &docs); err != nil || len(docs) == 0 || it.SurveyID == 0 {
+		return false, nil
+	}
+	err := s.table.Update(AttrPK, it.PK).Range(AttrSK, webhooksSK).
+		If("version = ? AND attribute_not_exists($)", it.Version, AttrGSI1PK).
+		Set(AttrGSI1PK, HookedKey(it.SurveyID)).Set(AttrGSI1SK, pad(it.SurveyID)).Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.fail(fmt.Sprintf("index the webhooks of survey %d", it.SurveyID), err)
+	}
+	return true, nil
+}
+
+// HookedBackfillDone reports when the backfill last completed (ok false:
+// never, and a replay may miss surveys whose webhooks predate the index).
+func (s *Store) HookedBackfillDone(ctx context.Context) (at string, ok bool, err error) {
+	var m struct {
+		At string `dynamo:"at"`
+	}
+	err = s.table.Get(AttrPK, hookedMarkerPK).Range(AttrSK, dynamo.Equal, hookedMarkerSK).Consistent(true).One(ctx, &m)
+	if err == dynamo.ErrNotFound {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, s.fail("read the hooked index's marker", err)
+	}
+	return m.At, true, nil
 }

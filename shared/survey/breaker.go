@@ -12,6 +12,10 @@ type Breaker struct {
 	// SlowUntil is set when an attempt outlasted the main lane's budget:
 	// until then the webhook's attempts are the slow lane's.
 	SlowUntil time.Time
+	// Resume is set when the owner's change closed the breaker but left
+	// paused deliveries to resume (more than one request resumes): the
+	// webhook's next success resumes the rest.
+	Resume bool
 }
 
 // Suspect reports whether the webhook's attempts belong in the slow lane

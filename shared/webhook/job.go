@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+
+	"surveyservice/shared/survey"
 )
 
 // Job is one queue message: make the next attempt of one delivery. It
@@ -52,4 +54,15 @@ func DecodeJob(body string) (Job, error) {
 		return Job{}, ErrJob
 	}
 	return j, nil
+}
+
+// JobsOf are the jobs of pending deliveries, each for its next attempt
+// (the attempts it has made so far): what a resumed or retried delivery
+// queues.
+func JobsOf(ds []survey.Delivery) []Job {
+	out := make([]Job, len(ds))
+	for i, d := range ds {
+		out[i] = Job{SurveyID: d.SurveyID, WebhookID: d.WebhookID, ResponseID: d.ResponseID, Delivery: d.ID(), Attempt: d.Attempts}
+	}
+	return out
 }

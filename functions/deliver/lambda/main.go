@@ -11,7 +11,7 @@ import (
 )
 
 func main() {
-	lambdamain.Main(func(env lambdamain.Env) (any, error) {
+	lambdamain.MainEvents(func(env lambdamain.Env) (any, error) {
 		delays, err := webhook.ParseDelays(env.Getenv("WEBHOOK_RETRY_DELAYS"))
 		if err != nil {
 			return nil, err

@@ -9,7 +9,7 @@ import (
 )
 
 func main() {
-	lambdamain.Main(func(env lambdamain.Env) (any, error) {
+	lambdamain.MainEvents(func(env lambdamain.Env) (any, error) {
 		return (&dispatch.Dispatcher{Store: env.Store, Queue: webhook.QueueFromEnv(env.AWS, env.Getenv)}).Handle, nil
 	})
 }

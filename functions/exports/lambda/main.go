@@ -11,7 +11,7 @@ import (
 )
 
 func main() {
-	lambdamain.Main(func(env lambdamain.Env) (any, error) {
+	lambdamain.MainEvents(func(env lambdamain.Env) (any, error) {
 		e := &responses.Exporter{
 			St:          env.Store,
 			Exports:     exports.New(env.AWS, exports.BucketFromEnv(env.Getenv)),

@@ -15,7 +15,7 @@ import (
 )
 
 func main() {
-	lambdamain.Main(func(env lambdamain.Env) (any, error) {
+	lambdamain.MainEvents(func(env lambdamain.Env) (any, error) {
 		return handler(env.Store, webhook.QueueFromEnv(env.AWS, env.Getenv)), nil
 	})
 }

@@ -15,7 +15,7 @@ import (
 )
 
 func main() {
-	lambdamain.Main(func(env lambdamain.Env) (any, error) { return handler(env.Store), nil })
+	lambdamain.MainEvents(func(env lambdamain.Env) (any, error) { return handler(env.Store), nil })
 }
 
 // handler sweeps on each scheduled event and logs and emits its figures.

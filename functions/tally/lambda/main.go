@@ -11,7 +11,7 @@ import (
 )
 
 func main() {
-	lambdamain.Main(func(env lambdamain.Env) (any, error) {
+	lambdamain.MainEvents(func(env lambdamain.Env) (any, error) {
 		t := &tally.Tally{Store: env.Store, Now: time.Now}
 		return t.Handle, nil
 	})

@@ -1,0 +1,450 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"surveyservice/functions/deliver"
+	"surveyservice/functions/dispatch"
+	"surveyservice/functions/responses"
+	"surveyservice/functions/retrier"
+	"surveyservice/functions/sweeper"
+	"surveyservice/functions/tally"
+	"surveyservice/infra/seed"
+	"surveyservice/internal/testenv"
+	"surveyservice/shared/api"
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/exports"
+	"surveyservice/shared/survey"
+	"surveyservice/shared/webhook"
+)
+
+// capturedExports is an export queue that keeps the jobs it is sent.
+type capturedExports struct {
+	mu   sync.Mutex
+	jobs []exports.Job
+}
+
+func (q *capturedExports) Send(_ context.Context, j exports.Job) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.jobs = append(q.jobs, j)
+	return nil
+}
+
+// capturedJobs is a webhook queue that keeps the jobs it is sent.
+type capturedJobs struct {
+	mu   sync.Mutex
+	jobs []webhook.Job
+}
+
+func (q *capturedJobs) Send(_ context.Context, jobs []webhook.Job, _ time.Duration) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.jobs = append(q.jobs, jobs...)
+	return nil
+}
+
+func (q *capturedJobs) take() []webhook.Job {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.jobs
+	q.jobs = nil
+	return out
+}
+
+// TestLeadingKeysTraffic drives every function's routes and events on the
+// emulators, each function's DynamoDB calls recorded by partition
+// (awsenv.KeyLog, in the SDK's middleware: what the calls really name),
+// and holds every call to that function's policy in template.yaml: an
+// allowed action on the table or index, with a dynamodb:LeadingKeys
+// pattern that matches the key. A route whose code path reaches a prefix
+// the policy does not list fails here, as IAM would refuse it in AWS.
+func TestLeadingKeysTraffic(t *testing.T) {
+	st := testenv.Store(t)
+	logs := map[string]*awsenv.KeyLog{}
+	logFor := func(fn string) *awsenv.KeyLog {
+		if logs[fn] == nil {
+			logs[fn] = &awsenv.KeyLog{}
+		}
+		return logs[fn]
+	}
+	tagged := func(fn string, ctx context.Context) context.Context { return awsenv.WithKeyLog(ctx, logFor(fn)) }
+
+	jobs, exportJobs := &capturedJobs{}, &capturedExports{}
+	cfg := config{sealer: testenv.Sealer(t), exports: testenv.Exports(t), queue: jobs, exportJobs: exportJobs,
+		guard: webhook.Guard{AllowLoopback: true}}
+	cfg.variables.SurveyURL = "http://127.0.0.1"
+	// Each function its own routers (its own authenticator and caches), as
+	// each is its own Lambda function in AWS.
+	targets := map[string]http.Handler{}
+	for name := range routers(st, cfg) {
+		h := api.Mount(routers(st, cfg)[name])
+		targets[name] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.ServeHTTP(w, r.WithContext(tagged(name, r.Context())))
+		})
+	}
+	h, err := gatewayRoutes.Handler(localReading, targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The catalog (templates, and the catalog account's surveys).
+	if _, _, err := loadCatalog(t.Context(), st, h, seed.Templates); err != nil {
+		t.Fatal(err)
+	}
+
+	_, key := testenv.NewAccount(t, survey.PlanEnterprise)
+	do := func(method, path, body string, hdr ...string) (int, map[string]any) {
+		t.Helper()
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Api-Key "+key)
+		req.Header.Set("Accept", "application/json")
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code >= 500 {
+			t.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body)
+		}
+		var out map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+			var list []map[string]any
+			if json.Unmarshal(rec.Body.Bytes(), &list) == nil && len(list) > 0 {
+				out = list[0] // a list's first
+			}
+		}
+		return rec.Code, out
+	}
+	id := func(m map[string]any, k string) string { return fmt.Sprint(int64(m[k].(float64))) }
+	must := func(want, got int, what string) {
+		t.Helper()
+		if got != want {
+			t.Fatalf("%s: %d, want %d", what, got, want)
+		}
+	}
+
+	// Owner: folders, surveys, elements, settings, codes, variables.
+	do("GET", "/api/whoami/", "")
+	code, folder := do("POST", "/api/folders/", `{"name":"Keys"}`)
+	must(201, code, "folder")
+	fid := id(folder, "id")
+	do("GET", "/api/folders/", "")
+	do("GET", "/api/folders/"+fid+"/", "")
+	do("PATCH", "/api/folders/"+fid+"/", `{"name":"Keys 2"}`)
+	do("PUT", "/api/folders/"+fid+"/", `{"name":"Keys 3"}`)
+	code, sv := do("POST", "/api/v2/surveys/", `{"name":"Keys","folder_id":`+fid+`,"language":4}`)
+	must(201, code, "survey")
+	sid, slug := id(sv, "id"), sv["url_slug"].(string)
+	code, q := do("POST", "/api/v2/surveys/"+sid+"/questions/", `{"type":2,"title":"Name?"}`)
+	must(201, code, "question")
+	qid := id(q, "id")
+	code, ch := do("POST", "/api/v2/surveys/"+sid+"/questions/", `{"type":3,"title":"Pick","choices":[{"name":"A"},{"name":"B"}]}`)
+	must(201, code, "choice question")
+	do("POST", "/api/v2/surveys/"+sid+"/questions/", `{"type":11,"title":"Group"}`)
+	do("GET", "/api/v2/surveys/"+sid+"/questions/", "")
+	do("GET", "/api/v2/surveys/"+sid+"/questions/"+qid+"/", "")
+	do("PATCH", "/api/v2/surveys/"+sid+"/questions/"+id(ch, "id")+"/", `{"title":"Pick one"}`)
+	do("GET", "/api/v2/surveys/"+sid+"/", "")
+	do("PATCH", "/api/v2/surveys/"+sid+"/", `{"name":"Keys survey"}`)
+	do("GET", "/api/surveys/"+sid+"/settings/", "")
+	do("PATCH", "/api/surveys/"+sid+"/settings/", `{"hide_progressbar":true,"expiration_date":"2099-01-01"}`)
+	do("POST", "/api/surveys/"+sid+"/settings/authentication-codes/", `["ALPHA","BETA"]`)
+	do("GET", "/api/surveys/"+sid+"/settings/authentication-codes/", "")
+	do("DELETE", "/api/surveys/"+sid+"/settings/authentication-codes/", `["BETA"]`)
+	code, vars := do("POST", "/api/surveys/"+sid+"/variables/", `{"name":"tier","variable_source":0}`)
+	must(201, code, "variable")
+	do("GET", "/api/surveys/"+sid+"/variables/", "")
+	_, hashes := do("POST", "/api/surveys/"+sid+"/variables/hashes/", `{"values":[{"tier":"gold"}]}`)
+
+	// Templates and copies.
+	do("GET", "/api/templates/", "")
+	do("GET", "/api/templates/customer-satisfaction-survey/", "")
+	code, started := do("POST", "/api/v2/surveys/", `{"template":"customer-satisfaction-survey","folder_id":`+fid+`}`)
+	must(201, code, "start from a template")
+	code, byID := do("POST", "/api/v2/surveys/", `{"template":104,"folder_id":`+fid+`}`)
+	must(201, code, "start from a template by id")
+	do("DELETE", "/api/v2/surveys/"+id(byID, "id")+"/", "")
+	code, copied := do("POST", "/api/v2/surveys/"+sid+"/copy/", `{}`)
+	must(201, code, "copy")
+	do("DELETE", "/api/v2/surveys/"+id(copied, "id")+"/", "")
+	do("POST", "/api/v2/surveys/"+id(copied, "id")+"/restore/", "")
+	do("DELETE", "/api/v2/surveys/"+id(started, "id")+"/", "")
+
+	// Webhooks: a receiver that fails, so deliveries retry and the breaker counts.
+	var recvOK atomic.Bool
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if recvOK.Load() {
+			w.WriteHeader(200)
+			return
+		}
+		w.WriteHeader(500)
+	}))
+	defer recv.Close()
+	code, hook := do("POST", "/api/surveys/"+sid+"/webhooks/", `{"url":"`+recv.URL+`/in"}`)
+	must(201, code, "webhook")
+	wid := id(hook, "id")
+	do("GET", "/api/surveys/"+sid+"/webhooks/", "")
+	do("GET", "/api/v2/surveys/"+sid+"/notifications/", "")
+
+	// Responders and pages.
+	pub := func(method, path, body string, hdr ...string) (int, map[string]any) {
+		t.Helper()
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code >= 500 {
+			t.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body)
+		}
+		var out map[string]any
+		_ = json.Unmarshal(rec.Body.Bytes(), &out)
+		return rec.Code, out
+	}
+	ps := "/api/public/surveys/" + url.PathEscape(slug)
+	pub("GET", ps+"/", "")
+	if urls, _ := hashes["urls"].([]any); len(urls) > 0 {
+		if u, err := url.Parse(fmt.Sprint(urls[0])); err == nil {
+			pub("GET", ps+"/variables/?qs="+url.QueryEscape(u.Query().Get("qs")), "")
+		}
+	}
+	code, sess := pub("POST", ps+"/sessions/", `{}`)
+	must(201, code, "session")
+	submit := `{"session":"` + sess["session"].(string) + `","answers":{"` + qid + `":"Ada"}}`
+	code, resp := pub("POST", ps+"/responses/", submit, "Idempotency-Key", "k1")
+	must(201, code, "response")
+	pub("POST", ps+"/responses/", submit, "Idempotency-Key", "k1") // the replay: the key's item
+	// Codes: a unique code spent by its response, a wrong one counted.
+	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"code_auth":true,"code_auth_is_unique":true}`)), "code_auth")
+	pub("POST", ps+"/authenticate/", `{"code":"NOPE"}`)
+	pub("POST", ps+"/authenticate/", `{"code":"ALPHA"}`)
+	code, sess = pub("POST", ps+"/sessions/", `{"code":"ALPHA"}`)
+	must(201, code, "session with a code")
+	code, _ = pub("POST", ps+"/responses/", `{"session":"`+sess["session"].(string)+`","answers":{"`+qid+`":"Bea"}}`, "Idempotency-Key", "k2")
+	must(201, code, "response with a code")
+	do("PATCH", "/api/surveys/"+sid+"/settings/", `{"code_auth":false}`)
+	pub("GET", "/s/"+url.PathEscape(slug)+"/", "")
+	pub("GET", "/r/"+url.PathEscape(sv["report_code"].(string))+"/", "")
+	pub("GET", "/api/oembed/?url="+url.QueryEscape("https://survey.example.com/s/"+slug+"/"), "")
+
+	// The stream: the tally and the dispatch, then the deliveries (which
+	// fail: a retry and a breaker count), the retrier, the sweeper.
+	recs := testenv.StreamRecords(t)
+	var all []events.DynamoDBEventRecord
+	for shard, rs := range recs {
+		tl := &tally.Tally{Store: st}
+		ev := events.DynamoDBTimeWindowEvent{TimeWindowProperties: events.TimeWindowProperties{ShardID: shard}}
+		ev.Records = rs
+		if _, err := tl.Handle(tagged("TallyFunction", t.Context()), ev); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, rs...)
+	}
+	if _, err := (&dispatch.Dispatcher{Store: st, Queue: jobs}).Handle(tagged("DispatchFunction", t.Context()), events.DynamoDBEvent{Records: all}); err != nil {
+		t.Fatal(err)
+	}
+	clock := &testClock{t: time.Now()}
+	d := &deliver.Deliverer{Store: st, Opener: cfg.sealer, Queue: jobs, Client: webhook.Guard{AllowLoopback: true}.Client(2 * time.Second),
+		Delays: []time.Duration{time.Hour}, MaxDelay: -1, Now: clock.now}
+	sent := jobs.take()
+	if len(sent) == 0 {
+		t.Fatal("the dispatch queued no delivery")
+	}
+	var batch events.SQSEvent
+	for i, j := range sent {
+		b, _ := json.Marshal(j)
+		batch.Records = append(batch.Records, events.SQSMessage{MessageId: fmt.Sprint(i), Body: string(b)})
+	}
+	if _, err := d.Handle(tagged("DeliverFunction", t.Context()), batch); err != nil {
+		t.Fatal(err)
+	}
+	// More events of the response, until the breaker opens and holds one
+	// back; then, the pause over, a success closes it and resumes what it
+	// held (the paused index).
+	deliverNew := func(n int) {
+		t.Helper()
+		var ev events.SQSEvent
+		for i := range n {
+			dl := survey.Delivery{WebhookID: sent[0].WebhookID, SurveyID: sent[0].SurveyID, ResponseID: sent[0].ResponseID,
+				Event: survey.EventResponseSubmitted, Created: time.Now().Add(time.Duration(i+1) * time.Millisecond), Status: survey.DeliveryPending}
+			if _, _, err := st.CreateDelivery(t.Context(), dl, clock.now().Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+			j := webhook.Job{SurveyID: dl.SurveyID, WebhookID: dl.WebhookID, ResponseID: dl.ResponseID, Delivery: dl.ID()}
+			ev.Records = append(ev.Records, events.SQSMessage{MessageId: fmt.Sprint(i), Body: j.Encode()})
+			time.Sleep(2 * time.Millisecond)
+		}
+		for _, m := range ev.Records {
+			if _, err := d.Handle(tagged("DeliverFunction", t.Context()), events.SQSEvent{Records: []events.SQSMessage{m}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	deliverNew(webhook.BreakerThreshold + 1)
+	clock.set(clock.now().Add(webhook.FirstPause + time.Second))
+	recvOK.Store(true)
+	deliverNew(1)
+	if resumed := jobs.take(); len(resumed) == 0 {
+		t.Fatal("the breaker's closing resumed nothing: the traffic no longer covers the paused index")
+	}
+	recvOK.Store(false)
+	if _, err := retrier.Run(tagged("RetrierFunction", t.Context()), st, jobs, time.Now().Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sweeper.Run(tagged("SweeperFunction", t.Context()), st, time.Now().AddDate(100, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+
+	// The owner's side of deliveries and responses.
+	do("GET", "/api/surveys/"+sid+"/webhooks/"+wid+"/", "")
+	_, dl := do("GET", "/api/surveys/"+sid+"/webhooks/"+wid+"/deliveries/", "")
+	if res, _ := dl["results"].([]any); len(res) > 0 {
+		do("POST", "/api/surveys/"+sid+"/webhooks/"+wid+"/deliveries/"+fmt.Sprint(res[0].(map[string]any)["id"])+"/retry/", "")
+	}
+	do("PATCH", "/api/surveys/"+sid+"/webhooks/"+wid+"/", `{"active":true}`)
+	rid := id(resp, "id")
+	do("GET", "/api/surveys/"+sid+"/responses/", "")
+	do("GET", "/api/surveys/"+sid+"/responses/?format=csv", "")
+	do("GET", "/api/surveys/"+sid+"/responses/"+rid+"/", "")
+	do("GET", "/api/v2/surveys/"+sid+"/responses/results-table/?page=1", "")
+	do("GET", "/api/v2/surveys/"+sid+"/responses/export/", "")
+	code, _ = do("POST", "/api/v2/surveys/"+sid+"/responses/exports/", "")
+	must(202, code, "export job")
+	ex := &responses.Exporter{St: st, Exports: cfg.exports, MaxAttempts: exports.MaxReceives}
+	for i, j := range exportJobs.jobs {
+		b, _ := json.Marshal(j)
+		if _, err := ex.Handle(tagged("ExportsFunction", t.Context()), events.SQSEvent{Records: []events.SQSMessage{{MessageId: fmt.Sprint(i), Body: string(b)}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	do("DELETE", "/api/surveys/"+sid+"/responses/"+rid+"/", "")
+	do("DELETE", "/api/surveys/"+sid+"/webhooks/"+wid+"/", "")
+	do("DELETE", "/api/surveys/"+sid+"/settings/authentication-codes/", "")
+	do("DELETE", "/api/v2/surveys/"+sid+"/questions/"+qid+"/", "")
+	do("DELETE", "/api/surveys/"+sid+"/variables/"+id(vars, "id")+"/", "")
+	do("DELETE", "/api/folders/"+fid+"/", "")
+
+	tpl := loadTemplate(t)
+	for fn, l := range logs {
+		pol := tablePolicy(t, tpl, fn)
+		used := map[string]bool{} // statement index / pattern
+		for _, a := range l.Accesses() {
+			i, p, ok := pol.allowedBy(a)
+			if !ok {
+				t.Errorf("%s: %s on %s %q: not allowed by its policy in template.yaml", fn, a.Action, orTable(a.Index), a.Key)
+				continue
+			}
+			used[fmt.Sprint(i, p)] = true
+		}
+		// Least privilege: a pattern no call of the traffic needed is a
+		// grant to explain (untraveled) or to drop.
+		for i, st := range pol {
+			for _, p := range st.patterns {
+				if used[fmt.Sprint(i, p)] {
+					continue
+				}
+				if why, ok := untraveled[fn+" "+p]; ok {
+					if testing.Verbose() {
+						t.Logf("%s: %s (%v) not reached by this traffic: %s", fn, p, st.actions, why)
+					}
+					continue
+				}
+				t.Errorf("%s: %v on %s is allowed but no call of the traffic needed it: drop it, or say in untraveled which path needs it", fn, st.actions, p)
+			}
+		}
+		if testing.Verbose() {
+			t.Logf("%s: %v", fn, prefixesOf(l.Accesses()))
+		}
+	}
+	for _, fn := range []string{"FoldersFunction", "SurveysFunction", "ElementsFunction", "SettingsFunction", "VariablesFunction",
+		"AccountFunction", "TemplatesFunction", "RespondersFunction", "PagesFunction", "ResponsesFunction", "WebhooksFunction",
+		"TallyFunction", "DispatchFunction", "DeliverFunction", "RetrierFunction", "SweeperFunction", "ExportsFunction"} {
+		if len(logFor(fn).Accesses()) == 0 {
+			t.Errorf("%s: the traffic made no DynamoDB call: the test no longer covers it", fn)
+		}
+	}
+}
+
+// untraveled are grants (function and pattern) the traffic of
+// TestLeadingKeysTraffic does not reach, each with the code path that
+// needs it.
+var untraveled = map[string]string{
+	// Data keys: one sealer serves every function in this test and caches
+	// the current key, so only the first function to seal reads or
+	// stores it; each function's own sealer does in AWS.
+	"WebhooksFunction DATAKEY*":   "links.Sealer: webhook secrets are sealed under the links' data key (read, or stored when rotated)",
+	"DeliverFunction DATAKEY*":    "links.Sealer.OpenFor: a webhook secret's data key, read on a cache miss",
+	"ResponsesFunction DATAKEY*":  "sealed cursors and export links: the links' data key (read, or stored when rotated)",
+	"RespondersFunction DATAKEY*": "sealed sessions and links: the links' data key (read, or stored when rotated)",
+	"PagesFunction DATAKEY*":      "sealed sessions and links: the links' data key (read, or stored when rotated)",
+	// Responders: paths of settings this traffic does not turn on.
+	"RespondersFunction LINK#*":      "a one-use personalised link: read when a session starts, put by its response, deleted by a withdrawal (store/fence.go)",
+	"RespondersFunction RESPONSES#*": "the replay of a refused submission reads its idempotency key (GetItem IDEM#); a withdrawal deletes the response and its key (store/fence.go)",
+	"RespondersFunction RESPONDER#*": "no_spam: the one-response guard, read and put by a response, deleted by a withdrawal (store/fence.go)",
+	"RespondersFunction CHALLENGE#*": "captcha_needed: a spent challenge (store/responders.go)",
+	"RespondersFunction SURVEY#*":    "a withdrawal (the survey closed under a submission: store/fence.go) takes its count back; an edit checks the survey is open (store/edit.go)",
+	"RespondersFunction AGG#*":       "a withdrawal and an edit (store/fence.go, store/edit.go) take the report's counts back",
+	// Pages: the plain form (no script) submits through the same store
+	// calls as the responders' API (shared/responding); this traffic only
+	// reads the page and the report.
+	"PagesFunction SLUG#*":      "the survey by slug (cached per container: the responders' read it first here)",
+	"PagesFunction CODES#*":     "the plain form's code check and spending (as the responders')",
+	"PagesFunction GUESSES#*":   "the plain form's code-guess guard (as the responders')",
+	"PagesFunction LINK#*":      "the plain form's one-use link (as the responders')",
+	"PagesFunction RESPONSES#*": "the plain form's submission, its idempotency key and its withdrawal (as the responders')",
+	"PagesFunction RESPONDER#*": "the plain form's no_spam guard (as the responders')",
+	"PagesFunction SURVEY#*":    "the plain form's withdrawal (store/fence.go)",
+	"PagesFunction COUNTER#*":   "the plain form's response ids",
+	"PagesFunction AGG#*":       "the plain form's withdrawal (store/fence.go)",
+	"PagesFunction CHALLENGE#*": "the page's captcha (as the responders')",
+	"ResponsesFunction AGG#*":   "the results table's aggregates (report shards) when the survey has charted questions",
+	"SweeperFunction SURVEY#*":  "a dead copy's items (Query of its partition, BatchWriteItem deletes): a copy that died half-way",
+	"SweeperFunction PENDING#*": "a dead copy's marker (DeleteItem)",
+}
+
+func first(code int, _ map[string]any) int { return code }
+
+func orTable(index string) string {
+	if index == "" {
+		return "the table"
+	}
+	return "index " + index
+}
+
+// prefixesOf is a readable summary of accesses: action, index, key prefix.
+func prefixesOf(as []awsenv.Access) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, a := range as {
+		p := a.Key
+		if i := strings.IndexByte(p, '#'); i >= 0 {
+			p = p[:i+1]
+		}
+		s := strings.TrimPrefix(a.Action, "dynamodb:") + " " + a.Index + " " + p
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
