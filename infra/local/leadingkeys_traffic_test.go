@@ -402,7 +402,6 @@ var untraveled = map[string]string{
 	"RespondersFunction RESPONSES#*": "the replay of a refused submission reads its idempotency key (GetItem IDEM#); a withdrawal deletes the response and its key (store/fence.go)",
 	"RespondersFunction RESPONDER#*": "no_spam: the one-response guard, read and put by a response, deleted by a withdrawal (store/fence.go)",
 	"RespondersFunction CHALLENGE#*": "captcha_needed: a spent challenge (store/responders.go)",
-	"RespondersFunction SURVEY#*":    "the put token and settings reads of the survey item; written by no path the tally marks (store/fence.go, store/edit.go read it only)",
 	"RespondersFunction AGG#*":       "an edit of a response counted before the tally (no mark: store/edit.go moveReport) moves its report shard directly",
 	// Pages: the plain form (no script) submits through the same store
 	// calls as the responders' API (shared/responding); this traffic only
@@ -413,7 +412,6 @@ var untraveled = map[string]string{
 	"PagesFunction LINK#*":       "the plain form's one-use link (as the responders')",
 	"PagesFunction RESPONSES#*":  "the plain form's submission, its idempotency key and its withdrawal (as the responders')",
 	"PagesFunction RESPONDER#*":  "the plain form's no_spam guard (as the responders')",
-	"PagesFunction SURVEY#*":     "the plain form's withdrawal (store/fence.go)",
 	"PagesFunction COUNTER#*":    "the plain form's response ids",
 	"PagesFunction AGG#*":        "the plain form's withdrawal (store/fence.go)",
 	"PagesFunction CHALLENGE#*":  "the page's captcha (as the responders')",
