@@ -18,8 +18,8 @@ import (
 // here has no LeadingKeys condition yet (see README, "Webhooks and the
 // stream under failure": the owner groups are the gap).
 var leadingKeys = map[string]struct{ reads, writes, deletes []string }{
-	"RespondersFunction": {writes: []string{"SURVEY#*", "CODES#*", "GUESSES#*", "COUNTER#*", "RESPONSES#*", "LINK#*", "AGG#*", "DATAKEY*"}},
-	"PagesFunction":      {writes: []string{"SURVEY#*", "CODES#*", "GUESSES#*", "COUNTER#*", "RESPONSES#*", "LINK#*", "AGG#*", "DATAKEY*"}},
+	"RespondersFunction": {writes: []string{"SURVEY#*", "CODES#*", "GUESSES#*", "COUNTER#*", "RESPONSES#*", "LINK#*", "AGG#*", "DATAKEY*", "CHALLENGE#*", "RESPONDER#*", "VIEWLOG#*", "RATE#*"}},
+	"PagesFunction":      {writes: []string{"SURVEY#*", "CODES#*", "GUESSES#*", "COUNTER#*", "RESPONSES#*", "LINK#*", "AGG#*", "DATAKEY*", "CHALLENGE#*", "RESPONDER#*", "VIEWLOG#*", "RATE#*"}},
 	"ResponsesFunction":  {writes: []string{"RESPONSES#*", "SURVEY#*", "AGG#*", "COUNTER#*", "DATAKEY*"}, deletes: []string{"RESPONSES#*"}},
 	"SweeperFunction":    {writes: []string{"SURVEY#*"}, deletes: []string{"SURVEY#*", "PENDING#*"}},
 	"WebhooksFunction": {reads: []string{"APIKEY#*", "ACCOUNT#*", "SURVEY#*", "HOOKS#*", "DELIVERIES#*", "DATAKEY*"},
@@ -36,7 +36,7 @@ var keyExamples = []string{
 	store.SurveyPK(1), store.CodesPK(1), store.GuessesPK(1), store.CounterPK("response", 0), store.ResponsesPK(1),
 	store.LinkPK("t"), store.AggPK(1), store.DataKeyPK("k"), "DATAKEY", store.APIKeyPK("ab"), store.AccountPK(1),
 	store.HooksPK(1), store.DeliveriesPK(1), store.EmailPK("a@b.c"), store.TemplatePK(1), store.SlugPK("s"), store.ReportPK("r"),
-	store.PendingCopyPK(1),
+	store.PendingCopyPK(1), store.ChallengePK(1, "ab"), store.ResponderPK(1, "ab"), store.ViewLogPK(1, 0), store.RatePK("pages-s", "abc"),
 }
 
 // sensitive are prefixes no public (unauthenticated) function may write.
