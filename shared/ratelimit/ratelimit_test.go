@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"surveyservice/internal/testenv"
+	"surveyservice/shared/api/gateway"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/ratelimit"
 )
@@ -289,4 +291,32 @@ func FuzzKeys(f *testing.F) {
 			t.Errorf("ClientKey(%q) = %q", ip, k)
 		}
 	})
+}
+
+// TestSourceIPOnLambda: behind API Gateway the client is the request
+// context's sourceIp, as the Lambda adapter hands it over; a forged
+// X-Forwarded-For moves nothing.
+func TestSourceIPOnLambda(t *testing.T) {
+	t.Parallel()
+	h := gateway.New(policy(t, scope("g"), ratelimit.RespondersSurvey).Wrap(ok))
+	call := func(ip, forwarded string) int {
+		ev := events.APIGatewayV2HTTPRequest{RawPath: "/api/public/surveys/x/", Headers: map[string]string{"x-forwarded-for": forwarded}}
+		ev.RequestContext.HTTP.Method, ev.RequestContext.HTTP.Path, ev.RequestContext.HTTP.SourceIP = "GET", ev.RawPath, ip
+		resp, err := h(context.Background(), ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode
+	}
+	for i := range 5 {
+		if code := call("198.51.100.50", fmt.Sprintf("10.0.0.%d", i)); code != 200 {
+			t.Fatalf("request %d: %d", i, code)
+		}
+	}
+	if code := call("198.51.100.50", "10.9.9.9"); code != 429 {
+		t.Errorf("the sixth request of one source IP, another X-Forwarded-For: %d, want 429", code)
+	}
+	if code := call("198.51.100.51", "198.51.100.50"); code != 200 {
+		t.Errorf("another source IP forwarding for the first: %d, want 200", code)
+	}
 }
