@@ -37,9 +37,10 @@
 //     (the step shrinks with the room left).
 //   - cost: a key that admits R requests a window spread over N containers
 //     writes about R / step + N times a window; a viral survey at 1,000
-//     submissions and 1,000 sessions a second on ~60 containers: ~250
+//     submissions and 1,000 sessions a second on 60 containers: 208
 //     UpdateItem ADDs (1 WCU each, over 8 shards) and as many Queries of a
-//     few dozen bytes (0.5 RCU each) a second, ~0.12 WCU a request.
+//     few dozen bytes (0.5 RCU each) a second, 0.10 WCU a request
+//     (BenchmarkViralSurveyKey).
 //
 // A failure of the counters' table (throttled, unavailable) admits the
 // request and logs it: a limit that fails closed would turn a brief
