@@ -72,10 +72,12 @@ func (s *Store) guardFor(sid int64, client string) CodeGuard {
 }
 
 // GuardedSurveyBySlug finds a survey by its public slug for a route that
-// checks a code: one read of the slug, then one strongly consistent
-// BatchGetItem of the survey, its settings, its layout and the failed checks of the
-// current window, for the survey and for the client (its IP address), so
-// the guard costs no call of its own. A missing slug answers ENOTFOUND.
+// checks a code: one read of the slug, then one eventually consistent
+// BatchGetItem of the survey, its settings, its layout and the failed
+// checks of the current window, for the survey and for the client (its IP
+// address), so the guard costs no call of its own. Its counts may miss
+// the failures of the last second (as requests that arrive together miss
+// each other's anyway). A missing slug answers ENOTFOUND.
 func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (PublicSurvey, CodeGuard, error) {
 	sid, err := s.SurveyIDBySlug(ctx, slug)
 	if err != nil {

@@ -80,7 +80,8 @@
 //	survey by public slug           GetItem SLUG#<url_slug> (holds the survey id; cached per container, never stale)
 //	responder's view of a survey    GetItem SURVEY (its collection version cv; the container's cached collection when
 //	                                it matches, else Query PK SURVEY#<sid>: pubcache.go), then count a view
-//	start a session                 BatchGetItem SURVEY + SETTINGS; GetItem CODE#<code>, GetItem LINK#<token id> when given
+//	start a session                 BatchGetItem SURVEY + SETTINGS + LAYOUT + GUESSES (eventually consistent); GetItem
+//	                                CODE#<code>, GetItem LINK#<token id> when given
 //	submit a response               GetItem SURVEY (consistent: cv; Query PK SURVEY#<sid> only when the container's
 //	                                cached collection is not of that cv), then TransactWriteItems of the responder's items
 //	                                only: Put IDEM (new or expired), Put RESPONSE (its shard), Update CODE (unique: spend)
