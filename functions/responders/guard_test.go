@@ -116,7 +116,9 @@ func TestGuessLimitPerClient(t *testing.T) {
 }
 
 // TestGuessLimitPerSurvey: failures from many addresses add up; at the
-// survey's limit every client waits. Addresses of one IPv6 /64 are one
+// survey's limit the survey is under attack and every check needs a solved
+// challenge (contract section 16's shapes), which lets a responder through;
+// a client at its own limit still waits. Addresses of one IPv6 /64 are one
 // client.
 func TestGuessLimitPerSurvey(t *testing.T) {
 	t.Parallel()
@@ -133,11 +135,62 @@ func TestGuessLimitPerSurvey(t *testing.T) {
 	for i := range 3 {
 		guess(t, f.h, slug, "wrong", fmt.Sprintf("192.0.2.%d", i+1)).refused(t)
 	}
-	// Six failures in all: every client of the survey waits.
-	guess(t, f.h, slug, "right", "192.0.2.200").locked(t, "40")
-	guess(t, f.h, slug, "right", "2001:db8:0:9::1").locked(t, "40")
-	// Another survey is not held.
+	// Six failures in all: the survey is under attack. A check without a
+	// challenge is asked for one, and nothing is counted.
+	for range 3 {
+		guess(t, f.h, slug, "right", "192.0.2.200").is(t, 400, `{"captcha":["This field is required."]}`)
+	}
+	guessWith(t, f.h, slug, map[string]any{"code": "right", "captcha": "x"}, "192.0.2.200").is(t, 400, `{"captcha":["Invalid challenge."]}`)
+	wrongNonce := f.solved(t, slug)
+	wrongNonce["nonce"] = "x"
+	guessWith(t, f.h, slug, map[string]any{"code": "right", "captcha": wrongNonce}, "192.0.2.200").is(t, 400, `{"captcha":["Invalid challenge."]}`)
+	// Another survey's challenge does not open here.
+	guessWith(t, f.h, slug, map[string]any{"code": "right", "captcha": f.solved(t, other)}, "192.0.2.200").is(t, 400, `{"captcha":["Invalid challenge."]}`)
+	// A solved challenge lets the responder through, once.
+	sol := f.solved(t, slug)
+	r := guessWith(t, f.h, slug, map[string]any{"code": "right", "captcha": sol}, "192.0.2.200")
+	r.is(t, 200, authenticated)
+	t.Logf("a check under attack with a solved challenge: %d DynamoDB calls %v", r.calls, r.ops)
+	guessWith(t, f.h, slug, map[string]any{"code": "right", "captcha": sol}, "192.0.2.200").is(t, 400, `{"captcha":["Invalid challenge."]}`)
+	// A wrong code with a solved challenge is refused and counted.
+	guessWith(t, f.h, slug, map[string]any{"code": "wrong", "captcha": f.solved(t, slug)}, "192.0.2.201").refused(t)
+	// The per-address limit stays: a client at its limit waits, even with
+	// a solved challenge.
+	guessWith(t, f.h, slug, map[string]any{"code": "right", "captcha": f.solved(t, slug)}, "2001:db8:0:7::99").locked(t, "40")
+	// A session under attack: asked for a challenge, then started with one.
+	sessionFrom(t, f.h, slug, map[string]any{"code": "right"}, "192.0.2.202").is(t, 400, `{"captcha":["This field is required."]}`)
+	if r := sessionFrom(t, f.h, slug, map[string]any{"code": "right", "captcha": f.solved(t, slug)}, "192.0.2.202"); r.code != 201 {
+		t.Errorf("a session with a solved challenge under attack: %d %s", r.code, r.body)
+	}
+	// Another survey is not under attack.
 	guess(t, f.h, other, "right", "192.0.2.1").is(t, 200, authenticated)
+}
+
+// guessWith posts an authenticate body from a client address.
+func guessWith(t *testing.T, h http.Handler, slug string, body map[string]any, ip string) reply {
+	t.Helper()
+	return postFrom(t, h, authPath(slug), body, ip)
+}
+
+// sessionFrom posts a session request from a client address.
+func sessionFrom(t *testing.T, h http.Handler, slug string, body map[string]any, ip string) reply {
+	t.Helper()
+	return postFrom(t, h, sessionsPath(slug), body, ip)
+}
+
+// postFrom posts a JSON body from a client address, counting the calls.
+func postFrom(t *testing.T, h http.Handler, path string, body map[string]any, ip string) reply {
+	t.Helper()
+	req := httptest.NewRequest("POST", path, strings.NewReader(mustJSON(t, body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.RemoteAddr = ip + ":40000"
+	if strings.Contains(ip, ":") {
+		req.RemoteAddr = "[" + ip + "]:40000"
+	}
+	ctx, calls := awsenv.WithCalls(req.Context())
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req.WithContext(ctx))
+	return reply{code: rec.Code, body: rec.Body.String(), header: rec.Header(), calls: calls.DynamoDB(), ops: calls.Ops()}
 }
 
 // TestGuessLimitAcrossContainers: two handlers with stores of their own

@@ -6,6 +6,7 @@ package responders
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -56,7 +57,7 @@ func New(st Store, sealer Sealer, now func() time.Time) *api.Router {
 	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/sessions/", Name: "Survey Sessions", Public: true}, handleSession(st, sealer, now))
 	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/responses/", Name: "Survey Responses", Public: true}, handleSubmit(st, sealer, now))
 	rt.Handle(api.Route{Method: "PUT", Path: "/api/public/surveys/{url_slug}/responses/{response_id}/", Name: "Survey Response Edit", Public: true}, handleEdit(st, sealer, now))
-	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/authenticate/", Name: "Survey Authenticate", Public: true}, handleAuthenticate(st))
+	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/authenticate/", Name: "Survey Authenticate", Public: true}, handleAuthenticate(st, sealer, now))
 	rt.Handle(api.Route{Method: "GET", Path: "/api/public/surveys/{url_slug}/variables/", Name: "Survey Link Values", Public: true}, handleValues(st, sealer))
 	return rt
 }
@@ -111,10 +112,12 @@ var errRefused = survey.ErrCodeRefused
 // code_auth is on and the code exists (and, with code_auth_is_unique, no
 // response has spent it yet); 403 otherwise. It spends nothing: the
 // response that carries the code does. Failed checks are counted per survey
-// and per client (survey.GuessLimits); while a count is at its limit every
-// check answers 429 with Retry-After, before the code is looked at, so a
-// right code tells nothing either.
-func handleAuthenticate(st Store) http.Handler {
+// and per client (survey.GuessLimits); while the client's count is at its
+// limit its checks answer 429 with Retry-After, and while the survey's is
+// (an attack) every check needs a solved challenge in "captcha", as a
+// captcha_needed session does (responding.GuardCodeCheck), both before
+// the code is looked at, so a right code tells nothing either.
+func handleAuthenticate(st Store, sealer Sealer, now func() time.Time) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		body, err := api.DecodeObject(r, api.MaxBody)
 		if err != nil {
@@ -122,6 +125,12 @@ func handleAuthenticate(st Store) http.Handler {
 		}
 		form := api.NewForm(body)
 		code, _ := form.String("code", api.Str{Required: true, NoTrim: true})
+		var captcha any
+		if raw, ok := form.Raw("captcha"); ok {
+			if err := json.Unmarshal(raw, &captcha); err != nil {
+				return err // checked JSON: never in practice
+			}
+		}
 		if err := form.Err(); err != nil {
 			return err
 		}
@@ -135,7 +144,7 @@ func handleAuthenticate(st Store) http.Handler {
 		if !sv.Settings.CodeAuth {
 			return errRefused // no code can pass: nothing to guess
 		}
-		if err := guard.Check(); err != nil {
+		if err := responding.GuardCodeCheck(r.Context(), st, sealer, guard, sv.Survey.ID, captcha, false, now()); err != nil {
 			return err
 		}
 		code = strings.TrimSpace(code)

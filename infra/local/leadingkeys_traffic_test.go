@@ -401,6 +401,8 @@ var untraveled = map[string]string{
 	"RespondersFunction LINK#*":      "a one-use personalised link: read when a session starts, put by its response, deleted by a withdrawal (store/fence.go)",
 	"RespondersFunction RESPONSES#*": "the replay of a refused submission reads its idempotency key (GetItem IDEM#); a withdrawal deletes the response and its key (store/fence.go)",
 	"RespondersFunction RESPONDER#*": "no_spam: the one-response guard, read and put by a response, deleted by a withdrawal (store/fence.go)",
+	"RespondersFunction RATE#*":      "the per-client and per-survey limits (shared/ratelimit) wrap the handler in the Lambda's main, not the routes this traffic drives; their writes are tested in shared/ratelimit",
+	"PagesFunction RATE#*":           "the per-client and per-survey limits, as the responders'",
 	"RespondersFunction CHALLENGE#*": "captcha_needed: a spent challenge (store/responders.go)",
 	"RespondersFunction AGG#*":       "an edit of a response counted before the tally (no mark: store/edit.go moveReport) moves its report shard directly",
 	// Pages: the plain form (no script) submits through the same store

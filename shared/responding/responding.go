@@ -73,7 +73,8 @@ func Start(ctx context.Context, st Store, sealer Sealer, slug, client, code, qs 
 // 16 adds.
 type StartOptions struct {
 	// Captcha is the request's "captcha" member as decoded JSON (nil when
-	// absent): a captcha_needed survey needs a solved challenge.
+	// absent): a captcha_needed survey needs a solved challenge, and so
+	// does a code_auth survey under attack (GuardCodeCheck).
 	Captcha any
 	// Responder is the responder cookie's value (EnsureResponder): the
 	// session is bound to it.
@@ -123,9 +124,10 @@ func StartWith(ctx context.Context, st Store, sealer Sealer, slug, client, code,
 	}
 	if set.CodeAuth {
 		// The code check of authenticate/, under the same guard: while
-		// the survey's or this client's failed checks are at their
-		// limit, 429 before the code is looked at.
-		if err := guard.Check(); err != nil {
+		// this client's failed checks are at their limit, 429; while the
+		// survey's are, a solved challenge; both before the code is
+		// looked at.
+		if err := GuardCodeCheck(ctx, st, sealer, guard, sv.ID, opt.Captcha, set.CaptchaNeeded, now); err != nil {
 			return Started{}, err
 		}
 		code = strings.TrimSpace(code)

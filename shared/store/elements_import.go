@@ -27,7 +27,7 @@ func (s *Store) ImportElements(ctx context.Context, aid, sid int64, l survey.Lay
 		return s.fail(fmt.Sprintf("import elements of survey %d", sid), err)
 	}
 	err = s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).
-		Set("question_count", l.QuestionCount()).If("account_id = ?", aid).Run(ctx)
+		Set("question_count", l.QuestionCount()).Add(attrCollectionVersion, 1).If("account_id = ?", aid).Run(ctx)
 	if err != nil {
 		return s.fail(fmt.Sprintf("count questions of survey %d", sid), err)
 	}

@@ -25,8 +25,13 @@ type guessItem struct {
 
 // CodeGuard is what one request knows of the recent failed code checks of
 // a survey, read with the survey (GuardedSurveyBySlug). Check tells whether
-// the limits (survey.GuessLimits) let the request check a code;
-// RecordFailedGuess counts a failure.
+// the client's limit (survey.GuessLimits.PerClient) lets the request check
+// a code; UnderAttack whether the survey's failures have reached
+// PerSurvey, when a check needs a solved proof-of-work challenge first
+// (contract section 16; responding.GuardCodeCheck) instead of being
+// refused, so an attack from many addresses costs its attacker work and
+// never locks the survey's responders out; RecordFailedGuess counts a
+// failure.
 //
 // Counts are read before the check and written after a failure, so a
 // success costs no write. The price: requests that arrive together, before
@@ -44,11 +49,18 @@ type CodeGuard struct {
 	mine     int64 // of the client, in the window
 }
 
-// Check answers nil when the request may check a code, or a 429 error
-// (ETOOMANY) whose RetryAfter is the time to the window's end.
+// Check answers nil when the client may check a code, or a 429 error
+// (ETOOMANY) whose RetryAfter is the time to the window's end, while the
+// client's own failures are at its limit. The survey's failures never
+// refuse a check (UnderAttack).
 func (g CodeGuard) Check() error {
-	return g.limits.CheckGuess(g.failures, g.mine, g.end.Sub(g.now))
+	return g.limits.CheckGuess(0, g.mine, g.end.Sub(g.now))
 }
+
+// UnderAttack reports whether the survey's failed checks in the window
+// have reached its limit: every check of a code then needs a solved
+// challenge.
+func (g CodeGuard) UnderAttack() bool { return g.failures >= g.limits.PerSurvey }
 
 // guardFor is the guard of a survey and client at the store's now.
 func (s *Store) guardFor(sid int64, client string) CodeGuard {
@@ -60,10 +72,12 @@ func (s *Store) guardFor(sid int64, client string) CodeGuard {
 }
 
 // GuardedSurveyBySlug finds a survey by its public slug for a route that
-// checks a code: one read of the slug, then one strongly consistent
-// BatchGetItem of the survey, its settings, its layout and the failed checks of the
-// current window, for the survey and for the client (its IP address), so
-// the guard costs no call of its own. A missing slug answers ENOTFOUND.
+// checks a code: one read of the slug, then one eventually consistent
+// BatchGetItem of the survey, its settings, its layout and the failed
+// checks of the current window, for the survey and for the client (its IP
+// address), so the guard costs no call of its own. Its counts may miss
+// the failures of the last second (as requests that arrive together miss
+// each other's anyway). A missing slug answers ENOTFOUND.
 func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (PublicSurvey, CodeGuard, error) {
 	sid, err := s.SurveyIDBySlug(ctx, slug)
 	if err != nil {

@@ -40,6 +40,8 @@
 //	tally checkpoint     TALLY#<sid>           <stream shard id> (seq: the last record part applied; TTL 48 hours; see tally.go)
 //	export job           EXPORTS#<sid>         EXPORT#<job id>   (state, file key, rows; TTL 24 hours; see exportjobs.go)
 //	spent challenge      CHALLENGE#<sid>#<salt> SPENT           (TTL expires_at: an hour after the challenge's expiry)
+//	request counter      RATE#<scope>#<key>    W#<window>#<shard> (n; TTL expires_at: an hour after the window; rates.go,
+//	                                                             shared/ratelimit: a client's or a survey's requests)
 //	one-response guard   RESPONDER#<sid>#<cookie hash> RESPONDED (a no_spam survey's responder; written by its first response)
 //	a survey's webhooks  HOOKS#<sid>           WEBHOOKS          (all of them, secrets sealed; version)
 //	webhook delivery     DELIVERIES#<wid>      DELIVERY#<event µs>#<rid>   (TTL expires_at: 30 days; while pending,
@@ -80,9 +82,12 @@
 //	                                UpdateItem ACCOUNT ADD live_surveys (under its limit; see limits.go)
 //	survey detail                   Query PK SURVEY#<sid>: survey, layout, elements, settings, variables (one item collection)
 //	survey by public slug           GetItem SLUG#<url_slug> (holds the survey id; cached per container, never stale)
-//	responder's view of a survey    Query PK SURVEY#<sid> (the detail's one item collection), then count a view
-//	start a session                 BatchGetItem SURVEY + SETTINGS; GetItem CODE#<code>, GetItem LINK#<token id> when given
-//	submit a response               Query PK SURVEY#<sid> (consistent), then TransactWriteItems of the responder's items
+//	responder's view of a survey    GetItem SURVEY (its collection version cv; the container's cached collection when
+//	                                it matches, else Query PK SURVEY#<sid>: pubcache.go), then count a view
+//	start a session                 BatchGetItem SURVEY + SETTINGS + LAYOUT + GUESSES (eventually consistent); GetItem
+//	                                CODE#<code>, GetItem LINK#<token id> when given
+//	submit a response               GetItem SURVEY (consistent: cv; Query PK SURVEY#<sid> only when the container's
+//	                                cached collection is not of that cv), then TransactWriteItems of the responder's items
 //	                                only: Put IDEM (new or expired), Put RESPONSE (its shard), Update CODE (unique: spend)
 //	                                or ConditionCheck CODE, Put LINK USED; then GetItem SURVEY (consistent: still open?
 //	                                if not, a TransactWriteItems of the same items withdraws it; see fence.go)
@@ -110,6 +115,9 @@
 //	delete every code               Query CODES#<sid> begins_with CODE#, then transactions as above, page by page
 //	auth code check                 GetItem CODES#<sid> CODE#<code> (consistent; a unique code is spent by its response)
 //	code check guard                BatchGetItem GUESSES#<sid> window items with the survey; UpdateItem ADD n on a failed check
+//	                                (past the survey's limit a check needs a solved challenge: PutItem CHALLENGE# spent)
+//	limits per client, per survey   in memory; every few requests UpdateItem ADD RATE#<scope>#<key> W#<window>#<shard>,
+//	                                and for a survey Query RATE#... begins_with W#<window># (the shards' sum)
 //	variables of a survey           BatchGetItem SURVEY + VARIABLES; written whole under the version read
 //	personalised link data key      GetItem DATAKEY CURRENT (holds the wrapped key), GetItem DATAKEY#<kid> on a miss
 //	one-use link used?              GetItem LINK#<token id> (consistent; the response's transaction puts it)

@@ -68,9 +68,10 @@ func (s *Store) layoutWrite(sid, aid int64, l survey.Layout) (*dynamo.Update, er
 }
 
 // surveyTouch is the survey item's part of every element change: it must
-// be the account's and out of the trash, and carries the question count the
-// folder lists show.
+// be the account's and out of the trash, carries the question count the
+// folder lists show, and moves the collection version that the public
+// routes' cache checks (pubcache.go).
 func (s *Store) surveyTouch(sid, aid int64, l survey.Layout) *dynamo.Update {
 	return s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).
-		Set("question_count", l.QuestionCount()).If(surveyWritable, aid, false)
+		Set("question_count", l.QuestionCount()).Add(attrCollectionVersion, 1).If(surveyWritable, aid, false)
 }

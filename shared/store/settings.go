@@ -146,22 +146,19 @@ type SettingsUpdate struct {
 // an expiration date puts the survey in the sweep's sparse index (GSI2)
 // and reopens it; clearing it takes it out; both in the same write.
 func (s *Store) UpdateSettings(ctx context.Context, aid, sid int64, u SettingsUpdate) error {
-	sup := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).If(surveyWritable, aid, false)
-	surveyChanged := false
+	// The survey item is written by every change: the collection version
+	// the public routes' cache checks moves with the settings (pubcache.go).
+	sup := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add(attrCollectionVersion, 1).If(surveyWritable, aid, false)
 	if u.Name != nil {
 		sup.Set("name", *u.Name)
-		surveyChanged = true
 	}
 	if u.Language != nil {
 		sup.Set("language", *u.Language)
-		surveyChanged = true
 	}
 	if u.IsStopped != nil {
 		sup.Set("is_stopped", *u.IsStopped)
-		surveyChanged = true
 	}
 	if u.Expire {
-		surveyChanged = true
 		if u.Expiration == "" {
 			sup.Remove("expiration_date", "closed", AttrGSI2PK, AttrGSI2SK)
 		} else {
@@ -181,11 +178,7 @@ func (s *Store) UpdateSettings(ctx context.Context, aid, sid int64, u SettingsUp
 		}
 		tx.Update(up)
 	}
-	if surveyChanged {
-		tx.Update(sup)
-	} else {
-		tx.Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).If(surveyWritable, aid, false))
-	}
+	tx.Update(sup)
 	err := tx.Run(ctx)
 	if err == nil {
 		return nil

@@ -30,6 +30,9 @@ type Store struct {
 	idCollisions atomic.Int64 // new ids found taken, replaced by fresh ones
 	ids          idPools
 	slugs        slugCache
+	// collections: the public routes' survey collections (pubcache.go).
+	collections          collectionCache
+	collHits, collMisses atomic.Int64
 	// alloc hands out n fresh ids of a kind (addIDs; tests replace it to
 	// force an id that is already taken).
 	alloc func(ctx context.Context, kind string, n int) ([]int64, error)

@@ -86,7 +86,7 @@ func (s *Store) writeVariables(ctx context.Context, aid, sid int64, vars []surve
 		up = up.If("version = ?", version)
 	}
 	err = s.db.WriteTx().
-		Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).If(surveyWritable, aid, false)).
+		Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add(attrCollectionVersion, 1).If(surveyWritable, aid, false)).
 		Update(up.IncludeItemInCondCheckFail(true)).Run(ctx)
 	switch {
 	case err == nil:

@@ -3,9 +3,11 @@ package survey
 import "time"
 
 // GuessLimits bounds how fast codes of a survey can be guessed: failed
-// code checks are counted in fixed windows, per survey and per client, and
-// once a count reaches its limit every check of the survey (for the
-// survey-wide count) or of that client waits for the next window.
+// code checks are counted in fixed windows, per survey and per client.
+// Once the client's count reaches its limit, that client's checks wait for
+// the next window (429); once the survey's does, the survey is under
+// attack and every check needs a solved proof-of-work challenge (contract
+// section 16) instead: its responders are never locked out together.
 type GuessLimits struct {
 	Window    time.Duration
 	PerSurvey int64 // failed checks of all clients together, a window
@@ -15,9 +17,11 @@ type GuessLimits struct {
 // DefaultGuessLimits: a minute's window keeps a lockout short for a
 // responder who mistyped (Retry-After is at most 60 s). Ten failures a
 // minute is far more than a person mistyping needs, and holds one client
-// to 14,400 guesses a day; fifty for the survey, five such clients, bounds
-// guessing from many addresses to 72,000 a day while one client alone
-// cannot lock the others out. Neither makes a short code safe: a 4-digit
+// to 14,400 guesses a day; past fifty for the survey, from five such
+// clients, each further guess costs a solved challenge (2^18 hashes: about
+// a second in a phone's browser, milliseconds in native code, so it slows
+// a botnet less than it stops scripts that do not solve it). Neither makes
+// a short code safe: a 4-digit
 // code space is searched in hours at these rates; codes of 8 or more
 // random characters are not, in years.
 var DefaultGuessLimits = GuessLimits{Window: time.Minute, PerSurvey: 50, PerClient: 10}

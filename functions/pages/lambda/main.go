@@ -9,10 +9,14 @@ import (
 	"surveyservice/shared/api/gateway"
 	"surveyservice/shared/lambdamain"
 	"surveyservice/shared/links"
+	"surveyservice/shared/ratelimit"
 )
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		return gateway.New(pages.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now, pages.WithConfig(pages.ConfigFromEnv(env.Getenv)))), nil
+		// Limits per client and per survey, counted across containers
+		// through the table (shared/ratelimit); assets are not limited.
+		limits := ratelimit.NewPolicy("pages", env.Store, ratelimit.PagesSurvey, time.Now)
+		return gateway.New(limits.Wrap(pages.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now, pages.WithConfig(pages.ConfigFromEnv(env.Getenv))))), nil
 	})
 }

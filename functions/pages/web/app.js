@@ -163,6 +163,13 @@
       Object.keys(extra).forEach(function (k) { body[k] = extra[k]; });
       return call("sessions/", body);
     }).then(function (r) {
+      // A code-guess guard under attack asks for a solved challenge
+      // (contract 16): solve one in the worker and ask again, once.
+      if (r.status === 400 && r.body && r.body.captcha && !body.captcha && extras.challenge) {
+        return extras.challenge().then(function (captcha) { body.captcha = captcha; return call("sessions/", body); });
+      }
+      return r;
+    }).then(function (r) {
       if (r.status !== 201) { fail(messages(r.body)); return false; }
       field("session").value = r.body.session;
       if (logic) logic.order(r.body.choice_orders);

@@ -48,6 +48,9 @@
       solution = solve();
       return s.then(function (captcha) { return { captcha: captcha }; });
     },
+    // challenge: a fresh solved challenge, for a code check that the
+    // survey's code-guess guard, under attack, asks to carry one.
+    challenge: solve,
     submission: position,
     submitted: function () {
       var reload = parseInt(form.getAttribute("data-reload"), 10);

@@ -9,10 +9,14 @@ import (
 	"surveyservice/shared/api/gateway"
 	"surveyservice/shared/lambdamain"
 	"surveyservice/shared/links"
+	"surveyservice/shared/ratelimit"
 )
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		return gateway.New(responders.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now)), nil
+		// Limits per client and per survey, counted across containers
+		// through the table (shared/ratelimit).
+		limits := ratelimit.NewPolicy("responders", env.Store, ratelimit.RespondersSurvey, time.Now)
+		return gateway.New(limits.Wrap(responders.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now))), nil
 	})
 }

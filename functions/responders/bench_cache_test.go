@@ -1,0 +1,112 @@
+package responders_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"surveyservice/shared/store"
+)
+
+// BenchmarkCollectionReads: what a submission and a view read of the
+// survey, before the container cache (one Query of the whole item
+// collection: strongly consistent for a submission, eventually for a view)
+// and after it on a warm container (one GetItem of the survey item), on a
+// survey of 50 questions: the read units DynamoDB Local reports and the
+// bytes of the items read; and the calls of one warm submission and view.
+func BenchmarkCollectionReads(b *testing.B) {
+	f := newFixture(b)
+	slug, sid, answers := fiftyQuestions(b, f)
+	ctx := context.Background()
+	db := f.st.Client()
+	table := aws.String(f.st.TableName())
+	pk := &types.AttributeValueMemberS{Value: store.SurveyPK(sid)}
+	for _, consistent := range []bool{true, false} {
+		q, err := db.Query(ctx, &dynamodb.QueryInput{TableName: table, KeyConditionExpression: aws.String("PK = :pk"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": pk}, ConsistentRead: aws.Bool(consistent),
+			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		if err != nil {
+			b.Fatal(err)
+		}
+		g, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: table, ConsistentRead: aws.Bool(consistent),
+			Key:                    map[string]types.AttributeValue{"PK": pk, "SK": &types.AttributeValueMemberS{Value: store.SurveySK}},
+			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		if err != nil {
+			b.Fatal(err)
+		}
+		what := "a view (eventually consistent)"
+		if consistent {
+			what = "a submission (strongly consistent)"
+		}
+		b.Logf("%s: before, the Query: %d items, %d bytes, %.1f read units; after, the GetItem: %d bytes, %.1f read units",
+			what, len(q.Items), itemsBytes(q.Items), aws.ToFloat64(q.ConsumedCapacity.CapacityUnits),
+			itemsBytes([]map[string]types.AttributeValue{g.Item}), aws.ToFloat64(g.ConsumedCapacity.CapacityUnits))
+	}
+	f.respond(b, slug, f.session(b, slug, nil), answers).submitted(b) // warms the container
+	b.ResetTimer()
+	var subCalls, viewCalls int
+	for range b.N {
+		r := f.respond(b, slug, f.session(b, slug, nil), answers)
+		r.submitted(b)
+		subCalls += r.calls
+		v := send(b, f.h, "GET", surveyPath(slug), "")
+		viewCalls += v.calls
+		if r.ops["DynamoDB.Query"] != 0 || v.ops["DynamoDB.Query"] != 0 {
+			b.Fatalf("a warm container Queried the survey: %v %v", r.ops, v.ops)
+		}
+	}
+	b.ReportMetric(float64(subCalls)/float64(b.N), "ddb-calls/submission")
+	b.ReportMetric(float64(viewCalls)/float64(b.N), "ddb-calls/view")
+	stats := f.st.CollectionCacheStats()
+	b.Logf("cache: %d hits, %d misses", stats.Hits, stats.Misses)
+}
+
+// itemsBytes is about DynamoDB's size of items: names and values.
+func itemsBytes(items []map[string]types.AttributeValue) int {
+	n := 0
+	for _, it := range items {
+		for k, v := range it {
+			n += len(k) + avBytes(v)
+		}
+	}
+	return n
+}
+
+func avBytes(v types.AttributeValue) int {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(v.Value)
+	case *types.AttributeValueMemberN:
+		return len(v.Value)
+	case *types.AttributeValueMemberB:
+		return len(v.Value)
+	case *types.AttributeValueMemberSS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
+		}
+		return n
+	case *types.AttributeValueMemberNS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
+		}
+		return n
+	case *types.AttributeValueMemberL:
+		n := 3
+		for _, x := range v.Value {
+			n += 1 + avBytes(x)
+		}
+		return n
+	case *types.AttributeValueMemberM:
+		n := 3
+		for k, x := range v.Value {
+			n += 1 + len(k) + avBytes(x)
+		}
+		return n
+	}
+	return 1
+}

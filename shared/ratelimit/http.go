@@ -1,0 +1,105 @@
+package ratelimit
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/store"
+)
+
+// Policy is one public function's limits: per client, and per survey for
+// the requests that name one. The table's figures and their reasons are
+// in README ("Limits per client and per survey") and template.yaml, next
+// to the stage throttles.
+type Policy struct {
+	Client, Survey *Limiter
+	// SurveyOf is the survey key of a request's path, or "" when it
+	// names none; exempt paths are served without a limit (static assets).
+	SurveyOf func(path string) (key string, exempt bool)
+}
+
+// The limits. Per client (IPv4 address, IPv6 /64), each function, a
+// minute: 600 requests. A responder makes 2-4 requests a response on
+// each of the two functions (page, challenge, session, submission), so an
+// address behind which 150 people respond in the same minute (an office,
+// a carrier's NAT) still passes, and one client's script is held to 10 a
+// second on average. Per survey, each function, a second: 3,000 requests,
+// so a viral survey's 1,000 submissions a second, with their sessions and
+// challenges (or 2,000 page views and 1,000 plain-form posts), pass,
+// while one survey alone cannot take more than 3,000 of the stage's 8,000.
+var (
+	ClientRate = Rate{Limit: 600, Window: time.Minute, Shards: 1, Spread: 64, MaxStep: 16}
+	SurveyRate = Rate{Limit: 3000, Window: time.Second, Shards: 8, Spread: 256, MaxStep: 32}
+)
+
+// NewPolicy is a function's policy at the service's rates: scope names the
+// function ("responders", "pages").
+func NewPolicy(scope string, counters Counters, surveyOf func(string) (string, bool), now func() time.Time) Policy {
+	return Policy{
+		Client:   New(scope+"-c", ClientRate, counters, now),
+		Survey:   New(scope+"-s", SurveyRate, counters, now),
+		SurveyOf: surveyOf,
+	}
+}
+
+var _ Counters = (*store.Store)(nil)
+
+// Wrap serves next within the policy's limits: 429 in the contract's shape
+// (DRF's throttled detail) with Retry-After past one.
+func (p Policy) Wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key, exempt := "", false
+		if p.SurveyOf != nil {
+			key, exempt = p.SurveyOf(r.URL.Path)
+		}
+		if exempt || r.Method == http.MethodOptions {
+			next.ServeHTTP(w, r)
+			return
+		}
+		err := p.Client.Allow(r.Context(), ClientKey(api.ClientIP(r)))
+		if err == nil && key != "" && p.Survey != nil {
+			err = p.Survey.Allow(r.Context(), SurveyKey(key))
+		}
+		if err != nil {
+			slog.InfoContext(r.Context(), "throttled", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			api.Error(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// RespondersSurvey is the responders function's survey of a path:
+// /api/public/surveys/{url_slug}/...
+func RespondersSurvey(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, "/api/public/surveys/")
+	if !ok {
+		return "", false
+	}
+	slug, _, _ := strings.Cut(rest, "/")
+	return slug, false
+}
+
+// PagesSurvey is the pages function's survey of a path: /s/{url_slug}/...
+// a survey, /r/{report_code}/ its report (a key of its own); assets are
+// exempt.
+func PagesSurvey(path string) (string, bool) {
+	switch {
+	case strings.HasPrefix(path, "/assets/"):
+		return "", true
+	case strings.HasPrefix(path, "/s/"):
+		slug, _, _ := strings.Cut(path[len("/s/"):], "/")
+		return slug, false
+	case strings.HasPrefix(path, "/r/"):
+		code, _, _ := strings.Cut(path[len("/r/"):], "/")
+		if code == "" {
+			return "", false
+		}
+		return "report-" + code, false
+	}
+	return "", false
+}

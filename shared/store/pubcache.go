@@ -1,0 +1,222 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+// The public routes' cache of survey collections.
+//
+// A submission, a view, an answer sheet and a report read a survey with
+// everything under it (its layout, elements, settings, variables): one
+// Query of the survey's item collection, up to megabytes for a large
+// survey (a 3 MiB survey is ~770 read units a strongly consistent Query).
+// Each container (Store) keeps the collections it read, and a request
+// checks its copy with one GetItem of the survey item alone (well under
+// 4 KB: one read unit consistent, half eventually consistent), which it
+// needs anyway for the survey's state:
+//
+//   - The survey item carries "cv", the collection version: every owner
+//     change of what the collection holds besides the survey item ADDs 1
+//     to it in the same transaction (an element's insert, move, change or
+//     delete: surveyTouch; settings: UpdateSettings; variables:
+//     writeVariables; an import of elements). So a strongly consistent read
+//     of cv that equals the cached copy's proves the copy current, and one
+//     that differs makes the request Query again: invalidated exactly when
+//     an owner changes elements, settings or variables, and never by a
+//     submission or the tally.
+//   - The survey item itself (state, dates, trash, counts) is always the
+//     one just read, never the cached one.
+//   - A copy is cached only when the Query's own survey item has the cv
+//     read before it: the Query reads its items in key order (ELEMENT#,
+//     LAYOUT, SETTINGS, SURVEY, VARIABLES) each as committed at its moment,
+//     so the items before SURVEY are exactly that version and VARIABLES at
+//     least it; a copy mixed by a change landing mid-Query is used once
+//     and not kept.
+//   - What the copy may hold that is older than the table: the variables'
+//     has_response flags, which the tally sets without touching cv; a
+//     submission only lists its variables as newly responded again, which
+//     the tally adds to a set (idempotent). And the views count, which no
+//     public route shows.
+//   - An eventually consistent check (a view) may read a cv older than the
+//     copy (a replica behind): the newer copy serves it.
+//
+// The cache holds at most maxCachedBytes of items per container, dropping
+// arbitrary surveys when full; a survey bigger than a quarter of it is
+// never kept.
+
+// maxCachedBytes bounds the cache of one container: 64 MiB of stored item
+// sizes (a 256 MB function keeps well inside its memory).
+const maxCachedBytes = 64 << 20
+
+// attrCollectionVersion is the survey item's collection version.
+const attrCollectionVersion = "cv"
+
+type cachedCollection struct {
+	version int64
+	size    int
+	c       SurveyCollection
+}
+
+type collectionCache struct {
+	mu    sync.Mutex
+	m     map[int64]cachedCollection
+	bytes int
+}
+
+func (cc *collectionCache) get(sid int64) (cachedCollection, bool) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	e, ok := cc.m[sid]
+	return e, ok
+}
+
+// put keeps a copy unless a newer one is there.
+func (cc *collectionCache) put(sid int64, e cachedCollection) {
+	if e.size > maxCachedBytes/4 {
+		return
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.m == nil {
+		cc.m = map[int64]cachedCollection{}
+	}
+	if old, ok := cc.m[sid]; ok {
+		if old.version > e.version {
+			return
+		}
+		cc.bytes -= old.size
+		delete(cc.m, sid)
+	}
+	for id, old := range cc.m { // map order: an arbitrary victim
+		if cc.bytes+e.size <= maxCachedBytes {
+			break
+		}
+		cc.bytes -= old.size
+		delete(cc.m, id)
+	}
+	cc.m[sid] = e
+	cc.bytes += e.size
+}
+
+// CollectionCacheStats are the cache's hits and misses since the store
+// was made, for tests and benchmarks.
+type CollectionCacheStats struct{ Hits, Misses int64 }
+
+// CollectionCacheStats reports the cache's hits and misses.
+func (s *Store) CollectionCacheStats() CollectionCacheStats {
+	return CollectionCacheStats{Hits: s.collHits.Load(), Misses: s.collMisses.Load()}
+}
+
+// PublicCollection reads a survey with everything under it, for the
+// public routes (no account to check), through the container's cache: one
+// GetItem of the survey item, and only when an owner changed the survey
+// since this container last read it, one Query of its item collection.
+// consistent asks for strongly consistent reads (a submission validates
+// against what the owner wrote last); the responder's view of the survey
+// does without. A missing survey answers ENOTFOUND; one in the trash is
+// returned as it is (Survey.Deleted), for the caller to answer.
+func (s *Store) PublicCollection(ctx context.Context, sid int64, consistent bool) (SurveyCollection, error) {
+	var item dynamo.Item
+	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, SurveySK).Consistent(consistent).One(ctx, &item)
+	if err == dynamo.ErrNotFound {
+		return SurveyCollection{}, survey.ErrNotFound
+	}
+	if err != nil {
+		return SurveyCollection{}, s.fail(fmt.Sprintf("get survey %d", sid), err)
+	}
+	sv, err := decodeSurvey(item)
+	if err != nil {
+		return SurveyCollection{}, err
+	}
+	cv := collectionVersion(item)
+	if e, ok := s.collections.get(sid); ok && (e.version == cv || !consistent && e.version > cv) {
+		s.collHits.Add(1)
+		c := e.c
+		sv.Views = c.Survey.Views
+		c.Survey = sv
+		return c, nil
+	}
+	s.collMisses.Add(1)
+	var items []dynamo.Item
+	if err := s.table.Get(AttrPK, SurveyPK(sid)).Consistent(consistent).All(ctx, &items); err != nil {
+		return SurveyCollection{}, s.fail(fmt.Sprintf("query survey %d", sid), err)
+	}
+	c, found, err := decodeCollection(items)
+	if err != nil {
+		return SurveyCollection{}, err
+	}
+	if !found {
+		return SurveyCollection{}, survey.ErrNotFound // trashed for good between the two reads
+	}
+	for _, it := range items {
+		if skOf(it) == SurveySK && collectionVersion(it) == cv {
+			s.collections.put(sid, cachedCollection{version: cv, size: itemsSize(items), c: c})
+		}
+	}
+	return c, nil
+}
+
+// collectionVersion is the cv of a survey item (0 before any change).
+func collectionVersion(item dynamo.Item) int64 {
+	var v struct {
+		CV int64 `dynamo:"cv"`
+	}
+	if err := dynamo.UnmarshalItem(item, &v); err != nil {
+		return -1 // never equal to a cached version
+	}
+	return v.CV
+}
+
+// itemsSize is about the stored size of items: their names and values.
+func itemsSize(items []dynamo.Item) int {
+	n := 0
+	for _, it := range items {
+		for k, v := range it {
+			n += len(k) + avSize(v)
+		}
+	}
+	return n
+}
+
+func avSize(v types.AttributeValue) int {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(v.Value)
+	case *types.AttributeValueMemberN:
+		return len(v.Value)
+	case *types.AttributeValueMemberB:
+		return len(v.Value)
+	case *types.AttributeValueMemberSS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
+		}
+		return n
+	case *types.AttributeValueMemberNS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
+		}
+		return n
+	case *types.AttributeValueMemberL:
+		n := 0
+		for _, x := range v.Value {
+			n += 1 + avSize(x)
+		}
+		return n
+	case *types.AttributeValueMemberM:
+		n := 0
+		for k, x := range v.Value {
+			n += len(k) + avSize(x)
+		}
+		return n
+	}
+	return 1
+}

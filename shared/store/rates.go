@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+)
+
+// Request counters of the functions' rate limits (shared/ratelimit): one
+// partition a limited key (a client, a survey), one item a window and
+// shard, removed by TTL after the window.
+//
+//	RATE#<scope>#<key> / W#<window start, Unix s>#<shard>   (n; expires_at)
+//
+// A client's counter has one shard (only that client's requests write it,
+// and only every few of them); a survey's has several, written at random,
+// so no item takes every container's writes, and read together by one
+// Query of the window's items (a few dozen bytes each: one read unit).
+
+// rateTTL is how long after its window a counter item may stay.
+const rateTTL = time.Hour
+
+// RatePK is the partition of one limited key's counters.
+func RatePK(scope, key string) string { return "RATE#" + scope + "#" + key }
+
+// RateSK is one shard of one window's counter.
+func RateSK(window int64, shard int) string {
+	return fmt.Sprintf("%s%02d", rateWindowPrefix(window), shard)
+}
+
+func rateWindowPrefix(window int64) string { return "W#" + pad(window) + "#" }
+
+// AddRate adds n to a shard of a window's counter (one UpdateItem ADD)
+// and answers the shard's new value.
+func (s *Store) AddRate(ctx context.Context, scope, key string, window int64, shard int, n int64, windowEnd time.Time) (int64, error) {
+	var out struct {
+		N int64 `dynamo:"n"`
+	}
+	err := s.table.Update(AttrPK, RatePK(scope, key)).Range(AttrSK, RateSK(window, shard)).
+		Add("n", n).Set(AttrTTL, windowEnd.Add(rateTTL).Unix()).Value(ctx, &out)
+	if err != nil {
+		return 0, s.fail(fmt.Sprintf("count requests of %s %s", scope, key), err)
+	}
+	return out.N, nil
+}
+
+// RateTotal sums a window's counter over its shards: one Query of the
+// window's items (strongly consistent: it follows this container's own
+// AddRate).
+func (s *Store) RateTotal(ctx context.Context, scope, key string, window int64) (int64, error) {
+	var items []struct {
+		N int64 `dynamo:"n"`
+	}
+	err := s.table.Get(AttrPK, RatePK(scope, key)).Range(AttrSK, dynamo.BeginsWith, rateWindowPrefix(window)).
+		Project("n").Consistent(true).All(ctx, &items)
+	if err != nil {
+		return 0, s.fail(fmt.Sprintf("sum requests of %s %s", scope, key), err)
+	}
+	var total int64
+	for _, it := range items {
+		total += it.N
+	}
+	return total, nil
+}
