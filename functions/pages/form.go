@@ -76,10 +76,15 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 		if len(key) > survey.MaxIdempotencyKey {
 			return fail(survey.FieldError("idempotency_key", "Not a valid key."))
 		}
-		if err := tiedRanks(f, c); err != nil {
-			return fail(err)
+		paged := stepped(v)
+		if paged {
+			p.Initial = newSteps(c, v).shown(nil)
+		} else {
+			if err := tiedRanks(f, c); err != nil {
+				return fail(err)
+			}
 		}
-		req := responding.Request{Session: f.Get("session"), Answers: formAnswers(f, c), Variables: map[string]any{}}
+		req := responding.Request{Session: f.Get("session"), Variables: map[string]any{}}
 		for n, val := range p.Variables {
 			req.Variables[n] = val
 		}
@@ -98,6 +103,26 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 			req.Session = started.Token
 		}
 		p.Session = req.Session
+		if paged {
+			// A survey with display rules goes page by page (steps.go):
+			// the next page, until the last is taken.
+			sp := newSteps(c, v)
+			view, answers, done, err := sp.step(ctx, sealer, f.Get("steps"), f)
+			if view != nil {
+				p.Step, p.NoScript = view, true
+			}
+			if err != nil {
+				return fail(err)
+			}
+			if !done {
+				p.Form = answersForm(sp.questions, answers)
+				writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS, c.Settings)
+				return nil
+			}
+			req.Answers = answers
+		} else {
+			req.Answers = formAnswers(f, c)
+		}
 		// The key decides a replay with the answers and variables (not the
 		// session, which a resent form without one starts anew).
 		body, err := json.Marshal(map[string]any{"answers": req.Answers, "variables": req.Variables})
