@@ -1,8 +1,8 @@
 package survey_test
 
 import (
-	"errors"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"surveyservice/shared/survey"
