@@ -114,6 +114,9 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 			if err != nil {
 				return fail(err)
 			}
+			if !done && sp.timeUp(ctx, sealer, req.Session, view.Shown, now()) {
+				return fail(responding.ErrTimeIsUp)
+			}
 			if !done {
 				p.Form = answersForm(sp.questions, answers)
 				writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS, c.Settings)

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"surveyservice/shared/links"
 	"surveyservice/shared/responding"
@@ -387,4 +388,25 @@ func (d *doc) step(p surveyPage, pages [][]survey.ElementView) {
 	d.w("<button type=\"submit\" name=\"nav\" value=\"next\" id=\"submit\" class=\"submit\">%s</button>\n</div>\n</form>\n", text(label))
 	d.footer16(p)
 	d.foot()
+}
+
+// timeUp reports whether the session's time to respond is over, checked
+// at each page as the script's countdown ends the page (the submission
+// checks it again, and refuses a session that does not open).
+func (s steps) timeUp(ctx context.Context, sealer responding.Sealer, session string, shown map[int64]bool, now time.Time) bool {
+	plain, err := sealer.OpenFor(ctx, links.PurposeSession, s.c.Survey.ID, session)
+	if err != nil {
+		return false
+	}
+	sess, err := responding.DecodeSession(plain)
+	if err != nil {
+		return false
+	}
+	set := s.c.Settings
+	if set.RespondingDurationType == survey.DurationPerQuestion {
+		d, ok := survey.QuestionsDeadline(sess.StartedAt, s.questions, shown)
+		return ok && now.After(d)
+	}
+	d, ok := survey.ResponseDeadline(sess.StartedAt, set.RespondingDuration)
+	return ok && now.After(d)
 }

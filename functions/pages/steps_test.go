@@ -4,11 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"surveyservice/functions/pages"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -190,5 +195,38 @@ func TestPlainFormSteps(t *testing.T) {
 	}
 	if n := len(f.stored(t)); n != 1 {
 		t.Errorf("%d responses after a tampered state, want 1", n)
+	}
+}
+
+// TestPlainFormStepsTimeLimit: the steps keep the time to respond: the
+// session starts when the first page was served, and a page posted after
+// the time (and its grace) shows the time-up message, as the script's
+// countdown does, and records nothing.
+func TestPlainFormStepsTimeLimit(t *testing.T) {
+	t.Parallel()
+	f := newStepsFixture(t)
+	if err := f.st.UpdateSettings(context.Background(), f.aid, f.sv.ID, store.SettingsUpdate{Set: map[string]any{"responding_ duration": "00:00:10"}}); err != nil {
+		t.Fatal(err)
+	}
+	var clock atomic.Int64
+	clock.Store(time.Now().UnixMicro())
+	f.h = pages.New(f.st, testenv.Sealer(t), func() time.Time { return time.UnixMicro(clock.Load()) })
+	id := func(e survey.Element) string { return fmt.Sprint(e.ID) }
+	yes := fmt.Sprint(f.pick.Choices[0].ID)
+	rec := httptest.NewRecorder()
+	f.h.ServeHTTP(rec, httptest.NewRequest("GET", "/s/"+f.sv.URLSlug+"/", nil))
+	page := rec.Body.String()
+	clock.Add((20 * time.Second).Microseconds()) // past 10 s, within the 30 s grace
+	code, page := f.post(t, page, url.Values{"a" + id(f.pick): {yes}})
+	if code != 200 || strings.Join(shownQuestions(page), ",") != id(f.why) {
+		t.Fatalf("within the grace: %d %.400s", code, page)
+	}
+	clock.Add((25 * time.Second).Microseconds()) // 45 s after the page was served
+	code, page = f.post(t, page, url.Values{"a" + id(f.why): {"late"}})
+	if code != 410 || !strings.Contains(page, "The time to respond has ended.") {
+		t.Errorf("a page posted after the time: %d %.400s", code, page)
+	}
+	if n := len(f.stored(t)); n != 0 {
+		t.Errorf("%d responses recorded after the time", n)
 	}
 }
