@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -144,9 +145,26 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 		if done.Preview {
 			msg = t.Preview
 		}
+		if done.SheetToken != "" {
+			// The answer sheet's link, as the script's thanks has it.
+			pg := newPage(v.Language, v.Name)
+			pg.Message = msg
+			writeSurveyPage(w, r, http.StatusOK, renderThanksSheet(pg, "/s/"+url.PathEscape(v.URLSlug)+"/sheet/"+url.PathEscape(done.SheetToken)+"/"), "", c.Settings)
+			return nil
+		}
 		writeSurveyMessage(w, r, http.StatusOK, v.Language, v.Name, msg, c.Settings)
 		return nil
 	})
+}
+
+// renderThanksSheet is the message page of a plain form's response with a
+// link to its answer sheet (contract section 15).
+func renderThanksSheet(p page, sheet string) []byte {
+	var d doc
+	d.head(p)
+	d.w("<h1>%s</h1>\n<p class=\"message\" id=\"message\">%s</p>\n<p><a id=\"sheet-link\" href=\"%s\">%s</a></p>\n", text(p.Title), text(p.Message), text(sheet), text(p.T.SeeSheet))
+	d.foot()
+	return d.bytes()
 }
 
 func sha256Hex(s string) string {

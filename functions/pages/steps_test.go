@@ -230,3 +230,26 @@ func TestPlainFormStepsTimeLimit(t *testing.T) {
 		t.Errorf("%d responses recorded after the time", n)
 	}
 }
+
+// TestPlainFormSheetLink: a plain form's thanks links the responder's
+// answer sheet when the survey shows it, as the script's thanks does.
+func TestPlainFormSheetLink(t *testing.T) {
+	t.Parallel()
+	f := newStepsFixture(t)
+	ctx := context.Background()
+	if err := f.st.UpdateSettings(ctx, f.aid, f.sv.ID, store.SettingsUpdate{Set: map[string]any{
+		"show_answer_sheet_enabled": true, "show_answer_sheet_to_responder": true, "show_answer_key_after_response_submit": true}}); err != nil {
+		t.Fatal(err)
+	}
+	page := f.get("/s/" + f.sv.URLSlug + "/").body
+	_, page = f.post(t, page, url.Values{fmt.Sprintf("a%d", f.pick.ID): {fmt.Sprint(f.pick.Choices[1].ID)}})
+	_, page = f.post(t, page, nil)
+	code, thanks := f.post(t, page, nil)
+	link := regexp.MustCompile(`<a id="sheet-link" href="([^"]+)">See your answer sheet</a>`).FindStringSubmatch(thanks)
+	if code != 200 || link == nil {
+		t.Fatalf("thanks: %d %.600s", code, thanks)
+	}
+	if r := f.get(htmlUnescape(link[1])); r.code != 200 || !strings.Contains(r.body, `id="score"`) {
+		t.Errorf("the sheet's link: %d %.300s", r.code, r.body)
+	}
+}
