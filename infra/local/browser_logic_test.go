@@ -464,3 +464,43 @@ func TestBrowserPerQuestionTimerGroup(t *testing.T) {
 		t.Errorf("stored %v, want %v", rs, want)
 	}
 }
+
+// TestBrowserAxeSteps runs axe-core on the plain form's step pages (no
+// script of theirs), with a required question left empty and refused: the
+// first page is posted natively (form.submit(), which the page's script
+// does not see), as a browser without the script posts it.
+func TestBrowserAxeSteps(t *testing.T) {
+	p := newPagesServer(t)
+	sv := logicSurvey(t, p)
+	el := sv.Elements
+	p.patchElement(t, sv.ID, idOf(el[2]), map[string]any{"answer_required": true})
+	ctx := browser(t, true)
+	if err := chromedp.Run(ctx, chromedp.Navigate(p.srv.URL+"/s/"+sv.URLSlug+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, ctx, "0")
+	post := func(js string) {
+		t.Helper()
+		var ignored any
+		if err := chromedp.Run(ctx, chromedp.Evaluate(`(() => { const f = document.getElementById("survey"); `+js+`; HTMLFormElement.prototype.submit.call(f); return true; })()`, &ignored)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step := func(n int) {
+		t.Helper()
+		if err := chromedp.Run(ctx, chromedp.WaitVisible(fmt.Sprintf(`.page.questions[data-page="%d"]`, n), chromedp.ByQuery), chromedp.WaitReady("footer", chromedp.ByQuery)); err != nil {
+			t.Fatalf("step %d: %v", n, err)
+		}
+	}
+	post(fmt.Sprintf(`f.querySelector('input[name="a%d"]').checked = true`, idOf(el[0]))) // Yes
+	step(1)
+	checkAxe(t, ctx, "step page 1")
+	post(fmt.Sprintf(`f.querySelectorAll('input[name="a%d"]')[9].checked = true`, idOf(el[1]))) // 9
+	step(2)
+	post(``) // why left empty: refused
+	if err := chromedp.Run(ctx, chromedp.WaitVisible("#errors p", chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	shot(t, ctx, "logic-steps-refused")
+	checkAxe(t, ctx, "step page 2 refused")
+}
