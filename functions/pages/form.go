@@ -48,6 +48,7 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 		f := r.PostForm
 		p := newSurveyPage(v, r)
 		p.Config = cfg
+		p.Sheets = c.Settings.ShowAnswerSheetToResponder
 		p.QS, p.Code, p.Served = f.Get("qs"), f.Get("code"), f.Get("served")
 		p.Variables = map[string]string{}
 		for name, vals := range f {

@@ -199,7 +199,9 @@ func renderSurvey(p surveyPage) []byte {
 	d.thanks16(p)
 	d.w("</section>\n<p class=\"timeup\" id=\"timeup\" hidden role=\"alert\">%s</p>\n", text(p.T.TimeUp))
 	d.footer16(p)
-	d.logic(s, p.T)
+	if needsLogic(p) {
+		d.logic(s, p.T)
+	}
 	d.w("<script src=\"%s\"></script>\n<script src=\"%s\"></script>\n", text(assetNames["responder.js"]), text(assetNames["app.js"]))
 	d.foot()
 	return d.bytes()

@@ -81,3 +81,22 @@ func (d *doc) logic(s survey.ResponderSurvey, t texts) {
 	d.w("<script type=\"application/json\" id=\"logic\" data-sheet=\"%s\">%s</script>\n", text(t.SeeSheet), logicData(s))
 	d.w("<script src=\"%s\"></script>\n<script src=\"%s\"></script>\n", text(assetNames["logic.js"]), text(assetNames["logic_page.js"]))
 }
+
+// needsLogic reports whether the page needs the logic scripts: for display
+// rules, per-question timers, randomized choices or the answer sheet's
+// link. Without them app.js pages alone, and the page is lighter by both
+// scripts.
+func needsLogic(p surveyPage) bool {
+	s := p.Survey
+	if p.Sheets || s.RespondingDurationType == survey.DurationPerQuestion || stepped(s) {
+		return true
+	}
+	for _, pg := range s.Questions {
+		for _, q := range pg {
+			if q.Randomize {
+				return true
+			}
+		}
+	}
+	return false
+}

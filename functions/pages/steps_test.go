@@ -253,3 +253,24 @@ func TestPlainFormSheetLink(t *testing.T) {
 		t.Errorf("the sheet's link: %d %.300s", r.code, r.body)
 	}
 }
+
+// TestLogicScriptsOnlyWhenNeeded: the logic scripts and their data block
+// come with a page that has rules (or timers per question, randomized
+// choices, the answer sheet), and a page without any is lighter by them.
+func TestLogicScriptsOnlyWhenNeeded(t *testing.T) {
+	t.Parallel()
+	plain, rules := newFixture(t, 2), newStepsFixture(t)
+	logic := regexp.MustCompile(`<script src="/assets/logic(_page)?\.[0-9a-f]{12}\.js"></script>|id="logic"`)
+	if got := logic.FindAllString(plain.get("/s/"+plain.sv.URLSlug+"/").body, -1); len(got) != 0 {
+		t.Errorf("a page without rules loads %v", got)
+	}
+	if got := logic.FindAllString(rules.get("/s/"+rules.sv.URLSlug+"/").body, -1); len(got) != 3 {
+		t.Errorf("a page with rules loads %v, want the data block and both scripts", got)
+	}
+	if err := plain.st.UpdateSettings(context.Background(), plain.aid, plain.sv.ID, store.SettingsUpdate{Set: map[string]any{"responding_duration_type": 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := logic.FindAllString(plain.get("/s/"+plain.sv.URLSlug+"/").body, -1); len(got) != 3 {
+		t.Errorf("a page with per-question timers loads %v, want the data block and both scripts", got)
+	}
+}

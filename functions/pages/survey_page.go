@@ -42,6 +42,8 @@ type surveyPage struct {
 	// after a POST (steps.go).
 	Initial map[int64]bool
 	Step    *stepView
+	// Sheets: the survey shows responders their answer sheet.
+	Sheets bool
 }
 
 // handleSurvey renders the responder's page: the same one Query of the
@@ -68,6 +70,7 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		}
 		p := newSurveyPage(v, r)
 		p.Config = cfg
+		p.Sheets = c.Settings.ShowAnswerSheetToResponder
 		if v.RespondingDuration != nil || v.RespondingDurationType == survey.DurationPerQuestion {
 			// The session of a plain form starts now, not when it is sent.
 			served, err := sealServed(ctx, sealer, sid, now())
