@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,6 +48,7 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 		f := r.PostForm
 		p := newSurveyPage(v, r)
 		p.Config = cfg
+		p.Sheets = c.Settings.ShowAnswerSheetToResponder
 		p.QS, p.Code, p.Served = f.Get("qs"), f.Get("code"), f.Get("served")
 		p.Variables = map[string]string{}
 		for name, vals := range f {
@@ -76,10 +78,15 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 		if len(key) > survey.MaxIdempotencyKey {
 			return fail(survey.FieldError("idempotency_key", "Not a valid key."))
 		}
-		if err := tiedRanks(f, c); err != nil {
-			return fail(err)
+		paged := stepped(v)
+		if paged {
+			p.Initial = newSteps(c, v).shown(nil)
+		} else {
+			if err := tiedRanks(f, c); err != nil {
+				return fail(err)
+			}
 		}
-		req := responding.Request{Session: f.Get("session"), Answers: formAnswers(f, c), Variables: map[string]any{}}
+		req := responding.Request{Session: f.Get("session"), Variables: map[string]any{}}
 		for n, val := range p.Variables {
 			req.Variables[n] = val
 		}
@@ -98,6 +105,29 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 			req.Session = started.Token
 		}
 		p.Session = req.Session
+		if paged {
+			// A survey with display rules goes page by page (steps.go):
+			// the next page, until the last is taken.
+			sp := newSteps(c, v)
+			view, answers, done, err := sp.step(ctx, sealer, f.Get("steps"), f)
+			if view != nil {
+				p.Step, p.NoScript = view, true
+			}
+			if err != nil {
+				return fail(err)
+			}
+			if !done && sp.timeUp(ctx, sealer, req.Session, view.Shown, now()) {
+				return fail(responding.ErrTimeIsUp)
+			}
+			if !done {
+				p.Form = answersForm(sp.questions, answers)
+				writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS, c.Settings)
+				return nil
+			}
+			req.Answers = answers
+		} else {
+			req.Answers = formAnswers(f, c)
+		}
 		// The key decides a replay with the answers and variables (not the
 		// session, which a resent form without one starts anew).
 		body, err := json.Marshal(map[string]any{"answers": req.Answers, "variables": req.Variables})
@@ -116,9 +146,26 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 		if done.Preview {
 			msg = t.Preview
 		}
+		if done.SheetToken != "" {
+			// The answer sheet's link, as the script's thanks has it.
+			pg := newPage(v.Language, v.Name)
+			pg.Message = msg
+			writeSurveyPage(w, r, http.StatusOK, renderThanksSheet(pg, "/s/"+url.PathEscape(v.URLSlug)+"/sheet/"+url.PathEscape(done.SheetToken)+"/"), "", c.Settings)
+			return nil
+		}
 		writeSurveyMessage(w, r, http.StatusOK, v.Language, v.Name, msg, c.Settings)
 		return nil
 	})
+}
+
+// renderThanksSheet is the message page of a plain form's response with a
+// link to its answer sheet (contract section 15).
+func renderThanksSheet(p page, sheet string) []byte {
+	var d doc
+	d.head(p)
+	d.w("<h1>%s</h1>\n<p class=\"message\" id=\"message\">%s</p>\n<p><a id=\"sheet-link\" href=\"%s\">%s</a></p>\n", text(p.Title), text(p.Message), text(sheet), text(p.T.SeeSheet))
+	d.foot()
+	return d.bytes()
 }
 
 func sha256Hex(s string) string {

@@ -74,8 +74,10 @@ func (d *doc) head(p page) {
 <meta name="description" content="%s">
 <link rel="icon" href="%s" type="image/svg+xml">
 <link rel="stylesheet" href="%s">
-<script src="%s"></script>
-`, text(p.Lang), text(p.Dir), text(p.Title), text(p.description()), text(assetNames["favicon.svg"]), text(assetNames["app.css"]), text(assetNames["boot.js"]))
+`, text(p.Lang), text(p.Dir), text(p.Title), text(p.description()), text(assetNames["favicon.svg"]), text(assetNames["app.css"]))
+	if !p.NoScript {
+		d.w("<script src=\"%s\"></script>\n", text(assetNames["boot.js"]))
+	}
 	if p.OEmbed != "" {
 		d.w("<link rel=\"alternate\" type=\"application/json+oembed\" href=\"%s\" title=\"%s\">\n", text(p.OEmbed), text(p.Title))
 	}
@@ -103,14 +105,29 @@ func renderSurvey(p surveyPage) []byte {
 	if p.Preview {
 		d.w("<p class=\"preview\" id=\"preview\" role=\"note\">%s</p>\n", text(p.T.Preview))
 	}
-	d.w(`<form id="survey" method="post" action="%s" novalidate data-slug="%s" data-duration="%s" data-hide-next="%s" data-hide-prev="%s" data-hide-progress="%s" data-msg-required="%s" data-msg-ties="%s" data-messages="%s"%s>
+	pages, step := displayPages(s), p.Step
+	class := markup("")
+	switch {
+	case step != nil:
+		class = ` class="stepping"`
+	case p.Initial != nil:
+		class = ` class="steps"`
+	}
+	d.w(`<form id="survey"%s method="post" action="%s" novalidate data-slug="%s" data-duration="%s" data-hide-next="%s" data-hide-prev="%s" data-hide-progress="%s" data-msg-required="%s" data-msg-ties="%s" data-messages="%s"%s>
 <input type="hidden" name="idempotency_key" value="%s">
 <input type="hidden" name="session" value="%s">
 <input type="hidden" name="qs" value="%s">
 <input type="hidden" name="served" value="%s">
-`, text(p.Action), text(s.URLSlug), num(p.DurationSeconds), flag(s.HideNextButton), flag(s.HidePreviousButton), flag(s.HideProgressbar),
+`, class, text(p.Action), text(s.URLSlug), num(p.DurationSeconds), flag(s.HideNextButton), flag(s.HidePreviousButton), flag(s.HideProgressbar),
 		text(translate(p.Lang, survey.MsgAnswerRequired)), text(translate(p.Lang, msgTiedRanks)), text(messagesJSON(p.Lang)), formData16(p),
 		text(p.IdempotencyKey), text(p.Session), text(p.QS), text(p.Served))
+	if step != nil || p.Initial != nil {
+		token := ""
+		if step != nil {
+			token = step.Token
+		}
+		d.w("<input type=\"hidden\" name=\"steps\" value=\"%s\">\n", text(token))
+	}
 	for _, k := range sortedKeys(p.Variables) {
 		d.w("<input type=\"hidden\" name=\"var_%s\" value=\"%s\">\n", text(k), text(p.Variables[k]))
 	}
@@ -119,14 +136,22 @@ func renderSurvey(p surveyPage) []byte {
 		d.w("<p dir=\"auto\">%s</p>", text(e))
 	}
 	d.w("</div>\n<p id=\"timer\" class=\"timer\" hidden data-label=\"%s\"></p>\n", text(p.T.TimeLeft))
-	if !s.HideProgressbar {
+	switch {
+	case s.HideProgressbar:
+	case step != nil:
+		d.w("<progress id=\"progress\" class=\"progress\" max=\"%s\" value=\"%s\" aria-label=\"%s\"></progress>\n", num(max(step.Total, 1)), num(step.Place), text(p.T.Progress))
+	default:
 		// Shown from the start when the first page is a question page,
 		// so that the script showing it moves nothing.
 		hidden := markup(" hidden")
-		if len(s.Welcome) == 0 && !s.CodeAuth && len(s.Questions) > 0 {
+		if len(s.Welcome) == 0 && !s.CodeAuth && len(pages) > 0 {
 			hidden = ""
 		}
-		d.w("<progress id=\"progress\" class=\"progress\" max=\"%s\" value=\"0\"%s aria-label=\"%s\"></progress>\n", num(len(s.Questions)), hidden, text(p.T.Progress))
+		d.w("<progress id=\"progress\" class=\"progress\" max=\"%s\" value=\"0\"%s aria-label=\"%s\"></progress>\n", num(len(pages)), hidden, text(p.T.Progress))
+	}
+	if step != nil {
+		d.step(p, pages)
+		return d.bytes()
 	}
 	for _, w := range s.Welcome {
 		d.w("<section class=\"page welcome\" data-page=\"welcome\"%s>\n<h2>%s</h2>", enterText(w), text(w.Title))
@@ -144,38 +169,50 @@ func renderSurvey(p surveyPage) []byte {
 </section>
 `, text(p.T.Code), text(p.Code))
 	}
-	for i, pg := range s.Questions {
+	for i, pg := range pages {
 		d.w("<section class=\"page questions\" data-page=\"%s\" data-auto=\"%s\">\n", num(i), flag(picksMoveOn(pg)))
 		for _, q := range pg {
-			d.question(q, p.Form, p.T)
+			d.question(q, p.Form, p.T, p.Initial != nil && !p.Initial[q.ID])
 		}
 		d.w("</section>\n")
 	}
 	d.w(`<div class="nav">
 <button type="button" id="prev" class="prev" hidden>%s</button>
 <button type="button" id="next" class="next" hidden>%s</button>
-<button type="submit" id="submit" class="submit">%s</button>
+`, text(p.T.Previous), text(p.T.Next))
+	if p.Initial != nil {
+		// The plain form's button (steps.go): the first submit button, so
+		// that Enter presses it without the script too.
+		label := p.T.Submit
+		if hasLater(pages, p.Initial) {
+			label = p.T.Next
+		}
+		d.w("<button type=\"submit\" name=\"nav\" value=\"next\" id=\"plain-next\" class=\"plain\">%s</button>\n", text(label))
+	}
+	d.w(`<button type="submit" id="submit" class="submit">%s</button>
 </div>
 </form>
-<section class="thanks" id="thanks" hidden tabindex="-1"><h2>%s</h2>`, text(p.T.Previous), text(p.T.Next), text(p.T.Submit), text(p.Thanks.Title))
+<section class="thanks" id="thanks" hidden tabindex="-1"><h2>%s</h2>`, text(p.T.Submit), text(p.Thanks.Title))
 	if p.Thanks.Text != "" {
 		d.w("<p>%s</p>", text(p.Thanks.Text))
 	}
 	d.thanks16(p)
 	d.w("</section>\n<p class=\"timeup\" id=\"timeup\" hidden role=\"alert\">%s</p>\n", text(p.T.TimeUp))
 	d.footer16(p)
-	d.logic(s, p.T)
+	if needsLogic(p) {
+		d.logic(s, p.T)
+	}
 	d.w("<script src=\"%s\"></script>\n<script src=\"%s\"></script>\n", text(assetNames["responder.js"]), text(assetNames["app.js"]))
 	d.foot()
 	return d.bytes()
 }
 
 // legend opens a question's fieldset with its legend.
-func (d *doc) legend(q survey.ElementView, class markup, t texts) {
+func (d *doc) legend(q survey.ElementView, class markup, t texts, hidden markup) {
 	if q.VerticalChoices {
 		class += " vertical"
 	}
-	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\" data-required=\"%s\">\n<legend class=\"qt\">%s%s</legend>\n", class, num(q.ID), num(int64(q.Type)), flag(q.AnswerRequired), text(q.Title), required(q, t))
+	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\" data-required=\"%s\"%s>\n<legend class=\"qt\">%s%s</legend>\n", class, num(q.ID), num(int64(q.Type)), flag(q.AnswerRequired), hidden, text(q.Title), required(q, t))
 }
 
 // required marks a required question's title: a star to the eye, and to a
@@ -217,8 +254,15 @@ func picksMoveOn(pg []survey.ElementView) bool {
 //
 // form holds the values a plain form sent, when it is shown again with its
 // errors: what the responder chose stays chosen.
-func (d *doc) question(q survey.ElementView, form url.Values, t texts) {
+//
+// hide writes it hidden: its rules hide it before any answer (the
+// script shows it when they hold).
+func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool) {
 	id := q.ID
+	h := markup("")
+	if hide {
+		h = " hidden"
+	}
 	has := func(name string, v int64) bool { return slices.Contains(form[name], strconv.FormatInt(v, 10)) }
 	checked := func(name string, v int64) markup {
 		if has(name, v) {
@@ -229,13 +273,13 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts) {
 	name := fmt.Sprintf("a%d", id)
 	switch q.Type {
 	case survey.TypeText:
-		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"2\" data-required=\"%s\">\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n", num(id), flag(q.AnswerRequired), num(id), text(q.Title), required(q, t))
+		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"2\" data-required=\"%s\"%s>\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n", num(id), flag(q.AnswerRequired), h, num(id), text(q.Title), required(q, t))
 		if q.Description != "" {
 			d.w("<p class=\"qd\">%s</p>\n", text(q.Description))
 		}
 		d.w("<textarea id=\"a%s\" name=\"a%s\" rows=\"3\" maxlength=\"%s\"%s>%s</textarea>\n</div>\n", num(id), num(id), num(q.MaxLength), req(q), text(form.Get(name)))
 	case survey.TypeMultipleChoice, survey.TypePictureChoice:
-		d.legend(q, "", t)
+		d.legend(q, "", t, h)
 		kind, must := markup("radio"), req(q)
 		if q.AllowMultipleSelect {
 			kind, must = "checkbox", "" // required on a checkbox would mean that one
@@ -249,7 +293,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts) {
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeRanking:
-		d.legend(q, " rank", t)
+		d.legend(q, " rank", t, h)
 		for i, c := range q.Choices {
 			d.w("<label class=\"choice rank-item\"><span>%s</span>\n<select name=\"r%s_%s\" data-choice=\"%s\">", text(c.Name), num(id), num(c.ID), num(c.ID))
 			rank := fmt.Sprintf("r%d_%d", id, c.ID)
@@ -272,7 +316,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts) {
 		if q.Type == survey.TypeRating {
 			lo, hi, suffix, class = 1, q.RatingMax, "★", " rating"
 		}
-		d.legend(q, class, t)
+		d.legend(q, class, t, h)
 		d.w("<div class=\"row\">")
 		for v := lo; v <= hi && v-lo <= 100; v++ {
 			d.w("<label class=\"pill\"><input type=\"radio\" name=\"a%s\" value=\"%s\"%s%s><span>%s%s</span></label>", num(id), num(v), checked(name, v), req(q), num(v), suffix)
@@ -292,7 +336,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts) {
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeDropdown:
-		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"10\" data-required=\"%s\">\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n<select id=\"a%s\" name=\"a%s\"%s><option value=\"\">—</option>", num(id), flag(q.AnswerRequired), num(id), text(q.Title), required(q, t), num(id), num(id), req(q))
+		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"10\" data-required=\"%s\"%s>\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n<select id=\"a%s\" name=\"a%s\"%s><option value=\"\">—</option>", num(id), flag(q.AnswerRequired), h, num(id), text(q.Title), required(q, t), num(id), num(id), req(q))
 		for _, c := range q.Choices {
 			sel := markup("")
 			if has(name, c.ID) {
@@ -302,7 +346,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts) {
 		}
 		d.w("</select>\n</div>\n")
 	case survey.TypeMatrix:
-		d.legend(q, " matrix", t)
+		d.legend(q, " matrix", t, h)
 		for _, r := range q.Rows {
 			d.w("<fieldset class=\"mrow\" data-row=\"%s\"><legend>%s</legend>\n", num(r.ID), text(r.Name))
 			for _, c := range q.Columns {
@@ -312,7 +356,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts) {
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeStatement, survey.TypeGroup:
-		d.w("<div class=\"q statement\" data-id=\"%s\"><h3>%s</h3>", num(id), text(q.Title))
+		d.w("<div class=\"q statement\" data-id=\"%s\"%s><h3>%s</h3>", num(id), h, text(q.Title))
 		if q.Description != "" {
 			d.w("<p>%s</p>", text(q.Description))
 		}

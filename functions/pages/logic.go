@@ -9,12 +9,40 @@ import (
 // logicQuestion is what the page's script needs of a question to apply
 // the survey's display rules and timers (web/logic.js, web/logic_page.js):
 // its type, group, rules, and its own time (responding_duration_type 2).
+//
+// It is written short, for the page's weight (every question of a survey
+// is in it): {"id", "t" type, "g" group, "r" rules, "s" seconds}, each
+// rule an array [first_operand, arithmetic_operator, second_operand.id,
+// second_operand.type, second_operand.value, logical_operator] without
+// its trailing nulls, which logic_page.js reads back into the contract's
+// objects for logic.js.
 type logicQuestion struct {
-	ID         int64              `json:"id"`
-	Type       survey.ElementType `json:"type"`
-	Group      int64              `json:"group,omitempty"`
-	Conditions []survey.Condition `json:"conditions,omitempty"`
-	Seconds    int64              `json:"seconds,omitempty"`
+	ID      int64              `json:"id"`
+	Type    survey.ElementType `json:"t"`
+	Group   int64              `json:"g,omitempty"`
+	Rules   [][]any            `json:"r,omitempty"`
+	Seconds int64              `json:"s,omitempty"`
+}
+
+// shortRule is a rule as the data block writes it.
+func shortRule(c survey.Condition) []any {
+	r := []any{c.FirstOperand, c.ArithmeticOperator, nil, nil, nil, nil}
+	if s := c.SecondOperand; s != nil {
+		if s.ID != nil {
+			r[2] = *s.ID
+		}
+		r[3] = s.Type
+		if s.Value != nil {
+			r[4] = *s.Value
+		}
+	}
+	if c.LogicalOperator != nil {
+		r[5] = *c.LogicalOperator
+	}
+	for len(r) > 2 && r[len(r)-1] == nil {
+		r = r[:len(r)-1]
+	}
+	return r
 }
 
 // logicData is the questions in display order as the JSON of a data block
@@ -30,7 +58,9 @@ func logicData(s survey.ResponderSurvey) markup {
 				lq.Group = *q.RelatedGroup
 			}
 			if q.Conditions != nil {
-				lq.Conditions = *q.Conditions
+				for _, c := range *q.Conditions {
+					lq.Rules = append(lq.Rules, shortRule(c))
+				}
 			}
 			if s.RespondingDurationType == survey.DurationPerQuestion {
 				lq.Seconds = survey.DurationSeconds(q.RespondingDuration)
@@ -50,4 +80,23 @@ func logicData(s survey.ResponderSurvey) markup {
 func (d *doc) logic(s survey.ResponderSurvey, t texts) {
 	d.w("<script type=\"application/json\" id=\"logic\" data-sheet=\"%s\">%s</script>\n", text(t.SeeSheet), logicData(s))
 	d.w("<script src=\"%s\"></script>\n<script src=\"%s\"></script>\n", text(assetNames["logic.js"]), text(assetNames["logic_page.js"]))
+}
+
+// needsLogic reports whether the page needs the logic scripts: for display
+// rules, per-question timers, randomized choices or the answer sheet's
+// link. Without them app.js pages alone, and the page is lighter by both
+// scripts.
+func needsLogic(p surveyPage) bool {
+	s := p.Survey
+	if p.Sheets || s.RespondingDurationType == survey.DurationPerQuestion || stepped(s) {
+		return true
+	}
+	for _, pg := range s.Questions {
+		for _, q := range pg {
+			if q.Randomize {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -33,6 +33,15 @@ type fixture struct {
 
 func newFixture(tb testing.TB, questions int) fixture {
 	tb.Helper()
+	return newRulesFixture(tb, questions, 0)
+}
+
+// newRulesFixture is newFixture with up to rules display rules on each
+// question after the first, over earlier ones (a rating at least 3, a
+// choice includes Red; and-ed, every fifth or-ed), as an owner's
+// survey with logic would have them.
+func newRulesFixture(tb testing.TB, questions, rules int) fixture {
+	tb.Helper()
 	st := testenv.Store(tb)
 	ctx := context.Background()
 	a, _ := testenv.NewAccount(tb, survey.PlanEnterprise)
@@ -49,6 +58,7 @@ func newFixture(tb testing.TB, questions int) fixture {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	var made []survey.Element
 	for i := range questions {
 		var e survey.Element
 		if i%2 == 0 {
@@ -58,10 +68,31 @@ func newFixture(tb testing.TB, questions int) fixture {
 			e = survey.NewElement(survey.TypeRating)
 		}
 		e.Title, e.ShowCharts = fmt.Sprintf("Question %d", i+1), true
+		for r := 0; r < rules && i > 0; r++ {
+			first := made[(i*7+r*13)%i]
+			c := survey.Condition{FirstOperand: first.ID, ArithmeticOperator: survey.OpNotAnswered}
+			switch first.Type {
+			case survey.TypeRating:
+				v := "3"
+				c.ArithmeticOperator, c.SecondOperand = survey.OpAtLeast, &survey.Operand{Type: 2, Value: &v}
+			case survey.TypeMultipleChoice:
+				cid := first.Choices[0].ID
+				c.ArithmeticOperator, c.SecondOperand = survey.OpIncludes, &survey.Operand{Type: 1, ID: &cid}
+			}
+			if r > 0 {
+				l := int64(survey.LogicAnd)
+				if r%5 == 0 {
+					l = survey.LogicOr
+				}
+				c.LogicalOperator = &l
+			}
+			e.Conditions = append(e.Conditions, c)
+		}
 		ch, err := st.CreateElement(ctx, a.ID, sv.ID, e, survey.Placement{})
 		if err != nil {
 			tb.Fatal(err)
 		}
+		made = append(made, ch.Element)
 		if i == 0 {
 			fx.choices = ch.Element
 		}

@@ -45,6 +45,8 @@ type page struct {
 	Message     string
 	// OEmbed is the page's oEmbed address (discovery link), or "".
 	OEmbed string
+	// NoScript is a page that loads no script: a step of a plain form.
+	NoScript bool
 }
 
 func (p page) description() string {

@@ -37,6 +37,13 @@ type surveyPage struct {
 	Config Config
 	// Preview marks a template survey's page: nothing it sends is saved.
 	Preview bool
+	// Initial, on a survey with display rules, is which questions are
+	// shown before any answer; Step is the page of its plain form shown
+	// after a POST (steps.go).
+	Initial map[int64]bool
+	Step    *stepView
+	// Sheets: the survey shows responders their answer sheet.
+	Sheets bool
 }
 
 // handleSurvey renders the responder's page: the same one Query of the
@@ -63,7 +70,8 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		}
 		p := newSurveyPage(v, r)
 		p.Config = cfg
-		if v.RespondingDuration != nil {
+		p.Sheets = c.Settings.ShowAnswerSheetToResponder
+		if v.RespondingDuration != nil || v.RespondingDurationType == survey.DurationPerQuestion {
 			// The session of a plain form starts now, not when it is sent.
 			served, err := sealServed(ctx, sealer, sid, now())
 			if err != nil {
@@ -73,6 +81,9 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		}
 		p.Preview = c.Survey.IsTemplate
 		p.OEmbed = oembedLink(r, v.URLSlug)
+		if stepped(v) {
+			p.Initial = newSteps(c, v).shown(nil)
+		}
 		writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS, c.Settings)
 		return nil
 	})

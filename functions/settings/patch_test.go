@@ -59,7 +59,7 @@ func TestPatchEachFieldAlone(t *testing.T) {
 		cur = want
 	}
 	c := f.coll(t, sid)
-	sum := c.Settings.Summary()
+	sum := c.Settings.Summary(c.Layout)
 	if !sum.AuthenticationNeeded || !sum.ServiceAuth || !sum.CodeAuth || !sum.EditResponseEnabled ||
 		sum.RespondingDurationType != 1 || !sum.ShowAnswerSheetEnabled || !sum.ShowAnswerKeyAfterSurveyStop {
 		t.Errorf("detail's settings summary = %+v", sum)

@@ -31,7 +31,7 @@ type copyDetail struct {
 func (h handlers) answerCopy(w http.ResponseWriter, r *http.Request, c store.CopyResult) {
 	acct, _ := api.AccountFrom(r.Context())
 	d := c.Survey.Detail(h.now(), acct.Profile(), c.Layout, c.Elements)
-	d.Settings = c.Settings.Summary()
+	d.Settings = c.Settings.Summary(c.Layout)
 	d.Variables = c.Variables
 	api.Respond(w, r, http.StatusCreated, copyDetail{SurveyDetail: d, DroppedSettings: c.DroppedSettings})
 }

@@ -42,7 +42,7 @@ func (h handlers) detail(w http.ResponseWriter, r *http.Request, status int, aid
 		return err
 	}
 	d := c.Survey.Detail(h.now(), acct.Profile(), c.Layout, c.Elements)
-	d.Settings = c.Settings.Summary()
+	d.Settings = c.Settings.Summary(c.Layout)
 	d.Variables = c.Variables
 	api.Respond(w, r, status, d)
 	return nil
@@ -73,7 +73,9 @@ func (h handlers) create() http.Handler {
 		if err != nil {
 			return err
 		}
-		api.Respond(w, r, http.StatusCreated, sv.Detail(h.now(), acct.Profile(), survey.Layout{}, nil))
+		d := sv.Detail(h.now(), acct.Profile(), survey.Layout{}, nil)
+		d.Settings = survey.Settings{}.Summary(survey.Layout{}) // a new survey's: nothing set, no questions
+		api.Respond(w, r, http.StatusCreated, d)
 		return nil
 	})
 }

@@ -60,6 +60,10 @@ const (
 	// into its plain form: the session of a form sent without the page's
 	// script starts then, so the time to respond holds without it.
 	PurposeServed Purpose = "survey-pages-served/v1/survey:"
+	// PurposeSteps is what a plain form carries from page to page of a
+	// survey with display rules (contract section 15): the page it shows
+	// and the answers given before it.
+	PurposeSteps Purpose = "survey-pages-steps/v1/survey:"
 )
 
 // ErrInvalid is every reason a token does not open: malformed, truncated,

@@ -122,9 +122,7 @@ func (s *Store) SurveySettings(ctx context.Context, aid, sid int64) (survey.Surv
 	if !found || sv.AccountID != aid {
 		return survey.Survey{}, survey.Settings{}, survey.ErrNotFound
 	}
-	d := l.QuestionsRespondingDuration()
-	st.QuestionsRespondingDuration = &d
-	return sv, st, nil
+	return sv, st.WithLayout(l), nil
 }
 
 // SettingsUpdate is a change of settings: Set holds the settings fields to

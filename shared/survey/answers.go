@@ -59,6 +59,24 @@ const (
 // column. A file upload question is never required while uploads are
 // refused: otherwise no response could ever be recorded.
 func CheckAnswers(questions []Element, groupOf map[int64]int64, answers map[string]json.RawMessage) (map[int64]json.RawMessage, error) {
+	out, _, err := checkAnswers(questions, groupOf, answers, nil)
+	return out, err
+}
+
+// CheckAsked is CheckAnswers for a form that asks page by page (the hosted
+// page's plain form, contract section 15): an answer to a question its
+// rules hide is dropped, as the page's script clears it, not refused; and
+// only the questions asked so far (asked) must be answered when required.
+// It also returns which questions are shown under the answers it keeps.
+func CheckAsked(questions []Element, groupOf map[int64]int64, answers map[string]json.RawMessage, asked map[int64]bool) (map[int64]json.RawMessage, map[int64]bool, error) {
+	if asked == nil {
+		asked = map[int64]bool{}
+	}
+	return checkAnswers(questions, groupOf, answers, asked)
+}
+
+// checkAnswers is CheckAnswers, or CheckAsked when asked is not nil.
+func checkAnswers(questions []Element, groupOf map[int64]int64, answers map[string]json.RawMessage, asked map[int64]bool) (map[int64]json.RawMessage, map[int64]bool, error) {
 	byKey := make(map[string]int, len(questions))
 	logic := false
 	for i := range questions {
@@ -83,20 +101,23 @@ func CheckAnswers(questions []Element, groupOf map[int64]int64, answers map[stri
 		}
 	}
 	var shown map[int64]bool
-	if logic {
+	if logic || asked != nil {
 		shown = Shown(questions, groupOf, out)
 	}
 	for i := range questions {
 		e := &questions[i]
 		key := strconv.FormatInt(e.ID, 10)
 		if shown != nil && !shown[e.ID] {
-			if _, sent := answers[key]; sent && !blankAnswer(bytes.TrimSpace(answers[key])) {
+			switch _, sent := answers[key]; {
+			case asked != nil:
+				delete(errs, key) // cleared: nothing of it counts
+			case sent && !blankAnswer(bytes.TrimSpace(answers[key])):
 				errs[key] = []string{MsgNotShown}
 			}
 			delete(out, e.ID)
 			continue
 		}
-		if !e.AnswerRequired || !e.Type.Answerable() || e.Type == TypeFileUpload {
+		if !e.AnswerRequired || !e.Type.Answerable() || e.Type == TypeFileUpload || asked != nil && !asked[e.ID] {
 			continue
 		}
 		if _, answered := out[e.ID]; !answered && errs[key] == nil {
@@ -104,9 +125,9 @@ func CheckAnswers(questions []Element, groupOf map[int64]int64, answers map[stri
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &Error{Code: EINVALID, Fields: map[string]any{"answers": errs}}
+		return nil, nil, &Error{Code: EINVALID, Fields: map[string]any{"answers": errs}}
 	}
-	return out, nil
+	return out, shown, nil
 }
 
 // checkAnswer validates one answer to e: its canonical form, nil for no

@@ -79,8 +79,11 @@ func (s Settings) View(sv Survey) SettingsView {
 	}
 }
 
-// Summary is the part of the settings a survey detail shows.
-func (s Settings) Summary() SettingsSummary {
+// Summary is the part of the settings a survey detail shows, with the
+// read-only questions_responding_duration computed from the layout l (as
+// the settings' own view shows it: WithLayout).
+func (s Settings) Summary(l Layout) SettingsSummary {
+	s = s.WithLayout(l)
 	return SettingsSummary{
 		AuthenticationNeeded: s.AuthenticationNeeded, ServiceAuth: s.ServiceAuth, CodeAuth: s.CodeAuth,
 		EditResponseEnabled: s.EditResponseEnabled, RespondingDurationType: int(s.RespondingDurationType),

@@ -30,17 +30,6 @@ func FormatDuration(sec int64) string {
 	return fmt.Sprintf("%02d:%02d:%02d", sec/3600, sec/60%60, sec%60)
 }
 
-// QuestionsRespondingDuration is the settings' read-only
-// questions_responding_duration: the sum of the questions' own durations
-// (elements without one add nothing), 00:00:00 for none.
-func QuestionsRespondingDuration(questions []Element) string {
-	var sum int64
-	for i := range questions {
-		sum += DurationSeconds(questions[i].RespondingDuration)
-	}
-	return FormatDuration(sum)
-}
-
 // QuestionsDeadline is when a per-question timed response started at
 // started must be in: the sum of the shown questions' durations, plus
 // ResponseGrace; ok is false when no shown question has a duration.
@@ -72,12 +61,24 @@ func (l *Layout) SetTiming(e Element) {
 	l.Seconds[e.ID] = sec
 }
 
-// QuestionsRespondingDuration is the sum of the questions' own durations
-// as HH:MM:SS (contract section 15), 00:00:00 for none.
+// QuestionsRespondingDuration is the settings' read-only
+// questions_responding_duration (contract section 15): the sum of the
+// questions' own durations as HH:MM:SS (elements without one add
+// nothing), 00:00:00 for none. It is the one place that computes it:
+// Settings.WithLayout puts it in the settings and their summary.
 func (l Layout) QuestionsRespondingDuration() string {
 	var sum int64
 	for _, s := range l.Seconds {
 		sum += s
 	}
 	return FormatDuration(sum)
+}
+
+// WithLayout is the settings as every view shows them: with the
+// read-only questions_responding_duration computed from the layout's
+// durations, whatever is stored.
+func (s Settings) WithLayout(l Layout) Settings {
+	d := l.QuestionsRespondingDuration()
+	s.QuestionsRespondingDuration = &d
+	return s
 }

@@ -7,7 +7,14 @@
   "use strict";
   root.SurveyPageLogic = function (form, answers) {
     var data = document.getElementById("logic");
-    var qs = data ? JSON.parse(data.textContent) : [];
+    // The data block is written short (pages/logic.go): read it back
+    // into the contract's rule objects.
+    var qs = (data ? JSON.parse(data.textContent) : []).map(function (q) {
+      return { id: q.id, type: q.t, group: q.g, seconds: q.s, conditions: (q.r || []).map(function (r) {
+        var second = r[2] == null && r[3] == null && r[4] == null ? null : { id: r[2] == null ? null : r[2], type: r[3], value: r[4] == null ? null : r[4] };
+        return { first_operand: r[0], arithmetic_operator: r[1], second_operand: second, logical_operator: r[5] == null ? null : r[5] };
+      }) };
+    });
     var byID = {};
     qs.forEach(function (q) { byID[q.id] = q; });
     var timed = qs.some(function (q) { return q.seconds > 0; });
