@@ -33,6 +33,9 @@ const FilterPattern = `{"eventName": ["INSERT"], "dynamodb": {"Keys": {"SK": {"S
 // Store is what the tally writes; *store.Store implements it.
 type Store interface {
 	ApplyTally(ctx context.Context, sid int64, streamShard string, recs []store.TallyRecord) (int, error)
+	// ApplyResponsePages counts the same responses in the survey's page
+	// index (store/responsepages.go), with a checkpoint of its own.
+	ApplyResponsePages(ctx context.Context, sid int64, streamShard string, recs []store.ResponsePageRecord) (int, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -110,7 +113,26 @@ func record(rec events.DynamoDBEventRecord) (sid int64, r store.TallyRecord, ok 
 	return ref.SurveyID, r, true
 }
 
-// Handle adds a batch's responses to their surveys' counts. Records it
+// pageRecord is a response record as the page index takes it.
+func pageRecord(rec events.DynamoDBEventRecord) (store.ResponsePageRecord, bool) {
+	img := rec.Change.NewImage
+	str := func(name string) string {
+		if v, ok := img[name]; ok && v.DataType() == events.DataTypeString {
+			return v.String()
+		}
+		return ""
+	}
+	ref, ok := store.ParseResponseRef(str("PK"), str("SK"), str("submitted_at"))
+	if !ok {
+		return store.ResponsePageRecord{}, false
+	}
+	return store.ResponsePageRecord{Seq: rec.Change.SequenceNumber, Shard: store.ResponseShard(ref.ResponseID),
+		Key: store.ResponseTimeSK(ref.SubmittedAt, ref.ResponseID)}, true
+}
+
+// Handle adds a batch's responses to their surveys' counts, and to their
+// surveys' responses page index (after the counts: each has its own
+// checkpoint, so a retried batch adds to neither twice). Records it
 // cannot read are logged and passed over (no retry would mend them). An
 // error fails the batch: the stream gives it again, and the checkpoints
 // pass over what was applied. The window's state is not used: each batch
@@ -118,6 +140,7 @@ func record(rec events.DynamoDBEventRecord) (sid int64, r store.TallyRecord, ok 
 // window and a write.
 func (t *Tally) Handle(ctx context.Context, ev events.DynamoDBTimeWindowEvent) (events.DynamoDBTimeWindowEventResponse, error) {
 	bySurvey := map[int64][]store.TallyRecord{}
+	pages := map[int64][]store.ResponsePageRecord{}
 	var oldest time.Time
 	for _, rec := range ev.Records {
 		if !Matches(rec) {
@@ -129,6 +152,9 @@ func (t *Tally) Handle(ctx context.Context, ev events.DynamoDBTimeWindowEvent) (
 			continue
 		}
 		bySurvey[sid] = append(bySurvey[sid], r)
+		if p, ok := pageRecord(rec); ok && !r.View {
+			pages[sid] = append(pages[sid], p)
+		}
 		if at := rec.Change.ApproximateCreationDateTime.Time; !at.IsZero() && (oldest.IsZero() || at.Before(oldest)) {
 			oldest = at
 		}
@@ -145,6 +171,11 @@ func (t *Tally) Handle(ctx context.Context, ev events.DynamoDBTimeWindowEvent) (
 			return events.DynamoDBTimeWindowEventResponse{}, err
 		}
 		added += n
+		if len(pages[sid]) > 0 {
+			if _, err := t.Store.ApplyResponsePages(ctx, sid, ev.ShardID, pages[sid]); err != nil {
+				return events.DynamoDBTimeWindowEventResponse{}, err
+			}
+		}
 	}
 	if added > 0 {
 		lag := time.Duration(0)

@@ -102,6 +102,7 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 			agg.Add(a, -1)
 		}
 		tx.Update(agg)
+		s.takeBackResponsePage(tx, sid, ResponseTimeSK(r.SubmittedAt, r.ID))
 		if sub.CheckCode && sub.CodeUnique {
 			tx.Update(s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeSK(r.Code)).
 				Remove("used", "used_at", "response_id").If("response_id = ?", r.ID))

@@ -43,6 +43,9 @@ type ResponseQuery struct {
 	// responses pass (more than one call only where the others fill a
 	// page).
 	Spam *bool
+	// keyLo and keyHi narrow the GSI1SK range further (inclusive; ""
+	// open): the page index's regions (responsepages.go).
+	keyLo, keyHi string
 }
 
 // ResponsePage is what one Query read.
@@ -132,6 +135,15 @@ func responseKeyRange(q ResponseQuery) (lo, hi string, ok bool) {
 func (s *Store) responsesQuery(sid int64, shard int, q ResponseQuery, limit int) (*dynamo.Query, bool) {
 	lo, hi, ok := responseKeyRange(q)
 	if !ok || limit < 1 {
+		return nil, false
+	}
+	if q.keyLo != "" && (lo == "" || q.keyLo > lo) {
+		lo = q.keyLo
+	}
+	if q.keyHi != "" && (hi == "" || q.keyHi < hi) {
+		hi = q.keyHi
+	}
+	if lo != "" && hi != "" && lo > hi {
 		return nil, false
 	}
 	query := s.table.Get(AttrGSI1PK, ResponseTimeShardKey(sid, shard)).Index(IndexGSI1)
@@ -360,15 +372,17 @@ const deleteAttempts = 5
 // counts (reports.go): its aggregate shard and attributes are read first,
 // from the response's own item (one consistent GetItem), and the Delete is
 // conditional on the item being unchanged, so a count drops at most once.
+// It takes the response off the page index too (responsepages.go).
 func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 	var found []struct {
 		PK          string   `dynamo:"PK"`
+		TimeKey     string   `dynamo:"GSI1SK"`
 		Shard       *int     `dynamo:"agg_shard"` // nil: not counted (imported)
 		ReportAttrs []string `dynamo:"agg,set"`
 		Spam        bool     `dynamo:"spam"`
 	}
 	err := s.table.Batch(AttrPK, AttrSK).Get(responseKeys(sid, rid)...).
-		Project(AttrPK, "agg_shard", "agg", "spam").Consistent(true).All(ctx, &found)
+		Project(AttrPK, AttrGSI1SK, "agg_shard", "agg", "spam").Consistent(true).All(ctx, &found)
 	if err == nil && len(found) == 0 {
 		err = dynamo.ErrNotFound
 	}
@@ -397,6 +411,7 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 			}
 			tx.Update(agg)
 		}
+		s.takeBackResponsePage(tx, sid, old.TimeKey)
 		err := tx.Run(ctx)
 		switch {
 		case err == nil:
@@ -433,6 +448,12 @@ const skipChunk = 10000
 // (k-1)*size-th response. Each round reads up to skipChunk keys of every
 // shard and passes over the ones certain to come first.
 func (s *Store) SkipResponses(ctx context.Context, sid int64, q ResponseQuery, n int) (*ResponsePosition, int, error) {
+	if n < 1 {
+		return nil, 0, nil
+	}
+	if pos, read, ok, err := s.skipIndexed(ctx, sid, q, n); ok || err != nil {
+		return pos, read, err
+	}
 	var last *ResponsePosition
 	scanned := 0
 	for n > 0 {
