@@ -120,6 +120,9 @@ func (s *Store) CodesPage(ctx context.Context, sid int64, page, pageSize int) ([
 // 10,000.
 func (s *Store) CodesPageRead(ctx context.Context, sid int64, page, pageSize int) ([]string, int, error) {
 	skip := int64(page-1) * int64(pageSize)
+	if skip == 0 { // the first page starts at the first code: nothing to find
+		return s.codesFrom(ctx, sid, "", 0, pageSize)
+	}
 	from, within, read, ok, err := s.codePageStart(ctx, sid, skip)
 	if err != nil {
 		return nil, read, err

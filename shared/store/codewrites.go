@@ -235,6 +235,16 @@ func (s *Store) codeTx(ctx context.Context, op codeOp, shard int, codes []string
 			return nil
 		}
 		reasons := txReasons(err)
+		if reasons == nil && serverError(err) && tries < codeTxAttempts {
+			// A 500 that outlasted the SDK's retries (DynamoDB Local's
+			// lock timeouts under load): the same transaction again, later
+			// (had it committed, its conditions fail and its codes drop).
+			if err := codeBackoff(ctx, tries); err != nil {
+				return s.fail(op.String(), err)
+			}
+			tries++
+			continue
+		}
 		if reasons == nil {
 			return s.fail(op.String(), err)
 		}

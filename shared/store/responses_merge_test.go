@@ -17,7 +17,7 @@ import (
 // look-ahead: a few items a shard (the lazy merge's buffers past the
 // page's end). Before the lazy merge, a page read up to a page from each
 // of the 16 shards: 16 x 101 = 1,616 items for a page of 100.
-const mergeSlack = 4 * store.ResponseShards
+const mergeSlack = 6 * store.ResponseShards
 
 // TestResponsesLazyMerge: pages of the owner's list, newest or oldest
 // first, bounded or not, hold exactly the responses in order, and each
