@@ -242,7 +242,9 @@ func (s *Store) codePageStart(ctx context.Context, sid int64, r int64) (from str
 				return "", 0, read, false, fmt.Errorf("store: decode code count: %w", err)
 			}
 			total += c.Count
-			shards = append(shards, item)
+			if strings.HasPrefix(skOf(item), "COUNT#") { // not the settings item (the count before the shards)
+				shards = append(shards, item)
+			}
 		}
 	}
 	counts := map[string]int64{}
