@@ -147,3 +147,45 @@ func TestResponsePages(t *testing.T) {
 	testenv.Tally(t)
 	t.Run("after the tally", check)
 }
+
+// TestResponsePagesExactlyOnce: the page index's tally adds a stream
+// shard's records once however they are handed over again (whole, in
+// part, from the middle), as the counts' tally does.
+func TestResponsePagesExactlyOnce(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
+	f, err := st.CreateFolder(ctx, a.ID, "once", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "once")
+	at := time.Date(2026, 4, 1, 10, 0, 0, 0, time.UTC)
+	var recs []store.ResponsePageRecord
+	for i := range 150 { // over two transactions' worth of nodes: a second each
+		rid := int64(1000 + i)
+		recs = append(recs, store.ResponsePageRecord{Seq: fmt.Sprint(100 + i), Shard: store.ResponseShard(rid),
+			Key: store.ResponseTimeSK(at.Add(time.Duration(i)*time.Minute), rid)})
+	}
+	apply := func(rs []store.ResponsePageRecord, want int) {
+		t.Helper()
+		n, err := st.ApplyResponsePages(ctx, sv.ID, "shard-1", rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != want {
+			t.Errorf("applied %d, want %d", n, want)
+		}
+	}
+	apply(recs[:40], 40)
+	apply(recs[:40], 0)
+	apply(recs[20:90], 50)
+	apply(recs, 60)
+	apply(recs, 0)
+	// Another stream shard has a checkpoint of its own.
+	n, err := st.ApplyResponsePages(ctx, sv.ID, "shard-2", recs[:3])
+	if err != nil || n != 3 {
+		t.Errorf("another shard applied %d (%v), want 3", n, err)
+	}
+}
