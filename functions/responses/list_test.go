@@ -65,8 +65,11 @@ func TestListWalksEveryResponseOnce(t *testing.T) {
 				if len(p.Results) > size {
 					t.Errorf("page %d holds %d, more than %d", i+1, len(p.Results), size)
 				}
-				if got := r.calls.Ops(); got["DynamoDB.Query"] != store.ResponseShards || r.calls.DynamoDB() != store.ResponseShards+1 || r.calls.KMS() != 0 {
-					t.Errorf("page %d: calls %v, want one Query a shard (%d) and one GetItem, no KMS", i+1, got, store.ResponseShards)
+				// The lazy merge: a Query a shard, then again only for a shard
+				// whose items were used up.
+				if got, q := r.calls.Ops(), r.calls.Ops()["DynamoDB.Query"]; q < store.ResponseShards || q > 2*store.ResponseShards ||
+					r.calls.DynamoDB() != q+1 || r.calls.KMS() != 0 {
+					t.Errorf("page %d: calls %v, want a Query a shard (%d) and a few, and one GetItem, no KMS", i+1, got, store.ResponseShards)
 				}
 			}
 		})

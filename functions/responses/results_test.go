@@ -146,16 +146,19 @@ func TestResultsTablePageStarts(t *testing.T) {
 		return decode[table](t, r), r
 	}
 	cold, r := pageOf(4) // nothing known yet: skips 15 keys, then reads the page
-	if q := r.calls.Ops()["DynamoDB.Query"]; q != 1+2*store.ResponseShards {
-		t.Errorf("page 4, cold: %d Queries (%v), want the collection, one skip and the page (a Query a shard each)", q, r.calls.Ops())
+	// The shards are merged lazily (a Query a shard, then again only for a
+	// shard whose items were used up): the skip and the page are each 16
+	// Queries and a few.
+	if q := r.calls.Ops()["DynamoDB.Query"]; q < 1+2*store.ResponseShards || q > 1+4*store.ResponseShards {
+		t.Errorf("page 4, cold: %d Queries (%v), want the collection, one skip and the page (a Query a shard each, and a few)", q, r.calls.Ops())
 	}
 	for p := 1; p <= 6; p++ {
 		tb, r := pageOf(p)
 		if p == 4 && !slices.Equal(tb.ids(), cold.ids()) {
 			t.Errorf("page 4 in turn %v, out of turn %v", tb.ids(), cold.ids())
 		}
-		if q := r.calls.Ops()["DynamoDB.Query"]; p > 1 && q != 1+store.ResponseShards {
-			t.Errorf("page %d in turn: %d Queries (%v), want the collection and the page (a Query a shard)", p, q, r.calls.Ops())
+		if q := r.calls.Ops()["DynamoDB.Query"]; p > 1 && (q < 1+store.ResponseShards || q > 1+2*store.ResponseShards) {
+			t.Errorf("page %d in turn: %d Queries (%v), want the collection and the page (a Query a shard, and a few: no skip)", p, q, r.calls.Ops())
 		}
 	}
 }

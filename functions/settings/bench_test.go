@@ -14,6 +14,7 @@ import (
 	"surveyservice/functions/settings"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
+	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
@@ -147,27 +148,46 @@ func BenchmarkAddCodes(b *testing.B) {
 	}
 }
 
-// codesSurvey is the survey of 100,000 codes BenchmarkCodesPage reads,
-// seeded once per test binary.
-var codesSurvey struct {
-	once sync.Once
-	sid  int64
-	key  string
-	h    *api.Router
-	err  error
+// codesSurveys are the two surveys of 10,000 codes BenchmarkCodesPage
+// reads, seeded once per test binary: "indexed", uploaded through the
+// store (so its page index is kept, codepages.go), and "unindexed", the
+// same codes written straight into the table (as codes from before the
+// index are: read the old way, the pages before each page read and
+// dropped).
+var codesSurveys struct {
+	once      sync.Once
+	indexed   int64
+	unindexed int64
+	key       string
+	st        *codeReadCounter
+	h         *api.Router
+	err       error
 }
 
-const seededCodes = 100_000
+const seededCodes = 10_000
 
-// BenchmarkCodesPage: GET of page 1 and page 20 (page_size 500) of a
-// survey of 100,000 codes. Metrics: dynamodb-calls/op; items-read/op,
-// the code items the store reads to answer the page (DynamoDB has no
-// offset: the pages before are read and dropped, so page*page_size);
-// handler-ns/op, the wall time minus the time spent waiting on the
-// emulator.
+// codeReadCounter is the store, counting the items a page of codes reads
+// (the index's and the codes'), which the handler does not see.
+type codeReadCounter struct {
+	*store.Store
+	read atomic.Int64
+}
+
+func (c *codeReadCounter) CodesPage(ctx context.Context, sid int64, page, pageSize int) ([]string, error) {
+	codes, read, err := c.Store.CodesPageRead(ctx, sid, page, pageSize)
+	c.read.Add(int64(read))
+	return codes, err
+}
+
+// BenchmarkCodesPage: GET of a page of a survey of 10,000 codes: pages 1,
+// 10 and 20 of 500 a page, and 1, 250 and 500 of 20 a page, of the
+// indexed survey and of the unindexed one (before the index, every survey
+// read so). Metrics: dynamodb-calls/op; items-read/op, the items the
+// store read (index nodes, count shards and codes); handler-ns/op, the
+// wall time minus the time spent waiting on the emulator.
 func BenchmarkCodesPage(b *testing.B) {
 	st := testenv.Store(b)
-	cs := &codesSurvey
+	cs := &codesSurveys
 	cs.once.Do(func() {
 		ctx := context.Background()
 		acct, key := testenv.NewAccount(b, survey.PlanFree)
@@ -176,60 +196,80 @@ func BenchmarkCodesPage(b *testing.B) {
 			cs.err = err
 			return
 		}
-		sv, err := st.CreateSurvey(ctx, survey.Survey{AccountID: acct.ID, FolderID: fo.ID, Name: "100k codes", Language: 1, Theme: survey.DefaultTheme()})
-		if err != nil {
-			cs.err = err
-			return
-		}
-		// Straight into the table: through the API the emulator would copy
-		// the growing table for every code (see testenv.SeedCodes).
-		start := time.Now()
 		codes := make([]string, seededCodes)
 		for i := range codes {
 			codes[i] = fmt.Sprintf("code-%06d", i)
 		}
-		testenv.SeedCodes(b, st, sv.ID, codes)
-		b.Logf("seeded %d codes in %v", seededCodes, time.Since(start))
-		cs.sid, cs.key = sv.ID, key
-		cs.h = settings.New(api.NewAuthenticator(st), st, time.Now)
+		for _, which := range []*int64{&cs.indexed, &cs.unindexed} {
+			sv, err := st.CreateSurvey(ctx, survey.Survey{AccountID: acct.ID, FolderID: fo.ID, Name: "10k codes", Language: 1, Theme: survey.DefaultTheme()})
+			if err != nil {
+				cs.err = err
+				return
+			}
+			*which = sv.ID
+		}
+		start := time.Now()
+		for i := 0; i < len(codes); i += 5000 { // as the API takes them: 5,000 a request
+			if err := st.AddCodes(ctx, acct.ID, cs.indexed, codes[i:min(i+5000, len(codes))]); err != nil {
+				cs.err = err
+				return
+			}
+		}
+		b.Logf("uploaded %d codes in %v", seededCodes, time.Since(start))
+		testenv.SeedCodes(b, st, cs.unindexed, codes)
+		cs.key = key
+		cs.st = &codeReadCounter{Store: st}
+		cs.h = settings.New(api.NewAuthenticator(st), cs.st, time.Now)
 	})
 	if cs.err != nil {
 		b.Fatal(cs.err)
 	}
-	const pageSize = 500
-	for _, page := range []int{1, 20} {
-		b.Run(fmt.Sprintf("page=%d", page), func(b *testing.B) {
-			path := codesPath(cs.sid) + fmt.Sprintf("?page=%d&page_size=%d", page, pageSize)
-			first := fmt.Sprintf("code-%06d", (page-1)*pageSize)
-			get := func() reply {
-				r := serve(cs.h, "GET", path, cs.key, "", nil)
-				if r.code != 200 {
-					b.Fatalf("GET %s: %d %.200s", path, r.code, r.body)
+	for _, survey := range []struct {
+		name string
+		sid  int64
+	}{{"indexed", cs.indexed}, {"unindexed", cs.unindexed}} {
+		for _, pg := range []struct{ page, size int }{{1, 500}, {10, 500}, {20, 500}, {1, 20}, {250, 20}, {500, 20}} {
+			b.Run(fmt.Sprintf("%s/page=%d/size=%d", survey.name, pg.page, pg.size), func(b *testing.B) {
+				path := codesPath(survey.sid) + fmt.Sprintf("?page=%d&page_size=%d", pg.page, pg.size)
+				first := fmt.Sprintf("code-%06d", (pg.page-1)*pg.size)
+				get := func() reply {
+					r := serve(cs.h, "GET", path, cs.key, "", nil)
+					if r.code != 200 {
+						b.Fatalf("GET %s: %d %.200s", path, r.code, r.body)
+					}
+					return r
 				}
-				return r
-			}
-			r := get() // warm the key cache, and check the page
-			var p api.Page[string]
-			if err := json.Unmarshal(r.body, &p); err != nil {
-				b.Fatal(err)
-			}
-			if p.Count != seededCodes || len(p.Results) != pageSize || p.Results[0] != first {
-				b.Fatalf("page %d: count %d, %d results from %q (want %d from %q)", page, p.Count, len(p.Results), p.Results[0], pageSize, first)
-			}
-			var calls int
-			var own time.Duration
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				start := time.Now()
-				r := get()
-				own += time.Since(start) - r.calls.Elapsed()
-				calls += r.calls.DynamoDB()
-			}
-			n := float64(b.N)
-			b.ReportMetric(float64(calls)/n, "dynamodb-calls/op")
-			b.ReportMetric(float64(page*pageSize), "items-read/op")
-			b.ReportMetric(float64(own.Nanoseconds())/n, "handler-ns/op")
-		})
+				r := get() // warm the key cache, and check the page
+				var p api.Page[string]
+				if err := json.Unmarshal(r.body, &p); err != nil {
+					b.Fatal(err)
+				}
+				if p.Count != seededCodes || len(p.Results) != pg.size || p.Results[0] != first {
+					b.Fatalf("page %d: count %d, %d results from %q (want %d from %q)", pg.page, p.Count, len(p.Results), p.Results[0], pg.size, first)
+				}
+				var calls int
+				var own time.Duration
+				cs.st.read.Store(0)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					start := time.Now()
+					r := get()
+					own += time.Since(start) - r.calls.Elapsed()
+					calls += r.calls.DynamoDB()
+				}
+				n := float64(b.N)
+				read := float64(cs.st.read.Load()) / n
+				b.ReportMetric(float64(calls)/n, "dynamodb-calls/op")
+				b.ReportMetric(read, "items-read/op")
+				b.ReportMetric(float64(own.Nanoseconds())/n, "handler-ns/op")
+				// The index reads the nodes down to the page's leaf, the
+				// few codes of the leaf before the page, and the page:
+				// never the pages before it.
+				if max := float64(pg.size + 200); survey.name == "indexed" && read > max {
+					b.Errorf("page %d of %d read %.0f items, want at most %.0f", pg.page, pg.size, read, max)
+				}
+			})
+		}
 	}
 }

@@ -269,7 +269,11 @@ func TestCodeCountDeletesRaceAdds(t *testing.T) {
 }
 
 // TestCodeWriteCalls: what an upload costs. A survey without codes is not
-// checked first; one with codes is, so a re-upload writes nothing.
+// checked first; one with codes is, so a re-upload writes nothing. The
+// first upload also fixes the survey's code page index (one PutItem), and
+// codes are sent in byte order, as many a transaction as fit with the
+// index's nodes of their prefixes (codepages.go): the 99 codes of "half
+// new" are two chunks.
 func TestCodeWriteCalls(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, survey.PlanFree)
@@ -286,13 +290,13 @@ func TestCodeWriteCalls(t *testing.T) {
 		}
 	}
 	want("first upload", f.do("POST", codesPath(sid), body),
-		map[string]int{"DynamoDB.BatchGetItem": 1, "DynamoDB.TransactWriteItems": 2})
+		map[string]int{"DynamoDB.BatchGetItem": 1, "DynamoDB.PutItem": 1, "DynamoDB.TransactWriteItems": 2})
 	want("the same again", f.do("POST", codesPath(sid), body),
 		map[string]int{"DynamoDB.BatchGetItem": 3})
 	want("half new", f.do("POST", codesPath(sid), mustJSON(t, append(codes[:50:50], codeList("other", 49)...))),
-		map[string]int{"DynamoDB.BatchGetItem": 2, "DynamoDB.TransactWriteItems": 1})
+		map[string]int{"DynamoDB.BatchGetItem": 3, "DynamoDB.TransactWriteItems": 2})
 	want("delete with unknown codes", f.do("DELETE", codesPath(sid), mustJSON(t, append(codes[:10:10], "unknown-1", "unknown-2"))),
-		map[string]int{"DynamoDB.GetItem": 1, "DynamoDB.TransactWriteItems": 2})
+		map[string]int{"DynamoDB.BatchGetItem": 1, "DynamoDB.TransactWriteItems": 2})
 	if got := f.exact(t, sid); len(got) != 150+49-10 {
 		t.Errorf("%d codes, want %d", len(got), 150+49-10)
 	}

@@ -39,6 +39,9 @@ var FilterPatterns = []string{
 // Store is what the tally writes; *store.Store implements it.
 type Store interface {
 	ApplyTally(ctx context.Context, sid int64, streamShard string, recs []store.TallyRecord) (int, error)
+	// ApplyResponsePages counts the same responses in the survey's page
+	// index (store/responsepages.go), with a checkpoint of its own.
+	ApplyResponsePages(ctx context.Context, sid int64, streamShard string, recs []store.ResponsePageRecord) (int, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -149,7 +152,32 @@ func record(rec events.DynamoDBEventRecord) (sid int64, r store.TallyRecord, ok 
 	return ref.SurveyID, r, true
 }
 
-// Handle applies a batch's records to their surveys' counts. Records it
+// pageRecord is a new response's record as the page index takes it. Only
+// an INSERT adds to the index: an edit (MODIFY) keeps the response's time,
+// and a deletion or withdrawal (REMOVE) takes the response off the index
+// in its own transaction (responsepages.go).
+func pageRecord(rec events.DynamoDBEventRecord) (store.ResponsePageRecord, bool) {
+	if rec.EventName != "INSERT" {
+		return store.ResponsePageRecord{}, false
+	}
+	img := rec.Change.NewImage
+	str := func(name string) string {
+		if v, ok := img[name]; ok && v.DataType() == events.DataTypeString {
+			return v.String()
+		}
+		return ""
+	}
+	ref, ok := store.ParseResponseRef(str("PK"), str("SK"), str("submitted_at"))
+	if !ok {
+		return store.ResponsePageRecord{}, false
+	}
+	return store.ResponsePageRecord{Seq: rec.Change.SequenceNumber, Shard: store.ResponseShard(ref.ResponseID),
+		Key: store.ResponseTimeSK(ref.SubmittedAt, ref.ResponseID)}, true
+}
+
+// Handle applies a batch's records to their surveys' counts, and adds its
+// new responses to their surveys' responses page index (after the counts: each has its own
+// checkpoint, so a retried batch adds to neither twice). Records it
 // cannot read are logged and passed over (no retry would mend them). An
 // error fails the batch: the stream gives it again, and the checkpoints
 // pass over what was applied. The window's state is not used: each batch
@@ -157,6 +185,7 @@ func record(rec events.DynamoDBEventRecord) (sid int64, r store.TallyRecord, ok 
 // window and a write.
 func (t *Tally) Handle(ctx context.Context, ev events.DynamoDBTimeWindowEvent) (events.DynamoDBTimeWindowEventResponse, error) {
 	bySurvey := map[int64][]store.TallyRecord{}
+	pages := map[int64][]store.ResponsePageRecord{}
 	var oldest time.Time
 	for _, rec := range ev.Records {
 		if !Matches(rec) {
@@ -168,6 +197,9 @@ func (t *Tally) Handle(ctx context.Context, ev events.DynamoDBTimeWindowEvent) (
 			continue
 		}
 		bySurvey[sid] = append(bySurvey[sid], r)
+		if p, ok := pageRecord(rec); ok && !r.View {
+			pages[sid] = append(pages[sid], p)
+		}
 		if at := rec.Change.ApproximateCreationDateTime.Time; !at.IsZero() && (oldest.IsZero() || at.Before(oldest)) {
 			oldest = at
 		}
@@ -184,6 +216,11 @@ func (t *Tally) Handle(ctx context.Context, ev events.DynamoDBTimeWindowEvent) (
 			return events.DynamoDBTimeWindowEventResponse{}, err
 		}
 		added += n
+		if len(pages[sid]) > 0 {
+			if _, err := t.Store.ApplyResponsePages(ctx, sid, ev.ShardID, pages[sid]); err != nil {
+				return events.DynamoDBTimeWindowEventResponse{}, err
+			}
+		}
 	}
 	if added > 0 {
 		lag := time.Duration(0)

@@ -1,6 +1,7 @@
 package variables
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
@@ -19,7 +20,13 @@ import (
 
 type scan struct {
 	b []byte
-	i int
+	// text is b as one string, copied once: the strings the scan answers
+	// are slices of it, not a copy (an allocation) each.
+	text string
+	// vals is where the items' values are carved from, one backing array
+	// for many items rather than a slice each.
+	vals []links.Value
+	i    int
 }
 
 func (s *scan) ws() {
@@ -53,7 +60,11 @@ func (s *scan) eat(c byte) bool {
 // string sends the request to the general path).
 func (s *scan) str() (string, bool) {
 	b, ok := s.strBytes()
-	return string(b), ok
+	if !ok {
+		return "", false
+	}
+	end := s.i - 1 // the closing quote
+	return s.text[end-len(b) : end], true
 }
 
 // strBytes is str without the copy: the bytes of the body.
@@ -114,7 +125,7 @@ func (s *scan) number() (string, bool) {
 			return "", false
 		}
 	}
-	return string(s.b[start:s.i]), true
+	return s.text[start:s.i], true
 }
 
 func (s *scan) literal(word string) bool {
@@ -145,7 +156,7 @@ func (s *scan) scalar() (links.Scalar, bool) {
 // fastValues decodes a hashes body of the common shape into payloads, or
 // answers ok false.
 func fastValues(body []byte, vars []survey.Variable) ([]links.Payload, bool) {
-	s := &scan{b: body}
+	s := &scan{b: body, text: string(body)}
 	if !s.eat('{') {
 		return nil, false
 	}
@@ -182,7 +193,7 @@ func (s *scan) items(types map[string]survey.Variable) ([]links.Payload, bool) {
 	if !s.eat('[') {
 		return nil, false
 	}
-	out := make([]links.Payload, 0, 256)
+	out := make([]links.Payload, 0, min(maxLinks, max(1, bytes.Count(s.b[s.i:], []byte{'{'}))))
 	for first := true; ; first = false {
 		if s.eat(']') {
 			return out, true
@@ -202,7 +213,13 @@ func (s *scan) item(types map[string]survey.Variable) (links.Payload, bool) {
 	if !s.eat('{') {
 		return links.Payload{}, false
 	}
-	p := links.Payload{Values: make([]links.Value, 0, min(len(types), 8))}
+	// The item's values go at the end of the shared backing array; a new
+	// one (for many items) is made when it has no room for this one's.
+	if n := len(types) + 1; cap(s.vals)-len(s.vals) < n {
+		s.vals = make([]links.Value, 0, max(n*256, 1024))
+	}
+	from := len(s.vals)
+	p := links.Payload{Values: s.vals[from:from:cap(s.vals)]}
 	for first := true; ; first = false {
 		if s.eat('}') {
 			break
@@ -239,9 +256,14 @@ func (s *scan) item(types map[string]survey.Variable) (links.Payload, bool) {
 				return links.Payload{}, false // a repeated key: the general path decides
 			}
 		}
+		if len(p.Values) == cap(p.Values) {
+			return links.Payload{}, false // more keys than variables: a repeat; the general path decides
+		}
 		p.Values = append(p.Values, v)
 	}
 	sortValues(p.Values)
+	p.Values = p.Values[:len(p.Values):len(p.Values)] // the next item's values are not this one's
+	s.vals = s.vals[:from+len(p.Values)]
 	return p, true
 }
 

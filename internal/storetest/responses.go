@@ -124,5 +124,10 @@ func ImportResponses(ctx context.Context, st *store.Store, rs []survey.Response)
 			return nil, fmt.Errorf("storetest: count imported responses of survey %d: %w", sid, err)
 		}
 	}
+	// The stream's tally passes imports over: count them in the page index
+	// as the tally counts submissions (store/responsepages.go).
+	if err := st.IndexImportedResponses(ctx, out); err != nil {
+		return nil, fmt.Errorf("storetest: index imported responses: %w", err)
+	}
 	return out, nil
 }

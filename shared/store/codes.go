@@ -49,7 +49,7 @@ type countItem struct {
 // shards (it is never written now, and counts still). A survey in the
 // trash answers too; a missing or foreign one ENOTFOUND.
 func (s *Store) CodeCount(ctx context.Context, aid, sid int64) (int64, error) {
-	sv, n, err := s.codeCount(ctx, sid)
+	sv, n, _, err := s.codeCount(ctx, sid)
 	if err != nil {
 		return 0, err
 	}
@@ -59,58 +59,98 @@ func (s *Store) CodeCount(ctx context.Context, aid, sid int64) (int64, error) {
 	return n, nil
 }
 
-func (s *Store) codeCount(ctx context.Context, sid int64) (survey.Survey, int64, error) {
-	keys := []dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}}
+// codeCount also reads the survey's code page index depth (-1: none yet;
+// see codepages.go).
+func (s *Store) codeCount(ctx context.Context, sid int64) (survey.Survey, int64, int, error) {
+	keys := []dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}, dynamo.Keys{CodesPK(sid), codePagesSK}}
 	for i := range CodeCountShards {
 		keys = append(keys, dynamo.Keys{CodesPK(sid), CodeCountSK(i)})
 	}
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
 	if err != nil && err != dynamo.ErrNotFound {
-		return survey.Survey{}, 0, s.fail(fmt.Sprintf("count codes of survey %d", sid), err)
+		return survey.Survey{}, 0, 0, s.fail(fmt.Sprintf("count codes of survey %d", sid), err)
 	}
 	var sv survey.Survey
 	var n int64
-	found := false
+	found, depth := false, -1
 	for _, item := range items {
-		if skOf(item) == SurveySK {
+		switch skOf(item) {
+		case SurveySK:
 			if sv, err = decodeSurvey(item); err != nil {
-				return survey.Survey{}, 0, err
+				return survey.Survey{}, 0, 0, err
 			}
 			found = true
+			continue
+		case codePagesSK:
+			var m codePageMeta
+			if err := dynamo.UnmarshalItem(item, &m); err != nil {
+				return survey.Survey{}, 0, 0, fmt.Errorf("store: decode code index: %w", err)
+			}
+			depth = m.Depth
 			continue
 		}
 		var c countItem
 		if err := dynamo.UnmarshalItem(item, &c); err != nil {
-			return survey.Survey{}, 0, fmt.Errorf("store: decode code count: %w", err)
+			return survey.Survey{}, 0, 0, fmt.Errorf("store: decode code count: %w", err)
 		}
 		n += c.Count
 	}
 	if !found {
-		return survey.Survey{}, 0, survey.ErrNotFound
+		return survey.Survey{}, 0, 0, survey.ErrNotFound
 	}
-	return sv, n, nil
+	return sv, n, depth, nil
 }
 
 // CodesPage reads page (1-based) of pageSize codes of a survey, in byte
-// order. DynamoDB has no offset: the codes of earlier pages are read and
-// dropped, keys only, up to 10,000 a Query (a code item is a few dozen
-// bytes, so that is one 1 MB page). Page 1 of 500 is one Query of 500
-// items; page 20 is one Query of 10,000.
+// order (see CodesPageRead).
 func (s *Store) CodesPage(ctx context.Context, sid int64, page, pageSize int) ([]string, error) {
-	skip, need := (page-1)*pageSize, page*pageSize
+	codes, _, err := s.CodesPageRead(ctx, sid, page, pageSize)
+	return codes, err
+}
+
+// CodesPageRead reads page (1-based) of pageSize codes of a survey, in
+// byte order, and answers the items it read. DynamoDB has no offset: the
+// codes' page index (codepages.go) finds the leaf of the trie where the
+// page starts, and one Query reads from there the few codes of that leaf
+// before the page's first and the page. Where the index cannot answer (a
+// survey whose codes predate it), the codes of earlier pages are read and
+// dropped, keys only, up to 10,000 a Query (a code item is a few dozen
+// bytes, so that is one 1 MB page): page 20 of 500 is then one Query of
+// 10,000.
+func (s *Store) CodesPageRead(ctx context.Context, sid int64, page, pageSize int) ([]string, int, error) {
+	skip := int64(page-1) * int64(pageSize)
+	if skip == 0 { // the first page starts at the first code: nothing to find
+		return s.codesFrom(ctx, sid, "", 0, pageSize)
+	}
+	from, within, read, ok, err := s.codePageStart(ctx, sid, skip)
+	if err != nil {
+		return nil, read, err
+	}
+	if !ok {
+		from, within = "", skip
+	}
+	codes, n, err := s.codesFrom(ctx, sid, from, within, pageSize)
+	return codes, read + n, err
+}
+
+// codesFrom reads the codes from the first at or after from in byte
+// order, passing over skip of them, up to pageSize; and the items read.
+func (s *Store) codesFrom(ctx context.Context, sid int64, from string, skip int64, pageSize int) ([]string, int, error) {
+	need := skip + int64(pageSize)
 	out := make([]string, 0, pageSize)
 	var start dynamo.PagingKey
-	for seen := 0; seen < need; {
+	var seen int64
+	for seen < need {
 		var items []codeItem
-		q := s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.BeginsWith, codePrefix).
-			Project(AttrPK, AttrSK).SearchLimit(min(need-seen, 10000))
+		q := s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.Between, CodeSK(from), codeEnd).
+			Project(AttrPK, AttrSK).SearchLimit(int(min(need-seen, 10000)))
 		if start != nil {
 			q = q.StartFrom(start)
 		}
 		next, err := q.AllWithLastEvaluatedKey(ctx, &items)
 		if err != nil {
-			return nil, s.fail(fmt.Sprintf("read codes of survey %d", sid), err)
+			return nil, int(seen), s.fail(fmt.Sprintf("read codes of survey %d", sid), err)
 		}
 		for _, it := range items {
 			if seen >= skip && seen < need {
@@ -123,8 +163,12 @@ func (s *Store) CodesPage(ctx context.Context, sid int64, page, pageSize int) ([
 		}
 		start = next
 	}
-	return out, nil
+	return out, int(seen), nil
 }
+
+// codeEnd is above every code's SK and below every other item of the
+// codes' partition ('$' follows '#').
+const codeEnd = "CODE$"
 
 // CheckCode tells whether a responder's code admits them to the survey:
 // it is one of the survey's codes and, when codes are unique, no response

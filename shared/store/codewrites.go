@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -46,6 +47,9 @@ type codeOp struct {
 	// check reads which codes exist before the first attempt, so that a
 	// transaction is not sent (and cancelled) for codes already as wanted.
 	check bool
+	// depth is the survey's code page index depth (codepages.go); 0: not
+	// indexed.
+	depth int
 }
 
 func (op codeOp) String() string {
@@ -64,7 +68,7 @@ func (op codeOp) String() string {
 // the store stays busy; codes written before a failure stay written and
 // counted, and a retry of the upload finishes it.
 func (s *Store) AddCodes(ctx context.Context, aid, sid int64, codes []string) error {
-	sv, count, err := s.codeCount(ctx, sid)
+	sv, count, depth, err := s.codeCount(ctx, sid)
 	switch {
 	case err != nil:
 		return err
@@ -73,17 +77,23 @@ func (s *Store) AddCodes(ctx context.Context, aid, sid int64, codes []string) er
 	case sv.Deleted:
 		return survey.ErrSurveyDeleted
 	}
-	return s.writeCodes(ctx, codeOp{sid: sid, add: true, check: count > 0}, sliceChunks(codes))
+	if depth < 0 {
+		if depth, err = s.newCodePageDepth(ctx, sid, count, codes); err != nil {
+			return err
+		}
+	}
+	return s.writeCodes(ctx, codeOp{sid: sid, add: true, check: count > 0, depth: depth}, sliceChunks(codes, depth))
 }
 
 // DeleteCodes removes the given codes of a survey of the account (unknown
 // ones are ignored) and lowers the count by exactly the codes it removed:
 // transactions of 99 conditional deletes, as AddCodes writes.
 func (s *Store) DeleteCodes(ctx context.Context, aid, sid int64, codes []string) error {
-	if err := s.checkWritable(ctx, aid, sid); err != nil {
+	depth, err := s.writableCodes(ctx, aid, sid)
+	if err != nil {
 		return err
 	}
-	return s.writeCodes(ctx, codeOp{sid: sid}, sliceChunks(codes))
+	return s.writeCodes(ctx, codeOp{sid: sid, depth: depth}, sliceChunks(codes, depth))
 }
 
 // DeleteAllCodes removes every code of a survey of the account: a Query of
@@ -92,10 +102,11 @@ func (s *Store) DeleteCodes(ctx context.Context, aid, sid int64, codes []string)
 // code deleted took one off it, not because it is reset; codes uploaded
 // meanwhile stay, and stay counted.
 func (s *Store) DeleteAllCodes(ctx context.Context, aid, sid int64) error {
-	if err := s.checkWritable(ctx, aid, sid); err != nil {
+	depth, err := s.writableCodes(ctx, aid, sid)
+	if err != nil {
 		return err
 	}
-	return s.writeCodes(ctx, codeOp{sid: sid}, func(ctx context.Context, send func([]string) bool) error {
+	return s.writeCodes(ctx, codeOp{sid: sid, depth: depth}, func(ctx context.Context, send func([]string) bool) error {
 		iter := s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.BeginsWith, codePrefix).
 			Project(AttrSK).Consistent(true).Iter()
 		chunk := make([]string, 0, codeTxCodes)
@@ -103,30 +114,56 @@ func (s *Store) DeleteAllCodes(ctx context.Context, aid, sid int64) error {
 		for iter.Next(ctx, &it) {
 			chunk = append(chunk, strings.TrimPrefix(it.SK, codePrefix))
 			if len(chunk) == codeTxCodes {
-				if !send(chunk) {
+				// In byte order already: as many as fit with their nodes.
+				n := packCodes(chunk, depth)
+				if !send(chunk[:n:n]) {
 					return nil
 				}
-				chunk = make([]string, 0, codeTxCodes)
+				chunk = append(make([]string, 0, codeTxCodes), chunk[n:]...)
 			}
 		}
 		if err := iter.Err(); err != nil {
 			return s.fail(fmt.Sprintf("list codes of survey %d", sid), err)
 		}
-		if len(chunk) > 0 {
-			send(chunk)
+		for len(chunk) > 0 {
+			n := packCodes(chunk, depth)
+			if !send(chunk[:n:n]) {
+				return nil
+			}
+			chunk = chunk[n:]
 		}
 		return nil
 	})
+}
+
+// writableCodes checks that the survey is the account's and not in the
+// trash, and answers its code page index depth (0: none), in one read.
+func (s *Store) writableCodes(ctx context.Context, aid, sid int64) (int, error) {
+	sv, _, depth, err := s.codeCount(ctx, sid)
+	switch {
+	case err != nil:
+		return 0, err
+	case sv.AccountID != aid:
+		return 0, survey.ErrNotFound
+	case sv.Deleted:
+		return 0, survey.ErrSurveyDeleted
+	}
+	return max(depth, 0), nil
 }
 
 // chunkSource hands chunks of codes to send until it returns false (the
 // write has failed and stopped).
 type chunkSource func(ctx context.Context, send func([]string) bool) error
 
-func sliceChunks(codes []string) chunkSource {
+// sliceChunks sends codes in byte order (a copy: the caller's order is
+// its own), each chunk as many as fit in a transaction with the page
+// index's nodes of their prefixes (packCodes; 99 when not indexed).
+func sliceChunks(codes []string, depth int) chunkSource {
+	codes = append([]string(nil), codes...)
+	sort.Strings(codes)
 	return func(_ context.Context, send func([]string) bool) error {
 		for len(codes) > 0 {
-			n := min(len(codes), codeTxCodes)
+			n := min(len(codes), codeTxCodes, packCodes(codes[:min(len(codes), codeTxCodes)], depth))
 			if !send(codes[:n]) {
 				return nil
 			}
@@ -198,6 +235,16 @@ func (s *Store) codeTx(ctx context.Context, op codeOp, shard int, codes []string
 			return nil
 		}
 		reasons := txReasons(err)
+		if reasons == nil && serverError(err) && tries < codeTxAttempts {
+			// A 500 that outlasted the SDK's retries (DynamoDB Local's
+			// lock timeouts under load): the same transaction again, later
+			// (had it committed, its conditions fail and its codes drop).
+			if err := codeBackoff(ctx, tries); err != nil {
+				return s.fail(op.String(), err)
+			}
+			tries++
+			continue
+		}
 		if reasons == nil {
 			return s.fail(op.String(), err)
 		}
@@ -243,7 +290,10 @@ func (s *Store) codeTxOnce(ctx context.Context, op codeOp, shard int, codes []st
 	if !op.add {
 		n = -n
 	}
-	tx.Update(s.table.Update(AttrPK, CodesPK(op.sid)).Range(AttrSK, CodeCountSK(shard)).Add(AttrCodeCount, n))
+	count := s.table.Update(AttrPK, CodesPK(op.sid)).Range(AttrSK, CodeCountSK(shard)).Add(AttrCodeCount, n)
+	// After the codes (a cancellation's reasons are read by position).
+	s.indexCodes(tx, count, op.sid, shard, op.depth, codes, op.add)
+	tx.Update(count)
 	return tx.Run(ctx)
 }
 

@@ -85,3 +85,9 @@ func txRetryable(err error) bool {
 	}
 	return false
 }
+
+// serverError tells a DynamoDB 500 (InternalServerError) apart.
+func serverError(err error) bool {
+	var ise *types.InternalServerError
+	return errors.As(err, &ise)
+}

@@ -68,7 +68,8 @@ func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission) (S
 // withdraw takes back a response the fence refused, in one transaction of
 // the responder's own items: the response and its Idempotency-Key
 // deleted, its code and its link spent no more (each only if this
-// response spent it), its responder's guard item removed. Its counts need
+// response spent it), its responder's guard item removed, and its 5 nodes
+// of the responses' page index taken down by one (responsepages.go). Its counts need
 // no write here: the tally adds them when the response's insertion
 // reaches it on the stream and takes them back when its removal does,
 // exactly once each. Only a variable's has_response flag, which is not a
@@ -82,6 +83,7 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 			Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, ResponseSK(r.ID)).If("attribute_exists(PK)")).
 			Delete(s.table.Delete(AttrPK, ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash))).Range(AttrSK, IdempotencySK(sub.KeyHash)).
 				If("response_id = ?", r.ID))
+		s.takeBackResponsePage(tx, sid, ResponseTimeSK(r.SubmittedAt, r.ID))
 		if sub.CheckCode && sub.CodeUnique {
 			tx.Update(s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeSK(r.Code)).
 				Remove("used", "used_at", "response_id").If("response_id = ?", r.ID))

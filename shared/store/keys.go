@@ -24,7 +24,10 @@
 //	survey settings      SURVEY#<sid>          SETTINGS          (one attribute a setting; code_count, the count before its shards)
 //	variables            SURVEY#<sid>          VARIABLES         (all of a survey's variables; version)
 //	auth code            CODES#<sid>           CODE#<code>
-//	auth code count      CODES#<sid>           COUNT#<0..7>      (code_count: one shard of the count)
+//	auth code count      CODES#<sid>           COUNT#<0..7>      (code_count: one shard of the count; x<hex byte>, t: that
+//	                                                             shard's root counts of the code page index, codepages.go)
+//	code page index      CODES#<sid>           PAGES             (depth: the trie's depth, fixed by the first upload)
+//	  a node, per shard  CODES#<sid>           PAGES#<hex prefix>#<0..7> (x<hex byte>, t: codes of the shard under the prefix)
 //	code guess window    GUESSES#<sid>         <window>          (n: failed checks; expires_at)
 //	  and per client     GUESSES#<sid>         <window>#<client> (n: failed checks of one IP; expires_at)
 //	data key (wrapped)   DATAKEY#<kid>         DATAKEY
@@ -38,6 +41,10 @@
 //	edit guard           RESPONSES#<sid>[#k]   EDITING#<rid>     (an unsettled edit of the response: edited_at; TTL 15 s; edit.go)
 //	view record          VIEWLOG#<sid>#<0..15> VIEW#<random>     (TTL 48 hours; counted by the tally; see views.go)
 //	tally checkpoint     TALLY#<sid>           <stream shard id> (seq: the last record part applied; TTL 48 hours; see tally.go)
+//	response page node   RPAGES#<sid>          N#<time prefix>   (c<digits>: responses of each month/day/hour/minute/second
+//	                                                             under the prefix; responsepages.go)
+//	response page marks  RPAGES#<sid>          META              (f<k>, h<k>: first and highest key applied, per shard)
+//	page index checkpoint RPAGES#<sid>         CP#<stream shard> (seq; TTL 48 hours)
 //	export job           EXPORTS#<sid>         EXPORT#<job id>   (state, file key, rows; TTL 24 hours; see exportjobs.go)
 //	spent challenge      CHALLENGE#<sid>#<salt> SPENT           (TTL expires_at: an hour after the challenge's expiry)
 //	request counter      RATE#<scope>#<key>    W#<window>#<shard> (n; TTL expires_at: an hour after the window; rates.go,
@@ -109,8 +116,14 @@
 //	settings change                 TransactWriteItems: UpdateItem SETTINGS (named fields only), SURVEY (fields, expiry keys; live)
 //	surveys due for the sweep       Query GSI2 EXPIRY#<0..7>, GSI2SK <= <today>#~ (sparse: only surveys with a date)
 //	close a due survey              UpdateItem SURVEY conditional on the indexed date, removing its GSI2 keys
-//	auth codes, a page              BatchGetItem SURVEY, SETTINGS, COUNT#0..7 (the count), Query CODES#<sid> begins_with CODE# (keys only)
-//	add or delete codes             TransactWriteItems: up to 99 conditional Put/Delete CODE#, ADD to one COUNT# shard
+//	auth codes, a page              BatchGetItem SURVEY, SETTINGS, COUNT#0..7 (the count); page k > 1: BatchGetItem PAGES +
+//	                                COUNT#0..7 (the trie's root), one Query a level of PAGES#<hex prefix># (consistent) down
+//	                                to the leaf of the page's start; then Query CODES#<sid> CODE# BETWEEN <leaf> AND CODE$
+//	                                (keys only: the leaf's codes before the start, and the page). Where the root's counts
+//	                                do not add up to the count (codes from before the index): the earlier pages' keys
+//	add or delete codes             TransactWriteItems, in byte order: conditional Put/Delete CODE# (up to 99), ADD to one
+//	                                COUNT# shard (count and root counts) and to that shard's nodes of their prefixes, all
+//	                                under 100 items (codepages.go); the first upload also PutItem PAGES (conditional)
 //	                                (BatchGetItem first, of which exist, when the survey has codes)
 //	delete every code               Query CODES#<sid> begins_with CODE#, then transactions as above, page by page
 //	auth code check                 GetItem CODES#<sid> CODE#<code> (consistent; a unique code is spent by its response)
@@ -121,14 +134,21 @@
 //	variables of a survey           BatchGetItem SURVEY + VARIABLES; written whole under the version read
 //	personalised link data key      GetItem DATAKEY CURRENT (holds the wrapped key), GetItem DATAKEY#<kid> on a miss
 //	one-use link used?              GetItem LINK#<token id> (consistent; the response's transaction puts it)
-//	responses, a page (owner)       Query GSI1 RTIME#<sid>[#k] for each of the 16 shards at once, newest first, GSI1SK between
-//	                                the filters and the cursor, merged (each reads at most the page)
-//	responses, page k by number     the same Queries projecting keys up to the page's start (1 MB a call), then as above
+//	responses, a page (owner)       Query GSI1 RTIME#<sid>[#k] of the 16 shards, newest first, GSI1SK between the filters
+//	                                and the cursor, merged lazily: a few items a shard at once, a shard read again only
+//	                                when its items are used (responses_read.go): about the page's items in all
+//	responses, page k by number     GetItem RPAGES META, GetItem RPAGES N#<prefix> a level down to the second of the page's
+//	                                start (and the ends cut by the filters), the merged Queries of that second's keys and of
+//	                                the keys outside the marks (the last minute's); then as above. Without marks for
+//	                                every shard, or with ?spam=: the merged Queries of every earlier key (keys only)
+//	tally: the page index           per survey and stream shard: GetItem RPAGES CP#<shard> (consistent), TransactWriteItems:
+//	                                ADD to its nodes, SET META marks, Put CP (conditional on the read), 90 nodes a transaction
 //	one response (owner)            BatchGetItem SURVEY + RESPONSE#<rid> in its shard and in shard 0 (consistent)
 //	export job                      PutItem EXPORT (pending) + SQS; the export function: UpdateItem EXPORT (running), the
 //	                                responses' Queries, S3 multipart upload, UpdateItem EXPORT (succeeded)
-//	delete a response               BatchGetItem SURVEY + RESPONSE (consistent: live, the account's?), then DeleteItem RESPONSE
-//	                                (attribute_exists); the tally takes its counts back from the REMOVE record. A response
+//	delete a response               BatchGetItem SURVEY + RESPONSE (consistent: live, the account's?), then TransactWriteItems:
+//	                                Delete RESPONSE (attribute_exists), Update RPAGES N#... ADD -1 (5 nodes); the tally takes
+//	                                its counts back from the REMOVE record. A response
 //	                                counted before the tally: TransactWriteItems of the Delete, Update SURVEY ADD
 //	                                submitted_responses -1 (live, the account's), Update AGG#<sid> SHARD#<n> ADD -1 to its counts
 //	edit a response (section 16)    BatchGetItem RESPONSE (consistent), TransactWriteItems: Update RESPONSE (edited_at as read),

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"sort"
 	"sync"
 	"time"
 
@@ -14,8 +13,8 @@ import (
 )
 
 // The owner's reads of responses and their deletion (contract section 12).
-// A page merges one Query of GSI1 RTIME#<sid>[#<shard>] per shard (run at
-// once): the filters and the cursor are key conditions on GSI1SK
+// A page merges Queries of GSI1 RTIME#<sid>[#<shard>], each shard read a
+// little at a time (mergedResponses, a lazy k-way merge): the filters and the cursor are key conditions on GSI1SK
 // (<submitted_at>#<rid>, the same order in every shard), never filter
 // expressions, so DynamoDB reads only items in range, and a cursor (a
 // position in that order) continues every shard at once.
@@ -44,6 +43,9 @@ type ResponseQuery struct {
 	// responses pass (more than one call only where the others fill a
 	// page).
 	Spam *bool
+	// keyLo and keyHi narrow the GSI1SK range further (inclusive; ""
+	// open): the page index's regions (responsepages.go).
+	keyLo, keyHi string
 }
 
 // ResponsePage is what one Query read.
@@ -135,6 +137,15 @@ func (s *Store) responsesQuery(sid int64, shard int, q ResponseQuery, limit int)
 	if !ok || limit < 1 {
 		return nil, false
 	}
+	if q.keyLo != "" && (lo == "" || q.keyLo > lo) {
+		lo = q.keyLo
+	}
+	if q.keyHi != "" && (hi == "" || q.keyHi < hi) {
+		hi = q.keyHi
+	}
+	if lo != "" && hi != "" && lo > hi {
+		return nil, false
+	}
 	query := s.table.Get(AttrGSI1PK, ResponseTimeShardKey(sid, shard)).Index(IndexGSI1)
 	switch {
 	case q.Spam != nil && *q.Spam:
@@ -158,59 +169,118 @@ func (s *Store) responsesQuery(sid int64, shard int, q ResponseQuery, limit int)
 	return query, true
 }
 
-// mergedResponses reads q's first responses in order across the shards:
-// one Query per shard, at most limit items each, all at once, merged. A
-// shard that stopped early (at limit or at 1 MB) bounds the answer: only
-// items up to its last one are certain to be the next in order, so the
-// answer ends there and more says so. project, when given, names the
-// attributes to read (GSI1SK is always read).
+// mergedResponses reads q's first limit responses in order across the
+// shards: a lazy k-way merge. Each shard is read a little at a time (all
+// at once the first time, a few items each: about limit/ResponseShards
+// and a couple more), its items kept in a buffer; the merge takes the
+// first item of the buffers in q's order, and a shard whose buffer is
+// used up while DynamoDB has more of it is read again (twice as much as
+// last time, never more than what is still wanted) before the merge goes
+// on, because its next item may come first. So a page reads about its own
+// items plus a few a shard, not a page from each shard; more says whether
+// any shard holds more. project, when given, names the attributes to
+// read (GSI1SK is always read).
 func (s *Store) mergedResponses(ctx context.Context, sid int64, q ResponseQuery, limit int, project ...string) (items []responseItem, more bool, scanned int, err error) {
-	var (
-		mu     sync.Mutex
-		cutoff string // the earliest, in q's order, last key of a shard that has more
-		cut    bool
-	)
+	if limit < 1 {
+		return nil, false, 0, nil
+	}
 	before := func(a, b string) bool { // a comes before b in q's order
 		if q.Ascending {
 			return a < b
 		}
 		return a > b
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	for shard := range ResponseShards {
-		query, ok := s.responsesQuery(sid, shard, q, limit)
+	type cursor struct {
+		shard   int
+		buf     []responseItem
+		start   dynamo.PagingKey
+		done    bool // DynamoDB has no more of this shard
+		size    int  // the Limit of the last read
+		refills int
+	}
+	cursors := make([]*cursor, ResponseShards)
+	for shard := range cursors {
+		cursors[shard] = &cursor{shard: shard, size: (limit+ResponseShards-1)/ResponseShards + 1}
+	}
+	var mu sync.Mutex
+	read := func(ctx context.Context, c *cursor, n int) error {
+		query, ok := s.responsesQuery(sid, c.shard, q, n)
 		if !ok {
-			return nil, false, 0, nil
+			c.done = true
+			return nil
 		}
 		if len(project) > 0 {
 			query.Project(append(project, AttrGSI1SK)...)
 		}
-		g.Go(func() error {
-			var sm dynamo.ScanMetrics
-			var got []responseItem
-			lek, err := query.ScanMetrics(&sm).AllWithLastEvaluatedKey(gctx, &got)
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			scanned += int(sm.Scanned)
-			items = append(items, got...)
-			if lek != nil && len(got) > 0 {
-				if last := got[len(got)-1].GSI1SK; !cut || before(last, cutoff) {
-					cutoff, cut = last, true
-				}
-			}
-			return nil
-		})
+		if c.start != nil {
+			query.StartFrom(c.start)
+		}
+		var sm dynamo.ScanMetrics
+		var got []responseItem
+		lek, err := query.ScanMetrics(&sm).AllWithLastEvaluatedKey(ctx, &got)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		scanned += int(sm.Scanned)
+		mu.Unlock()
+		c.buf, c.start, c.done, c.size = got, lek, lek == nil, n
+		return nil
 	}
-	if err := g.Wait(); err != nil {
+	// refill reads, at once, every shard whose buffer is used up and
+	// which has more.
+	refill := func(first bool) error {
+		g, gctx := errgroup.WithContext(ctx)
+		for _, c := range cursors {
+			if c.done || len(c.buf) > 0 {
+				continue
+			}
+			// The first refill of a shard guesses its share of what is
+			// still wanted; the next ones double (a range where one shard
+			// holds most responses takes a few reads, not one per item).
+			n, rest := c.size, limit-len(items)
+			switch {
+			case first:
+			case c.refills == 0:
+				n = (rest+ResponseShards-1)/ResponseShards + 1
+			default:
+				n = min(2*c.size, rest)
+			}
+			if !first {
+				c.refills++
+			}
+			g.Go(func() error { return read(gctx, c, max(n, 1)) })
+		}
+		return g.Wait()
+	}
+	if err := refill(true); err != nil {
 		return nil, false, scanned, s.fail(fmt.Sprintf("query responses of survey %d", sid), err)
 	}
-	sort.Slice(items, func(i, j int) bool { return before(items[i].GSI1SK, items[j].GSI1SK) })
-	if cut {
-		n := sort.Search(len(items), func(i int) bool { return before(cutoff, items[i].GSI1SK) })
-		items, more = items[:n], true
+	for len(items) < limit {
+		needs := false
+		for _, c := range cursors {
+			needs = needs || (len(c.buf) == 0 && !c.done)
+		}
+		if needs {
+			if err := refill(false); err != nil {
+				return nil, false, scanned, s.fail(fmt.Sprintf("query responses of survey %d", sid), err)
+			}
+			continue
+		}
+		var next *cursor
+		for _, c := range cursors {
+			if len(c.buf) > 0 && (next == nil || before(c.buf[0].GSI1SK, next.buf[0].GSI1SK)) {
+				next = c
+			}
+		}
+		if next == nil {
+			break // every shard read to its end
+		}
+		items = append(items, next.buf[0])
+		next.buf = next.buf[1:]
+	}
+	for _, c := range cursors {
+		more = more || len(c.buf) > 0 || !c.done
 	}
 	return items, more, scanned, nil
 }
@@ -298,8 +368,10 @@ const deleteAttempts = 5
 //
 // One strongly consistent BatchGetItem reads the survey (live, the
 // account's?) and the response; then a submitted response (the tally's
-// mark) is deleted by one conditional DeleteItem of that item alone, which
-// races with no other responder's or the tally's writes, and the tally
+// mark) is deleted by one transaction of a conditional Delete of that item
+// and its page index's nodes (responsepages.go: -1 in each of 5 nodes,
+// written otherwise only by the tally's index pass, so a conflict is rare
+// and retried), and the tally
 // takes it back from the survey's submitted_responses, spam_responses and
 // report counts when the removal reaches it on the stream (exactly once:
 // tally.go). However many deletions race, one removes the item (the
@@ -310,7 +382,7 @@ const deleteAttempts = 5
 func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).Get(append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}}, responseKeys(sid, rid)...)...).
-		Project(AttrPK, AttrSK, "account_id", "deleted", "agg_shard", "agg", "spam", "tally").Consistent(true).All(ctx, &items)
+		Project(AttrPK, AttrSK, "account_id", "deleted", "agg_shard", "agg", "spam", "tally", AttrGSI1SK).Consistent(true).All(ctx, &items)
 	if err != nil && err != dynamo.ErrNotFound {
 		return s.fail(fmt.Sprintf("read response %d", rid), err)
 	}
@@ -325,6 +397,7 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 			ReportAttrs []string `dynamo:"agg,set"`
 			Spam        bool     `dynamo:"spam"`
 			Tally       bool     `dynamo:"tally"`
+			TimeKey     string   `dynamo:"GSI1SK"`
 		}
 	)
 	foundSurvey, found := false, false
@@ -347,14 +420,24 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 	case !found:
 		return survey.ErrNotFound
 	case old.Tally:
-		err := s.table.Delete(AttrPK, old.PK).Range(AttrSK, ResponseSK(rid)).If("attribute_exists(PK)").Run(ctx)
-		if dynamo.IsCondCheckFailed(err) {
-			return survey.ErrNotFound
+		for attempt := 1; ; attempt++ {
+			tx := s.db.WriteTx().Idempotent(true).
+				Delete(s.table.Delete(AttrPK, old.PK).Range(AttrSK, ResponseSK(rid)).If("attribute_exists(PK)"))
+			s.takeBackResponsePage(tx, sid, old.TimeKey)
+			err := tx.Run(ctx)
+			switch {
+			case err == nil:
+				return nil
+			case txFailedAt(err, 0):
+				return survey.ErrNotFound
+			case txConflict(err) && attempt < deleteAttempts:
+				if err := backoff(ctx, attempt); err != nil {
+					return s.fail(fmt.Sprintf("delete response %d", rid), err)
+				}
+			default:
+				return s.fail(fmt.Sprintf("delete response %d of survey %d", rid, sid), err)
+			}
 		}
-		if err != nil {
-			return s.fail(fmt.Sprintf("delete response %d of survey %d", rid, sid), err)
-		}
-		return nil
 	}
 	for attempt := 1; ; attempt++ {
 		count := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add("submitted_responses", -1)
@@ -377,6 +460,7 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 			}
 			tx.Update(agg)
 		}
+		s.takeBackResponsePage(tx, sid, old.TimeKey)
 		err := tx.Run(ctx)
 		switch {
 		case err == nil:
@@ -413,6 +497,12 @@ const skipChunk = 10000
 // (k-1)*size-th response. Each round reads up to skipChunk keys of every
 // shard and passes over the ones certain to come first.
 func (s *Store) SkipResponses(ctx context.Context, sid int64, q ResponseQuery, n int) (*ResponsePosition, int, error) {
+	if n < 1 {
+		return nil, 0, nil
+	}
+	if pos, read, ok, err := s.skipIndexed(ctx, sid, q, n); ok || err != nil {
+		return pos, read, err
+	}
 	var last *ResponsePosition
 	scanned := 0
 	for n > 0 {

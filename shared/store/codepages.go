@@ -1,0 +1,292 @@
+package store
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/guregu/dynamo/v2"
+)
+
+// The codes' page index (issue 18, finding 17): DynamoDB has no offset, so
+// page k of a survey's codes used to read the (k-1)*size codes before it.
+// The index is a trie of counts over the codes' bytes, kept exact by the
+// transactions that write the codes, and read from the root down to the
+// page's start.
+//
+//   - A node is a prefix p of codes, of length below the survey's depth D
+//     (or longer, while it ends inside a UTF-8 character).
+//     It counts, for each next byte b, the codes that start with p+b
+//     (attribute x<hex b>), and whether p itself is a code (attribute t).
+//     In byte order a code equal to p comes before every longer one, then
+//     the children by byte: so the counts give every code's rank.
+//   - No item is shared by concurrent writers: the counts of a node are
+//     kept per count shard, beside the count (CodeCountSK). The root's
+//     counts are attributes of the count shard item COUNT#<n> itself; the
+//     node p of shard n is CODES#<sid> / PAGES#<hex p>#<n>. A transaction of
+//     codes already owns its count shard (codewrites.go), and now also that
+//     shard's nodes: it ADDs to the nodes of its codes' prefixes in the same
+//     transaction as the codes and the count, so the index is never behind
+//     or ahead of the codes, and no retry or crash can make it drift.
+//   - D is fixed per survey when its first codes are written (CODES#<sid> /
+//     PAGES, never changed): the length of the first upload's longest common
+//     prefix plus codePageFanDepth, at most codePageMaxDepth. Codes that
+//     share a long prefix (code-000001...) get a deep trie, random ones a
+//     shallow one; a leaf (a prefix of length D) holds the few codes that
+//     share it.
+//   - A transaction touches its codes, its count shard and the nodes of
+//     their prefixes, at most 100 items: codes are written in byte order,
+//     chunked so that codes and nodes fit (packCodes).
+//
+// Reading page k: one consistent BatchGetItem of the meta item and the
+// count shards (the root), then one consistent Query a level (the node's
+// items of every shard, PAGES#<hex p>#), down to the leaf holding the
+// page's first code, then one Query from that leaf of the codes before the
+// start within it and the page. The index is exact, not lagging; it is
+// used only when the root's counts add up to the survey's code count (a
+// survey whose codes were written before the index, or seeded around the
+// store, does not), and otherwise the page is read as before.
+
+const (
+	codePagesSK       = "PAGES"
+	codePagePrefix    = "PAGES#"
+	codePageFanDepth  = 3
+	codePageMaxDepth  = 16
+	codePageTerminal  = "t"
+	codePageChildAttr = "x"
+)
+
+// codePageNodeSK is node p's item of count shard n.
+func codePageNodeSK(p string, shard int) string {
+	return codePagePrefix + hex.EncodeToString([]byte(p)) + fmt.Sprintf("#%d", shard)
+}
+
+// codePageAttr is the attribute of node p that counts codes continuing
+// with byte b, or ending at p (b < 0).
+func codePageAttr(b int) string {
+	if b < 0 {
+		return codePageTerminal
+	}
+	return fmt.Sprintf("%s%02x", codePageChildAttr, b)
+}
+
+// codePageDepth is D for a survey whose first codes are these.
+func codePageDepth(codes []string) int {
+	if len(codes) == 0 {
+		return 0
+	}
+	lcp := codes[0]
+	for _, c := range codes[1:] {
+		n := 0
+		for n < len(lcp) && n < len(c) && lcp[n] == c[n] {
+			n++
+		}
+		lcp = lcp[:n]
+	}
+	return min(len(lcp)+codePageFanDepth, codePageMaxDepth)
+}
+
+// codeNodes are the nodes (prefixes, the root "" excluded) a code is
+// counted in, with the attribute each.
+//
+// A prefix is a node below depth, and also past it while it ends inside a
+// character (UTF-8): a leaf is where the reader starts a Query, and a key
+// condition is a string, whole characters only.
+func codeNodes(code string, depth int, visit func(prefix, attr string)) {
+	for d := 0; d <= len(code) && (d < depth || !utf8.ValidString(code[:d])); d++ {
+		b := -1
+		if d < len(code) {
+			b = int(code[d])
+		}
+		visit(code[:d], codePageAttr(b))
+	}
+}
+
+// codePackLimit is the items a transaction of codes may touch: DynamoDB's
+// 100 actions, less the count shard.
+const codePackLimit = codeTxCodes
+
+// packCodes is how many of codes (in byte order) one transaction takes:
+// as many as fit with the nodes of their prefixes in codePackLimit items.
+func packCodes(codes []string, depth int) int {
+	nodes := map[string]bool{}
+	for i, c := range codes {
+		codeNodes(c, depth, func(p, _ string) {
+			if p != "" {
+				nodes[p] = true
+			}
+		})
+		if i+1+len(nodes) > codePackLimit {
+			return max(i, 1)
+		}
+	}
+	return len(codes)
+}
+
+// codePageMeta is CODES#<sid> / PAGES: the survey's trie depth.
+type codePageMeta struct {
+	PK    string `dynamo:"PK"`
+	SK    string `dynamo:"SK"`
+	Depth int    `dynamo:"depth"`
+}
+
+// newCodePageDepth fixes the depth of the index of a survey that has
+// none (codeCount read no meta item): from codes when the survey has no
+// codes (count == 0), else 0 (its codes predate the index: not indexed).
+// Of two first uploads at once, one creates it and the other reads it.
+func (s *Store) newCodePageDepth(ctx context.Context, sid int64, count int64, codes []string) (int, error) {
+	if count > 0 || len(codes) == 0 {
+		return 0, nil
+	}
+	sorted := append([]string(nil), codes...)
+	sort.Strings(sorted)
+	m := codePageMeta{PK: CodesPK(sid), SK: codePagesSK, Depth: codePageDepth(sorted)}
+	err := s.table.Put(m).If("attribute_not_exists(PK)").Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		err = s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.Equal, codePagesSK).Consistent(true).One(ctx, &m)
+	}
+	if err != nil {
+		return 0, s.fail(fmt.Sprintf("create the code index of survey %d", sid), err)
+	}
+	return m.Depth, nil
+}
+
+// indexCodes adds to tx the index's changes for codes written (add) or
+// deleted in count shard shard; root is the count shard's update, which
+// takes the root's counts.
+func (s *Store) indexCodes(tx *dynamo.WriteTx, root *dynamo.Update, sid int64, shard, depth int, codes []string, add bool) {
+	if depth == 0 {
+		return
+	}
+	delta := 1
+	if !add {
+		delta = -1
+	}
+	nodes := map[string]map[string]int{}
+	var order []string
+	for _, c := range codes {
+		codeNodes(c, depth, func(p, attr string) {
+			if nodes[p] == nil {
+				nodes[p] = map[string]int{}
+				order = append(order, p)
+			}
+			nodes[p][attr] += delta
+		})
+	}
+	for _, p := range order {
+		up := root
+		if p != "" {
+			up = s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, codePageNodeSK(p, shard))
+		}
+		attrs := make([]string, 0, len(nodes[p]))
+		for a := range nodes[p] {
+			attrs = append(attrs, a)
+		}
+		sort.Strings(attrs)
+		for _, a := range attrs {
+			up.Add(a, nodes[p][a])
+		}
+		if p != "" {
+			tx.Update(up)
+		}
+	}
+}
+
+// codeNodeCounts sums the counts of items (a node's, over the shards).
+func codeNodeCounts(items []dynamo.Item, into map[string]int64) {
+	for _, item := range items {
+		for name, v := range item {
+			if name != codePageTerminal && !(len(name) == 3 && strings.HasPrefix(name, codePageChildAttr)) {
+				continue
+			}
+			var n int64
+			if err := dynamo.Unmarshal(v, &n); err == nil {
+				into[name] += n
+			}
+		}
+	}
+}
+
+// codePageStart finds where the code of rank r (0-based, byte order)
+// starts: a prefix from which to read and how many codes to pass over
+// there, and the items it read. ok is false when the index cannot answer
+// (not indexed, or out of step with the count): the caller reads as
+// before.
+func (s *Store) codePageStart(ctx context.Context, sid int64, r int64) (from string, skip int64, read int, ok bool, err error) {
+	keys := []dynamo.Keyed{dynamo.Keys{CodesPK(sid), codePagesSK}, dynamo.Keys{SurveyPK(sid), settingsSK}}
+	for i := range CodeCountShards {
+		keys = append(keys, dynamo.Keys{CodesPK(sid), CodeCountSK(i)})
+	}
+	var items []dynamo.Item
+	err = s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
+	if err != nil && err != dynamo.ErrNotFound {
+		return "", 0, 0, false, s.fail(fmt.Sprintf("read the code index of survey %d", sid), err)
+	}
+	read = len(items)
+	depth, total := 0, int64(0)
+	var shards []dynamo.Item
+	for _, item := range items {
+		switch skOf(item) {
+		case codePagesSK:
+			var m codePageMeta
+			if err := dynamo.UnmarshalItem(item, &m); err != nil {
+				return "", 0, read, false, fmt.Errorf("store: decode code index: %w", err)
+			}
+			depth = m.Depth
+		default:
+			var c countItem
+			if err := dynamo.UnmarshalItem(item, &c); err != nil {
+				return "", 0, read, false, fmt.Errorf("store: decode code count: %w", err)
+			}
+			total += c.Count
+			if strings.HasPrefix(skOf(item), "COUNT#") { // not the settings item (the count before the shards)
+				shards = append(shards, item)
+			}
+		}
+	}
+	counts := map[string]int64{}
+	codeNodeCounts(shards, counts)
+	var indexed int64
+	for _, n := range counts {
+		indexed += n
+	}
+	if depth == 0 || indexed != total {
+		return "", 0, read, false, nil
+	}
+	prefix := ""
+	for d := 0; ; d++ {
+		if t := counts[codePageTerminal]; r < t {
+			return prefix, 0, read, true, nil // the code is the prefix itself
+		} else {
+			r -= t
+		}
+		next := -1
+		for b := range 256 {
+			n := counts[codePageAttr(b)]
+			if r < n {
+				next = b
+				break
+			}
+			r -= n
+		}
+		if next < 0 {
+			return "", 0, read, false, nil // past the end, or a write between two reads
+		}
+		prefix += string([]byte{byte(next)})
+		if d+1 >= depth && utf8.ValidString(prefix) {
+			return prefix, r, read, true, nil // a leaf: read on from its first code
+		}
+		var node []dynamo.Item
+		err := s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.BeginsWith, codePagePrefix+hex.EncodeToString([]byte(prefix))+"#").
+			Consistent(true).All(ctx, &node)
+		if err != nil {
+			return "", 0, read, false, s.fail(fmt.Sprintf("read the code index of survey %d", sid), err)
+		}
+		read += len(node)
+		counts = map[string]int64{}
+		codeNodeCounts(node, counts)
+	}
+}

@@ -1,0 +1,539 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+// The responses' page index (issue 18, finding 17): a results-table page
+// k read cold used to pass over the (k-1)*size responses before it, keys
+// only. The index counts a survey's responses by the time they were
+// submitted, in a tree of calendar units, and a page's start is found by
+// walking it down to the second that holds it.
+//
+//   - RPAGES#<sid> / N#<prefix>: a node, for a prefix of the timestamps
+//     ("" the root, then the month 2006-01, the day, the hour, the minute).
+//     Its attributes c<digits> count the responses of each of its children
+//     (the months of the root, ..., the seconds of a minute), over all 16
+//     response shards.
+//   - Kept from the table's stream by the tally function, never by a
+//     submission: a submission writes only its responder's items (issue 20).
+//     ApplyResponsePages adds a stream shard's new responses of a survey in
+//     transactions with a checkpoint (RPAGES#<sid> / CP#<stream shard>,
+//     conditional on the one read), as the tally does (tally.go): a retried
+//     batch adds nothing twice. So the index lags the submissions by the
+//     tally's few seconds, exactly, never drifting.
+//   - Deleting a response (DeleteResponse, and the fence's withdrawal) takes
+//     it off the index in the deletion's own transaction: the index never
+//     counts a response that is gone for longer than the tally's lag.
+//   - RPAGES#<sid> / META holds, for each response shard k, the first key
+//     (f<k>) and the highest key (h<k>) applied.
+//
+// Exact although it lags. Within a response shard, the stream gives the
+// records in the order they committed, and a response's key is its
+// submission time, taken before its transaction: a response commits less
+// than responsePagesMargin after its key (the responders function's
+// timeout is 29 s). So when h<k> has been applied, every response of shard
+// k whose key is below h<k> - margin has been applied too, and every
+// response counted has a key above f<k> - margin... (responses written
+// before the index's first record are not counted: below f<k> + margin
+// nothing is known). The reader uses the counts only between
+// F = max f<k> + margin and S = min h<k> - margin, rounded inward to whole
+// seconds, where they are exact; the responses after S (the last minute or
+// so) and before F are read exactly, keys only. A survey without a mark
+// for every shard (fewer than 16 shards ever used, or a survey from before
+// the index) is read the old way. ?spam= pages are read the old way too.
+
+const (
+	responsePagesMargin = time.Minute
+	rpagesNodePrefix    = "N#"
+	rpagesMetaSK        = "META"
+	rpagesCheckpoint    = "CP#"
+)
+
+// ResponsePagesPK is the partition of a survey's responses' page index.
+func ResponsePagesPK(sid int64) string { return "RPAGES#" + pad(sid) }
+
+// rpagesCuts are the lengths of the timestamp prefixes of the levels: the
+// root, month, day, hour, minute; and the leaves, seconds.
+var rpagesCuts = [...]int{0, 7, 10, 13, 16, 19}
+
+// rpagesChildAttr is the attribute of a node (level i) that counts child c.
+func rpagesChildAttr(level int, child string) string {
+	seg := child[rpagesCuts[level]:rpagesCuts[level+1]]
+	var b strings.Builder
+	b.WriteByte('c')
+	for i := range len(seg) {
+		if c := seg[i]; c >= '0' && c <= '9' {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// rpagesChild is the child prefix an attribute of node parent (level i)
+// names; ok false for other attributes.
+func rpagesChild(level int, parent, attr string) (string, bool) {
+	if len(attr) < 2 || attr[0] != 'c' {
+		return "", false
+	}
+	d := attr[1:]
+	for i := range len(d) {
+		if d[i] < '0' || d[i] > '9' {
+			return "", false
+		}
+	}
+	switch level {
+	case 0:
+		if len(d) != 6 {
+			return "", false
+		}
+		return d[:4] + "-" + d[4:], true
+	case 1:
+		return parent + "-" + d, len(d) == 2
+	case 2:
+		return parent + "T" + d, len(d) == 2
+	default:
+		return parent + ":" + d, len(d) == 2
+	}
+}
+
+// rpagesNodes visits the nodes a response key is counted in, with the
+// attribute each.
+func rpagesNodes(key string, visit func(node, attr string)) {
+	if len(key) < rpagesCuts[len(rpagesCuts)-1] {
+		return
+	}
+	for level := 0; level+1 < len(rpagesCuts); level++ {
+		child := key[:rpagesCuts[level+1]]
+		visit(key[:rpagesCuts[level]], rpagesChildAttr(level, child))
+	}
+}
+
+// addResponsePages adds delta to the nodes of each key; one Update a node.
+func (s *Store) responsePageUpdates(sid int64, keys []string, delta int) []*dynamo.Update {
+	counts := map[string]map[string]int{}
+	var order []string
+	for _, k := range keys {
+		rpagesNodes(k, func(node, attr string) {
+			if counts[node] == nil {
+				counts[node] = map[string]int{}
+				order = append(order, node)
+			}
+			counts[node][attr] += delta
+		})
+	}
+	out := make([]*dynamo.Update, 0, len(order))
+	for _, node := range order {
+		up := s.table.Update(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, rpagesNodePrefix+node)
+		attrs := make([]string, 0, len(counts[node]))
+		for a := range counts[node] {
+			attrs = append(attrs, a)
+		}
+		sort.Strings(attrs)
+		for _, a := range attrs {
+			up.Add(a, counts[node][a])
+		}
+		out = append(out, up)
+	}
+	return out
+}
+
+// takeBackResponsePage adds to tx the index's part of deleting the
+// response of GSI1SK key.
+func (s *Store) takeBackResponsePage(tx *dynamo.WriteTx, sid int64, key string) {
+	for _, up := range s.responsePageUpdates(sid, []string{key}, -1) {
+		tx.Update(up)
+	}
+}
+
+// ResponsePageRecord is a submitted response as the stream gives it.
+type ResponsePageRecord struct {
+	// Seq is the record's sequence number in its stream shard.
+	Seq string
+	// Shard is the response shard; Key its GSI1SK.
+	Shard int
+	Key   string
+}
+
+// rpagesTxNodes bounds the nodes one transaction of ApplyResponsePages
+// writes (with the marks and the checkpoint: under DynamoDB's 100).
+const rpagesTxNodes = 90
+
+// ApplyResponsePages adds one stream shard's records of a survey's new
+// responses to its page index, exactly once (a checkpoint in each
+// transaction), and answers how many it added. Records in the shard's
+// order.
+func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard string, recs []ResponsePageRecord) (int, error) {
+	added := 0
+	for attempt := 1; ; attempt++ {
+		var cp struct {
+			Seq string `dynamo:"seq"`
+		}
+		err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesCheckpoint+streamShard).Consistent(true).One(ctx, &cp)
+		if err != nil && err != dynamo.ErrNotFound {
+			return added, s.fail(fmt.Sprintf("read the page index checkpoint of survey %d", sid), err)
+		}
+		var todo []ResponsePageRecord
+		for _, r := range recs {
+			if k := seqKey(r.Seq); k > cp.Seq && len(r.Key) >= rpagesCuts[len(rpagesCuts)-1] {
+				todo = append(todo, r)
+			}
+		}
+		if len(todo) == 0 {
+			return added, nil
+		}
+		// As many records as fit in one transaction; the rest after it.
+		n, nodes := 0, map[string]bool{}
+		for n < len(todo) {
+			fresh := 0
+			rpagesNodes(todo[n].Key, func(node, _ string) {
+				if !nodes[node] {
+					fresh++
+				}
+			})
+			if len(nodes)+fresh > rpagesTxNodes {
+				break
+			}
+			rpagesNodes(todo[n].Key, func(node, _ string) { nodes[node] = true })
+			n++
+		}
+		batch := todo[:n]
+		keys := make([]string, len(batch))
+		high := map[int]string{}
+		low := map[int]string{}
+		last := ""
+		for i, r := range batch {
+			keys[i] = r.Key
+			if r.Key > high[r.Shard] {
+				high[r.Shard] = r.Key
+			}
+			if l, ok := low[r.Shard]; !ok || r.Key < l {
+				low[r.Shard] = r.Key
+			}
+			last = max(last, seqKey(r.Seq))
+		}
+		tx := s.db.WriteTx()
+		for _, up := range s.responsePageUpdates(sid, keys, 1) {
+			tx.Update(up)
+		}
+		tx.Update(s.responsePageMarks(sid, low, high))
+		put := s.table.Put(map[string]any{
+			AttrPK: ResponsePagesPK(sid), AttrSK: rpagesCheckpoint + streamShard, "seq": last, AttrTTL: s.Now().Add(tallyTTL).Unix(),
+		})
+		if cp.Seq == "" {
+			put.If("attribute_not_exists(PK)")
+		} else {
+			put.If("$ = ?", "seq", cp.Seq)
+		}
+		tx.Put(put)
+		err = tx.Run(ctx)
+		switch {
+		case err == nil:
+			added += len(batch)
+			attempt = 0 // the next part starts afresh
+		case attempt == tallyAttempts:
+			return added, s.fail(fmt.Sprintf("index %d responses of survey %d", len(batch), sid), err)
+		case dynamo.IsCondCheckFailed(err), txConflict(err):
+			if err := backoff(ctx, attempt); err != nil {
+				return added, err
+			}
+		default:
+			return added, s.fail(fmt.Sprintf("index %d responses of survey %d", len(batch), sid), err)
+		}
+	}
+}
+
+// responsePageMarks sets the marks of the shards: f<k> the first key
+// applied (once), h<k> the highest of this write.
+func (s *Store) responsePageMarks(sid int64, low, high map[int]string) *dynamo.Update {
+	up := s.table.Update(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, rpagesMetaSK)
+	for k, l := range low {
+		up.SetExpr("$ = if_not_exists($, ?)", fmt.Sprintf("f%d", k), fmt.Sprintf("f%d", k), l)
+	}
+	for k, h := range high {
+		up.Set(fmt.Sprintf("h%d", k), h)
+	}
+	return up
+}
+
+// IndexImportedResponses counts responses written around submissions (an
+// import, which the stream's tally passes over) in their survey's page
+// index, and raises its marks. It must not race live submissions of the
+// same survey.
+func (s *Store) IndexImportedResponses(ctx context.Context, rs []survey.Response) error {
+	bySurvey := map[int64][]survey.Response{}
+	for _, r := range rs {
+		bySurvey[r.SurveyID] = append(bySurvey[r.SurveyID], r)
+	}
+	for sid, rs := range bySurvey {
+		var meta map[string]string
+		err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesMetaSK).Consistent(true).One(ctx, &meta)
+		if err != nil && err != dynamo.ErrNotFound {
+			return s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
+		}
+		keys := make([]string, len(rs))
+		low, high := map[int]string{}, map[int]string{}
+		for i, r := range rs {
+			keys[i] = ResponseTimeSK(r.SubmittedAt, r.ID)
+			k := ResponseShard(r.ID)
+			if keys[i] > high[k] && keys[i] > meta[fmt.Sprintf("h%d", k)] {
+				high[k] = keys[i]
+			}
+			if l, ok := low[k]; !ok || keys[i] < l {
+				low[k] = keys[i]
+			}
+		}
+		for _, up := range s.responsePageUpdates(sid, keys, 1) {
+			if err := up.Run(ctx); err != nil {
+				return s.fail(fmt.Sprintf("index responses of survey %d", sid), err)
+			}
+		}
+		if err := s.responsePageMarks(sid, low, high).Run(ctx); err != nil {
+			return s.fail(fmt.Sprintf("index responses of survey %d", sid), err)
+		}
+	}
+	return nil
+}
+
+// responsePageBounds reads the index's marks: keys in [from, to) are
+// counted exactly (both bare times, whole seconds). ok false: no such
+// range.
+func (s *Store) responsePageBounds(ctx context.Context, sid int64) (from, to string, ok bool, err error) {
+	var meta map[string]string
+	err = s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesMetaSK).Consistent(true).One(ctx, &meta)
+	if err == dynamo.ErrNotFound {
+		return "", "", false, nil
+	}
+	if err != nil {
+		return "", "", false, s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
+	}
+	var first, high time.Time
+	for k := range ResponseShards {
+		f, fok := meta[fmt.Sprintf("f%d", k)]
+		h, hok := meta[fmt.Sprintf("h%d", k)]
+		if !fok || !hok || len(f) < len(survey.TimestampLayout) || len(h) < len(survey.TimestampLayout) {
+			return "", "", false, nil
+		}
+		ft, err1 := time.Parse(survey.TimestampLayout, f[:len(survey.TimestampLayout)])
+		ht, err2 := time.Parse(survey.TimestampLayout, h[:len(survey.TimestampLayout)])
+		if err1 != nil || err2 != nil {
+			return "", "", false, nil
+		}
+		if ft.After(first) {
+			first = ft
+		}
+		if high.IsZero() || ht.Before(high) {
+			high = ht
+		}
+	}
+	lo := first.Add(responsePagesMargin).Truncate(time.Second).Add(time.Second)
+	hi := high.Add(-responsePagesMargin).Truncate(time.Second)
+	if !lo.Before(hi) {
+		return "", "", false, nil
+	}
+	return keyTime(lo), keyTime(hi), true, nil
+}
+
+// readResponseNode reads a node's counts, its children in q's order.
+func (s *Store) readResponseNode(ctx context.Context, sid int64, level int, node string, ascending bool) ([]string, map[string]int64, error) {
+	var item map[string]any
+	err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesNodePrefix+node).Consistent(true).One(ctx, &item)
+	if err != nil && err != dynamo.ErrNotFound {
+		return nil, nil, s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
+	}
+	counts := map[string]int64{}
+	var children []string
+	for attr, v := range item {
+		child, ok := rpagesChild(level, node, attr)
+		if !ok {
+			continue
+		}
+		var n int64
+		switch x := v.(type) {
+		case float64:
+			n = int64(x)
+		case int64:
+			n = x
+		case int:
+			n = int64(x)
+		default:
+			continue
+		}
+		if n != 0 {
+			counts[child] = n
+			children = append(children, child)
+		}
+	}
+	sort.Strings(children)
+	if !ascending {
+		for i, j := 0, len(children)-1; i < j; i, j = i+1, j-1 {
+			children[i], children[j] = children[j], children[i]
+		}
+	}
+	return children, counts, nil
+}
+
+// skipIndexed is SkipResponses through the page index: the position of
+// the n-th response of q (n >= 1) and the items read; ok false when the
+// index cannot answer (the caller reads the old way).
+func (s *Store) skipIndexed(ctx context.Context, sid int64, q ResponseQuery, n int) (pos *ResponsePosition, read int, ok bool, err error) {
+	if q.Spam != nil {
+		return nil, 0, false, nil
+	}
+	from, to, ok, err := s.responsePageBounds(ctx, sid)
+	read++
+	if err != nil || !ok {
+		return nil, read, false, err
+	}
+	lo, hi, any := responseKeyRange(q)
+	if !any {
+		return nil, read, true, nil
+	}
+	// The three regions in q's order: before F and after S read exactly,
+	// [F, S) through the counts. Bounds are inclusive; no key equals a
+	// bare time or ends in "\x00", so those bounds are exclusive in effect.
+	exactLow := ResponseQuery{keyLo: lo, keyHi: from, Ascending: q.Ascending}
+	counted := [2]string{max(lo, from), to}
+	if hi != "" && hi+"\x00" < counted[1] {
+		counted[1] = hi + "\x00"
+	}
+	exactHigh := ResponseQuery{keyLo: max(lo, to), keyHi: hi, Ascending: q.Ascending}
+	if hi == "" {
+		exactHigh.keyHi = "~"
+	}
+	if exactLow.keyLo == "" {
+		exactLow.keyLo = " "
+	}
+	m := n - 1 // the 0-based index of the response wanted
+	exact := func(r ResponseQuery) (bool, error) {
+		if r.keyLo > r.keyHi {
+			return false, nil
+		}
+		p, scanned, err := s.skipExact(ctx, sid, r, m+1)
+		read += scanned
+		if err != nil || p.pos != nil {
+			pos = p.pos
+			return pos != nil, err
+		}
+		m -= p.passed
+		return false, nil
+	}
+	regions := []func() (bool, error){
+		func() (bool, error) { return exact(exactLow) },
+		func() (bool, error) {
+			if counted[0] >= counted[1] {
+				return false, nil
+			}
+			found, err := s.locateCounted(ctx, sid, q.Ascending, 0, "", counted[0], counted[1], &m, &read, &pos)
+			return found, err
+		},
+		func() (bool, error) { return exact(exactHigh) },
+	}
+	if !q.Ascending {
+		regions[0], regions[2] = regions[2], regions[0]
+	}
+	for _, region := range regions {
+		found, err := region()
+		if err != nil {
+			return nil, read, true, err
+		}
+		if found {
+			return pos, read, true, nil
+		}
+	}
+	return nil, read, true, nil // fewer than n
+}
+
+// skipped is what skipExact passed over: the position of the n-th, or how
+// many there were (fewer than n).
+type skipped struct {
+	pos    *ResponsePosition
+	passed int
+}
+
+// skipExact passes over up to n responses of q (keys only).
+func (s *Store) skipExact(ctx context.Context, sid int64, q ResponseQuery, n int) (skipped, int, error) {
+	var out skipped
+	scanned := 0
+	for n > 0 {
+		keys, more, read, err := s.mergedResponses(ctx, sid, q, min(n, skipChunk), "id", "submitted_at")
+		scanned += read
+		if err != nil {
+			return out, scanned, err
+		}
+		if len(keys) == 0 {
+			return out, scanned, nil
+		}
+		k := keys[min(n, len(keys))-1]
+		at, err := time.Parse(survey.TimestampLayout, k.Submitted)
+		if err != nil {
+			return out, scanned, fmt.Errorf("store: response %d: submitted_at: %w", k.ID, err)
+		}
+		last := &ResponsePosition{SubmittedAt: at, ID: k.ID}
+		if len(keys) >= n {
+			out.pos = last
+			return out, scanned, nil
+		}
+		out.passed += len(keys)
+		n -= len(keys)
+		if !more {
+			return out, scanned, nil
+		}
+		q.From = last
+	}
+	return out, scanned, nil
+}
+
+// locateCounted walks node (of level) for the response of 0-based index
+// *m, in q's order, among keys in [a, b): a child wholly inside counts
+// without being read; a leaf (a second) that holds it, or that [a, b) cuts,
+// is read exactly. *m drops by what was passed over.
+func (s *Store) locateCounted(ctx context.Context, sid int64, ascending bool, level int, node, a, b string, m *int, read *int, pos **ResponsePosition) (bool, error) {
+	children, counts, err := s.readResponseNode(ctx, sid, level, node, ascending)
+	*read++
+	if err != nil {
+		return false, err
+	}
+	leaf := level+2 == len(rpagesCuts)
+	for _, c := range children {
+		allAbove := c >= a                             // every key of c is >= a
+		allBelow := c < b && !strings.HasPrefix(b, c)  // every key of c is < b
+		noneAbove := c < a && !strings.HasPrefix(a, c) // every key of c is < a
+		noneBelow := c >= b                            // every key of c is >= b
+		if noneAbove || noneBelow {
+			continue
+		}
+		if allAbove && allBelow && int64(*m) >= counts[c] {
+			*m -= int(counts[c])
+			continue
+		}
+		if leaf {
+			// Read the second exactly, within [a, b).
+			r := ResponseQuery{keyLo: max(a, c), keyHi: min(b, c+"/"), Ascending: ascending}
+			p, scanned, err := s.skipExact(ctx, sid, r, *m+1)
+			*read += scanned
+			if err != nil {
+				return false, err
+			}
+			if p.pos != nil {
+				*pos = p.pos
+				return true, nil
+			}
+			*m -= p.passed
+			continue
+		}
+		found, err := s.locateCounted(ctx, sid, ascending, level+1, c, a, b, m, read, pos)
+		if err != nil || found {
+			return found, err
+		}
+	}
+	return false, nil
+}
