@@ -46,6 +46,8 @@ var answerFieldTypes = map[string][]ElementType{
 	"right_label":            {TypeOpinionScale},
 	"rating_max":             {TypeRating},
 	"max_length":             {TypeText},
+	"max_file_size_mb":       {TypeFileUpload},
+	"allowed_file_types":     {TypeFileUpload},
 }
 
 // Takes reports whether elements of type t take the field (by its API
@@ -88,6 +90,9 @@ func (e *Element) ClearForeign() {
 	}
 	if !t.Takes("max_length") {
 		e.MaxLength = d.MaxLength
+	}
+	if !t.Takes("max_file_size_mb") {
+		e.MaxFileSizeMB, e.AllowedFileTypes = 0, nil
 	}
 }
 
