@@ -72,6 +72,7 @@ const (
 	MaxElementHTMLDescription = 5000
 	MaxElementEnterText       = 80
 	MaxLinkButtonText         = 100
+	MaxLinkURL                = 2000
 	// MaxElements bounds one survey, so that its layout stays one small item.
 	MaxElements = 1000
 )
