@@ -165,7 +165,7 @@ func renderSurvey(p surveyPage) []byte {
 	d.w("</section>\n<p class=\"timeup\" id=\"timeup\" hidden role=\"alert\">%s</p>\n", text(p.T.TimeUp))
 	d.footer16(p)
 	d.logic(s, p.T)
-	d.w("<script src=\"%s\"></script>\n<script src=\"%s\"></script>\n", text(assetNames["responder.js"]), text(assetNames["app.js"]))
+	d.w("<script src=\"%s\"></script>\n<script src=\"%s\"></script>\n<script src=\"%s\"></script>\n", text(assetNames["responder.js"]), text(assetNames["uploads.js"]), text(assetNames["app.js"]))
 	d.foot()
 	return d.bytes()
 }
@@ -311,6 +311,8 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts) {
 			d.w("\n</fieldset>\n")
 		}
 		d.w("</fieldset>\n")
+	case survey.TypeFileUpload:
+		d.fileQuestion(q, t)
 	case survey.TypeStatement, survey.TypeGroup:
 		d.w("<div class=\"q statement\" data-id=\"%s\"><h3>%s</h3>", num(id), text(q.Title))
 		if q.Description != "" {

@@ -12,6 +12,10 @@ import (
 type Config struct {
 	PublicURL  string
 	PrivacyURL string
+	// UploadsOrigin is where the page sends the files of file-upload
+	// questions (the uploads bucket's presigned POSTs): its
+	// Content-Security-Policy lets the page's script reach it.
+	UploadsOrigin string
 }
 
 // Option sets part of the Config.
@@ -20,9 +24,26 @@ type Option func(*Config)
 // WithConfig gives the pages the deployment's addresses.
 func WithConfig(c Config) Option { return func(dst *Config) { *dst = c } }
 
-// ConfigFromEnv reads PUBLIC_SURVEY_URL and PRIVACY_URL.
+// ConfigFromEnv reads PUBLIC_SURVEY_URL, PRIVACY_URL and UPLOADS_ORIGIN.
 func ConfigFromEnv(getenv func(string) string) Config {
-	return Config{PublicURL: strings.TrimSuffix(getenv("PUBLIC_SURVEY_URL"), "/"), PrivacyURL: getenv("PRIVACY_URL")}
+	return Config{PublicURL: strings.TrimSuffix(getenv("PUBLIC_SURVEY_URL"), "/"), PrivacyURL: getenv("PRIVACY_URL"),
+		UploadsOrigin: strings.TrimSuffix(getenv("UPLOADS_ORIGIN"), "/")}
+}
+
+// uploadsConnect are the origins the survey's page connects to beyond its
+// own: the uploads bucket's, when the survey has a file-upload question.
+func uploadsConnect(p surveyPage) []string {
+	if p.Config.UploadsOrigin == "" {
+		return nil
+	}
+	for _, pg := range p.Survey.Questions {
+		for _, q := range pg {
+			if q.Type == survey.TypeFileUpload {
+				return []string{p.Config.UploadsOrigin}
+			}
+		}
+	}
+	return nil
 }
 
 // pageTexts16 are the words section 16 adds to the page, by language.

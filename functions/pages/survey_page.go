@@ -73,7 +73,7 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		}
 		p.Preview = c.Survey.IsTemplate
 		p.OEmbed = oembedLink(r, v.URLSlug)
-		writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS, c.Settings)
+		writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS, c.Settings, uploadsConnect(p)...)
 		return nil
 	})
 }

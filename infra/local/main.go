@@ -29,6 +29,7 @@ import (
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
+	"surveyservice/shared/uploads"
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -88,6 +89,12 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err := bucket.Ensure(ctx); err != nil {
 		return err
 	}
+	// The responders' files: the bucket's CORS rule lets the service's
+	// own pages POST to it.
+	files := uploads.New(cfg, uploads.BucketFromEnv(get))
+	if err := files.Ensure(ctx, strings.TrimSuffix(or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port), "/")); err != nil {
+		return err
+	}
 	n, err := st.ImportTemplates(ctx, seed.Templates)
 	if err != nil {
 		return fmt.Errorf("load the sample catalog: %w", err)
@@ -133,7 +140,9 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		guard:      guard,
 		exports:    bucket,
 		exportJobs: jobs.queue,
-		pages:      pages.Config{PublicURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port), PrivacyURL: env["PRIVACY_URL"]},
+		uploads:    files,
+		pages: pages.Config{PublicURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port), PrivacyURL: env["PRIVACY_URL"],
+			UploadsOrigin: files.Origin()},
 	}))
 	demo, err := demoSurvey(apiClient{h: handler, key: key}, "http://127.0.0.1:"+port)
 	if err != nil {

@@ -205,3 +205,18 @@ func (b *Bucket) Delete(ctx context.Context, keys []string) error {
 	}
 	return nil
 }
+
+// Origin is the origin the responders' browsers send files to (the
+// presigned POST's scheme and host): the one the hosted page's
+// Content-Security-Policy lets it connect to. "" when it cannot be known.
+func (b *Bucket) Origin() string {
+	out, err := b.presign.PresignPostObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(b.name), Key: aws.String(Prefix + "origin")})
+	if err != nil {
+		return ""
+	}
+	u, err := url.Parse(out.URL)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}

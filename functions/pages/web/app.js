@@ -119,7 +119,7 @@
       return tie ? form.getAttribute("data-msg-ties") : "";
     }
     if (q.getAttribute("data-required") !== "true") return "";
-    var answered = q.querySelector("input:checked") ||
+    var answered = q.querySelector("input:checked") || q.getAttribute("data-upload") ||
       Array.prototype.some.call(q.querySelectorAll("textarea,select"), function (c) { return c.value.trim() !== ""; });
     return answered ? "" : form.getAttribute("data-msg-required");
   }
@@ -187,6 +187,7 @@
       } else if (t === "6" || t === "7") {
         var c = q.querySelector("input:checked"); if (c) out[id] = +c.value;
       } else if (t === "10") { v = field("a" + id).value; if (v) out[id] = +v; }
+      else if (t === "11") { v = q.getAttribute("data-upload"); if (v) out[id] = v; }
       else if (t === "12") {
         var m = {};
         Array.prototype.forEach.call(q.querySelectorAll(".mrow"), function (r) {

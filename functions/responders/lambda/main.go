@@ -9,10 +9,13 @@ import (
 	"surveyservice/shared/api/gateway"
 	"surveyservice/shared/lambdamain"
 	"surveyservice/shared/links"
+	"surveyservice/shared/uploads"
 )
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		return gateway.New(responders.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now)), nil
+		files := uploads.New(env.AWS, uploads.BucketFromEnv(env.Getenv))
+		return gateway.New(responders.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now,
+			responders.WithUploads(files))), nil
 	})
 }
