@@ -91,8 +91,22 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 	// The responders' files: the bucket's CORS rule lets the service's
 	// own pages POST to it.
+	origin := strings.TrimSuffix(or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port), "/")
 	files := uploads.New(cfg, uploads.BucketFromEnv(get))
-	if err := files.Ensure(ctx, strings.TrimSuffix(or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port), "/")); err != nil {
+	if endpoint := or(env["AWS_ENDPOINT_URL_S3"], env["AWS_ENDPOINT_URL"]); endpoint != "" {
+		// moto: the browser's POSTs go through the CORS proxy (s3cors.go).
+		proxy, err := newS3CORS(endpoint, origin)
+		if err != nil {
+			return err
+		}
+		at, stop, err := proxy.listen()
+		if err != nil {
+			return err
+		}
+		defer stop()
+		files = uploads.NewAt(cfg, uploads.BucketFromEnv(get), at)
+	}
+	if err := files.Ensure(ctx, origin); err != nil {
 		return err
 	}
 	n, err := st.ImportTemplates(ctx, seed.Templates)

@@ -73,6 +73,18 @@ func New(cfg aws.Config, name string) *Bucket {
 	return &Bucket{client: client, presign: s3.NewPresignClient(client), name: name}
 }
 
+// NewAt returns the bucket of that name on an S3 endpoint of its own,
+// addressed by path: a local emulator behind a proxy (make run, the
+// browser tests).
+func NewAt(cfg aws.Config, name, endpoint string) *Bucket {
+	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
+		o.BaseEndpoint = aws.String(endpoint)
+		o.UsePathStyle = true
+		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+	})
+	return &Bucket{client: client, presign: s3.NewPresignClient(client), name: name}
+}
+
 // Name is the bucket's name.
 func (b *Bucket) Name() string { return b.name }
 
