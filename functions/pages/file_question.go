@@ -55,7 +55,7 @@ func (d *doc) fileQuestion(q survey.ElementView, t texts) {
 	if q.Description != "" {
 		d.w("<p class=\"qd\">%s</p>\n", text(q.Description))
 	}
-	d.w("<p class=\"qd\" id=\"h%s\">%s <span class=\"noscript-only\">%s</span></p>\n", num(id), text(hint), text(ft.NoScript))
+	d.w("<p class=\"qd\" id=\"h%s\">%s <noscript>%s</noscript></p>\n", num(id), text(hint), text(ft.NoScript))
 	d.w("<input type=\"file\" id=\"a%s\" name=\"f%s\" accept=\"%s\" aria-describedby=\"h%s s%s\"%s>\n", num(id), num(id), text(strings.Join(accept, ",")), num(id), num(id), req(q))
 	d.w("<progress class=\"upload-progress\" max=\"100\" value=\"0\" hidden aria-hidden=\"true\"></progress>\n<p class=\"upload-status\" id=\"s%s\" role=\"status\" aria-live=\"polite\"></p>\n</div>\n", num(id))
 }
