@@ -37,6 +37,9 @@ type surveyPage struct {
 	Config Config
 	// Preview marks a template survey's page: nothing it sends is saved.
 	Preview bool
+	// LinkHref is where the appreciation page's button goes, "" for no
+	// button (section 16, appreciationLink).
+	LinkHref string
 }
 
 // handleSurvey renders the responder's page: the same one Query of the
@@ -63,6 +66,7 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		}
 		p := newSurveyPage(v, r)
 		p.Config = cfg
+		p.LinkHref = appreciationLink(ctx, st, c.Survey.AccountID, v, cfg)
 		if v.RespondingDuration != nil {
 			// The session of a plain form starts now, not when it is sent.
 			served, err := sealServed(ctx, sealer, sid, now())

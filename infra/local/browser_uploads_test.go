@@ -210,7 +210,7 @@ func TestBrowserUploadRefused(t *testing.T) {
 	// The API refuses the same files.
 	session := evalJS[string](t, ctx, `document.getElementById("survey").elements.session.value`)
 	for body, want := range map[string]string{
-		fmt.Sprintf(`{"session":%q,"element":%d,"file_name":"virus.exe","content_type":"application/octet-stream","size":2}`, session, qid): `{"file_name":["Files of this type are not accepted. Allowed: pdf, png."]}`,
+		fmt.Sprintf(`{"session":%q,"element":%d,"file_name":"virus.exe","content_type":"application/octet-stream","size":2}`, session, qid):      `{"file_name":["Files of this type are not accepted. Allowed: pdf, png."]}`,
 		fmt.Sprintf(`{"session":%q,"element":%d,"file_name":"big.pdf","content_type":"application/pdf","size":%d}`, session, qid, uploads.MiB+1): `{"size":["The file must be from 1 byte to 1 MB."]}`,
 	} {
 		resp, err := http.Post(p.srv.URL+"/api/public/surveys/"+sv.URLSlug+"/uploads/", "application/json", strings.NewReader(body))

@@ -29,10 +29,10 @@ import (
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
-	"surveyservice/shared/uploads"
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
+	"surveyservice/shared/uploads"
 	"surveyservice/shared/webhook"
 )
 
