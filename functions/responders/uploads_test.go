@@ -193,3 +193,63 @@ func TestUploadsWithoutBucket(t *testing.T) {
 	}
 	f.wantStored(t, "refused", sid, 0)
 }
+
+// TestEditUploads: an edit may answer a file-upload question with a new
+// upload of the page's session (sent with the edit); the file it replaces
+// is deleted, and the one it keeps stays. Without the session, an upload
+// answer is refused and nothing changes.
+func TestEditUploads(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	bucket := testenv.Uploads(t)
+	now := func() time.Time { return f.st.Now() }
+	f.h = responders.New(f.st, f.sealer, now, responders.WithUploads(bucket))
+	slug, sid := f.survey(t, map[string]any{"edit_response_enabled": true})
+	file := f.fileQuestion(t, sid, 0, nil, true)
+	session := f.session(t, slug, nil)
+	upload := func(name string, content []byte) (string, string) {
+		t.Helper()
+		r, id, post := presign(t, f, slug, map[string]any{"session": session, "element": file, "file_name": name, "content_type": "image/png", "size": len(content)})
+		if r.code != 201 {
+			t.Fatalf("presign: %d %s", r.code, r.body)
+		}
+		if code := testenv.PostFile(t, post, content); code/100 != 2 {
+			t.Fatalf("POST: %d", code)
+		}
+		return id, post.Fields["key"]
+	}
+	first, firstKey := upload("a.png", []byte("png one"))
+	key := strconv.FormatInt(file, 10)
+	r := f.respond(t, slug, session, map[string]any{key: first})
+	var sub editAnswer
+	if err := json.Unmarshal([]byte(r.body), &sub); err != nil || r.code != 201 {
+		t.Fatalf("submit: %d %s", r.code, r.body)
+	}
+	second, secondKey := upload("b.png", []byte("png number two"))
+	put := func(body map[string]any) reply {
+		return send(t, f.h, "PUT", editPath(slug, sub.ID), mustJSON(t, body), js...)
+	}
+	put(map[string]any{"edit_token": sub.EditToken, "answers": map[string]any{key: second}}).
+		is(t, 400, `{"answers":{"`+key+`":["Invalid upload."]}}`)
+	if keys := testenv.UploadKeys(t, bucket); len(keys) != 2 {
+		t.Fatalf("after a refused edit the bucket holds %v", keys)
+	}
+	// The same file again: kept.
+	if r := put(map[string]any{"edit_token": sub.EditToken, "session": session, "answers": map[string]any{key: first}}); r.code != 200 {
+		t.Fatalf("edit with the same file: %d %s", r.code, r.body)
+	}
+	if r := put(map[string]any{"edit_token": sub.EditToken, "session": session, "answers": map[string]any{key: second}}); r.code != 200 {
+		t.Fatalf("edit: %d %s", r.code, r.body)
+	}
+	keys := testenv.UploadKeys(t, bucket)
+	if len(keys) != 1 || keys[0] != secondKey || keys[0] == firstKey {
+		t.Errorf("after the edit the bucket holds %v; want only %s", keys, secondKey)
+	}
+	resp, err := f.st.ResponseOfSurvey(context.Background(), sid, sub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := survey.DecodeFileAnswer(resp.Answers[file]); !ok || got.FileName != "b.png" {
+		t.Errorf("stored answer %s", resp.Answers[file])
+	}
+}
