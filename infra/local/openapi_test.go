@@ -9,11 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"gopkg.in/yaml.v3"
 
 	"surveyservice/shared/openapi"
-	"surveyservice/shared/uploads"
 )
 
 // TestOpenAPIMatchesRoutes: the document's paths and methods are exactly
@@ -38,8 +36,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		}
 	}
 	want := map[string][]string{}
-	// With an uploads bucket (no call is made), as every deployment has.
-	for name, rt := range routers(nil, config{uploads: uploads.New(aws.Config{}, "doc")}) {
+	for name, rt := range routers(nil, routesConfig()) {
 		for _, r := range rt.Routes() {
 			if name == "PagesFunction" && !strings.HasPrefix(r.Path, "/api/") {
 				continue // HTML pages (contract 14), not the JSON API the document describes; oEmbed is JSON
