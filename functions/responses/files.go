@@ -2,7 +2,7 @@ package responses
 
 import (
 	"context"
-	"encoding/json"
+	"strconv"
 
 	"surveyservice/shared/survey"
 	"surveyservice/shared/uploads"
@@ -25,32 +25,24 @@ type Option func(*handlers)
 // files (contract section 16).
 func WithUploads(b Uploads) Option { return func(h *handlers) { h.uploads = b } }
 
-// fileView is a file answer as its owner sees it: its name, its size in
-// bytes and a presigned GET valid for 10 minutes (null without a bucket).
-type fileView struct {
-	FileName string  `json:"file_name"`
-	Size     int64   `json:"size"`
-	URL      *string `json:"url"`
-}
-
-// view renders a response for its owner: each file answer as a fileView
-// (a local presign each, no AWS call).
+// view renders a response for its owner: each file answer {"file_name",
+// "size", "url"} with a presigned GET valid for 10 minutes (signed locally,
+// no AWS call; null without a bucket).
 func (h handlers) view(ctx context.Context, sid int64, r survey.Response) (survey.ResponseView, error) {
 	v := r.View()
-	for k, a := range v.Answers {
+	if h.uploads == nil {
+		return v, nil
+	}
+	for id, a := range r.Answers {
 		f, ok := survey.DecodeFileAnswer(a)
 		if !ok {
 			continue
 		}
-		fv := fileView{FileName: f.FileName, Size: f.Size}
-		if h.uploads != nil {
-			u, err := h.uploads.URL(ctx, uploads.FileKey(sid, f), f.FileName)
-			if err != nil {
-				return v, err
-			}
-			fv.URL = &u
+		u, err := h.uploads.URL(ctx, uploads.FileKey(sid, f), f.FileName)
+		if err != nil {
+			return v, err
 		}
-		v.Answers[k], _ = json.Marshal(fv)
+		v.Answers[strconv.FormatInt(id, 10)] = f.View(&u)
 	}
 	return v, nil
 }

@@ -27,6 +27,18 @@ func DecodeFileAnswer(raw []byte) (FileAnswer, bool) {
 	return f, true
 }
 
+// View is the file as its owner sees it (contract section 16): {"file_name",
+// "size", "url"}, url a presigned GET, or null where none is lent (a
+// webhook's delivery).
+func (f FileAnswer) View(url *string) json.RawMessage {
+	b, _ := json.Marshal(struct {
+		FileName string  `json:"file_name"`
+		Size     int64   `json:"size"`
+		URL      *string `json:"url"`
+	}{f.FileName, f.Size, url})
+	return b
+}
+
 // Cell is the file as the CSV and the results table show it: its name and
 // size.
 func (f FileAnswer) Cell() string {
