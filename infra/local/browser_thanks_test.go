@@ -55,6 +55,7 @@ func TestBrowserEditFromThanks(t *testing.T) {
 		t.Errorf("appreciation link %q", href)
 	}
 	shot(t, ctx, "edit-thanks")
+	checkAxe(t, ctx, "thanks page with its edit link and button")
 	if n, a, b := counts(); n != 1 || a != 1 || b != 0 {
 		t.Fatalf("report after the response: %d responses, tea %d, coffee %d", n, a, b)
 	}

@@ -122,6 +122,7 @@ func TestBrowserUpload(t *testing.T) {
 		t.Errorf("status %q", status)
 	}
 	shot(t, ctx, "upload-chosen")
+	checkAxe(t, ctx, "file question, uploaded")
 	tabTo(t, ctx, "submit")
 	visible(t, ctx, "#thanks")
 
@@ -204,6 +205,7 @@ func TestBrowserUploadRefused(t *testing.T) {
 		}
 	}
 	shot(t, ctx, "upload-refused")
+	checkAxe(t, ctx, "file question, refused")
 	if keys := testenv.UploadKeys(t, p.bucket); len(keys) != 0 {
 		t.Fatalf("refused files reached the bucket: %v", keys)
 	}
