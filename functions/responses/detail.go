@@ -55,10 +55,12 @@ func (h handlers) delete() http.Handler {
 		var files []string
 		if h.uploads != nil {
 			resp, err := h.st.Response(r.Context(), acct.ID, sid, rid)
-			if err != nil {
+			switch {
+			case err == nil:
+				files = fileKeys(sid, resp)
+			case survey.ErrorCode(err) != survey.ENOTFOUND:
 				return err
-			}
-			files = fileKeys(sid, resp)
+			} // not found: the delete answers (404, or 409 in the trash)
 		}
 		if err := h.st.DeleteResponse(r.Context(), acct.ID, sid, rid); err != nil {
 			return err
