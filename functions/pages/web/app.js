@@ -119,7 +119,7 @@
       return tie ? form.getAttribute("data-msg-ties") : "";
     }
     if (q.getAttribute("data-required") !== "true") return "";
-    var answered = q.querySelector("input:checked") || q.getAttribute("data-upload") ||
+    var answered = q.querySelector("input:checked") || q.getAttribute("data-upload") || q.getAttribute("data-uploading") ||
       Array.prototype.some.call(q.querySelectorAll("textarea,select"), function (c) { return c.value.trim() !== ""; });
     return answered ? "" : form.getAttribute("data-msg-required");
   }

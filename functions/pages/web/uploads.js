@@ -95,9 +95,12 @@
     input.addEventListener("change", function () {
       var id = q.getAttribute("data-id");
       if (!input.files || !input.files.length) { q.removeAttribute("data-upload"); status(q, "", false); return; }
+      // data-uploading: on its way, the question counts as answered (the
+      // submission waits for it).
+      q.setAttribute("data-uploading", "true");
       var p = upload(q, input.files[0]);
       pending[id] = p;
-      p.then(function () { if (pending[id] === p) delete pending[id]; });
+      p.then(function () { if (pending[id] === p) { delete pending[id]; q.removeAttribute("data-uploading"); } });
     });
   });
 
