@@ -109,6 +109,20 @@ func TestBrowserUpload(t *testing.T) {
 	p := newUploadsServer(t)
 	sv := p.build(t, fileSurvey("upload", nil))
 	qid := elementID(sv, 0)
+	// The page may reach the bucket (connect-src), and only a page with
+	// a file question.
+	plain := p.build(t, oneQuestion("no file", nil))
+	for slug, want := range map[string]bool{sv.URLSlug: true, plain.URLSlug: false} {
+		resp, err := http.Get(p.srv.URL + "/s/" + slug + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		csp := resp.Header.Get("Content-Security-Policy")
+		if strings.Contains(csp, "connect-src 'self' "+p.bucket.Origin()+";") != want {
+			t.Errorf("%s: CSP %q, want the bucket's origin %v", slug, csp, want)
+		}
+	}
 	content := append([]byte("%PDF-1.4\n"), bytes.Repeat([]byte("survey "), 3000)...)
 	path := writeFile(t, "résumé.pdf", content)
 	ctx := browser(t, true)
