@@ -3,6 +3,9 @@ package elements
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/survey"
@@ -13,6 +16,7 @@ import (
 var answerFieldNames = []string{
 	"choices", "allow_multiple_select", "min_selectable_choices", "max_selectable_choices", "correct_choice",
 	"rows", "columns", "scale_min", "scale_max", "left_label", "right_label", "rating_max", "max_length",
+	"max_file_size_mb", "allowed_file_types",
 }
 
 // answerFields are the section-10 fields of a request body, each read and
@@ -31,6 +35,8 @@ type answerFields struct {
 	ratingMax     int64
 	maxLength     int64
 	left, right   *string
+	maxFileSizeMB int64
+	fileTypes     []string
 }
 
 // readAnswerFields reads the section-10 fields of the body. On create the
@@ -75,6 +81,10 @@ func readAnswerFields(f *api.Form, create bool) answerFields {
 	bounded("scale_max", survey.MinScaleMax, survey.MaxScaleMax, &a.scaleMax)
 	bounded("rating_max", survey.MinRatingMax, survey.MaxRatingMax, &a.ratingMax)
 	bounded("max_length", survey.MinMaxLength, survey.MaxMaxLength, &a.maxLength)
+	bounded("max_file_size_mb", survey.MinFileSizeMB, survey.MaxFileSizeMB, &a.maxFileSizeMB)
+	if types, ok := readFileTypes(f); mark("allowed_file_types", ok) {
+		a.fileTypes = types
+	}
 	if v, ok := nullableString(f, "left_label", survey.MaxScaleLabel); mark("left_label", ok) {
 		a.left = v
 	}
@@ -104,6 +114,8 @@ func (a answerFields) apply(f *api.Form, e *survey.Element) {
 			if !a.unchanged(name, e) {
 				f.Fail(name, survey.MsgFieldNotTaken(e.Type))
 			}
+		case name == "allowed_file_types" && len(a.fileTypes) == 0:
+			f.Fail(name, "This list may not be empty.")
 		case a.emptyList(name):
 			f.FailNested(name, map[string]any{"non_field_errors": []string{"This list may not be empty."}})
 		default:
@@ -139,6 +151,10 @@ func (a answerFields) apply(f *api.Form, e *survey.Element) {
 	set("scale_max", a.scaleMax, &e.ScaleMax)
 	set("rating_max", a.ratingMax, &e.RatingMax)
 	set("max_length", a.maxLength, &e.MaxLength)
+	set("max_file_size_mb", a.maxFileSizeMB, &e.MaxFileSizeMB)
+	if take["allowed_file_types"] {
+		e.AllowedFileTypes = a.fileTypes
+	}
 	if take["left_label"] {
 		e.LeftLabel = a.left
 	}
@@ -191,12 +207,64 @@ func (a answerFields) unchanged(name string, e *survey.Element) bool {
 		return a.ratingMax == e.RatingMax
 	case "max_length":
 		return a.maxLength == e.MaxLength
+	case "max_file_size_mb", "allowed_file_types":
+		maxMB, types := e.FileRules()
+		if name == "max_file_size_mb" {
+			return a.maxFileSizeMB == maxMB
+		}
+		return slices.Equal(a.fileTypes, types)
 	case "left_label":
 		return equalPtr(a.left, e.LeftLabel)
 	case "right_label":
 		return equalPtr(a.right, e.RightLabel)
 	}
 	return false
+}
+
+// readFileTypes reads allowed_file_types: a list of 1 to
+// survey.MaxFileTypes extensions, each 1-10 characters of [A-Za-z0-9]
+// (a leading dot is taken off), stored lower case and once each.
+func readFileTypes(f *api.Form) ([]string, bool) {
+	const name = "allowed_file_types"
+	raw, present := f.Raw(name)
+	if !present {
+		return nil, false
+	}
+	if f.IsNull(name) {
+		f.Fail(name, api.MsgNull)
+		return nil, false
+	}
+	var items []json.RawMessage
+	if kind := api.JSONKind(raw); kind != "list" || json.Unmarshal(raw, &items) != nil {
+		f.Fail(name, fmt.Sprintf("Expected a list of items but got type %q.", kind))
+		return nil, false
+	}
+	if len(items) > survey.MaxFileTypes {
+		f.Fail(name, fmt.Sprintf("Ensure this field has no more than %d elements.", survey.MaxFileTypes))
+		return nil, false
+	}
+	out := make([]string, 0, len(items))
+	errs := map[string]any{}
+	for i, it := range items {
+		var s string
+		if api.JSONKind(it) != "str" || json.Unmarshal(it, &s) != nil {
+			errs[strconv.Itoa(i)] = []string{api.MsgNotString}
+			continue
+		}
+		s = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(s), "."))
+		if !survey.ValidFileType(s) {
+			errs[strconv.Itoa(i)] = []string{fmt.Sprintf("Enter an extension of 1 to %d letters or digits.", survey.MaxFileTypeLen)}
+			continue
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if len(errs) > 0 {
+		f.FailNested(name, errs)
+		return nil, false
+	}
+	return out, true
 }
 
 func equalPtr[T comparable](a, b *T) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

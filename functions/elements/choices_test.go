@@ -3,6 +3,7 @@ package elements_test
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -71,6 +72,7 @@ func TestChoicesCreate(t *testing.T) {
 	scale := f.create(t, sid, `{"title":"S","type":6,"scale_min":1,"scale_max":7,"left_label":"bad","right_label":""}`)
 	rating := f.create(t, sid, `{"title":"R","type":7,"rating_max":10}`)
 	text := f.create(t, sid, `{"title":"T","type":2,"max_length":140}`)
+	file := f.create(t, sid, `{"title":"F","type":11,"max_file_size_mb":25,"allowed_file_types":["PDF",".png","pdf","heic"]}`)
 	drop := warm
 	for _, tc := range []struct {
 		el   map[string]any
@@ -79,9 +81,10 @@ func TestChoicesCreate(t *testing.T) {
 		{scale, map[string]any{"scale_min": 1.0, "scale_max": 7.0, "left_label": "bad", "right_label": nil}},
 		{rating, map[string]any{"rating_max": 10.0}},
 		{text, map[string]any{"max_length": 140.0}},
+		{file, map[string]any{"max_file_size_mb": 25.0, "allowed_file_types": []any{"pdf", "png", "heic"}}},
 	} {
 		for k, v := range tc.want {
-			if tc.el[k] != v {
+			if !reflect.DeepEqual(tc.el[k], v) {
 				t.Errorf("type %v: %s = %v, want %v", tc.el["type"], k, tc.el[k], v)
 			}
 		}
@@ -97,13 +100,13 @@ func TestChoicesCreate(t *testing.T) {
 
 	// The survey detail shows the fields; question_count is unchanged by them.
 	d := f.detail(t, sid)
-	if d.QuestionCount != 7 {
-		t.Errorf("question_count = %d, want 7", d.QuestionCount)
+	if d.QuestionCount != 8 {
+		t.Errorf("question_count = %d, want 8", d.QuestionCount)
 	}
 	b, _ := json.Marshal(d.Questions)
 	var pages [][]map[string]any
 	_ = json.Unmarshal(b, &pages)
-	if len(pages) != 7 {
+	if len(pages) != 8 {
 		t.Fatalf("%d pages", len(pages))
 	}
 	first := pages[1][0]
@@ -166,6 +169,14 @@ func TestChoicesInvalid(t *testing.T) {
 		{"rating_max a string", `{"type":7,"rating_max":"5"}`, fieldErr("rating_max", notInt)},
 		{"max_length 0", `{"type":2,"max_length":0}`, fieldErr("max_length", "Ensure this value is greater than or equal to 1.")},
 		{"max_length 5001", `{"type":2,"max_length":5001}`, fieldErr("max_length", "Ensure this value is less than or equal to 5000.")},
+		{"max_file_size_mb 0", `{"type":11,"max_file_size_mb":0}`, fieldErr("max_file_size_mb", "Ensure this value is greater than or equal to 1.")},
+		{"max_file_size_mb 26", `{"type":11,"max_file_size_mb":26}`, fieldErr("max_file_size_mb", "Ensure this value is less than or equal to 25.")},
+		{"allowed_file_types empty", `{"type":11,"allowed_file_types":[]}`, fieldErr("allowed_file_types", "This list may not be empty.")},
+		{"allowed_file_types a string", `{"type":11,"allowed_file_types":"pdf"}`, fieldErr("allowed_file_types", `Expected a list of items but got type "str".`)},
+		{"allowed_file_types bad items", `{"type":11,"allowed_file_types":["pdf","tar.gz","",5,"abcdefghijk"]}`,
+			`{"allowed_file_types":{"1":["Enter an extension of 1 to 10 letters or digits."],"2":["Enter an extension of 1 to 10 letters or digits."],"3":["Not a valid string."],"4":["Enter an extension of 1 to 10 letters or digits."]}}`},
+		{"max_file_size_mb on text", `{"type":2,"max_file_size_mb":5}`, fieldErr("max_file_size_mb", notTaken(2))},
+		{"allowed_file_types on rating", `{"type":7,"allowed_file_types":["pdf"]}`, fieldErr("allowed_file_types", notTaken(7))},
 		// Refused on a type that does not take the field.
 		{"choices on text", `{"type":2,"choices":[{"name":"a"}]}`, fieldErr("choices", notTaken(2))},
 		{"choices on matrix", `{"type":12,"choices":[{"name":"a"}]}`, fieldErr("choices", notTaken(12))},

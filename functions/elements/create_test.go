@@ -155,9 +155,9 @@ func TestCreateValid(t *testing.T) {
 			if strings.Contains(tt.name, "HTML") && !bytes.Contains(r.body, []byte(`<script>alert(\"x\")</script>`)) {
 				t.Errorf("the answer escapes or alters the HTML: %s", r.body)
 			}
-			want := 38 // 37, and conditions on the questions list's elements
+			want := 40 // 39, and conditions on the questions list's elements
 			if got["type"] == 1.0 {
-				want = 37
+				want = 39
 			}
 			if len(got) != want && got["type"] != 9.0 {
 				t.Errorf("the answer has %d fields, want %d", len(got), want)
@@ -335,6 +335,7 @@ func TestCreateTakesEveryPatchField(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	sid := f.newSurvey(t)
+	other := f.newSurvey(t)
 	tests := []struct {
 		typ  int
 		body string
@@ -342,7 +343,9 @@ func TestCreateTakesEveryPatchField(t *testing.T) {
 		{2, `"answer_required":true,"max_length":40`},
 		{3, `"vertical_choices":true,"answer_required":true,"randomize":true,"choices":[{"name":"A"},{"name":"B"}],"allow_multiple_select":true,"max_selectable_choices":2`},
 		{6, `"answer_required":true,"scale_min":1,"scale_max":5,"left_label":"no","right_label":"yes"`},
-		{9, `"share_link_active":true,"is_default":true,"link_active":true,"link_button_text":"Go on","link_type":2,"link":7,"reload_active":true,"reload_time":30`},
+		{9, `"share_link_active":true,"is_default":true,"link_active":true,"link_button_text":"Go on","link_type":2,"link":` + fmt.Sprint(other) + `,"reload_active":true,"reload_time":30`},
+		{9, `"link_active":true,"link_type":1,"link_url":"https://example.com/more","link_button_text":"More"`},
+		{11, `"answer_required":true,"max_file_size_mb":3,"allowed_file_types":["png"]`},
 		{12, `"answer_required":true,"rows":[{"name":"r"}],"columns":[{"name":"c"}]`},
 	}
 	// ignore are what two separate elements cannot share.

@@ -1,6 +1,7 @@
 package elements
 
 import (
+	"context"
 	"net/http"
 
 	"surveyservice/shared/api"
@@ -78,6 +79,9 @@ func (h handlers) create() http.Handler {
 		if err := form.Err(); err != nil {
 			return err
 		}
+		if err := h.checkLink(r.Context(), aid, sid, form); err != nil {
+			return err
+		}
 		ch, err := h.st.CreateElement(r.Context(), aid, sid, e, p)
 		if err != nil {
 			return err
@@ -128,6 +132,9 @@ func (h handlers) update() http.Handler {
 		if err := form.Err(); err != nil {
 			return err
 		}
+		if err := h.checkLink(r.Context(), aid, sid, form); err != nil {
+			return err
+		}
 		edit := func(e *survey.Element) error {
 			if hasRules {
 				e.Conditions = rules
@@ -164,4 +171,25 @@ func (h handlers) delete() http.Handler {
 		api.NoContent(w, r)
 		return nil
 	})
+}
+
+// checkLink checks an appreciation page's link sent in the body (contract
+// section 16): the id of another live survey of the same account, whose
+// page the button opens; one read, only when the body names one.
+func (h handlers) checkLink(ctx context.Context, aid, sid int64, form *api.Form) error {
+	if form.IsNull("link") {
+		return nil
+	}
+	link, ok := form.Int("link", api.Int{})
+	if !ok {
+		return nil
+	}
+	if link == sid {
+		return survey.FieldError("link", survey.InvalidPK(link))
+	}
+	sv, err := h.st.Survey(ctx, aid, link)
+	if survey.ErrorCode(err) == survey.ENOTFOUND || err == nil && sv.Deleted {
+		return survey.FieldError("link", survey.InvalidPK(link))
+	}
+	return err
 }

@@ -89,9 +89,14 @@ func readFields(f *api.Form, e *survey.Element, create bool) {
 	boolean("is_default", &e.IsDefault)
 	boolean("link_active", &e.LinkActive)
 	str("link_button_text", survey.MaxLinkButtonText, &e.LinkButtonText)
-	if v, ok := f.Int("link_type", api.Int{Min: api.Bound(1)}); ok {
-		e.LinkType = v
+	if v, ok := f.Int("link_type", api.Int{}); ok {
+		if v != survey.LinkTypeURL && v != survey.LinkTypeSurvey {
+			f.Fail("link_type", fmt.Sprintf("%q is not a valid choice.", fmt.Sprint(v)))
+		} else {
+			e.LinkType = v
+		}
 	}
+	nullableURL("link_url", survey.MaxLinkURL, &e.LinkURL)
 	if f.IsNull("link") {
 		e.Link = nil
 	} else if v, ok := f.Int("link", api.Int{Min: api.Bound(0)}); ok {

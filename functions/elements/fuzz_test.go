@@ -3,6 +3,7 @@ package elements
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"surveyservice/shared/api"
@@ -23,8 +24,11 @@ func FuzzAnswerFields(f *testing.F) {
 		`{"allow_multiple_select":true,"min_selectable_choices":3,"max_selectable_choices":2}`,
 		`{"choices":[{"name":"  "}, "x", null, {"name":"a","image_url":"ftp://x"}]}`,
 		`{"correct_choice":"11","max_length":1e3,"scale_max":2.0}`,
+		`{"max_file_size_mb":25,"allowed_file_types":["PDF",".png","pdf"," heic "]}`,
+		`{"max_file_size_mb":"3","allowed_file_types":["tar.gz","",7,null,"\u0000"]}`,
+		`{"allowed_file_types":[]}`,
 	} {
-		for _, typ := range []byte{2, 3, 4, 6, 7, 10, 12} {
+		for _, typ := range []byte{2, 3, 4, 6, 7, 10, 11, 12} {
 			f.Add([]byte(s), typ, true)
 		}
 	}
@@ -58,6 +62,14 @@ func FuzzAnswerFields(f *testing.F) {
 		}
 		if err := e.Validate(); err != nil {
 			t.Fatalf("accepted element fails Validate: %v", err)
+		}
+		for _, ext := range e.AllowedFileTypes {
+			if !survey.ValidFileType(ext) || ext != strings.ToLower(ext) {
+				t.Fatalf("accepted file type %q", ext)
+			}
+		}
+		if maxMB, _ := e.FileRules(); maxMB < survey.MinFileSizeMB || maxMB > survey.MaxFileSizeMB {
+			t.Fatalf("max_file_size_mb %d", maxMB)
 		}
 		if len(e.Choices) > survey.MaxChoices || len(e.Rows) > survey.MaxMatrixItems || len(e.Columns) > survey.MaxMatrixItems {
 			t.Fatalf("lists over their bounds: %d %d %d", len(e.Choices), len(e.Rows), len(e.Columns))

@@ -323,6 +323,7 @@ func element(id int64, typ, order int, changes map[string]any) map[string]any {
 		"vertical_choices": false, "answer_required": false, "randomize": false, "correct_choice": nil,
 		"choices": []any{}, "rows": []any{}, "columns": []any{}, "scale_min": 0.0, "scale_max": 10.0,
 		"left_label": nil, "right_label": nil, "rating_max": 5.0, "max_length": 5000.0,
+		"max_file_size_mb": 10.0, "allowed_file_types": []any{"pdf", "jpg", "jpeg", "png", "docx", "xlsx", "zip"},
 		"order": float64(order),
 	}
 	if typ != 1 && typ != 9 {
@@ -331,7 +332,7 @@ func element(id int64, typ, order int, changes map[string]any) map[string]any {
 	if typ == 9 {
 		maps.Copy(m, map[string]any{
 			"share_link_active": false, "is_default": false, "link_active": false, "link_button_text": "",
-			"link_type": 1.0, "link": nil, "reload_active": false, "reload_time": 0.0,
+			"link_type": 1.0, "link": nil, "link_url": nil, "reload_active": false, "reload_time": 0.0,
 		})
 	}
 	maps.Copy(m, changes)

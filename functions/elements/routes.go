@@ -18,6 +18,7 @@ type Store interface {
 	Element(ctx context.Context, aid, sid, eid int64) (store.ElementChange, error)
 	UpdateElement(ctx context.Context, aid, sid, eid int64, edit func(*survey.Element) error, p survey.Placement) (store.ElementChange, error)
 	DeleteElement(ctx context.Context, aid, sid, eid int64) error
+	Survey(ctx context.Context, aid, sid int64) (survey.Survey, error)
 }
 
 var _ Store = (*store.Store)(nil)

@@ -102,13 +102,35 @@ func TestReadUpdateDelete(t *testing.T) {
 			})
 		}
 		// Appreciation fields on a type 9.
-		r := f.do(t, "PATCH", itemPath(sid, a1), `{"share_link_active":true,"is_default":true,"link_active":true,"link_button_text":"Go on","link_type":2,"link":5,"reload_active":true,"reload_time":10}`)
+		other := f.newSurvey(t)
+		r := f.do(t, "PATCH", itemPath(sid, a1), fmt.Sprintf(`{"share_link_active":true,"is_default":true,"link_active":true,"link_button_text":"Go on","link_type":2,"link":%d,"reload_active":true,"reload_time":10}`, other))
 		expect(t, "PATCH appreciation fields", r, 200, "")
 		got := decode(t, r.body)
 		sameMap(t, "PATCH appreciation fields", got, element(a1, 9, 1, map[string]any{
 			"share_link_active": true, "is_default": true, "link_active": true, "link_button_text": "Go on",
-			"link_type": 2.0, "link": 5.0, "reload_active": true, "reload_time": 10.0,
+			"link_type": 2.0, "link": float64(other), "reload_active": true, "reload_time": 10.0,
 		}))
+		// The link's target (contract section 16): link_type 1 opens
+		// link_url (absolute http(s)), 2 another live survey of the
+		// account.
+		before := f.state(t, sid)
+		for _, tc := range []struct{ body, want string }{
+			{`{"link_type":1}`, fieldErr("link_url", "This field is required.")},
+			{`{"link_type":1,"link_url":"javascript:alert(1)"}`, fieldErr("link_url", "Enter a valid URL.")},
+			{`{"link_type":1,"link_url":"/relative"}`, fieldErr("link_url", "Enter a valid URL.")},
+			{`{"link_type":3}`, fieldErr("link_type", `"3" is not a valid choice.`)},
+			{`{"link_type":2,"link":null}`, fieldErr("link", "This field is required.")},
+			{fmt.Sprintf(`{"link":%d}`, sid), fieldErr("link", invalidPK(sid))},
+			{`{"link":999999999}`, fieldErr("link", invalidPK(999999999))},
+		} {
+			expect(t, "PATCH "+tc.body, f.do(t, "PATCH", itemPath(sid, a1), tc.body), 400, tc.want)
+		}
+		unchanged(t, "refused links", before, f.state(t, sid))
+		r = f.do(t, "PATCH", itemPath(sid, a1), `{"link_type":1,"link_url":"https://example.com/next"}`)
+		expect(t, "PATCH link_url", r, 200, "")
+		if got := decode(t, r.body); got["link_url"] != "https://example.com/next" || got["link_type"] != 1.0 {
+			t.Errorf("link_url %v, link_type %v", got["link_url"], got["link_type"])
+		}
 	})
 
 	t.Run("PATCH prior_question moves it", func(t *testing.T) {

@@ -202,7 +202,11 @@ func renderSurvey(p surveyPage) []byte {
 	if needsLogic(p) {
 		d.logic(s, p.T)
 	}
-	d.w("<script src=\"%s\"></script>\n<script src=\"%s\"></script>\n", text(assetNames["responder.js"]), text(assetNames["app.js"]))
+	d.w("<script src=\"%s\"></script>\n", text(assetNames["responder.js"]))
+	if hasFileQuestion(p) {
+		d.w("<script src=\"%s\"></script>\n", text(assetNames["uploads.js"]))
+	}
+	d.w("<script src=\"%s\"></script>\n", text(assetNames["app.js"]))
 	d.foot()
 	return d.bytes()
 }
@@ -355,6 +359,8 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 			d.w("\n</fieldset>\n")
 		}
 		d.w("</fieldset>\n")
+	case survey.TypeFileUpload:
+		d.fileQuestion(q, t)
 	case survey.TypeStatement, survey.TypeGroup:
 		d.w("<div class=\"q statement\" data-id=\"%s\"%s><h3>%s</h3>", num(id), h, text(q.Title))
 		if q.Description != "" {

@@ -12,6 +12,7 @@ import (
 	"surveyservice/shared/api"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
 )
 
 // Store is what the group reads; *store.Store implements it.
@@ -20,6 +21,9 @@ type Store interface {
 	responding.Store
 	SurveyIDByReportCode(ctx context.Context, code string) (int64, error)
 	Aggregates(ctx context.Context, sid int64) (store.Aggregate, error)
+	// Survey reads the survey an appreciation page's button opens
+	// (contract section 16).
+	Survey(ctx context.Context, aid, sid int64) (survey.Survey, error)
 }
 
 var _ Store = (*store.Store)(nil)

@@ -66,12 +66,15 @@ func writePage(w http.ResponseWriter, r *http.Request, status int, body []byte, 
 // survey, its closed page, the thanks of a plain form): the sites of the
 // survey's embed_origins may frame it, and X-Frame-Options, which cannot
 // name them, is left out.
-func writeSurveyPage(w http.ResponseWriter, r *http.Request, status int, body []byte, themeCSS string, set survey.Settings) {
+//
+// connect are the origins beyond the page's own that its script may reach:
+// the uploads bucket's, on a survey with a file-upload question.
+func writeSurveyPage(w http.ResponseWriter, r *http.Request, status int, body []byte, themeCSS string, set survey.Settings, connect ...string) {
 	ancestors := survey.FrameAncestors(set.Embedders())
 	if ancestors != notFramed {
 		w.Header().Del("X-Frame-Options")
 	}
-	writeFramed(w, r, status, body, themeCSS, ancestors)
+	writeFramed(w, r, status, body, themeCSS, ancestors, connect...)
 }
 
 // writeSurveyMessage is writeMessage for a survey's own messages.
@@ -81,7 +84,11 @@ func writeSurveyMessage(w http.ResponseWriter, r *http.Request, status int, lang
 	writeSurveyPage(w, r, status, renderMessage(p), "", set)
 }
 
-func writeFramed(w http.ResponseWriter, r *http.Request, status int, body []byte, themeCSS, ancestors string) {
+func writeFramed(w http.ResponseWriter, r *http.Request, status int, body []byte, themeCSS, ancestors string, connect ...string) {
+	policy := basePolicy
+	for _, origin := range connect {
+		policy += " " + origin
+	}
 	style := "style-src 'self'"
 	if themeCSS != "" {
 		sum := sha256.Sum256([]byte(themeCSS))
@@ -89,7 +96,7 @@ func writeFramed(w http.ResponseWriter, r *http.Request, status int, body []byte
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", basePolicy+"; "+style+"; frame-ancestors "+ancestors)
+	h.Set("Content-Security-Policy", policy+"; "+style+"; frame-ancestors "+ancestors)
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
@@ -168,6 +175,8 @@ type texts struct {
 	Preview string
 	// The report's ranking charts: the mean rank, and how many ranked.
 	MeanRank, Rankings string
+	// File are a file-upload question's words (contract section 16).
+	File fileTexts
 }
 
 var textsByLang = map[string]texts{
@@ -189,10 +198,12 @@ var textsByLang = map[string]texts{
 }
 
 func textsFor(lang string) texts {
-	if t, ok := textsByLang[lang]; ok {
-		return t
+	t, ok := textsByLang[lang]
+	if !ok {
+		t = textsByLang["en"]
 	}
-	return textsByLang["en"]
+	t.File = fileTextsFor(lang)
+	return t
 }
 
 // liveSurvey finds a survey by one of its public codes (lookup: its slug or

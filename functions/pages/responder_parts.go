@@ -1,7 +1,12 @@
 package pages
 
 import (
+	"context"
+	"log/slog"
+	"net/url"
 	"strings"
+
+	"surveyservice/shared/api"
 
 	"surveyservice/shared/survey"
 )
@@ -12,6 +17,10 @@ import (
 type Config struct {
 	PublicURL  string
 	PrivacyURL string
+	// UploadsOrigin is where the page sends the files of file-upload
+	// questions (the uploads bucket's presigned POSTs): its
+	// Content-Security-Policy lets the page's script reach it.
+	UploadsOrigin string
 }
 
 // Option sets part of the Config.
@@ -20,23 +29,52 @@ type Option func(*Config)
 // WithConfig gives the pages the deployment's addresses.
 func WithConfig(c Config) Option { return func(dst *Config) { *dst = c } }
 
-// ConfigFromEnv reads PUBLIC_SURVEY_URL and PRIVACY_URL.
+// ConfigFromEnv reads PUBLIC_SURVEY_URL, PRIVACY_URL and UPLOADS_ORIGIN.
 func ConfigFromEnv(getenv func(string) string) Config {
-	return Config{PublicURL: strings.TrimSuffix(getenv("PUBLIC_SURVEY_URL"), "/"), PrivacyURL: getenv("PRIVACY_URL")}
+	return Config{PublicURL: strings.TrimSuffix(getenv("PUBLIC_SURVEY_URL"), "/"), PrivacyURL: getenv("PRIVACY_URL"),
+		UploadsOrigin: strings.TrimSuffix(getenv("UPLOADS_ORIGIN"), "/")}
+}
+
+// uploadsConnect are the origins the survey's page connects to beyond its
+// own: the uploads bucket's, when the survey has a file-upload question.
+func uploadsConnect(p surveyPage) []string {
+	if p.Config.UploadsOrigin == "" || !hasFileQuestion(p) {
+		return nil
+	}
+	return []string{p.Config.UploadsOrigin}
+}
+
+// hasFileQuestion reports whether the survey asks for a file: only then
+// does its page load uploads.js and connect to the bucket.
+func hasFileQuestion(p surveyPage) bool {
+	for _, pg := range p.Survey.Questions {
+		for _, q := range pg {
+			if q.Type == survey.TypeFileUpload {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pageTexts16 are the words section 16 adds to the page, by language.
 type pageTexts16 struct {
 	Privacy, PrivacyLink, Share, Footer, Location string
+	// Edit is the appreciation page's edit link; Continue its button's
+	// label when link_button_text is empty.
+	Edit, Continue string
 }
 
 var texts16 = map[string]pageTexts16{
 	"en": {Privacy: "Your answers are used only for this survey.", PrivacyLink: "Privacy notice", Share: "Share this survey",
-		Footer: "Made with Survey Service", Location: "This survey asks for your location."},
+		Footer: "Made with Survey Service", Location: "This survey asks for your location.",
+		Edit: "Edit your response", Continue: "Continue"},
 	"fa": {Privacy: "پاسخ‌های شما تنها برای این پرسش‌نامه به کار می‌رود.", PrivacyLink: "اطلاعیهٔ حریم خصوصی", Share: "این پرسش‌نامه را هم‌رسانی کنید",
-		Footer: "ساخته‌شده با Survey Service", Location: "این پرسش‌نامه موقعیت مکانی شما را می‌خواهد."},
+		Footer: "ساخته‌شده با Survey Service", Location: "این پرسش‌نامه موقعیت مکانی شما را می‌خواهد.",
+		Edit: "ویرایش پاسخ", Continue: "ادامه"},
 	"ar": {Privacy: "تُستخدم إجاباتك لهذا الاستبيان فقط.", PrivacyLink: "إشعار الخصوصية", Share: "شارك هذا الاستبيان",
-		Footer: "صُنع باستخدام Survey Service", Location: "يطلب هذا الاستبيان موقعك."},
+		Footer: "صُنع باستخدام Survey Service", Location: "يطلب هذا الاستبيان موقعك.",
+		Edit: "تعديل إجابتك", Continue: "متابعة"},
 }
 
 func texts16For(lang string) pageTexts16 {
@@ -90,14 +128,25 @@ func (d *doc) welcome16(p surveyPage) {
 	}
 }
 
-// thanks16 is what section 16 adds to the appreciation page: the share
-// link.
+// thanks16 is what section 16 adds to the appreciation page: the link's
+// button, the edit link (shown by responder.js once a response has its
+// edit token, while the survey is open) and the share link.
 func (d *doc) thanks16(p surveyPage) {
+	t := texts16For(p.Lang)
 	a, ok := firstAppreciation(p.Survey)
+	if ok && p.LinkHref != "" {
+		label := a.LinkButtonText
+		if label == "" {
+			label = t.Continue
+		}
+		d.w("<p class=\"next-link\"><a class=\"button\" id=\"appreciation-link\" href=\"%s\" rel=\"noopener\">%s</a></p>\n", text(p.LinkHref), text(label))
+	}
+	if p.Survey.Settings.EditResponseEnabled && !p.Preview {
+		d.w("<p class=\"edit\" id=\"edit-wrap\" hidden><button type=\"button\" id=\"edit-response\">%s</button></p>\n", text(t.Edit))
+	}
 	if !ok || !a.ShareLinkActive {
 		return
 	}
-	t := texts16For(p.Lang)
 	d.w("<p class=\"share\"><label for=\"share-link\">%s</label> <input id=\"share-link\" type=\"url\" readonly value=\"%s\"></p>\n",
 		text(t.Share), text(p.Config.PublicURL+"/s/"+p.Survey.URLSlug+"/"))
 }
@@ -116,4 +165,34 @@ func firstAppreciation(s survey.ResponderSurvey) (survey.ElementView, bool) {
 		return survey.ElementView{}, false
 	}
 	return s.Appreciations[0], true
+}
+
+// appreciationLink is where the first appreciation page's button goes
+// (contract section 16): with link_active, link_type 1 its link_url
+// (http(s) only), link_type 2 the page of the survey link names, when it
+// is a live survey of the same account (one read); "" otherwise.
+func appreciationLink(ctx context.Context, st Store, aid int64, s survey.ResponderSurvey, cfg Config) string {
+	a, ok := firstAppreciation(s)
+	if !ok || !a.LinkActive {
+		return ""
+	}
+	switch a.LinkType {
+	case survey.LinkTypeURL:
+		if a.LinkURL != nil && survey.ValidHTTPURL(*a.LinkURL) {
+			return *a.LinkURL
+		}
+	case survey.LinkTypeSurvey:
+		if a.Link == nil {
+			return ""
+		}
+		sv, err := st.Survey(ctx, aid, *a.Link)
+		if err != nil || sv.Deleted || sv.URLSlug == "" {
+			if err != nil && survey.ErrorCode(err) != survey.ENOTFOUND {
+				api.Logger(ctx).WarnContext(ctx, "appreciation link not read", slog.Int64("survey", *a.Link), slog.String("error", err.Error()))
+			}
+			return ""
+		}
+		return cfg.PublicURL + "/s/" + url.PathEscape(sv.URLSlug) + "/"
+	}
+	return ""
 }

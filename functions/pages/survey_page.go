@@ -44,6 +44,9 @@ type surveyPage struct {
 	Step    *stepView
 	// Sheets: the survey shows responders their answer sheet.
 	Sheets bool
+	// LinkHref is where the appreciation page's button goes, "" for no
+	// button (section 16, appreciationLink).
+	LinkHref string
 }
 
 // handleSurvey renders the responder's page: the same one Query of the
@@ -71,6 +74,7 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		p := newSurveyPage(v, r)
 		p.Config = cfg
 		p.Sheets = c.Settings.ShowAnswerSheetToResponder
+		p.LinkHref = appreciationLink(ctx, st, c.Survey.AccountID, v, cfg)
 		if v.RespondingDuration != nil || v.RespondingDurationType == survey.DurationPerQuestion {
 			// The session of a plain form starts now, not when it is sent.
 			served, err := sealServed(ctx, sealer, sid, now())
@@ -84,7 +88,7 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		if stepped(v) {
 			p.Initial = newSteps(c, v).shown(nil)
 		}
-		writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS, c.Settings)
+		writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS, c.Settings, uploadsConnect(p)...)
 		return nil
 	})
 }

@@ -15,7 +15,7 @@ import (
 // {"edit_token", "answers", "variables"}; 200 with the submission's
 // answer plus edited_at. The Idempotency-Key is optional: an edit sent
 // twice leaves the same answers.
-func handleEdit(st Store, sealer Sealer, now func() time.Time) http.Handler {
+func handleEdit(st Store, sealer Sealer, files Uploads, now func() time.Time) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		rid, ok := api.PathID(r, "response_id")
@@ -32,7 +32,9 @@ func handleEdit(st Store, sealer Sealer, now func() time.Time) http.Handler {
 		}
 		form := api.NewForm(body)
 		token, _ := form.String("edit_token", api.Str{Required: true, NoTrim: true})
-		req := responding.EditRequest{Token: token, Answers: map[string]json.RawMessage{}}
+		// session: the page's, which new uploads were made for (optional).
+		session, _ := form.String("session", api.Str{Nullable: true, AllowBlank: true, NoTrim: true})
+		req := responding.EditRequest{Token: token, Answers: map[string]json.RawMessage{}, Session: session, Files: filesOf(files)}
 		if raw, ok := dictField(form, "answers"); ok {
 			if err := json.Unmarshal(raw, &req.Answers); err != nil {
 				form.Fail("answers", "Not a valid object.")

@@ -122,7 +122,7 @@ func dictField(form *api.Form, name string) (json.RawMessage, bool) {
 // 403, 410). A refusal after the session opened first asks whether the
 // key recorded a response already: a retry of a success answers that
 // success, however the survey changed since.
-func handleSubmit(st Store, sealer Sealer, now func() time.Time) http.Handler {
+func handleSubmit(st Store, sealer Sealer, files Uploads, now func() time.Time) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		key, err := idempotencyKey(r)
@@ -141,6 +141,7 @@ func handleSubmit(st Store, sealer Sealer, now func() time.Time) http.Handler {
 			responding.Request{
 				Session: req.session, Answers: req.answers, Variables: req.variables, Location: req.location,
 				Responder: responding.ResponderValue(r), IP: api.ClientIP(r), UserAgent: r.UserAgent(),
+				Files: filesOf(files),
 			}, now)
 		if err != nil {
 			return err
@@ -167,4 +168,13 @@ func answerSubmitted(w http.ResponseWriter, r *http.Request, done responding.Sub
 		ID: done.ID, SubmittedAt: done.SubmittedAt.UTC().Format(survey.TimestampLayout), EditToken: done.EditToken,
 		Sheet: done.Sheet, SheetToken: done.SheetToken,
 	})
+}
+
+// filesOf is the bucket as the submission uses it; nil (no interface
+// holding a nil pointer) without one.
+func filesOf(b Uploads) responding.EditFiles {
+	if b == nil {
+		return nil
+	}
+	return b
 }

@@ -50,13 +50,20 @@ var _ Store = (*store.Store)(nil)
 // New returns the group's routes; now is the clock of the survey's state
 // and of the time to respond (the store's own clock in tests, so that the
 // two agree).
-func New(st Store, sealer Sealer, now func() time.Time) *api.Router {
+func New(st Store, sealer Sealer, now func() time.Time, opts ...Option) *api.Router {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	rt := api.NewRouter(nil)
 	rt.Handle(api.Route{Method: "GET", Path: "/api/public/surveys/{url_slug}/", Name: "Public Survey", Public: true}, handleSurvey(st, now))
 	rt.Handle(api.Route{Method: "GET", Path: "/api/public/surveys/{url_slug}/challenge/", Name: "Survey Challenge", Public: true}, handleChallenge(st, sealer, now))
 	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/sessions/", Name: "Survey Sessions", Public: true}, handleSession(st, sealer, now))
-	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/responses/", Name: "Survey Responses", Public: true}, handleSubmit(st, sealer, now))
-	rt.Handle(api.Route{Method: "PUT", Path: "/api/public/surveys/{url_slug}/responses/{response_id}/", Name: "Survey Response Edit", Public: true}, handleEdit(st, sealer, now))
+	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/responses/", Name: "Survey Responses", Public: true}, handleSubmit(st, sealer, o.uploads, now))
+	rt.Handle(api.Route{Method: "PUT", Path: "/api/public/surveys/{url_slug}/responses/{response_id}/", Name: "Survey Response Edit", Public: true}, handleEdit(st, sealer, o.uploads, now))
+	if o.uploads != nil {
+		rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/uploads/", Name: "Survey Uploads", Public: true}, handleUpload(st, sealer, o.uploads, now))
+	}
 	rt.Handle(api.Route{Method: "POST", Path: "/api/public/surveys/{url_slug}/authenticate/", Name: "Survey Authenticate", Public: true}, handleAuthenticate(st, sealer, now))
 	rt.Handle(api.Route{Method: "GET", Path: "/api/public/surveys/{url_slug}/variables/", Name: "Survey Link Values", Public: true}, handleValues(st, sealer))
 	return rt

@@ -32,21 +32,43 @@ func (h handlers) get() http.Handler {
 		if err != nil {
 			return err
 		}
-		api.Respond(w, r, http.StatusOK, resp.View())
+		v, err := h.view(r.Context(), sid, resp)
+		if err != nil {
+			return err
+		}
+		api.Respond(w, r, http.StatusOK, v)
 		return nil
 	})
 }
 
 // delete deletes one response and lowers the survey's count by exactly
-// one (one transaction); a response already gone answers 404. 204.
+// one (one transaction); a response already gone answers 404. 204. Its
+// files go with it (section 16): the response is read first for their
+// keys (one BatchGetItem), then deleted from the bucket (one
+// DeleteObjects) once the response is gone.
 func (h handlers) delete() http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		acct, sid, rid, err := responseIDs(r)
 		if err != nil {
 			return err
 		}
+		var files []string
+		if h.uploads != nil {
+			resp, err := h.st.Response(r.Context(), acct.ID, sid, rid)
+			switch {
+			case err == nil:
+				files = fileKeys(sid, resp)
+			case survey.ErrorCode(err) != survey.ENOTFOUND:
+				return err
+			} // not found: the delete answers (404, or 409 in the trash)
+		}
 		if err := h.st.DeleteResponse(r.Context(), acct.ID, sid, rid); err != nil {
 			return err
+		}
+		if len(files) > 0 {
+			if err := h.uploads.Delete(r.Context(), files); err != nil {
+				return err
+			}
 		}
 		api.NoContent(w, r)
 		return nil

@@ -92,7 +92,11 @@ func (h handlers) list() http.Handler {
 		out := listPage{Count: countOf(sv, lq.Spam), Results: make([]json.RawMessage, 0, len(page.Responses))}
 		budget := newBudget(pageBudget)
 		for i, resp := range page.Responses {
-			item, err := encodeJSON(resp.View())
+			v, err := h.view(ctx, sid, resp)
+			if err != nil {
+				return err
+			}
+			item, err := encodeJSON(v)
 			if err != nil {
 				return err
 			}

@@ -53,9 +53,12 @@ var csvFormat = api.Format{Name: "csv", MediaType: "text/csv"}
 
 // New returns the group's routes; jobs queues export jobs, now is the
 // clock of export links.
-func New(auth *api.Authenticator, st Store, sealer Sealer, ex Exports, jobs JobQueue, now func() time.Time) *api.Router {
+func New(auth *api.Authenticator, st Store, sealer Sealer, ex Exports, jobs JobQueue, now func() time.Time, opts ...Option) *api.Router {
 	rt := api.NewRouter(auth)
 	h := handlers{st: st, sealer: sealer, exports: ex, jobs: jobs, now: now, pages: newPageStarts(now)}
+	for _, opt := range opts {
+		opt(&h)
+	}
 	list := api.Route{Path: "/api/surveys/{survey_id}/responses/", Name: "Response List", Formats: []api.Format{csvFormat}}
 	detail := api.Route{Path: "/api/surveys/{survey_id}/responses/{response_id}/", Name: "Response Detail"}
 	table := api.Route{Path: "/api/v2/surveys/{survey_id}/responses/results-table/", Name: "Results Table"}
@@ -81,4 +84,5 @@ type handlers struct {
 	jobs    JobQueue
 	now     func() time.Time
 	pages   *pageStarts
+	uploads Uploads // nil: no files
 }

@@ -32,6 +32,7 @@ import (
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
+	"surveyservice/shared/uploads"
 	"surveyservice/shared/webhook"
 )
 
@@ -88,6 +89,26 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err := bucket.Ensure(ctx); err != nil {
 		return err
 	}
+	// The responders' files: the bucket's CORS rule lets the service's
+	// own pages POST to it.
+	origin := strings.TrimSuffix(or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port), "/")
+	files := uploads.New(cfg, uploads.BucketFromEnv(get))
+	if endpoint := or(env["AWS_ENDPOINT_URL_S3"], env["AWS_ENDPOINT_URL"]); endpoint != "" {
+		// moto: the browser's POSTs go through the CORS proxy (s3cors.go).
+		proxy, err := newS3CORS(endpoint, origin)
+		if err != nil {
+			return err
+		}
+		at, stop, err := proxy.listen()
+		if err != nil {
+			return err
+		}
+		defer stop()
+		files = uploads.NewAt(cfg, uploads.BucketFromEnv(get), at)
+	}
+	if err := files.Ensure(ctx, origin); err != nil {
+		return err
+	}
 	n, err := st.ImportTemplates(ctx, seed.Templates)
 	if err != nil {
 		return fmt.Errorf("load the sample catalog: %w", err)
@@ -133,7 +154,9 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		guard:      guard,
 		exports:    bucket,
 		exportJobs: jobs.queue,
-		pages:      pages.Config{PublicURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port), PrivacyURL: env["PRIVACY_URL"]},
+		uploads:    files,
+		pages: pages.Config{PublicURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port), PrivacyURL: env["PRIVACY_URL"],
+			UploadsOrigin: files.Origin()},
 	}))
 	demo, err := demoSurvey(apiClient{h: handler, key: key}, "http://127.0.0.1:"+port)
 	if err != nil {

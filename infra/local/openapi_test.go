@@ -36,7 +36,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		}
 	}
 	want := map[string][]string{}
-	for name, rt := range routers(nil, config{}) {
+	for name, rt := range routers(nil, routesConfig()) {
 		for _, r := range rt.Routes() {
 			if name == "PagesFunction" && !strings.HasPrefix(r.Path, "/api/") {
 				continue // HTML pages (contract 14), not the JSON API the document describes; oEmbed is JSON

@@ -28,6 +28,7 @@ import (
 	"surveyservice/shared/exports"
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
+	"surveyservice/shared/uploads"
 	"surveyservice/shared/webhook"
 )
 
@@ -48,12 +49,20 @@ type config struct {
 	exportJobs responses.JobQueue
 	// pages are the hosted pages' addresses (section 16).
 	pages pages.Config
+	// uploads is the bucket of the responders' files (section 16).
+	uploads *uploads.Bucket
 }
 
 // routers returns every resource group, each as its Lambda function serves
 // it, by the function's logical id in template.yaml.
 func routers(st *store.Store, cfg config) map[string]*api.Router {
 	auth := api.NewAuthenticator(st)
+	var respOpts []responders.Option
+	var ownerOpts []responses.Option
+	if cfg.uploads != nil {
+		respOpts = append(respOpts, responders.WithUploads(cfg.uploads))
+		ownerOpts = append(ownerOpts, responses.WithUploads(cfg.uploads))
+	}
 	return map[string]*api.Router{
 		"TemplatesFunction":  templates.New(st, cfg.templates),
 		"AccountFunction":    account.New(auth),
@@ -61,10 +70,10 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"SurveysFunction":    surveys.New(auth, st, time.Now),
 		"ElementsFunction":   elements.New(auth, st),
 		"SettingsFunction":   settings.New(auth, st, time.Now),
-		"RespondersFunction": responders.New(st, cfg.sealer, time.Now),
+		"RespondersFunction": responders.New(st, cfg.sealer, time.Now, respOpts...),
 		"PagesFunction":      pages.New(st, cfg.sealer, time.Now, pages.WithConfig(cfg.pages)),
 		"VariablesFunction":  variables.New(auth, st, cfg.sealer, cfg.variables),
-		"ResponsesFunction":  responses.New(auth, st, cfg.sealer, cfg.exports, cfg.exportJobs, time.Now),
+		"ResponsesFunction":  responses.New(auth, st, cfg.sealer, cfg.exports, cfg.exportJobs, time.Now, ownerOpts...),
 		"SchemaFunction":     schema.New(),
 		"WebhooksFunction": webhooks.New(auth, webhooks.Deps{Store: st, Sealer: cfg.sealer, Queue: cfg.queue,
 			Guard: cfg.guard}),

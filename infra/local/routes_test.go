@@ -14,9 +14,11 @@ import (
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"surveyservice/infra/seed"
 	"surveyservice/internal/routing"
+	"surveyservice/shared/uploads"
 )
 
 // TestGatewayRoutesAreTemplateYAML holds the table `make run` dispatches
@@ -46,7 +48,7 @@ func TestGatewayRoutesAreTemplateYAML(t *testing.T) {
 	if !slices.Equal(have, want) {
 		t.Errorf("template.yaml routes\n  %s\ngatewayRoutes (the embedded template)\n  %s", strings.Join(have, "\n  "), strings.Join(want, "\n  "))
 	}
-	fns := routers(nil, config{})
+	fns := routers(nil, routesConfig())
 	targeted := map[string]bool{}
 	for _, r := range got {
 		targeted[r.Target] = true
@@ -141,7 +143,7 @@ func TestContractPathsReachTheirFunction(t *testing.T) {
 	values := sampleValues(t)
 	selected := map[string]bool{}
 	n := 0
-	for fn, rt := range routers(nil, config{}) {
+	for fn, rt := range routers(nil, routesConfig()) {
 		for _, route := range rt.Routes() {
 			for _, p := range instances(t, route.Path, values) {
 				for _, path := range []string{p + "/", p} {
@@ -179,7 +181,7 @@ func TestContractPathsReachTheirFunction(t *testing.T) {
 func TestUnknownPathsAnswer404(t *testing.T) {
 	t.Parallel()
 	table := deployedRoutes(t)
-	fns := routers(nil, config{})
+	fns := routers(nil, routesConfig())
 	for _, path := range []string{
 		"/", "/api", "/api/", "/api/nope/", "/api/nope", "/API/folders/", "/api/Folders/",
 		"/api/surveys/", "/api/surveys/5/", "/api/surveys/5/unknown/", "/api/surveys/5/settings/x/", "/api/surveys/5/settings/authentication-codes/x/",
@@ -210,7 +212,7 @@ func TestUnknownPathsAnswer404(t *testing.T) {
 func TestLocalServerRoutesAsTheTemplate(t *testing.T) {
 	t.Parallel()
 	calls := map[string]int{}
-	fns := routers(nil, config{})
+	fns := routers(nil, routesConfig())
 	targets := map[string]http.Handler{}
 	for name := range fns {
 		targets[name] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls[name]++ })
@@ -246,7 +248,7 @@ func TestLocalServerRoutesAsTheTemplate(t *testing.T) {
 // Allow, security headers, request id).
 func TestLocalServerKeepsTheEdge(t *testing.T) {
 	t.Parallel()
-	h := serve(routers(nil, config{}))
+	h := serve(routers(nil, routesConfig()))
 	for _, tt := range []struct {
 		method, path string
 		status       int
@@ -340,3 +342,7 @@ func TestTemplateRoutesRefused(t *testing.T) {
 		})
 	}
 }
+
+// routesConfig is the configuration the route tests serve: every optional
+// route on (the uploads bucket makes no call until a request needs it).
+func routesConfig() config { return config{uploads: uploads.New(aws.Config{}, "routes")} }

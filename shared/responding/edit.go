@@ -5,11 +5,13 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
+	"surveyservice/shared/uploads"
 )
 
 // Refusals of an edit (contract section 16).
@@ -23,6 +25,7 @@ type EditStore interface {
 	SurveyIDBySlug(ctx context.Context, slug string) (int64, error)
 	PublicCollection(ctx context.Context, sid int64, consistent bool) (store.SurveyCollection, error)
 	EditResponse(ctx context.Context, e store.ResponseEdit) (survey.Response, error)
+	ResponseOfSurvey(ctx context.Context, sid, rid int64) (survey.Response, error)
 }
 
 var _ EditStore = (*store.Store)(nil)
@@ -52,6 +55,18 @@ type EditRequest struct {
 	Token     string
 	Answers   map[string]json.RawMessage
 	Variables map[string]any
+	// Session is the page's session, which new uploads were made for
+	// (section 16); Files checks, keeps and deletes the files (nil: upload
+	// answers refused).
+	Session string
+	Files   EditFiles
+}
+
+// EditFiles are Files that can also delete the files an edit replaced;
+// *uploads.Bucket implements it.
+type EditFiles interface {
+	Files
+	Delete(ctx context.Context, keys []string) error
 }
 
 // Edit replaces the answers of response rid of the survey of slug
@@ -96,7 +111,60 @@ func Edit(ctx context.Context, st EditStore, sealer Sealer, slug string, rid int
 	if aerr != nil || verr != nil {
 		return survey.Response{}, MergeFieldErrors(aerr, verr)
 	}
-	return st.EditResponse(ctx, store.ResponseEdit{
+	var files Files
+	if req.Files != nil {
+		files = req.Files
+	}
+	keys, err := checkFiles(ctx, files, sealer, c, sid, req.Session, answers)
+	if err != nil {
+		return survey.Response{}, err
+	}
+	var old []string
+	if req.Files != nil && hasFileQuestion(c) {
+		// The files the edit replaces: deleted once it is written.
+		prev, err := st.ResponseOfSurvey(ctx, sid, rid)
+		if err != nil {
+			return survey.Response{}, err
+		}
+		old = FileKeys(sid, c.Elements, prev.Answers)
+	}
+	resp, err := st.EditResponse(ctx, store.ResponseEdit{
 		SurveyID: sid, ResponseID: rid, Answers: answers, Variables: vars, ReportAttrs: ReportAttrs(c.Elements, answers),
 	})
+	if err != nil {
+		return survey.Response{}, err
+	}
+	if err := keepFiles(ctx, files, keys); err != nil {
+		return survey.Response{}, err
+	}
+	if gone := slices.DeleteFunc(old, func(k string) bool { return slices.Contains(keys, k) }); len(gone) > 0 {
+		if err := req.Files.Delete(ctx, gone); err != nil {
+			return survey.Response{}, err
+		}
+	}
+	return resp, nil
+}
+
+// hasFileQuestion reports whether the survey has a file-upload question.
+func hasFileQuestion(c store.SurveyCollection) bool {
+	for _, e := range c.Elements {
+		if e.Type == survey.TypeFileUpload {
+			return true
+		}
+	}
+	return false
+}
+
+// FileKeys are the object keys of the files among a response's answers.
+func FileKeys(sid int64, elements map[int64]survey.Element, answers map[int64]json.RawMessage) []string {
+	var keys []string
+	for eid, raw := range answers {
+		if e, ok := elements[eid]; ok && e.Type != survey.TypeFileUpload {
+			continue
+		}
+		if f, ok := survey.DecodeFileAnswer(raw); ok {
+			keys = append(keys, uploads.FileKey(sid, f))
+		}
+	}
+	return keys
 }

@@ -194,6 +194,9 @@ type Request struct {
 	Responder string
 	IP        string
 	UserAgent string
+	// Files checks and keeps the files of upload answers (section 16);
+	// nil where uploads are not taken (upload answers are refused).
+	Files Files
 }
 
 // Submit records one response exactly once: one strongly consistent Query
@@ -205,6 +208,7 @@ type Request struct {
 // open for the survey (400), the survey closed, stopped or trashed (410),
 // the time to respond over (410), the code no longer admitting the
 // responder (403), the answers and variables (400, all reported at once),
+// the files of upload answers (400, one HeadObject each, checkFiles),
 // and, inside the transaction, the survey closing, the code or the link
 // spent by a racing response (410, 403, 410). A refusal after the session
 // opened first asks whether the key recorded a response already: a retry
@@ -233,6 +237,10 @@ func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHas
 		return Submitted{}, err
 	}
 	sub, err := Build(c, sess, req, now())
+	var files []string
+	if err == nil {
+		files, err = checkFiles(ctx, req.Files, sealer, c, sid, req.Session, sub.Response.Answers)
+	}
 	if err != nil {
 		if survey.ErrorCode(err) == survey.EINTERNAL {
 			return Submitted{}, err
@@ -255,6 +263,9 @@ func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHas
 	done, err := st.Submit(ctx, sub)
 	if err != nil {
 		return Submitted{}, err
+	}
+	if err := keepFiles(ctx, req.Files, files); err != nil {
+		return Submitted{}, err // recorded: a retry with the key keeps them
 	}
 	return finish(ctx, st, sealer, c, sid, done, &sub.Response, now())
 }

@@ -27,7 +27,7 @@ const (
 const (
 	MsgNameTaken     = "The names must be unique within the element."
 	MsgIDRepeated    = "Each id may appear only once."
-	MsgImageRequired = "This field is required."
+	MsgImageRequired = "This field is required." // also a link's target
 )
 
 // answerFieldTypes says which types take each answer field; every other
@@ -46,6 +46,8 @@ var answerFieldTypes = map[string][]ElementType{
 	"right_label":            {TypeOpinionScale},
 	"rating_max":             {TypeRating},
 	"max_length":             {TypeText},
+	"max_file_size_mb":       {TypeFileUpload},
+	"allowed_file_types":     {TypeFileUpload},
 }
 
 // Takes reports whether elements of type t take the field (by its API
@@ -89,6 +91,9 @@ func (e *Element) ClearForeign() {
 	if !t.Takes("max_length") {
 		e.MaxLength = d.MaxLength
 	}
+	if !t.Takes("max_file_size_mb") {
+		e.MaxFileSizeMB, e.AllowedFileTypes = 0, nil
+	}
 }
 
 // Validate checks the rules of section 10 that tie an element's answer
@@ -123,6 +128,15 @@ func (e Element) Validate() error {
 		if n := int64(len(e.Choices)); e.MaxSelectableChoices > n {
 			errs.Add("max_selectable_choices", fmt.Sprintf(
 				"Ensure this value is less than or equal to the number of choices (%d).", n))
+		}
+	}
+	if t == TypeAppreciation && e.LinkActive {
+		// The button needs its target (contract section 16).
+		switch {
+		case e.LinkType == LinkTypeURL && e.LinkURL == nil:
+			errs.Add("link_url", MsgImageRequired)
+		case e.LinkType == LinkTypeSurvey && e.Link == nil:
+			errs.Add("link", MsgImageRequired)
 		}
 	}
 	if t.Takes("correct_choice") && e.CorrectChoice != nil {

@@ -16,7 +16,7 @@ import (
 const (
 	MsgUnknownQuestion = "Unknown question."
 	MsgTakesNoAnswer   = "This question takes no answer."
-	MsgNoUploads       = "File uploads are not accepted yet."
+	MsgInvalidUpload   = "Invalid upload."
 	MsgAnswerRequired  = "This question requires an answer."
 	MsgNotShown        = "This question is not shown."
 	MsgNotString       = "Not a valid string."
@@ -50,14 +50,15 @@ const (
 //
 // Otherwise it returns an *Error with Code EINVALID and Fields
 // {"answers": {"<id>": [msg, ...]}} reporting every problem at once:
-// unknown element id, an answer to a type that takes none, type 11 ("File
-// uploads are not accepted yet."), an answer to a question its conditions
+// unknown element id, an answer to a type that takes none, an answer to a
+// type 11 question that is not an upload id ("Invalid upload."; the
+// upload itself is checked by the caller, shared/uploads), an answer to a question its conditions
 // hide ("This question is not shown."), a missing required answer of a
 // shown question, a wrong JSON type, a choice not of the element, min/max
 // selections, an out-of-range scale or rating, a too long text, a ranking
 // that is not a permutation of the choices, an unknown matrix row or
-// column. A file upload question is never required while uploads are
-// refused: otherwise no response could ever be recorded.
+// column. The answer to a type 11 question stays the upload id (a JSON
+// string) here: its file is the caller's to check and store.
 func CheckAnswers(questions []Element, groupOf map[int64]int64, answers map[string]json.RawMessage) (map[int64]json.RawMessage, error) {
 	out, _, err := checkAnswers(questions, groupOf, answers, nil)
 	return out, err
@@ -117,7 +118,7 @@ func checkAnswers(questions []Element, groupOf map[int64]int64, answers map[stri
 			delete(out, e.ID)
 			continue
 		}
-		if !e.AnswerRequired || !e.Type.Answerable() || e.Type == TypeFileUpload || asked != nil && !asked[e.ID] {
+		if !e.AnswerRequired || !e.Type.Answerable() || asked != nil && !asked[e.ID] {
 			continue
 		}
 		if _, answered := out[e.ID]; !answered && errs[key] == nil {
@@ -129,6 +130,9 @@ func checkAnswers(questions []Element, groupOf map[int64]int64, answers map[stri
 	}
 	return out, shown, nil
 }
+
+// MaxUploadID bounds an upload id (a sealed token) as an answer.
+const MaxUploadID = 1000
 
 // checkAnswer validates one answer to e: its canonical form, nil for no
 // answer, or the messages of what is wrong with it.
@@ -160,7 +164,12 @@ func (e *Element) checkAnswer(raw json.RawMessage) (json.RawMessage, []string) {
 	case TypeMatrix:
 		return e.checkMatrix(raw)
 	case TypeFileUpload:
-		return nil, []string{MsgNoUploads}
+		id, ok := decodeString(raw)
+		if !ok || len(id) > MaxUploadID || strings.ContainsFunc(id, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
+			return nil, []string{MsgInvalidUpload}
+		}
+		canon, _ := json.Marshal(id)
+		return canon, nil
 	}
 	return nil, []string{MsgTakesNoAnswer}
 }

@@ -173,9 +173,9 @@ func TestCheckAnswersValid(t *testing.T) {
 			}
 		}, map[string]string{
 			"11": `"x"`, "12": `[101]`, "13": `[101]`, "14": `[101,102,103]`, "15": `3`, "16": `1`,
-			"19": `101`, "21": `{"201":301}`,
+			"19": `101`, "20": `"upload-id"`, "21": `{"201":301}`,
 		}, map[int64]string{
-			11: `"x"`, 12: `[101]`, 13: `[101]`, 14: `[101,102,103]`, 15: `3`, 16: `1`, 19: `101`, 21: `{"201":301}`,
+			11: `"x"`, 12: `[101]`, 13: `[101]`, 14: `[101,102,103]`, 15: `3`, 16: `1`, 19: `101`, 20: `"upload-id"`, 21: `{"201":301}`,
 		}},
 		{"NoAnswers", nil, nil, map[int64]string{}},
 	} {
@@ -217,8 +217,10 @@ func TestCheckAnswersInvalid(t *testing.T) {
 		{"TakesNoAnswer", nil, map[string]string{"17": `"x"`, "22": `1`, "18": `[1]`},
 			map[string][]string{"17": list(survey.MsgTakesNoAnswer), "22": list(survey.MsgTakesNoAnswer),
 				"18": list(survey.MsgTakesNoAnswer)}},
-		{"FileUpload", nil, map[string]string{"20": `"file.pdf"`},
-			map[string][]string{"20": list(survey.MsgNoUploads)}},
+		{"FileUploadNotAnID", nil, map[string]string{"20": `5`},
+			map[string][]string{"20": list(survey.MsgInvalidUpload)}},
+		{"FileUploadSpaces", nil, map[string]string{"20": `"a b"`},
+			map[string][]string{"20": list(survey.MsgInvalidUpload)}},
 		{"Required", func(qs []survey.Element) {
 			for i := range qs {
 				qs[i].AnswerRequired = true
@@ -227,7 +229,7 @@ func TestCheckAnswersInvalid(t *testing.T) {
 			map[string][]string{"11": list(survey.MsgAnswerRequired), "12": list(survey.MsgAnswerRequired),
 				"13": list(survey.MsgAnswerRequired), "14": list(survey.MsgAnswerRequired),
 				"15": list(survey.MsgAnswerRequired), "16": list(survey.MsgAnswerRequired),
-				"19": list(survey.MsgAnswerRequired), "21": list(survey.MsgAnswerRequired)}},
+				"19": list(survey.MsgAnswerRequired), "20": list(survey.MsgAnswerRequired), "21": list(survey.MsgAnswerRequired)}},
 		{"TextWrongType", nil, map[string]string{"11": `5`},
 			map[string][]string{"11": list(survey.MsgNotString)}},
 		{"TextTooLong", func(qs []survey.Element) { byType(qs, 2).MaxLength = 3 },
@@ -313,11 +315,17 @@ func TestCheckAnswersInvalid(t *testing.T) {
 	}
 }
 
-func TestCheckAnswersFileUploadNeverRequired(t *testing.T) {
+// TestCheckAnswersFileUploadRequired: a required file-upload question
+// needs an answer (an upload id, kept as it is for the uploads check).
+func TestCheckAnswersFileUploadRequired(t *testing.T) {
 	qs := quiz()
 	byType(qs, survey.TypeFileUpload).AnswerRequired = true
-	if _, err := survey.CheckAnswers(qs, nil, nil); err != nil {
-		t.Fatalf("a required file upload refused every response: %v", err)
+	if _, err := survey.CheckAnswers(qs, nil, nil); answerErrors(t, err)["20"] == nil {
+		t.Fatalf("a required file upload without an answer: %v", err)
+	}
+	got, err := survey.CheckAnswers(qs, nil, map[string]json.RawMessage{"20": json.RawMessage(`"abc\u0044"`)})
+	if err != nil || string(got[20]) != `"abcD"` {
+		t.Fatalf("an upload id: %s, %v", got[20], err)
 	}
 }
 

@@ -72,6 +72,7 @@ const (
 	MaxElementHTMLDescription = 5000
 	MaxElementEnterText       = 80
 	MaxLinkButtonText         = 100
+	MaxLinkURL                = 2000
 	// MaxElements bounds one survey, so that its layout stays one small item.
 	MaxElements = 1000
 )
@@ -121,6 +122,11 @@ type Element struct {
 	// Conditions are the element's display rules (contract section 15):
 	// only elements of the questions list carry them.
 	Conditions []Condition `json:"conditions,omitempty"`
+	// A file-upload question's limits (contract section 16): 0 and nil
+	// are the defaults (FileRules), so elements stored before them read
+	// as the defaults.
+	MaxFileSizeMB    int64    `json:"max_file_size_mb,omitempty"`
+	AllowedFileTypes []string `json:"allowed_file_types,omitempty"`
 	Appreciation
 }
 
@@ -134,7 +140,17 @@ type Appreciation struct {
 	Link            *int64 `json:"link"`
 	ReloadActive    bool   `json:"reload_active"`
 	ReloadTime      int64  `json:"reload_time"`
+	// LinkURL is the button's address when LinkType is LinkTypeURL
+	// (contract section 16).
+	LinkURL *string `json:"link_url"`
 }
+
+// The appreciation page's link types (contract section 16): its button
+// opens LinkURL, or the page of the survey whose id is Link.
+const (
+	LinkTypeURL    = 1
+	LinkTypeSurvey = 2
+)
 
 // Defaults of the answer fields (contract section 10).
 const (
@@ -156,7 +172,7 @@ func NewElement(t ElementType) Element {
 
 // Answerable reports whether elements of type t take an answer: text,
 // multiple and picture choice, ranking, opinion scale, rating, dropdown,
-// matrix, and file upload (whose answers are refused until uploads exist).
+// matrix, and file upload (an upload id, contract section 16).
 // Welcome and appreciation pages, groups and statements take none.
 func (t ElementType) Answerable() bool {
 	switch t {
@@ -183,6 +199,9 @@ type ElementView struct {
 	Columns    []NamedItem  `json:"columns"`
 	LeftLabel  *string      `json:"left_label"`
 	RightLabel *string      `json:"right_label"`
+	// The file-upload limits as they apply (the defaults where unset).
+	MaxFileSizeMB    int64    `json:"max_file_size_mb"`
+	AllowedFileTypes []string `json:"allowed_file_types"`
 	*AnswerKey
 	Order int `json:"order"`
 	*Appreciation
@@ -244,6 +263,7 @@ func (e Element) view(l Layout) ElementView {
 		Choices: nonNil(e.Choices), Rows: nonNil(e.Rows), Columns: nonNil(e.Columns),
 		LeftLabel: e.LeftLabel, RightLabel: e.RightLabel, Order: l.Order(e.ID),
 	}
+	v.MaxFileSizeMB, v.AllowedFileTypes = e.FileRules()
 	if e.Type == TypeAppreciation {
 		a := e.Appreciation
 		v.Appreciation = &a

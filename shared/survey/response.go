@@ -76,6 +76,9 @@ func (r Response) View() ResponseView {
 		v.DurationSeconds = 0
 	}
 	for id, a := range r.Answers {
+		if f, ok := DecodeFileAnswer(a); ok {
+			a = f.View(nil)
+		}
 		v.Answers[itoa(id)] = a
 	}
 	if v.Variables == nil {

@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"surveyservice/shared/survey"
 )
 
 // MiB is a MB of max_file_size_mb (contract section 16: 2^20 bytes).
@@ -12,18 +14,24 @@ const MiB = 1 << 20
 
 // Limits of a file-upload question (contract section 16).
 const (
-	MinSizeMB     = 1
-	MaxSizeMB     = 25
-	DefaultSizeMB = 10
+	MinSizeMB     = survey.MinFileSizeMB
+	MaxSizeMB     = survey.MaxFileSizeMB
+	DefaultSizeMB = survey.DefaultFileSizeMB
 	// MaxFileName bounds a file's name, in characters.
 	MaxFileName = 255
 	// MaxFileType bounds an allowed_file_types item, in characters.
-	MaxFileType = 10
+	MaxFileType = survey.MaxFileTypeLen
 )
 
 // DefaultFileTypes are the extensions a file-upload question allows
 // unless its allowed_file_types says otherwise.
-var DefaultFileTypes = []string{"pdf", "jpg", "jpeg", "png", "docx", "xlsx", "zip"}
+var DefaultFileTypes = survey.DefaultFileTypes
+
+// RulesOf are a file-upload element's rules, its defaults applied.
+func RulesOf(e survey.Element) Rules {
+	maxMB, allowed := e.FileRules()
+	return Rules{MaxSizeMB: maxMB, Allowed: allowed}
+}
 
 // contentTypes are the content types browsers send for an extension. An
 // extension not listed takes application/octet-stream only.

@@ -73,6 +73,18 @@ func New(cfg aws.Config, name string) *Bucket {
 	return &Bucket{client: client, presign: s3.NewPresignClient(client), name: name}
 }
 
+// NewAt returns the bucket of that name on an S3 endpoint of its own,
+// addressed by path: a local emulator behind a proxy (make run, the
+// browser tests).
+func NewAt(cfg aws.Config, name, endpoint string) *Bucket {
+	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
+		o.BaseEndpoint = aws.String(endpoint)
+		o.UsePathStyle = true
+		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+	})
+	return &Bucket{client: client, presign: s3.NewPresignClient(client), name: name}
+}
+
 // Name is the bucket's name.
 func (b *Bucket) Name() string { return b.name }
 
@@ -204,4 +216,19 @@ func (b *Bucket) Delete(ctx context.Context, keys []string) error {
 		keys = keys[n:]
 	}
 	return nil
+}
+
+// Origin is the origin the responders' browsers send files to (the
+// presigned POST's scheme and host): the one the hosted page's
+// Content-Security-Policy lets it connect to. "" when it cannot be known.
+func (b *Bucket) Origin() string {
+	out, err := b.presign.PresignPostObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(b.name), Key: aws.String(Prefix + "origin")})
+	if err != nil {
+		return ""
+	}
+	u, err := url.Parse(out.URL)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }

@@ -119,16 +119,16 @@
       return tie ? form.getAttribute("data-msg-ties") : "";
     }
     if (q.getAttribute("data-required") !== "true") return "";
-    var answered = q.querySelector("input:checked") ||
+    var answered = q.querySelector("input:checked") || q.getAttribute("data-upload") || q.getAttribute("data-uploading") ||
       Array.prototype.some.call(q.querySelectorAll("textarea,select"), function (c) { return c.value.trim() !== ""; });
     return answered ? "" : form.getAttribute("data-msg-required");
   }
 
-  function call(path, body, headers) {
+  function call(path, body, headers, method) {
     headers = headers || {};
     headers["Content-Type"] = "application/json";
     headers.Accept = "application/json";
-    return fetch(api + path, { method: "POST", headers: headers, body: JSON.stringify(body), credentials: "same-origin" })
+    return fetch(api + path, { method: method || "POST", headers: headers, body: JSON.stringify(body), credentials: "same-origin" })
       .then(function (r) { return r.json().then(function (b) { return { status: r.status, body: b }; }); });
   }
 
@@ -194,6 +194,7 @@
       } else if (t === "6" || t === "7") {
         var c = q.querySelector("input:checked"); if (c) out[id] = +c.value;
       } else if (t === "10") { v = field("a" + id).value; if (v) out[id] = +v; }
+      else if (t === "11") { v = q.getAttribute("data-upload"); if (v) out[id] = v; }
       else if (t === "12") {
         var m = {};
         Array.prototype.forEach.call(q.querySelectorAll(".mrow"), function (r) {
@@ -242,10 +243,14 @@
       return extras.submission().then(function (extra) {
         var body = { session: field("session").value, answers: answers(), variables: variables() };
         Object.keys(extra).forEach(function (k) { body[k] = extra[k]; });
+        // An edit of the response (section 16, responder.js) is a PUT.
+        var edit = extras.edit ? extras.edit() : null;
+        if (edit) return call(edit.path, body, {}, "PUT");
         return call("responses/", body, { "Idempotency-Key": field("idempotency_key").value });
       }).then(function (r) {
-        // 200 {"preview": true}: a template's preview, checked and not saved.
-        if (r.status === 201 || r.status === 200 && r.body.preview) {
+        // 200 {"preview": true}: a template's preview, checked and not
+        // saved; 200 with edited_at: an edit.
+        if (r.status === 201 || r.status === 200 && (r.body.preview || r.body.edited_at)) {
           clearInterval(ticking); if (logic) { logic.stop(); logic.sheet(r.body, thanks); }
           form.hidden = true; timer.hidden = true; thanks.hidden = false; thanks.focus();
           tell({ type: "survey:submitted" });
@@ -258,6 +263,13 @@
     }).catch(function () { fail([tr("The network failed; try again.")]); })
       .then(function () { busy = false; submit.disabled = false; });
   });
+
+  // reopen shows the questions again, for an edit from the thanks page
+  // (section 16, responder.js).
+  extras.reopen = function () {
+    var i = pages.findIndex(function (p) { return p.classList.contains("questions"); });
+    thanks.hidden = true; form.hidden = false; show(i < 0 ? 0 : i);
+  };
 
   document.documentElement.classList.add("js", "ready");
   if (pages.length) show(0);

@@ -39,6 +39,16 @@
     });
   }
 
+  // The thanks page's "Edit your response" (edit_response_enabled): the
+  // 201's edit token lets the responder change the answers while the
+  // survey is open.
+  var editWrap = document.getElementById("edit-wrap"), edited = null, editing = false;
+  if (editWrap) editWrap.querySelector("button").addEventListener("click", function () {
+    if (!edited) return;
+    editing = true;
+    window.surveyExtras.reopen();
+  });
+
   window.surveyExtras = {
     // session: what a session request adds; a challenge is used once, so
     // the next session (after a refusal) solves a new one.
@@ -51,8 +61,22 @@
     // challenge: a fresh solved challenge, for a code check that the
     // survey's code-guess guard, under attack, asks to carry one.
     challenge: solve,
-    submission: position,
-    submitted: function () {
+    // submission: the location and, for an edit, the edit token and the
+    // session (which new uploads were made for).
+    submission: function () {
+      return position().then(function (extra) {
+        if (editing) { extra.edit_token = edited.token; extra.session = form.elements.session.value; }
+        return extra;
+      });
+    },
+    // edit: where an edit goes, or null for a new response.
+    edit: function () { return editing ? { path: "responses/" + edited.id + "/" } : null; },
+    submitted: function (body) {
+      editing = false;
+      if (body && body.edit_token && editWrap) {
+        edited = { id: body.id, token: body.edit_token };
+        editWrap.hidden = false;
+      }
       var reload = parseInt(form.getAttribute("data-reload"), 10);
       if (reload > 0) setTimeout(function () { window.location.replace(window.location.pathname + window.location.search); }, reload * 1000);
     }

@@ -10,6 +10,7 @@ import (
 	"surveyservice/shared/lambdamain"
 	"surveyservice/shared/links"
 	"surveyservice/shared/ratelimit"
+	"surveyservice/shared/uploads"
 )
 
 func main() {
@@ -17,6 +18,8 @@ func main() {
 		// Limits per client and per survey, counted across containers
 		// through the table (shared/ratelimit).
 		limits := ratelimit.NewPolicy("responders", env.Store, ratelimit.RespondersSurvey, time.Now)
-		return gateway.New(limits.Wrap(responders.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now))), nil
+		files := uploads.New(env.AWS, uploads.BucketFromEnv(env.Getenv))
+		return gateway.New(limits.Wrap(responders.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now,
+			responders.WithUploads(files)))), nil
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"surveyservice/shared/exports"
 	"surveyservice/shared/lambdamain"
 	"surveyservice/shared/links"
+	"surveyservice/shared/uploads"
 )
 
 func main() {
@@ -18,6 +19,8 @@ func main() {
 		sealer := links.SealerFromEnv(env.AWS, env.Getenv, env.Store)
 		bucket := exports.New(env.AWS, exports.BucketFromEnv(env.Getenv))
 		jobs := exports.QueueFromEnv(env.AWS, env.Getenv)
-		return gateway.New(responses.New(api.NewAuthenticator(env.Store), env.Store, sealer, bucket, jobs, time.Now)), nil
+		files := uploads.New(env.AWS, uploads.BucketFromEnv(env.Getenv))
+		return gateway.New(responses.New(api.NewAuthenticator(env.Store), env.Store, sealer, bucket, jobs, time.Now,
+			responses.WithUploads(files))), nil
 	})
 }
