@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -138,8 +139,10 @@ func Edit(ctx context.Context, st EditStore, sealer Sealer, slug string, rid int
 		return survey.Response{}, err
 	}
 	if gone := slices.DeleteFunc(old, func(k string) bool { return slices.Contains(keys, k) }); len(gone) > 0 {
+		// The edit is written: a file left behind is logged, not the
+		// responder's error.
 		if err := req.Files.Delete(ctx, gone); err != nil {
-			return survey.Response{}, err
+			slog.ErrorContext(ctx, "uploads: delete the files an edit replaced", "survey", sid, "response", rid, "err", err)
 		}
 	}
 	return resp, nil

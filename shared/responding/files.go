@@ -3,6 +3,7 @@ package responding
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strconv"
 
 	"surveyservice/shared/store"
@@ -59,11 +60,15 @@ func checkFiles(ctx context.Context, files Files, sealer Sealer, c store.SurveyC
 // keepFiles removes the pending tag of the files a recorded response
 // answers with, so that the uploads' lifecycle rule leaves them: one
 // DeleteObjectTagging each. It runs after the response is written: a
-// refused response leaves its uploads to the rule.
+// refused response leaves its uploads to the rule. A failure is logged and
+// answered 503, not 500: the response is recorded, and the client's retry
+// (the same Idempotency-Key, or the same edit) keeps the files again, so
+// none is lost to the rule.
 func keepFiles(ctx context.Context, files Files, keys []string) error {
 	for _, k := range keys {
 		if err := files.Keep(ctx, k); err != nil {
-			return err
+			slog.ErrorContext(ctx, "uploads: keep a recorded response's file", "key", k, "err", err)
+			return survey.Errorf(survey.EUNAVAILABLE, "The service is busy; try again shortly.")
 		}
 	}
 	return nil
