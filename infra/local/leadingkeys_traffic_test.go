@@ -403,6 +403,8 @@ var untraveled = map[string]string{
 	"RespondersFunction RESPONDER#*": "no_spam: the one-response guard, read and put by a response, deleted by a withdrawal (store/fence.go)",
 	"RespondersFunction RATE#*":      "the per-client and per-survey limits (shared/ratelimit) wrap the handler in the Lambda's main, not the routes this traffic drives; their writes are tested in shared/ratelimit",
 	"PagesFunction RATE#*":           "the per-client and per-survey limits, as the responders'",
+	"RespondersFunction RPAGES#*":    "a withdrawal takes its response off the responses' page index (store/fence.go)",
+	"PagesFunction RPAGES#*":         "the plain form's withdrawal (store/fence.go)",
 	"RespondersFunction CHALLENGE#*": "captcha_needed: a spent challenge (store/responders.go)",
 	"RespondersFunction AGG#*":       "an edit of a response counted before the tally (no mark: store/edit.go moveReport) moves its report shard directly",
 	// Pages: the plain form (no script) submits through the same store
@@ -418,6 +420,7 @@ var untraveled = map[string]string{
 	"PagesFunction AGG#*":        "the plain form's withdrawal (store/fence.go)",
 	"PagesFunction CHALLENGE#*":  "the page's captcha (as the responders')",
 	"ResponsesFunction SURVEY#*": "deleting a response counted before the tally (no mark: an import) lowers submitted_responses in its transaction (store/responses_read.go DeleteResponse)",
+	"ResponsesFunction RPAGES#*": "the results table's page N on a survey whose every response shard has a mark (responsepages.go skipIndexed): this traffic's surveys are too small",
 	"ResponsesFunction AGG#*":    "the results table's aggregates (report shards) when the survey has charted questions",
 	"SweeperFunction SURVEY#*":   "a dead copy's items (Query of its partition, BatchWriteItem deletes): a copy that died half-way",
 	"SweeperFunction PENDING#*":  "a dead copy's marker (DeleteItem)",

@@ -161,10 +161,12 @@ var allowedActions = map[string][]string{
 	"SettingsFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "dynamodb:PutItem", "dynamodb:DeleteItem"},
 	"RespondersFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
-		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt",
+		"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", // a withdrawal (store/fence.go), an edit's guard (store/edit.go)
+		"kms:GenerateDataKey", "kms:Decrypt",
 		"s3:PutObject", "s3:PutObjectTagging", "s3:GetObject", "s3:DeleteObjectTagging", "s3:DeleteObject"},
 	"PagesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
-		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
+		"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", // the plain form's withdrawal (store/fence.go)
+		"kms:GenerateDataKey", "kms:Decrypt"},
 	"VariablesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
 	"ResponsesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
@@ -177,8 +179,9 @@ var allowedActions = map[string][]string{
 	"WebhooksFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt", "sqs:SendMessage"},
 	"DispatchFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage"},
-	"DeliverFunction":  {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "kms:Decrypt", "sqs:SendMessage"},
-	"RetrierFunction":  {"dynamodb:Query", "dynamodb:UpdateItem", "sqs:SendMessage"},
+	"DeliverFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "kms:Decrypt", "sqs:SendMessage",
+		"dynamodb:Query"}, // a probe's success resumes the webhook's paused deliveries (PAUSED# in GSI1)
+	"RetrierFunction": {"dynamodb:Query", "dynamodb:UpdateItem", "sqs:SendMessage"},
 }
 
 // s3Prefixes are the only S3 resources a function may reach: each
