@@ -24,7 +24,7 @@ DDB_LOCAL_NPM := amplify-dynamodb-simulator@2.9.30
 DDB_LOCAL_SHA256 := 454305e9bc3e6ebcca5b62569869e31563b8d7e346474e94557b2600702146c7
 DDB_LOCAL_DIR := .cache/dynamodb-local-$(DDB_LOCAL_VERSION)
 
-.PHONY: all build run test vet fmt-check lint-template unit axe-core bench bench-once fuzz fuzz-brief load clean emulators java
+.PHONY: all build run test vet fmt-check lint-template unit axe-core bench bench-once fuzz fuzz-brief load load-viral clean emulators java
 
 all: build
 
@@ -146,9 +146,14 @@ bench: build emulators
 	@echo "== Go benchmarks (handler-ns/op excludes time spent waiting on the emulator)"
 	$(GO) test -count=1 -run '^$$' -bench . -benchmem ./...
 
-## load: the local API under 50 concurrent clients (loopback only, bounded); throughput, p50/p99 per route, 5xx count
+## load: the local API under 50 concurrent clients (loopback only, bounded); throughput, p50/p99 per route, 5xx count.
+## LOAD_FLAGS='-scenario viral' (or make load-viral): 200 responders on one survey for 60 s, counts and their lag, owner PATCHes
+LOAD_FLAGS ?=
 load: emulators
-	$(GO) run ./infra/load
+	$(GO) run ./infra/load $(LOAD_FLAGS)
+
+load-viral: emulators
+	$(GO) run ./infra/load -scenario viral $(LOAD_FLAGS)
 
 clean:
 	rm -rf $(BUILD_DIR)

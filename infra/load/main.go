@@ -1,14 +1,17 @@
-// Command load is `make load`: it starts the local API (`make run`'s server,
-// with its own emulator), prepares an account's data through the API, then
-// drives a mixed workload from 50 concurrent clients on loopback, bounded in
-// count and time, and prints throughput, p50/p99 latency per route and the
-// count of 5xx answers.
+// Command load is `make load`: it starts the whole local stack (`make
+// run`'s server on DynamoDB Local behind the conflict model, and moto) and
+// runs one scenario against it on loopback, bounded in count and time:
 //
 //	go run ./infra/load [-clients 50] [-requests 2000] [-duration 90s]
+//	go run ./infra/load -scenario viral [-responders 200] [-duration 60s]
+//
+// The mix scenario (the default) prepares an account's data through the
+// API, then drives a mixed workload from 50 concurrent clients and prints
+// throughput, p50/p99 latency per route and the count of 5xx answers. The
+// viral scenario (issue 20) is a survey shared with a crowd; see viral.go.
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -17,94 +20,56 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
+	"os/signal"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"surveyservice/internal/conflict"
 )
 
 func main() {
-	clients := flag.Int("clients", 50, "concurrent clients")
-	requests := flag.Int("requests", 2000, "requests in all")
-	duration := flag.Duration("duration", 90*time.Second, "stop after this long at the most")
+	scenario := flag.String("scenario", "mix", "mix or viral")
+	clients := flag.Int("clients", 50, "mix: concurrent clients")
+	requests := flag.Int("requests", 2000, "mix: requests in all")
+	duration := flag.Duration("duration", 0, "mix: stop after this long at the most (default 90s); viral: how long the responders respond (default 60s)")
+	responders := flag.Int("responders", 200, "viral: concurrent responders on the one survey")
+	patches := flag.Int("patches", 3, "viral: the owner's PATCHes during the run, evenly spread")
+	edits := flag.String("edits", "settings,survey,question", "viral: what the owner's PATCHes change, in turn (settings, survey, question; comma-separated)")
+	hold := flag.Duration("hold", conflict.DefaultHold, "how long the conflict model holds a write transaction's items")
 	flag.Parse()
-	if err := run(*clients, *requests, *duration); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch *scenario {
+	case "mix":
+		err = run(ctx, *clients, *requests, or(*duration, 90*time.Second), *hold)
+	case "viral":
+		var res viralResult
+		res, err = runViral(ctx, viralOptions{Responders: *responders, Duration: or(*duration, time.Minute), Patches: *patches, Edits: strings.Split(*edits, ","), Hold: *hold, Out: os.Stdout})
+		if err == nil {
+			err = res.check()
+		}
+	default:
+		err = fmt.Errorf("unknown scenario %q (mix or viral)", *scenario)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
 }
 
-// server is the local API, started as `make run` starts it.
-type server struct {
-	cmd  *exec.Cmd
-	base string
-	key  string
-}
-
-func start() (*server, error) {
-	dir, err := os.MkdirTemp("", "survey-load")
-	if err != nil {
-		return nil, err
+func or(d, fallback time.Duration) time.Duration {
+	if d <= 0 {
+		return fallback
 	}
-	bin := filepath.Join(dir, "local")
-	build := exec.Command("go", "build", "-o", bin, "./infra/local")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return nil, fmt.Errorf("build the local server: %w", err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
-	l.Close()
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "PORT="+port, "AWS_ENDPOINT_URL=")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	cmd.Stderr = io.Discard // the access log: one line a request
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	s := &server{cmd: cmd}
-	sc := bufio.NewScanner(out)
-	deadline := time.AfterFunc(90*time.Second, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
-	defer deadline.Stop()
-	for sc.Scan() {
-		line := sc.Text()
-		if k, ok := strings.CutPrefix(line, "API key: "); ok {
-			s.key = k
-		}
-		if b, ok := strings.CutPrefix(line, "Listening on "); ok {
-			s.base = b
-			go func() { _, _ = io.Copy(io.Discard, out) }()
-			return s, nil
-		}
-	}
-	s.stop()
-	return nil, errors.New("the local server stopped before listening")
-}
-
-func (s *server) stop() {
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGINT)
-	done := make(chan struct{})
-	go func() { _ = s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-	}
+	return d
 }
 
 var client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 100}}
@@ -258,9 +223,9 @@ type sample struct {
 	err    error
 }
 
-func run(clients, requests int, duration time.Duration) error {
-	fmt.Println("Starting the local API (DynamoDB Local behind the conflict model, and moto)...")
-	s, err := start()
+func run(ctx context.Context, clients, requests int, duration time.Duration, hold time.Duration) error {
+	fmt.Printf("Starting the local API (DynamoDB Local behind the conflict model, hold %v, and moto)...\n", hold)
+	s, err := startStack(ctx, hold)
 	if err != nil {
 		return err
 	}
@@ -284,7 +249,7 @@ func run(clients, requests int, duration time.Duration) error {
 		return mix[0]
 	}
 	fmt.Printf("Driving %d requests from %d clients on %s (at most %s)...\n", requests, clients, s.base, duration)
-	ctx, cancel := context.WithTimeout(context.Background(), duration)
+	ctx, cancel := context.WithTimeout(ctx, duration)
 	defer cancel()
 	var next atomic.Int64
 	samples := make(chan sample, requests)
@@ -310,11 +275,12 @@ func run(clients, requests int, duration time.Duration) error {
 	wg.Wait()
 	elapsed := time.Since(start)
 	close(samples)
-	report(samples, elapsed)
-	return nil
+	err = report(samples, elapsed)
+	fmt.Printf("conflict model: %d writes cancelled\n", s.model.Conflicts())
+	return err
 }
 
-func report(samples chan sample, elapsed time.Duration) {
+func report(samples chan sample, elapsed time.Duration) error {
 	byRoute := map[string][]time.Duration{}
 	statuses := map[string]map[int]int{}
 	var n, s5xx, s503, errs int
@@ -360,7 +326,7 @@ func report(samples chan sample, elapsed time.Duration) {
 	fmt.Fprintf(&b, "5xx: %d (of which 503, throttling/busy: %d; other 5xx: %d)\n", s5xx, s503, s5xx-s503)
 	fmt.Print(b.String())
 	if s5xx-s503 > 0 || errs > 0 {
-		fmt.Println("FAIL: answers other than 503 in the 5xx range, or transport errors")
-		os.Exit(1)
+		return errors.New("answers other than 503 in the 5xx range, or transport errors")
 	}
+	return nil
 }

@@ -53,6 +53,14 @@ func startExportJobs(ctx context.Context, st *store.Store, bucket *exports.Bucke
 	return j, nil
 }
 
+// TallyBatchWindow is the tally's MaximumBatchingWindowInSeconds in
+// template.yaml. Under load the tally then writes a survey's counts (the
+// survey item) about once a window per stream shard, as in AWS; without
+// it the local poller ran the tally back to back, its transactions held
+// the survey item most of the time, and an owner's settings change lost
+// to them every few tries (`make load -scenario viral`).
+const TallyBatchWindow = time.Second
+
 // startTally starts the poller that plays the tally function's event
 // source mapping on the table's stream: from the oldest record kept (the
 // checkpoints pass over what an earlier run applied), with the shard's id
@@ -73,8 +81,13 @@ func startTally(ctx context.Context, st *store.Store, c awsenv.Config) (done cha
 	}
 	shard := aws.ToString(desc.StreamDescription.Shards[0].ShardId)
 	t := &tally.Tally{Store: st, Now: time.Now}
+	// As template.yaml's mapping: a failing batch (a transaction that lost
+	// to an owner's edit of the survey item, say) is halved and retried
+	// until it succeeds (MaximumRetryAttempts -1); the checkpoints make the
+	// retries add nothing twice. Without the retries a failed batch's
+	// counts were dropped for good.
 	stream := &eventsource.Stream{Client: client, ARN: arn, Filter: tally.Matches, FromStart: true, BatchSize: 1000,
-		MaxIdle: 200 * time.Millisecond,
+		MaxIdle: 200 * time.Millisecond, BatchWindow: TallyBatchWindow, MaxRetries: -1, Bisect: true,
 		Handle: func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 			_, err := t.Handle(ctx, events.DynamoDBTimeWindowEvent{DynamoDBEvent: ev,
 				TimeWindowProperties: events.TimeWindowProperties{ShardID: shard, EventSourceARN: arn}})

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -327,83 +326,15 @@ func TestStreamPoisonRecordIsReportedAndReplayed(t *testing.T) {
 // pause, and a PATCH lifts it.
 func TestWebhookDeadReceiverBesideAHealthyOne(t *testing.T) {
 	const n = 90
-	// Three responses to each survey every 300 ms: within what moto (one
-	// core, shared) serves, so that the figures show the delivery's own
-	// queueing rather than the emulator's.
+	// Three responses to each survey every 300 ms (see deadBesideHealthy).
 	const pace = 300 * time.Millisecond
-	var heldMu sync.Mutex
-	var mainHeld, slowHeld time.Duration
-	var mainCuts int
-	measure := func(withDead bool) (p50, p99 time.Duration, deadHits int, e *hookEnv, deadID int64) {
-		e = newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: []time.Duration{time.Hour},
-			workers: 2, timeout: time.Second, budget: 200 * time.Millisecond})
-		healthy := newReceiver(t, nil)
-		e.createHook(t, fmt.Sprintf("/api/surveys/%d/webhooks/", e.sid), `{"url": "`+healthy.srv.URL+`/in"}`)
-		// The other survey's receiver: dead, or as healthy as the first
-		// (so that both runs carry the same load).
-		dead := newReceiver(t, func(_ int, r *http.Request) int {
-			if !withDead {
-				return 204
-			}
-			start := time.Now()
-			select {
-			case <-r.Context().Done():
-			case <-time.After(3 * time.Second):
-			}
-			// How long the request held its sender: cut at the main
-			// lane's budget, or the slow lane's whole timeout.
-			held := time.Since(start)
-			heldMu.Lock()
-			if held < 600*time.Millisecond {
-				mainHeld += held
-				mainCuts++
-			} else {
-				slowHeld += held
-			}
-			heldMu.Unlock()
-			return 200
-		})
-		healthySID := e.sid
-		deadSID := e.newSurvey(t, "Other")
-		e.sid = deadSID
-		deadID, _ = e.createHook(t, fmt.Sprintf("/api/surveys/%d/webhooks/", deadSID), `{"url": "`+dead.srv.URL+`/in"}`)
-		sent := map[int64]time.Time{}
-		for range n / 3 {
-			e.sid = deadSID
-			e.respond(t, 3)
-			e.sid = healthySID
-			for _, r := range e.respond(t, 3) {
-				sent[r.ID] = time.Now()
-			}
-			time.Sleep(pace)
-		}
-		waitFor(t, 2*time.Minute, "every healthy event", func() bool { return len(healthy.snapshot()) >= n })
-		var lat []time.Duration
-		for _, d := range healthy.snapshot() {
-			var body struct {
-				Data struct {
-					Response struct {
-						ID int64 `json:"id"`
-					} `json:"response"`
-				} `json:"data"`
-			}
-			_ = jsonUnmarshal(d.body, &body)
-			lat = append(lat, d.at.Sub(sent[body.Data.Response.ID]))
-		}
-		if len(lat) != n {
-			t.Fatalf("the healthy receiver got %d requests for %d events", len(lat), n)
-		}
-		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		deadHits = len(dead.snapshot())
-		e.sid = deadSID
-		return lat[len(lat)/2], lat[len(lat)*99/100], deadHits, e, deadID
-	}
-	b50, b99, _, _, _ := measure(false)
-	d50, d99, hits, e, deadID := measure(true)
+	base := deadBesideHealthy(t, healthyNeighbour, n, pace)
+	run := deadBesideHealthy(t, deadNeighbour, n, pace)
+	e, deadID, hits := run.e, run.deadID, run.deadHits
 	t.Logf("healthy receiver, %d events: beside a healthy receiver p50 %v p99 %v; beside a dead receiver p50 %v p99 %v; the dead one was asked %d times for %d events",
-		n, b50.Round(time.Millisecond), b99.Round(time.Millisecond), d50.Round(time.Millisecond), d99.Round(time.Millisecond), hits, n)
+		n, base.p50.Round(time.Millisecond), base.p99.Round(time.Millisecond), run.p50.Round(time.Millisecond), run.p99.Round(time.Millisecond), hits, n)
 	t.Logf("the dead receiver held main-lane batches %v in all (%d attempts cut at the budget) and the slow lane %v; without the lanes and the breaker, its %d events would hold main-lane batches %v (one timeout each) for the first attempt alone",
-		mainHeld.Round(time.Millisecond), mainCuts, slowHeld.Round(time.Millisecond), n, time.Duration(n)*time.Second)
+		run.mainHeld.Round(time.Millisecond), run.mainCuts, run.slowHeld.Round(time.Millisecond), n, time.Duration(n)*time.Second)
 	if hits > n/2 {
 		t.Errorf("the dead receiver was asked %d times for %d events; the breaker should stop it", hits, n)
 	}

@@ -31,6 +31,12 @@ type Stream struct {
 	Handle func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
 	// BatchSize is the records of one GetRecords (default 100).
 	BatchSize int32
+	// BatchWindow is MaximumBatchingWindowInSeconds: once records are
+	// read, more are gathered until the batch has BatchSize records or the
+	// window has passed, and then handed over together (0: at once). Under
+	// steady load the function then runs about once a window, as Lambda
+	// runs it, instead of back to back.
+	BatchWindow time.Duration
 	// MaxIdle bounds the wait between polls of an idle stream (default
 	// 200 ms); the wait starts at 10 ms and doubles while it stays idle.
 	MaxIdle time.Duration
@@ -180,20 +186,49 @@ func (p *shardPoller) run(ctx context.Context) error {
 			continue
 		}
 		idle = 10 * time.Millisecond
+		read, next := out.Records, aws.ToString(out.NextShardIterator)
+		if p.s.BatchWindow > 0 {
+			read, next = p.gather(ctx, read, next)
+		}
 		var recs []events.DynamoDBEventRecord
-		for _, r := range out.Records {
+		for _, r := range read {
 			rec := Record(r, p.s.ARN)
 			if p.s.Filter == nil || p.s.Filter(rec) {
 				recs = append(recs, rec)
 			}
 		}
-		last := aws.ToString(out.Records[len(out.Records)-1].Dynamodb.SequenceNumber)
+		last := aws.ToString(read[len(read)-1].Dynamodb.SequenceNumber)
 		if !p.deliver(ctx, recs) {
 			return nil
 		}
-		p.lastSeq, p.iterator = last, aws.ToString(out.NextShardIterator)
+		p.lastSeq, p.iterator = last, next
 	}
 	return nil
+}
+
+// gather reads on from next until the batch has BatchSize records or
+// BatchWindow has passed since its first were read (a failed read ends it
+// early: what was read is handed over, and the poller reads on from
+// there). It answers the records and the iterator after them.
+func (p *shardPoller) gather(ctx context.Context, read []types.Record, next string) ([]types.Record, string) {
+	deadline := time.Now().Add(p.s.BatchWindow)
+	for len(read) < int(p.batch()) && next != "" {
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return read, next
+		case <-time.After(min(wait, 100*time.Millisecond)):
+		}
+		out, err := p.s.Client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String(next), Limit: aws.Int32(p.batch() - int32(len(read)))})
+		if err != nil {
+			break
+		}
+		read, next = append(read, out.Records...), aws.ToString(out.NextShardIterator)
+	}
+	return read, next
 }
 
 // part is a batch, or a half of one, with the retries it has had.

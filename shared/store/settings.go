@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"time"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -177,12 +179,50 @@ func (s *Store) UpdateSettings(ctx context.Context, aid, sid int64, u SettingsUp
 		tx.Update(up)
 	}
 	tx.Update(sup)
-	err := tx.Run(ctx)
-	if err == nil {
-		return nil
+	// The survey item is also written by the tally (its counts: a
+	// transaction per stream batch, per stream shard) and by other owner
+	// writes: a transaction lost to one of those (TransactionConflict) is
+	// tried again; every attempt writes the same values, so a retry changes
+	// nothing twice.
+	started := time.Now()
+	for attempt := 1; ; attempt++ {
+		err := tx.Run(ctx)
+		switch {
+		case err == nil:
+			return nil
+		case dynamo.IsCondCheckFailed(err):
+			return s.whyNotWritable(ctx, aid, sid)
+		case retrySettingsConflict(ctx, err, attempt, started):
+			continue
+		}
+		return s.fail(fmt.Sprintf("update settings of survey %d", sid), err)
 	}
-	if dynamo.IsCondCheckFailed(err) {
-		return s.whyNotWritable(ctx, aid, sid)
+}
+
+// settingsRetryFor bounds how long a settings change keeps trying after
+// losing to concurrent transactions on the survey item. It is more patient
+// than the other writes' few quick tries (retryConflict): an owner's change
+// is rare and a person waits for it, while on a survey going viral the
+// tally writes the survey item once a batch from every stream shard (tens
+// a second at thousands of submissions a second), so a few tries within
+// 150 ms can all meet one of its transactions. Waiting a second or two
+// beats a 503 the owner has to retry by hand.
+const settingsRetryFor = 2 * time.Second
+
+// retrySettingsConflict waits before another try of a settings change
+// lost to a concurrent transaction (a jittered backoff that doubles from
+// about 10 ms up to 200 ms) and reports whether to try: not once
+// settingsRetryFor has passed, nor when err is anything else.
+func retrySettingsConflict(ctx context.Context, err error, attempt int, started time.Time) bool {
+	if !txConflict(err) || time.Since(started) > settingsRetryFor {
+		return false
 	}
-	return s.fail(fmt.Sprintf("update settings of survey %d", sid), err)
+	ceiling := min(10*time.Millisecond<<min(attempt-1, 5), 200*time.Millisecond)
+	d := ceiling/2 + rand.N(ceiling/2+1)
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
+	}
 }

@@ -1,0 +1,645 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"surveyservice/shared/store"
+)
+
+// The "viral survey" scenario (issue 20): one survey shared with a crowd.
+// Responders, each a client of its own (its own loopback address, so the
+// service sees distinct clients, its own cookies and connection), answer the
+// one survey in a loop for the run's duration, as the hosted page does:
+// GET the survey (a view), POST a session, POST the response with an
+// Idempotency-Key. Meanwhile the owner PATCHes the survey's settings a few
+// times; each must succeed. After the run the scenario counts the responses
+// stored (consistent Queries of the table's response partitions, apart
+// from every count the service keeps) and waits until the survey's
+// submitted_responses and views and the public report's counts (responses
+// and each choice's picks) equal what was stored and answered: counts come
+// from the tally function on the table's stream, so they may lag; that lag
+// is measured.
+
+// viralOptions configure the scenario.
+type viralOptions struct {
+	Responders int
+	Duration   time.Duration
+	// Patches is the owner's PATCHes, spread evenly over the run; Edits
+	// what they change, in turn: "settings" (the survey's settings, the
+	// default), "survey" (its name), "question" (a question's title).
+	Patches int
+	Edits   []string
+	// Hold is the conflict model's hold (conflict.DefaultHold).
+	Hold time.Duration
+	// Settle bounds the wait for the counts after the run (2 minutes when 0).
+	Settle time.Duration
+	Out    io.Writer
+}
+
+// Routes of a responder's round, as the scenario names them.
+const (
+	routeView    = "GET /api/public/surveys/{slug}/"
+	routeSession = "POST .../sessions/"
+	routeSubmit  = "POST .../responses/"
+)
+
+// choiceNames are the choices of the survey's question; responder i's
+// round n picks choiceNames[(i+n)%3].
+var choiceNames = []string{"Yes", "No", "Maybe"}
+
+// routeStats are one route's answers.
+type routeStats struct {
+	lat      []time.Duration
+	statuses map[int]int
+	errs     int // transport errors
+	first    map[int]string
+}
+
+func (r *routeStats) add(code int, d time.Duration, body []byte, err error) {
+	if r.statuses == nil {
+		r.statuses, r.first = map[int]int{}, map[int]string{}
+	}
+	if err != nil {
+		r.errs++
+		return
+	}
+	r.lat = append(r.lat, d)
+	r.statuses[code]++
+	if code >= 300 {
+		if _, ok := r.first[code]; !ok {
+			r.first[code] = fmt.Sprintf("%.200s", body)
+		}
+	}
+}
+
+func (r *routeStats) merge(o *routeStats) {
+	if r.statuses == nil {
+		r.statuses, r.first = map[int]int{}, map[int]string{}
+	}
+	for code, n := range o.statuses {
+		r.statuses[code] += n
+	}
+	for code, b := range o.first {
+		if _, ok := r.first[code]; !ok {
+			r.first[code] = b
+		}
+	}
+	r.lat = append(r.lat, o.lat...)
+	r.errs += o.errs
+}
+
+// patchResult is one owner PATCH made during the run.
+type patchResult struct {
+	Edit   string
+	At     time.Duration // after the run's start
+	Status int
+	Took   time.Duration
+	Err    error
+}
+
+// counts are what the owner reads: the survey's counts and its public
+// report's.
+type counts struct {
+	Submitted, Views, Report int64
+	Choices                  map[string]int64
+}
+
+// viralResult is what the scenario measured.
+type viralResult struct {
+	Responders int
+	Elapsed    time.Duration
+	Routes     map[string]*routeStats
+	// Accepted counts the 201s of submissions, by the choice they picked;
+	// Viewed the 200s of views.
+	Accepted map[string]int64
+	Viewed   int64
+	Patches  []patchResult
+	// Stored is the responses in the table after the run.
+	Stored int64
+	// Final is the owner's counts when they last were read; Exact whether
+	// they equalled what was stored and answered, Lag how long after the
+	// run's end they first did.
+	Final     counts
+	Exact     bool
+	Lag       time.Duration
+	Conflicts int64
+	// ServerErrors counts the server's ERROR log lines.
+	ServerErrors int
+	ServerFirst  []string
+}
+
+func (r viralResult) accepted() int64 {
+	var n int64
+	for _, c := range r.Accepted {
+		n += c
+	}
+	return n
+}
+
+// status answers how many answers of route had code.
+func (r viralResult) status(route string, code int) int {
+	if s := r.Routes[route]; s != nil {
+		return s.statuses[code]
+	}
+	return 0
+}
+
+// refused counts the answers of the scenario's routes that are the
+// service's refusals under load (503 busy, 429 limited): figures, not
+// failures; other counts the non-2xx answers that are neither.
+func (r viralResult) nonSuccess() (busy, limited, other int) {
+	for _, s := range r.Routes {
+		for code, n := range s.statuses {
+			switch {
+			case code == http.StatusServiceUnavailable:
+				busy += n
+			case code == http.StatusTooManyRequests:
+				limited += n
+			case code < 200 || code >= 300:
+				other += n
+			}
+		}
+	}
+	return busy, limited, other
+}
+
+func (r viralResult) transportErrors() int {
+	n := 0
+	for _, s := range r.Routes {
+		n += s.errs
+	}
+	return n
+}
+
+// check answers an error unless every owner PATCH succeeded, the counts
+// were exact, and no answer was a failure (transport error, or non-2xx
+// other than 503 and 429).
+func (r viralResult) check() error {
+	var errs []error
+	for _, p := range r.Patches {
+		if p.Err != nil || p.Status != http.StatusOK {
+			errs = append(errs, fmt.Errorf("the owner's %s PATCH at %v answered %d %v", p.Edit, p.At.Round(time.Millisecond), p.Status, p.Err))
+		}
+	}
+	if len(r.Patches) == 0 {
+		errs = append(errs, errors.New("no owner PATCH was made during the run"))
+	}
+	if !r.Exact {
+		errs = append(errs, fmt.Errorf("counts not exact: %d responses stored, %d submissions accepted (201), %d views answered; the owner reads submitted_responses %d, views %d, report %d, choices %v (want %v)",
+			r.Stored, r.accepted(), r.Viewed, r.Final.Submitted, r.Final.Views, r.Final.Report, r.Final.Choices, r.Accepted))
+	}
+	if _, _, other := r.nonSuccess(); other > 0 {
+		errs = append(errs, fmt.Errorf("%d answers were neither 2xx nor 503/429", other))
+	}
+	if n := r.transportErrors(); n > 0 {
+		errs = append(errs, fmt.Errorf("%d transport errors", n))
+	}
+	if r.accepted() == 0 {
+		errs = append(errs, errors.New("no submission was accepted"))
+	}
+	return errors.Join(errs...)
+}
+
+// runViral starts the stack, runs the scenario and prints its figures.
+func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
+	if o.Responders < 1 || o.Responders > 250*250 || o.Duration <= 0 {
+		return viralResult{}, fmt.Errorf("viral: %d responders for %v", o.Responders, o.Duration)
+	}
+	if o.Settle <= 0 {
+		o.Settle = 2 * time.Minute
+	}
+	for _, e := range o.Edits {
+		if e != "settings" && e != "survey" && e != "question" {
+			return viralResult{}, fmt.Errorf("viral: unknown edit %q (settings, survey or question)", e)
+		}
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	fmt.Fprintf(o.Out, "Starting the local API (DynamoDB Local behind the conflict model, hold %v, and moto)...\n", o.Hold)
+	s, err := startStack(ctx, o.Hold)
+	if err != nil {
+		return viralResult{}, err
+	}
+	defer s.stop()
+	sv, err := s.viralSurvey()
+	if err != nil {
+		return viralResult{}, err
+	}
+	fmt.Fprintf(o.Out, "Viral survey %d (/s/%s/): %d responders for %v on %s, %d owner PATCHes...\n",
+		sv.id, sv.slug, o.Responders, o.Duration, s.base, o.Patches)
+	res := viralResult{Responders: o.Responders, Routes: map[string]*routeStats{}, Accepted: map[string]int64{}}
+
+	runCtx, cancel := context.WithTimeout(ctx, o.Duration)
+	defer cancel()
+	type tally struct {
+		routes   map[string]*routeStats
+		accepted map[string]int64
+		viewed   int64
+	}
+	tallies := make([]tally, o.Responders)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range o.Responders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := tally{routes: map[string]*routeStats{routeView: {}, routeSession: {}, routeSubmit: {}}, accepted: map[string]int64{}}
+			r := newResponder(i)
+			for n := 0; runCtx.Err() == nil; n++ {
+				choice := choiceNames[(i+n)%len(choiceNames)]
+				viewed, picked := r.round(s.base, sv, choice, fmt.Sprintf("viral-%d-%d", i, n), t.routes)
+				if viewed {
+					t.viewed++
+				}
+				if picked {
+					t.accepted[choice]++
+				}
+			}
+			r.client.CloseIdleConnections()
+			tallies[i] = t
+		}()
+	}
+	// The owner's PATCHes, evenly spread over the run.
+	edits := o.Edits
+	if len(edits) == 0 {
+		edits = []string{"settings"}
+	}
+	patched := make(chan []patchResult, 1)
+	go func() {
+		var out []patchResult
+		for k := range o.Patches {
+			at := o.Duration * time.Duration(k+1) / time.Duration(o.Patches+1)
+			select {
+			case <-time.After(time.Until(start.Add(at))):
+			case <-runCtx.Done():
+			}
+			edit := edits[k%len(edits)]
+			path, body := fmt.Sprintf("/api/surveys/%d/settings/", sv.id), fmt.Sprintf(`{"hide_progressbar": %t}`, k%2 == 0)
+			switch edit {
+			case "survey":
+				path, body = fmt.Sprintf("/api/v2/surveys/%d/", sv.id), fmt.Sprintf(`{"name": "Viral (%d)"}`, k)
+			case "question":
+				path, body = fmt.Sprintf("/api/v2/surveys/%d/questions/%d/", sv.id, sv.text), fmt.Sprintf(`{"title": "Why? (%d)"}`, k)
+			}
+			code, b, d, err := s.call("PATCH", path, body, true)
+			if err == nil && code != http.StatusOK {
+				err = fmt.Errorf("%.200s", b)
+			}
+			out = append(out, patchResult{Edit: edit, At: time.Since(start), Status: code, Took: d, Err: err})
+		}
+		patched <- out
+	}()
+	wg.Wait()
+	res.Elapsed = time.Since(start)
+	end := time.Now()
+	res.Patches = <-patched
+	for _, t := range tallies {
+		for route, rs := range t.routes {
+			if res.Routes[route] == nil {
+				res.Routes[route] = &routeStats{}
+			}
+			res.Routes[route].merge(rs)
+		}
+		for c, n := range t.accepted {
+			res.Accepted[c] += n
+		}
+		res.Viewed += t.viewed
+	}
+	for _, c := range choiceNames {
+		res.Accepted[c] += 0
+	}
+
+	// The counts: stored, then what the owner reads until it agrees.
+	res.Stored, err = storedResponses(ctx, s.st, sv.id)
+	if err != nil {
+		return res, err
+	}
+	for {
+		res.Final, err = s.ownerCounts(sv)
+		if err != nil {
+			return res, err
+		}
+		if res.Final.equal(res.Stored, res.accepted(), res.Viewed, res.Accepted) {
+			res.Exact, res.Lag = true, time.Since(end)
+			break
+		}
+		if time.Since(end) > o.Settle {
+			res.Lag = time.Since(end)
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	res.Conflicts = s.model.Conflicts()
+	res.ServerErrors, res.ServerFirst = s.errs.errors()
+	res.print(o.Out)
+	return res, nil
+}
+
+func (c counts) equal(stored, accepted, viewed int64, choices map[string]int64) bool {
+	if stored != accepted || c.Submitted != stored || c.Report != stored || c.Views != viewed {
+		return false
+	}
+	for name, n := range choices {
+		if c.Choices[name] != n {
+			return false
+		}
+	}
+	return true
+}
+
+// viralSurvey is the scenario's survey.
+type viralSurvey struct {
+	id         int64
+	slug       string
+	reportCode string
+	choice     int64 // the question's id
+	choices    map[string]int64
+	text       int64
+}
+
+// viralSurvey creates, through the API with the demo account's key, a
+// survey of one required multiple-choice question (charted on the public
+// report) and one text question.
+func (s *stack) viralSurvey() (viralSurvey, error) {
+	var sv viralSurvey
+	must := func(method, path, body string, want int, out any) error {
+		code, b, _, err := s.call(method, path, body, true)
+		if err != nil {
+			return err
+		}
+		if code != want {
+			return fmt.Errorf("viral: %s %s = %d %s", method, path, code, b)
+		}
+		if out != nil {
+			return json.Unmarshal(b, out)
+		}
+		return nil
+	}
+	var folder struct{ ID int64 }
+	if err := must("POST", "/api/folders/", `{"name":"Viral"}`, 201, &folder); err != nil {
+		return sv, err
+	}
+	var created struct {
+		ID         int64  `json:"id"`
+		URLSlug    string `json:"url_slug"`
+		ReportCode string `json:"report_code"`
+	}
+	if err := must("POST", "/api/v2/surveys/", fmt.Sprintf(`{"name":"Viral","folder_id":%d}`, folder.ID), 201, &created); err != nil {
+		return sv, err
+	}
+	sv.id, sv.slug, sv.reportCode = created.ID, created.URLSlug, created.ReportCode
+	var q struct {
+		ID      int64 `json:"id"`
+		Choices []struct {
+			ID   int64  `json:"id"`
+			Name string `json:"name"`
+		} `json:"choices"`
+	}
+	body, _ := json.Marshal(map[string]any{"type": 3, "title": "Will you share this survey?", "answer_required": true, "show_charts": true,
+		"choices": []map[string]string{{"name": choiceNames[0]}, {"name": choiceNames[1]}, {"name": choiceNames[2]}}})
+	if err := must("POST", fmt.Sprintf("/api/v2/surveys/%d/questions/", sv.id), string(body), 201, &q); err != nil {
+		return sv, err
+	}
+	sv.choice, sv.choices = q.ID, map[string]int64{}
+	for _, c := range q.Choices {
+		sv.choices[c.Name] = c.ID
+	}
+	if len(sv.choices) != len(choiceNames) {
+		return sv, fmt.Errorf("viral: the question has choices %v", q.Choices)
+	}
+	var text struct{ ID int64 }
+	if err := must("POST", fmt.Sprintf("/api/v2/surveys/%d/questions/", sv.id), `{"type":2,"title":"Why?"}`, 201, &text); err != nil {
+		return sv, err
+	}
+	sv.text = text.ID
+	return sv, nil
+}
+
+// responder is one responder's client: its own loopback source address,
+// cookies and connection.
+type responder struct {
+	client *http.Client
+}
+
+func newResponder(i int) *responder {
+	// 127.1.x.y: distinct addresses for up to 62,500 responders, all
+	// routed to loopback.
+	local := &net.TCPAddr{IP: net.IPv4(127, 1, byte(i/250), byte(i%250+1))}
+	jar, _ := cookiejar.New(nil)
+	tr := &http.Transport{DialContext: (&net.Dialer{LocalAddr: local, Timeout: 10 * time.Second}).DialContext,
+		MaxIdleConnsPerHost: 2, IdleConnTimeout: time.Minute}
+	return &responder{client: &http.Client{Transport: tr, Jar: jar, Timeout: 60 * time.Second}}
+}
+
+// round is one response, as the hosted page makes it: the survey, a
+// session, the submission. It answers whether the view was counted (200)
+// and whether the response was accepted (201).
+func (r *responder) round(base string, sv viralSurvey, choice, key string, routes map[string]*routeStats) (viewed, accepted bool) {
+	public := base + "/api/public/surveys/" + sv.slug + "/"
+	code, b, d, err := r.do("GET", public, "", nil)
+	routes[routeView].add(code, d, b, err)
+	viewed = err == nil && code == http.StatusOK
+	if !viewed {
+		return viewed, false
+	}
+	code, b, d, err = r.do("POST", public+"sessions/", "{}", nil)
+	routes[routeSession].add(code, d, b, err)
+	var session struct {
+		Session string `json:"session"`
+	}
+	if err != nil || code != http.StatusCreated || json.Unmarshal(b, &session) != nil {
+		return viewed, false
+	}
+	answers, _ := json.Marshal(map[string]any{
+		"session": session.Session,
+		"answers": map[string]any{
+			strconv.FormatInt(sv.choice, 10): []int64{sv.choices[choice]},
+			strconv.FormatInt(sv.text, 10):   "Because everyone in the channel did (" + key + ")",
+		},
+	})
+	code, b, d, err = r.do("POST", public+"responses/", string(answers), map[string]string{"Idempotency-Key": key})
+	routes[routeSubmit].add(code, d, b, err)
+	return viewed, err == nil && code == http.StatusCreated
+}
+
+func (r *responder) do(method, url, body string, header map[string]string) (int, []byte, time.Duration, error) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	start := time.Now()
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return 0, nil, time.Since(start), err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, time.Since(start), err
+}
+
+// storedResponses counts the survey's responses in the table: a
+// consistent Query (Select COUNT) of each response partition.
+func storedResponses(ctx context.Context, st *store.Store, sid int64) (int64, error) {
+	var n int64
+	for shard := range store.ResponseShards {
+		in := &dynamodb.QueryInput{
+			TableName:              aws.String(st.TableName()),
+			KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :sk)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":pk": &types.AttributeValueMemberS{Value: store.ResponsesShardPK(sid, shard)},
+				":sk": &types.AttributeValueMemberS{Value: "RESPONSE#"},
+			},
+			Select:         types.SelectCount,
+			ConsistentRead: aws.Bool(true),
+		}
+		for {
+			out, err := st.Client().Query(ctx, in)
+			if err != nil {
+				return 0, fmt.Errorf("count the stored responses: %w", err)
+			}
+			n += int64(out.Count)
+			if len(out.LastEvaluatedKey) == 0 {
+				break
+			}
+			in.ExclusiveStartKey = out.LastEvaluatedKey
+		}
+	}
+	return n, nil
+}
+
+var (
+	reportCount  = regexp.MustCompile(`id="count">[^<]*<strong>([^<]*)</strong>`)
+	reportChoice = regexp.MustCompile(`<desc id="chart0-d">([^<]*)</desc>`)
+)
+
+// ownerCounts reads the survey's detail and its public report page.
+func (s *stack) ownerCounts(sv viralSurvey) (counts, error) {
+	var c counts
+	code, b, _, err := s.call("GET", fmt.Sprintf("/api/v2/surveys/%d/", sv.id), "", true)
+	if err != nil || code != http.StatusOK {
+		return c, fmt.Errorf("viral: the survey's detail: %d %v %.200s", code, err, b)
+	}
+	var detail struct {
+		Submitted int64 `json:"submitted_responses"`
+		Views     int64 `json:"views"`
+	}
+	if err := json.Unmarshal(b, &detail); err != nil {
+		return c, err
+	}
+	c.Submitted, c.Views = detail.Submitted, detail.Views
+	code, b, _, err = s.call("GET", "/r/"+sv.reportCode+"/", "", false)
+	if err != nil || code != http.StatusOK {
+		return c, fmt.Errorf("viral: the report: %d %v", code, err)
+	}
+	m := reportCount.FindSubmatch(b)
+	if m == nil {
+		return c, fmt.Errorf("viral: no count on the report page")
+	}
+	if c.Report, err = strconv.ParseInt(strings.ReplaceAll(string(m[1]), ",", ""), 10, 64); err != nil {
+		return c, fmt.Errorf("viral: the report's count %q", m[1])
+	}
+	m = reportChoice.FindSubmatch(b)
+	if m == nil {
+		return c, fmt.Errorf("viral: no chart on the report page")
+	}
+	c.Choices = map[string]int64{}
+	for _, part := range strings.Split(html.UnescapeString(string(m[1])), "; ") {
+		name, n, ok := strings.Cut(part, ": ")
+		v, err := strconv.ParseInt(strings.ReplaceAll(n, ",", ""), 10, 64)
+		if !ok || err != nil {
+			return c, fmt.Errorf("viral: the report's chart reads %q", m[1])
+		}
+		c.Choices[name] = v
+	}
+	return c, nil
+}
+
+func pct(ds []time.Duration, q float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	return float64(ds[min(len(ds)-1, int(q*float64(len(ds))))].Microseconds()) / 1000
+}
+
+func (r viralResult) print(w io.Writer) {
+	var b strings.Builder
+	secs := r.Elapsed.Seconds()
+	fmt.Fprintf(&b, "\nViral survey: %d responders for %.1fs\n", r.Responders, secs)
+	fmt.Fprintf(&b, "%-34s %7s %9s %9s %9s  %s\n", "route", "count", "per s", "p50 ms", "p99 ms", "statuses")
+	for _, route := range []string{routeView, routeSession, routeSubmit} {
+		rs := r.Routes[route]
+		if rs == nil {
+			continue
+		}
+		sort.Slice(rs.lat, func(i, j int) bool { return rs.lat[i] < rs.lat[j] })
+		var st []string
+		for code, n := range rs.statuses {
+			st = append(st, fmt.Sprintf("%d×%d", n, code))
+		}
+		sort.Strings(st)
+		if rs.errs > 0 {
+			st = append(st, fmt.Sprintf("%d transport errors", rs.errs))
+		}
+		fmt.Fprintf(&b, "%-34s %7d %9.1f %9.1f %9.1f  %s\n", route, len(rs.lat), float64(len(rs.lat))/secs, pct(rs.lat, 0.50), pct(rs.lat, 0.99), strings.Join(st, " "))
+	}
+	fmt.Fprintf(&b, "submissions: %d accepted (201), %.1f/s\n", r.accepted(), float64(r.accepted())/secs)
+	busy, limited, other := r.nonSuccess()
+	fmt.Fprintf(&b, "503 (busy): %d; 429 (limited): %d; other non-2xx: %d; transport errors: %d\n", busy, limited, other, r.transportErrors())
+	for _, route := range []string{routeView, routeSession, routeSubmit} {
+		if rs := r.Routes[route]; rs != nil {
+			for code, body := range rs.first {
+				fmt.Fprintf(&b, "  first %d of %s: %s\n", code, route, body)
+			}
+		}
+	}
+	for _, p := range r.Patches {
+		fmt.Fprintf(&b, "owner's %s PATCH at %5.1fs: %d in %.1f ms", p.Edit, p.At.Seconds(), p.Status, float64(p.Took.Microseconds())/1000)
+		if p.Err != nil {
+			fmt.Fprintf(&b, " (%v)", p.Err)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "stored responses: %d; accepted: %d; views answered: %d\n", r.Stored, r.accepted(), r.Viewed)
+	fmt.Fprintf(&b, "owner reads: submitted_responses %d, views %d, report %d, choices %v (accepted %v)\n",
+		r.Final.Submitted, r.Final.Views, r.Final.Report, r.Final.Choices, r.Accepted)
+	if r.Exact {
+		fmt.Fprintf(&b, "counts exact: yes, %.1fs after the run's last answer (the count lag)\n", r.Lag.Seconds())
+	} else {
+		fmt.Fprintf(&b, "counts exact: NO, still not after %.1fs\n", r.Lag.Seconds())
+	}
+	fmt.Fprintf(&b, "conflict model: %d writes cancelled\n", r.Conflicts)
+	fmt.Fprintf(&b, "server ERROR log lines: %d\n", r.ServerErrors)
+	for _, l := range r.ServerFirst {
+		fmt.Fprintf(&b, "  %.300s\n", l)
+	}
+	fmt.Fprint(w, b.String())
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"surveyservice/internal/conflict"
+)
+
+// TestViralSurvey runs `make load -scenario viral` small (VIRAL_RESPONDERS,
+// default 20, for VIRAL_DURATION, default 5s) against the whole local
+// stack with the conflict model on, and asserts what must hold at any
+// size: every owner PATCH during the run (of the settings, the survey's
+// name and a question, each writing or checking the survey item the
+// tally writes) succeeded; the
+// responses stored equal the submissions accepted; the survey's
+// submitted_responses and views and the public report's counts (responses
+// and each choice) equal them after the tally; no answer but 2xx, 503 or
+// 429; no transport error. Times are printed, never asserted.
+func TestViralSurvey(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the emulators and the local server; run without -short")
+	}
+	responders, duration := 20, 5*time.Second
+	if v, err := strconv.Atoi(os.Getenv("VIRAL_RESPONDERS")); err == nil && v > 0 {
+		responders = v
+	}
+	if v, err := time.ParseDuration(os.Getenv("VIRAL_DURATION")); err == nil && v > 0 {
+		duration = v
+	}
+	var out strings.Builder
+	res, err := runViral(t.Context(), viralOptions{Responders: responders, Duration: duration, Patches: 3,
+		Edits: []string{"settings", "survey", "question"}, Hold: conflict.DefaultHold, Out: &out})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.check(); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Patches) != 3 {
+		t.Errorf("%d owner PATCHes made, want 3", len(res.Patches))
+	}
+	if got := res.status(routeSubmit, 201); int64(got) != res.Stored {
+		t.Errorf("%d submissions answered 201, %d responses stored", got, res.Stored)
+	}
+}
