@@ -26,7 +26,7 @@ import (
 // commit), and with the tally's transaction holding the item 400 ms, longer
 // than a few quick tries last (as when the tally's passes follow each
 // other closely on a hot survey, or DynamoDB Local queues requests on a
-// loaded machine): the change waits it out (settingsRetryFor).
+// loaded machine): the change waits it out (ownerRetryFor).
 func TestSettingsPatchBesideTheTally(t *testing.T) {
 	t.Parallel()
 	for _, hold := range []time.Duration{conflict.DefaultHold, 400 * time.Millisecond} {
@@ -57,13 +57,20 @@ func settingsBesideTheTally(t *testing.T, hold time.Duration) {
 		},
 		UpdateExpression:          aws.String("ADD submitted_responses :n"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: "3"}}}}
-	for i, u := range []store.SettingsUpdate{
-		{Set: map[string]any{"hide_progressbar": true}}, // the settings item; the survey item checked
-		{Name: aws.String("Viral, renamed")},            // the survey item written
+	for i, update := range []func() error{
+		func() error { // the settings item; the survey item checked
+			return st.UpdateSettings(ctx, a.ID, sv.ID, store.SettingsUpdate{Set: map[string]any{"hide_progressbar": true}})
+		},
+		func() error { // the survey item written
+			return st.UpdateSettings(ctx, a.ID, sv.ID, store.SettingsUpdate{Name: aws.String("Viral, renamed")})
+		},
+		func() error { // PATCH /api/v2/surveys/{id}/: one UpdateItem of the survey item
+			return st.UpdateSurvey(ctx, a.ID, sv.ID, store.SurveyUpdate{Language: aws.Int64(4)})
+		},
 	} {
 		before := p.Conflicts()
 		wait := holding(t, c, p, tally)
-		if err := st.UpdateSettings(ctx, a.ID, sv.ID, u); err != nil {
+		if err := update(); err != nil {
 			t.Fatalf("update %d beside the tally's transaction: %v", i, err)
 		}
 		if err := wait(); err != nil {
@@ -77,7 +84,7 @@ func settingsBesideTheTally(t *testing.T, hold time.Duration) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Name != "Viral, renamed" || got.SubmittedResponses != 6 || !settings.HideProgressbar {
+	if got.Name != "Viral, renamed" || got.SubmittedResponses != 9 || !settings.HideProgressbar {
 		t.Errorf("after both: name %q, submitted_responses %d, hide_progressbar %v", got.Name, got.SubmittedResponses, settings.HideProgressbar)
 	}
 }

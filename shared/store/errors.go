@@ -1,8 +1,11 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -90,4 +93,36 @@ func txRetryable(err error) bool {
 func serverError(err error) bool {
 	var ise *types.InternalServerError
 	return errors.As(err, &ise)
+}
+
+// ownerRetryFor bounds how long an owner's change of a survey (settings,
+// name, language, folder) keeps trying after
+// losing to concurrent transactions on the survey item. It is more patient
+// than the other writes' few quick tries (retryConflict): an owner's change
+// is rare and a person waits for it, while on a survey going viral the
+// tally writes the survey item once a batch from every stream shard (tens
+// a second at thousands of submissions a second), so a few tries within
+// 150 ms can all meet one of its transactions. Waiting a second or two
+// beats a 503 the owner has to retry by hand.
+const ownerRetryFor = 2 * time.Second
+
+// retryOwnerConflict waits before another try of an owner's change lost
+// to a concurrent transaction (a TransactWriteItems cancelled for
+// TransactionConflict, or a single write refused with
+// TransactionConflictException after the SDK's own tries) (a jittered backoff that doubles from
+// about 10 ms up to 200 ms) and reports whether to try: not once
+// ownerRetryFor has passed, nor when err is anything else.
+func retryOwnerConflict(ctx context.Context, err error, attempt int, started time.Time) bool {
+	var tce *types.TransactionConflictException
+	if !(txConflict(err) || errors.As(err, &tce)) || time.Since(started) > ownerRetryFor {
+		return false
+	}
+	ceiling := min(10*time.Millisecond<<min(attempt-1, 5), 200*time.Millisecond)
+	d := ceiling/2 + rand.N(ceiling/2+1)
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
+	}
 }

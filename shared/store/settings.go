@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
@@ -192,37 +191,9 @@ func (s *Store) UpdateSettings(ctx context.Context, aid, sid int64, u SettingsUp
 			return nil
 		case dynamo.IsCondCheckFailed(err):
 			return s.whyNotWritable(ctx, aid, sid)
-		case retrySettingsConflict(ctx, err, attempt, started):
+		case retryOwnerConflict(ctx, err, attempt, started):
 			continue
 		}
 		return s.fail(fmt.Sprintf("update settings of survey %d", sid), err)
-	}
-}
-
-// settingsRetryFor bounds how long a settings change keeps trying after
-// losing to concurrent transactions on the survey item. It is more patient
-// than the other writes' few quick tries (retryConflict): an owner's change
-// is rare and a person waits for it, while on a survey going viral the
-// tally writes the survey item once a batch from every stream shard (tens
-// a second at thousands of submissions a second), so a few tries within
-// 150 ms can all meet one of its transactions. Waiting a second or two
-// beats a 503 the owner has to retry by hand.
-const settingsRetryFor = 2 * time.Second
-
-// retrySettingsConflict waits before another try of a settings change
-// lost to a concurrent transaction (a jittered backoff that doubles from
-// about 10 ms up to 200 ms) and reports whether to try: not once
-// settingsRetryFor has passed, nor when err is anything else.
-func retrySettingsConflict(ctx context.Context, err error, attempt int, started time.Time) bool {
-	if !txConflict(err) || time.Since(started) > settingsRetryFor {
-		return false
-	}
-	ceiling := min(10*time.Millisecond<<min(attempt-1, 5), 200*time.Millisecond)
-	d := ceiling/2 + rand.N(ceiling/2+1)
-	select {
-	case <-ctx.Done():
-		return false
-	case <-time.After(d):
-		return true
 	}
 }

@@ -252,32 +252,40 @@ func (s *Store) UpdateSurvey(ctx context.Context, aid, sid int64, u SurveyUpdate
 	if u.Language != nil {
 		up.Set("language", *u.Language)
 	}
-	if u.FolderID == nil {
-		if u.Name == nil && u.Language == nil {
-			return s.checkWritable(ctx, aid, sid)
-		}
-		err := up.Run(ctx)
-		if dynamo.IsCondCheckFailed(err) {
-			return s.whyNotWritable(ctx, aid, sid)
-		}
-		if err != nil {
-			return s.fail(fmt.Sprintf("update survey %d", sid), err)
-		}
-		return nil
+	if u.FolderID == nil && u.Name == nil && u.Language == nil {
+		return s.checkWritable(ctx, aid, sid)
 	}
-	up.Set("folder_id", *u.FolderID).Set(AttrGSI1SK, SurveyOwnerSK(*u.FolderID, sid))
-	err := s.db.WriteTx().
-		Check(s.table.Check(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(*u.FolderID)).If(folderLive)).
-		Update(up).Update(s.viewsPlace(aid, *u.FolderID, sid)).Run(ctx)
-	switch {
-	case err == nil:
-		return nil
-	case txFailedAt(err, 1):
-		return s.whyNotWritable(ctx, aid, sid)
-	case txFailedAt(err, 0):
-		return folderMissing(*u.FolderID)
+	// The survey item is also the tally's (its counts): a change lost to
+	// one of its transactions is tried again for a while (retryOwnerConflict);
+	// each try writes the same values.
+	started := time.Now()
+	for attempt := 1; ; attempt++ {
+		var err error
+		if u.FolderID == nil {
+			err = up.Run(ctx)
+			if dynamo.IsCondCheckFailed(err) {
+				return s.whyNotWritable(ctx, aid, sid)
+			}
+		} else {
+			up.Set("folder_id", *u.FolderID).Set(AttrGSI1SK, SurveyOwnerSK(*u.FolderID, sid))
+			err = s.db.WriteTx().
+				Check(s.table.Check(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(*u.FolderID)).If(folderLive)).
+				Update(up).Update(s.viewsPlace(aid, *u.FolderID, sid)).Run(ctx)
+			switch {
+			case txFailedAt(err, 1):
+				return s.whyNotWritable(ctx, aid, sid)
+			case txFailedAt(err, 0):
+				return folderMissing(*u.FolderID)
+			}
+		}
+		switch {
+		case err == nil:
+			return nil
+		case retryOwnerConflict(ctx, err, attempt, started):
+			continue
+		}
+		return s.fail(fmt.Sprintf("update survey %d", sid), err)
 	}
-	return s.fail(fmt.Sprintf("move survey %d", sid), err)
 }
 
 // checkWritable answers nil when the survey is the account's and live.
