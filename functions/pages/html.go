@@ -40,6 +40,16 @@ func decimal(f float64) markup { return markup(strconv.FormatFloat(f, 'f', 2, 64
 // flag writes true or false.
 func flag(b bool) markup { return markup(strconv.FormatBool(b)) }
 
+// requiredAttr marks a required question (data-required="true", which
+// app.js reads); an optional one carries nothing, so the page is lighter
+// by the attribute on each optional question.
+func requiredAttr(b bool) markup {
+	if b {
+		return ` data-required="true"`
+	}
+	return ""
+}
+
 // doc is a page being written. Its buffer is not embedded, so that w is
 // the only way onto the page.
 type doc struct{ buf bytes.Buffer }
@@ -216,7 +226,7 @@ func (d *doc) legend(q survey.ElementView, class markup, t texts, hidden markup)
 	if q.VerticalChoices {
 		class += " vertical"
 	}
-	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\" data-required=\"%s\"%s>\n<legend class=\"qt\">%s%s</legend>\n", class, num(q.ID), num(int64(q.Type)), flag(q.AnswerRequired), hidden, text(q.Title), required(q, t))
+	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\"%s%s>\n<legend class=\"qt\">%s%s</legend>\n", class, num(q.ID), num(int64(q.Type)), requiredAttr(q.AnswerRequired), hidden, text(q.Title), required(q, t))
 }
 
 // required marks a required question's title: a star to the eye, and to a
@@ -277,7 +287,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 	name := fmt.Sprintf("a%d", id)
 	switch q.Type {
 	case survey.TypeText:
-		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"2\" data-required=\"%s\"%s>\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n", num(id), flag(q.AnswerRequired), h, num(id), text(q.Title), required(q, t))
+		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"2\"%s%s>\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n", num(id), requiredAttr(q.AnswerRequired), h, num(id), text(q.Title), required(q, t))
 		if q.Description != "" {
 			d.w("<p class=\"qd\">%s</p>\n", text(q.Description))
 		}
@@ -340,7 +350,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeDropdown:
-		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"10\" data-required=\"%s\"%s>\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n<select id=\"a%s\" name=\"a%s\"%s><option value=\"\">—</option>", num(id), flag(q.AnswerRequired), h, num(id), text(q.Title), required(q, t), num(id), num(id), req(q))
+		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"10\"%s%s>\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n<select id=\"a%s\" name=\"a%s\"%s><option value=\"\">—</option>", num(id), requiredAttr(q.AnswerRequired), h, num(id), text(q.Title), required(q, t), num(id), num(id), req(q))
 		for _, c := range q.Choices {
 			sel := markup("")
 			if has(name, c.ID) {
