@@ -40,6 +40,15 @@ func decimal(f float64) markup { return markup(strconv.FormatFloat(f, 'f', 2, 64
 // flag writes true or false.
 func flag(b bool) markup { return markup(strconv.FormatBool(b)) }
 
+// autoAttr marks a page that moves on by itself when its one choice is
+// picked (data-auto, which app.js reads).
+func autoAttr(b bool) markup {
+	if b {
+		return " data-auto"
+	}
+	return ""
+}
+
 // requiredAttr marks a required question (data-required="true", which
 // app.js reads); an optional one carries nothing, so the page is lighter
 // by the attribute on each optional question.
@@ -180,7 +189,7 @@ func renderSurvey(p surveyPage) []byte {
 `, text(p.T.Code), text(p.Code))
 	}
 	for i, pg := range pages {
-		d.w("<section class=\"page questions\" data-page=\"%s\" data-auto=\"%s\">\n", num(i), flag(picksMoveOn(pg)))
+		d.w("<section class=\"page questions\" data-page=\"%s\"%s>\n", num(i), autoAttr(picksMoveOn(pg)))
 		for _, q := range pg {
 			d.question(q, p.Form, p.T, p.Initial != nil && !p.Initial[q.ID])
 		}
@@ -299,11 +308,11 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 			kind, must = "checkbox", "" // required on a checkbox would mean that one
 		}
 		for _, c := range q.Choices {
-			d.w("<label class=\"choice\"><input type=\"%s\" name=\"a%s\" value=\"%s\"%s%s>", kind, num(id), num(c.ID), checked(name, c.ID), must)
+			d.w("<label><input type=\"%s\" name=\"a%s\" value=\"%s\"%s%s>", kind, num(id), num(c.ID), checked(name, c.ID), must)
 			if c.ImageURL != nil && *c.ImageURL != "" {
 				d.w("<img src=\"%s\" alt=\"\" class=\"pic\">", text(*c.ImageURL))
 			}
-			d.w("<span>%s</span></label>\n", text(c.Name))
+			d.w("%s</label>\n", text(c.Name))
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeRanking:
@@ -333,7 +342,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 		d.legend(q, class, t, h)
 		d.w("<div class=\"row\">")
 		for v := lo; v <= hi && v-lo <= 100; v++ {
-			d.w("<label class=\"pill\"><input type=\"radio\" name=\"a%s\" value=\"%s\"%s%s><span>%s%s</span></label>", num(id), num(v), checked(name, v), req(q), num(v), suffix)
+			d.w("<label><input type=\"radio\" name=\"a%s\" value=\"%s\"%s%s>%s%s</label>", num(id), num(v), checked(name, v), req(q), num(v), suffix)
 		}
 		d.w("</div>\n")
 		// The end labels on a row of their own, under the scale's two
@@ -364,7 +373,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 		for _, r := range q.Rows {
 			d.w("<fieldset class=\"mrow\" data-row=\"%s\"><legend>%s</legend>\n", num(r.ID), text(r.Name))
 			for _, c := range q.Columns {
-				d.w("<label class=\"pill\"><input type=\"radio\" name=\"m%s_%s\" value=\"%s\"%s><span>%s</span></label>", num(id), num(r.ID), num(c.ID), checked(fmt.Sprintf("m%d_%d", id, r.ID), c.ID), text(c.Name))
+				d.w("<label><input type=\"radio\" name=\"m%s_%s\" value=\"%s\"%s>%s</label>", num(id), num(r.ID), num(c.ID), checked(fmt.Sprintf("m%d_%d", id, r.ID), c.ID), text(c.Name))
 			}
 			d.w("\n</fieldset>\n")
 		}
