@@ -21,17 +21,33 @@ type asset struct {
 
 // assets are the page's CSS and script by their hashed names; assetNames
 // maps each plain name ("app.css") to its hashed one.
-var assets, assetNames = loadAssets("app.css", "app.js", "boot.js", "favicon.svg", "logic.js", "logic_page.js", "responder.js", "captcha-worker.js", "uploads.js", "sea.svg", "forest.svg")
+var assets, assetNames = loadAssets("app.css", "app.js", "boot.js", "favicon.svg", "logic.js", "responder.js", "captcha-worker.js", "uploads.js", "sea.svg", "forest.svg")
+
+// bundles are the assets served as one file of several sources, in
+// order: the rules' evaluator (SurveyLogic) and the page's side of them
+// (SurveyPageLogic) always load together, so in one request.
+var bundles = map[string][]string{"logic.js": {"logic.js", "logic_page.js"}}
 
 func loadAssets(names ...string) (map[string]asset, map[string]string) {
 	byHashed, byPlain := map[string]asset{}, map[string]string{}
 	for _, n := range names {
-		b, err := web.ReadFile("web/" + n)
-		if err != nil {
-			panic(err) // embedded: a build error
+		var b []byte
+		srcs, ok := bundles[n]
+		if !ok {
+			srcs = []string{n}
 		}
-		if path.Ext(n) == ".js" {
-			b = stripLineComments(b)
+		for _, src := range srcs {
+			part, err := web.ReadFile("web/" + src)
+			if err != nil {
+				panic(err) // embedded: a build error
+			}
+			b = append(b, part...)
+		}
+		switch path.Ext(n) {
+		case ".js":
+			b = minifyJS(b)
+		case ".css":
+			b = minifyCSS(b)
 		}
 		sum := sha256.Sum256(b)
 		ext := path.Ext(n)
@@ -67,20 +83,3 @@ func handleAsset() http.Handler {
 // "/assets/sea.<hash>.svg"), or "" for no asset: the demo survey's
 // pictures use it.
 func AssetPath(name string) string { return assetNames[name] }
-
-// stripLineComments drops the lines of a script that hold only a //
-// comment and the indentation of every line: the comments are for readers
-// of the source, and the page's weight counts each byte (contract 14's
-// phone). Nothing else changes, so no string or regular expression can be
-// cut.
-func stripLineComments(b []byte) []byte {
-	var out []byte
-	for _, line := range strings.SplitAfter(string(b), "\n") {
-		t := strings.TrimLeft(line, " ")
-		if strings.HasPrefix(t, "//") {
-			continue
-		}
-		out = append(out, t...)
-	}
-	return out
-}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"os"
 	"regexp"
 	"testing"
 	"time"
@@ -40,10 +41,14 @@ func benchPage(b *testing.B, f fixture) {
 		b.Fatalf("page: %d", first.code)
 	}
 	weight, zipped := len(first.body), gzipLen(first.body)
-	for _, a := range regexp.MustCompile(`/assets/(?:app|logic|logic_page)\.[0-9a-f]{12}\.(?:css|js)`).FindAllString(first.body, -1) {
-		body := f.get(a).body
+	unminified, unminifiedZipped := weight, zipped
+	for _, m := range pageAssets.FindAllStringSubmatch(first.body, -1) {
+		body := f.get(m[1] + m[2]).body
 		weight += len(body)
 		zipped += gzipLen(body)
+		src := sourceOf(b, m[1]+m[2])
+		unminified += len(src)
+		unminifiedZipped += gzipLen(src)
 	}
 	b.ResetTimer()
 	var calls, own time.Duration
@@ -61,8 +66,38 @@ func benchPage(b *testing.B, f fixture) {
 	b.ReportMetric(float64(len(first.body)), "html-bytes")
 	b.ReportMetric(float64(weight), "page-bytes")
 	b.ReportMetric(float64(zipped), "page-gzip-bytes")
+	b.ReportMetric(float64(unminified), "unminified-bytes")
+	b.ReportMetric(float64(unminifiedZipped), "unminified-gzip-bytes")
 	b.ReportMetric(float64(calls)/float64(n), "dynamodb/op")
 	b.ReportMetric(float64(own.Microseconds())/float64(n), "handler-µs/op")
+}
+
+// pageAssets are what a page loads with it: its stylesheet and scripts
+// (the favicon and the captcha's worker, fetched only on a captcha, are
+// not counted).
+var pageAssets = regexp.MustCompile(`<link rel="stylesheet" href="(/assets/[^"]+)"|<script src="(/assets/[^"]+)"`)
+
+// sourceOf is an asset as written (web/), before the minifier: the
+// logic script is logic.js and logic_page.js.
+func sourceOf(b *testing.B, path string) string {
+	b.Helper()
+	name := regexp.MustCompile(`^/assets/([a-z_-]+)\.[0-9a-f]{12}(\.[a-z]+)$`).FindStringSubmatch(path)
+	if name == nil {
+		b.Fatalf("asset path %s", path)
+	}
+	files := []string{name[1] + name[2]}
+	if files[0] == "logic.js" {
+		files = append(files, "logic_page.js")
+	}
+	var src []byte
+	for _, f := range files {
+		part, err := os.ReadFile("web/" + f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		src = append(src, part...)
+	}
+	return string(src)
 }
 
 // gzipLen is the size of s gzipped at the default level.

@@ -48,8 +48,8 @@ func (d *doc) fileQuestion(q survey.ElementView, t texts) {
 		accept[i] = "." + ext
 	}
 	hint := fmt.Sprintf("%s: %s; %s.", ft.Accepted, strings.ToUpper(strings.Join(types, ", ")), fmt.Sprintf(ft.UpTo, maxMB))
-	d.w("<div class=\"q file\" data-id=\"%s\" data-type=\"11\" data-required=\"%s\" data-max-bytes=\"%s\" data-types=\"%s\" data-msg-type=\"%s\" data-msg-size=\"%s\" data-msg-uploading=\"%s\" data-msg-uploaded=\"%s\" data-msg-failed=\"%s\">\n",
-		num(id), flag(q.AnswerRequired), num(maxMB*uploads.MiB), text(strings.Join(types, ",")), text(ft.TypeRefused),
+	d.w("<div class=\"q file\" data-id=\"%s\" data-type=\"11\"%s data-max-bytes=\"%s\" data-types=\"%s\" data-msg-type=\"%s\" data-msg-size=\"%s\" data-msg-uploading=\"%s\" data-msg-uploaded=\"%s\" data-msg-failed=\"%s\">\n",
+		num(id), requiredAttr(q.AnswerRequired), num(maxMB*uploads.MiB), text(strings.Join(types, ",")), text(ft.TypeRefused),
 		text(fmt.Sprintf(ft.SizeRefused, maxMB)), text(ft.Uploading), text(ft.Uploaded), text(ft.Failed))
 	d.w("<label for=\"a%s\" class=\"qt\">%s%s</label>\n", num(id), text(q.Title), required(q, t))
 	if q.Description != "" {

@@ -40,6 +40,25 @@ func decimal(f float64) markup { return markup(strconv.FormatFloat(f, 'f', 2, 64
 // flag writes true or false.
 func flag(b bool) markup { return markup(strconv.FormatBool(b)) }
 
+// autoAttr marks a page that moves on by itself when its one choice is
+// picked (data-auto, which app.js reads).
+func autoAttr(b bool) markup {
+	if b {
+		return " data-auto"
+	}
+	return ""
+}
+
+// requiredAttr marks a required question (data-required="true", which
+// app.js reads); an optional one carries nothing, so the page is lighter
+// by the attribute on each optional question.
+func requiredAttr(b bool) markup {
+	if b {
+		return ` data-required="true"`
+	}
+	return ""
+}
+
 // doc is a page being written. Its buffer is not embedded, so that w is
 // the only way onto the page.
 type doc struct{ buf bytes.Buffer }
@@ -170,7 +189,7 @@ func renderSurvey(p surveyPage) []byte {
 `, text(p.T.Code), text(p.Code))
 	}
 	for i, pg := range pages {
-		d.w("<section class=\"page questions\" data-page=\"%s\" data-auto=\"%s\">\n", num(i), flag(picksMoveOn(pg)))
+		d.w("<section class=\"page questions\" data-page=\"%s\"%s>\n", num(i), autoAttr(picksMoveOn(pg)))
 		for _, q := range pg {
 			d.question(q, p.Form, p.T, p.Initial != nil && !p.Initial[q.ID])
 		}
@@ -216,7 +235,7 @@ func (d *doc) legend(q survey.ElementView, class markup, t texts, hidden markup)
 	if q.VerticalChoices {
 		class += " vertical"
 	}
-	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\" data-required=\"%s\"%s>\n<legend class=\"qt\">%s%s</legend>\n", class, num(q.ID), num(int64(q.Type)), flag(q.AnswerRequired), hidden, text(q.Title), required(q, t))
+	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\"%s%s>\n<legend class=\"qt\">%s%s</legend>\n", class, num(q.ID), num(int64(q.Type)), requiredAttr(q.AnswerRequired), hidden, text(q.Title), required(q, t))
 }
 
 // required marks a required question's title: a star to the eye, and to a
@@ -277,7 +296,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 	name := fmt.Sprintf("a%d", id)
 	switch q.Type {
 	case survey.TypeText:
-		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"2\" data-required=\"%s\"%s>\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n", num(id), flag(q.AnswerRequired), h, num(id), text(q.Title), required(q, t))
+		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"2\"%s%s>\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n", num(id), requiredAttr(q.AnswerRequired), h, num(id), text(q.Title), required(q, t))
 		if q.Description != "" {
 			d.w("<p class=\"qd\">%s</p>\n", text(q.Description))
 		}
@@ -289,11 +308,11 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 			kind, must = "checkbox", "" // required on a checkbox would mean that one
 		}
 		for _, c := range q.Choices {
-			d.w("<label class=\"choice\"><input type=\"%s\" name=\"a%s\" value=\"%s\"%s%s>", kind, num(id), num(c.ID), checked(name, c.ID), must)
+			d.w("<label><input type=\"%s\" name=\"a%s\" value=\"%s\"%s%s>", kind, num(id), num(c.ID), checked(name, c.ID), must)
 			if c.ImageURL != nil && *c.ImageURL != "" {
 				d.w("<img src=\"%s\" alt=\"\" class=\"pic\">", text(*c.ImageURL))
 			}
-			d.w("<span>%s</span></label>\n", text(c.Name))
+			d.w("%s</label>\n", text(c.Name))
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeRanking:
@@ -323,7 +342,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 		d.legend(q, class, t, h)
 		d.w("<div class=\"row\">")
 		for v := lo; v <= hi && v-lo <= 100; v++ {
-			d.w("<label class=\"pill\"><input type=\"radio\" name=\"a%s\" value=\"%s\"%s%s><span>%s%s</span></label>", num(id), num(v), checked(name, v), req(q), num(v), suffix)
+			d.w("<label><input type=\"radio\" name=\"a%s\" value=\"%s\"%s%s>%s%s</label>", num(id), num(v), checked(name, v), req(q), num(v), suffix)
 		}
 		d.w("</div>\n")
 		// The end labels on a row of their own, under the scale's two
@@ -340,7 +359,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeDropdown:
-		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"10\" data-required=\"%s\"%s>\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n<select id=\"a%s\" name=\"a%s\"%s><option value=\"\">—</option>", num(id), flag(q.AnswerRequired), h, num(id), text(q.Title), required(q, t), num(id), num(id), req(q))
+		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"10\"%s%s>\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n<select id=\"a%s\" name=\"a%s\"%s><option value=\"\">—</option>", num(id), requiredAttr(q.AnswerRequired), h, num(id), text(q.Title), required(q, t), num(id), num(id), req(q))
 		for _, c := range q.Choices {
 			sel := markup("")
 			if has(name, c.ID) {
@@ -354,7 +373,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 		for _, r := range q.Rows {
 			d.w("<fieldset class=\"mrow\" data-row=\"%s\"><legend>%s</legend>\n", num(r.ID), text(r.Name))
 			for _, c := range q.Columns {
-				d.w("<label class=\"pill\"><input type=\"radio\" name=\"m%s_%s\" value=\"%s\"%s><span>%s</span></label>", num(id), num(r.ID), num(c.ID), checked(fmt.Sprintf("m%d_%d", id, r.ID), c.ID), text(c.Name))
+				d.w("<label><input type=\"radio\" name=\"m%s_%s\" value=\"%s\"%s>%s</label>", num(id), num(r.ID), num(c.ID), checked(fmt.Sprintf("m%d_%d", id, r.ID), c.ID), text(c.Name))
 			}
 			d.w("\n</fieldset>\n")
 		}

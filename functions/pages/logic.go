@@ -11,17 +11,31 @@ import (
 // its type, group, rules, and its own time (responding_duration_type 2).
 //
 // It is written short, for the page's weight (every question of a survey
-// is in it): {"id", "t" type, "g" group, "r" rules, "s" seconds}, each
-// rule an array [first_operand, arithmetic_operator, second_operand.id,
+// is in it): an array [id, type, group, rules, seconds] without its
+// trailing zeros (0 no group, no rules, no time of its own), each rule an
+// array [first_operand, arithmetic_operator, second_operand.id,
 // second_operand.type, second_operand.value, logical_operator] without
 // its trailing nulls, which logic_page.js reads back into the contract's
 // objects for logic.js.
 type logicQuestion struct {
-	ID      int64              `json:"id"`
-	Type    survey.ElementType `json:"t"`
-	Group   int64              `json:"g,omitempty"`
-	Rules   [][]any            `json:"r,omitempty"`
-	Seconds int64              `json:"s,omitempty"`
+	ID      int64
+	Type    survey.ElementType
+	Group   int64
+	Rules   [][]any
+	Seconds int64
+}
+
+// MarshalJSON writes the question as its short array.
+func (q logicQuestion) MarshalJSON() ([]byte, error) {
+	var rules any = 0
+	if len(q.Rules) > 0 {
+		rules = q.Rules
+	}
+	a := []any{q.ID, q.Type, q.Group, rules, q.Seconds}
+	for len(a) > 2 && a[len(a)-1] == any(int64(0)) || len(a) > 2 && a[len(a)-1] == any(0) {
+		a = a[:len(a)-1]
+	}
+	return json.Marshal(a)
 }
 
 // shortRule is a rule as the data block writes it.
@@ -79,7 +93,7 @@ func logicData(s survey.ResponderSurvey) markup {
 // scripts that apply them, before app.js, which calls them.
 func (d *doc) logic(s survey.ResponderSurvey, t texts) {
 	d.w("<script type=\"application/json\" id=\"logic\" data-sheet=\"%s\">%s</script>\n", text(t.SeeSheet), logicData(s))
-	d.w("<script src=\"%s\"></script>\n<script src=\"%s\"></script>\n", text(assetNames["logic.js"]), text(assetNames["logic_page.js"]))
+	d.w("<script src=\"%s\"></script>\n", text(assetNames["logic.js"])) // with logic_page.js (bundles)
 }
 
 // needsLogic reports whether the page needs the logic scripts: for display

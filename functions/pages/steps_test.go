@@ -260,17 +260,17 @@ func TestPlainFormSheetLink(t *testing.T) {
 func TestLogicScriptsOnlyWhenNeeded(t *testing.T) {
 	t.Parallel()
 	plain, rules := newFixture(t, 2), newStepsFixture(t)
-	logic := regexp.MustCompile(`<script src="/assets/logic(_page)?\.[0-9a-f]{12}\.js"></script>|id="logic"`)
+	logic := regexp.MustCompile(`<script src="/assets/logic(_page)?\.[0-9a-f]{12}\.js"></script>|id="logic"`) // logic_page.js is served within logic.js
 	if got := logic.FindAllString(plain.get("/s/"+plain.sv.URLSlug+"/").body, -1); len(got) != 0 {
 		t.Errorf("a page without rules loads %v", got)
 	}
-	if got := logic.FindAllString(rules.get("/s/"+rules.sv.URLSlug+"/").body, -1); len(got) != 3 {
-		t.Errorf("a page with rules loads %v, want the data block and both scripts", got)
+	if got := logic.FindAllString(rules.get("/s/"+rules.sv.URLSlug+"/").body, -1); len(got) != 2 {
+		t.Errorf("a page with rules loads %v, want the data block and the one logic script", got)
 	}
 	if err := plain.st.UpdateSettings(context.Background(), plain.aid, plain.sv.ID, store.SettingsUpdate{Set: map[string]any{"responding_duration_type": 2}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := logic.FindAllString(plain.get("/s/"+plain.sv.URLSlug+"/").body, -1); len(got) != 3 {
-		t.Errorf("a page with per-question timers loads %v, want the data block and both scripts", got)
+	if got := logic.FindAllString(plain.get("/s/"+plain.sv.URLSlug+"/").body, -1); len(got) != 2 {
+		t.Errorf("a page with per-question timers loads %v, want the data block and the one logic script", got)
 	}
 }

@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -91,6 +95,25 @@ func TestCollectionCache(t *testing.T) {
 	r.submitted(t)
 	if r.ops["DynamoDB.Query"] != 1 {
 		t.Errorf("after a variables change: calls %v, want one Query", r.ops)
+	}
+
+	// The theme is the survey item's own too (a JSON document a hit decodes
+	// again only when it changed): a new one is seen at once, no re-read.
+	if v := send(t, h2, "GET", surveyPath(slug), ""); strings.Contains(v.body, "#123456") {
+		t.Fatalf("the theme is already %s", v.body)
+	}
+	theme := survey.DefaultTheme()
+	theme.ButtonColor = "#123456"
+	if _, err := f.st.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.st.TableName()),
+		Key:              map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: store.SurveyPK(sid)}, "SK": &types.AttributeValueMemberS{Value: store.SurveySK}},
+		UpdateExpression: aws.String("SET theme = :t"), ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberS{Value: mustJSON(t, theme)}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if v := send(t, h2, "GET", surveyPath(slug), ""); !strings.Contains(v.body, `"button_color":"#123456"`) || v.ops["DynamoDB.Query"] != 0 {
+			t.Errorf("view %d after a theme change: calls %v, body %s", i+1, v.ops, v.body)
+		}
 	}
 
 	// A stop is the survey item's own: no re-read needed, and still seen.

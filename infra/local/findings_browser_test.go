@@ -71,7 +71,7 @@ func TestBrowserRequiredFocusAndHideNext(t *testing.T) {
 	// A 0-10 scale wraps on a phone; its end labels are under it, at its
 	// two ends.
 	if got := evalJS[string](t, ctx, `(() => { const q = document.querySelector('.page[data-page="2"] .q');
-		const pills = Array.from(q.querySelectorAll(".pill")).map(x => x.getBoundingClientRect());
+		const pills = Array.from(q.querySelectorAll(".row>label")).map(x => x.getBoundingClientRect());
 		const ends = Array.from(q.querySelectorAll(".ends .lbl")).map(x => x.getBoundingClientRect());
 		const row = q.querySelector(".row").getBoundingClientRect();
 		const low = Math.max(...pills.map(r => r.bottom));
@@ -81,7 +81,7 @@ func TestBrowserRequiredFocusAndHideNext(t *testing.T) {
 	shot(t, ctx, "scale-phone")
 	keys(t, ctx, " ", kb.Enter)
 	waitPage(t, ctx, "3")
-	if got := evalJS[string](t, ctx, `(() => { const ps = Array.from(document.querySelectorAll('.page[data-page="3"] .pill')).map(x => x.getBoundingClientRect());
+	if got := evalJS[string](t, ctx, `(() => { const ps = Array.from(document.querySelectorAll('.page[data-page="3"] .row>label')).map(x => x.getBoundingClientRect());
 		let min = 1e9; for (let i = 1; i < ps.length; i++) if (Math.abs(ps[i].top - ps[i-1].top) < 2) min = Math.min(min, ps[i].left - ps[i-1].right);
 		return String(!document.getElementById("next").hidden) + "/" + (min >= 4); })()`); got != "true/true" {
 		t.Errorf("matrix page: next shown / pills apart = %s, want true/true", got)

@@ -39,7 +39,11 @@ func (s *Store) surveyOpenAt(ctx context.Context, r survey.Response) (bool, erro
 	if err != nil {
 		return false, s.fail(fmt.Sprintf("read the state of survey %d", r.SurveyID), err)
 	}
-	sv, err := decodeSurvey(item)
+	var it surveyItem
+	if err := dynamo.UnmarshalItem(item, &it); err != nil {
+		return false, fmt.Errorf("store: decode survey: %w", err)
+	}
+	sv, err := it.state() // the theme plays no part
 	if err != nil {
 		return false, err
 	}

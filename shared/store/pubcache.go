@@ -62,6 +62,9 @@ type cachedCollection struct {
 	version int64
 	size    int
 	c       SurveyCollection
+	// theme is the survey item's theme as stored (JSON), whose decoded
+	// form c.Survey.Theme a hit reuses while the item's is the same.
+	theme string
 }
 
 type collectionCache struct {
@@ -131,14 +134,24 @@ func (s *Store) PublicCollection(ctx context.Context, sid int64, consistent bool
 	if err != nil {
 		return SurveyCollection{}, s.fail(fmt.Sprintf("get survey %d", sid), err)
 	}
-	sv, err := decodeSurvey(item)
-	if err != nil {
-		return SurveyCollection{}, err
+	var si surveyItem
+	if err := dynamo.UnmarshalItem(item, &si); err != nil {
+		return SurveyCollection{}, fmt.Errorf("store: decode survey: %w", err)
 	}
 	cv := collectionVersion(item)
 	if e, ok := s.collections.get(sid); ok && (e.version == cv || !consistent && e.version > cv) {
 		s.collHits.Add(1)
+		sv, err := si.state()
+		if err != nil {
+			return SurveyCollection{}, err
+		}
 		c := e.c
+		sv.Theme = c.Survey.Theme // the theme's JSON decoded once, while unchanged
+		if si.Theme != e.theme {
+			if sv, err = si.survey(); err != nil {
+				return SurveyCollection{}, err
+			}
+		}
 		sv.Views = c.Survey.Views
 		c.Survey = sv
 		return c, nil
@@ -157,10 +170,18 @@ func (s *Store) PublicCollection(ctx context.Context, sid int64, consistent bool
 	}
 	for _, it := range items {
 		if skOf(it) == SurveySK && collectionVersion(it) == cv {
-			s.collections.put(sid, cachedCollection{version: cv, size: itemsSize(items), c: c})
+			s.collections.put(sid, cachedCollection{version: cv, size: itemsSize(items), c: c, theme: themeOf(it)})
 		}
 	}
 	return c, nil
+}
+
+// themeOf is a survey item's theme as stored.
+func themeOf(item dynamo.Item) string {
+	if v, ok := item["theme"].(*types.AttributeValueMemberS); ok {
+		return v.Value
+	}
+	return ""
 }
 
 // collectionVersion is the cv of a survey item (0 before any change).

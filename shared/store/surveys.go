@@ -81,6 +81,21 @@ func newSurveyItem(sv survey.Survey) (surveyItem, error) {
 }
 
 func (it surveyItem) survey() (survey.Survey, error) {
+	sv, err := it.state()
+	if err != nil {
+		return survey.Survey{}, err
+	}
+	if err := json.Unmarshal([]byte(it.Theme), &sv.Theme); err != nil {
+		return survey.Survey{}, fmt.Errorf("store: survey %d: theme: %w", it.ID, err)
+	}
+	return sv, nil
+}
+
+// state is the survey without its theme, the one field of the item that
+// is a JSON document: what deciding whether it is open needs, and all a
+// cached collection's survey needs read again when its theme is unchanged
+// (pubcache.go).
+func (it surveyItem) state() (survey.Survey, error) {
 	sv := survey.Survey{
 		ID: it.ID, AccountID: it.AccountID, FolderID: it.FolderID, Name: it.Name, Language: it.Language,
 		URLSlug: it.URLSlug, PreviewCode: it.PreviewCode, ReportCode: it.ReportCode, Views: it.Views,
@@ -93,9 +108,6 @@ func (it surveyItem) survey() (survey.Survey, error) {
 		return survey.Survey{}, fmt.Errorf("store: survey %d: created %q: %w", it.ID, it.Created, err)
 	}
 	sv.Created = created
-	if err := json.Unmarshal([]byte(it.Theme), &sv.Theme); err != nil {
-		return survey.Survey{}, fmt.Errorf("store: survey %d: theme: %w", it.ID, err)
-	}
 	return sv, nil
 }
 

@@ -44,7 +44,7 @@
     if (progress && logic) { var pr = logic.progress(pages, i); q = pr.at - 1; progress.max = pr.total || 1; }
     if (progress) { progress.hidden = q < 0; progress.value = q + 1; }
   }
-  if (logic) logic.onchange = function () { bar(at); var last = step(at, 1) >= pages.length; next.hidden = last || (hideNext && pages[at].getAttribute("data-auto") === "true"); submit.hidden = !last; };
+  if (logic) logic.onchange = function () { bar(at); var last = step(at, 1) >= pages.length; next.hidden = last || (hideNext && pages[at].hasAttribute("data-auto")); submit.hidden = !last; };
 
   function show(i) {
     at = i;
@@ -52,7 +52,7 @@
     pages.forEach(function (p, j) { p.hidden = j !== i; });
     var last = step(i, 1) >= pages.length;
     prev.hidden = hidePrev || i === 0 || !!(logic && logic.timed);
-    next.hidden = last || (hideNext && pages[i].getAttribute("data-auto") === "true");
+    next.hidden = last || (hideNext && pages[i].hasAttribute("data-auto"));
     submit.hidden = !last;
     next.textContent = pages[i].getAttribute("data-enter-text") || nextLabel;
     bar(i);
@@ -226,10 +226,10 @@
   // (the form's implicit submission) moves on by keyboard on every page
   // but the last.
   function onwards() {
-    return hideNext && pages[at].getAttribute("data-auto") === "true" && step(at, 1) < pages.length;
+    return hideNext && pages[at].hasAttribute("data-auto") && step(at, 1) < pages.length;
   }
   form.addEventListener("pointerup", function (ev) {
-    var t = ev.target.closest("label.choice,label.pill");
+    var t = ev.target.closest(".choice,fieldset.q>label,.row>label,.mrow>label");
     if (!onwards() || !t || t.closest(".matrix") || t.querySelector("input[type=checkbox]")) return;
     setTimeout(advance, 150);
   });

@@ -9,8 +9,10 @@
     var data = document.getElementById("logic");
     // The data block is written short (pages/logic.go): read it back
     // into the contract's rule objects.
+    // Each question is [id, type, group, rules, seconds], trailing zeros
+    // left out.
     var qs = (data ? JSON.parse(data.textContent) : []).map(function (q) {
-      return { id: q.id, type: q.t, group: q.g, seconds: q.s, conditions: (q.r || []).map(function (r) {
+      return { id: q[0], type: q[1], group: q[2] || 0, seconds: q[4] || 0, conditions: (q[3] || []).map(function (r) {
         var second = r[2] == null && r[3] == null && r[4] == null ? null : { id: r[2] == null ? null : r[2], type: r[3], value: r[4] == null ? null : r[4] };
         return { first_operand: r[0], arithmetic_operator: r[1], second_operand: second, logical_operator: r[5] == null ? null : r[5] };
       }) };
