@@ -1,7 +1,8 @@
 // Package dispatch turns each new response into deliveries: it reads the
 // table's stream (filtered to the insertion of responses), records one
 // delivery for each active webhook of the response's survey and queues a
-// job for each. Lambda runs it on the stream (functions/dispatch/lambda);
+// job for each. It also keeps the files a new or edited response answers
+// with (files.go). Lambda runs it on the stream (functions/dispatch/lambda);
 // `make run` feeds it the same events from moto's stream.
 package dispatch
 
@@ -44,6 +45,9 @@ type Queue interface {
 type Dispatcher struct {
 	Store Store
 	Queue Queue
+	// Files keeps the files of responses (section 16); nil: a deployment
+	// without uploads (a response's files mark is then ignored).
+	Files Keeper
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -91,7 +95,9 @@ func ref(rec events.DynamoDBEventRecord) (store.ResponseRef, bool) {
 	return store.ParseResponseRef(str("PK"), str("SK"), str("submitted_at"))
 }
 
-// Handle records and queues the deliveries of a batch. Records it cannot
+// Handle records and queues the deliveries of a batch, and keeps the files
+// its responses answer with (one DeleteObjectTagging a file new to its
+// response; FilesToKeep). Records it cannot
 // act on (not a response; a malformed image, which no retry would mend)
 // are logged and passed over. Every record that failed is named in the
 // answer (a partial batch response): Lambda retries the batch from the
@@ -100,12 +106,17 @@ func ref(rec events.DynamoDBEventRecord) (store.ResponseRef, bool) {
 // failure queue, and `admin replay-webhooks` dispatches its window again
 // from the responses. Records dispatched again create no second delivery
 // (the event fixes the delivery's key) and their jobs race for one claim:
-// one chain of attempts.
+// one chain of attempts; their files are kept again, which changes
+// nothing.
 func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	bySurvey := map[int64][]item{}
+	var keep []item
 	for i, rec := range ev.Records {
 		if !Matches(rec) {
 			continue
+		}
+		if keys := FilesToKeep(rec); len(keys) > 0 && d.Files != nil {
+			keep = append(keep, item{index: i, files: keys})
 		}
 		r, ok := ref(rec)
 		if !ok {
@@ -116,7 +127,7 @@ func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (event
 		if rec.EventName == "MODIFY" {
 			event = survey.EventResponseUpdated
 		}
-		bySurvey[r.SurveyID] = append(bySurvey[r.SurveyID], item{i, r, event})
+		bySurvey[r.SurveyID] = append(bySurvey[r.SurveyID], item{index: i, ref: r, event: event})
 	}
 	var mu sync.Mutex
 	failed := map[int]bool{}
@@ -130,6 +141,16 @@ func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (event
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(parallelism)
+	for _, it := range keep {
+		for _, key := range it.files {
+			g.Go(func() error {
+				if err := d.Files.Keep(gctx, key); err != nil {
+					fail([]item{it}, err)
+				}
+				return nil
+			})
+		}
+	}
 	for sid, items := range bySurvey {
 		g.Go(func() error {
 			hooks, err := d.Store.WebhooksOf(gctx, sid)
@@ -164,11 +185,13 @@ func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (event
 	return resp, nil
 }
 
-// item is a record to dispatch: its place in the batch and its response.
+// item is a record to dispatch: its place in the batch and its response
+// (or the files it keeps).
 type item struct {
 	index int
 	ref   store.ResponseRef
 	event string
+	files []string
 }
 
 // Record creates the deliveries of one survey's responses, for each
@@ -179,7 +202,7 @@ type item struct {
 func (d *Dispatcher) Record(ctx context.Context, hooks []survey.Webhook, refs []store.ResponseRef) (jobs []webhook.Job, bad map[int]error) {
 	items := make([]item, len(refs))
 	for i, r := range refs {
-		items[i] = item{i, r, survey.EventResponseSubmitted}
+		items[i] = item{index: i, ref: r, event: survey.EventResponseSubmitted}
 	}
 	return d.record(ctx, hooks, items)
 }

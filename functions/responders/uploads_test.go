@@ -49,8 +49,10 @@ func presign(tb testing.TB, f fixture, slug string, body map[string]any) (reply,
 // rules allow (one Query, the presign and seal local), and refuses every
 // other request with a 400 on its field that stores nothing; the
 // submission accepts the upload id of a file that is in the bucket as
-// declared, made for this session and element (one HeadObject and one
-// DeleteObjectTagging per upload answer), and refuses every other.
+// declared, made for this session and element (one HeadObject per upload
+// answer, and no other call), and refuses every other. The dispatch
+// function, reading the response's INSERT from the stream, keeps the file
+// (removes its pending tag); a retried batch keeps it again harmlessly.
 func TestUploads(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -160,10 +162,32 @@ func TestUploads(t *testing.T) {
 		t.Fatalf("submit: %d %s", r.code, r.body)
 	}
 	t.Logf("submission with one upload answer: %d DynamoDB calls, ops %v", r.calls, r.ops)
-	if r.ops["S3.HeadObject"] != 1 || r.ops["S3.DeleteObjectTagging"] != 1 {
-		t.Errorf("S3 calls %v; want one HeadObject and one DeleteObjectTagging", r.ops)
+	// The container's first submission leases its response ids (one
+	// UpdateItem, once per lease); the submission itself is 3 calls.
+	if r.calls-r.ops["DynamoDB.UpdateItem"] != 3 || r.ops["DynamoDB.UpdateItem"] > 1 || s3Calls(r.ops) != 1 || r.ops["S3.HeadObject"] != 1 {
+		t.Errorf("%d DynamoDB calls, ops %v; want 3 DynamoDB calls (and the ids' lease) and one S3 call, the HeadObject", r.calls, r.ops)
 	}
 	f.wantStored(t, "after the submission", sid, 1)
+	// The file is pending until the stream's consumer keeps it (the
+	// emulator ignores the POST's tagging field: the tag is put here).
+	tagPending(t, bucket, post.Fields["key"])
+	tagPending(t, bucket, post2.Fields["key"])
+	recs := streamOfSurvey(t, sid)
+	if kept := dispatchStream(t, f.st, bucket, recs); len(kept) != 1 || kept[0] != post.Fields["key"] {
+		t.Errorf("the dispatch kept %v; want %s", kept, post.Fields["key"])
+	}
+	if pending(t, bucket, post.Fields["key"]) {
+		t.Errorf("the answered file is still pending after the stream's consumer ran")
+	}
+	if !pending(t, bucket, post2.Fields["key"]) {
+		t.Errorf("a file never answered was kept")
+	}
+	// Lambda retries a batch (a failure elsewhere in it, a timeout): the
+	// file is kept again, which changes nothing and fails nothing.
+	dispatchStream(t, f.st, bucket, recs)
+	if pending(t, bucket, post.Fields["key"]) || len(testenv.UploadKeys(t, bucket)) != 2 {
+		t.Errorf("after a retried batch: pending %v, objects %v", pending(t, bucket, post.Fields["key"]), testenv.UploadKeys(t, bucket))
+	}
 	var created struct{ ID int64 }
 	json.Unmarshal([]byte(r.body), &created)
 	resp, err := f.st.ResponseOfSurvey(context.Background(), sid, created.ID)
@@ -196,8 +220,9 @@ func TestUploadsWithoutBucket(t *testing.T) {
 
 // TestEditUploads: an edit may answer a file-upload question with a new
 // upload of the page's session (sent with the edit); the file it replaces
-// is deleted, and the one it keeps stays. Without the session, an upload
-// answer is refused and nothing changes.
+// is deleted, and the one it keeps stays. The new file is kept by the
+// dispatch from the edit's MODIFY record (only the file the edit added).
+// Without the session, an upload answer is refused and nothing changes.
 func TestEditUploads(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -219,13 +244,19 @@ func TestEditUploads(t *testing.T) {
 		return id, post.Fields["key"]
 	}
 	first, firstKey := upload("a.png", []byte("png one"))
+	tagPending(t, bucket, firstKey)
 	key := strconv.FormatInt(file, 10)
 	r := f.respond(t, slug, session, map[string]any{key: first})
 	var sub editAnswer
 	if err := json.Unmarshal([]byte(r.body), &sub); err != nil || r.code != 201 {
 		t.Fatalf("submit: %d %s", r.code, r.body)
 	}
+	seen := len(streamOfSurvey(t, sid))
+	if kept := dispatchStream(t, f.st, bucket, streamOfSurvey(t, sid)); len(kept) != 1 || kept[0] != firstKey || pending(t, bucket, firstKey) {
+		t.Fatalf("after the submission's record the dispatch kept %v (pending %v)", kept, pending(t, bucket, firstKey))
+	}
 	second, secondKey := upload("b.png", []byte("png number two"))
+	tagPending(t, bucket, secondKey)
 	put := func(body map[string]any) reply {
 		return send(t, f.h, "PUT", editPath(slug, sub.ID), mustJSON(t, body), js...)
 	}
@@ -244,6 +275,24 @@ func TestEditUploads(t *testing.T) {
 	keys := testenv.UploadKeys(t, bucket)
 	if len(keys) != 1 || keys[0] != secondKey || keys[0] == firstKey {
 		t.Errorf("after the edit the bucket holds %v; want only %s", keys, secondKey)
+	}
+	// The edits' MODIFY records: the first (the same file) keeps nothing
+	// new; the second keeps the file it added.
+	edits := streamOfSurvey(t, sid)[seen:]
+	if len(edits) != 2 {
+		t.Fatalf("%d stream records of the edits, want 2", len(edits))
+	}
+	if kept := dispatchStream(t, f.st, bucket, edits); len(kept) != 1 || kept[0] != secondKey {
+		t.Errorf("the edits' records kept %v; want %s", kept, secondKey)
+	}
+	if pending(t, bucket, secondKey) {
+		t.Errorf("the edit's new file is still pending after the stream's consumer ran")
+	}
+	// Handled again (a retried batch), and the submission's record too,
+	// whose file is gone now: nothing fails, nothing changes.
+	dispatchStream(t, f.st, bucket, streamOfSurvey(t, sid))
+	if keys := testenv.UploadKeys(t, bucket); len(keys) != 1 || pending(t, bucket, secondKey) {
+		t.Errorf("after a retried batch: %v, pending %v", keys, pending(t, bucket, secondKey))
 	}
 	resp, err := f.st.ResponseOfSurvey(context.Background(), sid, sub.ID)
 	if err != nil {

@@ -7,6 +7,7 @@
 //	go run ./infra/admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
 //	go run ./infra/admin recount --account N
 //	go run ./infra/admin replay-webhooks --from T --to T
+//	go run ./infra/admin keep-files --since T [--segments N]
 //	go run ./infra/admin webhooks backfill [--segments N]
 //
 // It reads the same environment as the functions (TABLE_NAME, AWS_REGION,
@@ -42,6 +43,7 @@ const usage = `usage:
   admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
   admin recount --account N
   admin replay-webhooks --from RFC3339 --to RFC3339
+  admin keep-files --since RFC3339 [--segments N]
   admin webhooks backfill [--segments N]
 `
 
@@ -91,6 +93,9 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string) (a
 	}
 	if len(args) >= 1 && args[0] == "replay-webhooks" {
 		return replayWebhooks(ctx, args[1:], getenv)
+	}
+	if len(args) >= 1 && args[0] == "keep-files" {
+		return keepFiles(ctx, args[1:], getenv)
 	}
 	if len(args) < 2 {
 		return nil, fmt.Errorf("%w: missing command", errUsage)

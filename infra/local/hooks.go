@@ -48,12 +48,16 @@ type hookOptions struct {
 	// onStreamFailure receives what the stream's event source gave up on
 	// (the failure queue in AWS); nil logs it.
 	onStreamFailure func(eventsource.Failure)
+	// files is the uploads bucket whose answered files the dispatch
+	// keeps (section 16); nil: none are.
+	files dispatch.Keeper
 }
 
 // hooks is the delivery machinery of `make run`: the queue (and its
 // dead-letter queue), the two pollers that play Lambda's event source
 // mappings, calling the dispatch and deliver functions' own handlers, and
-// the retrier on a timer (EventBridge's schedule in AWS).
+// the retrier on a timer (EventBridge's schedule in AWS). The dispatch
+// also keeps the files of new and edited responses (section 16).
 type hooks struct {
 	queue     webhook.Queue
 	deliverer *deliver.Deliverer
@@ -85,7 +89,7 @@ func startHooks(ctx context.Context, st *store.Store, sealer *links.Sealer, o ho
 	}
 	queue := webhook.Queue{Client: sqsClient, URL: url}
 	slow := webhook.Queue{Client: sqsClient, URL: slowURL}
-	d := &dispatch.Dispatcher{Store: st, Queue: queue, Now: o.now}
+	d := &dispatch.Dispatcher{Store: st, Queue: queue, Files: o.files, Now: o.now}
 	dl := &deliver.Deliverer{Store: st, Opener: sealer, Queue: queue, Client: o.guard.Client(webhook.Timeout), Delays: o.delays,
 		Now: o.now, MaxDelay: o.maxDelay, Lease: o.lease, Timeout: o.timeout, Budget: o.budget, Slow: slow, SlowARN: slowARN}
 	streamCfg, err := newCfg()
@@ -105,7 +109,7 @@ func startHooks(ctx context.Context, st *store.Store, sealer *links.Sealer, o ho
 	stream.OnFailure = o.onStreamFailure
 	if stream.OnFailure == nil {
 		stream.OnFailure = func(f eventsource.Failure) {
-			slog.Error("webhooks: the stream gave records up (admin replay-webhooks dispatches them again)",
+			slog.Error("dispatch: the stream gave records up (admin replay-webhooks dispatches them again; their files stay pending)",
 				"first_sequence", f.FirstSequence, "last_sequence", f.LastSequence, "records", f.Records,
 				"first_arrival", f.FirstArrival, "last_arrival", f.LastArrival)
 		}

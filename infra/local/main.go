@@ -130,7 +130,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	hookCtx, stopHooks := context.WithCancel(ctx)
 	defer stopHooks()
 	hk, err := startHooks(hookCtx, st, sealer, hookOptions{aws: awsenv.FromEnv(get), queueName: or(env["WEBHOOK_QUEUE_NAME"], "survey-webhooks"),
-		visibility: 60 * time.Second, guard: guard, delays: delays, workers: 2, maxIdle: 200 * time.Millisecond})
+		visibility: 60 * time.Second, guard: guard, delays: delays, workers: 2, maxIdle: 200 * time.Millisecond, files: files})
 	if err != nil {
 		return fmt.Errorf("webhooks: %w", err)
 	}

@@ -163,7 +163,7 @@ var allowedActions = map[string][]string{
 	"RespondersFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
 		"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", // a withdrawal (store/fence.go), an edit's guard (store/edit.go)
 		"kms:GenerateDataKey", "kms:Decrypt",
-		"s3:PutObject", "s3:PutObjectTagging", "s3:GetObject", "s3:DeleteObjectTagging", "s3:DeleteObject"},
+		"s3:PutObject", "s3:PutObjectTagging", "s3:GetObject", "s3:DeleteObject"},
 	"PagesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
 		"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", // the plain form's withdrawal (store/fence.go)
 		"kms:GenerateDataKey", "kms:Decrypt"},
@@ -178,7 +178,7 @@ var allowedActions = map[string][]string{
 	"SchemaFunction":  {},                                                                                          // serves an embedded document: no AWS access at all
 	"WebhooksFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt", "sqs:SendMessage"},
-	"DispatchFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage"},
+	"DispatchFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage", "s3:DeleteObjectTagging"}, // and keeps the files of responses
 	"DeliverFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "kms:Decrypt", "sqs:SendMessage",
 		"dynamodb:Query"}, // a probe's success resumes the webhook's paused deliveries (PAUSED# in GSI1)
 	"RetrierFunction": {"dynamodb:Query", "dynamodb:UpdateItem", "sqs:SendMessage"},

@@ -57,8 +57,8 @@ type EditRequest struct {
 	Answers   map[string]json.RawMessage
 	Variables map[string]any
 	// Session is the page's session, which new uploads were made for
-	// (section 16); Files checks, keeps and deletes the files (nil: upload
-	// answers refused).
+	// (section 16); Files checks the files and deletes those the edit
+	// replaced (nil: upload answers refused).
 	Session string
 	Files   EditFiles
 }
@@ -130,12 +130,9 @@ func Edit(ctx context.Context, st EditStore, sealer Sealer, slug string, rid int
 		old = FileKeys(sid, c.Elements, prev.Answers)
 	}
 	resp, err := st.EditResponse(ctx, store.ResponseEdit{
-		SurveyID: sid, ResponseID: rid, Answers: answers, Variables: vars, ReportAttrs: ReportAttrs(c.Elements, answers),
+		SurveyID: sid, ResponseID: rid, Answers: answers, Variables: vars, ReportAttrs: ReportAttrs(c.Elements, answers), Files: keys,
 	})
 	if err != nil {
-		return survey.Response{}, err
-	}
-	if err := keepFiles(ctx, files, keys); err != nil {
 		return survey.Response{}, err
 	}
 	if gone := slices.DeleteFunc(old, func(k string) bool { return slices.Contains(keys, k) }); len(gone) > 0 {

@@ -3,7 +3,6 @@ package responding
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"strconv"
 
 	"surveyservice/shared/store"
@@ -11,11 +10,14 @@ import (
 	"surveyservice/shared/uploads"
 )
 
-// Files checks the files of upload answers and keeps them (contract
-// section 16); *uploads.Bucket implements it.
+// Files checks the files of upload answers (contract section 16);
+// *uploads.Bucket implements it. Keeping them is not the request's: the
+// response carries their keys (store.AttrFiles) and the dispatch function
+// keeps them from the table's stream (functions/dispatch/files.go), so a
+// submission with an upload answer costs one HeadObject more and nothing
+// else, and a Lambda that dies after the write loses no file.
 type Files interface {
 	Check(ctx context.Context, opener uploads.Opener, surveyID, element int64, session, id string, rules uploads.Rules) (uploads.File, []string, error)
-	Keep(ctx context.Context, key string) error
 }
 
 var _ Files = (*uploads.Bucket)(nil)
@@ -55,21 +57,4 @@ func checkFiles(ctx context.Context, files Files, sealer Sealer, c store.SurveyC
 		return nil, &survey.Error{Code: survey.EINVALID, Fields: map[string]any{"answers": errs}}
 	}
 	return keys, nil
-}
-
-// keepFiles removes the pending tag of the files a recorded response
-// answers with, so that the uploads' lifecycle rule leaves them: one
-// DeleteObjectTagging each. It runs after the response is written: a
-// refused response leaves its uploads to the rule. A failure is logged and
-// answered 503, not 500: the response is recorded, and the client's retry
-// (the same Idempotency-Key, or the same edit) keeps the files again, so
-// none is lost to the rule.
-func keepFiles(ctx context.Context, files Files, keys []string) error {
-	for _, k := range keys {
-		if err := files.Keep(ctx, k); err != nil {
-			slog.ErrorContext(ctx, "uploads: keep a recorded response's file", "key", k, "err", err)
-			return survey.Errorf(survey.EUNAVAILABLE, "The service is busy; try again shortly.")
-		}
-	}
-	return nil
 }

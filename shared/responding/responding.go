@@ -194,8 +194,8 @@ type Request struct {
 	Responder string
 	IP        string
 	UserAgent string
-	// Files checks and keeps the files of upload answers (section 16);
-	// nil where uploads are not taken (upload answers are refused).
+	// Files checks the files of upload answers (section 16); nil where
+	// uploads are not taken (upload answers are refused).
 	Files Files
 }
 
@@ -259,13 +259,10 @@ func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHas
 		// any survey's, and nothing is stored or counted.
 		return Submitted{Submitted: store.Submitted{Preview: true}}, nil
 	}
-	sub.KeyHash, sub.BodyHash = keyHash, bodyHash
+	sub.KeyHash, sub.BodyHash, sub.Files = keyHash, bodyHash, files
 	done, err := st.Submit(ctx, sub)
 	if err != nil {
 		return Submitted{}, err
-	}
-	if err := keepFiles(ctx, req.Files, files); err != nil {
-		return Submitted{}, err // recorded: a retry with the key keeps them
 	}
 	return finish(ctx, st, sealer, c, sid, done, &sub.Response, now())
 }

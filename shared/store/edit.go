@@ -21,6 +21,9 @@ type ResponseEdit struct {
 	Variables map[string]any
 	// ReportAttrs are the report attributes of the new answers.
 	ReportAttrs []string
+	// Files are the object keys of the new answers' files (section 16):
+	// they replace the response's AttrFiles mark.
+	Files []string
 }
 
 // editedResponse reads what an edit needs of a stored response: its
@@ -110,7 +113,7 @@ func (s *Store) EditResponse(ctx context.Context, e ResponseEdit) (survey.Respon
 			edited = now.Format(survey.TimestampLayout)
 		}
 		next := old
-		next.Answers, next.Edited, next.ReportAttrs = string(answers), edited, e.ReportAttrs
+		next.Answers, next.Edited, next.ReportAttrs, next.Files = string(answers), edited, e.ReportAttrs, e.Files
 		if variables != nil {
 			next.Variables = string(variables)
 		}
@@ -140,7 +143,7 @@ func (s *Store) EditResponse(ctx context.Context, e ResponseEdit) (survey.Respon
 
 // rewriteResponse is the update of a response from what it was (from:
 // its edited_at the condition) to next: its answers, variables, report
-// attributes and edited_at.
+// attributes, files and edited_at.
 func (s *Store) rewriteResponse(from, next responseItem) *dynamo.Update {
 	upd := s.table.Update(AttrPK, from.PK).Range(AttrSK, from.SK).
 		Set("answers", next.Answers).Set("variables", next.Variables)
@@ -148,6 +151,11 @@ func (s *Store) rewriteResponse(from, next responseItem) *dynamo.Update {
 		upd.SetSet("agg", next.ReportAttrs)
 	} else {
 		upd.Remove("agg")
+	}
+	if len(next.Files) > 0 {
+		upd.SetSet(AttrFiles, next.Files)
+	} else {
+		upd.Remove(AttrFiles)
 	}
 	if next.Edited != "" {
 		upd.Set("edited_at", next.Edited)

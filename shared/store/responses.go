@@ -136,7 +136,16 @@ type responseItem struct {
 	// whose has_response it sets.
 	Tally        bool    `dynamo:"tally,omitempty"`
 	NewVariables []int64 `dynamo:"vars_new,set,omitempty"`
+	// Files are the object keys of the files the response answers with
+	// (contract section 16): the mark the dispatch function finds on the
+	// stream's INSERT and MODIFY records to keep them (functions/dispatch,
+	// files.go), so that the submission itself never untags a file.
+	Files []string `dynamo:"files,set,omitempty"`
 }
+
+// AttrFiles is the response attribute that lists its files' object keys
+// (a string set; absent when it has none).
+const AttrFiles = "files"
 
 func newResponseItem(r survey.Response) (responseItem, error) {
 	answers, err := json.Marshal(r.Answers)

@@ -43,6 +43,9 @@ type Submission struct {
 	Responder string
 	// TagSpam keeps a repeated responder's response, marked.
 	TagSpam bool
+	// Files are the object keys of the response's files (section 16),
+	// written as its AttrFiles mark.
+	Files []string
 }
 
 // Submitted is a recorded response: the one this request recorded, or,
@@ -208,6 +211,7 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 	}
 	it.Shard, it.ReportAttrs = aggShard(), sub.ReportAttrs
 	it.Tally, it.NewVariables = true, sub.NewlyRespondedVariables
+	it.Files = sub.Files
 	if len(it.Answers)+len(it.Variables) > survey.MaxResponseBytes {
 		return nil, submitWriteIndex{}, survey.ErrResponseTooLarge
 	}

@@ -31,9 +31,11 @@ const Prefix = "uploads/"
 
 // PendingTag is the tag every upload is made with (the POST's policy
 // requires it): the bucket's lifecycle rule removes objects under Prefix
-// that still carry it a day after their upload (template.yaml). The
-// submission that answers with a file removes the tag (Keep), so answered
-// files stay until their response is deleted.
+// that still carry it a day after their upload (template.yaml). A
+// recorded response that answers with a file has its tag removed (Keep) by
+// the dispatch function, which reads the response's insertion (or edit)
+// from the table's stream, so answered files stay until their response is
+// deleted; the submission itself never untags.
 const (
 	PendingTagKey   = "upload"
 	PendingTagValue = "pending"
@@ -172,10 +174,23 @@ func (b *Bucket) Head(ctx context.Context, key string) (Object, error) {
 }
 
 // Keep removes the pending tag of an answered file, so that the lifecycle
-// rule leaves it: one DeleteObjectTagging.
+// rule leaves it: one DeleteObjectTagging. It is idempotent: a file kept
+// already stays kept, and a file no longer there (its response deleted,
+// and the file with it, before the stream's record was handled) is no
+// error, since nothing is left to keep.
 func (b *Bucket) Keep(ctx context.Context, key string) error {
 	_, err := b.client.DeleteObjectTagging(ctx, &s3.DeleteObjectTaggingInput{Bucket: aws.String(b.name), Key: aws.String(key)})
+	var nk *types.NoSuchKey
+	var api smithy.APIError
+	if errors.As(err, &nk) || errors.As(err, &api) && (api.ErrorCode() == "NoSuchKey" || api.ErrorCode() == "NotFound") {
+		return nil
+	}
 	if err != nil {
+		// S3 answers NoSuchKey; an emulator may answer a server error
+		// instead: a file that is not there is kept all the same.
+		if _, herr := b.Head(ctx, key); errors.Is(herr, ErrNoObject) {
+			return nil
+		}
 		return fmt.Errorf("uploads: keep %s: %w", key, err)
 	}
 	return nil

@@ -177,6 +177,14 @@ func TestUploadAndCheck(t *testing.T) {
 	if err := b.Keep(ctx, uploads.FileKey(sid, f)); err != nil || tagged() != 0 {
 		t.Fatalf("Keep: %v, %d tags left", err, tagged())
 	}
+	// Idempotent: a stream record handled again keeps a kept file, and
+	// one whose file is gone (its response deleted first) is no error.
+	if err := b.Keep(ctx, uploads.FileKey(sid, f)); err != nil || tagged() != 0 {
+		t.Fatalf("Keep again: %v, %d tags left", err, tagged())
+	}
+	if err := b.Keep(ctx, uploads.Prefix+"5/gone"); err != nil {
+		t.Fatalf("Keep of a file no longer there: %v", err)
+	}
 
 	// The owner's link downloads the file; deleting removes it.
 	link, err := b.URL(ctx, uploads.FileKey(sid, f), f.FileName)
