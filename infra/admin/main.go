@@ -5,7 +5,7 @@
 //	go run ./infra/admin key revoke --key K
 //	go run ./infra/admin templates import FILE
 //	go run ./infra/admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
-//	go run ./infra/admin recount --account N
+//	go run ./infra/admin recount --account N | --survey ID [--dry-run] [--quiet 10m]
 //	go run ./infra/admin replay-webhooks --from T --to T
 //	go run ./infra/admin keep-files --since T [--segments N]
 //	go run ./infra/admin webhooks backfill [--segments N]
@@ -41,7 +41,7 @@ const usage = `usage:
   admin templates import FILE
   admin reports backfill
   admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
-  admin recount --account N
+  admin recount --account N | --survey ID [--dry-run] [--quiet 10m]   (refuses a survey with a response submitted or edited within --quiet)
   admin replay-webhooks --from RFC3339 --to RFC3339
   admin keep-files --since RFC3339 [--segments N]
   admin webhooks backfill [--segments N]
