@@ -72,6 +72,10 @@ type SurveyRecount struct {
 	Changes    map[string]CountChange `json:"changes"`
 }
 
+// recountHook, when set (tests only), runs at each stage of a recount:
+// "pass" after the responses are read, "write" before the corrections.
+var recountHook func(stage string)
+
 // RecountSurvey recounts survey sid (see above): it refuses with
 // ErrRecountBusy when a response was submitted or edited within quiet of
 // now, or the counts kept moving; with survey.ErrNotFound when there is
@@ -91,6 +95,9 @@ func (s *Store) RecountSurvey(ctx context.Context, sid int64, quiet time.Duratio
 			return SurveyRecount{}, fmt.Errorf("%w: survey %d has a response submitted or edited at %s, within the last %s; recount it once it has been quiet that long",
 				ErrRecountBusy, sid, last.UTC().Format(time.RFC3339), quiet)
 		}
+		if recountHook != nil {
+			recountHook("pass")
+		}
 		after, err := s.SurveyCounts(ctx, sid)
 		if err != nil {
 			return SurveyRecount{}, err
@@ -104,6 +111,9 @@ func (s *Store) RecountSurvey(ctx context.Context, sid int64, quiet time.Duratio
 		out := SurveyRecount{Responses: n, LastChange: last, Changes: diffCounts(after, truth)}
 		if dryRun || len(out.Changes) == 0 {
 			return out, nil
+		}
+		if recountHook != nil {
+			recountHook("write")
 		}
 		return out, s.correctCounts(ctx, sid, after, truth)
 	}
