@@ -63,13 +63,12 @@ type CountChange struct {
 	After  int64 `json:"after"`
 }
 
-// SurveyRecount is what RecountSurvey found: how many responses it read,
-// the latest submission or edit among them, and each count that differs
+// SurveyRecount is what RecountSurvey found: how many responses it read
+// and each count that differs
 // (by its attribute name; report counts under their aggregate name).
 type SurveyRecount struct {
-	Responses  int                    `json:"responses"`
-	LastChange time.Time              `json:"-"`
-	Changes    map[string]CountChange `json:"changes"`
+	Responses int                    `json:"responses"`
+	Changes   map[string]CountChange `json:"changes"`
 }
 
 // recountHook, when set (tests only), runs at each stage of a recount:
@@ -108,7 +107,7 @@ func (s *Store) RecountSurvey(ctx context.Context, sid int64, quiet time.Duratio
 			}
 			continue
 		}
-		out := SurveyRecount{Responses: n, LastChange: last, Changes: diffCounts(after, truth)}
+		out := SurveyRecount{Responses: n, Changes: diffCounts(after, truth)}
 		if dryRun || len(out.Changes) == 0 {
 			return out, nil
 		}

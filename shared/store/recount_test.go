@@ -132,3 +132,59 @@ func TestRecountSurveyUnderTheTally(t *testing.T) {
 		t.Errorf("the refused recount wrote: %+v, %v", c, err)
 	}
 }
+
+// TestRecountSurveyManyCounts: a response naming more report counts than
+// one update can carry (a 4 KB expression: 8,000 here, about 1,000 per shard) is recounted in several
+// updates per aggregate shard, each within the tally's bound, and exactly.
+func TestRecountSurveyManyCounts(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
+	f, err := st.CreateFolder(ctx, a.ID, "many", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "many")
+	ids, err := st.NewIDs(ctx, store.KindResponse, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attrs []string
+	for c := range 8000 {
+		attrs = append(attrs, store.MatrixCount(3, int64(c), 1))
+	}
+	old := time.Now().Add(-time.Hour)
+	for _, rid := range ids {
+		if err := storetest.SeedResponses(ctx, st, []survey.Response{{ID: rid, SurveyID: sv.ID, SubmittedAt: old, StartedAt: old}}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := st.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(st.TableName()),
+			Key: map[string]types.AttributeValue{
+				store.AttrPK: &types.AttributeValueMemberS{Value: store.ResponsesShardPK(sv.ID, store.ResponseShard(rid))},
+				store.AttrSK: &types.AttributeValueMemberS{Value: store.ResponseSK(rid)},
+			},
+			UpdateExpression:          aws.String("SET agg = :a"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":a": &types.AttributeValueMemberSS{Value: attrs}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := st.RecountSurvey(ctx, sv.ID, time.Minute, false)
+	if err != nil || res.Responses != 2 || len(res.Changes) != 8002 {
+		t.Fatalf("recount: %d responses, %d changes, %v; want 2 and 8002", res.Responses, len(res.Changes), err)
+	}
+	agg, err := st.Aggregates(ctx, sv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range 8000 {
+		if agg.Matrix[3][int64(c)][1] != 2 {
+			t.Fatalf("row %d: %d, want 2", c, agg.Matrix[3][int64(c)][1])
+		}
+	}
+	if agg.Responses != 2 {
+		t.Errorf("report count %d, want 2", agg.Responses)
+	}
+}
