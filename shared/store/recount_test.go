@@ -13,6 +13,7 @@ import (
 
 	"surveyservice/internal/storetest"
 	"surveyservice/internal/testenv"
+	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -108,8 +109,14 @@ func TestRecountSurveyUnderTheTally(t *testing.T) {
 			t.Errorf("report count %s is %d, want %d", k, c.Report[k], n)
 		}
 	}
-	if res, err := st.RecountSurvey(ctx, sv.ID, 10*time.Minute, false); err != nil || len(res.Changes) != 0 || res.Responses != 7 {
+	// A second recount: the counts' two reads (a GetItem and a
+	// BatchGetItem each) around one Query per response shard, no write.
+	cctx, calls := awsenv.WithCalls(ctx)
+	if res, err := st.RecountSurvey(cctx, sv.ID, 10*time.Minute, false); err != nil || len(res.Changes) != 0 || res.Responses != 7 {
 		t.Errorf("a second recount: %+v, %v; want 7 responses and no change", res, err)
+	}
+	if n := calls.DynamoDB(); n != 4+store.ResponseShards {
+		t.Errorf("a recount with nothing to change made %d DynamoDB calls, want %d", n, 4+store.ResponseShards)
 	}
 
 	// A tally busy through every pass: refused after three, nothing written.
@@ -187,4 +194,44 @@ func TestRecountSurveyManyCounts(t *testing.T) {
 	if agg.Responses != 2 {
 		t.Errorf("report count %d, want 2", agg.Responses)
 	}
+}
+
+// BenchmarkRecountSurvey recounts a survey of 10,000 imported responses
+// (storetest.ImportResponses: no report attributes, so the pass reads
+// small items), its report count damaged so that each run corrects it: it
+// prints the time and the DynamoDB calls of a recount.
+func BenchmarkRecountSurvey(b *testing.B) {
+	st := testenv.Store(b)
+	ctx := context.Background()
+	a, _ := testenv.NewAccount(b, survey.PlanEnterprise)
+	f, err := st.CreateFolder(ctx, a.ID, "bench", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sv := testenv.NewSurvey(b, st, a.ID, f.ID, "bench")
+	const n = 10_000
+	old := time.Now().Add(-time.Hour)
+	rs := make([]survey.Response, n)
+	for i := range rs {
+		rs[i] = survey.Response{SurveyID: sv.ID, SubmittedAt: old, StartedAt: old}
+	}
+	if _, err := storetest.ImportResponses(ctx, st, rs); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	var calls int
+	for range b.N {
+		b.StopTimer()
+		if err := storetest.SeedAggregate(ctx, st, sv.ID, 0, map[string]int64{"n": 1}); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		cctx, c := awsenv.WithCalls(ctx)
+		res, err := st.RecountSurvey(cctx, sv.ID, time.Minute, false)
+		if err != nil || res.Responses != n {
+			b.Fatalf("recount: %d responses, %v", res.Responses, err)
+		}
+		calls += c.DynamoDB()
+	}
+	b.ReportMetric(float64(calls)/float64(b.N), "dynamodb-calls/op")
 }
