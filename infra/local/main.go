@@ -58,6 +58,13 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		"DYNAMODB_LOCAL_DIR", "DYNAMODB_LOCAL_HEAP", "DYNAMODB_CONFLICT_HOLD", "RATE_LIMITS"} {
 		env[k] = getenv(k)
 	}
+	// The public functions' limits per client and per survey, as on
+	// Lambda; RATE_LIMITS=off serves without them, a number sizes the
+	// client's (requests a minute).
+	rates, err := ratelimit.RatesFromEnv(env["RATE_LIMITS"])
+	if err != nil {
+		return err
+	}
 	if env["AWS_ENDPOINT_URL"] == "" {
 		emu, err := startEmulators(ctx, env, stdout)
 		if err != nil {
@@ -144,13 +151,6 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return fmt.Errorf("export jobs: %w", err)
 	}
 
-	// The public functions' limits per client and per survey, as on
-	// Lambda; RATE_LIMITS=off serves without them, a number sizes the
-	// client's (requests a minute).
-	rates, err := ratelimit.RatesFromEnv(env["RATE_LIMITS"])
-	if err != nil {
-		return err
-	}
 	handler := serveWithin(routers(st, config{
 		templates: templates.Config{
 			MediaURL:     or(env["MEDIA_URL"], "http://127.0.0.1:"+port),
