@@ -16,7 +16,8 @@ import (
 // collection: strongly consistent for a submission, eventually for a view)
 // and after it on a warm container (one GetItem of the survey item), on a
 // survey of 50 questions: the read units DynamoDB Local reports and the
-// bytes of the items read; and the calls of one warm submission and view.
+// bytes of the items read; a session start's BatchGetItem, cold and warm;
+// and the calls of one warm submission and view.
 func BenchmarkCollectionReads(b *testing.B) {
 	f := newFixture(b)
 	slug, sid, answers := fiftyQuestions(b, f)
@@ -45,6 +46,22 @@ func BenchmarkCollectionReads(b *testing.B) {
 			what, len(q.Items), itemsBytes(q.Items), aws.ToFloat64(q.ConsumedCapacity.CapacityUnits),
 			itemsBytes([]map[string]types.AttributeValue{g.Item}), aws.ToFloat64(g.ConsumedCapacity.CapacityUnits))
 	}
+	// A session's start (survey, settings, layout and the guard's counts
+	// in one BatchGetItem) on a cold container and on a warm one (the
+	// survey item and the counts; settings and layout from the copy).
+	cst, rec := countedContainer(b, f)
+	ch := newHandler(cst, f)
+	if r := send(b, ch, "POST", sessionsPath(slug), "{}"); r.code != 201 {
+		b.Fatalf("session: %d %s", r.code, r.body)
+	}
+	_, cold, _ := rec.take("")
+	send(b, ch, "GET", surveyPath(slug), "") // warms the container
+	rec.take("")
+	if r := send(b, ch, "POST", sessionsPath(slug), "{}"); r.code != 201 {
+		b.Fatalf("session: %d %s", r.code, r.body)
+	}
+	calls, warm, layout := rec.take("LAYOUT")
+	b.Logf("a session start: cold, %d bytes of BatchGetItem answer; warm, %d bytes in %d BatchGetItem (layout read: %v)", cold, warm, calls, layout)
 	f.respond(b, slug, f.session(b, slug, nil), answers).submitted(b) // warms the container
 	b.ResetTimer()
 	var subCalls, viewCalls int

@@ -30,6 +30,7 @@ import (
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
 	"surveyservice/shared/links"
+	"surveyservice/shared/ratelimit"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/uploads"
@@ -54,8 +55,15 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	for _, k := range []string{"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
 		"AWS_SESSION_TOKEN", "TABLE_NAME", "KMS_KEY_ID", "EXPORTS_BUCKET", "PORT", "PUBLIC_SURVEY_URL", "PRIVACY_URL", "TEMPLATES_URL", "MEDIA_URL", "HOME",
 		"WEBHOOK_ALLOW_LOOPBACK", "WEBHOOK_RETRY_DELAYS", "WEBHOOK_QUEUE_NAME",
-		"DYNAMODB_LOCAL_DIR", "DYNAMODB_LOCAL_HEAP", "DYNAMODB_CONFLICT_HOLD"} {
+		"DYNAMODB_LOCAL_DIR", "DYNAMODB_LOCAL_HEAP", "DYNAMODB_CONFLICT_HOLD", "RATE_LIMITS"} {
 		env[k] = getenv(k)
+	}
+	// The public functions' limits per client and per survey, as on
+	// Lambda; RATE_LIMITS=off serves without them, a number sizes the
+	// client's (requests a minute).
+	rates, err := ratelimit.RatesFromEnv(env["RATE_LIMITS"])
+	if err != nil {
+		return err
 	}
 	if env["AWS_ENDPOINT_URL"] == "" {
 		emu, err := startEmulators(ctx, env, stdout)
@@ -143,7 +151,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return fmt.Errorf("export jobs: %w", err)
 	}
 
-	handler := serve(routers(st, config{
+	handler := serveWithin(routers(st, config{
 		templates: templates.Config{
 			MediaURL:     or(env["MEDIA_URL"], "http://127.0.0.1:"+port),
 			TemplatesURL: or(env["TEMPLATES_URL"], "http://127.0.0.1:"+port),
@@ -157,7 +165,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		uploads:    files,
 		pages: pages.Config{PublicURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port), PrivacyURL: env["PRIVACY_URL"],
 			UploadsOrigin: files.Origin()},
-	}))
+	}), limited(st, rates))
 	demo, err := demoSurvey(apiClient{h: handler, key: key}, "http://127.0.0.1:"+port)
 	if err != nil {
 		return fmt.Errorf("demo survey: %w", err)

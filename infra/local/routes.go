@@ -27,6 +27,7 @@ import (
 	"surveyservice/shared/api"
 	"surveyservice/shared/exports"
 	"surveyservice/shared/links"
+	"surveyservice/shared/ratelimit"
 	"surveyservice/shared/store"
 	"surveyservice/shared/uploads"
 	"surveyservice/shared/webhook"
@@ -164,14 +165,33 @@ const localReading = routing.SlashIgnored
 // goes to the function its route in template.yaml targets, then through
 // that function's own router (its 404, final-slash handling and access log),
 // exactly as on Lambda.
-func serve(fns map[string]*api.Router) http.Handler {
+func serve(fns map[string]*api.Router) http.Handler { return serveWithin(fns, nil) }
+
+// serveWithin is serve with the functions that wrap names each mounted
+// within it: `make run` serves the public functions within their limits
+// (limited), tests that are not about limits without them (they share
+// 127.0.0.1 and the counters' table).
+func serveWithin(fns map[string]*api.Router, wrap map[string]func(http.Handler) http.Handler) http.Handler {
 	targets := make(map[string]http.Handler, len(fns))
 	for name, rt := range fns {
 		targets[name] = api.Mount(rt)
+		if w := wrap[name]; w != nil {
+			targets[name] = w(targets[name])
+		}
 	}
 	h, err := gatewayRoutes.Handler(localReading, targets)
 	if err != nil {
 		panic(fmt.Sprintf("local: %v", err)) // a route and routers() disagree: a programming error
 	}
 	return h
+}
+
+// limited are the public functions' limits per client and per survey
+// (shared/ratelimit) at rates, counted in counters' table: each function's
+// own constructor, the one its Lambda main serves.
+func limited(counters ratelimit.Counters, rates ratelimit.Rates) map[string]func(http.Handler) http.Handler {
+	return map[string]func(http.Handler) http.Handler{
+		"RespondersFunction": func(h http.Handler) http.Handler { return responders.Limited(h, counters, rates, time.Now) },
+		"PagesFunction":      func(h http.Handler) http.Handler { return pages.Limited(h, counters, rates, time.Now) },
+	}
 }

@@ -1,8 +1,10 @@
 package ratelimit
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,12 +37,51 @@ var (
 	SurveyRate = Rate{Limit: 3000, Window: time.Second, Shards: 8, Spread: 256, MaxStep: 32}
 )
 
+// Rates are the limits a function is served at: the service's (Service),
+// or none (Off), as `make run` may choose (RatesFromEnv).
+type Rates struct {
+	Client, Survey Rate
+	Off            bool
+}
+
+// Service are the service's rates, the Lambda functions' always.
+var Service = Rates{Client: ClientRate, Survey: SurveyRate}
+
+// RatesFromEnv reads `make run`'s RATE_LIMITS: empty for the service's
+// rates, "off" for none, or a number: that many requests a minute for a
+// client (the survey's rate stays the service's).
+func RatesFromEnv(v string) (Rates, error) {
+	v = strings.TrimSpace(v)
+	switch v {
+	case "":
+		return Service, nil
+	case "off":
+		return Rates{Off: true}, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 1 {
+		return Rates{}, fmt.Errorf("RATE_LIMITS=%q: want off, or requests a minute for a client (at least 1)", v)
+	}
+	r := Service
+	r.Client.Limit = n
+	return r, nil
+}
+
 // NewPolicy is a function's policy at the service's rates: scope names the
 // function ("responders", "pages").
 func NewPolicy(scope string, counters Counters, surveyOf func(string) (string, bool), now func() time.Time) Policy {
+	return NewPolicyAt(scope, Service, counters, surveyOf, now)
+}
+
+// NewPolicyAt is a function's policy at rates; at Off, one that serves
+// every request.
+func NewPolicyAt(scope string, rates Rates, counters Counters, surveyOf func(string) (string, bool), now func() time.Time) Policy {
+	if rates.Off {
+		return Policy{}
+	}
 	return Policy{
-		Client:   New(scope+"-c", ClientRate, counters, now),
-		Survey:   New(scope+"-s", SurveyRate, counters, now),
+		Client:   New(scope+"-c", rates.Client, counters, now),
+		Survey:   New(scope+"-s", rates.Survey, counters, now),
 		SurveyOf: surveyOf,
 	}
 }
@@ -50,6 +91,9 @@ var _ Counters = (*store.Store)(nil)
 // Wrap serves next within the policy's limits: 429 in the contract's shape
 // (DRF's throttled detail) with Retry-After past one.
 func (p Policy) Wrap(next http.Handler) http.Handler {
+	if p.Client == nil && p.Survey == nil {
+		return next
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, exempt := "", false
 		if p.SurveyOf != nil {
@@ -59,7 +103,10 @@ func (p Policy) Wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		err := p.Client.Allow(r.Context(), ClientKey(api.ClientIP(r)))
+		var err error
+		if p.Client != nil {
+			err = p.Client.Allow(r.Context(), ClientKey(api.ClientIP(r)))
+		}
 		if err == nil && key != "" && p.Survey != nil {
 			err = p.Survey.Allow(r.Context(), SurveyKey(key))
 		}

@@ -320,3 +320,31 @@ func TestSourceIPOnLambda(t *testing.T) {
 		t.Errorf("another source IP forwarding for the first: %d, want 200", code)
 	}
 }
+
+// TestRatesFromEnv is make run's RATE_LIMITS: the service's rates, none,
+// or the client's sized; anything else an error.
+func TestRatesFromEnv(t *testing.T) {
+	t.Parallel()
+	sized := ratelimit.Service
+	sized.Client.Limit = 5
+	for v, want := range map[string]ratelimit.Rates{"": ratelimit.Service, " ": ratelimit.Service, "off": {Off: true}, "5": sized} {
+		if got, err := ratelimit.RatesFromEnv(v); err != nil || got != want {
+			t.Errorf("ratelimit.RatesFromEnv(%q) = %+v, %v; want %+v", v, got, err, want)
+		}
+	}
+	for _, v := range []string{"0", "-3", "on", "5/s", "1e3"} {
+		if _, err := ratelimit.RatesFromEnv(v); err == nil {
+			t.Errorf("ratelimit.RatesFromEnv(%q) accepted", v)
+		}
+	}
+	// Off serves every request, without a counter.
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) })
+	h := ratelimit.NewPolicyAt("t", ratelimit.Rates{Off: true}, nil, ratelimit.RespondersSurvey, nil).Wrap(next)
+	for range 3 {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/public/surveys/s/", nil))
+		if rec.Code != 204 {
+			t.Fatalf("off: %d", rec.Code)
+		}
+	}
+}

@@ -73,19 +73,32 @@ func (s *Store) guardFor(sid int64, client string) CodeGuard {
 
 // GuardedSurveyBySlug finds a survey by its public slug for a route that
 // checks a code: one read of the slug, then one eventually consistent
-// BatchGetItem of the survey, its settings, its layout and the failed
-// checks of the current window, for the survey and for the client (its IP
-// address), so the guard costs no call of its own. Its counts may miss
-// the failures of the last second (as requests that arrive together miss
-// each other's anyway). A missing slug answers ENOTFOUND.
+// BatchGetItem of the survey item and the failed checks of the current
+// window, for the survey and for the client (its IP address), so the guard
+// costs no call of its own. Its counts may miss the failures of the last
+// second (as requests that arrive together miss each other's anyway). A
+// missing slug answers ENOTFOUND.
+//
+// The settings and the layout (which grows with the survey's elements)
+// come from the container's copy of the survey's collection
+// (PublicCollection) while the survey item's collection version says it is
+// current, as for a view (an eventually consistent read: a newer copy
+// serves too); a container without a current copy reads them in the same
+// BatchGetItem (none cached) or in a second one of the two items.
 func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (PublicSurvey, CodeGuard, error) {
 	sid, err := s.SurveyIDBySlug(ctx, slug)
 	if err != nil {
 		return PublicSurvey{}, CodeGuard{}, err
 	}
 	g := s.guardFor(sid, client)
-	items, err := s.publicItems(ctx, sid, dynamo.Keys{SurveyPK(sid), layoutSK},
-		dynamo.Keys{GuessesPK(sid), GuessWindowSK(g.start)}, dynamo.Keys{GuessesPK(sid), GuessClientSK(g.start, client)})
+	guesses := []dynamo.Keyed{dynamo.Keys{GuessesPK(sid), GuessWindowSK(g.start)}, dynamo.Keys{GuessesPK(sid), GuessClientSK(g.start, client)}}
+	cached, warm := s.collections.get(sid)
+	var items []dynamo.Item
+	if warm {
+		items, err = s.batchGet(ctx, append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}}, guesses...))
+	} else {
+		items, err = s.publicItems(ctx, sid, append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), layoutSK}}, guesses...)...)
+	}
 	if err != nil {
 		return PublicSurvey{}, CodeGuard{}, err
 	}
@@ -106,8 +119,40 @@ func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (P
 			rest = append(rest, item)
 		}
 	}
+	if warm {
+		current := len(rest) == 0 // no survey item: ENOTFOUND below
+		for _, item := range rest {
+			current = current || skOf(item) == SurveySK && cached.version >= collectionVersion(item)
+		}
+		if current {
+			ps, err := decodePublic(rest)
+			if err != nil {
+				return PublicSurvey{}, CodeGuard{}, err
+			}
+			ps.Settings, ps.Layout = cached.c.Settings, cached.c.Layout
+			return ps, g, nil
+		}
+		// The copy is older than the survey: its settings and layout
+		// as they are now.
+		more, err := s.batchGet(ctx, []dynamo.Keyed{dynamo.Keys{SurveyPK(sid), settingsSK}, dynamo.Keys{SurveyPK(sid), layoutSK}})
+		if err != nil {
+			return PublicSurvey{}, CodeGuard{}, err
+		}
+		rest = append(rest, more...)
+	}
 	ps, err := decodePublic(rest)
 	return ps, g, err
+}
+
+// batchGet is one eventually consistent BatchGetItem of keys (a session's
+// start: see publicItems); missing items are left out.
+func (s *Store) batchGet(ctx context.Context, keys []dynamo.Keyed) ([]dynamo.Item, error) {
+	var items []dynamo.Item
+	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(false).All(ctx, &items)
+	if err != nil && err != dynamo.ErrNotFound {
+		return nil, s.fail("get public survey", err)
+	}
+	return items, nil
 }
 
 // RecordFailedGuess counts one failed code check in the guard's window,

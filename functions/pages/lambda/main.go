@@ -14,9 +14,10 @@ import (
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		// Limits per client and per survey, counted across containers
-		// through the table (shared/ratelimit); assets are not limited.
-		limits := ratelimit.NewPolicy("pages", env.Store, ratelimit.PagesSurvey, time.Now)
-		return gateway.New(limits.Wrap(pages.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now, pages.WithConfig(pages.ConfigFromEnv(env.Getenv))))), nil
+		// Within the limits per client and per survey, counted across
+		// containers through the table (shared/ratelimit); assets are not
+		// limited. make run serves the same constructor.
+		rt := pages.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now, pages.WithConfig(pages.ConfigFromEnv(env.Getenv)))
+		return gateway.New(pages.Limited(rt, env.Store, ratelimit.Service, time.Now)), nil
 	})
 }

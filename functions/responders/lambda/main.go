@@ -15,11 +15,11 @@ import (
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		// Limits per client and per survey, counted across containers
-		// through the table (shared/ratelimit).
-		limits := ratelimit.NewPolicy("responders", env.Store, ratelimit.RespondersSurvey, time.Now)
+		// Within the limits per client and per survey, counted across
+		// containers through the table (shared/ratelimit); make run
+		// serves the same constructor.
 		files := uploads.New(env.AWS, uploads.BucketFromEnv(env.Getenv))
-		return gateway.New(limits.Wrap(responders.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now,
-			responders.WithUploads(files)))), nil
+		rt := responders.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now, responders.WithUploads(files))
+		return gateway.New(responders.Limited(rt, env.Store, ratelimit.Service, time.Now)), nil
 	})
 }
