@@ -62,14 +62,14 @@ const (
 
 // CodePagesBackfill is what a backfill of one survey's code index did.
 type CodePagesBackfill struct {
-	Marked   int   // codes counted into the index by this run
-	Passes   int   // Queries of the survey's codes
-	Codes    int64 // the survey's code count at the end
-	Indexed  int64 // codes the index counts at the end
-	Complete bool  // the index counts every code: pages start from it
+	Marked   int   `json:"marked"`   // codes counted into the index by this run
+	Passes   int   `json:"passes"`   // Queries of the survey's codes
+	Codes    int64 `json:"codes"`    // the survey's code count at the end
+	Indexed  int64 `json:"indexed"`  // codes the index counts at the end
+	Complete bool  `json:"complete"` // the index counts every code: pages start from it
 	// Unrepairable: indexed since its first code but out of step with the
 	// count (codes written around the store); left as it is.
-	Unrepairable bool
+	Unrepairable bool `json:"unrepairable,omitempty"`
 }
 
 // BackfillCodePages builds the code page index of a survey whose codes

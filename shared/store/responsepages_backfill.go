@@ -62,11 +62,11 @@ const (
 // ResponsePagesBackfill is what a backfill of one survey's response index
 // did.
 type ResponsePagesBackfill struct {
-	Bound     string // keys below it are counted exactly once Complete
-	Responses int    // responses below the bound
-	Minutes   int    // minutes whose counts it changed
-	Rounds    int
-	Complete  bool
+	Bound     string `json:"bound,omitempty"` // keys below it are counted exactly once Complete
+	Responses int    `json:"responses"`       // responses below the bound
+	Minutes   int    `json:"minutes"`         // minutes whose counts it changed
+	Rounds    int    `json:"rounds"`
+	Complete  bool   `json:"complete"`
 }
 
 // responsePagesBound reads a survey's backfill bound ("" none).
