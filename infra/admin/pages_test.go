@@ -68,6 +68,7 @@ func TestPagesBackfill(t *testing.T) {
 	}
 	beforeCodes, readCodes := codePage(svs[0].ID)
 	beforePos, readResponses := skip()
+	t.Logf("before the backfill: page 10 of 100 of 1,200 codes: %d items read; the 500th of 600 responses: %d", readCodes, readResponses)
 	if readCodes < 900 || readResponses < 450 {
 		t.Fatalf("before the backfill: codes page 10 read %d, the 500th response %d items: want the old way's reads", readCodes, readResponses)
 	}
