@@ -105,6 +105,9 @@ func (s *Store) BackfillResponsePages(ctx context.Context, sid int64) (ResponseP
 		}
 		out.Bound = after[rpagesBound]
 	}
+	if len(out.Bound) < rpagesCuts[len(rpagesCuts)-1] {
+		return out, fmt.Errorf("store: survey %d: page index bound %q is not a time", sid, out.Bound)
+	}
 	var pending map[string]bool // minutes left; nil: all
 	for out.Rounds < rpagesBackfillRound {
 		out.Rounds++
@@ -145,7 +148,9 @@ func (s *Store) responseLeaves(ctx context.Context, sid int64, bound string) (ma
 		}
 		secs := map[string]int64{}
 		for name, v := range item {
-			if _, ok := rpagesChild(len(rpagesCuts)-2, node, name); !ok {
+			// Only the seconds below the bound: the minute that holds it
+			// is the tally's from the bound on.
+			if second, ok := rpagesChild(len(rpagesCuts)-2, node, name); !ok || second >= bound[:rpagesCuts[len(rpagesCuts)-1]] {
 				continue
 			}
 			var n int64

@@ -9,6 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"surveyservice/internal/storetest"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
@@ -211,4 +215,66 @@ func TestResponsePagesBackfill(t *testing.T) {
 		t.Fatalf("backfill again: %+v, %v", r, err)
 	}
 	t.Run("after more deletions", func(t *testing.T) { check(t, 400) })
+}
+
+// TestResponsePagesBackfillBoundMinute: the minute that holds the bound is
+// the backfill's below it and the tally's from it on: a second the tally
+// counted after the bound keeps its count.
+func TestResponsePagesBackfillBoundMinute(t *testing.T) {
+	t.Parallel()
+	st := testenv.Container(t)
+	ctx := context.Background()
+	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
+	f, err := st.CreateFolder(ctx, a.ID, "bound", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "bound minute")
+	minute := time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Minute)
+	st.Now = func() time.Time { return minute.Add(80 * time.Second) } // the bound: minute + 20 s
+	ids, err := st.NewIDs(ctx, store.KindResponse, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := []survey.Response{
+		{ID: ids[0], SurveyID: sv.ID, SubmittedAt: minute.Add(15 * time.Second), StartedAt: minute},
+		{ID: ids[1], SurveyID: sv.ID, SubmittedAt: minute.Add(25 * time.Second), StartedAt: minute},
+	}
+	if err := storetest.SeedResponses(ctx, st, rs); err != nil {
+		t.Fatal(err)
+	}
+	// The later one as the tally counts it.
+	if n, err := st.ApplyResponsePages(ctx, sv.ID, "bound-shard", []store.ResponsePageRecord{
+		{Seq: "1", Shard: store.ResponseShard(ids[1]), Key: store.ResponseTimeSK(rs[1].SubmittedAt, ids[1])},
+	}); err != nil || n != 1 {
+		t.Fatalf("tally: %d, %v", n, err)
+	}
+	r, err := st.BackfillResponsePages(ctx, sv.ID)
+	if err != nil || !r.Complete || r.Responses != 1 || r.Bound != minute.Add(20*time.Second).Format(survey.TimestampLayout) {
+		t.Fatalf("backfill: %+v, %v", r, err)
+	}
+	node := func(sk string) map[string]dtypes.AttributeValue {
+		t.Helper()
+		out, err := st.Client().GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(st.TableName()), ConsistentRead: aws.Bool(true),
+			Key: map[string]dtypes.AttributeValue{store.AttrPK: &dtypes.AttributeValueMemberS{Value: store.ResponsePagesPK(sv.ID)},
+				store.AttrSK: &dtypes.AttributeValueMemberS{Value: sk}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Item
+	}
+	num := func(v dtypes.AttributeValue) string {
+		if n, ok := v.(*dtypes.AttributeValueMemberN); ok {
+			return n.Value
+		}
+		return "none"
+	}
+	leaf := node("N#" + minute.Format("2006-01-02T15:04"))
+	if num(leaf["c15"]) != "1" || num(leaf["c25"]) != "1" {
+		t.Errorf("the bound's minute counts second 15: %s (the backfill's), 25: %s (the tally's); want 1 and 1", num(leaf["c15"]), num(leaf["c25"]))
+	}
+	hour := node("N#" + minute.Format("2006-01-02T15"))
+	if got := num(hour["c"+minute.Format("04")]); got != "2" {
+		t.Errorf("the hour counts %s in the minute, want 2", got)
+	}
 }
