@@ -9,6 +9,7 @@
 //	go run ./infra/admin replay-webhooks --from T --to T
 //	go run ./infra/admin keep-files --since T [--segments N]
 //	go run ./infra/admin webhooks backfill [--segments N]
+//	go run ./infra/admin pages backfill (--survey ID | --all) [--segments N]
 //
 // It reads the same environment as the functions (TABLE_NAME, AWS_REGION,
 // AWS_ENDPOINT_URL ...), prints one JSON object on stdout, and reports errors
@@ -45,6 +46,7 @@ const usage = `usage:
   admin replay-webhooks --from RFC3339 --to RFC3339
   admin keep-files --since RFC3339 [--segments N]
   admin webhooks backfill [--segments N]
+  admin pages backfill (--survey ID | --all) [--segments N]
 `
 
 // errUsage marks a command line that is wrong, not a failure of the work.
@@ -209,6 +211,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string) (a
 		return map[string]any{"written": n}, nil
 	case "webhooks backfill":
 		return backfillHooked(ctx, rest, getenv)
+	case "pages backfill":
+		return backfillPages(ctx, rest, getenv)
 	case "templates import":
 		fs := newFlags(cmd)
 		if err := parse(fs, rest, 1); err != nil {

@@ -131,15 +131,24 @@ type codePageMeta struct {
 	PK    string `dynamo:"PK"`
 	SK    string `dynamo:"SK"`
 	Depth int    `dynamo:"depth"`
+	// Marks: the index was backfilled (codepages_backfill.go): it counts
+	// the codes that carry the mark, and is whole when they all do.
+	Marks bool `dynamo:"marks,omitempty"`
+}
+
+// codeIndex is what a writer knows of a survey's code page index.
+type codeIndex struct {
+	depth int  // -1: no meta item; 0: not indexed
+	marks bool // backfilled: a code is counted exactly when it is marked
 }
 
 // newCodePageDepth fixes the depth of the index of a survey that has
 // none (codeCount read no meta item): from codes when the survey has no
 // codes (count == 0), else 0 (its codes predate the index: not indexed).
 // Of two first uploads at once, one creates it and the other reads it.
-func (s *Store) newCodePageDepth(ctx context.Context, sid int64, count int64, codes []string) (int, error) {
+func (s *Store) newCodePageDepth(ctx context.Context, sid int64, count int64, codes []string) (codeIndex, error) {
 	if count > 0 || len(codes) == 0 {
-		return 0, nil
+		return codeIndex{}, nil
 	}
 	sorted := append([]string(nil), codes...)
 	sort.Strings(sorted)
@@ -149,9 +158,9 @@ func (s *Store) newCodePageDepth(ctx context.Context, sid int64, count int64, co
 		err = s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.Equal, codePagesSK).Consistent(true).One(ctx, &m)
 	}
 	if err != nil {
-		return 0, s.fail(fmt.Sprintf("create the code index of survey %d", sid), err)
+		return codeIndex{}, s.fail(fmt.Sprintf("create the code index of survey %d", sid), err)
 	}
-	return m.Depth, nil
+	return codeIndex{depth: m.Depth, marks: m.Marks}, nil
 }
 
 // indexCodes adds to tx the index's changes for codes written (add) or

@@ -16,6 +16,9 @@ type codeItem struct {
 	PK   string `dynamo:"PK"`
 	SK   string `dynamo:"SK"`
 	Used bool   `dynamo:"used,omitempty"`
+	// Mark: counted in the code page index, in a survey whose index was
+	// backfilled (codepages_backfill.go); unused elsewhere.
+	Mark bool `dynamo:"i,omitempty"`
 }
 
 // existing returns which of the codes (at most 100) the survey holds: one
@@ -61,7 +64,7 @@ func (s *Store) CodeCount(ctx context.Context, aid, sid int64) (int64, error) {
 
 // codeCount also reads the survey's code page index depth (-1: none yet;
 // see codepages.go).
-func (s *Store) codeCount(ctx context.Context, sid int64) (survey.Survey, int64, int, error) {
+func (s *Store) codeCount(ctx context.Context, sid int64) (survey.Survey, int64, codeIndex, error) {
 	keys := []dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}, dynamo.Keys{CodesPK(sid), codePagesSK}}
 	for i := range CodeCountShards {
 		keys = append(keys, dynamo.Keys{CodesPK(sid), CodeCountSK(i)})
@@ -69,37 +72,37 @@ func (s *Store) codeCount(ctx context.Context, sid int64) (survey.Survey, int64,
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
 	if err != nil && err != dynamo.ErrNotFound {
-		return survey.Survey{}, 0, 0, s.fail(fmt.Sprintf("count codes of survey %d", sid), err)
+		return survey.Survey{}, 0, codeIndex{}, s.fail(fmt.Sprintf("count codes of survey %d", sid), err)
 	}
 	var sv survey.Survey
 	var n int64
-	found, depth := false, -1
+	found, ix := false, codeIndex{depth: -1}
 	for _, item := range items {
 		switch skOf(item) {
 		case SurveySK:
 			if sv, err = decodeSurvey(item); err != nil {
-				return survey.Survey{}, 0, 0, err
+				return survey.Survey{}, 0, codeIndex{}, err
 			}
 			found = true
 			continue
 		case codePagesSK:
 			var m codePageMeta
 			if err := dynamo.UnmarshalItem(item, &m); err != nil {
-				return survey.Survey{}, 0, 0, fmt.Errorf("store: decode code index: %w", err)
+				return survey.Survey{}, 0, codeIndex{}, fmt.Errorf("store: decode code index: %w", err)
 			}
-			depth = m.Depth
+			ix = codeIndex{depth: m.Depth, marks: m.Marks}
 			continue
 		}
 		var c countItem
 		if err := dynamo.UnmarshalItem(item, &c); err != nil {
-			return survey.Survey{}, 0, 0, fmt.Errorf("store: decode code count: %w", err)
+			return survey.Survey{}, 0, codeIndex{}, fmt.Errorf("store: decode code count: %w", err)
 		}
 		n += c.Count
 	}
 	if !found {
-		return survey.Survey{}, 0, 0, survey.ErrNotFound
+		return survey.Survey{}, 0, codeIndex{}, survey.ErrNotFound
 	}
-	return sv, n, depth, nil
+	return sv, n, ix, nil
 }
 
 // CodesPage reads page (1-based) of pageSize codes of a survey, in byte

@@ -50,6 +50,9 @@ type codeOp struct {
 	// depth is the survey's code page index depth (codepages.go); 0: not
 	// indexed.
 	depth int
+	// marks: the index was backfilled, and counts exactly the codes that
+	// carry the mark (codepages_backfill.go).
+	marks bool
 }
 
 func (op codeOp) String() string {
@@ -68,7 +71,7 @@ func (op codeOp) String() string {
 // the store stays busy; codes written before a failure stay written and
 // counted, and a retry of the upload finishes it.
 func (s *Store) AddCodes(ctx context.Context, aid, sid int64, codes []string) error {
-	sv, count, depth, err := s.codeCount(ctx, sid)
+	sv, count, ix, err := s.codeCount(ctx, sid)
 	switch {
 	case err != nil:
 		return err
@@ -77,23 +80,23 @@ func (s *Store) AddCodes(ctx context.Context, aid, sid int64, codes []string) er
 	case sv.Deleted:
 		return survey.ErrSurveyDeleted
 	}
-	if depth < 0 {
-		if depth, err = s.newCodePageDepth(ctx, sid, count, codes); err != nil {
+	if ix.depth < 0 {
+		if ix, err = s.newCodePageDepth(ctx, sid, count, codes); err != nil {
 			return err
 		}
 	}
-	return s.writeCodes(ctx, codeOp{sid: sid, add: true, check: count > 0, depth: depth}, sliceChunks(codes, depth))
+	return s.writeCodes(ctx, codeOp{sid: sid, add: true, check: count > 0, depth: ix.depth, marks: ix.marks}, sliceChunks(codes, ix.depth))
 }
 
 // DeleteCodes removes the given codes of a survey of the account (unknown
 // ones are ignored) and lowers the count by exactly the codes it removed:
 // transactions of 99 conditional deletes, as AddCodes writes.
 func (s *Store) DeleteCodes(ctx context.Context, aid, sid int64, codes []string) error {
-	depth, err := s.writableCodes(ctx, aid, sid)
+	ix, err := s.writableCodes(ctx, aid, sid)
 	if err != nil {
 		return err
 	}
-	return s.writeCodes(ctx, codeOp{sid: sid, depth: depth}, sliceChunks(codes, depth))
+	return s.writeCodes(ctx, codeOp{sid: sid, depth: ix.depth, marks: ix.marks}, sliceChunks(codes, ix.depth))
 }
 
 // DeleteAllCodes removes every code of a survey of the account: a Query of
@@ -102,11 +105,12 @@ func (s *Store) DeleteCodes(ctx context.Context, aid, sid int64, codes []string)
 // code deleted took one off it, not because it is reset; codes uploaded
 // meanwhile stay, and stay counted.
 func (s *Store) DeleteAllCodes(ctx context.Context, aid, sid int64) error {
-	depth, err := s.writableCodes(ctx, aid, sid)
+	ix, err := s.writableCodes(ctx, aid, sid)
 	if err != nil {
 		return err
 	}
-	return s.writeCodes(ctx, codeOp{sid: sid, depth: depth}, func(ctx context.Context, send func([]string) bool) error {
+	depth := ix.depth
+	return s.writeCodes(ctx, codeOp{sid: sid, depth: depth, marks: ix.marks}, func(ctx context.Context, send func([]string) bool) error {
 		iter := s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.BeginsWith, codePrefix).
 			Project(AttrSK).Consistent(true).Iter()
 		chunk := make([]string, 0, codeTxCodes)
@@ -137,18 +141,19 @@ func (s *Store) DeleteAllCodes(ctx context.Context, aid, sid int64) error {
 }
 
 // writableCodes checks that the survey is the account's and not in the
-// trash, and answers its code page index depth (0: none), in one read.
-func (s *Store) writableCodes(ctx context.Context, aid, sid int64) (int, error) {
-	sv, _, depth, err := s.codeCount(ctx, sid)
+// trash, and answers its code page index (depth 0: none), in one read.
+func (s *Store) writableCodes(ctx context.Context, aid, sid int64) (codeIndex, error) {
+	sv, _, ix, err := s.codeCount(ctx, sid)
 	switch {
 	case err != nil:
-		return 0, err
+		return codeIndex{}, err
 	case sv.AccountID != aid:
-		return 0, survey.ErrNotFound
+		return codeIndex{}, survey.ErrNotFound
 	case sv.Deleted:
-		return 0, survey.ErrSurveyDeleted
+		return codeIndex{}, survey.ErrSurveyDeleted
 	}
-	return max(depth, 0), nil
+	ix.depth = max(ix.depth, 0)
+	return ix, nil
 }
 
 // chunkSource hands chunks of codes to send until it returns false (the
@@ -216,6 +221,9 @@ func (s *Store) writeCodes(ctx context.Context, op codeOp, source chunkSource) e
 // codeTx writes one chunk (at most 99 codes) and its count change, until
 // every code is as op wants it.
 func (s *Store) codeTx(ctx context.Context, op codeOp, shard int, codes []string) error {
+	if !op.add && (op.depth == 0 || op.marks) {
+		return s.codeDeleteTx(ctx, op, shard, codes)
+	}
 	pending := codes
 	if op.check {
 		have, err := s.existing(ctx, op.sid, codes)
@@ -230,7 +238,7 @@ func (s *Store) codeTx(ctx context.Context, op codeOp, shard int, codes []string
 		}
 	}
 	for tries := 1; len(pending) > 0; {
-		err := s.codeTxOnce(ctx, op, shard, pending)
+		err := s.codeTxOnce(ctx, op, shard, pending, nil)
 		if err == nil {
 			return nil
 		}
@@ -277,13 +285,29 @@ func (s *Store) codeTx(ctx context.Context, op codeOp, shard int, codes []string
 
 // codeTxOnce sends one transaction: a conditional Put (or Delete) of each
 // code and the ADD of their number to the shard.
-func (s *Store) codeTxOnce(ctx context.Context, op codeOp, shard int, codes []string) error {
+//
+// A deletion in a survey not indexed since its first code (op.depth == 0,
+// or op.marks) is told by marked which codes carry the index's mark: those
+// are deleted on the mark and taken off the index, the others on its
+// absence, the index untouched (codepages_backfill.go).
+func (s *Store) codeTxOnce(ctx context.Context, op codeOp, shard int, codes []string, marked map[string]bool) error {
 	tx := s.db.WriteTx().Idempotent(true)
 	n := len(codes)
+	indexed := codes
+	markAware := !op.add && (op.depth == 0 || op.marks)
+	if markAware {
+		indexed = nil
+	}
 	for _, c := range codes {
-		if op.add {
-			tx.Put(s.table.Put(codeItem{PK: CodesPK(op.sid), SK: CodeSK(c)}).If("attribute_not_exists(PK)"))
-		} else {
+		switch {
+		case op.add:
+			tx.Put(s.table.Put(codeItem{PK: CodesPK(op.sid), SK: CodeSK(c), Mark: op.marks && op.depth > 0}).If("attribute_not_exists(PK)"))
+		case markAware && marked[c]:
+			tx.Delete(s.table.Delete(AttrPK, CodesPK(op.sid)).Range(AttrSK, CodeSK(c)).If("attribute_exists($)", codeMarkAttr))
+			indexed = append(indexed, c)
+		case markAware:
+			tx.Delete(s.table.Delete(AttrPK, CodesPK(op.sid)).Range(AttrSK, CodeSK(c)).If("attribute_exists(PK) AND attribute_not_exists($)", codeMarkAttr))
+		default:
 			tx.Delete(s.table.Delete(AttrPK, CodesPK(op.sid)).Range(AttrSK, CodeSK(c)).If("attribute_exists(PK)"))
 		}
 	}
@@ -292,7 +316,7 @@ func (s *Store) codeTxOnce(ctx context.Context, op codeOp, shard int, codes []st
 	}
 	count := s.table.Update(AttrPK, CodesPK(op.sid)).Range(AttrSK, CodeCountSK(shard)).Add(AttrCodeCount, n)
 	// After the codes (a cancellation's reasons are read by position).
-	s.indexCodes(tx, count, op.sid, shard, op.depth, codes, op.add)
+	s.indexCodes(tx, count, op.sid, shard, op.depth, indexed, op.add)
 	tx.Update(count)
 	return tx.Run(ctx)
 }

@@ -173,6 +173,10 @@ const rpagesTxNodes = 90
 // order.
 func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard string, recs []ResponsePageRecord) (int, error) {
 	added := 0
+	// bound is the survey's backfill bound (responsepages_backfill.go),
+	// read only once a transaction fails its conditions: keys below it are
+	// the backfill's, never the tally's.
+	bound := ""
 	for attempt := 1; ; attempt++ {
 		var cp struct {
 			Seq string `dynamo:"seq"`
@@ -183,7 +187,7 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 		}
 		var todo []ResponsePageRecord
 		for _, r := range recs {
-			if k := seqKey(r.Seq); k > cp.Seq && len(r.Key) >= rpagesCuts[len(rpagesCuts)-1] {
+			if k := seqKey(r.Seq); k > cp.Seq && len(r.Key) >= rpagesCuts[len(rpagesCuts)-1] && r.Key >= bound {
 				todo = append(todo, r)
 			}
 		}
@@ -209,9 +213,10 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 		keys := make([]string, len(batch))
 		high := map[int]string{}
 		low := map[int]string{}
-		last := ""
+		last, lowest := "", batch[0].Key
 		for i, r := range batch {
 			keys[i] = r.Key
+			lowest = min(lowest, r.Key)
 			if r.Key > high[r.Shard] {
 				high[r.Shard] = r.Key
 			}
@@ -224,7 +229,8 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 		for _, up := range s.responsePageUpdates(sid, keys, 1) {
 			tx.Update(up)
 		}
-		tx.Update(s.responsePageMarks(sid, low, high))
+		// Not below a backfill's bound, set since it was read (if ever).
+		tx.Update(s.responsePageMarks(sid, low, high).If("attribute_not_exists($) OR $ <= ?", rpagesBound, rpagesBound, lowest))
 		put := s.table.Put(map[string]any{
 			AttrPK: ResponsePagesPK(sid), AttrSK: rpagesCheckpoint + streamShard, "seq": last, AttrTTL: s.Now().Add(tallyTTL).Unix(),
 		})
@@ -242,6 +248,11 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 		case attempt == tallyAttempts:
 			return added, s.fail(fmt.Sprintf("index %d responses of survey %d", len(batch), sid), err)
 		case dynamo.IsCondCheckFailed(err), txConflict(err):
+			if dynamo.IsCondCheckFailed(err) {
+				if bound, err = s.responsePagesBound(ctx, sid); err != nil {
+					return added, err
+				}
+			}
 			if err := backoff(ctx, attempt); err != nil {
 				return added, err
 			}
@@ -315,17 +326,26 @@ func (s *Store) responsePageBounds(ctx context.Context, sid int64) (from, to str
 	if err != nil {
 		return "", "", false, s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
 	}
+	// A finished backfill (responsepages_backfill.go) counts every key
+	// below its bound exactly.
+	bound := ""
+	if b := meta[rpagesBound]; b != "" && meta[rpagesBoundDone] == b {
+		bound = b
+	}
 	var first, high time.Time
+	marks := true
 	for k := range ResponseShards {
 		f, fok := meta[fmt.Sprintf("f%d", k)]
 		h, hok := meta[fmt.Sprintf("h%d", k)]
 		if !fok || !hok || len(f) < len(survey.TimestampLayout) || len(h) < len(survey.TimestampLayout) {
-			return "", "", false, nil
+			marks = false
+			break
 		}
 		ft, err1 := time.Parse(survey.TimestampLayout, f[:len(survey.TimestampLayout)])
 		ht, err2 := time.Parse(survey.TimestampLayout, h[:len(survey.TimestampLayout)])
 		if err1 != nil || err2 != nil {
-			return "", "", false, nil
+			marks = false
+			break
 		}
 		if ft.After(first) {
 			first = ft
@@ -334,12 +354,21 @@ func (s *Store) responsePageBounds(ctx context.Context, sid int64) (from, to str
 			high = ht
 		}
 	}
-	lo := first.Add(responsePagesMargin).Truncate(time.Second).Add(time.Second)
-	hi := high.Add(-responsePagesMargin).Truncate(time.Second)
-	if !lo.Before(hi) {
+	var lo, hi string
+	if marks {
+		lo = keyTime(first.Add(responsePagesMargin).Truncate(time.Second).Add(time.Second))
+		hi = keyTime(high.Add(-responsePagesMargin).Truncate(time.Second))
+	}
+	switch {
+	case bound != "" && marks && lo <= bound:
+		// [start, bound) backfilled, [F, S) the tally's: one range.
+		return keyTime(minKeyTime), max(bound, hi), true, nil
+	case bound != "":
+		return keyTime(minKeyTime), bound, true, nil
+	case !marks || lo >= hi:
 		return "", "", false, nil
 	}
-	return keyTime(lo), keyTime(hi), true, nil
+	return lo, hi, true, nil
 }
 
 // readResponseNode reads a node's counts, its children in q's order.

@@ -1,0 +1,391 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/guregu/dynamo/v2"
+)
+
+// Backfilling the codes' page index (issue 18, finding 17) of a survey
+// whose codes were written before the index existed (codepages.go), while
+// its owner uploads and deletes codes.
+//
+// A build that Queries the codes and then writes their counts is not
+// exact: an upload that read "no index" before the build began commits its
+// codes, uncounted, after the Query passed them; a deletion counted by the
+// build may be taken off by a writer that did not know it was counted, or
+// not at all. The fix is that a code itself says whether it is counted:
+//
+//   - A backfilled survey's meta item (CODES#<sid> / PAGES) has marks set.
+//     In such a survey the index counts exactly the codes that carry the
+//     mark (attribute i of the code item): the invariant every transaction
+//     keeps, whatever it read of the index before it began.
+//   - A writer that read the marks meta puts new codes marked and counted,
+//     in one transaction (as codewrites.go always did). A writer that read
+//     no meta (depth 0: it began before the backfill) puts them unmarked
+//     and uncounted: still true to the invariant.
+//   - A deletion is conditional on what it read of the mark: a marked code
+//     is deleted on attribute_exists(i) and taken off the index in the same
+//     transaction, an unmarked one on attribute_not_exists(i), the index
+//     untouched. A code whose mark changed in between fails its condition:
+//     it is read again (and the meta with it), never dropped unread.
+//   - The backfill marks a code and counts it in one transaction: an
+//     Update of the code, conditional on attribute_exists(PK) AND
+//     attribute_not_exists(i), and the ADDs to the nodes of its prefixes of
+//     one count shard (and that shard's root attributes, not its count).
+//     A code deleted or marked meanwhile fails its condition and is
+//     dropped; a conflict with a writer on that shard is tried again.
+//
+// So at every commit the root's counts are the number of marked codes and
+// the count shards the number of codes: the index is whole exactly when
+// they agree, the test the reader already makes (codePageStart) before it
+// uses the index. A pass (one Query of the codes, keys and marks only, and
+// a transaction per chunk of unmarked ones) marks every code that was
+// there when the Query passed it; codes put unmarked later by writers that
+// began before the meta existed (a request's lifetime at most) are found
+// by another pass. BackfillCodePages makes passes until the counts agree,
+// at most codeBackfillPasses; run it again otherwise. It is idempotent:
+// marked codes are passed over, and a survey already whole costs one read.
+//
+// A survey indexed since its first code (meta without marks) is left as
+// it is: its index counts every code, unmarked. If its counts disagree
+// (codes written around the store) it is reported, not rebuilt: its codes
+// cannot tell counted from uncounted.
+
+const (
+	codeMarkAttr       = "i"
+	codeBackfillPasses = 4
+	codeBackfillLeaf   = 32
+)
+
+// CodePagesBackfill is what a backfill of one survey's code index did.
+type CodePagesBackfill struct {
+	Marked   int   `json:"marked"`   // codes counted into the index by this run
+	Passes   int   `json:"passes"`   // Queries of the survey's codes
+	Codes    int64 `json:"codes"`    // the survey's code count at the end
+	Indexed  int64 `json:"indexed"`  // codes the index counts at the end
+	Complete bool  `json:"complete"` // the index counts every code: pages start from it
+	// Unrepairable: indexed since its first code but out of step with the
+	// count (codes written around the store); left as it is.
+	Unrepairable bool `json:"unrepairable,omitempty"`
+}
+
+// BackfillCodePages builds the code page index of a survey whose codes
+// predate it (see above). A survey without codes and without an index is
+// left alone: its first upload creates the index.
+func (s *Store) BackfillCodePages(ctx context.Context, sid int64) (CodePagesBackfill, error) {
+	var out CodePagesBackfill
+	_, count, ix, err := s.codeCount(ctx, sid)
+	if err != nil {
+		return out, err
+	}
+	indexed, err := s.codeRootCount(ctx, sid)
+	if err != nil {
+		return out, err
+	}
+	out.Codes, out.Indexed = count, indexed
+	switch {
+	case ix.depth > 0 && indexed == count:
+		out.Complete = true
+		return out, nil
+	case ix.depth > 0 && !ix.marks:
+		out.Unrepairable = true
+		return out, nil
+	case ix.depth < 0 && count == 0:
+		return out, nil
+	}
+	if ix.depth <= 0 || !ix.marks {
+		if ix, err = s.startCodeBackfill(ctx, sid); err != nil {
+			return out, err
+		}
+		if !ix.marks { // an upload created an ordinary index first
+			out.Complete = ix.depth > 0
+			return out, nil
+		}
+	}
+	shard := int(sid % CodeCountShards)
+	for out.Passes < codeBackfillPasses {
+		out.Passes++
+		n, err := s.codeBackfillPass(ctx, sid, ix.depth, &shard)
+		if err != nil {
+			return out, err
+		}
+		out.Marked += n
+		if _, out.Codes, _, err = s.codeCount(ctx, sid); err != nil {
+			return out, err
+		}
+		if out.Indexed, err = s.codeRootCount(ctx, sid); err != nil {
+			return out, err
+		}
+		if out.Indexed == out.Codes {
+			out.Complete = true
+			break
+		}
+	}
+	return out, nil
+}
+
+// startCodeBackfill creates the marks meta of a survey with codes and no
+// index. Its depth is chosen from the codes there (one Query, keys only):
+// deep enough that a leaf holds at most about codeBackfillLeaf codes (one
+// more than the longest prefix shared by two codes codeBackfillLeaf apart
+// in byte order), and no shallower than an upload's rule (codePageDepth),
+// at most codePageMaxDepth. Of a backfill and an upload at once one
+// creates the meta, the other reads it.
+func (s *Store) startCodeBackfill(ctx context.Context, sid int64) (codeIndex, error) {
+	iter := s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.BeginsWith, codePrefix).
+		Project(AttrSK).Consistent(true).Iter()
+	var window []string // the last codeBackfillLeaf codes
+	var firstCode, lastCode string
+	deepest, n := 0, 0
+	var it codeItem
+	for iter.Next(ctx, &it) {
+		c := strings.TrimPrefix(it.SK, codePrefix)
+		if n == 0 {
+			firstCode = c
+		}
+		if len(window) == codeBackfillLeaf {
+			deepest = max(deepest, commonPrefix(window[0], c)+1)
+			window = window[1:]
+		}
+		window = append(window, c)
+		lastCode = c
+		n++
+	}
+	if err := iter.Err(); err != nil {
+		return codeIndex{}, s.fail(fmt.Sprintf("read codes of survey %d", sid), err)
+	}
+	if n == 0 {
+		return codeIndex{}, nil
+	}
+	depth := min(max(deepest, codePageDepth([]string{firstCode, lastCode})), codePageMaxDepth)
+	m := codePageMeta{PK: CodesPK(sid), SK: codePagesSK, Depth: depth, Marks: true}
+	err := s.table.Put(m).If("attribute_not_exists(PK)").Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		err = s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.Equal, codePagesSK).Consistent(true).One(ctx, &m)
+	}
+	if err != nil {
+		return codeIndex{}, s.fail(fmt.Sprintf("start the code index of survey %d", sid), err)
+	}
+	return codeIndex{depth: m.Depth, marks: m.Marks}, nil
+}
+
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// codeRootCount is how many codes the index counts: the sum of the
+// root's attributes over the count shards (one consistent BatchGetItem).
+func (s *Store) codeRootCount(ctx context.Context, sid int64) (int64, error) {
+	keys := make([]dynamo.Keyed, 0, CodeCountShards)
+	for i := range CodeCountShards {
+		keys = append(keys, dynamo.Keys{CodesPK(sid), CodeCountSK(i)})
+	}
+	var items []dynamo.Item
+	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
+	if err != nil && err != dynamo.ErrNotFound {
+		return 0, s.fail(fmt.Sprintf("read the code index of survey %d", sid), err)
+	}
+	counts := map[string]int64{}
+	codeNodeCounts(items, counts)
+	var n int64
+	for _, c := range counts {
+		n += c
+	}
+	return n, nil
+}
+
+// codeBackfillPass Queries the survey's codes (keys and marks) and counts
+// the unmarked ones, a transaction per chunk (packCodes), the count shards
+// taken in turn from *shard. It answers how many it marked.
+func (s *Store) codeBackfillPass(ctx context.Context, sid int64, depth int, shard *int) (int, error) {
+	iter := s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.BeginsWith, codePrefix).
+		Project(AttrSK, codeMarkAttr).Consistent(true).Iter()
+	marked := 0
+	chunk := make([]string, 0, codeTxCodes)
+	flush := func(all bool) error {
+		for len(chunk) > 0 && (all || len(chunk) == codeTxCodes) {
+			n := packCodes(chunk, depth)
+			done, err := s.codeMarkTx(ctx, sid, depth, *shard, chunk[:n:n])
+			if err != nil {
+				return err
+			}
+			marked += done
+			*shard = (*shard + 1) % CodeCountShards
+			chunk = append(make([]string, 0, codeTxCodes), chunk[n:]...)
+		}
+		return nil
+	}
+	var it codeItem
+	for iter.Next(ctx, &it) {
+		if it.Mark {
+			continue
+		}
+		chunk = append(chunk, strings.TrimPrefix(it.SK, codePrefix))
+		if err := flush(false); err != nil {
+			return marked, err
+		}
+	}
+	if err := iter.Err(); err != nil {
+		return marked, s.fail(fmt.Sprintf("list codes of survey %d", sid), err)
+	}
+	return marked, flush(true)
+}
+
+// codeMarkTx marks and counts codes (in byte order, that fit with their
+// nodes) in count shard shard, until each is counted or found deleted or
+// marked by another; it answers how many it counted.
+func (s *Store) codeMarkTx(ctx context.Context, sid int64, depth, shard int, codes []string) (int, error) {
+	pending := codes
+	what := fmt.Sprintf("backfill the code index of survey %d", sid)
+	for tries := 1; len(pending) > 0; {
+		tx := s.db.WriteTx().Idempotent(true)
+		for _, c := range pending {
+			tx.Update(s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeSK(c)).Set(codeMarkAttr, true).
+				If("attribute_exists(PK) AND attribute_not_exists($)", codeMarkAttr))
+		}
+		root := s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeCountSK(shard))
+		s.indexCodes(tx, root, sid, shard, depth, pending, true)
+		tx.Update(root)
+		err := tx.Run(ctx)
+		if err == nil {
+			return len(pending), nil
+		}
+		reasons := txReasons(err)
+		if reasons == nil && serverError(err) && tries < codeTxAttempts {
+			if err := codeBackoff(ctx, tries); err != nil {
+				return 0, s.fail(what, err)
+			}
+			tries++
+			continue
+		}
+		if reasons == nil {
+			return 0, s.fail(what, err)
+		}
+		rest := pending[:0:0]
+		for i, c := range pending {
+			if i >= len(reasons) || reasons[i] != "ConditionalCheckFailed" {
+				rest = append(rest, c)
+			}
+		}
+		dropped := len(rest) < len(pending)
+		pending = rest
+		switch {
+		case !txRetryable(err) && dropped:
+			continue
+		case !txRetryable(err), tries == codeTxAttempts:
+			return 0, s.fail(what, err)
+		}
+		if err := codeBackoff(ctx, tries); err != nil {
+			return 0, s.fail(what, err)
+		}
+		tries++
+	}
+	return 0, nil
+}
+
+// existingMarks reads which of the codes (at most 100) the survey holds,
+// and which of those carry the index's mark: one consistent BatchGetItem.
+func (s *Store) existingMarks(ctx context.Context, sid int64, codes []string) (have, marked map[string]bool, err error) {
+	keys := make([]dynamo.Keyed, len(codes))
+	for i, c := range codes {
+		keys[i] = dynamo.Keys{CodesPK(sid), CodeSK(c)}
+	}
+	var found []codeItem
+	err = s.table.Batch(AttrPK, AttrSK).Get(keys...).Project(AttrSK, codeMarkAttr).Consistent(true).All(ctx, &found)
+	if err != nil && err != dynamo.ErrNotFound {
+		return nil, nil, s.fail(fmt.Sprintf("check codes of survey %d", sid), err)
+	}
+	have, marked = make(map[string]bool, len(found)), make(map[string]bool, len(found))
+	for _, it := range found {
+		c := strings.TrimPrefix(it.SK, codePrefix)
+		have[c], marked[c] = true, it.Mark
+	}
+	return have, marked, nil
+}
+
+// codeDeleteTx deletes a chunk of codes of a survey not indexed since its
+// first code (op.depth 0: none read; or a backfilled index), keeping the
+// invariant above: marked codes come off the index, unmarked ones do not.
+// With a marks index it reads the marks first; without, it deletes on the
+// absence of the mark. A condition that fails (a code deleted, or marked
+// by a backfill, since) sends the chunk's rest round again, its marks and
+// the survey's index read afresh; never dropped unread.
+func (s *Store) codeDeleteTx(ctx context.Context, op codeOp, shard int, codes []string) error {
+	pending := codes
+	check := op.marks
+	var marked map[string]bool
+	for tries, rounds := 1, 0; len(pending) > 0; {
+		if check {
+			have, m, err := s.existingMarks(ctx, op.sid, pending)
+			if err != nil {
+				return err
+			}
+			rest := pending[:0:0]
+			for _, c := range pending {
+				if have[c] {
+					rest = append(rest, c)
+				}
+			}
+			pending, marked = rest, m
+			if len(pending) == 0 {
+				return nil
+			}
+			// A chunk packed for no index may not fit with its nodes.
+			if n := packCodes(pending, op.depth); n < len(pending) {
+				if err := s.codeDeleteTx(ctx, op, shard, pending[:n:n]); err != nil {
+					return err
+				}
+				return s.codeDeleteTx(ctx, op, shard, pending[n:])
+			}
+		}
+		err := s.codeTxOnce(ctx, op, shard, pending, marked)
+		if err == nil {
+			return nil
+		}
+		reasons := txReasons(err)
+		if reasons == nil && serverError(err) && tries < codeTxAttempts {
+			if err := codeBackoff(ctx, tries); err != nil {
+				return s.fail(op.String(), err)
+			}
+			tries++
+			continue
+		}
+		if reasons == nil {
+			return s.fail(op.String(), err)
+		}
+		condFailed := false
+		for i := range min(len(reasons), len(pending)) {
+			condFailed = condFailed || reasons[i] == "ConditionalCheckFailed"
+		}
+		switch {
+		case !txRetryable(err) && condFailed && rounds < codeTxAttempts:
+			rounds++
+			if !op.marks {
+				_, _, ix, err := s.codeCount(ctx, op.sid)
+				if err != nil {
+					return err
+				}
+				if ix.marks {
+					op.depth, op.marks = ix.depth, true
+				}
+			}
+			check = true
+			continue
+		case !txRetryable(err), tries == codeTxAttempts:
+			return s.fail(op.String(), err)
+		}
+		if err := codeBackoff(ctx, tries); err != nil {
+			return s.fail(op.String(), err)
+		}
+		tries++
+	}
+	return nil
+}
