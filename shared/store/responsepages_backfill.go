@@ -234,7 +234,7 @@ func (s *Store) responseBackfillRound(ctx context.Context, sid int64, bound stri
 	left := map[string]bool{}
 	changed := 0
 	for _, m := range order {
-		if !sameCounts(before[m], after[m]) {
+		if !sameSecondCounts(before[m], after[m]) {
 			left[m] = true // a deletion while the responses were read
 			continue
 		}
@@ -252,7 +252,7 @@ func (s *Store) responseBackfillRound(ctx context.Context, sid int64, bound stri
 	return left, total, changed, nil
 }
 
-func sameCounts(a, b map[string]int64) bool {
+func sameSecondCounts(a, b map[string]int64) bool {
 	if len(a) != len(b) {
 		return false
 	}
