@@ -43,8 +43,8 @@ func BenchmarkCollectionReads(b *testing.B) {
 			what = "a submission (strongly consistent)"
 		}
 		b.Logf("%s: before, the Query: %d items, %d bytes, %.1f read units; after, the GetItem: %d bytes, %.1f read units",
-			what, len(q.Items), itemsBytes(q.Items), aws.ToFloat64(q.ConsumedCapacity.CapacityUnits),
-			itemsBytes([]map[string]types.AttributeValue{g.Item}), aws.ToFloat64(g.ConsumedCapacity.CapacityUnits))
+			what, len(q.Items), store.ItemsSize(q.Items), aws.ToFloat64(q.ConsumedCapacity.CapacityUnits),
+			store.ItemsSize([]map[string]types.AttributeValue{g.Item}), aws.ToFloat64(g.ConsumedCapacity.CapacityUnits))
 	}
 	// A session's start (survey, settings, layout and the guard's counts
 	// in one BatchGetItem) on a cold container and on a warm one (the
@@ -79,51 +79,4 @@ func BenchmarkCollectionReads(b *testing.B) {
 	b.ReportMetric(float64(viewCalls)/float64(b.N), "ddb-calls/view")
 	stats := f.st.CollectionCacheStats()
 	b.Logf("cache: %d hits, %d misses", stats.Hits, stats.Misses)
-}
-
-// itemsBytes is about DynamoDB's size of items: names and values.
-func itemsBytes(items []map[string]types.AttributeValue) int {
-	n := 0
-	for _, it := range items {
-		for k, v := range it {
-			n += len(k) + avBytes(v)
-		}
-	}
-	return n
-}
-
-func avBytes(v types.AttributeValue) int {
-	switch v := v.(type) {
-	case *types.AttributeValueMemberS:
-		return len(v.Value)
-	case *types.AttributeValueMemberN:
-		return len(v.Value)
-	case *types.AttributeValueMemberB:
-		return len(v.Value)
-	case *types.AttributeValueMemberSS:
-		n := 0
-		for _, s := range v.Value {
-			n += len(s)
-		}
-		return n
-	case *types.AttributeValueMemberNS:
-		n := 0
-		for _, s := range v.Value {
-			n += len(s)
-		}
-		return n
-	case *types.AttributeValueMemberL:
-		n := 3
-		for _, x := range v.Value {
-			n += 1 + avBytes(x)
-		}
-		return n
-	case *types.AttributeValueMemberM:
-		n := 3
-		for k, x := range v.Value {
-			n += 1 + len(k) + avBytes(x)
-		}
-		return n
-	}
-	return 1
 }
