@@ -419,53 +419,37 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 		return survey.ErrSurveyDeleted
 	case !found:
 		return survey.ErrNotFound
-	case old.Tally:
-		for attempt := 1; ; attempt++ {
-			tx := s.db.WriteTx().Idempotent(true).
-				Delete(s.table.Delete(AttrPK, old.PK).Range(AttrSK, ResponseSK(rid)).If("attribute_exists(PK)"))
-			s.takeBackResponsePage(tx, sid, old.TimeKey)
-			err := tx.Run(ctx)
-			switch {
-			case err == nil:
-				return nil
-			case txFailedAt(err, 0):
-				return survey.ErrNotFound
-			case txConflict(err) && attempt < deleteAttempts:
-				if err := backoff(ctx, attempt); err != nil {
-					return s.fail(fmt.Sprintf("delete response %d", rid), err)
-				}
-			default:
-				return s.fail(fmt.Sprintf("delete response %d of survey %d", rid, sid), err)
-			}
-		}
 	}
 	for attempt := 1; ; attempt++ {
-		count := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add("submitted_responses", -1)
-		if old.Spam {
-			count.Add(AttrSpamResponses, -1)
-		}
 		tx := s.db.WriteTx().Idempotent(true).
-			Delete(s.table.Delete(AttrPK, old.PK).Range(AttrSK, ResponseSK(rid)).If("attribute_exists(PK)")).
-			Update(count.If(surveyWritable, aid, false))
-		if old.Shard != nil {
-			agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(*old.Shard))
-			n := map[string]int64{"n": -1}
-			for _, c := range old.ReportAttrs {
-				if name, w, ok := ReportAttr(c); ok {
-					n[name] -= w
+			Delete(s.table.Delete(AttrPK, old.PK).Range(AttrSK, ResponseSK(rid)).If("attribute_exists(PK)"))
+		if !old.Tally {
+			// Counted before the tally: its counts come back here.
+			count := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add("submitted_responses", -1)
+			if old.Spam {
+				count.Add(AttrSpamResponses, -1)
+			}
+			tx.Update(count.If(surveyWritable, aid, false))
+			if old.Shard != nil {
+				agg := s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(*old.Shard))
+				n := map[string]int64{"n": -1}
+				for _, c := range old.ReportAttrs {
+					if name, w, ok := ReportAttr(c); ok {
+						n[name] -= w
+					}
 				}
+				for name, d := range n {
+					agg.Add(name, d)
+				}
+				tx.Update(agg)
 			}
-			for name, d := range n {
-				agg.Add(name, d)
-			}
-			tx.Update(agg)
 		}
 		s.takeBackResponsePage(tx, sid, old.TimeKey)
 		err := tx.Run(ctx)
 		switch {
 		case err == nil:
 			return nil
-		case txFailedAt(err, 1):
+		case !old.Tally && txFailedAt(err, 1):
 			if err := s.checkWritable(ctx, aid, sid); err != nil {
 				return err
 			}
