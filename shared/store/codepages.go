@@ -134,6 +134,9 @@ type codePageMeta struct {
 	// Marks: the index was backfilled (codepages_backfill.go): it counts
 	// the codes that carry the mark, and is whole when they all do.
 	Marks bool `dynamo:"marks,omitempty"`
+	// Since: when a backfill created the meta (RFC 3339): writers that
+	// read no index before then may commit until Since + codeWriterLifetime.
+	Since string `dynamo:"since,omitempty"`
 }
 
 // codeIndex is what a writer knows of a survey's code page index.

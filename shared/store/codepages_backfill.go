@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/guregu/dynamo/v2"
 )
@@ -54,6 +56,33 @@ import (
 // (codes written around the store) it is reported, not rebuilt: its codes
 // cannot tell counted from uncounted.
 
+// codeWriterLifetime bounds how long after the marks meta is created a
+// writer that read "no index" before it can still commit an unmarked code:
+// uploads and deletions run in the settings function, whose timeout is
+// 29 s (template.yaml), and nothing else writes codes. A backfill whose
+// counts agree before that has passed waits it out and makes one more
+// pass, so that it reports whole only when no such writer is left.
+const codeWriterLifetime = 35 * time.Second
+
+// codeBackfillSettle waits d, until the writers that began before a
+// survey's marks meta have ended (or, in tests, what codeSettleFor holds
+// for the survey: func(context.Context) error).
+func codeBackfillSettle(ctx context.Context, sid int64, d time.Duration) error {
+	if f, ok := codeSettleFor.Load(sid); ok {
+		return f.(func(context.Context) error)(ctx)
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+var codeSettleFor sync.Map
+
 const (
 	codeMarkAttr       = "i"
 	codeBackfillPasses = 4
@@ -96,17 +125,21 @@ func (s *Store) BackfillCodePages(ctx context.Context, sid int64) (CodePagesBack
 	case ix.depth < 0 && count == 0:
 		return out, nil
 	}
+	var since time.Time
 	if ix.depth <= 0 || !ix.marks {
-		if ix, err = s.startCodeBackfill(ctx, sid); err != nil {
+		if ix, since, err = s.startCodeBackfill(ctx, sid); err != nil {
 			return out, err
 		}
 		if !ix.marks { // an upload created an ordinary index first
 			out.Complete = ix.depth > 0
 			return out, nil
 		}
+	} else if since, err = s.codeBackfillSince(ctx, sid); err != nil {
+		return out, err
 	}
 	shard := int(sid % CodeCountShards)
-	for out.Passes < codeBackfillPasses {
+	settled := false
+	for out.Passes < codeBackfillPasses+1 {
 		out.Passes++
 		n, err := s.codeBackfillPass(ctx, sid, ix.depth, &shard)
 		if err != nil {
@@ -119,12 +152,37 @@ func (s *Store) BackfillCodePages(ctx context.Context, sid int64) (CodePagesBack
 		if out.Indexed, err = s.codeRootCount(ctx, sid); err != nil {
 			return out, err
 		}
-		if out.Indexed == out.Codes {
+		if out.Indexed != out.Codes {
+			if out.Passes >= codeBackfillPasses {
+				break
+			}
+			continue
+		}
+		// Whole now; whole for good once no writer that read "no index"
+		// is left: wait that out (at once if long past) and look again.
+		left := since.Add(codeWriterLifetime).Sub(s.Now())
+		if settled || since.IsZero() || left <= 0 {
 			out.Complete = true
 			break
 		}
+		if err := codeBackfillSettle(ctx, sid, left); err != nil {
+			return out, err
+		}
+		settled = true
 	}
 	return out, nil
+}
+
+// codeBackfillSince reads when the survey's marks meta was created (zero
+// for a meta written before that was recorded).
+func (s *Store) codeBackfillSince(ctx context.Context, sid int64) (time.Time, error) {
+	var m codePageMeta
+	err := s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.Equal, codePagesSK).Consistent(true).One(ctx, &m)
+	if err != nil && err != dynamo.ErrNotFound {
+		return time.Time{}, s.fail(fmt.Sprintf("read the code index of survey %d", sid), err)
+	}
+	at, _ := time.Parse(time.RFC3339Nano, m.Since)
+	return at, nil
 }
 
 // startCodeBackfill creates the marks meta of a survey with codes and no
@@ -134,7 +192,7 @@ func (s *Store) BackfillCodePages(ctx context.Context, sid int64) (CodePagesBack
 // in byte order), and no shallower than an upload's rule (codePageDepth),
 // at most codePageMaxDepth. Of a backfill and an upload at once one
 // creates the meta, the other reads it.
-func (s *Store) startCodeBackfill(ctx context.Context, sid int64) (codeIndex, error) {
+func (s *Store) startCodeBackfill(ctx context.Context, sid int64) (codeIndex, time.Time, error) {
 	iter := s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.BeginsWith, codePrefix).
 		Project(AttrSK).Consistent(true).Iter()
 	var window []string // the last codeBackfillLeaf codes
@@ -155,21 +213,22 @@ func (s *Store) startCodeBackfill(ctx context.Context, sid int64) (codeIndex, er
 		n++
 	}
 	if err := iter.Err(); err != nil {
-		return codeIndex{}, s.fail(fmt.Sprintf("read codes of survey %d", sid), err)
+		return codeIndex{}, time.Time{}, s.fail(fmt.Sprintf("read codes of survey %d", sid), err)
 	}
 	if n == 0 {
-		return codeIndex{}, nil
+		return codeIndex{}, time.Time{}, nil
 	}
 	depth := min(max(deepest, codePageDepth([]string{firstCode, lastCode})), codePageMaxDepth)
-	m := codePageMeta{PK: CodesPK(sid), SK: codePagesSK, Depth: depth, Marks: true}
+	m := codePageMeta{PK: CodesPK(sid), SK: codePagesSK, Depth: depth, Marks: true, Since: s.Now().UTC().Format(time.RFC3339Nano)}
 	err := s.table.Put(m).If("attribute_not_exists(PK)").Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
 		err = s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.Equal, codePagesSK).Consistent(true).One(ctx, &m)
 	}
 	if err != nil {
-		return codeIndex{}, s.fail(fmt.Sprintf("start the code index of survey %d", sid), err)
+		return codeIndex{}, time.Time{}, s.fail(fmt.Sprintf("start the code index of survey %d", sid), err)
 	}
-	return codeIndex{depth: m.Depth, marks: m.Marks}, nil
+	at, _ := time.Parse(time.RFC3339Nano, m.Since)
+	return codeIndex{depth: m.Depth, marks: m.Marks}, at, nil
 }
 
 // commonPrefix is the length of the longest common prefix of a and b.
