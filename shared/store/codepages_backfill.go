@@ -410,15 +410,10 @@ func (s *Store) codeDeleteTx(ctx context.Context, op codeOp, shard int, codes []
 			return nil
 		}
 		reasons := txReasons(err)
-		if reasons == nil && serverError(err) && tries < codeTxAttempts {
-			if err := codeBackoff(ctx, tries); err != nil {
-				return s.fail(op.String(), err)
-			}
-			tries++
+		if again, err := s.codeTxAgain(ctx, op, err, reasons, &tries); again {
 			continue
-		}
-		if reasons == nil {
-			return s.fail(op.String(), err)
+		} else if err != nil {
+			return err
 		}
 		condFailed := false
 		for i := range min(len(reasons), len(pending)) {

@@ -243,18 +243,10 @@ func (s *Store) codeTx(ctx context.Context, op codeOp, shard int, codes []string
 			return nil
 		}
 		reasons := txReasons(err)
-		if reasons == nil && serverError(err) && tries < codeTxAttempts {
-			// A 500 that outlasted the SDK's retries (DynamoDB Local's
-			// lock timeouts under load): the same transaction again, later
-			// (had it committed, its conditions fail and its codes drop).
-			if err := codeBackoff(ctx, tries); err != nil {
-				return s.fail(op.String(), err)
-			}
-			tries++
+		if again, err := s.codeTxAgain(ctx, op, err, reasons, &tries); again {
 			continue
-		}
-		if reasons == nil {
-			return s.fail(op.String(), err)
+		} else if err != nil {
+			return err
 		}
 		// Codes whose condition failed are already as wanted: drop them.
 		// (DynamoDB and moto give a reason for every action, in order,
@@ -319,6 +311,26 @@ func (s *Store) codeTxOnce(ctx context.Context, op codeOp, shard int, codes []st
 	s.indexCodes(tx, count, op.sid, shard, op.depth, indexed, op.add)
 	tx.Update(count)
 	return tx.Run(ctx)
+}
+
+// codeTxAgain decides on a code transaction that failed with no
+// cancellation reasons: a 500 that outlasted the SDK's retries (DynamoDB
+// Local's lock timeouts under load) is sent again after a backoff (had it
+// committed, its conditions fail and its codes drop), counting *tries;
+// another error is returned as the op's failure. With reasons it does
+// nothing: the caller reads them.
+func (s *Store) codeTxAgain(ctx context.Context, op codeOp, err error, reasons []string, tries *int) (bool, error) {
+	if reasons != nil {
+		return false, nil
+	}
+	if serverError(err) && *tries < codeTxAttempts {
+		if err := codeBackoff(ctx, *tries); err != nil {
+			return false, s.fail(op.String(), err)
+		}
+		*tries++
+		return true, nil
+	}
+	return false, s.fail(op.String(), err)
 }
 
 // codeBackoff waits before try n+1: full jitter under an exponential
