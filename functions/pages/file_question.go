@@ -18,7 +18,8 @@ var fileTextsByLang = map[string]fileTexts{
 		SizeRefused: "The file is larger than %d MB.", Uploading: "Uploading…", Uploaded: "Uploaded", Failed: "The upload failed; try again.",
 		NoScript: "Sending a file needs the page's script."},
 	"fa": {Accepted: "پذیرفته", UpTo: "تا %d مگابایت", TypeRefused: "فایل‌هایی از این نوع پذیرفته نمی‌شوند.",
-		SizeRefused: "فایل بزرگ‌تر از %d مگابایت است.", Uploading: "در حال بارگذاری…", Uploaded: "بارگذاری شد", Failed: "بارگذاری ناموفق بود؛ دوباره تلاش کنید.",
+		SizeRefused: "فایل بزرگ‌تر از %d مگابایت است.", Uploading: "در حال بارگذاری…", Uploaded: "بارگذاری شد",
+		Failed:   "بارگذاری ناموفق بود؛ دوباره تلاش کنید.",
 		NoScript: "فرستادن فایل به اسکریپت صفحه نیاز دارد."},
 	"ar": {Accepted: "المقبول", UpTo: "حتى %d ميغابايت", TypeRefused: "لا تُقبل ملفات من هذا النوع.",
 		SizeRefused: "الملف أكبر من %d ميغابايت.", Uploading: "جارٍ الرفع…", Uploaded: "تم الرفع", Failed: "فشل الرفع؛ حاول مرة أخرى.",
@@ -48,7 +49,8 @@ func (d *doc) fileQuestion(q survey.ElementView, t texts) {
 		accept[i] = "." + ext
 	}
 	hint := fmt.Sprintf("%s: %s; %s.", ft.Accepted, strings.ToUpper(strings.Join(types, ", ")), fmt.Sprintf(ft.UpTo, maxMB))
-	d.w("<div class=\"q file\" data-id=\"%s\" data-type=\"11\"%s data-max-bytes=\"%s\" data-types=\"%s\" data-msg-type=\"%s\" data-msg-size=\"%s\" data-msg-uploading=\"%s\" data-msg-uploaded=\"%s\" data-msg-failed=\"%s\">\n",
+	d.w("<div class=\"q file\" data-id=\"%s\" data-type=\"11\"%s data-max-bytes=\"%s\" data-types=\"%s\" data-msg-type=\"%s\""+
+		" data-msg-size=\"%s\" data-msg-uploading=\"%s\" data-msg-uploaded=\"%s\" data-msg-failed=\"%s\">\n",
 		num(id), requiredAttr(q.AnswerRequired), num(maxMB*uploads.MiB), text(strings.Join(types, ",")), text(ft.TypeRefused),
 		text(fmt.Sprintf(ft.SizeRefused, maxMB)), text(ft.Uploading), text(ft.Uploaded), text(ft.Failed))
 	d.w("<label for=\"a%s\" class=\"qt\">%s%s</label>\n", num(id), text(q.Title), required(q, t))
@@ -57,5 +59,6 @@ func (d *doc) fileQuestion(q survey.ElementView, t texts) {
 	}
 	d.w("<p class=\"qd\" id=\"h%s\">%s <noscript>%s</noscript></p>\n", num(id), text(hint), text(ft.NoScript))
 	d.w("<input type=\"file\" id=\"a%s\" name=\"f%s\" accept=\"%s\" aria-describedby=\"h%s s%s\"%s>\n", num(id), num(id), text(strings.Join(accept, ",")), num(id), num(id), req(q))
-	d.w("<progress class=\"upload-progress\" max=\"100\" value=\"0\" hidden aria-hidden=\"true\"></progress>\n<p class=\"upload-status\" id=\"s%s\" role=\"status\" aria-live=\"polite\"></p>\n</div>\n", num(id))
+	d.w("<progress class=\"upload-progress\" max=\"100\" value=\"0\" hidden aria-hidden=\"true\"></progress>\n"+
+		"<p class=\"upload-status\" id=\"s%s\" role=\"status\" aria-live=\"polite\"></p>\n</div>\n", num(id))
 }

@@ -57,7 +57,7 @@ func TestPlainFormTimeLimit(t *testing.T) {
 	var clock atomic.Int64
 	clock.Store(time.Now().UnixMicro())
 	now := func() time.Time { return time.UnixMicro(clock.Load()) }
-	h := pages.New(f.st, testenv.Sealer(t), now)
+	h := pages.New(pages.Deps{Store: f.st, Sealer: testenv.Sealer(t), Now: now})
 	get := func() string {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", "/s/"+f.sv.URLSlug+"/", nil))
@@ -142,7 +142,8 @@ func TestPersianPageMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := f.get("/s/" + f.sv.URLSlug + "/")
-	if !strings.Contains(page.body, `lang="fa" dir="rtl"`) || !strings.Contains(page.body, "کد شما پذیرفته نشد.") || !strings.Contains(page.body, "پاسخ به این پرسش الزامی است.") {
+	if !strings.Contains(page.body, `lang="fa" dir="rtl"`) || !strings.Contains(page.body, "کد شما پذیرفته نشد.") ||
+		!strings.Contains(page.body, "پاسخ به این پرسش الزامی است.") {
 		t.Errorf("the Persian page lacks its messages: %.600s", page.body)
 	}
 	rec := postForm(f.h, "/s/"+f.sv.URLSlug+"/", "idempotency_key=k&code=WRONG")

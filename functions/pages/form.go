@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/responding"
@@ -29,7 +28,8 @@ import (
 // It reads the survey's item collection once more than the JSON API (it
 // needs the element types to read the fields), and starts the session
 // itself when the form has none.
-func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Config) http.Handler {
+func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
+	sealer, now := svc.Sealer, svc.Now
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		slug := r.PathValue("url_slug")
@@ -66,12 +66,12 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 				return err
 			}
 			if err == survey.ErrSurveyClosed {
-				writeSurveyMessage(w, r, http.StatusGone, v.Language, v.Name, p.T.Closed, c.Settings)
+				writeSurveyMessage(w, r, http.StatusGone, v, p.T.Closed, c.Settings)
 				return nil
 			}
 			p.Errors, p.Form = messages(err, c.Elements, v.Language), f
 			p.Preview = c.Survey.IsTemplate
-			writeSurveyPage(w, r, api.Status(survey.ErrorCode(err)), renderSurvey(p), p.ThemeCSS, c.Settings)
+			writeSurveyPage(w, r, api.Status(survey.ErrorCode(err)), renderSurvey(p), c.Settings, allow{themeCSS: p.ThemeCSS})
 			return nil
 		}
 		key := p.IdempotencyKey
@@ -98,7 +98,7 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 			if at, ok := openServed(ctx, sealer, c.Survey.ID, f.Get("served"), start); ok {
 				start = at
 			}
-			started, err := responding.Start(ctx, st, sealer, slug, api.ClientIP(r), p.Code, p.QS, p.QS != "", start)
+			started, err := svc.Start(ctx, responding.StartRequest{Slug: slug, Client: api.ClientIP(r), Code: p.Code, QS: p.QS, HasQS: p.QS != "", At: start})
 			if err != nil {
 				return fail(err)
 			}
@@ -121,7 +121,7 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 			}
 			if !done {
 				p.Form = answersForm(sp.questions, answers)
-				writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS, c.Settings)
+				writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), c.Settings, allow{themeCSS: p.ThemeCSS})
 				return nil
 			}
 			req.Answers = answers
@@ -134,7 +134,7 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 		if err != nil {
 			return err
 		}
-		done, err := responding.Submit(ctx, st, sealer, slug, sha256Hex(key), sha256Hex(string(body)), req, now)
+		done, err := svc.Submit(ctx, slug, sha256Hex(key), sha256Hex(string(body)), req)
 		if err != nil {
 			return fail(err)
 		}
@@ -150,10 +150,11 @@ func handleForm(st Store, sealer responding.Sealer, now func() time.Time, cfg Co
 			// The answer sheet's link, as the script's thanks has it.
 			pg := newPage(v.Language, v.Name)
 			pg.Message = msg
-			writeSurveyPage(w, r, http.StatusOK, renderThanksSheet(pg, "/s/"+url.PathEscape(v.URLSlug)+"/sheet/"+url.PathEscape(done.SheetToken)+"/"), "", c.Settings)
+			sheet := "/s/" + url.PathEscape(v.URLSlug) + "/sheet/" + url.PathEscape(done.SheetToken) + "/"
+			writeSurveyPage(w, r, http.StatusOK, renderThanksSheet(pg, sheet), c.Settings, allow{})
 			return nil
 		}
-		writeSurveyMessage(w, r, http.StatusOK, v.Language, v.Name, msg, c.Settings)
+		writeSurveyMessage(w, r, http.StatusOK, v, msg, c.Settings)
 		return nil
 	})
 }

@@ -132,7 +132,8 @@ func renderSurvey(p surveyPage) []byte {
 	case p.Initial != nil:
 		class = ` class="steps"`
 	}
-	d.w(`<form id="survey"%s method="post" action="%s" novalidate data-slug="%s" data-duration="%s" data-hide-next="%s" data-hide-prev="%s" data-hide-progress="%s" data-msg-required="%s" data-msg-ties="%s" data-messages="%s"%s>
+	d.w(`<form id="survey"%s method="post" action="%s" novalidate data-slug="%s" data-duration="%s" data-hide-next="%s"`+
+		` data-hide-prev="%s" data-hide-progress="%s" data-msg-required="%s" data-msg-ties="%s" data-messages="%s"%s>
 <input type="hidden" name="idempotency_key" value="%s">
 <input type="hidden" name="session" value="%s">
 <input type="hidden" name="qs" value="%s">
@@ -235,7 +236,8 @@ func (d *doc) legend(q survey.ElementView, class markup, t texts, hidden markup)
 	if q.VerticalChoices {
 		class += " vertical"
 	}
-	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\"%s%s>\n<legend class=\"qt\">%s%s</legend>\n", class, num(q.ID), num(int64(q.Type)), requiredAttr(q.AnswerRequired), hidden, text(q.Title), required(q, t))
+	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\"%s%s>\n<legend class=\"qt\">%s%s</legend>\n",
+		class, num(q.ID), num(int64(q.Type)), requiredAttr(q.AnswerRequired), hidden, text(q.Title), required(q, t))
 }
 
 // required marks a required question's title: a star to the eye, and to a
@@ -359,7 +361,9 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeDropdown:
-		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"10\"%s%s>\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n<select id=\"a%s\" name=\"a%s\"%s><option value=\"\">—</option>", num(id), requiredAttr(q.AnswerRequired), h, num(id), text(q.Title), required(q, t), num(id), num(id), req(q))
+		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"10\"%s%s>\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n"+
+			"<select id=\"a%s\" name=\"a%s\"%s><option value=\"\">—</option>",
+			num(id), requiredAttr(q.AnswerRequired), h, num(id), text(q.Title), required(q, t), num(id), num(id), req(q))
 		for _, c := range q.Choices {
 			sel := markup("")
 			if has(name, c.ID) {

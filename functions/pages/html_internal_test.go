@@ -19,7 +19,10 @@ func TestRenderEscapes(t *testing.T) {
 		Questions: [][]survey.ElementView{
 			{{ElementFields: survey.ElementFields{Element: survey.Element{ID: 1, Type: survey.TypeText, Title: evil, MaxLength: 10}}}},
 			{{ElementFields: survey.ElementFields{Element: survey.Element{ID: 2, Type: survey.TypePictureChoice, Title: evil}}, Choices: []survey.ChoiceItem{{ID: 3, Name: evil, ImageURL: &img}}}},
-			{{ElementFields: survey.ElementFields{Element: survey.Element{ID: 4, Type: survey.TypeMatrix, Title: evil}}, Rows: []survey.NamedItem{{ID: 5, Name: evil}}, Columns: []survey.NamedItem{{ID: 6, Name: evil}}}},
+			{{
+				ElementFields: survey.ElementFields{Element: survey.Element{ID: 4, Type: survey.TypeMatrix, Title: evil}},
+				Rows:          []survey.NamedItem{{ID: 5, Name: evil}}, Columns: []survey.NamedItem{{ID: 6, Name: evil}},
+			}},
 			{{ElementFields: survey.ElementFields{Element: survey.Element{ID: 7, Type: survey.TypeOpinionScale, Title: evil, ScaleMin: 0, ScaleMax: 2}}, LeftLabel: &evil}},
 		},
 	}

@@ -28,25 +28,31 @@ type Store interface {
 
 var _ Store = (*store.Store)(nil)
 
-// New returns the group's routes; sealer starts and opens sessions for
-// the plain form; now is the clock of the survey's state and of the time
-// to respond.
-func New(st Store, sealer responding.Sealer, now func() time.Time, opts ...Option) *api.Router {
-	var cfg Config
-	for _, o := range opts {
-		o(&cfg)
-	}
+// Deps are the group's dependencies.
+type Deps struct {
+	Store Store
+	// Sealer starts and opens sessions for the plain form.
+	Sealer responding.Sealer
+	// Now is the clock of the survey's state and of the time to respond.
+	Now func() time.Time
+	// Config is the deployment's addresses (section 16).
+	Config Config
+}
+
+// New returns the group's routes.
+func New(d Deps) *api.Router {
+	st, svc, cfg := d.Store, responding.Service{Store: d.Store, Sealer: d.Sealer, Now: d.Now}, d.Config
 	rt := api.NewRouter(nil)
 	page := api.Route{Path: "/s/{url_slug}/", Name: "Responder Page", Public: true}
-	rt.Handle(page.With("GET"), handleSurvey(st, sealer, now, cfg))
-	rt.Handle(page.With("POST"), handleForm(st, sealer, now, cfg))
-	rt.Handle(api.Route{Method: "GET", Path: "/s/{url_slug}/sheet/{sheet_token}/", Name: "Answer Sheet", Public: true}, handleSheet(st, sealer, now))
+	rt.Handle(page.With("GET"), handleSurvey(st, d.Sealer, d.Now, cfg))
+	rt.Handle(page.With("POST"), handleForm(st, svc, cfg))
+	rt.Handle(api.Route{Method: "GET", Path: "/s/{url_slug}/sheet/{sheet_token}/", Name: "Answer Sheet", Public: true}, handleSheet(svc))
 	rt.Handle(api.Route{Method: "GET", Path: "/r/{report_code}/", Name: "Report Page", Public: true}, handleReport(st))
 	rt.Handle(api.Route{Method: "GET", Path: "/assets/{name}/", Name: "Page Asset", Public: true}, handleAsset())
 	// oEmbed's own format parameter: json (the router's), or xml, which
 	// reaches the handler to answer 501.
 	oembed := api.Route{Method: "GET", Path: "/api/oembed/", Name: "oEmbed", Public: true,
 		Formats: []api.Format{{Name: "xml", MediaType: "text/xml+oembed"}}}
-	rt.Handle(oembed, handleOEmbed(st, now))
+	rt.Handle(oembed, handleOEmbed(st, d.Now))
 	return rt
 }

@@ -59,39 +59,46 @@ func (p page) description() string {
 // writePage answers a rendered page with status, under the policy; it is
 // never shown in a frame.
 func writePage(w http.ResponseWriter, r *http.Request, status int, body []byte, themeCSS string) {
-	writeFramed(w, r, status, body, themeCSS, notFramed)
+	writeFramed(w, r, status, body, allow{themeCSS: themeCSS}, notFramed)
+}
+
+// allow is what a page's Content-Security-Policy lets in beyond the
+// page's own: its theme's inline style, and the origins its script may
+// connect to (the uploads bucket's, on a survey with a file-upload
+// question).
+type allow struct {
+	themeCSS string
+	connect  []string
 }
 
 // writeSurveyPage answers a page of the responder's side of a survey (the
 // survey, its closed page, the thanks of a plain form): the sites of the
 // survey's embed_origins may frame it, and X-Frame-Options, which cannot
 // name them, is left out.
-//
-// connect are the origins beyond the page's own that its script may reach:
-// the uploads bucket's, on a survey with a file-upload question.
-func writeSurveyPage(w http.ResponseWriter, r *http.Request, status int, body []byte, themeCSS string, set survey.Settings, connect ...string) {
+func writeSurveyPage(w http.ResponseWriter, r *http.Request, status int, body []byte, set survey.Settings, a allow) {
 	ancestors := survey.FrameAncestors(set.Embedders())
 	if ancestors != notFramed {
 		w.Header().Del("X-Frame-Options")
 	}
-	writeFramed(w, r, status, body, themeCSS, ancestors, connect...)
+	writeFramed(w, r, status, body, a, ancestors)
 }
 
-// writeSurveyMessage is writeMessage for a survey's own messages.
-func writeSurveyMessage(w http.ResponseWriter, r *http.Request, status int, lang, title, msg string, set survey.Settings) {
-	p := newPage(lang, title)
+// writeSurveyMessage is writeMessage for a survey's own messages, in its
+// language and under its name.
+func writeSurveyMessage(w http.ResponseWriter, r *http.Request, status int, v survey.ResponderSurvey, msg string, set survey.Settings) {
+	p := newPage(v.Language, v.Name)
 	p.Message = msg
-	writeSurveyPage(w, r, status, renderMessage(p), "", set)
+	writeSurveyPage(w, r, status, renderMessage(p), set, allow{})
 }
 
-func writeFramed(w http.ResponseWriter, r *http.Request, status int, body []byte, themeCSS, ancestors string, connect ...string) {
+func writeFramed(w http.ResponseWriter, r *http.Request, status int, body []byte, a allow, ancestors string) {
 	policy := basePolicy
-	for _, origin := range connect {
+	for _, origin := range a.connect {
 		policy += " " + origin
 	}
 	style := "style-src 'self'"
-	if themeCSS != "" {
-		sum := sha256.Sum256([]byte(themeCSS))
+	if a.themeCSS != "" {
+		sum := sha256.Sum256([]byte(a.themeCSS))
 		style += " 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 	}
 	h := w.Header()

@@ -23,12 +23,6 @@ type Config struct {
 	UploadsOrigin string
 }
 
-// Option sets part of the Config.
-type Option func(*Config)
-
-// WithConfig gives the pages the deployment's addresses.
-func WithConfig(c Config) Option { return func(dst *Config) { *dst = c } }
-
 // ConfigFromEnv reads PUBLIC_SURVEY_URL, PRIVACY_URL and UPLOADS_ORIGIN.
 func ConfigFromEnv(getenv func(string) string) Config {
 	return Config{PublicURL: strings.TrimSuffix(getenv("PUBLIC_SURVEY_URL"), "/"), PrivacyURL: getenv("PRIVACY_URL"),
@@ -69,7 +63,8 @@ var texts16 = map[string]pageTexts16{
 	"en": {Privacy: "Your answers are used only for this survey.", PrivacyLink: "Privacy notice", Share: "Share this survey",
 		Footer: "Made with Survey Service", Location: "This survey asks for your location.",
 		Edit: "Edit your response", Continue: "Continue"},
-	"fa": {Privacy: "پاسخ‌های شما تنها برای این پرسش‌نامه به کار می‌رود.", PrivacyLink: "اطلاعیهٔ حریم خصوصی", Share: "این پرسش‌نامه را هم‌رسانی کنید",
+	"fa": {Privacy: "پاسخ‌های شما تنها برای این پرسش‌نامه به کار می‌رود.", PrivacyLink: "اطلاعیهٔ حریم خصوصی",
+		Share:  "این پرسش‌نامه را هم‌رسانی کنید",
 		Footer: "ساخته‌شده با Survey Service", Location: "این پرسش‌نامه موقعیت مکانی شما را می‌خواهد.",
 		Edit: "ویرایش پاسخ", Continue: "ادامه"},
 	"ar": {Privacy: "تُستخدم إجاباتك لهذا الاستبيان فقط.", PrivacyLink: "إشعار الخصوصية", Share: "شارك هذا الاستبيان",

@@ -2,7 +2,6 @@ package pages
 
 import (
 	"net/http"
-	"time"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/responding"
@@ -14,9 +13,9 @@ import (
 // and, once the settings and the survey's state show the key, the correct
 // choice. A bad token, or a survey that does not show sheets, is a 404
 // page.
-func handleSheet(st Store, sealer responding.Sealer, now func() time.Time) http.Handler {
+func handleSheet(svc responding.Service) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		sheet, c, err := responding.OpenSheet(r.Context(), st, sealer, r.PathValue("url_slug"), r.PathValue("sheet_token"), now())
+		sheet, c, err := svc.OpenSheet(r.Context(), r.PathValue("url_slug"), r.PathValue("sheet_token"))
 		if survey.ErrorCode(err) == survey.ENOTFOUND {
 			writeNotFound(w, r)
 			return nil

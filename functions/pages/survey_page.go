@@ -68,7 +68,7 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		}
 		v := c.Survey.ResponderView(now(), c.Settings, c.Layout, c.Elements, c.Variables)
 		if v.State != survey.StateOpen {
-			writeSurveyMessage(w, r, http.StatusGone, v.Language, v.Name, textsFor(v.Language).Closed, c.Settings)
+			writeSurveyMessage(w, r, http.StatusGone, v, textsFor(v.Language).Closed, c.Settings)
 			return nil
 		}
 		p := newSurveyPage(v, r)
@@ -88,7 +88,7 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		if stepped(v) {
 			p.Initial = newSteps(c, v).shown(nil)
 		}
-		writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), p.ThemeCSS, c.Settings, uploadsConnect(p)...)
+		writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), c.Settings, allow{themeCSS: p.ThemeCSS, connect: uploadsConnect(p)})
 		return nil
 	})
 }

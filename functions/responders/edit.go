@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"time"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/responding"
@@ -15,7 +14,7 @@ import (
 // {"edit_token", "answers", "variables"}; 200 with the submission's
 // answer plus edited_at. The Idempotency-Key is optional: an edit sent
 // twice leaves the same answers.
-func handleEdit(st Store, sealer Sealer, files Uploads, now func() time.Time) http.Handler {
+func handleEdit(svc responding.Service, files responding.EditFiles) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		rid, ok := api.PathID(r, "response_id")
@@ -34,7 +33,7 @@ func handleEdit(st Store, sealer Sealer, files Uploads, now func() time.Time) ht
 		token, _ := form.String("edit_token", api.Str{Required: true, NoTrim: true})
 		// session: the page's, which new uploads were made for (optional).
 		session, _ := form.String("session", api.Str{Nullable: true, AllowBlank: true, NoTrim: true})
-		req := responding.EditRequest{Token: token, Answers: map[string]json.RawMessage{}, Session: session, Files: filesOf(files)}
+		req := responding.EditRequest{Token: token, Answers: map[string]json.RawMessage{}, Session: session, Files: files}
 		if raw, ok := dictField(form, "answers"); ok {
 			if err := json.Unmarshal(raw, &req.Answers); err != nil {
 				form.Fail("answers", "Not a valid object.")
@@ -50,7 +49,7 @@ func handleEdit(st Store, sealer Sealer, files Uploads, now func() time.Time) ht
 		if err := form.Err(); err != nil {
 			return err
 		}
-		resp, err := responding.Edit(ctx, st, sealer, r.PathValue("url_slug"), rid, req, now())
+		resp, err := svc.Edit(ctx, r.PathValue("url_slug"), rid, req)
 		if err != nil {
 			return err
 		}

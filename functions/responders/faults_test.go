@@ -62,7 +62,7 @@ func TestSubmitFaults(t *testing.T) {
 				// A cold container: nothing cached, every call made.
 				st, sealer := container(t)
 				st.Now = f.st.Now
-				h := responders.New(st, sealer, st.Now)
+				h := responders.New(responders.Deps{Store: st, Sealer: sealer, Now: st.Now})
 				reqCtx, calls := awsenv.WithCalls(ctx)
 				var hits atomic.Int64
 				restore := awsenv.InjectFaults(func(c context.Context, service, operation string) error {

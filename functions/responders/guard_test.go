@@ -201,7 +201,7 @@ func TestGuessLimitAcrossContainers(t *testing.T) {
 	slug, _ := f.survey(t, shared, "right")
 	second := testenv.Container(t)
 	second.Now, second.Guesses = clk.Now, f.st.Guesses
-	h2 := responders.New(second, nil, second.Now)
+	h2 := responders.New(responders.Deps{Store: second, Now: second.Now})
 	const ip = "198.51.100.20"
 	for i, h := range []http.Handler{f.h, h2, f.h, h2} {
 		guess(t, h, slug, fmt.Sprintf("wrong-%d", i), ip).refused(t)

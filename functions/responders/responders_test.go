@@ -126,7 +126,7 @@ func newFixture(tb testing.TB) fixture {
 	// The handlers read the store's clock, so that a test that replaces it
 	// moves both.
 	now := func() time.Time { return st.Now() }
-	return fixture{st: st, sealer: sealer, h: responders.New(st, sealer, now), aid: a.ID, fid: fo.ID, skew: skew}
+	return fixture{st: st, sealer: sealer, h: responders.New(responders.Deps{Store: st, Sealer: sealer, Now: now}), aid: a.ID, fid: fo.ID, skew: skew}
 }
 
 // advance moves the fixture's clock forward.

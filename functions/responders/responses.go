@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"time"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/responding"
@@ -122,7 +121,7 @@ func dictField(form *api.Form, name string) (json.RawMessage, bool) {
 // 403, 410). A refusal after the session opened first asks whether the
 // key recorded a response already: a retry of a success answers that
 // success, however the survey changed since.
-func handleSubmit(st Store, sealer Sealer, files Uploads, now func() time.Time) http.Handler {
+func handleSubmit(svc responding.Service, files responding.EditFiles) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		key, err := idempotencyKey(r)
@@ -137,12 +136,12 @@ func handleSubmit(st Store, sealer Sealer, files Uploads, now func() time.Time) 
 		if err != nil {
 			return err
 		}
-		done, err := responding.Submit(ctx, st, sealer, r.PathValue("url_slug"), sha256Hex([]byte(key)), sha256Hex(data),
+		done, err := svc.Submit(ctx, r.PathValue("url_slug"), sha256Hex([]byte(key)), sha256Hex(data),
 			responding.Request{
 				Session: req.session, Answers: req.answers, Variables: req.variables, Location: req.location,
 				Responder: responding.ResponderValue(r), IP: api.ClientIP(r), UserAgent: r.UserAgent(),
-				Files: filesOf(files),
-			}, now)
+				Files: files,
+			})
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package responders
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -35,7 +36,7 @@ type sessionView struct {
 // container's data key: one read of the survey, its settings and the
 // guard's counts, one of the code or the link when there is one, no KMS
 // call while the key is fresh.
-func handleSession(st Store, sealer Sealer, now func() time.Time) http.Handler {
+func handleSession(svc responding.Service) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		body, err := api.DecodeObject(r, api.MaxBody)
@@ -45,17 +46,17 @@ func handleSession(st Store, sealer Sealer, now func() time.Time) http.Handler {
 		form := api.NewForm(body)
 		code, _ := form.String("code", api.Str{Nullable: true, AllowBlank: true, NoTrim: true})
 		qs, hasQS := form.String("qs", api.Str{Nullable: true, AllowBlank: true, NoTrim: true})
-		var captcha any
-		if raw, ok := form.Raw("captcha"); ok {
-			if err := json.Unmarshal(raw, &captcha); err != nil {
-				return err // checked JSON: never in practice
-			}
+		captcha, err := captchaField(form)
+		if err != nil {
+			return err
 		}
 		if err := form.Err(); err != nil {
 			return err
 		}
-		opt := responding.StartOptions{Captcha: captcha, Responder: responding.EnsureResponder(w, r)}
-		started, err := responding.StartWith(ctx, st, sealer, r.PathValue("url_slug"), api.ClientIP(r), code, qs, hasQS, opt, now())
+		started, err := svc.Start(ctx, responding.StartRequest{
+			Slug: r.PathValue("url_slug"), Client: api.ClientIP(r), Code: code, QS: qs, HasQS: hasQS,
+			Captcha: captcha, Responder: responding.EnsureResponder(w, r),
+		})
 		if err != nil {
 			return err
 		}
@@ -81,7 +82,7 @@ func valuesJSON(p links.Payload) map[string]any {
 // (contract section 16), whether or not it needs one: the code-guess guard
 // may ask for one too. Sealing is local while the data key is fresh: one
 // read of the slug (cached) and no other call.
-func handleChallenge(st Store, sealer Sealer, now func() time.Time) http.Handler {
+func handleChallenge(st Store, sealer responding.Sealer, now func() time.Time) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		sid, err := st.SurveyIDBySlug(r.Context(), r.PathValue("url_slug"))
 		if err != nil {
@@ -95,4 +96,16 @@ func handleChallenge(st Store, sealer Sealer, now func() time.Time) http.Handler
 		api.Respond(w, r, http.StatusOK, is)
 		return nil
 	})
+}
+
+// captchaField is the request's optional "captcha" member as decoded JSON
+// (nil when absent), as challenge.Parse reads it.
+func captchaField(form *api.Form) (any, error) {
+	var captcha any
+	if raw, ok := form.Raw("captcha"); ok {
+		if err := json.Unmarshal(raw, &captcha); err != nil {
+			return nil, fmt.Errorf("responders: decode captcha: %w", err) // checked JSON: never in practice
+		}
+	}
+	return captcha, nil
 }

@@ -110,7 +110,8 @@ func TestSubmitRecordsAResponse(t *testing.T) {
 	got := r.submitted(t)
 	t.Logf("a submission: %d DynamoDB calls %v", r.calls, r.ops)
 	if r.ops["DynamoDB.Query"] != 1 || r.ops["DynamoDB.TransactWriteItems"] != 1 || r.ops["DynamoDB.GetItem"] != 2 || r.calls > 5 {
-		t.Errorf("a submission made %v, want the survey item (its collection version), one Query (a cold container's), one TransactWriteItems, the fence's GetItem of the survey (and at most an id lease)", r.ops)
+		t.Errorf("a submission made %v, want the survey item (its collection version), one Query (a cold container's), "+
+			"one TransactWriteItems, the fence's GetItem of the survey (and at most an id lease)", r.ops)
 	}
 	if r.header.Get("Idempotent-Replayed") != "" {
 		t.Errorf("a first submission is marked replayed")

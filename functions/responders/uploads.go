@@ -23,16 +23,6 @@ type Uploads interface {
 
 var _ Uploads = (*uploads.Bucket)(nil)
 
-// Option configures the group.
-type Option func(*options)
-
-type options struct{ uploads Uploads }
-
-// WithUploads gives the group the uploads bucket: the uploads route and
-// answers to file-upload questions (contract section 16). Without it the
-// route answers 404 and upload answers are refused.
-func WithUploads(b Uploads) Option { return func(o *options) { o.uploads = b } }
-
 // uploadView is the uploads route's 201 (contract section 16): the upload
 // id that answers the question, and the presigned POST the browser sends
 // the file with.
@@ -51,7 +41,7 @@ type uploadView struct {
 // content type for 15 minutes; the upload id seals what the submission
 // checks. One Query of the survey's items; the presign and the seal are
 // local.
-func handleUpload(st Store, sealer Sealer, bucket Uploads, now func() time.Time) http.Handler {
+func handleUpload(st Store, sealer responding.Sealer, bucket Uploads, now func() time.Time) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		body, err := api.DecodeObject(r, api.MaxBody)

@@ -144,7 +144,7 @@ func newSealer(tb testing.TB, st *store.Store) *links.Sealer {
 // both with the sealer, as `make run` serves them.
 func newHandler(st *store.Store, sealer *links.Sealer) http.Handler {
 	v := variables.New(api.NewAuthenticator(st), st, sealer, variables.Config{SurveyURL: surveyURL})
-	return api.Mount(v, responders.New(st, sealer, time.Now))
+	return api.Mount(v, responders.New(responders.Deps{Store: st, Sealer: sealer, Now: time.Now}))
 }
 
 // fixture is one account of its own, its key, a folder, and the handler.

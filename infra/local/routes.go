@@ -58,10 +58,10 @@ type config struct {
 // it, by the function's logical id in template.yaml.
 func routers(st *store.Store, cfg config) map[string]*api.Router {
 	auth := api.NewAuthenticator(st)
-	var respOpts []responders.Option
+	var respUploads responders.Uploads
 	var ownerOpts []responses.Option
 	if cfg.uploads != nil {
-		respOpts = append(respOpts, responders.WithUploads(cfg.uploads))
+		respUploads = cfg.uploads
 		ownerOpts = append(ownerOpts, responses.WithUploads(cfg.uploads))
 	}
 	return map[string]*api.Router{
@@ -71,8 +71,8 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"SurveysFunction":    surveys.New(auth, st, time.Now),
 		"ElementsFunction":   elements.New(auth, st),
 		"SettingsFunction":   settings.New(auth, st, time.Now),
-		"RespondersFunction": responders.New(st, cfg.sealer, time.Now, respOpts...),
-		"PagesFunction":      pages.New(st, cfg.sealer, time.Now, pages.WithConfig(cfg.pages)),
+		"RespondersFunction": responders.New(responders.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Uploads: respUploads}),
+		"PagesFunction":      pages.New(pages.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Config: cfg.pages}),
 		"VariablesFunction":  variables.New(auth, st, cfg.sealer, cfg.variables),
 		"ResponsesFunction":  responses.New(auth, st, cfg.sealer, cfg.exports, cfg.exportJobs, time.Now, ownerOpts...),
 		"SchemaFunction":     schema.New(),

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
-	"time"
 
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
@@ -20,16 +19,6 @@ var (
 	ErrInvalidEditToken = survey.Errorf(survey.EFORBIDDEN, "Invalid edit token.")
 	ErrEditingDisabled  = survey.Errorf(survey.EFORBIDDEN, "Editing responses is not enabled for this survey.")
 )
-
-// EditStore is what an edit reads and writes; *store.Store implements it.
-type EditStore interface {
-	SurveyIDBySlug(ctx context.Context, slug string) (int64, error)
-	PublicCollection(ctx context.Context, sid int64, consistent bool) (store.SurveyCollection, error)
-	EditResponse(ctx context.Context, e store.ResponseEdit) (survey.Response, error)
-	ResponseOfSurvey(ctx context.Context, sid, rid int64) (survey.Response, error)
-}
-
-var _ EditStore = (*store.Store)(nil)
 
 // EditToken seals a response's edit token: its id, bound to the survey
 // (links.PurposeEdit). No AWS call while the data key is fresh.
@@ -81,7 +70,8 @@ type EditFiles interface {
 // old answers to the new through the tally, which reads the edit from the
 // table's stream (old and new images), exactly once; the webhooks'
 // response.updated follows from the same stream.
-func Edit(ctx context.Context, st EditStore, sealer Sealer, slug string, rid int64, req EditRequest, now time.Time) (survey.Response, error) {
+func (s Service) Edit(ctx context.Context, slug string, rid int64, req EditRequest) (survey.Response, error) {
+	st, sealer, now := s.Store, s.Sealer, s.Now()
 	sid, err := st.SurveyIDBySlug(ctx, slug)
 	if err != nil {
 		return survey.Response{}, err
@@ -116,7 +106,7 @@ func Edit(ctx context.Context, st EditStore, sealer Sealer, slug string, rid int
 	if req.Files != nil {
 		files = req.Files
 	}
-	keys, err := checkFiles(ctx, files, sealer, c, sid, req.Session, answers)
+	keys, err := s.checkFiles(ctx, files, c, sid, req.Session, answers)
 	if err != nil {
 		return survey.Response{}, err
 	}

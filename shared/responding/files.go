@@ -29,7 +29,7 @@ var _ Files = (*uploads.Bucket)(nil)
 // size and type: one HeadObject each). It answers the files' keys, or a
 // 400 naming every refused answer. Without files (a route that takes no
 // uploads) every upload answer is refused.
-func checkFiles(ctx context.Context, files Files, sealer Sealer, c store.SurveyCollection, sid int64, session string, answers map[int64]json.RawMessage) ([]string, error) {
+func (s Service) checkFiles(ctx context.Context, files Files, c store.SurveyCollection, sid int64, session string, answers map[int64]json.RawMessage) ([]string, error) {
 	var keys []string
 	errs := survey.Fields{}
 	for eid, raw := range answers {
@@ -42,7 +42,7 @@ func checkFiles(ctx context.Context, files Files, sealer Sealer, c store.SurveyC
 			errs.Add(strconv.FormatInt(eid, 10), uploads.MsgInvalidUpload)
 			continue
 		}
-		f, msgs, err := files.Check(ctx, sealer, sid, eid, session, id, uploads.RulesOf(e))
+		f, msgs, err := files.Check(ctx, s.Sealer, sid, eid, session, id, uploads.RulesOf(e))
 		if err != nil {
 			return nil, err
 		}

@@ -24,7 +24,13 @@ import (
 //
 // captcha is the request's "captcha" member as decoded JSON (nil when
 // absent).
-func GuardCodeCheck(ctx context.Context, st challenge.Spender, sealer challenge.Sealer, g store.CodeGuard, sid int64, captcha any, solved bool, now time.Time) error {
+func (s Service) GuardCodeCheck(ctx context.Context, g store.CodeGuard, sid int64, captcha any, solved bool) error {
+	return s.guardCodeCheck(ctx, g, sid, captcha, solved, s.Now())
+}
+
+// guardCodeCheck is GuardCodeCheck at now: a session's start as of the
+// time it starts at.
+func (s Service) guardCodeCheck(ctx context.Context, g store.CodeGuard, sid int64, captcha any, solved bool, now time.Time) error {
 	if err := g.Check(); err != nil {
 		return err
 	}
@@ -35,5 +41,5 @@ func GuardCodeCheck(ctx context.Context, st challenge.Spender, sealer challenge.
 	if err != nil {
 		return err
 	}
-	return challenge.Check(ctx, sealer, st, sid, sol, now)
+	return challenge.Check(ctx, s.Sealer, s.Store, sid, sol, now)
 }

@@ -26,6 +26,7 @@ type Store interface {
 	Replay(ctx context.Context, sid int64, keyHash, bodyHash string) (store.Submitted, bool, error)
 	SpendChallenge(ctx context.Context, sid int64, salt string, expiresAt time.Time) error
 	ResponseOfSurvey(ctx context.Context, sid, rid int64) (survey.Response, error)
+	EditResponse(ctx context.Context, e store.ResponseEdit) (survey.Response, error)
 }
 
 // Sealer opens personalised links and seals and opens sessions;
@@ -40,6 +41,16 @@ var (
 	_ Store  = (*store.Store)(nil)
 	_ Sealer = (*links.Sealer)(nil)
 )
+
+// Service is responding's dependencies, named once: its methods take the
+// request's values only. Now is the clock of the survey's state and of
+// the time to respond (the store's own clock in tests, so that the two
+// agree).
+type Service struct {
+	Store  Store
+	Sealer Sealer
+	Now    func() time.Time
+}
 
 // Refusals of starting and submitting a response (contract section 11).
 var (
@@ -59,34 +70,40 @@ type Started struct {
 	ChoiceOrders map[string][]int64
 }
 
-// Start starts a response to the survey of slug for client (its IP): the
-// survey must be open; under code_auth the code must admit the responder
-// (checked, not spent, and guessing held back by store.CodeGuard); a
-// personalised link (hasQS) must open for the survey and, if it is a
-// one-use link, not be used yet. The start time, the code and the link
-// are sealed in the session token.
-func Start(ctx context.Context, st Store, sealer Sealer, slug, client, code, qs string, hasQS bool, now time.Time) (Started, error) {
-	return StartWith(ctx, st, sealer, slug, client, code, qs, hasQS, StartOptions{}, now)
-}
-
-// StartOptions are the parts of a session's start that contract section
-// 16 adds.
-type StartOptions struct {
+// StartRequest is a session's start as a request asks for it.
+type StartRequest struct {
+	// Slug names the survey; Client is the request's IP.
+	Slug, Client string
+	// Code is the authentication code (code_auth); QS the personalised
+	// link's token, when HasQS.
+	Code, QS string
+	HasQS    bool
 	// Captcha is the request's "captcha" member as decoded JSON (nil when
 	// absent): a captcha_needed survey needs a solved challenge, and so
 	// does a code_auth survey under attack (GuardCodeCheck).
 	Captcha any
 	// Responder is the responder cookie's value (EnsureResponder): the
-	// session is bound to it.
+	// session is bound to it (contract section 16).
 	Responder string
+	// At is when the session starts; zero for the Service's Now (the plain
+	// form starts it when its page was served).
+	At time.Time
 }
 
-// StartWith is Start with section 16's options: on a captcha_needed
-// survey the captcha must be a solved challenge of the survey, which the
-// session spends (challenge.Check); the session is bound to the responder
-// cookie.
-func StartWith(ctx context.Context, st Store, sealer Sealer, slug, client, code, qs string, hasQS bool, opt StartOptions, now time.Time) (Started, error) {
-	ps, guard, err := st.GuardedSurveyBySlug(ctx, slug, client)
+// Start starts a response to the survey of req.Slug for req.Client: the
+// survey must be open; on a captcha_needed survey the captcha must be a
+// solved challenge of the survey, which the session spends
+// (challenge.Check); under code_auth the code must admit the responder
+// (checked, not spent, and guessing held back by store.CodeGuard); a
+// personalised link (HasQS) must open for the survey and, if it is a
+// one-use link, not be used yet. The start time, the code, the link and
+// the responder cookie's hash are sealed in the session token.
+func (s Service) Start(ctx context.Context, req StartRequest) (Started, error) {
+	st, sealer, now := s.Store, s.Sealer, req.At
+	if now.IsZero() {
+		now = s.Now()
+	}
+	ps, guard, err := st.GuardedSurveyBySlug(ctx, req.Slug, req.Client)
 	if err == nil && ps.Survey.Deleted {
 		// Once the slug is known, a survey in the trash is closed: a new
 		// session answers as a submission on an older one does (410).
@@ -100,12 +117,12 @@ func StartWith(ctx context.Context, st Store, sealer Sealer, slug, client, code,
 	if !sv.Active(started) {
 		return Started{}, survey.ErrSurveyClosed
 	}
-	s := Session{StartedAt: started}
-	if opt.Responder != "" {
-		s.Responder = ResponderHash(opt.Responder)
+	sess := Session{StartedAt: started}
+	if req.Responder != "" {
+		sess.Responder = ResponderHash(req.Responder)
 	}
 	if set.CaptchaNeeded {
-		sol, err := challenge.Parse(opt.Captcha)
+		sol, err := challenge.Parse(req.Captcha)
 		if err == nil {
 			err = challenge.Check(ctx, sealer, st, sv.ID, sol, now)
 		}
@@ -114,8 +131,8 @@ func StartWith(ctx context.Context, st Store, sealer Sealer, slug, client, code,
 		}
 	}
 	var link links.Payload
-	if hasQS {
-		if link, err = sealer.Open(ctx, sv.ID, qs); errors.Is(err, links.ErrInvalid) {
+	if req.HasQS {
+		if link, err = sealer.Open(ctx, sv.ID, req.QS); errors.Is(err, links.ErrInvalid) {
 			err = ErrInvalidLink
 		}
 		if err != nil {
@@ -127,10 +144,10 @@ func StartWith(ctx context.Context, st Store, sealer Sealer, slug, client, code,
 		// this client's failed checks are at their limit, 429; while the
 		// survey's are, a solved challenge; both before the code is
 		// looked at.
-		if err := GuardCodeCheck(ctx, st, sealer, guard, sv.ID, opt.Captcha, set.CaptchaNeeded, now); err != nil {
+		if err := s.guardCodeCheck(ctx, guard, sv.ID, req.Captcha, set.CaptchaNeeded, now); err != nil {
 			return Started{}, err
 		}
-		code = strings.TrimSpace(code)
+		code := strings.TrimSpace(req.Code)
 		if code == "" || len(code) > MaxCode {
 			return Started{}, survey.ErrCodeRefused // no code is like this: not a guess
 		}
@@ -144,17 +161,17 @@ func StartWith(ctx context.Context, st Store, sealer Sealer, slug, client, code,
 			}
 			return Started{}, survey.ErrCodeRefused
 		}
-		s.Code = code
+		sess.Code = code
 	}
-	if hasQS {
-		s.Link = &SessionLink{Values: link}
-		id, err := linkID(qs)
+	if req.HasQS {
+		sess.Link = &SessionLink{Values: link}
+		id, err := linkID(req.QS)
 		if err != nil {
 			return Started{}, err
 		}
-		s.Link.ID = id
+		sess.Link.ID = id
 		if link.Unique {
-			used, err := st.LinkUsed(ctx, s.Link.TokenID())
+			used, err := st.LinkUsed(ctx, sess.Link.TokenID())
 			if err != nil {
 				return Started{}, err
 			}
@@ -163,7 +180,7 @@ func StartWith(ctx context.Context, st Store, sealer Sealer, slug, client, code,
 			}
 		}
 	}
-	token, err := sealer.SealFor(ctx, links.PurposeSession, sv.ID, s.Encode())
+	token, err := sealer.SealFor(ctx, links.PurposeSession, sv.ID, sess.Encode())
 	if err != nil {
 		return Started{}, err
 	}
@@ -216,7 +233,8 @@ type Request struct {
 //
 // With show_answer_sheet_to_responder on, the result carries the
 // responder's answer sheet and its sealed token (contract section 15).
-func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHash string, req Request, now func() time.Time) (Submitted, error) {
+func (s Service) Submit(ctx context.Context, slug, keyHash, bodyHash string, req Request) (Submitted, error) {
+	st, sealer, now := s.Store, s.Sealer, s.Now
 	sid, err := st.SurveyIDBySlug(ctx, slug)
 	if err != nil {
 		return Submitted{}, err
@@ -239,7 +257,7 @@ func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHas
 	sub, err := Build(c, sess, req, now())
 	var files []string
 	if err == nil {
-		files, err = checkFiles(ctx, req.Files, sealer, c, sid, req.Session, sub.Response.Answers)
+		files, err = s.checkFiles(ctx, req.Files, c, sid, req.Session, sub.Response.Answers)
 	}
 	if err != nil {
 		if survey.ErrorCode(err) == survey.EINTERNAL {
@@ -250,7 +268,7 @@ func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHas
 		case rerr != nil:
 			return Submitted{}, rerr
 		case found:
-			return finish(ctx, st, sealer, c, sid, done, nil, now())
+			return s.finish(ctx, c, sid, done, nil)
 		}
 		return Submitted{}, err
 	}
@@ -264,21 +282,22 @@ func Submit(ctx context.Context, st Store, sealer Sealer, slug, keyHash, bodyHas
 	if err != nil {
 		return Submitted{}, err
 	}
-	return finish(ctx, st, sealer, c, sid, done, &sub.Response, now())
+	return s.finish(ctx, c, sid, done, &sub.Response)
 }
 
 // finish gives a recorded response what its 201 carries beyond the
 // store's answer: the edit token when the survey lets responders edit
 // (section 16), the answer sheet when it shows one (section 15).
-func finish(ctx context.Context, st Store, sealer Sealer, c store.SurveyCollection, sid int64, done store.Submitted, resp *survey.Response, now time.Time) (Submitted, error) {
+func (s Service) finish(ctx context.Context, c store.SurveyCollection, sid int64, done store.Submitted, resp *survey.Response) (Submitted, error) {
+	now := s.Now()
 	if c.Settings.EditResponseEnabled {
-		token, err := EditToken(ctx, sealer, sid, done.ID)
+		token, err := EditToken(ctx, s.Sealer, sid, done.ID)
 		if err != nil {
 			return Submitted{}, err
 		}
 		done.EditToken = token
 	}
-	return withSheet(ctx, st, sealer, c, done, resp, now)
+	return s.withSheet(ctx, c, done, resp, now)
 }
 
 // Build checks a response against the survey as read at now and

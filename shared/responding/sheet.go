@@ -26,20 +26,20 @@ var ErrNoSheet = survey.ErrNotFound
 // withSheet adds the sheet to a recorded response when
 // show_answer_sheet_to_responder is on. resp is the response as written,
 // or nil for a replay (then it is read back: one GetItem).
-func withSheet(ctx context.Context, st Store, sealer Sealer, c store.SurveyCollection, done store.Submitted, resp *survey.Response, now time.Time) (Submitted, error) {
+func (s Service) withSheet(ctx context.Context, c store.SurveyCollection, done store.Submitted, resp *survey.Response, now time.Time) (Submitted, error) {
 	out := Submitted{Submitted: done}
 	if !c.Settings.ShowAnswerSheetToResponder {
 		return out, nil
 	}
 	if resp == nil {
-		r, err := st.ResponseOfSurvey(ctx, c.Survey.ID, done.ID)
+		r, err := s.Store.ResponseOfSurvey(ctx, c.Survey.ID, done.ID)
 		if err != nil {
 			return Submitted{}, err
 		}
 		resp = &r
 	}
 	// The response id as 8 bytes: a token seals at least two.
-	token, err := sealer.SealFor(ctx, links.PurposeSheet, c.Survey.ID, binary.BigEndian.AppendUint64(nil, uint64(done.ID)))
+	token, err := s.Sealer.SealFor(ctx, links.PurposeSheet, c.Survey.ID, binary.BigEndian.AppendUint64(nil, uint64(done.ID)))
 	if err != nil {
 		return Submitted{}, err
 	}
@@ -59,11 +59,12 @@ func sheetOf(c store.SurveyCollection, r survey.Response, now time.Time) survey.
 	return survey.SheetOf(c.Layout.QuestionElements(c.Elements), c.Layout.Members, r.Answers, score, key)
 }
 
-// OpenSheet is the sheet a sheet token of the survey of slug opens to, at
-// now, with the survey's collection (for its name and language). A bad,
+// OpenSheet is the sheet a sheet token of the survey of slug opens to, now,
+// with the survey's collection (for its name and language). A bad,
 // foreign or tampered token, a survey that does not show sheets, or one
 // in the trash answer ErrNoSheet.
-func OpenSheet(ctx context.Context, st Store, sealer Sealer, slug, token string, now time.Time) (survey.Sheet, store.SurveyCollection, error) {
+func (s Service) OpenSheet(ctx context.Context, slug, token string) (survey.Sheet, store.SurveyCollection, error) {
+	st, sealer, now := s.Store, s.Sealer, s.Now()
 	sid, err := st.SurveyIDBySlug(ctx, slug)
 	if err != nil {
 		return survey.Sheet{}, store.SurveyCollection{}, err

@@ -17,7 +17,10 @@ func main() {
 		// Within the limits per client and per survey, counted across
 		// containers through the table (shared/ratelimit); assets are not
 		// limited. make run serves the same constructor.
-		rt := pages.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now, pages.WithConfig(pages.ConfigFromEnv(env.Getenv)))
+		rt := pages.New(pages.Deps{
+			Store: env.Store, Sealer: links.SealerFromEnv(env.AWS, env.Getenv, env.Store), Now: time.Now,
+			Config: pages.ConfigFromEnv(env.Getenv),
+		})
 		return gateway.New(pages.Limited(rt, env.Store, ratelimit.Service, time.Now)), nil
 	})
 }

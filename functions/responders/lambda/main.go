@@ -19,7 +19,9 @@ func main() {
 		// containers through the table (shared/ratelimit); make run
 		// serves the same constructor.
 		files := uploads.New(env.AWS, uploads.BucketFromEnv(env.Getenv))
-		rt := responders.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now, responders.WithUploads(files))
+		rt := responders.New(responders.Deps{
+			Store: env.Store, Sealer: links.SealerFromEnv(env.AWS, env.Getenv, env.Store), Now: time.Now, Uploads: files,
+		})
 		return gateway.New(responders.Limited(rt, env.Store, ratelimit.Service, time.Now)), nil
 	})
 }
