@@ -21,6 +21,12 @@ type Keeper interface {
 
 var _ Keeper = (*uploads.Bucket)(nil)
 
+// FilesToKeep are the object keys a record's response asks to keep: the
+// files of its AttrFiles mark (a string set the submission and the edit
+// write), for an edit (MODIFY) only those the edit added (the others were
+// kept from an earlier record). Keys outside the uploads' prefix are
+// ignored.
+//
 // The files are kept here, from the stream, and not by the submission:
 // the submission's only S3 call is the HeadObject that checks an answer,
 // and a response written is a response whose files are kept, even when
@@ -29,12 +35,6 @@ var _ Keeper = (*uploads.Bucket)(nil)
 // them: it already reads every response INSERT and MODIFY, and DynamoDB
 // Streams throttles a shard read by more than two consumers (dispatch and
 // tally are its two).
-
-// FilesToKeep are the object keys a record's response asks to keep: the
-// files of its AttrFiles mark (a string set the submission and the edit
-// write), for an edit (MODIFY) only those the edit added (the others were
-// kept from an earlier record). Keys outside the uploads' prefix are
-// ignored.
 func FilesToKeep(rec events.DynamoDBEventRecord) []string {
 	keys := files(rec.Change.NewImage)
 	if rec.EventName == "MODIFY" {

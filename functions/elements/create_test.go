@@ -327,7 +327,7 @@ func TestCreateInvalid(t *testing.T) {
 }
 
 // TestCreateTakesEveryPatchField: a field PATCH takes is never dropped on
-// create (issue 18, finding 12). Each body, sent to create, answers the
+// create. Each body, sent to create, answers the
 // same element as an empty create followed by the same PATCH, and the
 // element stored is that one; the response-only fields of contract 6
 // (answer_required above all) and the appreciation fields included.

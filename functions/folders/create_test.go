@@ -67,8 +67,8 @@ func TestCreate(t *testing.T) {
 }
 
 // A body that is not UTF-8 is refused whole, before anything is written,
-// rather than stored with U+FFFD in place of the bad byte (issue 18,
-// finding 13). The check is shared/api's, so every JSON route has it.
+// rather than stored with U+FFFD in place of the bad byte. The
+// check is shared/api's, so every JSON route has it.
 func TestCreateRefusesInvalidUTF8(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

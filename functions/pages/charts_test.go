@@ -17,7 +17,7 @@ import (
 )
 
 // TestMatrixRankingCharts: a matrix and a ranking with show_charts get a
-// chart on the report (issue 18, finding 4): the matrix a stacked bar a
+// chart on the report: the matrix a stacked bar a
 // row (a segment for each column picked in it, the row's total past its
 // end, a legend), the ranking the mean rank of each choice, best first;
 // each chart's description reads every count; the counts follow an edit

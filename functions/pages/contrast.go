@@ -6,12 +6,6 @@ import (
 	"strconv"
 )
 
-// An owner picks a theme's colors freely; the page must still be readable
-// (WCAG 2.2 AA: 4.5:1 for text, 3:1 for controls and graphics). Each color
-// is kept when it meets its contrast, else moved toward black or white,
-// the least that meets it, so the theme's hue stays: the default theme's
-// #1E88E5 buttons (3.67:1 under white text) are drawn #1b79cc (4.5:1).
-
 // rgb is a color in sRGB, 0-255 a channel.
 type rgb struct{ r, g, b float64 }
 
@@ -68,6 +62,12 @@ func mix(c, to rgb, t float64) rgb {
 
 // readable is c, or c moved the least toward black or white, so that its
 // contrast with every color of against is at least ratio.
+//
+// An owner picks a theme's colors freely; the page must still be readable
+// (WCAG 2.2 AA: 4.5:1 for text, 3:1 for controls and graphics). Each color
+// is kept when it meets its contrast, else moved toward black or white,
+// the least that meets it, so the theme's hue stays: the default theme's
+// #1E88E5 buttons (3.67:1 under white text) are drawn #1b79cc (4.5:1).
 func readable(c rgb, ratio float64, against ...rgb) rgb {
 	worst := func(x rgb) float64 {
 		m := math.Inf(1)

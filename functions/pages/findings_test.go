@@ -19,7 +19,7 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// The fixes of issue 18 the server alone shows; the browser tests
+// Page fixes the server alone shows; the browser tests
 // (infra/local) show the rest, with axe-core over every page state.
 
 func postForm(h http.Handler, path, body string) *httptest.ResponseRecorder {
@@ -43,7 +43,7 @@ func hidden(t *testing.T, page, name string) string {
 // TestPlainFormTimeLimit: with a responding duration, the plain form's
 // session starts when the page was served (sealed into the form), so a
 // form sent after the time (and its 30 s grace) is refused and records
-// nothing (finding 6: it was recorded with duration_seconds 0).
+// nothing (it was once recorded with duration_seconds 0).
 func TestPlainFormTimeLimit(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 2)
@@ -132,7 +132,7 @@ func TestPlainFormTiedRanks(t *testing.T) {
 }
 
 // TestPersianPageMessages: a Persian survey's refusals are in Persian,
-// on the plain form and in the table its script reads (finding 10).
+// on the plain form and in the table its script reads.
 func TestPersianPageMessages(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 2)
@@ -155,7 +155,7 @@ func TestPersianPageMessages(t *testing.T) {
 
 // TestPageBasics: the page names its icon (an asset, not a 404) and has a
 // description; its text is sent gzipped to a browser, which is how the
-// weights below are measured (finding 11).
+// weights below are measured.
 func TestPageBasics(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 2)

@@ -12,6 +12,10 @@ import (
 	"surveyservice/shared/survey"
 )
 
+// markup is HTML that may go into a page as it is: escaped text, numbers,
+// and the fixed markup of these functions. A string value is not markup;
+// it has to pass through text.
+//
 // The pages are written by these functions rather than html/template:
 // text/template's reflection (MethodByName) makes the linker keep every
 // exported method of every type in the binary, 4 MB more for this
@@ -22,10 +26,6 @@ import (
 // through text (html.EscapeString: & < > " ', right in text and in quoted
 // attributes alike; nothing is written unquoted), num, decimal or flag, or
 // through a visible markup(...) conversion where the code vouches for it.
-
-// markup is HTML that may go into a page as it is: escaped text, numbers,
-// and the fixed markup of these functions. A string value is not markup;
-// it has to pass through text.
 type markup string
 
 // text escapes s for the page, in text and in quoted attributes.

@@ -7,12 +7,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// The refusals a responder can meet come from the API in English. A page
-// in another language shows them in its own: the script and the plain
-// form translate them through the same table. A message the table lacks
-// is shown as it came, in its own direction (dir="auto"), so an English
-// sentence keeps its full stop at its end on a right-to-left page.
-
 // Messages of the pages themselves, in English; their translations are
 // in pageMessages.
 const (
@@ -49,6 +43,12 @@ var pageMessages = map[string]map[string]string{
 }
 
 // translate is msg in the page's language, or msg when there is none.
+//
+// The refusals a responder can meet come from the API in English. A page
+// in another language shows them in its own: the script and the plain
+// form translate them through the same table. A message the table lacks
+// is shown as it came, in its own direction (dir="auto"), so an English
+// sentence keeps its full stop at its end on a right-to-left page.
 func translate(lang, msg string) string {
 	if t, ok := pageMessages[lang][msg]; ok {
 		return t

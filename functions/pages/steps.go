@@ -16,23 +16,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// The plain form of a survey with display rules (contract section 15),
-// for a browser without the page's script: it goes page by page on the
-// server, with the script's semantics. Each POST carries, sealed in the
-// form (links.PurposeSteps), the page it shows and the answers given on
-// the pages before; the server reads the fields of the questions that
-// page showed and nothing else, keeps the answers under the rules
-// (survey.CheckAsked: an answer of a question that became hidden is
-// cleared, a shown required one on that page must be answered), and shows
-// the next page with something shown, skipping the others, or submits
-// after the last through the same path as the script (section 11). A
-// hidden question is never shown and its answer never sent.
-//
-// The survey's first page is the page every browser gets (GET): without
-// the script, its later question pages and the script's buttons are
-// hidden by the stylesheet (the form's "steps" class), the questions
-// hidden with no answer carry hidden, and a plain Next button posts it.
-
 // stepState is what the plain form carries from page to page, sealed.
 type stepState struct {
 	// At is the page shown (an index of displayPages).
@@ -54,6 +37,23 @@ type stepView struct {
 
 // stepped reports whether the survey's plain form goes page by page: when
 // one of its questions has display rules.
+//
+// The plain form of a survey with display rules (contract section 15),
+// for a browser without the page's script: it goes page by page on the
+// server, with the script's semantics. Each POST carries, sealed in the
+// form (links.PurposeSteps), the page it shows and the answers given on
+// the pages before; the server reads the fields of the questions that
+// page showed and nothing else, keeps the answers under the rules
+// (survey.CheckAsked: an answer of a question that became hidden is
+// cleared, a shown required one on that page must be answered), and shows
+// the next page with something shown, skipping the others, or submits
+// after the last through the same path as the script (section 11). A
+// hidden question is never shown and its answer never sent.
+//
+// The survey's first page is the page every browser gets (GET): without
+// the script, its later question pages and the script's buttons are
+// hidden by the stylesheet (the form's "steps" class), the questions
+// hidden with no answer carry hidden, and a plain Next button posts it.
 func stepped(s survey.ResponderSurvey) bool {
 	for _, pg := range s.Questions {
 		for _, q := range pg {

@@ -415,7 +415,7 @@ func TestClosingBetweenSessionAndSubmit(t *testing.T) {
 			f.respond(t, slug, sess, nil).is(t, 410, closedBody)
 			f.wantStored(t, tc.name, sid, 0)
 			// A new session answers the same, the trashed survey's too
-			// (issue 18, finding 15: it answered 404).
+			// (it once answered 404).
 			f.startSession(t, slug, map[string]any{"code": "K"}).is(t, 410, closedBody)
 			// The code was not spent by the refused response.
 			if ok, err := f.st.CheckCode(context.Background(), sid, "K", true); err != nil || !ok {

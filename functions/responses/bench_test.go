@@ -154,7 +154,7 @@ func BenchmarkResponses(b *testing.B) {
 		b.ReportMetric(float64(cpu.Nanoseconds())/N, "handler-cpu-ns/op")
 		b.ReportMetric(float64(bytes)/N, "body-bytes/op")
 		// Responses are spread over store.ResponseShards partition keys
-		// (issue 20), merged lazily: a page reads its own items and a few
+		// and merged lazily: a page reads its own items and a few
 		// a shard past its end (the merge's buffers), not a page from
 		// each shard (16 x 101 = 1,616 for a page of 100 before).
 		if max := int64(wantItems + 6*store.ResponseShards); wantItems > 0 && items/int64(b.N) > max {

@@ -31,7 +31,7 @@ import (
 
 // BenchmarkExportJob exports a survey of BENCH_RESPONSES responses
 // (default 100,000; `make test`'s bench-once runs 1,000) as the export job
-// does on AWS (issue 20): POST .../responses/exports/ queues the job on
+// does on AWS: POST .../responses/exports/ queues the job on
 // SQS; the export function's handler, given the queue's message, reads
 // every response from DynamoDB Local and writes the file to S3 (moto) in
 // parts; the job then answers succeeded and its rows, and the file, read

@@ -18,6 +18,8 @@ import (
 	"surveyservice/shared/survey"
 )
 
+// JobQueue queues export jobs; exports.Queue implements it.
+//
 // An export job is the way to export a survey of any size: POST
 // .../responses/exports/ records a pending job and queues it (SQS), and
 // answers 202 at once; the export function (functions/exports, a 15
@@ -25,8 +27,6 @@ import (
 // .../responses/exports/{export_id}/ answers the job's state and, once it
 // succeeded, a link to the file (the same sealed link as the synchronous
 // export's, good for an hour from that GET).
-
-// JobQueue queues export jobs; exports.Queue implements it.
 type JobQueue interface {
 	Send(ctx context.Context, j exports.Job) error
 }

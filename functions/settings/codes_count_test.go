@@ -21,7 +21,7 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// The code count under races, crashes and retries (issue 10, section 1).
+// The code count under races, crashes and retries.
 // The emulator copies the whole table for every action of a transaction,
 // so these tests keep their tables to a few hundred codes; the issue's
 // figures (100,000 codes, 10 x 5,000) are the benchmark's.

@@ -17,7 +17,6 @@ import (
 // answers ok false for anything else (errors to report, escapes it does not
 // decode, nesting), and the caller then takes the general path, which also
 // words every error; so it changes performance, never answers.
-
 type scan struct {
 	b []byte
 	// text is b as one string, copied once: the strings the scan answers

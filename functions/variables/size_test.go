@@ -108,7 +108,7 @@ func TestLinksAnswerFitsLambda(t *testing.T) {
 		t.Errorf("the refusal made %d KMS and %d DynamoDB calls (%v), want 0 and the one read", r.kms, r.dynamo, r.ops)
 	}
 
-	// The request of issue 10: 5,000 items of 500 + 500 characters (about
+	// A request once seen: 5,000 items of 500 + 500 characters (about
 	// 5 MB in) used to answer over 6 MiB.
 	full := make([]int, n)
 	for i := range full {

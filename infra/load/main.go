@@ -8,7 +8,7 @@
 // The mix scenario (the default) prepares an account's data through the
 // API, then drives a mixed workload from 50 concurrent clients and prints
 // throughput, p50/p99 latency per route and the count of 5xx answers. The
-// viral scenario (issue 20) is a survey shared with a crowd; see viral.go.
+// viral scenario is a survey shared with a crowd; see viral.go.
 package main
 
 import (

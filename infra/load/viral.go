@@ -24,7 +24,9 @@ import (
 	"surveyservice/shared/store"
 )
 
-// The "viral survey" scenario (issue 20): one survey shared with a crowd.
+// viralOptions configure the scenario.
+//
+// The "viral survey" scenario: one survey shared with a crowd.
 // Responders, each a client of its own (its own loopback address, so the
 // service sees distinct clients, its own cookies and connection), answer the
 // one survey in a loop for the run's duration, as the hosted page does:
@@ -37,8 +39,6 @@ import (
 // and each choice's picks) equal what was stored and answered: counts come
 // from the tally function on the table's stream, so they may lag; that lag
 // is measured.
-
-// viralOptions configure the scenario.
 type viralOptions struct {
 	Responders int
 	Duration   time.Duration

@@ -30,7 +30,6 @@ import (
 // would: by keyboard. They fail, never skip, when Chromium is missing
 // (.ci/run installs it). Screenshots of each page go to a folder the tests
 // print.
-
 const chromiumPath = "/usr/bin/chromium"
 
 var (

@@ -10,17 +10,17 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// The sample catalog's template surveys (contract section 17): `make run`
-// makes the catalog account (as `admin account create --catalog` does),
-// builds a real survey for some of the sample templates through the API,
-// and imports the catalog with their survey_id, so that a new user starts
-// a survey from a template with one curl.
-
 // catalogEmail is the catalog account `make run` creates (or reuses).
 const catalogEmail = "catalog@example.com"
 
 // templateSurveys are the sample templates that are backed by a survey, by
 // template id (infra/seed/templates.json).
+//
+// The sample catalog's template surveys (contract section 17): `make run`
+// makes the catalog account (as `admin account create --catalog` does),
+// builds a real survey for some of the sample templates through the API,
+// and imports the catalog with their survey_id, so that a new user starts
+// a survey from a template with one curl.
 var templateSurveys = []struct {
 	templateID int64
 	spec       surveySpec

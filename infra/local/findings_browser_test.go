@@ -16,12 +16,11 @@ import (
 
 // TestBrowserRequiredFocusAndHideNext, on a phone, by keyboard, with
 // hide_next_button: nothing moves when the script starts (no layout
-// shift); a required text question keeps its Next button (finding 8),
-// is announced required, and is checked on Next with the message beside
-// it and the focus on it (finding 5); a scale's end labels sit on a row
-// of their own under its wrapped values, matrix pills do not touch
-// (finding 11); a last page holding only a statement gets the focus on
-// its heading (finding 9).
+// shift); a required text question keeps its Next button, is announced
+// required, and is checked on Next with the message beside it and the
+// focus on it; a scale's end labels sit on a row of their own under its
+// wrapped values, matrix pills do not touch; a last page holding only a
+// statement gets the focus on its heading.
 func TestBrowserRequiredFocusAndHideNext(t *testing.T) {
 	p := newPagesServer(t)
 	sv := p.build(t, surveySpec{Name: "required", Language: 4, Settings: map[string]any{"hide_next_button": true},
@@ -100,7 +99,7 @@ func TestBrowserRequiredFocusAndHideNext(t *testing.T) {
 }
 
 // TestBrowserPersianReportAndMessages: a Persian survey's refusal is in
-// Persian (finding 10), and its report's charts are laid out right to
+// Persian, and its report's charts are laid out right to
 // left inside their box, with text of 12 px or more on a phone
 // (findings 3 and 11).
 func TestBrowserPersianReportAndMessages(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"surveyservice/shared/webhook"
 )
 
-// The dead receiver beside a healthy one (issue 21), shared by
+// The dead receiver beside a healthy one, shared by
 // TestWebhookDeadReceiverBesideAHealthyOne (counts asserted) and
 // BenchmarkWebhookDeadReceiver (latencies reported), on DynamoDB Local
 // (its stream) and moto (SQS).

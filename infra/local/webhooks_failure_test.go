@@ -26,7 +26,7 @@ import (
 	"surveyservice/shared/webhook"
 )
 
-// Webhooks under failure (issue 21): the whole schedule on an accelerated
+// Webhooks under failure: the whole schedule on an accelerated
 // clock, racing retries, a poison stream record and its replay, a dead
 // receiver beside a healthy one.
 

@@ -19,7 +19,7 @@ import (
 // tally's transaction holds the survey item (it adds each stream batch's
 // responses to submitted_responses) is cancelled by that transaction
 // (TransactionConflict) and tried again by the store, so it lands instead
-// of answering 503. Found by `make load`'s viral survey (issue 20), where
+// of answering 503. Found by `make load`'s viral survey, where
 // every owner PATCH during the run answered 503.
 //
 // Twice: with the model's default hold (20 ms, DynamoDB's two-phase

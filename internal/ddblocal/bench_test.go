@@ -24,8 +24,8 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-// The service's hot paths on both emulators, at two table sizes: the
-// figures of issue 19 (DynamoDB Local replaces moto for DynamoDB). Each
+// The service's hot paths on both emulators, at two table sizes (why
+// DynamoDB Local replaced moto for DynamoDB: docs/local.md). Each
 // op is the store's work for one request (what the handler adds is the
 // same on both and measured by the functions' own benchmarks):
 //
@@ -228,13 +228,13 @@ func fill(b *testing.B, st *store.Store, n int) {
 	}
 }
 
-// BenchmarkRacingUploads: a survey with 100,000 codes, then 8 uploads of
-// the same 1,000 new codes at once, through the conflict model (as `make
-// run` serves them): the count must come out exact (101,000) and DynamoDB
-// Local must stay under 1.5 GB. It reports the conflicts the uploads met,
-// the 503s they answered after the store's own retries (which the client
-// then sends again), the race's wall time and the emulator's memory. (On moto, issue 19 measured
-// 21.7 GB and 503s for everything; it is not run there.)
+// BenchmarkRacingUploads: a survey with 100,000 codes, then 8 uploads of the
+// same 1,000 new codes at once, through the conflict model (as `make run`
+// serves them): the count must come out exact (101,000) and DynamoDB Local
+// must stay under 1.5 GB. It reports the conflicts the uploads met, the 503s
+// they answered after the store's own retries (which the client then sends
+// again), the race's wall time and the emulator's memory. (On moto this
+// measured 21.7 GB and 503s for everything; it is not run there.)
 func BenchmarkRacingUploads(b *testing.B) {
 	for b.Loop() {
 		cfg, proxy := testenv.ConflictConfig(b, conflict.DefaultHold)

@@ -10,12 +10,6 @@ import (
 	"sync"
 )
 
-// API Gateway HTTP APIs never compress what a function answers, so the
-// function does: every text answer (HTML, CSS, script, SVG, JSON, CSV) of
-// at least compressMin bytes, to a client that accepts gzip. Lambda sends
-// a response whole, so buffering it here costs nothing a stream would
-// save; the adapter then carries the gzip bytes base64-encoded.
-
 // compressMin is the size below which gzip's header and the client's
 // work cost more than the bytes saved.
 const compressMin = 1024
@@ -29,6 +23,12 @@ var gzipWriters = sync.Pool{New: func() any {
 // a text response of at least compressMin bytes; it sets Vary:
 // Accept-Encoding on every answer it could have compressed, and makes a
 // compressed answer's ETag weak (the bytes differ, the entity does not).
+//
+// API Gateway HTTP APIs never compress what a function answers, so the
+// function does: every text answer (HTML, CSS, script, SVG, JSON, CSV) of
+// at least compressMin bytes, to a client that accepts gzip. Lambda sends
+// a response whole, so buffering it here costs nothing a stream would
+// save; the adapter then carries the gzip bytes base64-encoded.
 func Compress(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodHead || !acceptsGzip(r.Header.Values("Accept-Encoding")) {

@@ -14,8 +14,8 @@ import (
 
 // TestCompress: a text answer of 1 KiB or more goes out gzipped to a
 // client that accepts it, and as it is to any other; small, binary, HEAD
-// and 304 answers are never compressed (issue 18, finding 11: API Gateway
-// HTTP APIs do not compress, so the function must).
+// and 304 answers are never compressed (API Gateway HTTP
+// APIs do not compress, so the function must).
 func TestCompress(t *testing.T) {
 	t.Parallel()
 	big := strings.Repeat(`{"name":"a question title"},`, 100)

@@ -17,19 +17,6 @@ import (
 	"surveyservice/shared/datakey"
 )
 
-// Envelope encryption of personalised links.
-//
-// Links are sealed with AES-256-GCM under a data key that KMS generates
-// (GenerateDataKey, AES_256, with the encryption context purpose=survey-
-// links, which the IAM policy requires). The table keeps only the data key
-// as KMS wrapped it; the plaintext key lives in the memory of a Lambda
-// container. A data key is current for Rotation (24 hours) from its
-// creation: then the first request that needs to seal generates the next
-// one. Old keys stay in the table, so old links keep opening: a token names
-// its key. A request makes at most one KMS call (GenerateDataKey for a new
-// current key, or Decrypt of a key this container has not opened yet), and
-// none while the container's keys are fresh.
-
 // EncryptionContext is bound to every data key: KMS refuses to unwrap a
 // key under another context, and IAM allows only this one.
 var EncryptionContext = map[string]string{"purpose": "survey-links"}
@@ -63,6 +50,19 @@ type KMS interface {
 
 // Sealer seals and opens tokens. It is safe for concurrent use; one per
 // container.
+//
+// Envelope encryption of personalised links.
+//
+// Links are sealed with AES-256-GCM under a data key that KMS generates
+// (GenerateDataKey, AES_256, with the encryption context purpose=survey-
+// links, which the IAM policy requires). The table keeps only the data key
+// as KMS wrapped it; the plaintext key lives in the memory of a Lambda
+// container. A data key is current for Rotation (24 hours) from its
+// creation: then the first request that needs to seal generates the next
+// one. Old keys stay in the table, so old links keep opening: a token names
+// its key. A request makes at most one KMS call (GenerateDataKey for a new
+// current key, or Decrypt of a key this container has not opened yet), and
+// none while the container's keys are fresh.
 type Sealer struct {
 	kms   KMS
 	keyID string

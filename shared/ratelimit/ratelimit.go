@@ -1,5 +1,5 @@
 // Package ratelimit holds the public functions' limits per client and per
-// survey (issue 20): one client's script, or one survey's flood, is held
+// survey: one client's script, or one survey's flood, is held
 // back in the function, so that every other client and survey keeps the
 // stage's throughput (template.yaml's stage throttles are for the account
 // as a whole).

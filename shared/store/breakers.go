@@ -12,15 +12,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// Circuit breakers of a survey's webhooks: one item, HOOKS#<sid> /
-// BREAKERS, beside the webhooks item, with four attributes a webhook
-// (f_<wid>: consecutive failures, o_<wid>: open until, p_<wid>: a probe
-// under way until, s_<wid>: slow until; times in Unix ms). Top-level attributes, so that ADD
-// and REMOVE work on an item or attribute that is not there yet. Read in
-// the same BatchGetItem as the webhooks (the owner's reads, a batch of
-// attempts); written only when an attempt fails, or succeeds after
-// failures.
-
 const breakersSK = "BREAKERS"
 
 func breakerNames(wid int64) (failures, open, probe string) {
@@ -63,6 +54,15 @@ func decodeBreakers(item dynamo.Item) map[int64]survey.Breaker {
 // when pauseFor (given the consecutive failures) answers a pause, opens
 // the breaker until now plus that pause. Answers the breaker as it now
 // stands. One UpdateItem; a second, conditional on the count, to open it.
+//
+// Circuit breakers of a survey's webhooks: one item, HOOKS#<sid> /
+// BREAKERS, beside the webhooks item, with four attributes a webhook
+// (f_<wid>: consecutive failures, o_<wid>: open until, p_<wid>: a probe
+// under way until, s_<wid>: slow until; times in Unix ms). Top-level attributes, so that ADD
+// and REMOVE work on an item or attribute that is not there yet. Read in
+// the same BatchGetItem as the webhooks (the owner's reads, a batch of
+// attempts); written only when an attempt fails, or succeeds after
+// failures.
 func (s *Store) BreakerFailed(ctx context.Context, sid, wid int64, now time.Time, pauseFor func(failures int) time.Duration) (survey.Breaker, error) {
 	f, o, p := breakerNames(wid)
 	var item dynamo.Item

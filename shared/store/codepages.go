@@ -11,45 +11,6 @@ import (
 	"github.com/guregu/dynamo/v2"
 )
 
-// The codes' page index (issue 18, finding 17): DynamoDB has no offset, so
-// page k of a survey's codes used to read the (k-1)*size codes before it.
-// The index is a trie of counts over the codes' bytes, kept exact by the
-// transactions that write the codes, and read from the root down to the
-// page's start.
-//
-//   - A node is a prefix p of codes, of length below the survey's depth D
-//     (or longer, while it ends inside a UTF-8 character).
-//     It counts, for each next byte b, the codes that start with p+b
-//     (attribute x<hex b>), and whether p itself is a code (attribute t).
-//     In byte order a code equal to p comes before every longer one, then
-//     the children by byte: so the counts give every code's rank.
-//   - No item is shared by concurrent writers: the counts of a node are
-//     kept per count shard, beside the count (CodeCountSK). The root's
-//     counts are attributes of the count shard item COUNT#<n> itself; the
-//     node p of shard n is CODES#<sid> / PAGES#<hex p>#<n>. A transaction of
-//     codes already owns its count shard (codewrites.go), and now also that
-//     shard's nodes: it ADDs to the nodes of its codes' prefixes in the same
-//     transaction as the codes and the count, so the index is never behind
-//     or ahead of the codes, and no retry or crash can make it drift.
-//   - D is fixed per survey when its first codes are written (CODES#<sid> /
-//     PAGES, never changed): the length of the first upload's longest common
-//     prefix plus codePageFanDepth, at most codePageMaxDepth. Codes that
-//     share a long prefix (code-000001...) get a deep trie, random ones a
-//     shallow one; a leaf (a prefix of length D) holds the few codes that
-//     share it.
-//   - A transaction touches its codes, its count shard and the nodes of
-//     their prefixes, at most 100 items: codes are written in byte order,
-//     chunked so that codes and nodes fit (packCodes).
-//
-// Reading page k: one consistent BatchGetItem of the meta item and the
-// count shards (the root), then one consistent Query a level (the node's
-// items of every shard, PAGES#<hex p>#), down to the leaf holding the
-// page's first code, then one Query from that leaf of the codes before the
-// start within it and the page. The index is exact, not lagging; it is
-// used only when the root's counts add up to the survey's code count (a
-// survey whose codes were written before the index, or seeded around the
-// store, does not), and otherwise the page is read as before.
-
 const (
 	codePagesSK       = "PAGES"
 	codePagePrefix    = "PAGES#"
@@ -227,6 +188,10 @@ func codeNodeCounts(items []dynamo.Item, into map[string]int64) {
 // there, and the items it read. ok is false when the index cannot answer
 // (not indexed, or out of step with the count): the caller reads as
 // before.
+//
+// The index is a trie of counts over the codes' bytes, kept exact by the
+// transactions that write the codes:
+// docs/data-model.md#the-codes-page-index.
 func (s *Store) codePageStart(ctx context.Context, sid int64, r int64) (from string, skip int64, read int, ok bool, err error) {
 	keys := []dynamo.Keyed{dynamo.Keys{CodesPK(sid), codePagesSK}, dynamo.Keys{SurveyPK(sid), settingsSK}}
 	for i := range CodeCountShards {

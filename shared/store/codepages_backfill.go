@@ -10,52 +10,6 @@ import (
 	"github.com/guregu/dynamo/v2"
 )
 
-// Backfilling the codes' page index (issue 18, finding 17) of a survey
-// whose codes were written before the index existed (codepages.go), while
-// its owner uploads and deletes codes.
-//
-// A build that Queries the codes and then writes their counts is not
-// exact: an upload that read "no index" before the build began commits its
-// codes, uncounted, after the Query passed them; a deletion counted by the
-// build may be taken off by a writer that did not know it was counted, or
-// not at all. The fix is that a code itself says whether it is counted:
-//
-//   - A backfilled survey's meta item (CODES#<sid> / PAGES) has marks set.
-//     In such a survey the index counts exactly the codes that carry the
-//     mark (attribute i of the code item): the invariant every transaction
-//     keeps, whatever it read of the index before it began.
-//   - A writer that read the marks meta puts new codes marked and counted,
-//     in one transaction (as codewrites.go always did). A writer that read
-//     no meta (depth 0: it began before the backfill) puts them unmarked
-//     and uncounted: still true to the invariant.
-//   - A deletion is conditional on what it read of the mark: a marked code
-//     is deleted on attribute_exists(i) and taken off the index in the same
-//     transaction, an unmarked one on attribute_not_exists(i), the index
-//     untouched. A code whose mark changed in between fails its condition:
-//     it is read again (and the meta with it), never dropped unread.
-//   - The backfill marks a code and counts it in one transaction: an
-//     Update of the code, conditional on attribute_exists(PK) AND
-//     attribute_not_exists(i), and the ADDs to the nodes of its prefixes of
-//     one count shard (and that shard's root attributes, not its count).
-//     A code deleted or marked meanwhile fails its condition and is
-//     dropped; a conflict with a writer on that shard is tried again.
-//
-// So at every commit the root's counts are the number of marked codes and
-// the count shards the number of codes: the index is whole exactly when
-// they agree, the test the reader already makes (codePageStart) before it
-// uses the index. A pass (one Query of the codes, keys and marks only, and
-// a transaction per chunk of unmarked ones) marks every code that was
-// there when the Query passed it; codes put unmarked later by writers that
-// began before the meta existed (a request's lifetime at most) are found
-// by another pass. BackfillCodePages makes passes until the counts agree,
-// at most codeBackfillPasses; run it again otherwise. It is idempotent:
-// marked codes are passed over, and a survey already whole costs one read.
-//
-// A survey indexed since its first code (meta without marks) is left as
-// it is: its index counts every code, unmarked. If its counts disagree
-// (codes written around the store) it is reported, not rebuilt: its codes
-// cannot tell counted from uncounted.
-
 // codeWriterLifetime bounds how long after the marks meta is created a
 // writer that read "no index" before it can still commit an unmarked code:
 // uploads and deletions run in the settings function, whose timeout is
@@ -102,8 +56,12 @@ type CodePagesBackfill struct {
 }
 
 // BackfillCodePages builds the code page index of a survey whose codes
-// predate it (see above). A survey without codes and without an index is
+// predate it. A survey without codes and without an index is
 // left alone: its first upload creates the index.
+//
+// A code carries a mark saying whether the index counts it, so the backfill
+// is exact while the owner uploads and deletes codes:
+// docs/data-model.md#backfilling-the-codes-page-index.
 func (s *Store) BackfillCodePages(ctx context.Context, sid int64) (CodePagesBackfill, error) {
 	var out CodePagesBackfill
 	_, count, ix, err := s.codeCount(ctx, sid)

@@ -13,12 +13,11 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// TestCodePages: every page of a survey's codes, read through the page
-// index, is exactly that page of the codes in byte order, after uploads
-// (at once, some concurrent), deletions and a delete-all; and a deep page
-// reads about its own codes, not the pages before it (issue 18, finding
-// 17). A survey whose codes were written around the store (no index) is
-// read the old way, and still right.
+// TestCodePages: every page of a survey's codes, read through the page index,
+// is exactly that page of the codes in byte order, after uploads (at once,
+// some concurrent), deletions and a delete-all; and a deep page reads about
+// its own codes, not the pages before it. A survey whose codes were written
+// around the store (no index) is read the old way, and still right.
 func TestCodePages(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)

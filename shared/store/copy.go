@@ -16,32 +16,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// Copies of surveys: a start from a template and a copy of one's own
-// survey (contract section 17).
-//
-// A copy is whole or nothing, however many elements it has:
-//
-//  1. Read the source's item collection (one Query), allocate every new
-//     id (one UpdateItem per kind), and claim the new survey's id: one
-//     transaction puts a pending-copy marker (PENDING#<sid> / COPY, in the
-//     sparse GSI2 under COPYING#<shard>) on the condition that no survey
-//     holds the id.
-//  2. Write the elements, settings and variables under SURVEY#<new sid>,
-//     25 items a BatchWriteItem, four calls at a time. Nothing reads them
-//     yet: every reader of a survey starts from its SURVEY item, its
-//     LAYOUT item, its slug or its report code, and none of these exists.
-//  3. One transaction makes the copy a survey: ConditionCheck the folder,
-//     put SURVEY (in GSI1: the lists), SLUG, REPORT and LAYOUT, add one to
-//     the account's live surveys under its limit (limits.go: exact under
-//     racing copies, as any create), and delete the marker (it must
-//     exist: a clean-up that judged the copy dead wins over it).
-//
-// A copy that fails after step 1 deletes what it wrote and its marker. A
-// copy whose process dies leaves its marker: CleanPendingCopies (the
-// sweeper) deletes the items under a marker older than CopyDeadline, and
-// the marker. So DynamoDB calls grow as elements/25, and a copy holds at
-// most a 7-item transaction.
-
 const pendingSK = "COPY"
 
 // CopyDeadline is the age after which a pending copy is dead: far beyond
@@ -120,10 +94,13 @@ func (s *Store) CopySource(ctx context.Context, from, sid int64) (CopySource, er
 	return CopySource{SurveyCollection: c, items: items}, nil
 }
 
-// CopySurvey writes a copy of src as spec says, whole or nothing (see
-// above). It answers 400 on folder_id for a folder that is not a live one
-// of the account, 403 at the account's limit of live surveys, EUNAVAILABLE
+// CopySurvey writes a copy of src as spec says, whole or nothing.
+// It answers 400 on folder_id for a folder that is not a live one of the
+// account, 403 at the account's limit of live surveys, EUNAVAILABLE
 // when the store is busy; whatever it wrote is then deleted.
+//
+// Why a copy is whole or nothing however many elements it has, and how the
+// sweeper removes a dead one: docs/data-model.md#copies-of-surveys.
 func (s *Store) CopySurvey(ctx context.Context, src CopySource, spec CopySpec) (CopyResult, error) {
 	plan, err := s.planCopy(ctx, src, spec)
 	if err != nil {

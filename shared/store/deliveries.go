@@ -11,17 +11,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// Deliveries (contract section 13).
-//
-// A webhook's deliveries live in a partition of their own,
-// DELIVERIES#<wid>, one item each, DELIVERY#<event time>#<rid>. The key is
-// made from the event alone (the response's submission time and id), so a
-// stream record seen twice makes the same delivery, which a conditional
-// put creates once. Byte order of the keys is time order: the owner's list,
-// newest first, is one Query of the partition read backwards, bounded
-// below by the retention. Each item expires (TTL) after
-// survey.DeliveryRetention; the Query's bound hides any TTL lag.
-
 const deliverySKPrefix = "DELIVERY#"
 
 // DeliveriesPK is the partition of a webhook's deliveries.
@@ -105,6 +94,9 @@ func (it deliveryItem) delivery() (survey.Delivery, error) {
 // delivery is put in the due index at due (the retrier queues it then,
 // should its job be lost). One conditional PutItem, which answers the
 // existing item when its condition fails.
+//
+// A delivery's key is made from the event alone, so a record seen twice
+// makes one delivery: docs/webhooks.md#deliveries-in-the-table.
 func (s *Store) CreateDelivery(ctx context.Context, d survey.Delivery, due time.Time) (created bool, current survey.Delivery, err error) {
 	var it deliveryItem
 	if d.Status != survey.DeliveryPending {

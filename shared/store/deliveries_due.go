@@ -15,24 +15,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// The attempts of a delivery, and the due index.
-//
-// A delivery's waits do not live in the queue: a pending delivery carries
-// the time it is next looked at in GSI2 (GSI2PK DUE#<shard>, GSI2SK
-// <due, Unix ms>#<wid>#<delivery SK>), and the retrier (functions/retrier,
-// every minute) queues what is due with one Query a shard: O(due). Every
-// pending delivery writes this key and its sort key only grows, so one
-// index partition could not split to take the writes: DueShards
-// partitions, each a hash of the delivery, share them (16 x 1,000 WCU/s).
-//
-// An attempt is claimed before it is made: a conditional UpdateItem on the
-// attempts the job was queued for, that no claim is under way and that the
-// delivery is pending. Copies of a job (a retried stream batch, a manual
-// retry, the retrier and a delayed message both) race for the claim; one
-// wins, the others are dropped: a delivery has one chain of attempts. The
-// outcome is written on the claim (its token, the attempts it saw, still
-// pending), so counts are exact and `succeeded` is final.
-
 // DueShards is the partitions of the due index.
 const DueShards = 16
 
@@ -55,6 +37,9 @@ func dueShard(wid, rid int64) int {
 // or another claim is under way. The claim holds until until; it puts the
 // delivery in the due index then, so that an attempt whose function died
 // is queued again.
+//
+// Claims give a delivery one chain of attempts, and the due index is
+// sharded: docs/webhooks.md#attempts-and-the-due-index.
 func (s *Store) ClaimAttempt(ctx context.Context, d survey.Delivery, token string, until time.Time) (bool, error) {
 	pk, sk := DeliveriesPK(d.WebhookID), DeliverySK(d.Created, d.ResponseID)
 	err := s.table.Update(AttrPK, pk).Range(AttrSK, sk).
@@ -202,17 +187,6 @@ func (s *Store) Requeue(ctx context.Context, d DueDelivery, next time.Time) (boo
 	return true, nil
 }
 
-// The paused index: a pending delivery whose last attempt the webhook's
-// open breaker held back (RecordPaused) is also in GSI1, partition
-// PAUSED#<wid>#<0..PausedShards-1>, sort key its delivery SK, until its
-// next attempt is recorded. Its next attempt follows the schedule (hours,
-// late in it); when the breaker closes (a probe's success, the owner's
-// PATCH), ResumePaused makes every one due now: O(the webhook's paused
-// deliveries), one Query a shard and one conditional UpdateItem each. A
-// dead receiver on a busy survey pauses a delivery per response, so the
-// webhook's partition is spread over PausedShards (the key only grows:
-// one partition could not split to take the writes).
-
 // PausedShards is the partitions of one webhook's paused index.
 const PausedShards = 8
 
@@ -233,6 +207,8 @@ const resumeWorkers = 16
 // moves with an UpdateItem conditional on its still being paused and
 // pending with no attempt under way, so a resume racing an attempt (or
 // another resume) moves it once or not at all.
+//
+// Why the paused index is sharded: docs/webhooks.md#the-paused-index.
 func (s *Store) ResumePaused(ctx context.Context, wid int64, now time.Time, limit int) (resumed []survey.Delivery, more bool, err error) {
 	var mu sync.Mutex
 	var left atomic.Int64

@@ -53,23 +53,6 @@ func (s *Store) StoredResponse(ctx context.Context, sid, rid int64) (survey.Resp
 	return it.response()
 }
 
-// An edit touches only its responder's items, so that on a survey taking
-// many responses it collides with nothing: the response and its edit
-// guard, RESPONSES#<sid>[#k] / EDITING#<rid>, never the survey item nor a
-// report shard. The report's counts move from the old answers' attributes
-// to the new ones through the tally, which reads both from the stream's
-// MODIFY record (tally.go), exactly once.
-//
-// "Closed at the moment of the edit" is decided as a submission's is
-// (fence.go): after the transaction, one strongly consistent read of the
-// survey item. Open: any stop, trash or sweep commits after that read, so
-// after the edit, which stands (200). Closed: the edit is reverted (the
-// response written back as it was, and the tally moves the counts back
-// from the revert's record) and the answer is 410. The guard, written with
-// the edit and deleted once it is settled, holds off a second edit of the
-// same response until then, so that a revert always restores what the
-// edit replaced; a guard left by a crashed edit lapses after editGuardTTL.
-
 // editGuardSK is a response's edit guard, in the response's partition.
 func editGuardSK(rid int64) string { return "EDITING#" + pad(rid) }
 
@@ -80,11 +63,15 @@ const editGuardTTL = 15 * time.Second
 // transaction of the response (conditional on it being as read: its
 // edited_at unchanged, so racing edits do not lose counts) and its edit
 // guard (conditional on no other edit being unsettled), then reads the
-// survey's state (see above). It answers the response as it now is. A
+// survey's state. It answers the response as it now is. A
 // closed, stopped or trashed survey answers survey.ErrSurveyClosed; a gone
 // response ENOTFOUND; an edit that lost to a racing one is retried on the
 // new state. A response counted before the tally (no tally mark) has its
 // report counts moved in the same transaction, as before the tally.
+//
+// An edit touches only its responder's items and is settled like a
+// submission, by reading the survey after it:
+// docs/data-model.md#edits-of-a-response.
 func (s *Store) EditResponse(ctx context.Context, e ResponseEdit) (survey.Response, error) {
 	answers, err := json.Marshal(e.Answers)
 	if err != nil {
@@ -168,7 +155,7 @@ func (s *Store) rewriteResponse(from, next responseItem) *dynamo.Update {
 	return upd.If("edited_at = ?", from.Edited)
 }
 
-// settleEdit decides an edit that committed (see above): the survey read
+// settleEdit decides an edit that committed: the survey read
 // open at its time, the guard is lifted and the edited response answered;
 // read closed (or not read), the edit is reverted and the answer is
 // survey.ErrSurveyClosed (or the read's error).

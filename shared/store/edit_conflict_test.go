@@ -20,7 +20,7 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// TestEditsMeetNoConflictUnderTheTally (issue 20's edit gap): on DynamoDB
+// TestEditsMeetNoConflictUnderTheTally: on DynamoDB
 // Local behind the conflict model (a write transaction holds its items
 // 100 ms), a tally applying a busy survey's records back to back holds its
 // survey item and report shards nearly all the time. Edits of its

@@ -10,18 +10,18 @@ import (
 	"surveyservice/shared/survey"
 )
 
+// applyRules checks the rules of e (as it will be stored, replacing old,
+// nil for a new element) against next, the layout after the change, and
+// records them in next (and its choices, when it randomizes them): rules sent anew are validated (400 on
+// conditions), what other rules name of old must stay (409), and no rule
+// may name an element at or after its own (409).
+//
 // The display rules' part of an element write (contract section 15). The
 // rules themselves are survey's; the store reads what they name and keeps
 // the layout's index of them (survey.Layout.Rules) in the same
 // transaction as the element, under the layout's version: every element
 // change rewrites the layout, so a rule and the elements it names are
 // always read and written as of one version.
-
-// applyRules checks the rules of e (as it will be stored, replacing old,
-// nil for a new element) against next, the layout after the change, and
-// records them in next (and its choices, when it randomizes them): rules sent anew are validated (400 on
-// conditions), what other rules name of old must stay (409), and no rule
-// may name an element at or after its own (409).
 func (s *Store) applyRules(ctx context.Context, sid int64, next *survey.Layout, old *survey.Element, e survey.Element) error {
 	if old != nil {
 		if err := next.CheckItemsKept(*old, e); err != nil {

@@ -16,13 +16,6 @@ import (
 	"surveyservice/shared/store"
 )
 
-// How moto hands an id out twice (issue 10), and how DynamoDB Local (the
-// tests' DynamoDB since issue 19) does not. These tests open several
-// connections at once, which the service never does on purpose to moto
-// (awsenv serialises its calls to moto): they show what happens when it
-// does anyway, e.g. when a request abandoned by a client or a timeout is
-// still running in moto while the next one starts.
-
 // multiConn is a DynamoDB client on a connection pool of its own, without
 // awsenv's one-connection limit to moto.
 func multiConn(cfg aws.Config) *dynamodb.Client {
@@ -41,6 +34,13 @@ func multiConn(cfg aws.Config) *dynamodb.Client {
 // (If this ever fails, moto no longer loses those writes; the comments in
 // awsenv.emulatorClient and store/ids.go can say so.) It runs on moto's
 // DynamoDB, which the tests no longer use otherwise.
+//
+// How moto hands an id out twice, and how DynamoDB Local (the tests'
+// DynamoDB) does not. These tests open several
+// connections at once, which the service never does on purpose to moto
+// (awsenv serialises its calls to moto): they show what happens when it
+// does anyway, e.g. when a request abandoned by a client or a timeout is
+// still running in moto while the next one starts.
 func TestEmulatorRollbackLosesConcurrentWrites(t *testing.T) {
 	t.Parallel()
 	twice, n, failed := rollbackRace(t, testenv.MotoConfig(t), testenv.MotoStore(t).TableName(), 3000)

@@ -12,12 +12,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// An export job (POST .../responses/exports/) is EXPORTS#<sid> /
-// EXPORT#<job id>: who asked, its state and, once written, the file's key
-// and its rows. It is written by the request that starts it and by the
-// export function that runs it (an SQS message each), never by anything
-// on a submission's path. It expires (TTL) with the file (a day).
-
 // Export job states.
 const (
 	ExportPending   = "pending"
@@ -36,6 +30,12 @@ func ExportsPK(sid int64) string { return "EXPORTS#" + pad(sid) }
 func ExportSK(id string) string { return "EXPORT#" + id }
 
 // ExportJob is one export of a survey's responses.
+//
+// An export job (POST .../responses/exports/) is EXPORTS#<sid> /
+// EXPORT#<job id>: who asked, its state and, once written, the file's key
+// and its rows. It is written by the request that starts it and by the
+// export function that runs it (an SQS message each), never by anything
+// on a submission's path. It expires (TTL) with the file (a day).
 type ExportJob struct {
 	ID        string `dynamo:"id"`
 	SurveyID  int64  `dynamo:"survey_id"`

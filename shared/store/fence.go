@@ -9,24 +9,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// A submission no longer conditions its transaction on the survey item:
-// every submission touching that one item is what capped a survey at a
-// few dozen submissions a second (a transaction that touches an item
-// another one holds is cancelled, a ConditionCheck included). Instead:
-//
-//  1. the transaction writes the responder's own items (submit.go);
-//  2. then one strongly consistent GetItem of the survey item reads its
-//     state as of a moment after the transaction committed;
-//  3. open: any stop, trash or sweep commits after that read, so after
-//     the response, which stands (201). Closed: the close came between
-//     the check before the transaction and this read, maybe before the
-//     response's write; the response is withdrawn (withdraw) and the
-//     answer is 410, so no response answered 201 is later than its
-//     survey's close, and none answered 410 stays.
-//
-// The read is of one item (the survey's ~1-2 KB: one read unit), never a
-// write, so it conflicts with nothing.
-
 // surveyOpenAt reads whether the survey is open at now: it exists, is not
 // in the trash, not stopped, not closed by the sweep, and its expiration
 // date (if any) is after now's day (survey.Survey.Active).
@@ -55,6 +37,10 @@ func (s *Store) surveyOpenAt(ctx context.Context, r survey.Response) (bool, erro
 // withdrawing it. When the state cannot be read, the response is
 // withdrawn too (nothing is lost: the client's retry, with its key,
 // submits again) and the answer is 503.
+//
+// A submission reads the survey's state after its transaction instead of
+// conditioning the transaction on the survey item:
+// docs/data-model.md#the-close-fence.
 func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission) (Submitted, error) {
 	open, err := s.surveyOpenAt(ctx, r)
 	if err == nil && open {

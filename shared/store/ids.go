@@ -169,19 +169,6 @@ func (s *Store) takeIDs(ctx context.Context, kind string, n int) ([]int64, error
 	return ids[:n], nil
 }
 
-// Ids handed out twice.
-//
-// DynamoDB's ADD is atomic and the SDK's retry of an ADD whose answer was
-// lost only skips ids, so in AWS a counter never hands an id out twice. A
-// counter can still lag behind the items: a table whose items were copied
-// or restored without their counter items, or the local emulator, which
-// undoes the writes of concurrent connections when it rolls back a failed
-// transaction (see TestEmulatorRollbackLosesConcurrentWrites). Every create
-// therefore writes its new item on the condition that the id is free and,
-// when it is not, takes a fresh id (idTaken) instead of failing: a lagging
-// counter costs a retry, never a 500, and it is pushed past the ids it
-// handed out twice so that it catches up.
-
 // idAttempts bounds the fresh ids one create tries before it answers 503.
 const idAttempts = 4
 
@@ -195,6 +182,9 @@ var errIDsTaken = survey.Errorf(survey.EUNAVAILABLE, "The service is busy; try a
 // same counter range) and the id's shard is raised to at least the id's
 // sequence (a conditional SET: it never lowers a counter that has moved
 // on), so neither this container nor another is handed the id again.
+//
+// A counter can lag behind the items; a create then takes a fresh id
+// instead of failing: docs/data-model.md#ids-handed-out-twice.
 func (s *Store) idTaken(ctx context.Context, kind string, id int64) error {
 	s.ids.drop(kind)
 	s.idCollisions.Add(1)

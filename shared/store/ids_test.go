@@ -251,7 +251,7 @@ func (errLostAnswer) Temporary() bool { return true }
 // TestCreateAfterLostAnswer: a create whose write landed but whose answer
 // was lost is retried by the SDK; the retry meets the create's own item
 // and must succeed, creating exactly one. (A lost PutItem answer was the
-// "put folder: ConditionalCheckFailedException" 500 of issue 10; DynamoDB
+// "put folder: ConditionalCheckFailedException" 500 seen once; DynamoDB
 // makes a retried transaction idempotent by its ClientRequestToken, the
 // emulator does not, so the transactions are held to it here too.)
 func TestCreateAfterLostAnswer(t *testing.T) {

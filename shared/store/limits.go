@@ -10,25 +10,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// Account limits.
-//
-// GET /api/folders/ answers every live folder of an account with all its
-// live surveys in one answer (the contract has no pagination), and a
-// Lambda answer must stay under api.MaxAnswer. So an account holds at most
-// so many live surveys and folders, counted on its account item
-// (ACCOUNT#<aid> / ACCOUNT: live_surveys, folders). Each count moves by ADD
-// in the same transaction as the write that changes what the list holds:
-// a survey created, trashed (alone or by its folder's deletion) or
-// restored, a folder created or deleted. A growth is conditional on the
-// count being under its limit, and every write is conditional on the
-// change it counts (a put on the item not existing, a trash on the survey
-// being live, and so on), so no race, retry or crash can count a change
-// twice or miss one. Moving a survey between folders changes neither.
-//
-// Accounts written before the counts existed have no count attributes:
-// absent is 0, so such an account undercounts until `admin recount`
-// (Recount) sets its counts from what it holds.
-
 // Attributes of the account item that hold its counts.
 const (
 	attrLiveSurveys = "live_surveys"
@@ -36,6 +17,9 @@ const (
 )
 
 // AccountCounts are the counts an account item holds.
+//
+// The counts move in the same transaction as the writes they count,
+// conditional on their limit: docs/data-model.md#account-limits.
 type AccountCounts struct {
 	LiveSurveys int64 `dynamo:"live_surveys" json:"live_surveys"`
 	Folders     int64 `dynamo:"folders" json:"folders"`
@@ -56,10 +40,10 @@ func (s *Store) countUp(aid int64, attr string, max int64) *dynamo.Update {
 		IncludeItemInCondCheckFail(true)
 }
 
-// countAdd adds delta to a count of the account, unbounded: the
-// transaction part of a shrink (delta < 0). It needs only the account to
-// exist (an ADD would otherwise make a stub account item); an account that
-// undercounts (see above) may go below 0, which only gives it room until
+// countAdd adds delta to a count of the account, unbounded: the transaction
+// part of a shrink (delta < 0). It needs only the account to exist (an ADD
+// would otherwise make a stub account item); an account that undercounts (one
+// written before the counts) may go below 0, which only gives it room until
 // it is recounted.
 func (s *Store) countAdd(aid int64, attr string, delta int) *dynamo.Update {
 	return s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, accountSK).Add(attr, delta).If("attribute_exists(PK)")

@@ -15,10 +15,10 @@ type PagesBackfill struct {
 	Responses ResponsePagesBackfill `json:"responses"`
 }
 
-// BackfillPages backfills both page indexes of a survey (issue 18,
-// finding 17): its codes' (codepages_backfill.go) and its responses'
-// (responsepages_backfill.go). Idempotent; a survey already done costs a
-// few reads. ENOTFOUND for a survey that does not exist.
+// BackfillPages backfills both page indexes of a survey: its codes'
+// (codepages_backfill.go) and its responses' (responsepages_backfill.go).
+// Idempotent; a survey already done costs a few reads. ENOTFOUND for a survey
+// that does not exist.
 func (s *Store) BackfillPages(ctx context.Context, sid int64) (PagesBackfill, error) {
 	out := PagesBackfill{SurveyID: sid}
 	var err error

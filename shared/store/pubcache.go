@@ -11,46 +11,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// The public routes' cache of survey collections.
-//
-// A submission, a view, an answer sheet and a report read a survey with
-// everything under it (its layout, elements, settings, variables): one
-// Query of the survey's item collection, up to megabytes for a large
-// survey (a 3 MiB survey is ~770 read units a strongly consistent Query).
-// Each container (Store) keeps the collections it read, and a request
-// checks its copy with one GetItem of the survey item alone (well under
-// 4 KB: one read unit consistent, half eventually consistent), which it
-// needs anyway for the survey's state:
-//
-//   - The survey item carries "cv", the collection version: every owner
-//     change of what the collection holds besides the survey item ADDs 1
-//     to it in the same transaction (an element's insert, move, change or
-//     delete: surveyTouch; settings: UpdateSettings; variables:
-//     writeVariables; an import of elements). So a strongly consistent read
-//     of cv that equals the cached copy's proves the copy current, and one
-//     that differs makes the request Query again: invalidated exactly when
-//     an owner changes elements, settings or variables, and never by a
-//     submission or the tally.
-//   - The survey item itself (state, dates, trash, counts) is always the
-//     one just read, never the cached one.
-//   - A copy is cached only when the Query's own survey item has the cv
-//     read before it: the Query reads its items in key order (ELEMENT#,
-//     LAYOUT, SETTINGS, SURVEY, VARIABLES) each as committed at its moment,
-//     so the items before SURVEY are exactly that version and VARIABLES at
-//     least it; a copy mixed by a change landing mid-Query is used once
-//     and not kept.
-//   - What the copy may hold that is older than the table: the variables'
-//     has_response flags, which the tally sets without touching cv; a
-//     submission only lists its variables as newly responded again, which
-//     the tally adds to a set (idempotent). And the views count, which no
-//     public route shows.
-//   - An eventually consistent check (a view) may read a cv older than the
-//     copy (a replica behind): the newer copy serves it.
-//
-// The cache holds at most maxCachedBytes of items per container, dropping
-// arbitrary surveys when full; a survey bigger than a quarter of it is
-// never kept.
-
 // maxCachedBytes bounds the cache of one container: 64 MiB of stored item
 // sizes (a 256 MB function keeps well inside its memory).
 const maxCachedBytes = 64 << 20
@@ -125,6 +85,9 @@ func (s *Store) CollectionCacheStats() CollectionCacheStats {
 // against what the owner wrote last); the responder's view of the survey
 // does without. A missing survey answers ENOTFOUND; one in the trash is
 // returned as it is (Survey.Deleted), for the caller to answer.
+//
+// A cached copy is proved current by the survey item's collection version
+// (cv): docs/data-model.md#the-public-routes-cache-of-survey-collections.
 func (s *Store) PublicCollection(ctx context.Context, sid int64, consistent bool) (SurveyCollection, error) {
 	var item dynamo.Item
 	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, SurveySK).Consistent(consistent).One(ctx, &item)

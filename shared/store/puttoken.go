@@ -8,23 +8,10 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// Writes whose answer was lost.
-//
-// The SDK retries a call whose answer did not arrive (an attempt timeout, a
-// reset connection). When the first attempt had in fact landed, the retry
-// of a create, written on the condition that its item does not exist yet,
-// meets its own item and fails that condition: the create is done, yet it
-// looked like an id handed out twice and used to answer 500. DynamoDB makes
-// a retried TransactWriteItems idempotent (the SDK sends a ClientRequestToken)
-// but not a PutItem, and the local emulator honours neither.
-//
-// So every create stores a random put token in its new item and asks for
-// the existing item when its condition fails (ReturnValuesOnConditionCheckFailure
-// ALL_OLD: no extra read). The item carrying this create's token is the
-// create's own earlier attempt: success. Any other item is a real
-// collision: a fresh id (see idTaken).
-
 // attrPutToken is the attribute that holds a create's put token.
+//
+// A create that meets an item carrying its own put token is its own earlier
+// attempt: docs/data-model.md#writes-whose-answer-was-lost.
 const attrPutToken = "put_token"
 
 // putTokenLength is the length of a put token: 16 symbols of 57, 93 bits.

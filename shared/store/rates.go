@@ -8,17 +8,6 @@ import (
 	"github.com/guregu/dynamo/v2"
 )
 
-// Request counters of the functions' rate limits (shared/ratelimit): one
-// partition a limited key (a client, a survey), one item a window and
-// shard, removed by TTL after the window.
-//
-//	RATE#<scope>#<key> / W#<window start, Unix s>#<shard>   (n; expires_at)
-//
-// A client's counter has one shard (only that client's requests write it,
-// and only every few of them); a survey's has several, written at random,
-// so no item takes every container's writes, and read together by one
-// Query of the window's items (a few dozen bytes each: one read unit).
-
 // rateTTL is how long after its window a counter item may stay.
 const rateTTL = time.Hour
 
@@ -34,6 +23,9 @@ func rateWindowPrefix(window int64) string { return "W#" + pad(window) + "#" }
 
 // AddRate adds n to a shard of a window's counter (one UpdateItem ADD)
 // and answers the shard's new value.
+//
+// Counters live one partition a limited key, one item a window and shard:
+// docs/data-model.md#rate-limit-counters.
 func (s *Store) AddRate(ctx context.Context, scope, key string, window int64, shard int, n int64, windowEnd time.Time) (int64, error) {
 	var out struct {
 		N int64 `dynamo:"n"`

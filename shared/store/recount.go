@@ -13,34 +13,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// A survey's counts (submitted_responses and spam_responses on its item,
-// the report's aggregates in AGG#<sid>) are applied by the tally from the
-// stream (tally.go); records the tally never read (a stream replaced on
-// deploy) leave them off. RecountSurvey recomputes them from the responses
-// themselves and ADDs the differences.
-//
-// What makes the result exact while the tally keeps running:
-//
-//   - The counts are read (strongly consistent) before and after one pass
-//     of Queries over the survey's 16 response shards; if they moved, the
-//     tally applied something during the pass and the pass is taken again
-//     (recountAttempts), then refused. Equal reads mean the counts C and
-//     the responses R describe the same moment, except for records the
-//     tally had not applied yet.
-//   - A response submitted or edited within the quiet window (at least the
-//     tally's lag, which is seconds) is refused on: it may be in R and not
-//     yet in C. A response submitted during the pass into a shard already
-//     read is in neither R nor C (or moves C: taken again), so it is left
-//     to the tally.
-//   - The corrections are ADDs of differences, not SETs, so a tally write
-//     landing between the second read and the correction adds on top of a
-//     corrected count: nothing counted twice, nothing lost.
-//
-// Not covered: a response deleted (by its owner, or withdrawn by the close
-// fence) whose removal the tally has not applied by the second read. The
-// recount takes it off and the tally then takes it off again; a recount
-// run once the tally has caught up corrects that too.
-
 // recountAttempts bounds the passes taken again because the counts moved.
 const recountAttempts = 3
 
@@ -75,11 +47,14 @@ type SurveyRecount struct {
 // "pass" after the responses are read, "write" before the corrections.
 var recountHook func(stage string)
 
-// RecountSurvey recounts survey sid (see above): it refuses with
+// RecountSurvey recounts survey sid: it refuses with
 // ErrRecountBusy when a response was submitted or edited within quiet of
 // now, or the counts kept moving; with survey.ErrNotFound when there is
 // no such survey. With dryRun it writes nothing and answers the
 // differences it would correct.
+//
+// Why the result is exact while the tally keeps running, and the one case
+// it leaves to a second run: docs/data-model.md#recounting-a-survey.
 func (s *Store) RecountSurvey(ctx context.Context, sid int64, quiet time.Duration, dryRun bool) (SurveyRecount, error) {
 	for attempt := 1; ; attempt++ {
 		before, err := s.SurveyCounts(ctx, sid)

@@ -9,14 +9,6 @@ import (
 	"github.com/guregu/dynamo/v2"
 )
 
-// The replay of webhook events (admin replay-webhooks): what the stream
-// gave up is dispatched again from the responses themselves. A survey
-// with webhooks carries GSI1 keys on its webhooks item, HOOKED#<shard> /
-// <sid> (sparse: only surveys with at least one webhook; sharded by survey
-// though it changes only when webhooks do), so the replay reads the
-// surveys that have webhooks, then each one's responses of the window
-// (GSI1 RTIME#<sid>), never the table.
-
 // HookedShards is the partitions of the hooked-surveys index.
 const HookedShards = 8
 
@@ -25,6 +17,14 @@ func HookedKey(sid int64) string { return fmt.Sprintf("HOOKED#%d", sid%HookedSha
 
 // HookedSurveys reads the ids of the surveys of a shard that have
 // webhooks: one Query a page of the index.
+//
+// The replay of webhook events (admin replay-webhooks): what the stream
+// gave up is dispatched again from the responses themselves. A survey
+// with webhooks carries GSI1 keys on its webhooks item, HOOKED#<shard> /
+// <sid> (sparse: only surveys with at least one webhook; sharded by survey
+// though it changes only when webhooks do), so the replay reads the
+// surveys that have webhooks, then each one's responses of the window
+// (GSI1 RTIME#<sid>), never the table.
 func (s *Store) HookedSurveys(ctx context.Context, shard int) ([]int64, error) {
 	var items []struct {
 		SurveyID int64 `dynamo:"survey_id"`
@@ -66,21 +66,6 @@ func (s *Store) ResponsesSubmitted(ctx context.Context, sid int64, from, to time
 	return out, nil
 }
 
-// The hooked index came after webhooks did: a webhooks item last written
-// before it has no GSI1 keys, so the replay would miss its survey until
-// its webhooks next change. BackfillHooked gives every such item its keys
-// once (admin webhooks backfill-hooked), and leaves a marker that the
-// replay checks (HookedBackfillDone).
-//
-// Those items are found by no index (that is the gap), and no index lists
-// every survey either (GSI1 OWNER# needs the accounts, which only a Scan
-// lists), so this one-off migration reads the table with a parallel,
-// segmented Scan (an operator's command, never a request's path): it
-// reads every item once (O(table) read units, spread over segments), and
-// returns and writes only the webhooks items without the keys (a filter,
-// then one conditional UpdateItem each: O(webhooks items) writes). Run
-// again, it finds nothing to write.
-
 // hookedMarkerPK, hookedMarkerSK are the marker of a complete backfill.
 const (
 	hookedMarkerPK = "MIGRATION#hooked-index"
@@ -98,6 +83,9 @@ type HookedBackfill struct {
 // BackfillHooked puts in the hooked index every webhooks item that has
 // webhooks and lacks its keys, with segments parallel Scan segments, then
 // records that the index is complete.
+//
+// A one-off segmented Scan, since no index finds the items it must fix:
+// docs/webhooks.md#backfilling-the-replays-index.
 func (s *Store) BackfillHooked(ctx context.Context, segments int) (HookedBackfill, error) {
 	var out HookedBackfill
 	var sm dynamo.ScanMetrics

@@ -12,45 +12,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// The responses' page index (issue 18, finding 17): a results-table page
-// k read cold used to pass over the (k-1)*size responses before it, keys
-// only. The index counts a survey's responses by the time they were
-// submitted, in a tree of calendar units, and a page's start is found by
-// walking it down to the second that holds it.
-//
-//   - RPAGES#<sid> / N#<prefix>: a node, for a prefix of the timestamps
-//     ("" the root, then the month 2006-01, the day, the hour, the minute).
-//     Its attributes c<digits> count the responses of each of its children
-//     (the months of the root, ..., the seconds of a minute), over all 16
-//     response shards.
-//   - Kept from the table's stream by the tally function, never by a
-//     submission: a submission writes only its responder's items (issue 20).
-//     ApplyResponsePages adds a stream shard's new responses of a survey in
-//     transactions with a checkpoint (RPAGES#<sid> / CP#<stream shard>,
-//     conditional on the one read), as the tally does (tally.go): a retried
-//     batch adds nothing twice. So the index lags the submissions by the
-//     tally's few seconds, exactly, never drifting.
-//   - Deleting a response (DeleteResponse, and the fence's withdrawal) takes
-//     it off the index in the deletion's own transaction: the index never
-//     counts a response that is gone for longer than the tally's lag.
-//   - RPAGES#<sid> / META holds, for each response shard k, the first key
-//     (f<k>) and the highest key (h<k>) applied.
-//
-// Exact although it lags. Within a response shard, the stream gives the
-// records in the order they committed, and a response's key is its
-// submission time, taken before its transaction: a response commits less
-// than responsePagesMargin after its key (the responders function's
-// timeout is 29 s). So when h<k> has been applied, every response of shard
-// k whose key is below h<k> - margin has been applied too, and every
-// response counted has a key above f<k> - margin... (responses written
-// before the index's first record are not counted: below f<k> + margin
-// nothing is known). The reader uses the counts only between
-// F = max f<k> + margin and S = min h<k> - margin, rounded inward to whole
-// seconds, where they are exact; the responses after S (the last minute or
-// so) and before F are read exactly, keys only. A survey without a mark
-// for every shard (fewer than 16 shards ever used, or a survey from before
-// the index) is read the old way. ?spam= pages are read the old way too.
-
 const (
 	responsePagesMargin = time.Minute
 	rpagesNodePrefix    = "N#"
@@ -171,6 +132,10 @@ const rpagesTxNodes = 90
 // responses to its page index, exactly once (a checkpoint in each
 // transaction), and answers how many it added. Records in the shard's
 // order.
+//
+// The index counts responses by submission time in a tree of calendar
+// units; why it is exact although it lags:
+// docs/data-model.md#the-responses-page-index.
 func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard string, recs []ResponsePageRecord) (int, error) {
 	added := 0
 	// bound is the survey's backfill bound (responsepages_backfill.go),

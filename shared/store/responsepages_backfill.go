@@ -10,49 +10,6 @@ import (
 	"github.com/guregu/dynamo/v2"
 )
 
-// Backfilling the responses' page index (issue 18, finding 17). The tally
-// counts the responses it applies from the stream; those committed before
-// its first record (f<k>) are not counted, and the reader reads the keys
-// below F exactly, forever (responsepages.go). The backfill makes the
-// counts of every second below a bound b exact, once, while responders
-// submit and owners delete:
-//
-//   - b is fixed first: RPAGES#<sid> / META b = (now - responsePagesMargin),
-//     rounded down to the second, set once (if_not_exists). A response
-//     commits within the margin after its key (responsepages.go), so every
-//     response with a key below b had committed before b was set: the
-//     backfill, which reads after, sees all of them.
-//   - From then on the tally adds no key below b: ApplyResponsePages's
-//     update of META is conditional on b being absent or at most the
-//     batch's lowest key; a tally that read no bound fails that condition,
-//     reads b and leaves the keys below it. So below b only the backfill,
-//     deletions (which take their response off in their own transaction)
-//     and imports (IndexImportedResponses, which must not race a backfill,
-//     as it must not race live submissions) change the counts.
-//   - Below b, each second's count is set, not added: the backfill reads
-//     the minute leaves (one Query of the nodes), then the responses (one
-//     consistent Query of each of the 16 response partitions of the base
-//     table, keys only: the GSI is not read, its reads are eventually
-//     consistent), then the leaves again; a minute whose leaf changed
-//     between (a deletion) is left for the next round. For each other
-//     minute whose counts differ, one transaction ADDs the difference to
-//     the minute's seconds, conditional on each of its seconds still
-//     holding what was read, and the same sums to the hour, day, month and
-//     root nodes. A second's count is then what the responses were when it
-//     was read, and no change came between: exact; a deletion after takes
-//     one off an exact count. A condition that fails leaves the minute for
-//     the next round; a conflict with the tally on a shared node is tried
-//     again after a backoff.
-//   - When every minute is done, META bc = b marks it finished. The reader
-//     then uses the counts for every key below b, and (when every shard
-//     has its marks and F <= b) up to S as before: the whole survey.
-//
-// Idempotent and resumable: a run after a failure keeps b, and a minute
-// already exact differs by nothing (no write). Cost: O(responses + nodes)
-// reads a round, one small transaction a minute that needs one. The
-// Queries read whole response items (a projection does not lower
-// DynamoDB's read units): about a read unit a response of under 4 KB.
-
 const (
 	rpagesBound         = "b"
 	rpagesBoundDone     = "bc"
@@ -81,8 +38,11 @@ func (s *Store) responsePagesBound(ctx context.Context, sid int64) (string, erro
 }
 
 // BackfillResponsePages makes the response page index count every
-// response of the survey exactly (see above). A survey already backfilled
+// response of the survey exactly. A survey already backfilled
 // costs one read.
+//
+// The counts below a fixed bound are set, minute by minute, conditional on
+// what was read: docs/data-model.md#backfilling-the-responses-page-index.
 func (s *Store) BackfillResponsePages(ctx context.Context, sid int64) (ResponsePagesBackfill, error) {
 	var out ResponsePagesBackfill
 	var meta map[string]string
@@ -265,7 +225,8 @@ func sameSecondCounts(a, b map[string]int64) bool {
 }
 
 // setMinuteCounts moves minute m's second counts from have to want in one
-// transaction conditional on have (see above). done false: a condition
+// transaction conditional on have, so that no change since the read is
+// overwritten. done false: a condition
 // failed (the minute changed since it was read).
 func (s *Store) setMinuteCounts(ctx context.Context, sid int64, m string, have, want map[string]int64) (done, wrote bool, err error) {
 	attrs := map[string]bool{}

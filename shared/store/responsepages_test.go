@@ -18,7 +18,7 @@ import (
 // would, newest or oldest first, with bounds, after deletions, and with
 // submissions the tally has not yet applied; and a middle page reads
 // about the index's nodes and a second's responses, not the pages before
-// it (issue 18, finding 17).
+// it.
 func TestResponsePages(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)

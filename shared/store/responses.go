@@ -12,26 +12,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// Responses (contract sections 11 and 12).
-//
-// A survey's responses live in partitions of their own, so that 100,000
-// responses never weigh on the survey detail's Query of SURVEY#<sid>, and
-// they are spread over ResponseShards of them, so that no partition key
-// takes more than DynamoDB's 1,000 write units a second when a survey goes
-// viral: a response is RESPONSES#<sid>[#<shard>] / RESPONSE#<rid>, its
-// shard a hash of its id (ResponseShard), read by id with one GetItem.
-// Its GSI1 keys order each shard's responses by submission: GSI1PK
-// RTIME#<sid>[#<shard>], GSI1SK <submitted_at>#<rid>; a page of the
-// owner's list, newest first and filtered by time, merges one Query of
-// each shard (responses_read.go). Shard 0 has the keys of the partition
-// before the shards, so responses written before them are shard 0's.
-//
-// An Idempotency-Key is RESPONSES#<sid>[#<shard>] / IDEM#<sha256 of the
-// key, hex>, its shard from the key's hash (IdempotencyShard): the hash of
-// the request body it came with and the response it recorded. The
-// submission transaction puts it with attribute_not_exists, so a key
-// records at most one response; it expires (TTL) after IdempotencyTTL.
-
 const (
 	responseSKPrefix = "RESPONSE#"
 	idemSKPrefix     = "IDEM#"
@@ -62,6 +42,10 @@ func ResponsesShardPK(sid int64, shard int) string {
 
 // ResponseShard is the shard a response id lives in: a hash of the id,
 // since the ids of one container's lease are consecutive (ids.go).
+//
+// Responses are spread over ResponseShards partitions so that a viral
+// survey stays under a partition's write limit:
+// docs/data-model.md#responses-and-their-shards.
 func ResponseShard(rid int64) int {
 	return int(((uint64(rid) * 0x9E3779B97F4A7C15) >> 60) % ResponseShards)
 }

@@ -21,7 +21,7 @@ const mergeSlack = 6 * store.ResponseShards
 
 // TestResponsesLazyMerge: pages of the owner's list, newest or oldest
 // first, bounded or not, hold exactly the responses in order, and each
-// reads about its own items (issue 20): at most the page, its look-ahead
+// reads about its own items: at most the page, its look-ahead
 // and mergeSlack, not a page from each of the 16 shards.
 func TestResponsesLazyMerge(t *testing.T) {
 	t.Parallel()

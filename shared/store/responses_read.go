@@ -12,13 +12,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// The owner's reads of responses and their deletion (contract section 12).
-// A page merges Queries of GSI1 RTIME#<sid>[#<shard>], each shard read a
-// little at a time (mergedResponses, a lazy k-way merge): the filters and the cursor are key conditions on GSI1SK
-// (<submitted_at>#<rid>, the same order in every shard), never filter
-// expressions, so DynamoDB reads only items in range, and a cursor (a
-// position in that order) continues every shard at once.
-
 // ResponsePosition is a response's place in its survey's order by
 // submission: where a page ends and the next begins.
 type ResponsePosition struct {
@@ -293,6 +286,13 @@ func (s *Store) mergedResponses(ctx context.Context, sid int64, q ResponseQuery,
 // owner: callers read the survey too (Survey, SurveyCollection) and answer
 // ENOTFOUND for another account's. GSI1 is eventually consistent: a
 // response submitted a moment ago may be missing from the page.
+//
+// The owner's reads of responses and their deletion (contract section 12).
+// A page merges Queries of GSI1 RTIME#<sid>[#<shard>], each shard read a
+// little at a time (mergedResponses, a lazy k-way merge): the filters and the cursor are key conditions on GSI1SK
+// (<submitted_at>#<rid>, the same order in every shard), never filter
+// expressions, so DynamoDB reads only items in range, and a cursor (a
+// position in that order) continues every shard at once.
 func (s *Store) ResponsesPage(ctx context.Context, sid int64, q ResponseQuery) (ResponsePage, error) {
 	page := ResponsePage{Responses: []survey.Response{}}
 	items, more, scanned, err := s.mergedResponses(ctx, sid, q, q.Limit+1)

@@ -10,29 +10,6 @@ import (
 	"github.com/guregu/dynamo/v2"
 )
 
-// A submission writes only items of its own responder (its response, its
-// Idempotency-Key, its code, its link: submit.go); the counts every
-// response adds to, the survey's submitted_responses, the public report's
-// aggregates and the variables' has_response flags, are applied from the
-// table's stream by the tally function (functions/tally), a few writes a
-// second per survey however many responses arrive. The stream carries
-// each record's old and new images (NEW_AND_OLD_IMAGES), so the tally also
-// moves the report's counts when an edit changes a response's answers
-// (edit.go) and takes a response's counts back when it is deleted by its
-// owner or withdrawn by the close fence (fence.go): none of those writes
-// touches an item another responder's write touches.
-//
-// Exactly once: the stream gives each shard's records in order, each
-// with a sequence number that grows within the shard (the records of one
-// item stay in one shard, in order). For each survey and stream shard,
-// TALLY#<sid> / <shard id> holds the last record (part) applied, and the
-// write that applies a batch's records of a survey is one transaction of
-// the counts and that checkpoint, conditional on the checkpoint being
-// what was read. Records at or below the checkpoint are passed over, so a
-// batch retried whole, in halves, or from any record adds nothing twice;
-// a checkpoint outlives the stream's 24 hours of records (TTL 48 hours),
-// after which no record of its shard can return.
-
 // TallyPK is the partition of a survey's stream checkpoints.
 func TallyPK(sid int64) string { return "TALLY#" + pad(sid) }
 
@@ -184,12 +161,16 @@ func tallyParts(r TallyRecord) []tallyPart {
 // retries it, which the checkpoint makes harmless.
 const tallyAttempts = 8
 
-// ApplyTally applies the records of one stream shard to one survey's
-// counts (responses, report aggregates, views), exactly once (see
-// above), and answers how many records it applied (0 when all were
-// applied before). recs are in the shard's order. Most batches are one
-// transaction; one whose attributes would not fit one is applied in
-// several, in order, each moving the checkpoint to its last part.
+// ApplyTally applies the records of one stream shard to one survey's counts
+// (responses, report aggregates, views), exactly once, and answers how many
+// records it applied (0 when all were applied before). recs are in the
+// shard's order. Most batches are one transaction; one whose attributes would
+// not fit one is applied in several, in order, each moving the checkpoint to
+// its last part.
+//
+// Why the counts are applied from the stream and how a checkpoint makes
+// that exactly once:
+// docs/data-model.md#the-tally-counts-applied-from-the-stream.
 func (s *Store) ApplyTally(ctx context.Context, sid int64, streamShard string, recs []TallyRecord) (int, error) {
 	var parts []tallyPart
 	for _, r := range recs {

@@ -10,12 +10,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// Template surveys (contract section 17): one account is the catalog's
-// (CATALOG / ACCOUNT holds its id, put once by `admin account create
-// --catalog`); a template of the catalog file may name one of its surveys
-// (survey_id), which the import marks is_template. A survey started from
-// the template copies that survey (copy.go).
-
 const (
 	catalogAccountPK = "CATALOG"
 	catalogAccountSK = "ACCOUNT"
@@ -29,6 +23,12 @@ type catalogAccountItem struct {
 
 // CatalogAccount is the id of the catalog's account, or ENOTFOUND when no
 // account is.
+//
+// Template surveys (contract section 17): one account is the catalog's
+// (CATALOG / ACCOUNT holds its id, put once by `admin account create
+// --catalog`); a template of the catalog file may name one of its surveys
+// (survey_id), which the import marks is_template. A survey started from
+// the template copies that survey (copy.go).
 func (s *Store) CatalogAccount(ctx context.Context) (int64, error) {
 	var it catalogAccountItem
 	err := s.table.Get(AttrPK, catalogAccountPK).Range(AttrSK, dynamo.Equal, catalogAccountSK).Consistent(true).One(ctx, &it)

@@ -11,23 +11,6 @@ import (
 	"github.com/guregu/dynamo/v2"
 )
 
-// Views (contract section 11): each GET of a survey by a responder counts
-// one view. The count is an item of its own, SURVEY#<sid> / VIEWS, written
-// only by the tally function (a few times a second at most): each view is
-// a record of its own, VIEWLOG#<sid>#<shard> / VIEW#<random>, and the
-// tally adds the records it reads from the stream (CountView).
-//
-// The owner sees the count where a survey is shown: the detail's Query of
-// the survey's partition reads the item with the rest, and the folder
-// lists read it from GSI1, where it sorts right after its survey
-// (OWNER#<aid> / F#<fid>#S#<sid>#V). Its GSI1 keys are set by the first
-// view (if not set yet) and moved with the survey, in the same
-// transaction, when the survey changes folder or is restored. Trashing a
-// survey leaves them: the lists show a view count only beside a survey
-// they list, so an entry whose survey is in the trash or elsewhere is
-// skipped, and the folder deletion's Query of a folder's surveys skips
-// these entries too.
-
 const viewsSK = "VIEWS"
 
 // viewsItem is a survey's view count.
@@ -58,6 +41,9 @@ const viewRecordPrefix = "VIEW#"
 // views item from the stream (tally.go), with the responses' counts,
 // exactly once, a second or two later. No item is written by every view,
 // so a burst of views makes nothing else wait or fail.
+//
+// The count is written only by the tally, from one record a view:
+// docs/data-model.md#views.
 func (s *Store) CountView(ctx context.Context, aid, fid, sid int64) error {
 	var id [12]byte
 	_, _ = rand.Read(id[:])

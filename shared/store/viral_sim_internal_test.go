@@ -173,7 +173,7 @@ func recordEdits(tb testing.TB, st *Store, c *ddbsim.Capture, n int) [][]ddbsim.
 const editOpenCondition = "attribute_exists(PK) AND deleted = ? AND is_stopped = ? AND (attribute_not_exists(closed) OR closed = ?) AND (attribute_not_exists(expiration_date) OR expiration_date > ?)"
 
 // recordEditsBefore are the same edits as the edit sent them before it
-// left the shared items (issue 20): one transaction of the response, a
+// left the shared items: one transaction of the response, a
 // ConditionCheck of the survey item (open) and its report shard moved.
 func recordEditsBefore(tb testing.TB, st *Store, c *ddbsim.Capture, n int) [][]ddbsim.Request {
 	tb.Helper()

@@ -11,6 +11,10 @@ import (
 	"surveyservice/shared/survey"
 )
 
+const webhooksSK = "WEBHOOKS"
+
+// HooksPK is the partition of a survey's webhooks.
+//
 // Webhooks (contract section 13).
 //
 // A survey's webhooks (at most survey.MaxWebhooks) live in one item,
@@ -20,10 +24,6 @@ import (
 // its webhook the same way (batched with its other reads). The item has a
 // partition of its own so that the sealed secrets never weigh on the
 // survey detail's Query.
-
-const webhooksSK = "WEBHOOKS"
-
-// HooksPK is the partition of a survey's webhooks.
 func HooksPK(sid int64) string { return "HOOKS#" + pad(sid) }
 
 type webhooksItem struct {

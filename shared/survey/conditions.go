@@ -5,13 +5,13 @@ import (
 	"strconv"
 )
 
+// MaxConditions bounds an element's rules.
+//
 // Display conditions (contract section 15): the rules that decide whether
 // an element of the questions list is shown. This file holds the rules'
 // shape and their validation; conditions_eval.go evaluates them, the same
 // way as the hosted page's script (functions/pages/web/logic.js), which
 // testdata/conditions_cases.json proves.
-
-// MaxConditions bounds an element's rules.
 const MaxConditions = 20
 
 // Arithmetic operators of a rule.

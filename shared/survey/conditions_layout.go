@@ -5,12 +5,6 @@ import (
 	"slices"
 )
 
-// What the display rules name, kept in the layout (Layout.Rules) so that a
-// delete, a move or a change of choices, which read only the layout (and
-// the element changed), can refuse what would break a rule (contract
-// section 15's 409 guards). Every element change rewrites the layout under
-// its version, so the index and the rules never disagree.
-
 // RuleUse is what one element's rules name of one other element: the
 // element and the choice, row and column ids.
 type RuleUse struct {
@@ -19,6 +13,12 @@ type RuleUse struct {
 }
 
 // SetRules records what e's rules name (nothing, when it has none).
+//
+// What the display rules name, kept in the layout (Layout.Rules) so that a
+// delete, a move or a change of choices, which read only the layout (and
+// the element changed), can refuse what would break a rule (contract
+// section 15's 409 guards). Every element change rewrites the layout under
+// its version, so the index and the rules never disagree.
 func (l *Layout) SetRules(e Element) {
 	if len(e.Conditions) == 0 {
 		delete(l.Rules, e.ID)

@@ -9,14 +9,14 @@ import (
 	"strconv"
 )
 
+// IDMap maps the old ids of a copied survey to the new ones.
+//
 // Copies of surveys (contract section 17): a template start and a copy
 // give every element, choice, row, column and variable a new id, and
 // every reference to an old id is remapped to the new one. The element
 // documents are remapped as JSON, not through Element, so that fields this
 // package does not know (the conditions of section 15 among them) are
 // copied as they are.
-
-// IDMap maps the old ids of a copied survey to the new ones.
 type IDMap struct {
 	Elements map[int64]int64 // element ids
 	Items    map[int64]int64 // choice, row and column ids

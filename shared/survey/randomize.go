@@ -7,14 +7,14 @@ import (
 	"strconv"
 )
 
+// SetShuffle records e's choices when it randomizes them, and forgets
+// them otherwise.
+//
 // randomize (contract section 15): each session sees the choices of a
 // randomize element in an order of its own, the same on every read of
 // that session. The layout keeps the choice ids of such elements
 // (Layout.Shuffled), so that a session's start, which reads the layout
 // with the survey, needs no element.
-
-// SetShuffle records e's choices when it randomizes them, and forgets
-// them otherwise.
 func (l *Layout) SetShuffle(e Element) {
 	if !e.Randomize || len(e.Choices) < 2 || !e.Type.Takes("choices") {
 		delete(l.Shuffled, e.ID)

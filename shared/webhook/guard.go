@@ -13,6 +13,14 @@ import (
 	"unicode/utf8"
 )
 
+// Resolver looks host names up; *net.Resolver implements it, tests inject
+// their own.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// Guard decides which webhook URLs and addresses are allowed.
+//
 // The guard against server-side request forgery. A webhook URL is the
 // owner's to choose, and the service POSTs to it from inside AWS: pointed
 // at 169.254.169.254, 10.0.0.5 or localhost it would reach what no outsider
@@ -22,14 +30,6 @@ import (
 // (a second lookup by the HTTP client could answer differently: DNS
 // rebinding). No proxy from the environment is used, and redirects are not
 // followed.
-
-// Resolver looks host names up; *net.Resolver implements it, tests inject
-// their own.
-type Resolver interface {
-	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
-}
-
-// Guard decides which webhook URLs and addresses are allowed.
 type Guard struct {
 	// Resolver is used for host names; nil means net.DefaultResolver.
 	Resolver Resolver

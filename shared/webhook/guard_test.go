@@ -196,8 +196,7 @@ func (r refusingDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Add
 
 // TestNumericHostsRefusedWithoutLookup: the IPv4 forms browsers and curl
 // read as addresses (decimal, hex, octal, fewer than four parts) are
-// refused as such, at creation and at delivery, and never sent to DNS
-// (issue 18, finding 14).
+// refused as such, at creation and at delivery, and never sent to DNS.
 func TestNumericHostsRefusedWithoutLookup(t *testing.T) {
 	cases := []struct{ host, msg string }{
 		{"2852039166", webhook.MsgInternal},          // 169.254.169.254

@@ -8,6 +8,13 @@ import (
 	"strings"
 )
 
+// MsgNumericHost refuses a host written as a number other than a.b.c.d.
+const MsgNumericHost = "Write an IPv4 host as four decimal numbers (a.b.c.d)."
+
+// numericHost reports whether host is an IPv4 address in a form other than
+// canonical dotted decimal, as the WHATWG URL parser reads it ("ends in a
+// number"), and the address it means when it is a valid one.
+//
 // Browsers, curl and the WHATWG URL standard read a host whose last label is
 // a number as an IPv4 address in one of several forms: 2852039166,
 // 0xa9fea9fe, 0251.0376.0251.0376 and 169.254.43518 all mean
@@ -16,13 +23,6 @@ import (
 // client of the same URL (a proxy, a receiver's redirect) could reach it.
 // The guard refuses these forms outright, without any lookup: only the
 // dotted decimal form a.b.c.d (and IPv6 literals) name an address.
-
-// MsgNumericHost refuses a host written as a number other than a.b.c.d.
-const MsgNumericHost = "Write an IPv4 host as four decimal numbers (a.b.c.d)."
-
-// numericHost reports whether host is an IPv4 address in a form other than
-// canonical dotted decimal, as the WHATWG URL parser reads it ("ends in a
-// number"), and the address it means when it is a valid one.
 func numericHost(host string) (ip netip.Addr, numeric bool) {
 	if _, err := netip.ParseAddr(host); err == nil {
 		return netip.Addr{}, false // a.b.c.d or an IPv6 literal: read as written

@@ -15,15 +15,6 @@ import (
 	"time"
 )
 
-// Signing follows the Standard Webhooks specification
-// (https://www.standardwebhooks.com): the signed content is
-// "<webhook-id>.<webhook-timestamp>.<body>", signed with HMAC-SHA256 under
-// the secret's base64-decoded bytes (after its "whsec_" prefix), and sent
-// as "v1,<base64 signature>". The specification's own Go library exists
-// (standard-webhooks/libraries, v0.0.1, untagged since); signing is a few
-// lines of the standard library, so it is implemented here and held to the
-// specification's published example in the tests.
-
 // The headers of a delivery.
 const (
 	HeaderID        = "webhook-id"
@@ -60,6 +51,15 @@ func SecretKey(secret string) ([]byte, error) {
 
 // Sign returns the webhook-signature header value of a message: "v1,"
 // and the base64 HMAC-SHA256 of "id.timestamp.body" under key.
+//
+// Signing follows the Standard Webhooks specification
+// (https://www.standardwebhooks.com): the signed content is
+// "<webhook-id>.<webhook-timestamp>.<body>", signed with HMAC-SHA256 under
+// the secret's base64-decoded bytes (after its "whsec_" prefix), and sent
+// as "v1,<base64 signature>". The specification's own Go library exists
+// (standard-webhooks/libraries, v0.0.1, untagged since); signing is a few
+// lines of the standard library, so it is implemented here and held to the
+// specification's published example in the tests.
 func Sign(key []byte, id string, ts time.Time, body []byte) string {
 	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte(id))
