@@ -152,8 +152,9 @@ func handleOEmbed(st Store, now func() time.Time) http.Handler {
 	})
 }
 
-// embedSnippet is the iframe that embeds a survey's page: the README's
-// snippet, which the page's script then resizes (survey:resize).
+// embedSnippet is the iframe that embeds a survey's page: the snippet of
+// docs/templates-and-embedding.md, which the page's script then resizes
+// (survey:resize).
 func embedSnippet(src, title string, width, height int64) string {
 	return `<iframe src="` + string(text(src)) + `" title="` + string(text(title)) + `" width="` + strconv.FormatInt(width, 10) +
 		`" height="` + strconv.FormatInt(height, 10) + `" style="border:0;max-width:100%" loading="lazy"></iframe>`
