@@ -49,12 +49,13 @@ again=$(call POST "/api/public/surveys/$slug/responses/" 201 "$response" -H "Ide
 # 5. The owner's view: the response with its variable, then the survey's count,
 #    which the tally adds from the table's stream a second or two later.
 call GET "/api/surveys/$sid/responses/" 200 | jq -c '.results[0] | {id, answers, variables}'
-for try in $(seq 30); do
+for try in $(seq 120); do
   count=$(call GET "/api/v2/surveys/$sid/" 200 | jq -r .submitted_responses)
   [ "$count" = 1 ] && break
-  [ "$try" = 30 ] && { echo "submitted_responses is still $count" >&2; exit 1; }
+  [ "$try" = 120 ] && { echo "submitted_responses is still $count after 2 minutes" >&2; exit 1; }
   sleep 1
 done
+echo "submitted_responses: $count"
 
 # 6. The hosted page and the public report, for a browser.
 call GET "/s/$slug/" 200 >/dev/null

@@ -25,7 +25,7 @@ func TestWalkthrough(t *testing.T) {
 		"TABLE_NAME": "walkthrough", "PORT": freePort(t), "HOME": os.Getenv("HOME"),
 	}
 	key, base := startLocal(t, env)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "../../examples/walkthrough.sh")
 	cmd.Env = append(os.Environ(), "BASE="+base, "KEY="+key)
@@ -33,7 +33,10 @@ func TestWalkthrough(t *testing.T) {
 	if err != nil {
 		t.Fatalf("walkthrough: %v\n%s", err, out)
 	}
-	for _, want := range []string{"Personalised link: " + base + "/s/", "Survey page: " + base + "/s/", "Report:      " + base + "/r/"} {
+	for _, want := range []string{
+		"Personalised link: " + base + "/s/", "submitted_responses: 1",
+		"Survey page: " + base + "/s/", "Report:      " + base + "/r/",
+	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the walkthrough's output lacks %q:\n%s", want, out)
 		}
