@@ -11,12 +11,12 @@ import (
 	"surveyservice/shared/survey"
 )
 
+// ProviderName is the oEmbed provider_name.
+//
 // oEmbed 1.0 (https://oembed.com, contract section 17): a site that is
 // given the address of a survey's page asks GET /api/oembed/?url=... and
 // embeds the iframe it answers. The pages group serves it: it owns the
 // page addresses, and the answer is one read of what the page reads.
-
-// ProviderName is the oEmbed provider_name.
 const ProviderName = "Survey Service"
 
 // The frame's size when the consumer sets no bounds: a phone-to-desktop
