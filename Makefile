@@ -1,5 +1,5 @@
 # Survey service. `make run` serves the whole API locally; `make test` runs
-# every check CI runs. See README.md.
+# every check CI runs. See README.md and docs/.
 
 SHELL := /bin/bash
 GO ?= go

@@ -125,7 +125,7 @@ func TestDeleteManySurveys(t *testing.T) {
 }
 
 // wantCounts checks the account's counts of live surveys and folders
-// (README, "Account limits").
+// (docs/api.md, "Account limits").
 func (f *fixture) wantCounts(t *testing.T, what string, surveys, folders int64) {
 	t.Helper()
 	c, err := f.st.AccountCounts(t.Context(), f.acct.ID)

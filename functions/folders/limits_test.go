@@ -11,7 +11,7 @@ import (
 )
 
 // TestFolderLimit: past the account's limit of folders, a create answers
-// 403 and writes nothing; a deleted folder makes room (README, "Account
+// 403 and writes nothing; a deleted folder makes room (docs/api.md, "Account
 // limits"). The limit is lowered to 2 on a store of the test's own.
 func TestFolderLimit(t *testing.T) {
 	t.Parallel()

@@ -50,7 +50,7 @@ var (
 )
 
 // TestFolderListSize measures what one folder and one survey add to the
-// folder list, typical and at every limit, the figures the README gives
+// folder list, typical and at every limit, the figures docs/api.md gives
 // ("Answer sizes"); the test fails if they drift.
 func TestFolderListSize(t *testing.T) {
 	t.Parallel()
@@ -64,7 +64,7 @@ func TestFolderListSize(t *testing.T) {
 		got, most int
 	}{{"typical survey", typicalSurvey, 1200}, {"survey at every limit", worstSurvey, 2500}, {"folder at every limit", worstFolder, 2850}} {
 		if c.got > c.most {
-			t.Errorf("%s: %d bytes, more than the %d the README assumes", c.what, c.got, c.most)
+			t.Errorf("%s: %d bytes, more than the %d docs/api.md assumes", c.what, c.got, c.most)
 		}
 	}
 }

@@ -11,12 +11,12 @@ import (
 	"surveyservice/shared/survey"
 )
 
+// ProviderName is the oEmbed provider_name.
+//
 // oEmbed 1.0 (https://oembed.com, contract section 17): a site that is
 // given the address of a survey's page asks GET /api/oembed/?url=... and
 // embeds the iframe it answers. The pages group serves it: it owns the
 // page addresses, and the answer is one read of what the page reads.
-
-// ProviderName is the oEmbed provider_name.
 const ProviderName = "Survey Service"
 
 // The frame's size when the consumer sets no bounds: a phone-to-desktop
@@ -152,8 +152,9 @@ func handleOEmbed(st Store, now func() time.Time) http.Handler {
 	})
 }
 
-// embedSnippet is the iframe that embeds a survey's page: the README's
-// snippet, which the page's script then resizes (survey:resize).
+// embedSnippet is the iframe that embeds a survey's page: the snippet of
+// docs/templates-and-embedding.md, which the page's script then resizes
+// (survey:resize).
 func embedSnippet(src, title string, width, height int64) string {
 	return `<iframe src="` + string(text(src)) + `" title="` + string(text(title)) + `" width="` + strconv.FormatInt(width, 10) +
 		`" height="` + strconv.FormatInt(height, 10) + `" style="border:0;max-width:100%" loading="lazy"></iframe>`

@@ -11,10 +11,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// Starting a survey from a template and copying a survey (contract section
-// 17): both copy a survey whole or not at all (store.CopySurvey) and answer
-// 201 with the copy's detail and the settings the owner's plan dropped.
-
 // Messages of the template field.
 const (
 	msgTemplateNoSurvey = "This template has no survey to start from."
@@ -28,6 +24,10 @@ type copyDetail struct {
 }
 
 // answerCopy answers 201 with the copy, built from what was written.
+//
+// Starting a survey from a template and copying a survey (contract section
+// 17): both copy a survey whole or not at all (store.CopySurvey) and answer
+// 201 with the copy's detail and the settings the owner's plan dropped.
 func (h handlers) answerCopy(w http.ResponseWriter, r *http.Request, c store.CopyResult) {
 	acct, _ := api.AccountFrom(r.Context())
 	d := c.Survey.Detail(h.now(), acct.Profile(), c.Layout, c.Elements)

@@ -14,7 +14,7 @@ import (
 
 // TestLiveSurveyLimit: past the account's limit of live surveys, a create
 // and a restore answer 403 and change nothing; a survey moved to the trash
-// makes room (README, "Account limits"). The limit is lowered to 2 on a
+// makes room (docs/api.md, "Account limits"). The limit is lowered to 2 on a
 // store of the test's own.
 func TestLiveSurveyLimit(t *testing.T) {
 	t.Parallel()

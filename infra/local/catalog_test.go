@@ -15,10 +15,10 @@ import (
 )
 
 // TestSampleTemplates: `make run`'s catalog has templates backed by real
-// surveys of the catalog account (twice loaded, the same surveys); a new
-// user starts a survey from one with the README's single request; the
-// template's survey is a preview to everyone and 404 to other accounts'
-// owner API.
+// surveys of the catalog account (twice loaded, the same surveys); a new user
+// starts a survey from one with the single request of
+// docs/templates-and-embedding.md; the template's survey is a preview to
+// everyone and 404 to other accounts' owner API.
 func TestSampleTemplates(t *testing.T) {
 	st := testenv.Store(t)
 	h := serve(routers(st, config{sealer: testenv.Sealer(t), variables: variables.Config{SurveyURL: "http://127.0.0.1"}, exports: testenv.Exports(t)}))

@@ -16,11 +16,11 @@ import (
 )
 
 // The embedding tests (contract section 17) put a survey in an iframe of a
-// page on another local origin (another port of 127.0.0.1), with the
-// README's snippet: the parent listens to the page's messages and sets
-// the frame's height from survey:resize.
+// page on another local origin (another port of 127.0.0.1), with the snippet
+// of docs/templates-and-embedding.md: the parent listens to the page's
+// messages and sets the frame's height from survey:resize.
 
-// embedSnippet is the README's snippet for a survey page at src, its
+// embedSnippet is that snippet for a survey page at src, its
 // messages accepted from origin only; the parent keeps them in
 // window.msgs for the test.
 func embedSnippet(src, origin string) string {

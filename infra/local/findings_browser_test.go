@@ -11,7 +11,7 @@ import (
 	"surveyservice/internal/testenv"
 )
 
-// Issue 18's page findings, each as a responder meets it in Chromium;
+// Page fixes, each as a responder meets it in Chromium;
 // TestBrowserAxe runs axe-core over every page state besides.
 
 // TestBrowserRequiredFocusAndHideNext, on a phone, by keyboard, with

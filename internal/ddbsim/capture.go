@@ -8,7 +8,7 @@
 // the requests the real store sends, answering each with a canned
 // success, and a Model replays the recorded requests of many submissions
 // against DynamoDB's rules in virtual time. No emulator can show these
-// limits; this is the model the README's figures come from.
+// limits; this is the model the figures of docs/scale.md come from.
 package ddbsim
 
 import (

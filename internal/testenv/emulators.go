@@ -24,9 +24,6 @@ import (
 	"surveyservice/shared/store"
 )
 
-// The emulators: DynamoDB Local serves DynamoDB and its streams, moto
-// serves KMS, SQS and S3; each test binary starts its own of both.
-
 var (
 	motoSrv  *moto.Server
 	ddbURL   string
@@ -46,6 +43,9 @@ func newRunID() string {
 
 // startEmulators starts moto and DynamoDB Local at once (Java takes
 // seconds to start, moto one). It returns what stops them.
+//
+// The emulators: DynamoDB Local serves DynamoDB and its streams, moto
+// serves KMS, SQS and S3; each test binary starts its own of both.
 func startEmulators(ctx context.Context) (stop func(), err error) {
 	type started struct {
 		ddb *ddblocal.Server

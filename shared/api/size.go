@@ -13,7 +13,7 @@ import (
 // to the status and headers. A larger answer never reaches the client: API
 // Gateway answers 502 instead. MaxAnswer leaves a megabyte for that
 // envelope. Every route keeps its JSON answer under it by construction
-// (README, "Answer sizes", lists each bound and how it is held); the
+// (docs/api.md, "Answer sizes", lists each bound and how it is held); the
 // browsable page, which pretty-prints and HTML-escapes the JSON and can be
 // several times larger, falls back to a note asking for the JSON instead.
 const MaxAnswer = 5 << 20

@@ -12,10 +12,6 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// The rules of variable values (contract section 8), shared by the
-// personalised links a survey's owner mints and the query-string variables
-// a responder submits with a response.
-
 // Limits of a value.
 const (
 	MaxValueChars  = 500
@@ -31,6 +27,10 @@ const (
 // Scalar is a JSON value a variable may carry, without the boxing of an
 // any: Kind is 's' (a string), 'n' (a number, its text in Str), 'b' (a
 // boolean) or 0 (anything else).
+//
+// The rules of variable values (contract section 8), shared by the
+// personalised links a survey's owner mints and the query-string variables
+// a responder submits with a response.
 type Scalar struct {
 	Kind byte
 	Str  string

@@ -14,7 +14,7 @@ import (
 
 // Policy is one public function's limits: per client, and per survey for
 // the requests that name one. The table's figures and their reasons are
-// in README ("Limits per client and per survey") and template.yaml, next
+// in docs/scale.md ("Limits per client and per survey") and template.yaml, next
 // to the stage throttles.
 type Policy struct {
 	Client, Survey *Limiter

@@ -205,7 +205,7 @@ type PublicSurvey struct {
 // BatchGetItem, eventually consistent: a session's start (its only caller)
 // may see the survey as of a second ago, as the submission that follows it
 // reads strongly; a strongly consistent read would add 1,000 read units a
-// second to a viral survey's item, past what one item serves (README, "The
+// second to a viral survey's item, past what one item serves (docs/scale.md, "The
 // container's survey cache").
 func (s *Store) publicItems(ctx context.Context, sid int64, extra ...dynamo.Keyed) ([]dynamo.Item, error) {
 	keys := append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}}, extra...)

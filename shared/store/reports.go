@@ -189,7 +189,7 @@ func attrIDs(s string, want int) ([]int64, bool) {
 
 // SurveyIDByReportCode finds the survey of a report code: one GetItem.
 // Surveys created before report items existed have none, and answer 404
-// (see README "Hosted pages").
+// (docs/responding.md, "Hosted pages").
 func (s *Store) SurveyIDByReportCode(ctx context.Context, code string) (int64, error) {
 	if code == "" || len(code) > 64 {
 		return 0, survey.ErrNotFound

@@ -10,16 +10,16 @@ import (
 	"unicode/utf8"
 )
 
-// The evaluation of display conditions. The hosted page's script
-// (functions/pages/web/logic.js) is the same algorithm, step for step;
-// testdata/conditions_cases.json holds the cases both must pass.
-
 // Shown decides which of questions (the questions list in display order:
 // Layout.QuestionElements) a responder meets, given their canonical
 // answers (CheckAnswers' form). One pass in display order: a rule names
 // only earlier elements, so each first operand's visibility is known when
 // it is read; the answer of a hidden element counts as no answer; a
 // group's members are hidden with it. groupOf maps a member to its group.
+//
+// The evaluation of display conditions. The hosted page's script
+// (functions/pages/web/logic.js) is the same algorithm, step for step;
+// testdata/conditions_cases.json holds the cases both must pass.
 func Shown(questions []Element, groupOf map[int64]int64, answers map[int64]json.RawMessage) map[int64]bool {
 	shown := make(map[int64]bool, len(questions))
 	byID := make(map[int64]*Element, len(questions))

@@ -9,10 +9,10 @@ import (
 	"golang.org/x/net/idna"
 )
 
+// AnyOrigin, alone in embed_origins, lets any site embed the survey.
+//
 // Embedding (contract section 17): the responder's page may be shown in an
 // iframe on the sites that the setting embed_origins names.
-
-// AnyOrigin, alone in embed_origins, lets any site embed the survey.
 const AnyOrigin = "*"
 
 // MaxEmbedOrigins bounds embed_origins.

@@ -6,13 +6,13 @@ import (
 	"time"
 )
 
+// Score is a response's score: correct answers out of the scored questions
+// it was shown.
+//
 // Quizzes (contract section 15): with show_answer_sheet_enabled each
 // response is scored over the shown questions that have a correct_choice;
 // a responder may see their sheet, with the key or without it, as the
 // settings and the survey's state say.
-
-// Score is a response's score: correct answers out of the scored questions
-// it was shown.
 type Score struct {
 	Correct int `json:"correct"`
 	Total   int `json:"total"`

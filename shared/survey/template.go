@@ -46,7 +46,7 @@ type Template struct {
 // MaxSlugLength bounds a template or survey slug, in code points.
 const MaxSlugLength = 200
 
-// Bounds of a catalog entry, so that the catalog's answers fit (README,
+// Bounds of a catalog entry, so that the catalog's answers fit (docs/api.md,
 // "Answer sizes"): a detail is a template with its similar ones expanded,
 // a list page up to 100 templates, so neither exceeds 101 templates of at
 // most MaxTemplateBytes of JSON each, 3.2 MiB. The sample catalog's largest

@@ -6,9 +6,6 @@ import (
 	"time"
 )
 
-// Webhooks (contract section 13): an owner's endpoint told of each new
-// response of a survey, signed per the Standard Webhooks specification.
-
 // The events: a new response, and a response its responder edited
 // (contract section 16).
 const (
@@ -31,6 +28,9 @@ const (
 )
 
 // Webhook is one endpoint of a survey.
+//
+// Webhooks (contract section 13): an owner's endpoint told of each new
+// response of a survey, signed per the Standard Webhooks specification.
 type Webhook struct {
 	ID       int64
 	SurveyID int64
