@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -234,7 +235,7 @@ func (s *Store) codePageStart(ctx context.Context, sid int64, r int64) (from str
 	}
 	var items []dynamo.Item
 	err = s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return "", 0, 0, false, s.fail(fmt.Sprintf("read the code index of survey %d", sid), err)
 	}
 	read = len(items)

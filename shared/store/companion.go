@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/guregu/dynamo/v2"
@@ -19,7 +20,7 @@ func (s *Store) surveyWith(ctx context.Context, aid, sid int64, pk, sk, what str
 	err := s.table.Batch(AttrPK, AttrSK).
 		Get(dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{pk, sk}).
 		Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return survey.Survey{}, s.fail(fmt.Sprintf("get %s of survey %d", what, sid), err)
 	}
 	var sv survey.Survey

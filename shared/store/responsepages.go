@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -182,7 +183,7 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 			Seq string `dynamo:"seq"`
 		}
 		err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesCheckpoint+streamShard).Consistent(true).One(ctx, &cp)
-		if err != nil && err != dynamo.ErrNotFound {
+		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 			return added, s.fail(fmt.Sprintf("read the page index checkpoint of survey %d", sid), err)
 		}
 		var todo []ResponsePageRecord
@@ -287,7 +288,7 @@ func (s *Store) IndexImportedResponses(ctx context.Context, rs []survey.Response
 	for sid, rs := range bySurvey {
 		var meta map[string]string
 		err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesMetaSK).Consistent(true).One(ctx, &meta)
-		if err != nil && err != dynamo.ErrNotFound {
+		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 			return s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
 		}
 		keys := make([]string, len(rs))
@@ -320,7 +321,7 @@ func (s *Store) IndexImportedResponses(ctx context.Context, rs []survey.Response
 func (s *Store) responsePageBounds(ctx context.Context, sid int64) (from, to string, ok bool, err error) {
 	var meta map[string]string
 	err = s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesMetaSK).Consistent(true).One(ctx, &meta)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return "", "", false, nil
 	}
 	if err != nil {
@@ -375,7 +376,7 @@ func (s *Store) responsePageBounds(ctx context.Context, sid int64) (from, to str
 func (s *Store) readResponseNode(ctx context.Context, sid int64, level int, node string, ascending bool) ([]string, map[string]int64, error) {
 	var item map[string]any
 	err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesNodePrefix+node).Consistent(true).One(ctx, &item)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return nil, nil, s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
 	}
 	counts := map[string]int64{}
