@@ -66,7 +66,7 @@ func BenchmarkExportJob(b *testing.B) {
 	}
 	b.Logf("seeded %d responses in %v", n, time.Since(start).Round(time.Millisecond))
 	st := &scanCounter{Store: f.st}
-	ex := &responses.Exporter{St: st, Exports: testenv.Exports(b), MaxAttempts: exports.MaxReceives}
+	ex := responses.NewExporter(responses.ExporterDeps{Store: st, Exports: testenv.Exports(b), MaxAttempts: exports.MaxReceives})
 
 	ops := map[string]int{}
 	var dynamoCalls int

@@ -143,7 +143,7 @@ func newSealer(tb testing.TB, st *store.Store) *links.Sealer {
 // newHandler mounts the variables and responders groups on one handler,
 // both with the sealer, as `make run` serves them.
 func newHandler(st *store.Store, sealer *links.Sealer) http.Handler {
-	v := variables.New(api.NewAuthenticator(st), st, sealer, variables.Config{SurveyURL: surveyURL})
+	v := variables.New(variables.Deps{Auth: api.NewAuthenticator(st), Store: st, Sealer: sealer, SurveyURL: surveyURL})
 	return api.Mount(v, responders.New(st, sealer, time.Now))
 }
 

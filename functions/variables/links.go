@@ -127,7 +127,7 @@ func (h handlers) hashes() http.Handler {
 				return err
 			}
 		}
-		prefix := urlsPrefix(strings.TrimRight(h.cfg.SurveyURL, "/") + "/s/" + url.PathEscape(sv.URLSlug) + "/?qs=")
+		prefix := urlsPrefix(strings.TrimRight(h.surveyURL, "/") + "/s/" + url.PathEscape(sv.URLSlug) + "/?qs=")
 		if err := fitsAnswer(prefix, payloads); err != nil {
 			return err
 		}

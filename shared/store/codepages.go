@@ -167,10 +167,18 @@ func (s *Store) newCodePageDepth(ctx context.Context, sid int64, count int64, co
 	return codeIndex{depth: m.Depth, marks: m.Marks}, nil
 }
 
+// codeShard is where codes are indexed: a survey's count shard, in an
+// index of depth levels (0: no index).
+type codeShard struct {
+	sid          int64
+	shard, depth int
+}
+
 // indexCodes adds to tx the index's changes for codes written (add) or
-// deleted in count shard shard; root is the count shard's update, which
-// takes the root's counts.
-func (s *Store) indexCodes(tx *dynamo.WriteTx, root *dynamo.Update, sid int64, shard, depth int, codes []string, add bool) {
+// deleted in count shard at.shard; root is the count shard's update,
+// which takes the root's counts.
+func (s *Store) indexCodes(tx *dynamo.WriteTx, root *dynamo.Update, at codeShard, codes []string, add bool) {
+	sid, shard, depth := at.sid, at.shard, at.depth
 	if depth == 0 {
 		return
 	}

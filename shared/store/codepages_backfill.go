@@ -312,7 +312,7 @@ func (s *Store) codeMarkTx(ctx context.Context, sid int64, depth, shard int, cod
 				If("attribute_exists(PK) AND attribute_not_exists($)", codeMarkAttr))
 		}
 		root := s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeCountSK(shard))
-		s.indexCodes(tx, root, sid, shard, depth, pending, true)
+		s.indexCodes(tx, root, codeShard{sid: sid, shard: shard, depth: depth}, pending, true)
 		tx.Update(root)
 		err := tx.Run(ctx)
 		if err == nil {

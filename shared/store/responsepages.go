@@ -462,8 +462,8 @@ func (s *Store) skipIndexed(ctx context.Context, sid int64, q ResponseQuery, n i
 			if counted[0] >= counted[1] {
 				return false, nil
 			}
-			found, err := s.locateCounted(ctx, sid, q.Ascending, 0, "", counted[0], counted[1], &m, &read, &pos)
-			return found, err
+			w := countedWalk{sid: sid, ascending: q.Ascending, a: counted[0], b: counted[1], m: &m, read: &read, pos: &pos}
+			return s.locateCounted(ctx, w, 0, "")
 		},
 		func() (bool, error) { return exact(exactHigh) },
 	}
@@ -522,11 +522,23 @@ func (s *Store) skipExact(ctx context.Context, sid int64, q ResponseQuery, n int
 	return out, scanned, nil
 }
 
+// countedWalk is one search of the counted tree: the survey, the order,
+// the keys [a, b) searched, and what the walk updates as it goes (the
+// 0-based index *m still to pass, the items *read, the *pos found).
+type countedWalk struct {
+	sid       int64
+	ascending bool
+	a, b      string
+	m, read   *int
+	pos       **ResponsePosition
+}
+
 // locateCounted walks node (of level) for the response of 0-based index
-// *m, in q's order, among keys in [a, b): a child wholly inside counts
-// without being read; a leaf (a second) that holds it, or that [a, b) cuts,
-// is read exactly. *m drops by what was passed over.
-func (s *Store) locateCounted(ctx context.Context, sid int64, ascending bool, level int, node, a, b string, m *int, read *int, pos **ResponsePosition) (bool, error) {
+// *w.m, in w's order, among keys in [w.a, w.b): a child wholly inside
+// counts without being read; a leaf (a second) that holds it, or that
+// [a, b) cuts, is read exactly. *w.m drops by what was passed over.
+func (s *Store) locateCounted(ctx context.Context, w countedWalk, level int, node string) (bool, error) {
+	sid, ascending, a, b, m, read, pos := w.sid, w.ascending, w.a, w.b, w.m, w.read, w.pos
 	children, counts, err := s.readResponseNode(ctx, sid, level, node, ascending)
 	*read++
 	if err != nil {
@@ -560,7 +572,7 @@ func (s *Store) locateCounted(ctx context.Context, sid int64, ascending bool, le
 			*m -= p.passed
 			continue
 		}
-		found, err := s.locateCounted(ctx, sid, ascending, level+1, c, a, b, m, read, pos)
+		found, err := s.locateCounted(ctx, w, level+1, c)
 		if err != nil || found {
 			return found, err
 		}
