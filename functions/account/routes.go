@@ -8,9 +8,15 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// New returns the group's routes; auth checks every request's API key.
-func New(auth *api.Authenticator) *api.Router {
-	rt := api.NewRouter(auth)
+// Deps are the group's dependencies.
+type Deps struct {
+	// Auth checks every request's API key.
+	Auth *api.Authenticator
+}
+
+// New returns the group's routes.
+func New(d Deps) *api.Router {
+	rt := api.NewRouter(d.Auth)
 	whoami := handleWhoAmI()
 	rt.Handle(api.Route{Method: "GET", Path: "/api/whoami/", Name: "Who Am I"}, whoami)
 	rt.Handle(api.Route{Method: "POST", Path: "/api/whoami/", Name: "Who Am I"}, whoami)

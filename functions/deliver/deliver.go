@@ -62,8 +62,8 @@ type Queue interface {
 
 var _ Queue = webhook.Queue{}
 
-// Deliverer handles batches of queue messages.
-type Deliverer struct {
+// Deps are the function's dependencies and tuning.
+type Deps struct {
 	Store  Store
 	Opener Opener
 	Queue  Queue
@@ -96,6 +96,12 @@ type Deliverer struct {
 	// to the slow lane; 0 means webhook.MainLaneBudget.
 	Budget time.Duration
 }
+
+// Deliverer handles batches of queue messages.
+type Deliverer struct{ Deps }
+
+// New returns the function's handler.
+func New(d Deps) *Deliverer { return &Deliverer{Deps: d} }
 
 func (d *Deliverer) budget() time.Duration {
 	if d.Budget > 0 {

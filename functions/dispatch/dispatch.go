@@ -41,8 +41,8 @@ type Queue interface {
 	Send(ctx context.Context, jobs []webhook.Job, delay time.Duration) error
 }
 
-// Dispatcher handles batches of stream records.
-type Dispatcher struct {
+// Deps are the function's dependencies.
+type Deps struct {
 	Store Store
 	Queue Queue
 	// Files keeps the files of responses (section 16); nil: a deployment
@@ -51,6 +51,12 @@ type Dispatcher struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
+
+// Dispatcher handles batches of stream records.
+type Dispatcher struct{ Deps }
+
+// New returns the function's handler.
+func New(d Deps) *Dispatcher { return &Dispatcher{Deps: d} }
 
 func (d *Dispatcher) now() time.Time {
 	if d.Now != nil {

@@ -92,7 +92,7 @@ func TestHandleKeepFailure(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
 	k := &keeper{bad: map[string]bool{"uploads/9/bad": true}}
-	d := &dispatch.Dispatcher{Store: st, Files: k}
+	d := dispatch.New(dispatch.Deps{Store: st, Files: k})
 	resp, err := d.Handle(context.Background(), events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{
 		record("INSERT", "100", 9, 1, []string{"uploads/9/a"}, nil),
 		record("INSERT", "101", 9, 2, []string{"uploads/9/b", "uploads/9/bad"}, nil),
@@ -110,7 +110,7 @@ func TestHandleKeepFailure(t *testing.T) {
 		t.Errorf("kept %v, want %v", k.kept, want)
 	}
 	// Without a bucket (a deployment without uploads) the mark is ignored.
-	resp, err = (&dispatch.Dispatcher{Store: st}).Handle(context.Background(), events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{
+	resp, err = (dispatch.New(dispatch.Deps{Store: st})).Handle(context.Background(), events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{
 		record("INSERT", "200", 9, 4, []string{"uploads/9/bad"}, nil)}})
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Errorf("without a bucket: %v %+v", err, resp.BatchItemFailures)

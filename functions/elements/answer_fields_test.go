@@ -24,7 +24,8 @@ func TestAnswerFields(t *testing.T) {
 		want string // the errors as JSON, or the element's choices and correct choice when accepted
 	}{
 		{"keep reorder add", mc, `{"choices":[{"id":12,"name":"b"},{"name":"c"},{"id":null,"name":"d"}]}`,
-			`[{"id":12,"name":"b","alt_name":null,"image_url":null,"order":1},{"id":0,"name":"c","alt_name":null,"image_url":null,"order":2},{"id":0,"name":"d","alt_name":null,"image_url":null,"order":3}] 12`},
+			`[{"id":12,"name":"b","alt_name":null,"image_url":null,"order":1},{"id":0,"name":"c","alt_name":null,"image_url":null,"order":2},{"id":0,` +
+				`"name":"d","alt_name":null,"image_url":null,"order":3}] 12`},
 		{"remove the correct one", mc, `{"choices":[{"id":11,"name":"a"}]}`,
 			`[{"id":11,"name":"a","alt_name":null,"image_url":null,"order":1}] null`},
 		{"correct as the read object", mc, `{"correct_choice":{"id":11,"name":"a","alt_name":null}}`,

@@ -174,7 +174,8 @@ func TestChoicesInvalid(t *testing.T) {
 		{"allowed_file_types empty", `{"type":11,"allowed_file_types":[]}`, fieldErr("allowed_file_types", "This list may not be empty.")},
 		{"allowed_file_types a string", `{"type":11,"allowed_file_types":"pdf"}`, fieldErr("allowed_file_types", `Expected a list of items but got type "str".`)},
 		{"allowed_file_types bad items", `{"type":11,"allowed_file_types":["pdf","tar.gz","",5,"abcdefghijk"]}`,
-			`{"allowed_file_types":{"1":["Enter an extension of 1 to 10 letters or digits."],"2":["Enter an extension of 1 to 10 letters or digits."],"3":["Not a valid string."],"4":["Enter an extension of 1 to 10 letters or digits."]}}`},
+			`{"allowed_file_types":{"1":["Enter an extension of 1 to 10 letters or digits."],"2":["Enter an extension of 1 to 10 letters or digits."],` +
+				`"3":["Not a valid string."],"4":["Enter an extension of 1 to 10 letters or digits."]}}`},
 		{"max_file_size_mb on text", `{"type":2,"max_file_size_mb":5}`, fieldErr("max_file_size_mb", notTaken(2))},
 		{"allowed_file_types on rating", `{"type":7,"allowed_file_types":["pdf"]}`, fieldErr("allowed_file_types", notTaken(7))},
 		// Refused on a type that does not take the field.

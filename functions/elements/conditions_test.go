@@ -60,7 +60,9 @@ func TestConditionsRefused(t *testing.T) {
 	}{
 		{"LaterElement", fmt.Sprintf(`{"conditions":[{"first_operand":%d,"arithmetic_operator":8}]}`, text),
 			`{"conditions":{"0":["first_operand must be placed before this element: a rule may only name earlier questions."]}}`},
-		{"OperatorByType", fmt.Sprintf(`{"conditions":[{"first_operand":%d,"arithmetic_operator":8},{"first_operand":%d,"arithmetic_operator":7,"second_operand":{"type":3,"value":"x"},"logical_operator":1}]}`, choice, scale),
+		{"OperatorByType",
+			fmt.Sprintf(`{"conditions":[{"first_operand":%d,"arithmetic_operator":8},{"first_operand":%d,"arithmetic_operator":7,"second_operand":{"type":3,`+
+				`"value":"x"},"logical_operator":1}]}`, choice, scale),
 			fmt.Sprintf(`{"conditions":{"1":["Operator 7 (contains) does not apply to element %d (opinion scale)."]}}`, scale)},
 		{"Format", `{"conditions":[{"arithmetic_operator":"1"}]}`,
 			`{"conditions":{"0":["arithmetic_operator: A valid integer is required.","first_operand: This field is required."]}}`},

@@ -23,10 +23,17 @@ type Store interface {
 
 var _ Store = (*store.Store)(nil)
 
+// Deps are the group's dependencies.
+type Deps struct {
+	// Auth checks every request's API key.
+	Auth  *api.Authenticator
+	Store Store
+}
+
 // New returns the group's routes.
-func New(auth *api.Authenticator, st Store) *api.Router {
-	rt := api.NewRouter(auth)
-	h := handlers{st: st}
+func New(d Deps) *api.Router {
+	rt := api.NewRouter(d.Auth)
+	h := handlers{st: d.Store}
 	list := api.Route{Path: "/api/v2/surveys/{survey_id}/questions/", Name: "Question List"}
 	detail := api.Route{Path: "/api/v2/surveys/{survey_id}/questions/{question_id}/", Name: "Question Detail"}
 	rt.Handle(list.With("GET"), h.list())

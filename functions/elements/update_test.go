@@ -103,7 +103,8 @@ func TestReadUpdateDelete(t *testing.T) {
 		}
 		// Appreciation fields on a type 9.
 		other := f.newSurvey(t)
-		r := f.do(t, "PATCH", itemPath(sid, a1), fmt.Sprintf(`{"share_link_active":true,"is_default":true,"link_active":true,"link_button_text":"Go on","link_type":2,"link":%d,"reload_active":true,"reload_time":10}`, other))
+		r := f.do(t, "PATCH", itemPath(sid, a1),
+			fmt.Sprintf(`{"share_link_active":true,"is_default":true,"link_active":true,"link_button_text":"Go on","link_type":2,"link":%d,"reload_active":true,"reload_time":10}`, other))
 		expect(t, "PATCH appreciation fields", r, 200, "")
 		got := decode(t, r.body)
 		sameMap(t, "PATCH appreciation fields", got, element(a1, 9, 1, map[string]any{

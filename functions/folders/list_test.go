@@ -100,7 +100,7 @@ func TestListCalls(t *testing.T) {
 				f.survey(t, fids[i%len(fids)], fmt.Sprintf("s%d", i))
 			}
 			// A fresh handler: its authenticator has never seen the key.
-			cold := &fixture{h: folders.New(api.NewAuthenticator(f.st), f.st, clock), st: f.st, acct: f.acct, key: f.key}
+			cold := &fixture{h: folders.New(folders.Deps{Auth: api.NewAuthenticator(f.st), Store: f.st, Now: clock}), st: f.st, acct: f.acct, key: f.key}
 			res := cold.do("GET", "/api/folders/", "")
 			if res.code != 200 {
 				t.Fatalf("cold list: %v", res)

@@ -22,10 +22,23 @@ type Store interface {
 
 var _ Store = (*store.Store)(nil)
 
-// New returns the group's routes; now is the clock that decides whether a
-// survey with an expiration date is closed.
-func New(auth *api.Authenticator, st Store, now func() time.Time) *api.Router {
-	rt := api.NewRouter(auth)
+// Deps are the group's dependencies.
+type Deps struct {
+	// Auth checks every request's API key.
+	Auth  *api.Authenticator
+	Store Store
+	// Now is the clock that decides whether a survey with an expiration
+	// date is closed; nil means time.Now.
+	Now func() time.Time
+}
+
+// New returns the group's routes.
+func New(d Deps) *api.Router {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	st, now := d.Store, d.Now
+	rt := api.NewRouter(d.Auth)
 	list := api.Route{Path: "/api/folders/", Name: "Folder List"}
 	detail := api.Route{Path: "/api/folders/{folder_id}/", Name: "Folder Detail"}
 	rt.Handle(list.With("GET"), handleList(st, now))

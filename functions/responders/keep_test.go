@@ -79,7 +79,7 @@ func (k *countingKeeper) Keep(ctx context.Context, key string) error {
 func dispatchStream(tb testing.TB, st *store.Store, b *uploads.Bucket, recs []events.DynamoDBEventRecord) []string {
 	tb.Helper()
 	k := &countingKeeper{b: b}
-	resp, err := (&dispatch.Dispatcher{Store: st, Queue: noQueue{}, Files: k}).Handle(context.Background(), events.DynamoDBEvent{Records: recs})
+	resp, err := (dispatch.New(dispatch.Deps{Store: st, Queue: noQueue{}, Files: k})).Handle(context.Background(), events.DynamoDBEvent{Records: recs})
 	if err != nil || len(resp.BatchItemFailures) > 0 {
 		tb.Fatalf("dispatch: %v, failed %v", err, resp.BatchItemFailures)
 	}

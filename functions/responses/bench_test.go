@@ -82,7 +82,7 @@ func seededSurvey(b *testing.B) (*fixture, *scanCounter, *api.Router, int) {
 		}
 		b.Logf("seeded %d responses in %v", bs.n, time.Since(start).Round(time.Second))
 		bs.f, bs.st = f, &scanCounter{Store: f.st}
-		bs.h = responses.New(api.NewAuthenticator(f.st), bs.st, testenv.Sealer(b), testenv.Exports(b), f.jobs.Queue, f.clk.Now)
+		bs.h = responses.New(responses.Deps{Auth: api.NewAuthenticator(f.st), Store: bs.st, Sealer: testenv.Sealer(b), Exports: testenv.Exports(b), Jobs: f.jobs.Queue, Now: f.clk.Now})
 	})
 	if bs.err != nil {
 		b.Fatal(bs.err)
@@ -180,7 +180,7 @@ func BenchmarkResponses(b *testing.B) {
 	// of 100: 5,000 keys, and 16 x that from the shards before the lazy
 	// merge: 11,616 items).
 	cold := func() {
-		h = responses.New(api.NewAuthenticator(f.st), st, testenv.Sealer(b), testenv.Exports(b), f.jobs.Queue, f.clk.Now)
+		h = responses.New(responses.Deps{Auth: api.NewAuthenticator(f.st), Store: st, Sealer: testenv.Sealer(b), Exports: testenv.Exports(b), Jobs: f.jobs.Queue, Now: f.clk.Now})
 		serve(h, "GET", listPath(f.sid)+"?page_size=1", f.key) // warm the key cache
 	}
 	last := (n + 99) / 100

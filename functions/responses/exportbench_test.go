@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -65,7 +66,7 @@ func BenchmarkExportJob(b *testing.B) {
 	}
 	b.Logf("seeded %d responses in %v", n, time.Since(start).Round(time.Millisecond))
 	st := &scanCounter{Store: f.st}
-	ex := &responses.Exporter{St: st, Exports: testenv.Exports(b), MaxAttempts: exports.MaxReceives}
+	ex := responses.NewExporter(responses.ExporterDeps{Store: st, Exports: testenv.Exports(b), MaxAttempts: exports.MaxReceives})
 
 	ops := map[string]int{}
 	var dynamoCalls int
@@ -198,7 +199,7 @@ func countExport(tb testing.TB, f *fixture, link string) (size int64, rows int) 
 	seen := map[int64]bool{}
 	for {
 		rec, err := cr.Read()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

@@ -160,14 +160,21 @@ type ExportStore interface {
 
 var _ ExportStore = (*store.Store)(nil)
 
-// Exporter is the export function: it runs the jobs of the export queue.
-type Exporter struct {
-	St      ExportStore
+// ExporterDeps are the export function's dependencies (the group's
+// second entry point, functions/exports).
+type ExporterDeps struct {
+	Store   ExportStore
 	Exports Exports
 	// MaxAttempts is how many runs a job gets before it is marked failed
 	// (the queue's redrive policy allows one more receive, to record it).
 	MaxAttempts int
 }
+
+// Exporter is the export function: it runs the jobs of the export queue.
+type Exporter struct{ ExporterDeps }
+
+// NewExporter returns the export function's handler.
+func NewExporter(d ExporterDeps) *Exporter { return &Exporter{ExporterDeps: d} }
 
 // Handle runs each job of the batch; a job whose run fails for a reason
 // that passes is reported back (the message returns after its visibility
@@ -190,7 +197,7 @@ func (e *Exporter) run(ctx context.Context, body string) error {
 		slog.ErrorContext(ctx, "export job: dropped", "error", err.Error())
 		return nil // never becomes valid
 	}
-	job, ok, err := e.St.StartExportJob(ctx, j.SurveyID, j.JobID)
+	job, ok, err := e.Store.StartExportJob(ctx, j.SurveyID, j.JobID)
 	if errors.Is(err, survey.ErrNotFound) || (err == nil && !ok) {
 		return nil // expired, or already done by an earlier delivery
 	}
@@ -200,18 +207,18 @@ func (e *Exporter) run(ctx context.Context, body string) error {
 	if job.AccountID != j.AccountID {
 		return nil
 	}
-	coll, err := e.St.SurveyCollection(ctx, job.AccountID, job.SurveyID)
+	coll, err := e.Store.SurveyCollection(ctx, job.AccountID, job.SurveyID)
 	if survey.ErrorCode(err) == survey.ENOTFOUND {
-		return e.St.FinishExportJob(ctx, job.SurveyID, job.ID, store.ExportFailed, 0)
+		return e.Store.FinishExportJob(ctx, job.SurveyID, job.ID, store.ExportFailed, 0)
 	}
 	if err != nil {
 		return e.failed(ctx, job, err)
 	}
-	rows, err := writeExport(ctx, e.St, e.Exports, coll, job.Key)
+	rows, err := writeExport(ctx, e.Store, e.Exports, coll, job.Key)
 	if err != nil {
 		return e.failed(ctx, job, err)
 	}
-	return e.St.FinishExportJob(ctx, job.SurveyID, job.ID, store.ExportSucceeded, rows)
+	return e.Store.FinishExportJob(ctx, job.SurveyID, job.ID, store.ExportSucceeded, rows)
 }
 
 // failed records the job failed on its last attempt, and otherwise hands
@@ -221,5 +228,5 @@ func (e *Exporter) failed(ctx context.Context, job store.ExportJob, err error) e
 		return err
 	}
 	slog.ErrorContext(ctx, "export job failed", "survey", job.SurveyID, "job", job.ID, "error", err.Error())
-	return e.St.FinishExportJob(ctx, job.SurveyID, job.ID, store.ExportFailed, 0)
+	return e.Store.FinishExportJob(ctx, job.SurveyID, job.ID, store.ExportFailed, 0)
 }

@@ -38,7 +38,7 @@ func decodeJob(t *testing.T, r reply) job {
 }
 
 func (f *fixture) exporter(t testing.TB) *responses.Exporter {
-	return &responses.Exporter{St: f.st, Exports: testenv.Exports(t), MaxAttempts: exports.MaxReceives}
+	return responses.NewExporter(responses.ExporterDeps{Store: f.st, Exports: testenv.Exports(t), MaxAttempts: exports.MaxReceives})
 }
 
 // TestExportJob: POST .../exports/ answers 202 and a pending job at once;

@@ -17,14 +17,6 @@ type Uploads interface {
 
 var _ Uploads = (*uploads.Bucket)(nil)
 
-// Option configures the group.
-type Option func(*handlers)
-
-// WithUploads gives the group the uploads bucket: the owner sees each
-// file answer with a download link, and deleting a response deletes its
-// files (contract section 16).
-func WithUploads(b Uploads) Option { return func(h *handlers) { h.uploads = b } }
-
 // view renders a response for its owner: each file answer {"file_name",
 // "size", "url"} with a presigned GET valid for 10 minutes (signed locally,
 // no AWS call; null without a bucket).

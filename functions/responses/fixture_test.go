@@ -71,7 +71,7 @@ func newFixture(t testing.TB) *fixture {
 	sealer := testenv.Sealer(t)
 	jobs := newJobQueue(t, fmt.Sprintf("exports-%d", acct.ID))
 	f := &fixture{st: st, acct: acct, key: key, clk: clk, jobs: jobs,
-		h: responses.New(api.NewAuthenticator(st), st, sealer, testenv.Exports(t), jobs.Queue, clk.Now)}
+		h: responses.New(responses.Deps{Auth: api.NewAuthenticator(st), Store: st, Sealer: sealer, Exports: testenv.Exports(t), Jobs: jobs.Queue, Now: clk.Now})}
 	fo, err := st.CreateFolder(t.Context(), acct.ID, "Responses tests", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -51,14 +51,30 @@ var _ Exports = (*exports.Bucket)(nil)
 // csvFormat is the list's own representation (?format=csv).
 var csvFormat = api.Format{Name: "csv", MediaType: "text/csv"}
 
-// New returns the group's routes; jobs queues export jobs, now is the
-// clock of export links.
-func New(auth *api.Authenticator, st Store, sealer Sealer, ex Exports, jobs JobQueue, now func() time.Time, opts ...Option) *api.Router {
-	rt := api.NewRouter(auth)
-	h := handlers{st: st, sealer: sealer, exports: ex, jobs: jobs, now: now, pages: newPageStarts(now)}
-	for _, opt := range opts {
-		opt(&h)
+// Deps are the group's dependencies.
+type Deps struct {
+	// Auth checks every request's API key.
+	Auth    *api.Authenticator
+	Store   Store
+	Sealer  Sealer
+	Exports Exports
+	// Jobs queues export jobs.
+	Jobs JobQueue
+	// Now is the clock of export links; nil means time.Now.
+	Now func() time.Time
+	// Uploads is the bucket of the responders' files: the owner sees each
+	// file answer with a download link, and deleting a response deletes
+	// its files (contract section 16). nil: a deployment without files.
+	Uploads Uploads
+}
+
+// New returns the group's routes.
+func New(d Deps) *api.Router {
+	if d.Now == nil {
+		d.Now = time.Now
 	}
+	rt := api.NewRouter(d.Auth)
+	h := handlers{st: d.Store, sealer: d.Sealer, exports: d.Exports, jobs: d.Jobs, now: d.Now, pages: newPageStarts(d.Now), uploads: d.Uploads}
 	list := api.Route{Path: "/api/surveys/{survey_id}/responses/", Name: "Response List", Formats: []api.Format{csvFormat}}
 	detail := api.Route{Path: "/api/surveys/{survey_id}/responses/{response_id}/", Name: "Response Detail"}
 	table := api.Route{Path: "/api/v2/surveys/{survey_id}/responses/results-table/", Name: "Results Table"}

@@ -53,13 +53,27 @@ type Result struct {
 	Complete bool `json:"complete"`
 }
 
+// Deps are the function's dependencies.
+type Deps struct {
+	Store Store
+	// Queue takes the jobs of the deliveries that are due.
+	Queue Queue
+}
+
+// Retrier queues the webhook deliveries whose next attempt is due.
+type Retrier struct{ Deps }
+
+// New returns the function's retrier.
+func New(d Deps) *Retrier { return &Retrier{Deps: d} }
+
 // Run queues every delivery due at now. Each is first moved in the index
 // to now + webhook.RequeueAfter (a write conditional on the entry read, so
 // an overlapping run or a stale read of the index queues nothing twice),
 // then its job is sent: the job names the attempts the delivery had, on
 // which the attempt is claimed. A send that fails leaves the delivery due
 // RequeueAfter later.
-func Run(ctx context.Context, st Store, q Queue, now time.Time) (Result, error) {
+func (r *Retrier) Run(ctx context.Context, now time.Time) (Result, error) {
+	st, q := r.Store, r.Queue
 	var read, queued atomic.Int64
 	var stopped atomic.Bool
 	shards, sctx := errgroup.WithContext(ctx)

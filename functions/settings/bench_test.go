@@ -85,7 +85,7 @@ func BenchmarkAddCodes(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := settings.New(api.NewAuthenticator(st), st, time.Now)
+	h := settings.New(settings.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now})
 	codes := make([]string, 5000)
 	for i := range codes {
 		codes[i] = fmt.Sprintf("BENCH-%05d-%s", i, survey.NewCode(12))
@@ -219,7 +219,7 @@ func BenchmarkCodesPage(b *testing.B) {
 		testenv.SeedCodes(b, st, cs.unindexed, codes)
 		cs.key = key
 		cs.st = &codeReadCounter{Store: st}
-		cs.h = settings.New(api.NewAuthenticator(st), cs.st, time.Now)
+		cs.h = settings.New(settings.Deps{Auth: api.NewAuthenticator(st), Store: cs.st, Now: time.Now})
 	})
 	if cs.err != nil {
 		b.Fatal(cs.err)

@@ -44,7 +44,8 @@ func TestEmbedOrigins(t *testing.T) {
 		{"too many", map[string]any{"embed_origins": twentyOne}, `{"embed_origins":["Ensure this field has no more than 20 elements."]}`},
 		{"star and more", `{"embed_origins":["*","https://example.com"]}`, map[string]any{"embed_origins": []string{survey.MsgEmbedAnyAlone}}},
 		{"not a string", `{"embed_origins":["https://example.com",5]}`, `{"embed_origins":{"1":["Not a valid string."]}}`},
-		{"bad items", `{"embed_origins":["https://example.com","http://example.com","https://example.com/path","https://*.example.com","ftp://x.org","https://x.org:99999","example.com","https://user@x.org","https://x.org?q"]}`,
+		{"bad items", `{"embed_origins":["https://example.com","http://example.com","https://example.com/path","https://*.example.com","ftp://x.org",` +
+			`"https://x.org:99999","example.com","https://user@x.org","https://x.org?q"]}`,
 			map[string]any{"embed_origins": map[string]any{"1": []string{msg}, "2": []string{msg}, "3": []string{msg}, "4": []string{msg},
 				"5": []string{msg}, "6": []string{msg}, "7": []string{msg}, "8": []string{msg}}}},
 	} {

@@ -24,11 +24,23 @@ type Store interface {
 
 var _ Store = (*store.Store)(nil)
 
-// New returns the group's routes; now is the clock that decides what
-// "after today" means for an expiration date.
-func New(auth *api.Authenticator, st Store, now func() time.Time) *api.Router {
-	rt := api.NewRouter(auth)
-	h := handlers{st: st, now: now}
+// Deps are the group's dependencies.
+type Deps struct {
+	// Auth checks every request's API key.
+	Auth  *api.Authenticator
+	Store Store
+	// Now is the clock that decides what "after today" means for an
+	// expiration date; nil means time.Now.
+	Now func() time.Time
+}
+
+// New returns the group's routes.
+func New(d Deps) *api.Router {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	rt := api.NewRouter(d.Auth)
+	h := handlers{st: d.Store, now: d.Now}
 	settings := api.Route{Path: "/api/surveys/{survey_id}/settings/", Name: "Survey Settings"}
 	codes := api.Route{Path: "/api/surveys/{survey_id}/settings/authentication-codes/", Name: "Authentication Code List"}
 	rt.Handle(settings.With("GET"), h.get())

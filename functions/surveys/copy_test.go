@@ -414,7 +414,7 @@ func TestCopyAtTheLimit(t *testing.T) {
 	st := store.New(testenv.Config(t), testenv.Store(t).TableName())
 	st.Limits = survey.AccountLimits{LiveSurveys: 4, Folders: 10}
 	acct, key := testenv.NewAccount(t, survey.PlanPro)
-	f := &fixture{st: st, h: surveys.New(api.NewAuthenticator(st), st, time.Now), acct: acct, key: key}
+	f := &fixture{st: st, h: surveys.New(surveys.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now}), acct: acct, key: key}
 	fid := folder(t, st, acct.ID, "Home")
 	src := makeBigSurvey(t, st, acct.ID, fid, 12)
 	var wg sync.WaitGroup

@@ -26,11 +26,23 @@ type Store interface {
 
 var _ Store = (*store.Store)(nil)
 
-// New returns the group's routes; now is the clock that decides whether a
-// survey with an expiration date is closed.
-func New(auth *api.Authenticator, st Store, now func() time.Time) *api.Router {
-	rt := api.NewRouter(auth)
-	h := handlers{st: st, now: now}
+// Deps are the group's dependencies.
+type Deps struct {
+	// Auth checks every request's API key.
+	Auth  *api.Authenticator
+	Store Store
+	// Now is the clock that decides whether a survey with an expiration
+	// date is closed; nil means time.Now.
+	Now func() time.Time
+}
+
+// New returns the group's routes.
+func New(d Deps) *api.Router {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	rt := api.NewRouter(d.Auth)
+	h := handlers{st: d.Store, now: d.Now}
 	list := api.Route{Path: "/api/v2/surveys/", Name: "Survey List"}
 	detail := api.Route{Path: "/api/v2/surveys/{survey_id}/", Name: "Survey Detail"}
 	restore := api.Route{Path: "/api/v2/surveys/{survey_id}/restore/", Name: "Survey Restore"}

@@ -66,7 +66,7 @@ func BenchmarkSweep(b *testing.B) {
 		cctx, counter := awsenv.WithCalls(ctx)
 		b.StartTimer()
 
-		res, err := sweeper.Run(cctx, st, now)
+		res, err := sweeper.New(sweeper.Deps{Store: st}).Run(cctx, now)
 
 		b.StopTimer()
 		if err != nil || !res.Complete || res.Closed != due {

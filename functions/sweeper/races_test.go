@@ -136,7 +136,7 @@ func TestOverlappingRuns(t *testing.T) {
 		for i := range results {
 			wg.Go(func() {
 				<-start
-				results[i], errs[i] = sweeper.Run(context.Background(), f.st, now)
+				results[i], errs[i] = sweeper.New(sweeper.Deps{Store: f.st}).Run(context.Background(), now)
 			})
 		}
 		close(start)

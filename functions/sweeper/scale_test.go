@@ -81,7 +81,7 @@ func TestDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), sweeper.Margin/2)
 	defer cancel()
 	ctx, calls := awsenv.WithCalls(ctx)
-	res, err := sweeper.Run(ctx, f.st, now)
+	res, err := sweeper.New(sweeper.Deps{Store: f.st}).Run(ctx, now)
 	if err != nil {
 		t.Fatalf("Run near its deadline: %v", err)
 	}

@@ -58,13 +58,27 @@ type CopyCleaner interface {
 
 var _ CopyCleaner = (*store.Store)(nil)
 
+// Deps are the function's dependencies.
+type Deps struct {
+	// Store is swept; one that is also a CopyCleaner has the dead copies
+	// of surveys removed too.
+	Store Store
+}
+
+// Sweeper closes the surveys whose expiration date has come.
+type Sweeper struct{ Deps }
+
+// New returns the function's sweeper.
+func New(d Deps) *Sweeper { return &Sweeper{Deps: d} }
+
 // Run closes every survey due at now (its expiration date is today or
 // earlier, UTC): the shards are swept at once, each page by page. Each close
 // is conditional on the date it was indexed under, so a retry or an
 // overlapping run is harmless and a survey whose date just moved is left
 // alone. It stops cleanly when ctx's deadline is within Margin, with
 // Complete false; what is left stays due for the next run.
-func Run(ctx context.Context, st Store, now time.Time) (Result, error) {
+func (s *Sweeper) Run(ctx context.Context, now time.Time) (Result, error) {
+	st := s.Store
 	today := survey.Today(now)
 	var closed, read atomic.Int64
 	var stopped atomic.Bool

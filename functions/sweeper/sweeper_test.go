@@ -196,7 +196,7 @@ func index(t testing.TB, st *store.Store) map[int64]string {
 
 func run(t *testing.T, ctx context.Context, st sweeper.Store, at time.Time) sweeper.Result {
 	t.Helper()
-	res, err := sweeper.Run(ctx, st, at)
+	res, err := sweeper.New(sweeper.Deps{Store: st}).Run(ctx, at)
 	if err != nil {
 		t.Fatalf("Run(%s): %+v, %v", at.Format(time.RFC3339), res, err)
 	}

@@ -46,12 +46,18 @@ type Store interface {
 
 var _ Store = (*store.Store)(nil)
 
-// Tally handles batches of stream records.
-type Tally struct {
+// Deps are the function's dependencies.
+type Deps struct {
 	Store Store
-	// Now is the clock the lag is measured with.
+	// Now is the clock the lag is measured with; nil: no lag is logged.
 	Now func() time.Time
 }
+
+// Tally handles batches of stream records.
+type Tally struct{ Deps }
+
+// New returns the function's handler.
+func New(d Deps) *Tally { return &Tally{Deps: d} }
 
 // Matches reports whether a stream record is one Handle counts (the
 // event source filters, in Go): the insertion of a submitted response or

@@ -47,7 +47,7 @@ func TestTallyExactlyOnce(t *testing.T) {
 		submit(sv.ID, i, store.ChoiceCount(7, 3))
 	}
 	submit(other.ID, 100)
-	h := &tally.Tally{Store: st, Now: time.Now}
+	h := tally.New(tally.Deps{Store: st, Now: time.Now})
 	hand := func(shard string, recs []events.DynamoDBEventRecord) {
 		t.Helper()
 		ev := events.DynamoDBTimeWindowEvent{DynamoDBEvent: events.DynamoDBEvent{Records: recs},
@@ -142,7 +142,7 @@ func TestTallyEditsAndRemovalsExactlyOnce(t *testing.T) {
 		t.Fatalf("late submission: %v", err)
 	}
 
-	h := &tally.Tally{Store: st, Now: time.Now}
+	h := tally.New(tally.Deps{Store: st, Now: time.Now})
 	hand := func(shard string, recs []events.DynamoDBEventRecord) {
 		t.Helper()
 		ev := events.DynamoDBTimeWindowEvent{DynamoDBEvent: events.DynamoDBEvent{Records: recs},

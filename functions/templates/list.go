@@ -89,7 +89,7 @@ func (lq listQuery) matches(t survey.Template) bool {
 // handleList answers a page of the catalog, ordered by score descending then
 // id, from one Query of the catalog index. A page past the end is 404
 // "Invalid page." (page 1 of an empty result is an empty page).
-func handleList(catalog Catalog, cfg Config) http.Handler {
+func handleList(d Deps) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		lq, err := parseListQuery(r)
 		if err != nil {
@@ -98,7 +98,7 @@ func handleList(catalog Catalog, cfg Config) http.Handler {
 		if lq.page < 1 {
 			return errInvalidPage
 		}
-		all, err := catalog.Catalog(r.Context())
+		all, err := d.Catalog.Catalog(r.Context())
 		if err != nil {
 			return err
 		}
@@ -114,7 +114,7 @@ func handleList(catalog Catalog, cfg Config) http.Handler {
 		}
 		end := min(start+lq.pageSize, len(matched))
 		w.Header().Set("Cache-Control", cacheControl)
-		api.Respond(w, api.WithNote(r, note(cfg)), http.StatusOK, api.NewPage(r, lq.page, lq.pageSize, len(matched), matched[start:end]))
+		api.Respond(w, api.WithNote(r, note(d)), http.StatusOK, api.NewPage(r, lq.page, lq.pageSize, len(matched), matched[start:end]))
 		return nil
 	})
 }

@@ -15,8 +15,10 @@ type Catalog interface {
 	Catalog(ctx context.Context) ([]survey.Template, error)
 }
 
-// Config holds the catalog's base addresses, shown on the browsable page.
-type Config struct {
+// Deps are the group's dependencies: the catalog and its base addresses,
+// shown on the browsable page.
+type Deps struct {
+	Catalog      Catalog
 	MediaURL     string // where /media/ paths of thumbnail_image resolve
 	TemplatesURL string // where embedding_link points
 }
@@ -26,9 +28,9 @@ type Config struct {
 const cacheControl = "public, max-age=60, s-maxage=300"
 
 // New returns the group's routes.
-func New(catalog Catalog, cfg Config) *api.Router {
+func New(d Deps) *api.Router {
 	rt := api.NewRouter(nil)
-	rt.Handle(api.Route{Method: "GET", Path: "/api/templates/", Name: "Template List", Public: true, CORS: true}, handleList(catalog, cfg))
-	rt.Handle(api.Route{Method: "GET", Path: "/api/templates/{url_slug}/", Name: "Template Detail", Public: true, CORS: true}, handleDetail(catalog, cfg))
+	rt.Handle(api.Route{Method: "GET", Path: "/api/templates/", Name: "Template List", Public: true, CORS: true}, handleList(d))
+	rt.Handle(api.Route{Method: "GET", Path: "/api/templates/{url_slug}/", Name: "Template Detail", Public: true, CORS: true}, handleDetail(d))
 	return rt
 }

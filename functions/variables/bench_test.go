@@ -149,7 +149,8 @@ func BenchmarkHashes5000(b *testing.B) {
 		b.ReportMetric(float64(bareSum.Nanoseconds())/pairs, "bare-ns/request")
 		b.ReportMetric(float64(dynamo)/float64(requests), "dynamodb-calls/request")
 		b.ReportMetric(float64(kmsCalls)/float64(requests), "kms-calls/request")
-		b.Logf("5000 links, %d interleaved pairs: handler %.2f ms, bare AES-GCM %.2f ms a request (emulator time subtracted); handler/bare median %.2fx (min %.2fx, max %.2fx, of the means %.2fx; target within 3x)",
+		b.Logf("5000 links, %d interleaved pairs: handler %.2f ms, bare AES-GCM %.2f ms a request (emulator time subtracted); "+
+			"handler/bare median %.2fx (min %.2fx, max %.2fx, of the means %.2fx; target within 3x)",
 			len(ratios), float64(handlerSum.Nanoseconds())/pairs/1e6, float64(bareSum.Nanoseconds())/pairs/1e6,
 			median, ratios[0], ratios[len(ratios)-1], float64(handlerSum)/float64(bareSum))
 	})

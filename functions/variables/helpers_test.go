@@ -98,7 +98,7 @@ func decodeJSON(s string) (any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("extra data")
 	}
 	return v, nil
@@ -143,7 +143,7 @@ func newSealer(tb testing.TB, st *store.Store) *links.Sealer {
 // newHandler mounts the variables and responders groups on one handler,
 // both with the sealer, as `make run` serves them.
 func newHandler(st *store.Store, sealer *links.Sealer) http.Handler {
-	v := variables.New(api.NewAuthenticator(st), st, sealer, variables.Config{SurveyURL: surveyURL})
+	v := variables.New(variables.Deps{Auth: api.NewAuthenticator(st), Store: st, Sealer: sealer, SurveyURL: surveyURL})
 	return api.Mount(v, responders.New(responders.Deps{Store: st, Sealer: sealer, Now: time.Now}))
 }
 

@@ -3,6 +3,7 @@ package variables
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -41,7 +42,7 @@ func DecodeValues(raw json.RawMessage, present bool, vars []survey.Variable) ([]
 	}
 	// A Decoder stops after one value: anything but whitespace after the
 	// list ("[{}]0", found by fuzzing) is not one JSON value.
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, survey.FieldError("values", "Expected a list of items; extra data follows the list.")
 	}
 	switch {
@@ -126,7 +127,7 @@ func (h handlers) hashes() http.Handler {
 				return err
 			}
 		}
-		prefix := urlsPrefix(strings.TrimRight(h.cfg.SurveyURL, "/") + "/s/" + url.PathEscape(sv.URLSlug) + "/?qs=")
+		prefix := urlsPrefix(strings.TrimRight(h.surveyURL, "/") + "/s/" + url.PathEscape(sv.URLSlug) + "/?qs=")
 		if err := fitsAnswer(prefix, payloads); err != nil {
 			return err
 		}

@@ -31,15 +31,21 @@ var (
 	_ links.KeyStore = (*store.Store)(nil)
 )
 
-// Config holds where personalised links point: {SurveyURL}/s/{slug}/?qs=...
-type Config struct {
+// Deps are the group's dependencies.
+type Deps struct {
+	// Auth checks every request's API key.
+	Auth   *api.Authenticator
+	Store  Store
+	Sealer Sealer
+	// SurveyURL is where personalised links point:
+	// {SurveyURL}/s/{slug}/?qs=...
 	SurveyURL string
 }
 
 // New returns the group's routes.
-func New(auth *api.Authenticator, st Store, sealer Sealer, cfg Config) *api.Router {
-	rt := api.NewRouter(auth)
-	h := handlers{st: st, sealer: sealer, cfg: cfg}
+func New(d Deps) *api.Router {
+	rt := api.NewRouter(d.Auth)
+	h := handlers{st: d.Store, sealer: d.Sealer, surveyURL: d.SurveyURL}
 	list := api.Route{Path: "/api/surveys/{survey_id}/variables/", Name: "Variable List"}
 	detail := api.Route{Path: "/api/surveys/{survey_id}/variables/{variable_id}/", Name: "Variable Detail"}
 	hashes := api.Route{Path: "/api/surveys/{survey_id}/variables/hashes/", Name: "Personalised Links"}
@@ -51,7 +57,7 @@ func New(auth *api.Authenticator, st Store, sealer Sealer, cfg Config) *api.Rout
 }
 
 type handlers struct {
-	st     Store
-	sealer Sealer
-	cfg    Config
+	st        Store
+	sealer    Sealer
+	surveyURL string
 }

@@ -63,7 +63,8 @@ func variablesCreateArrayInOrderListDetail(t *testing.T, f *fixture) {
 	ctx := t.Context()
 	sv := f.survey(t, "Three")
 	first := f.create(t, sv.ID, `{"name":"first","variable_source":0,"type":2}`)
-	got := f.create(t, sv.ID, `[{"name":"city","variable_source":0},{"name":"age","variable_source":0,"type":2},{"name":"vip","variable_source":0,"type":1,"has_response":true,"id":99,"unknown":"ignored"}]`)
+	got := f.create(t, sv.ID, `[{"name":"city","variable_source":0},{"name":"age","variable_source":0,"type":2},`+
+		`{"name":"vip","variable_source":0,"type":1,"has_response":true,"id":99,"unknown":"ignored"}]`)
 	want := []survey.Variable{
 		{Name: "city", Type: 1}, {Name: "age", Type: 2}, {Name: "vip", Type: 1},
 	}
@@ -194,7 +195,8 @@ func variablesArrayAllOrNothing(t *testing.T, f *fixture) {
 		variableJSON("ok5"),
 	}, ",") + "]"
 	r := f.do(t, "POST", listPath(sv.ID), body)
-	want := `[{},{"name":[` + mustJSON(survey.MsgVariableNameRule) + `]},{},{"variable_source":["\"1\" is not a valid choice."]},{"type":["\"3\" is not a valid choice."]},{"non_field_errors":["Invalid data. Expected a dictionary, but got str."]},{}]`
+	want := `[{},{"name":[` + mustJSON(survey.MsgVariableNameRule) + `]},{},{"variable_source":["\"1\" is not a valid choice."]},{"type":["\"3\" is not a valid choice."]},` +
+		`{"non_field_errors":["Invalid data. Expected a dictionary, but got str."]},{}]`
 	expect(t, "array with bad items", r, 400, want)
 	noWrites(t, "array with bad items", r)
 	f.unchanged(t, "after a refused array", sv.ID, before)

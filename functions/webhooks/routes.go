@@ -47,6 +47,8 @@ var _ Queue = webhook.Queue{}
 
 // Deps are the group's dependencies.
 type Deps struct {
+	// Auth checks every request's API key.
+	Auth   *api.Authenticator
 	Store  Store
 	Sealer Sealer
 	Queue  Queue
@@ -57,8 +59,8 @@ type Deps struct {
 }
 
 // New returns the group's routes.
-func New(auth *api.Authenticator, d Deps) *api.Router {
-	rt := api.NewRouter(auth)
+func New(d Deps) *api.Router {
+	rt := api.NewRouter(d.Auth)
 	if d.Now == nil {
 		d.Now = time.Now
 	}

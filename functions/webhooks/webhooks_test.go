@@ -78,7 +78,7 @@ func newFixture(t *testing.T, loopback bool) *fixture {
 		t.Fatal(err)
 	}
 	q := &queue{}
-	h := webhooks.New(api.NewAuthenticator(st), webhooks.Deps{Store: st, Sealer: testenv.Sealer(t), Queue: q,
+	h := webhooks.New(webhooks.Deps{Auth: api.NewAuthenticator(st), Store: st, Sealer: testenv.Sealer(t), Queue: q,
 		Guard: webhook.Guard{Resolver: names, AllowLoopback: loopback}})
 	f := &fixture{st: st, h: api.Mount(h), key: key, aid: acct.ID, sid: sv.ID, queue: q}
 	f.do(t, "GET", "/api/surveys/0/webhooks/", "") // warm the authenticator

@@ -297,7 +297,7 @@ func sweep(ctx context.Context, args []string, getenv func(string) string) (any,
 	if err != nil {
 		return nil, err
 	}
-	res, err := sweeper.Run(ctx, st, now)
+	res, err := sweeper.New(sweeper.Deps{Store: st}).Run(ctx, now)
 	if err != nil {
 		return nil, err
 	}

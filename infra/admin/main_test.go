@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -84,7 +85,7 @@ func (r result) ok(t *testing.T, dst any, keys ...string) {
 	if err := dec.Decode(&raw); err != nil {
 		t.Fatalf("stdout %q is not a JSON object: %v", r.stdout, err)
 	}
-	if err := dec.Decode(new(json.RawMessage)); err != io.EOF {
+	if err := dec.Decode(new(json.RawMessage)); !errors.Is(err, io.EOF) {
 		t.Fatalf("stdout %q holds more than one JSON value (%v)", r.stdout, err)
 	}
 	got := make([]string, 0, len(raw))

@@ -47,7 +47,7 @@ func replayWebhooks(ctx context.Context, args []string, getenv func(string) stri
 	if err != nil {
 		return nil, err
 	}
-	d := &webhookdispatch.Dispatcher{Store: st, Queue: webhook.Queue{Client: sqs.NewFromConfig(cfg), URL: webhook.QueueURLFrom(getenv)}}
+	d := webhookdispatch.New(webhookdispatch.Deps{Store: st, Queue: webhook.Queue{Client: sqs.NewFromConfig(cfg), URL: webhook.QueueURLFrom(getenv)}})
 	res, err := d.Replay(ctx, st, from, to)
 	out := replayOutput{ReplayResult: res, HookedIndexBackfilled: backfilled, HookedIndexBackfilledAt: at}
 	if !backfilled {

@@ -203,8 +203,9 @@ func (r viralResult) check() error {
 		errs = append(errs, errors.New("no owner PATCH was made during the run"))
 	}
 	if !r.Exact {
-		errs = append(errs, fmt.Errorf("counts not exact: %d responses stored, %d submissions accepted (201), %d views answered; the owner reads submitted_responses %d, views %d, report %d, choices %v (want %v)",
-			r.Stored, r.accepted(), r.Viewed, r.Final.Submitted, r.Final.Views, r.Final.Report, r.Final.Choices, r.Accepted))
+		errs = append(errs,
+			fmt.Errorf("counts not exact: %d responses stored, %d submissions accepted (201), %d views answered; the owner reads submitted_responses %d, views %d, report %d, choices %v (want %v)",
+				r.Stored, r.accepted(), r.Viewed, r.Final.Submitted, r.Final.Views, r.Final.Report, r.Final.Choices, r.Accepted))
 	}
 	if _, _, other := r.nonSuccess(); other > 0 {
 		errs = append(errs, fmt.Errorf("%d answers were neither 2xx nor 503/429", other))

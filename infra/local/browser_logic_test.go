@@ -411,7 +411,8 @@ func TestBrowserPerQuestionTimerGroup(t *testing.T) {
 	var members []int64
 	for _, title := range []string{"First of the pair?", "Second of the pair?"} {
 		var got map[string]any
-		if err := p.api.call("POST", fmt.Sprintf("/api/v2/surveys/%d/questions/", sv.ID), map[string]any{"title": title, "type": 2, "related_group": group, "responding_duration": "00:00:02"}, &got); err != nil {
+		if err := p.api.call("POST", fmt.Sprintf("/api/v2/surveys/%d/questions/", sv.ID),
+			map[string]any{"title": title, "type": 2, "related_group": group, "responding_duration": "00:00:02"}, &got); err != nil {
 			t.Fatal(err)
 		}
 		members = append(members, idOf(got))

@@ -19,7 +19,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"surveyservice/functions/variables"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/links"
 	"surveyservice/shared/survey"
@@ -139,7 +138,7 @@ func newPagesServer(t *testing.T) pagesServer {
 	t.Helper()
 	st := testenv.Store(t)
 	_, key := testenv.NewAccount(t, survey.PlanEnterprise)
-	h := serve(routers(st, config{sealer: testenv.Sealer(t), variables: variables.Config{SurveyURL: "http://127.0.0.1"}, exports: testenv.Exports(t)}))
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), surveyURL: "http://127.0.0.1", exports: testenv.Exports(t)}))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return pagesServer{srv: srv, api: apiClient{h: h, key: key}}
@@ -348,7 +347,8 @@ func TestBrowserEveryTypeEnglish(t *testing.T) {
 	if n := evalJS[string](t, ctx, `document.querySelector("#count strong").textContent`); n != "1" {
 		t.Errorf("report count %q, want 1", n)
 	}
-	charts := evalJS[[]string](t, ctx, `Array.from(document.querySelectorAll(".chart")).map(c => c.querySelector("h2").textContent + "=" + Array.from(c.querySelectorAll("text.value")).map(x => x.textContent).join(","))`)
+	charts := evalJS[[]string](t, ctx,
+		`Array.from(document.querySelectorAll(".chart")).map(c => c.querySelector("h2").textContent + "=" + Array.from(c.querySelectorAll("text.value")).map(x => x.textContent).join(","))`)
 	want := []string{
 		"Which fruit do you like?=0,1,0", "Which colors do you like?=1,0,1", "Pick a picture=1,0",
 		"Rank these=1.00,2.00,3.00", // mean ranks, best first: Speed, Quality, Price
@@ -378,7 +378,9 @@ func TestBrowserEveryTypePersianWithCode(t *testing.T) {
 		t.Errorf("lang/dir/direction = %s", lang)
 	}
 	// Right to left: the heading starts at the right edge of the page.
-	if gap := evalJS[float64](t, ctx, `(() => { const m = document.querySelector("main").getBoundingClientRect(); const r = document.createRange(); r.selectNodeContents(document.querySelector("h1")); return m.right - r.getBoundingClientRect().right; })()`); gap > 40 {
+	if gap := evalJS[float64](t, ctx,
+		`(() => { const m = document.querySelector("main").getBoundingClientRect(); const r = document.createRange(); `+
+			`r.selectNodeContents(document.querySelector("h1")); return m.right - r.getBoundingClientRect().right; })()`); gap > 40 {
 		t.Errorf("the title ends %vpx from the right edge: not laid out right to left", gap)
 	}
 	answerEveryType(t, ctx, "fa", "KEY-42")
@@ -489,7 +491,8 @@ func TestBrowserDoubleClickRecordsOne(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.Evaluate(`(async () => { const f = document.getElementById("survey");
 		const r = await fetch("/api/public/surveys/" + f.dataset.slug + "/responses/", {method: "POST",
 		headers: {"Content-Type": "application/json", "Idempotency-Key": f.elements.idempotency_key.value},
-		body: JSON.stringify({session: f.elements.session.value, answers: {}, variables: {}})}); return r.status; })()`, &status, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
+		body: JSON.stringify({session: f.elements.session.value, answers: {}, variables: {}})}); return r.status; })()`, &status,
+		func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
 		t.Fatal(err)
 	}
 	if status != 422 {

@@ -17,7 +17,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"surveyservice/functions/pages"
-	"surveyservice/functions/variables"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
@@ -57,7 +56,7 @@ func newUploadsServer(t *testing.T) uploadsServer {
 	if err := bucket.Ensure(context.Background(), srv.URL); err != nil {
 		t.Fatal(err)
 	}
-	h = serve(routers(st, config{sealer: testenv.Sealer(t), variables: variables.Config{SurveyURL: srv.URL}, exports: testenv.Exports(t),
+	h = serve(routers(st, config{sealer: testenv.Sealer(t), surveyURL: srv.URL, exports: testenv.Exports(t),
 		uploads: bucket, pages: pages.Config{PublicURL: srv.URL, UploadsOrigin: bucket.Origin()}}))
 	return uploadsServer{pagesServer: pagesServer{srv: srv, api: apiClient{h: h, key: key}}, bucket: bucket}
 }
@@ -225,9 +224,11 @@ func TestBrowserUploadRefused(t *testing.T) {
 	}
 	// The API refuses the same files.
 	session := evalJS[string](t, ctx, `document.getElementById("survey").elements.session.value`)
+	virus := fmt.Sprintf(`{"session":%q,"element":%d,"file_name":"virus.exe","content_type":"application/octet-stream","size":2}`, session, qid)
+	big := fmt.Sprintf(`{"session":%q,"element":%d,"file_name":"big.pdf","content_type":"application/pdf","size":%d}`, session, qid, uploads.MiB+1)
 	for body, want := range map[string]string{
-		fmt.Sprintf(`{"session":%q,"element":%d,"file_name":"virus.exe","content_type":"application/octet-stream","size":2}`, session, qid):      `{"file_name":["Files of this type are not accepted. Allowed: pdf, png."]}`,
-		fmt.Sprintf(`{"session":%q,"element":%d,"file_name":"big.pdf","content_type":"application/pdf","size":%d}`, session, qid, uploads.MiB+1): `{"size":["The file must be from 1 byte to 1 MB."]}`,
+		virus: `{"file_name":["Files of this type are not accepted. Allowed: pdf, png."]}`,
+		big:   `{"size":["The file must be from 1 byte to 1 MB."]}`,
 	} {
 		resp, err := http.Post(p.srv.URL+"/api/public/surveys/"+sv.URLSlug+"/uploads/", "application/json", strings.NewReader(body))
 		if err != nil {

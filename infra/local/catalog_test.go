@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"surveyservice/functions/variables"
 	"surveyservice/infra/seed"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/survey"
@@ -21,7 +20,7 @@ import (
 // everyone and 404 to other accounts' owner API.
 func TestSampleTemplates(t *testing.T) {
 	st := testenv.Store(t)
-	h := serve(routers(st, config{sealer: testenv.Sealer(t), variables: variables.Config{SurveyURL: "http://127.0.0.1"}, exports: testenv.Exports(t)}))
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), surveyURL: "http://127.0.0.1", exports: testenv.Exports(t)}))
 	n, slugs, err := loadCatalog(t.Context(), st, h, seed.Templates)
 	if err != nil {
 		t.Fatal(err)

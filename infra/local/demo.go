@@ -136,16 +136,21 @@ func everyTypeElements(fa bool, base string) []map[string]any {
 		return en
 	}
 	return []map[string]any{
-		{"type": 1, "title": t("Welcome to the demo survey", "به پرسش‌نامهٔ نمونه خوش آمدید"), "description": t("It takes a minute.", "یک دقیقه طول می‌کشد."), "description_active": true},
+		{"type": 1, "title": t("Welcome to the demo survey", "به پرسش‌نامهٔ نمونه خوش آمدید"),
+			"description": t("It takes a minute.", "یک دقیقه طول می‌کشد."), "description_active": true},
 		{"type": 2, "title": t("What is your name?", "نام شما چیست؟"), "answer_required": true, "max_length": 200},
-		{"type": 3, "title": t("Which fruit do you like?", "کدام میوه را دوست دارید؟"), "choices": choices(t("Apple", "سیب"), t("Banana", "موز"), t("Cherry", "گیلاس")), "show_charts": true, "answer_required": true},
-		{"type": 3, "title": t("Which colors do you like?", "کدام رنگ‌ها را دوست دارید؟"), "choices": choices(t("Red", "قرمز"), t("Green", "سبز"), t("Blue", "آبی")), "allow_multiple_select": true, "show_charts": true},
+		{"type": 3, "title": t("Which fruit do you like?", "کدام میوه را دوست دارید؟"),
+			"choices": choices(t("Apple", "سیب"), t("Banana", "موز"), t("Cherry", "گیلاس")), "show_charts": true, "answer_required": true},
+		{"type": 3, "title": t("Which colors do you like?", "کدام رنگ‌ها را دوست دارید؟"),
+			"choices": choices(t("Red", "قرمز"), t("Green", "سبز"), t("Blue", "آبی")), "allow_multiple_select": true, "show_charts": true},
 		{"type": 4, "title": t("Pick a picture", "یک تصویر انتخاب کنید"), "choices": []map[string]any{
 			{"name": t("Sea", "دریا"), "image_url": base + pages.AssetPath("sea.svg")},
 			{"name": t("Forest", "جنگل"), "image_url": base + pages.AssetPath("forest.svg")},
 		}, "show_charts": true},
-		{"type": 5, "title": t("Rank these", "این‌ها را رتبه‌بندی کنید"), "choices": choices(t("Price", "قیمت"), t("Quality", "کیفیت"), t("Speed", "سرعت")), "show_charts": true},
-		{"type": 6, "title": t("How likely are you to recommend us?", "چقدر ما را پیشنهاد می‌کنید؟"), "scale_min": 0, "scale_max": 10, "left_label": t("Not at all", "اصلاً"), "right_label": t("Very", "خیلی"), "show_charts": true},
+		{"type": 5, "title": t("Rank these", "این‌ها را رتبه‌بندی کنید"),
+			"choices": choices(t("Price", "قیمت"), t("Quality", "کیفیت"), t("Speed", "سرعت")), "show_charts": true},
+		{"type": 6, "title": t("How likely are you to recommend us?", "چقدر ما را پیشنهاد می‌کنید؟"), "scale_min": 0, "scale_max": 10,
+			"left_label": t("Not at all", "اصلاً"), "right_label": t("Very", "خیلی"), "show_charts": true},
 		{"type": 7, "title": t("Rate our service", "به خدمات ما امتیاز دهید"), "rating_max": 5, "show_charts": true},
 		{"type": 10, "title": t("Your country", "کشور شما"), "choices": choices(t("Iran", "ایران"), t("Germany", "آلمان"), t("Other", "دیگر")), "show_charts": true},
 		{"type": 12, "title": t("How was each part?", "هر بخش چطور بود؟"), "rows": []map[string]any{{"name": t("Food", "غذا")}, {"name": t("Service", "خدمات")}},

@@ -19,7 +19,6 @@ import (
 	"github.com/aws/smithy-go"
 
 	"surveyservice/functions/sweeper"
-	"surveyservice/functions/variables"
 	"surveyservice/internal/storetest"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
@@ -160,7 +159,7 @@ func newFaultFixture(t *testing.T) faultFixture {
 		return s
 	}
 	mk := func() http.Handler {
-		return serve(routers(st, config{variables: variables.Config{SurveyURL: "https://s.example.com"}, sealer: testenv.Sealer(t),
+		return serve(routers(st, config{surveyURL: "https://s.example.com", sealer: testenv.Sealer(t),
 			exports: testenv.Exports(t)}))
 	}
 	return faultFixture{key: key, ids: ids, mk: mk, fill: fill}
@@ -300,19 +299,19 @@ func TestSweepResumesAfterAnInterruptedRun(t *testing.T) {
 		}
 		return nil
 	})
-	first, err := sweeper.Run(ctx, st, now)
+	first, err := sweeper.New(sweeper.Deps{Store: st}).Run(ctx, now)
 	restore()
 	if err == nil || first.Complete {
 		t.Fatalf("the interrupted run = %+v, %v; want an error", first, err)
 	}
-	second, err := sweeper.Run(ctx, st, now)
+	second, err := sweeper.New(sweeper.Deps{Store: st}).Run(ctx, now)
 	if err != nil || !second.Complete {
 		t.Fatalf("the next run = %+v, %v", second, err)
 	}
 	if first.Closed+second.Closed != 30 {
 		t.Errorf("closed %d + %d, want 30 in all", first.Closed, second.Closed)
 	}
-	if third, _ := sweeper.Run(ctx, st, now); third.Read != 0 {
+	if third, _ := sweeper.New(sweeper.Deps{Store: st}).Run(ctx, now); third.Read != 0 {
 		t.Errorf("a third run still reads %d due entries", third.Read)
 	}
 }

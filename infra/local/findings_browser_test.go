@@ -37,13 +37,16 @@ func TestBrowserRequiredFocusAndHideNext(t *testing.T) {
 	}
 	waitPage(t, ctx, "0")
 	time.Sleep(300 * time.Millisecond)
-	shift := evalJS[float64](t, ctx, `new Promise(r => new PerformanceObserver((l, o) => { o.disconnect(); r(l.getEntries().reduce((s, e) => s + e.value, 0)); }).observe({type: "layout-shift", buffered: true})) && performance.getEntriesByType("layout-shift").reduce((s, e) => s + e.value, 0)`)
+	shift := evalJS[float64](t, ctx,
+		`new Promise(r => new PerformanceObserver((l, o) => { o.disconnect(); r(l.getEntries().reduce((s, e) => s + e.value, 0)); })`+
+			`.observe({type: "layout-shift", buffered: true})) && performance.getEntriesByType("layout-shift").reduce((s, e) => s + e.value, 0)`)
 	if shift > 0 {
 		t.Errorf("the page shifted by %v when its script ran (cumulative layout shift)", shift)
 	}
 
 	// The required text question: announced, its Next shown, checked.
-	if got := evalJS[string](t, ctx, `(() => { const a = document.querySelector("textarea"); return a.required + "/" + document.querySelector("label[for=" + a.id + "]").textContent; })()`); got != "true/Your name * (required)" {
+	if got := evalJS[string](t, ctx,
+		`(() => { const a = document.querySelector("textarea"); return a.required + "/" + document.querySelector("label[for=" + a.id + "]").textContent; })()`); got != "true/Your name * (required)" {
 		t.Errorf("the required question (control required / label) = %q", got)
 	}
 	if hidden := evalJS[bool](t, ctx, `document.getElementById("next").hidden`); hidden {
@@ -55,7 +58,8 @@ func TestBrowserRequiredFocusAndHideNext(t *testing.T) {
 		t.Fatalf("Next left the required question empty: page %q", got)
 	}
 	if got := evalJS[string](t, ctx, `(() => { const a = document.activeElement; const e = document.getElementById(a.getAttribute("aria-describedby") || "none");
-		return a.tagName + "/" + a.getAttribute("aria-invalid") + "/" + (e ? e.textContent : "") + "/" + (e ? e.closest(".q").dataset.id === a.closest(".q").dataset.id : false); })()`); got != "TEXTAREA/true/This question requires an answer./true" {
+		return a.tagName + "/" + a.getAttribute("aria-invalid") + "/" + (e ? e.textContent : "") + "/" + `+
+		`(e ? e.closest(".q").dataset.id === a.closest(".q").dataset.id : false); })()`); got != "TEXTAREA/true/This question requires an answer./true" {
 		t.Errorf("after Next on the empty question: %q, want the focus on it, the message beside it", got)
 	}
 	shot(t, ctx, "required-refused")

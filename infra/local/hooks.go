@@ -89,9 +89,9 @@ func startHooks(ctx context.Context, st *store.Store, sealer *links.Sealer, o ho
 	}
 	queue := webhook.Queue{Client: sqsClient, URL: url}
 	slow := webhook.Queue{Client: sqsClient, URL: slowURL}
-	d := &dispatch.Dispatcher{Store: st, Queue: queue, Files: o.files, Now: o.now}
-	dl := &deliver.Deliverer{Store: st, Opener: sealer, Queue: queue, Client: o.guard.Client(webhook.Timeout), Delays: o.delays,
-		Now: o.now, MaxDelay: o.maxDelay, Lease: o.lease, Timeout: o.timeout, Budget: o.budget, Slow: slow, SlowARN: slowARN}
+	d := dispatch.New(dispatch.Deps{Store: st, Queue: queue, Files: o.files, Now: o.now})
+	dl := deliver.New(deliver.Deps{Store: st, Opener: sealer, Queue: queue, Client: o.guard.Client(webhook.Timeout), Delays: o.delays,
+		Now: o.now, MaxDelay: o.maxDelay, Lease: o.lease, Timeout: o.timeout, Budget: o.budget, Slow: slow, SlowARN: slowARN})
 	streamCfg, err := newCfg()
 	if err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ func startHooks(ctx context.Context, st *store.Store, sealer *links.Sealer, o ho
 				return
 			case <-time.After(every):
 			}
-			if _, err := retrier.Run(ctx, st, queue, clock()); err != nil && ctx.Err() == nil {
+			if _, err := retrier.New(retrier.Deps{Store: st, Queue: queue}).Run(ctx, clock()); err != nil && ctx.Err() == nil {
 				slog.ErrorContext(ctx, "webhooks: retrier", "error", err.Error())
 			}
 		}

@@ -43,7 +43,7 @@ func startExportJobs(ctx context.Context, st *store.Store, bucket *exports.Bucke
 	if err != nil {
 		return nil, err
 	}
-	e := &responses.Exporter{St: st, Exports: bucket, MaxAttempts: exports.MaxReceives}
+	e := responses.NewExporter(responses.ExporterDeps{Store: st, Exports: bucket, MaxAttempts: exports.MaxReceives})
 	poll := &eventsource.Queue{Client: sqs.NewFromConfig(pollCfg), URL: url, ARN: arn, Handle: e.Handle, Workers: 1}
 	j := &exportJobs{queue: exports.Queue{Client: client, URL: url}, done: make(chan struct{})}
 	go func() {
@@ -80,7 +80,7 @@ func startTally(ctx context.Context, st *store.Store, c awsenv.Config) (done cha
 		return nil, fmt.Errorf("tally: describe stream %s: %v", arn, err)
 	}
 	shard := aws.ToString(desc.StreamDescription.Shards[0].ShardId)
-	t := &tally.Tally{Store: st, Now: time.Now}
+	t := tally.New(tally.Deps{Store: st, Now: time.Now})
 	// As template.yaml's mapping: a failing batch (a transaction that lost
 	// to an owner's edit of the survey item, say) is halved and retried
 	// until it succeeds (MaximumRetryAttempts -1); the checkpoints make the

@@ -85,7 +85,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	jobs, exportJobs := &capturedJobs{}, &capturedExports{}
 	cfg := config{sealer: testenv.Sealer(t), exports: testenv.Exports(t), queue: jobs, exportJobs: exportJobs,
 		guard: webhook.Guard{AllowLoopback: true}}
-	cfg.variables.SurveyURL = "http://127.0.0.1"
+	cfg.surveyURL = "http://127.0.0.1"
 	// Each function its own routers (its own authenticator and caches), as
 	// each is its own Lambda function in AWS.
 	targets := map[string]http.Handler{}
@@ -252,7 +252,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	recs := testenv.StreamRecords(t)
 	var all []events.DynamoDBEventRecord
 	for shard, rs := range recs {
-		tl := &tally.Tally{Store: st}
+		tl := tally.New(tally.Deps{Store: st})
 		ev := events.DynamoDBTimeWindowEvent{TimeWindowProperties: events.TimeWindowProperties{ShardID: shard}}
 		ev.Records = rs
 		if _, err := tl.Handle(tagged("TallyFunction", t.Context()), ev); err != nil {
@@ -260,12 +260,12 @@ func TestLeadingKeysTraffic(t *testing.T) {
 		}
 		all = append(all, rs...)
 	}
-	if _, err := (&dispatch.Dispatcher{Store: st, Queue: jobs}).Handle(tagged("DispatchFunction", t.Context()), events.DynamoDBEvent{Records: all}); err != nil {
+	if _, err := (dispatch.New(dispatch.Deps{Store: st, Queue: jobs})).Handle(tagged("DispatchFunction", t.Context()), events.DynamoDBEvent{Records: all}); err != nil {
 		t.Fatal(err)
 	}
 	clock := &testClock{t: time.Now()}
-	d := &deliver.Deliverer{Store: st, Opener: cfg.sealer, Queue: jobs, Client: webhook.Guard{AllowLoopback: true}.Client(2 * time.Second),
-		Delays: []time.Duration{time.Hour}, MaxDelay: -1, Now: clock.now}
+	d := deliver.New(deliver.Deps{Store: st, Opener: cfg.sealer, Queue: jobs, Client: webhook.Guard{AllowLoopback: true}.Client(2 * time.Second),
+		Delays: []time.Duration{time.Hour}, MaxDelay: -1, Now: clock.now})
 	sent := jobs.take()
 	if len(sent) == 0 {
 		t.Fatal("the dispatch queued no delivery")
@@ -308,10 +308,10 @@ func TestLeadingKeysTraffic(t *testing.T) {
 		t.Fatal("the breaker's closing resumed nothing: the traffic no longer covers the paused index")
 	}
 	recvOK.Store(false)
-	if _, err := retrier.Run(tagged("RetrierFunction", t.Context()), st, jobs, time.Now().Add(2*time.Hour)); err != nil {
+	if _, err := retrier.New(retrier.Deps{Store: st, Queue: jobs}).Run(tagged("RetrierFunction", t.Context()), time.Now().Add(2*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sweeper.Run(tagged("SweeperFunction", t.Context()), st, time.Now().AddDate(100, 0, 0)); err != nil {
+	if _, err := sweeper.New(sweeper.Deps{Store: st}).Run(tagged("SweeperFunction", t.Context()), time.Now().AddDate(100, 0, 0)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -330,7 +330,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	do("GET", "/api/v2/surveys/"+sid+"/responses/export/", "")
 	code, _ = do("POST", "/api/v2/surveys/"+sid+"/responses/exports/", "")
 	must(202, code, "export job")
-	ex := &responses.Exporter{St: st, Exports: cfg.exports, MaxAttempts: exports.MaxReceives}
+	ex := responses.NewExporter(responses.ExporterDeps{Store: st, Exports: cfg.exports, MaxAttempts: exports.MaxReceives})
 	for i, j := range exportJobs.jobs {
 		b, _ := json.Marshal(j)
 		if _, err := ex.Handle(tagged("ExportsFunction", t.Context()), events.SQSEvent{Records: []events.SQSMessage{{MessageId: fmt.Sprint(i), Body: string(b)}}}); err != nil {
@@ -401,7 +401,8 @@ var untraveled = map[string]string{
 	"RespondersFunction LINK#*":      "a one-use personalised link: read when a session starts, put by its response, deleted by a withdrawal (store/fence.go)",
 	"RespondersFunction RESPONSES#*": "the replay of a refused submission reads its idempotency key (GetItem IDEM#); a withdrawal deletes the response and its key (store/fence.go)",
 	"RespondersFunction RESPONDER#*": "no_spam: the one-response guard, read and put by a response, deleted by a withdrawal (store/fence.go)",
-	"RespondersFunction RATE#*":      "the per-client and per-survey limits (shared/ratelimit) wrap the handler in the Lambda's main, not the routes this traffic drives; their writes are tested in shared/ratelimit",
+	"RespondersFunction RATE#*": "the per-client and per-survey limits (shared/ratelimit) wrap the handler in the Lambda's main, " +
+		"not the routes this traffic drives; their writes are tested in shared/ratelimit",
 	"PagesFunction RATE#*":           "the per-client and per-survey limits, as the responders'",
 	"RespondersFunction RPAGES#*":    "a withdrawal takes its response off the responses' page index (store/fence.go)",
 	"PagesFunction RPAGES#*":         "the plain form's withdrawal (store/fence.go)",

@@ -24,7 +24,6 @@ import (
 
 	"surveyservice/functions/pages"
 	"surveyservice/functions/templates"
-	"surveyservice/functions/variables"
 	"surveyservice/infra/seed"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
@@ -152,11 +151,11 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 
 	handler := serveWithin(routers(st, config{
-		templates: templates.Config{
+		templates: templates.Deps{
 			MediaURL:     or(env["MEDIA_URL"], "http://127.0.0.1:"+port),
 			TemplatesURL: or(env["TEMPLATES_URL"], "http://127.0.0.1:"+port),
 		},
-		variables:  variables.Config{SurveyURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port)},
+		surveyURL:  or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port),
 		sealer:     sealer,
 		queue:      hk.queue,
 		guard:      guard,
@@ -186,7 +185,9 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	fmt.Fprintf(stdout, "Listening on http://127.0.0.1:%s\n", port)
 	fmt.Fprintf(stdout, "Responder page: http://127.0.0.1:%s/s/%s/\n", port, demo.URLSlug)
 	fmt.Fprintf(stdout, "Report: http://127.0.0.1:%s/r/%s/\n", port, demo.ReportCode)
-	fmt.Fprintf(stdout, "Start a survey from a template: curl -H 'Authorization: API-Key %s' -H 'Content-Type: application/json' -d '{\"template\": \"customer-satisfaction-survey\", \"folder_id\": %d}' http://127.0.0.1:%s/api/v2/surveys/\n", key, demo.FolderID, port)
+	fmt.Fprintf(stdout,
+		"Start a survey from a template: curl -H 'Authorization: API-Key %s' -H 'Content-Type: application/json' "+
+			"-d '{\"template\": \"customer-satisfaction-survey\", \"folder_id\": %d}' http://127.0.0.1:%s/api/v2/surveys/\n", key, demo.FolderID, port)
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(ln) }()
 	select {

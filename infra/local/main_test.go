@@ -18,7 +18,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"surveyservice/functions/templates"
-	"surveyservice/functions/variables"
 	"surveyservice/infra/seed"
 	"surveyservice/internal/storetest"
 	"surveyservice/internal/testenv"
@@ -128,8 +127,8 @@ func TestEventsThroughLambdaEntryPoint(t *testing.T) {
 	// routeKey targets (TestEventsMatchTheRoutes holds the keys to the routes).
 	entries := map[string]gateway.Handler{}
 	for name, rt := range routers(st, config{
-		templates: templates.Config{MediaURL: "https://media.example.com"},
-		variables: variables.Config{SurveyURL: "https://survey.example.com"},
+		templates: templates.Deps{MediaURL: "https://media.example.com"},
+		surveyURL: "https://survey.example.com",
 		sealer:    testenv.Sealer(t),
 		exports:   testenv.Exports(t),
 	}) {

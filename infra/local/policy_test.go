@@ -114,7 +114,7 @@ func TestSlowDependencyAnswers503BeforeTheDeadline(t *testing.T) {
 		}
 		cfg.BaseEndpoint = aws.String(slow.URL)
 		st := store.New(cfg, "slow")
-		h := api.Mount(folders.New(api.NewAuthenticator(st), st, time.Now))
+		h := api.Mount(folders.New(folders.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now}))
 		// Lambda's deadline, as the adapter hands it to the handler.
 		ctx, cancel := context.WithTimeout(context.Background(), lambdaTimeout)
 		defer cancel()

@@ -37,8 +37,10 @@ import (
 // of personalised links and the exports bucket (nil where no route is
 // served, as in the tests that only list routes).
 type config struct {
-	templates templates.Config
-	variables variables.Config
+	// templates are the catalog's base addresses (its Catalog is the
+	// store); surveyURL is where personalised links point.
+	templates templates.Deps
+	surveyURL string
 	sealer    *links.Sealer
 	// queue takes the owner's retries of webhook deliveries; guard checks
 	// webhook URLs (loopback allowed locally, by configuration).
@@ -59,26 +61,32 @@ type config struct {
 func routers(st *store.Store, cfg config) map[string]*api.Router {
 	auth := api.NewAuthenticator(st)
 	var respUploads responders.Uploads
-	var ownerOpts []responses.Option
-	if cfg.uploads != nil {
+	owner := responses.Deps{Auth: auth, Store: st, Sealer: cfg.sealer, Exports: cfg.exports, Jobs: cfg.exportJobs, Now: time.Now}
+	if cfg.uploads != nil { // a nil *uploads.Bucket in the interface would not be nil
 		respUploads = cfg.uploads
-		ownerOpts = append(ownerOpts, responses.WithUploads(cfg.uploads))
+		owner.Uploads = cfg.uploads
 	}
 	return map[string]*api.Router{
-		"TemplatesFunction":  templates.New(st, cfg.templates),
-		"AccountFunction":    account.New(auth),
-		"FoldersFunction":    folders.New(auth, st, time.Now),
-		"SurveysFunction":    surveys.New(auth, st, time.Now),
-		"ElementsFunction":   elements.New(auth, st),
-		"SettingsFunction":   settings.New(auth, st, time.Now),
+		"TemplatesFunction":  templates.New(withCatalog(cfg.templates, st)),
+		"AccountFunction":    account.New(account.Deps{Auth: auth}),
+		"FoldersFunction":    folders.New(folders.Deps{Auth: auth, Store: st, Now: time.Now}),
+		"SurveysFunction":    surveys.New(surveys.Deps{Auth: auth, Store: st, Now: time.Now}),
+		"ElementsFunction":   elements.New(elements.Deps{Auth: auth, Store: st}),
+		"SettingsFunction":   settings.New(settings.Deps{Auth: auth, Store: st, Now: time.Now}),
 		"RespondersFunction": responders.New(responders.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Uploads: respUploads}),
 		"PagesFunction":      pages.New(pages.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Config: cfg.pages}),
-		"VariablesFunction":  variables.New(auth, st, cfg.sealer, cfg.variables),
-		"ResponsesFunction":  responses.New(auth, st, cfg.sealer, cfg.exports, cfg.exportJobs, time.Now, ownerOpts...),
+		"VariablesFunction":  variables.New(variables.Deps{Auth: auth, Store: st, Sealer: cfg.sealer, SurveyURL: cfg.surveyURL}),
+		"ResponsesFunction":  responses.New(owner),
 		"SchemaFunction":     schema.New(),
-		"WebhooksFunction": webhooks.New(auth, webhooks.Deps{Store: st, Sealer: cfg.sealer, Queue: cfg.queue,
+		"WebhooksFunction": webhooks.New(webhooks.Deps{Auth: auth, Store: st, Sealer: cfg.sealer, Queue: cfg.queue,
 			Guard: cfg.guard}),
 	}
+}
+
+// withCatalog is the catalog's dependencies with the store as its catalog.
+func withCatalog(d templates.Deps, st *store.Store) templates.Deps {
+	d.Catalog = st
+	return d
 }
 
 // gatewayRoutes are the routes of template.yaml's HttpApi events, read from

@@ -332,7 +332,8 @@ func TestTemplateRoutesRefused(t *testing.T) {
 		"OtherAPI":     "Method: ANY, Path: /api/x, ApiId: !Ref OtherApi",
 	} {
 		t.Run(name, func(t *testing.T) {
-			tpl, err := parseTemplate([]byte("Resources:\n  XFunction:\n    Type: AWS::Serverless::Function\n    Properties:\n      Events:\n        X:\n          Type: HttpApi\n          Properties: {" + event + "}\n"))
+			tpl, err := parseTemplate([]byte("Resources:\n  XFunction:\n    Type: AWS::Serverless::Function\n    Properties:\n" +
+				"      Events:\n        X:\n          Type: HttpApi\n          Properties: {" + event + "}\n"))
 			if err != nil {
 				t.Fatal(err)
 			}

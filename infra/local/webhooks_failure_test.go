@@ -148,13 +148,13 @@ func TestWebhookFullScheduleOnAnAcceleratedClock(t *testing.T) {
 		}
 		// A second early: nothing is due, nothing is queued.
 		clk.set(next.Add(-time.Second))
-		if res, err := retrier.Run(ctx, e.st, e.hooks.queue, clk.now()); err != nil || res.Queued != 0 {
+		if res, err := retrier.New(retrier.Deps{Store: e.st, Queue: e.hooks.queue}).Run(ctx, clk.now()); err != nil || res.Queued != 0 {
 			t.Fatalf("the retrier a second early: %+v %v", res, err)
 		}
 		v, f, dl, _ := e.queueDepth(t)
 		maxInFlight = max(maxInFlight, v+f+dl)
 		clk.set(next)
-		if res, err := retrier.Run(ctx, e.st, e.hooks.queue, clk.now()); err != nil || res.Queued != 1 {
+		if res, err := retrier.New(retrier.Deps{Store: e.st, Queue: e.hooks.queue}).Run(ctx, clk.now()); err != nil || res.Queued != 1 {
 			t.Fatalf("the retrier at attempt %d's time: %+v %v", k+1, res, err)
 		}
 	}
@@ -296,7 +296,7 @@ func TestStreamPoisonRecordIsReportedAndReplayed(t *testing.T) {
 	}
 	// Mended, then replayed from the responses of the window, twice.
 	setDoc(doc)
-	d := &dispatch.Dispatcher{Store: e.st, Queue: e.hooks.queue}
+	d := dispatch.New(dispatch.Deps{Store: e.st, Queue: e.hooks.queue})
 	res, err := d.Replay(ctx, e.st, from.Add(-time.Second), to.Add(time.Second))
 	if err != nil || res.Queued != 1 || res.Responses < 3 {
 		t.Fatalf("replay = %+v %v, want the poison response's one delivery queued", res, err)
@@ -333,7 +333,8 @@ func TestWebhookDeadReceiverBesideAHealthyOne(t *testing.T) {
 	e, deadID, hits := run.e, run.deadID, run.deadHits
 	t.Logf("healthy receiver, %d events: beside a healthy receiver p50 %v p99 %v; beside a dead receiver p50 %v p99 %v; the dead one was asked %d times for %d events",
 		n, base.p50.Round(time.Millisecond), base.p99.Round(time.Millisecond), run.p50.Round(time.Millisecond), run.p99.Round(time.Millisecond), hits, n)
-	t.Logf("the dead receiver held main-lane batches %v in all (%d attempts cut at the budget) and the slow lane %v; without the lanes and the breaker, its %d events would hold main-lane batches %v (one timeout each) for the first attempt alone",
+	t.Logf("the dead receiver held main-lane batches %v in all (%d attempts cut at the budget) and the slow lane %v; "+
+		"without the lanes and the breaker, its %d events would hold main-lane batches %v (one timeout each) for the first attempt alone",
 		run.mainHeld.Round(time.Millisecond), run.mainCuts, run.slowHeld.Round(time.Millisecond), n, time.Duration(n)*time.Second)
 	if hits > n/2 {
 		t.Errorf("the dead receiver was asked %d times for %d events; the breaker should stop it", hits, n)

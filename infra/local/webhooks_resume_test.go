@@ -65,8 +65,8 @@ func newResumeEnv(t *testing.T) *resumeEnv {
 	_ = json.Unmarshal(rec.Body.Bytes(), &hook)
 	e.wid = hook.ID
 	// Every retry is hours away (the retrier's), as late in the schedule.
-	e.d = &deliver.Deliverer{Store: e.st, Opener: cfg.sealer, Queue: e.jobs, Client: webhook.Guard{AllowLoopback: true}.Client(2 * time.Second),
-		Delays: []time.Duration{6 * time.Hour, 6 * time.Hour, 6 * time.Hour, 6 * time.Hour, 6 * time.Hour, 6 * time.Hour}, MaxDelay: -1, Now: e.clock.now}
+	e.d = deliver.New(deliver.Deps{Store: e.st, Opener: cfg.sealer, Queue: e.jobs, Client: webhook.Guard{AllowLoopback: true}.Client(2 * time.Second),
+		Delays: []time.Duration{6 * time.Hour, 6 * time.Hour, 6 * time.Hour, 6 * time.Hour, 6 * time.Hour, 6 * time.Hour}, MaxDelay: -1, Now: e.clock.now})
 	return e
 }
 

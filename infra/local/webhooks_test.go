@@ -439,7 +439,7 @@ func TestStreamAndQueueEvents(t *testing.T) {
 	if len(stream.Records) != 1 || !dispatch.Matches(stream.Records[0]) {
 		t.Fatalf("the stream fixture does not pass the filter: %+v", stream)
 	}
-	d := &dispatch.Dispatcher{Store: e.st, Queue: e.hooks.queue}
+	d := dispatch.New(dispatch.Deps{Store: e.st, Queue: e.hooks.queue})
 	resp, err := d.Handle(context.Background(), stream)
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("dispatch = %+v %v", resp, err)

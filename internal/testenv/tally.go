@@ -83,7 +83,7 @@ func Tally(tb testing.TB) {
 	if err != nil {
 		tb.Fatalf("testenv: tally: describe stream: %v", err)
 	}
-	t := &tally.Tally{Store: st}
+	t := tally.New(tally.Deps{Store: st})
 	for _, sh := range desc.StreamDescription.Shards {
 		id := aws.ToString(sh.ShardId)
 		in := &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: aws.String(id),

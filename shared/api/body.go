@@ -135,7 +135,7 @@ func parseJSON(data []byte) (json.RawMessage, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, parseError(err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, survey.Errorf(survey.EINVALID, "JSON parse error - extra data after the JSON value at offset %d", dec.InputOffset())
 	}
 	return v, nil

@@ -58,6 +58,7 @@ import (
 	"sync"
 	"time"
 
+	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
@@ -77,8 +78,8 @@ type Rate struct {
 
 // Counters are the table's counters; *store.Store implements them.
 type Counters interface {
-	AddRate(ctx context.Context, scope, key string, window int64, shard int, n int64, windowEnd time.Time) (int64, error)
-	RateTotal(ctx context.Context, scope, key string, window int64) (int64, error)
+	AddRate(ctx context.Context, w store.RateWindow, shard int, n int64, windowEnd time.Time) (int64, error)
+	RateTotal(ctx context.Context, w store.RateWindow) (int64, error)
 }
 
 // Limiter counts the requests of one scope's keys (one per function and
@@ -198,11 +199,12 @@ func (l *Limiter) sync(ctx context.Context, key string, start, delta int64, end 
 	if l.rate.Shards > 1 {
 		shard = rand.IntN(l.rate.Shards)
 	}
-	n, err := l.counters.AddRate(ctx, l.scope, key, start, shard, delta, end)
+	w := store.RateWindow{Scope: l.scope, Key: key, Window: start}
+	n, err := l.counters.AddRate(ctx, w, shard, delta, end)
 	if err != nil || l.rate.Shards == 1 {
 		return n, err
 	}
-	return l.counters.RateTotal(ctx, l.scope, key, start)
+	return l.counters.RateTotal(ctx, w)
 }
 
 // prune drops the windows that ended; l.mu is held.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -98,7 +99,7 @@ func (s *Store) CreateAccount(ctx context.Context, a survey.Account) (survey.Acc
 func (s *Store) Account(ctx context.Context, id int64) (survey.Account, error) {
 	var it accountItem
 	err := s.table.Get(AttrPK, AccountPK(id)).Range(AttrSK, dynamo.Equal, accountSK).One(ctx, &it)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return survey.Account{}, survey.ErrNotFound
 	}
 	if err != nil {
@@ -147,7 +148,7 @@ func (s *Store) RevokeKey(ctx context.Context, key string) error {
 func (s *Store) AccountByKeyHash(ctx context.Context, hashHex string) (survey.Account, error) {
 	var k keyItem
 	err := s.table.Get(AttrPK, APIKeyPK(hashHex)).Range(AttrSK, dynamo.Equal, apiKeySK).One(ctx, &k)
-	if err == dynamo.ErrNotFound || (err == nil && k.Revoked) {
+	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && k.Revoked) {
 		return survey.Account{}, survey.ErrNotFound
 	}
 	if err != nil {
@@ -163,7 +164,7 @@ func (s *Store) timestamp() string { return s.Now().UTC().Format("2006-01-02T15:
 func (s *Store) AccountByEmail(ctx context.Context, email string) (survey.Account, error) {
 	var g emailItem
 	err := s.table.Get(AttrPK, EmailPK(email)).Range(AttrSK, dynamo.Equal, emailSK).One(ctx, &g)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return survey.Account{}, survey.ErrNotFound
 	}
 	if err != nil {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -127,10 +128,18 @@ func (s *Store) newCodePageDepth(ctx context.Context, sid int64, count int64, co
 	return codeIndex{depth: m.Depth, marks: m.Marks}, nil
 }
 
+// codeShard is where codes are indexed: a survey's count shard, in an
+// index of depth levels (0: no index).
+type codeShard struct {
+	sid          int64
+	shard, depth int
+}
+
 // indexCodes adds to tx the index's changes for codes written (add) or
-// deleted in count shard shard; root is the count shard's update, which
-// takes the root's counts.
-func (s *Store) indexCodes(tx *dynamo.WriteTx, root *dynamo.Update, sid int64, shard, depth int, codes []string, add bool) {
+// deleted in count shard at.shard; root is the count shard's update,
+// which takes the root's counts.
+func (s *Store) indexCodes(tx *dynamo.WriteTx, root *dynamo.Update, at codeShard, codes []string, add bool) {
+	sid, shard, depth := at.sid, at.shard, at.depth
 	if depth == 0 {
 		return
 	}
@@ -199,7 +208,7 @@ func (s *Store) codePageStart(ctx context.Context, sid int64, r int64) (from str
 	}
 	var items []dynamo.Item
 	err = s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return "", 0, 0, false, s.fail(fmt.Sprintf("read the code index of survey %d", sid), err)
 	}
 	read = len(items)

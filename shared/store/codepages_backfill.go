@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -136,7 +137,7 @@ func (s *Store) BackfillCodePages(ctx context.Context, sid int64) (CodePagesBack
 func (s *Store) codeBackfillSince(ctx context.Context, sid int64) (time.Time, error) {
 	var m codePageMeta
 	err := s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.Equal, codePagesSK).Consistent(true).One(ctx, &m)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return time.Time{}, s.fail(fmt.Sprintf("read the code index of survey %d", sid), err)
 	}
 	at, _ := time.Parse(time.RFC3339Nano, m.Since)
@@ -207,7 +208,7 @@ func (s *Store) codeRootCount(ctx context.Context, sid int64) (int64, error) {
 	}
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return 0, s.fail(fmt.Sprintf("read the code index of survey %d", sid), err)
 	}
 	counts := map[string]int64{}
@@ -269,7 +270,7 @@ func (s *Store) codeMarkTx(ctx context.Context, sid int64, depth, shard int, cod
 				If("attribute_exists(PK) AND attribute_not_exists($)", codeMarkAttr))
 		}
 		root := s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeCountSK(shard))
-		s.indexCodes(tx, root, sid, shard, depth, pending, true)
+		s.indexCodes(tx, root, codeShard{sid: sid, shard: shard, depth: depth}, pending, true)
 		tx.Update(root)
 		err := tx.Run(ctx)
 		if err == nil {
@@ -317,7 +318,7 @@ func (s *Store) existingMarks(ctx context.Context, sid int64, codes []string) (h
 	}
 	var found []codeItem
 	err = s.table.Batch(AttrPK, AttrSK).Get(keys...).Project(AttrSK, codeMarkAttr).Consistent(true).All(ctx, &found)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return nil, nil, s.fail(fmt.Sprintf("check codes of survey %d", sid), err)
 	}
 	have, marked = make(map[string]bool, len(found)), make(map[string]bool, len(found))

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -30,7 +31,7 @@ func (s *Store) existing(ctx context.Context, sid int64, codes []string) (map[st
 	}
 	var found []codeItem
 	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Project(AttrSK).Consistent(true).All(ctx, &found)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return nil, s.fail(fmt.Sprintf("check codes of survey %d", sid), err)
 	}
 	out := make(map[string]bool, len(found))
@@ -71,7 +72,7 @@ func (s *Store) codeCount(ctx context.Context, sid int64) (survey.Survey, int64,
 	}
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return survey.Survey{}, 0, codeIndex{}, s.fail(fmt.Sprintf("count codes of survey %d", sid), err)
 	}
 	var sv survey.Survey
@@ -182,7 +183,7 @@ const codeEnd = "CODE$"
 func (s *Store) CheckCode(ctx context.Context, sid int64, code string, unique bool) (ok bool, err error) {
 	var it codeItem
 	err = s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.Equal, CodeSK(code)).Consistent(true).One(ctx, &it)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {
@@ -211,7 +212,7 @@ func (s *Store) publicItems(ctx context.Context, sid int64, extra ...dynamo.Keye
 	keys := append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}}, extra...)
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(false).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return nil, s.fail("get public survey", err)
 	}
 	return items, nil

@@ -308,7 +308,7 @@ func (s *Store) codeTxOnce(ctx context.Context, op codeOp, shard int, codes []st
 	}
 	count := s.table.Update(AttrPK, CodesPK(op.sid)).Range(AttrSK, CodeCountSK(shard)).Add(AttrCodeCount, n)
 	// After the codes (a cancellation's reasons are read by position).
-	s.indexCodes(tx, count, op.sid, shard, op.depth, indexed, op.add)
+	s.indexCodes(tx, count, codeShard{sid: op.sid, shard: shard, depth: op.depth}, indexed, op.add)
 	tx.Update(count)
 	return tx.Run(ctx)
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/guregu/dynamo/v2"
@@ -9,17 +10,20 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// surveyWith reads a survey of the account and one companion item of it
-// (its variables, webhooks or settings: pk, sk) in one strongly
-// consistent BatchGetItem; decode is given the companion item when it exists. A
-// missing or foreign survey answers ENOTFOUND; what names the companion in
-// errors.
-func (s *Store) surveyWith(ctx context.Context, aid, sid int64, pk, sk, what string, decode func(dynamo.Item) error) (survey.Survey, error) {
+// companion is one companion item of a survey (its variables, webhooks or
+// settings): its key, and what names it in errors.
+type companion struct{ pk, sk, what string }
+
+// surveyWith reads a survey of the account and one companion item of it in
+// one strongly consistent BatchGetItem; decode is given the companion item
+// when it exists. A missing or foreign survey answers ENOTFOUND.
+func (s *Store) surveyWith(ctx context.Context, aid, sid int64, c companion, decode func(dynamo.Item) error) (survey.Survey, error) {
+	pk, sk, what := c.pk, c.sk, c.what
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).
 		Get(dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{pk, sk}).
 		Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return survey.Survey{}, s.fail(fmt.Sprintf("get %s of survey %d", what, sid), err)
 	}
 	var sv survey.Survey
@@ -46,10 +50,10 @@ func (s *Store) surveyWith(ctx context.Context, aid, sid int64, pk, sk, what str
 // surveyWithList is surveyWith for a companion item that holds a versioned
 // list (variables, webhooks): the list is empty, not nil, and its version
 // 0 when the item does not exist yet.
-func surveyWithList[T any](ctx context.Context, s *Store, aid, sid int64, pk, sk, what string, decode func(dynamo.Item) ([]T, int64, error)) (survey.Survey, []T, int64, error) {
+func surveyWithList[T any](ctx context.Context, s *Store, aid, sid int64, c companion, decode func(dynamo.Item) ([]T, int64, error)) (survey.Survey, []T, int64, error) {
 	list := []T{}
 	var version int64
-	sv, err := s.surveyWith(ctx, aid, sid, pk, sk, what, func(item dynamo.Item) (err error) {
+	sv, err := s.surveyWith(ctx, aid, sid, c, func(item dynamo.Item) (err error) {
 		list, version, err = decode(item)
 		return err
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 
@@ -50,7 +51,7 @@ func (it dataKeyItem) dataKey() (datakey.Key, error) {
 func (s *Store) CurrentDataKey(ctx context.Context) (datakey.Key, error) {
 	var it dataKeyItem
 	err := s.table.Get(AttrPK, currentKeyPK).Range(AttrSK, dynamo.Equal, currentKeySK).Consistent(true).One(ctx, &it)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return datakey.Key{}, datakey.ErrNoKey
 	}
 	if err != nil {
@@ -63,7 +64,7 @@ func (s *Store) CurrentDataKey(ctx context.Context) (datakey.Key, error) {
 func (s *Store) DataKey(ctx context.Context, id datakey.ID) (datakey.Key, error) {
 	var it dataKeyItem
 	err := s.table.Get(AttrPK, DataKeyPK(id.String())).Range(AttrSK, dynamo.Equal, dataKeySK).Consistent(true).One(ctx, &it)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return datakey.Key{}, datakey.ErrNoKey
 	}
 	if err != nil {
@@ -105,7 +106,7 @@ func (s *Store) PutDataKey(ctx context.Context, k datakey.Key, previous *datakey
 func (s *Store) LinkUsed(ctx context.Context, tokenID string) (bool, error) {
 	var it map[string]any
 	err := s.table.Get(AttrPK, LinkPK(tokenID)).Range(AttrSK, dynamo.Equal, linkUsedSK).Consistent(true).One(ctx, &it)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {

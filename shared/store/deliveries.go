@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -122,7 +123,7 @@ func (s *Store) Delivery(ctx context.Context, wid int64, id string) (survey.Deli
 	}
 	var it deliveryItem
 	err := s.table.Get(AttrPK, DeliveriesPK(wid)).Range(AttrSK, dynamo.Equal, DeliverySK(created, rid)).Consistent(true).One(ctx, &it)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return survey.Delivery{}, survey.ErrNotFound
 	}
 	if err != nil {
@@ -207,7 +208,7 @@ func (s *Store) ReadDeliveryInputs(ctx context.Context, keys []DeliveryKey) (Del
 	}
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).Get(ks...).Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return in, s.fail("read delivery inputs", err)
 	}
 	for _, item := range items {

@@ -125,7 +125,8 @@ func TestEditsMeetNoConflictUnderTheTally(t *testing.T) {
 			{ConditionCheck: &types.ConditionCheck{TableName: aws.String(st.TableName()), ConditionExpression: aws.String("attribute_exists(PK)"),
 				Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: store.SurveyPK(sv.ID)}, "SK": &types.AttributeValueMemberS{Value: "SURVEY"}}}},
 			{Update: &types.Update{TableName: aws.String(st.TableName()), UpdateExpression: aws.String("ADD c_99_0 :one"),
-				Key:                       map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: store.AggPK(sv.ID)}, "SK": &types.AttributeValueMemberS{Value: store.AggSK(i % store.AggShards)}},
+				Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: store.AggPK(sv.ID)},
+					"SK": &types.AttributeValueMemberS{Value: store.AggSK(i % store.AggShards)}},
 				ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "0"}}}},
 		}})
 		var tce *types.TransactionCanceledException

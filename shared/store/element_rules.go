@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -58,7 +59,7 @@ func (s *Store) elementsByID(ctx context.Context, sid int64, ids []int64) (map[i
 	}
 	var items []elementItem
 	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return nil, s.fail(fmt.Sprintf("get elements of survey %d", sid), err)
 	}
 	for _, it := range items {

@@ -203,7 +203,7 @@ func (s *Store) Element(ctx context.Context, aid, sid, eid int64) (ElementChange
 			break
 		}
 	}
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return ElementChange{}, s.fail(fmt.Sprintf("get element %d", eid), err)
 	}
 	var out ElementChange

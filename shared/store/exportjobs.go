@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 
@@ -80,7 +81,7 @@ func (s *Store) CreateExportJob(ctx context.Context, j ExportJob) error {
 func (s *Store) ExportJobOf(ctx context.Context, aid, sid int64, id string) (ExportJob, error) {
 	var it exportJobItem
 	err := s.table.Get(AttrPK, ExportsPK(sid)).Range(AttrSK, dynamo.Equal, ExportSK(id)).Consistent(true).One(ctx, &it)
-	if err == dynamo.ErrNotFound || (err == nil && it.AccountID != aid) {
+	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && it.AccountID != aid) {
 		return ExportJob{}, survey.ErrNotFound
 	}
 	if err != nil {
@@ -101,7 +102,7 @@ func (s *Store) StartExportJob(ctx context.Context, sid int64, id string) (j Exp
 	if dynamo.IsCondCheckFailed(err) {
 		var cur exportJobItem
 		gerr := s.table.Get(AttrPK, ExportsPK(sid)).Range(AttrSK, dynamo.Equal, ExportSK(id)).Consistent(true).One(ctx, &cur)
-		if gerr == dynamo.ErrNotFound {
+		if errors.Is(gerr, dynamo.ErrNotFound) {
 			return ExportJob{}, false, survey.ErrNotFound
 		}
 		if gerr != nil {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/guregu/dynamo/v2"
@@ -15,7 +16,7 @@ import (
 func (s *Store) surveyOpenAt(ctx context.Context, r survey.Response) (bool, error) {
 	var item dynamo.Item
 	err := s.table.Get(AttrPK, SurveyPK(r.SurveyID)).Range(AttrSK, dynamo.Equal, SurveySK).Consistent(true).One(ctx, &item)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -116,7 +117,7 @@ func (s *Store) CreateFolder(ctx context.Context, aid int64, name string, order 
 func (s *Store) Folder(ctx context.Context, aid, fid int64) (survey.Folder, error) {
 	var it folderItem
 	err := s.table.Get(AttrPK, AccountPK(aid)).Range(AttrSK, dynamo.Equal, FolderSK(fid)).Consistent(true).One(ctx, &it)
-	if err == dynamo.ErrNotFound || (err == nil && it.Deleting) {
+	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && it.Deleting) {
 		return survey.Folder{}, survey.ErrNotFound
 	}
 	if err != nil {

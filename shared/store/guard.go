@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"time"
@@ -149,7 +150,7 @@ func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (P
 func (s *Store) batchGet(ctx context.Context, keys []dynamo.Keyed) ([]dynamo.Item, error) {
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(false).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return nil, s.fail("get public survey", err)
 	}
 	return items, nil

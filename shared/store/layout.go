@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/guregu/dynamo/v2"
@@ -46,7 +47,7 @@ func (it layoutItem) layout() (survey.Layout, error) {
 func (s *Store) readLayout(ctx context.Context, aid, sid int64) (survey.Layout, error) {
 	var it layoutItem
 	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, layoutSK).Consistent(true).One(ctx, &it)
-	if err == dynamo.ErrNotFound || (err == nil && it.AccountID != aid) {
+	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && it.AccountID != aid) {
 		return survey.Layout{}, survey.ErrNotFound
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -75,7 +76,7 @@ func (s *Store) AccountCounts(ctx context.Context, aid int64) (AccountCounts, er
 	var c AccountCounts
 	err := s.table.Get(AttrPK, AccountPK(aid)).Range(AttrSK, dynamo.Equal, accountSK).
 		Project(attrLiveSurveys, attrFolders).Consistent(true).One(ctx, &c)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return AccountCounts{}, survey.ErrNotFound
 	}
 	if err != nil {
@@ -99,7 +100,7 @@ func (s *Store) Recount(ctx context.Context, aid int64) (before, after AccountCo
 		}
 		err := s.table.Get(AttrPK, AccountPK(aid)).Range(AttrSK, dynamo.Equal, accountSK).
 			Project(attrLiveSurveys, attrFolders, AttrPK).Consistent(true).One(ctx, &raw)
-		if err == dynamo.ErrNotFound {
+		if errors.Is(err, dynamo.ErrNotFound) {
 			return before, after, survey.ErrNotFound
 		}
 		if err != nil {

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -79,7 +80,7 @@ func TestAccountLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCounts(t, st, a.ID, "trash", 2, 1)
-	if err := st.TrashSurvey(ctx, a.ID, svs[0].ID); err != survey.ErrSurveyDeleted {
+	if err := st.TrashSurvey(ctx, a.ID, svs[0].ID); !errors.Is(err, survey.ErrSurveyDeleted) {
 		t.Fatalf("trash twice: %v", err)
 	}
 	wantCounts(t, st, a.ID, "trash twice", 2, 1)

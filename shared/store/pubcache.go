@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -91,7 +92,7 @@ func (s *Store) CollectionCacheStats() CollectionCacheStats {
 func (s *Store) PublicCollection(ctx context.Context, sid int64, consistent bool) (SurveyCollection, error) {
 	var item dynamo.Item
 	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, SurveySK).Consistent(consistent).One(ctx, &item)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return SurveyCollection{}, survey.ErrNotFound
 	}
 	if err != nil {

@@ -21,12 +21,20 @@ func RateSK(window int64, shard int) string {
 
 func rateWindowPrefix(window int64) string { return "W#" + pad(window) + "#" }
 
+// RateWindow is one window of one limited key's counter: the limiter's
+// scope, the key and the window's start.
+type RateWindow struct {
+	Scope, Key string
+	Window     int64
+}
+
 // AddRate adds n to a shard of a window's counter (one UpdateItem ADD)
 // and answers the shard's new value.
 //
 // Counters live one partition a limited key, one item a window and shard:
 // docs/data-model.md#rate-limit-counters.
-func (s *Store) AddRate(ctx context.Context, scope, key string, window int64, shard int, n int64, windowEnd time.Time) (int64, error) {
+func (s *Store) AddRate(ctx context.Context, w RateWindow, shard int, n int64, windowEnd time.Time) (int64, error) {
+	scope, key, window := w.Scope, w.Key, w.Window
 	var out struct {
 		N int64 `dynamo:"n"`
 	}
@@ -41,7 +49,8 @@ func (s *Store) AddRate(ctx context.Context, scope, key string, window int64, sh
 // RateTotal sums a window's counter over its shards: one Query of the
 // window's items (strongly consistent: it follows this container's own
 // AddRate).
-func (s *Store) RateTotal(ctx context.Context, scope, key string, window int64) (int64, error) {
+func (s *Store) RateTotal(ctx context.Context, w RateWindow) (int64, error) {
+	scope, key, window := w.Scope, w.Key, w.Window
 	var items []struct {
 		N int64 `dynamo:"n"`
 	}

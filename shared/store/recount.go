@@ -102,7 +102,7 @@ func (s *Store) SurveyCounts(ctx context.Context, sid int64) (SurveyCounts, erro
 	}
 	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, SurveySK).
 		Project("submitted_responses", AttrSpamResponses).Consistent(true).One(ctx, &sv)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return SurveyCounts{}, survey.ErrNotFound
 	}
 	if err != nil {
@@ -114,7 +114,7 @@ func (s *Store) SurveyCounts(ctx context.Context, sid int64) (SurveyCounts, erro
 	}
 	var items []map[string]any
 	err = s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return SurveyCounts{}, s.fail(fmt.Sprintf("read survey %d aggregates", sid), err)
 	}
 	c := SurveyCounts{Responses: sv.Responses, Spam: sv.Spam, Report: map[string]int64{}}

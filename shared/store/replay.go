@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -146,7 +147,7 @@ func (s *Store) HookedBackfillDone(ctx context.Context) (at string, ok bool, err
 		At string `dynamo:"at"`
 	}
 	err = s.table.Get(AttrPK, hookedMarkerPK).Range(AttrSK, dynamo.Equal, hookedMarkerSK).Consistent(true).One(ctx, &m)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return "", false, nil
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -196,7 +197,7 @@ func (s *Store) SurveyIDByReportCode(ctx context.Context, code string) (int64, e
 	}
 	var it reportItem
 	err := s.table.Get(AttrPK, ReportPK(code)).Range(AttrSK, dynamo.Equal, reportSK).One(ctx, &it)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return 0, survey.ErrNotFound
 	}
 	if err != nil {
@@ -213,7 +214,7 @@ func (s *Store) Aggregates(ctx context.Context, sid int64) (Aggregate, error) {
 	}
 	var items []map[string]any
 	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return Aggregate{}, s.fail(fmt.Sprintf("read survey %d aggregates", sid), err)
 	}
 	a := newAggregate()

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/guregu/dynamo/v2"
@@ -27,7 +28,7 @@ func (s *Store) ResponseOfSurvey(ctx context.Context, sid, rid int64) (survey.Re
 func (s *Store) responseItemByID(ctx context.Context, sid, rid int64) (dynamo.Item, error) {
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).Get(responseKeys(sid, rid)...).Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return nil, s.fail(fmt.Sprintf("get response %d of survey %d", rid, sid), err)
 	}
 	if len(items) == 0 {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -147,7 +148,7 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 			Seq string `dynamo:"seq"`
 		}
 		err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesCheckpoint+streamShard).Consistent(true).One(ctx, &cp)
-		if err != nil && err != dynamo.ErrNotFound {
+		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 			return added, s.fail(fmt.Sprintf("read the page index checkpoint of survey %d", sid), err)
 		}
 		var todo []ResponsePageRecord
@@ -252,7 +253,7 @@ func (s *Store) IndexImportedResponses(ctx context.Context, rs []survey.Response
 	for sid, rs := range bySurvey {
 		var meta map[string]string
 		err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesMetaSK).Consistent(true).One(ctx, &meta)
-		if err != nil && err != dynamo.ErrNotFound {
+		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 			return s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
 		}
 		keys := make([]string, len(rs))
@@ -285,7 +286,7 @@ func (s *Store) IndexImportedResponses(ctx context.Context, rs []survey.Response
 func (s *Store) responsePageBounds(ctx context.Context, sid int64) (from, to string, ok bool, err error) {
 	var meta map[string]string
 	err = s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesMetaSK).Consistent(true).One(ctx, &meta)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return "", "", false, nil
 	}
 	if err != nil {
@@ -340,7 +341,7 @@ func (s *Store) responsePageBounds(ctx context.Context, sid int64) (from, to str
 func (s *Store) readResponseNode(ctx context.Context, sid int64, level int, node string, ascending bool) ([]string, map[string]int64, error) {
 	var item map[string]any
 	err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesNodePrefix+node).Consistent(true).One(ctx, &item)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return nil, nil, s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
 	}
 	counts := map[string]int64{}
@@ -426,8 +427,8 @@ func (s *Store) skipIndexed(ctx context.Context, sid int64, q ResponseQuery, n i
 			if counted[0] >= counted[1] {
 				return false, nil
 			}
-			found, err := s.locateCounted(ctx, sid, q.Ascending, 0, "", counted[0], counted[1], &m, &read, &pos)
-			return found, err
+			w := countedWalk{sid: sid, ascending: q.Ascending, a: counted[0], b: counted[1], m: &m, read: &read, pos: &pos}
+			return s.locateCounted(ctx, w, 0, "")
 		},
 		func() (bool, error) { return exact(exactHigh) },
 	}
@@ -486,11 +487,23 @@ func (s *Store) skipExact(ctx context.Context, sid int64, q ResponseQuery, n int
 	return out, scanned, nil
 }
 
+// countedWalk is one search of the counted tree: the survey, the order,
+// the keys [a, b) searched, and what the walk updates as it goes (the
+// 0-based index *m still to pass, the items *read, the *pos found).
+type countedWalk struct {
+	sid       int64
+	ascending bool
+	a, b      string
+	m, read   *int
+	pos       **ResponsePosition
+}
+
 // locateCounted walks node (of level) for the response of 0-based index
-// *m, in q's order, among keys in [a, b): a child wholly inside counts
-// without being read; a leaf (a second) that holds it, or that [a, b) cuts,
-// is read exactly. *m drops by what was passed over.
-func (s *Store) locateCounted(ctx context.Context, sid int64, ascending bool, level int, node, a, b string, m *int, read *int, pos **ResponsePosition) (bool, error) {
+// *w.m, in w's order, among keys in [w.a, w.b): a child wholly inside
+// counts without being read; a leaf (a second) that holds it, or that
+// [a, b) cuts, is read exactly. *w.m drops by what was passed over.
+func (s *Store) locateCounted(ctx context.Context, w countedWalk, level int, node string) (bool, error) {
+	sid, ascending, a, b, m, read, pos := w.sid, w.ascending, w.a, w.b, w.m, w.read, w.pos
 	children, counts, err := s.readResponseNode(ctx, sid, level, node, ascending)
 	*read++
 	if err != nil {
@@ -524,7 +537,7 @@ func (s *Store) locateCounted(ctx context.Context, sid int64, ascending bool, le
 			*m -= p.passed
 			continue
 		}
-		found, err := s.locateCounted(ctx, sid, ascending, level+1, c, a, b, m, read, pos)
+		found, err := s.locateCounted(ctx, w, level+1, c)
 		if err != nil || found {
 			return found, err
 		}

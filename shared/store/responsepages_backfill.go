@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -31,7 +32,7 @@ func (s *Store) responsePagesBound(ctx context.Context, sid int64) (string, erro
 	var meta map[string]string
 	err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesMetaSK).
 		Project(rpagesBound).Consistent(true).One(ctx, &meta)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return "", s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
 	}
 	return meta[rpagesBound], nil
@@ -48,7 +49,7 @@ func (s *Store) BackfillResponsePages(ctx context.Context, sid int64) (ResponseP
 	var meta map[string]string
 	err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesMetaSK).
 		Project(rpagesBound, rpagesBoundDone).Consistent(true).One(ctx, &meta)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return out, s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
 	}
 	if b := meta[rpagesBound]; b != "" && meta[rpagesBoundDone] == b {

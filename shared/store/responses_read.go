@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -332,7 +333,7 @@ func (s *Store) Response(ctx context.Context, aid, sid, rid int64) (survey.Respo
 	err := s.table.Batch(AttrPK, AttrSK).
 		Get(append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}}, responseKeys(sid, rid)...)...).
 		Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return survey.Response{}, s.fail(fmt.Sprintf("get response %d of survey %d", rid, sid), err)
 	}
 	var r survey.Response
@@ -383,7 +384,7 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).Get(append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}}, responseKeys(sid, rid)...)...).
 		Project(AttrPK, AttrSK, "account_id", "deleted", "agg_shard", "agg", "spam", "tally", AttrGSI1SK).Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return s.fail(fmt.Sprintf("read response %d", rid), err)
 	}
 	var (

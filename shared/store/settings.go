@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -90,7 +91,7 @@ func (s *Store) SurveySettings(ctx context.Context, aid, sid int64) (survey.Surv
 	err := s.table.Batch(AttrPK, AttrSK).
 		Get(dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}, dynamo.Keys{SurveyPK(sid), layoutSK}).
 		Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return survey.Survey{}, survey.Settings{}, s.fail(fmt.Sprintf("get settings of survey %d", sid), err)
 	}
 	var sv survey.Survey

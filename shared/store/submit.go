@@ -272,7 +272,7 @@ func (s *Store) Replay(ctx context.Context, sid int64, keyHash, bodyHash string)
 	var it idemItem
 	err = s.table.Get(AttrPK, ResponsesShardPK(sid, IdempotencyShard(keyHash))).Range(AttrSK, dynamo.Equal, IdempotencySK(keyHash)).
 		Consistent(true).One(ctx, &it)
-	if err == dynamo.ErrNotFound || (err == nil && it.ExpiresAt < s.Now().Unix()) {
+	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && it.ExpiresAt < s.Now().Unix()) {
 		return Submitted{}, false, nil
 	}
 	if err != nil {

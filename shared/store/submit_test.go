@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -50,7 +51,7 @@ func TestSubmit(t *testing.T) {
 	if err != nil || !again.Replayed || again.ID != first.ID || !again.SubmittedAt.Equal(first.SubmittedAt) {
 		t.Errorf("the same key and body = %+v, %v; want a replay of %+v", again, err, first)
 	}
-	if _, err := st.Submit(ctx, sub("k1", "b2")); err != survey.ErrReusedKey {
+	if _, err := st.Submit(ctx, sub("k1", "b2")); !errors.Is(err, survey.ErrReusedKey) {
 		t.Errorf("the same key with another body = %v, want ErrReusedKey", err)
 	}
 	wantCount(t, st, a.ID, sv.ID, 1)
@@ -89,7 +90,7 @@ func TestSubmit(t *testing.T) {
 	if err := st.TrashSurvey(ctx, a.ID, sv.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Submit(ctx, sub("k2", "b1")); err != survey.ErrSurveyClosed {
+	if _, err := st.Submit(ctx, sub("k2", "b1")); !errors.Is(err, survey.ErrSurveyClosed) {
 		t.Errorf("a response to a trashed survey = %v, want ErrSurveyClosed", err)
 	}
 	// But a retry of a success is still answered as one.

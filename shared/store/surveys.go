@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -203,7 +204,7 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 func (s *Store) Survey(ctx context.Context, aid, sid int64) (survey.Survey, error) {
 	var item dynamo.Item
 	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, SurveySK).Consistent(true).One(ctx, &item)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return survey.Survey{}, survey.ErrNotFound
 	}
 	if err != nil {
@@ -230,7 +231,7 @@ func (s *Store) SurveyIDBySlug(ctx context.Context, slug string) (int64, error) 
 	}
 	var it slugItem
 	err := s.table.Get(AttrPK, SlugPK(slug)).Range(AttrSK, dynamo.Equal, slugSK).One(ctx, &it)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return 0, survey.ErrNotFound
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -182,7 +183,7 @@ func (s *Store) ApplyTally(ctx context.Context, sid int64, streamShard string, r
 			Seq string `dynamo:"seq"`
 		}
 		err := s.table.Get(AttrPK, TallyPK(sid)).Range(AttrSK, dynamo.Equal, streamShard).Consistent(true).One(ctx, &cp)
-		if err != nil && err != dynamo.ErrNotFound {
+		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 			return 0, s.fail(fmt.Sprintf("read the tally checkpoint of survey %d", sid), err)
 		}
 		done := checkpointKey(cp.Seq)

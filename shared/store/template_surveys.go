@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -32,7 +33,7 @@ type catalogAccountItem struct {
 func (s *Store) CatalogAccount(ctx context.Context) (int64, error) {
 	var it catalogAccountItem
 	err := s.table.Get(AttrPK, catalogAccountPK).Range(AttrSK, dynamo.Equal, catalogAccountSK).Consistent(true).One(ctx, &it)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return 0, survey.ErrNotFound
 	}
 	if err != nil {
@@ -117,7 +118,7 @@ func (s *Store) TemplateSurvey(ctx context.Context, ref string) (title string, s
 	} else {
 		return "", 0, survey.ErrNotFound
 	}
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return "", 0, survey.ErrNotFound
 	}
 	if err != nil {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/guregu/dynamo/v2"
@@ -140,7 +141,7 @@ func (s *Store) TemplateBySlug(ctx context.Context, slug string) (survey.Templat
 	}
 	var it templateItem
 	err := s.table.Get(AttrGSI1PK, TemplateSlugKey(slug)).Index(IndexGSI1).Limit(1).One(ctx, &it)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return survey.Template{}, survey.ErrNotFound
 	}
 	if err != nil {
@@ -160,7 +161,7 @@ func (s *Store) TemplateBySlug(ctx context.Context, slug string) (survey.Templat
 	}
 	var similar []templateItem
 	err = s.table.Batch(AttrPK, AttrSK).Get(keys...).All(ctx, &similar)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return survey.Template{}, s.fail("get similar templates", err)
 	}
 	byID := make(map[int64]templateItem, len(similar))

@@ -56,7 +56,7 @@ func decodeVariables(item dynamo.Item) ([]survey.Variable, int64, error) {
 // SurveyVariables reads a survey of the account and its variables in one
 // strongly consistent BatchGetItem.
 func (s *Store) SurveyVariables(ctx context.Context, aid, sid int64) (survey.Survey, []survey.Variable, int64, error) {
-	return surveyWithList(ctx, s, aid, sid, SurveyPK(sid), variablesSK, "variables", decodeVariables)
+	return surveyWithList(ctx, s, aid, sid, companion{SurveyPK(sid), variablesSK, "variables"}, decodeVariables)
 }
 
 // errDuplicateName marks a variable name taken by another request that

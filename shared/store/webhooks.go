@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -91,7 +92,7 @@ func (s *Store) SurveyWebhooks(ctx context.Context, aid, sid int64) (survey.Surv
 	err := s.table.Batch(AttrPK, AttrSK).
 		Get(dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{HooksPK(sid), webhooksSK}, dynamo.Keys{HooksPK(sid), breakersSK}).
 		Consistent(true).All(ctx, &items)
-	if err != nil && err != dynamo.ErrNotFound {
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return survey.Survey{}, nil, 0, s.fail(fmt.Sprintf("get webhooks of survey %d", sid), err)
 	}
 	var sv survey.Survey
@@ -128,7 +129,7 @@ func (s *Store) SurveyWebhooks(ctx context.Context, aid, sid int64) (survey.Surv
 func (s *Store) WebhooksOf(ctx context.Context, sid int64) ([]survey.Webhook, error) {
 	var item dynamo.Item
 	err := s.table.Get(AttrPK, HooksPK(sid)).Range(AttrSK, dynamo.Equal, webhooksSK).Consistent(true).One(ctx, &item)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {

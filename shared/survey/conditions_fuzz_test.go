@@ -18,7 +18,8 @@ func FuzzConditionsWithAnswers(f *testing.F) {
 	for _, s := range [][2]string{
 		{`{"12":[{"first_operand":11,"arithmetic_operator":7,"second_operand":{"type":3,"value":"x"}}]}`, `{"11":"xx","12":[101]}`},
 		{`{"17":[{"first_operand":15,"arithmetic_operator":5,"second_operand":{"type":2,"value":"3"}}]}`, `{"15":4,"19":101}`},
-		{`{"22":[{"first_operand":21,"arithmetic_operator":1,"second_operand":{"id":201,"type":1,"value":"302"}},{"first_operand":12,"arithmetic_operator":11,"second_operand":{"id":101,"type":1},"logical_operator":2}]}`, `{"21":{"201":302}}`},
+		{`{"22":[{"first_operand":21,"arithmetic_operator":1,"second_operand":{"id":201,"type":1,"value":"302"}},` +
+			`{"first_operand":12,"arithmetic_operator":11,"second_operand":{"id":101,"type":1},"logical_operator":2}]}`, `{"21":{"201":302}}`},
 		{`{"16":[{"first_operand":22,"arithmetic_operator":9}]}`, `{"16":3}`},
 		{`{"14":[{"first_operand":11,"arithmetic_operator":3,"second_operand":{"type":2,"value":"۱۲"}}]}`, `{"11":" 7 ","14":[103,101,102]}`},
 		{`{"19":[{"first_operand":19,"arithmetic_operator":99,"second_operand":null,"logical_operator":7}]}`, `{"19":102}`},

@@ -18,7 +18,7 @@ func main() {
 		}
 		guard := webhook.Guard{AllowLoopback: env.Getenv("WEBHOOK_ALLOW_LOOPBACK") == "true"}
 		queue := webhook.QueueFromEnv(env.AWS, env.Getenv)
-		d := &deliver.Deliverer{
+		deps := deliver.Deps{
 			Store:  env.Store,
 			Opener: links.SealerFromEnv(env.AWS, env.Getenv, env.Store),
 			Queue:  queue,
@@ -26,8 +26,8 @@ func main() {
 			Delays: delays,
 		}
 		if url, arn := webhook.SlowLaneFrom(env.Getenv); url != "" {
-			d.Slow, d.SlowARN = webhook.Queue{Client: queue.Client, URL: url}, arn
+			deps.Slow, deps.SlowARN = webhook.Queue{Client: queue.Client, URL: url}, arn
 		}
-		return d.Handle, nil
+		return deliver.New(deps).Handle, nil
 	})
 }

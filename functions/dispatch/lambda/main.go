@@ -12,7 +12,7 @@ import (
 
 func main() {
 	lambdamain.MainEvents(func(env lambdamain.Env) (any, error) {
-		return (&dispatch.Dispatcher{Store: env.Store, Queue: webhook.QueueFromEnv(env.AWS, env.Getenv),
-			Files: uploads.New(env.AWS, uploads.BucketFromEnv(env.Getenv))}).Handle, nil
+		return (dispatch.New(dispatch.Deps{Store: env.Store, Queue: webhook.QueueFromEnv(env.AWS, env.Getenv),
+			Files: uploads.New(env.AWS, uploads.BucketFromEnv(env.Getenv))})).Handle, nil
 	})
 }

@@ -10,6 +10,6 @@ import (
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		return gateway.New(elements.New(api.NewAuthenticator(env.Store), env.Store)), nil
+		return gateway.New(elements.New(elements.Deps{Auth: api.NewAuthenticator(env.Store), Store: env.Store})), nil
 	})
 }

@@ -12,11 +12,11 @@ import (
 
 func main() {
 	lambdamain.MainEvents(func(env lambdamain.Env) (any, error) {
-		e := &responses.Exporter{
-			St:          env.Store,
+		e := responses.NewExporter(responses.ExporterDeps{
+			Store:       env.Store,
 			Exports:     exports.New(env.AWS, exports.BucketFromEnv(env.Getenv)),
 			MaxAttempts: exports.MaxReceives,
-		}
+		})
 		return e.Handle, nil
 	})
 }

@@ -12,6 +12,6 @@ import (
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		return gateway.New(folders.New(api.NewAuthenticator(env.Store), env.Store, time.Now)), nil
+		return gateway.New(folders.New(folders.Deps{Auth: api.NewAuthenticator(env.Store), Store: env.Store, Now: time.Now})), nil
 	})
 }

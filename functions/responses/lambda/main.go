@@ -20,7 +20,7 @@ func main() {
 		bucket := exports.New(env.AWS, exports.BucketFromEnv(env.Getenv))
 		jobs := exports.QueueFromEnv(env.AWS, env.Getenv)
 		files := uploads.New(env.AWS, uploads.BucketFromEnv(env.Getenv))
-		return gateway.New(responses.New(api.NewAuthenticator(env.Store), env.Store, sealer, bucket, jobs, time.Now,
-			responses.WithUploads(files))), nil
+		return gateway.New(responses.New(responses.Deps{Auth: api.NewAuthenticator(env.Store), Store: env.Store,
+			Sealer: sealer, Exports: bucket, Jobs: jobs, Now: time.Now, Uploads: files})), nil
 	})
 }

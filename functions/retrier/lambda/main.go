@@ -16,15 +16,15 @@ import (
 
 func main() {
 	lambdamain.MainEvents(func(env lambdamain.Env) (any, error) {
-		return handler(env.Store, webhook.QueueFromEnv(env.AWS, env.Getenv)), nil
+		return handler(retrier.New(retrier.Deps{Store: env.Store, Queue: webhook.QueueFromEnv(env.AWS, env.Getenv)})), nil
 	})
 }
 
 // handler queues what is due on each scheduled event and logs its figures.
-func handler(st retrier.Store, q retrier.Queue) func(context.Context, events.EventBridgeEvent) (retrier.Result, error) {
+func handler(rt *retrier.Retrier) func(context.Context, events.EventBridgeEvent) (retrier.Result, error) {
 	return func(ctx context.Context, ev events.EventBridgeEvent) (retrier.Result, error) {
 		start := time.Now()
-		res, err := retrier.Run(ctx, st, q, start)
+		res, err := rt.Run(ctx, start)
 		attrs := []any{"event_id", ev.ID, "read", res.Read, "queued", res.Queued, "complete", res.Complete,
 			"duration_ms", time.Since(start).Milliseconds()}
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"surveyservice/functions/retrier"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/webhook"
 )
@@ -36,7 +37,7 @@ func TestScheduledEvent(t *testing.T) {
 	if ev.DetailType != "Scheduled Event" || ev.Source != "aws.events" {
 		t.Fatalf("not a scheduled event: %+v", ev)
 	}
-	res, err := handler(testenv.Store(t), &noQueue{})(context.Background(), ev)
+	res, err := handler(retrier.New(retrier.Deps{Store: testenv.Store(t), Queue: &noQueue{}}))(context.Background(), ev)
 	if err != nil || !res.Complete {
 		t.Fatalf("handler = %+v, %v", res, err)
 	}

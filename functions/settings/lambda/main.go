@@ -12,6 +12,6 @@ import (
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		return gateway.New(settings.New(api.NewAuthenticator(env.Store), env.Store, time.Now)), nil
+		return gateway.New(settings.New(settings.Deps{Auth: api.NewAuthenticator(env.Store), Store: env.Store, Now: time.Now})), nil
 	})
 }

@@ -15,14 +15,16 @@ import (
 )
 
 func main() {
-	lambdamain.MainEvents(func(env lambdamain.Env) (any, error) { return handler(env.Store), nil })
+	lambdamain.MainEvents(func(env lambdamain.Env) (any, error) {
+		return handler(sweeper.New(sweeper.Deps{Store: env.Store})), nil
+	})
 }
 
 // handler sweeps on each scheduled event and logs and emits its figures.
-func handler(st sweeper.Store) func(context.Context, events.EventBridgeEvent) (sweeper.Result, error) {
+func handler(s *sweeper.Sweeper) func(context.Context, events.EventBridgeEvent) (sweeper.Result, error) {
 	return func(ctx context.Context, ev events.EventBridgeEvent) (sweeper.Result, error) {
 		start := time.Now()
-		res, err := sweeper.Run(ctx, st, start)
+		res, err := s.Run(ctx, start)
 		attrs := []any{"event_id", ev.ID, "closed", res.Closed, "read", res.Read, "complete", res.Complete,
 			"duration_ms", time.Since(start).Milliseconds()}
 		if err != nil {

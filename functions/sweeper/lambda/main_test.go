@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"surveyservice/functions/sweeper"
 	"surveyservice/internal/testenv"
 )
 
@@ -27,7 +28,7 @@ func TestScheduledEvent(t *testing.T) {
 	if ev.DetailType != "Scheduled Event" || ev.Source != "aws.events" {
 		t.Fatalf("not a scheduled event: %+v", ev)
 	}
-	res, err := handler(testenv.Store(t))(context.Background(), ev)
+	res, err := handler(sweeper.New(sweeper.Deps{Store: testenv.Store(t)}))(context.Background(), ev)
 	if err != nil || !res.Complete {
 		t.Fatalf("handler = %+v, %v", res, err)
 	}

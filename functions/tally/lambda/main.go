@@ -12,7 +12,7 @@ import (
 
 func main() {
 	lambdamain.MainEvents(func(env lambdamain.Env) (any, error) {
-		t := &tally.Tally{Store: env.Store, Now: time.Now}
+		t := tally.New(tally.Deps{Store: env.Store, Now: time.Now})
 		return t.Handle, nil
 	})
 }

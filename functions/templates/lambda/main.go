@@ -9,6 +9,6 @@ import (
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		return gateway.New(templates.New(env.Store, templates.Config{MediaURL: env.Getenv("MEDIA_URL"), TemplatesURL: env.Getenv("TEMPLATES_URL")})), nil
+		return gateway.New(templates.New(templates.Deps{Catalog: env.Store, MediaURL: env.Getenv("MEDIA_URL"), TemplatesURL: env.Getenv("TEMPLATES_URL")})), nil
 	})
 }

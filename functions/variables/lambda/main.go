@@ -13,7 +13,7 @@ import (
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
 		sealer := links.SealerFromEnv(env.AWS, env.Getenv, env.Store)
-		cfg := variables.Config{SurveyURL: env.Getenv("PUBLIC_SURVEY_URL")}
-		return gateway.New(variables.New(api.NewAuthenticator(env.Store), env.Store, sealer, cfg)), nil
+		return gateway.New(variables.New(variables.Deps{Auth: api.NewAuthenticator(env.Store), Store: env.Store, Sealer: sealer,
+			SurveyURL: env.Getenv("PUBLIC_SURVEY_URL")})), nil
 	})
 }

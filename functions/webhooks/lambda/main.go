@@ -13,7 +13,8 @@ import (
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		return gateway.New(webhooks.New(api.NewAuthenticator(env.Store), webhooks.Deps{
+		return gateway.New(webhooks.New(webhooks.Deps{
+			Auth:   api.NewAuthenticator(env.Store),
 			Store:  env.Store,
 			Sealer: links.SealerFromEnv(env.AWS, env.Getenv, env.Store),
 			Queue:  webhook.QueueFromEnv(env.AWS, env.Getenv),
