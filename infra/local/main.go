@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -50,136 +51,244 @@ func main() {
 
 func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
 	api.JSONLogging(stderr)
-	env := map[string]string{}
-	for _, k := range []string{"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
-		"AWS_SESSION_TOKEN", "TABLE_NAME", "KMS_KEY_ID", "EXPORTS_BUCKET", "PORT", "PUBLIC_SURVEY_URL", "PRIVACY_URL", "TEMPLATES_URL", "MEDIA_URL", "HOME",
-		"WEBHOOK_ALLOW_LOOPBACK", "WEBHOOK_RETRY_DELAYS", "WEBHOOK_QUEUE_NAME",
-		"DYNAMODB_LOCAL_DIR", "DYNAMODB_LOCAL_HEAP", "DYNAMODB_CONFLICT_HOLD", "RATE_LIMITS"} {
-		env[k] = getenv(k)
-	}
-	// The public functions' limits per client and per survey, as on
-	// Lambda; RATE_LIMITS=off serves without them, a number sizes the
-	// client's (requests a minute).
-	rates, err := ratelimit.RatesFromEnv(env["RATE_LIMITS"])
+	env, err := readEnv(getenv)
 	if err != nil {
 		return err
 	}
-	if env["AWS_ENDPOINT_URL"] == "" {
-		emu, err := startEmulators(ctx, env, stdout)
+	if getenv("AWS_ENDPOINT_URL") == "" {
+		emu, endpoints, err := startEmulators(ctx, env.get, stdout)
 		if err != nil {
 			return err
 		}
 		defer emu.stop()
+		maps.Copy(env.over, endpoints)
 	}
-	get := func(k string) string { return env[k] }
-	port := or(env["PORT"], "3000")
-
-	st, err := store.OpenEnv(ctx, get)
+	res, err := createResources(ctx, env)
 	if err != nil {
 		return err
+	}
+	defer res.close()
+	hookCtx, stopHooks := context.WithCancel(ctx)
+	defer stopHooks()
+	bg, err := startBackground(hookCtx, env, res)
+	if err != nil {
+		return err
+	}
+	handler := serveWithin(routers(res.st, functionsConfig(env, res, bg)), limited(res.st, env.rates))
+	sample, err := loadSampleData(ctx, res.st, handler, env.port)
+	if err != nil {
+		return err
+	}
+	if err := listenAndServe(ctx, handler, env, res.st, sample, stdout); err != nil {
+		return err
+	}
+	stopHooks()
+	return bg.hooks.wait(10 * time.Second)
+}
+
+// environment is what `make run` reads, read as the Lambda mains read it:
+// the process's environment passed through, with the emulators' endpoints
+// and what `make run` made itself (its S3 CORS proxy) laid over it, and
+// `make run`'s own defaults where a variable is unset. So every variable a
+// Lambda main reads works the same in `make run`.
+type environment struct {
+	getenv func(string) string
+	// over wins over getenv: the endpoints of the emulators `make run`
+	// started and the uploads' origin of its CORS proxy.
+	over map[string]string
+	// defaults fill what getenv leaves empty: the service's addresses on
+	// the local server.
+	defaults map[string]string
+	// port is the local server's (PORT, default 3000).
+	port string
+	// rates are the public functions' limits (RATE_LIMITS); delays the
+	// webhooks' retry schedule (WEBHOOK_RETRY_DELAYS); guard admits
+	// loopback receivers unless WEBHOOK_ALLOW_LOOPBACK=false.
+	rates  ratelimit.Rates
+	delays []time.Duration
+	guard  webhook.Guard
+}
+
+// readEnv reads the environment and checks the values `make run` parses,
+// before anything starts.
+func readEnv(getenv func(string) string) (*environment, error) {
+	port := or(getenv("PORT"), "3000")
+	local := "http://127.0.0.1:" + port
+	e := &environment{getenv: getenv, over: map[string]string{}, port: port,
+		defaults: map[string]string{"PUBLIC_SURVEY_URL": local, "TEMPLATES_URL": local, "MEDIA_URL": local}}
+	// The public functions' limits per client and per survey, as on
+	// Lambda; RATE_LIMITS=off serves without them, a number sizes the
+	// client's (requests a minute).
+	var err error
+	if e.rates, err = ratelimit.RatesFromEnv(e.get("RATE_LIMITS")); err != nil {
+		return nil, err
+	}
+	if e.delays, err = webhook.ParseDelays(e.get("WEBHOOK_RETRY_DELAYS")); err != nil {
+		return nil, err
+	}
+	// Loopback receivers are allowed locally unless
+	// WEBHOOK_ALLOW_LOOPBACK=false.
+	e.guard = webhook.Guard{AllowLoopback: e.get("WEBHOOK_ALLOW_LOOPBACK") != "false"}
+	return e, nil
+}
+
+// get reads one variable: what is laid over the environment, else the
+// environment's value, else `make run`'s default.
+func (e *environment) get(k string) string {
+	if v, ok := e.over[k]; ok {
+		return v
+	}
+	return or(e.getenv(k), e.defaults[k])
+}
+
+// resources are the table, the KMS key and the buckets `make run` serves
+// on, created where missing.
+type resources struct {
+	st      *store.Store
+	sealer  *links.Sealer
+	exports *exports.Bucket
+	// uploads is the responders' files, reached through the CORS proxy.
+	uploads *uploads.Bucket
+	close   func()
+}
+
+// createResources creates what is missing (the table, the KMS key, the
+// exports and uploads buckets) and starts the uploads' CORS proxy, whose
+// origin it lays over the environment (UPLOADS_ORIGIN).
+func createResources(ctx context.Context, env *environment) (*resources, error) {
+	st, err := store.OpenEnv(ctx, env.get)
+	if err != nil {
+		return nil, err
 	}
 	if err := store.EnsureTable(ctx, st.Client(), st.TableName()); err != nil {
-		return err
+		return nil, err
 	}
-	cfg, err := awsenv.Load(ctx, awsenv.FromEnv(get))
+	cfg, err := awsenv.Load(ctx, awsenv.FromEnv(env.get))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	kmsClient := kms.NewFromConfig(cfg)
-	keyID := links.KeyFromEnv(get)
+	keyID := links.KeyFromEnv(env.get)
 	if strings.HasPrefix(keyID, "alias/") {
 		if _, err := links.EnsureKey(ctx, kmsClient, keyID); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	bucket := exports.New(cfg, exports.BucketFromEnv(get))
+	bucket := exports.New(cfg, exports.BucketFromEnv(env.get))
 	if err := bucket.Ensure(ctx); err != nil {
-		return err
+		return nil, err
 	}
+	res := &resources{st: st, sealer: links.NewSealer(kmsClient, keyID, st), exports: bucket, close: func() {}}
 	// The responders' files: the bucket's CORS rule lets the service's
 	// own pages POST to it.
-	origin := strings.TrimSuffix(or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port), "/")
-	files := uploads.New(cfg, uploads.BucketFromEnv(get))
-	if endpoint := or(env["AWS_ENDPOINT_URL_S3"], env["AWS_ENDPOINT_URL"]); endpoint != "" {
+	origin := strings.TrimSuffix(env.get("PUBLIC_SURVEY_URL"), "/")
+	res.uploads = uploads.New(cfg, uploads.BucketFromEnv(env.get))
+	if endpoint := or(env.get("AWS_ENDPOINT_URL_S3"), env.get("AWS_ENDPOINT_URL")); endpoint != "" {
 		// moto: the browser's POSTs go through the CORS proxy (s3cors.go).
 		proxy, err := newS3CORS(endpoint, origin)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		at, stop, err := proxy.listen()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defer stop()
-		files = uploads.NewAt(cfg, uploads.BucketFromEnv(get), at)
+		res.close = stop
+		res.uploads = uploads.NewAt(cfg, uploads.BucketFromEnv(env.get), at)
 	}
-	if err := files.Ensure(ctx, origin); err != nil {
-		return err
+	if err := res.uploads.Ensure(ctx, origin); err != nil {
+		res.close()
+		return nil, err
 	}
-	n, err := st.ImportTemplates(ctx, seed.Templates)
+	env.over["UPLOADS_ORIGIN"] = res.uploads.Origin()
+	return res, nil
+}
+
+// background is what runs beside the server, as Lambda's event source
+// mappings and schedules run the functions in AWS.
+type background struct {
+	hooks *hooks
+	jobs  *exportJobs
+}
+
+// startBackground starts the webhooks' pollers and retrier, the tally and
+// the export jobs: the same dispatch, deliver, tally and export code as in
+// AWS, fed by pollers of the table's stream and the queues. They stop with
+// ctx.
+func startBackground(ctx context.Context, env *environment, res *resources) (*background, error) {
+	hk, err := startHooks(ctx, res.st, res.sealer, hookOptions{aws: awsenv.FromEnv(env.get), queueName: or(env.get("WEBHOOK_QUEUE_NAME"), "survey-webhooks"),
+		visibility: 60 * time.Second, guard: env.guard, delays: env.delays, workers: 2, maxIdle: 200 * time.Millisecond, files: res.uploads})
 	if err != nil {
-		return fmt.Errorf("load the sample catalog: %w", err)
+		return nil, fmt.Errorf("webhooks: %w", err)
+	}
+	if _, err := startTally(ctx, res.st, awsenv.FromEnv(env.get)); err != nil {
+		return nil, fmt.Errorf("tally: %w", err)
+	}
+	jobs, err := startExportJobs(ctx, res.st, res.exports, awsenv.FromEnv(env.get), or(env.get("EXPORT_QUEUE_NAME"), "survey-exports"))
+	if err != nil {
+		return nil, fmt.Errorf("export jobs: %w", err)
+	}
+	return &background{hooks: hk, jobs: jobs}, nil
+}
+
+// functionsConfig is each function's configuration, from the environment
+// as its Lambda main reads it.
+func functionsConfig(env *environment, res *resources, bg *background) config {
+	return config{
+		templates:  templates.Deps{MediaURL: env.get("MEDIA_URL"), TemplatesURL: env.get("TEMPLATES_URL")},
+		surveyURL:  env.get("PUBLIC_SURVEY_URL"),
+		sealer:     res.sealer,
+		queue:      bg.hooks.queue,
+		guard:      env.guard,
+		exports:    res.exports,
+		exportJobs: bg.jobs.queue,
+		uploads:    res.uploads,
+		pages:      pages.ConfigFromEnv(env.get),
+	}
+}
+
+// sampleData is what `make run` made for a new user: the demo account's
+// key, its demo survey, and the sample catalog.
+type sampleData struct {
+	key       string
+	demo      builtSurvey
+	templates int
+}
+
+// loadSampleData loads the sample catalog, creates (or finds) the demo
+// account and its demo survey, and builds the sample templates' surveys.
+func loadSampleData(ctx context.Context, st *store.Store, handler http.Handler, port string) (sampleData, error) {
+	if _, err := st.ImportTemplates(ctx, seed.Templates); err != nil {
+		return sampleData{}, fmt.Errorf("load the sample catalog: %w", err)
 	}
 	key, err := demoKey(ctx, st)
 	if err != nil {
-		return err
+		return sampleData{}, err
 	}
-
-	// Webhooks: the same dispatch and delivery code as in AWS, fed by
-	// pollers of moto's stream and queue. Loopback receivers are allowed
-	// locally unless WEBHOOK_ALLOW_LOOPBACK=false.
-	delays, err := webhook.ParseDelays(env["WEBHOOK_RETRY_DELAYS"])
-	if err != nil {
-		return err
-	}
-	guard := webhook.Guard{AllowLoopback: env["WEBHOOK_ALLOW_LOOPBACK"] != "false"}
-	sealer := links.NewSealer(kmsClient, keyID, st)
-	hookCtx, stopHooks := context.WithCancel(ctx)
-	defer stopHooks()
-	hk, err := startHooks(hookCtx, st, sealer, hookOptions{aws: awsenv.FromEnv(get), queueName: or(env["WEBHOOK_QUEUE_NAME"], "survey-webhooks"),
-		visibility: 60 * time.Second, guard: guard, delays: delays, workers: 2, maxIdle: 200 * time.Millisecond, files: files})
-	if err != nil {
-		return fmt.Errorf("webhooks: %w", err)
-	}
-
-	if _, err := startTally(hookCtx, st, awsenv.FromEnv(get)); err != nil {
-		return fmt.Errorf("tally: %w", err)
-	}
-	jobs, err := startExportJobs(hookCtx, st, bucket, awsenv.FromEnv(get), or(env["EXPORT_QUEUE_NAME"], "survey-exports"))
-	if err != nil {
-		return fmt.Errorf("export jobs: %w", err)
-	}
-
-	handler := serveWithin(routers(st, config{
-		templates: templates.Deps{
-			MediaURL:     or(env["MEDIA_URL"], "http://127.0.0.1:"+port),
-			TemplatesURL: or(env["TEMPLATES_URL"], "http://127.0.0.1:"+port),
-		},
-		surveyURL:  or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port),
-		sealer:     sealer,
-		queue:      hk.queue,
-		guard:      guard,
-		exports:    bucket,
-		exportJobs: jobs.queue,
-		uploads:    files,
-		pages: pages.Config{PublicURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port), PrivacyURL: env["PRIVACY_URL"],
-			UploadsOrigin: files.Origin()},
-	}), limited(st, rates))
 	demo, err := demoSurvey(apiClient{h: handler, key: key}, "http://127.0.0.1:"+port)
 	if err != nil {
-		return fmt.Errorf("demo survey: %w", err)
+		return sampleData{}, fmt.Errorf("demo survey: %w", err)
 	}
 	// The sample templates backed by real surveys (a second import of the
 	// catalog, with their survey ids).
-	if n, _, err = loadCatalog(ctx, st, handler, seed.Templates); err != nil {
-		return err
+	n, _, err := loadCatalog(ctx, st, handler, seed.Templates)
+	if err != nil {
+		return sampleData{}, err
 	}
+	return sampleData{key: key, demo: demo, templates: n}, nil
+}
+
+// listenAndServe listens on PORT, prints the banner, and serves until ctx ends
+// (Ctrl-C), then shuts the server down.
+func listenAndServe(ctx context.Context, handler http.Handler, env *environment, st *store.Store, sample sampleData, stdout io.Writer) error {
+	port := env.port
 	ln, err := net.Listen("tcp", "127.0.0.1:"+port)
 	if err != nil {
 		return fmt.Errorf("listen on 127.0.0.1:%s: %w (set PORT to use another port)", port, err)
 	}
 	server := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
-	fmt.Fprintf(stdout, "Loaded %d sample templates; table %q on %s\n", n, st.TableName(), or(env["AWS_ENDPOINT_URL_DYNAMODB"], env["AWS_ENDPOINT_URL"]))
+	key, demo := sample.key, sample.demo
+	fmt.Fprintf(stdout, "Loaded %d sample templates; table %q on %s\n", sample.templates, st.TableName(), or(env.get("AWS_ENDPOINT_URL_DYNAMODB"), env.get("AWS_ENDPOINT_URL")))
 	fmt.Fprintf(stdout, "Demo account: %s (enterprise plan)\n", demoEmail)
 	fmt.Fprintf(stdout, "API key: %s\n", key)
 	fmt.Fprintf(stdout, "Listening on http://127.0.0.1:%s\n", port)
@@ -201,8 +310,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		defer cancel()
 		_ = server.Shutdown(sctx)
 	}
-	stopHooks()
-	return hk.wait(10 * time.Second)
+	return nil
 }
 
 // demoKey creates the demo account, or finds it on an endpoint that already

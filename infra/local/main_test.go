@@ -340,7 +340,9 @@ func startLocal(t *testing.T, env map[string]string) (key, base string) {
 		select {
 		case line, ok := <-lines:
 			if !ok {
-				t.Fatalf("run ended before listening: %v", <-done)
+				err := <-done
+				done <- err // for the cleanup
+				t.Fatalf("run ended before listening: %v", err)
 			}
 			if k, found := strings.CutPrefix(line, "API key: "); found {
 				key = k

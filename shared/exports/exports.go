@@ -70,7 +70,12 @@ func (b *Bucket) Ensure(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	_, err = b.client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b.name)})
+	in := &s3.CreateBucketInput{Bucket: aws.String(b.name)}
+	if r := b.client.Options().Region; r != "us-east-1" {
+		// Outside us-east-1 S3 wants the region named again.
+		in.CreateBucketConfiguration = &types.CreateBucketConfiguration{LocationConstraint: types.BucketLocationConstraint(r)}
+	}
+	_, err = b.client.CreateBucket(ctx, in)
 	var owned *types.BucketAlreadyOwnedByYou
 	if err != nil && !errors.As(err, &owned) {
 		return fmt.Errorf("exports: create bucket %s: %w", b.name, err)

@@ -98,7 +98,12 @@ func (b *Bucket) Client() *s3.Client { return b.client }
 // the service's own address, the one origin allowed to POST.
 func (b *Bucket) Ensure(ctx context.Context, origin string) error {
 	if _, err := b.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(b.name)}); err != nil {
-		_, err = b.client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b.name)})
+		in := &s3.CreateBucketInput{Bucket: aws.String(b.name)}
+		if r := b.client.Options().Region; r != "us-east-1" {
+			// Outside us-east-1 S3 wants the region named again.
+			in.CreateBucketConfiguration = &types.CreateBucketConfiguration{LocationConstraint: types.BucketLocationConstraint(r)}
+		}
+		_, err = b.client.CreateBucket(ctx, in)
 		var owned *types.BucketAlreadyOwnedByYou
 		if err != nil && !errors.As(err, &owned) {
 			return fmt.Errorf("uploads: create bucket %s: %w", b.name, err)

@@ -1,0 +1,501 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/kms"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"surveyservice/infra/seed"
+	"surveyservice/internal/testenv"
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// madeByRun are the variables a Lambda main reads that `make run` sets
+// itself, because it makes what they name: the queues (by
+// WEBHOOK_QUEUE_NAME and EXPORT_QUEUE_NAME, which it reads) and the CORS
+// proxy in front of the uploads bucket, whose origin the pages must name.
+var madeByRun = map[string]string{
+	"WEBHOOK_QUEUE_URL":      "make run creates the queue named WEBHOOK_QUEUE_NAME",
+	"WEBHOOK_SLOW_QUEUE_URL": "make run creates the slow lane beside WEBHOOK_QUEUE_NAME",
+	"WEBHOOK_SLOW_QUEUE_ARN": "make run creates the slow lane beside WEBHOOK_QUEUE_NAME",
+	"EXPORT_QUEUE_URL":       "make run creates the queue named EXPORT_QUEUE_NAME",
+	"UPLOADS_ORIGIN":         "make run's CORS proxy is the uploads' origin",
+}
+
+// runVar is one variable `make run` reads and how a run shows that it
+// used it: check looks at a run started with envRun's environment; bad is
+// a value run refuses before it starts anything.
+type runVar struct {
+	name  string
+	check func(t *testing.T, r *envRun)
+	bad   string
+}
+
+// runVars are every variable a Lambda main reads (less madeByRun) and
+// every variable the configuration table in docs/operating.md documents.
+var runVars = []runVar{
+	{name: "AWS_ENDPOINT_URL", check: func(t *testing.T, r *envRun) {
+		// A dead endpoint: the run only works because every service has
+		// its own endpoint, as the SDKs' service-specific variables say.
+		if r.started == "" {
+			t.Error("run did not start")
+		}
+	}},
+	{name: "AWS_ENDPOINT_URL_DYNAMODB", check: func(t *testing.T, r *envRun) { r.sawCalls(t, "AWS_ENDPOINT_URL_DYNAMODB") }},
+	{name: "AWS_ENDPOINT_URL_DYNAMODB_STREAMS", check: func(t *testing.T, r *envRun) { r.sawCalls(t, "AWS_ENDPOINT_URL_DYNAMODB_STREAMS") }},
+	{name: "AWS_ENDPOINT_URL_KMS", check: func(t *testing.T, r *envRun) { r.sawCalls(t, "AWS_ENDPOINT_URL_KMS") }},
+	{name: "AWS_ENDPOINT_URL_SQS", check: func(t *testing.T, r *envRun) { r.sawCalls(t, "AWS_ENDPOINT_URL_SQS") }},
+	{name: "AWS_ENDPOINT_URL_S3", check: func(t *testing.T, r *envRun) { r.sawCalls(t, "AWS_ENDPOINT_URL_S3") }},
+	{name: "AWS_REGION", check: func(t *testing.T, r *envRun) { r.signedIn(t, "eu-west-1") }},
+	{name: "AWS_DEFAULT_REGION", check: func(t *testing.T, r *envRun) {
+		// AWS_REGION wins where both are set, as on Lambda; alone, it is
+		// the region.
+		env := r.baseEnv(t)
+		delete(env, "AWS_REGION")
+		alone := startEnvRun(t, env)
+		alone.signedIn(t, "ap-south-1")
+	}},
+	{name: "AWS_ACCESS_KEY_ID", check: func(t *testing.T, r *envRun) {
+		for _, a := range r.authorizations() {
+			if !strings.Contains(a, "Credential="+r.env["AWS_ACCESS_KEY_ID"]+"/") {
+				t.Fatalf("a call signed as %q", a)
+			}
+		}
+	}},
+	{name: "AWS_SECRET_ACCESS_KEY", check: func(t *testing.T, r *envRun) { r.signedWithSecret(t) }},
+	{name: "AWS_SESSION_TOKEN", check: func(t *testing.T, r *envRun) {
+		for _, c := range r.calls() {
+			if got := c.header.Get("X-Amz-Security-Token"); got != r.env["AWS_SESSION_TOKEN"] {
+				t.Fatalf("a call with the session token %q", got)
+			}
+		}
+	}},
+	{name: "TABLE_NAME", check: func(t *testing.T, r *envRun) {
+		if _, err := dynamodb.NewFromConfig(testenv.Config(t)).DescribeTable(context.Background(),
+			&dynamodb.DescribeTableInput{TableName: aws.String(r.env["TABLE_NAME"])}); err != nil {
+			t.Error(err)
+		}
+	}},
+	{name: "KMS_KEY_ID", check: func(t *testing.T, r *envRun) {
+		if _, err := kms.NewFromConfig(r.moto(t)).DescribeKey(context.Background(),
+			&kms.DescribeKeyInput{KeyId: aws.String(r.env["KMS_KEY_ID"])}); err != nil {
+			t.Error(err)
+		}
+	}},
+	{name: "EXPORTS_BUCKET", check: func(t *testing.T, r *envRun) { r.bucketExists(t, r.env["EXPORTS_BUCKET"]) }},
+	{name: "UPLOADS_BUCKET", check: func(t *testing.T, r *envRun) { r.bucketExists(t, r.env["UPLOADS_BUCKET"]) }},
+	{name: "WEBHOOK_QUEUE_NAME", check: func(t *testing.T, r *envRun) { r.queueExists(t, r.env["WEBHOOK_QUEUE_NAME"]) }},
+	{name: "EXPORT_QUEUE_NAME", check: func(t *testing.T, r *envRun) { r.queueExists(t, r.env["EXPORT_QUEUE_NAME"]) }},
+	{name: "PORT", check: func(t *testing.T, r *envRun) {
+		if r.started != "http://127.0.0.1:"+r.env["PORT"] {
+			t.Errorf("listening on %s", r.started)
+		}
+	}},
+	{name: "PUBLIC_SURVEY_URL", check: func(t *testing.T, r *envRun) {
+		// The uploads bucket's CORS rule admits the service's pages.
+		cors, err := s3.NewFromConfig(r.moto(t), func(o *s3.Options) { o.UsePathStyle = true }).GetBucketCors(context.Background(),
+			&s3.GetBucketCorsInput{Bucket: aws.String(r.env["UPLOADS_BUCKET"])})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cors.CORSRules) == 0 || !slices.Contains(cors.CORSRules[0].AllowedOrigins, r.env["PUBLIC_SURVEY_URL"]) {
+			t.Errorf("the uploads bucket's CORS rules %+v", cors.CORSRules)
+		}
+	}},
+	{name: "TEMPLATES_URL", check: func(t *testing.T, r *envRun) {
+		if page := r.templatePage(t); !strings.Contains(page, "embedding_link points at the public survey on "+r.env["TEMPLATES_URL"]) {
+			t.Errorf("the template's page does not name TEMPLATES_URL:\n%s", page)
+		}
+	}},
+	{name: "MEDIA_URL", check: func(t *testing.T, r *envRun) {
+		if page := r.templatePage(t); !strings.Contains(page, "resolve against "+r.env["MEDIA_URL"]) {
+			t.Errorf("the template's page does not name MEDIA_URL:\n%s", page)
+		}
+	}},
+	{name: "PRIVACY_URL", check: func(t *testing.T, r *envRun) {
+		sv, err := buildSurvey(r.owner(t), withWelcome("privacy", map[string]any{"privacy_preserving_message_enabled": true}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page := r.get(t, "/s/"+sv.URLSlug+"/"); !strings.Contains(page, `href="`+r.env["PRIVACY_URL"]+`"`) {
+			t.Errorf("the welcome page does not link the privacy notice:\n%s", page)
+		}
+	}},
+	{name: "WEBHOOK_ALLOW_LOOPBACK", check: func(t *testing.T, r *envRun) {
+		sv, err := buildSurvey(r.owner(t), surveySpec{Name: "loopback", Language: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = r.owner(t).call("POST", "/api/surveys/"+jsonID(sv.ID)+"/webhooks/", map[string]any{"url": "http://127.0.0.1:9/hook"}, nil)
+		if err == nil || !strings.Contains(err.Error(), ": 400 ") {
+			t.Errorf("a loopback webhook with WEBHOOK_ALLOW_LOOPBACK=false: %v", err)
+		}
+	}},
+	{name: "WEBHOOK_RETRY_DELAYS", bad: "soon"},
+	{name: "RATE_LIMITS", bad: "many"},
+	{name: "DYNAMODB_CONFLICT_HOLD", bad: "-1s"},
+	{name: "DYNAMODB_LOCAL_DIR", bad: "/nonexistent/dynamodb-local"},
+	{name: "DYNAMODB_LOCAL_HEAP", bad: "lots"},
+}
+
+func jsonID(id int64) string { b, _ := json.Marshal(id); return string(b) }
+
+// TestRunReadsItsEnvironment is `make run` reading its environment as the
+// Lambda mains read theirs: each variable they read, and each docs/operating.md
+// documents, set to a value of its own, is used (a bad value is refused
+// by name). Before, run copied a hand-kept list of 24 variables, and
+// UPLOADS_BUCKET, EXPORT_QUEUE_NAME and AWS_ENDPOINT_URL_KMS, _SQS and _S3
+// were silently ignored.
+func TestRunReadsItsEnvironment(t *testing.T) {
+	r := startEnvRun(t, nil)
+	for _, v := range runVars {
+		t.Run(v.name, func(t *testing.T) {
+			if v.bad == "" {
+				v.check(t, r)
+				return
+			}
+			// Without AWS_ENDPOINT_URL, so that the emulators' variables
+			// are read too; each bad value is refused before anything
+			// starts for good.
+			env := map[string]string{"HOME": os.Getenv("HOME"), "PORT": freePort(t), v.name: v.bad}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			err := run(ctx, func(k string) string { return env[k] }, io.Discard, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), v.bad) && !strings.Contains(err.Error(), v.name) {
+				t.Errorf("%s=%q: run returned %v, want it refused", v.name, v.bad, err)
+			}
+		})
+	}
+}
+
+// TestRunVarsAreEveryVariable holds runVars to every variable a Lambda
+// main reads (the getenv calls of functions/ and shared/) and every one
+// the configuration table in docs/operating.md documents.
+func TestRunVarsAreEveryVariable(t *testing.T) {
+	want := map[string]string{}
+	literal := regexp.MustCompile(`(?i)getenv\("([A-Z0-9_]+)"\)`)
+	for _, dir := range []string{"../../functions", "../../shared"} {
+		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			for _, m := range literal.FindAllStringSubmatch(string(b), -1) {
+				want[m[1]] = path
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, svc := range awsenv.Services {
+		want[awsenv.EndpointVar(svc)] = "awsenv.Services"
+	}
+	readme, err := os.ReadFile("../../docs/operating.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, conf, _ := strings.Cut(string(readme), "\n## Configuration\n")
+	conf, _, _ = strings.Cut(conf, "\n## ")
+	row, name := regexp.MustCompile(`(?m)^\| ([^|]*) \|`), regexp.MustCompile("`([A-Z0-9_]+)`")
+	for _, m := range row.FindAllStringSubmatch(conf, -1) {
+		for _, n := range name.FindAllStringSubmatch(m[1], -1) {
+			want[n[1]] = "docs/operating.md"
+		}
+	}
+	if len(want) < 20 {
+		t.Fatalf("found only %d variables: %v", len(want), want)
+	}
+	for name, where := range want {
+		if _, ok := madeByRun[name]; ok {
+			continue
+		}
+		if !slices.ContainsFunc(runVars, func(v runVar) bool { return v.name == name }) {
+			t.Errorf("%s (read in %s) is not in runVars", name, where)
+		}
+	}
+}
+
+// envRun is a run of `make run` with every variable set to a value of its
+// own, each AWS service on an endpoint of its own that records its calls.
+type envRun struct {
+	env       map[string]string
+	started   string
+	endpoints map[string]*recorder
+	key       string
+	once      sync.Once
+	tmpl      string
+}
+
+// baseEnv is the run's environment, a copy.
+func (r *envRun) baseEnv(_ *testing.T) map[string]string {
+	env := map[string]string{}
+	for k, v := range r.env {
+		env[k] = v
+	}
+	return env
+}
+
+// startEnvRun starts run() with env, or (nil) with every variable set.
+func startEnvRun(t *testing.T, env map[string]string) *envRun {
+	t.Helper()
+	lambda := testenv.Env(t)
+	r := &envRun{endpoints: map[string]*recorder{}}
+	targets := map[string]string{
+		"AWS_ENDPOINT_URL_DYNAMODB": lambda["AWS_ENDPOINT_URL_DYNAMODB"], "AWS_ENDPOINT_URL_DYNAMODB_STREAMS": lambda["AWS_ENDPOINT_URL_DYNAMODB_STREAMS"],
+		"AWS_ENDPOINT_URL_KMS": lambda["AWS_ENDPOINT_URL"], "AWS_ENDPOINT_URL_SQS": lambda["AWS_ENDPOINT_URL"], "AWS_ENDPOINT_URL_S3": lambda["AWS_ENDPOINT_URL"],
+	}
+	if env == nil {
+		port := freePort(t)
+		env = map[string]string{
+			// Nothing listens on the discard port: every call must go to
+			// its service's own endpoint.
+			"AWS_ENDPOINT_URL": "http://127.0.0.1:9",
+			"AWS_REGION":       "eu-west-1", "AWS_DEFAULT_REGION": "ap-south-1",
+			"AWS_ACCESS_KEY_ID": "AKIDMAKERUNTEST", "AWS_SECRET_ACCESS_KEY": "make-run-secret", "AWS_SESSION_TOKEN": "make-run-token",
+			"TABLE_NAME": "local-run-env-" + port, "KMS_KEY_ID": "alias/run-env-" + port,
+			"EXPORTS_BUCKET": "run-env-exports-" + port, "UPLOADS_BUCKET": "run-env-uploads-" + port,
+			"WEBHOOK_QUEUE_NAME": "run-env-webhooks-" + port, "EXPORT_QUEUE_NAME": "run-env-exports-" + port,
+			"PUBLIC_SURVEY_URL": "https://surveys.example.com", "TEMPLATES_URL": "https://templates.example.net",
+			"MEDIA_URL": "https://media.example.org", "PRIVACY_URL": "https://example.com/privacy",
+			"WEBHOOK_ALLOW_LOOPBACK": "false", "WEBHOOK_RETRY_DELAYS": "1s,2s", "RATE_LIMITS": "off",
+			"PORT": port, "HOME": os.Getenv("HOME"),
+		}
+	}
+	env["PORT"] = freePort(t)
+	for name, target := range targets {
+		rec := newRecorder(t, target)
+		r.endpoints[name] = rec
+		env[name] = rec.srv.URL
+	}
+	r.env = env
+	_, r.started = startLocal(t, env)
+	return r
+}
+
+// sawCalls checks that calls went to the endpoint named by variable.
+func (r *envRun) sawCalls(t *testing.T, variable string) {
+	t.Helper()
+	if n := len(r.endpoints[variable].all()); n == 0 {
+		t.Errorf("no call went to %s", variable)
+	}
+}
+
+func (r *envRun) calls() []call {
+	var all []call
+	for _, rec := range r.endpoints {
+		all = append(all, rec.all()...)
+	}
+	return all
+}
+
+func (r *envRun) authorizations() []string {
+	var out []string
+	for _, c := range r.calls() {
+		out = append(out, c.header.Get("Authorization"))
+	}
+	return out
+}
+
+// signedIn checks that every call was signed for region.
+func (r *envRun) signedIn(t *testing.T, region string) {
+	t.Helper()
+	for _, a := range r.authorizations() {
+		if !strings.Contains(a, "/"+region+"/") {
+			t.Fatalf("a call signed as %q, want region %s", a, region)
+		}
+	}
+}
+
+// signedWithSecret signs the first KMS call again with the run's secret
+// and finds the same signature.
+func (r *envRun) signedWithSecret(t *testing.T) {
+	t.Helper()
+	calls := r.endpoints["AWS_ENDPOINT_URL_KMS"].all()
+	if len(calls) == 0 {
+		t.Fatal("no KMS call")
+	}
+	c := calls[0]
+	auth := c.header.Get("Authorization")
+	_, signed, _ := strings.Cut(auth, "SignedHeaders=")
+	signed, _, _ = strings.Cut(signed, ",")
+	req, err := http.NewRequest(c.method, "http://"+c.host+c.uri, bytes.NewReader(c.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = c.host
+	for _, h := range strings.Split(signed, ";") {
+		if h != "host" && h != "content-length" {
+			req.Header[http.CanonicalHeaderKey(h)] = c.header.Values(h)
+		}
+	}
+	at, err := time.Parse("20060102T150405Z", c.header.Get("X-Amz-Date"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(c.body)
+	creds := aws.Credentials{AccessKeyID: r.env["AWS_ACCESS_KEY_ID"], SecretAccessKey: r.env["AWS_SECRET_ACCESS_KEY"], SessionToken: r.env["AWS_SESSION_TOKEN"]}
+	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "kms", r.env["AWS_REGION"], at); err != nil {
+		t.Fatal(err)
+	}
+	if got := req.Header.Get("Authorization"); got != auth {
+		t.Errorf("the KMS call was not signed with AWS_SECRET_ACCESS_KEY:\n got %s\nwant %s", auth, got)
+	}
+}
+
+// moto is a configuration on the emulator's moto in the run's region.
+func (r *envRun) moto(t *testing.T) aws.Config {
+	t.Helper()
+	env := map[string]string{"AWS_REGION": r.env["AWS_REGION"], "AWS_ENDPOINT_URL": r.endpoints["AWS_ENDPOINT_URL_S3"].target}
+	cfg, err := awsenv.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func (r *envRun) bucketExists(t *testing.T, name string) {
+	t.Helper()
+	if _, err := s3.NewFromConfig(r.moto(t), func(o *s3.Options) { o.UsePathStyle = true }).HeadBucket(context.Background(),
+		&s3.HeadBucketInput{Bucket: aws.String(name)}); err != nil {
+		t.Errorf("bucket %s: %v", name, err)
+	}
+}
+
+func (r *envRun) queueExists(t *testing.T, name string) {
+	t.Helper()
+	if _, err := sqs.NewFromConfig(r.moto(t)).GetQueueUrl(context.Background(), &sqs.GetQueueUrlInput{QueueName: aws.String(name)}); err != nil {
+		t.Errorf("queue %s in %s: %v", name, r.env["AWS_REGION"], err)
+	}
+}
+
+// owner is an enterprise account on the run's table, made as the admin
+// command makes one, calling the run's server.
+func (r *envRun) owner(t *testing.T) apiClient {
+	t.Helper()
+	if r.key == "" {
+		ctx := context.Background()
+		st, err := store.OpenEnv(ctx, func(k string) string { return r.env[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		acct, err := st.CreateAccount(ctx, survey.Account{Email: "run-env-" + r.env["PORT"] + "@example.com", Plan: survey.PlanEnterprise})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.key, err = st.CreateKey(ctx, acct.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u, err := url.Parse(r.started)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return apiClient{h: httputil.NewSingleHostReverseProxy(u), key: r.key}
+}
+
+// templatePage is a sample template's browsable page (whose note says
+// where its links point), after the sample catalog is imported as `admin
+// templates import` does.
+func (r *envRun) templatePage(t *testing.T) string {
+	t.Helper()
+	r.once.Do(func() {
+		ctx := context.Background()
+		st, err := store.OpenEnv(ctx, func(k string) string { return r.env[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.ImportTemplates(ctx, seed.Templates); err != nil {
+			t.Fatal(err)
+		}
+		var catalog []struct {
+			Slug string `json:"url_slug"`
+		}
+		if err := json.Unmarshal(seed.Templates, &catalog); err != nil || len(catalog) == 0 {
+			t.Fatalf("sample catalog: %v", err)
+		}
+		r.tmpl = r.get(t, "/api/templates/"+url.PathEscape(catalog[0].Slug)+"/?format=api")
+	})
+	return r.tmpl
+}
+
+func (r *envRun) get(t *testing.T, path string) string {
+	t.Helper()
+	resp, err := http.Get(r.started + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// call is one request an endpoint received.
+type call struct {
+	method, host, uri string
+	header            http.Header
+	body              []byte
+}
+
+// recorder is an AWS endpoint that records each call and passes it on to
+// target.
+type recorder struct {
+	target string
+	srv    *httptest.Server
+	mu     sync.Mutex
+	calls  []call
+}
+
+func newRecorder(t *testing.T, target string) *recorder {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{target: target}
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(u)
+		r.Out.Host = r.In.Host
+	}}
+	rec.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rec.mu.Lock()
+		rec.calls = append(rec.calls, call{method: r.Method, host: r.Host, uri: r.RequestURI, header: r.Header.Clone(), body: body})
+		rec.mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(rec.srv.Close)
+	return rec
+}
+
+func (rec *recorder) all() []call {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return slices.Clone(rec.calls)
+}
