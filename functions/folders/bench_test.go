@@ -39,7 +39,7 @@ func benchAccount(b *testing.B, nFolders, nSurveys int) (http.Handler, string) {
 			b.Fatal(err)
 		}
 	}
-	h := folders.New(api.NewAuthenticator(st), st, time.Now)
+	h := testenv.Conform(folders.New(api.NewAuthenticator(st), st, time.Now))
 	benchServe(b, h, key) // warm the key cache: the figures are the route's own
 	return h, key
 }

@@ -57,7 +57,7 @@ func TestPlainFormTimeLimit(t *testing.T) {
 	var clock atomic.Int64
 	clock.Store(time.Now().UnixMicro())
 	now := func() time.Time { return time.UnixMicro(clock.Load()) }
-	h := pages.New(f.st, testenv.Sealer(t), now)
+	h := testenv.Conform(pages.New(f.st, testenv.Sealer(t), now))
 	get := func() string {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", "/s/"+f.sv.URLSlug+"/", nil))

@@ -18,6 +18,7 @@ import (
 
 	"surveyservice/functions/pages"
 	"surveyservice/functions/variables"
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
@@ -40,7 +41,7 @@ func newUploadsServer(t *testing.T) uploadsServer {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
 	env := map[string]string{"AWS_ENDPOINT_URL": testenv.Endpoint(t), "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}
-	cfg, err := awsenv.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
+	cfg, err := localaws.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,8 +54,8 @@ func newUploadsServer(t *testing.T) uploadsServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(stop)
-	bucket := uploads.NewAt(cfg, fmt.Sprintf("browser-uploads-%d", time.Now().UnixNano()), at)
-	if err := bucket.Ensure(context.Background(), srv.URL); err != nil {
+	bucket := localaws.UploadsAt(cfg, fmt.Sprintf("browser-uploads-%d", time.Now().UnixNano()), at)
+	if err := localaws.EnsureUploads(context.Background(), bucket, srv.URL); err != nil {
 		t.Fatal(err)
 	}
 	h = serve(routers(st, config{sealer: testenv.Sealer(t), variables: variables.Config{SurveyURL: srv.URL}, exports: testenv.Exports(t),

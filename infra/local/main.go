@@ -26,6 +26,7 @@ import (
 	"surveyservice/functions/templates"
 	"surveyservice/functions/variables"
 	"surveyservice/infra/seed"
+	"surveyservice/internal/localaws"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
@@ -75,26 +76,26 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	get := func(k string) string { return env[k] }
 	port := or(env["PORT"], "3000")
 
-	st, err := store.OpenEnv(ctx, get)
+	st, err := localaws.OpenStore(ctx, get)
 	if err != nil {
 		return err
 	}
-	if err := store.EnsureTable(ctx, st.Client(), st.TableName()); err != nil {
+	if err := localaws.EnsureTable(ctx, st.Client(), st.TableName()); err != nil {
 		return err
 	}
-	cfg, err := awsenv.Load(ctx, awsenv.FromEnv(get))
+	cfg, err := localaws.Load(ctx, awsenv.FromEnv(get))
 	if err != nil {
 		return err
 	}
 	kmsClient := kms.NewFromConfig(cfg)
 	keyID := links.KeyFromEnv(get)
 	if strings.HasPrefix(keyID, "alias/") {
-		if _, err := links.EnsureKey(ctx, kmsClient, keyID); err != nil {
+		if _, err := localaws.EnsureKey(ctx, kmsClient, keyID); err != nil {
 			return err
 		}
 	}
 	bucket := exports.New(cfg, exports.BucketFromEnv(get))
-	if err := bucket.Ensure(ctx); err != nil {
+	if err := localaws.EnsureExports(ctx, bucket); err != nil {
 		return err
 	}
 	// The responders' files: the bucket's CORS rule lets the service's
@@ -112,9 +113,9 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 			return err
 		}
 		defer stop()
-		files = uploads.NewAt(cfg, uploads.BucketFromEnv(get), at)
+		files = localaws.UploadsAt(cfg, uploads.BucketFromEnv(get), at)
 	}
-	if err := files.Ensure(ctx, origin); err != nil {
+	if err := localaws.EnsureUploads(ctx, files, origin); err != nil {
 		return err
 	}
 	n, err := st.ImportTemplates(ctx, seed.Templates)
