@@ -35,7 +35,7 @@ func serve(t *testing.T, h http.Handler, method, key, contentType, body string) 
 func TestWhoAmI(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
-	h := account.New(account.Deps{Auth: api.NewAuthenticator(st)})
+	h := testenv.Conform(account.New(account.Deps{Auth: api.NewAuthenticator(st)}))
 	acct, key := testenv.NewAccount(t, survey.PlanPro)
 	tests := []struct {
 		name, method, contentType, body string
@@ -82,7 +82,7 @@ func TestWhoAmIRefusals(t *testing.T) {
 	if err := st.RevokeKey(context.Background(), revoked); err != nil {
 		t.Fatal(err)
 	}
-	h := account.New(account.Deps{Auth: api.NewAuthenticator(st)})
+	h := testenv.Conform(account.New(account.Deps{Auth: api.NewAuthenticator(st)}))
 	tests := []struct {
 		name, method, header string
 		want                 int

@@ -40,7 +40,7 @@ func benchSurvey(b *testing.B, n int) (h http.Handler, key string, sid int64, id
 		}
 		ids = append(ids, ch.Element.ID)
 	}
-	h = elements.New(elements.Deps{Auth: api.NewAuthenticator(st), Store: st})
+	h = testenv.Conform(elements.New(elements.Deps{Auth: api.NewAuthenticator(st), Store: st}))
 	benchDo(b, h, key, "GET", fmt.Sprintf("/api/v2/surveys/%d/questions/", sv.ID), "", 200) // warm the key cache
 	return h, key, sv.ID, ids
 }
@@ -113,7 +113,7 @@ func BenchmarkChoices(b *testing.B) {
 		}
 		return sv.ID
 	}
-	h := elements.New(elements.Deps{Auth: api.NewAuthenticator(st), Store: st})
+	h := testenv.Conform(elements.New(elements.Deps{Auth: api.NewAuthenticator(st), Store: st}))
 	sid := newSurvey()
 	benchDo(b, h, key, "GET", fmt.Sprintf("/api/v2/surveys/%d/questions/", sid), "", 200) // warm the key cache
 	b.Run("create-200", func(b *testing.B) {

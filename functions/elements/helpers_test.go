@@ -84,7 +84,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	o := testenv.NewOwner(t, survey.PlanPro, "f")
-	f := &fixture{st: o.Store, h: elements.New(elements.Deps{Auth: api.NewAuthenticator(o.Store), Store: o.Store}), acct: o.Account, key: o.Key, fid: o.Folder}
+	f := &fixture{st: o.Store, h: testenv.Conform(elements.New(elements.Deps{Auth: api.NewAuthenticator(o.Store), Store: o.Store})), acct: o.Account, key: o.Key, fid: o.Folder}
 	// Warm the authenticator: later counts are the handler's own calls.
 	o.Warm(t, f.h, listPath("warm"), 404)
 	return f

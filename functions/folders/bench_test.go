@@ -39,7 +39,7 @@ func benchAccount(b *testing.B, nFolders, nSurveys int) (http.Handler, string) {
 			b.Fatal(err)
 		}
 	}
-	h := folders.New(folders.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now})
+	h := testenv.Conform(folders.New(folders.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now}))
 	benchServe(b, h, key) // warm the key cache: the figures are the route's own
 	return h, key
 }

@@ -44,7 +44,7 @@ func newFixture(t *testing.T) *fixture {
 	pinned := time.Now()
 	auth.Now = func() time.Time { return pinned }
 	o := testenv.NewOwner(t, survey.PlanFree, "")
-	return &fixture{h: folders.New(folders.Deps{Auth: auth, Store: st, Now: clock}), st: st, acct: o.Account, key: o.Key}
+	return &fixture{h: testenv.Conform(folders.New(folders.Deps{Auth: auth, Store: st, Now: clock})), st: st, acct: o.Account, key: o.Key}
 }
 
 // result is one answer and the DynamoDB calls it cost.

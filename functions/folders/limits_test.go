@@ -18,7 +18,7 @@ func TestFolderLimit(t *testing.T) {
 	st := store.New(testenv.Config(t), testenv.Store(t).TableName())
 	st.Limits = survey.AccountLimits{LiveSurveys: 10, Folders: 2}
 	a, key := testenv.NewAccount(t, survey.PlanFree)
-	f := &fixture{h: folders.New(folders.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: clock}), st: st, acct: a, key: key}
+	f := &fixture{h: testenv.Conform(folders.New(folders.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: clock})), st: st, acct: a, key: key}
 	first := f.create(t, `{"name": "one"}`)
 	f.create(t, `{"name": "two"}`)
 	res := f.do("POST", "/api/folders/", `{"name": "three"}`)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"surveyservice/functions/folders"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/survey"
 )
@@ -100,7 +101,7 @@ func TestListCalls(t *testing.T) {
 				f.survey(t, fids[i%len(fids)], fmt.Sprintf("s%d", i))
 			}
 			// A fresh handler: its authenticator has never seen the key.
-			cold := &fixture{h: folders.New(folders.Deps{Auth: api.NewAuthenticator(f.st), Store: f.st, Now: clock}), st: f.st, acct: f.acct, key: f.key}
+			cold := &fixture{h: testenv.Conform(folders.New(folders.Deps{Auth: api.NewAuthenticator(f.st), Store: f.st, Now: clock})), st: f.st, acct: f.acct, key: f.key}
 			res := cold.do("GET", "/api/folders/", "")
 			if res.code != 200 {
 				t.Fatalf("cold list: %v", res)

@@ -93,7 +93,7 @@ func TestMatrixRankingCharts(t *testing.T) {
 		}
 		testenv.Tally(t)
 
-		h := pages.New(pages.Deps{Store: st, Sealer: testenv.Sealer(t), Now: time.Now})
+		h := testenv.Conform(pages.New(pages.Deps{Store: st, Sealer: testenv.Sealer(t), Now: time.Now}))
 		rep := fixture{st: st, h: h}.get("/r/" + sv.ReportCode + "/")
 		if rep.code != 200 || strings.Count(rep.body, `<section class="chart">`) != 2 {
 			t.Fatalf("report (%d): %d %.400s", lang, rep.code, rep.body)

@@ -57,7 +57,7 @@ func TestPlainFormTimeLimit(t *testing.T) {
 	var clock atomic.Int64
 	clock.Store(time.Now().UnixMicro())
 	now := func() time.Time { return time.UnixMicro(clock.Load()) }
-	h := pages.New(pages.Deps{Store: f.st, Sealer: testenv.Sealer(t), Now: now})
+	h := testenv.Conform(pages.New(pages.Deps{Store: f.st, Sealer: testenv.Sealer(t), Now: now}))
 	get := func() string {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", "/s/"+f.sv.URLSlug+"/", nil))

@@ -210,7 +210,7 @@ func TestPlainFormStepsTimeLimit(t *testing.T) {
 	}
 	var clock atomic.Int64
 	clock.Store(time.Now().UnixMicro())
-	f.h = pages.New(pages.Deps{Store: f.st, Sealer: testenv.Sealer(t), Now: func() time.Time { return time.UnixMicro(clock.Load()) }})
+	f.h = testenv.Conform(pages.New(pages.Deps{Store: f.st, Sealer: testenv.Sealer(t), Now: func() time.Time { return time.UnixMicro(clock.Load()) }}))
 	id := func(e survey.Element) string { return fmt.Sprint(e.ID) }
 	yes := fmt.Sprint(f.pick.Choices[0].ID)
 	rec := httptest.NewRecorder()

@@ -137,7 +137,7 @@ func BenchmarkSubmitRules(b *testing.B) {
 							b.StopTimer()
 							var sealer *links.Sealer
 							st, sealer = container(b)
-							h = responders.New(responders.Deps{Store: st, Sealer: sealer, Now: time.Now})
+							h = testenv.Conform(responders.New(responders.Deps{Store: st, Sealer: sealer, Now: time.Now}))
 							b.StartTimer()
 						}
 						before := st.CollectionCacheStats().Misses

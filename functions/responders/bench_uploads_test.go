@@ -17,7 +17,7 @@ import (
 func uploadsBenchFixture(b *testing.B) (f fixture, slug string, text, file int64, session string) {
 	f = newFixture(b)
 	now := f.st.Now
-	f.h = responders.New(responders.Deps{Store: f.st, Sealer: f.sealer, Now: now, Uploads: testenv.Uploads(b)})
+	f.h = testenv.Conform(responders.New(responders.Deps{Store: f.st, Sealer: f.sealer, Now: now, Uploads: testenv.Uploads(b)}))
 	slug, sid := f.survey(b, nil)
 	text = f.textQuestion(b, sid, "Say", false)
 	file = f.fileQuestion(b, sid, 0, nil, false)

@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"surveyservice/functions/responders"
+	"surveyservice/internal/localaws"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
 	"surveyservice/shared/survey"
@@ -29,7 +31,7 @@ var submitFaults = []struct {
 	{"transaction conflict", &types.TransactionCanceledException{Message: aws.String("injected"), CancellationReasons: []types.CancellationReason{
 		{Code: aws.String("None")}, {Code: aws.String("None")}, {Code: aws.String("TransactionConflict")}}}},
 	// The call takes effect and its reply is lost: the client cannot tell.
-	{"reply lost", &awsenv.LostReply{Err: &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}}},
+	{"reply lost", &localaws.LostReply{Err: &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}}},
 }
 
 // TestSubmitFaults injects each fault at each DynamoDB call a submission
@@ -62,10 +64,10 @@ func TestSubmitFaults(t *testing.T) {
 				// A cold container: nothing cached, every call made.
 				st, sealer := container(t)
 				st.Now = f.st.Now
-				h := responders.New(responders.Deps{Store: st, Sealer: sealer, Now: st.Now})
+				h := testenv.Conform(responders.New(responders.Deps{Store: st, Sealer: sealer, Now: st.Now}))
 				reqCtx, calls := awsenv.WithCalls(ctx)
 				var hits atomic.Int64
-				restore := awsenv.InjectFaults(func(c context.Context, service, operation string) error {
+				restore := localaws.InjectFaults(func(c context.Context, service, operation string) error {
 					if awsenv.CallsFrom(c) == calls && service == "DynamoDB" && operation == op {
 						hits.Add(1)
 						return fault.err

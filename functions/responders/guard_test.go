@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"surveyservice/functions/responders"
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
@@ -201,7 +202,7 @@ func TestGuessLimitAcrossContainers(t *testing.T) {
 	slug, _ := f.survey(t, shared, "right")
 	second := testenv.Container(t)
 	second.Now, second.Guesses = clk.Now, f.st.Guesses
-	h2 := responders.New(responders.Deps{Store: second, Now: second.Now})
+	h2 := testenv.Conform(responders.New(responders.Deps{Store: second, Now: second.Now}))
 	const ip = "198.51.100.20"
 	for i, h := range []http.Handler{f.h, h2, f.h, h2} {
 		guess(t, h, slug, fmt.Sprintf("wrong-%d", i), ip).refused(t)
@@ -273,7 +274,7 @@ func TestGuessCountFailure(t *testing.T) {
 	t.Parallel()
 	f, _ := guarded(t, survey.GuessLimits{Window: time.Minute, PerSurvey: 100, PerClient: 10})
 	slug, _ := f.survey(t, shared, "right")
-	restore := awsenv.InjectFaults(func(ctx context.Context, _, op string) error {
+	restore := localaws.InjectFaults(func(ctx context.Context, _, op string) error {
 		if op == "UpdateItem" && ctx.Value(marked{}) != nil {
 			return &types.ProvisionedThroughputExceededException{Message: aws.String("injected")}
 		}

@@ -79,7 +79,7 @@ func (f fixture) respond(tb testing.TB, slug, session string, answers map[string
 
 // newHandler is the fixture's container serving with another store.
 func newHandler(st responders.Store, f fixture) http.Handler {
-	return responders.New(responders.Deps{Store: st, Sealer: f.sealer, Now: f.st.Now})
+	return testenv.Conform(responders.New(responders.Deps{Store: st, Sealer: f.sealer, Now: f.st.Now}))
 }
 
 // textQuestion adds a text question to the survey.

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
 	"surveyservice/functions/responders"
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
@@ -105,7 +106,7 @@ func container(tb testing.TB) (*store.Store, *links.Sealer) {
 		"AWS_ENDPOINT_URL": testenv.Endpoint(tb), "AWS_REGION": "us-east-1",
 		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
 	}
-	cfg, err := awsenv.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
+	cfg, err := localaws.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func newFixture(tb testing.TB) fixture {
 	// The handlers read the store's clock, so that a test that replaces it
 	// moves both.
 	now := func() time.Time { return st.Now() }
-	return fixture{st: st, sealer: sealer, h: responders.New(responders.Deps{Store: st, Sealer: sealer, Now: now}), aid: a.ID, fid: fo.ID, skew: skew}
+	return fixture{st: st, sealer: sealer, h: testenv.Conform(responders.New(responders.Deps{Store: st, Sealer: sealer, Now: now})), aid: a.ID, fid: fo.ID, skew: skew}
 }
 
 // advance moves the fixture's clock forward.

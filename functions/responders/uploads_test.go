@@ -58,7 +58,7 @@ func TestUploads(t *testing.T) {
 	f := newFixture(t)
 	bucket := testenv.Uploads(t)
 	now := func() time.Time { return f.st.Now() }
-	f.h = responders.New(responders.Deps{Store: f.st, Sealer: f.sealer, Now: now, Uploads: bucket})
+	f.h = testenv.Conform(responders.New(responders.Deps{Store: f.st, Sealer: f.sealer, Now: now, Uploads: bucket}))
 	slug, sid := f.survey(t, nil)
 	file := f.fileQuestion(t, sid, 1, []string{"pdf", "png"}, true)
 	text := f.textQuestion(t, sid, "Say", false)
@@ -228,7 +228,7 @@ func TestEditUploads(t *testing.T) {
 	f := newFixture(t)
 	bucket := testenv.Uploads(t)
 	now := func() time.Time { return f.st.Now() }
-	f.h = responders.New(responders.Deps{Store: f.st, Sealer: f.sealer, Now: now, Uploads: bucket})
+	f.h = testenv.Conform(responders.New(responders.Deps{Store: f.st, Sealer: f.sealer, Now: now, Uploads: bucket}))
 	slug, sid := f.survey(t, map[string]any{"edit_response_enabled": true})
 	file := f.fileQuestion(t, sid, 0, nil, true)
 	session := f.session(t, slug, nil)

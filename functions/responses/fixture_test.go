@@ -51,7 +51,7 @@ func serve(h http.Handler, method, target, key string) reply {
 // two variables, its key, a clock and the group's handler.
 type fixture struct {
 	st     *store.Store
-	h      *api.Router
+	h      http.Handler
 	acct   survey.Account
 	key    string
 	clk    *clock
@@ -71,7 +71,7 @@ func newFixture(t testing.TB) *fixture {
 	sealer := testenv.Sealer(t)
 	jobs := newJobQueue(t, fmt.Sprintf("exports-%d", acct.ID))
 	f := &fixture{st: st, acct: acct, key: key, clk: clk, jobs: jobs,
-		h: responses.New(responses.Deps{Auth: api.NewAuthenticator(st), Store: st, Sealer: sealer, Exports: testenv.Exports(t), Jobs: jobs.Queue, Now: clk.Now})}
+		h: testenv.Conform(responses.New(responses.Deps{Auth: api.NewAuthenticator(st), Store: st, Sealer: sealer, Exports: testenv.Exports(t), Jobs: jobs.Queue, Now: clk.Now}))}
 	fo, err := st.CreateFolder(t.Context(), acct.ID, "Responses tests", nil)
 	if err != nil {
 		t.Fatal(err)

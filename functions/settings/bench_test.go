@@ -85,7 +85,7 @@ func BenchmarkAddCodes(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := settings.New(settings.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now})
+	h := testenv.Conform(settings.New(settings.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now}))
 	codes := make([]string, 5000)
 	for i := range codes {
 		codes[i] = fmt.Sprintf("BENCH-%05d-%s", i, survey.NewCode(12))

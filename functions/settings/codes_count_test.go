@@ -16,8 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"surveyservice/internal/localaws"
 	"surveyservice/shared/api"
-	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
 )
 
@@ -134,7 +134,7 @@ var faultsMu sync.Mutex
 func injectTxFaults(fail func(n int64) bool, err error) (restore func()) {
 	faultsMu.Lock()
 	var n atomic.Int64
-	undo := awsenv.InjectFaults(func(ctx context.Context, _, op string) error {
+	undo := localaws.InjectFaults(func(ctx context.Context, _, op string) error {
 		if op != "TransactWriteItems" || ctx.Value(faulty{}) == nil {
 			return nil
 		}

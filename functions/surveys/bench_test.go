@@ -52,7 +52,7 @@ func BenchmarkSurveyDetail(b *testing.B) {
 					group = ch.Element.ID
 				}
 			}
-			h := surveys.New(surveys.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now})
+			h := testenv.Conform(surveys.New(surveys.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now}))
 			path := fmt.Sprintf("/api/v2/surveys/%d/", sv.ID)
 			serve := func() (*awsenv.Calls, time.Duration, int) {
 				req := httptest.NewRequest("GET", path, nil)
@@ -102,7 +102,7 @@ func BenchmarkCopySurvey(b *testing.B) {
 				b.Fatal(err)
 			}
 			src := makeBigSurvey(b, st, a.ID, f.ID, n)
-			h := surveys.New(surveys.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now})
+			h := testenv.Conform(surveys.New(surveys.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now}))
 			path := copyPath(src.id)
 			serve := func() (*awsenv.Calls, time.Duration, time.Duration) {
 				req := httptest.NewRequest("POST", path, nil)

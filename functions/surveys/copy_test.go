@@ -17,9 +17,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"surveyservice/functions/surveys"
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
-	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -414,7 +414,7 @@ func TestCopyAtTheLimit(t *testing.T) {
 	st := store.New(testenv.Config(t), testenv.Store(t).TableName())
 	st.Limits = survey.AccountLimits{LiveSurveys: 4, Folders: 10}
 	acct, key := testenv.NewAccount(t, survey.PlanPro)
-	f := &fixture{st: st, h: surveys.New(surveys.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now}), acct: acct, key: key}
+	f := &fixture{st: st, h: testenv.Conform(surveys.New(surveys.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now})), acct: acct, key: key}
 	fid := folder(t, st, acct.ID, "Home")
 	src := makeBigSurvey(t, st, acct.ID, fid, 12)
 	var wg sync.WaitGroup
@@ -463,7 +463,7 @@ func TestCopyKilledHalfWay(t *testing.T) {
 	ctx := context.WithValue(t.Context(), copyFaultKey{}, true)
 
 	var writes atomic.Int64
-	restore := awsenv.InjectFaults(func(ctx context.Context, service, op string) error {
+	restore := localaws.InjectFaults(func(ctx context.Context, service, op string) error {
 		if ctx.Value(copyFaultKey{}) == nil || service != "DynamoDB" {
 			return nil
 		}
@@ -511,7 +511,7 @@ func TestCopyKilledHalfWay(t *testing.T) {
 	// Failing in its last transaction (a folder deleted meanwhile is
 	// one way), a copy removes what it wrote itself.
 	var tx atomic.Int64
-	restore = awsenv.InjectFaults(func(ctx context.Context, service, op string) error {
+	restore = localaws.InjectFaults(func(ctx context.Context, service, op string) error {
 		if ctx.Value(copyFaultKey{}) != nil && op == "TransactWriteItems" && tx.Add(1) == 2 {
 			return errors.New("injected: the last transaction fails")
 		}

@@ -63,7 +63,7 @@ type fixture struct {
 func newFixture(t *testing.T, clock func() time.Time) *fixture {
 	t.Helper()
 	o := testenv.NewOwner(t, survey.PlanPro, "")
-	f := &fixture{st: o.Store, h: surveys.New(surveys.Deps{Auth: api.NewAuthenticator(o.Store), Store: o.Store, Now: clock}), acct: o.Account, key: o.Key}
+	f := &fixture{st: o.Store, h: testenv.Conform(surveys.New(surveys.Deps{Auth: api.NewAuthenticator(o.Store), Store: o.Store, Now: clock})), acct: o.Account, key: o.Key}
 	// Warm the authenticator: later counts are the handler's own calls.
 	o.Warm(t, f.h, detailPath("warm"), 404)
 	return f

@@ -21,7 +21,7 @@ func TestLiveSurveyLimit(t *testing.T) {
 	st := store.New(testenv.Config(t), testenv.Store(t).TableName())
 	st.Limits = survey.AccountLimits{LiveSurveys: 2, Folders: 10}
 	acct, key := testenv.NewAccount(t, survey.PlanPro)
-	f := &fixture{st: st, h: surveys.New(surveys.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now}), acct: acct, key: key}
+	f := &fixture{st: st, h: testenv.Conform(surveys.New(surveys.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now})), acct: acct, key: key}
 	fid := folder(t, st, acct.ID, "Home")
 	_, first := f.create(t, fid, "one")
 	f.create(t, fid, "two")

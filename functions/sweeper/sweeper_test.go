@@ -12,6 +12,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"surveyservice/functions/sweeper"
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
@@ -73,7 +74,7 @@ func freshStore(tb testing.TB) *store.Store {
 	if err != nil {
 		tb.Fatalf("open store: %v", err)
 	}
-	if err := store.EnsureTable(ctx, st.Client(), name); err != nil {
+	if err := localaws.EnsureTable(ctx, st.Client(), name); err != nil {
 		tb.Fatalf("create table %s: %v", name, err)
 	}
 	return st

@@ -47,7 +47,7 @@ func TestCatalogAnswersAtTheBounds(t *testing.T) {
 	if _, err := st.ImportTemplates(t.Context(), mustJSON(t, items)); err != nil {
 		t.Fatalf("import: %v", err)
 	}
-	h := templates.New(templates.Deps{Catalog: st, MediaURL: "https://media.example.com", TemplatesURL: "https://templates.example.com"})
+	h := testenv.Conform(templates.New(templates.Deps{Catalog: st, MediaURL: "https://media.example.com", TemplatesURL: "https://templates.example.com"}))
 	for _, target := range []string{"/api/templates/t1/", "/api/templates/?page_size=100"} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))

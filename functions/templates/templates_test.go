@@ -41,7 +41,7 @@ func setup(t testing.TB) http.Handler {
 		if err != nil {
 			t.Fatal(err)
 		}
-		handler = templates.New(templates.Deps{Catalog: st, MediaURL: "https://media.example.com", TemplatesURL: "https://templates.example.com"})
+		handler = testenv.Conform(templates.New(templates.Deps{Catalog: st, MediaURL: "https://media.example.com", TemplatesURL: "https://templates.example.com"}))
 	})
 	if handler == nil {
 		t.Fatal("setup failed earlier")

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"surveyservice/functions/variables"
-	"surveyservice/shared/api"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 )
 
@@ -65,7 +65,7 @@ func BenchmarkHashes5000(b *testing.B) {
 	// (the warm-up above was checked). That check runs inside ServeHTTP and
 	// is no part of the handler's cost: it is off from here on (benchmarks
 	// run after the tests).
-	api.CheckResponses(nil)
+	testenv.StopConformance()
 
 	// One sub-benchmark runs both, interleaved: each iteration times
 	// benchPairs pairs of one request through the handler and the same 5000

@@ -20,6 +20,7 @@ import (
 
 	"surveyservice/functions/responders"
 	"surveyservice/functions/variables"
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
@@ -133,7 +134,7 @@ func newSealer(tb testing.TB, st *store.Store) *links.Sealer {
 		"AWS_ENDPOINT_URL": testenv.Endpoint(tb), "AWS_REGION": "us-east-1",
 		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
 	}
-	cfg, err := awsenv.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
+	cfg, err := localaws.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func newSealer(tb testing.TB, st *store.Store) *links.Sealer {
 // both with the sealer, as `make run` serves them.
 func newHandler(st *store.Store, sealer *links.Sealer) http.Handler {
 	v := variables.New(variables.Deps{Auth: api.NewAuthenticator(st), Store: st, Sealer: sealer, SurveyURL: surveyURL})
-	return api.Mount(v, responders.New(responders.Deps{Store: st, Sealer: sealer, Now: time.Now}))
+	return testenv.Conform(api.Mount(v, responders.New(responders.Deps{Store: st, Sealer: sealer, Now: time.Now})))
 }
 
 // fixture is one account of its own, its key, a folder, and the handler.

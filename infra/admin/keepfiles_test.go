@@ -12,6 +12,7 @@ import (
 	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/storetest"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
@@ -28,7 +29,7 @@ func TestKeepFiles(t *testing.T) {
 	e := newEnv(t)
 	st := e.store(t)
 	ctx := t.Context()
-	if err := store.EnsureTable(ctx, st.Client(), e.table); err != nil {
+	if err := localaws.EnsureTable(ctx, st.Client(), e.table); err != nil {
 		t.Fatal(err)
 	}
 	bucket := testenv.Uploads(t)

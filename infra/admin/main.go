@@ -30,6 +30,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 
 	"surveyservice/functions/sweeper"
+	"surveyservice/internal/localaws"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -270,7 +271,7 @@ func open(ctx context.Context, getenv func(string) string) (*store.Store, error)
 		return nil, err
 	}
 	if c.Endpoint != "" {
-		if err := store.EnsureTable(ctx, st.Client(), st.TableName()); err != nil {
+		if err := localaws.EnsureTable(ctx, st.Client(), st.TableName()); err != nil {
 			return nil, err
 		}
 	}

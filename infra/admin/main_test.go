@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
@@ -216,7 +217,7 @@ func TestAccountCreateInvalid(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	st := e.store(t)
-	if err := store.EnsureTable(t.Context(), st.Client(), e.table); err != nil {
+	if err := localaws.EnsureTable(t.Context(), st.Client(), e.table); err != nil {
 		t.Fatal(err)
 	}
 	long := strings.Repeat("é", 151)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/storetest"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
@@ -22,7 +23,7 @@ func TestPagesBackfill(t *testing.T) {
 	e := newEnv(t)
 	st := e.store(t)
 	ctx := t.Context()
-	if err := store.EnsureTable(ctx, st.Client(), e.table); err != nil {
+	if err := localaws.EnsureTable(ctx, st.Client(), e.table); err != nil {
 		t.Fatal(err)
 	}
 	a, err := st.CreateAccount(ctx, survey.Account{Email: "pages@example.com", Plan: survey.PlanEnterprise})

@@ -136,7 +136,7 @@ func TestRecountSurvey(t *testing.T) {
 		t.Errorf("the survey after the recount: %d responses, %d spam, %v", got.SubmittedResponses, got.SpamResponses, err)
 	}
 	rec := httptest.NewRecorder()
-	pages.New(pages.Deps{Store: st, Sealer: testenv.Sealer(t), Now: time.Now}).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/r/"+sv.ReportCode+"/", nil))
+	testenv.Conform(pages.New(pages.Deps{Store: st, Sealer: testenv.Sealer(t), Now: time.Now})).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/r/"+sv.ReportCode+"/", nil))
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "<strong>7</strong>") {
 		t.Errorf("the report page: %d, count 7 not shown: %.400s", rec.Code, rec.Body.String())
 	}

@@ -11,6 +11,7 @@ import (
 	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/storetest"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
@@ -26,7 +27,7 @@ func TestReplayWebhooks(t *testing.T) {
 	e := newEnv(t)
 	st := e.store(t)
 	ctx := t.Context()
-	if err := store.EnsureTable(ctx, st.Client(), e.table); err != nil {
+	if err := localaws.EnsureTable(ctx, st.Client(), e.table); err != nil {
 		t.Fatal(err)
 	}
 	a, err := st.CreateAccount(ctx, survey.Account{Email: "replay@example.com", Plan: survey.PlanPro})
@@ -107,7 +108,7 @@ func TestBackfillHookedIndex(t *testing.T) {
 	e := newEnv(t)
 	st := e.store(t)
 	ctx := t.Context()
-	if err := store.EnsureTable(ctx, st.Client(), e.table); err != nil {
+	if err := localaws.EnsureTable(ctx, st.Client(), e.table); err != nil {
 		t.Fatal(err)
 	}
 	a, err := st.CreateAccount(ctx, survey.Account{Email: "backfill@example.com", Plan: survey.PlanPro})

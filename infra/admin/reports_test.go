@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"surveyservice/internal/localaws"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -18,7 +19,7 @@ func TestReportsBackfill(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	st := e.store(t)
-	if err := store.EnsureTable(t.Context(), st.Client(), e.table); err != nil {
+	if err := localaws.EnsureTable(t.Context(), st.Client(), e.table); err != nil {
 		t.Fatal(err)
 	}
 	a, err := st.CreateAccount(t.Context(), survey.Account{Email: "reports@example.com", Plan: survey.PlanPro})

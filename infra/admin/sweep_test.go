@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"surveyservice/internal/localaws"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -44,7 +45,7 @@ func TestSweep(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	st := e.store(t)
-	if err := store.EnsureTable(t.Context(), st.Client(), e.table); err != nil {
+	if err := localaws.EnsureTable(t.Context(), st.Client(), e.table); err != nil {
 		t.Fatal(err)
 	}
 	a, err := st.CreateAccount(t.Context(), survey.Account{Email: "sweep@example.com", Plan: survey.PlanPro})
@@ -97,7 +98,7 @@ func TestSweepDefaultNow(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	st := e.store(t)
-	if err := store.EnsureTable(t.Context(), st.Client(), e.table); err != nil {
+	if err := localaws.EnsureTable(t.Context(), st.Client(), e.table); err != nil {
 		t.Fatal(err)
 	}
 	past := sweepSurveys(t, st, 1, 1, "2000-01-01")

@@ -19,6 +19,7 @@ import (
 
 	"surveyservice/internal/conflict"
 	"surveyservice/internal/ddblocal"
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/moto"
 	"surveyservice/shared/store"
 )
@@ -145,7 +146,7 @@ func startStack(ctx context.Context, hold time.Duration) (_ *stack, err error) {
 		direct[k] = v
 	}
 	direct["AWS_ENDPOINT_URL_DYNAMODB"] = s.ddb.URL
-	s.st, err = store.OpenEnv(ctx, func(k string) string { return direct[k] })
+	s.st, err = localaws.OpenStore(ctx, func(k string) string { return direct[k] })
 	if err != nil {
 		return nil, err
 	}

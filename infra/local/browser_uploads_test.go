@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"surveyservice/functions/pages"
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
@@ -39,7 +40,7 @@ func newUploadsServer(t *testing.T) uploadsServer {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
 	env := map[string]string{"AWS_ENDPOINT_URL": testenv.Endpoint(t), "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}
-	cfg, err := awsenv.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
+	cfg, err := localaws.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +53,8 @@ func newUploadsServer(t *testing.T) uploadsServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(stop)
-	bucket := uploads.NewAt(cfg, fmt.Sprintf("browser-uploads-%d", time.Now().UnixNano()), at)
-	if err := bucket.Ensure(context.Background(), srv.URL); err != nil {
+	bucket := localaws.UploadsAt(cfg, fmt.Sprintf("browser-uploads-%d", time.Now().UnixNano()), at)
+	if err := localaws.EnsureUploads(context.Background(), bucket, srv.URL); err != nil {
 		t.Fatal(err)
 	}
 	h = serve(routers(st, config{sealer: testenv.Sealer(t), surveyURL: srv.URL, exports: testenv.Exports(t),

@@ -28,9 +28,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"surveyservice/infra/seed"
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
-	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
@@ -400,7 +400,7 @@ func (r *envRun) owner(t *testing.T) apiClient {
 	t.Helper()
 	if r.key == "" {
 		ctx := context.Background()
-		st, err := store.OpenEnv(ctx, func(k string) string { return r.env[k] })
+		st, err := localaws.OpenStore(ctx, func(k string) string { return r.env[k] })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -426,7 +426,7 @@ func (r *envRun) templatePage(t *testing.T) string {
 	t.Helper()
 	r.once.Do(func() {
 		ctx := context.Background()
-		st, err := store.OpenEnv(ctx, func(k string) string { return r.env[k] })
+		st, err := localaws.OpenStore(ctx, func(k string) string { return r.env[k] })
 		if err != nil {
 			t.Fatal(err)
 		}

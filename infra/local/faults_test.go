@@ -19,9 +19,9 @@ import (
 	"github.com/aws/smithy-go"
 
 	"surveyservice/functions/sweeper"
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/storetest"
 	"surveyservice/internal/testenv"
-	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
@@ -190,7 +190,7 @@ func TestFaultsAnswer503(t *testing.T) {
 			fx := newFaultFixture(t) // a fresh survey for each kind
 			h := fx.mk()             // and cold caches: the failing service is reached
 			var hit atomic.Int64
-			restore := awsenv.InjectFaults(func(_ context.Context, service, op string) error {
+			restore := localaws.InjectFaults(func(_ context.Context, service, op string) error {
 				if (kind.service == "" || kind.service == service) && (kind.op == "" || kind.op == op) {
 					hit.Add(1)
 					return kind.err
@@ -247,7 +247,7 @@ func TestDynamoFaultsChangeNothing(t *testing.T) {
 			h := fx.mk()
 			// Let reads through, fail every write: the most partial a
 			// failure can be.
-			restore := awsenv.InjectFaults(func(_ context.Context, service, op string) error {
+			restore := localaws.InjectFaults(func(_ context.Context, service, op string) error {
 				switch op {
 				case "GetItem", "Query", "BatchGetItem":
 					return nil
@@ -293,7 +293,7 @@ func TestSweepResumesAfterAnInterruptedRun(t *testing.T) {
 	}
 	now := time.Date(2026, 1, 11, 0, 0, 0, 0, time.UTC)
 	var closes atomic.Int64
-	restore := awsenv.InjectFaults(func(_ context.Context, service, op string) error {
+	restore := localaws.InjectFaults(func(_ context.Context, service, op string) error {
 		if op == "UpdateItem" && closes.Add(1) > 10 {
 			return &types.ProvisionedThroughputExceededException{Message: aws.String("injected")}
 		}

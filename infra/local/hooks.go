@@ -14,6 +14,7 @@ import (
 	"surveyservice/functions/dispatch"
 	"surveyservice/functions/retrier"
 	"surveyservice/internal/eventsource"
+	"surveyservice/internal/localaws"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
@@ -69,7 +70,7 @@ type hooks struct {
 func startHooks(ctx context.Context, st *store.Store, sealer *links.Sealer, o hookOptions) (*hooks, error) {
 	// Clients of their own: each emulator client has one connection, and
 	// a long poll holds it.
-	newCfg := func() (aws.Config, error) { return awsenv.Load(ctx, o.aws) }
+	newCfg := func() (aws.Config, error) { return localaws.Load(ctx, o.aws) }
 	cfg, err := newCfg()
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"surveyservice/functions/responses"
 	"surveyservice/functions/tally"
 	"surveyservice/internal/eventsource"
+	"surveyservice/internal/localaws"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
 	"surveyservice/shared/store"
@@ -30,7 +31,7 @@ type exportJobs struct {
 // startExportJobs creates the export queue when missing and starts its
 // poller, which stops with ctx.
 func startExportJobs(ctx context.Context, st *store.Store, bucket *exports.Bucket, c awsenv.Config, name string) (*exportJobs, error) {
-	cfg, err := awsenv.Load(ctx, c)
+	cfg, err := localaws.Load(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +40,7 @@ func startExportJobs(ctx context.Context, st *store.Store, bucket *exports.Bucke
 	if err != nil {
 		return nil, err
 	}
-	pollCfg, err := awsenv.Load(ctx, c) // a long poll holds its client's one connection
+	pollCfg, err := localaws.Load(ctx, c) // a long poll holds its client's one connection
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +67,7 @@ const TallyBatchWindow = time.Second
 // checkpoints pass over what an earlier run applied), with the shard's id
 // that Lambda's tumbling window gives. It stops with ctx; done closes then.
 func startTally(ctx context.Context, st *store.Store, c awsenv.Config) (done chan struct{}, err error) {
-	cfg, err := awsenv.Load(ctx, c) // a poller holds its client's one connection
+	cfg, err := localaws.Load(ctx, c) // a poller holds its client's one connection
 	if err != nil {
 		return nil, err
 	}

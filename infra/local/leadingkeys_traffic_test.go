@@ -90,7 +90,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	// each is its own Lambda function in AWS.
 	targets := map[string]http.Handler{}
 	for name := range routers(st, cfg) {
-		h := api.Mount(routers(st, cfg)[name])
+		h := testenv.Conform(api.Mount(routers(st, cfg)[name]))
 		targets[name] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			h.ServeHTTP(w, r.WithContext(tagged(name, r.Context())))
 		})

@@ -26,6 +26,7 @@ import (
 	"surveyservice/functions/pages"
 	"surveyservice/functions/templates"
 	"surveyservice/infra/seed"
+	"surveyservice/internal/localaws"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
@@ -156,26 +157,26 @@ type resources struct {
 // exports and uploads buckets) and starts the uploads' CORS proxy, whose
 // origin it lays over the environment (UPLOADS_ORIGIN).
 func createResources(ctx context.Context, env *environment) (*resources, error) {
-	st, err := store.OpenEnv(ctx, env.get)
+	st, err := localaws.OpenStore(ctx, env.get)
 	if err != nil {
 		return nil, err
 	}
-	if err := store.EnsureTable(ctx, st.Client(), st.TableName()); err != nil {
+	if err := localaws.EnsureTable(ctx, st.Client(), st.TableName()); err != nil {
 		return nil, err
 	}
-	cfg, err := awsenv.Load(ctx, awsenv.FromEnv(env.get))
+	cfg, err := localaws.Load(ctx, awsenv.FromEnv(env.get))
 	if err != nil {
 		return nil, err
 	}
 	kmsClient := kms.NewFromConfig(cfg)
 	keyID := links.KeyFromEnv(env.get)
 	if strings.HasPrefix(keyID, "alias/") {
-		if _, err := links.EnsureKey(ctx, kmsClient, keyID); err != nil {
+		if _, err := localaws.EnsureKey(ctx, kmsClient, keyID); err != nil {
 			return nil, err
 		}
 	}
 	bucket := exports.New(cfg, exports.BucketFromEnv(env.get))
-	if err := bucket.Ensure(ctx); err != nil {
+	if err := localaws.EnsureExports(ctx, bucket); err != nil {
 		return nil, err
 	}
 	res := &resources{st: st, sealer: links.NewSealer(kmsClient, keyID, st), exports: bucket, close: func() {}}
@@ -194,9 +195,9 @@ func createResources(ctx context.Context, env *environment) (*resources, error) 
 			return nil, err
 		}
 		res.close = stop
-		res.uploads = uploads.NewAt(cfg, uploads.BucketFromEnv(env.get), at)
+		res.uploads = localaws.UploadsAt(cfg, uploads.BucketFromEnv(env.get), at)
 	}
-	if err := res.uploads.Ensure(ctx, origin); err != nil {
+	if err := localaws.EnsureUploads(ctx, res.uploads, origin); err != nil {
 		res.close()
 		return nil, err
 	}

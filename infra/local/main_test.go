@@ -28,7 +28,10 @@ import (
 	"surveyservice/shared/survey"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+func TestMain(m *testing.M) {
+	conform = testenv.Conform
+	testenv.Main(m)
+}
 
 // eventStatus is what each fixture in events/ must answer when fed through
 // the Lambda entry point, as API Gateway would deliver it.

@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"surveyservice/functions/folders"
+	"surveyservice/internal/localaws"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
@@ -107,14 +109,14 @@ func TestSlowDependencyAnswers503BeforeTheDeadline(t *testing.T) {
 	defer slow.Close()
 	defer close(stop)
 	serveWith := func(p awsenv.Policy, lambdaTimeout time.Duration) (*httptest.ResponseRecorder, time.Duration) {
-		cfg, err := awsenv.Load(context.Background(), awsenv.Config{Region: "us-east-1", Policy: p,
+		cfg, err := localaws.Load(context.Background(), awsenv.Config{Region: "us-east-1", Policy: p,
 			Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg.BaseEndpoint = aws.String(slow.URL)
 		st := store.New(cfg, "slow")
-		h := api.Mount(folders.New(folders.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now}))
+		h := testenv.Conform(api.Mount(folders.New(folders.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now})))
 		// Lambda's deadline, as the adapter hands it to the handler.
 		ctx, cancel := context.WithTimeout(context.Background(), lambdaTimeout)
 		defer cancel()

@@ -191,8 +191,13 @@ func serveWithin(fns map[string]*api.Router, wrap map[string]func(http.Handler) 
 	if err != nil {
 		panic(fmt.Sprintf("local: %v", err)) // a route and routers() disagree: a programming error
 	}
-	return h
+	return conform(h)
 }
+
+// conform wraps the whole API: this package's tests hold every answer to
+// the OpenAPI document with it (testenv.Conform, set in TestMain); `make
+// run` checks nothing.
+var conform = func(h http.Handler) http.Handler { return h }
 
 // limited are the public functions' limits per client and per survey
 // (shared/ratelimit) at rates, counted in counters' table: each function's

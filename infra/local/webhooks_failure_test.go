@@ -20,7 +20,7 @@ import (
 	"surveyservice/functions/dispatch"
 	"surveyservice/functions/retrier"
 	"surveyservice/internal/eventsource"
-	"surveyservice/shared/awsenv"
+	"surveyservice/internal/localaws"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/webhook"
@@ -53,7 +53,7 @@ func (c *testClock) set(t time.Time) {
 func (e *hookEnv) queueDepth(t testing.TB) (visible, inFlight, delayed, dead int) {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := awsenv.Load(ctx, e.opts.aws)
+	cfg, err := localaws.Load(ctx, e.opts.aws)
 	if err != nil {
 		t.Fatal(err)
 	}

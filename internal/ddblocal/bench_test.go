@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"surveyservice/internal/conflict"
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -59,7 +60,7 @@ func BenchmarkEmulators(b *testing.B) {
 					b.Fatalf("unknown emulator %q", emu)
 				}
 				st := store.New(cfg, fmt.Sprintf("bench-%s-%d-%d", emu, n, time.Now().UnixNano()))
-				if err := store.EnsureTable(b.Context(), st.Client(), st.TableName()); err != nil {
+				if err := localaws.EnsureTable(b.Context(), st.Client(), st.TableName()); err != nil {
 					b.Fatal(err)
 				}
 				f := newFixture(b, st)

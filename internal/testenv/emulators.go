@@ -19,6 +19,7 @@ import (
 
 	"surveyservice/internal/conflict"
 	"surveyservice/internal/ddblocal"
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/moto"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
@@ -158,7 +159,7 @@ func ConflictConfig(tb testing.TB, hold time.Duration) (aws.Config, *conflict.Pr
 	tb.Cleanup(srv.Close)
 	env := emulatorEnv()
 	env["AWS_ENDPOINT_URL_DYNAMODB"] = srv.URL
-	c, err := awsenv.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
+	c, err := localaws.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func MotoStore(tb testing.TB) *store.Store {
 	}
 	name := tableName("moto-" + root)
 	st := store.New(motoCfg, name)
-	if err := store.EnsureTable(context.Background(), st.Client(), name); err != nil {
+	if err := localaws.EnsureTable(context.Background(), st.Client(), name); err != nil {
 		tb.Fatalf("testenv: create table %s on moto: %v", name, err)
 	}
 	motoStores[root] = st

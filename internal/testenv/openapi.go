@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -9,13 +10,13 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
-	"surveyservice/shared/api"
 	"surveyservice/shared/openapi"
 )
 
@@ -83,15 +84,22 @@ func (c *conformance) check(r *http.Request, status int, header http.Header, bod
 	}
 	err = openapi3filter.ValidateResponse(context.Background(), in)
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.checked++
+	c.mu.Unlock()
 	if err != nil {
 		msg := err.Error()
 		if len(msg) > 600 {
 			msg = msg[:600] + "..."
 		}
-		c.errs[fmt.Sprintf("%s %s -> %d: %s", r.Method, route.Path, status, msg)] = true
+		c.fail(fmt.Sprintf("%s %s -> %d: %s", r.Method, route.Path, status, msg))
 	}
+}
+
+// fail records one response the document does not describe.
+func (c *conformance) fail(msg string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.errs[msg] = true
 }
 
 // report prints what the document got wrong, and answers whether all was
@@ -114,11 +122,80 @@ func (c *conformance) report(w io.Writer) bool {
 	return false
 }
 
+// installed is the binary's conformance check, nil when none runs
+// (benchmarks, -short, a binary whose TestMain is not Main).
+var installed atomic.Pointer[conformance]
+
 func installConformance() (*conformance, error) {
 	c, err := newConformance()
 	if err != nil {
 		return nil, err
 	}
-	api.CheckResponses(c.check)
+	installed.Store(c)
 	return c, nil
 }
+
+// StopConformance turns the check of Conform off for the rest of the
+// binary: a benchmark that times handlers after the tests checked them.
+func StopConformance() { installed.Store(nil) }
+
+// Conform holds every response h sends to the OpenAPI document while the
+// binary's check runs (Main installs it): tests wrap each handler they
+// serve in it, as `make run` and the Lambdas, which check nothing, do not.
+// A gzipped answer is checked as the client reads it, uncompressed.
+func Conform(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := installed.Load()
+		if c == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rec := &recordingWriter{ResponseWriter: w}
+		h.ServeHTTP(rec, r)
+		status := rec.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		body := rec.body.Bytes()
+		if w.Header().Get("Content-Encoding") == "gzip" && len(body) > 0 {
+			zr, err := gzip.NewReader(bytes.NewReader(body))
+			if err == nil {
+				body, err = io.ReadAll(zr)
+			}
+			if err != nil {
+				c.fail(fmt.Sprintf("%s %s -> %d: unreadable gzip body: %v", r.Method, r.URL.Path, status, err))
+				return
+			}
+		}
+		c.check(r, status, w.Header(), body)
+	})
+}
+
+// recordingWriter keeps the status and the body a handler writes, and
+// passes everything on.
+type recordingWriter struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (w *recordingWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recordingWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	w.body.Write(b)
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush passes a streamed answer's flush on.
+func (w *recordingWriter) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+
+// Unwrap lets http.ResponseController reach the writer underneath.
+func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
+	"surveyservice/internal/localaws"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
 	"surveyservice/shared/links"
@@ -68,9 +69,9 @@ func run(m *testing.M) int {
 	}
 	defer stop()
 	env := emulatorEnv()
-	cfg, err = awsenv.Load(ctx, awsenv.FromEnv(func(k string) string { return env[k] }))
+	cfg, err = localaws.Load(ctx, awsenv.FromEnv(func(k string) string { return env[k] }))
 	if err == nil {
-		motoCfg, err = awsenv.Load(ctx, awsenv.FromEnv(func(k string) string {
+		motoCfg, err = localaws.Load(ctx, awsenv.FromEnv(func(k string) string {
 			if strings.HasPrefix(k, "AWS_ENDPOINT_URL_") {
 				return ""
 			}
@@ -78,7 +79,7 @@ func run(m *testing.M) int {
 		}))
 	}
 	if err == nil {
-		keyID, err = links.EnsureKey(ctx, kms.NewFromConfig(cfg), links.DefaultKeyAlias)
+		keyID, err = localaws.EnsureKey(ctx, kms.NewFromConfig(cfg), links.DefaultKeyAlias)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testenv: prepare emulator:", err)
@@ -123,7 +124,7 @@ func Store(tb testing.TB) *store.Store {
 	}
 	name := tableName(root)
 	st := store.New(cfg, name)
-	if err := store.EnsureTable(context.Background(), st.Client(), name); err != nil {
+	if err := localaws.EnsureTable(context.Background(), st.Client(), name); err != nil {
 		tb.Fatalf("testenv: create table %s: %v", name, err)
 	}
 	stores[root] = st
@@ -143,7 +144,7 @@ func Exports(tb testing.TB) *exports.Bucket {
 		return b
 	}
 	b := exports.New(cfg, fmt.Sprintf("exports-%d", seq.Add(1)))
-	if err := b.Ensure(context.Background()); err != nil {
+	if err := localaws.EnsureExports(context.Background(), b); err != nil {
 		tb.Fatalf("testenv: create bucket: %v", err)
 	}
 	buckets[root] = b

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"surveyservice/internal/localaws"
 	"surveyservice/shared/uploads"
 )
 
@@ -34,7 +35,7 @@ func Uploads(tb testing.TB) *uploads.Bucket {
 		return b
 	}
 	b := uploads.New(cfg, fmt.Sprintf("uploads-%d", seq.Add(1)))
-	if err := b.Ensure(context.Background(), UploadsOrigin); err != nil {
+	if err := localaws.EnsureUploads(context.Background(), b, UploadsOrigin); err != nil {
 		tb.Fatalf("testenv: create uploads bucket: %v", err)
 	}
 	uploadBuckets[root] = b

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -10,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -34,28 +32,10 @@ func logger(ctx context.Context) *slog.Logger {
 // for handlers that log what they answer around.
 func Logger(ctx context.Context) *slog.Logger { return logger(ctx) }
 
-// statusWriter remembers the status written, for the access log, and
-// the body too while a response check is installed.
+// statusWriter remembers the status written, for the access log.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
-	body   *bytes.Buffer
-}
-
-// ResponseCheck inspects every response the edge sends: tests install one
-// (CheckResponses) to hold every answer to the OpenAPI document.
-type ResponseCheck func(r *http.Request, status int, header http.Header, body []byte)
-
-var responseCheck atomic.Pointer[ResponseCheck]
-
-// CheckResponses installs a check of every response, for tests; nil
-// removes it. It costs nothing when none is installed.
-func CheckResponses(c ResponseCheck) {
-	if c == nil {
-		responseCheck.Store(nil)
-		return
-	}
-	responseCheck.Store(&c)
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -68,9 +48,6 @@ func (w *statusWriter) WriteHeader(code int) {
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
-	}
-	if w.body != nil {
-		w.body.Write(b)
 	}
 	return w.ResponseWriter.Write(b)
 }
@@ -89,14 +66,7 @@ func Observe(next http.Handler) http.Handler {
 		ctx = context.WithValue(context.WithValue(ctx, routeKey{}, ri), loggerKey{}, l)
 		w.Header().Set("X-Request-Id", id)
 		sw := &statusWriter{ResponseWriter: w}
-		check := responseCheck.Load()
-		if check != nil {
-			sw.body = &bytes.Buffer{}
-		}
 		next.ServeHTTP(sw, r.WithContext(ctx))
-		if check != nil {
-			(*check)(r, sw.status, w.Header(), sw.body.Bytes())
-		}
 		route := ri.path
 		if route == "" {
 			route = "(unmatched)"

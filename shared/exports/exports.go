@@ -63,26 +63,6 @@ func (b *Bucket) Name() string { return b.name }
 // Client is the S3 client, for tests and administration.
 func (b *Bucket) Client() *s3.Client { return b.client }
 
-// Ensure creates the bucket when it does not exist. It is for local runs
-// and tests; in AWS, template.yaml creates it.
-func (b *Bucket) Ensure(ctx context.Context) error {
-	_, err := b.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(b.name)})
-	if err == nil {
-		return nil
-	}
-	in := &s3.CreateBucketInput{Bucket: aws.String(b.name)}
-	if r := b.client.Options().Region; r != "us-east-1" {
-		// Outside us-east-1 S3 wants the region named again.
-		in.CreateBucketConfiguration = &types.CreateBucketConfiguration{LocationConstraint: types.BucketLocationConstraint(r)}
-	}
-	_, err = b.client.CreateBucket(ctx, in)
-	var owned *types.BucketAlreadyOwnedByYou
-	if err != nil && !errors.As(err, &owned) {
-		return fmt.Errorf("exports: create bucket %s: %w", b.name, err)
-	}
-	return nil
-}
-
 // URL is a presigned GET of the object, valid for LinkValidity.
 func (b *Bucket) URL(ctx context.Context, key string) (string, error) {
 	req, err := b.presign.PresignGetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(b.name), Key: aws.String(key)},

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 	"github.com/aws/smithy-go"
 
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
@@ -108,7 +109,7 @@ func FuzzOpen(f *testing.F) {
 	}
 
 	env := map[string]string{"AWS_ENDPOINT_URL": setup.Endpoint, "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}
-	cfg, err := awsenv.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
+	cfg, err := localaws.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
 	if err != nil {
 		f.Fatal(err)
 	}

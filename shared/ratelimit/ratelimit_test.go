@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/api/gateway"
 	"surveyservice/shared/awsenv"
@@ -227,7 +228,7 @@ type marked struct{}
 // are served (a limit never turns a DynamoDB throttle into an outage).
 func TestTableFailureAdmits(t *testing.T) {
 	t.Parallel()
-	restore := awsenv.InjectFaults(func(ctx context.Context, _, op string) error {
+	restore := localaws.InjectFaults(func(ctx context.Context, _, op string) error {
 		if ctx.Value(marked{}) != nil {
 			return &types.ProvisionedThroughputExceededException{Message: aws.String("injected")}
 		}

@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
-	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -252,7 +252,7 @@ func TestCountedConflicts(t *testing.T) {
 		{Code: aws.String("None")}, {Code: aws.String("TransactionConflict")}}}
 	var n atomic.Int64
 	var failFirst atomic.Int64
-	restore := awsenv.InjectFaults(func(ctx context.Context, _, op string) error {
+	restore := localaws.InjectFaults(func(ctx context.Context, _, op string) error {
 		if op != "TransactWriteItems" || ctx.Value(conflicted{}) == nil {
 			return nil
 		}
@@ -314,7 +314,7 @@ func TestDeleteFolderMovedMeanwhile(t *testing.T) {
 	wantCounts(t, st, w.acct.ID, "before", 4, 2)
 	var once sync.Once
 	var moveErr error
-	restore := awsenv.InjectFaults(func(fctx context.Context, _, op string) error {
+	restore := localaws.InjectFaults(func(fctx context.Context, _, op string) error {
 		if op == "TransactWriteItems" && fctx.Value(conflicted{}) != nil {
 			once.Do(func() { // before the first trash transaction is sent
 				moveErr = st.UpdateSurvey(ctx, w.acct.ID, sids[1], store.SurveyUpdate{FolderID: &other.ID})

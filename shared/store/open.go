@@ -25,9 +25,3 @@ func Open(ctx context.Context, c awsenv.Config, tableName string) (*Store, error
 	}
 	return New(cfg, tableName), nil
 }
-
-// OpenEnv connects to the table the environment names, with its AWS
-// settings, as every function's main does.
-func OpenEnv(ctx context.Context, getenv func(string) string) (*Store, error) {
-	return Open(ctx, awsenv.FromEnv(getenv), TableNameFrom(getenv))
-}

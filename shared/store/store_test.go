@@ -232,16 +232,6 @@ func TestImportTemplates(t *testing.T) {
 	}
 }
 
-func TestEnsureTableIsIdempotent(t *testing.T) {
-	t.Parallel()
-	st := testenv.Store(t)
-	for range 2 {
-		if err := store.EnsureTable(context.Background(), st.Client(), "ensure-twice"); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // TestDeleteFolderResumesAfterAFailureHalfWay: a deletion that died after
 // trashing some surveys hides the folder at once, and a retry finishes it.
 func TestDeleteFolderResumesAfterAFailureHalfWay(t *testing.T) {

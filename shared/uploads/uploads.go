@@ -66,24 +66,14 @@ type Bucket struct {
 }
 
 // New returns the bucket of that name. With a local endpoint (moto) it
-// addresses objects by path, as the emulator needs.
-func New(cfg aws.Config, name string) *Bucket {
-	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
+// addresses objects by path, as the emulator needs. opts are applied
+// last: a local run points the client at a proxy of its own
+// (internal/localaws).
+func New(cfg aws.Config, name string, opts ...func(*s3.Options)) *Bucket {
+	client := s3.NewFromConfig(cfg, append([]func(*s3.Options){func(o *s3.Options) {
 		o.UsePathStyle = cfg.BaseEndpoint != nil
 		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
-	})
-	return &Bucket{client: client, presign: s3.NewPresignClient(client), name: name}
-}
-
-// NewAt returns the bucket of that name on an S3 endpoint of its own,
-// addressed by path: a local emulator behind a proxy (make run, the
-// browser tests).
-func NewAt(cfg aws.Config, name, endpoint string) *Bucket {
-	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
-		o.BaseEndpoint = aws.String(endpoint)
-		o.UsePathStyle = true
-		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
-	})
+	}}, opts...)...)
 	return &Bucket{client: client, presign: s3.NewPresignClient(client), name: name}
 }
 
@@ -92,34 +82,6 @@ func (b *Bucket) Name() string { return b.name }
 
 // Client is the S3 client, for tests and administration.
 func (b *Bucket) Client() *s3.Client { return b.client }
-
-// Ensure creates the bucket with its CORS rule when it does not exist:
-// for local runs and tests (in AWS, template.yaml makes it). origin is
-// the service's own address, the one origin allowed to POST.
-func (b *Bucket) Ensure(ctx context.Context, origin string) error {
-	if _, err := b.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(b.name)}); err != nil {
-		in := &s3.CreateBucketInput{Bucket: aws.String(b.name)}
-		if r := b.client.Options().Region; r != "us-east-1" {
-			// Outside us-east-1 S3 wants the region named again.
-			in.CreateBucketConfiguration = &types.CreateBucketConfiguration{LocationConstraint: types.BucketLocationConstraint(r)}
-		}
-		_, err = b.client.CreateBucket(ctx, in)
-		var owned *types.BucketAlreadyOwnedByYou
-		if err != nil && !errors.As(err, &owned) {
-			return fmt.Errorf("uploads: create bucket %s: %w", b.name, err)
-		}
-	}
-	_, err := b.client.PutBucketCors(ctx, &s3.PutBucketCorsInput{
-		Bucket: aws.String(b.name),
-		CORSConfiguration: &types.CORSConfiguration{CORSRules: []types.CORSRule{{
-			AllowedMethods: []string{"POST"}, AllowedOrigins: []string{origin}, AllowedHeaders: []string{"*"}, MaxAgeSeconds: aws.Int32(3600),
-		}}},
-	})
-	if err != nil {
-		return fmt.Errorf("uploads: bucket %s: CORS: %w", b.name, err)
-	}
-	return nil
-}
 
 // Post is a presigned POST: the form's action and its fields, which the
 // browser sends before the file.
