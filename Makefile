@@ -24,7 +24,7 @@ DDB_LOCAL_NPM := amplify-dynamodb-simulator@2.9.30
 DDB_LOCAL_SHA256 := 454305e9bc3e6ebcca5b62569869e31563b8d7e346474e94557b2600702146c7
 DDB_LOCAL_DIR := .cache/dynamodb-local-$(DDB_LOCAL_VERSION)
 
-.PHONY: all build run test vet fmt-check lint-template unit axe-core bench bench-once fuzz fuzz-brief load load-viral clean emulators java
+.PHONY: all build run admin test vet fmt-check lint-template unit axe-core bench bench-once fuzz fuzz-brief load load-viral clean emulators java
 
 all: build
 
@@ -65,7 +65,15 @@ $(DDB_LOCAL_DIR)/DynamoDBLocal.jar:
 
 ## run: the whole API on http://127.0.0.1:$${PORT:-3000}, on DynamoDB Local and moto started when AWS_ENDPOINT_URL is unset
 run: emulators
-	$(GO) run ./infra/local
+	ADMIN_ENV_FILE=$(ADMIN_ENV_FILE) $(GO) run ./infra/local
+
+## admin: the admin command against the running `make run` (make admin ARGS='account create --email E --plan pro')
+# make run writes its emulators' addresses to ADMIN_ENV_FILE while it runs;
+# without it the admin command would go to real AWS, so this refuses.
+ADMIN_ENV_FILE := .cache/make-run.env
+admin:
+	@test -f $(ADMIN_ENV_FILE) || { echo "make admin: no make run is running in this checkout ($(ADMIN_ENV_FILE) is missing). Start make run first; against real AWS run go run ./infra/admin --aws ... yourself."; exit 2; }
+	@set -a && . "$(abspath $(ADMIN_ENV_FILE))" && set +a && $(GO) run ./infra/admin $(ARGS)
 
 ## test: vet, gofmt, cfn-lint, every test (integration tests on DynamoDB Local and moto), every benchmark once, brief fuzzing
 test: vet fmt-check lint-template unit bench-once fuzz-brief

@@ -49,6 +49,9 @@ func New(d Deps) *api.Router {
 	rt.Handle(api.Route{Method: "GET", Path: "/s/{url_slug}/sheet/{sheet_token}/", Name: "Answer Sheet", Public: true}, handleSheet(svc))
 	rt.Handle(api.Route{Method: "GET", Path: "/r/{report_code}/", Name: "Report Page", Public: true}, handleReport(st))
 	rt.Handle(api.Route{Method: "GET", Path: "/assets/{name}/", Name: "Page Asset", Public: true}, handleAsset())
+	rt.Handle(api.Route{Method: "GET", Path: "/", Name: "Home", Public: true}, handleHome())
+	rt.Handle(api.Route{Method: "GET", Path: "/docs/", Name: "Documentation", Public: true}, handleDocsIndex())
+	rt.Handle(api.Route{Method: "GET", Path: "/docs/{topic}/", Name: "Documentation Topic", Public: true}, handleDoc())
 	// oEmbed's own format parameter: json (the router's), or xml, which
 	// reaches the handler to answer 501.
 	oembed := api.Route{Method: "GET", Path: "/api/oembed/", Name: "oEmbed", Public: true,

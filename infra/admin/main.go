@@ -13,7 +13,9 @@
 //
 // It reads the same environment as the functions (TABLE_NAME, AWS_REGION,
 // AWS_ENDPOINT_URL ...), prints one JSON object on stdout, and reports errors
-// on stderr with exit status 1 (2 for a usage error).
+// on stderr with exit status 1 (2 for a usage error). Without a local
+// endpoint it acts on real AWS only when given --aws; `make admin ARGS=...`
+// runs it against the running `make run`.
 package main
 
 import (
@@ -25,6 +27,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -36,7 +39,7 @@ import (
 	"surveyservice/shared/survey"
 )
 
-const usage = `usage:
+const usage = `usage (--aws to act on real AWS when no AWS_ENDPOINT_URL is set):
   admin account create --email E --plan free|pro|enterprise [--first-name F] [--last-name L] [--catalog]
   admin key create --account N
   admin key revoke --key K
@@ -59,6 +62,11 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	args, realAWS := cutFlag(args, "--aws")
+	if err := checkTarget(getenv, realAWS); err != nil {
+		fmt.Fprintf(stderr, "admin: %v\n", err)
+		return 2
+	}
 	out, err := dispatch(ctx, args, getenv)
 	if errors.Is(err, errUsage) {
 		fmt.Fprintf(stderr, "admin: %v\n%s", err, usage)
@@ -72,6 +80,39 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(out)
 	return 0
+}
+
+// cutFlag removes a global flag from the command line wherever it stands
+// and reports whether it was there.
+func cutFlag(args []string, flag string) ([]string, bool) {
+	out := make([]string, 0, len(args))
+	found := false
+	for _, a := range args {
+		if a == flag || a == "-"+strings.TrimLeft(flag, "-") {
+			found = true
+			continue
+		}
+		out = append(out, a)
+	}
+	return out, found
+}
+
+// checkTarget refuses to reach real AWS by accident: with no local endpoint
+// set, the command names the account it would use and needs --aws.
+func checkTarget(getenv func(string) string, realAWS bool) error {
+	if getenv("AWS_ENDPOINT_URL") != "" || getenv("AWS_ENDPOINT_URL_DYNAMODB") != "" || realAWS {
+		return nil
+	}
+	c := awsenv.FromEnv(getenv)
+	creds := "the default credential chain"
+	if p := getenv("AWS_PROFILE"); p != "" {
+		creds = "profile " + strconv.Quote(p)
+	} else if getenv("AWS_ACCESS_KEY_ID") != "" {
+		creds = "AWS_ACCESS_KEY_ID from the environment"
+	}
+	return fmt.Errorf("no AWS_ENDPOINT_URL is set, so this would act on real AWS (region %s, table %q, %s).\n"+
+		"Pass --aws to do that. Against make run, use make admin ARGS='...' or the export line make run printed",
+		c.Region, store.TableNameFrom(getenv), creds)
 }
 
 // message is what an operator reads: a domain error's detail, or for a

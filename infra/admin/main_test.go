@@ -553,3 +553,23 @@ func TestTemplatesImport(t *testing.T) {
 		}
 	})
 }
+
+// TestNoRealAWSByAccident: with no endpoint set the admin command names
+// the account it would act on and stops, unless it is given --aws.
+func TestNoRealAWSByAccident(t *testing.T) {
+	env := map[string]string{"AWS_REGION": "eu-west-1", "TABLE_NAME": "prod-surveys", "AWS_PROFILE": "ops"}
+	getenv := func(k string) string { return env[k] }
+	var stdout, stderr bytes.Buffer
+	if code := run(t.Context(), []string{"account", "create", "--email", "a@example.com", "--plan", "pro"}, getenv, &stdout, &stderr); code != 2 {
+		t.Fatalf("exit %d, want 2; stderr %s", code, stderr.String())
+	}
+	for _, want := range []string{"real AWS", "eu-west-1", `"prod-surveys"`, `profile "ops"`, "--aws", "make admin"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	stderr.Reset()
+	if code := run(t.Context(), []string{"--aws", "no-such-command"}, getenv, &stdout, &stderr); code != 2 || strings.Contains(stderr.String(), "would act on real AWS") {
+		t.Errorf("with --aws: exit %d, stderr %s; want the usage error, past the check", code, stderr.String())
+	}
+}

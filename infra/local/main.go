@@ -292,6 +292,14 @@ func listenAndServe(ctx context.Context, handler http.Handler, env *environment,
 	fmt.Fprintf(stdout, "Loaded %d sample templates; table %q on %s\n", sample.templates, st.TableName(), or(env.get("AWS_ENDPOINT_URL_DYNAMODB"), env.get("AWS_ENDPOINT_URL")))
 	fmt.Fprintf(stdout, "Demo account: %s (enterprise plan)\n", demoEmail)
 	fmt.Fprintf(stdout, "API key: %s\n", key)
+	pairs := adminEnv(env)
+	removeAdminEnv, err := writeAdminEnv(env.get("ADMIN_ENV_FILE"), pairs)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	defer removeAdminEnv()
+	fmt.Fprintf(stdout, "Admin command: make admin ARGS='account create --email you@example.com --plan pro', or in a shell:\n  %s\n  go run ./infra/admin ...\n", exportLine(pairs))
 	fmt.Fprintf(stdout, "Listening on http://127.0.0.1:%s\n", port)
 	fmt.Fprintf(stdout, "Responder page: http://127.0.0.1:%s/s/%s/\n", port, demo.URLSlug)
 	fmt.Fprintf(stdout, "Report: http://127.0.0.1:%s/r/%s/\n", port, demo.ReportCode)

@@ -28,7 +28,9 @@ func TestGatewayRoutesAreTemplateYAML(t *testing.T) {
 	t.Parallel()
 	got := templateRoutes(t, loadTemplate(t))
 	for _, r := range got {
-		if r.Path != routing.Default && strings.HasSuffix(r.Path, "/") {
+		// The root "/" is a route of its own on API Gateway; any other
+		// path that ends with / is not.
+		if r.Path != routing.Default && r.Path != "/" && strings.HasSuffix(r.Path, "/") {
 			t.Errorf("%s: route %q ends with /: API Gateway creates no such route (SAM drops it silently)", r.Target, r.Key())
 		}
 	}
