@@ -12,7 +12,9 @@
 // TransactGetItems is cancelled likewise and holds its items while it
 // runs, without the wait. A request that follows the answer of another
 // never meets its hold, as in DynamoDB: the hold ends before the answer is
-// sent. Everything else passes through untouched.
+// sent. Everything else passes through, each answer read whole before it
+// is written (an answer the emulator drops mid-way becomes DynamoDB's 500,
+// which the SDK retries: fetch).
 //
 // It runs with `make run`, `make load` and the tests that check contention;
 // no Lambda carries it.
