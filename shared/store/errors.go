@@ -100,16 +100,18 @@ func serverError(err error) bool {
 // of a response keep trying after losing a race: a transaction cancelled
 // because another one held one of its items (TransactionConflict: DynamoDB
 // cancels, it does not queue), or a version that moved between the read
-// and the write. Every owner write of a survey writes its survey item (the
-// collection version, pubcache.go) and its own list item (LAYOUT,
-// VARIABLES, WEBHOOKS), so ten owners' scripts on one survey take turns,
-// ~20-30 ms a write (a two-phase commit's hold and a read); and on a
-// survey going viral the tally writes the survey item once a batch from
-// every stream shard. Writes that can all succeed must all succeed
-// (contract section 3, "Contention"), within the function's time (10 s,
-// the handler cut at 8.5 s: api.DeadlineMargin): 6 s of turns leaves the
-// request's reads and the answer their time. Measured on `make run`'s
-// conflict model, 110 variables from 10 clients take ~4 s in all.
+// and the write. Every owner write of a survey writes (or checks) its
+// survey item (the collection version, pubcache.go) and writes its own
+// list item under a version (LAYOUT, VARIABLES, WEBHOOKS), so ten owners'
+// scripts on one survey take turns, ~20-30 ms a write on DynamoDB (a
+// two-phase commit's hold and a read); and on a survey going viral the
+// tally writes the survey item once a batch from every stream shard.
+// Writes that can all succeed must all succeed (contract section 3,
+// "Contention"), within the function's time (10 s, the handler cut at
+// 8.5 s: api.DeadlineMargin): 6 s of turns leaves the request's reads and
+// the answer their time. On `make run`'s conflict model on a loaded
+// 2-core machine, the slowest of 10 clients' 110 variable creates
+// answered in 1.4-4.9 s (README, "Owners' writes of one survey at once").
 const ownerRetryFor = 6 * time.Second
 
 // ownerReserve is the time an owner's write leaves itself before the
