@@ -143,24 +143,12 @@ func parallel(n, steps int, do func(client, step int)) {
 func TestOwnersParallelVariables(t *testing.T) {
 	t.Parallel()
 	c := newContended(t)
-	sv := c.survey(t, surveySpec{Name: "Variables", Language: 4})
-	var st statuses
-	parallel(10, 11, func(client, step int) {
-		st.add(func() (int, []byte) {
-			return c.do("POST", fmt.Sprintf("/api/surveys/%d/variables/", sv.ID),
-				map[string]any{"name": fmt.Sprintf("v%d_%d", client, step), "variable_source": 0}, false)
-		})
+	st := c.createAtOnce(t, "variables", 10, 11, survey.MaxVariables, func(client, step int) any {
+		return map[string]any{"name": fmt.Sprintf("v%d_%d", client, step), "variable_source": 0}
 	})
-	st.want(t, "10 clients × 11 variables", map[int]int{201: survey.MaxVariables, 400: 110 - survey.MaxVariables})
 	if want := fmt.Sprintf(`{"non_field_errors":["A survey holds at most %d variables."]}`, survey.MaxVariables); st.bodies[400] != want {
 		t.Errorf("400: %s; want %s", st.bodies[400], want)
 	}
-	code, body := c.do("GET", fmt.Sprintf("/api/surveys/%d/variables/", sv.ID), nil, false)
-	var vars []survey.Variable
-	if err := json.Unmarshal(body, &vars); err != nil || code != 200 || len(vars) != survey.MaxVariables {
-		t.Errorf("variables after: %d, %d of them (%v); want %d", code, len(vars), err, survey.MaxVariables)
-	}
-	t.Logf("conflicts met: %d", c.proxy.Conflicts())
 }
 
 // TestOwnersParallelWebhooks: 20 webhook creates at once: as many as a
@@ -169,21 +157,34 @@ func TestOwnersParallelVariables(t *testing.T) {
 func TestOwnersParallelWebhooks(t *testing.T) {
 	t.Parallel()
 	c := newContended(t)
-	sv := c.survey(t, surveySpec{Name: "Webhooks", Language: 4})
-	var st statuses
-	parallel(20, 1, func(client, _ int) {
-		st.add(func() (int, []byte) {
-			return c.do("POST", fmt.Sprintf("/api/surveys/%d/webhooks/", sv.ID),
-				map[string]any{"url": fmt.Sprintf("http://127.0.0.1:9/hook/%d", client)}, false)
-		})
+	st := c.createAtOnce(t, "webhooks", 20, 1, survey.MaxWebhooks, func(client, _ int) any {
+		return map[string]any{"url": fmt.Sprintf("http://127.0.0.1:9/hook/%d", client)}
 	})
-	st.want(t, "20 parallel webhook creates", map[int]int{201: survey.MaxWebhooks, 400: 20 - survey.MaxWebhooks})
-	code, body := c.do("GET", fmt.Sprintf("/api/surveys/%d/webhooks/", sv.ID), nil, false)
-	var hooks []map[string]any
-	if err := json.Unmarshal(body, &hooks); err != nil || code != 200 || len(hooks) != survey.MaxWebhooks {
-		t.Errorf("webhooks after: %d, %d of them (%v); want %d", code, len(hooks), err, survey.MaxWebhooks)
+	if want := fmt.Sprintf(`{"non_field_errors":["A survey holds at most %d webhooks."]}`, survey.MaxWebhooks); st.bodies[400] != want {
+		t.Errorf("400: %s; want %s", st.bodies[400], want)
+	}
+}
+
+// createAtOnce has n clients each POST steps bodies in turn to a new
+// survey's list (/api/surveys/{id}/<list>/), and checks that exactly
+// limit were created (201) and that the rest answered 400, none 503, and
+// that the list then holds limit items.
+func (c contended) createAtOnce(t *testing.T, list string, n, steps, limit int, body func(client, step int) any) *statuses {
+	t.Helper()
+	sv := c.survey(t, surveySpec{Name: list, Language: 4})
+	path := fmt.Sprintf("/api/surveys/%d/%s/", sv.ID, list)
+	st := &statuses{}
+	parallel(n, steps, func(client, step int) {
+		st.add(func() (int, []byte) { return c.do("POST", path, body(client, step), false) })
+	})
+	st.want(t, fmt.Sprintf("%d clients × %d %s", n, steps, list), map[int]int{201: limit, 400: n*steps - limit})
+	code, got := c.do("GET", path, nil, false)
+	var items []map[string]any
+	if err := json.Unmarshal(got, &items); err != nil || code != 200 || len(items) != limit {
+		t.Errorf("%s after: %d, %d of them (%v); want %d", list, code, len(items), err, limit)
 	}
 	t.Logf("conflicts met: %d", c.proxy.Conflicts())
+	return st
 }
 
 func TestOwnersParallelQuestionsBesideOtherWrites(t *testing.T) {
