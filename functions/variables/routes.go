@@ -15,7 +15,7 @@ import (
 // Store is what the group reads and writes; *store.Store implements it.
 type Store interface {
 	SurveyVariables(ctx context.Context, aid, sid int64) (survey.Survey, []survey.Variable, int64, error)
-	CreateVariables(ctx context.Context, aid, sid int64, existing []survey.Variable, version int64, add []survey.Variable) ([]survey.Variable, error)
+	AddVariables(ctx context.Context, aid, sid int64, check func(sv survey.Survey, existing []survey.Variable) ([]survey.Variable, error)) ([]survey.Variable, error)
 	DeleteVariable(ctx context.Context, aid, sid, vid int64) error
 }
 

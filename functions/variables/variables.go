@@ -2,6 +2,7 @@ package variables
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -102,42 +103,49 @@ func (h handlers) create() http.Handler {
 		if bad {
 			return answerErrors(w, r, errs, many)
 		}
-		sv, existing, version, err := h.st.SurveyVariables(r.Context(), aid, sid)
+		// Checked against the variables as they are; when another
+		// request's write lands first, the store reads them and checks
+		// again (contract section 3, "Contention").
+		var itemErrs []map[string]any
+		created, err := h.st.AddVariables(r.Context(), aid, sid, func(sv survey.Survey, existing []survey.Variable) ([]survey.Variable, error) {
+			if sv.Deleted {
+				return nil, survey.Errorf(survey.ECONFLICT, "Survey is deleted.")
+			}
+			taken := make(map[string]bool, len(existing))
+			for _, v := range existing {
+				taken[v.Name] = true
+			}
+			if errs, bad := validate(objects, taken); bad {
+				itemErrs = errs
+				return nil, errItems
+			}
+			add := make([]survey.Variable, len(objects))
+			for i, o := range objects {
+				var obj map[string]json.RawMessage
+				_ = json.Unmarshal(o, &obj)
+				add[i], _ = readVariable(obj, nil)
+			}
+			if len(existing)+len(add) > survey.MaxVariables {
+				return nil, survey.FieldError("non_field_errors", fmt.Sprintf("A survey holds at most %d variables.", survey.MaxVariables))
+			}
+			return add, nil
+		})
+		if errors.Is(err, errItems) {
+			return answerErrors(w, r, itemErrs, many)
+		}
 		if err != nil {
 			return err
 		}
-		if sv.Deleted {
-			return survey.Errorf(survey.ECONFLICT, "Survey is deleted.")
-		}
-		taken := make(map[string]bool, len(existing))
-		for _, v := range existing {
-			taken[v.Name] = true
-		}
-		errs, bad = validate(objects, taken)
-		if bad {
-			return answerErrors(w, r, errs, many)
-		}
-		add := make([]survey.Variable, len(objects))
-		for i, o := range objects {
-			var obj map[string]json.RawMessage
-			_ = json.Unmarshal(o, &obj)
-			add[i], _ = readVariable(obj, nil)
-		}
-		if len(existing)+len(add) > survey.MaxVariables {
-			return survey.FieldError("non_field_errors", fmt.Sprintf("A survey holds at most %d variables.", survey.MaxVariables))
-		}
-		if len(add) == 0 {
-			api.Respond(w, r, http.StatusCreated, []survey.Variable{})
-			return nil
-		}
-		created, err := h.st.CreateVariables(r.Context(), aid, sid, existing, version, add)
-		if err != nil {
-			return err
+		if created == nil {
+			created = []survey.Variable{}
 		}
 		api.Respond(w, r, http.StatusCreated, created)
 		return nil
 	})
 }
+
+// errItems marks a body whose items' errors are answered (answerErrors).
+var errItems = errors.New("variables: invalid items")
 
 // validate checks every object; taken grows with each valid name, so that
 // a name repeated within the request is refused too.

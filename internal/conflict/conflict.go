@@ -12,7 +12,9 @@
 // TransactGetItems is cancelled likewise and holds its items while it
 // runs, without the wait. A request that follows the answer of another
 // never meets its hold, as in DynamoDB: the hold ends before the answer is
-// sent. Everything else passes through untouched.
+// sent. Everything else passes through, each answer read whole before it
+// is written (an answer the emulator drops mid-way becomes DynamoDB's 500,
+// which the SDK retries: fetch).
 //
 // It runs with `make run`, `make load` and the tests that check contention;
 // no Lambda carries it.
@@ -63,10 +65,14 @@ func New(upstream string, hold time.Duration) (*Proxy, error) {
 		return nil, fmt.Errorf("conflict: bad upstream %q: %v", upstream, err)
 	}
 	p := &Proxy{Hold: hold, upstream: u, held: map[string]uint64{}, keys: map[string][]string{}}
-	p.rp = &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
-		r.SetURL(u)
-		r.Out.Host = r.In.Host // SigV4 signed the client's host
-	}}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(u)
+			r.Out.Host = r.In.Host // SigV4 signed the client's host
+		},
+		// An upstream that fails before answering: DynamoDB's 500 (fetch).
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) { copyAnswer(w, internalError()) },
+	}
 	return p, nil
 }
 
@@ -77,7 +83,7 @@ func (p *Proxy) Conflicts() int64 { return p.conflicts.Load() }
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	op, ok := strings.CutPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_20120810.")
 	if p.Hold <= 0 || !ok || !modelled[op] {
-		p.rp.ServeHTTP(w, r)
+		p.forward(w, r)
 		return
 	}
 	start := time.Now()
@@ -93,7 +99,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil || items == nil {
 		// Malformed, or of a table it cannot describe: DynamoDB Local
 		// answers with the error the client should see.
-		p.rp.ServeHTTP(w, r)
+		p.forward(w, r)
 		return
 	}
 	tx := strings.HasPrefix(op, "Transact")
@@ -104,17 +110,59 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !tx {
-		p.rp.ServeHTTP(w, r)
+		p.forward(w, r)
 		return
 	}
 	// The answer is kept until the hold ends, so that the client cannot
 	// send its next request while its items are still held.
-	rec := httptest.NewRecorder()
-	p.rp.ServeHTTP(rec, r)
+	rec := p.fetch(r)
 	if op == "TransactWriteItems" {
 		time.Sleep(time.Until(start.Add(p.Hold)))
 	}
 	p.release(id, items)
+	copyAnswer(w, rec)
+}
+
+// forward answers a request as the upstream does, once it has the whole
+// answer (fetch).
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) { copyAnswer(w, p.fetch(r)) }
+
+// fetch sends a request upstream and reads the whole answer. DynamoDB
+// Local, loaded, sometimes resets a connection in the middle of an answer
+// (a Query or BatchGetItem of a few KB); passed on as it came, that reached
+// the client as a 200 cut short, which the SDK cannot read and does not
+// retry (a 500 "deserialization failed, unexpected EOF" in a handler). A
+// failed upstream is answered as DynamoDB's 500 InternalServerError
+// instead, which the SDK retries as it would a reset it saw itself.
+func (p *Proxy) fetch(r *http.Request) (rec *httptest.ResponseRecorder) {
+	rec = httptest.NewRecorder()
+	defer func() {
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler { // the ReverseProxy's abort on a body copy that failed
+				panic(v)
+			}
+			rec = internalError()
+		}
+	}()
+	p.rp.ServeHTTP(rec, r)
+	return rec
+}
+
+// internalError is DynamoDB's answer to a request it failed.
+func internalError() *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	rec.Header().Set("Content-Type", "application/x-amz-json-1.0")
+	rec.Header().Set("X-Amzn-Requestid", fmt.Sprintf("conflict-%d", txSeq.Add(1)))
+	rec.WriteHeader(http.StatusInternalServerError)
+	_ = json.NewEncoder(rec).Encode(map[string]string{
+		"__type":  "com.amazonaws.dynamodb.v20120810#InternalServerError",
+		"message": "Internal server error (the emulator dropped its answer)",
+	})
+	return rec
+}
+
+// copyAnswer writes a fetched answer.
+func copyAnswer(w http.ResponseWriter, rec *httptest.ResponseRecorder) {
 	for k, v := range rec.Header() {
 		w.Header()[k] = v
 	}

@@ -44,6 +44,12 @@ type Item struct {
 	GSIs []string
 	// Check is a ConditionCheck: it writes nothing but holds the item.
 	Check bool
+	// Versioned is a write conditional on the version its operation read
+	// (optimistic concurrency: a survey's layout, variables, webhooks):
+	// it fails its condition when another operation wrote the item since
+	// the operation's pass began, and the operation reads and tries again
+	// from its first request (Retry.For). The caller marks it.
+	Versioned bool
 }
 
 // Request is one recorded call.

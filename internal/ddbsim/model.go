@@ -41,6 +41,13 @@ type Retry struct {
 	TxAttempts    int
 	Backoff       func(attempt int, r *rand.Rand) time.Duration
 	WriteAttempts int
+	// For, when set, replaces TxAttempts: a transaction lost to a
+	// conflict or a Versioned condition is tried again while the
+	// operation has run less than For (an owner's write: ownerRetryFor).
+	For time.Duration
+	// Rereads: a Versioned condition that failed makes the operation
+	// start again from its first request (a read); without it, it is 503.
+	Rereads bool
 }
 
 // Flow is a stream of operations arriving at Rate a second (Poisson),
@@ -48,6 +55,8 @@ type Retry struct {
 type Flow struct {
 	Name string
 	Rate float64
+	// Retry is the flow's own policy; nil: the run's.
+	Retry *Retry
 	// Next returns the requests of the i-th operation.
 	Next func(i int) []Request
 }
@@ -58,6 +67,7 @@ type FlowResult struct {
 	Ops, OK   int
 	Busy      int // answered 503: a conflict past the attempts, or a throttle
 	Conflicts int // transaction attempts cancelled by a conflict
+	Stale     int // transaction attempts whose Versioned condition failed
 	Throttles int // requests throttled
 	P50, P99  time.Duration
 	WCU       float64 // write units of the operations that succeeded
@@ -77,7 +87,7 @@ type Result struct {
 // Run replays the flows for d of virtual time.
 func Run(rules Rules, retry Retry, d time.Duration, seed uint64, flows ...Flow) Result {
 	m := &model{rules: rules, retry: retry, rnd: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		held: map[string]time.Duration{}, buckets: map[string]*bucket{}, used: map[string]float64{}}
+		held: map[string]time.Duration{}, written: map[string]time.Duration{}, buckets: map[string]*bucket{}, used: map[string]float64{}}
 	res := make([]FlowResult, len(flows))
 	for fi, f := range flows {
 		res[fi].Name = f.Name
@@ -87,7 +97,10 @@ func Run(rules Rules, retry Retry, d time.Duration, seed uint64, flows ...Flow) 
 			if t >= d {
 				break
 			}
-			op := &op{flow: &res[fi], reqs: f.Next(i), start: t}
+			op := &op{flow: &res[fi], reqs: f.Next(i), start: t, pass: t, retry: m.retry}
+			if f.Retry != nil {
+				op.retry = *f.Retry
+			}
 			res[fi].Ops++
 			m.at(t, func() { m.send(op) })
 		}
@@ -127,6 +140,9 @@ type op struct {
 	next    int // request being sent
 	attempt int // attempts of the current request
 	start   time.Duration
+	pass    time.Duration // when the current pass (from the first request) began
+	tries   int           // transaction attempts of the operation
+	retry   Retry
 	wcu     float64
 }
 
@@ -138,6 +154,7 @@ type model struct {
 	q       events
 	seq     int
 	held    map[string]time.Duration // item key -> end of the transaction holding it
+	written map[string]time.Duration // item key -> when its last write committed
 	buckets map[string]*bucket
 	used    map[string]float64 // partition -> write units consumed
 }
@@ -246,15 +263,18 @@ func (m *model) send(o *op) {
 		o.wcu += m.cost(r)
 		m.at(m.now+m.between(m.rules.WriteLatency), func() { m.done(o) })
 	case Tx:
+		o.tries++
 		for _, it := range r.Items {
 			if m.held[it.Key] > m.now {
 				o.flow.Conflicts++
-				if o.attempt >= m.retry.TxAttempts {
-					m.at(m.now+m.between(m.rules.ReadLatency), func() { m.busy(o) })
-					return
-				}
-				back := m.retry.Backoff(o.attempt, m.rnd)
-				m.at(m.now+m.between(m.rules.ReadLatency)+back, func() { m.send(o) })
+				m.txAgain(o, false)
+				return
+			}
+		}
+		for _, it := range r.Items {
+			if it.Versioned && m.written[it.Key] > o.pass {
+				o.flow.Stale++
+				m.txAgain(o, true)
 				return
 			}
 		}
@@ -266,14 +286,47 @@ func (m *model) send(o *op) {
 		hold := m.rules.HoldMin + time.Duration(m.rnd.Int64N(int64(m.rules.HoldMax-m.rules.HoldMin)+1))
 		for _, it := range r.Items {
 			m.held[it.Key] = m.now + hold
+			if !it.Check {
+				m.written[it.Key] = m.now + hold
+			}
 		}
 		o.wcu += m.cost(r)
 		m.at(m.now+hold+m.between(m.rules.ReadLatency)/2, func() { m.done(o) })
 	}
 }
 
+// txAgain decides on a transaction that lost (stale: its Versioned
+// condition failed): tried again after the backoff while the policy
+// allows, from the operation's first request (a read) when it Rereads;
+// else 503. A stale write of an operation that does not reread is 503.
+func (m *model) txAgain(o *op, stale bool) {
+	p := o.retry
+	more := o.attempt < p.TxAttempts
+	if p.Rereads {
+		more = o.tries < p.TxAttempts
+	}
+	if p.For > 0 {
+		more = m.now-o.start < p.For
+	}
+	if !more || stale && !p.Rereads {
+		m.at(m.now+m.between(m.rules.ReadLatency), func() { m.busy(o) })
+		return
+	}
+	n := o.attempt
+	if p.Rereads {
+		n = o.tries
+	}
+	back := p.Backoff(n, m.rnd)
+	m.at(m.now+m.between(m.rules.ReadLatency)+back, func() {
+		if p.Rereads {
+			o.next, o.attempt, o.pass = 0, 0, m.now
+		}
+		m.send(o)
+	})
+}
+
 func (m *model) retryWrite(o *op) {
-	if o.attempt >= m.retry.WriteAttempts {
+	if o.attempt >= o.retry.WriteAttempts {
 		m.at(m.now+m.between(m.rules.ReadLatency), func() { m.busy(o) })
 		return
 	}

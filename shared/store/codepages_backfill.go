@@ -340,6 +340,7 @@ func (s *Store) codeDeleteTx(ctx context.Context, op codeOp, shard int, codes []
 	pending := codes
 	check := op.marks
 	var marked map[string]bool
+	started := time.Now()
 	for tries, rounds := 1, 0; len(pending) > 0; {
 		if check {
 			have, m, err := s.existingMarks(ctx, op.sid, pending)
@@ -392,10 +393,10 @@ func (s *Store) codeDeleteTx(ctx context.Context, op codeOp, shard int, codes []
 			}
 			check = true
 			continue
-		case !txRetryable(err), tries == codeTxAttempts:
+		case !txRetryable(err), !codeTxMore(ctx, err, tries, started):
 			return s.fail(op.String(), err)
 		}
-		if err := codeBackoff(ctx, tries); err != nil {
+		if err := codeBackoff(ctx, min(tries, codeTxAttempts)); err != nil {
 			return s.fail(op.String(), err)
 		}
 		tries++

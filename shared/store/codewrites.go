@@ -237,6 +237,7 @@ func (s *Store) codeTx(ctx context.Context, op codeOp, shard int, codes []string
 			}
 		}
 	}
+	started := time.Now()
 	for tries := 1; len(pending) > 0; {
 		err := s.codeTxOnce(ctx, op, shard, pending, nil)
 		if err == nil {
@@ -264,10 +265,10 @@ func (s *Store) codeTx(ctx context.Context, op codeOp, shard int, codes []string
 			continue // only conditions failed: the rest goes at once
 		case !txRetryable(err):
 			return s.fail(op.String(), err) // cancelled for a reason that will not pass
-		case tries == codeTxAttempts:
+		case !codeTxMore(ctx, err, tries, started):
 			return s.fail(op.String(), err)
 		}
-		if err := codeBackoff(ctx, tries); err != nil {
+		if err := codeBackoff(ctx, min(tries, codeTxAttempts)); err != nil {
 			return s.fail(op.String(), err)
 		}
 		tries++
@@ -331,6 +332,20 @@ func (s *Store) codeTxAgain(ctx context.Context, op codeOp, err error, reasons [
 		return true, nil
 	}
 	return false, s.fail(op.String(), err)
+}
+
+// codeTxMore reports whether a code transaction cancelled for a reason
+// that passes (txRetryable) is tried again after tries: a throttled one
+// codeTxAttempts times in all; one lost to concurrent transactions (other
+// uploads of the survey share its count shards and index nodes) for as
+// long as an owner's write keeps its turn (ownerRetryFor, and never
+// within ownerReserve of the request's deadline), so that owners' scripts
+// uploading codes at once all land (contract section 3, "Contention").
+func codeTxMore(ctx context.Context, err error, tries int, started time.Time) bool {
+	if tries < codeTxAttempts {
+		return true
+	}
+	return txConflict(err) && ownerTimeLeft(ctx, started)
 }
 
 // codeBackoff waits before try n+1: full jitter under an exponential

@@ -66,7 +66,7 @@ const editGuardTTL = 15 * time.Second
 // survey's state. It answers the response as it now is. A
 // closed, stopped or trashed survey answers survey.ErrSurveyClosed; a gone
 // response ENOTFOUND; an edit that lost to a racing one is retried on the
-// new state. A response counted before the tally (no tally mark) has its
+// new state, for up to ownerRetryFor (then EUNAVAILABLE). A response counted before the tally (no tally mark) has its
 // report counts moved in the same transaction, as before the tally.
 //
 // An edit touches only its responder's items and is settled like a
@@ -86,6 +86,7 @@ func (s *Store) EditResponse(ctx context.Context, e ResponseEdit) (survey.Respon
 	if len(answers)+len(variables) > survey.MaxResponseBytes {
 		return survey.Response{}, survey.ErrResponseTooLarge
 	}
+	started := time.Now()
 	for attempt := 1; ; attempt++ {
 		old, counted, err := s.editedResponse(ctx, e.SurveyID, e.ResponseID)
 		if err != nil {
@@ -115,15 +116,51 @@ func (s *Store) EditResponse(ctx context.Context, e ResponseEdit) (survey.Respon
 		switch {
 		case err == nil:
 			return s.settleEdit(ctx, e.SurveyID, old, next, counted, now)
-		case (txFailedAt(err, 0) || txFailedAt(err, 1) || txConflict(err)) && attempt < submitAttempts:
-			// A racing edit changed the response, or has not settled yet.
-			if err := backoff(ctx, attempt); err != nil {
+		case txFailedAt(err, 0) || txFailedAt(err, 1) || txConflict(err):
+			// A racing edit changed the response, or has not settled yet:
+			// edits of one response take turns, each a transaction, a read
+			// and the guard's delete (~30 ms), so ten at once all land
+			// (contract section 3, "Contention").
+			again, err := s.editAgain(ctx, old.PK, e.ResponseID, txFailedAt(err, 1), &attempt, started)
+			if err != nil {
 				return survey.Response{}, err
 			}
-		case txFailedAt(err, 0) || txFailedAt(err, 1) || txConflict(err):
-			return survey.Response{}, errBusy
+			if !again {
+				return survey.Response{}, errBusy
+			}
 		default:
 			return survey.Response{}, s.fail(fmt.Sprintf("edit response %d", e.ResponseID), err)
+		}
+	}
+}
+
+// editAgain waits before the next try of an edit that lost a race and
+// reports whether to try (ownerAgain), counting *attempt. When the guard
+// refused it (guarded: an edit before it has not settled), it waits until
+// the guard is gone or has lapsed, reading it (a consistent GetItem, which
+// holds nothing) a turn: waiting edits that sent transactions instead
+// would hold the guard themselves, and the settling edit's delete of it
+// would meet their transactions (TransactionConflict) again and again.
+func (s *Store) editAgain(ctx context.Context, pk string, rid int64, guarded bool, attempt *int, started time.Time) (bool, error) {
+	for {
+		if !ownerAgain(ctx, *attempt, started) {
+			return false, nil
+		}
+		*attempt++
+		if !guarded {
+			return true, nil
+		}
+		var g struct {
+			Expires int64 `dynamo:"expires_at"`
+		}
+		err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, editGuardSK(rid)).Consistent(true).One(ctx, &g)
+		switch {
+		case err == dynamo.ErrNotFound:
+			return true, nil
+		case err != nil:
+			return false, s.fail(fmt.Sprintf("get the edit guard of response %d", rid), err)
+		case g.Expires < s.Now().Unix():
+			return true, nil
 		}
 	}
 }
@@ -163,11 +200,21 @@ func (s *Store) settleEdit(ctx context.Context, sid int64, old, next responseIte
 	open, err := s.surveyOpen(ctx, sid, at)
 	guard := s.table.Delete(AttrPK, old.PK).Range(AttrSK, editGuardSK(old.ID)).If("edited_at = ?", next.Edited)
 	if err == nil && open {
-		if gerr := guard.Run(ctx); gerr != nil && !dynamo.IsCondCheckFailed(gerr) {
-			// The guard lapses by itself; the edit stands.
-			slog.WarnContext(ctx, "edit guard left", "response", old.ID, "error", gerr.Error())
+		// The guard's delete is tried again while other edits' transactions
+		// hold the guard (TransactionConflictException): left, it would
+		// hold them off for editGuardTTL.
+		started := time.Now()
+		for attempt := 1; ; attempt++ {
+			gerr := guard.Run(ctx)
+			if gerr != nil && retryOwnerConflict(ctx, gerr, attempt, started) {
+				continue
+			}
+			if gerr != nil && !dynamo.IsCondCheckFailed(gerr) {
+				// The guard lapses by itself; the edit stands.
+				slog.WarnContext(ctx, "edit guard left", "response", old.ID, "error", gerr.Error())
+			}
+			return next.response()
 		}
-		return next.response()
 	}
 	if rerr := s.revertEdit(context.WithoutCancel(ctx), sid, old, next, counted); rerr != nil {
 		return survey.Response{}, rerr

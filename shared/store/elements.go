@@ -45,11 +45,8 @@ func (it elementItem) element() (survey.Element, error) {
 	return e, nil
 }
 
-// layoutConflictAttempts bounds the retries of an element change that lost
-// a race for the layout to another change; each retry rereads the layout.
-const layoutConflictAttempts = 20
-
-// errLayoutBusy answers a change that lost the race every time: the
+// errLayoutBusy answers a change that lost the race for the layout to
+// other changes for ownerRetryFor (each retry rereads the layout): the
 // client may simply retry.
 var errLayoutBusy = survey.Errorf(survey.EUNAVAILABLE, "The survey is being changed by other requests; try again shortly.")
 
@@ -127,7 +124,8 @@ func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Elem
 	e.AssignItemIDs(itemIDs)
 	token := newPutToken()
 	ids := 1
-	for attempt := 1; attempt <= layoutConflictAttempts; attempt++ {
+	started := time.Now()
+	for attempt := 1; ; attempt++ {
 		e.ID = id
 		it, err := newElementItem(sid, e)
 		if err != nil {
@@ -173,12 +171,11 @@ func (s *Store) CreateElement(ctx context.Context, aid, sid int64, e survey.Elem
 			s.retries.Add(int64(attempt - 1))
 			return ElementChange{Element: e, Layout: next}, nil
 		}
-		if err := backoff(ctx, attempt); err != nil {
-			return ElementChange{}, err
+		if !ownerAgain(ctx, attempt, started) {
+			s.retries.Add(int64(attempt))
+			return ElementChange{}, errLayoutBusy
 		}
 	}
-	s.retries.Add(layoutConflictAttempts)
-	return ElementChange{}, errLayoutBusy
 }
 
 // Element reads one element of a survey of the account with the survey's
@@ -190,16 +187,17 @@ func (s *Store) Element(ctx context.Context, aid, sid, eid int64) (ElementChange
 	// pair passes the version check and undoes the change (seen on
 	// DynamoDB Local, which serves requests in parallel as DynamoDB does).
 	// It is cancelled (TransactionConflict) while a write transaction holds
-	// either item: it is tried again after a jittered wait, a few times.
+	// either item: it is tried again after a jittered wait (ownerAgain).
 	var items []dynamo.Item
 	var err error
+	started := time.Now()
 	for attempt := 1; ; attempt++ {
 		items = nil
 		err = s.db.GetTx().
 			Get(s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, layoutSK)).
 			Get(s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, ElementSK(eid))).
 			All(ctx, &items)
-		if !txConflict(err) || attempt == layoutConflictAttempts || backoff(ctx, attempt) != nil {
+		if !txConflict(err) || !ownerAgain(ctx, attempt, started) {
 			break
 		}
 	}
@@ -248,7 +246,8 @@ func (s *Store) Element(ctx context.Context, aid, sid, eid int64) (ElementChange
 // survey.MaxSurveyContent answers EINVALID.
 func (s *Store) UpdateElement(ctx context.Context, aid, sid, eid int64, edit func(*survey.Element) error, p survey.Placement) (ElementChange, error) {
 	var itemIDs []int64 // allocated once, kept across retries
-	for attempt := 1; attempt <= layoutConflictAttempts; attempt++ {
+	started := time.Now()
+	for attempt := 1; ; attempt++ {
 		cur, err := s.Element(ctx, aid, sid, eid)
 		if err != nil {
 			return ElementChange{}, err
@@ -293,19 +292,19 @@ func (s *Store) UpdateElement(ctx context.Context, aid, sid, eid int64, edit fun
 			s.retries.Add(int64(attempt - 1))
 			return ElementChange{Element: e, Layout: next}, nil
 		}
-		if err := backoff(ctx, attempt); err != nil {
-			return ElementChange{}, err
+		if !ownerAgain(ctx, attempt, started) {
+			s.retries.Add(int64(attempt))
+			return ElementChange{}, errLayoutBusy
 		}
 	}
-	s.retries.Add(layoutConflictAttempts)
-	return ElementChange{}, errLayoutBusy
 }
 
 // DeleteElement removes an element of a survey of the account and closes
 // the gap in its list; a deleted group leaves its questions ungrouped (the
 // layout is where membership lives, so no question is rewritten).
 func (s *Store) DeleteElement(ctx context.Context, aid, sid, eid int64) error {
-	for attempt := 1; attempt <= layoutConflictAttempts; attempt++ {
+	started := time.Now()
+	for attempt := 1; ; attempt++ {
 		l, err := s.readLayout(ctx, aid, sid)
 		if err != nil {
 			return err
@@ -328,12 +327,11 @@ func (s *Store) DeleteElement(ctx context.Context, aid, sid, eid int64) error {
 			s.retries.Add(int64(attempt - 1))
 			return nil
 		}
-		if err := backoff(ctx, attempt); err != nil {
-			return err
+		if !ownerAgain(ctx, attempt, started) {
+			s.retries.Add(int64(attempt))
+			return errLayoutBusy
 		}
 	}
-	s.retries.Add(layoutConflictAttempts)
-	return errLayoutBusy
 }
 
 // LayoutRetries is how many element writes were retried after losing a

@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -59,9 +61,14 @@ func (s *Store) SurveyVariables(ctx context.Context, aid, sid int64) (survey.Sur
 	return surveyWithList(ctx, s, aid, sid, companion{SurveyPK(sid), variablesSK, "variables"}, decodeVariables)
 }
 
-// errDuplicateName marks a variable name taken by another request that
-// raced this one.
+// errVariablesChanged answers a write of variables that lost every race
+// for ownerRetryFor: the client may simply retry.
 var errVariablesChanged = survey.Errorf(survey.EUNAVAILABLE, "The survey's variables are being changed by another request; try again shortly.")
+
+// errVariablesRace is a write of variables that lost a race: another
+// write changed them since they were read (the version), or held the
+// survey's items (TransactionConflict). The write reads them again.
+var errVariablesRace = errors.New("store: variables changed meanwhile")
 
 // writeVariables replaces a survey's variables under the version read,
 // with the survey's liveness checked in the same transaction. A retried
@@ -96,9 +103,40 @@ func (s *Store) writeVariables(ctx context.Context, aid, sid int64, vars []surve
 	case txFailedAt(err, 1) && ownEarlierPut(txItemAt(err, 1), token):
 		return nil // an earlier attempt of this very transaction landed
 	case txFailedAt(err, 1) || txConflict(err):
-		return errVariablesChanged
+		return errVariablesRace
 	}
 	return s.fail(fmt.Sprintf("write variables of survey %d", sid), err)
+}
+
+// AddVariables adds variables to a survey of the account, all or
+// nothing, as many owners' scripts may at once (contract section 3,
+// "Contention"): check sees the survey and its variables as they are and
+// answers the variables to add (names checked against the existing ones)
+// or the request's error, returned as is; a write that lost a race to
+// another reads them again and checks again, until it lands or
+// ownerRetryFor has passed (EUNAVAILABLE). It answers the variables
+// created, with their ids.
+func (s *Store) AddVariables(ctx context.Context, aid, sid int64, check func(sv survey.Survey, existing []survey.Variable) ([]survey.Variable, error)) ([]survey.Variable, error) {
+	started := time.Now()
+	var ids []int64 // kept across tries
+	for attempt := 1; ; attempt++ {
+		sv, existing, version, err := s.SurveyVariables(ctx, aid, sid)
+		if err != nil {
+			return nil, err
+		}
+		add, err := check(sv, existing)
+		if err != nil || len(add) == 0 {
+			return add, err
+		}
+		created, err := s.createVariables(ctx, aid, sid, existing, version, add, &ids)
+		switch {
+		case errors.Is(err, errVariablesRace) && ownerAgain(ctx, attempt, started):
+			continue
+		case errors.Is(err, errVariablesRace):
+			return nil, errVariablesChanged
+		}
+		return created, err
+	}
 }
 
 // CreateVariables adds variables to a survey of the account, all or
@@ -108,28 +146,44 @@ func (s *Store) writeVariables(ctx context.Context, aid, sid int64, vars []surve
 // condition can catch an id handed out twice: new ids are checked against
 // the survey's existing ones, and a taken one takes a fresh batch.
 func (s *Store) CreateVariables(ctx context.Context, aid, sid int64, existing []survey.Variable, version int64, add []survey.Variable) ([]survey.Variable, error) {
+	created, err := s.createVariables(ctx, aid, sid, existing, version, add, new([]int64))
+	if errors.Is(err, errVariablesRace) {
+		return nil, errVariablesChanged
+	}
+	return created, err
+}
+
+// createVariables writes existing (read at version) and add with new ids:
+// *ids when they are as many and none is taken (those of an earlier try
+// of the same request, so that a retry does not ask the counter again),
+// else fresh ones, kept in *ids.
+func (s *Store) createVariables(ctx context.Context, aid, sid int64, existing []survey.Variable, version int64, add []survey.Variable, ids *[]int64) ([]survey.Variable, error) {
 	taken := make(map[int64]bool, len(existing))
 	for _, v := range existing {
 		taken[v.ID] = true
 	}
 	for attempt := 1; ; attempt++ {
-		ids, err := s.NewIDs(ctx, KindVariable, len(add))
-		if err != nil {
-			return nil, err
+		if len(*ids) != len(add) {
+			fresh, err := s.NewIDs(ctx, KindVariable, len(add))
+			if err != nil {
+				return nil, err
+			}
+			*ids = fresh
 		}
-		clash := slices.IndexFunc(ids, func(id int64) bool { return taken[id] })
+		clash := slices.IndexFunc(*ids, func(id int64) bool { return taken[id] })
 		if clash < 0 {
 			for i := range add {
-				add[i].ID = ids[i]
+				add[i].ID = (*ids)[i]
 			}
 			break
 		}
 		if attempt == idAttempts {
 			return nil, errIDsTaken
 		}
-		if err := s.idTaken(ctx, KindVariable, ids[len(ids)-1]); err != nil {
+		if err := s.idTaken(ctx, KindVariable, (*ids)[len(*ids)-1]); err != nil {
 			return nil, err
 		}
+		*ids = nil
 	}
 	all := append(append([]survey.Variable{}, existing...), add...)
 	if err := s.writeVariables(ctx, aid, sid, all, version); err != nil {
@@ -140,19 +194,30 @@ func (s *Store) CreateVariables(ctx context.Context, aid, sid int64, existing []
 
 // DeleteVariable removes a variable of a survey of the account; a missing
 // one answers ENOTFOUND.
+// A delete that lost a race reads them again (see AddVariables).
 func (s *Store) DeleteVariable(ctx context.Context, aid, sid, vid int64) error {
-	_, vars, version, err := s.SurveyVariables(ctx, aid, sid)
-	if err != nil {
+	started := time.Now()
+	for attempt := 1; ; attempt++ {
+		_, vars, version, err := s.SurveyVariables(ctx, aid, sid)
+		if err != nil {
+			return err
+		}
+		kept := make([]survey.Variable, 0, len(vars))
+		for _, v := range vars {
+			if v.ID != vid {
+				kept = append(kept, v)
+			}
+		}
+		if len(kept) == len(vars) {
+			return survey.ErrNotFound
+		}
+		err = s.writeVariables(ctx, aid, sid, kept, version)
+		switch {
+		case errors.Is(err, errVariablesRace) && ownerAgain(ctx, attempt, started):
+			continue
+		case errors.Is(err, errVariablesRace):
+			return errVariablesChanged
+		}
 		return err
 	}
-	kept := make([]survey.Variable, 0, len(vars))
-	for _, v := range vars {
-		if v.ID != vid {
-			kept = append(kept, v)
-		}
-	}
-	if len(kept) == len(vars) {
-		return survey.ErrNotFound
-	}
-	return s.writeVariables(ctx, aid, sid, kept, version)
 }

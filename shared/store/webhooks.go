@@ -139,18 +139,19 @@ func (s *Store) WebhooksOf(ctx context.Context, sid int64) ([]survey.Webhook, er
 	return hooks, err
 }
 
-// webhookAttempts bounds the rereads of a change that lost a race.
-const webhookAttempts = 5
-
 // ChangeWebhooks applies change to the survey's webhooks and writes the
 // result, in one transaction with the survey's liveness (of the account,
 // not in the trash) and conditional on the version read; a change that
-// lost a race to another is reread and applied again. change sees the
+// lost a race to another (the version, or a transaction holding the
+// survey item) is reread and applied again until ownerRetryFor has passed
+// (then EUNAVAILABLE), so that many owners' scripts adding webhooks at
+// once all land (contract section 3, "Contention"). change sees the
 // current list and answers the new one, or an error that is returned as
 // is. A missing or foreign survey answers ENOTFOUND, one in the trash
 // survey.ErrSurveyDeleted.
 func (s *Store) ChangeWebhooks(ctx context.Context, aid, sid int64, change func([]survey.Webhook) ([]survey.Webhook, error)) ([]survey.Webhook, error) {
-	for attempt := 0; attempt < webhookAttempts; attempt++ {
+	started := time.Now()
+	for attempt := 1; ; attempt++ {
 		sv, hooks, version, err := s.SurveyWebhooks(ctx, aid, sid)
 		if err != nil {
 			return nil, err
@@ -184,10 +185,11 @@ func (s *Store) ChangeWebhooks(ctx context.Context, aid, sid int64, change func(
 			return next, nil
 		case txFailedAt(err, 0):
 			return nil, s.whyNotWritable(ctx, aid, sid)
-		case txFailedAt(err, 1) || txConflict(err):
+		case (txFailedAt(err, 1) || txConflict(err)) && ownerAgain(ctx, attempt, started):
 			continue
+		case txFailedAt(err, 1) || txConflict(err):
+			return nil, errBusy
 		}
 		return nil, s.fail(fmt.Sprintf("write webhooks of survey %d", sid), err)
 	}
-	return nil, errBusy
 }
