@@ -39,6 +39,8 @@
 //	                                                              shard a hash of its name; see reports.go)
 //	idempotency key      RESPONSES#<sid>[#k]   IDEM#<sha256 hex> (TTL expires_at, 24 hours; k from the hash)
 //	edit guard           RESPONSES#<sid>[#k]   EDITING#<rid>     (an unsettled edit of the response: edited_at; TTL 15 s; edit.go)
+//	session's claim      RESPONSES#<sid>[#k]   SESSION#<token sha256 hex> (the response a session recorded; claims.go)
+//	file's claim         RESPONSES#<sid>[#k]   UPLOAD#<key sha256 hex>    (the response a file belongs to; claims.go)
 //	view record          VIEWLOG#<sid>#<0..15> VIEW#<random>     (TTL 48 hours; counted by the tally; see views.go)
 //	tally checkpoint     TALLY#<sid>           <stream shard id> (seq: the last record part applied; TTL 48 hours; see tally.go)
 //	response page node   RPAGES#<sid>          N#<time prefix>   (c<digits>: responses of each month/day/hour/minute/second
