@@ -21,9 +21,12 @@ const (
 	closedBody   = `{"detail":"This survey is closed."}`
 	refusedBody  = `{"detail":"Authentication failed."}`
 	linkUsedBody = `{"detail":"This link has been used."}`
-	badSession   = `{"session":["Invalid session."]}`
-	reusedKey    = `{"detail":"Idempotency-Key was used with another request."}`
-	timeIsUp     = `{"detail":"The time to respond has ended."}`
+	// sessionRespondedBody answers another key under a session that
+	// recorded a response (contract section 11, amended).
+	sessionRespondedBody = `{"detail":"This session has already responded."}`
+	badSession           = `{"session":["Invalid session."]}`
+	reusedKey            = `{"detail":"Idempotency-Key was used with another request."}`
+	timeIsUp             = `{"detail":"The time to respond has ended."}`
 )
 
 // submitted is a 201 answer, decoded.
@@ -140,9 +143,10 @@ func TestSubmitRecordsAResponse(t *testing.T) {
 	// session refuse it now; the other code is fresh.
 	authenticate(t, f.h, slug, "C-1").is(t, 403, refusedBody)
 	f.startSession(t, slug, map[string]any{"code": "C-1"}).is(t, 403, refusedBody)
-	// A second response under the same session is refused too: its code is
-	// spent.
-	f.respond(t, slug, sess.Session, map[string]any{strconv.FormatInt(q1, 10): "again"}).is(t, 403, refusedBody)
+	// A second response under the same session is refused: a session
+	// records one response (contract section 11, amended: 409 before the
+	// spent code's 403).
+	f.respond(t, slug, sess.Session, map[string]any{strconv.FormatInt(q1, 10): "again"}).is(t, 409, sessionRespondedBody)
 	// Later responses carrying flagged variables leave the variables item
 	// alone: one transaction of three writes.
 	s2 := f.session(t, slug, map[string]any{"code": "C-2"})
@@ -280,12 +284,12 @@ func TestRacingUniqueCode(t *testing.T) {
 	f.wantStored(t, "after the race", sid, 1)
 }
 
-// TestRacingOneUseLink: 50 responses racing with one one-use link.
-func TestRacingOneUseLink(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
+// oneUseLinkSessions makes a survey with a one-use link and n sessions
+// started from it.
+func (f fixture) oneUseLinkSessions(t *testing.T, n int) (slug string, sid int64, token string, sessions []string) {
+	t.Helper()
 	ctx := context.Background()
-	slug, sid := f.survey(t, nil)
+	slug, sid = f.survey(t, nil)
 	if _, err := f.st.CreateVariables(ctx, f.aid, sid, nil, 0, []survey.Variable{{Name: "who", Type: survey.VariableString}}); err != nil {
 		t.Fatal(err)
 	}
@@ -293,10 +297,19 @@ func TestRacingOneUseLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions := make([]string, 50)
+	sessions = make([]string, n)
 	for i := range sessions {
 		sessions[i] = f.session(t, slug, map[string]any{"qs": tokens[0]})
 	}
+	return slug, sid, tokens[0], sessions
+}
+
+// TestRacingOneUseLink: 50 responses racing with one one-use link.
+func TestRacingOneUseLink(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	slug, sid, token, sessions := f.oneUseLinkSessions(t, 50)
+	tokens := []string{token}
 	replies := race(len(sessions), func(i int) reply { return f.respond(t, slug, sessions[i], nil) })
 	wantOneWinner(t, replies, 410, linkUsedBody)
 	f.wantStored(t, "after the race", sid, 1)
@@ -351,6 +364,29 @@ func TestIdempotencyKeyRace(t *testing.T) {
 	key := newKey()
 	body := mustJSON(t, map[string]any{"session": sess, "answers": map[string]any{strconv.FormatInt(q, 10): "same"}})
 	replies := race(20, func(int) reply { return f.submit(t, slug, key, body) })
+	first := oneResponse(t, replies)
+	f.wantStored(t, "after 20 sends of one key", sid, 1)
+
+	other := mustJSON(t, map[string]any{"session": sess, "answers": map[string]any{strconv.FormatInt(q, 10): "other"}})
+	f.submit(t, slug, key, other).is(t, 422, reusedKey)
+	// Another key with the same session records nothing: a session records
+	// one response (contract section 11, amended).
+	f.submit(t, slug, newKey(), other).is(t, 409, sessionRespondedBody)
+	// Another session's key is another response; the key belongs to the
+	// survey.
+	other = mustJSON(t, map[string]any{"session": f.session(t, slug, nil), "answers": map[string]any{strconv.FormatInt(q, 10): "other"}})
+	f.submit(t, slug, newKey(), other).submitted(t)
+	f.wantStored(t, "after another key", sid, 2)
+	r := f.submit(t, slug, key, body)
+	if r.submitted(t) != first || r.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("a later retry: %d %s %v", r.code, r.body, r.header)
+	}
+}
+
+// oneResponse checks that every reply of one key's racing sends answers
+// the same response, all but one as replays, and returns it.
+func oneResponse(t *testing.T, replies []reply) submitted {
+	t.Helper()
 	var first submitted
 	replayed := 0
 	for i, r := range replies {
@@ -365,20 +401,10 @@ func TestIdempotencyKeyRace(t *testing.T) {
 			replayed++
 		}
 	}
-	if replayed != 19 {
-		t.Errorf("%d answers marked Idempotent-Replayed, want 19", replayed)
+	if replayed != len(replies)-1 {
+		t.Errorf("%d answers marked Idempotent-Replayed, want %d", replayed, len(replies)-1)
 	}
-	f.wantStored(t, "after 20 sends of one key", sid, 1)
-
-	other := mustJSON(t, map[string]any{"session": sess, "answers": map[string]any{strconv.FormatInt(q, 10): "other"}})
-	f.submit(t, slug, key, other).is(t, 422, reusedKey)
-	// Another key is another response; the key belongs to the survey.
-	f.submit(t, slug, newKey(), other).submitted(t)
-	f.wantStored(t, "after another key", sid, 2)
-	r := f.submit(t, slug, key, body)
-	if r.submitted(t) != first || r.header.Get("Idempotent-Replayed") != "true" {
-		t.Errorf("a later retry: %d %s %v", r.code, r.body, r.header)
-	}
+	return first
 }
 
 // TestClosingBetweenSessionAndSubmit: a survey that closes (its date

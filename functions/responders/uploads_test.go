@@ -45,6 +45,30 @@ func presign(tb testing.TB, f fixture, slug string, body map[string]any) (reply,
 	return r, out.Upload, out.Post
 }
 
+// uploadsFixture is newFixture with the uploads bucket.
+func uploadsFixture(t *testing.T) (fixture, *uploads.Bucket) {
+	t.Helper()
+	f := newFixture(t)
+	bucket := testenv.Uploads(t)
+	now := func() time.Time { return f.st.Now() }
+	f.h = testenv.Conform(responders.New(responders.Deps{Store: f.st, Sealer: f.sealer, Now: now, Uploads: bucket}))
+	return f, bucket
+}
+
+// uploaded presigns a PNG of the session for a file question and posts
+// it; it answers the upload id and the object's key.
+func uploaded(t *testing.T, f fixture, slug, session string, element int64, name string, content []byte) (id, key string) {
+	t.Helper()
+	r, id, post := presign(t, f, slug, map[string]any{"session": session, "element": element, "file_name": name, "content_type": "image/png", "size": len(content)})
+	if r.code != 201 {
+		t.Fatalf("presign: %d %s", r.code, r.body)
+	}
+	if code := testenv.PostFile(t, post, content); code/100 != 2 {
+		t.Fatalf("POST: %d", code)
+	}
+	return id, post.Fields["key"]
+}
+
 // TestUploads: the uploads route presigns a POST for a file the element's
 // rules allow (one Query, the presign and seal local), and refuses every
 // other request with a 400 on its field that stores nothing; the
@@ -225,23 +249,13 @@ func TestUploadsWithoutBucket(t *testing.T) {
 // Without the session, an upload answer is refused and nothing changes.
 func TestEditUploads(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	bucket := testenv.Uploads(t)
-	now := func() time.Time { return f.st.Now() }
-	f.h = testenv.Conform(responders.New(responders.Deps{Store: f.st, Sealer: f.sealer, Now: now, Uploads: bucket}))
+	f, bucket := uploadsFixture(t)
 	slug, sid := f.survey(t, map[string]any{"edit_response_enabled": true})
 	file := f.fileQuestion(t, sid, 0, nil, true)
 	session := f.session(t, slug, nil)
 	upload := func(name string, content []byte) (string, string) {
 		t.Helper()
-		r, id, post := presign(t, f, slug, map[string]any{"session": session, "element": file, "file_name": name, "content_type": "image/png", "size": len(content)})
-		if r.code != 201 {
-			t.Fatalf("presign: %d %s", r.code, r.body)
-		}
-		if code := testenv.PostFile(t, post, content); code/100 != 2 {
-			t.Fatalf("POST: %d", code)
-		}
-		return id, post.Fields["key"]
+		return uploaded(t, f, slug, session, file, name, content)
 	}
 	first, firstKey := upload("a.png", []byte("png one"))
 	tagPending(t, bucket, firstKey)
@@ -300,5 +314,49 @@ func TestEditUploads(t *testing.T) {
 	}
 	if got, ok := survey.DecodeFileAnswer(resp.Answers[file]); !ok || got.FileName != "b.png" {
 		t.Errorf("stored answer %s", resp.Answers[file])
+	}
+}
+
+// TestUploadBelongsToFirstResponse: an upload belongs to the first
+// response that carries it (contract section 16, amended): an edit of
+// another response that answers with it (sending the upload's session)
+// answers 400 on that element and changes nothing, so that deleting that
+// response cannot delete the first one's file; the first response's own
+// edit keeps it. Before the claim, the edit took the file (200), and the
+// two responses shared it.
+func TestUploadBelongsToFirstResponse(t *testing.T) {
+	t.Parallel()
+	f, bucket := uploadsFixture(t)
+	slug, sid := f.survey(t, map[string]any{"edit_response_enabled": true})
+	file := f.fileQuestion(t, sid, 0, nil, false)
+	key := strconv.FormatInt(file, 10)
+	session := f.session(t, slug, nil)
+	id, fileKey := uploaded(t, f, slug, session, file, "a.png", []byte("png one"))
+	var first, other editAnswer
+	if r := f.respond(t, slug, session, map[string]any{key: id}); r.code != 201 || json.Unmarshal([]byte(r.body), &first) != nil {
+		t.Fatalf("the first response: %d %s", r.code, r.body)
+	}
+	if r := f.respond(t, slug, f.session(t, slug, nil), nil); r.code != 201 || json.Unmarshal([]byte(r.body), &other) != nil {
+		t.Fatalf("another response: %d %s", r.code, r.body)
+	}
+	put := func(a editAnswer, body map[string]any) reply {
+		body["edit_token"] = a.EditToken
+		return send(t, f.h, "PUT", editPath(slug, a.ID), mustJSON(t, body), js...)
+	}
+	put(other, map[string]any{"session": session, "answers": map[string]any{key: id}}).
+		is(t, 400, `{"answers":{"`+key+`":["This file belongs to another response."]}}`)
+	resp, err := f.st.ResponseOfSurvey(context.Background(), sid, other.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := resp.Answers[file]; ok {
+		t.Errorf("the other response answers %s", resp.Answers[file])
+	}
+	// The first response's own edit keeps its file.
+	if r := put(first, map[string]any{"session": session, "answers": map[string]any{key: id}}); r.code != 200 {
+		t.Errorf("the first response's edit keeping its file: %d %s", r.code, r.body)
+	}
+	if keys := testenv.UploadKeys(t, bucket); len(keys) != 1 || keys[0] != fileKey {
+		t.Errorf("the bucket holds %v; want the first response's file", keys)
 	}
 }

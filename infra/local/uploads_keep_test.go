@@ -76,9 +76,13 @@ func hasPendingTag(tags []types.Tag) bool {
 func submitWithFiles(t *testing.T, st *store.Store, sid int64, keys ...string) int64 {
 	t.Helper()
 	now := time.Now().UTC()
+	files := make([]store.ResponseFile, len(keys))
+	for i, k := range keys {
+		files[i] = store.ResponseFile{Key: k, Element: 1}
+	}
 	done, err := st.Submit(context.Background(), store.Submission{
 		Response: survey.Response{SurveyID: sid, StartedAt: now.Add(-time.Minute), Answers: map[int64]json.RawMessage{1: json.RawMessage(`"Yes"`)}},
-		KeyHash:  fmt.Sprintf("%064x", time.Now().UnixNano()), BodyHash: strings.Repeat("0", 64), Files: keys,
+		KeyHash:  fmt.Sprintf("%064x", time.Now().UnixNano()), BodyHash: strings.Repeat("0", 64), Files: files,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +119,7 @@ func TestStreamKeepsFiles(t *testing.T) {
 	// An edit adding a file keeps it, and only it.
 	b := pendingUpload(t, bucket, e.sid, "b")
 	if _, err := e.st.EditResponse(context.Background(), store.ResponseEdit{SurveyID: e.sid, ResponseID: rid,
-		Answers: map[int64]json.RawMessage{1: json.RawMessage(`"No"`)}, Files: []string{a, b}}); err != nil {
+		Answers: map[int64]json.RawMessage{1: json.RawMessage(`"No"`)}, Files: []store.ResponseFile{{Key: a, Element: 1}, {Key: b, Element: 1}}}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 30*time.Second, "the edit's new file kept", func() bool { return !isPending(t, bucket, b) })

@@ -125,7 +125,10 @@ func (s Service) Edit(ctx context.Context, slug string, rid int64, req EditReque
 	if err != nil {
 		return survey.Response{}, err
 	}
-	if gone := slices.DeleteFunc(old, func(k string) bool { return slices.Contains(keys, k) }); len(gone) > 0 {
+	kept := func(k string) bool {
+		return slices.ContainsFunc(keys, func(f store.ResponseFile) bool { return f.Key == k })
+	}
+	if gone := slices.DeleteFunc(old, kept); len(gone) > 0 {
 		// The edit is written: a file left behind is logged, not the
 		// responder's error.
 		if err := req.Files.Delete(ctx, gone); err != nil {

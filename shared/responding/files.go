@@ -26,11 +26,11 @@ var _ Files = (*uploads.Bucket)(nil)
 // as survey.CheckAnswers left it) with the file it names, once the upload
 // is checked (uploads.Bucket.Check: made for this survey, element and
 // session, within the element's rules, in the bucket with the declared
-// size and type: one HeadObject each). It answers the files' keys, or a
-// 400 naming every refused answer. Without files (a route that takes no
+// size and type: one HeadObject each). It answers the files (their keys
+// and elements), or a 400 naming every refused answer. Without files (a route that takes no
 // uploads) every upload answer is refused.
-func (s Service) checkFiles(ctx context.Context, files Files, c store.SurveyCollection, sid int64, session string, answers map[int64]json.RawMessage) ([]string, error) {
-	var keys []string
+func (s Service) checkFiles(ctx context.Context, files Files, c store.SurveyCollection, sid int64, session string, answers map[int64]json.RawMessage) ([]store.ResponseFile, error) {
+	var keys []store.ResponseFile
 	errs := survey.Fields{}
 	for eid, raw := range answers {
 		e, ok := c.Elements[eid]
@@ -51,7 +51,7 @@ func (s Service) checkFiles(ctx context.Context, files Files, c store.SurveyColl
 			continue
 		}
 		answers[eid], _ = json.Marshal(f)
-		keys = append(keys, uploads.FileKey(sid, f))
+		keys = append(keys, store.ResponseFile{Key: uploads.FileKey(sid, f), Element: eid})
 	}
 	if len(errs) > 0 {
 		return nil, &survey.Error{Code: survey.EINVALID, Fields: map[string]any{"answers": errs}}

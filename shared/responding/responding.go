@@ -2,6 +2,7 @@ package responding
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -187,6 +188,13 @@ func (s Service) Start(ctx context.Context, req StartRequest) (Started, error) {
 	return Started{Token: token, StartedAt: started, Link: link, ChoiceOrders: ps.Layout.ChoiceOrders(token)}, nil
 }
 
+// sessionHash names a session's claim on its response (store.SessionSK):
+// the hex SHA-256 of its token.
+func sessionHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
 // linkID is the token id of a link that opened, as bytes.
 func linkID(token string) ([12]byte, error) {
 	var id [12]byte
@@ -255,7 +263,7 @@ func (s Service) Submit(ctx context.Context, slug, keyHash, bodyHash string, req
 		return Submitted{}, err
 	}
 	sub, err := Build(c, sess, req, now())
-	var files []string
+	var files []store.ResponseFile
 	if err == nil {
 		files, err = s.checkFiles(ctx, req.Files, c, sid, req.Session, sub.Response.Answers)
 	}
@@ -277,7 +285,7 @@ func (s Service) Submit(ctx context.Context, slug, keyHash, bodyHash string, req
 		// any survey's, and nothing is stored or counted.
 		return Submitted{Submitted: store.Submitted{Preview: true}}, nil
 	}
-	sub.KeyHash, sub.BodyHash, sub.Files = keyHash, bodyHash, files
+	sub.KeyHash, sub.BodyHash, sub.Files, sub.Session = keyHash, bodyHash, files, sessionHash(req.Session)
 	done, err := st.Submit(ctx, sub)
 	if err != nil {
 		return Submitted{}, err

@@ -21,9 +21,10 @@ type ResponseEdit struct {
 	Variables map[string]any
 	// ReportAttrs are the report attributes of the new answers.
 	ReportAttrs []string
-	// Files are the object keys of the new answers' files (section 16):
-	// they replace the response's AttrFiles mark.
-	Files []string
+	// Files are the new answers' files (section 16): they replace the
+	// response's AttrFiles mark, and each must be the response's own or
+	// no other response's (the edit claims it: claims.go).
+	Files []ResponseFile
 }
 
 // editedResponse reads what an edit needs of a stored response: its
@@ -101,7 +102,7 @@ func (s *Store) EditResponse(ctx context.Context, e ResponseEdit) (survey.Respon
 			edited = now.Format(survey.TimestampLayout)
 		}
 		next := old
-		next.Answers, next.Edited, next.ReportAttrs, next.Files = string(answers), edited, e.ReportAttrs, e.Files
+		next.Answers, next.Edited, next.ReportAttrs, next.Files = string(answers), edited, e.ReportAttrs, fileKeys(e.Files)
 		if variables != nil {
 			next.Variables = string(variables)
 		}
@@ -109,10 +110,20 @@ func (s *Store) EditResponse(ctx context.Context, e ResponseEdit) (survey.Respon
 			Put(s.table.Put(map[string]any{
 				AttrPK: old.PK, AttrSK: editGuardSK(e.ResponseID), "edited_at": edited, AttrTTL: now.Add(editGuardTTL).Unix(),
 			}).If("attribute_not_exists(PK) OR expires_at < ?", now.Unix()))
+		n := 2
 		if agg := s.moveReport(e.SurveyID, old, e.ReportAttrs); counted && !old.Tally && agg != nil {
 			tx.Update(agg)
+			n++
+		}
+		claims := make([]int, len(e.Files))
+		for i, f := range e.Files {
+			tx.Put(s.claimFile(e.SurveyID, f, e.ResponseID))
+			claims[i], n = n, n+1
 		}
 		err = tx.Run(ctx)
+		if taken := takenFiles(err, e.Files, claims); len(taken) > 0 {
+			return survey.Response{}, survey.FilesTaken(taken)
+		}
 		switch {
 		case err == nil:
 			return s.settleEdit(ctx, e.SurveyID, old, next, counted, now)

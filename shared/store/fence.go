@@ -59,7 +59,8 @@ func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission) (S
 // withdraw takes back a response the fence refused, in one transaction of
 // the responder's own items: the response and its Idempotency-Key
 // deleted, its code and its link spent no more (each only if this
-// response spent it), its responder's guard item removed, and its 5 nodes
+// response spent it), its responder's guard item, its session's claim and
+// its files' claims removed, and its 5 nodes
 // of the responses' page index taken down by one (responsepages.go). Its counts need
 // no write here: the tally adds them when the response's insertion
 // reaches it on the stream and takes them back when its removal does,
@@ -85,6 +86,12 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 		if sub.Responder != "" && !r.Spam {
 			// The responder has not responded after all (no_spam).
 			tx.Delete(s.table.Delete(AttrPK, ResponderPK(sid, sub.Responder)).Range(AttrSK, responderSK).If("response_id = ?", r.ID))
+		}
+		if sub.Session != "" {
+			tx.Delete(s.table.Delete(AttrPK, SessionPK(sid, sub.Session)).Range(AttrSK, SessionSK(sub.Session)).If("response_id = ?", r.ID))
+		}
+		for _, f := range sub.Files {
+			tx.Delete(s.table.Delete(AttrPK, UploadPK(sid, f.Key)).Range(AttrSK, UploadSK(f.Key)).If("response_id = ?", r.ID))
 		}
 		err := tx.Run(ctx)
 		switch {

@@ -43,9 +43,15 @@ type Submission struct {
 	Responder string
 	// TagSpam keeps a repeated responder's response, marked.
 	TagSpam bool
-	// Files are the object keys of the response's files (section 16),
-	// written as its AttrFiles mark.
-	Files []string
+	// Session is the hex SHA-256 of the session token the response
+	// carries, or "": a session records one response (contract section
+	// 11), so the submission puts the session's own item (SessionSK) on
+	// the condition that it is new.
+	Session string
+	// Files are the response's files (section 16), written as its
+	// AttrFiles mark; each belongs to the first response that carries it,
+	// which the submission claims (UploadSK).
+	Files []ResponseFile
 }
 
 // Submitted is a recorded response: the one this request recorded, or,
@@ -87,13 +93,17 @@ func (it idemItem) replay(bodyHash string) (Submitted, error) {
 	return Submitted{ID: it.ResponseID, SubmittedAt: at, Replayed: true}, nil
 }
 
-// submitAttempts bounds the tries of a submission cancelled by a
-// concurrent transaction on one of its items. Its items are its
-// responder's own (the response, its key, its code, its link), so only a
-// racing submission of the same responder (a double click, a shared code
-// or link) or an owner deleting that code conflicts; then the answer is
-// 503 and the client retries with its key.
+// submitAttempts bounds the tries of a withdrawal and of an edit
+// cancelled by a concurrent transaction on one of their items.
 const submitAttempts = 5
+
+// raceRetryFor bounds how long a submission cancelled by concurrent
+// transactions keeps trying while no winner shows (lostRace). Its items
+// are its responder's own (the response, its key, its session, its code,
+// its link, its files), so only a racing submission of the same responder
+// (a double click, a shared code or link) or an owner deleting that code
+// holds one; the race is decided within a few holds.
+const raceRetryFor = 2 * time.Second
 
 // Submit records a response exactly once, in one TransactWriteItems of
 // items that belong to this responder alone, so that concurrent
@@ -114,9 +124,13 @@ const submitAttempts = 5
 //
 // The same key with the same body answers the first response, Replayed;
 // with another body survey.ErrReusedKey (422). A closed, stopped or trashed
-// survey answers survey.ErrSurveyClosed (410); an unknown or spent code
-// survey.ErrCodeRefused (403); a used link survey.ErrLinkUsed (410). Transactions lost
-// to concurrent ones are retried a few times, with jitter, then answer 503.
+// survey answers survey.ErrSurveyClosed (410); a session that recorded a
+// response survey.ErrSessionResponded (409); an unknown or spent code
+// survey.ErrCodeRefused (403); a used link survey.ErrLinkUsed (410); a file
+// of another response survey.FilesTaken (400). A transaction cancelled by
+// a concurrent one (contract section 3, "Contention") reads what won and
+// answers that (lostRace); it tries again only while no winner shows, and
+// answers 503 only when the store throttles or fails.
 func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 	r := sub.Response
 	id, err := s.NewID(ctx, KindResponse)
@@ -124,6 +138,7 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 		return Submitted{}, err
 	}
 	r.ID = id
+	started := time.Now()
 	for attempt := 1; ; attempt++ {
 		now := s.Now().UTC().Truncate(time.Microsecond)
 		r.SubmittedAt = now
@@ -152,7 +167,7 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 				return done, rerr
 			}
 			// Gone since (expired and deleted): try again.
-			if attempt == submitAttempts {
+			if time.Since(started) > raceRetryFor {
 				return Submitted{}, errBusy
 			}
 			continue
@@ -163,7 +178,22 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 			r.Spam = true
 			continue
 		}
-		if refusal := parts.refusal(err); refusal != nil {
+		refusal := parts.refusal(err, sub)
+		if refusal == nil && txConflict(err) {
+			// Lost to a concurrent transaction: what won decides.
+			v, err := s.lostRace(ctx, r, sub, parts, err)
+			switch {
+			case err != nil:
+				return Submitted{}, err
+			case v.replay != nil:
+				return *v.replay, nil
+			case v.spam && !r.Spam:
+				r.Spam = true
+				continue
+			}
+			refusal = v.refusal
+		}
+		if refusal != nil {
 			// Cancellation reasons need not name every failed condition:
 			// the key may hold an earlier success that a retry should
 			// answer, whatever the survey's state is now.
@@ -172,10 +202,11 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 			}
 			return Submitted{}, refusal
 		}
-		if !txConflict(err) || attempt == submitAttempts {
+		if !txConflict(err) || time.Since(started) > raceRetryFor {
 			return Submitted{}, s.fail(fmt.Sprintf("submit a response to survey %d", r.SurveyID), err)
 		}
-		if err := backoff(ctx, attempt); err != nil {
+		// No winner shows yet (the holder may still fail): try again.
+		if err := backoff(ctx, min(attempt, 8)); err != nil {
 			return Submitted{}, err
 		}
 	}
@@ -184,19 +215,27 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 // submitWriteIndex is where each of a submission's writes is in its
 // transaction (-1 for a write it does not have).
 type submitWriteIndex struct {
-	idem, response, code, link, responder int
+	idem, response, session, code, link, responder int
+	// files are the indexes of the files' claims, in Submission.Files'
+	// order.
+	files []int
 }
 
 // refusal is the client's answer to a transaction cancelled by a failed
 // condition other than the key's, or nil.
-func (p submitWriteIndex) refusal(err error) error {
+func (p submitWriteIndex) refusal(err error, sub Submission) error {
+	taken := takenFiles(err, sub.Files, p.files)
 	switch {
+	case p.session >= 0 && txFailedAt(err, p.session):
+		return survey.ErrSessionResponded
 	case p.code >= 0 && txFailedAt(err, p.code):
 		return survey.ErrCodeRefused
 	case p.link >= 0 && txFailedAt(err, p.link):
 		return survey.ErrLinkUsed
 	case p.responder >= 0 && txFailedAt(err, p.responder):
 		return survey.ErrAlreadyResponded
+	case len(taken) > 0:
+		return survey.FilesTaken(taken)
 	case txFailedAt(err, p.response):
 		return survey.Errorf(survey.EINTERNAL, "store: a new response's id exists")
 	}
@@ -211,7 +250,7 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 	}
 	it.Shard, it.ReportAttrs = aggShard(), sub.ReportAttrs
 	it.Tally, it.NewVariables = true, sub.NewlyRespondedVariables
-	it.Files = sub.Files
+	it.Files = fileKeys(sub.Files)
 	if len(it.Answers)+len(it.Variables) > survey.MaxResponseBytes {
 		return nil, submitWriteIndex{}, survey.ErrResponseTooLarge
 	}
@@ -220,11 +259,18 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 		PK: ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash)), SK: IdempotencySK(sub.KeyHash), BodyHash: sub.BodyHash, ResponseID: r.ID,
 		Submitted: it.Submitted, ExpiresAt: now.Add(IdempotencyTTL).Unix(),
 	}
-	p := submitWriteIndex{idem: 0, response: 1, code: -1, link: -1, responder: -1}
+	p := submitWriteIndex{idem: 0, response: 1, session: -1, code: -1, link: -1, responder: -1}
 	tx := s.db.WriteTx().
 		Put(s.table.Put(idem).If("attribute_not_exists(PK) OR expires_at < ?", now.Unix()).IncludeItemInCondCheckFail(true)).
 		Put(s.table.Put(it).If("attribute_not_exists(PK)"))
 	n := 2
+	if sub.Session != "" {
+		// The session's own item: no other session's submission touches it.
+		tx.Put(s.table.Put(map[string]any{
+			AttrPK: SessionPK(sid, sub.Session), AttrSK: SessionSK(sub.Session), "response_id": r.ID, "submitted_at": it.Submitted,
+		}).If("attribute_not_exists(PK)"))
+		p.session, n = n, n+1
+	}
 	if sub.Responder != "" && !r.Spam {
 		// The responder's own item: no other responder's submission
 		// touches it.
@@ -245,7 +291,12 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 		tx.Put(s.table.Put(map[string]any{
 			AttrPK: LinkPK(sub.LinkID), AttrSK: linkUsedSK, "used_at": it.Submitted, "survey_id": sid, "response_id": r.ID,
 		}).If("attribute_not_exists(PK)"))
-		p.link = n
+		p.link, n = n, n+1
+	}
+	for _, f := range sub.Files {
+		tx.Put(s.claimFile(sid, f, r.ID))
+		p.files = append(p.files, n)
+		n++
 	}
 	return tx, p, nil
 }

@@ -1,5 +1,7 @@
 package survey
 
+import "strconv"
+
 // Refusals of a response: what starting or submitting one answers when the
 // survey, the code, the link or the Idempotency-Key does not admit it
 // (contract section 11). The store's submission transaction reports its
@@ -15,10 +17,27 @@ var (
 	ErrCodeRefused = Errorf(EFORBIDDEN, "Authentication failed.")
 	// ErrLinkUsed answers a one-use link that was used.
 	ErrLinkUsed = Errorf(EGONE, "This link has been used.")
+	// ErrSessionResponded answers a session that recorded a response
+	// already, under another Idempotency-Key: a session records one.
+	ErrSessionResponded = Errorf(ECONFLICT, "This session has already responded.")
 	// ErrResponseTooLarge answers answers and variables over
 	// MaxResponseBytes.
 	ErrResponseTooLarge = Errorf(ETOOLARGE, "The response is larger than %d KiB.", MaxResponseBytes>>10)
 )
+
+// MsgFileTaken refuses an answer whose upload another response carries
+// already: an upload belongs to the first response that carries it.
+const MsgFileTaken = "This file belongs to another response."
+
+// FilesTaken is the 400 of answers whose uploads belong to other
+// responses, on each of those elements.
+func FilesTaken(elements []int64) error {
+	errs := Fields{}
+	for _, e := range elements {
+		errs.Add(strconv.FormatInt(e, 10), MsgFileTaken)
+	}
+	return &Error{Code: EINVALID, Fields: map[string]any{"answers": errs}}
+}
 
 // Refusals of an owner's write under a survey.
 var (

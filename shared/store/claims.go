@@ -1,0 +1,186 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+// A response claims what only one response may have, each in an item of
+// its own in the survey's responses partitions (the shard from the
+// claim's hash, as an Idempotency-Key's), so that submissions of
+// different sessions never touch one item:
+//
+//	a session's response  RESPONSES#<sid>[#k] / SESSION#<token hash> (contract section 11: one response a session)
+//	a file's response     RESPONSES#<sid>[#k] / UPLOAD#<key hash>    (section 16: a file belongs to the first response)
+//
+// Both are written by the response's transaction on the condition that
+// they are new (a file's also when it is already the response's own: an
+// edit keeping its file), and taken back by its withdrawal.
+
+// ResponseFile is a file a response answers with: its object key and the
+// element it answers.
+type ResponseFile struct {
+	Key     string
+	Element int64
+}
+
+// fileKeys are the files' object keys, as the response's AttrFiles lists
+// them.
+func fileKeys(files []ResponseFile) []string {
+	var keys []string
+	for _, f := range files {
+		keys = append(keys, f.Key)
+	}
+	return keys
+}
+
+// SessionPK is the partition of a session's claim (hash: the hex SHA-256
+// of its token).
+func SessionPK(sid int64, hash string) string { return ResponsesShardPK(sid, IdempotencyShard(hash)) }
+
+// SessionSK is a session's claim: the response it recorded.
+func SessionSK(hash string) string { return "SESSION#" + hash }
+
+// uploadHash is the hex SHA-256 of a file's object key.
+func uploadHash(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// UploadPK is the partition of a file's claim.
+func UploadPK(sid int64, key string) string {
+	return ResponsesShardPK(sid, IdempotencyShard(uploadHash(key)))
+}
+
+// UploadSK is a file's claim: the response it belongs to.
+func UploadSK(key string) string { return "UPLOAD#" + uploadHash(key) }
+
+// claimFile puts a file's claim for response rid: new, or rid's already.
+func (s *Store) claimFile(sid int64, f ResponseFile, rid int64) *dynamo.Put {
+	return s.table.Put(map[string]any{
+		AttrPK: UploadPK(sid, f.Key), AttrSK: UploadSK(f.Key), "key": f.Key, "response_id": rid,
+	}).If("attribute_not_exists(PK) OR response_id = ?", rid)
+}
+
+// takenFiles are the elements of the files whose claims (at their indexes
+// in a cancelled transaction) failed: another response's files.
+func takenFiles(err error, files []ResponseFile, at []int) []int64 {
+	var taken []int64
+	for i, f := range files {
+		if txFailedAt(err, at[i]) {
+			taken = append(taken, f.Element)
+		}
+	}
+	return taken
+}
+
+// raceVerdict is what a submission that lost a race answers: the earlier
+// response of its Idempotency-Key (replay), a refusal, a retry marked as
+// spam (a tag_spam survey's repeated responder), or, all zero, nothing
+// yet (no winner shows: try again).
+type raceVerdict struct {
+	replay  *Submitted
+	refusal error
+	spam    bool
+}
+
+// claimRead is what lostRace reads of a held item: whether it exists, and
+// the response or the use it records.
+type claimRead struct {
+	found      bool
+	ResponseID int64 `dynamo:"response_id"`
+	Used       bool  `dynamo:"used"`
+}
+
+// lostRace reads, strongly consistent, each item of a submission's
+// cancelled transaction that a concurrent transaction held (its reason
+// TransactionConflict), and answers what the winner's write implies
+// (contract section 3, "Contention"): for its Idempotency-Key the replay
+// (or 422), for its session 409, a gone or spent code 403, a used link
+// 410, a responder who responded 403 (or, on a tag_spam survey, a retry
+// marked spam), files claimed by other responses 400. A held item that
+// shows no winner yet (the holder may still fail) decides nothing.
+// GetItems never conflict, so reading adds no contention of its own.
+func (s *Store) lostRace(ctx context.Context, r survey.Response, sub Submission, p submitWriteIndex, err error) (raceVerdict, error) {
+	reasons := txReasons(err)
+	held := func(i int) bool { return i >= 0 && i < len(reasons) && reasons[i] == "TransactionConflict" }
+	sid := r.SurveyID
+	if held(p.idem) {
+		done, found, err := s.Replay(ctx, sid, sub.KeyHash, sub.BodyHash)
+		if err != nil || found {
+			return raceVerdict{replay: &done}, err
+		}
+	}
+	read := func(pk, sk string) (claimRead, error) {
+		var c claimRead
+		err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, sk).Consistent(true).One(ctx, &c)
+		if err == dynamo.ErrNotFound {
+			return claimRead{}, nil
+		}
+		if err != nil {
+			return claimRead{}, s.fail(fmt.Sprintf("read what won a race to survey %d", sid), err)
+		}
+		c.found = true
+		return c, nil
+	}
+	claims := []struct {
+		at      int
+		pk, sk  string
+		won     func(claimRead) bool
+		verdict raceVerdict
+	}{
+		{p.session, SessionPK(sid, sub.Session), SessionSK(sub.Session),
+			func(c claimRead) bool { return c.found }, raceVerdict{refusal: survey.ErrSessionResponded}},
+		{p.code, CodesPK(sid), CodeSK(r.Code),
+			func(c claimRead) bool { return !c.found || sub.CodeUnique && c.Used }, raceVerdict{refusal: survey.ErrCodeRefused}},
+		{p.link, LinkPK(sub.LinkID), linkUsedSK,
+			func(c claimRead) bool { return c.found }, raceVerdict{refusal: survey.ErrLinkUsed}},
+		{p.responder, ResponderPK(sid, sub.Responder), responderSK,
+			func(c claimRead) bool { return c.found }, responderVerdict(sub.TagSpam)},
+	}
+	for _, c := range claims {
+		if !held(c.at) {
+			continue
+		}
+		got, err := read(c.pk, c.sk)
+		if err != nil {
+			return raceVerdict{}, err
+		}
+		if c.won(got) {
+			return c.verdict, nil
+		}
+	}
+	var taken []int64
+	for i, at := range p.files {
+		if !held(at) {
+			continue
+		}
+		f := sub.Files[i]
+		got, err := read(UploadPK(sid, f.Key), UploadSK(f.Key))
+		if err != nil {
+			return raceVerdict{}, err
+		}
+		if got.found && got.ResponseID != r.ID {
+			taken = append(taken, f.Element)
+		}
+	}
+	if len(taken) > 0 {
+		return raceVerdict{refusal: survey.FilesTaken(taken)}, nil
+	}
+	return raceVerdict{}, nil
+}
+
+// responderVerdict is what a responder who responded meanwhile answers: a
+// refusal, or on a tag_spam survey a retry marked spam.
+func responderVerdict(tagSpam bool) raceVerdict {
+	if tagSpam {
+		return raceVerdict{spam: true}
+	}
+	return raceVerdict{refusal: survey.ErrAlreadyResponded}
+}
