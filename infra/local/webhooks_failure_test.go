@@ -143,7 +143,7 @@ func TestWebhookFullScheduleOnAnAcceleratedClock(t *testing.T) {
 	var last time.Time
 	for k := 1; k <= webhook.MaxAttempts(webhook.DefaultDelays); k++ {
 		var d survey.DeliveryView
-		waitFor(t, 30*time.Second, fmt.Sprintf("attempt %d recorded", k), func() bool {
+		waitFor(t, settle, fmt.Sprintf("attempt %d recorded", k), func() bool {
 			ds := e.deliveries(t, wid)
 			if len(ds) == 1 {
 				d = ds[0]
@@ -157,7 +157,7 @@ func TestWebhookFullScheduleOnAnAcceleratedClock(t *testing.T) {
 		last = at
 		// The attempt's message is deleted as it is recorded: while the
 		// delivery waits, the queue holds nothing of it.
-		waitFor(t, 10*time.Second, fmt.Sprintf("the queue empty after attempt %d", k), func() bool {
+		waitFor(t, settle, fmt.Sprintf("the queue empty after attempt %d", k), func() bool {
 			v, f, dl, _ := e.queueDepth(t)
 			return v+f+dl == 0
 		})
@@ -218,7 +218,7 @@ func TestWebhookRacingRetriesMakeOneChain(t *testing.T) {
 	wid, _ := e.createHook(t, fmt.Sprintf("/api/surveys/%d/webhooks/", e.sid), `{"url": "`+rc.srv.URL+`/in"}`)
 	e.respond(t, 1)
 	var d survey.DeliveryView
-	waitFor(t, 30*time.Second, "the first attempt", func() bool {
+	waitFor(t, settle, "the first attempt", func() bool {
 		ds := e.deliveries(t, wid)
 		if len(ds) == 1 {
 			d = ds[0]
@@ -242,7 +242,7 @@ func TestWebhookRacingRetriesMakeOneChain(t *testing.T) {
 	if accepted.Load() != 10 {
 		t.Fatalf("%d retries accepted, want 10", accepted.Load())
 	}
-	waitFor(t, 30*time.Second, "the queue drained", func() bool {
+	waitFor(t, settle, "the queue drained", func() bool {
 		v, f, dl, _ := e.queueDepth(t)
 		return v+f+dl == 0 && len(rc.snapshot()) >= 2
 	})
@@ -307,7 +307,7 @@ func TestStreamPoisonRecordIsReportedAndReplayed(t *testing.T) {
 		}
 		return out
 	}
-	waitFor(t, 30*time.Second, "the poison record reported and the others delivered", func() bool {
+	waitFor(t, settle, "the poison record reported and the others delivered", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(failures) > 0 && len(byID()) == 2
@@ -330,7 +330,7 @@ func TestStreamPoisonRecordIsReportedAndReplayed(t *testing.T) {
 	if err != nil || res.Queued != 1 || res.Responses < 3 {
 		t.Fatalf("replay = %+v %v, want the poison response's one delivery queued", res, err)
 	}
-	waitFor(t, 30*time.Second, "the replayed event delivered", func() bool { return len(byID()) == 3 })
+	waitFor(t, settle, "the replayed event delivered", func() bool { return len(byID()) == 3 })
 	again, err := d.Replay(ctx, e.st, from.Add(-time.Second), to.Add(time.Second))
 	if err != nil || again.Queued != 0 {
 		t.Fatalf("a second replay = %+v %v, want nothing queued", again, err)
@@ -387,8 +387,8 @@ func TestWebhookDeadReceiverBesideAHealthyOne(t *testing.T) {
 	}
 	// The requests the dead receiver held end (cut at the timeout) and
 	// their failures are recorded; they began before the PATCH.
-	waitFor(t, 2*time.Minute, "the dead receiver's requests in flight ended", func() bool { return run.inFlight.Load() == 0 })
-	waitFor(t, 2*time.Minute, "no delivery attempt under way", func() bool { return e.lanesIdle(t) })
+	waitFor(t, settle, "the dead receiver's requests in flight ended", func() bool { return run.inFlight.Load() == 0 })
+	waitFor(t, settle, "no delivery attempt under way", func() bool { return e.lanesIdle(t) })
 	_, body = e.do(t, "GET", detail, "")
 	if err := jsonUnmarshal([]byte(body), &v); err != nil || v.PausedUntil != nil || v.ConsecutiveFailures != 0 {
 		t.Fatalf("once the attempts in flight at the PATCH ended, the webhook reads %s", body)
@@ -446,8 +446,8 @@ func TestWebhookPatchForgetsAttemptsInFlight(t *testing.T) {
 	e.respond(t, 1)
 	select {
 	case <-held:
-	case <-time.After(2 * time.Minute):
-		t.Fatal("no attempt reached the receiver within 2 min")
+	case <-time.After(settle):
+		t.Fatalf("no attempt reached the receiver within %v", settle)
 	}
 	if code, body := e.do(t, "PATCH", detail, `{"active": true}`); code != 200 {
 		t.Fatalf("PATCH = %d %s", code, body)
@@ -455,12 +455,12 @@ func TestWebhookPatchForgetsAttemptsInFlight(t *testing.T) {
 	close(release)
 	// The deliver function counts the failure before it records the
 	// attempt: once the attempt shows, the breaker is as it will stay.
-	waitFor(t, 2*time.Minute, "the held attempt recorded", attempted(1))
+	waitFor(t, settle, "the held attempt recorded", attempted(1))
 	if n := failures(); n != 0 {
 		t.Errorf("after the PATCH, an attempt begun before it left consecutive_failures %d, want 0", n)
 	}
 	e.respond(t, 1)
-	waitFor(t, 2*time.Minute, "the next event's attempt recorded", attempted(2))
+	waitFor(t, settle, "the next event's attempt recorded", attempted(2))
 	if n := failures(); n != 1 {
 		t.Errorf("an attempt begun after the PATCH failed: consecutive_failures %d, want 1", n)
 	}
