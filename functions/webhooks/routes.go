@@ -24,7 +24,7 @@ type Store interface {
 	Deliveries(ctx context.Context, wid int64, before string, limit int) ([]survey.Delivery, bool, error)
 	Delivery(ctx context.Context, wid int64, id string) (survey.Delivery, error)
 	RetryDelivery(ctx context.Context, d survey.Delivery, due time.Time) (survey.Delivery, error)
-	CloseBreaker(ctx context.Context, sid, wid int64) error
+	ResetBreaker(ctx context.Context, sid, wid int64, at time.Time) error
 	ResumePaused(ctx context.Context, wid int64, now time.Time, limit int) ([]survey.Delivery, bool, error)
 	MarkResume(ctx context.Context, sid, wid int64) error
 }

@@ -183,8 +183,9 @@ func (h handlers) patch(s shape) http.Handler {
 		if err == nil {
 			// The owner's change resumes a paused webhook, and sends what
 			// its pause held back now rather than at each one's next
-			// scheduled attempt.
-			err = h.Store.CloseBreaker(r.Context(), sid, wid)
+			// scheduled attempt. Attempts in flight, begun before the
+			// change, do not count against the reset breaker.
+			err = h.Store.ResetBreaker(r.Context(), sid, wid, h.Now())
 			if err == nil {
 				err = h.resume(r.Context(), sid, wid)
 			}

@@ -17,11 +17,13 @@ import (
 	"syscall"
 	"time"
 
+	"surveyservice/infra/seed"
 	"surveyservice/internal/conflict"
 	"surveyservice/internal/ddblocal"
 	"surveyservice/internal/localaws"
 	"surveyservice/internal/moto"
 	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
 )
 
 // stack is the whole local stack of `make run`: DynamoDB Local behind the
@@ -150,6 +152,19 @@ func startStack(ctx context.Context, hold time.Duration) (_ *stack, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// make run makes no sample data on emulators of the caller's own
+	// (contract section 9): the load brings its sample catalog and its
+	// owner, as the admin command would.
+	if _, err := s.st.ImportTemplates(ctx, seed.Templates); err != nil {
+		return nil, fmt.Errorf("load: the sample catalog: %w", err)
+	}
+	acct, err := s.st.CreateAccount(ctx, survey.Account{Email: "load-owner@example.com", FirstName: "Load", LastName: "Owner", Plan: survey.PlanEnterprise})
+	if err != nil {
+		return nil, fmt.Errorf("load: the owner's account: %w", err)
+	}
+	if s.key, err = s.st.CreateKey(ctx, acct.ID); err != nil {
+		return nil, fmt.Errorf("load: the owner's key: %w", err)
+	}
 	return s, nil
 }
 
@@ -213,11 +228,7 @@ func startServer(bin string, env map[string]string) (server, error) {
 	deadline := time.AfterFunc(3*time.Minute, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 	defer deadline.Stop()
 	for sc.Scan() {
-		line := sc.Text()
-		if k, ok := strings.CutPrefix(line, "API key: "); ok {
-			s.key = k
-		}
-		if b, ok := strings.CutPrefix(line, "Listening on "); ok {
+		if b, ok := strings.CutPrefix(sc.Text(), "Listening on "); ok {
 			s.base = b
 			go func() { _, _ = io.Copy(io.Discard, out) }()
 			return s, nil

@@ -31,7 +31,6 @@ import (
 	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
-	"surveyservice/shared/survey"
 )
 
 // madeByRun are the variables a Lambda main reads that `make run` sets
@@ -407,18 +406,7 @@ func (r *envRun) queueExists(t *testing.T, name string) {
 func (r *envRun) owner(t *testing.T) apiClient {
 	t.Helper()
 	if r.key == "" {
-		ctx := context.Background()
-		st, err := localaws.OpenStore(ctx, func(k string) string { return r.env[k] })
-		if err != nil {
-			t.Fatal(err)
-		}
-		acct, err := st.CreateAccount(ctx, survey.Account{Email: "run-env-" + r.env["PORT"] + "@example.com", Plan: survey.PlanEnterprise})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.key, err = st.CreateKey(ctx, acct.ID); err != nil {
-			t.Fatal(err)
-		}
+		r.key = accountOn(t, r.env)
 	}
 	u, err := url.Parse(r.started)
 	if err != nil {

@@ -22,7 +22,8 @@ func TestRunLimitsOneClient(t *testing.T) {
 	}
 	// A table of its own: no other run's counts of 127.0.0.1.
 	env["TABLE_NAME"] = "local-run-limits-" + env["PORT"]
-	key, base := startLocal(t, env)
+	_, base := startLocal(t, env)
+	key := accountOn(t, env)
 	for _, path := range []string{"/api/public/surveys/no-such-survey/", "/s/no-such-survey/"} {
 		// Within one fixed minute window 5 pass and the 6th is refused;
 		// 2*limit+2 requests cannot all pass even if a window ends among

@@ -1,9 +1,10 @@
 // Command local is `make run`: the whole API on one local server, on the same
-// handlers the Lambda functions run. Without AWS_ENDPOINT_URL it starts the
-// emulators itself (DynamoDB Local behind a conflict model, moto_server for
-// KMS, SQS and S3); it creates the table, the KMS key and the exports
-// bucket when missing, loads the sample catalog and a demo account, and
-// prints the demo API key.
+// handlers the Lambda functions run. It creates the table, the KMS key, the
+// queues and the buckets when missing. Without AWS_ENDPOINT_URL it starts
+// the emulators itself (DynamoDB Local behind a conflict model, moto_server
+// for KMS, SQS and S3), loads the sample catalog and a demo account, and
+// prints the demo API key; on an endpoint of the caller's own it makes no
+// sample data.
 package main
 
 import (
@@ -56,7 +57,12 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	if getenv("AWS_ENDPOINT_URL") == "" {
+	// Without AWS_ENDPOINT_URL make run starts the emulators and fills
+	// them for a new user; a client that brings its own emulators gets
+	// what is missing but no sample data, so that it can make the one
+	// catalog account itself (contract section 9).
+	own := getenv("AWS_ENDPOINT_URL") == ""
+	if own {
 		emu, endpoints, err := startEmulators(ctx, env.get, stdout)
 		if err != nil {
 			return err
@@ -76,9 +82,11 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return err
 	}
 	handler := serveWithin(routers(res.st, functionsConfig(env, res, bg)), limited(res.st, env.rates))
-	sample, err := loadSampleData(ctx, res.st, handler, env.port)
-	if err != nil {
-		return err
+	var sample *sampleData
+	if own {
+		if sample, err = loadSampleData(ctx, res.st, handler, env.port); err != nil {
+			return err
+		}
 	}
 	if err := listenAndServe(ctx, handler, env, res.st, sample, stdout); err != nil {
 		return err
@@ -258,40 +266,37 @@ type sampleData struct {
 
 // loadSampleData loads the sample catalog, creates (or finds) the demo
 // account and its demo survey, and builds the sample templates' surveys.
-func loadSampleData(ctx context.Context, st *store.Store, handler http.Handler, port string) (sampleData, error) {
+func loadSampleData(ctx context.Context, st *store.Store, handler http.Handler, port string) (*sampleData, error) {
 	if _, err := st.ImportTemplates(ctx, seed.Templates); err != nil {
-		return sampleData{}, fmt.Errorf("load the sample catalog: %w", err)
+		return nil, fmt.Errorf("load the sample catalog: %w", err)
 	}
 	key, err := demoKey(ctx, st)
 	if err != nil {
-		return sampleData{}, err
+		return nil, err
 	}
 	demo, err := demoSurvey(apiClient{h: handler, key: key}, "http://127.0.0.1:"+port)
 	if err != nil {
-		return sampleData{}, fmt.Errorf("demo survey: %w", err)
+		return nil, fmt.Errorf("demo survey: %w", err)
 	}
 	// The sample templates backed by real surveys (a second import of the
 	// catalog, with their survey ids).
 	n, _, err := loadCatalog(ctx, st, handler, seed.Templates)
 	if err != nil {
-		return sampleData{}, err
+		return nil, err
 	}
-	return sampleData{key: key, demo: demo, templates: n}, nil
+	return &sampleData{key: key, demo: demo, templates: n}, nil
 }
 
-// listenAndServe listens on PORT, prints the banner, and serves until ctx ends
-// (Ctrl-C), then shuts the server down.
-func listenAndServe(ctx context.Context, handler http.Handler, env *environment, st *store.Store, sample sampleData, stdout io.Writer) error {
+// listenAndServe listens on PORT, prints the banner (the sample data's,
+// where make run made it), and serves until ctx ends (Ctrl-C), then shuts
+// the server down.
+func listenAndServe(ctx context.Context, handler http.Handler, env *environment, st *store.Store, sample *sampleData, stdout io.Writer) error {
 	port := env.port
 	ln, err := net.Listen("tcp", "127.0.0.1:"+port)
 	if err != nil {
 		return fmt.Errorf("listen on 127.0.0.1:%s: %w (set PORT to use another port)", port, err)
 	}
 	server := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
-	key, demo := sample.key, sample.demo
-	fmt.Fprintf(stdout, "Loaded %d sample templates; table %q on %s\n", sample.templates, st.TableName(), or(env.get("AWS_ENDPOINT_URL_DYNAMODB"), env.get("AWS_ENDPOINT_URL")))
-	fmt.Fprintf(stdout, "Demo account: %s (enterprise plan)\n", demoEmail)
-	fmt.Fprintf(stdout, "API key: %s\n", key)
 	pairs := adminEnv(env)
 	removeAdminEnv, err := writeAdminEnv(env.get("ADMIN_ENV_FILE"), pairs)
 	if err != nil {
@@ -299,13 +304,25 @@ func listenAndServe(ctx context.Context, handler http.Handler, env *environment,
 		return err
 	}
 	defer removeAdminEnv()
-	fmt.Fprintf(stdout, "Admin command: make admin ARGS='account create --email you@example.com --plan pro', or in a shell:\n  %s\n  go run ./infra/admin ...\n", exportLine(pairs))
-	fmt.Fprintf(stdout, "Listening on http://127.0.0.1:%s\n", port)
-	fmt.Fprintf(stdout, "Responder page: http://127.0.0.1:%s/s/%s/\n", port, demo.URLSlug)
-	fmt.Fprintf(stdout, "Report: http://127.0.0.1:%s/r/%s/\n", port, demo.ReportCode)
-	fmt.Fprintf(stdout,
-		"Start a survey from a template: curl -H 'Authorization: API-Key %s' -H 'Content-Type: application/json' "+
-			"-d '{\"template\": \"customer-satisfaction-survey\", \"folder_id\": %d}' http://127.0.0.1:%s/api/v2/surveys/\n", key, demo.FolderID, port)
+	adminLine := fmt.Sprintf("Admin command: make admin ARGS='account create --email you@example.com --plan pro', or in a shell:\n  %s\n  go run ./infra/admin ...\n", exportLine(pairs))
+	on := or(env.get("AWS_ENDPOINT_URL_DYNAMODB"), env.get("AWS_ENDPOINT_URL"))
+	if sample == nil {
+		fmt.Fprintf(stdout, "Table %q on %s; no sample data on an endpoint of your own (make accounts with the admin command)\n", st.TableName(), on)
+		fmt.Fprint(stdout, adminLine)
+		fmt.Fprintf(stdout, "Listening on http://127.0.0.1:%s\n", port)
+	} else {
+		key, demo := sample.key, sample.demo
+		fmt.Fprintf(stdout, "Loaded %d sample templates; table %q on %s\n", sample.templates, st.TableName(), on)
+		fmt.Fprintf(stdout, "Demo account: %s (enterprise plan)\n", demoEmail)
+		fmt.Fprintf(stdout, "API key: %s\n", key)
+		fmt.Fprint(stdout, adminLine)
+		fmt.Fprintf(stdout, "Listening on http://127.0.0.1:%s\n", port)
+		fmt.Fprintf(stdout, "Responder page: http://127.0.0.1:%s/s/%s/\n", port, demo.URLSlug)
+		fmt.Fprintf(stdout, "Report: http://127.0.0.1:%s/r/%s/\n", port, demo.ReportCode)
+		fmt.Fprintf(stdout,
+			"Start a survey from a template: curl -H 'Authorization: API-Key %s' -H 'Content-Type: application/json' "+
+				"-d '{\"template\": \"customer-satisfaction-survey\", \"folder_id\": %d}' http://127.0.0.1:%s/api/v2/surveys/\n", key, demo.FolderID, port)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(ln) }()
 	select {

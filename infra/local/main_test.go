@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -19,6 +20,7 @@ import (
 
 	"surveyservice/functions/templates"
 	"surveyservice/infra/seed"
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/storetest"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/api/gateway"
@@ -381,35 +383,70 @@ func getJSON(t *testing.T, url, key string, out any) int {
 }
 
 // TestRunOnAnEndpoint is `make run` with AWS_ENDPOINT_URL set: it uses
-// that endpoint, creates what is missing, and runs twice on the same table
-// (idempotent catalog load, demo account reused).
+// that endpoint, creates what is missing, and runs twice on the same
+// table. It makes no sample data there (contract section 9, amended): no
+// demo account, no sample catalog, no catalog account, so that a client
+// that brings its own emulators can make the one catalog account with the
+// admin command (before, make run made them all and printed a demo key).
 func TestRunOnAnEndpoint(t *testing.T) {
 	env := map[string]string{
 		"AWS_ENDPOINT_URL": testenv.Endpoint(t), "AWS_REGION": "us-east-1",
 		"TABLE_NAME": "local-run-test", "PORT": freePort(t), "HOME": os.Getenv("HOME"),
 	}
+	ctx := t.Context()
+	st, err := localaws.OpenStore(ctx, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
 	for round := 1; round <= 2; round++ {
 		env["PORT"] = freePort(t)
 		key, base := startLocal(t, env)
-		if !survey.WellFormedKey(key) {
-			t.Fatalf("round %d: printed key %q", round, key)
+		if key != "" {
+			t.Errorf("round %d: printed a demo key %q on an endpoint of the caller's own", round, key)
 		}
 		if base != "http://127.0.0.1:"+env["PORT"] {
 			t.Errorf("listening on %s", base)
 		}
-		var who map[string]any
-		if code := getJSON(t, base+"/api/whoami/", key, &who); code != 200 || who["email"] != demoEmail || who["plan"] != "enterprise" {
-			t.Errorf("round %d: whoami = %d %v", round, code, who)
+		if _, err := st.AccountByEmail(ctx, demoEmail); survey.ErrorCode(err) != survey.ENOTFOUND {
+			t.Errorf("round %d: the demo account: %v, want none", round, err)
+		}
+		if id, err := st.CatalogAccount(ctx); !errors.Is(err, survey.ErrNotFound) {
+			t.Errorf("round %d: catalog account %d, %v; want none", round, id, err)
 		}
 		var page struct{ Count int }
-		if code := getJSON(t, base+"/api/templates", "", &page); code != 200 || page.Count < 8 {
-			t.Errorf("round %d: catalog = %d with %d templates", round, code, page.Count)
+		if code := getJSON(t, base+"/api/templates/", "", &page); code != 200 || page.Count != 0 {
+			t.Errorf("round %d: catalog = %d with %d templates, want none", round, code, page.Count)
+		}
+		owner := accountOn(t, env)
+		var who map[string]any
+		if code := getJSON(t, base+"/api/whoami/", owner, &who); code != 200 || who["authenticated"] != true {
+			t.Errorf("round %d: whoami of an account made beside the run = %d %v", round, code, who)
 		}
 		var notFound map[string]string
 		if code := getJSON(t, base+"/api/nothing/", "", &notFound); code != 404 || notFound["detail"] != "Not found." {
 			t.Errorf("round %d: unknown path = %d %v", round, code, notFound)
 		}
 	}
+}
+
+// accountOn makes an enterprise account on the table env names, as the
+// admin command makes one beside `make run` on an endpoint of one's own,
+// and returns its API key.
+func accountOn(t *testing.T, env map[string]string) string {
+	t.Helper()
+	st, err := localaws.OpenStore(t.Context(), func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct, err := st.CreateAccount(t.Context(), survey.Account{Email: fmt.Sprintf("owner-%d@example.com", time.Now().UnixNano()), Plan: survey.PlanEnterprise})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := st.CreateKey(t.Context(), acct.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
 }
 
 // TestRunStartsItsOwnEmulator is `make run` for a new user: no endpoint
@@ -419,7 +456,12 @@ func TestRunStartsItsOwnEmulator(t *testing.T) {
 	env := map[string]string{"PORT": freePort(t), "HOME": os.Getenv("HOME")}
 	key, base := startLocal(t, env)
 	var who map[string]any
-	if code := getJSON(t, base+"/api/whoami/", key, &who); code != 200 || who["authenticated"] != true {
+	if code := getJSON(t, base+"/api/whoami/", key, &who); code != 200 || who["authenticated"] != true || who["email"] != demoEmail {
 		t.Errorf("whoami = %d %v", code, who)
+	}
+	// Its own emulators are filled for a new user: the sample catalog.
+	var page struct{ Count int }
+	if code := getJSON(t, base+"/api/templates/", "", &page); code != 200 || page.Count < 8 {
+		t.Errorf("catalog = %d with %d templates", code, page.Count)
 	}
 }

@@ -60,7 +60,7 @@ func TestLocalTallyRetriesAFailedBatch(t *testing.T) {
 		}}})
 		held <- err
 	}()
-	waitFor(t, 10*time.Second, "the views item held", func() bool { return p.Held() > 0 })
+	waitFor(t, settle, "the views item held", func() bool { return p.Held() > 0 })
 	const views = 3
 	for range views {
 		if err := st.CountView(ctx, acct.ID, fo.ID, sv.ID); err != nil {
@@ -79,7 +79,7 @@ func TestLocalTallyRetriesAFailedBatch(t *testing.T) {
 		v, _ := strconv.ParseInt(n.Value, 10, 64)
 		return v
 	}
-	waitFor(t, 30*time.Second, "the views counted", func() bool { return read() == views })
+	waitFor(t, settle, "the views counted", func() bool { return read() == views })
 	if err := <-held; err != nil {
 		t.Fatalf("the holding transaction: %v", err)
 	}

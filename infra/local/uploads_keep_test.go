@@ -109,7 +109,7 @@ func TestStreamKeepsFiles(t *testing.T) {
 	// Twice refused by S3, then kept: the stream's retries.
 	a := pendingUpload(t, bucket, e.sid, "a")
 	rid := submitWithFiles(t, e.st, e.sid, a)
-	waitFor(t, 30*time.Second, "the submission's file kept", func() bool { return !isPending(t, bucket, a) })
+	waitFor(t, settle, "the submission's file kept", func() bool { return !isPending(t, bucket, a) })
 	if n := keeper.calls.Load(); n != 3 {
 		t.Errorf("%d Keep calls, want 3 (two failures, then the keep)", n)
 	}
@@ -122,7 +122,7 @@ func TestStreamKeepsFiles(t *testing.T) {
 		Answers: map[int64]json.RawMessage{1: json.RawMessage(`"No"`)}, Files: []store.ResponseFile{{Key: a, Element: 1}, {Key: b, Element: 1}}}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the edit's new file kept", func() bool { return !isPending(t, bucket, b) })
+	waitFor(t, settle, "the edit's new file kept", func() bool { return !isPending(t, bucket, b) })
 	if n := keeper.calls.Load() - before; n != 1 {
 		t.Errorf("%d Keep calls for a response without files and an edit adding one, want 1", n)
 	}
@@ -137,7 +137,7 @@ func TestStreamKeepsFiles(t *testing.T) {
 	keeper.fails.Store(-1)
 	c := pendingUpload(t, bucket, e.sid, "c")
 	submitWithFiles(t, e.st, e.sid, c)
-	waitFor(t, 30*time.Second, "the failure reported", func() bool { mu.Lock(); defer mu.Unlock(); return len(failures) > 0 })
+	waitFor(t, settle, "the failure reported", func() bool { mu.Lock(); defer mu.Unlock(); return len(failures) > 0 })
 	mu.Lock()
 	f := failures[0]
 	mu.Unlock()

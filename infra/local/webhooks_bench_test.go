@@ -54,7 +54,7 @@ func BenchmarkWebhookLatency(b *testing.B) {
 	srv.srv.Config.Handler = http.HandlerFunc(rc.handler)
 	wid, _ := e.createHook(b, fmt.Sprintf("/api/surveys/%d/webhooks/", e.sid), `{"url": "`+srv.srv.URL+`/in"}`)
 	e.respond(b, 1) // warm the pollers, the sealer and the connections
-	waitFor(b, 30*time.Second, "the warm-up delivery", func() bool { return rc.count() == 1 })
+	waitFor(b, settle, "the warm-up delivery", func() bool { return rc.count() == 1 })
 	const samples = 100
 	var lat []time.Duration
 	b.ResetTimer()
@@ -65,7 +65,7 @@ func BenchmarkWebhookLatency(b *testing.B) {
 			r := e.respond(b, 1)[0]
 			id := survey.Delivery{WebhookID: wid, ResponseID: r.ID, Created: r.SubmittedAt}.MessageID()
 			var got time.Time
-			waitFor(b, 30*time.Second, "a delivery", func() bool {
+			waitFor(b, settle, "a delivery", func() bool {
 				var ok bool
 				got, ok = rc.at(id)
 				return ok
@@ -91,7 +91,7 @@ func BenchmarkWebhookBurst(b *testing.B) {
 	srv.srv.Config.Handler = http.HandlerFunc(rc.handler)
 	e.createHook(b, fmt.Sprintf("/api/surveys/%d/webhooks/", e.sid), `{"url": "`+srv.srv.URL+`/in"}`)
 	e.respond(b, 1)
-	waitFor(b, 30*time.Second, "the warm-up delivery", func() bool { return rc.count() == 1 })
+	waitFor(b, settle, "the warm-up delivery", func() bool { return rc.count() == 1 })
 	var rate float64
 	b.ResetTimer()
 	for i := range b.N {

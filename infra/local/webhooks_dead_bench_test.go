@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -48,6 +49,10 @@ type deadRun struct {
 	// the budget) and in the slow lane.
 	mainHeld, slowHeld time.Duration
 	mainCuts           int
+	// fixed, once set, makes the dead receiver answer 204 at once (its
+	// owner fixed it); inFlight counts its requests under way.
+	fixed    *atomic.Bool
+	inFlight *atomic.Int64
 }
 
 // steadyAfter is when a run's steady state starts: a dead receiver's
@@ -64,13 +69,16 @@ func deadBesideHealthy(t testing.TB, next neighbour, n int, pace time.Duration) 
 	var heldMu sync.Mutex
 	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: []time.Duration{time.Hour},
 		workers: 2, timeout: time.Second, budget: 200 * time.Millisecond})
-	run.e = e
+	run.e, run.fixed, run.inFlight = e, new(atomic.Bool), new(atomic.Int64)
+	fixed, inFlight := run.fixed, run.inFlight
 	healthy := newReceiver(t, nil)
 	e.createHook(t, fmt.Sprintf("/api/surveys/%d/webhooks/", e.sid), `{"url": "`+healthy.srv.URL+`/in"}`)
 	other := newReceiver(t, func(_ int, r *http.Request) int {
-		if next != deadNeighbour {
+		if next != deadNeighbour || fixed.Load() {
 			return 204
 		}
+		inFlight.Add(1)
+		defer inFlight.Add(-1)
 		start := time.Now()
 		select {
 		case <-r.Context().Done():

@@ -52,12 +52,7 @@ func (c *testClock) set(t time.Time) {
 // (received, not deleted) and delayed, and its dead-letter queue's.
 func (e *hookEnv) queueDepth(t testing.TB) (visible, inFlight, delayed, dead int) {
 	t.Helper()
-	ctx := context.Background()
-	cfg, err := localaws.Load(ctx, e.opts.aws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := sqs.NewFromConfig(cfg)
+	ctx, client := context.Background(), e.sqs(t)
 	attrs := func(url string) map[string]string {
 		out, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
 			AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameAll}})
@@ -78,6 +73,40 @@ func (e *hookEnv) queueDepth(t testing.TB) (visible, inFlight, delayed, dead int
 	return n(a, types.QueueAttributeNameApproximateNumberOfMessages), n(a, types.QueueAttributeNameApproximateNumberOfMessagesNotVisible),
 		n(a, types.QueueAttributeNameApproximateNumberOfMessagesDelayed),
 		n(attrs(aws.ToString(dlq.QueueUrl)), types.QueueAttributeNameApproximateNumberOfMessages)
+}
+
+// sqs is a client of the env's queues.
+func (e *hookEnv) sqs(t testing.TB) *sqs.Client {
+	t.Helper()
+	cfg, err := localaws.Load(context.Background(), e.opts.aws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sqs.NewFromConfig(cfg)
+}
+
+// lanesIdle reports whether both delivery lanes (the queue and its slow
+// lane) hold no message, waiting or in flight: no attempt is under way.
+func (e *hookEnv) lanesIdle(t testing.TB) bool {
+	t.Helper()
+	ctx, client := context.Background(), e.sqs(t)
+	for _, name := range []string{e.opts.queueName, e.opts.queueName + "-slow"} {
+		url, err := client.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: url.QueueUrl,
+			AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameApproximateNumberOfMessages, types.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range out.Attributes {
+			if v != "0" {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func parseStamp(t testing.TB, s *string) time.Time {
@@ -114,7 +143,7 @@ func TestWebhookFullScheduleOnAnAcceleratedClock(t *testing.T) {
 	var last time.Time
 	for k := 1; k <= webhook.MaxAttempts(webhook.DefaultDelays); k++ {
 		var d survey.DeliveryView
-		waitFor(t, 30*time.Second, fmt.Sprintf("attempt %d recorded", k), func() bool {
+		waitFor(t, settle, fmt.Sprintf("attempt %d recorded", k), func() bool {
 			ds := e.deliveries(t, wid)
 			if len(ds) == 1 {
 				d = ds[0]
@@ -128,7 +157,7 @@ func TestWebhookFullScheduleOnAnAcceleratedClock(t *testing.T) {
 		last = at
 		// The attempt's message is deleted as it is recorded: while the
 		// delivery waits, the queue holds nothing of it.
-		waitFor(t, 10*time.Second, fmt.Sprintf("the queue empty after attempt %d", k), func() bool {
+		waitFor(t, settle, fmt.Sprintf("the queue empty after attempt %d", k), func() bool {
 			v, f, dl, _ := e.queueDepth(t)
 			return v+f+dl == 0
 		})
@@ -189,7 +218,7 @@ func TestWebhookRacingRetriesMakeOneChain(t *testing.T) {
 	wid, _ := e.createHook(t, fmt.Sprintf("/api/surveys/%d/webhooks/", e.sid), `{"url": "`+rc.srv.URL+`/in"}`)
 	e.respond(t, 1)
 	var d survey.DeliveryView
-	waitFor(t, 30*time.Second, "the first attempt", func() bool {
+	waitFor(t, settle, "the first attempt", func() bool {
 		ds := e.deliveries(t, wid)
 		if len(ds) == 1 {
 			d = ds[0]
@@ -213,7 +242,7 @@ func TestWebhookRacingRetriesMakeOneChain(t *testing.T) {
 	if accepted.Load() != 10 {
 		t.Fatalf("%d retries accepted, want 10", accepted.Load())
 	}
-	waitFor(t, 30*time.Second, "the queue drained", func() bool {
+	waitFor(t, settle, "the queue drained", func() bool {
 		v, f, dl, _ := e.queueDepth(t)
 		return v+f+dl == 0 && len(rc.snapshot()) >= 2
 	})
@@ -278,7 +307,7 @@ func TestStreamPoisonRecordIsReportedAndReplayed(t *testing.T) {
 		}
 		return out
 	}
-	waitFor(t, 30*time.Second, "the poison record reported and the others delivered", func() bool {
+	waitFor(t, settle, "the poison record reported and the others delivered", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(failures) > 0 && len(byID()) == 2
@@ -301,7 +330,7 @@ func TestStreamPoisonRecordIsReportedAndReplayed(t *testing.T) {
 	if err != nil || res.Queued != 1 || res.Responses < 3 {
 		t.Fatalf("replay = %+v %v, want the poison response's one delivery queued", res, err)
 	}
-	waitFor(t, 30*time.Second, "the replayed event delivered", func() bool { return len(byID()) == 3 })
+	waitFor(t, settle, "the replayed event delivered", func() bool { return len(byID()) == 3 })
 	again, err := d.Replay(ctx, e.st, from.Add(-time.Second), to.Add(time.Second))
 	if err != nil || again.Queued != 0 {
 		t.Fatalf("a second replay = %+v %v, want nothing queued", again, err)
@@ -323,7 +352,10 @@ func TestStreamPoisonRecordIsReportedAndReplayed(t *testing.T) {
 // measured against a run without the dead one: the figures are logged,
 // and counts asserted (every healthy event once; the dead receiver asked
 // at most the threshold plus the probes). The webhook's read shows the
-// pause, and a PATCH lifts it.
+// pause; its owner fixes the receiver and a PATCH lifts the pause, and the
+// requests still in flight at the dead receiver, begun before the PATCH,
+// do not count against it once they fail (on a busy machine they used to
+// land after the PATCH: consecutive_failures 2).
 func TestWebhookDeadReceiverBesideAHealthyOne(t *testing.T) {
 	const n = 90
 	// Three responses to each survey every 300 ms (see deadBesideHealthy).
@@ -345,6 +377,8 @@ func TestWebhookDeadReceiverBesideAHealthyOne(t *testing.T) {
 	if err := jsonUnmarshal([]byte(body), &v); err != nil || v.PausedUntil == nil || v.ConsecutiveFailures < webhook.BreakerThreshold {
 		t.Fatalf("the dead webhook reads %s", body)
 	}
+	run.fixed.Store(true)
+	t.Logf("requests in flight at the dead receiver at the PATCH: %d", run.inFlight.Load())
 	if code, body := e.do(t, "PATCH", detail, `{"active": true}`); code != 200 {
 		t.Fatalf("PATCH = %d %s", code, body)
 	}
@@ -352,6 +386,83 @@ func TestWebhookDeadReceiverBesideAHealthyOne(t *testing.T) {
 	if err := jsonUnmarshal([]byte(body), &v); err != nil || v.PausedUntil != nil || v.ConsecutiveFailures != 0 {
 		t.Fatalf("after the PATCH the webhook reads %s", body)
 	}
+	// The requests the dead receiver held end (cut at the timeout) and
+	// their failures are recorded; they began before the PATCH.
+	waitFor(t, settle, "the dead receiver's requests in flight ended", func() bool { return run.inFlight.Load() == 0 })
+	waitFor(t, settle, "no delivery attempt under way", func() bool { return e.lanesIdle(t) })
+	_, body = e.do(t, "GET", detail, "")
+	if err := jsonUnmarshal([]byte(body), &v); err != nil || v.PausedUntil != nil || v.ConsecutiveFailures != 0 {
+		t.Fatalf("once the attempts in flight at the PATCH ended, the webhook reads %s", body)
+	}
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// TestWebhookPatchForgetsAttemptsInFlight: the owner's PATCH resets the
+// webhook's breaker, and an attempt that began before the PATCH and fails
+// after it does not count against the reset breaker (it was made to the
+// webhook as it was before the owner's change); an attempt begun after
+// the PATCH does count. Deterministic: the receiver holds the first
+// request until the PATCH is answered. Before, the held attempt's failure
+// landed on the reset breaker (consecutive_failures 1 right after the
+// owner reset it; a fresh-clone CI run saw 2 in
+// TestWebhookDeadReceiverBesideAHealthyOne).
+func TestWebhookPatchForgetsAttemptsInFlight(t *testing.T) {
+	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: []time.Duration{time.Hour},
+		timeout: webhook.Timeout, budget: webhook.Timeout})
+	held, release := make(chan struct{}, 1), make(chan struct{})
+	rc := newReceiver(t, func(n int, r *http.Request) int {
+		if n == 0 {
+			held <- struct{}{}
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}
+		return 500
+	})
+	wid, _ := e.createHook(t, fmt.Sprintf("/api/surveys/%d/webhooks/", e.sid), `{"url": "`+rc.srv.URL+`/in"}`)
+	detail := fmt.Sprintf("/api/surveys/%d/webhooks/%d/", e.sid, wid)
+	failures := func() int {
+		t.Helper()
+		code, body := e.do(t, "GET", detail, "")
+		var v survey.WebhookView
+		if err := jsonUnmarshal([]byte(body), &v); code != 200 || err != nil {
+			t.Fatalf("GET webhook = %d %s", code, body)
+		}
+		return v.ConsecutiveFailures
+	}
+	attempted := func(events int) func() bool {
+		return func() bool {
+			ds := e.deliveries(t, wid)
+			n := 0
+			for _, d := range ds {
+				if d.Attempts == 1 {
+					n++
+				}
+			}
+			return len(ds) == events && n == events
+		}
+	}
+	e.respond(t, 1)
+	select {
+	case <-held:
+	case <-time.After(settle):
+		t.Fatalf("no attempt reached the receiver within %v", settle)
+	}
+	if code, body := e.do(t, "PATCH", detail, `{"active": true}`); code != 200 {
+		t.Fatalf("PATCH = %d %s", code, body)
+	}
+	close(release)
+	// The deliver function counts the failure before it records the
+	// attempt: once the attempt shows, the breaker is as it will stay.
+	waitFor(t, settle, "the held attempt recorded", attempted(1))
+	if n := failures(); n != 0 {
+		t.Errorf("after the PATCH, an attempt begun before it left consecutive_failures %d, want 0", n)
+	}
+	e.respond(t, 1)
+	waitFor(t, settle, "the next event's attempt recorded", attempted(2))
+	if n := failures(); n != 1 {
+		t.Errorf("an attempt begun after the PATCH failed: consecutive_failures %d, want 1", n)
+	}
+}

@@ -22,12 +22,12 @@ func TestWebhookResponseUpdated(t *testing.T) {
 	e.createHook(t, fmt.Sprintf("/api/surveys/%d/webhooks/", e.sid), `{"url": "`+both.srv.URL+`/in", "events": ["response.submitted", "response.updated"]}`)
 	e.createHook(t, fmt.Sprintf("/api/surveys/%d/webhooks/", e.sid), `{"url": "`+only.srv.URL+`/in"}`)
 	r := e.respond(t, 1)[0]
-	waitFor(t, 30*time.Second, "the submission delivered", func() bool { return len(both.snapshot()) == 1 && len(only.snapshot()) == 1 })
+	waitFor(t, settle, "the submission delivered", func() bool { return len(both.snapshot()) == 1 && len(only.snapshot()) == 1 })
 	if _, err := e.st.EditResponse(context.Background(), store.ResponseEdit{SurveyID: e.sid, ResponseID: r.ID,
 		Answers: map[int64]json.RawMessage{1: json.RawMessage(`"No"`)}}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the edit delivered", func() bool { return len(both.snapshot()) == 2 })
+	waitFor(t, settle, "the edit delivered", func() bool { return len(both.snapshot()) == 2 })
 	var ev struct {
 		Type string `json:"type"`
 		Data struct {

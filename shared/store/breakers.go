@@ -50,23 +50,31 @@ func decodeBreakers(item dynamo.Item) map[int64]survey.Breaker {
 	return out
 }
 
-// BreakerFailed counts a failed attempt of webhook wid of survey sid and,
-// when pauseFor (given the consecutive failures) answers a pause, opens
-// the breaker until now plus that pause. Answers the breaker as it now
-// stands. One UpdateItem; a second, conditional on the count, to open it.
+// BreakerFailed counts a failed attempt of webhook wid of survey sid,
+// begun at now, and, when pauseFor (given the consecutive failures)
+// answers a pause, opens the breaker until now plus that pause. Answers
+// the breaker as it now stands. One UpdateItem; a second, conditional on
+// the count, to open it. An attempt begun before the owner last reset the
+// breaker (ResetBreaker) is not counted: it was made to the webhook as it
+// was before the owner's change, and answers a zero Breaker.
 //
 // Circuit breakers of a survey's webhooks: one item, HOOKS#<sid> /
-// BREAKERS, beside the webhooks item, with four attributes a webhook
+// BREAKERS, beside the webhooks item, with attributes a webhook
 // (f_<wid>: consecutive failures, o_<wid>: open until, p_<wid>: a probe
-// under way until, s_<wid>: slow until; times in Unix ms). Top-level attributes, so that ADD
-// and REMOVE work on an item or attribute that is not there yet. Read in
-// the same BatchGetItem as the webhooks (the owner's reads, a batch of
-// attempts); written only when an attempt fails, or succeeds after
-// failures.
+// under way until, s_<wid>: slow until, c_<wid>: when the owner last reset
+// it; times in Unix ms). Top-level attributes, so that ADD and REMOVE work
+// on an item or attribute that is not there yet. Read in the same
+// BatchGetItem as the webhooks (the owner's reads, a batch of attempts);
+// written only when an attempt fails, or succeeds after failures.
 func (s *Store) BreakerFailed(ctx context.Context, sid, wid int64, now time.Time, pauseFor func(failures int) time.Duration) (survey.Breaker, error) {
 	f, o, p := breakerNames(wid)
+	c := resetName(wid)
 	var item dynamo.Item
-	err := s.table.Update(AttrPK, HooksPK(sid)).Range(AttrSK, breakersSK).Add(f, 1).Value(ctx, &item)
+	err := s.table.Update(AttrPK, HooksPK(sid)).Range(AttrSK, breakersSK).If("attribute_not_exists($) OR $ <= ?", c, c, now.UnixMilli()).
+		Add(f, 1).Value(ctx, &item)
+	if dynamo.IsCondCheckFailed(err) {
+		return survey.Breaker{}, nil
+	}
 	if err != nil {
 		return survey.Breaker{}, s.fail(fmt.Sprintf("count a failure of webhook %d", wid), err)
 	}
@@ -115,14 +123,34 @@ func (s *Store) MarkSlow(ctx context.Context, sid, wid int64, until time.Time) e
 	return nil
 }
 
-// CloseBreaker forgets a webhook's failures and pause: after a success,
-// and when its owner changes it (PATCH).
+// CloseBreaker forgets a webhook's failures and pause after a success (the
+// owner's change is ResetBreaker).
 func (s *Store) CloseBreaker(ctx context.Context, sid, wid int64) error {
 	f, o, p := breakerNames(wid)
 	err := s.table.Update(AttrPK, HooksPK(sid)).Range(AttrSK, breakersSK).If("attribute_exists(PK)").
 		Remove(f, o, p, "s_"+strconv.FormatInt(wid, 10), "r_"+strconv.FormatInt(wid, 10)).Run(ctx)
 	if err != nil && !dynamo.IsCondCheckFailed(err) {
 		return s.fail(fmt.Sprintf("close the breaker of webhook %d", wid), err)
+	}
+	return nil
+}
+
+// resetName is the attribute of when the owner last reset webhook wid's
+// breaker.
+func resetName(wid int64) string { return "c_" + strconv.FormatInt(wid, 10) }
+
+// ResetBreaker forgets a webhook's failures and pause because its owner
+// changed it (PATCH) at at: as CloseBreaker, and the attempts begun before
+// at that fail after it are not counted against the reset breaker
+// (BreakerFailed), so that the owner's read right after the change is not
+// undone by a request that was in flight.
+func (s *Store) ResetBreaker(ctx context.Context, sid, wid int64, at time.Time) error {
+	f, o, p := breakerNames(wid)
+	w := strconv.FormatInt(wid, 10)
+	err := s.table.Update(AttrPK, HooksPK(sid)).Range(AttrSK, breakersSK).Set(resetName(wid), at.UnixMilli()).
+		Remove(f, o, p, "s_"+w, "r_"+w).Run(ctx)
+	if err != nil {
+		return s.fail(fmt.Sprintf("reset the breaker of webhook %d", wid), err)
 	}
 	return nil
 }
