@@ -45,3 +45,21 @@ func (t texts) n(v int64) markup {
 func (t texts) dec(f float64) markup {
 	return text(localDigits(t.Zero, strconv.FormatFloat(f, 'f', 2, 64)))
 }
+
+// pct writes a whole percent people read: ۴۰٪ in Persian and Arabic
+// digits, 40% in Latin ones.
+func (t texts) pct(v int64) markup {
+	if t.Zero == '0' {
+		return t.n(v) + "%"
+	}
+	return t.n(v) + "٪"
+}
+
+// comma is the separator of a list written in the page's script: the
+// Arabic comma beside Persian or Arabic digits.
+func (t texts) comma() markup {
+	if t.Zero == '0' {
+		return ", "
+	}
+	return "، "
+}

@@ -392,8 +392,11 @@ func renderReport(p reportPage) []byte {
 		d.w("<section class=\"chart\"><h2>%s</h2>\n", text(c.Title))
 		if c.NPS != nil {
 			s := c.NPS
-			d.w("<p class=\"nps\">%s: <strong>%s</strong></p>\n<p class=\"avg\">%s %s%, %s %s%, %s %s%</p>\n",
-				text(t.NPS), text(localDigits(t.Zero, s.signed())), text(t.Promoters), t.n(s.Promoters), text(t.Passives), t.n(s.Passives), text(t.Detractors), t.n(s.Detractors))
+			// The score reads left to right, its sign before it, on an fa
+			// or ar page too (as CLDR writes their negative numbers).
+			d.w("<p class=\"nps\">%s: <strong dir=\"ltr\">%s</strong></p>\n<p class=\"avg\">%s %s%s%s %s%s%s %s</p>\n",
+				text(t.NPS), text(localDigits(t.Zero, s.signed())), text(t.Promoters), t.pct(s.Promoters), t.comma(),
+				text(t.Passives), t.pct(s.Passives), t.comma(), text(t.Detractors), t.pct(s.Detractors))
 		}
 		if c.HasAverage {
 			d.w("<p class=\"avg\">%s: %s</p>\n", text(t.Average), t.dec(c.Average))

@@ -63,8 +63,12 @@ func TestNPS(t *testing.T) {
 	}
 	p := reportPage{page: newPage("en", "r")}
 	p.Report = report{Count: 10, Charts: []chart{{Title: "Recommend?", NPS: &s}}}
-	if out := string(renderReport(p)); !strings.Contains(out, "Net Promoter Score: <strong>+30</strong>") || !strings.Contains(out, "promoters 50%, passives 30%, detractors 20%") {
+	if out := string(renderReport(p)); !strings.Contains(out, "Net Promoter Score: <strong dir=\"ltr\">+30</strong>") || !strings.Contains(out, "promoters 50%, passives 30%, detractors 20%") {
 		t.Errorf("the report lacks the NPS: %s", out)
+	}
+	p.page = newPage("fa", "r")
+	if out := string(renderReport(p)); !strings.Contains(out, `<strong dir="ltr">+۳۰</strong>`) || !strings.Contains(out, "مروجان ۵۰٪، منفعل‌ها ۳۰٪، منتقدان ۲۰٪") {
+		t.Errorf("the Persian report's NPS: %s", out)
 	}
 }
 
