@@ -104,14 +104,19 @@ func TestMatrixRankingCharts(t *testing.T) {
 		}
 		// Two responses stand: kitchen good twice; garden good and fair.
 		// Coffee ranked first twice (1), tea second twice (2), juice third (3).
-		if want := "Kitchen: Good 2, Fair 0, Poor 0; Garden: Good 1, Fair 1, Poor 0"; descs[0][1] != want {
+		// A Persian report reads its numbers in Persian digits.
+		digits := strings.NewReplacer()
+		if lang == 1 {
+			digits = strings.NewReplacer("0", "۰", "1", "۱", "2", "۲", "3", "۳", ".", "٫")
+		}
+		if want := digits.Replace("Kitchen: Good 2, Fair 0, Poor 0; Garden: Good 1, Fair 1, Poor 0"); descs[0][1] != want {
 			t.Errorf("matrix description %q, want %q", descs[0][1], want)
 		}
 		rankings := "rankings"
 		if lang == 1 {
 			rankings = "رتبه‌بندی"
 		}
-		if want := fmt.Sprintf("Coffee: 1.00 (%[1]s 2); Tea: 2.00 (%[1]s 2); Juice: 3.00 (%[1]s 2)", rankings); descs[1][1] != want {
+		if want := digits.Replace(fmt.Sprintf("Coffee: 1.00 (%[1]s 2); Tea: 2.00 (%[1]s 2); Juice: 3.00 (%[1]s 2)", rankings)); descs[1][1] != want {
 			t.Errorf("ranking description %q, want %q", descs[1][1], want)
 		}
 		if n := strings.Count(rep.body, `class="seg seg`); n != 3+3 { // 3 segments, 3 swatches

@@ -138,33 +138,36 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 		if err != nil {
 			return fail(err)
 		}
-		t := textsFor(v.Language)
-		msg := t.Thanks
-		if len(v.Appreciations) > 0 {
-			msg = v.Appreciations[0].Title
-		}
 		if done.Preview {
-			msg = t.Preview
+			p.Thanks.Title, p.Thanks.Text = p.T.Preview, ""
 		}
+		sheet := ""
 		if done.SheetToken != "" {
 			// The answer sheet's link, as the script's thanks has it.
-			pg := newPage(v.Language, v.Name)
-			pg.Message = msg
-			sheet := "/s/" + url.PathEscape(v.URLSlug) + "/sheet/" + url.PathEscape(done.SheetToken) + "/"
-			writeSurveyPage(w, r, http.StatusOK, renderThanksSheet(pg, sheet), c.Settings, allow{})
-			return nil
+			sheet = "/s/" + url.PathEscape(v.URLSlug) + "/sheet/" + url.PathEscape(done.SheetToken) + "/"
 		}
-		writeSurveyMessage(w, r, http.StatusOK, v, msg, c.Settings)
+		writeSurveyPage(w, r, http.StatusOK, renderPlainThanks(p, sheet), c.Settings, allow{themeCSS: p.ThemeCSS})
 		return nil
 	})
 }
 
-// renderThanksSheet is the message page of a plain form's response with a
-// link to its answer sheet (contract section 15).
-func renderThanksSheet(p page, sheet string) []byte {
+// renderPlainThanks is the thanks of a plain form's response, as the
+// script's page shows it: in the survey's theme, the appreciation's title
+// as a heading and its text, the link to the answer sheet (contract
+// section 15) when sheet is not "", and the footer.
+func renderPlainThanks(p surveyPage, sheet string) []byte {
 	var d doc
-	d.head(p)
-	d.w("<h1>%s</h1>\n<p class=\"message\" id=\"message\">%s</p>\n<p><a id=\"sheet-link\" href=\"%s\">%s</a></p>\n", text(p.Title), text(p.Message), text(sheet), text(p.T.SeeSheet))
+	p.NoScript = true
+	d.head(p.page)
+	d.w("<h1>%s</h1>\n<section class=\"thanks\" id=\"thanks\"><h2 id=\"message\">%s</h2>", text(p.Title), text(p.Thanks.Title))
+	if p.Thanks.Text != "" {
+		d.w("<p>%s</p>", text(p.Thanks.Text))
+	}
+	if sheet != "" {
+		d.w("<p><a id=\"sheet-link\" href=\"%s\">%s</a></p>", text(sheet), text(p.T.SeeSheet))
+	}
+	d.w("</section>\n")
+	d.footer16(p)
 	d.foot()
 	return d.bytes()
 }

@@ -103,7 +103,11 @@ func (d *doc) head(p page) {
 	if p.ThemeCSS != "" {
 		d.w("<style>%s</style>\n", markup(p.ThemeCSS)) // built from validated hex colors only (themeCSS)
 	}
-	d.w("</head>\n<body>\n<main id=\"main\">\n")
+	main := markup("")
+	if p.Wide {
+		main = ` class="wide"`
+	}
+	d.w("</head>\n<body>\n<main id=\"main\"%s>\n", main)
 }
 
 func (d *doc) foot() { d.w("</main>\n</body>\n</html>\n") }
@@ -223,6 +227,9 @@ func renderSurvey(p surveyPage) []byte {
 		d.logic(s, p.T)
 	}
 	d.w("<script src=\"%s\"></script>\n", text(assetNames["responder.js"]))
+	if hasType(p, survey.TypeRanking) {
+		d.w("<script src=\"%s\"></script>\n", text(assetNames["ranking.js"]))
+	}
 	if hasFileQuestion(p) {
 		d.w("<script src=\"%s\"></script>\n", text(assetNames["uploads.js"]))
 	}
@@ -318,24 +325,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeRanking:
-		d.legend(q, " rank", t, h)
-		for i, c := range q.Choices {
-			d.w("<label class=\"choice rank-item\"><span>%s</span>\n<select name=\"r%s_%s\" data-choice=\"%s\">", text(c.Name), num(id), num(c.ID), num(c.ID))
-			rank := fmt.Sprintf("r%d_%d", id, c.ID)
-			at := int64(i + 1)
-			if v, err := strconv.ParseInt(form.Get(rank), 10, 64); err == nil {
-				at = v
-			}
-			for j := 1; j <= len(q.Choices); j++ {
-				sel := markup("")
-				if int64(j) == at {
-					sel = " selected"
-				}
-				d.w("<option value=\"%s\"%s>%s</option>", num(j), sel, num(j))
-			}
-			d.w("</select></label>\n")
-		}
-		d.w("</fieldset>\n")
+		d.ranking(q, form, t, h)
 	case survey.TypeOpinionScale, survey.TypeRating:
 		lo, hi, suffix, class := q.ScaleMin, q.ScaleMax, markup(""), markup(" scale")
 		if q.Type == survey.TypeRating {
@@ -344,7 +334,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 		d.legend(q, class, t, h)
 		d.w("<div class=\"row\">")
 		for v := lo; v <= hi && v-lo <= 100; v++ {
-			d.w("<label><input type=\"radio\" name=\"a%s\" value=\"%s\"%s%s>%s%s</label>", num(id), num(v), checked(name, v), req(q), num(v), suffix)
+			d.w("<label><input type=\"radio\" name=\"a%s\" value=\"%s\"%s%s>%s%s</label>", num(id), num(v), checked(name, v), req(q), t.n(v), suffix)
 		}
 		d.w("</div>\n")
 		// The end labels on a row of their own, under the scale's two
@@ -395,18 +385,28 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 
 func renderReport(p reportPage) []byte {
 	var d doc
+	t := p.T
 	d.head(p.page)
-	d.w("<h1>%s</h1>\n<p class=\"count\" id=\"count\">%s: <strong>%s</strong></p>\n", text(p.Title), text(p.T.Responses), num(p.Report.Count))
+	d.w("<h1>%s</h1>\n<p class=\"count\" id=\"count\">%s: <strong>%s</strong></p>\n<div class=\"charts\">\n", text(p.Title), text(t.Responses), t.n(p.Report.Count))
 	for _, c := range p.Report.Charts {
 		d.w("<section class=\"chart\"><h2>%s</h2>\n", text(c.Title))
+		if c.NPS != nil {
+			s := c.NPS
+			// The score reads left to right, its sign before it, on an fa
+			// or ar page too (as CLDR writes their negative numbers).
+			d.w("<p class=\"nps\">%s: <strong dir=\"ltr\">%s</strong></p>\n<p class=\"avg\">%s %s%s%s %s%s%s %s</p>\n",
+				text(t.NPS), text(localDigits(t.Zero, s.signed())), text(t.Promoters), t.pct(s.Promoters), t.comma(),
+				text(t.Passives), t.pct(s.Passives), t.comma(), text(t.Detractors), t.pct(s.Detractors))
+		}
 		if c.HasAverage {
-			d.w("<p class=\"avg\">%s: %s</p>\n", text(p.T.Average), decimal(c.Average))
+			d.w("<p class=\"avg\">%s: %s</p>\n", text(t.Average), t.dec(c.Average))
 		}
 		if c.Note != "" {
 			d.w("<p class=\"avg\">%s</p>\n", text(c.Note))
 		}
 		d.w("%s\n</section>\n", c.SVG)
 	}
+	d.w("</div>\n")
 	d.foot()
 	return d.bytes()
 }

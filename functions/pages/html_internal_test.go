@@ -38,7 +38,7 @@ func TestRenderEscapes(t *testing.T) {
 	if p.ThemeCSS != ":root{--q:#123456;}" {
 		t.Errorf("theme CSS %q", p.ThemeCSS)
 	}
-	chart := barChart(0, evil, []string{evil}, []int64{3}, false)
+	chart := barChart(0, evil, []string{evil}, []int64{3}, look{zero: '0'})
 	if strings.Contains(chart, "<script>") {
 		t.Errorf("the chart holds a script: %s", chart)
 	}

@@ -47,6 +47,9 @@ type page struct {
 	OEmbed string
 	// NoScript is a page that loads no script: a step of a plain form.
 	NoScript bool
+	// Wide is a page of charts (the report): laid out across a wide
+	// screen rather than in one reading column.
+	Wide bool
 }
 
 func (p page) description() string {
@@ -184,6 +187,14 @@ type texts struct {
 	MeanRank, Rankings string
 	// File are a file-upload question's words (contract section 16).
 	File fileTexts
+	// Zero is the language's digit zero (zeroOf): numbers people read are
+	// written in its digits.
+	Zero rune
+	// NPS names a 0-10 scale's Net Promoter Score on the report, and its
+	// three groups (9-10, 7-8, 0-6).
+	NPS, Promoters, Passives, Detractors string
+	// A ranking's buttons, and what a move announces (name, place, of).
+	MoveUp, MoveDown, Moved string
 }
 
 var textsByLang = map[string]texts{
@@ -191,17 +202,23 @@ var textsByLang = map[string]texts{
 		Thanks: "Thank you! Your response was recorded.", TimeUp: "The time to respond has ended.", TimeLeft: "Time left",
 		Closed: "This survey is closed.", Responses: "Responses", Average: "Average", Report: "Report", Required: "required",
 		Score: "Score", YourAnswer: "Your answer", CorrectAnswer: "Correct answer", Right: "right", Wrong: "wrong", SeeSheet: "See your answer sheet",
-		Preview: "This is a preview: answers are not saved.", MeanRank: "Mean rank (1 is first)", Rankings: "rankings"},
+		Preview: "This is a preview: answers are not saved.", MeanRank: "Mean rank (1 is first)", Rankings: "rankings",
+		NPS: "Net Promoter Score", Promoters: "promoters", Passives: "passives", Detractors: "detractors",
+		MoveUp: "Move up", MoveDown: "Move down", Moved: "%s: %d of %d"},
 	"fa": {Next: "بعدی", Previous: "قبلی", Submit: "ارسال", Code: "کد شما", Progress: "پیشرفت",
 		Thanks: "سپاس! پاسخ شما ثبت شد.", TimeUp: "زمان پاسخ‌دهی به پایان رسیده است.", TimeLeft: "زمان باقی‌مانده",
 		Closed: "این پرسش‌نامه بسته است.", Responses: "پاسخ‌ها", Average: "میانگین", Report: "گزارش", Required: "الزامی",
 		Score: "نمره", YourAnswer: "پاسخ شما", CorrectAnswer: "پاسخ درست", Right: "درست", Wrong: "نادرست", SeeSheet: "دیدن پاسخ‌نامه",
-		Preview: "این یک پیش‌نمایش است: پاسخ‌ها ذخیره نمی‌شوند.", MeanRank: "میانگین رتبه (۱ یعنی نخست)", Rankings: "رتبه‌بندی"},
+		Preview: "این یک پیش‌نمایش است: پاسخ‌ها ذخیره نمی‌شوند.", MeanRank: "میانگین رتبه (۱ یعنی نخست)", Rankings: "رتبه‌بندی",
+		NPS: "خالص امتیاز ترویج‌کنندگان (NPS)", Promoters: "مروجان", Passives: "منفعل‌ها", Detractors: "منتقدان",
+		MoveUp: "بالا بردن", MoveDown: "پایین بردن", Moved: "%s: %d از %d"},
 	"ar": {Next: "التالي", Previous: "السابق", Submit: "إرسال", Code: "رمزك", Progress: "التقدم",
 		Thanks: "شكرًا! تم تسجيل إجابتك.", TimeUp: "انتهى وقت الإجابة.", TimeLeft: "الوقت المتبقي",
 		Closed: "هذا الاستبيان مغلق.", Responses: "الإجابات", Average: "المتوسط", Report: "تقرير", Required: "مطلوب",
 		Score: "الدرجة", YourAnswer: "إجابتك", CorrectAnswer: "الإجابة الصحيحة", Right: "صحيحة", Wrong: "خاطئة", SeeSheet: "عرض ورقة الإجابات",
-		Preview: "هذه معاينة: لا يتم حفظ الإجابات.", MeanRank: "متوسط الترتيب (1 هو الأول)", Rankings: "ترتيبات"},
+		Preview: "هذه معاينة: لا يتم حفظ الإجابات.", MeanRank: "متوسط الترتيب (١ هو الأول)", Rankings: "ترتيبات",
+		NPS: "صافي نقاط الترويج (NPS)", Promoters: "المروّجون", Passives: "المحايدون", Detractors: "المنتقدون",
+		MoveUp: "نقل لأعلى", MoveDown: "نقل لأسفل", Moved: "%s: %d من %d"},
 }
 
 func textsFor(lang string) texts {
@@ -210,6 +227,7 @@ func textsFor(lang string) texts {
 		t = textsByLang["en"]
 	}
 	t.File = fileTextsFor(lang)
+	t.Zero = zeroOf(lang)
 	return t
 }
 

@@ -2,8 +2,10 @@ package pages
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 
 	"surveyservice/shared/api"
@@ -19,7 +21,63 @@ type chart struct {
 	Average    float64
 	// Note says what the values are, when they are not counts.
 	Note string
+	// NPS is a 0-10 opinion scale's Net Promoter Score, nil for others.
+	NPS *npsScore
 }
+
+// npsScore is a 0-10 scale's Net Promoter Score: the share of promoters
+// (9-10) less that of detractors (0-6), -100 to 100, and the three
+// groups' shares (passives 7-8), in whole percents.
+type npsScore struct{ Score, Promoters, Passives, Detractors int64 }
+
+// newNPS scores a 0-10 scale's counts by value (counts[v]); ok is false
+// with no answers.
+func newNPS(counts map[int64]int64) (s npsScore, ok bool) {
+	var pro, pas, det int64
+	for v, k := range counts {
+		switch {
+		case v >= 9:
+			pro += k
+		case v >= 7:
+			pas += k
+		default:
+			det += k
+		}
+	}
+	n := pro + pas + det
+	if n == 0 {
+		return s, false
+	}
+	pct := func(k int64) int64 { return int64(math.Round(100 * float64(k) / float64(n))) }
+	return npsScore{Score: int64(math.Round(100 * float64(pro-det) / float64(n))), Promoters: pct(pro), Passives: pct(pas), Detractors: pct(det)}, true
+}
+
+// signed is the score with its sign, as NPS is written (+40, −20, 0).
+func (s npsScore) signed() string {
+	switch {
+	case s.Score > 0:
+		return "+" + strconv.FormatInt(s.Score, 10)
+	case s.Score < 0:
+		return "−" + strconv.FormatInt(-s.Score, 10)
+	}
+	return "0"
+}
+
+// isNPS reports whether a question is scored as a Net Promoter Score on
+// the report: an opinion scale from 0 to 10, the scale NPS asks on.
+func isNPS(e survey.Element) bool {
+	return e.Type == survey.TypeOpinionScale && e.ScaleMin == 0 && e.ScaleMax == 10
+}
+
+// look is how a chart is drawn for its page: right to left, and the
+// digit zero of its numbers (zeroOf).
+type look struct {
+	rtl  bool
+	zero rune
+}
+
+// n writes a count in the chart's digits.
+func (l look) n(v int64) string { return localDigits(l.zero, strconv.FormatInt(v, 10)) }
 
 // report is what the report template reads.
 type report struct {
@@ -51,7 +109,8 @@ func handleReport(st Store) http.Handler {
 		lang, _ := survey.LanguageCode(c.Survey.Language)
 		p := reportPage{page: newPage(lang, c.Survey.Name+" — "+textsFor(lang).Report)}
 		p.ThemeCSS = themeCSS(c.Survey.Theme)
-		p.Report = buildReport(c, agg, p.T, p.Dir == "rtl")
+		p.Wide = true
+		p.Report = buildReport(c, agg, p.T, look{rtl: p.Dir == "rtl", zero: p.T.Zero})
 		writePage(w, r, http.StatusOK, renderReport(p), p.ThemeCSS)
 		return nil
 	})
@@ -59,7 +118,7 @@ func handleReport(st Store) http.Handler {
 
 // buildReport draws a chart for each question with show_charts, in survey
 // order.
-func buildReport(c store.SurveyCollection, agg store.Aggregate, t texts, rtl bool) report {
+func buildReport(c store.SurveyCollection, agg store.Aggregate, t texts, lk look) report {
 	rep := report{Count: agg.Responses}
 	for _, e := range c.Layout.QuestionElements(c.Elements) {
 		if !e.ShowCharts {
@@ -82,12 +141,15 @@ func buildReport(c store.SurveyCollection, agg store.Aggregate, t texts, rtl boo
 			var sum, n int64
 			for v := lo; v <= hi; v++ {
 				k := agg.Scales[e.ID][v]
-				labels = append(labels, fmt.Sprint(v))
+				labels = append(labels, lk.n(v))
 				counts = append(counts, k)
 				sum, n = sum+v*k, n+k
 			}
 			if n > 0 {
 				ch.HasAverage, ch.Average = true, float64(sum)/float64(n)
+			}
+			if s, ok := newNPS(agg.Scales[e.ID]); ok && isNPS(e) {
+				ch.NPS = &s
 			}
 		case survey.TypeMatrix:
 			var rows, cols []string
@@ -101,7 +163,7 @@ func buildReport(c store.SurveyCollection, agg store.Aggregate, t texts, rtl boo
 			for _, col := range e.Columns {
 				cols = append(cols, col.Name)
 			}
-			ch.SVG = markup(matrixChart(len(rep.Charts), e.Title, rows, cols, grid, rtl)) // escaped text and numbers
+			ch.SVG = markup(matrixChart(len(rep.Charts), e.Title, rows, cols, grid, lk)) // escaped text and numbers
 			rep.Charts = append(rep.Charts, ch)
 			continue
 		case survey.TypeRanking:
@@ -112,13 +174,13 @@ func buildReport(c store.SurveyCollection, agg store.Aggregate, t texts, rtl boo
 				totals = append(totals, agg.Ranks[e.ID][x.ID])
 			}
 			ch.Note = t.MeanRank
-			ch.SVG = markup(rankingChart(len(rep.Charts), e.Title, t, names, totals, rtl)) // escaped text and numbers
+			ch.SVG = markup(rankingChart(len(rep.Charts), e.Title, t, names, totals, lk)) // escaped text and numbers
 			rep.Charts = append(rep.Charts, ch)
 			continue
 		default:
 			continue
 		}
-		ch.SVG = markup(barChart(len(rep.Charts), e.Title, labels, counts, rtl)) // written by doc.w: escaped text and numbers
+		ch.SVG = markup(barChart(len(rep.Charts), e.Title, labels, counts, lk)) // written by doc.w: escaped text and numbers
 		rep.Charts = append(rep.Charts, ch)
 	}
 	return rep
@@ -137,7 +199,7 @@ const (
 )
 
 // barChart draws horizontal bars, one a label, each with its count.
-func barChart(n int, title string, labels []string, counts []int64, rtl bool) string {
+func barChart(n int, title string, labels []string, counts []int64, lk look) string {
 	var max int64 = 1
 	for _, c := range counts {
 		max = maxInt(max, c)
@@ -145,10 +207,10 @@ func barChart(n int, title string, labels []string, counts []int64, rtl bool) st
 	rows := make([]barRow, len(labels))
 	var desc []string
 	for i, l := range labels {
-		rows[i] = barRow{label: l, frac: float64(counts[i]) / float64(max), value: fmt.Sprint(counts[i])}
-		desc = append(desc, fmt.Sprintf("%s: %d", l, counts[i]))
+		rows[i] = barRow{label: l, frac: float64(counts[i]) / float64(max), value: lk.n(counts[i])}
+		desc = append(desc, l+": "+lk.n(counts[i]))
 	}
-	return bars(n, title, strings.Join(desc, "; "), rows, rtl)
+	return bars(n, title, strings.Join(desc, "; "), rows, lk.rtl)
 }
 
 // barRow is one bar: its label, its length (0 to 1 of the bars' column)
@@ -200,15 +262,54 @@ func bars(n int, title, desc string, rows []barRow, rtl bool) string {
 }
 
 // chartColors is how many segment colours the page's CSS has (.seg0 to
-// .seg5); a matrix with more columns uses them again, in order.
+// .seg5, dark and mid tones in turn, each at least 3:1 on white, with its
+// count's text colour .sc0 to .sc5); a matrix with more columns uses them
+// again, in order.
 const chartColors = 6
+
+// segMin is the narrowest a segment of count k is drawn, in the SVG's
+// units: room for its count, written inside it.
+func segMin(k int64) float64 { return float64(7*len(strconv.FormatInt(k, 10)) + 8) }
+
+// segWidths lays out a row's segments in w units: each in proportion to
+// its count, but none narrower than its count needs (segMin), the room
+// for those taken from the wider ones. A row whose counts need more than
+// w gets what they need.
+func segWidths(counts []int64, total int64, w float64) []float64 {
+	out := make([]float64, len(counts))
+	var need float64
+	for _, k := range counts {
+		if k > 0 {
+			need += segMin(k)
+		}
+	}
+	w = max(w, need)
+	var sum, slack float64
+	for i, k := range counts {
+		if k == 0 {
+			continue
+		}
+		out[i] = max(segMin(k), w*float64(k)/float64(total))
+		sum += out[i]
+		slack += out[i] - segMin(k)
+	}
+	if excess := sum - w; excess > 0 && slack > 0 {
+		for i, k := range counts {
+			if k > 0 {
+				out[i] -= excess * (out[i] - segMin(k)) / slack
+			}
+		}
+	}
+	return out
+}
 
 // matrixChart draws a matrix's answers: a bar a row, stacked from the
 // count of each column picked in it (in column order, each segment its
-// column's colour, with a tooltip), the row's total past its end, and a
+// column's colour, apart from the next by a white gap, its count written
+// inside it: WCAG 1.4.1 and 1.4.11), the row's total past its end, and a
 // legend of the columns below. Its description reads every count: each
 // row, then each column's count in it.
-func matrixChart(n int, title string, rows, cols []string, counts [][]int64, rtl bool) string {
+func matrixChart(n int, title string, rows, cols []string, counts [][]int64, lk look) string {
 	var max int64 = 1
 	totals := make([]int64, len(rows))
 	var desc []string
@@ -216,45 +317,51 @@ func matrixChart(n int, title string, rows, cols []string, counts [][]int64, rtl
 		var parts []string
 		for j, c := range cols {
 			totals[i] += counts[i][j]
-			parts = append(parts, fmt.Sprintf("%s %d", c, counts[i][j]))
+			parts = append(parts, c+" "+lk.n(counts[i][j]))
 		}
 		max = maxInt(max, totals[i])
 		desc = append(desc, fmt.Sprintf("%s: %s", r, strings.Join(parts, ", ")))
 	}
 	barW := chartWidth - chartLabelW - chartValueW
 	var d doc
-	chartHead(&d, n, chartRowH*(len(rows)+len(cols))+12, title, strings.Join(desc, "; "), rtl)
+	chartHead(&d, n, chartRowH*(len(rows)+len(cols))+12, title, strings.Join(desc, "; "), lk.rtl)
 	for i, r := range rows {
 		y := i*chartRowH + 2
-		w := int(int64(barW) * totals[i] / max)
+		widths := segWidths(counts[i], totals[i], float64(int64(barW)*totals[i]/max))
+		var at float64 // the width drawn before this segment
+		for _, w := range widths {
+			at += w
+		}
+		w := int(math.Round(at))
 		labelX, valueX := 2, chartLabelW+w+6
-		if rtl {
+		if lk.rtl {
 			labelX, valueX = chartWidth-2, chartWidth-chartLabelW-w-6
 		}
 		d.w(`<g class="item"><text x="%s" y="%s" class="label">%s</text>`, num(labelX), num(y+18), text(truncate(r, chartLabel)))
-		var at int64 // the count drawn before this segment
+		at = 0
 		for j, c := range cols {
 			k := counts[i][j]
 			if k == 0 {
 				continue
 			}
-			x0, x1 := int(int64(barW)*at/max), int(int64(barW)*(at+k)/max)
-			at += k
+			x0, x1 := int(math.Round(at)), int(math.Round(at+widths[j]))
+			at += widths[j]
 			x := chartLabelW + x0
-			if rtl {
+			if lk.rtl {
 				x = chartWidth - chartLabelW - x1
 			}
 			d.w(`<rect class="seg seg%s" x="%s" y="%s" width="%s" height="20"><title>%s</title></rect>`,
-				num(j%chartColors), num(x), num(y+2), num(x1-x0), text(fmt.Sprintf("%s, %s: %d", r, c, k)))
+				num(j%chartColors), num(x), num(y+2), num(x1-x0), text(fmt.Sprintf("%s, %s: %s", r, c, lk.n(k))))
+			d.w(`<text class="sc sc%s" x="%s" y="%s">%s</text>`, num(j%chartColors), num(x+(x1-x0)/2), num(y+17), text(lk.n(k)))
 		}
-		d.w(`<text x="%s" y="%s" class="value">%s</text></g>`, num(valueX), num(y+18), num(totals[i]))
+		d.w(`<text x="%s" y="%s" class="value">%s</text></g>`, num(valueX), num(y+18), text(lk.n(totals[i])))
 	}
 	// The legend: a swatch and a column's name a line.
 	top := chartRowH*len(rows) + 10
 	for j, c := range cols {
 		y := top + j*chartRowH
 		swatchX, labelX := 2, 24
-		if rtl {
+		if lk.rtl {
 			swatchX, labelX = chartWidth-18, chartWidth-24
 		}
 		d.w(`<g class="legend"><rect class="seg seg%s" x="%s" y="%s" width="16" height="16"></rect><text x="%s" y="%s" class="label">%s</text></g>`,
@@ -268,7 +375,7 @@ func matrixChart(n int, title string, rows, cols []string, counts [][]int64, rtl
 // first: the longer the bar, the better the rank (a mean of 1 fills the
 // column, the last rank a sliver), the mean written past its end. Its
 // description reads each choice's mean rank and how many ranked it.
-func rankingChart(n int, title string, t texts, names []string, totals []store.RankTotal, rtl bool) string {
+func rankingChart(n int, title string, t texts, names []string, totals []store.RankTotal, lk look) string {
 	order := make([]int, len(names))
 	for i := range order {
 		order[i] = i
@@ -287,12 +394,12 @@ func rankingChart(n int, title string, t texts, names []string, totals []store.R
 		tot := totals[i]
 		r := barRow{label: names[i], value: "–"}
 		if tot.Count > 0 {
-			r.frac, r.value = (k+1-tot.Mean())/k, string(decimal(tot.Mean()))
+			r.frac, r.value = (k+1-tot.Mean())/k, localDigits(lk.zero, string(decimal(tot.Mean())))
 		}
 		rows = append(rows, r)
-		desc = append(desc, fmt.Sprintf("%s: %s (%s %d)", names[i], r.value, t.Rankings, tot.Count))
+		desc = append(desc, fmt.Sprintf("%s: %s (%s %s)", names[i], r.value, t.Rankings, lk.n(tot.Count)))
 	}
-	return bars(n, title+" — "+t.MeanRank, strings.Join(desc, "; "), rows, rtl)
+	return bars(n, title+" — "+t.MeanRank, strings.Join(desc, "; "), rows, lk.rtl)
 }
 
 func maxInt(a, b int64) int64 {

@@ -40,16 +40,7 @@ func uploadsConnect(p surveyPage) []string {
 
 // hasFileQuestion reports whether the survey asks for a file: only then
 // does its page load uploads.js and connect to the bucket.
-func hasFileQuestion(p surveyPage) bool {
-	for _, pg := range p.Survey.Questions {
-		for _, q := range pg {
-			if q.Type == survey.TypeFileUpload {
-				return true
-			}
-		}
-	}
-	return false
-}
+func hasFileQuestion(p surveyPage) bool { return hasType(p, survey.TypeFileUpload) }
 
 // pageTexts16 are the words section 16 adds to the page, by language.
 type pageTexts16 struct {

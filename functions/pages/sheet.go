@@ -35,7 +35,7 @@ func renderSheet(p page, sh survey.Sheet, elements map[int64]survey.Element) []b
 	var d doc
 	d.head(p)
 	d.w("<h1>%s</h1>\n<section class=\"sheet\" id=\"sheet\" aria-labelledby=\"score\">\n", text(p.Title))
-	d.w("<p class=\"score\" id=\"score\">%s: <strong>%s</strong></p>\n<ol class=\"sheet-questions\">\n", text(p.T.Score), text(sh.Score.String()))
+	d.w("<p class=\"score\" id=\"score\">%s: <strong>%s</strong></p>\n<ol class=\"sheet-questions\">\n", text(p.T.Score), text(localDigits(p.T.Zero, sh.Score.String())))
 	for _, q := range sh.Questions {
 		e := elements[q.ID]
 		d.w("<li class=\"sheet-q\" data-id=\"%s\"><h2>%s</h2>\n<p class=\"yours\">%s: %s</p>\n", num(q.ID), text(q.Title), text(p.T.YourAnswer), text(e.AnswerText(q.YourAnswer)))

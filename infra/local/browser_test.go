@@ -259,11 +259,19 @@ var everyTypeSteps = [][]string{
 	{" ", kb.ArrowDown},        // single choice: the second
 	{" ", kb.Tab, kb.Tab, " "}, // multiple: first and third
 	{" "},                      // picture: the first
-	{kb.ArrowDown, kb.ArrowDown, kb.Tab, kb.Tab, kb.ArrowUp, kb.ArrowUp},                                                  // ranking: first last, last first
+	{kb.Tab, kb.Tab, kb.Tab, kb.Tab, kb.ArrowUp, kb.ArrowUp, kb.Tab, kb.Tab, kb.Tab, kb.Enter},                            // ranking: Speed up twice (arrow keys), Price down (its button)
 	{" ", kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.ArrowDown}, // scale: 8
 	{" ", kb.ArrowDown, kb.ArrowDown, kb.ArrowDown},                                                                       // rating: 4
 	{kb.ArrowDown},                   // dropdown: the first
 	{" ", kb.Tab, " ", kb.ArrowDown}, // matrix: row 1 col 1, row 2 col 2
+}
+
+// plainSteps are everyTypeSteps for the plain form, without the script:
+// a ranking's choices are ranked by their selects.
+func plainSteps() [][]string {
+	steps := append([][]string(nil), everyTypeSteps...)
+	steps[4] = []string{kb.ArrowDown, kb.ArrowDown, kb.Tab, kb.Tab, kb.ArrowUp, kb.ArrowUp} // Price last, Speed first
+	return steps
 }
 
 // answerEveryType answers the every-type survey by keyboard, page by page
@@ -513,7 +521,7 @@ func TestBrowserPlainFormWithoutScript(t *testing.T) {
 	visible(t, ctx, "textarea")
 	shot(t, ctx, "noscript-form")
 	// Every page is on one form: Tab from one question to the next.
-	for _, s := range everyTypeSteps {
+	for _, s := range plainSteps() {
 		keys(t, ctx, kb.Tab)
 		keys(t, ctx, s...)
 	}
@@ -524,6 +532,10 @@ func TestBrowserPlainFormWithoutScript(t *testing.T) {
 	shot(t, ctx, "noscript-thanks")
 	if msg := evalJS[string](t, ctx, `document.getElementById("message").textContent`); msg != "Thank you!" {
 		t.Errorf("after the plain form: %q", msg)
+	}
+	// As the script's thanks: a heading, in a card, with the footer.
+	if got := evalJS[string](t, ctx, `document.getElementById("message").tagName + " " + !!document.querySelector("#thanks footer, footer.brand")`); got != "H2 true" {
+		t.Errorf("the plain form's thanks: %s, want a heading (H2) and the footer", got)
 	}
 	rs := p.responses(t, sv.ID)
 	if len(rs) != 1 {

@@ -129,6 +129,11 @@ func TestBrowserUpload(t *testing.T) {
 	open(t, ctx, p.pagesServer, sv.URLSlug)
 	sel := fmt.Sprintf("#a%d", qid)
 	visible(t, ctx, sel)
+	// The file input's button is drawn as the page's buttons are.
+	if got := evalJS[string](t, ctx, `(() => { const f = getComputedStyle(document.querySelector("`+sel+`"), "::file-selector-button"), b = getComputedStyle(document.getElementById("next"));
+		return [f.backgroundColor === b.backgroundColor, f.color === b.color, f.paddingTop === b.paddingTop, f.borderRadius === b.borderRadius].join(" "); })()`); got != "true true true true" {
+		t.Errorf("the file input's button is not styled as the page's buttons (colour, text, padding, corners): %s", got)
+	}
 	choose(t, ctx, sel, path)
 	q := fmt.Sprintf(`document.querySelector('.q[data-id="%d"]')`, qid)
 	waitText(t, ctx, q+`.getAttribute("data-upload")||""`)

@@ -32,6 +32,21 @@
   var nextLabel = next.textContent;
   var at = 0, busy = false, deadline = 0, ticking = 0;
   function field(n) { return form.elements[n]; }
+  // The numbers people read are in the page language's digits (fa, ar).
+  var zero = { fa: 1776, ar: 1632 }[document.documentElement.lang];
+  function digits(s) { return zero ? String(s).replace(/\d/g, function (d) { return String.fromCharCode(zero + +d); }) : String(s); }
+  // focusOn moves the focus to el; after a pointer (or none yet, on load)
+  // no ring is drawn around a heading or a message, after a key it is.
+  var keyed = false;
+  document.addEventListener("keydown", function () { keyed = true; }, true);
+  document.addEventListener("pointerdown", function () { keyed = false; }, true);
+  function focusOn(el) {
+    if (!keyed && !el.matches("input,select,textarea,button")) {
+      el.classList.add("calm");
+      el.addEventListener("blur", function () { el.classList.remove("calm"); }, { once: true });
+    }
+    el.focus();
+  }
   var none = function () { return Promise.resolve({}); };
   var extras = window.surveyExtras || { session: none, submission: none, submitted: function () {} };
   // Display rules, per-question timers and choice orders (logic_page.js).
@@ -58,15 +73,16 @@
     bar(i);
     if (logic && logic.timed && field("session").value) logic.countdown(pages[i], timer, timer.getAttribute("data-label"), function () {
       if (step(at, 1) < pages.length) show(step(at, 1)); else if (form.requestSubmit) form.requestSubmit(); else submit.click();
-    });
-    var f = pages[i].querySelector("input:not([type=hidden]),select,textarea,h2,h3");
-    if (f) { if (!f.matches("input,select,textarea")) f.tabIndex = -1; f.focus(); }
+    }, digits);
+    // The first control shown (a ranking's selects are not), else the heading.
+    var f = Array.prototype.find.call(pages[i].querySelectorAll("input:not([type=hidden]),select,textarea,.moves button,h2,h3"), function (e) { return e.getClientRects().length; });
+    if (f) { if (!f.matches("input,select,textarea")) f.tabIndex = -1; focusOn(f); }
   }
 
   function fail(msgs) {
     errors.innerHTML = "";
     msgs.forEach(function (m) { var p = document.createElement("p"); p.dir = "auto"; p.textContent = m; errors.appendChild(p); });
-    errors.focus();
+    focusOn(errors);
   }
 
   // messages are an error body's messages, an answer's prefixed with its
@@ -138,8 +154,8 @@
     timer.hidden = false;
     function tick() {
       var left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
-      timer.textContent = timer.getAttribute("data-label") + ": " + Math.floor(left / 60) + ":" + ("0" + left % 60).slice(-2);
-      if (left === 0) { clearInterval(ticking); form.hidden = true; timeup.hidden = false; timeup.focus(); }
+      timer.textContent = timer.getAttribute("data-label") + ": " + digits(Math.floor(left / 60) + ":" + ("0" + left % 60).slice(-2));
+      if (left === 0) { clearInterval(ticking); form.hidden = true; timeup.hidden = false; focusOn(timeup); }
     }
     tick();
     ticking = setInterval(tick, 250);
@@ -173,6 +189,7 @@
       if (r.status !== 201) { fail(messages(r.body)); return false; }
       field("session").value = r.body.session;
       if (logic) logic.order(r.body.choice_orders);
+      if (window.surveyRanking) window.surveyRanking.renumber();
       startCountdown(r.body.started_at);
       if (logic && logic.timed && pages[at].classList.contains("questions")) show(at);
       return true;
@@ -252,7 +269,7 @@
         // saved; 200 with edited_at: an edit.
         if (r.status === 201 || r.status === 200 && (r.body.preview || r.body.edited_at)) {
           clearInterval(ticking); if (logic) { logic.stop(); logic.sheet(r.body, thanks); }
-          form.hidden = true; timer.hidden = true; thanks.hidden = false; thanks.focus();
+          form.hidden = true; timer.hidden = true; thanks.hidden = false; focusOn(thanks);
           tell({ type: "survey:submitted" });
           extras.submitted(r.body);
           return;

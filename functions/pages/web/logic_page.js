@@ -102,7 +102,7 @@
         if (!el) return;
         orders[id].forEach(function (cid) {
           var input = el.querySelector('input[value="' + cid + '"],select[data-choice="' + cid + '"],option[value="' + cid + '"]');
-          var item = input && (input.closest("label") || (input.tagName === "OPTION" ? input : null));
+          var item = input && ((input.closest(".rank-item") || input.closest("label")) || (input.tagName === "OPTION" ? input : null));
           if (item) item.parentNode.appendChild(item);
         });
         var tail = el.querySelector(".lbl:last-child");
@@ -111,8 +111,9 @@
     }
 
     var ticking = 0;
-    // countdown runs page's own time on el, then calls done; stop ends it.
-    function countdown(page, el, label, done) {
+    // countdown runs page's own time on el (its numbers written by digits),
+    // then calls done; stop ends it.
+    function countdown(page, el, label, done, digits) {
       clearInterval(ticking);
       var total = timed ? seconds(page) : 0;
       if (!total) { if (el && timed) el.hidden = true; return; }
@@ -120,7 +121,7 @@
       el.hidden = false;
       function tick() {
         var left = Math.max(0, Math.ceil((end - Date.now()) / 1000));
-        el.textContent = label + ": " + Math.floor(left / 60) + ":" + ("0" + left % 60).slice(-2);
+        el.textContent = label + ": " + (digits || String)(Math.floor(left / 60) + ":" + ("0" + left % 60).slice(-2));
         if (left === 0) { clearInterval(ticking); done(); }
       }
       tick();
