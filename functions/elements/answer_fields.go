@@ -251,7 +251,7 @@ func readFileTypes(f *api.Form) ([]string, bool) {
 			errs[strconv.Itoa(i)] = []string{api.MsgNotString}
 			continue
 		}
-		s = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(s), "."))
+		s = strings.ToLower(strings.TrimSpace(s))
 		if !survey.ValidFileType(s) {
 			errs[strconv.Itoa(i)] = []string{fmt.Sprintf("Enter an extension of 1 to %d letters or digits.", survey.MaxFileTypeLen)}
 			continue

@@ -72,7 +72,7 @@ func TestChoicesCreate(t *testing.T) {
 	scale := f.create(t, sid, `{"title":"S","type":6,"scale_min":1,"scale_max":7,"left_label":"bad","right_label":""}`)
 	rating := f.create(t, sid, `{"title":"R","type":7,"rating_max":10}`)
 	text := f.create(t, sid, `{"title":"T","type":2,"max_length":140}`)
-	file := f.create(t, sid, `{"title":"F","type":11,"max_file_size_mb":25,"allowed_file_types":["PDF",".png","pdf","heic"]}`)
+	file := f.create(t, sid, `{"title":"F","type":11,"max_file_size_mb":25,"allowed_file_types":["PDF","png","pdf","heic"]}`)
 	drop := warm
 	for _, tc := range []struct {
 		el   map[string]any
@@ -173,9 +173,9 @@ func TestChoicesInvalid(t *testing.T) {
 		{"max_file_size_mb 26", `{"type":11,"max_file_size_mb":26}`, fieldErr("max_file_size_mb", "Ensure this value is less than or equal to 25.")},
 		{"allowed_file_types empty", `{"type":11,"allowed_file_types":[]}`, fieldErr("allowed_file_types", "This list may not be empty.")},
 		{"allowed_file_types a string", `{"type":11,"allowed_file_types":"pdf"}`, fieldErr("allowed_file_types", `Expected a list of items but got type "str".`)},
-		{"allowed_file_types bad items", `{"type":11,"allowed_file_types":["pdf","tar.gz","",5,"abcdefghijk"]}`,
+		{"allowed_file_types bad items", `{"type":11,"allowed_file_types":["pdf","tar.gz","",5,"abcdefghijk",".pdf"]}`,
 			`{"allowed_file_types":{"1":["Enter an extension of 1 to 10 letters or digits."],"2":["Enter an extension of 1 to 10 letters or digits."],` +
-				`"3":["Not a valid string."],"4":["Enter an extension of 1 to 10 letters or digits."]}}`},
+				`"3":["Not a valid string."],"4":["Enter an extension of 1 to 10 letters or digits."],"5":["Enter an extension of 1 to 10 letters or digits."]}}`},
 		{"max_file_size_mb on text", `{"type":2,"max_file_size_mb":5}`, fieldErr("max_file_size_mb", notTaken(2))},
 		{"allowed_file_types on rating", `{"type":7,"allowed_file_types":["pdf"]}`, fieldErr("allowed_file_types", notTaken(7))},
 		// Refused on a type that does not take the field.

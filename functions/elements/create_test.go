@@ -133,11 +133,16 @@ func TestCreateValid(t *testing.T) {
 		{"read-only and unknown fields ignored", `{"title":"E","type":2,"id":5,"order":99,"color":"red"}`, map[string]any{"correct_choice": nil}},
 		{"10,000 unknown fields", many.String(), map[string]any{"title": "Many"}},
 	}
-	for _, ct := range []string{"", "application/json; charset=utf-8", "application/vnd.api+json"} {
+	for _, ct := range []string{"application/json; charset=utf-8", "application/vnd.api+json"} {
 		r := serve(t, f.h, "POST", listPath(sid), f.key, ct, `{"title":"CT","type":2}`)
 		if r.code != 201 {
 			t.Errorf("POST with Content-Type %q: %d %s", ct, r.code, r.body)
 		}
+	}
+	// A body without a Content-Type is 415 (contract section 3, amended).
+	if r := serve(t, f.h, "POST", listPath(sid), f.key, "", `{"title":"CT","type":2}`); r.code != 415 ||
+		string(r.body) != `{"detail":"Unsupported media type \"\" in request."}` {
+		t.Errorf("POST without Content-Type: %d %s", r.code, r.body)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

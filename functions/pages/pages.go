@@ -7,6 +7,8 @@ package pages
 
 import (
 	"context"
+	"net/http"
+	"strings"
 	"time"
 
 	"surveyservice/shared/api"
@@ -57,5 +59,13 @@ func New(d Deps) *api.Router {
 	oembed := api.Route{Method: "GET", Path: "/api/oembed/", Name: "oEmbed", Public: true,
 		Formats: []api.Format{{Name: "xml", MediaType: "text/xml+oembed"}}}
 	rt.Handle(oembed, handleOEmbed(st, d.Now))
+	// A hosted page's 404 is always the HTML page; oEmbed's is the API's.
+	rt.NotFound(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			api.Error(w, r, survey.ErrNotFound)
+			return
+		}
+		writeNotFound(w, r)
+	}))
 	return rt
 }

@@ -156,9 +156,13 @@ func TestPages(t *testing.T) {
 	if a := f.get(asset); a.code != 200 || !strings.Contains(a.header.Get("Cache-Control"), "immutable") || a.header.Get("Content-Type") != "text/css; charset=utf-8" {
 		t.Errorf("asset %s: %d %v", asset, a.code, a.header)
 	}
-	for _, p := range []string{"/s/nosuchslug/", "/r/nosuchcode/", "/assets/app.css/", "/assets/app.000000000000.css"} {
-		if r := f.get(p); r.code != 404 || !strings.Contains(r.body, "There is nothing at this address.") {
-			t.Errorf("GET %s: %d %.80s", p, r.code, r.body)
+	// Every 404 of the hosted pages is the HTML page, whatever the path
+	// (issue 29, finding 10: unknown paths and formats answered JSON).
+	for _, p := range []string{"/s/nosuchslug/", "/r/nosuchcode/", "/assets/app.css/", "/assets/app.000000000000.css",
+		"/s/" + f.sv.URLSlug + "/extra/", "/s/", "/r/", "/s/a/b/c/", "/s/" + f.sv.URLSlug + "/?format=xml", "/r/" + f.sv.ReportCode + "/?format=json2"} {
+		if r := f.get(p); r.code != 404 || !strings.Contains(r.body, "There is nothing at this address.") ||
+			!strings.HasPrefix(r.header.Get("Content-Type"), "text/html") {
+			t.Errorf("GET %s: %d %s %.80s", p, r.code, r.header.Get("Content-Type"), r.body)
 		}
 	}
 	rep := f.get("/r/" + f.sv.ReportCode + "/")

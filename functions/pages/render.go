@@ -109,7 +109,7 @@ func writeFramed(w http.ResponseWriter, r *http.Request, status int, body []byte
 	h.Set("Content-Security-Policy", policy+"; "+style+"; frame-ancestors "+ancestors)
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
+	if api.WritesBody(r) {
 		_, _ = w.Write(body)
 	}
 }

@@ -29,7 +29,8 @@ func (f fixture) solved(tb testing.TB, slug string) map[string]any {
 }
 
 // TestChallenge: every live survey answers a challenge: sealed, a salt of
-// 16 bytes, the difficulty, expiring in 10 minutes; an unknown survey 404.
+// 16 bytes, the difficulty, expiring in 10 minutes; an unknown or trashed
+// survey 404.
 func TestChallenge(t *testing.T) {
 	f := newFixture(t)
 	slug, _ := f.survey(t, nil)
@@ -52,6 +53,12 @@ func TestChallenge(t *testing.T) {
 		t.Errorf("a challenge cost %v", r.ops)
 	}
 	send(t, f.h, "GET", challengePath("no-such-survey-x"), "").is(t, 404, `{"detail":"Not found."}`)
+	// A trashed survey has no challenge, as it has no page.
+	trashed, tsid := f.survey(t, nil)
+	if err := f.st.TrashSurvey(context.Background(), f.aid, tsid); err != nil {
+		t.Fatal(err)
+	}
+	send(t, f.h, "GET", challengePath(trashed), "").is(t, 404, `{"detail":"Not found."}`)
 }
 
 // TestCaptchaSession: a captcha_needed survey's session needs a solved

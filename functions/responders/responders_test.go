@@ -335,8 +335,8 @@ func TestBody(t *testing.T) {
 			t.Fatalf("got %d %s, want 400 JSON parse error", r.code, r.body)
 		}
 	})
-	t.Run("no content type is read as JSON", func(t *testing.T) {
-		send(t, f.h, "POST", path, `{"code":"alpha"}`).is(t, 200, authenticated)
+	t.Run("no content type is 415", func(t *testing.T) {
+		send(t, f.h, "POST", path, `{"code":"alpha"}`).is(t, 415, `{"detail":"Unsupported media type \"\" in request."}`)
 	})
 	t.Run("string code 5 is a code", func(t *testing.T) {
 		authenticate(t, f.h, slug, "5").is(t, 200, authenticated)

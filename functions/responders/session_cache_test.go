@@ -87,7 +87,7 @@ func TestSessionStartCache(t *testing.T) {
 	h := newHandler(st, f)
 
 	// Cold: survey, settings, layout and counts in one BatchGetItem.
-	if r := send(t, h, "POST", sessionsPath(slug), "{}"); r.code != 201 || r.ops["DynamoDB.BatchGetItem"] != 1 {
+	if r := send(t, h, "POST", sessionsPath(slug), "{}", js...); r.code != 201 || r.ops["DynamoDB.BatchGetItem"] != 1 {
 		t.Fatalf("a start on a cold container: %d %s, calls %v", r.code, r.body, r.ops)
 	}
 	_, coldBytes, coldLayout := rec.take("LAYOUT")
@@ -99,7 +99,7 @@ func TestSessionStartCache(t *testing.T) {
 	}
 	rec.take("")
 
-	r := send(t, h, "POST", sessionsPath(slug), "{}")
+	r := send(t, h, "POST", sessionsPath(slug), "{}", js...)
 	calls, warmBytes, layout := rec.take("LAYOUT")
 	t.Logf("a session start: cold %d bytes of BatchGetItem; warm %d bytes in %d call(s), DynamoDB calls %v", coldBytes, warmBytes, calls, r.ops)
 	if want := fmt.Sprint(map[string]int{"DynamoDB.BatchGetItem": 1}); r.code != 201 || fmt.Sprint(r.ops) != want || calls != 1 {
@@ -114,7 +114,7 @@ func TestSessionStartCache(t *testing.T) {
 	if err := f.st.UpdateSettings(ctx, f.aid, sid, store.SettingsUpdate{Set: map[string]any{"code_auth": true}}); err != nil {
 		t.Fatal(err)
 	}
-	r = send(t, h, "POST", sessionsPath(slug), "{}")
+	r = send(t, h, "POST", sessionsPath(slug), "{}", js...)
 	if r.code == 201 || r.ops["DynamoDB.BatchGetItem"] != 2 {
 		t.Errorf("a start after code_auth was turned on: %d %s, calls %v; want refused after two BatchGetItems", r.code, r.body, r.ops)
 	}

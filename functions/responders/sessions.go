@@ -80,13 +80,21 @@ func valuesJSON(p links.Payload) map[string]any {
 
 // handleChallenge answers a proof-of-work challenge for a live survey
 // (contract section 16), whether or not it needs one: the code-guess guard
-// may ask for one too. Sealing is local while the data key is fresh: one
-// read of the slug (cached) and no other call.
+// may ask for one too; a trashed survey answers 404. Sealing is local
+// while the data key is fresh: the slug and the survey are read (both
+// cached) and no other call is made.
 func handleChallenge(st Store, sealer responding.Sealer, now func() time.Time) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		sid, err := st.SurveyIDBySlug(r.Context(), r.PathValue("url_slug"))
 		if err != nil {
 			return err
+		}
+		c, err := st.PublicCollection(r.Context(), sid, false)
+		if err != nil {
+			return err
+		}
+		if c.Survey.Deleted { // a trashed survey has no page, so no challenge
+			return survey.ErrNotFound
 		}
 		is, err := challenge.Issue(r.Context(), sealer, sid, now())
 		if err != nil {

@@ -23,10 +23,15 @@ const (
 
 var errInvalidPage = survey.Errorf(survey.ENOTFOUND, "Invalid page.")
 
+// invisible reports a format character (Unicode category Cf): the
+// zero-width ones and the bidirectional controls, which make two codes
+// that read the same differ, or one read as another.
+func invisible(r rune) bool { return unicode.Is(unicode.Cf, r) }
+
 // readCodes reads a body of codes: a JSON array of strings or {"codes":
-// [...]}. Each code is trimmed, 1-100 characters, without control
-// characters; the answer is de-duplicated in request order. allowEmpty
-// admits [] (a DELETE of nothing).
+// [...]}. Each code is trimmed, 1-100 characters, without control or
+// format (invisible, bidi) characters; the answer is de-duplicated in
+// request order. allowEmpty admits [] (a DELETE of nothing).
 func readCodes(raw json.RawMessage, allowEmpty bool) ([]string, error) {
 	field := "non_field_errors"
 	if api.JSONKind(raw) == "dict" {
@@ -68,6 +73,8 @@ func readCodes(raw json.RawMessage, allowEmpty bool) ([]string, error) {
 			errs[strconv.Itoa(i)] = []string{fmt.Sprintf("Ensure this field has no more than %d characters.", maxCodeLength)}
 		case strings.ContainsFunc(code, unicode.IsControl) || !utf8.ValidString(code):
 			errs[strconv.Itoa(i)] = []string{"A code may not contain control characters."}
+		case strings.ContainsFunc(code, invisible):
+			errs[strconv.Itoa(i)] = []string{"A code may not contain invisible or direction-changing characters."}
 		case !seen[code]:
 			seen[code] = true
 			out = append(out, code)

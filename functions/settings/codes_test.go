@@ -42,7 +42,7 @@ func TestCodesAdd(t *testing.T) {
 	}
 	body := `["d"]`
 	check(t, "charset", serve(f.h, "POST", codesPath(sid), f.key, "application/json; charset=utf-8", &body), 201, `["d"]`)
-	check(t, "no content type", serve(f.h, "POST", codesPath(sid), f.key, "", &body), 201, `["d"]`)
+	check(t, "no content type", serve(f.h, "POST", codesPath(sid), f.key, "", &body), 415, `{"detail":"Unsupported media type \"\" in request."}`)
 	if n := f.count(t, sid); n != 8 {
 		t.Errorf("count: %d, want 8", n)
 	}
@@ -132,6 +132,12 @@ func TestCodesPostErrors(t *testing.T) {
 		{"NUL", `["fresh", "\u0000"]`, "1"},
 		{"DEL", `["fresh", "a\u007fb"]`, "1"},
 		{"C1 control", `["fresh", "a\u0085b"]`, "1"},
+		{"bidi override", `["fresh", "ab\u202ec"]`, "1"},
+		{"bidi isolate", `["fresh", "\u2066abc\u2069"]`, "1"},
+		{"left-to-right mark", `["fresh", "abc\u200e"]`, "1"},
+		{"zero-width space", `["fresh", "a\u200bb"]`, "1"},
+		{"zero-width joiner", `["fresh", "a\u200db"]`, "1"},
+		{"byte order mark", `["fresh", "\ufeffabc"]`, "1"},
 		{"non-string item", `["fresh", 5]`, "1"},
 		{"null item", `["fresh", null]`, "1"},
 		{"list item", `["fresh", ["x"]]`, "1"},
@@ -159,6 +165,8 @@ func TestCodesPostErrors(t *testing.T) {
 			}
 		}
 	}
+	check(t, "bidi message", f.do("POST", codesPath(sid), `["ab\u202ec"]`), 400,
+		`{"non_field_errors":{"0":["A code may not contain invisible or direction-changing characters."]}}`)
 	check(t, "no body", f.do("POST", codesPath(sid), ""), 400, nil)
 	body := `["fresh"]`
 	check(t, "text/plain", serve(f.h, "POST", codesPath(sid), f.key, "text/plain", &body), 415, textPlain)

@@ -229,7 +229,7 @@ func TestBodies(t *testing.T) {
 	body := `{"hide_next_button": true}`
 	check(t, "text/plain", serve(f.h, "PATCH", settingsPath(sid), f.key, "text/plain", &body), 415, textPlain)
 	check(t, "charset", serve(f.h, "PATCH", settingsPath(sid), f.key, "application/json; charset=utf-8", &body), 200, nil)
-	check(t, "no content type", serve(f.h, "PATCH", settingsPath(sid), f.key, "", &body), 200, nil)
+	check(t, "no content type", serve(f.h, "PATCH", settingsPath(sid), f.key, "", &body), 415, `{"detail":"Unsupported media type \"\" in request."}`)
 	check(t, "unknown fields ignored", f.patch(t, sid, `{"color": "red", "id": 5}`), 200, with(defaults("Bodies"), map[string]any{"hide_next_button": true}))
 	sameSettings(t, "GET", f.get(t, sid), with(defaults("Bodies"), map[string]any{"hide_next_button": true}))
 }

@@ -164,8 +164,12 @@ func TestErrorAnswersFit(t *testing.T) {
 	// One item with more keys than the survey has variables, and keys too
 	// long to be a variable's name: neither is echoed.
 	long := strings.Repeat("k", 5000)
-	expect(t, "an item of five keys", f.do(t, "POST", hashesPath(sv.ID), `{"values":[{"city":"x"},{"a":1,"b":1,"c":1,"d":1,"e":1}]}`), 400,
-		`{"values":{"1":{"non_field_errors":["Expected at most 4 keys (the survey's variables and is_unique), got 5."]}}}`)
+	// The unknown keys are named (issue 30, item 6), the first five of them.
+	expect(t, "an item of five keys", f.do(t, "POST", hashesPath(sv.ID), `{"values":[{"city":"x"},{"e":1,"b":1,"c":1,"d":1,"a":1}]}`), 400,
+		`{"values":{"1":{"a":["Unknown variable."],"b":["Unknown variable."],"c":["Unknown variable."],"d":["Unknown variable."],"e":["Unknown variable."]}}}`)
+	expect(t, "an item of seven keys", f.do(t, "POST", hashesPath(sv.ID), `{"values":[{"a":1,"b":1,"c":1,"d":1,"e":1,"f":1,"city":"x"}]}`), 400,
+		`{"values":{"0":{"a":["Unknown variable."],"b":["Unknown variable."],"c":["Unknown variable."],"d":["Unknown variable."],"e":["Unknown variable."],`+
+			`"non_field_errors":["1 more unknown variable is not shown."]}}}`)
 	expect(t, "keys of 5,000 characters", f.do(t, "POST", hashesPath(sv.ID), `{"values":[{"`+long+`1":1,"`+long+`2":1,"town":1}]}`), 400,
 		`{"values":{"0":{"non_field_errors":["Unknown variable (a key of more than 100 characters)."],"town":["Unknown variable."]}}}`)
 

@@ -23,9 +23,10 @@ const (
 
 // ReadJSON reads a JSON request body of at most limit bytes and returns it
 // as one JSON value, or nil when the body is empty. It answers 415 for a
-// content type other than JSON (a missing one is read as JSON), 413 over the
-// limit, and 400 {"detail": "JSON parse error - ..."} for anything that is
-// not exactly one JSON value.
+// content type other than JSON and for a body without a content type (as
+// DRF does: a cross-site fetch sends one without a preflight), 413 over
+// the limit, and 400 {"detail": "JSON parse error - ..."} for anything
+// that is not exactly one JSON value.
 func ReadJSON(r *http.Request, limit int64) (json.RawMessage, error) {
 	raw, _, err := ReadOptionalJSON(r, limit)
 	return raw, err
@@ -60,7 +61,12 @@ func ReadOptionalJSON(r *http.Request, limit int64) (raw json.RawMessage, sent b
 // readBody checks the content type and the size and reads the body; sent
 // is false for no body at all.
 func readBody(r *http.Request, limit int64) (data []byte, sent bool, err error) {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
+	ct := r.Header.Get("Content-Type")
+	noType := survey.Errorf(survey.EMEDIATYPE, "Unsupported media type %q in request.", "")
+	if ct == "" && r.ContentLength > 0 {
+		return nil, true, noType
+	}
+	if ct != "" {
 		media, _, err := mime.ParseMediaType(ct)
 		if err != nil || !(media == "application/json" || (strings.HasPrefix(media, "application/") && strings.HasSuffix(media, "+json"))) {
 			name := media
@@ -90,6 +96,9 @@ func readBody(r *http.Request, limit int64) (data []byte, sent bool, err error) 
 	}
 	if len(data) == 0 {
 		return nil, false, nil
+	}
+	if ct == "" {
+		return nil, true, noType
 	}
 	if int64(len(data)) > limit {
 		return nil, true, tooLarge

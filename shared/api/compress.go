@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"mime"
 	"net/http"
 	"strconv"
@@ -31,13 +32,16 @@ var gzipWriters = sync.Pool{New: func() any {
 // save; the adapter then carries the gzip bytes base64-encoded.
 func Compress(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodHead || !acceptsGzip(r.Header.Values("Accept-Encoding")) {
+		if !acceptsGzip(r.Header.Values("Accept-Encoding")) {
 			// Nothing to compress: the answer goes out as written, with
 			// the Vary a compressible one carries.
 			next.ServeHTTP(&varyWriter{ResponseWriter: w}, r)
 			return
 		}
-		cw := &compressWriter{w: w}
+		cw := &compressWriter{w: w, head: r.Method == http.MethodHead}
+		if cw.head {
+			r = r.WithContext(context.WithValue(r.Context(), measureHead{}, true))
+		}
 		next.ServeHTTP(cw, r)
 		cw.finish()
 	})
@@ -50,6 +54,8 @@ type compressWriter struct {
 	buf    bytes.Buffer
 	// direct is set once the answer goes out as it is (Flush).
 	direct bool
+	// head: the answer to a HEAD, whose body is measured, never sent.
+	head bool
 }
 
 func (c *compressWriter) Header() http.Header { return c.w.Header() }
@@ -66,12 +72,22 @@ func (c *compressWriter) WriteHeader(code int) {
 
 func (c *compressWriter) Write(b []byte) (int, error) {
 	if c.direct {
+		if c.head {
+			return len(b), nil
+		}
 		return c.w.Write(b)
 	}
 	if c.status == 0 {
 		c.status = http.StatusOK
 	}
 	return c.buf.Write(b)
+}
+
+// send writes b to the client, unless the answer is a HEAD's.
+func (c *compressWriter) send(b []byte) {
+	if !c.head {
+		_, _ = c.w.Write(b)
+	}
 }
 
 // Flush sends what is held as it is, and the rest unbuffered: a handler
@@ -83,7 +99,7 @@ func (c *compressWriter) Flush() {
 		if c.status != 0 {
 			c.w.WriteHeader(c.status)
 		}
-		_, _ = c.w.Write(c.buf.Bytes())
+		c.send(c.buf.Bytes())
 		c.buf.Reset()
 	}
 	if f, ok := c.w.(http.Flusher); ok {
@@ -102,13 +118,13 @@ func (c *compressWriter) finish() {
 	}
 	if !compressible(h) || status < 200 || status == http.StatusNoContent || status == http.StatusNotModified {
 		c.w.WriteHeader(status)
-		_, _ = c.w.Write(c.buf.Bytes())
+		c.send(c.buf.Bytes())
 		return
 	}
 	h.Add("Vary", "Accept-Encoding")
 	if c.buf.Len() < compressMin {
 		c.w.WriteHeader(status)
-		_, _ = c.w.Write(c.buf.Bytes())
+		c.send(c.buf.Bytes())
 		return
 	}
 	var out bytes.Buffer
@@ -124,7 +140,7 @@ func (c *compressWriter) finish() {
 		h.Set("ETag", "W/"+et)
 	}
 	c.w.WriteHeader(status)
-	_, _ = c.w.Write(out.Bytes())
+	c.send(out.Bytes())
 }
 
 // varyWriter adds Vary: Accept-Encoding to a compressible answer sent
@@ -200,4 +216,15 @@ func acceptsGzip(values []string) bool {
 		}
 	}
 	return false
+}
+
+// measureHead marks a HEAD that accepts gzip: its handler writes the body,
+// which Compress measures (a HEAD has the GET's Content-Length and ETag)
+// and drops.
+type measureHead struct{}
+
+// WritesBody reports whether a handler writes its answer's body: for every
+// method but HEAD, and for a HEAD whose compressed length Compress needs.
+func WritesBody(r *http.Request) bool {
+	return r.Method != http.MethodHead || r.Context().Value(measureHead{}) != nil
 }

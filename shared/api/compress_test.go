@@ -24,7 +24,7 @@ func TestCompress(t *testing.T) {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", ct)
 			w.Header().Set("ETag", `"v1"`)
-			if r.Method != http.MethodHead {
+			if api.WritesBody(r) {
 				_, _ = io.WriteString(w, body)
 			}
 		})
@@ -83,11 +83,28 @@ func TestCompress(t *testing.T) {
 			}
 		})
 	}
-	head := httptest.NewRequest("HEAD", "/big/", nil)
-	head.Header.Set("Accept-Encoding", "gzip")
-	rec := httptest.NewRecorder()
-	rt.ServeHTTP(rec, head)
-	if rec.Header().Get("Content-Encoding") != "" || rec.Body.Len() != 0 {
-		t.Errorf("HEAD: Content-Encoding %q, %d body bytes", rec.Header().Get("Content-Encoding"), rec.Body.Len())
+	// HEAD has the headers of the GET with the same Accept-Encoding: its
+	// Content-Length and ETag are the compressed answer's (contract
+	// section 3; issue 29, finding 10), and no body.
+	for _, accept := range []string{"gzip", ""} {
+		get, head := httptest.NewRecorder(), httptest.NewRecorder()
+		for _, c := range []struct {
+			method string
+			rec    *httptest.ResponseRecorder
+		}{{"GET", get}, {"HEAD", head}} {
+			req := httptest.NewRequest(c.method, "/big/", nil)
+			if accept != "" {
+				req.Header.Set("Accept-Encoding", accept)
+			}
+			rt.ServeHTTP(c.rec, req)
+		}
+		for _, name := range []string{"Content-Length", "ETag", "Content-Encoding"} {
+			if g, h := get.Header().Get(name), head.Header().Get(name); g != h {
+				t.Errorf("Accept-Encoding %q: HEAD %s %q, GET %q", accept, name, h, g)
+			}
+		}
+		if head.Body.Len() != 0 {
+			t.Errorf("Accept-Encoding %q: HEAD has %d body bytes", accept, head.Body.Len())
+		}
 	}
 }

@@ -34,6 +34,9 @@ const (
 	MsgNotString  = "Not a valid string."
 	MsgNotInteger = "A valid integer is required."
 	MsgNotBool    = "Must be a valid boolean."
+	// MsgNullCharacter refuses a string with a NUL (DRF's
+	// ProhibitNullCharactersValidator, on every CharField).
+	MsgNullCharacter = "Null characters are not allowed."
 )
 
 // IsNull reports whether the field is present and null.
@@ -108,6 +111,10 @@ func (f *Form) String(name string, o Str) (value string, ok bool) {
 	}
 	if err := json.Unmarshal(v, &value); err != nil {
 		f.Fail(name, MsgNotString)
+		return "", false
+	}
+	if strings.ContainsRune(value, 0) {
+		f.Fail(name, MsgNullCharacter)
 		return "", false
 	}
 	if !o.NoTrim {

@@ -12,12 +12,13 @@ import (
 // MaxID is the largest id the service hands out (int32, as clients expect).
 const MaxID = math.MaxInt32
 
-// PathID reads a positive integer id from the path. Anything else (not
-// digits, zero, negative, beyond MaxID) cannot name a resource: ok is false
-// and the caller answers 404 without reading the store.
+// PathID reads a positive integer id from the path, written without
+// leading zeros. Anything else (not digits, "0141", zero, negative, beyond
+// MaxID) cannot name a resource: ok is false and the caller answers 404
+// without reading the store.
 func PathID(r *http.Request, name string) (id int64, ok bool) {
 	s := r.PathValue(name)
-	if s == "" || len(s) > 10 {
+	if s == "" || len(s) > 10 || s[0] == '0' {
 		return 0, false
 	}
 	for _, c := range s {

@@ -63,7 +63,7 @@ func RespondBody(w http.ResponseWriter, r *http.Request, status int, contentType
 	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
+	if WritesBody(r) {
 		_, _ = w.Write(body)
 	}
 }

@@ -44,9 +44,18 @@ type Router struct {
 	endpoints map[string]*endpoint
 	routes    []Route
 
+	// notFound answers the 404s the router gives itself; nil: the API's
+	// JSON (or browsable) 404.
+	notFound http.Handler
+
 	once    sync.Once
 	mounted http.Handler
 }
+
+// NotFound makes h the answer to the 404s the router gives itself (a path
+// it does not serve, a format none of its routes renders): the hosted
+// pages answer their HTML page, never the API's JSON.
+func (rt *Router) NotFound(h http.Handler) { rt.notFound = h }
 
 // NewRouter returns an empty router; auth checks the API key of the
 // non-public routes and may be nil for a group that has none.
@@ -66,7 +75,7 @@ func (rt *Router) Handle(route Route, h http.Handler) {
 			panic(fmt.Sprintf("api: route %s %s: CORS is for public routes only", route.Method, route.Path))
 		}
 		e = &endpoint{path: route.Path, name: route.Name, public: route.Public, cors: route.CORS, methods: map[string]http.Handler{},
-			renders: append([]string(nil), Renders...)}
+			renders: append([]string(nil), Renders...), router: rt}
 		if !route.Public {
 			if rt.auth == nil {
 				panic(fmt.Sprintf("api: route %s %s needs an Authenticator", route.Method, route.Path))
@@ -117,9 +126,16 @@ func Mount(routers ...*Router) http.Handler {
 		}
 	}
 	sort.Strings(paths)
-	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var notFound http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		Error(w, r, survey.ErrNotFound)
-	}))
+	})
+	for _, rt := range routers {
+		if rt.notFound != nil {
+			notFound = rt.notFound
+			break
+		}
+	}
+	mux.Handle("/", notFound)
 	return Compress(Observe(Recover(secure(Deadline(DeadlineMargin)(withFinalSlash(mux))))))
 }
 
@@ -144,6 +160,7 @@ type endpoint struct {
 	methods map[string]http.Handler
 	formats []Format // the path's own formats
 	renders []string // what OPTIONS reports
+	router  *Router  // whose NotFound answers an unknown format
 }
 
 // ServeHTTP runs DRF's order: content negotiation (404 on an unknown format,
@@ -164,6 +181,10 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rend, err := negotiate(r, e.formats)
 	r = withRendering(r, rend)
+	if err != nil && e.router.notFound != nil && survey.ErrorCode(err) == survey.ENOTFOUND {
+		e.router.notFound.ServeHTTP(w, r)
+		return
+	}
 	if err != nil {
 		Error(w, r, err)
 		return

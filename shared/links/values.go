@@ -107,13 +107,12 @@ func DecodeItem(item any, types map[string]int64, allowUnique bool) (p Payload, 
 		return Payload{}, map[string]any{"non_field_errors": []string{"Invalid data. Expected a dictionary, but got " + PythonKind(item) + "."}}
 	}
 	// A link's item holds at most the survey's variables and is_unique:
-	// more keys can never be valid, and are not echoed one by one (5,000
-	// items of short unknown keys, 6 MiB, made a 21 MB error answer). A
-	// response's variables are one object in a body of at most 1 MiB, so
-	// each unknown key is named.
-	if most := len(types) + 1; allowUnique && len(obj) > most {
-		return Payload{}, map[string]any{"non_field_errors": []string{fmt.Sprintf(
-			"Expected at most %d keys (the survey's variables and %s), got %d.", most, survey.ReservedUniqueKey, len(obj))}}
+	// more keys can never be valid, and only the first unknown ones are
+	// named (5,000 items of short unknown keys, 6 MiB, made a 21 MB error
+	// answer). A response's variables are one object in a body of at most
+	// 1 MiB, so each unknown key is named.
+	if allowUnique && len(obj) > len(types)+1 {
+		return Payload{}, unknownKeys(obj, types)
 	}
 	errs := survey.Fields{}
 	p = Payload{Values: make([]Value, 0, len(obj))}
@@ -150,6 +149,39 @@ func DecodeItem(item any, types map[string]int64, allowUnique bool) (p Payload, 
 	}
 	sort.Slice(p.Values, func(i, j int) bool { return p.Values[i].Name < p.Values[j].Name })
 	return p, nil
+}
+
+// shownUnknown is how many unknown keys of an item with too many keys are
+// named.
+const shownUnknown = 5
+
+// unknownKeys names the first shownUnknown unknown keys of obj (in byte
+// order; a key too long to be a variable's name is never echoed) and
+// counts the rest.
+func unknownKeys(obj map[string]any, types map[string]int64) survey.Fields {
+	var unknown []string
+	for name := range obj {
+		if _, ok := types[name]; !ok && name != survey.ReservedUniqueKey {
+			unknown = append(unknown, name)
+		}
+	}
+	sort.Strings(unknown)
+	errs := survey.Fields{}
+	hidden := 0
+	for _, name := range unknown {
+		if len(errs) < shownUnknown && utf8.RuneCountInString(name) <= survey.MaxVariableName {
+			errs.Add(name, MsgUnknownVariable)
+		} else {
+			hidden++
+		}
+	}
+	switch {
+	case hidden == 1:
+		errs.Add("non_field_errors", "1 more unknown variable is not shown.")
+	case hidden > 1:
+		errs.Add("non_field_errors", fmt.Sprintf("%d more unknown variables are not shown.", hidden))
+	}
+	return errs
 }
 
 // PythonKind names a decoded JSON value's type as DRF's messages do.

@@ -60,7 +60,8 @@ type EditFiles interface {
 }
 
 // Edit replaces the answers of response rid of the survey of slug
-// (contract section 16): the token must be that response's (403); the
+// (contract section 16): a session, when sent, must be one of the
+// survey's (400); the token must be that response's (403); the
 // survey open (410) with edit_response_enabled (403); the answers and
 // variables valid (400); then one transaction of the responder's own
 // items (store.EditResponse: the response and its edit guard) replaces
@@ -75,6 +76,15 @@ func (s Service) Edit(ctx context.Context, slug string, rid int64, req EditReque
 	sid, err := st.SurveyIDBySlug(ctx, slug)
 	if err != nil {
 		return survey.Response{}, err
+	}
+	if req.Session != "" { // a session sent is this survey's (400 before the token's 403)
+		_, err := sealer.OpenFor(ctx, links.PurposeSession, sid, req.Session)
+		if errors.Is(err, links.ErrInvalid) {
+			return survey.Response{}, ErrInvalidSession
+		}
+		if err != nil {
+			return survey.Response{}, err
+		}
 	}
 	tokenRID, err := editTokenResponse(ctx, sealer, sid, req.Token)
 	if err != nil {

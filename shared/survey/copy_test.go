@@ -128,6 +128,12 @@ func TestNormalizeOrigin(t *testing.T) {
 		"example.com":               "",
 		"*":                         "",
 		"https://example.com:08443": "",
+		"https://a..com":            "",
+		"https://.a.com":            "",
+		"https://a.com..":           "",
+		"https://-a.com":            "",
+		"https://a-.com":            "",
+		"https://a_b.com":           "",
 	} {
 		got, ok := survey.NormalizeOrigin(in)
 		if ok != (want != "") || got != want {

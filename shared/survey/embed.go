@@ -74,7 +74,7 @@ func NormalizeOrigin(s string) (string, bool) {
 	}
 	if ip == nil {
 		ascii, err := idna.Lookup.ToASCII(host)
-		if err != nil || (ascii != "localhost" && !strings.Contains(ascii, ".")) {
+		if err != nil || (ascii != "localhost" && !strings.Contains(ascii, ".")) || !validLabels(ascii) {
 			return "", false
 		}
 		host = ascii
@@ -98,6 +98,21 @@ func NormalizeOrigin(s string) (string, bool) {
 		out += ":" + port
 	}
 	return out, true
+}
+
+// validLabels reports whether every label of an ASCII host name has 1 to
+// 63 characters: "a..com" or ".a.com" names no host (IDNA's lookup
+// profile lets empty labels through).
+func validLabels(host string) bool {
+	if len(host) > 253 {
+		return false
+	}
+	for label := range strings.SplitSeq(host, ".") {
+		if label == "" || len(label) > 63 {
+			return false
+		}
+	}
+	return true
 }
 
 // CheckEmbedOrigins validates embed_origins and answers them normalized:
