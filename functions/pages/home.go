@@ -16,7 +16,9 @@ func renderHome() []byte {
 	p.NoScript = true
 	d.head(p)
 	d.w(`<h1>Survey Service</h1>
-<p>An HTTP API for survey owners (folders, surveys, questions, settings, codes and personalised links), hosted pages on which responders answer (on phones, in Persian, embedded in other sites), public reports, and a template catalog.</p>
+<p>An HTTP API for survey owners (folders, surveys, questions, settings, codes and personalised links),
+hosted pages on which responders answer (on phones, in Persian, embedded in other sites),
+public reports, and a template catalog.</p>
 <ul class="home">
 <li><a href="/api/schema/">The OpenAPI document</a>: every route, its fields and answers.</li>
 <li><a href="/api/templates/?format=api">The browsable API</a>: any route with <code>?format=api</code>.</li>

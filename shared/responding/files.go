@@ -17,7 +17,7 @@ import (
 // submission with an upload answer costs one HeadObject more and nothing
 // else, and a Lambda that dies after the write loses no file.
 type Files interface {
-	Check(ctx context.Context, opener uploads.Opener, surveyID, element int64, session, id string, rules uploads.Rules) (uploads.File, []string, error)
+	Check(ctx context.Context, opener uploads.Opener, a uploads.Answer, rules uploads.Rules) (uploads.File, []string, error)
 }
 
 var _ Files = (*uploads.Bucket)(nil)
@@ -42,7 +42,7 @@ func (s Service) checkFiles(ctx context.Context, files Files, c store.SurveyColl
 			errs.Add(strconv.FormatInt(eid, 10), uploads.MsgInvalidUpload)
 			continue
 		}
-		f, msgs, err := files.Check(ctx, s.Sealer, sid, eid, session, id, uploads.RulesOf(e))
+		f, msgs, err := files.Check(ctx, s.Sealer, uploads.Answer{Survey: sid, Element: eid, Session: session, Upload: id}, uploads.RulesOf(e))
 		if err != nil {
 			return nil, err
 		}

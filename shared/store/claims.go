@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 
 	"github.com/guregu/dynamo/v2"
@@ -120,7 +121,7 @@ func (s *Store) lostRace(ctx context.Context, r survey.Response, sub Submission,
 	read := func(pk, sk string) (claimRead, error) {
 		var c claimRead
 		err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, sk).Consistent(true).One(ctx, &c)
-		if err == dynamo.ErrNotFound {
+		if errors.Is(err, dynamo.ErrNotFound) {
 			return claimRead{}, nil
 		}
 		if err != nil {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -166,7 +167,7 @@ func (s *Store) editAgain(ctx context.Context, pk string, rid int64, guarded boo
 		}
 		err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, editGuardSK(rid)).Consistent(true).One(ctx, &g)
 		switch {
-		case err == dynamo.ErrNotFound:
+		case errors.Is(err, dynamo.ErrNotFound):
 			return true, nil
 		case err != nil:
 			return false, s.fail(fmt.Sprintf("get the edit guard of response %d", rid), err)

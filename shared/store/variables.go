@@ -128,7 +128,7 @@ func (s *Store) AddVariables(ctx context.Context, aid, sid int64, check func(sv 
 		if err != nil || len(add) == 0 {
 			return add, err
 		}
-		created, err := s.createVariables(ctx, aid, sid, existing, version, add, &ids)
+		created, err := s.createVariables(ctx, aid, sid, variablesRead{existing, version}, add, &ids)
 		switch {
 		case errors.Is(err, errVariablesRace) && ownerAgain(ctx, attempt, started):
 			continue
@@ -146,18 +146,25 @@ func (s *Store) AddVariables(ctx context.Context, aid, sid int64, check func(sv 
 // condition can catch an id handed out twice: new ids are checked against
 // the survey's existing ones, and a taken one takes a fresh batch.
 func (s *Store) CreateVariables(ctx context.Context, aid, sid int64, existing []survey.Variable, version int64, add []survey.Variable) ([]survey.Variable, error) {
-	created, err := s.createVariables(ctx, aid, sid, existing, version, add, new([]int64))
+	created, err := s.createVariables(ctx, aid, sid, variablesRead{existing, version}, add, new([]int64))
 	if errors.Is(err, errVariablesRace) {
 		return nil, errVariablesChanged
 	}
 	return created, err
 }
 
-// createVariables writes existing (read at version) and add with new ids:
+// variablesRead is a survey's variables as read, at their version.
+type variablesRead struct {
+	vars    []survey.Variable
+	version int64
+}
+
+// createVariables writes the variables read (at their version) and add with new ids:
 // *ids when they are as many and none is taken (those of an earlier try
 // of the same request, so that a retry does not ask the counter again),
 // else fresh ones, kept in *ids.
-func (s *Store) createVariables(ctx context.Context, aid, sid int64, existing []survey.Variable, version int64, add []survey.Variable, ids *[]int64) ([]survey.Variable, error) {
+func (s *Store) createVariables(ctx context.Context, aid, sid int64, read variablesRead, add []survey.Variable, ids *[]int64) ([]survey.Variable, error) {
+	existing, version := read.vars, read.version
 	taken := make(map[int64]bool, len(existing))
 	for _, v := range existing {
 		taken[v.ID] = true

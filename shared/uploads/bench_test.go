@@ -45,7 +45,7 @@ func BenchmarkCheck(b *testing.B) {
 	for b.Loop() {
 		cctx, calls := awsenv.WithCalls(ctx)
 		start := time.Now()
-		if _, msgs, err := bucket.Check(cctx, plainOpener{}, 4, 9, "session", id, rules); err != nil || msgs != nil {
+		if _, msgs, err := bucket.Check(cctx, plainOpener{}, uploads.Answer{Survey: 4, Element: 9, Session: "session", Upload: id}, rules); err != nil || msgs != nil {
 			b.Fatal(msgs, err)
 		}
 		own += time.Since(start) - calls.Elapsed()

@@ -131,14 +131,22 @@ const (
 	MsgMismatch      = "The uploaded file does not match its upload."
 )
 
-// Check checks the answer to a file-upload question at submission: id is
+// Answer is a responder's answer to a file-upload question: the sealed
+// upload id, given for that element of that survey in that session.
+type Answer struct {
+	Survey, Element int64
+	Session, Upload string
+}
+
+// Check checks the answer to a file-upload question at submission: its upload is
 // an upload sealed for this survey, made for this element and session,
 // its file still within the element's rules, and its object in the bucket
 // with the declared size and content type. The answer is the file to
 // store; msgs the refusals (nil when it passes). It costs one HeadObject,
 // made only when everything else holds; S3's and the sealer's errors are
 // err.
-func (b *Bucket) Check(ctx context.Context, opener Opener, surveyID, element int64, session, id string, rules Rules) (File, []string, error) {
+func (b *Bucket) Check(ctx context.Context, opener Opener, a Answer, rules Rules) (File, []string, error) {
+	surveyID, element, session, id := a.Survey, a.Element, a.Session, a.Upload
 	plain, err := opener.OpenFor(ctx, links.PurposeUpload, surveyID, id)
 	if errors.Is(err, links.ErrInvalid) {
 		return File{}, []string{MsgInvalidUpload}, nil

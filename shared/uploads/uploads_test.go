@@ -118,13 +118,13 @@ func TestUploadAndCheck(t *testing.T) {
 	id := plainOpener{}.seal(sid, u)
 
 	// Not uploaded yet.
-	if _, msgs, err := b.Check(ctx, plainOpener{}, sid, el, "session-a", id, rules); err != nil || len(msgs) != 1 || msgs[0] != uploads.MsgNotUploaded {
+	if _, msgs, err := b.Check(ctx, plainOpener{}, uploads.Answer{Survey: sid, Element: el, Session: "session-a", Upload: id}, rules); err != nil || len(msgs) != 1 || msgs[0] != uploads.MsgNotUploaded {
 		t.Fatalf("before the upload: %v, %v", msgs, err)
 	}
 	if code := post(t, p, content, "application/pdf"); code/100 != 2 {
 		t.Fatalf("POST to S3: %d", code)
 	}
-	f, msgs, err := b.Check(ctx, plainOpener{}, sid, el, "session-a", id, rules)
+	f, msgs, err := b.Check(ctx, plainOpener{}, uploads.Answer{Survey: sid, Element: el, Session: "session-a", Upload: id}, rules)
 	if err != nil || msgs != nil {
 		t.Fatalf("Check = %v, %v", msgs, err)
 	}
@@ -146,7 +146,7 @@ func TestUploadAndCheck(t *testing.T) {
 		{"type no longer allowed", sid, el, "session-a", id, uploads.Rules{MaxSizeMB: 1, Allowed: []string{"png"}}, "Files of this type are not accepted. Allowed: png."},
 	}
 	for _, tc := range cases {
-		_, msgs, err := b.Check(ctx, plainOpener{}, tc.sid, tc.el, tc.session, tc.id, tc.rules)
+		_, msgs, err := b.Check(ctx, plainOpener{}, uploads.Answer{Survey: tc.sid, Element: tc.el, Session: tc.session, Upload: tc.id}, tc.rules)
 		if err != nil || len(msgs) != 1 || msgs[0] != tc.want {
 			t.Errorf("%s: %v, %v; want %q", tc.name, msgs, err, tc.want)
 		}
@@ -157,7 +157,7 @@ func TestUploadAndCheck(t *testing.T) {
 	u2 := uploads.NewUpload(el, "session-a", uploads.File{FileName: "b.png", Size: 10, ContentType: "image/png"})
 	p2, _ := b.PresignPost(ctx, sid, u2)
 	post(t, p2, bytes.Repeat([]byte{1}, 11), "image/png")
-	if _, msgs, _ := b.Check(ctx, plainOpener{}, sid, el, "session-a", plainOpener{}.seal(sid, u2), rules); len(msgs) != 1 || msgs[0] != uploads.MsgMismatch {
+	if _, msgs, _ := b.Check(ctx, plainOpener{}, uploads.Answer{Survey: sid, Element: el, Session: "session-a", Upload: plainOpener{}.seal(sid, u2)}, rules); len(msgs) != 1 || msgs[0] != uploads.MsgMismatch {
 		t.Errorf("another size: %v", msgs)
 	}
 
