@@ -47,6 +47,6 @@ func New(st Store, sealer responding.Sealer, now func() time.Time, opts ...Optio
 	// reaches the handler to answer 501.
 	oembed := api.Route{Method: "GET", Path: "/api/oembed/", Name: "oEmbed", Public: true,
 		Formats: []api.Format{{Name: "xml", MediaType: "text/xml+oembed"}}}
-	rt.Handle(oembed, handleOEmbed(st, now))
+	rt.Handle(oembed, handleOEmbed(st, now, cfg))
 	return rt
 }

@@ -26,7 +26,7 @@ func TestFileAnswers(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	bucket := testenv.Uploads(t)
-	f.h = testenv.Conform(responses.New(api.NewAuthenticator(f.st), f.st, testenv.Sealer(t), testenv.Exports(t), f.jobs.Queue, f.clk.Now, responses.WithUploads(bucket)))
+	f.h = testenv.Conform(api.ServeAt(testenv.APIBase, responses.New(api.NewAuthenticator(f.st), f.st, testenv.Sealer(t), testenv.Exports(t), f.jobs.Queue, f.clk.Now, responses.WithUploads(bucket))))
 	e := survey.NewElement(survey.TypeFileUpload)
 	e.Title = "CV"
 	ch, err := f.st.CreateElement(t.Context(), f.acct.ID, f.sid, e, survey.Placement{})

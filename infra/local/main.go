@@ -152,7 +152,13 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return fmt.Errorf("export jobs: %w", err)
 	}
 
-	handler := serveWithin(routers(st, config{
+	// The API's own address, as API_BASE_URL is on Lambda: every absolute
+	// URL it writes starts with it (contract section 3).
+	apiBase, err := api.ParseBaseURL(or(env["API_BASE_URL"], "http://127.0.0.1:"+port))
+	if err != nil {
+		return fmt.Errorf("API_BASE_URL: %w", err)
+	}
+	handler := api.ServeAt(apiBase, serveWithin(routers(st, config{
 		templates: templates.Config{
 			MediaURL:     or(env["MEDIA_URL"], "http://127.0.0.1:"+port),
 			TemplatesURL: or(env["TEMPLATES_URL"], "http://127.0.0.1:"+port),
@@ -166,7 +172,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		uploads:    files,
 		pages: pages.Config{PublicURL: or(env["PUBLIC_SURVEY_URL"], "http://127.0.0.1:"+port), PrivacyURL: env["PRIVACY_URL"],
 			UploadsOrigin: files.Origin()},
-	}), limited(st, rates))
+	}), limited(st, rates)))
 	demo, err := demoSurvey(apiClient{h: handler, key: key}, "http://127.0.0.1:"+port)
 	if err != nil {
 		return fmt.Errorf("demo survey: %w", err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"surveyservice/functions/pages"
+	"surveyservice/shared/api"
 	"surveyservice/shared/api/gateway"
 	"surveyservice/shared/lambdamain"
 	"surveyservice/shared/links"
@@ -18,6 +19,10 @@ func main() {
 		// containers through the table (shared/ratelimit); assets are not
 		// limited. make run serves the same constructor.
 		rt := pages.New(env.Store, links.SealerFromEnv(env.AWS, env.Getenv, env.Store), time.Now, pages.WithConfig(pages.ConfigFromEnv(env.Getenv)))
-		return gateway.New(pages.Limited(rt, env.Store, ratelimit.Service, time.Now)), nil
+		base, err := api.BaseURLFromEnv(env.Getenv) // oEmbed's discovery link
+		if err != nil {
+			return nil, err
+		}
+		return gateway.New(api.ServeAt(base, pages.Limited(rt, env.Store, ratelimit.Service, time.Now))), nil
 	})
 }
