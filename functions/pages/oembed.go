@@ -38,45 +38,53 @@ type oembedAnswer struct {
 	Height       int64  `json:"height"`
 }
 
-// baseURL is the service's own address as the request reached it: the
-// scheme API Gateway (or a proxy) forwards, else the connection's.
-func baseURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
+// publishedURL is where survey pages are published: PUBLIC_SURVEY_URL,
+// by default the API's own address (API_BASE_URL; contract section 14).
+// Neither ever comes from the request's Host header (section 3).
+func publishedURL(r *http.Request, cfg Config) string {
+	if cfg.PublicURL != "" {
+		return cfg.PublicURL
 	}
-	if p := r.Header.Get("X-Forwarded-Proto"); p == "https" || p == "http" {
-		scheme = p
-	}
-	return scheme + "://" + r.Host
+	return api.BaseURL(r)
 }
 
-// pageURL is the address of a survey's responder page.
-func pageURL(r *http.Request, slug string) string {
-	return baseURL(r) + "/s/" + url.PathEscape(slug) + "/"
+// pageURL is the published address of a survey's responder page, the one
+// its share link shows.
+func pageURL(r *http.Request, cfg Config, slug string) string {
+	return publishedURL(r, cfg) + "/s/" + url.PathEscape(slug) + "/"
 }
 
-// oembedLink is the discovery address of a survey's page.
-func oembedLink(r *http.Request, slug string) string {
-	return baseURL(r) + "/api/oembed/?" + url.Values{"url": {pageURL(r, slug)}, "format": {"json"}}.Encode()
+// oembedLink is the discovery address of a survey's page: oEmbed on the
+// API, asked about the page's published address.
+func oembedLink(r *http.Request, cfg Config, slug string) string {
+	return api.BaseURL(r) + "/api/oembed/?" + url.Values{"url": {pageURL(r, cfg, slug)}, "format": {"json"}}.Encode()
 }
 
-// surveySlugOf is the slug of a survey page address of this service (its
-// own host, /s/<slug>/ with or without the final slash), or "".
-func surveySlugOf(r *http.Request, raw string) string {
+// surveySlugOf is the slug of a survey page address of this service,
+// /s/<slug>/ (with or without the final slash, any query) under one of
+// bases: PUBLIC_SURVEY_URL, where share and personalised links point, and
+// the API's own address. Any other address answers "".
+func surveySlugOf(raw string, bases ...string) string {
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || !strings.EqualFold(u.Host, r.Host) {
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.User != nil {
 		return ""
 	}
-	rest, ok := strings.CutPrefix(u.Path, "/s/")
-	if !ok {
-		return ""
+	for _, base := range bases {
+		b, err := url.Parse(base)
+		if base == "" || err != nil || !strings.EqualFold(u.Host, b.Host) {
+			continue
+		}
+		rest, ok := strings.CutPrefix(u.Path, strings.TrimSuffix(b.Path, "/")+"/s/")
+		if !ok {
+			continue
+		}
+		slug := strings.TrimSuffix(rest, "/")
+		if slug == "" || strings.Contains(slug, "/") {
+			return ""
+		}
+		return slug
 	}
-	slug := strings.TrimSuffix(rest, "/")
-	if slug == "" || strings.Contains(slug, "/") {
-		return ""
-	}
-	return slug
+	return ""
 }
 
 // oembedBound reads maxwidth or maxheight: absent is no bound; a value
@@ -97,7 +105,7 @@ func oembedBound(r *http.Request, name string) (int64, error) {
 // address (unknown, trashed, closed or stopped), 501 for a format other
 // than json, as oEmbed 1.0 says. It costs the slug's lookup (cached per
 // container) and one Query, and counts no view.
-func handleOEmbed(st Store, now func() time.Time) http.Handler {
+func handleOEmbed(st Store, now func() time.Time, cfg Config) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		q := r.URL.Query()
@@ -116,7 +124,7 @@ func handleOEmbed(st Store, now func() time.Time) http.Handler {
 		if raw == "" {
 			return survey.FieldError("url", "This field is required.")
 		}
-		slug := surveySlugOf(r, raw)
+		slug := surveySlugOf(raw, cfg.PublicURL, api.BaseURL(r))
 		if slug == "" {
 			return survey.ErrNotFound
 		}
@@ -138,13 +146,13 @@ func handleOEmbed(st Store, now func() time.Time) http.Handler {
 		if maxH > 0 && maxH < height {
 			height = maxH
 		}
-		src := pageURL(r, c.Survey.URLSlug)
+		src := pageURL(r, cfg, c.Survey.URLSlug)
 		if u, err := url.Parse(raw); err == nil && u.RawQuery != "" {
 			src += "?" + u.Query().Encode() // a personalised link keeps its ?qs=
 		}
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		api.Respond(w, r, http.StatusOK, oembedAnswer{
-			Version: "1.0", Type: "rich", ProviderName: ProviderName, ProviderURL: baseURL(r) + "/",
+			Version: "1.0", Type: "rich", ProviderName: ProviderName, ProviderURL: publishedURL(r, cfg) + "/",
 			Title: c.Survey.Name, Width: width, Height: height,
 			HTML: embedSnippet(src, c.Survey.Name, width, height),
 		})

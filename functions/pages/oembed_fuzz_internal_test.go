@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -14,8 +13,7 @@ func FuzzOEmbedURL(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		r := httptest.NewRequest("GET", "/api/oembed/", nil)
-		slug := surveySlugOf(r, raw)
+		slug := surveySlugOf(raw, "http://example.com")
 		if slug != "" && (strings.Contains(slug, "/") || !strings.Contains(strings.ToLower(raw), "example.com")) {
 			t.Fatalf("surveySlugOf(%q) = %q", raw, slug)
 		}

@@ -58,7 +58,7 @@ func New(d Deps) *api.Router {
 	// reaches the handler to answer 501.
 	oembed := api.Route{Method: "GET", Path: "/api/oembed/", Name: "oEmbed", Public: true,
 		Formats: []api.Format{{Name: "xml", MediaType: "text/xml+oembed"}}}
-	rt.Handle(oembed, handleOEmbed(st, d.Now))
+	rt.Handle(oembed, handleOEmbed(st, d.Now, cfg))
 	// A hosted page's 404 is always the HTML page; oEmbed's is the API's.
 	rt.NotFound(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/") {

@@ -13,6 +13,7 @@ import (
 
 	"surveyservice/functions/pages"
 	"surveyservice/internal/testenv"
+	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -53,7 +54,7 @@ func newRulesFixture(tb testing.TB, questions, rules int) fixture {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	fx := fixture{st: st, sv: sv, aid: a.ID, h: testenv.Conform(pages.New(pages.Deps{Store: st, Sealer: testenv.Sealer(tb), Now: time.Now}))}
+	fx := fixture{st: st, sv: sv, aid: a.ID, h: testenv.Conform(api.ServeAt(testenv.APIBase, pages.New(pages.Deps{Store: st, Sealer: testenv.Sealer(tb), Now: time.Now})))}
 	ids, err := st.NewIDs(ctx, "choice", 3*questions)
 	if err != nil {
 		tb.Fatal(err)

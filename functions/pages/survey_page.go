@@ -84,7 +84,7 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 			p.Served = served
 		}
 		p.Preview = c.Survey.IsTemplate
-		p.OEmbed = oembedLink(r, v.URLSlug)
+		p.OEmbed = oembedLink(r, cfg, v.URLSlug)
 		if stepped(v) {
 			p.Initial = newSteps(c, v).shown(nil)
 		}

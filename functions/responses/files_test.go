@@ -26,7 +26,8 @@ func TestFileAnswers(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	bucket := testenv.Uploads(t)
-	f.h = testenv.Conform(responses.New(responses.Deps{Auth: api.NewAuthenticator(f.st), Store: f.st, Sealer: testenv.Sealer(t), Exports: testenv.Exports(t), Jobs: f.jobs.Queue, Now: f.clk.Now, Uploads: bucket}))
+	f.h = testenv.Conform(api.ServeAt(testenv.APIBase, responses.New(responses.Deps{Auth: api.NewAuthenticator(f.st), Store: f.st,
+		Sealer: testenv.Sealer(t), Exports: testenv.Exports(t), Jobs: f.jobs.Queue, Now: f.clk.Now, Uploads: bucket})))
 	e := survey.NewElement(survey.TypeFileUpload)
 	e.Title = "CV"
 	ch, err := f.st.CreateElement(t.Context(), f.acct.ID, f.sid, e, survey.Placement{})

@@ -59,6 +59,9 @@ type fixture struct {
 	sid    int64
 	text   int64 // the text question's id
 	jobs   *jobQueue
+	// at is the group's handler served at another API address
+	// (API_BASE_URL) than testenv.APIBase, h's.
+	at func(base string) http.Handler
 }
 
 var t0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -70,8 +73,11 @@ func newFixture(t testing.TB) *fixture {
 	clk := &clock{t: t0.Add(24 * time.Hour)}
 	sealer := testenv.Sealer(t)
 	jobs := newJobQueue(t, fmt.Sprintf("exports-%d", acct.ID))
-	f := &fixture{st: st, acct: acct, key: key, clk: clk, jobs: jobs,
-		h: testenv.Conform(responses.New(responses.Deps{Auth: api.NewAuthenticator(st), Store: st, Sealer: sealer, Exports: testenv.Exports(t), Jobs: jobs.Queue, Now: clk.Now}))}
+	f := &fixture{st: st, acct: acct, key: key, clk: clk, jobs: jobs, at: func(base string) http.Handler {
+		return testenv.Conform(api.ServeAt(base, responses.New(responses.Deps{Auth: api.NewAuthenticator(st), Store: st,
+			Sealer: sealer, Exports: testenv.Exports(t), Jobs: jobs.Queue, Now: clk.Now})))
+	}}
+	f.h = f.at(testenv.APIBase)
 	fo, err := st.CreateFolder(t.Context(), acct.ID, "Responses tests", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package responses_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"slices"
@@ -24,8 +25,12 @@ func TestPythonClient(t *testing.T) {
 	}
 	f := newFixture(t)
 	rs := f.seed(t, f.sid, f.text, 25)
-	srv := httptest.NewServer(f.h)
+	// The server's own address is the API's (API_BASE_URL): the client
+	// follows the links the answers carry.
+	var h http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	defer srv.Close()
+	h = f.at(srv.URL)
 	out, err := exec.CommandContext(t.Context(), python, "testdata/results_client.py", srv.URL, f.key, fmt.Sprint(f.sid), "10").Output()
 	if err != nil {
 		var stderr []byte

@@ -103,7 +103,8 @@ func newFixture(t *testing.T, plan survey.Plan) *fixture {
 	auth := api.NewAuthenticator(o.Store)
 	warmed := time.Now()
 	auth.Now = func() time.Time { return warmed }
-	f := &fixture{st: o.Store, h: testenv.Conform(settings.New(settings.Deps{Auth: auth, Store: o.Store, Now: clk.Now})), acct: o.Account, key: o.Key, clk: clk, folder: o.Folder}
+	f := &fixture{st: o.Store, h: testenv.Conform(api.ServeAt(testenv.APIBase, settings.New(settings.Deps{Auth: auth, Store: o.Store, Now: clk.Now}))),
+		acct: o.Account, key: o.Key, clk: clk, folder: o.Folder}
 	// Warm the authenticator: later counts are the handler's own calls.
 	o.Warm(t, f.h, settingsPath("warm"), 404)
 	return f

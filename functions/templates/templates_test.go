@@ -16,6 +16,7 @@ import (
 	"surveyservice/functions/templates"
 	"surveyservice/infra/seed"
 	"surveyservice/internal/testenv"
+	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
 )
@@ -41,7 +42,8 @@ func setup(t testing.TB) http.Handler {
 		if err != nil {
 			t.Fatal(err)
 		}
-		handler = testenv.Conform(templates.New(templates.Deps{Catalog: st, MediaURL: "https://media.example.com", TemplatesURL: "https://templates.example.com"}))
+		handler = testenv.Conform(api.ServeAt(testenv.APIBase, templates.New(templates.Deps{Catalog: st, MediaURL: "https://media.example.com",
+			TemplatesURL: "https://templates.example.com"})))
 	})
 	if handler == nil {
 		t.Fatal("setup failed earlier")

@@ -80,7 +80,7 @@ func newFixture(t *testing.T, loopback bool) *fixture {
 	q := &queue{}
 	h := webhooks.New(webhooks.Deps{Auth: api.NewAuthenticator(st), Store: st, Sealer: testenv.Sealer(t), Queue: q,
 		Guard: webhook.Guard{Resolver: names, AllowLoopback: loopback}})
-	f := &fixture{st: st, h: testenv.Conform(api.Mount(h)), key: key, aid: acct.ID, sid: sv.ID, queue: q}
+	f := &fixture{st: st, h: testenv.Conform(api.ServeAt(testenv.APIBase, api.Mount(h))), key: key, aid: acct.ID, sid: sv.ID, queue: q}
 	f.do(t, "GET", "/api/surveys/0/webhooks/", "") // warm the authenticator
 	return f
 }

@@ -310,6 +310,7 @@ func runOnce(tb testing.TB, bin, fn string, inv invocation, env runEnv) result {
 		"AWS_ENDPOINT_URL=" + env.endpoint,
 		"TABLE_NAME=" + env.table,
 		"KMS_KEY_ID=" + links.DefaultKeyAlias,
+		"API_BASE_URL=https://api.example.com",
 	}
 
 	start := time.Now()

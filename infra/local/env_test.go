@@ -164,6 +164,7 @@ var runVars = []runVar{
 	}},
 	{name: "WEBHOOK_RETRY_DELAYS", bad: "soon"},
 	{name: "RATE_LIMITS", bad: "many"},
+	{name: "API_BASE_URL", bad: "ftp://api.example.com"},
 	{name: "DYNAMODB_CONFLICT_HOLD", bad: "-1s"},
 	{name: "DYNAMODB_LOCAL_DIR", bad: "/nonexistent/dynamodb-local"},
 	{name: "DYNAMODB_LOCAL_HEAP", bad: "lots"},

@@ -81,7 +81,9 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	handler := serveWithin(routers(res.st, functionsConfig(env, res, bg)), limited(res.st, env.rates))
+	// The API's own address, as API_BASE_URL is on Lambda: every absolute
+	// URL it writes starts with it (contract section 3).
+	handler := api.ServeAt(env.apiBase, serveWithin(routers(res.st, functionsConfig(env, res, bg)), limited(res.st, env.rates)))
 	var sample *sampleData
 	if own {
 		if sample, err = loadSampleData(ctx, res.st, handler, env.port); err != nil {
@@ -113,9 +115,12 @@ type environment struct {
 	// rates are the public functions' limits (RATE_LIMITS); delays the
 	// webhooks' retry schedule (WEBHOOK_RETRY_DELAYS); guard admits
 	// loopback receivers unless WEBHOOK_ALLOW_LOOPBACK=false.
-	rates  ratelimit.Rates
-	delays []time.Duration
-	guard  webhook.Guard
+	// apiBase is the API's own address (API_BASE_URL, default the local
+	// server's).
+	apiBase string
+	rates   ratelimit.Rates
+	delays  []time.Duration
+	guard   webhook.Guard
 }
 
 // readEnv reads the environment and checks the values `make run` parses,
@@ -124,7 +129,7 @@ func readEnv(getenv func(string) string) (*environment, error) {
 	port := or(getenv("PORT"), "3000")
 	local := "http://127.0.0.1:" + port
 	e := &environment{getenv: getenv, over: map[string]string{}, port: port,
-		defaults: map[string]string{"PUBLIC_SURVEY_URL": local, "TEMPLATES_URL": local, "MEDIA_URL": local}}
+		defaults: map[string]string{"PUBLIC_SURVEY_URL": local, "TEMPLATES_URL": local, "MEDIA_URL": local, "API_BASE_URL": local}}
 	// The public functions' limits per client and per survey, as on
 	// Lambda; RATE_LIMITS=off serves without them, a number sizes the
 	// client's (requests a minute).
@@ -134,6 +139,9 @@ func readEnv(getenv func(string) string) (*environment, error) {
 	}
 	if e.delays, err = webhook.ParseDelays(e.get("WEBHOOK_RETRY_DELAYS")); err != nil {
 		return nil, err
+	}
+	if e.apiBase, err = api.ParseBaseURL(e.get("API_BASE_URL")); err != nil {
+		return nil, fmt.Errorf("API_BASE_URL: %w", err)
 	}
 	// Loopback receivers are allowed locally unless
 	// WEBHOOK_ALLOW_LOOPBACK=false.

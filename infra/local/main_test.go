@@ -23,6 +23,7 @@ import (
 	"surveyservice/internal/localaws"
 	"surveyservice/internal/storetest"
 	"surveyservice/internal/testenv"
+	"surveyservice/shared/api"
 	"surveyservice/shared/api/gateway"
 	"surveyservice/shared/links"
 	"surveyservice/shared/responding"
@@ -137,7 +138,7 @@ func TestEventsThroughLambdaEntryPoint(t *testing.T) {
 		sealer:    testenv.Sealer(t),
 		exports:   testenv.Exports(t),
 	}) {
-		entries[name] = gateway.New(rt)
+		entries[name] = gateway.New(api.ServeAt("https://abc123defg.execute-api.us-east-1.amazonaws.com", rt)) // API_BASE_URL, as deployed
 	}
 	targets := map[string]string{}
 	for _, r := range gatewayRoutes.Routes() {

@@ -297,3 +297,42 @@ func TestStreamFilterMatchesDispatch(t *testing.T) {
 		t.Errorf("maxReceiveCount %v, want %d", q["maxReceiveCount"], webhook.MaxReceives)
 	}
 }
+
+// TestAPIBaseURLWhereLinksAreWritten: every function whose main reads
+// API_BASE_URL (api.BaseURLFromEnv: it writes absolute URLs and does not
+// start without it) has it in its environment in template.yaml, and no
+// other function has it.
+func TestAPIBaseURLWhereLinksAreWritten(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := regexp.MustCompile(`(?m)^LOGICAL_IDS := (.*)$`).FindSubmatch(data)
+	fns := regexp.MustCompile(`(?m)^FUNCTIONS := (.*)$`).FindSubmatch(data)
+	if ids == nil || fns == nil {
+		t.Fatal("Makefile lacks FUNCTIONS or LOGICAL_IDS")
+	}
+	logical, dirs := strings.Fields(string(ids[1])), strings.Fields(string(fns[1]))
+	tpl := loadTemplate(t)
+	readers := 0
+	for i, dir := range dirs {
+		main, err := os.ReadFile("../../functions/" + dir + "/lambda/main.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		reads := strings.Contains(string(main), "api.BaseURLFromEnv(")
+		env, _ := tpl.Resources[logical[i]].Properties["Environment"].(map[string]any)
+		vars, _ := env["Variables"].(map[string]any)
+		_, set := vars["API_BASE_URL"]
+		if reads != set {
+			t.Errorf("%s: its main reads API_BASE_URL %v, template.yaml sets it %v", logical[i], reads, set)
+		}
+		if reads {
+			readers++
+		}
+	}
+	if readers < 5 {
+		t.Errorf("%d functions read API_BASE_URL, want the 5 that write links (templates, settings, responses, webhooks, pages)", readers)
+	}
+}

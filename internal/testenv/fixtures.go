@@ -43,6 +43,11 @@ func Body(s string) io.Reader {
 	return strings.NewReader(s)
 }
 
+// APIBase is the API's address (API_BASE_URL) the tests serve their
+// handlers at (api.ServeAt): the host httptest.NewRequest gives a request,
+// so the links a handler writes read as before the address was configured.
+const APIBase = "http://example.com"
+
 // Serve sends req to h and counts the AWS calls the handler makes for it.
 func Serve(h http.Handler, req *http.Request) Reply {
 	ctx, calls := awsenv.WithCalls(req.Context())

@@ -411,23 +411,60 @@ func TestBodies(t *testing.T) {
 	}
 }
 
+// TestPageLinks: next and previous keep the request's other parameters
+// and start with the API's configured address (API_BASE_URL, ServeAt),
+// never with the Host or X-Forwarded-* headers a client sends (contract
+// section 3); without an address they are relative to the host.
 func TestPageLinks(t *testing.T) {
 	t.Parallel()
-	req := httptest.NewRequest("GET", "http://api.example.com/api/templates/?page=2&page_size=5&search=a+b", nil)
-	p := api.NewPage(req, 2, 5, 12, []int{6, 7, 8, 9, 10})
-	if p.Next == nil || *p.Next != "http://api.example.com/api/templates/?page=3&page_size=5&search=a+b" {
+	var p, last api.Page[int]
+	var abs string
+	h := api.ServeAt("https://api.example.net/v1/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p = api.NewPage(r, 2, 5, 12, []int{6, 7, 8, 9, 10})
+		last = api.NewPage(r, 3, 5, 12, []int{11, 12})
+		abs = api.AbsoluteURL(r, nil)
+	}))
+	req := httptest.NewRequest("GET", "http://attacker.example/api/templates/?page=2&page_size=5&search=a+b", nil)
+	req.Header.Set("X-Forwarded-Host", "attacker.example")
+	req.Header.Set("X-Forwarded-Proto", "http")
+	h.ServeHTTP(httptest.NewRecorder(), req)
+	if p.Next == nil || *p.Next != "https://api.example.net/v1/api/templates/?page=3&page_size=5&search=a+b" {
 		t.Errorf("next = %v", deref(p.Next))
 	}
-	if p.Previous == nil || *p.Previous != "http://api.example.com/api/templates/?page_size=5&search=a+b" {
+	if p.Previous == nil || *p.Previous != "https://api.example.net/v1/api/templates/?page_size=5&search=a+b" {
 		t.Errorf("previous = %v", deref(p.Previous))
 	}
-	last := api.NewPage(req, 3, 5, 12, []int{11, 12})
 	if last.Next != nil {
 		t.Errorf("last page has next %v", *last.Next)
 	}
-	req.Header.Set("X-Forwarded-Proto", "https")
-	if got := api.AbsoluteURL(req, nil); got != "https://api.example.com/api/templates/" {
-		t.Errorf("AbsoluteURL behind TLS proxy = %q", got)
+	if abs != "https://api.example.net/v1/api/templates/" {
+		t.Errorf("AbsoluteURL = %q", abs)
+	}
+	if got := api.AbsoluteURL(req, nil); got != "/api/templates/" {
+		t.Errorf("AbsoluteURL without a configured address = %q, want the path alone", got)
+	}
+}
+
+func TestParseBaseURL(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"https://api.example.com":     "https://api.example.com",
+		"https://api.example.com/":    "https://api.example.com",
+		"http://127.0.0.1:3000":       "http://127.0.0.1:3000",
+		"https://example.com/survey/": "https://example.com/survey",
+	} {
+		if got, err := api.ParseBaseURL(in); err != nil || got != want {
+			t.Errorf("ParseBaseURL(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "api.example.com", "/api", "ftp://example.com", "https://", "https://u:p@example.com",
+		"https://example.com/?a=1", "https://example.com/#x", "javascript:alert(1)"} {
+		if got, err := api.ParseBaseURL(bad); err == nil {
+			t.Errorf("ParseBaseURL(%q) = %q, want an error", bad, got)
+		}
+	}
+	if _, err := api.BaseURLFromEnv(func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "API_BASE_URL") {
+		t.Errorf("BaseURLFromEnv without API_BASE_URL: %v", err)
 	}
 }
 

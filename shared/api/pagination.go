@@ -44,24 +44,12 @@ func pageURL(r *http.Request, page int) string {
 	return AbsoluteURL(r, q)
 }
 
-// AbsoluteURL is the request's own address with the query q: the scheme
-// the client used (API Gateway is always https), its host and path.
+// AbsoluteURL is the request's own path with the query q under the API's
+// configured address (ServeAt, API_BASE_URL): the Host header and any
+// X-Forwarded-* header are the client's to choose, and never reach a link.
 func AbsoluteURL(r *http.Request, q url.Values) string {
-	scheme := "http"
-	switch proto := strings.ToLower(r.Header.Get("X-Forwarded-Proto")); {
-	case proto == "https" || proto == "http":
-		scheme = proto
-	case r.TLS != nil:
-		scheme = "https"
-	case r.URL.Scheme != "":
-		scheme = r.URL.Scheme
-	}
-	host := r.Host
-	if host == "" {
-		host = r.URL.Host
-	}
-	u := url.URL{Scheme: scheme, Host: host, Path: r.URL.Path, RawPath: r.URL.RawPath, RawQuery: q.Encode()}
-	return u.String()
+	u := url.URL{Path: r.URL.Path, RawPath: r.URL.RawPath, RawQuery: q.Encode()}
+	return BaseURL(r) + u.String()
 }
 
 // ParseInt reads a query integer as the contract wants it: optional sign and

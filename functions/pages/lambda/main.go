@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"surveyservice/functions/pages"
+	"surveyservice/shared/api"
 	"surveyservice/shared/api/gateway"
 	"surveyservice/shared/lambdamain"
 	"surveyservice/shared/links"
@@ -21,6 +22,10 @@ func main() {
 			Store: env.Store, Sealer: links.SealerFromEnv(env.AWS, env.Getenv, env.Store), Now: time.Now,
 			Config: pages.ConfigFromEnv(env.Getenv),
 		})
-		return gateway.New(pages.Limited(rt, env.Store, ratelimit.Service, time.Now)), nil
+		base, err := api.BaseURLFromEnv(env.Getenv) // oEmbed's discovery link
+		if err != nil {
+			return nil, err
+		}
+		return gateway.New(api.ServeAt(base, pages.Limited(rt, env.Store, ratelimit.Service, time.Now))), nil
 	})
 }

@@ -20,7 +20,11 @@ func main() {
 		bucket := exports.New(env.AWS, exports.BucketFromEnv(env.Getenv))
 		jobs := exports.QueueFromEnv(env.AWS, env.Getenv)
 		files := uploads.New(env.AWS, uploads.BucketFromEnv(env.Getenv))
-		return gateway.New(responses.New(responses.Deps{Auth: api.NewAuthenticator(env.Store), Store: env.Store,
-			Sealer: sealer, Exports: bucket, Jobs: jobs, Now: time.Now, Uploads: files})), nil
+		base, err := api.BaseURLFromEnv(env.Getenv) // next links, export links, a job's Location
+		if err != nil {
+			return nil, err
+		}
+		return gateway.New(api.ServeAt(base, responses.New(responses.Deps{Auth: api.NewAuthenticator(env.Store), Store: env.Store,
+			Sealer: sealer, Exports: bucket, Jobs: jobs, Now: time.Now, Uploads: files}))), nil
 	})
 }

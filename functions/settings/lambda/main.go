@@ -12,6 +12,10 @@ import (
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		return gateway.New(settings.New(settings.Deps{Auth: api.NewAuthenticator(env.Store), Store: env.Store, Now: time.Now})), nil
+		base, err := api.BaseURLFromEnv(env.Getenv) // the codes list's next and previous
+		if err != nil {
+			return nil, err
+		}
+		return gateway.New(api.ServeAt(base, settings.New(settings.Deps{Auth: api.NewAuthenticator(env.Store), Store: env.Store, Now: time.Now}))), nil
 	})
 }

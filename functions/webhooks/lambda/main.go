@@ -13,12 +13,16 @@ import (
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		return gateway.New(webhooks.New(webhooks.Deps{
+		base, err := api.BaseURLFromEnv(env.Getenv) // the deliveries' next
+		if err != nil {
+			return nil, err
+		}
+		return gateway.New(api.ServeAt(base, webhooks.New(webhooks.Deps{
 			Auth:   api.NewAuthenticator(env.Store),
 			Store:  env.Store,
 			Sealer: links.SealerFromEnv(env.AWS, env.Getenv, env.Store),
 			Queue:  webhook.QueueFromEnv(env.AWS, env.Getenv),
 			Guard:  webhook.Guard{AllowLoopback: env.Getenv("WEBHOOK_ALLOW_LOOPBACK") == "true"},
-		})), nil
+		}))), nil
 	})
 }
