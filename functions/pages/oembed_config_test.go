@@ -27,8 +27,8 @@ func TestOEmbedFromConfiguration(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 1)
 	const public, apiBase = "https://survey.example.org", "https://api.example.net/v1"
-	h := testenv.Conform(api.ServeAt(apiBase, pages.New(f.st, testenv.Sealer(t), time.Now,
-		pages.WithConfig(pages.Config{PublicURL: public}))))
+	h := testenv.Conform(api.ServeAt(apiBase, pages.New(pages.Deps{Store: f.st, Sealer: testenv.Sealer(t), Now: time.Now,
+		Config: pages.Config{PublicURL: public}})))
 	get := func(target, accept string) (int, string) {
 		req := httptest.NewRequest("GET", target, nil)
 		req.Host = "attacker.example"

@@ -565,7 +565,7 @@ func (s *stack) ownerCounts(sv viralSurvey) (counts, error) {
 	if m == nil {
 		return c, fmt.Errorf("viral: no count on the report page")
 	}
-	if c.Report, err = strconv.ParseInt(strings.ReplaceAll(string(m[1]), ",", ""), 10, 64); err != nil {
+	if c.Report, err = readCount(string(m[1])); err != nil {
 		return c, fmt.Errorf("viral: the report's count %q", m[1])
 	}
 	m = reportChoice.FindSubmatch(b)
@@ -575,13 +575,31 @@ func (s *stack) ownerCounts(sv viralSurvey) (counts, error) {
 	c.Choices = map[string]int64{}
 	for _, part := range strings.Split(html.UnescapeString(string(m[1])), "; ") {
 		name, n, ok := strings.Cut(part, ": ")
-		v, err := strconv.ParseInt(strings.ReplaceAll(n, ",", ""), 10, 64)
+		v, err := readCount(n)
 		if !ok || err != nil {
 			return c, fmt.Errorf("viral: the report's chart reads %q", m[1])
 		}
 		c.Choices[name] = v
 	}
 	return c, nil
+}
+
+// readCount reads a count as the report writes it for people: in the
+// survey language's digits (Persian ۰-۹, Arabic ٠-٩ or Latin), grouping
+// separators ignored.
+func readCount(s string) (int64, error) {
+	latin := strings.Map(func(r rune) rune {
+		switch {
+		case r >= '۰' && r <= '۹':
+			return '0' + r - '۰'
+		case r >= '٠' && r <= '٩':
+			return '0' + r - '٠'
+		case r == ',' || r == '٬':
+			return -1
+		}
+		return r
+	}, s)
+	return strconv.ParseInt(latin, 10, 64)
 }
 
 func pct(ds []time.Duration, q float64) float64 {
