@@ -202,6 +202,11 @@ var textsByLang = map[string]texts{
 		Closed: "هذا الاستبيان مغلق.", Responses: "الإجابات", Average: "المتوسط", Report: "تقرير", Required: "مطلوب",
 		Score: "الدرجة", YourAnswer: "إجابتك", CorrectAnswer: "الإجابة الصحيحة", Right: "صحيحة", Wrong: "خاطئة", SeeSheet: "عرض ورقة الإجابات",
 		Preview: "هذه معاينة: لا يتم حفظ الإجابات.", MeanRank: "متوسط الترتيب (1 هو الأول)", Rankings: "ترتيبات"},
+	"tr": {Next: "İleri", Previous: "Geri", Submit: "Gönder", Code: "Kodunuz", Progress: "İlerleme",
+		Thanks: "Teşekkürler! Yanıtınız kaydedildi.", TimeUp: "Yanıt verme süresi sona erdi.", TimeLeft: "Kalan süre",
+		Closed: "Bu anket kapalı.", Responses: "Yanıtlar", Average: "Ortalama", Report: "Rapor", Required: "zorunlu",
+		Score: "Puan", YourAnswer: "Yanıtınız", CorrectAnswer: "Doğru yanıt", Right: "doğru", Wrong: "yanlış", SeeSheet: "Cevap kâğıdınızı görün",
+		Preview: "Bu bir önizlemedir: yanıtlar kaydedilmez.", MeanRank: "Ortalama sıra (1 birincidir)", Rankings: "sıralama"},
 }
 
 func textsFor(lang string) texts {
