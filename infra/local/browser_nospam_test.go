@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -10,7 +13,13 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
+	"surveyservice/functions/responders"
+	"surveyservice/functions/variables"
+	"surveyservice/internal/testenv"
+	"surveyservice/shared/api"
+	"surveyservice/shared/ratelimit"
 	"surveyservice/shared/responding"
+	"surveyservice/shared/survey"
 )
 
 // Issue 29's browser tests of the responder cookie: a no_spam survey
@@ -177,4 +186,58 @@ func TestBrowserPlainFormNoSpam(t *testing.T) {
 	if rs := p.responses(t, sv.ID); len(rs) != 1 {
 		t.Errorf("%d responses, want 1", len(rs))
 	}
+}
+
+// TestBrowserThrottledInPersian: a Persian survey whose responders
+// function is over its limit shows the limit in Persian (the script reads
+// a 429 by its status; the API's detail is DRF's English), and a page over
+// the pages function's limit is a Persian page, not JSON; axe finds
+// nothing on either (issue 29, finding 11).
+func TestBrowserThrottledInPersian(t *testing.T) {
+	st := testenv.Store(t)
+	_, key := testenv.NewAccount(t, survey.PlanEnterprise)
+	shut := ratelimit.Service
+	shut.Client.Limit = 0 // every request of the client over the limit
+	var pagesShut atomic.Bool
+	fns := routers(st, config{sealer: testenv.Sealer(t), variables: variables.Config{SurveyURL: "http://127.0.0.1"}, exports: testenv.Exports(t)})
+	h := serveWithin(fns, map[string]func(*api.Router) *api.Router{
+		"RespondersFunction": func(rt *api.Router) *api.Router { return responders.Limited(rt, st, shut, time.Now) },
+		"PagesFunction": func(rt *api.Router) *api.Router {
+			check := ratelimit.NewPolicyAt("pages", shut, st, ratelimit.PagesSurvey, time.Now).Check
+			rt.Guard(func(r *http.Request) error {
+				if !pagesShut.Load() {
+					return nil
+				}
+				return check(r)
+			})
+			return rt
+		},
+	})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	p := pagesServer{srv: srv, api: apiClient{h: h, key: key}}
+	sv := p.build(t, surveySpec{Name: "پرسش‌نامه", Language: 1, Elements: []map[string]any{{"type": 2, "title": "نام شما؟"}}})
+
+	ctx := browser(t, true)
+	if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/s/"+sv.URLSlug+"/")); err != nil {
+		t.Fatal(err)
+	}
+	visible(t, ctx, "#errors p")
+	const persian = "درخواست‌ها بیش از اندازه است؛ کمی صبر کنید و دوباره تلاش کنید."
+	if got := evalJS[string](t, ctx, `document.getElementById("errors").textContent`); got != persian {
+		t.Errorf("the throttled session on a Persian page: %q, want %q", got, persian)
+	}
+	shot(t, ctx, "throttled-fa-script")
+	checkAxe(t, ctx, "fa throttled session")
+
+	pagesShut.Store(true)
+	if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/s/"+sv.URLSlug+"/")); err != nil {
+		t.Fatal(err)
+	}
+	visible(t, ctx, "#message")
+	if got := evalJS[string](t, ctx, `document.documentElement.lang + " " + document.getElementById("message").textContent`); got != "fa "+persian {
+		t.Errorf("a throttled page: %q", got)
+	}
+	shot(t, ctx, "throttled-fa-page")
+	checkAxe(t, ctx, "fa throttled page")
 }
