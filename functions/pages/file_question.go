@@ -24,6 +24,9 @@ var fileTextsByLang = map[string]fileTexts{
 	"ar": {Accepted: "المقبول", UpTo: "حتى %d ميغابايت", TypeRefused: "لا تُقبل ملفات من هذا النوع.",
 		SizeRefused: "الملف أكبر من %d ميغابايت.", Uploading: "جارٍ الرفع…", Uploaded: "تم الرفع", Failed: "فشل الرفع؛ حاول مرة أخرى.",
 		NoScript: "يتطلب إرسال ملف نص الصفحة البرمجي."},
+	"tr": {Accepted: "Kabul edilenler", UpTo: "en fazla %d MB", TypeRefused: "Bu türdeki dosyalar kabul edilmiyor.",
+		SizeRefused: "Dosya %d MB'tan büyük.", Uploading: "Yükleniyor…", Uploaded: "Yüklendi", Failed: "Yükleme başarısız oldu; yeniden deneyin.",
+		NoScript: "Dosya göndermek için sayfanın betiği gerekir."},
 }
 
 func fileTextsFor(lang string) fileTexts {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"surveyservice/shared/api"
+	"surveyservice/shared/awsenv"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -62,16 +63,20 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 		// fail renders a refusal as the form again, with its messages; a
 		// failure of the service goes back to the adapter.
 		fail := func(err error) error {
-			if survey.ErrorCode(err) == "" || api.Status(survey.ErrorCode(err)) >= 500 {
+			// A limit or an outage (429, 503) shows the form again too,
+			// its answers kept, in the page's words, with Retry-After.
+			busy := awsenv.IsUnavailable(err) || survey.ErrorCode(err) == survey.EUNAVAILABLE
+			if !busy && (survey.ErrorCode(err) == "" || api.Status(survey.ErrorCode(err)) >= 500) {
 				return err
 			}
 			if err == survey.ErrSurveyClosed {
 				writeSurveyMessage(w, r, http.StatusGone, v, p.T.Closed, c.Settings)
 				return nil
 			}
+			_, status := api.ErrorHead(w, r, err)
 			p.Errors, p.Form = messages(err, c.Elements, v.Language), f
 			p.Preview = c.Survey.IsTemplate
-			writeSurveyPage(w, r, api.Status(survey.ErrorCode(err)), renderSurvey(p), c.Settings, allow{themeCSS: p.ThemeCSS})
+			writeSurveyPage(w, r, status, renderSurvey(p), c.Settings, allow{themeCSS: p.ThemeCSS})
 			return nil
 		}
 		key := p.IdempotencyKey
@@ -86,7 +91,11 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 				return fail(err)
 			}
 		}
-		req := responding.Request{Session: f.Get("session"), Variables: map[string]any{}}
+		// The responder's side of section 16, as the JSON API has it: the
+		// request's responder cookie (set by the page; no_spam and
+		// tag_spam read it) and where the response came from.
+		req := responding.Request{Session: f.Get("session"), Variables: map[string]any{},
+			Responder: responding.ResponderValue(r), IP: api.ClientIP(r), UserAgent: r.UserAgent()}
 		for n, val := range p.Variables {
 			req.Variables[n] = val
 		}
@@ -98,7 +107,11 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 			if at, ok := openServed(ctx, sealer, c.Survey.ID, f.Get("served"), start); ok {
 				start = at
 			}
-			started, err := svc.Start(ctx, responding.StartRequest{Slug: slug, Client: api.ClientIP(r), Code: p.Code, QS: p.QS, HasQS: p.QS != "", At: start})
+			// Bound to the responder cookie, which this sets when the
+			// browser sent none: a no_spam survey then asks for cookies,
+			// and the form sent again carries it.
+			started, err := svc.Start(ctx, responding.StartRequest{Slug: slug, Client: api.ClientIP(r), Code: p.Code, QS: p.QS, HasQS: p.QS != "", At: start,
+				Responder: responding.EnsureResponder(w, r)})
 			if err != nil {
 				return fail(err)
 			}
@@ -284,6 +297,18 @@ func tiedRanks(f map[string][]string, c store.SurveyCollection) error {
 func messages(err error, elements map[int64]survey.Element, lang string) []string {
 	var e *survey.Error
 	if !errors.As(err, &e) {
+		if awsenv.IsUnavailable(err) {
+			return []string{translate(lang, msgBusy)}
+		}
+		return []string{translate(lang, msgSomethingWrong)}
+	}
+	switch {
+	case e.Code == survey.ETOOMANY && e.Detail != msgTooManyGuesses:
+		// A limit's 429: its detail is DRF's, with a number of seconds.
+		return []string{translate(lang, msgThrottled)}
+	case e.Code == survey.EUNAVAILABLE:
+		return []string{translate(lang, msgBusy)}
+	case api.Status(e.Code) >= 500:
 		return []string{translate(lang, msgSomethingWrong)}
 	}
 	if len(e.Fields) == 0 {

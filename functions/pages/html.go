@@ -200,10 +200,16 @@ func renderSurvey(p surveyPage) []byte {
 		}
 		d.w("</section>\n")
 	}
+	// The start button of a first welcome page reads its enter_text as
+	// served (app.js relabels it page by page from data-label on).
+	start := p.T.Next
+	if len(s.Welcome) > 0 && s.Welcome[0].EnterText != "" {
+		start = s.Welcome[0].EnterText
+	}
 	d.w(`<div class="nav">
 <button type="button" id="prev" class="prev" hidden>%s</button>
-<button type="button" id="next" class="next" hidden>%s</button>
-`, text(p.T.Previous), text(p.T.Next))
+<button type="button" id="next" class="next" data-label="%s" hidden>%s</button>
+`, text(p.T.Previous), text(p.T.Next), text(start))
 	if p.Initial != nil {
 		// The plain form's button (steps.go): the first submit button, so
 		// that Enter presses it without the script too.

@@ -3,42 +3,137 @@ package pages
 import (
 	"encoding/json"
 
+	"surveyservice/shared/challenge"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/survey"
+	"surveyservice/shared/uploads"
 )
 
 // Messages of the pages themselves, in English; their translations are
-// in pageMessages.
+// in pageMessages. A 429 and a 503 are shown by their status, in these
+// words (the API's details carry a number of seconds, or are for
+// developers).
 const (
 	msgSomethingWrong = "Something went wrong."
 	msgNetwork        = "The network failed; try again."
 	msgTiedRanks      = "Give each choice a different rank."
+	msgThrottled      = "Too many requests; wait a moment and try again."
+	msgBusy           = "The service is busy; try again shortly."
+	msgNotFound       = "Not found."
+	// The refusals of sections 11 and 16 that another group words (the
+	// contract's text): a session that has responded, an upload that is
+	// another response's.
+	msgSessionResponded = "This session has already responded."
+	msgFileTaken        = "This file belongs to another response."
 )
 
+// The API's refusals that are field messages, and the guard's 429 (its
+// detail is the survey package's own).
+var (
+	msgChallenge      = fieldMessage(challenge.ErrInvalid, "captcha")
+	msgRequired       = fieldMessage(challenge.ErrRequired, "captcha")
+	msgLocation       = fieldMessage(survey.ErrLocationRequired, "location")
+	msgTooManyGuesses = "Too many failed attempts. Try again later."
+)
+
+// fieldMessage is the one message of a refusal's field.
+func fieldMessage(e *survey.Error, field string) string {
+	if msgs, ok := e.Fields[field].([]string); ok && len(msgs) == 1 {
+		return msgs[0]
+	}
+	panic("pages: " + field + " is not a one-message refusal") // a programming error, found at start
+}
+
+// pageMessages are the refusals a responder can meet (the API's and the
+// pages' own), by language: every one in fa, ar and tr (contract section
+// 16); English is the key.
 var pageMessages = map[string]map[string]string{
 	"fa": {
-		survey.ErrCodeRefused.Detail:  "کد شما پذیرفته نشد.",
-		survey.ErrSurveyClosed.Detail: "این پرسش‌نامه بسته است.",
-		survey.ErrLinkUsed.Detail:     "از این پیوند پیش‌تر استفاده شده است.",
-		responding.ErrTimeIsUp.Detail: "زمان پاسخ‌دهی به پایان رسیده است.",
-		"Invalid link.":               "پیوند نامعتبر است.",
-		"Invalid session.":            "نشست نامعتبر است؛ صفحه را دوباره باز کنید.",
-		survey.MsgAnswerRequired:      "پاسخ به این پرسش الزامی است.",
-		msgSomethingWrong:             "مشکلی پیش آمد.",
-		msgNetwork:                    "اتصال برقرار نشد؛ دوباره تلاش کنید.",
-		msgTiedRanks:                  "به هر گزینه رتبه‌ای متفاوت بدهید.",
+		survey.ErrCodeRefused.Detail:          "کد شما پذیرفته نشد.",
+		survey.ErrSurveyClosed.Detail:         "این پرسش‌نامه بسته است.",
+		survey.ErrLinkUsed.Detail:             "از این پیوند پیش‌تر استفاده شده است.",
+		responding.ErrTimeIsUp.Detail:         "زمان پاسخ‌دهی به پایان رسیده است.",
+		"Invalid link.":                       "پیوند نامعتبر است.",
+		"Invalid session.":                    "نشست نامعتبر است؛ صفحه را دوباره باز کنید.",
+		survey.MsgAnswerRequired:              "پاسخ به این پرسش الزامی است.",
+		msgSomethingWrong:                     "مشکلی پیش آمد.",
+		msgNetwork:                            "اتصال برقرار نشد؛ دوباره تلاش کنید.",
+		msgTiedRanks:                          "به هر گزینه رتبه‌ای متفاوت بدهید.",
+		survey.ErrAlreadyResponded.Detail:     "شما پیش‌تر به این پرسش‌نامه پاسخ داده‌اید.",
+		survey.ErrNeedsCookies.Detail:         "این پرسش‌نامه برای پذیرفتن پاسخ شما به کوکی نیاز دارد.",
+		msgChallenge:                          "بررسی امنیتی پذیرفته نشد؛ دوباره تلاش کنید.",
+		msgRequired:                           "این بخش الزامی است.",
+		uploads.MsgInvalidUpload:              "فایل بارگذاری‌شده نامعتبر است.",
+		uploads.MsgNotUploaded:                "فایل بارگذاری نشده است.",
+		uploads.MsgMismatch:                   "فایل بارگذاری‌شده با آنچه اعلام شده بود یکی نیست.",
+		msgFileTaken:                          "این فایل از آنِ پاسخ دیگری است.",
+		msgSessionResponded:                   "این نشست پیش‌تر پاسخ داده است؛ صفحه را دوباره باز کنید.",
+		msgLocation:                           "این پرسش‌نامه به موقعیت مکانی شما نیاز دارد.",
+		responding.ErrInvalidEditToken.Detail: "اجازهٔ ویرایش نامعتبر است.",
+		responding.ErrEditingDisabled.Detail:  "ویرایش پاسخ‌ها در این پرسش‌نامه فعال نیست.",
+		msgTooManyGuesses:                     "تلاش‌های نادرست بسیار شد؛ کمی بعد دوباره تلاش کنید.",
+		msgThrottled:                          "درخواست‌ها بیش از اندازه است؛ کمی صبر کنید و دوباره تلاش کنید.",
+		msgBusy:                               "سرویس شلوغ است؛ کمی بعد دوباره تلاش کنید.",
+		msgNotFound:                           "یافت نشد.",
+		errStepsInvalid.Detail:                "فرم خوانده نشد.",
 	},
 	"ar": {
-		survey.ErrCodeRefused.Detail:  "لم يُقبل رمزك.",
-		survey.ErrSurveyClosed.Detail: "هذا الاستبيان مغلق.",
-		survey.ErrLinkUsed.Detail:     "تم استخدام هذا الرابط من قبل.",
-		responding.ErrTimeIsUp.Detail: "انتهى وقت الإجابة.",
-		"Invalid link.":               "الرابط غير صالح.",
-		"Invalid session.":            "الجلسة غير صالحة؛ أعد فتح الصفحة.",
-		survey.MsgAnswerRequired:      "هذا السؤال يتطلب إجابة.",
-		msgSomethingWrong:             "حدث خطأ ما.",
-		msgNetwork:                    "فشل الاتصال؛ حاول مرة أخرى.",
-		msgTiedRanks:                  "أعطِ كل خيار ترتيبًا مختلفًا.",
+		survey.ErrCodeRefused.Detail:          "لم يُقبل رمزك.",
+		survey.ErrSurveyClosed.Detail:         "هذا الاستبيان مغلق.",
+		survey.ErrLinkUsed.Detail:             "تم استخدام هذا الرابط من قبل.",
+		responding.ErrTimeIsUp.Detail:         "انتهى وقت الإجابة.",
+		"Invalid link.":                       "الرابط غير صالح.",
+		"Invalid session.":                    "الجلسة غير صالحة؛ أعد فتح الصفحة.",
+		survey.MsgAnswerRequired:              "هذا السؤال يتطلب إجابة.",
+		msgSomethingWrong:                     "حدث خطأ ما.",
+		msgNetwork:                            "فشل الاتصال؛ حاول مرة أخرى.",
+		msgTiedRanks:                          "أعطِ كل خيار ترتيبًا مختلفًا.",
+		survey.ErrAlreadyResponded.Detail:     "لقد أجبت عن هذا الاستبيان من قبل.",
+		survey.ErrNeedsCookies.Detail:         "يحتاج هذا الاستبيان إلى ملفات تعريف الارتباط لقبول إجابتك.",
+		msgChallenge:                          "لم يُقبل التحقق الأمني؛ حاول مرة أخرى.",
+		msgRequired:                           "هذا الحقل مطلوب.",
+		uploads.MsgInvalidUpload:              "الملف المرفوع غير صالح.",
+		uploads.MsgNotUploaded:                "لم يتم رفع الملف.",
+		uploads.MsgMismatch:                   "الملف المرفوع لا يطابق ما أُعلن عنه.",
+		msgFileTaken:                          "هذا الملف يخص إجابة أخرى.",
+		msgSessionResponded:                   "أُرسلت إجابة من هذه الجلسة من قبل؛ أعد فتح الصفحة.",
+		msgLocation:                           "يحتاج هذا الاستبيان إلى موقعك.",
+		responding.ErrInvalidEditToken.Detail: "رمز التعديل غير صالح.",
+		responding.ErrEditingDisabled.Detail:  "تعديل الإجابات غير مفعّل لهذا الاستبيان.",
+		msgTooManyGuesses:                     "محاولات خاطئة كثيرة؛ حاول مرة أخرى بعد قليل.",
+		msgThrottled:                          "طلبات كثيرة جدًا؛ انتظر قليلًا ثم حاول مرة أخرى.",
+		msgBusy:                               "الخدمة مشغولة؛ حاول مرة أخرى بعد قليل.",
+		msgNotFound:                           "غير موجود.",
+		errStepsInvalid.Detail:                "تعذّرت قراءة النموذج.",
+	},
+	"tr": {
+		survey.ErrCodeRefused.Detail:          "Kodunuz kabul edilmedi.",
+		survey.ErrSurveyClosed.Detail:         "Bu anket kapalı.",
+		survey.ErrLinkUsed.Detail:             "Bu bağlantı daha önce kullanıldı.",
+		responding.ErrTimeIsUp.Detail:         "Yanıt verme süresi sona erdi.",
+		"Invalid link.":                       "Geçersiz bağlantı.",
+		"Invalid session.":                    "Geçersiz oturum; sayfayı yeniden açın.",
+		survey.MsgAnswerRequired:              "Bu soru yanıt gerektiriyor.",
+		msgSomethingWrong:                     "Bir şeyler ters gitti.",
+		msgNetwork:                            "Bağlantı kurulamadı; yeniden deneyin.",
+		msgTiedRanks:                          "Her seçeneğe farklı bir sıra verin.",
+		survey.ErrAlreadyResponded.Detail:     "Bu ankete zaten yanıt verdiniz.",
+		survey.ErrNeedsCookies.Detail:         "Bu anketin yanıtınızı kabul edebilmesi için çerezler gerekiyor.",
+		msgChallenge:                          "Güvenlik doğrulaması kabul edilmedi; yeniden deneyin.",
+		msgRequired:                           "Bu alan zorunludur.",
+		uploads.MsgInvalidUpload:              "Geçersiz yükleme.",
+		uploads.MsgNotUploaded:                "Dosya yüklenmedi.",
+		uploads.MsgMismatch:                   "Yüklenen dosya, bildirilen dosyayla eşleşmiyor.",
+		msgFileTaken:                          "Bu dosya başka bir yanıta ait.",
+		msgSessionResponded:                   "Bu oturumla zaten yanıt verildi; sayfayı yeniden açın.",
+		msgLocation:                           "Bu anket konumunuzu gerektiriyor.",
+		responding.ErrInvalidEditToken.Detail: "Geçersiz düzenleme anahtarı.",
+		responding.ErrEditingDisabled.Detail:  "Bu ankette yanıtları düzenleme açık değil.",
+		msgTooManyGuesses:                     "Çok fazla hatalı deneme; biraz sonra yeniden deneyin.",
+		msgThrottled:                          "Çok fazla istek; biraz bekleyip yeniden deneyin.",
+		msgBusy:                               "Hizmet şu anda yoğun; birazdan yeniden deneyin.",
+		msgNotFound:                           "Bulunamadı.",
+		errStepsInvalid.Detail:                "Form okunamadı.",
 	},
 }
 

@@ -45,6 +45,7 @@ type Deps struct {
 func New(d Deps) *api.Router {
 	st, svc, cfg := d.Store, responding.Service{Store: d.Store, Sealer: d.Sealer, Now: d.Now}, d.Config
 	rt := api.NewRouter(nil)
+	rt.AnswerRefusals(refusalPage(st))
 	page := api.Route{Path: "/s/{url_slug}/", Name: "Responder Page", Public: true}
 	rt.Handle(page.With("GET"), handleSurvey(st, d.Sealer, d.Now, cfg))
 	rt.Handle(page.With("POST"), handleForm(st, svc, cfg))

@@ -219,6 +219,13 @@ var textsByLang = map[string]texts{
 		Preview: "هذه معاينة: لا يتم حفظ الإجابات.", MeanRank: "متوسط الترتيب (١ هو الأول)", Rankings: "ترتيبات",
 		NPS: "صافي نقاط الترويج (NPS)", Promoters: "المروّجون", Passives: "المحايدون", Detractors: "المنتقدون",
 		MoveUp: "نقل لأعلى", MoveDown: "نقل لأسفل", Moved: "%s: %d من %d"},
+	"tr": {Next: "İleri", Previous: "Geri", Submit: "Gönder", Code: "Kodunuz", Progress: "İlerleme",
+		Thanks: "Teşekkürler! Yanıtınız kaydedildi.", TimeUp: "Yanıt verme süresi sona erdi.", TimeLeft: "Kalan süre",
+		Closed: "Bu anket kapalı.", Responses: "Yanıtlar", Average: "Ortalama", Report: "Rapor", Required: "zorunlu",
+		Score: "Puan", YourAnswer: "Yanıtınız", CorrectAnswer: "Doğru yanıt", Right: "doğru", Wrong: "yanlış", SeeSheet: "Cevap kâğıdınızı görün",
+		Preview: "Bu bir önizlemedir: yanıtlar kaydedilmez.", MeanRank: "Ortalama sıra (1 birincidir)", Rankings: "sıralama",
+		NPS: "Net Tavsiye Skoru (NPS)", Promoters: "destekçiler", Passives: "pasifler", Detractors: "kötüleyenler",
+		MoveUp: "Yukarı taşı", MoveDown: "Aşağı taşı", Moved: "%s: %d / %d"},
 }
 
 func textsFor(lang string) texts {

@@ -61,6 +61,9 @@ var texts16 = map[string]pageTexts16{
 	"ar": {Privacy: "تُستخدم إجاباتك لهذا الاستبيان فقط.", PrivacyLink: "إشعار الخصوصية", Share: "شارك هذا الاستبيان",
 		Footer: "صُنع باستخدام Survey Service", Location: "يطلب هذا الاستبيان موقعك.",
 		Edit: "تعديل إجابتك", Continue: "متابعة"},
+	"tr": {Privacy: "Yanıtlarınız yalnızca bu anket için kullanılır.", PrivacyLink: "Gizlilik bildirimi", Share: "Bu anketi paylaşın",
+		Footer: "Survey Service ile yapıldı", Location: "Bu anket konumunuzu istiyor.",
+		Edit: "Yanıtınızı düzenleyin", Continue: "Devam"},
 }
 
 func texts16For(lang string) pageTexts16 {

@@ -71,6 +71,11 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 			writeSurveyMessage(w, r, http.StatusGone, v, textsFor(v.Language).Closed, c.Settings)
 			return nil
 		}
+		// The responder cookie (contract sections 16 and 17): the
+		// page's navigation sets it, SameSite=None and Partitioned in a
+		// frame, so that the page's own requests and its plain form
+		// carry it also when the frame's parent is another site.
+		responding.EnsureResponder(w, r)
 		p := newSurveyPage(v, r)
 		p.Config = cfg
 		p.Sheets = c.Settings.ShowAnswerSheetToResponder

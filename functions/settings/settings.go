@@ -291,7 +291,7 @@ func (h handlers) get() http.Handler {
 		if err != nil {
 			return err
 		}
-		api.Respond(w, r, http.StatusOK, st.View(sv))
+		api.Respond(w, r, http.StatusOK, answer(st, sv))
 		return nil
 	})
 }
@@ -346,7 +346,38 @@ func (h handlers) update() http.Handler {
 		if p.expire {
 			sv.ExpirationDate = p.expiration
 		}
-		api.Respond(w, r, http.StatusOK, next.View(sv))
+		api.Respond(w, r, http.StatusOK, answer(next, sv))
 		return nil
 	})
+}
+
+// settingsAnswer is the settings object as GET and PATCH answer it, with
+// not_enforced: each sign-in setting that is on, and why it changes
+// nothing yet.
+type settingsAnswer struct {
+	survey.SettingsView
+	NotEnforced map[string]string `json:"not_enforced"`
+}
+
+// Why each sign-in setting changes nothing yet: responders cannot sign in
+// until contract section 18 lands, and an owner who turns one on must not
+// believe the survey is restricted (issue 29, finding 9).
+const (
+	notEnforcedAuth    = "Stored, not yet enforced: responders are not asked to sign in; anyone with the link can respond."
+	notEnforcedDomains = "Stored, not yet enforced: responders are not asked to sign in, so no address is checked against these domains."
+)
+
+// answer is the settings answer of s on survey sv.
+func answer(s survey.Settings, sv survey.Survey) settingsAnswer {
+	ne := map[string]string{}
+	if s.AuthenticationNeeded {
+		ne["authentication_needed"] = notEnforcedAuth
+	}
+	if s.ServiceAuth {
+		ne["service_auth"] = notEnforcedAuth
+	}
+	if len(s.ServiceAuthDomains) > 0 {
+		ne["service_auth_domains"] = notEnforcedDomains
+	}
+	return settingsAnswer{SettingsView: s.View(sv), NotEnforced: ne}
 }

@@ -179,13 +179,13 @@ func serve(fns map[string]*api.Router) http.Handler { return serveWithin(fns, ni
 // within it: `make run` serves the public functions within their limits
 // (limited), tests that are not about limits without them (they share
 // 127.0.0.1 and the counters' table).
-func serveWithin(fns map[string]*api.Router, wrap map[string]func(http.Handler) http.Handler) http.Handler {
+func serveWithin(fns map[string]*api.Router, wrap map[string]func(*api.Router) *api.Router) http.Handler {
 	targets := make(map[string]http.Handler, len(fns))
 	for name, rt := range fns {
-		targets[name] = conform(api.Mount(rt))
 		if w := wrap[name]; w != nil {
-			targets[name] = w(targets[name])
+			rt = w(rt)
 		}
+		targets[name] = conform(api.Mount(rt))
 	}
 	h, err := gatewayRoutes.Handler(localReading, targets)
 	if err != nil {
@@ -203,9 +203,9 @@ var conform = func(h http.Handler) http.Handler { return h }
 // limited are the public functions' limits per client and per survey
 // (shared/ratelimit) at rates, counted in counters' table: each function's
 // own constructor, the one its Lambda main serves.
-func limited(counters ratelimit.Counters, rates ratelimit.Rates) map[string]func(http.Handler) http.Handler {
-	return map[string]func(http.Handler) http.Handler{
-		"RespondersFunction": func(h http.Handler) http.Handler { return responders.Limited(h, counters, rates, time.Now) },
-		"PagesFunction":      func(h http.Handler) http.Handler { return pages.Limited(h, counters, rates, time.Now) },
+func limited(counters ratelimit.Counters, rates ratelimit.Rates) map[string]func(*api.Router) *api.Router {
+	return map[string]func(*api.Router) *api.Router{
+		"RespondersFunction": func(rt *api.Router) *api.Router { return responders.Limited(rt, counters, rates, time.Now) },
+		"PagesFunction":      func(rt *api.Router) *api.Router { return pages.Limited(rt, counters, rates, time.Now) },
 	}
 }

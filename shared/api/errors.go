@@ -42,6 +42,25 @@ const RetryAfterSeconds = "1"
 // anything else is logged with its cause and answered with the generic 500
 // body, so no internal message ever reaches a client.
 func Error(w http.ResponseWriter, r *http.Request, err error) {
+	e, status := ErrorHead(w, r, err)
+	var body any
+	switch {
+	case status == http.StatusInternalServerError:
+		body = map[string]string{"detail": "A server error occurred."}
+	case len(e.Fields) > 0:
+		body = e.Fields
+	default:
+		body = map[string]string{"detail": e.Detail}
+	}
+	Respond(w, r, status, body)
+}
+
+// ErrorHead does what Error does before the body: it finds the domain
+// error and status err answers with (503 for an outage of AWS, 500 for
+// anything unexpected), logs a failure of the service with its cause, and
+// sets WWW-Authenticate or Retry-After. Handlers that answer errors in
+// another form than JSON (the hosted pages) write their body after it.
+func ErrorHead(w http.ResponseWriter, r *http.Request, err error) (*survey.Error, int) {
 	var e *survey.Error
 	if !errors.As(err, &e) {
 		if awsenv.IsUnavailable(err) {
@@ -65,16 +84,7 @@ func Error(w http.ResponseWriter, r *http.Request, err error) {
 	case status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests:
 		w.Header().Set("Retry-After", RetryAfterSeconds)
 	}
-	var body any
-	switch {
-	case status == http.StatusInternalServerError:
-		body = map[string]string{"detail": "A server error occurred."}
-	case len(e.Fields) > 0:
-		body = e.Fields
-	default:
-		body = map[string]string{"detail": e.Detail}
-	}
-	Respond(w, r, status, body)
+	return e, status
 }
 
 // retryAfter renders a wait as Retry-After's whole seconds, rounded up

@@ -50,6 +50,44 @@ type Router struct {
 
 	once    sync.Once
 	mounted http.Handler
+
+	gate    Gate
+	refusal func(w http.ResponseWriter, r *http.Request, err error)
+}
+
+// Gate decides, before any route of a router, whether a request is
+// served: nil serves it, an error (a limit's 429) is the answer. It runs
+// inside the request log, so a refused request is logged with its id,
+// route, status and duration as every other.
+type Gate func(r *http.Request) error
+
+// Guard puts gate in front of every route of the router, and of the paths
+// it does not know; install it before the router serves.
+func (rt *Router) Guard(gate Gate) { rt.gate = gate }
+
+// AnswerRefusals makes the router answer its gate's refusals with answer
+// rather than the contract's JSON: a group of pages answers a page. answer
+// may fall back to Error.
+func (rt *Router) AnswerRefusals(answer func(w http.ResponseWriter, r *http.Request, err error)) {
+	rt.refusal = answer
+}
+
+// passes runs the router's gate: true when the request goes on, else the
+// refusal is answered.
+func (rt *Router) passes(w http.ResponseWriter, r *http.Request) bool {
+	if rt == nil || rt.gate == nil {
+		return true
+	}
+	err := rt.gate(r)
+	if err == nil {
+		return true
+	}
+	if rt.refusal != nil {
+		rt.refusal(w, r, err)
+	} else {
+		Error(w, r, err)
+	}
+	return false
 }
 
 // NotFound makes h the answer to the 404s the router gives itself (a path
@@ -121,7 +159,9 @@ func Mount(routers ...*Router) http.Handler {
 	var paths []string
 	for _, rt := range routers {
 		for path, e := range rt.endpoints {
-			mux.Handle(path+"{$}", e)
+			served := *e
+			served.router = rt
+			mux.Handle(path+"{$}", &served)
 			paths = append(paths, path)
 		}
 	}
@@ -135,7 +175,14 @@ func Mount(routers ...*Router) http.Handler {
 			break
 		}
 	}
-	mux.Handle("/", notFound)
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, rt := range routers {
+			if !rt.passes(w, r) {
+				return
+			}
+		}
+		notFound.ServeHTTP(w, r)
+	}))
 	return Compress(Observe(Recover(secure(Deadline(DeadlineMargin)(withFinalSlash(mux))))))
 }
 
@@ -160,7 +207,7 @@ type endpoint struct {
 	methods map[string]http.Handler
 	formats []Format // the path's own formats
 	renders []string // what OPTIONS reports
-	router  *Router  // whose NotFound answers an unknown format
+	router  *Router  // whose gate the path passes and whose NotFound answers an unknown format (set by Mount)
 }
 
 // ServeHTTP runs DRF's order: content negotiation (404 on an unknown format,
@@ -178,6 +225,9 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.Set("Access-Control-Allow-Headers", "Accept, Content-Type, If-None-Match")
 			h.Set("Access-Control-Max-Age", "86400")
 		}
+	}
+	if !e.router.passes(w, r) {
+		return
 	}
 	rend, err := negotiate(r, e.formats)
 	r = withRendering(r, rend)

@@ -89,35 +89,47 @@ func NewPolicyAt(scope string, rates Rates, counters Counters, surveyOf func(str
 var _ Counters = (*store.Store)(nil)
 
 // Wrap serves next within the policy's limits: 429 in the contract's shape
-// (DRF's throttled detail) with Retry-After past one.
+// (DRF's throttled detail) with Retry-After past one. A function's router
+// runs Check as its gate instead (api.Router.Guard), so that its 429s are
+// in its request log.
 func (p Policy) Wrap(next http.Handler) http.Handler {
 	if p.Client == nil && p.Survey == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key, exempt := "", false
-		if p.SurveyOf != nil {
-			key, exempt = p.SurveyOf(r.URL.Path)
-		}
-		if exempt || r.Method == http.MethodOptions {
-			next.ServeHTTP(w, r)
-			return
-		}
-		var err error
-		if p.Client != nil {
-			err = p.Client.Allow(r.Context(), ClientKey(api.ClientIP(r)))
-		}
-		if err == nil && key != "" && p.Survey != nil {
-			err = p.Survey.Allow(r.Context(), SurveyKey(key))
-		}
-		if err != nil {
-			slog.InfoContext(r.Context(), "throttled", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+		if err := p.Check(r); err != nil {
 			w.Header().Set("X-Content-Type-Options", "nosniff")
 			api.Error(w, r, err)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// Check counts the request within the policy's limits: nil to serve it,
+// or the 429 (Throttled). Exempt paths and preflights are not counted.
+func (p Policy) Check(r *http.Request) error {
+	if p.Client == nil && p.Survey == nil {
+		return nil
+	}
+	key, exempt := "", false
+	if p.SurveyOf != nil {
+		key, exempt = p.SurveyOf(r.URL.Path)
+	}
+	if exempt || r.Method == http.MethodOptions {
+		return nil
+	}
+	var err error
+	if p.Client != nil {
+		err = p.Client.Allow(r.Context(), ClientKey(api.ClientIP(r)))
+	}
+	if err == nil && key != "" && p.Survey != nil {
+		err = p.Survey.Allow(r.Context(), SurveyKey(key))
+	}
+	if err != nil {
+		api.Logger(r.Context()).InfoContext(r.Context(), "throttled", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+	}
+	return err
 }
 
 // RespondersSurvey is the responders function's survey of a path:

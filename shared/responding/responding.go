@@ -28,6 +28,7 @@ type Store interface {
 	SpendChallenge(ctx context.Context, sid int64, salt string, expiresAt time.Time) error
 	ResponseOfSurvey(ctx context.Context, sid, rid int64) (survey.Response, error)
 	EditResponse(ctx context.Context, e store.ResponseEdit) (survey.Response, error)
+	Responded(ctx context.Context, sid int64, hash string) (bool, error)
 }
 
 // Sealer opens personalised links and seals and opens sessions;
@@ -97,8 +98,10 @@ type StartRequest struct {
 // (challenge.Check); under code_auth the code must admit the responder
 // (checked, not spent, and guessing held back by store.CodeGuard); a
 // personalised link (HasQS) must open for the survey and, if it is a
-// one-use link, not be used yet. The start time, the code, the link and
-// the responder cookie's hash are sealed in the session token.
+// one-use link, not be used yet; on a no_spam survey without tag_spam the
+// responder cookie must have no response yet (403, one read). The start
+// time, the code, the link and the responder cookie's hash are sealed in
+// the session token.
 func (s Service) Start(ctx context.Context, req StartRequest) (Started, error) {
 	st, sealer, now := s.Store, s.Sealer, req.At
 	if now.IsZero() {
@@ -121,6 +124,18 @@ func (s Service) Start(ctx context.Context, req StartRequest) (Started, error) {
 	sess := Session{StartedAt: started}
 	if req.Responder != "" {
 		sess.Responder = ResponderHash(req.Responder)
+		if set.NoSpam && !set.TagSpam {
+			// Refused now, not after every page (contract section 16);
+			// the submission's transaction still decides a race.
+			h := sess.Responder
+			responded, err := st.Responded(ctx, sv.ID, hex.EncodeToString(h[:]))
+			if err != nil {
+				return Started{}, err
+			}
+			if responded {
+				return Started{}, survey.ErrAlreadyResponded
+			}
+		}
 	}
 	if set.CaptchaNeeded {
 		sol, err := challenge.Parse(req.Captcha)

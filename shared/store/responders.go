@@ -56,3 +56,19 @@ func (s *Store) responderPut(sid int64, hash string, rid int64, submitted string
 		AttrPK: ResponderPK(sid, hash), AttrSK: responderSK, "survey_id": sid, "response_id": rid, "submitted_at": submitted,
 	}).If("attribute_not_exists(PK)")
 }
+
+// Responded reports whether the responder of hash (hex, the responder
+// cookie's) has a response on the survey: one GetItem of the responder's
+// item, which the first response writes (contract section 16: a no_spam
+// survey refuses the responder when a session starts).
+func (s *Store) Responded(ctx context.Context, sid int64, hash string) (bool, error) {
+	var it map[string]any
+	err := s.table.Get(AttrPK, ResponderPK(sid, hash)).Range(AttrSK, dynamo.Equal, responderSK).One(ctx, &it)
+	if err == dynamo.ErrNotFound {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.fail("read a responder", err)
+	}
+	return true, nil
+}

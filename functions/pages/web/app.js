@@ -29,7 +29,7 @@
   var timer = document.getElementById("timer"), timeup = document.getElementById("timeup"), thanks = document.getElementById("thanks");
   var hideNext = form.getAttribute("data-hide-next") === "true", hidePrev = form.getAttribute("data-hide-prev") === "true";
   var duration = parseInt(form.getAttribute("data-duration"), 10) || 0;
-  var nextLabel = next.textContent;
+  var nextLabel = next.getAttribute("data-label") || next.textContent;
   var at = 0, busy = false, deadline = 0, ticking = 0;
   function field(n) { return form.elements[n]; }
   // The numbers people read are in the page language's digits (fa, ar).
@@ -100,6 +100,16 @@
     return out.length ? out : [tr("Something went wrong.")];
   }
 
+  // refusal is an answer's messages for the responder: a throttle or an
+  // outage by its status (their details are for developers), else the
+  // body's messages.
+  function refusal(r) {
+    if (r.status === 429 && (!r.body.detail || /^Request was throttled/.test(r.body.detail))) return [tr("Too many requests; wait a moment and try again.")];
+    if (r.status === 503) return [tr("The service is busy; try again shortly.")];
+    if (r.status >= 500) return [tr("Something went wrong.")];
+    return messages(r.body);
+  }
+
   // tr is an API message in the page's language (data-messages).
   var translations = JSON.parse(form.getAttribute("data-messages") || "{}");
   function tr(m) { return translations[m] || m; }
@@ -145,7 +155,9 @@
     headers["Content-Type"] = "application/json";
     headers.Accept = "application/json";
     return fetch(api + path, { method: method || "POST", headers: headers, body: JSON.stringify(body), credentials: "same-origin" })
-      .then(function (r) { return r.json().then(function (b) { return { status: r.status, body: b }; }); });
+      .then(function (r) {
+        return r.json().catch(function () { return {}; }).then(function (b) { return { status: r.status, body: b || {} }; });
+      });
   }
 
   function startCountdown(startedAt) {
@@ -186,7 +198,7 @@
       }
       return r;
     }).then(function (r) {
-      if (r.status !== 201) { fail(messages(r.body)); return false; }
+      if (r.status !== 201) { fail(refusal(r)); return false; }
       field("session").value = r.body.session;
       if (logic) logic.order(r.body.choice_orders);
       if (window.surveyRanking) window.surveyRanking.renumber();
@@ -275,7 +287,7 @@
           return;
         }
         if (r.status === 410 && /time/i.test(r.body.detail || "")) { form.hidden = true; timeup.hidden = false; return; }
-        fail(messages(r.body));
+        fail(refusal(r));
       });
     }).catch(function () { fail([tr("The network failed; try again.")]); })
       .then(function () { busy = false; submit.disabled = false; });

@@ -42,10 +42,16 @@
     });
   }
 
-  function messages(body) {
+  // messages are a refusal's messages in the page's language (the
+  // form's data-messages); a throttle or an outage by its status.
+  var table = JSON.parse(form.getAttribute("data-messages") || "{}");
+  function tr(m) { return table[m] || m; }
+  function messages(status, body) {
+    if (status === 429 && (!body.detail || /^Request was throttled/.test(body.detail))) return tr("Too many requests; wait a moment and try again.");
+    if (status >= 500) return tr("The service is busy; try again shortly.");
     var out = [];
     Object.keys(body || {}).forEach(function (k) { out = out.concat(body[k]); });
-    return out.join(" ");
+    return out.map(tr).join(" ");
   }
 
   // send posts the file to S3 with the presigned POST, reporting progress.
@@ -78,8 +84,8 @@
         body: JSON.stringify({ session: s, element: +id, file_name: file.name, content_type: file.type || "application/octet-stream", size: file.size })
       });
     }).then(function (r) {
-      return r.json().then(function (b) {
-        if (r.status !== 201) throw { msg: messages(b) };
+      return r.json().catch(function () { return {}; }).then(function (b) {
+        if (r.status !== 201) throw { msg: messages(r.status, b || {}) };
         return send(q, b, file).then(function () {
           q.setAttribute("data-upload", b.upload);
           status(q, q.getAttribute("data-msg-uploaded") + ": " + file.name, false);

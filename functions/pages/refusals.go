@@ -1,0 +1,54 @@
+package pages
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/survey"
+)
+
+// refusalPage answers a refusal of the pages' gate (a limit's 429) on a
+// page, the survey's or its report's, as a page in the survey's language
+// under its frame policy, with Retry-After: a responder who reloads too
+// often sees words, not JSON (contract section 16). Other paths (oEmbed)
+// answer the contract's JSON. It reads the survey as a page does (the
+// slug is cached; one read of the collection); a survey it cannot read is
+// answered in English.
+func refusalPage(st Store) func(w http.ResponseWriter, r *http.Request, err error) {
+	return func(w http.ResponseWriter, r *http.Request, err error) {
+		var lookup func(context.Context, string) (int64, error)
+		rest, ok := strings.CutPrefix(r.URL.Path, "/s/")
+		if ok {
+			lookup = st.SurveyIDBySlug
+		} else if rest, ok = strings.CutPrefix(r.URL.Path, "/r/"); ok {
+			lookup = st.SurveyIDByReportCode
+		} else {
+			api.Error(w, r, err)
+			return
+		}
+		code, _, _ := strings.Cut(rest, "/")
+		lang, title, set := "en", "", survey.Settings{}
+		if sid, lerr := lookup(r.Context(), code); lerr == nil {
+			if c, cerr := st.PublicCollection(r.Context(), sid, false); cerr == nil && !c.Survey.Deleted {
+				lang, _ = survey.LanguageCode(c.Survey.Language)
+				title, set = c.Survey.Name, c.Settings
+			}
+		}
+		writeRefusal(w, r, lang, title, err, set)
+	}
+}
+
+// writeRefusal answers err as a page with its message in lang, under its
+// status and the headers the contract gives it (Retry-After).
+func writeRefusal(w http.ResponseWriter, r *http.Request, lang, title string, err error, set survey.Settings) {
+	e, status := api.ErrorHead(w, r, err)
+	msgs := messages(e, nil, lang)
+	if title == "" {
+		title = msgs[0]
+	}
+	p := newPage(lang, title)
+	p.Message = strings.Join(msgs, " ")
+	writeSurveyPage(w, r, status, renderMessage(p), set, allow{})
+}
