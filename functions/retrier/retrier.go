@@ -56,7 +56,7 @@ type Result struct {
 // Run queues every delivery due at now. Each is first moved in the index
 // to now + webhook.RequeueAfter (a write conditional on the entry read, so
 // an overlapping run or a stale read of the index queues nothing twice),
-// then its job is sent: the job names the attempts the delivery had, on
+// then its job is sent: the job names the step the delivery is at, on
 // which the attempt is claimed. A send that fails leaves the delivery due
 // RequeueAfter later.
 func Run(ctx context.Context, st Store, q Queue, now time.Time) (Result, error) {
@@ -85,7 +85,7 @@ func Run(ctx context.Context, st Store, q Queue, now time.Time) (Result, error) 
 						ok, err := st.Requeue(gctx, d, now.Add(webhook.RequeueAfter))
 						moved[i] = ok
 						jobs[i] = webhook.Job{SurveyID: d.SurveyID, WebhookID: d.WebhookID, ResponseID: d.ResponseID,
-							Delivery: d.ID(), Attempt: d.Attempts}
+							Delivery: d.ID(), Attempt: d.Step()}
 						return err
 					})
 				}
