@@ -68,10 +68,11 @@ type Deliverer struct {
 	Opener Opener
 	Queue  Queue
 	// Slow is the slow lane: a queue of its own, with a concurrency of
-	// its own, for the webhooks that failed or were slow lately. A
-	// message of the main queue whose webhook is suspect
-	// (survey.Breaker.Suspect) is moved there before any request, and a
-	// failed attempt's retry is queued there, so a dead or slow receiver
+	// its own, for the webhooks that failed or were slow lately and the
+	// deliveries tried before. A message of the main queue whose webhook
+	// is suspect (survey.Breaker.Suspect) or whose delivery is past its
+	// first step is moved there before any request, and a failed
+	// attempt's retry is queued there, so a dead or slow receiver
 	// takes its timeouts out of the slow lane's concurrency, not the
 	// main lane's. No attempt is ever cut short to change lanes: a
 	// receiver has its whole Timeout in either. SlowARN tells its
@@ -253,11 +254,12 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		breaker = in.Breakers[wh.ID]
 	}
 	mainLane := d.Slow != nil && m.raw.EventSourceARN != d.SlowARN
-	if mainLane && breaker.Suspect(d.now()) && !breaker.Open(d.now()) {
-		// The webhook failed lately or was slow: its attempt, which may
-		// take the whole timeout, is the slow lane's, before any request
-		// is made. (A paused one's is held back here at once: no
-		// request is made.)
+	if mainLane && (breaker.Suspect(d.now()) || dl.Step() > 0) && !breaker.Open(d.now()) {
+		// The webhook failed lately or was slow, or this delivery was
+		// tried before (a retry the retrier or the owner queued, one a
+		// closed breaker resumed): its attempt, which may take the whole
+		// timeout, is the slow lane's, before any request is made. (A
+		// paused one's is held back here at once: no request is made.)
 		err := d.Slow.Send(ctx, []webhook.Job{j}, 0)
 		if err == nil {
 			return done
@@ -379,7 +381,11 @@ func (d *Deliverer) resume(ctx context.Context, sid, wid int64, now time.Time) {
 	if len(resumed) == 0 {
 		return
 	}
-	if err := d.Queue.Send(ctx, webhook.JobsOf(resumed), 0); err != nil {
+	q := d.Queue
+	if d.Slow != nil {
+		q = d.Slow // tried before: the slow lane's
+	}
+	if err := q.Send(ctx, webhook.JobsOf(resumed), 0); err != nil {
 		slog.ErrorContext(ctx, "deliver: queue resumed deliveries", "webhook_id", wid, "error", err.Error())
 	}
 	slog.InfoContext(ctx, "deliver: resumed paused deliveries", "webhook_id", wid, "resumed", len(resumed))

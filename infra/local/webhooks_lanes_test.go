@@ -130,3 +130,31 @@ func TestWebhookCutByTheFunctionsDeadlineIsAnAttempt(t *testing.T) {
 		t.Fatalf("the delivery reads %+v (%d requests), want 1 attempt recorded as cut", d, e.hits.Load())
 	}
 }
+
+// TestWebhookRetryIsTheSlowLanes: a delivery tried before (here its
+// webhook's failures were forgotten since, as the owner's PATCH does) is
+// moved to the slow lane before any request when its job comes through
+// the main lane, so a backlog resumed at once (a PATCH of a webhook whose
+// receiver is still down) cannot fill the main lane with attempts that
+// wait out the whole timeout.
+func TestWebhookRetryIsTheSlowLanes(t *testing.T) {
+	e := newResumeEnv(t)
+	slow := e.withLanes(time.Second, 2*time.Second)
+	jobs := e.deliveries(t, 1)
+	e.run(t, jobs) // fails (500): attempt 1
+	if err := e.st.CloseBreaker(context.Background(), e.sid, e.wid); err != nil {
+		t.Fatal(err)
+	}
+	slow.take()
+	retry := webhook.JobsOf([]survey.Delivery{e.delivery(t, jobs[0])})
+	e.run(t, retry)
+	moved := slow.take()
+	if n := e.hits.Load(); n != 1 || len(moved) != 1 {
+		t.Fatalf("the main lane made %d requests for a retry and moved %d jobs, want none made and 1 moved", n-1, len(moved))
+	}
+	e.ok.Store(true)
+	e.runFrom(t, slowARN, moved)
+	if d := e.delivery(t, jobs[0]); e.hits.Load() != 2 || d.Status != survey.DeliverySucceeded || d.Attempts != 2 {
+		t.Fatalf("the slow lane's retry: %+v (%d requests), want succeeded at attempt 2", d, e.hits.Load())
+	}
+}
