@@ -37,8 +37,8 @@ import (
 type Store interface {
 	ReadDeliveryInputs(ctx context.Context, keys []store.DeliveryKey) (store.DeliveryInputs, error)
 	ClaimAttempt(ctx context.Context, d survey.Delivery, token string, until time.Time) (bool, error)
-	RecordAttempt(ctx context.Context, d survey.Delivery, seen int, token string, due time.Time) (bool, error)
-	RecordPaused(ctx context.Context, d survey.Delivery, seen int, token string, due time.Time) (bool, error)
+	RecordAttempt(ctx context.Context, d survey.Delivery, token string, due time.Time) (bool, error)
+	RecordPaused(ctx context.Context, d survey.Delivery, token string, due time.Time) (bool, error)
 	ResumePaused(ctx context.Context, wid int64, now time.Time, limit int) ([]survey.Delivery, bool, error)
 	MarkResume(ctx context.Context, sid, wid int64) error
 	BreakerFailed(ctx context.Context, sid, wid int64, now time.Time, pauseFor func(int) time.Duration) (survey.Breaker, error)
@@ -68,11 +68,15 @@ type Deps struct {
 	Opener Opener
 	Queue  Queue
 	// Slow is the slow lane: a queue of its own, with a concurrency of
-	// its own, for the webhooks that failed lately. A message of the main
-	// queue whose webhook has failures is moved there unsent, and a
-	// failed attempt's retry is queued there, so a dead or slow receiver
-	// takes its timeouts out of the slow lane's concurrency, never the
-	// main lane's. SlowARN tells its messages apart. nil: one lane.
+	// its own, for the webhooks that failed or were slow lately and the
+	// deliveries tried before. A message of the main queue whose webhook
+	// is suspect (survey.Breaker.Suspect) or whose delivery is past its
+	// first step is moved there before any request, and a failed
+	// attempt's retry is queued there, so a dead or slow receiver
+	// takes its timeouts out of the slow lane's concurrency, not the
+	// main lane's. No attempt is ever cut short to change lanes: a
+	// receiver has its whole Timeout in either. SlowARN tells its
+	// messages apart. nil: one lane.
 	Slow    Queue
 	SlowARN string
 	// Client sends the deliveries: webhook.Guard.Client, so that every
@@ -92,8 +96,9 @@ type Deps struct {
 	// Timeout is how long a receiver has; 0 means webhook.Timeout (the
 	// contract's 10 s; tests shorten it).
 	Timeout time.Duration
-	// Budget is how long a main-lane attempt waits before it is handed
-	// to the slow lane; 0 means webhook.MainLaneBudget.
+	// Budget is how long an attempt waits for its receiver before the
+	// webhook is marked slow (its next attempts are the slow lane's); the
+	// attempt itself goes on to Timeout. 0 means webhook.MainLaneBudget.
 	Budget time.Duration
 }
 
@@ -136,6 +141,15 @@ const UserAgent = "SurveyService-Webhooks/1.0"
 
 // MsgPaused is the log's word for an attempt the breaker held back.
 const MsgPaused = "Not sent: the webhook is paused after repeated failures."
+
+// Time kept for recording an attempt: a request is given at most the
+// function's time left less recordMargin (so that a request cut short by
+// the function's deadline is still recorded, and counted, as an
+// attempt), and none is made with less than minRequest to give.
+const (
+	recordMargin = 3 * time.Second
+	minRequest   = time.Second
+)
 
 // outcome is what became of one message.
 type outcome int
@@ -230,8 +244,8 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 	case !ok:
 		slog.WarnContext(ctx, "deliver: no such delivery (expired?); dropped", "webhook_id", j.WebhookID, "delivery", j.Delivery)
 		return done
-	case dl.Status != survey.DeliveryPending || dl.Attempts != j.Attempt:
-		return done // a copy of a job whose attempt was made, or a delivery settled
+	case dl.Status != survey.DeliveryPending || dl.Step() != j.Attempt:
+		return done // a copy of a job whose step was taken, or a delivery settled
 	}
 	var wh *survey.Webhook
 	for _, h := range in.Webhooks[j.SurveyID] {
@@ -246,10 +260,12 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		breaker = in.Breakers[wh.ID]
 	}
 	mainLane := d.Slow != nil && m.raw.EventSourceARN != d.SlowARN
-	if mainLane && breaker.Suspect(d.now()) && !breaker.Open(d.now()) {
-		// The webhook failed lately or was slow: its attempt, which may
-		// take the whole timeout, is the slow lane's. (A paused one's is
-		// skipped here at once: no request is made.)
+	if mainLane && (breaker.Suspect(d.now()) || dl.Step() > 0) && !breaker.Open(d.now()) {
+		// The webhook failed lately or was slow, or this delivery was
+		// tried before (a retry the retrier or the owner queued, one a
+		// closed breaker resumed): its attempt, which may take the whole
+		// timeout, is the slow lane's, before any request is made. (A
+		// paused one's is held back here at once: no request is made.)
 		err := d.Slow.Send(ctx, []webhook.Job{j}, 0)
 		if err == nil {
 			return done
@@ -257,7 +273,7 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		slog.ErrorContext(ctx, "deliver: move a job to the slow lane", "error", err.Error())
 	}
 	now := d.now()
-	tok, seen := token(), dl.Attempts
+	tok := token()
 	claimed, err := d.Store.ClaimAttempt(ctx, dl, tok, now.Add(d.lease()))
 	switch {
 	case err != nil:
@@ -266,7 +282,7 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 	case !claimed:
 		return done // another copy of the job has the attempt
 	}
-	a := claim{dl: dl, seen: seen, token: tok, now: now}
+	a := claim{dl: dl, token: tok, now: now}
 	switch {
 	case wh == nil || !wh.Subscribes(dl.Event):
 		return d.fail(ctx, a, 0, "The webhook was deleted or deactivated.")
@@ -300,18 +316,29 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		slog.ErrorContext(ctx, "deliver: encode the event", "error", err.Error())
 		return retry
 	}
-	postCtx := ctx
-	if mainLane && d.budget() < d.timeout() {
-		var cancel context.CancelFunc
-		postCtx, cancel = context.WithTimeout(ctx, d.budget())
-		defer cancel()
+	// The receiver has its whole timeout, in either lane, unless the
+	// function has less time left: then the request is cut at the
+	// function's time less recordMargin, and recorded as an attempt.
+	timeout, cutShort := d.timeout(), false
+	if deadline, ok := ctx.Deadline(); ok {
+		left := time.Until(deadline) - recordMargin
+		if left < minRequest {
+			// Too late to make the request and record it: given up
+			// unmade; the message comes back and claims it again.
+			if err := d.Store.ReleaseClaim(ctx, a.dl, a.token); err != nil {
+				slog.ErrorContext(ctx, "deliver: release a claim", "error", err.Error())
+			}
+			return retry
+		}
+		if left < timeout {
+			timeout, cutShort = left, true
+		}
 	}
-	status, problem := d.post(postCtx, *wh, dl, key, body)
+	stop := d.markSlowAfter(ctx, j.SurveyID, wh.ID, breaker)
+	status, problem := d.post(ctx, *wh, dl, key, body, timeout, cutShort)
+	wasSlow := stop()
 	if ctx.Err() != nil {
 		return retry // killed mid-way: nothing recorded; the claim lapses and the message comes back
-	}
-	if problem != "" && postCtx.Err() != nil {
-		return d.handOver(ctx, a, j) // cut at the budget, not the receiver's failure
 	}
 	if problem != "" {
 		if _, err := d.Store.BreakerFailed(ctx, j.SurveyID, wh.ID, now, webhook.PauseFor); err != nil {
@@ -331,6 +358,10 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 	if breaker.Failures > 0 || !breaker.OpenUntil.IsZero() || breaker.Resume {
 		if err := d.Store.CloseBreaker(ctx, j.SurveyID, wh.ID); err != nil {
 			slog.ErrorContext(ctx, "deliver: close the breaker", "webhook_id", wh.ID, "error", err.Error())
+		}
+		if wasSlow {
+			// The closing forgot the slow mark this very attempt made.
+			d.markSlow(ctx, j.SurveyID, wh.ID)
 		}
 	}
 	if !breaker.OpenUntil.IsZero() || breaker.Resume {
@@ -356,36 +387,53 @@ func (d *Deliverer) resume(ctx context.Context, sid, wid int64, now time.Time) {
 	if len(resumed) == 0 {
 		return
 	}
-	if err := d.Queue.Send(ctx, webhook.JobsOf(resumed), 0); err != nil {
+	q := d.Queue
+	if d.Slow != nil {
+		q = d.Slow // tried before: the slow lane's
+	}
+	if err := q.Send(ctx, webhook.JobsOf(resumed), 0); err != nil {
 		slog.ErrorContext(ctx, "deliver: queue resumed deliveries", "webhook_id", wid, "error", err.Error())
 	}
 	slog.InfoContext(ctx, "deliver: resumed paused deliveries", "webhook_id", wid, "resumed", len(resumed))
 }
 
-// handOver gives an attempt that outlasted the main lane's budget to the
-// slow lane, unrecorded (the receiver may have it; at least once allows
-// it and the webhook-id lets it drop the copy), and marks the webhook
-// slow so that its next attempts go there directly.
-func (d *Deliverer) handOver(ctx context.Context, a claim, j webhook.Job) outcome {
-	if err := d.Store.MarkSlow(ctx, j.SurveyID, j.WebhookID, a.now.Add(webhook.SlowFor)); err != nil {
-		slog.ErrorContext(ctx, "deliver: mark a webhook slow", "error", err.Error())
+// markSlowAfter marks webhook wid slow once its attempt has waited the
+// budget for an answer, while the request goes on (it is never cut to
+// change lanes: the receiver may be about to answer, and a cut request
+// sent again would reach it twice): the webhook's next attempts go to the
+// slow lane before any request, so a receiver that turned slow or dead
+// holds the main lane only with the attempts started before its mark.
+// A mark made less than half of webhook.SlowFor ago is not made again.
+// stop ends the watch once the request is over and tells whether it
+// marked the webhook (waiting for a mark under way).
+func (d *Deliverer) markSlowAfter(ctx context.Context, sid, wid int64, b survey.Breaker) (stop func() bool) {
+	if b.SlowUntil.After(d.now().Add(webhook.SlowFor / 2)) {
+		return func() bool { return false }
 	}
-	if err := d.Store.ReleaseClaim(ctx, a.dl, a.token); err != nil {
-		slog.ErrorContext(ctx, "deliver: release a claim", "error", err.Error())
-		return retry
+	marked := make(chan struct{})
+	t := time.AfterFunc(d.budget(), func() {
+		defer close(marked)
+		d.markSlow(ctx, sid, wid)
+	})
+	return func() bool {
+		if t.Stop() {
+			return false
+		}
+		<-marked
+		return true
 	}
-	if err := d.Slow.Send(ctx, []webhook.Job{j}, 0); err != nil {
-		slog.ErrorContext(ctx, "deliver: move a job to the slow lane", "error", err.Error())
-		return retry
-	}
-	return done
 }
 
-// claim is an attempt under way: the delivery as read, the attempts it
-// was claimed at and the claim's token.
+func (d *Deliverer) markSlow(ctx context.Context, sid, wid int64) {
+	if err := d.Store.MarkSlow(ctx, sid, wid, d.now().Add(webhook.SlowFor)); err != nil && ctx.Err() == nil {
+		slog.ErrorContext(ctx, "deliver: mark a webhook slow", "webhook_id", wid, "error", err.Error())
+	}
+}
+
+// claim is an attempt under way: the delivery as read (at the step it
+// was claimed at) and the claim's token.
 type claim struct {
 	dl    survey.Delivery
-	seen  int
 	token string
 	now   time.Time
 	// paused: the breaker held the attempt back (no request was made).
@@ -399,7 +447,7 @@ func (d *Deliverer) record(ctx context.Context, a claim, due time.Time, what str
 	if a.paused {
 		record = d.Store.RecordPaused
 	}
-	ok, err := record(ctx, a.dl, a.seen, a.token, due)
+	ok, err := record(ctx, a.dl, a.token, due)
 	switch {
 	case err != nil:
 		if ctx.Err() == nil {
@@ -412,15 +460,21 @@ func (d *Deliverer) record(ctx context.Context, a claim, due time.Time, what str
 	return done
 }
 
-// failed records a failed attempt (or one the breaker held back) and
-// plans the next: a delayed message when it is due within MaxSendDelay
-// (the due index holds it RequeueAfter later, should the message be
-// lost), else the due index alone (the retrier queues it then); after the
-// schedule's last attempt the delivery is failed for good.
+// failed records a failed attempt (or one the breaker held back: counted
+// in Held, not in Attempts, since no request was sent) and plans the
+// next: a delayed message when it is due within MaxSendDelay (the due
+// index holds it RequeueAfter later, should the message be lost), else
+// the due index alone (the retrier queues it then); after the schedule's
+// last step the delivery is failed for good.
 func (d *Deliverer) failed(ctx context.Context, a claim, status int, problem string) outcome {
-	a.dl.Attempts++
-	a.dl.LastStatusCode, a.dl.LastAttempt, a.dl.LastError = status, a.now, problem
-	delay, again := webhook.NextDelay(d.Delays, a.dl.Attempts)
+	if a.paused {
+		a.dl.Held++
+	} else {
+		a.dl.Attempts++
+		a.dl.LastAttempt = a.now
+	}
+	a.dl.LastStatusCode, a.dl.LastError = status, problem
+	delay, again := webhook.NextDelay(d.Delays, a.dl.Step())
 	if !again {
 		a.dl.Status, a.dl.NextAttempt = survey.DeliveryFailed, time.Time{}
 		return d.record(ctx, a, time.Time{}, "a failure")
@@ -435,7 +489,7 @@ func (d *Deliverer) failed(ctx context.Context, a claim, status int, problem str
 		return out
 	}
 	if delayed {
-		job := webhook.Job{SurveyID: a.dl.SurveyID, WebhookID: a.dl.WebhookID, ResponseID: a.dl.ResponseID, Delivery: a.dl.ID(), Attempt: a.dl.Attempts}
+		job := webhook.Job{SurveyID: a.dl.SurveyID, WebhookID: a.dl.WebhookID, ResponseID: a.dl.ResponseID, Delivery: a.dl.ID(), Attempt: a.dl.Step()}
 		q := d.Queue
 		if d.Slow != nil {
 			q = d.Slow // it failed: its retry is the slow lane's
@@ -457,10 +511,12 @@ func (d *Deliverer) fail(ctx context.Context, a claim, status int, problem strin
 	return d.record(ctx, a, time.Time{}, "a failure")
 }
 
-// post sends one signed delivery and answers the status code, and a
-// problem for the owner's log ("" when it was a 2xx).
-func (d *Deliverer) post(ctx context.Context, wh survey.Webhook, dl survey.Delivery, key, body []byte) (int, string) {
-	ctx, cancel := context.WithTimeout(ctx, d.timeout())
+// post sends one signed delivery, waiting for the answer up to timeout
+// (cutShort: less than the receiver's due, the function's time running
+// out), and answers the status code, and a problem for the owner's log
+// ("" when it was a 2xx).
+func (d *Deliverer) post(ctx context.Context, wh survey.Webhook, dl survey.Delivery, key, body []byte, timeout time.Duration, cutShort bool) (int, string) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, wh.URL, bytes.NewReader(body))
 	if err != nil {
@@ -474,7 +530,7 @@ func (d *Deliverer) post(ctx context.Context, wh survey.Webhook, dl survey.Deliv
 	webhook.SetHeaders(req.Header, key, dl.MessageID(), d.now(), body)
 	resp, err := d.Client.Do(req)
 	if err != nil {
-		return 0, describe(err, d.timeout())
+		return 0, describe(err, timeout, cutShort)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -485,12 +541,14 @@ func (d *Deliverer) post(ctx context.Context, wh survey.Webhook, dl survey.Deliv
 }
 
 // describe words a failed exchange for the owner, without internals.
-func describe(err error, timeout time.Duration) string {
+func describe(err error, timeout time.Duration, cutShort bool) string {
 	var re *webhook.RefusedError
 	var ne net.Error
 	switch {
 	case errors.As(err, &re):
 		return re.Msg
+	case (errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()) && cutShort:
+		return fmt.Sprintf("The attempt was cut after %.1f seconds: the delivery function's time ran out.", timeout.Seconds())
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
 		return fmt.Sprintf("The receiver did not answer within %d seconds.", max(int(timeout/time.Second), 1))
 	default:

@@ -235,7 +235,7 @@ func (d *Dispatcher) record(ctx context.Context, hooks []survey.Webhook, items [
 					bad[i] = err
 				case created:
 					jobs = append(jobs, webhook.Job{SurveyID: dl.SurveyID, WebhookID: dl.WebhookID, ResponseID: dl.ResponseID, Delivery: dl.ID()})
-				case current.Status == survey.DeliveryPending && current.Attempts == 0:
+				case current.Status == survey.DeliveryPending && current.Step() == 0:
 					// Seen again before its first attempt: its job may
 					// have been lost (the batch failed after the put).
 					// Queued again; the copies race for one claim.

@@ -69,7 +69,7 @@ func New(d Deps) *Retrier { return &Retrier{Deps: d} }
 // Run queues every delivery due at now. Each is first moved in the index
 // to now + webhook.RequeueAfter (a write conditional on the entry read, so
 // an overlapping run or a stale read of the index queues nothing twice),
-// then its job is sent: the job names the attempts the delivery had, on
+// then its job is sent: the job names the step the delivery is at, on
 // which the attempt is claimed. A send that fails leaves the delivery due
 // RequeueAfter later.
 func (r *Retrier) Run(ctx context.Context, now time.Time) (Result, error) {
@@ -99,7 +99,7 @@ func (r *Retrier) Run(ctx context.Context, now time.Time) (Result, error) {
 						ok, err := st.Requeue(gctx, d, now.Add(webhook.RequeueAfter))
 						moved[i] = ok
 						jobs[i] = webhook.Job{SurveyID: d.SurveyID, WebhookID: d.WebhookID, ResponseID: d.ResponseID,
-							Delivery: d.ID(), Attempt: d.Attempts}
+							Delivery: d.ID(), Attempt: d.Step()}
 						return err
 					})
 				}

@@ -113,7 +113,7 @@ func (h handlers) retry() http.Handler {
 		if err != nil {
 			return err
 		}
-		job := webhook.Job{SurveyID: d.SurveyID, WebhookID: d.WebhookID, ResponseID: d.ResponseID, Delivery: d.ID(), Attempt: d.Attempts}
+		job := webhook.Job{SurveyID: d.SurveyID, WebhookID: d.WebhookID, ResponseID: d.ResponseID, Delivery: d.ID(), Attempt: d.Step()}
 		if err := h.Queue.Send(ctx, []webhook.Job{job}, 0); err != nil {
 			return err
 		}

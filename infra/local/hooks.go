@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -52,6 +53,24 @@ type hookOptions struct {
 	// files is the uploads bucket whose answered files the dispatch
 	// keeps (section 16); nil: none are.
 	files dispatch.Keeper
+	// onRequest, when set, is told of each delivery request, the lane
+	// ("main" or "slow") that made it, and how long it waited for its
+	// answer (a benchmark's measure).
+	onRequest func(lane string, req *http.Request, took time.Duration)
+}
+
+// timedTransport tells onRequest of each request a lane makes.
+type timedTransport struct {
+	lane      string
+	next      http.RoundTripper
+	onRequest func(lane string, req *http.Request, took time.Duration)
+}
+
+func (t timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	start := time.Now()
+	resp, err := t.next.RoundTrip(req)
+	t.onRequest(t.lane, req, time.Since(start))
+	return resp, err
 }
 
 // hooks is the delivery machinery of `make run`: the queue (and its
@@ -115,6 +134,18 @@ func startHooks(ctx context.Context, st *store.Store, sealer *links.Sealer, o ho
 				"first_arrival", f.FirstArrival, "last_arrival", f.LastArrival)
 		}
 	}
+	slowDL := dl
+	if o.onRequest != nil {
+		// Each lane a client of its own, to tell their requests apart.
+		lane := func(name string) *deliver.Deliverer {
+			c := o.guard.Client(webhook.Timeout)
+			c.Transport = timedTransport{lane: name, next: c.Transport, onRequest: o.onRequest}
+			copied := *dl
+			copied.Client = c
+			return &copied
+		}
+		dl, slowDL = lane("main"), lane("slow")
+	}
 	poll := &eventsource.Queue{Client: sqs.NewFromConfig(pollCfg), URL: url, ARN: arn, Handle: dl.Handle, Workers: o.workers}
 	slowCfg, err := newCfg()
 	if err != nil {
@@ -122,7 +153,7 @@ func startHooks(ctx context.Context, st *store.Store, sealer *links.Sealer, o ho
 	}
 	// The slow lane: one batch at a time (MaximumConcurrency 2 in AWS,
 	// the least it takes).
-	slowPoll := &eventsource.Queue{Client: sqs.NewFromConfig(slowCfg), URL: slowURL, ARN: slowARN, Handle: dl.Handle, Workers: 1}
+	slowPoll := &eventsource.Queue{Client: sqs.NewFromConfig(slowCfg), URL: slowURL, ARN: slowARN, Handle: slowDL.Handle, Workers: 1}
 	h := &hooks{queue: queue, deliverer: dl, done: make(chan struct{}, 4)}
 	go func() {
 		_ = slowPoll.Run(ctx)

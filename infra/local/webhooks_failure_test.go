@@ -365,9 +365,9 @@ func TestWebhookDeadReceiverBesideAHealthyOne(t *testing.T) {
 	e, deadID, hits := run.e, run.deadID, run.deadHits
 	t.Logf("healthy receiver, %d events: beside a healthy receiver p50 %v p99 %v; beside a dead receiver p50 %v p99 %v; the dead one was asked %d times for %d events",
 		n, base.p50.Round(time.Millisecond), base.p99.Round(time.Millisecond), run.p50.Round(time.Millisecond), run.p99.Round(time.Millisecond), hits, n)
-	t.Logf("the dead receiver held main-lane batches %v in all (%d attempts cut at the budget) and the slow lane %v; "+
+	t.Logf("the dead receiver held main-lane batches %v in all (%d attempts, before it was marked slow) and the slow lane %v; "+
 		"without the lanes and the breaker, its %d events would hold main-lane batches %v (one timeout each) for the first attempt alone",
-		run.mainHeld.Round(time.Millisecond), run.mainCuts, run.slowHeld.Round(time.Millisecond), n, time.Duration(n)*time.Second)
+		run.mainHeld.Round(time.Millisecond), run.mainAttempts, run.slowHeld.Round(time.Millisecond), n, time.Duration(n)*time.Second)
 	if hits > n/2 {
 		t.Errorf("the dead receiver was asked %d times for %d events; the breaker should stop it", hits, n)
 	}

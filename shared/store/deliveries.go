@@ -32,6 +32,7 @@ type deliveryItem struct {
 	Created        string `dynamo:"created_at"`
 	Status         string `dynamo:"status"`
 	Attempts       int    `dynamo:"attempts"`
+	Held           int    `dynamo:"held,omitempty"`
 	LastStatusCode int    `dynamo:"last_status_code,omitempty"`
 	LastAttempt    string `dynamo:"last_attempt_at,omitempty"`
 	NextAttempt    string `dynamo:"next_attempt_at,omitempty"`
@@ -65,7 +66,7 @@ func newDeliveryItem(d survey.Delivery, due time.Time) deliveryItem {
 	it := deliveryItem{
 		PK: DeliveriesPK(d.WebhookID), SK: DeliverySK(d.Created, d.ResponseID),
 		WebhookID: d.WebhookID, SurveyID: d.SurveyID, ResponseID: d.ResponseID, Event: d.Event,
-		Created: stamp(d.Created), Status: string(d.Status), Attempts: d.Attempts, LastStatusCode: d.LastStatusCode,
+		Created: stamp(d.Created), Status: string(d.Status), Attempts: d.Attempts, Held: d.Held, LastStatusCode: d.LastStatusCode,
 		LastAttempt: stamp(d.LastAttempt), NextAttempt: stamp(d.NextAttempt), LastError: d.LastError,
 		ExpiresAt: d.Created.Add(survey.DeliveryRetention).Unix(),
 	}
@@ -77,7 +78,7 @@ func newDeliveryItem(d survey.Delivery, due time.Time) deliveryItem {
 
 func (it deliveryItem) delivery() (survey.Delivery, error) {
 	d := survey.Delivery{WebhookID: it.WebhookID, SurveyID: it.SurveyID, ResponseID: it.ResponseID, Event: it.Event,
-		Status: survey.DeliveryStatus(it.Status), Attempts: it.Attempts, LastStatusCode: it.LastStatusCode, LastError: it.LastError}
+		Status: survey.DeliveryStatus(it.Status), Attempts: it.Attempts, Held: it.Held, LastStatusCode: it.LastStatusCode, LastError: it.LastError}
 	var err error
 	if d.Created, err = unstamp(it.Created); err == nil {
 		if d.LastAttempt, err = unstamp(it.LastAttempt); err == nil {

@@ -32,19 +32,24 @@ func dueShard(wid, rid int64) int {
 	return int(h.Sum32() % DueShards)
 }
 
-// ClaimAttempt claims the next attempt of d, as a job queued when it had
-// d.Attempts attempts: false when the delivery moved on, is not pending,
-// or another claim is under way. The claim holds until until; it puts the
-// delivery in the due index then, so that an attempt whose function died
-// is queued again.
+// ClaimAttempt claims the next step of d (an attempt, or its holding
+// back by the breaker), as a job queued at d.Step(): false when the
+// delivery moved on, is not pending, or another claim is under way. The
+// claim holds until until; it puts the delivery in the due index then, so
+// that an attempt whose function died is queued again.
 //
 // Claims give a delivery one chain of attempts, and the due index is
 // sharded: docs/webhooks.md#attempts-and-the-due-index.
 func (s *Store) ClaimAttempt(ctx context.Context, d survey.Delivery, token string, until time.Time) (bool, error) {
 	pk, sk := DeliveriesPK(d.WebhookID), DeliverySK(d.Created, d.ResponseID)
+	// held is absent until the breaker first holds an attempt back.
+	step, args := "attempts = ? AND attribute_not_exists(held)", []any{d.Attempts}
+	if d.Held > 0 {
+		step, args = "attempts = ? AND held = ?", []any{d.Attempts, d.Held}
+	}
 	err := s.table.Update(AttrPK, pk).Range(AttrSK, sk).
-		If("$ = ? AND attempts = ? AND (attribute_not_exists(claim_until) OR claim_until < ?)",
-			"status", string(survey.DeliveryPending), d.Attempts, s.Now().UnixMilli()).
+		If("$ = ? AND (attribute_not_exists(claim_until) OR claim_until < ?)", "status", string(survey.DeliveryPending), s.Now().UnixMilli()).
+		If(step, args...).
 		Set("claim", token).Set("claim_until", until.UnixMilli()).
 		Set(AttrGSI2PK, DueKey(dueShard(d.WebhookID, d.ResponseID))).Set(AttrGSI2SK, DueSK(until, d.WebhookID, sk)).
 		Run(ctx)
@@ -58,7 +63,8 @@ func (s *Store) ClaimAttempt(ctx context.Context, d survey.Delivery, token strin
 }
 
 // ReleaseClaim gives up the claim made with token, unrecorded: the
-// attempt was handed over (to the slow lane), whose job claims it again.
+// attempt was not made (too little of the function's time was left to
+// make and record it); the job's next receive claims it again.
 func (s *Store) ReleaseClaim(ctx context.Context, d survey.Delivery, token string) error {
 	err := s.table.Update(AttrPK, DeliveriesPK(d.WebhookID)).Range(AttrSK, DeliverySK(d.Created, d.ResponseID)).
 		If("claim = ?", token).Remove("claim", "claim_until").Run(ctx)
@@ -68,36 +74,39 @@ func (s *Store) ReleaseClaim(ctx context.Context, d survey.Delivery, token strin
 	return nil
 }
 
-// RecordAttempt writes the outcome d of the attempt claimed with token at
-// seen attempts, and releases the claim: false when the claim was lost
-// (it expired and another attempt took over). A pending outcome is put in
-// the due index at due; a final one leaves it.
-func (s *Store) RecordAttempt(ctx context.Context, d survey.Delivery, seen int, token string, due time.Time) (bool, error) {
-	return s.recordAttempt(ctx, d, seen, token, due, false)
+// RecordAttempt writes the outcome d of the step claimed with token, and
+// releases the claim: false when the claim was lost (it lapsed and
+// another attempt took over). The token alone settles it: only a claim
+// (ClaimAttempt, conditional on the step) sets it, and only its own
+// record or release removes it, so the delivery is still at the claimed
+// step. A pending outcome is put in the due index at due; a final one
+// leaves it.
+func (s *Store) RecordAttempt(ctx context.Context, d survey.Delivery, token string, due time.Time) (bool, error) {
+	return s.recordAttempt(ctx, d, token, due, false)
 }
 
-// RecordPaused is RecordAttempt of an attempt the webhook's open breaker
-// held back (no request made): the pending delivery also joins the
-// webhook's paused index, so that the breaker's closing makes it due at
-// once (ResumePaused) instead of at its next scheduled attempt.
-func (s *Store) RecordPaused(ctx context.Context, d survey.Delivery, seen int, token string, due time.Time) (bool, error) {
-	return s.recordAttempt(ctx, d, seen, token, due, d.Status == survey.DeliveryPending)
+// RecordPaused is RecordAttempt of a step the webhook's open breaker held
+// back (no request made, d.Held counts it): the pending delivery also
+// joins the webhook's paused index, so that the breaker's closing makes it
+// due at once (ResumePaused) instead of at its next scheduled attempt.
+func (s *Store) RecordPaused(ctx context.Context, d survey.Delivery, token string, due time.Time) (bool, error) {
+	return s.recordAttempt(ctx, d, token, due, d.Status == survey.DeliveryPending)
 }
 
-func (s *Store) recordAttempt(ctx context.Context, d survey.Delivery, seen int, token string, due time.Time, paused bool) (bool, error) {
+func (s *Store) recordAttempt(ctx context.Context, d survey.Delivery, token string, due time.Time, paused bool) (bool, error) {
 	if d.Status != survey.DeliveryPending {
 		due = time.Time{}
 	}
 	it := newDeliveryItem(d, due)
 	up := s.table.Update(AttrPK, it.PK).Range(AttrSK, it.SK).
-		If("claim = ? AND attempts = ? AND $ = ?", token, seen, "status", string(survey.DeliveryPending)).
+		If("claim = ? AND $ = ?", token, "status", string(survey.DeliveryPending)).
 		Set("status", it.Status).Set("attempts", it.Attempts).Remove("claim", "claim_until")
 	if paused {
 		up.Set(AttrGSI1PK, PausedKey(d.WebhookID, d.ResponseID)).Set(AttrGSI1SK, it.SK)
 	} else {
 		up.Remove(AttrGSI1PK, AttrGSI1SK) // any attempt recorded ends a pause's hold
 	}
-	for name, v := range map[string]any{"last_status_code": it.LastStatusCode, "last_attempt_at": it.LastAttempt,
+	for name, v := range map[string]any{"held": it.Held, "last_status_code": it.LastStatusCode, "last_attempt_at": it.LastAttempt,
 		"next_attempt_at": it.NextAttempt, "last_error": it.LastError, AttrGSI2PK: it.DuePK, AttrGSI2SK: it.DueSK} {
 		if v == 0 || v == "" {
 			up.Remove(name)

@@ -56,10 +56,10 @@ func TestDeliveryClaimsMakeOneChain(t *testing.T) {
 		}
 		out := d
 		out.Attempts, out.LastStatusCode, out.LastAttempt, out.NextAttempt = round+1, 500, now, now.Add(time.Minute)
-		if ok, err := st.RecordAttempt(ctx, out, round, "not-the-winner", now.Add(time.Minute)); ok || err != nil {
+		if ok, err := st.RecordAttempt(ctx, out, "not-the-winner", now.Add(time.Minute)); ok || err != nil {
 			t.Fatalf("a record on another's claim = %v %v", ok, err)
 		}
-		if ok, err := st.RecordAttempt(ctx, out, round, winner.Load().(string), now.Add(time.Minute)); !ok || err != nil {
+		if ok, err := st.RecordAttempt(ctx, out, winner.Load().(string), now.Add(time.Minute)); !ok || err != nil {
 			t.Fatalf("round %d: record = %v %v", round, ok, err)
 		}
 		// A stale copy (queued for the attempt just made) claims nothing.
@@ -80,12 +80,12 @@ func TestDeliveryClaimsMakeOneChain(t *testing.T) {
 	}
 	win := at
 	win.Attempts, win.Status, win.LastStatusCode, win.NextAttempt = rounds+1, survey.DeliverySucceeded, 204, time.Time{}
-	if ok, err := st.RecordAttempt(ctx, win, rounds, "ok", time.Time{}); !ok || err != nil {
+	if ok, err := st.RecordAttempt(ctx, win, "ok", time.Time{}); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
 	late := at
 	late.Attempts, late.Status, late.LastStatusCode = rounds+1, survey.DeliveryFailed, 500
-	if ok, _ := st.RecordAttempt(ctx, late, rounds, "ok", time.Time{}); ok {
+	if ok, _ := st.RecordAttempt(ctx, late, "ok", time.Time{}); ok {
 		t.Fatal("a late failure was recorded over the success")
 	}
 	got, _ = st.Delivery(ctx, d.WebhookID, d.ID())
@@ -159,7 +159,7 @@ func TestDueIndex(t *testing.T) {
 		t.Fatal("no claim")
 	}
 	d.Attempts, d.Status = 1, survey.DeliverySucceeded
-	if ok, err := st.RecordAttempt(ctx, d, 0, "t", time.Time{}); !ok || err != nil {
+	if ok, err := st.RecordAttempt(ctx, d, "t", time.Time{}); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
 	if n := len(due(base.Add(time.Hour * 2))); n != 39 {

@@ -36,7 +36,7 @@ func TestDeliveries(t *testing.T) {
 		t.Fatalf("claim = %v %v", ok, err)
 	}
 	ds[0].Attempts, ds[0].Status, ds[0].LastStatusCode = 2, survey.DeliverySucceeded, 204
-	if ok, err := st.RecordAttempt(ctx, ds[0], 0, "tok", time.Time{}); !ok || err != nil {
+	if ok, err := st.RecordAttempt(ctx, ds[0], "tok", time.Time{}); !ok || err != nil {
 		t.Fatalf("record = %v %v", ok, err)
 	}
 	again := ds[0]

@@ -9,8 +9,9 @@ type Breaker struct {
 	Failures   int
 	OpenUntil  time.Time // zero: closed
 	ProbeUntil time.Time // a probe under way until then
-	// SlowUntil is set when an attempt outlasted the main lane's budget:
-	// until then the webhook's attempts are the slow lane's.
+	// SlowUntil is set when an attempt waited longer than the main
+	// lane's budget for its answer: until then the webhook's attempts
+	// are the slow lane's.
 	SlowUntil time.Time
 	// Resume is set when the owner's change closed the breaker but left
 	// paused deliveries to resume (more than one request resumes): the

@@ -169,14 +169,24 @@ type Delivery struct {
 	// Created is the event's time (the response's submission): with the
 	// response id it makes the delivery's id, so the same event always
 	// makes the same delivery.
-	Created        time.Time
-	Status         DeliveryStatus
+	Created time.Time
+	Status  DeliveryStatus
+	// Attempts counts the requests sent (one cut short by a timeout
+	// included); Held the scheduled attempts the webhook's open breaker
+	// held back, no request made. See Step.
 	Attempts       int
+	Held           int
 	LastStatusCode int       // 0: no HTTP answer yet
-	LastAttempt    time.Time // zero: none yet
+	LastAttempt    time.Time // zero: no request yet
 	NextAttempt    time.Time // zero: none planned
 	LastError      string
 }
+
+// Step is the delivery's place in its retry schedule: the attempts made
+// and the ones the breaker held back. A paused delivery goes on through
+// its schedule (so it still fails after the schedule's span), and each
+// step is claimed once: jobs name the step they are for.
+func (d Delivery) Step() int { return d.Attempts + d.Held }
 
 // ID is the delivery's id: its event's time (Unix microseconds) and
 // response id, so ids sort by time within a webhook.

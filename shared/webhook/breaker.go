@@ -32,11 +32,14 @@ func PauseFor(failures int) time.Duration {
 	return min(FirstPause<<n, MaxPause)
 }
 
-// The slow lane. A main-lane attempt still waiting for its receiver after
-// MainLaneBudget is cut short, unrecorded, and handed to the slow lane,
-// where the receiver has its whole Timeout; the webhook's attempts are the
-// slow lane's for SlowFor. So a slow receiver holds a main-lane batch (and
-// the healthy deliveries queued behind it) for at most the budget, once.
+// The slow lane. An attempt still waiting for its receiver after
+// MainLaneBudget marks its webhook slow for SlowFor, and goes on waiting
+// (up to Timeout: it is never cut to change lanes, which would send the
+// event twice to a receiver that answers in time); the webhook's next
+// attempts are moved to the slow lane before any request. So a receiver
+// that turns slow or dead holds main-lane batches only with the attempts
+// started before its mark (those within about MainLaneBudget of its first
+// slow one), each at most Timeout.
 const (
 	MainLaneBudget = time.Second
 	SlowFor        = 10 * time.Minute

@@ -11,9 +11,10 @@ import (
 // Job is one queue message: make the next attempt of one delivery. It
 // names what to read rather than carrying it: the response and the webhook
 // are read at each attempt, so a changed URL applies to the next retry and
-// no secret or answer ever sits in the queue. Attempt is the attempts the
-// delivery had when the job was queued: the attempt is claimed on it, so
-// of several copies of a job one is attempted and a stale one dropped.
+// no secret or answer ever sits in the queue. Attempt is the delivery's
+// step (survey.Delivery.Step: attempts made and held back) when the job
+// was queued: the attempt is claimed on it, so of several copies of a job
+// one is attempted and a stale one dropped.
 type Job struct {
 	SurveyID   int64  `json:"survey_id"`
 	WebhookID  int64  `json:"webhook_id"`
@@ -57,12 +58,12 @@ func DecodeJob(body string) (Job, error) {
 }
 
 // JobsOf are the jobs of pending deliveries, each for its next attempt
-// (the attempts it has made so far): what a resumed or retried delivery
+// (at its step so far): what a resumed or retried delivery
 // queues.
 func JobsOf(ds []survey.Delivery) []Job {
 	out := make([]Job, len(ds))
 	for i, d := range ds {
-		out[i] = Job{SurveyID: d.SurveyID, WebhookID: d.WebhookID, ResponseID: d.ResponseID, Delivery: d.ID(), Attempt: d.Attempts}
+		out[i] = Job{SurveyID: d.SurveyID, WebhookID: d.WebhookID, ResponseID: d.ResponseID, Delivery: d.ID(), Attempt: d.Step()}
 	}
 	return out
 }
