@@ -300,10 +300,11 @@ func loadSampleData(ctx context.Context, st *store.Store, handler http.Handler, 
 // the server down.
 func listenAndServe(ctx context.Context, handler http.Handler, env *environment, st *store.Store, sample *sampleData, stdout io.Writer) error {
 	port := env.port
-	ln, err := net.Listen("tcp", "127.0.0.1:"+port)
+	tcp, err := net.Listen("tcp", "127.0.0.1:"+port)
 	if err != nil {
 		return fmt.Errorf("listen on 127.0.0.1:%s: %w (set PORT to use another port)", port, err)
 	}
+	ln := strayEscapes{tcp}
 	server := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
 	pairs := adminEnv(env)
 	removeAdminEnv, err := writeAdminEnv(env.get("ADMIN_ENV_FILE"), pairs)
