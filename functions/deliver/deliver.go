@@ -335,7 +335,7 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		}
 	}
 	stop := d.markSlowAfter(ctx, j.SurveyID, wh.ID, breaker)
-	status, problem := d.post(ctx, *wh, dl, key, body, timeout, cutShort)
+	status, problem := d.post(ctx, *wh, dl, key, body, wait{timeout, cutShort})
 	wasSlow := stop()
 	if ctx.Err() != nil {
 		return retry // killed mid-way: nothing recorded; the claim lapses and the message comes back
@@ -511,11 +511,18 @@ func (d *Deliverer) fail(ctx context.Context, a claim, status int, problem strin
 	return d.record(ctx, a, time.Time{}, "a failure")
 }
 
-// post sends one signed delivery, waiting for the answer up to timeout
-// (cutShort: less than the receiver's due, the function's time running
-// out), and answers the status code, and a problem for the owner's log
-// ("" when it was a 2xx).
-func (d *Deliverer) post(ctx context.Context, wh survey.Webhook, dl survey.Delivery, key, body []byte, timeout time.Duration, cutShort bool) (int, string) {
+// wait is how long a request waits for the receiver's answer; cutShort:
+// less than the receiver's due, the function's time running out.
+type wait struct {
+	timeout  time.Duration
+	cutShort bool
+}
+
+// post sends one signed delivery, waiting for the answer as w says, and
+// answers the status code, and a problem for the owner's log ("" when it
+// was a 2xx).
+func (d *Deliverer) post(ctx context.Context, wh survey.Webhook, dl survey.Delivery, key, body []byte, w wait) (int, string) {
+	timeout, cutShort := w.timeout, w.cutShort
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, wh.URL, bytes.NewReader(body))

@@ -69,7 +69,7 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 			if !busy && (survey.ErrorCode(err) == "" || api.Status(survey.ErrorCode(err)) >= 500) {
 				return err
 			}
-			if err == survey.ErrSurveyClosed {
+			if errors.Is(err, survey.ErrSurveyClosed) {
 				writeSurveyMessage(w, r, http.StatusGone, v, p.T.Closed, c.Settings)
 				return nil
 			}

@@ -132,7 +132,8 @@ func TestRankingList(t *testing.T) {
 	if len(order) != 3 || order[0][1] != "Coffee" || order[1][1] != "Juice" || order[2][1] != "Tea" {
 		t.Errorf("the items are not in rank order: %v", order)
 	}
-	for _, want := range []string{`<ol class="ranks">`, `name="r2_4"`, `<span class="sr">Move up: Coffee</span>`, `<span class="sr">Move down: Tea</span>`, `aria-live="polite"`, `data-msg="%s: %d of %d"`} {
+	for _, want := range []string{`<ol class="ranks">`, `name="r2_4"`, `<span class="sr">Move up: Coffee</span>`,
+		`<span class="sr">Move down: Tea</span>`, `aria-live="polite"`, `data-msg="%s: %d of %d"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the ranking lacks %s", want)
 		}

@@ -37,7 +37,8 @@ func TestNotEnforcedSettings(t *testing.T) {
 	// A GET-then-PATCH round trip stays whole (not_enforced is read-only).
 	g := f.get(t, sid)
 	check(t, "round trip", f.patch(t, sid, g), 200, g)
-	if ne := decodeMap(t, f.patch(t, sid, map[string]any{"service_auth": false, "authentication_needed": false, "service_auth_domains": nil}).body)["not_enforced"]; !reflect.DeepEqual(ne, map[string]any{}) {
+	off := map[string]any{"service_auth": false, "authentication_needed": false, "service_auth_domains": nil}
+	if ne := decodeMap(t, f.patch(t, sid, off).body)["not_enforced"]; !reflect.DeepEqual(ne, map[string]any{}) {
 		t.Errorf("all three off: not_enforced %#v, want {}", ne)
 	}
 }

@@ -128,153 +128,174 @@ func message(err error) string {
 	return err.Error()
 }
 
+// command is one admin command: its arguments after the command's words,
+// and the environment.
+type command func(ctx context.Context, args []string, getenv func(string) string) (any, error)
+
+// oneWord are the commands named by one word, twoWords by two.
+var (
+	oneWord = map[string]command{
+		"sweep": sweep, "recount": recount, "replay-webhooks": replayWebhooks, "keep-files": keepFiles,
+	}
+	twoWords = map[string]command{
+		"account create": accountCreate, "key create": keyCreate, "key revoke": keyRevoke,
+		"reports backfill": reportsBackfill, "webhooks backfill": backfillHooked, "pages backfill": backfillPages,
+		"templates import": templatesImport,
+	}
+)
+
 func dispatch(ctx context.Context, args []string, getenv func(string) string) (any, error) {
-	if len(args) >= 1 && args[0] == "sweep" {
-		return sweep(ctx, args[1:], getenv)
-	}
-	if len(args) >= 1 && args[0] == "recount" {
-		return recount(ctx, args[1:], getenv)
-	}
-	if len(args) >= 1 && args[0] == "replay-webhooks" {
-		return replayWebhooks(ctx, args[1:], getenv)
-	}
-	if len(args) >= 1 && args[0] == "keep-files" {
-		return keepFiles(ctx, args[1:], getenv)
+	if len(args) >= 1 {
+		if c, ok := oneWord[args[0]]; ok {
+			return c(ctx, args[1:], getenv)
+		}
 	}
 	if len(args) < 2 {
 		return nil, fmt.Errorf("%w: missing command", errUsage)
 	}
-	cmd, rest := args[0]+" "+args[1], args[2:]
-	switch cmd {
-	case "account create":
-		fs := newFlags(cmd)
-		email := fs.String("email", "", "the owner's email")
-		plan := fs.String("plan", "", "free, pro or enterprise")
-		first := fs.String("first-name", "", "first name")
-		last := fs.String("last-name", "", "last name")
-		catalog := fs.Bool("catalog", false, "make it the catalog's account: its surveys back the templates (one such account)")
-		if err := parse(fs, rest, 0); err != nil {
-			return nil, err
-		}
-		if *email == "" || *plan == "" {
-			return nil, fmt.Errorf("%w: account create needs --email and --plan", errUsage)
-		}
-		p, err := survey.ParsePlan(*plan)
-		if err != nil {
-			return nil, err
-		}
-		st, err := open(ctx, getenv)
-		if err != nil {
-			return nil, err
-		}
-		if *catalog {
-			// Refuse before creating anything when another account is the
-			// catalog's already.
-			if other, err := st.CatalogAccount(ctx); err == nil {
-				return nil, fmt.Errorf("account %d is already the catalog account", other)
-			} else if survey.ErrorCode(err) != survey.ENOTFOUND {
-				return nil, err
-			}
-		}
-		a, err := st.CreateAccount(ctx, survey.Account{Email: *email, Plan: p, FirstName: *first, LastName: *last})
-		if err != nil {
-			return nil, err
-		}
-		if *catalog {
-			if err := st.SetCatalogAccount(ctx, a.ID); err != nil {
-				return nil, err
-			}
-		}
-		key, err := st.CreateKey(ctx, a.ID)
-		if err != nil {
-			return nil, err
-		}
-		out := map[string]any{"account_id": a.ID, "api_key": key}
-		if *catalog {
-			out["catalog"] = true
-		}
-		return out, nil
-	case "key create":
-		fs := newFlags(cmd)
-		account := fs.String("account", "", "account id")
-		if err := parse(fs, rest, 0); err != nil {
-			return nil, err
-		}
-		id, err := strconv.ParseInt(*account, 10, 64)
-		if err != nil || id <= 0 {
-			return nil, fmt.Errorf("%w: key create needs --account with a positive account id", errUsage)
-		}
-		st, err := open(ctx, getenv)
-		if err != nil {
-			return nil, err
-		}
-		key, err := st.CreateKey(ctx, id)
-		if survey.ErrorCode(err) == survey.ENOTFOUND {
-			return nil, fmt.Errorf("no account has id %d", id)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"account_id": id, "api_key": key}, nil
-	case "key revoke":
-		fs := newFlags(cmd)
-		key := fs.String("key", "", "the API key to revoke")
-		if err := parse(fs, rest, 0); err != nil {
-			return nil, err
-		}
-		if *key == "" {
-			return nil, fmt.Errorf("%w: key revoke needs --key", errUsage)
-		}
-		st, err := open(ctx, getenv)
-		if err != nil {
-			return nil, err
-		}
-		if err := st.RevokeKey(ctx, *key); survey.ErrorCode(err) == survey.ENOTFOUND {
-			return nil, errors.New("no such key")
-		} else if err != nil {
-			return nil, err
-		}
-		return map[string]any{"revoked": true}, nil
-	case "reports backfill":
-		// Surveys created before report codes had their own item
-		// (shared/store/reports.go) get it, so their public report is found.
-		fs := newFlags(cmd)
-		if err := parse(fs, rest, 0); err != nil {
-			return nil, err
-		}
-		st, err := open(ctx, getenv)
-		if err != nil {
-			return nil, err
-		}
-		n, err := st.BackfillReportCodes(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"written": n}, nil
-	case "webhooks backfill":
-		return backfillHooked(ctx, rest, getenv)
-	case "pages backfill":
-		return backfillPages(ctx, rest, getenv)
-	case "templates import":
-		fs := newFlags(cmd)
-		if err := parse(fs, rest, 1); err != nil {
-			return nil, err
-		}
-		data, err := os.ReadFile(fs.Arg(0))
-		if err != nil {
-			return nil, err
-		}
-		st, err := open(ctx, getenv)
-		if err != nil {
-			return nil, err
-		}
-		n, err := st.ImportTemplates(ctx, data)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"imported": n}, nil
+	name := args[0] + " " + args[1]
+	c, ok := twoWords[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown command %q", errUsage, name)
 	}
-	return nil, fmt.Errorf("%w: unknown command %q", errUsage, cmd)
+	return c(ctx, args[2:], getenv)
+}
+
+// accountCreate creates an account and its first key; --catalog makes it the catalog's (one such account).
+func accountCreate(ctx context.Context, rest []string, getenv func(string) string) (any, error) {
+	fs := newFlags("account create")
+	email := fs.String("email", "", "the owner's email")
+	plan := fs.String("plan", "", "free, pro or enterprise")
+	first := fs.String("first-name", "", "first name")
+	last := fs.String("last-name", "", "last name")
+	catalog := fs.Bool("catalog", false, "make it the catalog's account: its surveys back the templates (one such account)")
+	if err := parse(fs, rest, 0); err != nil {
+		return nil, err
+	}
+	if *email == "" || *plan == "" {
+		return nil, fmt.Errorf("%w: account create needs --email and --plan", errUsage)
+	}
+	p, err := survey.ParsePlan(*plan)
+	if err != nil {
+		return nil, err
+	}
+	st, err := open(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
+	if *catalog {
+		// Refuse before creating anything when another account is the
+		// catalog's already.
+		if other, err := st.CatalogAccount(ctx); err == nil {
+			return nil, fmt.Errorf("account %d is already the catalog account", other)
+		} else if survey.ErrorCode(err) != survey.ENOTFOUND {
+			return nil, err
+		}
+	}
+	a, err := st.CreateAccount(ctx, survey.Account{Email: *email, Plan: p, FirstName: *first, LastName: *last})
+	if err != nil {
+		return nil, err
+	}
+	if *catalog {
+		if err := st.SetCatalogAccount(ctx, a.ID); err != nil {
+			return nil, err
+		}
+	}
+	key, err := st.CreateKey(ctx, a.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"account_id": a.ID, "api_key": key}
+	if *catalog {
+		out["catalog"] = true
+	}
+	return out, nil
+}
+
+// keyCreate issues another key for an account.
+func keyCreate(ctx context.Context, rest []string, getenv func(string) string) (any, error) {
+	fs := newFlags("key create")
+	account := fs.String("account", "", "account id")
+	if err := parse(fs, rest, 0); err != nil {
+		return nil, err
+	}
+	id, err := strconv.ParseInt(*account, 10, 64)
+	if err != nil || id <= 0 {
+		return nil, fmt.Errorf("%w: key create needs --account with a positive account id", errUsage)
+	}
+	st, err := open(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
+	key, err := st.CreateKey(ctx, id)
+	if survey.ErrorCode(err) == survey.ENOTFOUND {
+		return nil, fmt.Errorf("no account has id %d", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"account_id": id, "api_key": key}, nil
+}
+
+// keyRevoke revokes a key.
+func keyRevoke(ctx context.Context, rest []string, getenv func(string) string) (any, error) {
+	fs := newFlags("key revoke")
+	key := fs.String("key", "", "the API key to revoke")
+	if err := parse(fs, rest, 0); err != nil {
+		return nil, err
+	}
+	if *key == "" {
+		return nil, fmt.Errorf("%w: key revoke needs --key", errUsage)
+	}
+	st, err := open(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.RevokeKey(ctx, *key); survey.ErrorCode(err) == survey.ENOTFOUND {
+		return nil, errors.New("no such key")
+	} else if err != nil {
+		return nil, err
+	}
+	return map[string]any{"revoked": true}, nil
+}
+
+// reportsBackfill gives surveys created before report codes had their own item
+// (shared/store/reports.go) that item, so their public report is found.
+func reportsBackfill(ctx context.Context, rest []string, getenv func(string) string) (any, error) {
+	fs := newFlags("reports backfill")
+	if err := parse(fs, rest, 0); err != nil {
+		return nil, err
+	}
+	st, err := open(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
+	n, err := st.BackfillReportCodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"written": n}, nil
+}
+
+// templatesImport loads a catalog file into the table.
+func templatesImport(ctx context.Context, rest []string, getenv func(string) string) (any, error) {
+	fs := newFlags("templates import")
+	if err := parse(fs, rest, 1); err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(fs.Arg(0))
+	if err != nil {
+		return nil, err
+	}
+	st, err := open(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
+	n, err := st.ImportTemplates(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"imported": n}, nil
 }
 
 func newFlags(name string) *flag.FlagSet {

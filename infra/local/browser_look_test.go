@@ -60,7 +60,9 @@ func TestBrowserLook(t *testing.T) {
 					shot(t, ctx, name+"-ranking")
 				case 5:
 					// The 0-10 scale: one row of 11 options.
-					if tops := evalJS[[]float64](t, ctx, `Array.from(document.querySelectorAll(".page:not([hidden]) .scale .row>label")).map(l => Math.round(l.getBoundingClientRect().top))`); len(tops) != 11 || tops[0] != tops[10] {
+					const labelTops = `Array.from(document.querySelectorAll(".page:not([hidden]) .scale .row>label"))` +
+						`.map(l => Math.round(l.getBoundingClientRect().top))`
+					if tops := evalJS[[]float64](t, ctx, labelTops); len(tops) != 11 || tops[0] != tops[10] {
 						t.Errorf("%s: the 0-10 scale's options stand at %v; want one row of 11", name, tops)
 					}
 					want := map[string]string{"en": "0 10", "fa": "۰ ۱۰"}[lang]
@@ -88,10 +90,14 @@ func TestBrowserLook(t *testing.T) {
 			seen(t, ctx, p.srv.URL+"/r/"+sv.ReportCode+"/", ".chart", name+"-report")
 			// Two responses answered 0 on the 0-10 scale: two detractors.
 			want := map[string]string{"en": "−100 detractors 100%", "fa": "−۱۰۰ منتقدان ۱۰۰٪"}[lang]
-			if got := evalJS[string](t, ctx, `(() => { const n = document.querySelector(".nps"); return n ? n.querySelector("strong").textContent + " " + n.nextElementSibling.textContent.split(/[,،] /)[2] : "none"; })()`); got != want {
+			const nps = `(() => { const n = document.querySelector(".nps"); ` +
+				`return n ? n.querySelector("strong").textContent + " " + n.nextElementSibling.textContent.split(/[,،] /)[2] : "none"; })()`
+			if got := evalJS[string](t, ctx, nps); got != want {
 				t.Errorf("%s: the NPS reads %q, want %q", name, got, want)
 			}
-			if got := evalJS[string](t, ctx, `(() => { const g = Array.from(document.querySelectorAll("svg g.item")).filter(g => g.querySelector("rect.seg")); return g.map(g => g.querySelectorAll("rect.seg").length + "/" + g.querySelectorAll("text.sc").length).join(" "); })()`); got == "" || strings.Contains(got, "/0") {
+			const segments = `(() => { const g = Array.from(document.querySelectorAll("svg g.item")).filter(g => g.querySelector("rect.seg")); ` +
+				`return g.map(g => g.querySelectorAll("rect.seg").length + "/" + g.querySelectorAll("text.sc").length).join(" "); })()`
+			if got := evalJS[string](t, ctx, segments); got == "" || strings.Contains(got, "/0") {
 				t.Errorf("%s: matrix segments/counts %q; want a count in each segment", name, got)
 			}
 			if lang == "fa" {
@@ -102,11 +108,15 @@ func TestBrowserLook(t *testing.T) {
 					t.Errorf("%s: the font stack starts with %s, want a Persian font", name, got)
 				}
 			}
-			if got := evalJS[string](t, ctx, `(() => { const h1 = parseFloat(getComputedStyle(document.querySelector("h1")).fontSize), h2 = parseFloat(getComputedStyle(document.querySelector(".chart h2")).fontSize); return h2 <= h1 ? "ok" : h2 + ">" + h1; })()`); got != "ok" {
+			const headings = `(() => { const h1 = parseFloat(getComputedStyle(document.querySelector("h1")).fontSize), ` +
+				`h2 = parseFloat(getComputedStyle(document.querySelector(".chart h2")).fontSize); return h2 <= h1 ? "ok" : h2 + ">" + h1; })()`
+			if got := evalJS[string](t, ctx, headings); got != "ok" {
 				t.Errorf("%s: a question heading is larger than the title: %s", name, got)
 			}
 			if sc.name == "desktop" {
-				if got := evalJS[string](t, ctx, `(() => { const c = Array.from(document.querySelectorAll(".chart")).map(c => c.getBoundingClientRect()); return Math.round(document.querySelector(".charts").getBoundingClientRect().width) + " " + (c[0].top === c[1].top); })()`); got == "" || strings.HasSuffix(got, "false") {
+				const sideBySide = `(() => { const c = Array.from(document.querySelectorAll(".chart")).map(c => c.getBoundingClientRect()); ` +
+					`return Math.round(document.querySelector(".charts").getBoundingClientRect().width) + " " + (c[0].top === c[1].top); })()`
+				if got := evalJS[string](t, ctx, sideBySide); got == "" || strings.HasSuffix(got, "false") {
 					t.Errorf("%s: the charts' column is %s; want two charts side by side", name, got)
 				}
 			}
@@ -134,7 +144,9 @@ func checkRanking(t *testing.T, ctx context.Context, name, lang string) {
 	t.Helper()
 	state := func() string {
 		return evalJS[string](t, ctx, `(() => { const q = document.querySelector(".page:not([hidden]) .rank");
-			return Array.from(q.querySelectorAll(".rank-item")).map(li => li.querySelector(".rank-name").textContent + "=" + li.querySelector("select").value).join(",") + " | " + q.querySelector(".rank-live").textContent; })()`)
+			return Array.from(q.querySelectorAll(".rank-item"))
+				.map(li => li.querySelector(".rank-name").textContent + "=" + li.querySelector("select").value).join(",") +
+				" | " + q.querySelector(".rank-live").textContent; })()`)
 	}
 	words := map[string][3]string{"en": {"Price", "Quality", "Speed"}, "fa": {"قیمت", "کیفیت", "سرعت"}}[lang]
 	if got := evalJS[string](t, ctx, `document.activeElement.className + " " + getComputedStyle(document.querySelector(".page:not([hidden]) .rank select")).display`); got != "up none" {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
@@ -64,7 +65,7 @@ func (s *Store) responderPut(sid int64, hash string, rid int64, submitted string
 func (s *Store) Responded(ctx context.Context, sid int64, hash string) (bool, error) {
 	var it map[string]any
 	err := s.table.Get(AttrPK, ResponderPK(sid, hash)).Range(AttrSK, dynamo.Equal, responderSK).One(ctx, &it)
-	if err == dynamo.ErrNotFound {
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {

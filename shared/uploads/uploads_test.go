@@ -157,7 +157,8 @@ func TestUploadAndCheck(t *testing.T) {
 	u2 := uploads.NewUpload(el, "session-a", uploads.File{FileName: "b.png", Size: 10, ContentType: "image/png"})
 	p2, _ := b.PresignPost(ctx, sid, u2)
 	post(t, p2, bytes.Repeat([]byte{1}, 11), "image/png")
-	if _, msgs, _ := b.Check(ctx, plainOpener{}, uploads.Answer{Survey: sid, Element: el, Session: "session-a", Upload: plainOpener{}.seal(sid, u2)}, rules); len(msgs) != 1 || msgs[0] != uploads.MsgMismatch {
+	other := uploads.Answer{Survey: sid, Element: el, Session: "session-a", Upload: plainOpener{}.seal(sid, u2)}
+	if _, msgs, _ := b.Check(ctx, plainOpener{}, other, rules); len(msgs) != 1 || msgs[0] != uploads.MsgMismatch {
 		t.Errorf("another size: %v", msgs)
 	}
 
