@@ -15,7 +15,8 @@ import (
 // API (testdata/results_client.py: Python, standard library only) against
 // the handlers on a real HTTP server: it walks the results table page by
 // page, oldest first, until a short page, and downloads the export. What
-// it reads must be every response, with the CSV's header and cells.
+// it reads must be every response, with the table's and the CSV's
+// headers and cells.
 func TestPythonClient(t *testing.T) {
 	t.Parallel()
 	python, err := exec.LookPath("python3")
@@ -35,13 +36,13 @@ func TestPythonClient(t *testing.T) {
 		t.Fatalf("the client failed: %v\n%s", err, stderr)
 	}
 	var got struct {
-		RespondersCount int64                        `json:"responders_count"`
-		Header          []string                     `json:"header"`
-		IDs             []int64                      `json:"ids"`
-		Codes           map[string]string            `json:"codes"`
-		Cells           map[string]map[string]string `json:"cells"`
-		ExportIDs       []int64                      `json:"export_ids"`
-		ExportHeader    []string                     `json:"export_header"`
+		RespondersCount int64                     `json:"responders_count"`
+		Header          []string                  `json:"header"`
+		IDs             []int64                   `json:"ids"`
+		Codes           map[string]string         `json:"codes"`
+		Cells           map[string]map[string]any `json:"cells"`
+		ExportIDs       []int64                   `json:"export_ids"`
+		ExportHeader    []string                  `json:"export_header"`
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("the client printed %s: %v", out, err)
@@ -56,8 +57,9 @@ func TestPythonClient(t *testing.T) {
 		t.Fatalf("the client read count %d, ids %v, export %v; want 25 and %v", got.RespondersCount, got.IDs, got.ExportIDs, want)
 	}
 	wantHeader := []string{"id", "submitted_at", "duration_seconds", "spam", "What did you think?", "city", "age"}
-	if !slices.Equal(got.Header, wantHeader) || !slices.Equal(got.ExportHeader, wantHeader) {
-		t.Errorf("headers %q and %q, want %q", got.Header, got.ExportHeader, wantHeader)
+	wantTitles := []string{"responder_id", "responder_code", "What did you think?", "city", "age", "responding_duration", "submitted_date_time"}
+	if !slices.Equal(got.Header, wantTitles) || !slices.Equal(got.ExportHeader, wantHeader) {
+		t.Errorf("headers %q and %q, want %q and %q", got.Header, got.ExportHeader, wantTitles, wantHeader)
 	}
 	first := got.Cells[fmt.Sprint(rs[0].ID)]
 	if first["What did you think?"] != "answer 0" || first["city"] != "Tabriz" || first["age"] != "20" || got.Codes[fmt.Sprint(rs[0].ID)] != "CODE-0" {
