@@ -3,7 +3,6 @@ package responses
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/store"
@@ -51,14 +50,7 @@ func readTableQuery(r *http.Request) (tableQuery, error) {
 	}
 	errs := survey.Fields{}
 	tq.Limit = pageSizeParam(q, errs, defaultPageSize, maxPageSize)
-	// since and until include their instant; the store's bounds exclude
-	// theirs, and keys have no time finer than a microsecond.
-	if since := timeParam(q, errs, "since"); !since.IsZero() {
-		tq.After = since.Add(-time.Nanosecond)
-	}
-	if until := timeParam(q, errs, "until"); !until.IsZero() {
-		tq.Before = until.Add(time.Nanosecond)
-	}
+	tq.After, tq.Before = storeBounds(timeParam(q, errs, "since"), timeParam(q, errs, "until"))
 	tq.Spam = spamParam(q, errs)
 	if vals, ok := q["sort"]; ok {
 		asc, err := parseSort(vals[0])
