@@ -19,14 +19,7 @@ func TestCSVWithChoices(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := t.Context()
-	create := func(e survey.Element) survey.Element {
-		t.Helper()
-		ch, err := f.st.CreateElement(ctx, f.acct.ID, f.sid, e, survey.Placement{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ch.Element
-	}
+	create := func(e survey.Element) survey.Element { return f.createElement(t, f.sid, e, nil) }
 	multi := survey.NewElement(survey.TypeMultipleChoice)
 	multi.Title, multi.AllowMultipleSelect = "Colours", true
 	multi.Choices = []survey.ChoiceItem{{Name: "Red"}, {Name: "Green"}, {Name: "آبی"}}

@@ -25,33 +25,9 @@ import (
 //     looked up in choices.
 func TestResultsTableClients(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t) // a Persian survey: a text question, variables city and age
-	ctx := t.Context()
-	create := func(e survey.Element, group *int64) survey.Element {
-		t.Helper()
-		ch, err := f.st.CreateElement(ctx, f.acct.ID, f.sid, e, survey.Placement{Group: group})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ch.Element
-	}
-	features := survey.NewElement(survey.TypeMultipleChoice)
-	features.Title, features.AllowMultipleSelect = "بهترین ویژگی‌ها", true
-	features.Choices = []survey.ChoiceItem{{Name: "کیفیت"}, {Name: "قیمت"}, {Name: "ارسال"}}
-	features = create(features, nil)
-	gender := survey.NewElement(survey.TypeMultipleChoice)
-	gender.Title = "جنسیت"
-	gender.Choices = []survey.ChoiceItem{{Name: "زن"}, {Name: "مرد"}}
-	gender = create(gender, nil)
-	answers := map[int64]json.RawMessage{
-		f.text:      json.RawMessage(`"خوب بود"`),
-		features.ID: json.RawMessage(fmt.Sprintf(`[%d,%d]`, features.Choices[0].ID, features.Choices[2].ID)),
-		gender.ID:   json.RawMessage(fmt.Sprint(gender.Choices[1].ID)),
-	}
-	rs, err := storetest.ImportResponses(ctx, f.st, []survey.Response{{SurveyID: f.sid, SubmittedAt: t0, StartedAt: t0.Add(-42e9), Answers: answers, Code: "R-1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newFixture(t)
+	cs := f.clientSurvey(t)
+	rs := []survey.Response{cs.response}
 
 	for _, target := range []string{tablePath(f.sid) + "?page_size=1000", tablePath(f.sid) + "?page_size=1000&since=2026-05-01T11:00:00"} {
 		r := f.do("GET", target)
@@ -149,14 +125,7 @@ func TestResultsTableGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	create := func(e survey.Element, group *int64) survey.Element {
-		t.Helper()
-		ch, err := f.st.CreateElement(ctx, f.acct.ID, sv.ID, e, survey.Placement{Group: group})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ch.Element
-	}
+	create := func(e survey.Element, group *int64) survey.Element { return f.createElement(t, sv.ID, e, group) }
 	g := survey.NewElement(survey.TypeGroup)
 	g.Title = "Store"
 	g = create(g, nil)
@@ -187,5 +156,89 @@ func TestResultsTableGroups(t *testing.T) {
 	want := []any{float64(rs[0].ID), nil, "East", nil, "South", "7", float64(0), "2026-05-01T12:00:00.000000Z"}
 	if len(tb.Body) != 1 || fmt.Sprint(tb.Body[0].Data) != fmt.Sprint(want) {
 		t.Errorf("row %v, want %v", tb.Body, want)
+	}
+}
+
+// clientSurvey is the fixture's Persian survey with a multi-select
+// question of three choices and a single-choice one added, and one
+// response (code R-1, 42 s) answering all three questions.
+type clientSurvey struct {
+	features, gender survey.Element
+	response         survey.Response
+}
+
+func (f *fixture) clientSurvey(t *testing.T) clientSurvey {
+	t.Helper()
+	ctx := t.Context()
+	create := func(e survey.Element) survey.Element { return f.createElement(t, f.sid, e, nil) }
+	features := survey.NewElement(survey.TypeMultipleChoice)
+	features.Title, features.AllowMultipleSelect = "بهترین ویژگی‌ها", true
+	features.Choices = []survey.ChoiceItem{{Name: "کیفیت"}, {Name: "قیمت"}, {Name: "ارسال"}}
+	features = create(features)
+	gender := survey.NewElement(survey.TypeMultipleChoice)
+	gender.Title = "جنسیت"
+	gender.Choices = []survey.ChoiceItem{{Name: "زن"}, {Name: "مرد"}}
+	gender = create(gender)
+	answers := map[int64]json.RawMessage{
+		f.text:      json.RawMessage(`"خوب بود"`),
+		features.ID: json.RawMessage(fmt.Sprintf(`[%d,%d]`, features.Choices[0].ID, features.Choices[2].ID)),
+		gender.ID:   json.RawMessage(fmt.Sprint(gender.Choices[1].ID)),
+	}
+	rs, err := storetest.ImportResponses(ctx, f.st, []survey.Response{{SurveyID: f.sid, SubmittedAt: t0, StartedAt: t0.Add(-42e9), Answers: answers, Code: "R-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return clientSurvey{features: features, gender: gender, response: rs[0]}
+}
+
+// TestPorslineSDK runs the Python SDK's own code, unchanged
+// (testdata/porsline-sdk: matinkhosravi/porsline-sdk's porsline/), against
+// the handlers on a real HTTP server: Form.responses() without header
+// (the answers between the meta cells and the Jalali submission time
+// converted back to Gregorian by its jconvert), with since, and with
+// header=True (the cells walked along the header objects). Needs python3
+// with requests; the jdatetime it imports is a stand-in (testdata's
+// README).
+func TestPorslineSDK(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cs := f.clientSurvey(t)
+	out := f.runPython(t, "testdata/porsline-sdk/run_sdk.py", "2026-05-01T11:00:00")
+	var got struct {
+		Plain  []map[string]any `json:"plain"`
+		Since  []map[string]any `json:"since"`
+		Header [][]struct {
+			Head struct {
+				ID       *int64 `json:"id"`
+				Title    string `json:"title"`
+				Choices  []any  `json:"choices"`
+				Multiple bool   `json:"multiple"`
+			} `json:"head"`
+			Val any `json:"val"`
+		} `json:"header"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("the SDK printed %s: %v", out, err)
+	}
+	wantAnswers := fmt.Sprint([]any{"خوب بود", "کیفیت", nil, "ارسال", "مرد", "", ""})
+	for name, rows := range map[string][]map[string]any{"responses()": got.Plain, "responses(since)": got.Since} {
+		// submitted_at: 15:30 in Tehran, as jconvert gives it (no zone).
+		if len(rows) != 1 || fmt.Sprint(rows[0]["response"]) != wantAnswers || rows[0]["submitted_at"] != "2026-05-01T15:30:00" {
+			t.Errorf("%s = %v", name, rows)
+		}
+	}
+	if len(got.Header) != 1 {
+		t.Fatalf("responses(header=True) = %s", out)
+	}
+	vals := map[string]any{}
+	for _, cell := range got.Header[0] {
+		vals[cell.Head.Title] = cell.Val
+		if cell.Head.Title == cs.features.Title && (!cell.Head.Multiple || cell.Head.ID == nil || *cell.Head.ID != cs.features.ID || len(cell.Head.Choices) != 3) {
+			t.Errorf("the multi-select head %+v", cell.Head)
+		}
+	}
+	if fmt.Sprint(vals[cs.features.Title]) != fmt.Sprint([]any{"کیفیت", nil, "ارسال"}) || vals[cs.gender.Title] != "مرد" || vals["What did you think?"] != "خوب بود" ||
+		vals["responder_code"] != "R-1" || vals["responder_id"] != float64(cs.response.ID) || vals["submitted_date_time"] != "1405/02/11-15:30:00" {
+		t.Errorf("responses(header=True) = %v", vals)
 	}
 }

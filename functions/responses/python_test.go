@@ -19,22 +19,9 @@ import (
 // headers and cells.
 func TestPythonClient(t *testing.T) {
 	t.Parallel()
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Fatal("python3 is not installed: this test needs it (standard library only)")
-	}
 	f := newFixture(t)
 	rs := f.seed(t, f.sid, f.text, 25)
-	srv := httptest.NewServer(f.h)
-	defer srv.Close()
-	out, err := exec.CommandContext(t.Context(), python, "testdata/results_client.py", srv.URL, f.key, fmt.Sprint(f.sid), "10").Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("the client failed: %v\n%s", err, stderr)
-	}
+	out := f.runPython(t, "testdata/results_client.py", "10")
 	var got struct {
 		RespondersCount int64                     `json:"responders_count"`
 		Header          []string                  `json:"header"`
@@ -65,4 +52,26 @@ func TestPythonClient(t *testing.T) {
 	if first["What did you think?"] != "answer 0" || first["city"] != "Tabriz" || first["age"] != "20" || got.Codes[fmt.Sprint(rs[0].ID)] != "CODE-0" {
 		t.Errorf("the first responder's cells %v, code %q", first, got.Codes[fmt.Sprint(rs[0].ID)])
 	}
+}
+
+// runPython runs a Python client script against the fixture's handlers on
+// a real HTTP server, as `script BASE_URL API_KEY SURVEY_ID args...`, and
+// answers what it printed; a failure shows its stderr.
+func (f *fixture) runPython(t *testing.T, script string, args ...string) []byte {
+	t.Helper()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal("python3 is not installed: this test needs it")
+	}
+	srv := httptest.NewServer(f.h)
+	defer srv.Close()
+	out, err := exec.CommandContext(t.Context(), python, append([]string{script, srv.URL, f.key, fmt.Sprint(f.sid)}, args...)...).Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("%s failed: %v\n%s", script, err, stderr)
+	}
+	return out
 }
