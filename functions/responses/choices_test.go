@@ -13,19 +13,13 @@ import (
 // TestCSVWithChoices: elements stored with choices, rows and columns (the
 // store gives them ids): the CSV page and the results table name the
 // choices, "; " between several, a matrix row by row, a scale as its
-// number, in survey order after the text question.
+// number, in survey order after the text question; the results table
+// gives a multi-select question a cell per choice.
 func TestCSVWithChoices(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := t.Context()
-	create := func(e survey.Element) survey.Element {
-		t.Helper()
-		ch, err := f.st.CreateElement(ctx, f.acct.ID, f.sid, e, survey.Placement{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ch.Element
-	}
+	create := func(e survey.Element) survey.Element { return f.createElement(t, f.sid, e, nil) }
 	multi := survey.NewElement(survey.TypeMultipleChoice)
 	multi.Title, multi.AllowMultipleSelect = "Colours", true
 	multi.Choices = []survey.ChoiceItem{{Name: "Red"}, {Name: "Green"}, {Name: "آبی"}}
@@ -61,7 +55,16 @@ func TestCSVWithChoices(t *testing.T) {
 		t.Fatalf("CSV %q\nwant %q and %q", rows, wantHeader, wantRow)
 	}
 	tb := decode[table](t, f.do("GET", tablePath(f.sid)))
-	if !slices.Equal(tb.Header, wantHeader) || len(tb.Body) != 1 || !slices.Equal(tb.Body[0].Data, wantRow) {
-		t.Errorf("results table %+v", tb)
+	// The results table (contract section 21): meta cells around the
+	// answers, a cell per choice of the multi-select question (its name
+	// where chosen, null otherwise), the choices in its header.
+	wantTitles := []string{"responder_id", "responder_code", "What did you think?", "Colours", "Grid", "Recommend?", "city", "age", "responding_duration", "submitted_date_time"}
+	wantData := []any{float64(rs[0].ID), nil, "ok", "Red", nil, "آبی", "Speed: Bad; Price: Good", "8", "", "", float64(0), "1405/02/11-15:30:00"}
+	if !slices.Equal(tb.titles(), wantTitles) || len(tb.Body) != 1 || fmt.Sprint(tb.Body[0].Data) != fmt.Sprint(wantData) {
+		t.Fatalf("results table %q %v\nwant %q %v", tb.titles(), tb.Body, wantTitles, wantData)
+	}
+	colours := tb.Header[3]
+	if colours.AllowMultipleSelect == nil || !*colours.AllowMultipleSelect || len(colours.Choices) != 3 || colours.Choices[2].Name != "آبی" || colours.Choices[2].ID != multi.Choices[2].ID {
+		t.Errorf("the multi-select header %+v", colours)
 	}
 }

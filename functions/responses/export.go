@@ -82,6 +82,10 @@ func (h handlers) export() http.Handler {
 		if err != nil {
 			return err
 		}
+		spec, err := readExportSpec(r.URL.Query())
+		if err != nil {
+			return err
+		}
 		ctx := r.Context()
 		coll, err := h.st.SurveyCollection(ctx, acct.ID, sid)
 		if err != nil {
@@ -90,8 +94,8 @@ func (h handlers) export() http.Handler {
 		now := h.now().UTC()
 		var nonce [12]byte
 		_, _ = rand.Read(nonce[:])
-		key := fmt.Sprintf("exports/%d/%s-%s.csv", sid, now.Format("20060102T150405Z"), hex.EncodeToString(nonce[:]))
-		if _, err := writeExport(ctx, h.st, h.exports, coll, key); err != nil {
+		key := fmt.Sprintf("exports/%d/%s-%s.%s", sid, now.Format("20060102T150405Z"), hex.EncodeToString(nonce[:]), spec.format.ext())
+		if _, err := writeExport(ctx, h.st, h.exports, coll, key, spec); err != nil {
 			return err
 		}
 		token, err := h.sealer.SealFor(ctx, exportPurpose, sid, encodeExportLink(exportLink{
@@ -108,20 +112,35 @@ func (h handlers) export() http.Handler {
 	})
 }
 
-// writeExport writes the survey's CSV file under key: the BOM, the header
-// and a row per response, oldest first; it answers the rows written. The
-// file goes to S3 in parts as the responses are read (a Query per MB of
-// them), so memory stays bounded however many there are.
-func writeExport(ctx context.Context, st Store, ex Exports, coll store.SurveyCollection, key string) (int64, error) {
+// writeExport writes the survey's export file under key: CSV (the BOM,
+// the header and a row per response) or a workbook of the same columns,
+// oldest first, the responses submitted from spec.since to spec.until; it
+// answers the rows written. Rows are written as the responses are read (a
+// Query per MB of them) and the file goes to S3 in parts, so memory stays
+// bounded however many there are.
+func writeExport(ctx context.Context, st Store, ex Exports, coll store.SurveyCollection, key string, spec exportSpec) (int64, error) {
 	sid := coll.Survey.ID
-	wr := ex.Create(ctx, key, csvContentType, fmt.Sprintf(`attachment; filename="survey-%d-responses.csv"`, sid))
-	t := newTable(coll)
-	cw := newCSVWriter()
-	if _, err := wr.Write(append([]byte(bom), cw.encode(t.header)...)); err != nil {
+	wr := ex.Create(ctx, key, spec.format.contentType(), spec.disposition(sid))
+	var (
+		out rowWriter
+		err error
+	)
+	if spec.format == formatXLSX {
+		out, err = newXLSXRows(wr, coll.Survey.Language)
+	} else {
+		out, err = newCSVRows(wr)
+	}
+	if err != nil {
 		wr.Abort()
 		return 0, err
 	}
+	t := newTable(coll)
+	if err := out.row(t.header); err != nil {
+		out.abort()
+		return 0, err
+	}
 	q := store.ResponseQuery{Ascending: true, Limit: exportQueryLimit}
+	q.After, q.Before = storeBounds(spec.since, spec.until)
 	var (
 		cells []string
 		rows  int64
@@ -129,13 +148,13 @@ func writeExport(ctx context.Context, st Store, ex Exports, coll store.SurveyCol
 	for {
 		page, err := st.ResponsesPage(ctx, sid, q)
 		if err != nil {
-			wr.Abort()
+			out.abort()
 			return 0, err
 		}
 		for _, resp := range page.Responses {
 			cells = t.row(resp, cells)
-			if _, err := wr.Write(cw.encode(cells)); err != nil {
-				wr.Abort()
+			if err := out.row(cells); err != nil {
+				out.abort()
 				return 0, err
 			}
 			rows++
@@ -145,7 +164,7 @@ func writeExport(ctx context.Context, st Store, ex Exports, coll store.SurveyCol
 		}
 		q.From = page.Last()
 	}
-	return rows, wr.Close()
+	return rows, out.close()
 }
 
 // download follows an export link: a redirect (302) to a presigned link of

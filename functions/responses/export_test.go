@@ -33,6 +33,12 @@ func (f *fixture) exportLink(t *testing.T, sid int64) (string, reply) {
 // redirect, then the presigned link on S3.
 func (f *fixture) download(t *testing.T, link string) []byte {
 	t.Helper()
+	return f.downloadAs(t, link, "text/csv; charset=utf-8")
+}
+
+// downloadAs is download of a file of that Content-Type.
+func (f *fixture) downloadAs(t *testing.T, link, contentType string) []byte {
+	t.Helper()
 	r := serve(f.h, "GET", link, "") // no API key: the link is the capability
 	if r.code != http.StatusFound || r.header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("export link: %v", r)
@@ -46,7 +52,7 @@ func (f *fixture) download(t *testing.T, link string) []byte {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("GET the file: %d %v %.200s", resp.StatusCode, err, body)
 	}
-	if resp.Header.Get("Content-Type") != "text/csv; charset=utf-8" {
+	if resp.Header.Get("Content-Type") != contentType {
 		t.Errorf("the file's Content-Type %q", resp.Header.Get("Content-Type"))
 	}
 	return body

@@ -2,6 +2,7 @@ package responses_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -20,6 +21,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/xuri/excelize/v2"
 
 	"surveyservice/functions/responses"
 	"surveyservice/internal/ddblocal"
@@ -43,11 +45,17 @@ import (
 // queries/op and items-read/op (the Queries' ScannedCount); s3-calls/op;
 // peak-heap-MB (the Go heap's live objects, sampled every 5 ms: the
 // function's memory is 512 MB); peak-rss-MB (this process's resident set,
-// its peak reset before the run); file-MB.
+// its peak reset before the run); file-MB. BENCH_EXPORT_FORMAT=1 exports
+// an Excel workbook instead of the CSV (export_format=1).
 func BenchmarkExportJob(b *testing.B) {
 	n := 100_000
 	if v, err := strconv.Atoi(os.Getenv("BENCH_RESPONSES")); err == nil && v > 0 {
 		n = v
+	}
+	xlsx := os.Getenv("BENCH_EXPORT_FORMAT") == "1"
+	jobsPath := exportJobsPath
+	if xlsx {
+		jobsPath = func(sid int64) string { return exportJobsPath(sid) + "?export_format=1" }
 	}
 	f := newFixture(b)
 	start := time.Now()
@@ -76,7 +84,7 @@ func BenchmarkExportJob(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		r := f.do("POST", exportJobsPath(f.sid))
+		r := f.do("POST", jobsPath(f.sid))
 		if r.code != http.StatusAccepted {
 			b.Fatalf("POST exports: %v", r)
 		}
@@ -108,7 +116,11 @@ func BenchmarkExportJob(b *testing.B) {
 		if done.Status != "succeeded" || done.Rows == nil || *done.Rows != int64(n) || done.Export == nil {
 			b.Fatalf("after the run: %v", r)
 		}
-		size, rows := countExport(b, f, relative(b, *done.Export))
+		count := countExport
+		if xlsx {
+			count = countXLSXExport
+		}
+		size, rows := count(b, f, relative(b, *done.Export))
 		if rows != n {
 			b.Fatalf("the file has %d responses, want %d", rows, n)
 		}
@@ -173,18 +185,8 @@ func runExportJob(ctx context.Context, tb testing.TB, q *jobQueue, e *responses.
 // its size and its responses, each of which must appear once.
 func countExport(tb testing.TB, f *fixture, link string) (size int64, rows int) {
 	tb.Helper()
-	r := serve(f.h, "GET", link, "")
-	if r.code != http.StatusFound {
-		tb.Fatalf("export link: %v", r)
-	}
-	resp, err := http.Get(r.header.Get("Location"))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	resp := openExport(tb, f, link)
 	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		tb.Fatalf("GET the file: %d", resp.StatusCode)
-	}
 	counted := &countingReader{r: resp.Body}
 	br := bufio.NewReaderSize(counted, 1<<20)
 	if bom, err := br.Peek(3); err != nil || string(bom) != "\xEF\xBB\xBF" {
@@ -266,4 +268,62 @@ func (h *heapSampler) stop() int64 {
 	close(h.done)
 	h.wg.Wait()
 	return h.peak
+}
+
+// countXLSXExport downloads a workbook export and answers its size and its
+// responses (rows past the header), each id once.
+func countXLSXExport(tb testing.TB, f *fixture, link string) (size int64, rows int) {
+	tb.Helper()
+	resp := openExport(tb, f, link)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	wb, err := excelize.OpenReader(bytes.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer wb.Close()
+	it, err := wb.Rows(xlsxSheetName)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer it.Close()
+	seen := map[int64]bool{}
+	for i := 0; it.Next(); i++ {
+		cols, err := it.Columns()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if i == 0 {
+			continue // the header
+		}
+		id, err := strconv.ParseInt(cols[0], 10, 64)
+		if err != nil || seen[id] {
+			tb.Fatalf("row %d: id %q (seen before: %v)", i+1, cols[0], seen[id])
+		}
+		seen[id] = true
+		rows++
+	}
+	return int64(len(body)), rows
+}
+
+// openExport follows an export link (the service's redirect, then S3) and
+// answers the file's response, 200.
+func openExport(tb testing.TB, f *fixture, link string) *http.Response {
+	tb.Helper()
+	r := serve(f.h, "GET", link, "")
+	if r.code != http.StatusFound {
+		tb.Fatalf("export link: %v", r)
+	}
+	resp, err := http.Get(r.header.Get("Location"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		resp.Body.Close()
+		tb.Fatalf("GET the file: %d", resp.StatusCode)
+	}
+	return resp
 }

@@ -46,7 +46,9 @@ type jobView struct {
 	Export     *string `json:"export"`
 }
 
-func exportFileKey(sid int64, id string) string { return fmt.Sprintf("exports/%d/%s.csv", sid, id) }
+func exportFileKey(sid int64, id string, f exportFormat) string {
+	return fmt.Sprintf("exports/%d/%s.%s", sid, id, f.ext())
+}
 
 // startExport records and queues a job: 202 with the job (pending).
 func (h handlers) startExport() http.Handler {
@@ -55,16 +57,20 @@ func (h handlers) startExport() http.Handler {
 		if err != nil {
 			return err
 		}
+		spec, err := readExportSpec(r.URL.Query())
+		if err != nil {
+			return err
+		}
 		ctx := r.Context()
 		if _, err := h.st.Survey(ctx, acct.ID, sid); err != nil {
 			return err
 		}
 		id := store.NewExportJobID()
-		job := store.ExportJob{ID: id, SurveyID: sid, AccountID: acct.ID, Key: exportFileKey(sid, id)}
+		job := store.ExportJob{ID: id, SurveyID: sid, AccountID: acct.ID, Key: exportFileKey(sid, id, spec.format)}
 		if err := h.st.CreateExportJob(ctx, job); err != nil {
 			return err
 		}
-		if err := h.jobs.Send(ctx, exports.Job{SurveyID: sid, AccountID: acct.ID, JobID: id}); err != nil {
+		if err := h.jobs.Send(ctx, spec.job(exports.Job{SurveyID: sid, AccountID: acct.ID, JobID: id})); err != nil {
 			// Nothing will run it: say so in the job, and 503 now.
 			slog.ErrorContext(ctx, "queue an export job", "survey", sid, "job", id, "error", err.Error())
 			if ferr := h.st.FinishExportJob(context.WithoutCancel(ctx), sid, id, store.ExportFailed, 0); ferr != nil {
@@ -214,7 +220,7 @@ func (e *Exporter) run(ctx context.Context, body string) error {
 	if err != nil {
 		return e.failed(ctx, job, err)
 	}
-	rows, err := writeExport(ctx, e.Store, e.Exports, coll, job.Key)
+	rows, err := writeExport(ctx, e.Store, e.Exports, coll, job.Key, specOfJob(j))
 	if err != nil {
 		return e.failed(ctx, job, err)
 	}

@@ -147,6 +147,17 @@ func (f *fixture) seedFrom(t testing.TB, sid, text int64, n int, from time.Time)
 	return out
 }
 
+// createElement stores an element of survey sid (in group when not nil)
+// and answers it with the ids the store gave it and its choices.
+func (f *fixture) createElement(t testing.TB, sid int64, e survey.Element, group *int64) survey.Element {
+	t.Helper()
+	ch, err := f.st.CreateElement(t.Context(), f.acct.ID, sid, e, survey.Placement{Group: group})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch.Element
+}
+
 // do sends a request with the fixture's key.
 func (f *fixture) do(method, target string) reply { return serve(f.h, method, target, f.key) }
 

@@ -84,3 +84,16 @@ func parseDateTime(s string) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// storeBounds are a store query's bounds for since and until: those
+// include their instant, the store's exclude theirs, and keys have no time
+// finer than a microsecond. A zero time stays zero (an open side).
+func storeBounds(since, until time.Time) (after, before time.Time) {
+	if !since.IsZero() {
+		after = since.Add(-time.Nanosecond)
+	}
+	if !until.IsZero() {
+		before = until.Add(time.Nanosecond)
+	}
+	return after, before
+}

@@ -3,27 +3,28 @@ package responses
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
-// resultsTable is the real service's results-table answer, which its
-// clients read: the header (the CSV's), each response's cells in the same
-// order, and the survey's number of responses.
+// resultsTable is the real service's results-table answer, as its clients
+// read it (contract section 21): header objects, each response's cells in
+// the headers' order, and the survey's number of responses.
 type resultsTable struct {
-	Header                   []string     `json:"header"`
-	Body                     []resultsRow `json:"body"`
-	RespondersCount          int64        `json:"responders_count"`
-	InvisibleRespondersCount int64        `json:"invisible_responders_count"`
+	Header                   []resultsColumn `json:"header"`
+	Body                     []resultsRow    `json:"body"`
+	RespondersCount          int64           `json:"responders_count"`
+	InvisibleRespondersCount int64           `json:"invisible_responders_count"`
 }
 
+// resultsRow is one response; Data holds a cell per meta column, per
+// single-answer question and per choice of a multi-select question.
 type resultsRow struct {
-	ResponderID   int64    `json:"responder_id"`
-	ResponderCode *string  `json:"responder_code"`
-	Data          []string `json:"data"`
+	ResponderID   int64   `json:"responder_id"`
+	ResponderCode *string `json:"responder_code"`
+	Data          []any   `json:"data"`
 }
 
 var (
@@ -49,23 +50,14 @@ func readTableQuery(r *http.Request) (tableQuery, error) {
 	}
 	errs := survey.Fields{}
 	tq.Limit = pageSizeParam(q, errs, defaultPageSize, maxPageSize)
-	// since and until include their instant; the store's bounds exclude
-	// theirs, and keys have no time finer than a microsecond.
-	if since := timeParam(q, errs, "since"); !since.IsZero() {
-		tq.After = since.Add(-time.Nanosecond)
-	}
-	if until := timeParam(q, errs, "until"); !until.IsZero() {
-		tq.Before = until.Add(time.Nanosecond)
-	}
+	tq.After, tq.Before = storeBounds(timeParam(q, errs, "since"), timeParam(q, errs, "until"))
 	tq.Spam = spamParam(q, errs)
 	if vals, ok := q["sort"]; ok {
-		switch vals[0] {
-		case "asc":
-			tq.Ascending = true
-		case "desc":
-		default:
-			errs.Add("sort", `"`+vals[0]+`" is not a valid choice.`)
+		asc, err := parseSort(vals[0])
+		if err != "" {
+			errs.Add("sort", err)
 		}
+		tq.Ascending = asc
 	}
 	return tq, errs.Err()
 }
@@ -94,11 +86,11 @@ func (h handlers) resultsTable() http.Handler {
 		if len(rows) == 0 && tq.page > 1 {
 			return errInvalidPage
 		}
-		t := newTable(coll)
+		t := newResultsLayout(coll)
 		out := resultsTable{Header: t.header, Body: make([]resultsRow, 0, len(rows)), RespondersCount: countOf(coll.Survey, tq.Spam)}
 		budget := newBudget(pageBudget)
 		for _, resp := range rows {
-			row := resultsRow{ResponderID: resp.ID, Data: t.row(resp, nil)}
+			row := resultsRow{ResponderID: resp.ID, Data: t.row(resp)}
 			if resp.Code != "" {
 				code := resp.Code
 				row.ResponderCode = &code

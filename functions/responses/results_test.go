@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,14 +14,41 @@ import (
 
 // table is the results-table answer.
 type table struct {
-	Header []string `json:"header"`
+	Header []tableColumn `json:"header"`
 	Body   []struct {
-		ResponderID   int64    `json:"responder_id"`
-		ResponderCode *string  `json:"responder_code"`
-		Data          []string `json:"data"`
+		ResponderID   int64   `json:"responder_id"`
+		ResponderCode *string `json:"responder_code"`
+		Data          []any   `json:"data"`
 	} `json:"body"`
 	RespondersCount          int64 `json:"responders_count"`
 	InvisibleRespondersCount *int  `json:"invisible_responders_count"`
+}
+
+// tableColumn is a header object, every field nullable so that a missing
+// one shows.
+type tableColumn struct {
+	ID                  *int64  `json:"id"`
+	Title               *string `json:"title"`
+	ColType             *int    `json:"col_type"`
+	CellType            *string `json:"cell_type"`
+	Type                *int    `json:"type"`
+	AllowMultipleSelect *bool   `json:"allow_multiple_select"`
+	Choices             []struct {
+		ID      int64   `json:"id"`
+		Name    string  `json:"name"`
+		AltName *string `json:"alt_name"`
+	} `json:"choices"`
+	SubQuestions []tableColumn `json:"sub_questions"`
+}
+
+func (tb table) titles() []string {
+	var out []string
+	for _, h := range tb.Header {
+		if h.Title != nil {
+			out = append(out, *h.Title)
+		}
+	}
+	return out
 }
 
 func (tb table) ids() []int64 {
@@ -45,24 +73,24 @@ func TestResultsTable(t *testing.T) {
 	if r.code != 200 || tb.RespondersCount != 11 || tb.InvisibleRespondersCount == nil || *tb.InvisibleRespondersCount != 0 {
 		t.Fatalf("results table: %v", r)
 	}
-	if want := []string{"id", "submitted_at", "duration_seconds", "spam", "What did you think?", "city", "age"}; !slices.Equal(tb.Header, want) {
-		t.Errorf("header %q, want %q", tb.Header, want)
+	if want := []string{"responder_id", "responder_code", "What did you think?", "city", "age", "responding_duration", "submitted_date_time"}; !slices.Equal(tb.titles(), want) {
+		t.Errorf("header %q, want %q", tb.titles(), want)
 	}
 	if !slices.Equal(tb.ids(), newestFirst(rs)) {
 		t.Errorf("default order %v, want newest first %v", tb.ids(), newestFirst(rs))
 	}
 	row := tb.Body[len(tb.Body)-1] // the oldest: rs[0], with a code
 	if row.ResponderID != rs[0].ID || row.ResponderCode == nil || *row.ResponderCode != "CODE-0" ||
-		!slices.Equal(row.Data, []string{fmt.Sprint(rs[0].ID), "2026-05-01T12:00:00.000000Z", "90", "false", "answer 0", "Tabriz", "20"}) {
+		fmt.Sprint(row.Data) != fmt.Sprint([]any{float64(rs[0].ID), "CODE-0", "answer 0", "Tabriz", "20", float64(90), "1405/02/11-15:30:00"}) {
 		t.Errorf("row %+v", row)
 	}
 	if tb.Body[0].ResponderCode != nil {
 		t.Errorf("a response without a code: responder_code %q", *tb.Body[0].ResponderCode)
 	}
-	for _, sort := range []string{"asc", "desc"} {
+	for _, sort := range []string{"asc", "desc", "6,,asc", "6,null,desc"} {
 		t.Run("sort="+sort, func(t *testing.T) {
 			want := append([]survey.Response(nil), rs...)
-			sortResponses(want, sort == "asc")
+			sortResponses(want, strings.HasSuffix(sort, "asc"))
 			var got []int64
 			for p := 1; ; p++ {
 				r := f.do("GET", fmt.Sprintf("%s?sort=%s&page_size=4&page=%d", tablePath(f.sid), sort, p))
@@ -105,6 +133,8 @@ func TestResultsTable(t *testing.T) {
 		{"page=99", `{"detail":"Invalid page."}`},
 		{"page_size=1001", `{"page_size":["Ensure this value is less than or equal to 1000."]}`},
 		{"sort=newest", `{"sort":["\"newest\" is not a valid choice."]}`},
+		{"sort=3,,asc", `{"sort":["Responses sort by their submission time only: \"asc\", \"desc\", or the column form \"6,,asc\" / \"6,,desc\"."]}`},
+		{"sort=1,5,desc", `{"sort":["Responses sort by their submission time only: \"asc\", \"desc\", or the column form \"6,,asc\" / \"6,,desc\"."]}`},
 		{"since=soon&until=later", `{"since":["` + dtMsg + `"],"until":["` + dtMsg + `"]}`},
 	} {
 		if r := f.do("GET", tablePath(f.sid)+"?"+tc.query); string(r.body) != tc.want {

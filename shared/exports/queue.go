@@ -14,11 +14,19 @@ import (
 )
 
 // Job is the message that asks the export function to write one export
-// job's file: the job (store.ExportJob) names everything else.
+// job's file: the job (store.ExportJob) names the file; the message says
+// what goes in it.
 type Job struct {
 	SurveyID  int64  `json:"survey_id"`
 	AccountID int64  `json:"account_id"`
 	JobID     string `json:"job_id"`
+	// Format is the file's export_format: 1 a workbook (xlsx), 2 or 0 (a
+	// message from before formats) CSV.
+	Format int `json:"export_format,omitempty"`
+	// Since and Until bound the submission times exported (RFC 3339,
+	// both included); empty leaves a side open.
+	Since string `json:"since,omitempty"`
+	Until string `json:"until,omitempty"`
 }
 
 // ErrBadJob is a message that is not a Job.
@@ -27,10 +35,20 @@ var ErrBadJob = errors.New("exports: malformed job message")
 // DecodeJob reads a job message; anything but a whole Job is ErrBadJob.
 func DecodeJob(body string) (Job, error) {
 	var j Job
-	if err := json.Unmarshal([]byte(body), &j); err != nil || j.SurveyID <= 0 || j.AccountID <= 0 || len(j.JobID) != 32 {
+	if err := json.Unmarshal([]byte(body), &j); err != nil || j.SurveyID <= 0 || j.AccountID <= 0 || len(j.JobID) != 32 ||
+		j.Format < 0 || j.Format > 2 || !validTime(j.Since) || !validTime(j.Until) {
 		return Job{}, ErrBadJob
 	}
 	return j, nil
+}
+
+// validTime reports whether s is empty or an RFC 3339 time.
+func validTime(s string) bool {
+	if s == "" {
+		return true
+	}
+	_, err := time.Parse(time.RFC3339Nano, s)
+	return err == nil
 }
 
 // SQS is the part of the SQS client the queue uses.

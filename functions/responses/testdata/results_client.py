@@ -3,7 +3,8 @@
 service's API as its public clients use it (standard library only):
 
 - GET /api/v2/surveys/{id}/responses/results-table/?page=N&page_size=M&sort=asc
-  answers {"header": [...], "body": [{"responder_id", "responder_code",
+  answers {"header": [{"id", "title", "choices", "allow_multiple_select",
+  ...}], "body": [{"responder_id", "responder_code",
   "data": [...]}], "responders_count", "invisible_responders_count"}; pages
   are read until one comes back short (or 404 past the end);
 - GET /api/v2/surveys/{id}/responses/export/ answers {"export": "<url>"},
@@ -71,6 +72,18 @@ class Client:
         return list(csv.DictReader(io.StringIO(text, newline="")))
 
 
+def titles(header):
+    """The columns' titles, a multi-select question's once per choice (it
+    has a cell per choice), as the real clients walk the header."""
+    out = []
+    for col in header:
+        if col.get("allow_multiple_select"):
+            out.extend(col["title"] for _ in col["choices"])
+        else:
+            out.append(col["title"])
+    return out
+
+
 def main(argv):
     base, key, survey_id = argv[1], argv[2], int(argv[3])
     page_size = int(argv[4]) if len(argv) > 4 else 100
@@ -81,11 +94,11 @@ def main(argv):
         ids.append(row["responder_id"])
         if row["responder_code"] is not None:
             codes[str(row["responder_id"])] = row["responder_code"]
-        cells[str(row["responder_id"])] = dict(zip(page["header"], row["data"]))
+        cells[str(row["responder_id"])] = dict(zip(titles(page["header"]), row["data"]))
     exported = client.export(survey_id)
     print(json.dumps({
         "responders_count": count,
-        "header": header,
+        "header": titles(header),
         "ids": ids,
         "codes": codes,
         "cells": cells,

@@ -1,0 +1,3 @@
+from .client import Porsline
+
+__all__ = ["Porsline"]
