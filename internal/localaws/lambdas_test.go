@@ -21,6 +21,7 @@ var testOnly = map[string]bool{
 	"InjectFaults": true, "LostReply": true, "Fault": true, // the fault injector
 	"CheckResponses": true, "ResponseCheck": true, // the OpenAPI check of every answer
 	"EnsureTable": true, "EnsureKey": true, "Ensure": true, "NewAt": true, "OpenEnv": true, // local set-up
+	"ImportSurveys": true, "ImportElements": true, // the store's test seeders (built without lambda.norpc only)
 }
 
 // listed is the part of `go list -json` this test reads.
