@@ -72,7 +72,9 @@ func newFixture(t testing.TB) *fixture {
 	acct, key := testenv.NewAccount(t, survey.PlanEnterprise)
 	clk := &clock{t: t0.Add(24 * time.Hour)}
 	sealer := testenv.Sealer(t)
-	jobs := newJobQueue(t, fmt.Sprintf("exports-%d", acct.ID))
+	// A queue of the fixture's own: account ids repeat across the tests'
+	// tables, and the tests share one moto.
+	jobs := newJobQueue(t, fmt.Sprintf("exports-%d-%d", acct.ID, time.Now().UnixNano()))
 	f := &fixture{st: st, acct: acct, key: key, clk: clk, jobs: jobs, at: func(base string) http.Handler {
 		return testenv.Conform(api.ServeAt(base, responses.New(responses.Deps{Auth: api.NewAuthenticator(st), Store: st,
 			Sealer: sealer, Exports: testenv.Exports(t), Jobs: jobs.Queue, Now: clk.Now})))
