@@ -45,3 +45,46 @@ func TestRatingIcons(t *testing.T) {
 		t.Errorf("%d hearts, want 4 (the steps of the heart rating)", strings.Count(page.body, "♥"))
 	}
 }
+
+// TestPreviewCodeOpensThePage: Porsline's WordPress plugins embed the
+// survey as <iframe src=".../s/<preview_code>"> (view/shortcode.php:119
+// of common-repository/porsline, survay_code being the survey's
+// preview_code, panel/survey-list.php:573) and link to it
+// (panel/survey-list.php:817). The same page answers there, with or
+// without the final slash, its form, canonical and oEmbed addresses at
+// the url_slug, under the same frame policy (contract section 21).
+// Before, 404.
+func TestPreviewCodeOpensThePage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2)
+	bySlug := f.get("/s/" + f.sv.URLSlug + "/")
+	for _, path := range []string{"/s/" + f.sv.PreviewCode, "/s/" + f.sv.PreviewCode + "/"} {
+		page := f.get(path)
+		if page.code != 200 {
+			t.Fatalf("GET %s: %d %.200s", path, page.code, page.body)
+		}
+		for _, want := range []string{
+			`action="/s/` + f.sv.URLSlug + `/"`,
+			`<link rel="canonical" href="http://example.com/s/` + f.sv.URLSlug + `/">`,
+			`url=http%3A%2F%2Fexample.com%2Fs%2F` + f.sv.URLSlug + `%2F`,
+		} {
+			if !strings.Contains(page.body, want) {
+				t.Errorf("GET %s: the page lacks %s", path, want)
+			}
+		}
+		if strings.Contains(page.body, f.sv.PreviewCode) {
+			t.Errorf("GET %s: the page names the preview code; its addresses are the slug's", path)
+		}
+		if got, want := page.header.Get("Content-Security-Policy"), bySlug.header.Get("Content-Security-Policy"); got != want {
+			t.Errorf("GET %s: policy %q, want the slug page's %q", path, got, want)
+		}
+	}
+	if !strings.Contains(bySlug.body, `<link rel="canonical" href="http://example.com/s/`+f.sv.URLSlug+`/">`) {
+		t.Errorf("the slug's page has no canonical link")
+	}
+	for _, p := range []string{"/s/" + strings.Repeat("Z", survey.PreviewCodeLength) + "/", "/s/" + f.sv.ReportCode + "/"} {
+		if r := f.get(p); r.code != 404 {
+			t.Errorf("GET %s: %d, want 404", p, r.code)
+		}
+	}
+}

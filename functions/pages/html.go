@@ -112,6 +112,9 @@ func (d *doc) head(p page) {
 	if !p.NoScript {
 		d.w("<script src=\"%s\"></script>\n", text(assetNames["boot.js"]))
 	}
+	if p.Canonical != "" {
+		d.w("<link rel=\"canonical\" href=\"%s\">\n", text(p.Canonical))
+	}
 	if p.OEmbed != "" {
 		d.w("<link rel=\"alternate\" type=\"application/json+oembed\" href=\"%s\" title=\"%s\">\n", text(p.OEmbed), text(p.Title))
 	}

@@ -45,6 +45,7 @@ const usage = `usage (--aws to act on real AWS when no AWS_ENDPOINT_URL is set):
   admin key revoke --key K
   admin templates import FILE
   admin reports backfill
+  admin previews backfill
   admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
   admin recount --account N | --survey ID [--dry-run] [--quiet 10m]   (refuses a survey with a response submitted or edited within --quiet)
   admin replay-webhooks --from RFC3339 --to RFC3339
@@ -235,9 +236,10 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string) (a
 			return nil, err
 		}
 		return map[string]any{"revoked": true}, nil
-	case "reports backfill":
-		// Surveys created before report codes had their own item
-		// (shared/store/reports.go) get it, so their public report is found.
+	case "reports backfill", "previews backfill":
+		// Surveys created before report codes (or preview codes) had their
+		// own item (shared/store/reports.go, previews.go) get it, so their
+		// public report (their page at /s/<preview_code>/) is found.
 		fs := newFlags(cmd)
 		if err := parse(fs, rest, 0); err != nil {
 			return nil, err
@@ -246,7 +248,11 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string) (a
 		if err != nil {
 			return nil, err
 		}
-		n, err := st.BackfillReportCodes(ctx)
+		backfill := st.BackfillReportCodes
+		if cmd == "previews backfill" {
+			backfill = st.BackfillPreviewCodes
+		}
+		n, err := backfill(ctx)
 		if err != nil {
 			return nil, err
 		}
