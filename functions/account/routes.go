@@ -2,7 +2,13 @@
 package account
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
 	"net/http"
+	"net/url"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/survey"
@@ -17,9 +23,12 @@ type Deps struct {
 // New returns the group's routes.
 func New(d Deps) *api.Router {
 	rt := api.NewRouter(d.Auth)
-	whoami := handleWhoAmI()
-	rt.Handle(api.Route{Method: "GET", Path: "/api/whoami/", Name: "Who Am I"}, whoami)
-	rt.Handle(api.Route{Method: "POST", Path: "/api/whoami/", Name: "Who Am I"}, whoami)
+	whoami := api.Route{Path: "/api/whoami/", Name: "Who Am I"}
+	rt.Handle(whoami.With("GET"), handleWhoAmI())
+	post := whoami.With("POST")
+	post.KeyOptional = true
+	rt.Handle(post, handleWhoAmIPost(d.Auth))
+	rt.Handle(api.Route{Method: "GET", Path: "/rest-auth/user/", Name: "User Details"}, handleUser())
 	return rt
 }
 
@@ -32,8 +41,7 @@ type WhoAmI struct {
 	Plan          survey.Plan `json:"plan"`
 }
 
-// handleWhoAmI answers the authenticated account; POST answers as GET and
-// does not read its body.
+// handleWhoAmI answers the authenticated account.
 func handleWhoAmI() http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		a, ok := api.AccountFrom(r.Context())
@@ -41,6 +49,107 @@ func handleWhoAmI() http.Handler {
 			return survey.Errorf(survey.EINTERNAL, "whoami without an account")
 		}
 		api.Respond(w, r, http.StatusOK, WhoAmI{Authenticated: true, Email: a.Email, FirstName: a.FirstName, LastName: a.LastName, Plan: a.Plan})
+		return nil
+	})
+}
+
+// The sign-in answers of Porsline's WordPress plugins, byte for byte: the
+// plugins compare the body with the string '{"authenticated": true}'
+// (view/auth-api-ajax.php lines 16 and 25 of common-repository/porsline),
+// so the space after the colon, as Python's json writes it, is part of
+// the answer.
+var (
+	signedIn    = json.RawMessage(`{"authenticated": true}`)
+	notSignedIn = json.RawMessage(`{"authenticated": false}`)
+)
+
+// handleWhoAmIPost answers as GET when the request has an Authorization
+// header (checked as everywhere). Without one, it reads the key from the
+// body, as the plugins send it (form field or JSON key "authorization",
+// "API-Key <key>" with the scheme in any case), and answers 200 with
+// exactly signedIn or notSignedIn (contract section 21); only a failing
+// store is an error.
+func handleWhoAmIPost(auth *api.Authenticator) http.Handler {
+	full := handleWhoAmI()
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		if _, ok := api.AccountFrom(r.Context()); ok {
+			full.ServeHTTP(w, r)
+			return nil
+		}
+		value, err := bodyAuthorization(r)
+		if err != nil {
+			return err
+		}
+		_, err = auth.Authenticate(r.Context(), []string{value})
+		switch survey.ErrorCode(err) {
+		case "":
+			api.Respond(w, r, http.StatusOK, signedIn)
+		case survey.EUNAUTHORIZED:
+			api.Respond(w, r, http.StatusOK, notSignedIn)
+		default:
+			return err
+		}
+		return nil
+	})
+}
+
+// bodyAuthorization is the "authorization" value of a form or JSON body,
+// or "" for any other body. Only a body over api.MaxBody is an error (413).
+func bodyAuthorization(r *http.Request) (string, error) {
+	if r.Body == nil {
+		return "", nil
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, api.MaxBody+1))
+	if err != nil {
+		return "", nil
+	}
+	if len(data) > api.MaxBody {
+		return "", survey.Errorf(survey.ETOOLARGE, "Request body is larger than 1 MiB.")
+	}
+	media, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch {
+	case media == "application/x-www-form-urlencoded":
+		q, _ := url.ParseQuery(string(data))
+		return q.Get("authorization"), nil
+	case media == "multipart/form-data":
+		r2 := r.Clone(r.Context())
+		r2.Body = io.NopCloser(bytes.NewReader(data))
+		r2.Header.Set("Content-Type", mime.FormatMediaType(media, params))
+		if err := r2.ParseMultipartForm(api.MaxBody); err != nil {
+			return "", nil
+		}
+		return r2.FormValue("authorization"), nil
+	default:
+		var body struct {
+			Authorization string `json:"authorization"`
+		}
+		var typeErr *json.UnmarshalTypeError
+		if err := json.Unmarshal(data, &body); err != nil && !errors.As(err, &typeErr) {
+			return "", nil
+		}
+		return body.Authorization, nil
+	}
+}
+
+// User is dj-rest-auth's user shape, as GET /rest-auth/user/ answers it.
+type User struct {
+	PK        int64  `json:"pk"`
+	Email     string `json:"email"`
+	FirstName string `json:"first_name"`
+	LastName  string `json:"last_name"`
+}
+
+// handleUser answers the authenticated account in dj-rest-auth's shape:
+// the plugins read the user there once signed in (view/settings.php of
+// common-repository/porsline, lines 16-24), and take a "detail" key as a
+// failed sign-in.
+func handleUser() http.Handler {
+	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		a, ok := api.AccountFrom(r.Context())
+		if !ok {
+			return survey.Errorf(survey.EINTERNAL, "user details without an account")
+		}
+		api.Respond(w, r, http.StatusOK, User{PK: a.ID, Email: a.Email, FirstName: a.FirstName, LastName: a.LastName})
 		return nil
 	})
 }

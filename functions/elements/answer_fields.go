@@ -15,8 +15,8 @@ import (
 // their errors are checked.
 var answerFieldNames = []string{
 	"choices", "allow_multiple_select", "min_selectable_choices", "max_selectable_choices", "correct_choice",
-	"rows", "columns", "scale_min", "scale_max", "left_label", "right_label", "rating_max", "max_length",
-	"max_file_size_mb", "allowed_file_types",
+	"rows", "columns", "scale_min", "scale_max", "left_label", "right_label", "rating_max", "steps", "icon_type",
+	"max_length", "max_file_size_mb", "allowed_file_types",
 }
 
 // answerFields are the section-10 fields of a request body, each read and
@@ -33,6 +33,8 @@ type answerFields struct {
 	scaleMin      int64
 	scaleMax      int64
 	ratingMax     int64
+	steps         int64
+	iconType      int64
 	maxLength     int64
 	left, right   *string
 	maxFileSizeMB int64
@@ -80,6 +82,13 @@ func readAnswerFields(f *api.Form, create bool) answerFields {
 	bounded("scale_min", 0, survey.MaxScaleMin, &a.scaleMin)
 	bounded("scale_max", survey.MinScaleMax, survey.MaxScaleMax, &a.scaleMax)
 	bounded("rating_max", survey.MinRatingMax, survey.MaxRatingMax, &a.ratingMax)
+	// steps is rating_max under the name Porsline's clients send (contract
+	// section 21); both at once must agree.
+	bounded("steps", survey.MinRatingMax, survey.MaxRatingMax, &a.steps)
+	if a.sent["steps"] && a.sent["rating_max"] && a.steps != a.ratingMax {
+		f.Fail("steps", "Must equal rating_max when both are sent.")
+	}
+	bounded("icon_type", survey.IconStar, survey.IconNumber, &a.iconType)
 	bounded("max_length", survey.MinMaxLength, survey.MaxMaxLength, &a.maxLength)
 	bounded("max_file_size_mb", survey.MinFileSizeMB, survey.MaxFileSizeMB, &a.maxFileSizeMB)
 	if types, ok := readFileTypes(f); mark("allowed_file_types", ok) {
@@ -150,6 +159,8 @@ func (a answerFields) apply(f *api.Form, e *survey.Element) {
 	set("scale_min", a.scaleMin, &e.ScaleMin)
 	set("scale_max", a.scaleMax, &e.ScaleMax)
 	set("rating_max", a.ratingMax, &e.RatingMax)
+	set("steps", a.steps, &e.RatingMax)
+	set("icon_type", a.iconType, &e.IconType)
 	set("max_length", a.maxLength, &e.MaxLength)
 	set("max_file_size_mb", a.maxFileSizeMB, &e.MaxFileSizeMB)
 	if take["allowed_file_types"] {
@@ -205,6 +216,10 @@ func (a answerFields) unchanged(name string, e *survey.Element) bool {
 		return a.scaleMax == e.ScaleMax
 	case "rating_max":
 		return a.ratingMax == e.RatingMax
+	case "steps":
+		return a.steps == e.RatingMax
+	case "icon_type":
+		return a.iconType == e.IconType
 	case "max_length":
 		return a.maxLength == e.MaxLength
 	case "max_file_size_mb", "allowed_file_types":

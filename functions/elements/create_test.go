@@ -161,9 +161,9 @@ func TestCreateValid(t *testing.T) {
 			if strings.Contains(tt.name, "HTML") && !bytes.Contains(r.body, []byte(`<script>alert(\"x\")</script>`)) {
 				t.Errorf("the answer escapes or alters the HTML: %s", r.body)
 			}
-			want := 40 // 39, and conditions on the questions list's elements
+			want := 42 // 41 (steps and icon_type among them), and conditions on the questions list's elements
 			if got["type"] == 1.0 {
-				want = 39
+				want = 41
 			}
 			if len(got) != want && got["type"] != 9.0 {
 				t.Errorf("the answer has %d fields, want %d", len(got), want)

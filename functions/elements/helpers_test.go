@@ -322,7 +322,7 @@ func element(id int64, typ, order int, changes map[string]any) map[string]any {
 		"allow_multiple_select": false, "max_selectable_choices": 0.0, "min_selectable_choices": 0.0,
 		"vertical_choices": false, "answer_required": false, "randomize": false, "correct_choice": nil,
 		"choices": []any{}, "rows": []any{}, "columns": []any{}, "scale_min": 0.0, "scale_max": 10.0,
-		"left_label": nil, "right_label": nil, "rating_max": 5.0, "max_length": 5000.0,
+		"left_label": nil, "right_label": nil, "rating_max": 5.0, "steps": 5.0, "icon_type": 1.0, "max_length": 5000.0,
 		"max_file_size_mb": 10.0, "allowed_file_types": []any{"pdf", "jpg", "jpeg", "png", "docx", "xlsx", "zip"},
 		"order": float64(order),
 	}

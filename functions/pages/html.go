@@ -49,6 +49,21 @@ func autoAttr(b bool) markup {
 	return ""
 }
 
+// ratingIcon is what follows each step's number on a rating question, by
+// its icon_type (contract section 21): a star, a heart, a thumb, or the
+// number alone.
+func ratingIcon(iconType int64) markup {
+	switch iconType {
+	case survey.IconHeart:
+		return "♥"
+	case survey.IconThumb:
+		return "👍"
+	case survey.IconNumber:
+		return ""
+	}
+	return "★"
+}
+
 // requiredAttr marks a required question (data-required="true", which
 // app.js reads); an optional one carries nothing, so the page is lighter
 // by the attribute on each optional question.
@@ -96,6 +111,9 @@ func (d *doc) head(p page) {
 `, text(p.Lang), text(p.Dir), text(p.Title), text(p.description()), text(assetNames["favicon.svg"]), text(assetNames["app.css"]))
 	if !p.NoScript {
 		d.w("<script src=\"%s\"></script>\n", text(assetNames["boot.js"]))
+	}
+	if p.Canonical != "" {
+		d.w("<link rel=\"canonical\" href=\"%s\">\n", text(p.Canonical))
 	}
 	if p.OEmbed != "" {
 		d.w("<link rel=\"alternate\" type=\"application/json+oembed\" href=\"%s\" title=\"%s\">\n", text(p.OEmbed), text(p.Title))
@@ -335,7 +353,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 	case survey.TypeOpinionScale, survey.TypeRating:
 		lo, hi, suffix, class := q.ScaleMin, q.ScaleMax, markup(""), markup(" scale")
 		if q.Type == survey.TypeRating {
-			lo, hi, suffix, class = 1, q.RatingMax, "★", " rating"
+			lo, hi, suffix, class = 1, q.RatingMax, ratingIcon(q.IconType), " rating"
 		}
 		d.legend(q, class, t, h)
 		d.w("<div class=\"row\">")

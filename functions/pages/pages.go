@@ -22,6 +22,9 @@ type Store interface {
 	CountView(ctx context.Context, aid, fid, sid int64) error
 	responding.Store
 	SurveyIDByReportCode(ctx context.Context, code string) (int64, error)
+	// SurveyIDByPreviewCode finds the survey Porsline's WordPress plugins
+	// embed by its preview code (contract section 21).
+	SurveyIDByPreviewCode(ctx context.Context, code string) (int64, error)
 	Aggregates(ctx context.Context, sid int64) (store.Aggregate, error)
 	// Survey reads the survey an appreciation page's button opens
 	// (contract section 16).

@@ -45,6 +45,9 @@ type page struct {
 	Message     string
 	// OEmbed is the page's oEmbed address (discovery link), or "".
 	OEmbed string
+	// Canonical is the page's own address, at its url_slug, whichever
+	// address (slug or preview code) served it; or "".
+	Canonical string
 	// NoScript is a page that loads no script: a step of a plain form.
 	NoScript bool
 	// Wide is a page of charts (the report): laid out across a wide

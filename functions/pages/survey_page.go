@@ -56,7 +56,7 @@ type surveyPage struct {
 func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg Config) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
-		c, ok := liveSurvey(w, r, st, st.SurveyIDBySlug, r.PathValue("url_slug"))
+		c, ok := liveSurvey(w, r, st, surveyIDByAddress(st), r.PathValue("url_slug"))
 		if !ok {
 			return nil
 		}
@@ -90,12 +90,29 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		}
 		p.Preview = c.Survey.IsTemplate
 		p.OEmbed = oembedLink(r, cfg, v.URLSlug)
+		p.Canonical = pageURL(r, cfg, v.URLSlug)
 		if stepped(v) {
 			p.Initial = newSteps(c, v).shown(nil)
 		}
 		writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), c.Settings, allow{themeCSS: p.ThemeCSS, connect: uploadsConnect(p)})
 		return nil
 	})
+}
+
+// surveyIDByAddress finds the survey of a page address /s/<code>/: its
+// slug, else its preview code, which Porsline's WordPress plugins embed
+// (view/shortcode.php of common-repository/porsline: src=".../s/" .
+// survay_code, the survey's preview_code; contract section 21). Slugs are
+// 10 characters and preview codes 16, so one never shadows the other; an
+// unknown code costs one more GetItem before its 404.
+func surveyIDByAddress(st Store) func(context.Context, string) (int64, error) {
+	return func(ctx context.Context, code string) (int64, error) {
+		sid, err := st.SurveyIDBySlug(ctx, code)
+		if survey.ErrorCode(err) == survey.ENOTFOUND && len(code) == survey.PreviewCodeLength {
+			return st.SurveyIDByPreviewCode(ctx, code)
+		}
+		return sid, err
+	}
 }
 
 // sealServed seals the time a page is served, for its plain form.

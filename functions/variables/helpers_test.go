@@ -327,8 +327,19 @@ func (f *fixture) resolve(tb testing.TB, slug, token string, headers ...string) 
 // 11): a session with ?qs=token, then a submission with no answers.
 func (f *fixture) respondWith(tb testing.TB, slug, token string) reply {
 	tb.Helper()
+	return f.submit(tb, slug, token, nil)
+}
+
+// submit records a response: a session (with ?qs= when token is set),
+// then a submission with no answers and vars, when not nil.
+func (f *fixture) submit(tb testing.TB, slug, token string, vars map[string]any) reply {
+	tb.Helper()
 	base := "/api/public/surveys/" + url.PathEscape(slug)
-	body, _ := json.Marshal(map[string]string{"qs": token})
+	sess := map[string]string{}
+	if token != "" {
+		sess["qs"] = token
+	}
+	body, _ := json.Marshal(sess)
 	s := send(tb, f.h, "POST", base+"/sessions/", string(body), "Content-Type", "application/json")
 	if s.code != 201 {
 		return s
@@ -337,7 +348,11 @@ func (f *fixture) respondWith(tb testing.TB, slug, token string) reply {
 	if err := json.Unmarshal([]byte(s.body), &out); err != nil {
 		tb.Fatalf("session %s: %v", s.body, err)
 	}
-	body, _ = json.Marshal(map[string]any{"session": out.Session, "answers": map[string]any{}})
+	sub := map[string]any{"session": out.Session, "answers": map[string]any{}}
+	if vars != nil {
+		sub["variables"] = vars
+	}
+	body, _ = json.Marshal(sub)
 	return send(tb, f.h, "POST", base+"/responses/", string(body), "Content-Type", "application/json",
 		"Idempotency-Key", fmt.Sprintf("links-%d", time.Now().UnixNano()))
 }

@@ -119,7 +119,6 @@ func TestLinks(t *testing.T) {
 			{"unknown variable, wrong case", `{"values":[{"City":"a"}]}`, `{"values":{"0":{"City":["Unknown variable."]}}}`},
 			{"nested object", `{"values":[{"city":{"a":1}}]}`, `{"values":{"0":{"city":[` + mustJSON(scalar) + `]}}}`},
 			{"nested array", `{"values":[{"city":["a"]}]}`, `{"values":{"0":{"city":[` + mustJSON(scalar) + `]}}}`},
-			{"null value", `{"values":[{"city":null}]}`, `{"values":{"0":{"city":[` + mustJSON(scalar) + `]}}}`},
 			{"float for type 2", `{"values":[{"age":1.5}]}`, `{"values":{"0":{"age":["A valid integer is required."]}}}`},
 			{"string for type 2", `{"values":[{"age":"30"}]}`, `{"values":{"0":{"age":["A valid integer is required."]}}}`},
 			{"boolean for type 2", `{"values":[{"age":true}]}`, `{"values":{"0":{"age":["A valid integer is required."]}}}`},

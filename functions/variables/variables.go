@@ -48,8 +48,12 @@ func readVariable(obj map[string]json.RawMessage, taken map[string]bool) (survey
 			v.Name = name
 		}
 	}
-	if src, ok := f.Int("variable_source", api.Int{Required: true}); ok && src != survey.SourceQueryString {
-		f.Fail("variable_source", fmt.Sprintf("%q is not a valid choice.", strconv.FormatInt(src, 10)))
+	if src, ok := f.Int("variable_source", api.Int{Required: true}); ok {
+		if src != survey.SourceQueryString && src != survey.SourceLinks {
+			f.Fail("variable_source", fmt.Sprintf("%q is not a valid choice.", strconv.FormatInt(src, 10)))
+		} else {
+			v.VariableSource = src
+		}
 	}
 	if t, ok := f.Int("type", api.Int{}); ok {
 		if t != survey.VariableString && t != survey.VariableInteger {
@@ -64,9 +68,38 @@ func readVariable(obj map[string]json.RawMessage, taken map[string]bool) (survey
 	return v, nil
 }
 
-// create adds one variable (an object) or several (an array: all or
-// nothing; errors come back as a list aligned with the items, {} for the
-// valid ones). 201 answers the list of the variables created.
+// wrapperKey is the key of the body {"variables": [...]}, as Porsline's
+// clients send it (contract section 21).
+const wrapperKey = "variables"
+
+// unwrap is the list a body {"variables": [...]} wraps, and whether the
+// body is such a wrapper: an object with a "variables" key (no variable
+// has that field, so a single variable's object never is one). A
+// "variables" that is not a list answers 400 on it, as DRF's list field.
+func unwrap(raw json.RawMessage) (json.RawMessage, bool, error) {
+	if api.JSONKind(raw) != "dict" {
+		return raw, false, nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return raw, false, nil
+	}
+	inner, ok := obj[wrapperKey]
+	if !ok {
+		return raw, false, nil
+	}
+	if kind := api.JSONKind(inner); kind != "list" {
+		return nil, true, &survey.Error{Code: survey.EINVALID, Fields: survey.Fields{wrapperKey: map[string]any{
+			"non_field_errors": []string{fmt.Sprintf("Expected a list of items but got type %q.", kind)}}}}
+	}
+	return inner, true, nil
+}
+
+// create adds one variable (an object) or several (an array, or an array
+// wrapped in {"variables": ...}: all or nothing; errors come back as a list
+// aligned with the items, {} for the valid ones, under "variables" for the
+// wrapper). 201 answers the list of the variables created, in the wrapper
+// when the request used it.
 func (h handlers) create() http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		aid, sid, err := surveyID(r)
@@ -74,6 +107,10 @@ func (h handlers) create() http.Handler {
 			return err
 		}
 		raw, err := api.ReadJSON(r, api.MaxBody)
+		if err != nil {
+			return err
+		}
+		raw, wrapped, err := unwrap(raw)
 		if err != nil {
 			return err
 		}
@@ -95,13 +132,17 @@ func (h handlers) create() http.Handler {
 		// created, and its per-item errors (a 1 MiB body of {} made 29 MB
 		// of them) would not fit an answer.
 		if len(objects) > survey.MaxVariables {
-			return survey.FieldError("non_field_errors", fmt.Sprintf("Ensure this field has no more than %d elements.", survey.MaxVariables))
+			msg := fmt.Sprintf("Ensure this field has no more than %d elements.", survey.MaxVariables)
+			if wrapped {
+				return &survey.Error{Code: survey.EINVALID, Fields: survey.Fields{wrapperKey: map[string]any{"non_field_errors": []string{msg}}}}
+			}
+			return survey.FieldError("non_field_errors", msg)
 		}
 		// Validate the shapes before any read: a bad body is 400 whoever
 		// owns the survey.
 		errs, bad := validate(objects, map[string]bool{})
 		if bad {
-			return answerErrors(w, r, errs, many)
+			return answerErrors(w, r, errs, many, wrapped)
 		}
 		// Checked against the variables as they are; when another
 		// request's write lands first, the store reads them and checks
@@ -131,13 +172,17 @@ func (h handlers) create() http.Handler {
 			return add, nil
 		})
 		if errors.Is(err, errItems) {
-			return answerErrors(w, r, itemErrs, many)
+			return answerErrors(w, r, itemErrs, many, wrapped)
 		}
 		if err != nil {
 			return err
 		}
 		if created == nil {
 			created = []survey.Variable{}
+		}
+		if wrapped {
+			api.Respond(w, r, http.StatusCreated, map[string][]survey.Variable{wrapperKey: created})
+			return nil
 		}
 		api.Respond(w, r, http.StatusCreated, created)
 		return nil
@@ -173,8 +218,16 @@ func validate(objects []json.RawMessage, taken map[string]bool) ([]map[string]an
 }
 
 // answerErrors answers 400: the item's errors for an object body, the list
-// aligned with the items for an array.
-func answerErrors(w http.ResponseWriter, r *http.Request, errs []map[string]any, many bool) error {
+// aligned with the items for an array, that list under "variables" for the
+// wrapper.
+func answerErrors(w http.ResponseWriter, r *http.Request, errs []map[string]any, many, wrapped bool) error {
+	if wrapped {
+		items := make([]any, len(errs))
+		for i, e := range errs {
+			items[i] = e
+		}
+		return &survey.Error{Code: survey.EINVALID, Fields: survey.Fields{wrapperKey: items}}
+	}
 	if !many {
 		return &survey.Error{Code: survey.EINVALID, Fields: errs[0]}
 	}

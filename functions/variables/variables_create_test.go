@@ -189,13 +189,13 @@ func variablesArrayAllOrNothing(t *testing.T, f *fixture) {
 		variableJSON("ok1"),
 		variableJSON("bad name"),
 		variableJSON("ok2", "type", 2),
-		variableJSON("ok3", "variable_source", 1),
+		variableJSON("ok3", "variable_source", 2),
 		variableJSON("ok4", "type", 3),
 		`"text"`,
 		variableJSON("ok5"),
 	}, ",") + "]"
 	r := f.do(t, "POST", listPath(sv.ID), body)
-	want := `[{},{"name":[` + mustJSON(survey.MsgVariableNameRule) + `]},{},{"variable_source":["\"1\" is not a valid choice."]},{"type":["\"3\" is not a valid choice."]},` +
+	want := `[{},{"name":[` + mustJSON(survey.MsgVariableNameRule) + `]},{},{"variable_source":["\"2\" is not a valid choice."]},{"type":["\"3\" is not a valid choice."]},` +
 		`{"non_field_errors":["Invalid data. Expected a dictionary, but got str."]},{}]`
 	expect(t, "array with bad items", r, 400, want)
 	noWrites(t, "array with bad items", r)
@@ -208,7 +208,7 @@ func variablesFields(t *testing.T, f *fixture) {
 		what, body, want string
 	}{
 		{"variable_source missing", `{"name":"a"}`, `{"variable_source":["This field is required."]}`},
-		{"variable_source 1", `{"name":"a","variable_source":1}`, `{"variable_source":["\"1\" is not a valid choice."]}`},
+		{"variable_source 2", `{"name":"a","variable_source":2}`, `{"variable_source":["\"2\" is not a valid choice."]}`},
 		{"variable_source -1", `{"name":"a","variable_source":-1}`, `{"variable_source":["\"-1\" is not a valid choice."]}`},
 		{"variable_source \"0\"", `{"name":"a","variable_source":"0"}`, `{"variable_source":["A valid integer is required."]}`},
 		{"variable_source 0.5", `{"name":"a","variable_source":0.5}`, `{"variable_source":["A valid integer is required."]}`},

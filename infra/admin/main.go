@@ -45,6 +45,7 @@ const usage = `usage (--aws to act on real AWS when no AWS_ENDPOINT_URL is set):
   admin key revoke --key K
   admin templates import FILE
   admin reports backfill
+  admin previews backfill
   admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
   admin recount --account N | --survey ID [--dry-run] [--quiet 10m]   (refuses a survey with a response submitted or edited within --quiet)
   admin replay-webhooks --from RFC3339 --to RFC3339
@@ -139,7 +140,7 @@ var (
 	}
 	twoWords = map[string]command{
 		"account create": accountCreate, "key create": keyCreate, "key revoke": keyRevoke,
-		"reports backfill": reportsBackfill, "webhooks backfill": backfillHooked, "pages backfill": backfillPages,
+		"reports backfill": reportsBackfill, "previews backfill": previewsBackfill, "webhooks backfill": backfillHooked, "pages backfill": backfillPages,
 		"templates import": templatesImport,
 	}
 )
@@ -262,7 +263,20 @@ func keyRevoke(ctx context.Context, rest []string, getenv func(string) string) (
 // reportsBackfill gives surveys created before report codes had their own item
 // (shared/store/reports.go) that item, so their public report is found.
 func reportsBackfill(ctx context.Context, rest []string, getenv func(string) string) (any, error) {
-	fs := newFlags("reports backfill")
+	return codesBackfill(ctx, "reports backfill", rest, getenv, (*store.Store).BackfillReportCodes)
+}
+
+// previewsBackfill gives surveys created before preview codes had their
+// own item (shared/store/previews.go) that item, so their page is found at
+// /s/<preview_code>/.
+func previewsBackfill(ctx context.Context, rest []string, getenv func(string) string) (any, error) {
+	return codesBackfill(ctx, "previews backfill", rest, getenv, (*store.Store).BackfillPreviewCodes)
+}
+
+// codesBackfill runs one of the store's code-item backfills.
+func codesBackfill(ctx context.Context, name string, rest []string, getenv func(string) string,
+	backfill func(*store.Store, context.Context) (int, error)) (any, error) {
+	fs := newFlags(name)
 	if err := parse(fs, rest, 0); err != nil {
 		return nil, err
 	}
@@ -270,7 +284,7 @@ func reportsBackfill(ctx context.Context, rest []string, getenv func(string) str
 	if err != nil {
 		return nil, err
 	}
-	n, err := st.BackfillReportCodes(ctx)
+	n, err := backfill(st, ctx)
 	if err != nil {
 		return nil, err
 	}

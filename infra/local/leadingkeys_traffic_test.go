@@ -245,6 +245,10 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	do("PATCH", "/api/surveys/"+sid+"/settings/", `{"code_auth":false}`)
 	pub("GET", "/s/"+url.PathEscape(slug)+"/", "")
 	pub("GET", "/r/"+url.PathEscape(sv["report_code"].(string))+"/", "")
+	pub("GET", "/s/"+url.PathEscape(sv["preview_code"].(string))+"/", "") // the WordPress plugins' embed (contract section 21)
+	// The plugins' sign-in, with the key in the body, and their user read.
+	pub("POST", "/api/whoami/", `{"authorization":"API-Key `+key+`"}`)
+	do("GET", "/rest-auth/user/", "")
 	pub("GET", "/api/oembed/?url="+url.QueryEscape("https://survey.example.com/s/"+slug+"/"), "")
 
 	// The stream: the tally and the dispatch, then the deliveries (which

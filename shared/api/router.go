@@ -28,6 +28,12 @@ type Route struct {
 	// only): the answers carry Access-Control-Allow-Origin: * and a
 	// preflight OPTIONS is answered.
 	CORS bool
+	// KeyOptional lets this method serve a request that carries no
+	// Authorization header at all, without an account (AccountFrom is
+	// false) for the handler to decide: the plugins' sign-in sends its key
+	// in the body (contract section 21). A header, when sent, is checked
+	// as on every other route.
+	KeyOptional bool
 	// Formats are representations the path offers beyond JSON and the
 	// browsable page, which its handlers write themselves (see
 	// RequestedFormat); any other ?format= stays 404.
@@ -135,6 +141,12 @@ func (rt *Router) Handle(route Route, h http.Handler) {
 		}
 	}
 	e.methods[route.Method] = h
+	if route.KeyOptional {
+		if route.Public {
+			panic(fmt.Sprintf("api: route %s %s: KeyOptional is for routes with a key", route.Method, route.Path))
+		}
+		e.keyOptional = append(e.keyOptional, route.Method)
+	}
 	e.allow = allowHeader(e.methods)
 	rt.routes = append(rt.routes, route)
 }
@@ -206,8 +218,11 @@ type endpoint struct {
 	allow   string
 	methods map[string]http.Handler
 	formats []Format // the path's own formats
-	renders []string // what OPTIONS reports
-	router  *Router  // whose gate the path passes and whose NotFound answers an unknown format (set by Mount)
+	// keyOptional are the methods that serve a request without an
+	// Authorization header (Route.KeyOptional).
+	keyOptional []string
+	renders     []string // what OPTIONS reports
+	router      *Router  // whose gate the path passes and whose NotFound answers an unknown format (set by Mount)
 }
 
 // ServeHTTP runs DRF's order: content negotiation (404 on an unknown format,
@@ -251,7 +266,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Error(w, r, survey.Errorf(survey.EMETHOD, "Method %q not allowed.", r.Method))
 		})
 	}
-	if e.auth != nil {
+	if e.auth != nil && !(len(r.Header.Values("Authorization")) == 0 && ok && slices.Contains(e.keyOptional, r.Method)) {
 		next = e.auth.Require(next)
 	}
 	next.ServeHTTP(w, r)

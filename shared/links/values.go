@@ -97,11 +97,14 @@ func DecodeValue(name string, val Scalar, t int64) (v Value, msg string) {
 
 // DecodeItem reads one object of values (decoded with UseNumber) against
 // the survey's variables (name -> type): each key a variable, each value a
-// string, number or boolean, an integer for a type 2 variable. With
-// allowUnique the reserved key is_unique (a boolean) sets the payload's
-// Unique; without it, it is an unknown variable. The values come sorted by
-// name. fields holds every refusal, by key, or is nil.
-func DecodeItem(item any, types map[string]int64, allowUnique bool) (p Payload, fields map[string]any) {
+// string, number or boolean, an integer for a type 2 variable. linkItem
+// is a personalised link's item (POST .../variables/hashes/): there the
+// reserved key is_unique (a boolean) sets the payload's Unique, and a null
+// value leaves the variable without a value in the link, as Porsline's
+// clients send it (contract section 21); elsewhere is_unique is an unknown
+// variable and null is refused. The values come sorted by name. fields
+// holds every refusal, by key, or is nil.
+func DecodeItem(item any, types map[string]int64, linkItem bool) (p Payload, fields map[string]any) {
 	obj, ok := item.(map[string]any)
 	if !ok {
 		return Payload{}, map[string]any{"non_field_errors": []string{"Invalid data. Expected a dictionary, but got " + PythonKind(item) + "."}}
@@ -111,13 +114,13 @@ func DecodeItem(item any, types map[string]int64, allowUnique bool) (p Payload, 
 	// named (5,000 items of short unknown keys, 6 MiB, made a 21 MB error
 	// answer). A response's variables are one object in a body of at most
 	// 1 MiB, so each unknown key is named.
-	if allowUnique && len(obj) > len(types)+1 {
+	if linkItem && len(obj) > len(types)+1 {
 		return Payload{}, unknownKeys(obj, types)
 	}
 	errs := survey.Fields{}
 	p = Payload{Values: make([]Value, 0, len(obj))}
 	for name, val := range obj {
-		if name == survey.ReservedUniqueKey && allowUnique {
+		if name == survey.ReservedUniqueKey && linkItem {
 			b, isBool := val.(bool)
 			if !isBool {
 				errs.Add(name, api.MsgNotBool)
@@ -136,6 +139,9 @@ func DecodeItem(item any, types map[string]int64, allowUnique bool) (p Payload, 
 		if !ok {
 			errs.Add(name, MsgUnknownVariable)
 			continue
+		}
+		if val == nil && linkItem {
+			continue // no value in this link
 		}
 		v, msg := DecodeValue(name, ScalarOf(val), t)
 		if msg != "" {

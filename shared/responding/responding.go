@@ -386,12 +386,23 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 
 // ResponseVariables are the query-string variables a response carries:
 // the submitted ones (section 8 rules: each a variable of the survey, a
-// string, number or boolean, an integer for a type 2 variable), and the
+// string, number or boolean, an integer for a type 2 variable; never one
+// whose values come from personalised links only, section 21), and the
 // link's values, which win over them.
 func ResponseVariables(vars []survey.Variable, submitted map[string]any, link *SessionLink) (map[string]any, error) {
 	types := make(map[string]int64, len(vars))
+	linksOnly := survey.Fields{}
 	for _, v := range vars {
+		if v.VariableSource == survey.SourceLinks {
+			if _, sent := submitted[v.Name]; sent {
+				linksOnly.Add(v.Name, MsgLinksOnly)
+			}
+			continue
+		}
 		types[v.Name] = v.Type
+	}
+	if len(linksOnly) > 0 {
+		return nil, &survey.Error{Code: survey.EINVALID, Fields: map[string]any{"variables": linksOnly}}
 	}
 	p, fields := links.DecodeItem(submitted, types, false)
 	if fields != nil {
@@ -408,6 +419,10 @@ func ResponseVariables(vars []survey.Variable, submitted map[string]any, link *S
 	}
 	return out, nil
 }
+
+// MsgLinksOnly refuses a submitted value of a variable whose values come
+// from personalised links only (variable_source 1).
+const MsgLinksOnly = "This variable takes its value from personalised links only."
 
 // MergeFieldErrors reports the answers' and the variables' field errors in
 // one 400; anything else passes as it is.

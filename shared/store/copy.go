@@ -346,6 +346,7 @@ func (s *Store) writeCopy(ctx context.Context, p *copyPlan) error {
 			Update(s.countUp(sv.AccountID, attrLiveSurveys, limit)).
 			Put(s.table.Put(newReportItem(sv))).
 			Delete(s.table.Delete(AttrPK, PendingCopyPK(sv.ID)).Range(AttrSK, pendingSK).If("attribute_exists(PK)")).
+			Put(s.table.Put(newPreviewItem(sv))).
 			Run(ctx)
 		switch {
 		case err == nil:

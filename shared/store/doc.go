@@ -97,6 +97,7 @@
 //	                                EDITING#<rid>, or, closed, TransactWriteItems: the RESPONSE written back + Delete EDITING#
 //	                                (see edit.go); the tally moves the report counts from the MODIFY record
 //	public report by code           GetItem REPORT#<code>, Query PK SURVEY#<sid>, BatchGetItem AGG#<sid> SHARD#0..7 (never the responses)
+//	page by preview code            GetItem SLUG#<code> (missing), then GetItem PREVIEW#<code> (holds the survey id; contract section 21)
 //	webhooks of a survey (owner)    BatchGetItem SURVEY + HOOKS#<sid> WEBHOOKS
 //	change webhooks                 TransactWriteItems: ConditionCheck SURVEY (live), Put WEBHOOKS (version)
 //	webhooks of a new response      stream record (NEW_AND_OLD_IMAGES, filtered to INSERT of RESPONSE#), GetItem WEBHOOKS

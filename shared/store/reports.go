@@ -192,16 +192,22 @@ func attrIDs(s string, want int) ([]int64, bool) {
 // Surveys created before report items existed have none, and answer 404
 // (docs/responding.md, "Hosted pages").
 func (s *Store) SurveyIDByReportCode(ctx context.Context, code string) (int64, error) {
+	return s.surveyIDByCode(ctx, code, ReportPK, reportSK)
+}
+
+// surveyIDByCode reads the survey id a code's item (pk(code) / sk) holds:
+// one GetItem; ENOTFOUND for a code with no item.
+func (s *Store) surveyIDByCode(ctx context.Context, code string, pk func(string) string, sk string) (int64, error) {
 	if code == "" || len(code) > 64 {
 		return 0, survey.ErrNotFound
 	}
 	var it reportItem
-	err := s.table.Get(AttrPK, ReportPK(code)).Range(AttrSK, dynamo.Equal, reportSK).One(ctx, &it)
+	err := s.table.Get(AttrPK, pk(code)).Range(AttrSK, dynamo.Equal, sk).One(ctx, &it)
 	if errors.Is(err, dynamo.ErrNotFound) {
 		return 0, survey.ErrNotFound
 	}
 	if err != nil {
-		return 0, s.fail("read a report code", err)
+		return 0, s.fail("read a "+strings.ToLower(sk)+" code", err)
 	}
 	return it.SurveyID, nil
 }
@@ -273,26 +279,34 @@ func attrShard(name string) int {
 // request's) and a conditional PutItem for each, which leaves existing
 // items alone. It answers how many it wrote.
 func (s *Store) BackfillReportCodes(ctx context.Context) (int, error) {
-	var svs []struct {
-		ID         int64  `dynamo:"id"`
-		ReportCode string `dynamo:"report_code"`
-	}
-	err := s.table.Scan().Filter("'SK' = ?", SurveySK).Project("id", "report_code").Consistent(true).All(ctx, &svs)
+	return s.backfillCodeItems(ctx, "report_code", func(id int64, code string) any {
+		return newReportItem(survey.Survey{ID: id, ReportCode: code})
+	})
+}
+
+// backfillCodeItems writes, for every survey whose attr (a code) is set,
+// the item mk makes of its id and code, unless it exists: one Scan of the
+// survey items and a conditional PutItem for each. It answers how many it
+// wrote.
+func (s *Store) backfillCodeItems(ctx context.Context, attr string, mk func(id int64, code string) any) (int, error) {
+	var svs []map[string]any
+	err := s.table.Scan().Filter("'SK' = ?", SurveySK).Project("id", attr).Consistent(true).All(ctx, &svs)
 	if err != nil {
 		return 0, s.fail("scan the surveys", err)
 	}
 	n := 0
 	for _, sv := range svs {
-		if sv.ReportCode == "" || sv.ID == 0 {
+		id, code := toInt(sv["id"]), fmt.Sprint(sv[attr])
+		if _, ok := sv[attr].(string); !ok || code == "" || id == 0 {
 			continue
 		}
-		err := s.table.Put(newReportItem(survey.Survey{ID: sv.ID, ReportCode: sv.ReportCode})).If("attribute_not_exists(PK)").Run(ctx)
+		err := s.table.Put(mk(id, code)).If("attribute_not_exists(PK)").Run(ctx)
 		switch {
 		case err == nil:
 			n++
 		case dynamo.IsCondCheckFailed(err):
 		default:
-			return n, s.fail(fmt.Sprintf("write survey %d's report code", sv.ID), err)
+			return n, s.fail(fmt.Sprintf("write survey %d's %s", id, attr), err)
 		}
 	}
 	return n, nil

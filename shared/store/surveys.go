@@ -166,6 +166,7 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 			Put(s.table.Put(lay)).
 			Update(s.countUp(sv.AccountID, attrLiveSurveys, limit)).
 			Put(s.table.Put(newReportItem(sv))).
+			Put(s.table.Put(newPreviewItem(sv))).
 			Run(ctx)
 		switch {
 		case err == nil:

@@ -34,7 +34,7 @@ func (s *Store) ImportSurveys(ctx context.Context, svs []survey.Survey) ([]surve
 	if err != nil {
 		return nil, err
 	}
-	items := make([]any, 0, 2*len(svs))
+	items := make([]any, 0, 5*len(svs))
 	out := make([]survey.Survey, len(svs))
 	now := s.Now().UTC().Truncate(time.Microsecond)
 	for i, sv := range svs {
@@ -50,7 +50,7 @@ func (s *Store) ImportSurveys(ctx context.Context, svs []survey.Survey) ([]surve
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, it, slugItem{PK: SlugPK(sv.URLSlug), SK: slugSK, SurveyID: sv.ID}, lay, newReportItem(sv))
+		items = append(items, it, slugItem{PK: SlugPK(sv.URLSlug), SK: slugSK, SurveyID: sv.ID}, lay, newReportItem(sv), newPreviewItem(sv))
 		out[i] = sv
 	}
 	if _, err := s.table.Batch().Write().Put(items...).Run(ctx); err != nil {

@@ -45,6 +45,8 @@ var answerFieldTypes = map[string][]ElementType{
 	"left_label":             {TypeOpinionScale},
 	"right_label":            {TypeOpinionScale},
 	"rating_max":             {TypeRating},
+	"steps":                  {TypeRating},
+	"icon_type":              {TypeRating},
 	"max_length":             {TypeText},
 	"max_file_size_mb":       {TypeFileUpload},
 	"allowed_file_types":     {TypeFileUpload},
@@ -86,7 +88,7 @@ func (e *Element) ClearForeign() {
 		e.ScaleMin, e.ScaleMax, e.LeftLabel, e.RightLabel = d.ScaleMin, d.ScaleMax, nil, nil
 	}
 	if !t.Takes("rating_max") {
-		e.RatingMax = d.RatingMax
+		e.RatingMax, e.IconType = d.RatingMax, d.IconType
 	}
 	if !t.Takes("max_length") {
 		e.MaxLength = d.MaxLength

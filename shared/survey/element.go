@@ -116,7 +116,10 @@ type Element struct {
 	LeftLabel  *string      `json:"left_label,omitempty"`
 	RightLabel *string      `json:"right_label,omitempty"`
 	RatingMax  int64        `json:"rating_max"`
-	MaxLength  int64        `json:"max_length"`
+	// IconType is how a rating's steps are drawn (IconStar...); elements
+	// stored before it read as stars.
+	IconType  int64 `json:"icon_type"`
+	MaxLength int64 `json:"max_length"`
 	// CorrectChoice is the id of one of Choices (a quiz's key), or nil.
 	CorrectChoice *int64 `json:"correct_choice,omitempty"`
 	// Conditions are the element's display rules (contract section 15):
@@ -160,12 +163,21 @@ const (
 	DefaultMaxLength = 5000
 )
 
+// A rating's icon_type (contract section 21, as Porsline's clients send
+// it: mindcloud-inc/universal-api-reference, apis/p/porsline update-question).
+const (
+	IconStar   = 1
+	IconHeart  = 2
+	IconThumb  = 3
+	IconNumber = 4
+)
+
 // NewElement is an element of type t with every default of the contract.
 func NewElement(t ElementType) Element {
 	return Element{
 		Type: t, ImageOrVideo: 1, ShowCharts: true, TitleActive: true,
 		ScaleMin: DefaultScaleMin, ScaleMax: DefaultScaleMax, RatingMax: DefaultRatingMax,
-		MaxLength:    DefaultMaxLength,
+		IconType: IconStar, MaxLength: DefaultMaxLength,
 		Appreciation: Appreciation{LinkType: 1},
 	}
 }
@@ -199,6 +211,9 @@ type ElementView struct {
 	Columns    []NamedItem  `json:"columns"`
 	LeftLabel  *string      `json:"left_label"`
 	RightLabel *string      `json:"right_label"`
+	// Steps is rating_max under the name Porsline's clients read
+	// (omidrah/porsline's Question.Steps, contract section 21).
+	Steps int64 `json:"steps"`
 	// The file-upload limits as they apply (the defaults where unset).
 	MaxFileSizeMB    int64    `json:"max_file_size_mb"`
 	AllowedFileTypes []string `json:"allowed_file_types"`
@@ -261,7 +276,7 @@ func (e Element) view(l Layout) ElementView {
 	v := ElementView{
 		ElementFields: ElementFields{e}, RelatedGroup: l.GroupOf(e.ID),
 		Choices: nonNil(e.Choices), Rows: nonNil(e.Rows), Columns: nonNil(e.Columns),
-		LeftLabel: e.LeftLabel, RightLabel: e.RightLabel, Order: l.Order(e.ID),
+		LeftLabel: e.LeftLabel, RightLabel: e.RightLabel, Order: l.Order(e.ID), Steps: e.RatingMax,
 	}
 	v.MaxFileSizeMB, v.AllowedFileTypes = e.FileRules()
 	if e.Type == TypeAppreciation {

@@ -41,7 +41,8 @@ type ResponderSurvey struct {
 	// RespondingDurationType 2 times each question (contract section 15).
 	RespondingDurationType int64 `json:"responding_duration_type"`
 	CodeAuth               bool  `json:"code_auth"`
-	// Variables are the names of the survey's query-string variables.
+	// Variables are the names of the survey's query-string variables
+	// (source 0): those the page carries from its address into a response.
 	Variables []string `json:"variables"`
 	// Settings are what a client needs of section 16's settings.
 	Settings ResponderSettings `json:"settings"`
@@ -60,13 +61,15 @@ func (s Survey) ResponderView(now time.Time, set Settings, l Layout, elements ma
 		HideNextButton: set.HideNextButton, HidePreviousButton: set.HidePreviousButton,
 		HideProgressbar: set.HideProgressbar, RespondingDuration: set.RespondingDuration, CodeAuth: set.CodeAuth,
 		RespondingDurationType: set.RespondingDurationType,
-		Variables:              make([]string, len(vars)), Settings: set.Responder(),
+		Variables:              make([]string, 0, len(vars)), Settings: set.Responder(),
 	}
 	for _, page := range l.Pages() {
 		v.Questions = append(v.Questions, responderViews(l, page, elements, true))
 	}
-	for i, x := range vars {
-		v.Variables[i] = x.Name
+	for _, x := range vars {
+		if x.VariableSource != SourceLinks {
+			v.Variables = append(v.Variables, x.Name)
+		}
 	}
 	return v
 }

@@ -17,9 +17,12 @@ type Variable struct {
 
 // Variable kinds and sources.
 const (
-	VariableString      = 1
-	VariableInteger     = 2
-	SourceQueryString   = 0
+	VariableString    = 1
+	VariableInteger   = 2
+	SourceQueryString = 0
+	// SourceLinks is a variable whose values come only from personalised
+	// links: the query string cannot set it (contract section 21).
+	SourceLinks         = 1
 	MaxVariableName     = 100
 	MaxVariables        = 100 // per survey
 	ReservedUniqueKey   = "is_unique"
