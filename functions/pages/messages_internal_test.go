@@ -8,7 +8,7 @@ import (
 // TestEveryLanguageHasEveryText: every language of a survey (fa, ar, tr)
 // has every refusal of the table and every word of the page's own tables
 // (contract section 16: every text a responder meets is in the survey's
-// language; issue 29, finding 11: a Turkish survey's page was English).
+// language; before, a Turkish survey's page was English).
 func TestEveryLanguageHasEveryText(t *testing.T) {
 	keys := map[string]bool{}
 	for _, m := range pageMessages {

@@ -158,7 +158,7 @@ func TestPages(t *testing.T) {
 		t.Errorf("asset %s: %d %v", asset, a.code, a.header)
 	}
 	// Every 404 of the hosted pages is the HTML page, whatever the path
-	// (issue 29, finding 10: unknown paths and formats answered JSON).
+	// (before: unknown paths and formats answered JSON).
 	for _, p := range []string{"/s/nosuchslug/", "/r/nosuchcode/", "/assets/app.css/", "/assets/app.000000000000.css",
 		"/s/" + f.sv.URLSlug + "/extra/", "/s/", "/r/", "/s/a/b/c/", "/s/" + f.sv.URLSlug + "/?format=xml", "/r/" + f.sv.ReportCode + "/?format=json2"} {
 		if r := f.get(p); r.code != 404 || !strings.Contains(r.body, "There is nothing at this address.") ||

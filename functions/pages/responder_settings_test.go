@@ -16,10 +16,9 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// Issue 29's findings on the hosted page: the plain form honours the
-// responder settings (finding 6), a framed page's responder cookie
-// (finding 3), and every responder text in the survey's language, a 429
-// included (finding 11).
+// The hosted page's seams: the plain form honours the responder
+// settings, a framed page keeps its responder cookie, and every responder
+// text is in the survey's language, a 429 included.
 
 // plainBrowser is a browser without the page's script: it keeps the
 // responder cookie the pages set, as a browser's jar would.
@@ -89,7 +88,7 @@ func (f fixture) responses(t *testing.T) []survey.Response {
 }
 
 // TestPlainFormNoSpam: the plain form sets and reads the responder cookie
-// (finding 6: every plain-form submission of a no_spam survey was a 400,
+// (before: every plain-form submission of a no_spam survey was a 400,
 // the responder stored empty): the page sets it, the form's response is
 // bound to it and stores where it came from, the same browser's second
 // form is refused (403), a browser that kept no cookie is told the survey
@@ -133,7 +132,7 @@ func TestPlainFormNoSpam(t *testing.T) {
 }
 
 // TestPlainFormTagSpam: with tag_spam the plain form's repeats are kept
-// and marked spam (finding 6: they never were).
+// and marked spam (before: they never were).
 func TestPlainFormTagSpam(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 2)
@@ -157,7 +156,7 @@ func TestPlainFormTagSpam(t *testing.T) {
 }
 
 // TestWelcomeEnterText: the welcome page's start button reads its
-// enter_text in the page as served (finding 6: only the script set it).
+// enter_text in the page as served (before: only the script set it).
 func TestWelcomeEnterText(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 2)
@@ -212,7 +211,7 @@ func TestFramedPageCookie(t *testing.T) {
 }
 
 // TestTurkishPage: a Turkish survey's page is in Turkish, its words and
-// the refusals its script and plain form show (finding 11: a wholly
+// the refusals its script and plain form show (before: a wholly
 // English page under lang="tr").
 func TestTurkishPage(t *testing.T) {
 	t.Parallel()
@@ -238,7 +237,7 @@ func TestTurkishPage(t *testing.T) {
 
 // TestResponderTextsTranslated: every refusal a responder can meet has
 // its words in fa, ar and tr, in the table the page's script reads and
-// on the plain form (finding 11: "You have already responded", "needs
+// on the plain form (before: "You have already responded", "needs
 // cookies", "Invalid challenge.", "Invalid upload.", the 429 and 503 texts
 // were English).
 func TestResponderTextsTranslated(t *testing.T) {

@@ -58,7 +58,7 @@ func TestEditResponse(t *testing.T) {
 	put(sub.ID, map[string]any{"edit_token": "garbage", "answers": answer}).is(t, 403, `{"detail":"Invalid edit token."}`)
 	put(sub.ID+1, map[string]any{"edit_token": sub.EditToken, "answers": answer}).is(t, 403, `{"detail":"Invalid edit token."}`)
 	put(sub.ID, map[string]any{"answers": answer}).is(t, 400, `{"edit_token":["This field is required."]}`)
-	// A session, when sent, is one of this survey's (issue 29, finding 10).
+	// A session, when sent, is one of this survey's.
 	other, _ := f.survey(t, nil)
 	for _, s := range []string{f.session(t, other, nil), "garbage"} {
 		put(sub.ID, map[string]any{"edit_token": sub.EditToken, "answers": answer, "session": s}).is(t, 400, `{"session":["Invalid session."]}`)

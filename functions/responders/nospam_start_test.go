@@ -5,7 +5,7 @@ import "testing"
 // TestNoSpamRefusedAtStart: on a no_spam survey without tag_spam, a
 // responder whose cookie has a response is refused when a session
 // starts (403, section 16's text), so nobody fills every page to be
-// refused at the end (issue 29, finding 11); with tag_spam the session
+// refused at the end; with tag_spam the session
 // starts, and another responder's too.
 func TestNoSpamRefusedAtStart(t *testing.T) {
 	f := newFixture(t)

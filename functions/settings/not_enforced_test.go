@@ -10,7 +10,7 @@ import (
 // TestNotEnforcedSettings: service_auth, authentication_needed and
 // service_auth_domains are stored and change nothing until section 18
 // lands, and the settings answer says so plainly: not_enforced names
-// each one that is on, with why (issue 29, finding 9: an owner believed
+// each one that is on, with why (before: an owner believed
 // a survey restricted to *@company.example).
 func TestNotEnforcedSettings(t *testing.T) {
 	t.Parallel()

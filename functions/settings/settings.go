@@ -361,7 +361,7 @@ type settingsAnswer struct {
 
 // Why each sign-in setting changes nothing yet: responders cannot sign in
 // until contract section 18 lands, and an owner who turns one on must not
-// believe the survey is restricted (issue 29, finding 9).
+// believe the survey is restricted.
 const (
 	notEnforcedAuth    = "Stored, not yet enforced: responders are not asked to sign in; anyone with the link can respond."
 	notEnforcedDomains = "Stored, not yet enforced: responders are not asked to sign in, so no address is checked against these domains."

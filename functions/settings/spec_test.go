@@ -84,7 +84,7 @@ func defaults(name string) map[string]any {
 		"responding_duration_type": float64(0),
 		// The sum of the questions' own durations: none yet.
 		"questions_responding_duration": "00:00:00",
-		// No sign-in setting is on (issue 29, finding 9).
+		// No sign-in setting is on.
 		"not_enforced":  map[string]any{},
 		"embed_origins": []any{"*"},
 	}

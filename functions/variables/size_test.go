@@ -164,7 +164,7 @@ func TestErrorAnswersFit(t *testing.T) {
 	// One item with more keys than the survey has variables, and keys too
 	// long to be a variable's name: neither is echoed.
 	long := strings.Repeat("k", 5000)
-	// The unknown keys are named (issue 30, item 6), the first five of them.
+	// The unknown keys are named, the first five of them.
 	expect(t, "an item of five keys", f.do(t, "POST", hashesPath(sv.ID), `{"values":[{"city":"x"},{"e":1,"b":1,"c":1,"d":1,"a":1}]}`), 400,
 		`{"values":{"1":{"a":["Unknown variable."],"b":["Unknown variable."],"c":["Unknown variable."],"d":["Unknown variable."],"e":["Unknown variable."]}}}`)
 	expect(t, "an item of seven keys", f.do(t, "POST", hashesPath(sv.ID), `{"values":[{"a":1,"b":1,"c":1,"d":1,"e":1,"f":1,"city":"x"}]}`), 400,

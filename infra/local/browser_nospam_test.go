@@ -21,9 +21,9 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// Issue 29's browser tests of the responder cookie: a no_spam survey
-// embedded on another site (finding 3) and answered without the page's
-// script (finding 6).
+// Browser tests of the responder cookie: a no_spam survey
+// embedded on another site and answered without the page's
+// script.
 
 // TestBrowserEmbeddedNoSpamCrossSite: a page on localhost frames a
 // no_spam survey served from 127.0.0.1 (another site, not only another
@@ -191,7 +191,7 @@ func TestBrowserPlainFormNoSpam(t *testing.T) {
 // function is over its limit shows the limit in Persian (the script reads
 // a 429 by its status; the API's detail is DRF's English), and a page over
 // the pages function's limit is a Persian page, not JSON; axe finds
-// nothing on either (issue 29, finding 11).
+// nothing on either.
 func TestBrowserThrottledInPersian(t *testing.T) {
 	st := testenv.Store(t)
 	_, key := testenv.NewAccount(t, survey.PlanEnterprise)

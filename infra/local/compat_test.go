@@ -42,8 +42,8 @@ func (c compatCall) do(t *testing.T, base string) (int, http.Header, string) {
 }
 
 // TestClientsCompat replays, against the whole API, the requests the
-// public clients of the real service make for issue 31 items 1, 2, 5 and
-// 6 (contract section 21), method, path, headers and body as their code
+// public clients of the real service make for the plugins' sign-in, embeds, variables and ratings
+// (contract section 21), method, path, headers and body as their code
 // builds them, and checks every field their code reads with the type it
 // expects. The clients' runtimes: PHP is not on this machine (the plugin
 // also needs WordPress), so its requests are replayed here; the Python SDK

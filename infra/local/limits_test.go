@@ -14,7 +14,7 @@ import (
 // TestRunLimitsOneClient is `make run` (run(), the code path main takes)
 // with RATE_LIMITS sizing the client's limit: one client (127.0.0.1) over
 // it answers 429 with Retry-After (DRF's throttled detail; on a page, a
-// page: issue 29), on the responders function and on the pages function
+// page), on the responders function and on the pages function
 // (each counts its own), while assets and the owner's API are not limited.
 func TestRunLimitsOneClient(t *testing.T) {
 	const limit = 5
@@ -47,7 +47,7 @@ func TestRunLimitsOneClient(t *testing.T) {
 				page := strings.HasPrefix(path, "/s/")
 				switch d, _ := body["detail"].(string); {
 				case page && (!strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(raw), "Too many requests; wait a moment and try again.")):
-					// A page's 429 is a page (issue 29, finding 11).
+					// A page's 429 is a page.
 					t.Errorf("%s: 429 %q %.300s", path, resp.Header.Get("Content-Type"), raw)
 				case !page && !strings.HasPrefix(d, "Request was throttled."):
 					t.Errorf("%s: 429 body %v", path, body)

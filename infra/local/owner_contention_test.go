@@ -18,7 +18,7 @@ import (
 	"surveyservice/shared/webhook"
 )
 
-// Owners' parallel scripts on one survey (issue 29, finding 2; contract
+// Owners' parallel scripts on one survey (contract
 // section 3, "Contention"): writes that can all succeed all succeed under
 // `make run`'s conflict model (DynamoDB's rules: a transaction touching an
 // item another one holds is cancelled, not queued), 0 × 503. Before the

@@ -10,7 +10,7 @@ import (
 	"surveyservice/shared/webhook"
 )
 
-// The lanes and the attempts count (issue 29, finding 7): a receiver has
+// The lanes and the attempts count: a receiver has
 // its whole timeout in either lane, so one answering in time gets one
 // request per attempt; `attempts` counts the requests sent. Run on the
 // deliver function's handler with the test's clock and short timeouts

@@ -158,7 +158,7 @@ func (e *resumeEnv) pause(t *testing.T, n int) []webhook.Job {
 		if d.Status != survey.DeliveryPending || d.LastError != deliver.MsgPaused || d.NextAttempt.Sub(e.clock.now()) < 5*time.Hour {
 			t.Fatalf("a held-back delivery: %+v, want pending, paused, next attempt in 6 h", d)
 		}
-		// No request was sent: no attempt (issue 29), one step held.
+		// No request was sent: no attempt, one step held.
 		if d.Attempts != 0 || d.Held != 1 || d.View().Attempts != 0 || !d.LastAttempt.IsZero() {
 			t.Fatalf("a held-back delivery: %+v, want 0 attempts (none sent), 1 held", d)
 		}
@@ -215,7 +215,7 @@ func TestWebhookProbeSuccessResendsPausedDeliveries(t *testing.T) {
 	e.run(t, queued)
 	for _, j := range held {
 		// Its first step was held back (no request): the resumed one
-		// is its first attempt (issue 29: it read 2).
+		// is its first attempt (before: it read 2).
 		if d := e.delivery(t, j); d.Status != survey.DeliverySucceeded || d.Attempts != 1 || d.Held != 1 {
 			t.Errorf("resumed delivery: %+v, want succeeded at its first attempt, one step held", d)
 		}

@@ -85,7 +85,7 @@ func TestCompress(t *testing.T) {
 	}
 	// HEAD has the headers of the GET with the same Accept-Encoding: its
 	// Content-Length and ETag are the compressed answer's (contract
-	// section 3; issue 29, finding 10), and no body.
+	// section 3), and no body.
 	for _, accept := range []string{"gzip", ""} {
 		get, head := httptest.NewRecorder(), httptest.NewRecorder()
 		for _, c := range []struct {

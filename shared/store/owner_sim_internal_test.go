@@ -15,8 +15,7 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// Owners' writes of one survey beside a survey going viral (issue 29,
-// finding 2), by DynamoDB's rules (ddbsim): every owner write of the
+// Owners' writes of one survey beside a survey going viral, by DynamoDB's rules (ddbsim): every owner write of the
 // survey writes (or checks) its survey item, which the tally writes once a
 // batch from every stream shard, and its own list item under a version
 // (LAYOUT, VARIABLES, WEBHOOKS), which other owners' scripts write too.
@@ -131,7 +130,7 @@ func ownerBackoffSim(n int, r *rand.Rand) time.Duration {
 	return ceiling/2 + time.Duration(r.Int64N(int64(ceiling/2)+1))
 }
 
-// ownerPolicies are each owner write's retries: before issue 29 (a
+// ownerPolicies are each owner write's retries: before the retries inside the request (a
 // variable lost to another write answered 503 at once; a webhook reread 5
 // times without a wait; a question 20 times; settings tried for 2 s) and
 // now (every one rereads and tries again for ownerRetryFor).
@@ -196,7 +195,7 @@ func ownerSim(tb testing.TB, before, apart bool, rate float64, rates map[string]
 // TestOwnerWritesBesideViralSim: owners' scripts adding variables,
 // questions and webhooks and changing settings on one survey (10, 10, 5
 // and 5 a second) beside 1,000 submissions a second all land by
-// DynamoDB's rules, none 503; before issue 29 most variables and webhooks
+// DynamoDB's rules, none 503; with the old retries most variables and webhooks
 // answered 503.
 func TestOwnerWritesBesideViralSim(t *testing.T) {
 	rates := map[string]float64{"variable POST": 10, "question POST": 10, "webhook POST": 5, "settings PATCH": 5}
@@ -212,7 +211,7 @@ func TestOwnerWritesBesideViralSim(t *testing.T) {
 // BenchmarkOwnerWritesBesideViral prints the owner writes' 503 rate,
 // latency and write units, alone and beside 1,000 submissions a second, at
 // the issue's scripts' pace (30 owner writes a second) and at two and five
-// times it: before issue 29, with (b) (a write that lost a race tries
+// times it: with the old retries, with (b) (a write that lost a race tries
 // again for ownerRetryFor: the code now) and with (a) on top (the survey
 // item left out of owner writes: what a redesigned version would give at
 // best).
