@@ -43,10 +43,10 @@ func templateRoutes(t *testing.T, tpl samTemplate) []routing.Route {
 	return routes
 }
 
-// TestMakefileBuildsEveryFunction checks that `sam build` finds a Makefile
-// target for every function of template.yaml.
-func TestMakefileBuildsEveryFunction(t *testing.T) {
-	t.Parallel()
+// makefileFunctions reads the Makefile's LOGICAL_IDS and FUNCTIONS: each
+// function's logical id in template.yaml and its directory, in one order.
+func makefileFunctions(t *testing.T) (logical, dirs []string) {
+	t.Helper()
 	data, err := os.ReadFile("../../Makefile")
 	if err != nil {
 		t.Fatal(err)
@@ -56,10 +56,18 @@ func TestMakefileBuildsEveryFunction(t *testing.T) {
 	if ids == nil || fns == nil {
 		t.Fatal("Makefile lacks FUNCTIONS or LOGICAL_IDS")
 	}
-	logical := strings.Fields(string(ids[1]))
-	if len(logical) != len(strings.Fields(string(fns[1]))) {
+	logical, dirs = strings.Fields(string(ids[1])), strings.Fields(string(fns[1]))
+	if len(logical) != len(dirs) {
 		t.Fatalf("FUNCTIONS and LOGICAL_IDS differ in length")
 	}
+	return logical, dirs
+}
+
+// TestMakefileBuildsEveryFunction checks that `sam build` finds a Makefile
+// target for every function of template.yaml.
+func TestMakefileBuildsEveryFunction(t *testing.T) {
+	t.Parallel()
+	logical, _ := makefileFunctions(t)
 	tpl := loadTemplate(t)
 	var functions []string
 	for name, res := range tpl.Resources {
@@ -304,16 +312,7 @@ func TestStreamFilterMatchesDispatch(t *testing.T) {
 // other function has it.
 func TestAPIBaseURLWhereLinksAreWritten(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile("../../Makefile")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := regexp.MustCompile(`(?m)^LOGICAL_IDS := (.*)$`).FindSubmatch(data)
-	fns := regexp.MustCompile(`(?m)^FUNCTIONS := (.*)$`).FindSubmatch(data)
-	if ids == nil || fns == nil {
-		t.Fatal("Makefile lacks FUNCTIONS or LOGICAL_IDS")
-	}
-	logical, dirs := strings.Fields(string(ids[1])), strings.Fields(string(fns[1]))
+	logical, dirs := makefileFunctions(t)
 	tpl := loadTemplate(t)
 	readers := 0
 	for i, dir := range dirs {
