@@ -97,13 +97,16 @@ func (it idemItem) replay(bodyHash string) (Submitted, error) {
 // cancelled by a concurrent transaction on one of their items.
 const submitAttempts = 5
 
-// raceRetryFor bounds how long a submission cancelled by concurrent
-// transactions keeps trying while no winner shows (lostRace). Its items
-// are its responder's own (the response, its key, its session, its code,
-// its link, its files), so only a racing submission of the same responder
-// (a double click, a shared code or link) or an owner deleting that code
-// holds one; the race is decided within a few holds.
-const raceRetryFor = 2 * time.Second
+// raceTimeLeft reports whether a submission cancelled by concurrent
+// transactions may try again while no winner shows (lostRace): as an
+// owner's write, until ownerReserve before the request's deadline. Its items are its
+// responder's own (the response, its key, its session, its code, its
+// link, its files), so only a racing submission of the same responder (a
+// double click, a shared code or link) or an owner deleting that code
+// holds one; the race is decided within a few holds on DynamoDB, and 50
+// sends of one key took over 2 s on DynamoDB Local while a whole make
+// test ran.
+func raceTimeLeft(ctx context.Context, started time.Time) bool { return ownerTimeLeft(ctx, started) }
 
 // Submit records a response exactly once, in one TransactWriteItems of
 // items that belong to this responder alone, so that concurrent
@@ -167,7 +170,7 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 				return done, rerr
 			}
 			// Gone since (expired and deleted): try again.
-			if time.Since(started) > raceRetryFor {
+			if !raceTimeLeft(ctx, started) {
 				return Submitted{}, errBusy
 			}
 			continue
@@ -202,7 +205,7 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 			}
 			return Submitted{}, refusal
 		}
-		if !txConflict(err) || time.Since(started) > raceRetryFor {
+		if !txConflict(err) || !raceTimeLeft(ctx, started) {
 			return Submitted{}, s.fail(fmt.Sprintf("submit a response to survey %d", r.SurveyID), err)
 		}
 		// No winner shows yet (the holder may still fail): try again.
