@@ -37,7 +37,7 @@ func conflictFixture(tb testing.TB) (fixture, *conflict.Proxy) {
 		tb.Fatal(err)
 	}
 	now := func() time.Time { return st.Now() }
-	h := responders.New(responders.Deps{Store: st, Sealer: sealer, Now: now})
+	h := testenv.WithDeadline(responders.New(responders.Deps{Store: st, Sealer: sealer, Now: now}), testenv.EmulatorDeadline)
 	return fixture{st: st, sealer: sealer, h: h, aid: a.ID, fid: fo.ID, skew: skew}, p
 }
 

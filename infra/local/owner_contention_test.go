@@ -40,8 +40,8 @@ func newContended(t *testing.T) contended {
 	cfg, p := testenv.ConflictConfig(t, conflict.DefaultHold)
 	st := store.New(cfg, base.TableName())
 	_, key := testenv.NewAccount(t, survey.PlanEnterprise)
-	h := serve(routers(st, config{sealer: testenv.Sealer(t), surveyURL: "http://127.0.0.1",
-		exports: testenv.Exports(t), guard: webhook.Guard{AllowLoopback: true}}))
+	h := testenv.WithDeadline(serve(routers(st, config{sealer: testenv.Sealer(t), surveyURL: "http://127.0.0.1",
+		exports: testenv.Exports(t), guard: webhook.Guard{AllowLoopback: true}})), testenv.EmulatorDeadline)
 	return contended{h: h, key: key, proxy: p, st: st}
 }
 

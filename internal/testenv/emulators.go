@@ -159,7 +159,12 @@ func ConflictConfig(tb testing.TB, hold time.Duration) (aws.Config, *conflict.Pr
 	tb.Cleanup(srv.Close)
 	env := emulatorEnv()
 	env["AWS_ENDPOINT_URL_DYNAMODB"] = srv.URL
-	c, err := localaws.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
+	ac := awsenv.FromEnv(func(k string) string { return env[k] })
+	// The HTTP functions' tries, each as patient as the loaded emulator
+	// needs: a conflict is what these tests are about, not a timeout.
+	ac.Policy = awsenv.HTTP
+	ac.Policy.AttemptTimeout = 10 * time.Second
+	c, err := localaws.Load(context.Background(), ac)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -227,4 +232,23 @@ func MotoRSS(tb testing.TB) int64 {
 		tb.Fatal(err)
 	}
 	return n
+}
+
+// EmulatorDeadline is how long a request may take on the local emulators
+// in the contention tests. On Lambda a request has 8.5 s, and an owner's
+// write or a submission that lost a race keeps its turn until 1 s before
+// that; DynamoDB Local on a loaded 2-core machine is tens of times slower
+// than DynamoDB, so those tests check that every write is applied (0 ×
+// 503) within this scaled deadline, and the simulation (internal/ddbsim,
+// DynamoDB's rules and times) checks the time.
+const EmulatorDeadline = 60 * time.Second
+
+// WithDeadline serves h with each request's context ending after d, as
+// Lambda's does after the function's timeout.
+func WithDeadline(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }

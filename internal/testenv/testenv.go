@@ -237,6 +237,11 @@ func SeedCodes(tb testing.TB, st *store.Store, sid int64, codes []string) {
 		pending := map[string][]types.WriteRequest{table: reqs}
 		for len(pending) > 0 {
 			out, err := st.Client().BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
+			for try := 1; err != nil && awsenv.IsUnavailable(err) && try < 10; try++ {
+				// A loaded emulator outlasted the SDK's tries; the puts
+				// are idempotent, so seeding simply tries again.
+				out, err = st.Client().BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
+			}
 			if err != nil {
 				tb.Fatalf("testenv: seed codes: %v", err)
 			}
