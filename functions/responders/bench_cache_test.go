@@ -51,13 +51,13 @@ func BenchmarkCollectionReads(b *testing.B) {
 	// survey item and the counts; settings and layout from the copy).
 	cst, rec := countedContainer(b, f)
 	ch := newHandler(cst, f)
-	if r := send(b, ch, "POST", sessionsPath(slug), "{}"); r.code != 201 {
+	if r := send(b, ch, "POST", sessionsPath(slug), "{}", "Content-Type", "application/json"); r.code != 201 {
 		b.Fatalf("session: %d %s", r.code, r.body)
 	}
 	_, cold, _ := rec.take("")
 	send(b, ch, "GET", surveyPath(slug), "") // warms the container
 	rec.take("")
-	if r := send(b, ch, "POST", sessionsPath(slug), "{}"); r.code != 201 {
+	if r := send(b, ch, "POST", sessionsPath(slug), "{}", "Content-Type", "application/json"); r.code != 201 {
 		b.Fatalf("session: %d %s", r.code, r.body)
 	}
 	calls, warm, layout := rec.take("LAYOUT")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"strconv"
 	"sync"
@@ -52,12 +53,12 @@ var benchSurvey struct {
 	once sync.Once
 	f    *fixture
 	st   *scanCounter
-	h    *api.Router
+	h    http.Handler
 	n    int
 	err  error
 }
 
-func seededSurvey(b *testing.B) (*fixture, *scanCounter, *api.Router, int) {
+func seededSurvey(b *testing.B) (*fixture, *scanCounter, http.Handler, int) {
 	bs := &benchSurvey
 	bs.once.Do(func() {
 		bs.n = 10_000
@@ -82,7 +83,8 @@ func seededSurvey(b *testing.B) (*fixture, *scanCounter, *api.Router, int) {
 		}
 		b.Logf("seeded %d responses in %v", bs.n, time.Since(start).Round(time.Second))
 		bs.f, bs.st = f, &scanCounter{Store: f.st}
-		bs.h = responses.New(responses.Deps{Auth: api.NewAuthenticator(f.st), Store: bs.st, Sealer: testenv.Sealer(b), Exports: testenv.Exports(b), Jobs: f.jobs.Queue, Now: f.clk.Now})
+		bs.h = api.ServeAt(testenv.APIBase, responses.New(responses.Deps{Auth: api.NewAuthenticator(f.st), Store: bs.st, Sealer: testenv.Sealer(b),
+			Exports: testenv.Exports(b), Jobs: f.jobs.Queue, Now: f.clk.Now}))
 	})
 	if bs.err != nil {
 		b.Fatal(bs.err)
@@ -180,7 +182,8 @@ func BenchmarkResponses(b *testing.B) {
 	// of 100: 5,000 keys, and 16 x that from the shards before the lazy
 	// merge: 11,616 items).
 	cold := func() {
-		h = responses.New(responses.Deps{Auth: api.NewAuthenticator(f.st), Store: st, Sealer: testenv.Sealer(b), Exports: testenv.Exports(b), Jobs: f.jobs.Queue, Now: f.clk.Now})
+		h = api.ServeAt(testenv.APIBase, responses.New(responses.Deps{Auth: api.NewAuthenticator(f.st), Store: st, Sealer: testenv.Sealer(b),
+			Exports: testenv.Exports(b), Jobs: f.jobs.Queue, Now: f.clk.Now}))
 		serve(h, "GET", listPath(f.sid)+"?page_size=1", f.key) // warm the key cache
 	}
 	last := (n + 99) / 100
