@@ -241,7 +241,7 @@ func MotoRSS(tb testing.TB) int64 {
 // than DynamoDB, so those tests check that every write is applied (0 ×
 // 503) within this scaled deadline, and the simulation (internal/ddbsim,
 // DynamoDB's rules and times) checks the time.
-const EmulatorDeadline = 60 * time.Second
+const EmulatorDeadline = 2 * time.Minute
 
 // WithDeadline serves h with each request's context ending after d, as
 // Lambda's does after the function's timeout.

@@ -4,8 +4,10 @@
 package awsenv
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -225,11 +227,68 @@ func emulatorClients(c Config) aws.HTTPClient {
 	if u, err := url.Parse(c.Endpoint); err == nil && c.Endpoint != "" {
 		moto = u.Host
 	}
-	pooled := awshttp.NewBuildableClient().WithTimeout(30 * time.Second).WithTransportOptions(func(tr *http.Transport) {
+	pooled := awshttp.NewBuildableClient().WithTimeout(emulatorAttempt).WithTransportOptions(func(tr *http.Transport) {
 		tr.MaxIdleConnsPerHost = 64
 	})
-	return hostClients{serialHost: moto, serial: serial, pooled: pooled}
+	return hostClients{serialHost: moto, serial: serial, pooled: lockWaits{next: pooled, tries: lockWaitTries}}
 }
+
+// emulatorAttempt bounds one attempt on DynamoDB Local: a guard against
+// a hung connection, not a latency budget. On a 2-core machine running
+// several test binaries at once the emulator has taken over 30 s to answer
+// one BatchGetItem.
+const emulatorAttempt = time.Minute
+
+// lockWaitTries is how often a request DynamoDB Local timed out waiting
+// for a lock is sent in all.
+const lockWaitTries = 8
+
+// lockWaits sends a request again when DynamoDB Local answers that it
+// timed out waiting for a lock. That answer is the emulator's own, never
+// DynamoDB's ("This request will succeed in actual DynamoDB API"): on a
+// loaded machine its lock waits end before the writers holding the lock
+// do, and three such answers in a row made the SDK give up on a write
+// DynamoDB would have applied. The timed-out request changed nothing, so
+// sending it again is safe; the SDK's own retries and the service's
+// behaviour on real errors are unchanged.
+type lockWaits struct {
+	next  aws.HTTPClient
+	tries int
+}
+
+// Do sends r, again while DynamoDB Local answers a lock wait timeout.
+func (l lockWaits) Do(r *http.Request) (*http.Response, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return l.next.Do(r)
+	}
+	body, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	for try := 1; ; try++ {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		resp, err := l.next.Do(r)
+		if err != nil || resp.StatusCode != http.StatusInternalServerError || try >= l.tries {
+			return resp, err
+		}
+		answer, rerr := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		if rerr != nil || !bytes.Contains(answer, lockWaitAnswer) {
+			resp.Body = io.NopCloser(bytes.NewReader(answer))
+			return resp, rerr
+		}
+		select {
+		case <-r.Context().Done():
+			return nil, r.Context().Err()
+		case <-time.After(time.Duration(try) * 50 * time.Millisecond):
+		}
+	}
+}
+
+// lockWaitAnswer is what DynamoDB Local's lock wait timeout says.
+var lockWaitAnswer = []byte("waiting for a lock")
 
 // hostClients picks the HTTP client of a request by its host.
 type hostClients struct {
