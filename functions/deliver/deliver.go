@@ -529,10 +529,12 @@ func (d *Deliverer) post(ctx context.Context, wh survey.Webhook, dl survey.Deliv
 	if err != nil {
 		return 0, "The URL cannot be requested."
 	}
+	// The webhook's own headers may replace the Content-Type (and only
+	// that of what the delivery sets: the others are reserved).
+	req.Header.Set("Content-Type", "application/json")
 	for k, v := range wh.Headers {
 		req.Header.Set(k, v)
 	}
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", UserAgent)
 	webhook.SetHeaders(req.Header, key, dl.MessageID(), d.now(), body)
 	resp, err := d.Client.Do(req)
