@@ -262,7 +262,8 @@ type background struct {
 // ctx.
 func startBackground(ctx context.Context, env *environment, res *resources) (*background, error) {
 	hk, err := startHooks(ctx, res.st, res.sealer, hookOptions{aws: awsenv.FromEnv(env.get), queueName: or(env.get("WEBHOOK_QUEUE_NAME"), "survey-webhooks"),
-		visibility: 60 * time.Second, guard: env.guard, delays: env.delays, workers: 2, maxIdle: 200 * time.Millisecond, files: res.uploads})
+		visibility: 60 * time.Second, guard: env.guard, delays: env.delays, workers: 2, maxIdle: 200 * time.Millisecond, files: res.uploads,
+		sender: res.sender, limits: env.limits, baseURL: env.apiBase})
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
