@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/functions/deliver"
 	"surveyservice/internal/localaws"
 	"surveyservice/internal/moto"
 	"surveyservice/internal/outbox"
@@ -157,5 +158,36 @@ func TestNotificationBudgetDropsTheExcess(t *testing.T) {
 	}
 	if body := sentTo(box, to)[0].Body; !strings.Contains(body, "«نظرسنجی»") || !strings.Contains(body, "پاسخ جدیدی") {
 		t.Errorf("the message is not in Persian: %q", body)
+	}
+}
+
+// TestNotificationSendFailureIsRetried: a send SES refuses (here: from an
+// identity it has not verified) gives its budgets back and fails the
+// attempt, which is tried again on the schedule; after the schedule the
+// delivery is failed, and the budgets hold nothing.
+func TestNotificationSendFailureIsRetried(t *testing.T) {
+	o, box, _ := sendingOptions(t, sending.DefaultLimits)
+	o.sender = box.Wrap(sending.New(testenv.Config(t), sending.Config{MailFrom: fmt.Sprintf("unverified-%d@example.net", time.Now().UnixNano())}))
+	e := newHookEnv(t, o)
+	to := fmt.Sprintf("nobody-%d@example.com", time.Now().UnixNano())
+	wid, _ := e.createHook(t, fmt.Sprintf("/api/v2/surveys/%d/notifications/", e.sid), fmt.Sprintf(`{"sending_method": 1, "recipients": [%q]}`, to))
+	e.respond(t, 1)
+	var d survey.DeliveryView
+	waitFor(t, settle, "the delivery failed after its schedule", func() bool {
+		ds := e.deliveries(t, wid)
+		if len(ds) == 1 {
+			d = ds[0]
+		}
+		return len(ds) == 1 && ds[0].Status == survey.DeliveryFailed
+	})
+	if d.Attempts != 3 || d.LastError == nil || *d.LastError != "The message could not be sent (sent to 0 of 1)." || len(sentTo(box, to)) != 0 {
+		b, _ := json.Marshal(d)
+		t.Errorf("the delivery %s; %d in the outbox", b, len(sentTo(box, to)))
+	}
+	b := sending.NewBudgets(e.st, nil)
+	for _, bu := range []sending.Budget{sending.DefaultLimits.SurveyBudget(deliver.NotifyPurpose, e.sid), sending.DefaultLimits.AccountBudget(deliver.NotifyPurpose, e.aid)} {
+		if used, err := b.Used(context.Background(), bu); err != nil || used != 0 {
+			t.Errorf("budget %s holds %d (%v), want 0: a failed send spends nothing", bu.Scope, used, err)
+		}
 	}
 }
