@@ -13,6 +13,7 @@ import (
 	"surveyservice/functions/pages"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/survey"
+	"surveyservice/shared/webhook"
 )
 
 // compatCall is one request as a client's own code builds it, sent to the
@@ -47,14 +48,15 @@ func (c compatCall) do(t *testing.T, base string) (int, http.Header, string) {
 // builds them, and checks every field their code reads with the type it
 // expects. The clients' runtimes: PHP is not on this machine (the plugin
 // also needs WordPress), so its requests are replayed here; the Python SDK
-// and the n8n node make none of these calls.
+// makes none of these calls; the n8n node (TypeScript, needing n8n itself)
+// is replayed for its notifications.
 func TestClientsCompat(t *testing.T) {
 	t.Parallel()
 	o := testenv.NewOwner(t, survey.PlanPro, "compat")
 	srv := httptest.NewServer(nil)
 	t.Cleanup(srv.Close)
 	srv.Config.Handler = serve(routers(o.Store, config{surveyURL: srv.URL, sealer: testenv.Sealer(t),
-		exports: testenv.Exports(t), pages: pages.Config{PublicURL: srv.URL}}))
+		exports: testenv.Exports(t), pages: pages.Config{PublicURL: srv.URL}, guard: webhook.Guard{AllowLoopback: true}}))
 	sv := testenv.NewSurvey(t, o.Store, o.Account.ID, o.Folder, "Compat")
 	base := srv.URL
 	// WordPress's wp_remote_post with an array body sends it form-encoded
@@ -142,6 +144,48 @@ func TestClientsCompat(t *testing.T) {
 		_, _, page := compatCall{"GET", "/s/" + sv.URLSlug + "/", nil, ""}.do(t, base)
 		if strings.Count(page, "♥") != 7 {
 			t.Errorf("the page draws %d hearts, want 7", strings.Count(page, "♥"))
+		}
+	})
+
+	t.Run("n8n trigger's notifications", func(t *testing.T) {
+		// asedmammad/n8n-nodes-porsline: the credential sets Authorization "API-KEY " + key
+		// (credentials/PorslineCredentialsApi.credentials.ts:26-31); apiRequest sends the body as
+		// JSON (request's json: true) to https://survey.porsline.ir/api/surveys/<id>/webhooks/
+		// (nodes/PorslineTrigger/GenericFunctions.ts:24-31). Activation, PorslineTrigger.node.ts:127-141:
+		n8n := map[string]string{"Authorization": "API-KEY " + o.Key, "Content-Type": "application/json", "Accept": "application/json"}
+		path := fmt.Sprintf("/api/surveys/%d/webhooks/", sv.ID)
+		hookURL := "http://127.0.0.1:5678/webhook/0b5c5a1e-3f3c-4a4e-9a1c-2a7f5b1f9e21/webhook" // n8n's own address
+		activate := fmt.Sprintf(`{"recipient_type":5,"enabled":true,"webhook_headers":{"Content-Type":"application/json"},`+
+			`"webhook_endpoint":%q,"webhook_method":"POST","survey_id":"%d","sending_method":3}`, hookURL, sv.ID)
+		// The node awaits the request and reads nothing of the answer but its success.
+		code, _, body := compatCall{"POST", path, n8n, activate}.do(t, base)
+		wid := idIn(t, code, 201, body)
+		// Deactivation, PorslineTrigger.node.ts:157-170 ("Porsline does not support deleting
+		// webhooks so we simply send a request with enabled=false"):
+		deactivate := fmt.Sprintf(`{"recipient_type":5,"enabled":false,"webhook_headers":{"Content-Type":"application/json"},`+
+			`"webhook_endpoint":"","webhook_method":"POST","survey_id":"%d","sending_method":3}`, sv.ID)
+		if code, _, body := (compatCall{"POST", path, n8n, deactivate}).do(t, base); code < 200 || code > 299 {
+			t.Fatalf("deactivation: %d %s", code, body)
+		}
+		var hooks []struct {
+			ID      int64             `json:"id"`
+			Active  bool              `json:"active"`
+			URL     string            `json:"url"`
+			Headers map[string]string `json:"headers"`
+		}
+		_, _, body = compatCall{"GET", path, keyed, ""}.do(t, base)
+		if err := json.Unmarshal([]byte(body), &hooks); err != nil || len(hooks) != 1 || hooks[0].ID != wid || hooks[0].Active ||
+			hooks[0].URL != hookURL || hooks[0].Headers["Content-Type"] != "application/json" {
+			t.Fatalf("after the deactivation: %s (%v)", body, err)
+		}
+		// Activating the workflow again is the same webhook, enabled.
+		code, _, body = compatCall{"POST", path, n8n, activate}.do(t, base)
+		if again := idIn(t, code, 200, body); again != wid {
+			t.Errorf("activation again made webhook %d, want %d", again, wid)
+		}
+		// The credential test, PorslineTrigger.node.ts:83-95: GET /api/folders/ with "API-Key".
+		if code, _, body := (compatCall{"GET", "/api/folders/", map[string]string{"authorization": "API-Key " + o.Key}, ""}).do(t, base); code != 200 || !strings.HasPrefix(body, "[") {
+			t.Errorf("credential test: %d %.200s", code, body)
 		}
 	})
 

@@ -26,6 +26,7 @@ import (
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
+	"surveyservice/shared/sending"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/webhook"
 )
@@ -200,6 +201,9 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	must(201, code, "webhook")
 	wid := id(hook, "id")
 	do("GET", "/api/surveys/"+sid+"/webhooks/", "")
+	// An email notification: its delivery reads the survey and spends the
+	// sending budgets (section 21).
+	must(201, first(do("POST", "/api/v2/surveys/"+sid+"/notifications/", `{"sending_method":1,"recipients":["owner@example.com"]}`)), "email notification")
 	do("GET", "/api/v2/surveys/"+sid+"/notifications/", "")
 
 	// Responders and pages.
@@ -269,10 +273,17 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	}
 	clock := &testClock{t: time.Now()}
 	d := deliver.New(deliver.Deps{Store: st, Opener: cfg.sealer, Queue: jobs, Client: webhook.Guard{AllowLoopback: true}.Client(2 * time.Second),
-		Delays: []time.Duration{time.Hour}, MaxDelay: -1, Now: clock.now})
+		Delays: []time.Duration{time.Hour}, MaxDelay: -1, Now: clock.now, Sender: sendNothing{}, Budgets: sending.NewBudgets(st, clock.now)})
 	sent := jobs.take()
 	if len(sent) == 0 {
 		t.Fatal("the dispatch queued no delivery")
+	}
+	// The webhook's job first: the breaker's traffic below follows it.
+	for i, j := range sent {
+		if fmt.Sprint(j.WebhookID) == wid {
+			sent[0], sent[i] = sent[i], sent[0]
+			break
+		}
 	}
 	var batch events.SQSEvent
 	for i, j := range sent {
@@ -411,6 +422,7 @@ var untraveled = map[string]string{
 	"RespondersFunction RPAGES#*":    "a withdrawal takes its response off the responses' page index (store/fence.go)",
 	"PagesFunction RPAGES#*":         "the plain form's withdrawal (store/fence.go)",
 	"RespondersFunction CHALLENGE#*": "captcha_needed: a spent challenge (store/responders.go)",
+	"RespondersFunction BUDGET#*":    "section 18's sign-in codes spend the sending budgets (shared/sending, store/budgets.go): the verifications' routes",
 	"RespondersFunction AGG#*":       "an edit of a response counted before the tally (no mark: store/edit.go moveReport) moves its report shard directly",
 	// Pages: the plain form (no script) submits through the same store
 	// calls as the responders' API (shared/responding); this traffic only
