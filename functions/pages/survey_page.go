@@ -68,7 +68,7 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		}
 		v := c.Survey.ResponderView(now(), c.Settings, c.Layout, c.Elements, c.Variables)
 		if v.State != survey.StateOpen {
-			writeSurveyMessage(w, r, http.StatusGone, v, textsFor(v.Language).Closed, c.Settings)
+			writeClosedSurvey(w, r, v, c.Settings)
 			return nil
 		}
 		// The responder cookie (contract sections 16 and 17): the
@@ -94,6 +94,7 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		if stepped(v) {
 			p.Initial = newSteps(c, v).shown(nil)
 		}
+		keepHeader(w, v)
 		writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), c.Settings, allow{themeCSS: p.ThemeCSS, connect: uploadsConnect(p)})
 		return nil
 	})

@@ -1,0 +1,136 @@
+package pages
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"surveyservice/shared/survey"
+)
+
+// The page's words for answers that survive (contract section 20), in
+// English; their translations join pageMessages, so that the page's
+// scripts find them in data-messages as they find the API's.
+const (
+	msgSavedOffline      = "Saved on this device. It will be sent when you are back online."
+	msgNeedsConnection   = "This step needs a connection; try again when you are back online."
+	msgResumeExpired     = "The link to continue has expired."
+	msgResumed           = "Your answers so far are filled in."
+	msgContinueLater     = "Continue later"
+	msgContinueElsewhere = "To continue on another device, open this link:"
+)
+
+var offlineMessages = map[string]map[string]string{
+	"fa": {
+		msgSavedOffline:      "روی این دستگاه ذخیره شد. هنگامی که دوباره به اینترنت وصل شوید فرستاده می‌شود.",
+		msgNeedsConnection:   "این مرحله به اتصال اینترنت نیاز دارد؛ وقتی دوباره وصل شدید تلاش کنید.",
+		msgResumeExpired:     "پیوند ادامه منقضی شده است.",
+		msgResumed:           "پاسخ‌هایی که تاکنون داده‌اید بازگردانده شد.",
+		msgContinueLater:     "ادامه در زمانی دیگر",
+		msgContinueElsewhere: "برای ادامه در دستگاهی دیگر، این پیوند را باز کنید:",
+	},
+	"ar": {
+		msgSavedOffline:      "حُفظت على هذا الجهاز. ستُرسل عندما يعود اتصالك بالإنترنت.",
+		msgNeedsConnection:   "تحتاج هذه الخطوة إلى اتصال؛ حاول مرة أخرى عند عودة الاتصال.",
+		msgResumeExpired:     "انتهت صلاحية رابط المتابعة.",
+		msgResumed:           "أُعيدت إجاباتك حتى الآن.",
+		msgContinueLater:     "المتابعة لاحقًا",
+		msgContinueElsewhere: "للمتابعة على جهاز آخر، افتح هذا الرابط:",
+	},
+	"tr": {
+		msgSavedOffline:      "Bu cihaza kaydedildi. Yeniden çevrimiçi olduğunuzda gönderilecek.",
+		msgNeedsConnection:   "Bu adım bir bağlantı gerektirir; yeniden çevrimiçi olduğunuzda tekrar deneyin.",
+		msgResumeExpired:     "Devam etme bağlantısının süresi doldu.",
+		msgResumed:           "Şimdiye kadarki yanıtlarınız geri yüklendi.",
+		msgContinueLater:     "Daha sonra devam et",
+		msgContinueElsewhere: "Başka bir cihazda devam etmek için bu bağlantıyı açın:",
+	},
+}
+
+func init() {
+	for lang, m := range offlineMessages {
+		for en, tr := range m {
+			pageMessages[lang][en] = tr
+		}
+	}
+}
+
+// kiosk reports a survey whose appreciation page sends the next responder
+// back to its start (reload_active): a shared screen keeps nothing of a
+// responder's answers, and its service worker keeps only the assets.
+func kiosk(s survey.ResponderSurvey) bool {
+	a, ok := firstAppreciation(s)
+	return ok && a.ReloadActive
+}
+
+// formData20 are the form's attributes that offline.js reads: the
+// service worker's address, and data-keep="false" on a kiosk survey.
+func formData20(p surveyPage) markup {
+	var d doc
+	d.w(` data-sw="%s"`, text(serviceWorkerPath))
+	if kiosk(p.Survey) {
+		d.w(` data-keep="false"`)
+	}
+	return markup(d.bytes())
+}
+
+// keepHeader tells the service worker not to keep a kiosk survey's page.
+func keepHeader(w http.ResponseWriter, s survey.ResponderSurvey) {
+	if kiosk(s) {
+		w.Header().Set("Survey-Keep", "assets")
+	}
+}
+
+// serviceWorkerPath is where the pages' service worker is served: under
+// /s/, so that its scope may be /s/ without a Service-Worker-Allowed.
+const serviceWorkerPath = "/s/sw.js"
+
+// offlineAssets are the assets the service worker installs with it: what
+// a survey's page loads (the captcha's worker and the demo's pictures
+// are fetched only online).
+var offlineAssets = []string{"app.css", "favicon.svg", "boot.js", "logic.js", "responder.js", "ranking.js", "uploads.js", "offline.js", "app.js"}
+
+// serviceWorker is sw.js with its asset list and cache version written in:
+// a deployment whose assets changed serves other bytes, which browsers
+// install as a new worker.
+var serviceWorker = func() []byte {
+	src, err := web.ReadFile("web/sw.js")
+	if err != nil {
+		panic(err) // embedded: a build error
+	}
+	paths := make([]string, len(offlineAssets))
+	for i, n := range offlineAssets {
+		paths[i] = assetNames[n]
+	}
+	list, _ := json.Marshal(paths)
+	sum := sha256.Sum256(list)
+	body := strings.NewReplacer("%ASSETS%", string(list), "%VERSION%", hex.EncodeToString(sum[:6])).Replace(string(src))
+	return minifyJS([]byte(body))
+}()
+
+// handleServiceWorker serves the service worker: JavaScript, revalidated
+// on every update check, under a policy that lets it fetch its own
+// origin and nothing else.
+func handleServiceWorker() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Type", "text/javascript; charset=utf-8")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("Content-Security-Policy", "default-src 'none'; connect-src 'self'")
+		w.WriteHeader(http.StatusOK)
+		if r.Method != http.MethodHead {
+			_, _ = w.Write(serviceWorker)
+		}
+	})
+}
+
+// writeClosedSurvey is a closed survey's page: it also removes the
+// answers the browser kept for the survey, whose session can no longer
+// respond.
+func writeClosedSurvey(w http.ResponseWriter, r *http.Request, v survey.ResponderSurvey, set survey.Settings) {
+	p := newPage(v.Language, v.Name)
+	p.Message, p.Forget = textsFor(v.Language).Closed, v.URLSlug
+	writeSurveyPage(w, r, http.StatusGone, renderMessage(p), set, allow{})
+}

@@ -1,0 +1,41 @@
+// The hosted page's service worker (contract section 20), /s/sw.js with
+// scope /s/: it keeps the page's own assets (installed with it; their
+// names carry their hashes, so a new deployment is a new worker and a new
+// cache) and the survey pages it showed, so that a page opened once works
+// without a connection. A survey page is fetched from the network first
+// and kept only when it answered 200 without "Survey-Keep: assets" (a
+// kiosk survey's); any other answer removes the kept copy. Nothing else
+// is touched: the API, the owner's routes and other sites go straight to
+// the network. The server writes the asset list and the cache's name.
+var CACHE = "survey-pages-%VERSION%", ASSETS = %ASSETS%;
+
+self.addEventListener("install", function (ev) {
+  ev.waitUntil(caches.open(CACHE).then(function (c) { return c.addAll(ASSETS); }).then(function () { return self.skipWaiting(); }));
+});
+
+self.addEventListener("activate", function (ev) {
+  ev.waitUntil(caches.keys().then(function (names) {
+    return Promise.all(names.filter(function (n) { return n !== CACHE && n.indexOf("survey-pages-") === 0; }).map(function (n) { return caches.delete(n); }));
+  }).then(function () { return self.clients.claim(); }));
+});
+
+self.addEventListener("fetch", function (ev) {
+  var req = ev.request, url = new URL(req.url);
+  if (req.method !== "GET" || url.origin !== self.location.origin) return;
+  if (url.pathname.indexOf("/assets/") === 0) {
+    ev.respondWith(caches.match(req).then(function (hit) { return hit || fetch(req); }));
+    return;
+  }
+  if (req.mode !== "navigate" || !/^\/s\/[^/]+\/$/.test(url.pathname)) return;
+  // A page continued from another device is kept at its address without
+  // the token (the page drops it from the address bar).
+  url.searchParams.delete("resume");
+  var key = url.href;
+  ev.respondWith(fetch(req).then(function (res) {
+    var copy = res.status === 200 && res.headers.get("Survey-Keep") !== "assets" ? res.clone() : null;
+    ev.waitUntil(caches.open(CACHE).then(function (c) { return copy ? c.put(key, copy) : c.delete(key); }));
+    return res;
+  }, function () {
+    return caches.match(key).then(function (hit) { return hit || Response.error(); });
+  }));
+});
