@@ -61,7 +61,9 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 			return nil
 		}
 		sid := c.Survey.ID
-		if r.Method == http.MethodGet && !c.Survey.IsTemplate { // a template's preview counts nothing
+		// A template's preview counts nothing, nor the copy the service
+		// worker keeps of a page already counted (section 20).
+		if r.Method == http.MethodGet && !c.Survey.IsTemplate && r.Header.Get("Survey-Keep") != "page" {
 			if err := st.CountView(ctx, c.Survey.AccountID, c.Survey.FolderID, sid); err != nil {
 				api.Logger(ctx).WarnContext(ctx, "view not counted", slog.Int64("survey", sid), slog.String("error", err.Error()))
 			}

@@ -18,7 +18,14 @@
   var form = document.getElementById("survey");
   if (!form) return;
   var framed = window.parent !== window;
-  if (!framed && navigator.serviceWorker) navigator.serviceWorker.register(form.getAttribute("data-sw"), { scope: "/s/" }).catch(function () {});
+  // The service worker (sw.js): a page it did not serve asks it to keep a
+  // copy.
+  if (!framed && navigator.serviceWorker) {
+    var first = !navigator.serviceWorker.controller;
+    navigator.serviceWorker.register(form.getAttribute("data-sw"), { scope: "/s/" }).then(function () {
+      return navigator.serviceWorker.ready;
+    }).then(function (reg) { if (first && reg.active) reg.active.postMessage(location.href); }).catch(function () {});
+  }
   var slug = form.getAttribute("data-slug"), name = "survey:" + slug;
   var api = "/api/public/surveys/" + encodeURIComponent(slug) + "/";
   var keeping = form.getAttribute("data-keep") !== "false", partial = form.getAttribute("data-partial") === "true";

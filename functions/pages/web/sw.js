@@ -27,15 +27,35 @@ self.addEventListener("fetch", function (ev) {
     return;
   }
   if (req.mode !== "navigate" || !/^\/s\/[^/]+\/$/.test(url.pathname)) return;
-  // A page continued from another device is kept at its address without
-  // the token (the page drops it from the address bar).
-  url.searchParams.delete("resume");
-  var key = url.href;
+  var key = pageKey(url);
   ev.respondWith(fetch(req).then(function (res) {
-    var copy = res.status === 200 && res.headers.get("Survey-Keep") !== "assets" ? res.clone() : null;
-    ev.waitUntil(caches.open(CACHE).then(function (c) { return copy ? c.put(key, copy) : c.delete(key); }));
+    ev.waitUntil(keep(key, res.clone()));
     return res;
   }, function () {
     return caches.match(key).then(function (hit) { return hit || Response.error(); });
   }));
 });
+
+// A page shown before this worker controlled it asks to be kept: it is
+// fetched once more, marked so that the server counts no second view.
+self.addEventListener("message", function (ev) {
+  var url = new URL(String(ev.data), self.location.href);
+  if (url.origin !== self.location.origin || !/^\/s\/[^/]+\/$/.test(url.pathname)) return;
+  var key = pageKey(url);
+  ev.waitUntil(fetch(key, { headers: { "Survey-Keep": "page" }, credentials: "same-origin" }).then(function (res) { return keep(key, res); }, function () {}));
+});
+
+// pageKey is a page's address without a "Continue later" token (the page
+// drops it from the address bar).
+function pageKey(url) {
+  url.searchParams.delete("resume");
+  return url.href;
+}
+
+// keep keeps a survey page's answer: a 200 but a kiosk's; any other
+// answer (closed, gone) removes the kept copy.
+function keep(key, res) {
+  return caches.open(CACHE).then(function (c) {
+    return res.status === 200 && res.headers.get("Survey-Keep") !== "assets" ? c.put(key, res) : c.delete(key);
+  });
+}

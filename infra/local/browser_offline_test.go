@@ -1,0 +1,316 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"surveyservice/internal/testenv"
+	"surveyservice/shared/survey"
+)
+
+// Answers that survive (contract section 20) in Chromium: a reload
+// resumes where the responder was; a submission made offline waits in
+// the browser and is recorded once when the connection is back; a kiosk
+// survey keeps nothing.
+
+// switchedServer is newPagesServer whose network can be cut: while down,
+// every request's connection is closed unanswered, as a lost connection
+// looks to the browser (the tab's network emulation says offline too,
+// for navigator.onLine and the online event).
+type switchedServer struct {
+	pagesServer
+	down *atomic.Bool
+}
+
+func newSwitchedServer(t *testing.T) switchedServer {
+	t.Helper()
+	st := testenv.Store(t)
+	_, key := testenv.NewAccount(t, survey.PlanEnterprise)
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), surveyURL: "http://127.0.0.1", exports: testenv.Exports(t)}))
+	down := new(atomic.Bool)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			if hj, ok := w.(http.Hijacker); ok {
+				if c, _, err := hj.Hijack(); err == nil {
+					_ = c.Close()
+				}
+			}
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return switchedServer{pagesServer: pagesServer{srv: srv, api: apiClient{h: h, key: key}}, down: down}
+}
+
+// online cuts the tab's connection or gives it back.
+func (s switchedServer) online(t *testing.T, ctx context.Context, on bool) {
+	t.Helper()
+	if !on {
+		s.down.Store(true)
+	}
+	if err := chromedp.Run(ctx, network.Enable(), network.EmulateNetworkConditions(!on, 0, -1, -1)); err != nil {
+		t.Fatalf("network emulation: %v", err)
+	}
+	if on {
+		s.down.Store(false)
+	}
+}
+
+// waitJS polls js until it is true (a minute at most: a loaded machine).
+func waitJS(t *testing.T, ctx context.Context, js, what string) {
+	t.Helper()
+	for range 600 {
+		if evalJS[bool](t, ctx, js) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%s never happened (%s)", what, js)
+}
+
+// awaitJS evaluates an async expression.
+func awaitJS[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	var v T
+	if err := chromedp.Run(ctx, chromedp.Evaluate(js, &v, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+// reload reloads the tab, waiting for the page's script.
+func reload(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if err := chromedp.Run(ctx, chromedp.Reload()); err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+	waitJS(t, ctx, `document.documentElement.classList.contains("ready")`, "the page's script after the reload")
+}
+
+// controlled waits for the service worker to control the tab.
+func controlled(t *testing.T, ctx context.Context) {
+	t.Helper()
+	waitJS(t, ctx, `!!navigator.serviceWorker.controller`, "the service worker taking the page")
+}
+
+// kept is what the page keeps for its survey, "" for nothing.
+func kept(t *testing.T, ctx context.Context, slug string) string {
+	t.Helper()
+	return evalJS[string](t, ctx, `localStorage.getItem("survey:`+slug+`") || ""`)
+}
+
+// TestBrowserResumeAfterReload: the every-type survey answered to its
+// sixth page, reloaded: the sixth page is shown with the answers before it
+// filled in (the ranking in its order) and a status that says so; the
+// rest answered, one response holds every answer. A Persian survey
+// resumes the same way; axe finds nothing in the resumed state, en and fa.
+func TestBrowserResumeAfterReload(t *testing.T) {
+	p := newPagesServer(t)
+	sv := p.build(t, surveySpec{Name: "Resume", Language: 4, Elements: everyTypeElements(false, p.srv.URL)})
+	ctx := browser(t, true)
+	open(t, ctx, p, sv.URLSlug)
+	visible(t, ctx, ".page.welcome")
+	tabTo(t, ctx, "next")
+	for i, s := range everyTypeSteps[:5] {
+		waitPage(t, ctx, fmt.Sprint(i))
+		keys(t, ctx, s...)
+		tabTo(t, ctx, "next")
+	}
+	waitPage(t, ctx, "5")
+	session := evalJS[string](t, ctx, `document.getElementById("survey").elements.session.value`)
+	reload(t, ctx)
+	waitPage(t, ctx, "5")
+	if got := evalJS[string](t, ctx, `document.getElementById("survey").elements.session.value`); got != session {
+		t.Errorf("session after the reload %q, want the one started %q", got, session)
+	}
+	if got := evalJS[string](t, ctx, `document.getElementById("kept").textContent`); got != "Your answers so far are filled in." {
+		t.Errorf("resumed status %q", got)
+	}
+	if got := evalJS[string](t, ctx, `document.querySelector("textarea").value`); got != "Ada" {
+		t.Errorf("the text answer after the reload: %q", got)
+	}
+	shot(t, ctx, "resume-en")
+	checkAxe(t, ctx, "en resumed")
+	for i, s := range everyTypeSteps[5:] {
+		waitPage(t, ctx, fmt.Sprint(i+5))
+		keys(t, ctx, s...)
+		if i+5 < len(everyTypeSteps)-1 {
+			tabTo(t, ctx, "next")
+		}
+	}
+	tabTo(t, ctx, "submit")
+	visible(t, ctx, "#thanks")
+	rs := p.responses(t, sv.ID)
+	if len(rs) != 1 {
+		t.Fatalf("%d responses stored, want 1", len(rs))
+	}
+	checkEveryType(t, sv, rs[0].Answers)
+	if k := kept(t, ctx, sv.URLSlug); k != "" {
+		t.Errorf("kept after the response was recorded: %s", k)
+	}
+	// After the response a reload starts afresh.
+	reload(t, ctx)
+	visible(t, ctx, ".page.welcome")
+
+	fa := p.build(t, surveySpec{Name: "ادامه", Language: 1, Elements: everyTypeElements(true, p.srv.URL)})
+	open(t, ctx, p, fa.URLSlug)
+	visible(t, ctx, ".page.welcome")
+	tabTo(t, ctx, "next")
+	waitPage(t, ctx, "0")
+	keys(t, ctx, "آدا")
+	tabTo(t, ctx, "next")
+	waitPage(t, ctx, "1")
+	reload(t, ctx)
+	waitPage(t, ctx, "1")
+	if got := evalJS[string](t, ctx, `document.getElementById("kept").textContent + "|" + document.querySelector("textarea").value`); got != "پاسخ‌هایی که تاکنون داده‌اید بازگردانده شد.|آدا" {
+		t.Errorf("fa resumed: %q", got)
+	}
+	shot(t, ctx, "resume-fa")
+	checkAxe(t, ctx, "fa resumed")
+}
+
+// TestBrowserOfflineSubmission: the page is loaded and its service worker
+// installed; offline, the welcome page's Next says it needs a connection;
+// online again it starts the response; offline, the answer is typed and
+// submitted: the page says it is saved on this device; reloaded offline
+// (the service worker's copy) it says so again; online again it is sent
+// and the thanks shown, one response stored and counted. The same key and
+// body sent once more answer the replay and record nothing. en and fa,
+// with axe in the new states.
+func TestBrowserOfflineSubmission(t *testing.T) {
+	words := map[string][3]string{
+		"en": {"This step needs a connection; try again when you are back online.", "Saved on this device. It will be sent when you are back online.", "written offline"},
+		"fa": {"این مرحله به اتصال اینترنت نیاز دارد؛ وقتی دوباره وصل شدید تلاش کنید.", "روی این دستگاه ذخیره شد. هنگامی که دوباره به اینترنت وصل شوید فرستاده می‌شود.", "آفلاین"},
+	}
+	for _, lang := range []string{"en", "fa"} {
+		t.Run(lang, func(t *testing.T) {
+			s := newSwitchedServer(t)
+			spec := withWelcome("offline "+lang, nil)
+			if lang == "fa" {
+				spec.Language = 1
+			}
+			sv := s.build(t, spec)
+			ctx := browser(t, true)
+			open(t, ctx, s.pagesServer, sv.URLSlug)
+			visible(t, ctx, ".page.welcome")
+			controlled(t, ctx)
+
+			s.online(t, ctx, false)
+			tabTo(t, ctx, "next")
+			visible(t, ctx, "#errors p")
+			if got := evalJS[string](t, ctx, `document.getElementById("errors").textContent`); got != words[lang][0] {
+				t.Errorf("Next offline on the welcome page says %q", got)
+			}
+			checkAxe(t, ctx, lang+" needs a connection")
+			s.online(t, ctx, true)
+			tabTo(t, ctx, "next")
+			waitPage(t, ctx, "0")
+
+			s.online(t, ctx, false)
+			keys(t, ctx, words[lang][2])
+			tabTo(t, ctx, "submit")
+			visible(t, ctx, "#kept")
+			if got := evalJS[string](t, ctx, `document.getElementById("kept").textContent + "|" + document.getElementById("survey").hidden`); got != words[lang][1]+"|true" {
+				t.Errorf("offline submission shows %q", got)
+			}
+			shot(t, ctx, "offline-saved-"+lang)
+			checkAxe(t, ctx, lang+" saved offline")
+
+			reload(t, ctx)
+			visible(t, ctx, "#kept")
+			if got := evalJS[string](t, ctx, `document.getElementById("kept").textContent`); got != words[lang][1] {
+				t.Errorf("reloaded offline, the page shows %q", got)
+			}
+			shot(t, ctx, "offline-reloaded-"+lang)
+			checkAxe(t, ctx, lang+" reloaded offline")
+			waiting := evalJS[map[string]any](t, ctx, `JSON.parse(localStorage.getItem("survey:`+sv.URLSlug+`")).out`)
+			if waiting["key"] == "" || waiting["body"] == "" {
+				t.Fatalf("no submission waits: %v", waiting)
+			}
+			if rs := s.responses(t, sv.ID); len(rs) != 0 {
+				t.Fatalf("%d responses stored while offline", len(rs))
+			}
+
+			s.online(t, ctx, true)
+			visible(t, ctx, "#thanks")
+			shot(t, ctx, "offline-sent-"+lang)
+			if k := kept(t, ctx, sv.URLSlug); k != "" {
+				t.Errorf("kept after the response was recorded: %s", k)
+			}
+			// The waiting submission once more, as a second tab's or a
+			// retry's would be: the replay, nothing recorded.
+			replay := awaitJS[string](t, ctx, fmt.Sprintf(`(async () => { const r = await fetch("/api/public/surveys/%s/responses/", {method: "POST",
+				headers: {"Content-Type": "application/json", "Idempotency-Key": %q}, body: %q});
+				return r.status + " " + r.headers.get("Idempotent-Replayed"); })()`, sv.URLSlug, waiting["key"], waiting["body"]))
+			if replay != "201 true" {
+				t.Errorf("the waiting submission sent again: %s, want 201 true", replay)
+			}
+			rs := s.responses(t, sv.ID)
+			if len(rs) != 1 || rs[0].Answers[fmt.Sprint(elementID(sv, 1))] != words[lang][2] {
+				t.Fatalf("responses %+v, want one with %q", rs, words[lang][2])
+			}
+			testenv.Tally(t)
+			var detail struct {
+				Submitted int `json:"submitted_responses"`
+				Views     int `json:"views"`
+			}
+			if err := s.api.call("GET", fmt.Sprintf("/api/v2/surveys/%d/", sv.ID), nil, &detail); err != nil {
+				t.Fatal(err)
+			}
+			// One view: the service worker's copy of the page counts none.
+			if detail.Submitted != 1 || detail.Views != 1 {
+				t.Errorf("submitted_responses %d, views %d; want 1 and 1", detail.Submitted, detail.Views)
+			}
+		})
+	}
+}
+
+// TestBrowserKioskKeepsNothing: on a reload_active survey the page keeps
+// no answers (a reload starts afresh) and the service worker keeps no
+// copy of its page, only the assets.
+func TestBrowserKioskKeepsNothing(t *testing.T) {
+	p := newPagesServer(t)
+	sv := p.build(t, withWelcome("kiosk keeps nothing", nil))
+	p.patchElement(t, sv.ID, elementID(sv, 2), map[string]any{"reload_active": true, "reload_time": 30})
+	ctx := browser(t, true)
+	open(t, ctx, p, sv.URLSlug)
+	visible(t, ctx, ".page.welcome")
+	controlled(t, ctx)
+	tabTo(t, ctx, "next")
+	waitPage(t, ctx, "0")
+	keys(t, ctx, "shared screen")
+	if k := kept(t, ctx, sv.URLSlug); k != "" {
+		t.Errorf("a kiosk survey keeps %s", k)
+	}
+	reload(t, ctx)
+	visible(t, ctx, ".page.welcome")
+	if got := evalJS[string](t, ctx, `document.querySelector("textarea").value + "|" + document.getElementById("survey").elements.session.value`); got != "|" {
+		t.Errorf("a kiosk survey resumed: %q", got)
+	}
+	cached := awaitJS[[]string](t, ctx, `(async () => { const out = [];
+		for (const n of await caches.keys()) for (const r of await (await caches.open(n)).keys()) out.push(new URL(r.url).pathname);
+		return out; })()`)
+	var assets int
+	for _, path := range cached {
+		if strings.HasPrefix(path, "/s/") {
+			t.Errorf("the service worker keeps the kiosk page %s", path)
+		}
+		if strings.HasPrefix(path, "/assets/") {
+			assets++
+		}
+	}
+	if assets == 0 {
+		t.Errorf("the service worker keeps no asset: %v", cached)
+	}
+}
