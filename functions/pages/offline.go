@@ -66,12 +66,18 @@ func kiosk(s survey.ResponderSurvey) bool {
 }
 
 // formData20 are the form's attributes that offline.js reads: the
-// service worker's address, and data-keep="false" on a kiosk survey.
+// service worker's address, data-keep="false" on a kiosk survey, and
+// data-partial="true" when the survey keeps partial responses (it sends
+// them, and offers "Continue later"; not on a template's preview, which
+// records nothing).
 func formData20(p surveyPage) markup {
 	var d doc
 	d.w(` data-sw="%s"`, text(serviceWorkerPath))
 	if kiosk(p.Survey) {
 		d.w(` data-keep="false"`)
+	}
+	if p.Survey.Settings.PartialResponses && !p.Preview {
+		d.w(` data-partial="true"`)
 	}
 	return markup(d.bytes())
 }

@@ -30,6 +30,8 @@ import (
 type switchedServer struct {
 	pagesServer
 	down *atomic.Bool
+	// puts counts the partial PUTs that reached the service.
+	puts *atomic.Int64
 }
 
 func newSwitchedServer(t *testing.T) switchedServer {
@@ -37,8 +39,11 @@ func newSwitchedServer(t *testing.T) switchedServer {
 	st := testenv.Store(t)
 	_, key := testenv.NewAccount(t, survey.PlanEnterprise)
 	h := serve(routers(st, config{sealer: testenv.Sealer(t), surveyURL: "http://127.0.0.1", exports: testenv.Exports(t)}))
-	down := new(atomic.Bool)
+	down, puts := new(atomic.Bool), new(atomic.Int64)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/partial/") && !down.Load() {
+			puts.Add(1)
+		}
 		if down.Load() {
 			if hj, ok := w.(http.Hijacker); ok {
 				if c, _, err := hj.Hijack(); err == nil {
@@ -50,7 +55,7 @@ func newSwitchedServer(t *testing.T) switchedServer {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	return switchedServer{pagesServer: pagesServer{srv: srv, api: apiClient{h: h, key: key}}, down: down}
+	return switchedServer{pagesServer: pagesServer{srv: srv, api: apiClient{h: h, key: key}}, down: down, puts: puts}
 }
 
 // online cuts the tab's connection or gives it back.
@@ -312,5 +317,113 @@ func TestBrowserKioskKeepsNothing(t *testing.T) {
 	}
 	if assets == 0 {
 		t.Errorf("the service worker keeps no asset: %v", cached)
+	}
+}
+
+// TestBrowserPartialAndContinueLater: with partial_responses the page
+// sends the answers so far when the page changes, one PUT for two quick
+// changes (one every 5 s), which the owner lists; "Continue later" shows
+// a link that opens the response on another device (a browser context of
+// its own) on the page it was left at, answers filled in; submitted
+// there, one response holds both devices' answers. A bad link says, in
+// the survey's language, that it has expired, and starts afresh. axe in
+// the new states, en and fa.
+func TestBrowserPartialAndContinueLater(t *testing.T) {
+	s := newSwitchedServer(t)
+	spec := surveySpec{Name: "partial", Language: 4, Settings: map[string]any{"partial_responses": true}, Elements: []map[string]any{
+		{"type": 1, "title": "Welcome"}, {"type": 2, "title": "First"}, {"type": 2, "title": "Second"}, {"type": 9, "title": "Thanks!"},
+	}}
+	sv := s.build(t, spec)
+	ctx := browser(t, true)
+	open(t, ctx, s.pagesServer, sv.URLSlug)
+	visible(t, ctx, ".page.welcome")
+	if !evalJS[bool](t, ctx, `document.querySelector(".later").hidden`) {
+		t.Errorf("Continue later is offered before the response started")
+	}
+	tabTo(t, ctx, "next")
+	waitPage(t, ctx, "0")
+	keys(t, ctx, "first")
+	tabTo(t, ctx, "next")
+	waitPage(t, ctx, "1")
+	s.waitPuts(t, 1)
+	first := time.Now()
+	// Two quick page changes: one more PUT, once 5 s have passed.
+	evalJS[bool](t, ctx, `document.getElementById("prev").click(), document.getElementById("next").click(), true`)
+	waitPage(t, ctx, "1")
+	if n := s.puts.Load(); n != 1 && time.Since(first) < 4*time.Second {
+		t.Errorf("%d PUTs within 5 s of the first", n)
+	}
+	s.waitPuts(t, 2)
+	var partials struct {
+		Count   int `json:"count"`
+		Results []struct {
+			Answers  map[string]any `json:"answers"`
+			LastPage int            `json:"last_page"`
+		} `json:"results"`
+	}
+	if err := s.api.call("GET", fmt.Sprintf("/api/surveys/%d/responses/?status=partial", sv.ID), nil, &partials); err != nil {
+		t.Fatal(err)
+	}
+	if len(partials.Results) != 1 || partials.Results[0].LastPage != 1 || partials.Results[0].Answers[fmt.Sprint(elementID(sv, 1))] != "first" {
+		t.Errorf("the owner's partials: %+v", partials)
+	}
+
+	evalJS[bool](t, ctx, `document.querySelector(".later button").click(), true`)
+	visible(t, ctx, "#resume-link")
+	link := evalJS[string](t, ctx, `document.getElementById("resume-link").href`)
+	if !strings.HasPrefix(link, s.srv.URL+"/s/"+sv.URLSlug+"/?resume=") {
+		t.Fatalf("Continue later shows %q", link)
+	}
+	shot(t, ctx, "continue-later")
+	checkAxe(t, ctx, "en continue later")
+
+	// Another device: a browser context of its own (no cookie, no storage).
+	other, cancel := chromedp.NewContext(sharedBrowser(t), chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	if err := chromedp.Run(other, chromedp.Navigate(link)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, other, `document.documentElement.classList.contains("ready")`, "the page's script")
+	waitPage(t, other, "1")
+	if got := evalJS[string](t, other, `document.getElementById("a`+fmt.Sprint(elementID(sv, 1))+`").value + "|" + location.search`); got != "first|" {
+		t.Errorf("continued on another device: %q, want the first answer and no token in the address", got)
+	}
+	checkAxe(t, other, "en continued")
+	keys(t, other, "second")
+	tabTo(t, other, "submit")
+	visible(t, other, "#thanks")
+	rs := s.responses(t, sv.ID)
+	if len(rs) != 1 || rs[0].Answers[fmt.Sprint(elementID(sv, 1))] != "first" || rs[0].Answers[fmt.Sprint(elementID(sv, 2))] != "second" {
+		t.Fatalf("responses %+v, want one with first and second", rs)
+	}
+
+	for _, c := range []struct{ lang, want string }{{"en", "The link to continue has expired."}, {"fa", "پیوند ادامه منقضی شده است."}} {
+		target := sv
+		if c.lang == "fa" {
+			fa := spec
+			fa.Language = 1
+			target = s.build(t, fa)
+		}
+		if err := chromedp.Run(ctx, chromedp.Navigate(s.srv.URL+"/s/"+target.URLSlug+"/?resume=not-a-token")); err != nil {
+			t.Fatal(err)
+		}
+		visible(t, ctx, "#kept")
+		visible(t, ctx, ".page.welcome")
+		if got := evalJS[string](t, ctx, `document.getElementById("kept").textContent`); got != c.want {
+			t.Errorf("%s: a bad link says %q", c.lang, got)
+		}
+		shot(t, ctx, "resume-expired-"+c.lang)
+		checkAxe(t, ctx, c.lang+" link expired")
+	}
+}
+
+// waitPuts waits (a minute at most) for n partial PUTs, and fails on more.
+func (s switchedServer) waitPuts(t *testing.T, n int64) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); s.puts.Load() < n && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := s.puts.Load(); got != n {
+		t.Fatalf("%d partial PUTs, want %d", got, n)
 	}
 }

@@ -40,7 +40,7 @@
     state.files = {};
     Array.prototype.forEach.call(form.querySelectorAll(".q.file[data-upload]"), function (q) {
       var id = q.getAttribute("data-id");
-      state.files[id] = names[id] || (state.files0 || {})[id] || "";
+      state.files[id] = names[id] || "";
     });
     try { localStorage.setItem(name, JSON.stringify(state)); } catch (e) { /* full or refused: not kept */ }
   }
@@ -100,7 +100,7 @@
       if (!k || !k.session) return Promise.resolve(null);
       var d = parseInt(form.getAttribute("data-duration"), 10) || 0;
       if (d && Date.now() > Date.parse(k.started_at) + d * 1000 + 30000) { forget(); return Promise.resolve(null); }
-      state = k; state.files0 = k.files; resumed = true;
+      state = k; resumed = true;
       return Promise.resolve(k);
     }
     var u = new URL(location.href);
@@ -182,26 +182,31 @@
   }
   function qpage() { return Array.prototype.indexOf.call(form.querySelectorAll(".page.questions"), form.querySelectorAll(".page")[at]); }
 
+  // "Continue later" (not on a kiosk's shared screen): the link of the
+  // last PUT's token, after one more PUT when the answers changed since.
   var cont = null;
-  if (partial) {
+  if (partial && keeping) {
     cont = document.createElement("div");
     cont.className = "later"; cont.hidden = true;
     cont.innerHTML = '<button type="button" class="prev"></button><p role="status"></p>';
-    var b = cont.firstChild, p = cont.lastChild;
-    b.textContent = tr("Continue later");
-    var nav = form.querySelector(".nav");
+    var button = cont.firstChild, line = cont.lastChild, nav = form.querySelector(".nav");
+    button.textContent = tr("Continue later");
     nav.parentNode.insertBefore(cont, nav.nextSibling);
     form.addEventListener("input", function () { dirty = true; });
     form.addEventListener("change", function () { dirty = true; });
-    b.addEventListener("click", function () {
-      var ready = !dirty && token ? Promise.resolve() : (waiting ? (clearTimeout(waiting), put()) : (putting || Promise.resolve()).then(function () { return dirty || !token ? put() : null; }));
-      ready.then(function () {
-        p.textContent = "";
-        if (!token) { p.textContent = tr(navigator.onLine === false ? "This step needs a connection; try again when you are back online." : "The network failed; try again."); return; }
+    button.addEventListener("click", function () {
+      clearTimeout(waiting); waiting = 0;
+      (putting || Promise.resolve()).then(function () {
+        if (token && !dirty) return;
+        var wait = last + 5000 - Date.now();
+        return wait > 0 ? new Promise(function (r) { setTimeout(r, wait); }).then(put) : put();
+      }).then(function () {
+        line.textContent = "";
+        if (!token) { line.textContent = tr(navigator.onLine === false ? "This step needs a connection; try again when you are back online." : "The network failed; try again."); return; }
         var url = location.origin + "/s/" + slug + "/?resume=" + encodeURIComponent(token), a = document.createElement("a");
-        a.href = url; a.textContent = url; a.dir = "ltr";
-        p.appendChild(document.createTextNode(tr("To continue on another device, open this link:") + " "));
-        p.appendChild(a);
+        a.href = url; a.textContent = url; a.dir = "ltr"; a.id = "resume-link";
+        line.appendChild(document.createTextNode(tr("To continue on another device, open this link:") + " "));
+        line.appendChild(a);
       });
     });
   }
@@ -225,6 +230,7 @@
       at = i;
       if (!state) return;
       if (moved && resumed) { resumed = false; say(""); }
+      if (moved) dirty = true;
       state.page = i;
       save();
       if (cont) cont.hidden = !state.session || qpage() < 0;
