@@ -117,8 +117,7 @@
         state = { session: b.session, started_at: b.started_at, orders: b.choice_orders, key: form.elements.idempotency_key.value, answers: answers,
           page: Math.max(0, Array.prototype.indexOf.call(form.querySelectorAll(".page"), qs[b.page] || qs[0])) };
         resumed = true;
-        save();
-        return state;
+        return state; // kept once filled in (the page shown saves it)
       }, function (r) {
         say(r && r.status ? "The link to continue has expired." : "This step needs a connection; try again when you are back online.");
         return null;
