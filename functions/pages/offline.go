@@ -3,8 +3,8 @@ package pages
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
+	"sort"
 	"strings"
 
 	"surveyservice/shared/survey"
@@ -93,28 +93,27 @@ func keepHeader(w http.ResponseWriter, s survey.ResponderSurvey) {
 // /s/, so that its scope may be /s/ without a Service-Worker-Allowed.
 const serviceWorkerPath = "/s/sw.js"
 
-// offlineAssets are the assets the service worker installs with it: what
-// a survey's page loads (the captcha's worker and the demo's pictures
-// are fetched only online).
-var offlineAssets = []string{"app.css", "favicon.svg", "boot.js", "logic.js", "responder.js", "ranking.js", "uploads.js", "offline.js", "app.js"}
-
-// serviceWorker is sw.js with its asset list and cache version written in:
-// a deployment whose assets changed serves other bytes, which browsers
-// install as a new worker.
+// serviceWorker is sw.js with its cache's name written in, a hash of
+// every asset's hashed name: a deployment whose assets changed serves
+// other bytes, which browsers install as a new worker.
 var serviceWorker = func() []byte {
 	src, err := web.ReadFile("web/sw.js")
 	if err != nil {
 		panic(err) // embedded: a build error
 	}
-	paths := make([]string, len(offlineAssets))
-	for i, n := range offlineAssets {
-		paths[i] = assetNames[n]
-	}
-	list, _ := json.Marshal(paths)
-	sum := sha256.Sum256(list)
-	body := strings.NewReplacer("%ASSETS%", string(list), "%VERSION%", hex.EncodeToString(sum[:6])).Replace(string(src))
-	return minifyJS([]byte(body))
+	return minifyJS([]byte(strings.ReplaceAll(string(src), "%VERSION%", assetsVersion())))
 }()
+
+// assetsVersion is a hash of the assets' hashed names.
+func assetsVersion() string {
+	names := make([]string, 0, len(assetNames))
+	for _, path := range assetNames {
+		names = append(names, path)
+	}
+	sort.Strings(names)
+	sum := sha256.Sum256([]byte(strings.Join(names, "\n")))
+	return hex.EncodeToString(sum[:6])
+}
 
 // handleServiceWorker serves the service worker: JavaScript, revalidated
 // on every update check, under a policy that lets it fetch its own

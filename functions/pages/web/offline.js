@@ -19,12 +19,15 @@
   if (!form) return;
   var framed = window.parent !== window;
   // The service worker (sw.js): a page it did not serve asks it to keep a
-  // copy.
+  // copy, and the assets it loaded.
   if (!framed && navigator.serviceWorker) {
     var first = !navigator.serviceWorker.controller;
     navigator.serviceWorker.register(form.getAttribute("data-sw"), { scope: "/s/" }).then(function () {
       return navigator.serviceWorker.ready;
-    }).then(function (reg) { if (first && reg.active) reg.active.postMessage(location.href); }).catch(function () {});
+    }).then(function (reg) {
+      var assets = Array.prototype.map.call(document.querySelectorAll("script[src],link[rel=stylesheet],link[rel=icon]"), function (e) { return e.src || e.href; });
+      if (first && reg.active) reg.active.postMessage({ page: location.href, assets: assets });
+    }).catch(function () {});
   }
   var slug = form.getAttribute("data-slug"), name = "survey:" + slug;
   var api = "/api/public/surveys/" + encodeURIComponent(slug) + "/";
