@@ -260,7 +260,8 @@ func renderSurvey(p surveyPage) []byte {
 	if hasFileQuestion(p) {
 		d.w("<script src=\"%s\"></script>\n", text(assetNames["uploads.js"]))
 	}
-	d.w("<script src=\"%s\"></script>\n<script src=\"%s\"></script>\n", text(assetNames["offline.js"]), text(assetNames["app.js"]))
+	d.offlineScripts(p)
+	d.w("<script src=\"%s\"></script>\n", text(assetNames["app.js"]))
 	d.foot()
 	return d.bytes()
 }

@@ -15,7 +15,7 @@ import (
 // scripts find them in data-messages as they find the API's.
 const (
 	msgSavedOffline      = "Saved on this device. It will be sent when you are back online."
-	msgNeedsConnection   = "This step needs a connection; try again when you are back online."
+	msgNeedsConnection   = "This step needs a connection."
 	msgResumeExpired     = "The link to continue has expired."
 	msgResumed           = "Your answers so far are filled in."
 	msgContinueLater     = "Continue later"
@@ -25,7 +25,7 @@ const (
 var offlineMessages = map[string]map[string]string{
 	"fa": {
 		msgSavedOffline:      "روی این دستگاه ذخیره شد. هنگامی که دوباره به اینترنت وصل شوید فرستاده می‌شود.",
-		msgNeedsConnection:   "این مرحله به اتصال اینترنت نیاز دارد؛ وقتی دوباره وصل شدید تلاش کنید.",
+		msgNeedsConnection:   "این مرحله به اتصال اینترنت نیاز دارد.",
 		msgResumeExpired:     "پیوند ادامه منقضی شده است.",
 		msgResumed:           "پاسخ‌هایی که تاکنون داده‌اید بازگردانده شد.",
 		msgContinueLater:     "ادامه در زمانی دیگر",
@@ -33,7 +33,7 @@ var offlineMessages = map[string]map[string]string{
 	},
 	"ar": {
 		msgSavedOffline:      "حُفظت على هذا الجهاز. ستُرسل عندما يعود اتصالك بالإنترنت.",
-		msgNeedsConnection:   "تحتاج هذه الخطوة إلى اتصال؛ حاول مرة أخرى عند عودة الاتصال.",
+		msgNeedsConnection:   "تحتاج هذه الخطوة إلى اتصال بالإنترنت.",
 		msgResumeExpired:     "انتهت صلاحية رابط المتابعة.",
 		msgResumed:           "أُعيدت إجاباتك حتى الآن.",
 		msgContinueLater:     "المتابعة لاحقًا",
@@ -41,7 +41,7 @@ var offlineMessages = map[string]map[string]string{
 	},
 	"tr": {
 		msgSavedOffline:      "Bu cihaza kaydedildi. Yeniden çevrimiçi olduğunuzda gönderilecek.",
-		msgNeedsConnection:   "Bu adım bir bağlantı gerektirir; yeniden çevrimiçi olduğunuzda tekrar deneyin.",
+		msgNeedsConnection:   "Bu adım bir bağlantı gerektirir.",
 		msgResumeExpired:     "Devam etme bağlantısının süresi doldu.",
 		msgResumed:           "Şimdiye kadarki yanıtlarınız geri yüklendi.",
 		msgContinueLater:     "Daha sonra devam et",
@@ -65,21 +65,23 @@ func kiosk(s survey.ResponderSurvey) bool {
 	return ok && a.ReloadActive
 }
 
-// formData20 are the form's attributes that offline.js reads: the
-// service worker's address, data-keep="false" on a kiosk survey, and
-// data-partial="true" when the survey keeps partial responses (it sends
-// them, and offers "Continue later"; not on a template's preview, which
-// records nothing).
+// formData20 is the form's attribute that offline.js reads:
+// data-keep="false" on a kiosk survey.
 func formData20(p surveyPage) markup {
-	var d doc
-	d.w(` data-sw="%s"`, text(serviceWorkerPath))
 	if kiosk(p.Survey) {
-		d.w(` data-keep="false"`)
+		return ` data-keep="false"`
 	}
+	return ""
+}
+
+// offlineScripts loads offline.js, and partial.js when the survey keeps
+// partial responses (not on a template's preview, which records nothing):
+// before app.js, which calls them.
+func (d *doc) offlineScripts(p surveyPage) {
+	d.w("<script src=\"%s\"></script>\n", text(assetNames["offline.js"]))
 	if p.Survey.Settings.PartialResponses && !p.Preview {
-		d.w(` data-partial="true"`)
+		d.w("<script src=\"%s\"></script>\n", text(assetNames["partial.js"]))
 	}
-	return markup(d.bytes())
 }
 
 // keepHeader tells the service worker not to keep a kiosk survey's page.
@@ -89,8 +91,9 @@ func keepHeader(w http.ResponseWriter, s survey.ResponderSurvey) {
 	}
 }
 
-// serviceWorkerPath is where the pages' service worker is served: under
-// /s/, so that its scope may be /s/ without a Service-Worker-Allowed.
+// serviceWorkerPath is where the pages' service worker is served (and
+// offline.js registers it): under /s/, so that its scope may be /s/
+// without a Service-Worker-Allowed.
 const serviceWorkerPath = "/s/sw.js"
 
 // serviceWorker is sw.js with its cache's name written in, a hash of
@@ -120,14 +123,7 @@ func assetsVersion() string {
 // origin and nothing else.
 func handleServiceWorker() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Type", "text/javascript; charset=utf-8")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("Content-Security-Policy", "default-src 'none'; connect-src 'self'")
-		w.WriteHeader(http.StatusOK)
-		if r.Method != http.MethodHead {
-			_, _ = w.Write(serviceWorker)
-		}
+		writeFile(w, r, "text/javascript; charset=utf-8", "no-cache", "default-src 'none'; connect-src 'self'", serviceWorker)
 	})
 }
 

@@ -196,8 +196,8 @@ func TestBrowserResumeAfterReload(t *testing.T) {
 // with axe in the new states.
 func TestBrowserOfflineSubmission(t *testing.T) {
 	words := map[string][3]string{
-		"en": {"This step needs a connection; try again when you are back online.", "Saved on this device. It will be sent when you are back online.", "written offline"},
-		"fa": {"این مرحله به اتصال اینترنت نیاز دارد؛ وقتی دوباره وصل شدید تلاش کنید.", "روی این دستگاه ذخیره شد. هنگامی که دوباره به اینترنت وصل شوید فرستاده می‌شود.", "آفلاین"},
+		"en": {"This step needs a connection.", "Saved on this device. It will be sent when you are back online.", "written offline"},
+		"fa": {"این مرحله به اتصال اینترنت نیاز دارد.", "روی این دستگاه ذخیره شد. هنگامی که دوباره به اینترنت وصل شوید فرستاده می‌شود.", "آفلاین"},
 	}
 	for _, lang := range []string{"en", "fa"} {
 		t.Run(lang, func(t *testing.T) {

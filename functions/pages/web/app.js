@@ -51,8 +51,8 @@
   var extras = window.surveyExtras || { session: none, submission: none, submitted: function () {} };
   // Answers kept in the browser and submissions that wait for a
   // connection (contract section 20, offline.js).
-  var keep = window.surveyKeep || null;
-  if (keep) keep.attach({ answers: answers, variables: variables });
+  var keep = window.surveyKeep;
+  if (keep) keep.attach({ answers: answers, variables: variables, call: call });
   // Display rules, per-question timers and choice orders (logic_page.js).
   var logic = window.SurveyPageLogic ? window.SurveyPageLogic(form, answers) : null;
   function step(i, dir) { return logic ? logic.step(pages, i, dir) : i + dir; }
@@ -92,7 +92,7 @@
   // netFail: a request found no connection; a step that needs the server
   // says so while the browser is offline.
   function netFail() {
-    fail([tr(navigator.onLine === false ? "This step needs a connection; try again when you are back online." : "The network failed; try again.")]);
+    fail([tr(keep && navigator.onLine === false ? keep.offline : "The network failed; try again.")]);
   }
 
   // messages are an error body's messages, an answer's prefixed with its
@@ -287,7 +287,7 @@
         var edit = extras.edit ? extras.edit() : null;
         if (edit) return call(edit.path, body, {}, "PUT");
         var key = field("idempotency_key").value;
-        return keep ? keep.submit("responses/", body, key) : call("responses/", body, { "Idempotency-Key": key });
+        return keep ? keep.submit(body, key) : call("responses/", body, { "Idempotency-Key": key });
       }).then(done);
     }).catch(netFail).then(idle);
   });
@@ -321,12 +321,10 @@
     field("session").value = k.session;
     if (k.key) field("idempotency_key").value = k.key;
     if (logic) logic.order(k.orders);
-    if (window.surveyRanking) window.surveyRanking.renumber();
     keep.fill(k);
     if (logic) logic.refresh();
     startCountdown(k.started_at);
     show(Math.min(k.page || 0, pages.length - 1));
-    keep.resumed();
     if (keep.waiting()) { busy = true; submit.disabled = true; keep.deliver().then(done).then(idle); }
   }
 

@@ -8,65 +8,55 @@
 // touched: the API, the owner's routes and other sites go straight to the
 // network. The server writes the cache's name, a hash of every asset's
 // name: a deployment with other assets is a new worker, which drops the
-// old cache.
-var CACHE = "survey-pages-%VERSION%";
+// old cache (the worker's scope, /s/, is this service's alone).
+var CACHE = "survey-pages-%VERSION%", survey = /^\/s\/[^/]+\/$/;
 
-self.addEventListener("install", function () { self.skipWaiting(); });
-
-self.addEventListener("activate", function (ev) {
+addEventListener("activate", function (ev) {
   ev.waitUntil(caches.keys().then(function (names) {
-    return Promise.all(names.filter(function (n) { return n !== CACHE && n.indexOf("survey-pages-") === 0; }).map(function (n) { return caches.delete(n); }));
-  }).then(function () { return self.clients.claim(); }));
+    return Promise.all(names.map(function (n) { return n !== CACHE && caches.delete(n); }));
+  }).then(function () { return clients.claim(); }));
 });
 
-self.addEventListener("fetch", function (ev) {
+// keep keeps a survey page's answer (res) under its address without a
+// "Continue later" token (the page drops it from the address bar): a 200
+// but a kiosk's; any other answer (closed, gone) removes the copy.
+function keep(url, res) {
+  url.searchParams.delete("resume");
+  return caches.open(CACHE).then(function (c) {
+    return res.status === 200 && res.headers.get("Survey-Keep") !== "assets" ? c.put(url.href, res) : c.delete(url.href);
+  });
+}
+
+addEventListener("fetch", function (ev) {
   var req = ev.request, url = new URL(req.url);
-  if (req.method !== "GET" || url.origin !== self.location.origin) return;
-  if (url.pathname.indexOf("/assets/") === 0) {
+  if (req.method !== "GET" || url.origin !== location.origin) return;
+  if (!url.pathname.indexOf("/assets/")) {
     ev.respondWith(caches.match(req).then(function (hit) {
       return hit || fetch(req).then(function (res) {
         var copy = res.clone();
-        if (res.status === 200) ev.waitUntil(caches.open(CACHE).then(function (c) { return c.put(req, copy); }));
+        if (res.ok) ev.waitUntil(caches.open(CACHE).then(function (c) { return c.put(req, copy); }));
         return res;
       });
     }));
-    return;
+  } else if (req.mode === "navigate" && survey.test(url.pathname)) {
+    ev.respondWith(fetch(req).then(function (res) {
+      ev.waitUntil(keep(url, res.clone()));
+      return res;
+    }, function () {
+      url.searchParams.delete("resume");
+      return caches.match(url.href).then(function (hit) { return hit || Response.error(); });
+    }));
   }
-  if (req.mode !== "navigate" || !/^\/s\/[^/]+\/$/.test(url.pathname)) return;
-  var key = pageKey(url);
-  ev.respondWith(fetch(req).then(function (res) {
-    ev.waitUntil(keep(key, res.clone()));
-    return res;
-  }, function () {
-    return caches.match(key).then(function (hit) { return hit || Response.error(); });
-  }));
 });
 
-// A page shown before this worker controlled it asks to be kept, with
-// its assets (which the browser's HTTP cache holds: it loaded them): the
-// page is fetched once more, marked so that the server counts no second
-// view.
-self.addEventListener("message", function (ev) {
-  var m = ev.data || {}, url = new URL(String(m.page), self.location.href);
-  if (url.origin !== self.location.origin || !/^\/s\/[^/]+\/$/.test(url.pathname)) return;
-  var key = pageKey(url), assets = [].concat(m.assets || []).filter(function (a) { return new URL(a, self.location.href).pathname.indexOf("/assets/") === 0; });
+// A page shown before this worker controlled it asks to be kept, with the
+// assets it loaded (the browser's HTTP cache holds them): the page is
+// fetched once more, marked so that the server counts no second view.
+addEventListener("message", function (ev) {
+  var url = new URL(ev.data.page);
+  if (url.origin !== location.origin || !survey.test(url.pathname)) return;
   ev.waitUntil(Promise.all([
-    caches.open(CACHE).then(function (c) { return c.addAll(assets); }),
-    fetch(key, { headers: { "Survey-Keep": "page" }, credentials: "same-origin" }).then(function (res) { return keep(key, res); })
+    caches.open(CACHE).then(function (c) { return c.addAll(ev.data.assets); }),
+    fetch(url.href, { headers: { "Survey-Keep": "page" } }).then(function (res) { return keep(url, res); })
   ]).catch(function () {}));
 });
-
-// pageKey is a page's address without a "Continue later" token (the page
-// drops it from the address bar).
-function pageKey(url) {
-  url.searchParams.delete("resume");
-  return url.href;
-}
-
-// keep keeps a survey page's answer: a 200 but a kiosk's; any other
-// answer (closed, gone) removes the kept copy.
-function keep(key, res) {
-  return caches.open(CACHE).then(function (c) {
-    return res.status === 200 && res.headers.get("Survey-Keep") !== "assets" ? c.put(key, res) : c.delete(key);
-  });
-}
