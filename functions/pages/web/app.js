@@ -299,7 +299,7 @@
     // saved; 200 with edited_at: an edit.
     if (r.status === 201 || r.status === 200 && (r.body.preview || r.body.edited_at)) {
       clearInterval(ticking); if (logic) { logic.stop(); logic.sheet(r.body, thanks); }
-      form.hidden = true; timer.hidden = true; thanks.hidden = false; focusOn(thanks);
+      form.hidden = timer.hidden = timeup.hidden = true; thanks.hidden = false; focusOn(thanks);
       tell({ type: "survey:submitted" });
       extras.submitted(r.body);
       return;

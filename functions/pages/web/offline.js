@@ -108,13 +108,13 @@
   // or an outage gives the form back with them.
   function deliver() {
     return delivering = delivering || new Promise(function (resolve) {
-      var timer = 0;
+      var timer = 0, out = state.out;
       function send() {
         clearTimeout(timer);
-        hooks.call("responses/", state.out.body, { "Idempotency-Key": state.out.key }).then(function (r) {
+        hooks.call("responses/", out.body, { "Idempotency-Key": out.key }).then(function (r) {
           removeEventListener("online", send);
           say(""); form.hidden = false; delivering = null;
-          if (r.status < 300 || r.status === 409 || r.status === 410 || r.body.session) forget();
+          if (r.status < 300 || r.status === 409 || r.status === 410 || r.body.session || !state) forget();
           else { delete state.out; save(); }
           resolve(r);
         }, function () {
@@ -159,8 +159,9 @@
     // waiting: a submission waits for a connection.
     waiting: function () { return !!(state && state.out); },
     deliver: deliver,
-    // end: the session is over (the time to respond ran out).
-    end: forget,
+    // end: the countdown ran out; a submission that waits is still sent
+    // (the server judges its time when it arrives).
+    end: function () { if (!(state && state.out)) forget(); },
     offline: offline
   };
 })();
