@@ -35,6 +35,10 @@ const PartialNotifyEvery = time.Minute
 // partial: the partial's id (of the responses' id space).
 const AttrPartialID = "partial_id"
 
+// AttrPartialCount is the survey item's count of partials, added by the
+// tally from the stream (tally.go): the detail's partial_responses_count.
+const AttrPartialCount = "partial_responses_count"
+
 // PartialsKey is GSI1PK of a survey's partials.
 func PartialsKey(sid int64) string { return "PARTIALS#" + pad(sid) }
 
@@ -277,4 +281,15 @@ func (s *Store) PartialsPage(ctx context.Context, sid int64, q PartialQuery) (Pa
 		page.Partials = append(page.Partials, p)
 	}
 	return page, nil
+}
+
+// View is the partial as its owner sees it (contract section 20): the
+// answers as a response's, no submitted_at, code, spam, responder or
+// location; its duration runs to its last change.
+func (p Partial) View() survey.PartialView {
+	v := survey.Response{ID: p.ID, SurveyID: p.SurveyID, StartedAt: p.StartedAt, SubmittedAt: p.UpdatedAt, Answers: p.Answers, Variables: p.Variables}.View()
+	return survey.PartialView{
+		ID: p.ID, Answers: v.Answers, Variables: v.Variables, LastPage: p.LastPage,
+		StartedAt: v.StartedAt, UpdatedAt: v.SubmittedAt, DurationSeconds: v.DurationSeconds,
+	}
 }
