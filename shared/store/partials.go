@@ -87,6 +87,9 @@ type partialItem struct {
 	Notified   string `dynamo:"notified_at"`
 	ExpiresAt  int64  `dynamo:"expires_at"`
 	ResponseID int64  `dynamo:"response_id,omitempty"`
+	// Notify marks the write that is the session's first in
+	// PartialNotifyEvery: the stream's response.partial (functions/dispatch).
+	Notify bool `dynamo:"notify,omitempty"`
 }
 
 func (it partialItem) partial() (Partial, error) {
@@ -178,7 +181,7 @@ func (s *Store) SavePartial(ctx context.Context, w PartialWrite) (p Partial, not
 			GSI1PK: PartialsKey(sid), GSI1SK: PartialsSK(now, id),
 			ID: id, SurveyID: sid, Answers: string(answers), Variables: string(variables), LastPage: w.Page,
 			Started: w.StartedAt.UTC().Format(survey.TimestampLayout), Updated: now.Format(survey.TimestampLayout),
-			Notified: notified, ExpiresAt: now.Add(PartialTTL).Unix(),
+			Notified: notified, ExpiresAt: now.Add(PartialTTL).Unix(), Notify: notify,
 		}
 		put := s.table.Put(it)
 		if found {
