@@ -2,11 +2,15 @@ package responders_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/guregu/dynamo/v2"
 
 	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
@@ -193,4 +197,38 @@ func TestPartialReplacedByResponse(t *testing.T) {
 	send(t, f.h, "POST", resumePath(slug), mustJSON(t, map[string]any{"token": token}), "Content-Type", "application/json").
 		is(t, 400, `{"token":["This link to continue has expired."]}`)
 	f.wantStored(t, "one response across devices", sid, 1)
+}
+
+// TestPartialNotifyOncePerMinute: the session's first PUT in a minute is
+// marked for response.partial (its item's notify), the others are not; the
+// gate is the session's own item.
+func TestPartialNotifyOncePerMinute(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	slug, sid, _, _ := f.partialSurvey(t, nil)
+	sess := f.session(t, slug, nil)
+	sum := sha256.Sum256([]byte(sess))
+	h := hex.EncodeToString(sum[:])
+	marked := func() bool {
+		var it struct {
+			Notify bool `dynamo:"notify"`
+		}
+		if err := f.db().Table(f.st.TableName()).Get(store.AttrPK, store.SessionPK(sid, h)).Range(store.AttrSK, dynamo.Equal, store.SessionSK(h)).
+			Consistent(true).One(context.Background(), &it); err != nil {
+			t.Fatal(err)
+		}
+		return it.Notify
+	}
+	for i, step := range []struct {
+		advance time.Duration
+		want    bool
+	}{{0, true}, {5 * time.Second, false}, {30 * time.Second, false}, {30 * time.Second, true}, {time.Second, false}} {
+		f.advance(step.advance)
+		if r := f.putPartial(t, slug, map[string]any{"session": sess, "page": 0}); r.code != 204 {
+			t.Fatalf("PUT %d: %d %s", i, r.code, r.body)
+		}
+		if got := marked(); got != step.want {
+			t.Errorf("PUT %d marked %v, want %v", i, got, step.want)
+		}
+	}
 }

@@ -35,6 +35,10 @@ const PartialNotifyEvery = time.Minute
 // partial: the partial's id (of the responses' id space).
 const AttrPartialID = "partial_id"
 
+// AttrPartialCount is the survey item's count of partials, added by the
+// tally from the stream (tally.go): the detail's partial_responses_count.
+const AttrPartialCount = "partial_responses_count"
+
 // PartialsKey is GSI1PK of a survey's partials.
 func PartialsKey(sid int64) string { return "PARTIALS#" + pad(sid) }
 
@@ -83,6 +87,9 @@ type partialItem struct {
 	Notified   string `dynamo:"notified_at"`
 	ExpiresAt  int64  `dynamo:"expires_at"`
 	ResponseID int64  `dynamo:"response_id,omitempty"`
+	// Notify marks the write that is the session's first in
+	// PartialNotifyEvery: the stream's response.partial (functions/dispatch).
+	Notify bool `dynamo:"notify,omitempty"`
 }
 
 func (it partialItem) partial() (Partial, error) {
@@ -174,7 +181,7 @@ func (s *Store) SavePartial(ctx context.Context, w PartialWrite) (p Partial, not
 			GSI1PK: PartialsKey(sid), GSI1SK: PartialsSK(now, id),
 			ID: id, SurveyID: sid, Answers: string(answers), Variables: string(variables), LastPage: w.Page,
 			Started: w.StartedAt.UTC().Format(survey.TimestampLayout), Updated: now.Format(survey.TimestampLayout),
-			Notified: notified, ExpiresAt: now.Add(PartialTTL).Unix(),
+			Notified: notified, ExpiresAt: now.Add(PartialTTL).Unix(), Notify: notify,
 		}
 		put := s.table.Put(it)
 		if found {
@@ -277,4 +284,15 @@ func (s *Store) PartialsPage(ctx context.Context, sid int64, q PartialQuery) (Pa
 		page.Partials = append(page.Partials, p)
 	}
 	return page, nil
+}
+
+// View is the partial as its owner sees it (contract section 20): the
+// answers as a response's, no submitted_at, code, spam, responder or
+// location; its duration runs to its last change.
+func (p Partial) View() survey.PartialView {
+	v := survey.Response{ID: p.ID, SurveyID: p.SurveyID, StartedAt: p.StartedAt, SubmittedAt: p.UpdatedAt, Answers: p.Answers, Variables: p.Variables}.View()
+	return survey.PartialView{
+		ID: p.ID, Answers: v.Answers, Variables: v.Variables, LastPage: p.LastPage,
+		StartedAt: v.StartedAt, UpdatedAt: v.SubmittedAt, DurationSeconds: v.DurationSeconds,
+	}
 }
