@@ -324,7 +324,7 @@ func TestBrowserKioskKeepsNothing(t *testing.T) {
 
 // TestBrowserPartialAndContinueLater: with partial_responses the page
 // sends the answers so far when the page changes, one PUT for two quick
-// changes (one every 5 s); "Continue later" shows
+// changes (one every 5 s), which the owner lists; "Continue later" shows
 // a link that opens the response on another device (a browser context of
 // its own) on the page it was left at, answers filled in; submitted
 // there, one response holds both devices' answers. A bad link says, in
@@ -356,6 +356,24 @@ func TestBrowserPartialAndContinueLater(t *testing.T) {
 		t.Errorf("%d PUTs within 5 s of the first", n)
 	}
 	s.waitPuts(t, 2)
+	// The owner lists the partial (the list may lag: section 11's 5 s).
+	var partials struct {
+		Results []struct {
+			Answers  map[string]any `json:"answers"`
+			LastPage int            `json:"last_page"`
+		} `json:"results"`
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		if err := s.api.call("GET", fmt.Sprintf("/api/surveys/%d/responses/?status=partial", sv.ID), nil, &partials); err != nil {
+			t.Fatal(err)
+		}
+		if len(partials.Results) == 1 && partials.Results[0].LastPage == 1 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(partials.Results) != 1 || partials.Results[0].LastPage != 1 || partials.Results[0].Answers[fmt.Sprint(elementID(sv, 1))] != "first" {
+		t.Errorf("the owner's partials: %+v, want one on page 1 with the first answer", partials.Results)
+	}
 	evalJS[bool](t, ctx, `document.querySelector(".later button").click(), true`)
 	visible(t, ctx, "#resume-link")
 	link := evalJS[string](t, ctx, `document.getElementById("resume-link").href`)
