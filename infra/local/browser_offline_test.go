@@ -120,7 +120,8 @@ func kept(t *testing.T, ctx context.Context, slug string) string {
 // sixth page, reloaded: the sixth page is shown with the answers before it
 // filled in (the ranking in its order) and a status that says so; the
 // rest answered, one response holds every answer. A Persian survey
-// resumes the same way; axe finds nothing in the resumed state, en and fa.
+// resumes the same way; axe finds nothing in the resumed state, en and fa;
+// closed meanwhile, its closed page removes what was kept.
 func TestBrowserResumeAfterReload(t *testing.T) {
 	p := newPagesServer(t)
 	sv := p.build(t, surveySpec{Name: "Resume", Language: 4, Elements: everyTypeElements(false, p.srv.URL)})
@@ -184,6 +185,17 @@ func TestBrowserResumeAfterReload(t *testing.T) {
 	}
 	shot(t, ctx, "resume-fa")
 	checkAxe(t, ctx, "fa resumed")
+
+	// Closed meanwhile: the closed page removes what was kept.
+	if err := p.api.call("PATCH", fmt.Sprintf("/api/surveys/%d/settings/", fa.ID), map[string]any{"survey": map[string]any{"is_stopped": true}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if kept(t, ctx, fa.URLSlug) == "" {
+		t.Fatal("nothing kept before the survey closed")
+	}
+	open(t, ctx, p, fa.URLSlug)
+	visible(t, ctx, "#message")
+	waitJS(t, ctx, `!localStorage.getItem("survey:`+fa.URLSlug+`")`, "the closed page removing the kept answers")
 }
 
 // TestBrowserOfflineSubmission: the page is loaded and its service worker
