@@ -265,6 +265,10 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		}
 	}
 	r, haveResponse := in.Responses[j.ResponseID]
+	if dl.Event == survey.EventResponsePartial {
+		// The partial as it was then travels with its delivery.
+		haveResponse = len(dl.Payload) > 0
+	}
 	var breaker survey.Breaker
 	if wh != nil {
 		breaker = in.Breakers[wh.ID]
@@ -323,7 +327,12 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		slog.ErrorContext(ctx, "deliver: malformed secret", "webhook_id", wh.ID)
 		return retry
 	}
-	body, err := json.Marshal(survey.EventOf(dl.Event, r))
+	var body []byte
+	if dl.Event == survey.EventResponsePartial {
+		body, err = survey.PartialEvent(dl.SurveyID, dl.Created, dl.Payload)
+	} else {
+		body, err = json.Marshal(survey.EventOf(dl.Event, r))
+	}
 	if err != nil {
 		slog.ErrorContext(ctx, "deliver: encode the event", "error", err.Error())
 		return retry

@@ -8,6 +8,7 @@ package dispatch
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"sort"
 	"sync"
@@ -71,6 +72,9 @@ const parallelism = 16
 // Matches reports whether a stream record is one Handle acts on: the
 // insertion of a response item (the event source filter, in Go).
 func Matches(rec events.DynamoDBEventRecord) bool {
+	if isPartial(rec) {
+		return true
+	}
 	switch rec.EventName {
 	case "INSERT":
 	case "MODIFY":
@@ -119,6 +123,15 @@ func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (event
 	var keep []item
 	for i, rec := range ev.Records {
 		if !Matches(rec) {
+			continue
+		}
+		if isPartial(rec) {
+			r, payload, ok := partialOf(rec)
+			if !ok {
+				slog.ErrorContext(ctx, "dispatch: not a partial's image; passed over", "event_id", rec.EventID, "sequence", rec.Change.SequenceNumber)
+				continue
+			}
+			bySurvey[r.SurveyID] = append(bySurvey[r.SurveyID], item{index: i, ref: r, event: survey.EventResponsePartial, payload: payload})
 			continue
 		}
 		if keys := FilesToKeep(rec); len(keys) > 0 && d.Files != nil {
@@ -198,6 +211,8 @@ type item struct {
 	ref   store.ResponseRef
 	event string
 	files []string
+	// payload is a response.partial's partial (survey.Delivery.Payload).
+	payload json.RawMessage
 }
 
 // Record creates the deliveries of one survey's responses, for each
@@ -226,7 +241,7 @@ func (d *Dispatcher) record(ctx context.Context, hooks []survey.Webhook, items [
 			}
 			g.Go(func() error {
 				dl := survey.Delivery{WebhookID: wh.ID, SurveyID: it.ref.SurveyID, ResponseID: it.ref.ResponseID,
-					Event: it.event, Created: it.ref.SubmittedAt, Status: survey.DeliveryPending}
+					Event: it.event, Created: it.ref.SubmittedAt, Status: survey.DeliveryPending, Payload: it.payload}
 				created, current, err := d.Store.CreateDelivery(ctx, dl, due)
 				mu.Lock()
 				defer mu.Unlock()

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed web/app.css web/app.js web/boot.js web/favicon.svg web/logic.js web/logic_page.js web/responder.js web/captcha-worker.js web/uploads.js web/ranking.js web/sea.svg web/forest.svg
+//go:embed web/app.css web/app.js web/boot.js web/favicon.svg web/logic.js web/logic_page.js web/responder.js web/captcha-worker.js web/uploads.js web/ranking.js web/sea.svg web/forest.svg web/offline.js web/partial.js web/sw.js
 var web embed.FS
 
 // asset is one embedded file, served under a name that carries its
@@ -21,7 +21,7 @@ type asset struct {
 
 // assets are the page's CSS and script by their hashed names; assetNames
 // maps each plain name ("app.css") to its hashed one.
-var assets, assetNames = loadAssets("app.css", "app.js", "boot.js", "favicon.svg", "logic.js", "responder.js", "captcha-worker.js", "uploads.js", "ranking.js", "sea.svg", "forest.svg")
+var assets, assetNames = loadAssets("app.css", "app.js", "boot.js", "favicon.svg", "logic.js", "responder.js", "captcha-worker.js", "uploads.js", "ranking.js", "sea.svg", "forest.svg", "offline.js", "partial.js")
 
 // bundles are the assets served as one file of several sources, in
 // order: the rules' evaluator (SurveyLogic) and the page's side of them
@@ -68,15 +68,22 @@ func handleAsset() http.Handler {
 			writeNotFound(w, r)
 			return
 		}
-		h := w.Header()
-		h.Set("Content-Type", a.contentType)
-		h.Set("Cache-Control", "public, max-age=31536000, immutable")
-		h.Set("Content-Security-Policy", "default-src 'none'")
-		w.WriteHeader(http.StatusOK)
-		if r.Method != http.MethodHead {
-			_, _ = w.Write(a.body)
-		}
+		writeFile(w, r, a.contentType, "public, max-age=31536000, immutable", "default-src 'none'", a.body)
 	})
+}
+
+// writeFile answers a file the group serves as it is (an asset, the
+// service worker, a documentation topic) with its type, caching and
+// policy; HEAD gets the headers alone.
+func writeFile(w http.ResponseWriter, r *http.Request, contentType, cacheControl, policy string, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Cache-Control", cacheControl)
+	h.Set("Content-Security-Policy", policy)
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
 }
 
 // AssetPath is the path an embedded asset is served at ("sea.svg" gives

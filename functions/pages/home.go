@@ -67,13 +67,6 @@ func handleDoc() http.Handler {
 			writeNotFound(w, r)
 			return
 		}
-		h := w.Header()
-		h.Set("Content-Type", "text/plain; charset=utf-8")
-		h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
-		h.Set("Cache-Control", "public, max-age=300")
-		w.WriteHeader(http.StatusOK)
-		if r.Method != http.MethodHead {
-			_, _ = w.Write(body)
-		}
+		writeFile(w, r, "text/plain; charset=utf-8", "public, max-age=300", "default-src 'none'; frame-ancestors 'none'", body)
 	})
 }

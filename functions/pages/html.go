@@ -134,6 +134,9 @@ func renderMessage(p page) []byte {
 	var d doc
 	d.head(p)
 	d.w("<h1>%s</h1>\n<p class=\"message\" id=\"message\">%s</p>\n", text(p.Title), text(p.Message))
+	if p.Forget != "" {
+		d.w("<script src=\"%s\" data-forget=\"%s\"></script>\n", text(assetNames["offline.js"]), text(p.Forget))
+	}
 	d.foot()
 	return d.bytes()
 }
@@ -161,7 +164,7 @@ func renderSurvey(p surveyPage) []byte {
 <input type="hidden" name="qs" value="%s">
 <input type="hidden" name="served" value="%s">
 `, class, text(p.Action), text(s.URLSlug), num(p.DurationSeconds), flag(s.HideNextButton), flag(s.HidePreviousButton), flag(s.HideProgressbar),
-		text(translate(p.Lang, survey.MsgAnswerRequired)), text(translate(p.Lang, msgTiedRanks)), text(messagesJSON(p.Lang)), formData16(p),
+		text(translate(p.Lang, survey.MsgAnswerRequired)), text(translate(p.Lang, msgTiedRanks)), text(messagesJSON(p.Lang)), formData16(p)+formData20(p),
 		text(p.IdempotencyKey), text(p.Session), text(p.QS), text(p.Served))
 	if step != nil || p.Initial != nil {
 		token := ""
@@ -257,6 +260,7 @@ func renderSurvey(p surveyPage) []byte {
 	if hasFileQuestion(p) {
 		d.w("<script src=\"%s\"></script>\n", text(assetNames["uploads.js"]))
 	}
+	d.offlineScripts(p)
 	d.w("<script src=\"%s\"></script>\n", text(assetNames["app.js"]))
 	d.foot()
 	return d.bytes()

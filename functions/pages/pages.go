@@ -54,6 +54,7 @@ func New(d Deps) *api.Router {
 	rt.Handle(page.With("POST"), handleForm(st, svc, cfg))
 	rt.Handle(api.Route{Method: "GET", Path: "/s/{url_slug}/sheet/{sheet_token}/", Name: "Answer Sheet", Public: true}, handleSheet(svc))
 	rt.Handle(api.Route{Method: "GET", Path: "/r/{report_code}/", Name: "Report Page", Public: true}, handleReport(st))
+	rt.Handle(api.Route{Method: "GET", Path: serviceWorkerPath + "/", Name: "Service Worker", Public: true}, handleServiceWorker())
 	rt.Handle(api.Route{Method: "GET", Path: "/assets/{name}/", Name: "Page Asset", Public: true}, handleAsset())
 	rt.Handle(api.Route{Method: "GET", Path: "/", Name: "Home", Public: true}, handleHome())
 	rt.Handle(api.Route{Method: "GET", Path: "/docs/", Name: "Documentation", Public: true}, handleDocsIndex())

@@ -48,6 +48,9 @@ type page struct {
 	// Canonical is the page's own address, at its url_slug, whichever
 	// address (slug or preview code) served it; or "".
 	Canonical string
+	// Forget is the url_slug of a closed survey whose answers kept in the
+	// browser the page removes (contract section 20), or "".
+	Forget string
 	// NoScript is a page that loads no script: a step of a plain form.
 	NoScript bool
 	// Wide is a page of charts (the report): laid out across a wide

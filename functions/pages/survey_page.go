@@ -61,14 +61,16 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 			return nil
 		}
 		sid := c.Survey.ID
-		if r.Method == http.MethodGet && !c.Survey.IsTemplate { // a template's preview counts nothing
+		// A template's preview counts nothing, nor the copy the service
+		// worker keeps of a page already counted (section 20).
+		if r.Method == http.MethodGet && !c.Survey.IsTemplate && r.Header.Get("Survey-Keep") != "page" {
 			if err := st.CountView(ctx, c.Survey.AccountID, c.Survey.FolderID, sid); err != nil {
 				api.Logger(ctx).WarnContext(ctx, "view not counted", slog.Int64("survey", sid), slog.String("error", err.Error()))
 			}
 		}
 		v := c.Survey.ResponderView(now(), c.Settings, c.Layout, c.Elements, c.Variables)
 		if v.State != survey.StateOpen {
-			writeSurveyMessage(w, r, http.StatusGone, v, textsFor(v.Language).Closed, c.Settings)
+			writeClosedSurvey(w, r, v, c.Settings)
 			return nil
 		}
 		// The responder cookie (contract sections 16 and 17): the
@@ -94,6 +96,7 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		if stepped(v) {
 			p.Initial = newSteps(c, v).shown(nil)
 		}
+		keepHeader(w, v)
 		writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), c.Settings, allow{themeCSS: p.ThemeCSS, connect: uploadsConnect(p)})
 		return nil
 	})

@@ -47,6 +47,8 @@ func New(d Deps) *api.Router {
 	if d.Uploads != nil {
 		rt.Handle(public("POST", "/api/public/surveys/{url_slug}/uploads/", "Survey Uploads"), handleUpload(st, d.Sealer, d.Uploads, d.Now))
 	}
+	rt.Handle(public("PUT", "/api/public/surveys/{url_slug}/partial/", "Survey Partial"), handlePartial(svc, files))
+	rt.Handle(public("POST", "/api/public/surveys/{url_slug}/resume/", "Survey Resume"), handleResume(svc))
 	rt.Handle(public("POST", "/api/public/surveys/{url_slug}/authenticate/", "Survey Authenticate"), handleAuthenticate(st, svc))
 	rt.Handle(public("GET", "/api/public/surveys/{url_slug}/variables/", "Survey Link Values"), handleValues(st, d.Sealer))
 	return rt

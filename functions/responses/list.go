@@ -24,6 +24,8 @@ type listPage struct {
 type listQuery struct {
 	store.ResponseQuery
 	csv bool
+	// partial lists partial responses (?status=partial, contract section 20).
+	partial bool
 }
 
 // readListQuery reads page_size, submitted_after, submitted_before and the
@@ -41,10 +43,11 @@ func (h handlers) readListQuery(ctx context.Context, r *http.Request, sid int64)
 	lq.After = timeParam(q, errs, "submitted_after")
 	lq.Before = timeParam(q, errs, "submitted_before")
 	lq.Spam = spamParam(q, errs)
+	lq.partial = statusParam(q, errs)
 	if err := errs.Err(); err != nil {
 		return listQuery{}, err
 	}
-	if vals, ok := q["cursor"]; ok {
+	if vals, ok := q["cursor"]; ok && !lq.partial {
 		pos, err := h.openCursor(ctx, sid, vals[0])
 		if err != nil {
 			return listQuery{}, err
@@ -79,6 +82,9 @@ func (h handlers) list() http.Handler {
 		lq, err := h.readListQuery(ctx, r, sid)
 		if err != nil {
 			return err
+		}
+		if lq.partial {
+			return h.partialList(w, r, acct.ID, sid, lq)
 		}
 		if lq.csv {
 			return h.csvPage(w, r, acct.ID, sid, lq)

@@ -36,6 +36,8 @@ var (
 type tableQuery struct {
 	store.ResponseQuery
 	page int
+	// partial reads partial responses (?status=partial, contract section 20).
+	partial bool
 }
 
 func readTableQuery(r *http.Request) (tableQuery, error) {
@@ -52,6 +54,7 @@ func readTableQuery(r *http.Request) (tableQuery, error) {
 	tq.Limit = pageSizeParam(q, errs, defaultPageSize, maxPageSize)
 	tq.After, tq.Before = storeBounds(timeParam(q, errs, "since"), timeParam(q, errs, "until"))
 	tq.Spam = spamParam(q, errs)
+	tq.partial = statusParam(q, errs)
 	if vals, ok := q["sort"]; ok {
 		asc, err := parseSort(vals[0])
 		if err != "" {
@@ -75,6 +78,9 @@ func (h handlers) resultsTable() http.Handler {
 		tq, err := readTableQuery(r)
 		if err != nil {
 			return err
+		}
+		if tq.partial {
+			return h.partialResultsTable(w, r, acct.ID, sid, tq)
 		}
 		ctx := r.Context()
 		coll, rows, err := surveyAndPage(

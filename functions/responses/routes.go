@@ -20,6 +20,7 @@ type Store interface {
 	Survey(ctx context.Context, aid, sid int64) (survey.Survey, error)
 	SurveyCollection(ctx context.Context, aid, sid int64) (store.SurveyCollection, error)
 	ResponsesPage(ctx context.Context, sid int64, q store.ResponseQuery) (store.ResponsePage, error)
+	PartialsPage(ctx context.Context, sid int64, q store.PartialQuery) (store.PartialPage, error)
 	SkipResponses(ctx context.Context, sid int64, q store.ResponseQuery, n int) (*store.ResponsePosition, int, error)
 	Response(ctx context.Context, aid, sid, rid int64) (survey.Response, error)
 	DeleteResponse(ctx context.Context, aid, sid, rid int64) error

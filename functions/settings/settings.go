@@ -23,7 +23,7 @@ var (
 		"location_is_active", "location_is_required", "hide_next_button", "hide_previous_button",
 		"hide_progressbar", "edit_response_enabled", "branding_removal",
 		"show_answer_sheet_enabled", "show_answer_sheet_to_responder", "show_answer_key_after_response_submit",
-		"show_answer_key_after_survey_stop",
+		"show_answer_key_after_survey_stop", "partial_responses",
 	}
 	stringFields = map[string]int{
 		"code_authentication_file_name": survey.MaxCodeAuthFileName,

@@ -19,6 +19,8 @@ var (
 		// Quizzes (contract section 15).
 		"show_answer_sheet_enabled", "show_answer_sheet_to_responder", "show_answer_key_after_response_submit",
 		"show_answer_key_after_survey_stop",
+		// Partial responses (contract section 20).
+		"partial_responses",
 	}
 	// specStrings are the string settings and their maximum lengths.
 	specStrings = map[string]int{
@@ -54,6 +56,8 @@ var (
 		"show_answer_sheet_to_responder":        survey.PlanPro,
 		"show_answer_key_after_response_submit": survey.PlanPro,
 		"show_answer_key_after_survey_stop":     survey.PlanPro,
+		// Contract section 20: partial responses are Pro.
+		"partial_responses": survey.PlanPro,
 	}
 	planRank = map[survey.Plan]int{survey.PlanFree: 0, survey.PlanPro: 1, survey.PlanEnterprise: 2}
 	plans    = []survey.Plan{survey.PlanFree, survey.PlanPro, survey.PlanEnterprise}

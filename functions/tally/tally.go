@@ -34,6 +34,12 @@ var FilterPatterns = []string{
 	`{"eventName": ["INSERT"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "RESPONSE#"}, {"prefix": "VIEW#"}]}}, "NewImage": {"tally": {"BOOL": [true]}}}}`,
 	`{"eventName": ["MODIFY"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "RESPONSE#"}]}}, "NewImage": {"tally": {"BOOL": [true]}}, "OldImage": {"tally": {"BOOL": [true]}}}}`,
 	`{"eventName": ["REMOVE"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "RESPONSE#"}]}}, "OldImage": {"tally": {"BOOL": [true]}}}}`,
+	// Partial responses (contract section 20): a session's item gaining
+	// its partial, and losing it to its response or to the TTL. A PUT that
+	// replaces a partial changes no count and is not sent.
+	`{"eventName": ["INSERT"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "SESSION#"}]}}, "NewImage": {"partial_id": {"N": [{"exists": true}]}}}}`,
+	`{"eventName": ["MODIFY"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "SESSION#"}]}}, "OldImage": {"partial_id": {"N": [{"exists": true}]}}, "NewImage": {"partial_id": {"N": [{"exists": false}]}}}}`,
+	`{"eventName": ["REMOVE"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "SESSION#"}]}}, "OldImage": {"partial_id": {"N": [{"exists": true}]}}}}`,
 }
 
 // Store is what the tally writes; *store.Store implements it.
@@ -68,6 +74,9 @@ func Matches(rec events.DynamoDBEventRecord) bool {
 		return false
 	}
 	response := hasPrefix(sk.String(), "RESPONSE#")
+	if hasPrefix(sk.String(), "SESSION#") {
+		return partialDelta(rec) != 0
+	}
 	switch rec.EventName {
 	case "INSERT":
 		return (response || hasPrefix(sk.String(), "VIEW#")) && tallied(rec.Change.NewImage)
@@ -77,6 +86,23 @@ func Matches(rec events.DynamoDBEventRecord) bool {
 		return response && tallied(rec.Change.OldImage)
 	}
 	return false
+}
+
+// partialDelta is what a record of a session's item does to its survey's
+// partial count: +1 when the item gains a partial, -1 when it loses it.
+func partialDelta(rec events.DynamoDBEventRecord) int64 {
+	has := func(img map[string]events.DynamoDBAttributeValue) bool {
+		v, ok := img[store.AttrPartialID]
+		return ok && v.DataType() == events.DataTypeNumber
+	}
+	before, after := has(rec.Change.OldImage), has(rec.Change.NewImage)
+	switch {
+	case rec.EventName == "INSERT" && after, rec.EventName == "MODIFY" && after && !before:
+		return 1
+	case rec.EventName == "REMOVE" && before, rec.EventName == "MODIFY" && before && !after:
+		return -1
+	}
+	return 0
 }
 
 // tallied reports whether an image is of an item the tally counts.
@@ -133,6 +159,15 @@ func record(rec events.DynamoDBEventRecord) (sid int64, r store.TallyRecord, ok 
 		r.OldReportAttrs, r.OldSpam = old.set("agg"), old.flag("spam")
 	case "REMOVE":
 		r.Change, img = store.TallyRemove, old
+	}
+	if d := partialDelta(rec); d != 0 {
+		r.Change, r.Partial = store.TallyInsert, d
+		src := image(rec.Change.NewImage)
+		if d < 0 {
+			src = old
+		}
+		sid = src.num("survey_id")
+		return sid, r, sid > 0
 	}
 	if hasPrefix(img.str("SK"), "VIEW#") {
 		r.View, r.AccountID, r.FolderID = true, img.num("account_id"), img.num("folder_id")
@@ -203,7 +238,7 @@ func (t *Tally) Handle(ctx context.Context, ev events.DynamoDBTimeWindowEvent) (
 			continue
 		}
 		bySurvey[sid] = append(bySurvey[sid], r)
-		if p, ok := pageRecord(rec); ok && !r.View {
+		if p, ok := pageRecord(rec); ok && !r.View && r.Partial == 0 {
 			pages[sid] = append(pages[sid], p)
 		}
 		if at := rec.Change.ApproximateCreationDateTime.Time; !at.IsZero() && (oldest.IsZero() || at.Before(oldest)) {

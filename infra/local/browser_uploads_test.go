@@ -142,6 +142,13 @@ func TestBrowserUpload(t *testing.T) {
 	}
 	shot(t, ctx, "upload-chosen")
 	checkAxe(t, ctx, "file question, uploaded")
+	// Reloaded, the page keeps no file (contract section 20): the question
+	// shows the upload made, by name, and answers it.
+	upload := evalJS[string](t, ctx, q+`.getAttribute("data-upload")`)
+	reload(t, ctx)
+	if got := evalJS[string](t, ctx, q+`.getAttribute("data-upload") + " " + `+q+`.querySelector(".upload-status").textContent`); got != upload+" Uploaded: résumé.pdf" {
+		t.Errorf("after a reload the file question shows %q, want %q", got, upload+" Uploaded: résumé.pdf")
+	}
 	tabTo(t, ctx, "submit")
 	visible(t, ctx, "#thanks")
 

@@ -333,8 +333,8 @@ func TestStreamFilterMatchesDispatch(t *testing.T) {
 	tpl := loadTemplate(t)
 	ev := tpl.Resources["DispatchFunction"].Properties["Events"].(map[string]any)["NewResponses"].(map[string]any)["Properties"].(map[string]any)
 	filters := ev["FilterCriteria"].(map[string]any)["Filters"].([]any)
-	if len(filters) != 1 || filters[0].(map[string]any)["Pattern"] != dispatch.FilterPattern {
-		t.Errorf("template.yaml filters %v, dispatch.FilterPattern is %s", filters, dispatch.FilterPattern)
+	if len(filters) != 2 || filters[0].(map[string]any)["Pattern"] != dispatch.FilterPattern || filters[1].(map[string]any)["Pattern"] != dispatch.PartialFilterPattern {
+		t.Errorf("template.yaml filters %v, dispatch.FilterPattern is %s and PartialFilterPattern %s", filters, dispatch.FilterPattern, dispatch.PartialFilterPattern)
 	}
 	if ev["StartingPosition"] != "TRIM_HORIZON" || ev["BisectBatchOnFunctionError"] != true ||
 		ev["MaximumRetryAttempts"] != StreamMaxRetries || ev["MaximumRecordAgeInSeconds"] != int(StreamMaxRecordAge/time.Second) ||

@@ -64,6 +64,9 @@ const (
 	// survey with display rules (contract section 15): the page it shows
 	// and the answers given before it.
 	PurposeSteps Purpose = "survey-pages-steps/v1/survey:"
+	// PurposeResume is a partial response's resume token, "Continue
+	// later" on another device (contract section 20).
+	PurposeResume Purpose = "survey-resumes/v1/survey:"
 )
 
 // ErrInvalid is every reason a token does not open: malformed, truncated,

@@ -300,7 +300,7 @@ func (s Service) Submit(ctx context.Context, slug, keyHash, bodyHash string, req
 		// any survey's, and nothing is stored or counted.
 		return Submitted{Submitted: store.Submitted{Preview: true}}, nil
 	}
-	sub.KeyHash, sub.BodyHash, sub.Files, sub.Session = keyHash, bodyHash, files, sessionHash(req.Session)
+	sub.KeyHash, sub.BodyHash, sub.Files, sub.Session = keyHash, bodyHash, files, sess.Claim(req.Session)
 	done, err := st.Submit(ctx, sub)
 	if err != nil {
 		return Submitted{}, err

@@ -28,6 +28,20 @@ type Session struct {
 	// Responder is the hash of the responder cookie the session was
 	// started with (ResponderHash), or zero (contract section 16).
 	Responder [16]byte
+	// Origin is the claim hash of the session this one resumes on
+	// another device (contract section 20), or zero: the resumed session
+	// is the same session (one partial, one response), bound to another
+	// responder cookie.
+	Origin [32]byte
+}
+
+// Claim names the session's own item (store.SessionSK): the hex SHA-256
+// of its token, or of the token of the session it resumes.
+func (s Session) Claim(token string) string {
+	if s.Origin != ([32]byte{}) {
+		return hex.EncodeToString(s.Origin[:])
+	}
+	return sessionHash(token)
 }
 
 // SessionLink is the personalised link a session was started from: its
@@ -46,6 +60,7 @@ func (l SessionLink) TokenID() string { return hex.EncodeToString(l.ID[:]) }
 //	flags       1 byte   1: a code follows, 2: a link follows
 //	started_at  varint   Unix microseconds (zigzag), positive
 //	responder   16 bytes, the responder cookie's hash, if flagged (4)
+//	origin      32 bytes, the resumed session's claim hash, if flagged (8)
 //	code        uvarint length (1-400) and UTF-8 bytes, if flagged
 //	link        12 bytes token id, then the link's payload to the end, if flagged
 //
@@ -56,6 +71,7 @@ const (
 	flagCode       = 1
 	flagLink       = 2
 	flagResponder  = 4
+	flagOrigin     = 8
 	// MaxCode bounds a session's code in bytes: a code is at most 100
 	// characters (section 7).
 	MaxCode = 400
@@ -76,10 +92,16 @@ func (s Session) Encode() []byte {
 	if s.Responder != ([16]byte{}) {
 		flags |= flagResponder
 	}
+	if s.Origin != ([32]byte{}) {
+		flags |= flagOrigin
+	}
 	b = append(b, sessionVersion, flags)
 	b = binary.AppendVarint(b, s.StartedAt.UnixMicro())
 	if flags&flagResponder != 0 {
 		b = append(b, s.Responder[:]...)
+	}
+	if flags&flagOrigin != 0 {
+		b = append(b, s.Origin[:]...)
 	}
 	if s.Code != "" {
 		b = binary.AppendUvarint(b, uint64(len(s.Code)))
@@ -95,7 +117,7 @@ func (s Session) Encode() []byte {
 // DecodeSession reads an encoded session. It never panics and allocates at
 // most in proportion to its input.
 func DecodeSession(b []byte) (Session, error) {
-	if len(b) < 3 || b[0] != sessionVersion || b[1]&^(flagCode|flagLink|flagResponder) != 0 {
+	if len(b) < 3 || b[0] != sessionVersion || b[1]&^(flagCode|flagLink|flagResponder|flagOrigin) != 0 {
 		return Session{}, errSession
 	}
 	flags := b[1]
@@ -115,6 +137,16 @@ func DecodeSession(b []byte) (Session, error) {
 			return Session{}, errSession
 		}
 		b = b[len(s.Responder):]
+	}
+	if flags&flagOrigin != 0 {
+		if len(b) < len(s.Origin) {
+			return Session{}, errSession
+		}
+		copy(s.Origin[:], b)
+		if s.Origin == ([32]byte{}) {
+			return Session{}, errSession
+		}
+		b = b[len(s.Origin):]
 	}
 	if flags&flagCode != 0 {
 		n, k := binary.Uvarint(b)

@@ -137,7 +137,7 @@ func (s *Store) lostRace(ctx context.Context, r survey.Response, sub Submission,
 		verdict raceVerdict
 	}{
 		{p.session, SessionPK(sid, sub.Session), SessionSK(sub.Session),
-			func(c claimRead) bool { return c.found }, raceVerdict{refusal: survey.ErrSessionResponded}},
+			func(c claimRead) bool { return c.ResponseID != 0 }, raceVerdict{refusal: survey.ErrSessionResponded}},
 		{p.code, CodesPK(sid), CodeSK(r.Code),
 			func(c claimRead) bool { return !c.found || sub.CodeUnique && c.Used }, raceVerdict{refusal: survey.ErrCodeRefused}},
 		{p.link, LinkPK(sub.LinkID), linkUsedSK,

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -38,6 +39,8 @@ type deliveryItem struct {
 	NextAttempt    string `dynamo:"next_attempt_at,omitempty"`
 	LastError      string `dynamo:"last_error,omitempty"`
 	ExpiresAt      int64  `dynamo:"expires_at"`
+	// Payload is a response.partial delivery's partial (JSON).
+	Payload string `dynamo:"payload,omitempty"`
 	// The due index (GSI2, while pending) and the claim of an attempt
 	// under way: see deliveries_due.go.
 	DuePK      string `dynamo:"GSI2PK,omitempty"`
@@ -68,7 +71,7 @@ func newDeliveryItem(d survey.Delivery, due time.Time) deliveryItem {
 		WebhookID: d.WebhookID, SurveyID: d.SurveyID, ResponseID: d.ResponseID, Event: d.Event,
 		Created: stamp(d.Created), Status: string(d.Status), Attempts: d.Attempts, Held: d.Held, LastStatusCode: d.LastStatusCode,
 		LastAttempt: stamp(d.LastAttempt), NextAttempt: stamp(d.NextAttempt), LastError: d.LastError,
-		ExpiresAt: d.Created.Add(survey.DeliveryRetention).Unix(),
+		ExpiresAt: d.Created.Add(survey.DeliveryRetention).Unix(), Payload: string(d.Payload),
 	}
 	if !due.IsZero() {
 		it.DuePK, it.DueSK = DueKey(dueShard(d.WebhookID, d.ResponseID)), DueSK(due, d.WebhookID, it.SK)
@@ -79,6 +82,9 @@ func newDeliveryItem(d survey.Delivery, due time.Time) deliveryItem {
 func (it deliveryItem) delivery() (survey.Delivery, error) {
 	d := survey.Delivery{WebhookID: it.WebhookID, SurveyID: it.SurveyID, ResponseID: it.ResponseID, Event: it.Event,
 		Status: survey.DeliveryStatus(it.Status), Attempts: it.Attempts, Held: it.Held, LastStatusCode: it.LastStatusCode, LastError: it.LastError}
+	if it.Payload != "" {
+		d.Payload = json.RawMessage(it.Payload)
+	}
 	var err error
 	if d.Created, err = unstamp(it.Created); err == nil {
 		if d.LastAttempt, err = unstamp(it.LastAttempt); err == nil {

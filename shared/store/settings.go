@@ -53,6 +53,8 @@ type settingsItem struct {
 	CodeCount                        int64    `dynamo:"code_count"`
 	// EmbedOrigins is absent until set (the default: any site).
 	EmbedOrigins []string `dynamo:"embed_origins"`
+	// PartialResponses: contract section 20.
+	PartialResponses bool `dynamo:"partial_responses"`
 }
 
 func (it settingsItem) settings() survey.Settings {
@@ -70,6 +72,7 @@ func (it settingsItem) settings() survey.Settings {
 		QuestionsRespondingDuration: it.QuestionsRespondingDuration, EmbedOrigins: it.EmbedOrigins,
 		ShowAnswerSheetEnabled: it.ShowAnswerSheetEnabled, ShowAnswerSheetToResponder: it.ShowAnswerSheetToResponder,
 		ShowAnswerKeyAfterResponseSubmit: it.ShowAnswerKeyAfterResponseSubmit, ShowAnswerKeyAfterSurveyStop: it.ShowAnswerKeyAfterSurveyStop,
+		PartialResponses: it.PartialResponses,
 	}
 }
 

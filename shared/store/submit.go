@@ -271,7 +271,7 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 		// The session's own item: no other session's submission touches it.
 		tx.Put(s.table.Put(map[string]any{
 			AttrPK: SessionPK(sid, sub.Session), AttrSK: SessionSK(sub.Session), "response_id": r.ID, "submitted_at": it.Submitted,
-		}).If("attribute_not_exists(PK)"))
+		}).If("attribute_not_exists(response_id)")) // a partial there is replaced (partials.go)
 		p.session, n = n, n+1
 	}
 	if sub.Responder != "" && !r.Spam {

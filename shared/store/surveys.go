@@ -39,6 +39,7 @@ type surveyItem struct {
 	Views              int64  `dynamo:"views"`
 	SubmittedResponses int64  `dynamo:"submitted_responses"`
 	SpamResponses      int64  `dynamo:"spam_responses,omitempty"`
+	PartialResponses   int64  `dynamo:"partial_responses_count,omitempty"`
 	IsTemplate         bool   `dynamo:"is_template"`
 	Deleted            bool   `dynamo:"deleted"`
 	IsStopped          bool   `dynamo:"is_stopped"`
@@ -68,7 +69,7 @@ func newSurveyItem(sv survey.Survey) (surveyItem, error) {
 		ID: sv.ID, AccountID: sv.AccountID, FolderID: sv.FolderID, Name: sv.Name, Language: sv.Language,
 		URLSlug: sv.URLSlug, PreviewCode: sv.PreviewCode, ReportCode: sv.ReportCode,
 		Created: sv.Created.UTC().Format(survey.TimestampLayout), Views: sv.Views,
-		SubmittedResponses: sv.SubmittedResponses, SpamResponses: sv.SpamResponses, IsTemplate: sv.IsTemplate, Deleted: sv.Deleted,
+		SubmittedResponses: sv.SubmittedResponses, SpamResponses: sv.SpamResponses, PartialResponses: sv.PartialResponses, IsTemplate: sv.IsTemplate, Deleted: sv.Deleted,
 		IsStopped: sv.IsStopped, ExpirationDate: sv.ExpirationDate, ClosedBySweep: sv.ClosedBySweep,
 		QuestionCount: sv.QuestionCount, Theme: string(theme),
 	}
@@ -100,7 +101,7 @@ func (it surveyItem) state() (survey.Survey, error) {
 	sv := survey.Survey{
 		ID: it.ID, AccountID: it.AccountID, FolderID: it.FolderID, Name: it.Name, Language: it.Language,
 		URLSlug: it.URLSlug, PreviewCode: it.PreviewCode, ReportCode: it.ReportCode, Views: it.Views,
-		SubmittedResponses: it.SubmittedResponses, SpamResponses: it.SpamResponses, IsTemplate: it.IsTemplate, Deleted: it.Deleted,
+		SubmittedResponses: it.SubmittedResponses, SpamResponses: it.SpamResponses, PartialResponses: it.PartialResponses, IsTemplate: it.IsTemplate, Deleted: it.Deleted,
 		IsStopped: it.IsStopped, ExpirationDate: it.ExpirationDate, ClosedBySweep: it.ClosedBySweep,
 		QuestionCount: it.QuestionCount,
 	}

@@ -51,6 +51,11 @@ type TallyRecord struct {
 	// (to the views item of the survey in folder FolderID of AccountID).
 	View                bool
 	AccountID, FolderID int64
+	// Partial is a partial response's record (contract section 20): +1
+	// when a session's item gains its partial, -1 when its response
+	// replaces it or the TTL removes it (the survey's
+	// partial_responses_count).
+	Partial int64
 }
 
 // seqKey makes sequence numbers (decimal, up to 40 digits) compare as
@@ -91,6 +96,7 @@ type tallyPart struct {
 	responses, spam  int64
 	views            int64
 	viewAID, viewFID int64
+	partials         int64
 	attrs            map[string]int64
 	vars             []int64
 }
@@ -100,6 +106,9 @@ type tallyPart struct {
 func tallyParts(r TallyRecord) []tallyPart {
 	if r.View {
 		return []tallyPart{{key: partKey(r.Seq, 0), views: 1, viewAID: r.AccountID, viewFID: r.FolderID}}
+	}
+	if r.Partial != 0 {
+		return []tallyPart{{key: partKey(r.Seq, 0), partials: r.Partial}}
 	}
 	attrs := map[string]int64{}
 	add := func(as []string, sign int64) {
@@ -252,11 +261,11 @@ func tallyChunk(parts []tallyPart) int {
 // tallyTx applies parts in one transaction, with the checkpoint moved from
 // prev (as stored; "" for none) to the last part's key.
 func (s *Store) tallyTx(ctx context.Context, sid int64, streamShard, prev string, parts []tallyPart) error {
-	var responses, spam, views, viewAID, viewFID int64
+	var responses, spam, views, viewAID, viewFID, partials int64
 	attrs := map[string]int64{}
 	vars := map[int64]bool{}
 	for _, p := range parts {
-		responses, spam, views = responses+p.responses, spam+p.spam, views+p.views
+		responses, spam, views, partials = responses+p.responses, spam+p.spam, views+p.views, partials+p.partials
 		if p.views > 0 {
 			viewAID, viewFID = p.viewAID, p.viewFID
 		}
@@ -268,8 +277,11 @@ func (s *Store) tallyTx(ctx context.Context, sid int64, streamShard, prev string
 		}
 	}
 	tx := s.db.WriteTx()
-	if responses != 0 || spam != 0 {
+	if responses != 0 || spam != 0 || partials != 0 {
 		count := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK)
+		if partials != 0 {
+			count.Add(AttrPartialCount, partials)
+		}
 		if responses != 0 {
 			count.Add("submitted_responses", responses)
 		}

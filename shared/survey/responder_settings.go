@@ -17,6 +17,8 @@ type ResponderSettings struct {
 	LocationDescription             *string `json:"location_description"`
 	PrivacyPreservingMessageEnabled bool    `json:"privacy_preserving_message_enabled"`
 	BrandingRemoval                 bool    `json:"branding_removal"`
+	// PartialResponses tells the page to send partials (contract section 20).
+	PartialResponses bool `json:"partial_responses"`
 }
 
 // Responder is what the public view's settings say of set.
@@ -26,6 +28,7 @@ func (set Settings) Responder() ResponderSettings {
 		LocationIsActive: set.LocationIsActive, LocationIsRequired: set.LocationIsActive && set.LocationIsRequired,
 		LocationDescription:             set.LocationDescription,
 		PrivacyPreservingMessageEnabled: set.PrivacyPreservingMessageEnabled, BrandingRemoval: set.BrandingRemoval,
+		PartialResponses: set.PartialResponses,
 	}
 }
 

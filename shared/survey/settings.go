@@ -46,6 +46,9 @@ type Settings struct {
 	// EmbedOrigins are the sites that may show the responder's page in a
 	// frame (embed.go); nil is the default, any site.
 	EmbedOrigins []string `json:"embed_origins"`
+	// PartialResponses keeps responders' unfinished answers for the owner
+	// (contract section 20).
+	PartialResponses bool `json:"partial_responses"`
 }
 
 // SettingsView is the settings object as GET and PATCH answer it.
@@ -133,6 +136,7 @@ var PlanNeeded = map[string]Plan{
 	"show_answer_sheet_to_responder":        PlanPro,
 	"show_answer_key_after_response_submit": PlanPro,
 	"show_answer_key_after_survey_stop":     PlanPro,
+	"partial_responses":                     PlanPro,
 }
 
 // PlanRefusal is the 403 of a change to settings the plan does not

@@ -1,6 +1,7 @@
 package survey
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -11,10 +12,13 @@ import (
 const (
 	EventResponseSubmitted = "response.submitted"
 	EventResponseUpdated   = "response.updated"
+	// EventResponsePartial is a session's partial response saved, at most
+	// once a minute per session (contract section 20).
+	EventResponsePartial = "response.partial"
 )
 
 // Events lists the events a webhook may subscribe to.
-var Events = []string{EventResponseSubmitted, EventResponseUpdated}
+var Events = []string{EventResponseSubmitted, EventResponseUpdated, EventResponsePartial}
 
 // Webhook limits.
 const (
@@ -231,6 +235,10 @@ type Delivery struct {
 	LastAttempt    time.Time // zero: no request yet
 	NextAttempt    time.Time // zero: none planned
 	LastError      string
+	// Payload is the event's data.response when the event carries it
+	// fixed at its time (response.partial: the partial as it was then,
+	// a PartialView), else nil.
+	Payload json.RawMessage
 }
 
 // Step is the delivery's place in its retry schedule: the attempts made
@@ -336,6 +344,19 @@ type EventData struct {
 func SubmittedEvent(r Response) EventBody {
 	return EventBody{Type: EventResponseSubmitted, Timestamp: r.SubmittedAt.UTC().Format(TimestampLayout),
 		Data: EventData{SurveyID: r.SurveyID, Response: r.View()}}
+}
+
+// PartialEvent is the body of a response.partial delivery: the partial
+// (a PartialView, as JSON) as it was when it was saved at.
+func PartialEvent(sid int64, at time.Time, partial json.RawMessage) ([]byte, error) {
+	return json.Marshal(struct {
+		Type      string `json:"type"`
+		Timestamp string `json:"timestamp"`
+		Data      any    `json:"data"`
+	}{Type: EventResponsePartial, Timestamp: at.UTC().Format(TimestampLayout), Data: struct {
+		SurveyID int64           `json:"survey_id"`
+		Response json.RawMessage `json:"response"`
+	}{sid, partial}})
 }
 
 // EventOf is the body of a delivery's event of r: response.updated

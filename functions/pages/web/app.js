@@ -49,6 +49,10 @@
   }
   var none = function () { return Promise.resolve({}); };
   var extras = window.surveyExtras || { session: none, submission: none, submitted: function () {} };
+  // Answers kept in the browser and submissions that wait for a
+  // connection (contract section 20, offline.js).
+  var keep = window.surveyKeep;
+  if (keep) keep.attach({ answers: answers, variables: variables, call: call });
   // Display rules, per-question timers and choice orders (logic_page.js).
   var logic = window.SurveyPageLogic ? window.SurveyPageLogic(form, answers) : null;
   function step(i, dir) { return logic ? logic.step(pages, i, dir) : i + dir; }
@@ -77,12 +81,18 @@
     // The first control shown (a ranking's selects are not), else the heading.
     var f = Array.prototype.find.call(pages[i].querySelectorAll("input:not([type=hidden]),select,textarea,.moves button,h2,h3"), function (e) { return e.getClientRects().length; });
     if (f) { if (!f.matches("input,select,textarea")) f.tabIndex = -1; focusOn(f); }
+    if (keep) keep.page(i);
   }
 
   function fail(msgs) {
     errors.innerHTML = "";
     msgs.forEach(function (m) { var p = document.createElement("p"); p.dir = "auto"; p.textContent = m; errors.appendChild(p); });
     focusOn(errors);
+  }
+  // netFail: a request found no connection; a step that needs the server
+  // says so while the browser is offline.
+  function netFail() {
+    fail([tr(keep && navigator.onLine === false ? keep.offline : "The network failed; try again.")]);
   }
 
   // messages are an error body's messages, an answer's prefixed with its
@@ -167,7 +177,7 @@
     function tick() {
       var left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
       timer.textContent = timer.getAttribute("data-label") + ": " + digits(Math.floor(left / 60) + ":" + ("0" + left % 60).slice(-2));
-      if (left === 0) { clearInterval(ticking); form.hidden = true; timeup.hidden = false; focusOn(timeup); }
+      if (left === 0) { clearInterval(ticking); form.hidden = true; timeup.hidden = false; focusOn(timeup); if (keep) keep.end(); }
     }
     tick();
     ticking = setInterval(tick, 250);
@@ -200,6 +210,7 @@
     }).then(function (r) {
       if (r.status !== 201) { fail(refusal(r)); return false; }
       field("session").value = r.body.session;
+      if (keep) keep.started(r.body);
       if (logic) logic.order(r.body.choice_orders);
       if (window.surveyRanking) window.surveyRanking.renumber();
       startCountdown(r.body.started_at);
@@ -247,7 +258,7 @@
   function advance() {
     if (!check(pages[at])) return;
     if (pages[at].classList.contains("welcome") && form.querySelector(".page.code")) { show(at + 1); return; }
-    session().then(function (ok) { if (ok) show(step(at, 1)); });
+    session().then(function (ok) { if (ok) show(step(at, 1)); }, netFail);
   }
   next.addEventListener("click", advance);
   prev.addEventListener("click", function () { show(step(at, -1)); });
@@ -275,23 +286,27 @@
         // An edit of the response (section 16, responder.js) is a PUT.
         var edit = extras.edit ? extras.edit() : null;
         if (edit) return call(edit.path, body, {}, "PUT");
-        return call("responses/", body, { "Idempotency-Key": field("idempotency_key").value });
-      }).then(function (r) {
-        // 200 {"preview": true}: a template's preview, checked and not
-        // saved; 200 with edited_at: an edit.
-        if (r.status === 201 || r.status === 200 && (r.body.preview || r.body.edited_at)) {
-          clearInterval(ticking); if (logic) { logic.stop(); logic.sheet(r.body, thanks); }
-          form.hidden = true; timer.hidden = true; thanks.hidden = false; focusOn(thanks);
-          tell({ type: "survey:submitted" });
-          extras.submitted(r.body);
-          return;
-        }
-        if (r.status === 410 && /time/i.test(r.body.detail || "")) { form.hidden = true; timeup.hidden = false; return; }
-        fail(refusal(r));
-      });
-    }).catch(function () { fail([tr("The network failed; try again.")]); })
-      .then(function () { busy = false; submit.disabled = false; });
+        var key = field("idempotency_key").value;
+        return keep ? keep.submit(body, key) : call("responses/", body, { "Idempotency-Key": key });
+      }).then(done);
+    }).catch(netFail).then(idle);
   });
+  function idle() { busy = false; submit.disabled = false; }
+
+  // done shows a submission's answer.
+  function done(r) {
+    // 200 {"preview": true}: a template's preview, checked and not
+    // saved; 200 with edited_at: an edit.
+    if (r.status === 201 || r.status === 200 && (r.body.preview || r.body.edited_at)) {
+      clearInterval(ticking); if (logic) { logic.stop(); logic.sheet(r.body, thanks); }
+      form.hidden = timer.hidden = timeup.hidden = true; thanks.hidden = false; focusOn(thanks);
+      tell({ type: "survey:submitted" });
+      extras.submitted(r.body);
+      return;
+    }
+    if (r.status === 410 && /time/i.test(r.body.detail || "")) { form.hidden = true; timeup.hidden = false; return; }
+    fail(refusal(r));
+  }
 
   // reopen shows the questions again, for an edit from the thanks page
   // (section 16, responder.js).
@@ -300,7 +315,23 @@
     thanks.hidden = true; form.hidden = false; show(i < 0 ? 0 : i);
   };
 
+  // resume restores a response kept in the browser or continued from
+  // another device (offline.js), and sends on a submission that waited.
+  function resume(k) {
+    field("session").value = k.session;
+    if (k.key) field("idempotency_key").value = k.key;
+    if (logic) logic.order(k.orders);
+    keep.fill(k);
+    if (logic) logic.refresh();
+    startCountdown(k.started_at);
+    show(Math.min(k.page || 0, pages.length - 1));
+    if (keep.waiting()) { busy = true; submit.disabled = true; keep.deliver().then(done).then(idle); }
+  }
+
   document.documentElement.classList.add("js", "ready");
-  if (pages.length) show(0);
-  if (!pages.length || !pages[0].classList.contains("welcome") && !pages[0].classList.contains("code")) session();
+  (keep ? keep.resume() : Promise.resolve(null)).then(function (k) {
+    if (k) { resume(k); return; }
+    if (pages.length) show(0);
+    if (!pages.length || !pages[0].classList.contains("welcome") && !pages[0].classList.contains("code")) session().catch(netFail);
+  });
 })();

@@ -92,7 +92,8 @@
         });
       });
     }).catch(function (e) {
-      status(q, (e && e.msg) || q.getAttribute("data-msg-failed"), true);
+      // Offline, the upload says it needs a connection (contract 20).
+      status(q, (e && e.msg) || (navigator.onLine === false ? tr("This step needs a connection.") : q.getAttribute("data-msg-failed")), true);
     });
   }
 

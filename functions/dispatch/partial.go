@@ -1,0 +1,68 @@
+package dispatch
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// PartialFilterPattern is the stream event source's second filter
+// (template.yaml holds it beside FilterPattern): a session's partial
+// response written with its notify mark, the session's first write in a
+// minute (store.SavePartial), which is sent as response.partial (contract
+// section 20). Its other writes never reach the function.
+const PartialFilterPattern = `{"eventName": ["INSERT", "MODIFY"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "SESSION#"}]}}, "NewImage": {"notify": {"BOOL": [true]}}}}`
+
+// isPartial reports whether a record is a notifying write of a partial.
+func isPartial(rec events.DynamoDBEventRecord) bool {
+	if rec.EventName != "INSERT" && rec.EventName != "MODIFY" {
+		return false
+	}
+	sk, ok := rec.Change.Keys["SK"]
+	if !ok || sk.DataType() != events.DataTypeString || len(sk.String()) <= len("SESSION#") || sk.String()[:len("SESSION#")] != "SESSION#" {
+		return false
+	}
+	v, ok := rec.Change.NewImage["notify"]
+	return ok && v.DataType() == events.DataTypeBoolean && v.Boolean()
+}
+
+// partialOf reads a notifying partial's record: the delivery's reference
+// (the partial's id, its time the write's) and the owner's view of the
+// partial then, as JSON.
+func partialOf(rec events.DynamoDBEventRecord) (store.ResponseRef, json.RawMessage, bool) {
+	img := rec.Change.NewImage
+	str := func(name string) string {
+		if v, ok := img[name]; ok && v.DataType() == events.DataTypeString {
+			return v.String()
+		}
+		return ""
+	}
+	num := func(name string) (int64, bool) {
+		if v, ok := img[name]; ok && v.DataType() == events.DataTypeNumber {
+			n, err := strconv.ParseInt(v.Number(), 10, 64)
+			return n, err == nil
+		}
+		return 0, false
+	}
+	id, ok1 := num(store.AttrPartialID)
+	sid, ok2 := num("survey_id")
+	page, ok3 := num("last_page")
+	updated, err1 := time.Parse(survey.TimestampLayout, str("updated_at"))
+	started, err2 := time.Parse(survey.TimestampLayout, str("started_at"))
+	p := store.Partial{ID: id, SurveyID: sid, LastPage: int(page), StartedAt: started, UpdatedAt: updated}
+	err3 := json.Unmarshal([]byte(str("answers")), &p.Answers)
+	err4 := json.Unmarshal([]byte(str("variables")), &p.Variables)
+	if !ok1 || !ok2 || !ok3 || err1 != nil || err2 != nil || err3 != nil || err4 != nil || id <= 0 || sid <= 0 {
+		return store.ResponseRef{}, nil, false
+	}
+	view, err := json.Marshal(p.View())
+	if err != nil {
+		return store.ResponseRef{}, nil, false
+	}
+	return store.ResponseRef{SurveyID: sid, ResponseID: id, SubmittedAt: updated}, view, true
+}

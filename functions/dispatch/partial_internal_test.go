@@ -1,0 +1,113 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"surveyservice/shared/survey"
+	"surveyservice/shared/webhook"
+)
+
+// partialRecord is a stream record of a partial's write.
+func partialRecord(event string, notify bool) events.DynamoDBEventRecord {
+	s := events.NewStringAttribute
+	n := events.NewNumberAttribute
+	img := map[string]events.DynamoDBAttributeValue{
+		"PK": s("RESPONSES#00000000000000000007#3"), "SK": s("SESSION#ab"), "partial_id": n("41"), "survey_id": n("7"),
+		"last_page": n("2"), "started_at": s("2026-11-27T10:00:00.000000Z"), "updated_at": s("2026-11-27T10:05:00.000000Z"),
+		"answers": s(`{"5":"Ann"}`), "variables": s(`{"city":"Tabriz"}`),
+	}
+	if notify {
+		img["notify"] = events.NewBooleanAttribute(true)
+	}
+	return events.DynamoDBEventRecord{EventName: event, Change: events.DynamoDBStreamRecord{
+		Keys: map[string]events.DynamoDBAttributeValue{"PK": img["PK"], "SK": img["SK"]}, NewImage: img, SequenceNumber: "1"}}
+}
+
+type fakeStore struct{ created []survey.Delivery }
+
+func (f *fakeStore) WebhooksOf(context.Context, int64) ([]survey.Webhook, error) {
+	return []survey.Webhook{{ID: 1, SurveyID: 7, Active: true, Events: []string{survey.EventResponsePartial}},
+		{ID: 2, SurveyID: 7, Active: true, Events: []string{survey.EventResponseSubmitted}}}, nil
+}
+
+func (f *fakeStore) CreateDelivery(_ context.Context, d survey.Delivery, _ time.Time) (bool, survey.Delivery, error) {
+	f.created = append(f.created, d)
+	return true, d, nil
+}
+
+type fakeQueue struct{ jobs []webhook.Job }
+
+func (q *fakeQueue) Send(_ context.Context, jobs []webhook.Job, _ time.Duration) error {
+	q.jobs = append(q.jobs, jobs...)
+	return nil
+}
+
+// TestPartialEvents: a partial's notifying write (the session's first in
+// a minute) makes one response.partial delivery for the webhooks that
+// subscribe to it, carrying the owner's view of the partial; its other
+// writes make none.
+func TestPartialEvents(t *testing.T) {
+	cases := []struct {
+		name  string
+		rec   events.DynamoDBEventRecord
+		match bool
+	}{
+		{"first write", partialRecord("INSERT", true), true},
+		{"a later first in its minute", partialRecord("MODIFY", true), true},
+		{"within the minute", partialRecord("MODIFY", false), false},
+		{"removed", partialRecord("REMOVE", true), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Matches(tc.rec); got != tc.match {
+				t.Fatalf("Matches %v, want %v", got, tc.match)
+			}
+			st, q := &fakeStore{}, &fakeQueue{}
+			d := New(Deps{Store: st, Queue: q})
+			if _, err := d.Handle(context.Background(), events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{tc.rec}}); err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			if tc.match {
+				want = 1
+			}
+			if len(st.created) != want || len(q.jobs) != want {
+				t.Fatalf("%d deliveries, %d jobs, want %d", len(st.created), len(q.jobs), want)
+			}
+			if want == 0 {
+				return
+			}
+			dl := st.created[0]
+			var v survey.PartialView
+			if err := json.Unmarshal(dl.Payload, &v); err != nil {
+				t.Fatal(err)
+			}
+			if dl.WebhookID != 1 || dl.Event != survey.EventResponsePartial || dl.ResponseID != 41 || v.ID != 41 || v.LastPage != 2 ||
+				string(v.Answers["5"]) != `"Ann"` || v.DurationSeconds != 300 || v.UpdatedAt != "2026-11-27T10:05:00.000000Z" {
+				t.Errorf("delivery %+v, view %+v", dl, v)
+			}
+			body, err := survey.PartialEvent(dl.SurveyID, dl.Created, dl.Payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ev struct {
+				Type string
+				Data struct {
+					SurveyID int64 `json:"survey_id"`
+					Response map[string]any
+				}
+			}
+			if err := json.Unmarshal(body, &ev); err != nil || ev.Type != "response.partial" || ev.Data.SurveyID != 7 || ev.Data.Response["last_page"] != float64(2) {
+				t.Errorf("event body %s", body)
+			}
+			if _, has := ev.Data.Response["submitted_at"]; has {
+				t.Errorf("a partial's event has submitted_at: %s", body)
+			}
+		})
+	}
+}

@@ -1,0 +1,234 @@
+package responders_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/responding"
+	"surveyservice/shared/store"
+)
+
+func partialPath(slug string) string { return "/api/public/surveys/" + slug + "/partial/" }
+func resumePath(slug string) string  { return "/api/public/surveys/" + slug + "/resume/" }
+
+const noPartials = `{"detail":"This survey does not keep partial responses."}`
+
+// putPartial sends a partial's PUT.
+func (f fixture) putPartial(tb testing.TB, slug string, body map[string]any) reply {
+	tb.Helper()
+	return send(tb, f.h, "PUT", partialPath(slug), mustJSON(tb, body), js...)
+}
+
+// partialSurvey is a survey keeping partials with a required and an
+// optional text question (two pages).
+func (f fixture) partialSurvey(tb testing.TB, set map[string]any) (slug string, sid, required, optional int64) {
+	tb.Helper()
+	all := map[string]any{"partial_responses": true}
+	for k, v := range set {
+		all[k] = v
+	}
+	slug, sid = f.survey(tb, all)
+	return slug, sid, f.textQuestion(tb, sid, "Name", true), f.textQuestion(tb, sid, "Why", false)
+}
+
+// TestPartialPut: the partial route's rules (contract section 20), each a
+// case on a survey and session of its own.
+func TestPartialPut(t *testing.T) {
+	t.Parallel()
+	stop := true
+	cases := []struct {
+		name    string
+		set     map[string]any
+		before  func(f fixture, sid int64, slug, sess string)
+		body    func(sess string, req, opt int64) map[string]any
+		code    int
+		want    string // the body, when not 204
+		written bool
+	}{
+		{name: "saved without the required answer", body: func(s string, _, o int64) map[string]any {
+			return map[string]any{"session": s, "page": 1, "answers": map[string]any{strconv.FormatInt(o, 10): "because"}}
+		}, code: 204, written: true},
+		{name: "page missing", body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s} },
+			code: 400, want: `{"page":["This field is required."]}`},
+		{name: "page out of range", body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s, "page": 2} },
+			code: 400, want: `{"page":["Not a page of the survey."]}`},
+		{name: "page negative", body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s, "page": -1} },
+			code: 400, want: `{"page":["Not a page of the survey."]}`},
+		{name: "page not an integer", body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s, "page": "x"} },
+			code: 400, want: `{"page":["A valid integer is required."]}`},
+		{name: "a bad answer", body: func(s string, r, _ int64) map[string]any {
+			return map[string]any{"session": s, "page": 0, "answers": map[string]any{strconv.FormatInt(r, 10): 5}}
+		}, code: 400},
+		{name: "a bad session", body: func(string, int64, int64) map[string]any { return map[string]any{"session": "nope", "page": 0} },
+			code: 400, want: `{"session":["Invalid session."]}`},
+		{name: "setting off", before: func(f fixture, sid int64, _, _ string) {
+			if err := f.st.UpdateSettings(context.Background(), f.aid, sid, store.SettingsUpdate{Set: map[string]any{"partial_responses": false}}); err != nil {
+				t.Fatal(err)
+			}
+		}, body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s, "page": 0} }, code: 403, want: noPartials},
+		{name: "stopped", before: func(f fixture, sid int64, _, _ string) {
+			if err := f.st.UpdateSettings(context.Background(), f.aid, sid, store.SettingsUpdate{IsStopped: &stop}); err != nil {
+				t.Fatal(err)
+			}
+		}, body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s, "page": 0} }, code: 410, want: closedBody},
+		{name: "trashed", before: func(f fixture, sid int64, _, _ string) {
+			if err := f.st.TrashSurvey(context.Background(), f.aid, sid); err != nil {
+				t.Fatal(err)
+			}
+		}, body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s, "page": 0} }, code: 404},
+		{name: "time over", set: map[string]any{"responding_ duration": "00:01:00"}, before: func(f fixture, _ int64, _, _ string) {
+			f.advance(2 * time.Minute)
+		}, body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s, "page": 0} }, code: 410, want: timeIsUp},
+		{name: "after the session's response", body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s, "page": 0} },
+			code: 409, want: `{"detail":"This session has already responded."}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			slug, sid, req, opt := f.partialSurvey(t, tc.set)
+			sess := f.session(t, slug, nil)
+			if tc.name == "after the session's response" {
+				f.respond(t, slug, sess, map[string]any{strconv.FormatInt(req, 10): "Ann"}).submitted(t)
+			} else if tc.before != nil {
+				tc.before(f, sid, slug, sess)
+			}
+			r := f.putPartial(t, slug, tc.body(sess, req, opt))
+			if r.code != tc.code || (tc.want != "" && r.body != tc.want) {
+				t.Fatalf("got %d %s, want %d %s", r.code, r.body, tc.code, tc.want)
+			}
+			if tc.code == 204 && r.header.Get("Resume-Token") == "" {
+				t.Error("a 204 without its Resume-Token")
+			}
+			page, err := f.st.PartialsPage(context.Background(), sid, store.PartialQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(page.Partials) == 1; got != tc.written {
+				t.Errorf("partials listed: %d, want written %v", len(page.Partials), tc.written)
+			}
+		})
+	}
+	t.Run("other methods", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		slug, _, _, _ := f.partialSurvey(t, nil)
+		for _, m := range []string{"GET", "POST", "PATCH", "DELETE"} {
+			if r := send(t, f.h, m, partialPath(slug), "{}", js...); r.code != http.StatusMethodNotAllowed {
+				t.Errorf("%s: %d %s, want 405", m, r.code, r.body)
+			}
+		}
+	})
+}
+
+// TestPartialReplacedByResponse: one partial a session, replaced at each
+// PUT (same id), and the response's transaction replaces it; a PUT after
+// that is refused and writes nothing. Resuming on another device gives the
+// same session: its response is the session's one.
+func TestPartialReplacedByResponse(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	slug, sid, req, opt := f.partialSurvey(t, map[string]any{"no_spam": true})
+	rk, ok := strconv.FormatInt(req, 10), strconv.FormatInt(opt, 10)
+	cookie := "responder=" + responding.NewResponderValue()
+	start := send(t, f.h, "POST", sessionsPath(slug), "{}", "Content-Type", "application/json", "Cookie", cookie)
+	var sv struct{ Session string }
+	if err := json.Unmarshal([]byte(start.body), &sv); err != nil || start.code != 201 {
+		t.Fatalf("session: %d %s", start.code, start.body)
+	}
+	sess := sv.Session
+	first := f.putPartial(t, slug, map[string]any{"session": sess, "page": 0, "answers": map[string]any{rk: "Ann"}})
+	second := f.putPartial(t, slug, map[string]any{"session": sess, "page": 1, "answers": map[string]any{rk: "Ann", ok: "fun"}})
+	if first.code != 204 || second.code != 204 {
+		t.Fatalf("PUTs: %d %s, %d %s", first.code, first.body, second.code, second.body)
+	}
+	page, err := f.st.PartialsPage(ctx, sid, store.PartialQuery{})
+	if err != nil || len(page.Partials) != 1 || page.Partials[0].LastPage != 1 || len(page.Partials[0].Answers) != 2 {
+		t.Fatalf("partials after two PUTs: %+v %v", page, err)
+	}
+
+	// Another device resumes: the same session, this device's cookie.
+	token := second.header.Get("Resume-Token")
+	other := "responder=" + responding.NewResponderValue()
+	r := send(t, f.h, "POST", resumePath(slug), mustJSON(t, map[string]any{"token": token}), "Content-Type", "application/json", "Cookie", other)
+	var res struct {
+		Session string
+		Page    int
+		Answers map[string]string
+	}
+	if err := json.Unmarshal([]byte(r.body), &res); err != nil || r.code != 200 {
+		t.Fatalf("resume: %d %s", r.code, r.body)
+	}
+	if res.Page != 1 || res.Answers[rk] != "Ann" || res.Answers[ok] != "fun" || res.Session == "" || res.Session == sess {
+		t.Fatalf("resumed: %+v", res)
+	}
+	send(t, f.h, "POST", resumePath(slug), `{"token": "forged"}`, "Content-Type", "application/json").
+		is(t, 400, `{"token":["This link to continue has expired."]}`)
+	send(t, f.h, "POST", resumePath(slug), mustJSON(t, map[string]any{"token": sess}), "Content-Type", "application/json").
+		is(t, 400, `{"token":["This link to continue has expired."]}`)
+
+	// The resumed session submits from device B (no_spam: its cookie).
+	sub := send(t, f.h, "POST", responsesPath(slug), mustJSON(t, map[string]any{"session": res.Session, "answers": map[string]any{rk: "Ann"}}),
+		"Content-Type", "application/json", "Idempotency-Key", newKey(), "Cookie", other)
+	sub.submitted(t)
+	page, err = f.st.PartialsPage(ctx, sid, store.PartialQuery{})
+	if err != nil || len(page.Partials) != 0 {
+		t.Fatalf("partials after the response: %+v %v", page, err)
+	}
+	// The first device's session is the same session: responded.
+	f.putPartial(t, slug, map[string]any{"session": sess, "page": 0}).is(t, 409, `{"detail":"This session has already responded."}`)
+	again := send(t, f.h, "POST", responsesPath(slug), mustJSON(t, map[string]any{"session": sess, "answers": map[string]any{rk: "Bob"}}),
+		"Content-Type", "application/json", "Idempotency-Key", newKey(), "Cookie", cookie)
+	if again.code != 409 {
+		t.Errorf("device A's submission after B's: %d %s, want 409", again.code, again.body)
+	}
+	if _, found, err := f.st.SessionPartial(ctx, sid, "0"); err != nil || found {
+		t.Errorf("an unknown session's partial: %v %v", found, err)
+	}
+	send(t, f.h, "POST", resumePath(slug), mustJSON(t, map[string]any{"token": token}), "Content-Type", "application/json").
+		is(t, 400, `{"token":["This link to continue has expired."]}`)
+	f.wantStored(t, "one response across devices", sid, 1)
+}
+
+// TestPartialNotifyOncePerMinute: the session's first PUT in a minute is
+// marked for response.partial (its item's notify), the others are not; the
+// gate is the session's own item.
+func TestPartialNotifyOncePerMinute(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	slug, sid, _, _ := f.partialSurvey(t, nil)
+	sess := f.session(t, slug, nil)
+	sum := sha256.Sum256([]byte(sess))
+	h := hex.EncodeToString(sum[:])
+	marked := func() bool {
+		var it struct {
+			Notify bool `dynamo:"notify"`
+		}
+		if err := f.db().Table(f.st.TableName()).Get(store.AttrPK, store.SessionPK(sid, h)).Range(store.AttrSK, dynamo.Equal, store.SessionSK(h)).
+			Consistent(true).One(context.Background(), &it); err != nil {
+			t.Fatal(err)
+		}
+		return it.Notify
+	}
+	for i, step := range []struct {
+		advance time.Duration
+		want    bool
+	}{{0, true}, {5 * time.Second, false}, {30 * time.Second, false}, {30 * time.Second, true}, {time.Second, false}} {
+		f.advance(step.advance)
+		if r := f.putPartial(t, slug, map[string]any{"session": sess, "page": 0}); r.code != 204 {
+			t.Fatalf("PUT %d: %d %s", i, r.code, r.body)
+		}
+		if got := marked(); got != step.want {
+			t.Errorf("PUT %d marked %v, want %v", i, got, step.want)
+		}
+	}
+}
