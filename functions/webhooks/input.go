@@ -70,7 +70,10 @@ func readInput(obj map[string]json.RawMessage, s shape, create bool) (input, err
 		if m, ok := f.String("webhook_method", api.Str{}); ok && !strings.EqualFold(m, survey.WebhookMethod) {
 			f.Fail("webhook_method", fmt.Sprintf("%q is not a valid choice; deliveries are POST requests.", m))
 		}
-	} else if raw, ok := f.Raw("events"); ok {
+	}
+	// Both shapes take events (the notifications shape too, so that its
+	// clients may subscribe to response.partial, contract section 20).
+	if raw, ok := f.Raw("events"); ok {
 		in.events = readEvents(f, raw)
 	}
 	if create && in.events == nil {

@@ -105,13 +105,15 @@ type NotificationView struct {
 	WebhookHeaders  map[string]string `json:"webhook_headers"`
 	WebhookMethod   string            `json:"webhook_method"`
 	Enabled         bool              `json:"enabled"`
-	Secret          *string           `json:"secret,omitempty"`
+	// Events: contract section 20 (response.partial on this route too).
+	Events []string `json:"events"`
+	Secret *string  `json:"secret,omitempty"`
 }
 
 // Notification renders the webhook in the notifications shape.
 func (w Webhook) Notification() NotificationView {
 	return NotificationView{ID: w.ID, RecipientType: NotificationWebhook, SendingMethod: NotificationSending,
-		WebhookEndpoint: w.URL, WebhookHeaders: headersOrEmpty(w.Headers), WebhookMethod: WebhookMethod, Enabled: w.Active}
+		WebhookEndpoint: w.URL, WebhookHeaders: headersOrEmpty(w.Headers), WebhookMethod: WebhookMethod, Enabled: w.Active, Events: w.Events}
 }
 
 func headersOrEmpty(h map[string]string) map[string]string {
