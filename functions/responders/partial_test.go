@@ -14,6 +14,7 @@ import (
 
 	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
 )
 
 func partialPath(slug string) string { return "/api/public/surveys/" + slug + "/partial/" }
@@ -71,6 +72,12 @@ func TestPartialPut(t *testing.T) {
 			code: 400, want: `{"session":["Invalid session."]}`},
 		{name: "setting off", before: func(f fixture, sid int64, _, _ string) {
 			if err := f.st.UpdateSettings(context.Background(), f.aid, sid, store.SettingsUpdate{Set: map[string]any{"partial_responses": false}}); err != nil {
+				t.Fatal(err)
+			}
+		}, body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s, "page": 0} }, code: 403, want: noPartials},
+		{name: "the owner's plan lost it", before: func(f fixture, _ int64, _, _ string) {
+			if err := f.db().Table(f.st.TableName()).Update(store.AttrPK, store.AccountPK(f.aid)).Range(store.AttrSK, "ACCOUNT").
+				Set("plan", string(survey.PlanFree)).Run(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 		}, body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s, "page": 0} }, code: 403, want: noPartials},
