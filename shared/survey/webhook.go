@@ -105,9 +105,10 @@ type NotificationView struct {
 	WebhookHeaders  map[string]string `json:"webhook_headers"`
 	WebhookMethod   string            `json:"webhook_method"`
 	Enabled         bool              `json:"enabled"`
+	Secret          *string           `json:"secret,omitempty"`
+
 	// Events: contract section 20 (response.partial on this route too).
 	Events []string `json:"events"`
-	Secret *string  `json:"secret,omitempty"`
 }
 
 // Notification renders the webhook in the notifications shape.
