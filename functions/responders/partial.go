@@ -54,8 +54,9 @@ func decodePartial(data []byte) (partialRequest, error) {
 
 // handlePartial saves a session's partial response (contract section 20):
 // 204 with the session's resume token in ResumeTokenHeader. One
-// strongly consistent Query of the survey's collection, one GetItem and
-// one PutItem of the session's own item.
+// strongly consistent Query of the survey's collection, one GetItem of
+// the owner's account (the plan), one GetItem and one PutItem of the
+// session's own item.
 func handlePartial(svc responding.Service, files responding.EditFiles) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		data, err := api.ReadBody(r, api.MaxBody)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
 )
 
 func partialPath(slug string) string { return "/api/public/surveys/" + slug + "/partial/" }
@@ -47,7 +49,7 @@ func TestPartialPut(t *testing.T) {
 	cases := []struct {
 		name    string
 		set     map[string]any
-		before  func(f fixture, sid int64, slug, sess string)
+		before  func(t *testing.T, f fixture, sid int64, slug, sess string)
 		body    func(sess string, req, opt int64) map[string]any
 		code    int
 		want    string // the body, when not 204
@@ -69,22 +71,28 @@ func TestPartialPut(t *testing.T) {
 		}, code: 400},
 		{name: "a bad session", body: func(string, int64, int64) map[string]any { return map[string]any{"session": "nope", "page": 0} },
 			code: 400, want: `{"session":["Invalid session."]}`},
-		{name: "setting off", before: func(f fixture, sid int64, _, _ string) {
+		{name: "setting off", before: func(t *testing.T, f fixture, sid int64, _, _ string) {
 			if err := f.st.UpdateSettings(context.Background(), f.aid, sid, store.SettingsUpdate{Set: map[string]any{"partial_responses": false}}); err != nil {
 				t.Fatal(err)
 			}
 		}, body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s, "page": 0} }, code: 403, want: noPartials},
-		{name: "stopped", before: func(f fixture, sid int64, _, _ string) {
+		{name: "the owner's plan lost it", before: func(t *testing.T, f fixture, _ int64, _, _ string) {
+			if err := f.db().Table(f.st.TableName()).Update(store.AttrPK, store.AccountPK(f.aid)).Range(store.AttrSK, "ACCOUNT").
+				Set("plan", string(survey.PlanFree)).Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}, body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s, "page": 0} }, code: 403, want: noPartials},
+		{name: "stopped", before: func(t *testing.T, f fixture, sid int64, _, _ string) {
 			if err := f.st.UpdateSettings(context.Background(), f.aid, sid, store.SettingsUpdate{IsStopped: &stop}); err != nil {
 				t.Fatal(err)
 			}
 		}, body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s, "page": 0} }, code: 410, want: closedBody},
-		{name: "trashed", before: func(f fixture, sid int64, _, _ string) {
+		{name: "trashed", before: func(t *testing.T, f fixture, sid int64, _, _ string) {
 			if err := f.st.TrashSurvey(context.Background(), f.aid, sid); err != nil {
 				t.Fatal(err)
 			}
 		}, body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s, "page": 0} }, code: 404},
-		{name: "time over", set: map[string]any{"responding_ duration": "00:01:00"}, before: func(f fixture, _ int64, _, _ string) {
+		{name: "time over", set: map[string]any{"responding_ duration": "00:01:00"}, before: func(t *testing.T, f fixture, _ int64, _, _ string) {
 			f.advance(2 * time.Minute)
 		}, body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s, "page": 0} }, code: 410, want: timeIsUp},
 		{name: "after the session's response", body: func(s string, _, _ int64) map[string]any { return map[string]any{"session": s, "page": 0} },
@@ -99,7 +107,7 @@ func TestPartialPut(t *testing.T) {
 			if tc.name == "after the session's response" {
 				f.respond(t, slug, sess, map[string]any{strconv.FormatInt(req, 10): "Ann"}).submitted(t)
 			} else if tc.before != nil {
-				tc.before(f, sid, slug, sess)
+				tc.before(t, f, sid, slug, sess)
 			}
 			r := f.putPartial(t, slug, tc.body(sess, req, opt))
 			if r.code != tc.code || (tc.want != "" && r.body != tc.want) {
@@ -230,5 +238,96 @@ func TestPartialNotifyOncePerMinute(t *testing.T) {
 		if got := marked(); got != step.want {
 			t.Errorf("PUT %d marked %v, want %v", i, got, step.want)
 		}
+	}
+}
+
+// TestResumeRefusals: a resume token answers its session while the session
+// may still respond; otherwise 400 on token (time over, responded,
+// another survey's), 410 closed, 404 trashed, 403 without the setting.
+func TestResumeRefusals(t *testing.T) {
+	t.Parallel()
+	expired := `{"token":["This link to continue has expired."]}`
+	stop := true
+	cases := []struct {
+		name   string
+		set    map[string]any
+		before func(t *testing.T, f fixture, sid, req int64, slug, sess string)
+		other  bool // the token sent to another survey
+		code   int
+		want   string
+	}{
+		{name: "valid", code: 200},
+		{name: "time over", set: map[string]any{"responding_ duration": "00:01:00"}, before: func(_ *testing.T, f fixture, _, _ int64, _, _ string) {
+			f.advance(2 * time.Minute)
+		}, code: 400, want: expired},
+		{name: "responded", before: func(t *testing.T, f fixture, _, req int64, slug, sess string) {
+			f.respond(t, slug, sess, map[string]any{strconv.FormatInt(req, 10): "Ann"}).submitted(t)
+		}, code: 400, want: expired},
+		{name: "another survey's", other: true, code: 400, want: expired},
+		{name: "stopped", before: func(t *testing.T, f fixture, sid, _ int64, _, _ string) {
+			if err := f.st.UpdateSettings(context.Background(), f.aid, sid, store.SettingsUpdate{IsStopped: &stop}); err != nil {
+				t.Fatal(err)
+			}
+		}, code: 410, want: closedBody},
+		{name: "trashed", before: func(t *testing.T, f fixture, sid, _ int64, _, _ string) {
+			if err := f.st.TrashSurvey(context.Background(), f.aid, sid); err != nil {
+				t.Fatal(err)
+			}
+		}, code: 404},
+		{name: "setting off", before: func(t *testing.T, f fixture, sid, _ int64, _, _ string) {
+			if err := f.st.UpdateSettings(context.Background(), f.aid, sid, store.SettingsUpdate{Set: map[string]any{"partial_responses": false}}); err != nil {
+				t.Fatal(err)
+			}
+		}, code: 403, want: noPartials},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			set := map[string]any{}
+			for k, v := range tc.set {
+				set[k] = v
+			}
+			slug, sid, req, _ := f.partialSurvey(t, set)
+			sess := f.session(t, slug, nil)
+			put := f.putPartial(t, slug, map[string]any{"session": sess, "page": 1})
+			token := put.header.Get("Resume-Token")
+			if put.code != 204 || token == "" {
+				t.Fatalf("PUT: %d %s", put.code, put.body)
+			}
+			if tc.before != nil {
+				tc.before(t, f, sid, req, slug, sess)
+			}
+			target := slug
+			if tc.other {
+				target, _, _, _ = f.partialSurvey(t, nil)
+			}
+			r := send(t, f.h, "POST", resumePath(target), mustJSON(t, map[string]any{"token": token}), js...)
+			if r.code != tc.code || (tc.want != "" && r.body != tc.want) {
+				t.Fatalf("got %d %s, want %d %s", r.code, r.body, tc.code, tc.want)
+			}
+			if tc.code == 200 && !strings.Contains(r.body, `"page":1`) {
+				t.Errorf("resumed %s, want page 1", r.body)
+			}
+		})
+	}
+}
+
+// TestPartialUploadsChecked: a partial's upload answers are checked as a
+// submission's (without an uploads bucket every upload answer is refused).
+func TestPartialUploadsChecked(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	slug, sid, _, _ := f.partialSurvey(t, nil)
+	e := survey.NewElement(survey.TypeFileUpload)
+	e.Title = "A file"
+	ch, err := f.st.CreateElement(context.Background(), f.aid, sid, e, survey.Placement{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := f.session(t, slug, nil)
+	r := f.putPartial(t, slug, map[string]any{"session": sess, "page": 2, "answers": map[string]any{strconv.FormatInt(ch.Element.ID, 10): "not-an-upload"}})
+	if r.code != 400 || !strings.Contains(r.body, strconv.FormatInt(ch.Element.ID, 10)) {
+		t.Errorf("an upload answer that is no upload: %d %s, want 400 on it", r.code, r.body)
 	}
 }

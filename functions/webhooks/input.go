@@ -117,7 +117,10 @@ func readInput(obj map[string]json.RawMessage, s shape, create bool, current int
 		if raw, ok := f.Raw("recipients"); ok && api.JSONKind(raw) == "list" && !bytes.Equal(bytes.TrimSpace(raw), []byte("[]")) {
 			f.Fail("recipients", "Only email and SMS notifications (sending_method 1 or 2) have recipients.")
 		}
-	} else if raw, ok := f.Raw("events"); ok {
+	}
+	// Both shapes take events (the notifications shape too, so that its
+	// clients may subscribe to response.partial, contract section 20).
+	if raw, ok := f.Raw("events"); ok {
 		in.events = readEvents(f, raw)
 	}
 	if create && in.events == nil {

@@ -16,6 +16,7 @@ import (
 type PartialStore interface {
 	SavePartial(ctx context.Context, w store.PartialWrite) (store.Partial, bool, error)
 	SessionPartial(ctx context.Context, sid int64, session string) (store.Partial, bool, error)
+	Account(ctx context.Context, id int64) (survey.Account, error)
 }
 
 var _ PartialStore = (*store.Store)(nil)
@@ -60,6 +61,19 @@ func (s Service) partialSession(ctx context.Context, slug, token string, purpose
 		return store.SurveyCollection{}, Session{}, survey.ErrNotFound
 	}
 	if !c.Settings.PartialResponses {
+		return store.SurveyCollection{}, Session{}, ErrNoPartials
+	}
+	ps, ok := s.Store.(PartialStore)
+	if !ok {
+		return store.SurveyCollection{}, Session{}, survey.Errorf(survey.EINTERNAL, "responding: the store keeps no partials")
+	}
+	// The setting is Pro's (survey.PlanNeeded): an owner whose plan lost
+	// it keeps the setting stored, and no new partials (one GetItem).
+	owner, err := ps.Account(ctx, c.Survey.AccountID)
+	if err != nil {
+		return store.SurveyCollection{}, Session{}, err
+	}
+	if !owner.Plan.Includes(survey.PlanNeeded["partial_responses"]) {
 		return store.SurveyCollection{}, Session{}, ErrNoPartials
 	}
 	invalid := ErrInvalidSession

@@ -23,33 +23,35 @@ type SettingsSummary struct {
 // specification's fields, plus id, url_slug, created_date, is_stopped and
 // expiration_date so that a client knows what it created.
 type SurveyDetail struct {
-	ID                 int64   `json:"id"`
-	Name               string  `json:"name"`
-	FolderID           int64   `json:"folder_id"`
-	Language           string  `json:"language"`
-	URLSlug            string  `json:"url_slug"`
-	CreatedDate        string  `json:"created_date"`
-	Active             bool    `json:"active"`
-	Closed             bool    `json:"closed"`
-	Deleted            bool    `json:"deleted"`
-	IsStopped          bool    `json:"is_stopped"`
-	ExpirationDate     *string `json:"expiration_date"`
-	PreviewCode        string  `json:"preview_code"`
-	ReportCode         string  `json:"report_code"`
-	SubmittedResponses int64   `json:"submitted_responses"`
-	// PartialResponsesCount: contract section 20.
-	PartialResponsesCount int64           `json:"partial_responses_count"`
-	Views                 int64           `json:"views"`
-	IsTemplate            bool            `json:"is_template"`
-	QuestionCount         int             `json:"question_count"`
-	Theme                 Theme           `json:"theme"`
-	Subdomain             *Subdomain      `json:"subdomain"`
-	SharedBy              Profile         `json:"shared_by"`
-	Settings              SettingsSummary `json:"settings"`
-	Questions             [][]ElementView `json:"questions"`
-	Variables             []Variable      `json:"variables"`
-	Welcome               []ElementView   `json:"welcome"`
-	Appreciations         []ElementView   `json:"appreciations"`
+	ID                 int64           `json:"id"`
+	Name               string          `json:"name"`
+	FolderID           int64           `json:"folder_id"`
+	Language           string          `json:"language"`
+	URLSlug            string          `json:"url_slug"`
+	CreatedDate        string          `json:"created_date"`
+	Active             bool            `json:"active"`
+	Closed             bool            `json:"closed"`
+	Deleted            bool            `json:"deleted"`
+	IsStopped          bool            `json:"is_stopped"`
+	ExpirationDate     *string         `json:"expiration_date"`
+	PreviewCode        string          `json:"preview_code"`
+	ReportCode         string          `json:"report_code"`
+	SubmittedResponses int64           `json:"submitted_responses"`
+	Views              int64           `json:"views"`
+	IsTemplate         bool            `json:"is_template"`
+	QuestionCount      int             `json:"question_count"`
+	Theme              Theme           `json:"theme"`
+	Subdomain          *Subdomain      `json:"subdomain"`
+	SharedBy           Profile         `json:"shared_by"`
+	Settings           SettingsSummary `json:"settings"`
+	Questions          [][]ElementView `json:"questions"`
+	Variables          []Variable      `json:"variables"`
+	Welcome            []ElementView   `json:"welcome"`
+	Appreciations      []ElementView   `json:"appreciations"`
+
+	// PartialResponsesCount is the survey's partial responses (contract
+	// section 20), exact within seconds.
+	PartialResponsesCount int64 `json:"partial_responses_count"`
 }
 
 // Detail returns the survey's detail at now, owned by owner, with its
@@ -66,7 +68,7 @@ func (s Survey) Detail(now time.Time, owner Profile, l Layout, elements map[int6
 		ID: s.ID, Name: s.Name, FolderID: s.FolderID, Language: lang, URLSlug: s.URLSlug,
 		CreatedDate: s.Created.UTC().Format(TimestampLayout), Active: s.Active(now), Closed: s.Closed(now),
 		Deleted: s.Deleted, IsStopped: s.IsStopped, ExpirationDate: exp, PreviewCode: s.PreviewCode,
-		ReportCode: s.ReportCode, SubmittedResponses: s.SubmittedResponses, PartialResponsesCount: s.PartialResponses, Views: s.Views,
+		ReportCode: s.ReportCode, SubmittedResponses: s.SubmittedResponses, Views: s.Views, PartialResponsesCount: s.PartialResponses,
 		IsTemplate: s.IsTemplate, QuestionCount: s.QuestionCount, Theme: s.Theme, SharedBy: owner,
 		Questions: [][]ElementView{}, Variables: []Variable{},
 		Welcome: views(l, l.Welcome, elements, false), Appreciations: views(l, l.Appreciations, elements, false),

@@ -39,12 +39,13 @@ type Survey struct {
 	SubmittedResponses int64
 	// SpamResponses counts the responses marked spam (contract section 16).
 	SpamResponses int64
+	IsTemplate    bool
+	Deleted       bool
+	IsStopped     bool
 	// PartialResponses counts the survey's partial responses (contract
 	// section 20), from the stream.
 	PartialResponses int64
-	IsTemplate       bool
-	Deleted          bool
-	IsStopped        bool
+
 	// ExpirationDate is YYYY-MM-DD, or "" for none.
 	ExpirationDate string
 	// ClosedBySweep is set by the expiry sweep; reads derive closed from the

@@ -150,12 +150,15 @@ type NotificationView struct {
 	Recipients []string `json:"recipients"`
 	Enabled    bool     `json:"enabled"`
 	Secret     *string  `json:"secret,omitempty"`
+	// Events: contract section 20 (response.partial on this route too).
+	Events []string `json:"events"`
 }
 
 // Notification renders the webhook in the notifications shape.
 func (w Webhook) Notification() NotificationView {
 	v := NotificationView{ID: w.ID, RecipientType: NotificationWebhook, SendingMethod: NotificationSending,
-		WebhookEndpoint: w.URL, WebhookHeaders: headersOrEmpty(w.Headers), WebhookMethod: WebhookMethod, Recipients: []string{}, Enabled: w.Active}
+		WebhookEndpoint: w.URL, WebhookHeaders: headersOrEmpty(w.Headers), WebhookMethod: WebhookMethod, Recipients: []string{}, Enabled: w.Active,
+		Events: w.Events}
 	if w.Sends() {
 		v.RecipientType, v.SendingMethod, v.Recipients = w.RecipientType, w.SendingMethod(), nonNil(w.Recipients)
 	}
