@@ -28,6 +28,7 @@ import (
 	"surveyservice/shared/exports"
 	"surveyservice/shared/links"
 	"surveyservice/shared/ratelimit"
+	"surveyservice/shared/sending"
 	"surveyservice/shared/store"
 	"surveyservice/shared/uploads"
 	"surveyservice/shared/webhook"
@@ -54,6 +55,10 @@ type config struct {
 	pages pages.Config
 	// uploads is the bucket of the responders' files (section 16).
 	uploads *uploads.Bucket
+	// sender sends email and SMS (kept in the local outbox too); limits
+	// are the sending budgets (VERIFY_LIMITS).
+	sender sending.Sender
+	limits sending.Limits
 }
 
 // routers returns every resource group, each as its Lambda function serves
