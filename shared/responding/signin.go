@@ -1,6 +1,7 @@
 package responding
 
 import (
+	"surveyservice/shared/sending"
 	"surveyservice/shared/survey"
 )
 
@@ -38,8 +39,8 @@ func SignedIn(set survey.Settings, sess Session) (*survey.Respondent, []string, 
 
 // The channels a code is sent by (contract section 18).
 const (
-	ChannelEmail = "email"
-	ChannelSMS   = "sms"
+	ChannelEmail = sending.ChannelEmail
+	ChannelSMS   = sending.ChannelSMS
 )
 
 // IdentityKey names a proven identity as the store claims it: the
@@ -50,4 +51,9 @@ func IdentityKey(channel, identity string) string {
 		return "phone:" + identity
 	}
 	return "email:" + identity
+}
+
+// channelUsed reports whether a survey signs in by channel.
+func channelUsed(set survey.Settings, channel string) bool {
+	return channel == ChannelEmail && set.ServiceAuth
 }
