@@ -320,11 +320,16 @@ func sameSettings(t *testing.T, what string, got, want map[string]any) {
 }
 
 // with returns a copy of a settings object with some fields changed
-// (values normalised to what a JSON decoder gives).
+// (values normalised to what a JSON decoder gives), and
+// authentication_needed as section 18 derives it: true exactly when
+// service_auth, phone_number_auth or code_auth is on, whatever was sent.
 func with(m map[string]any, changes map[string]any) map[string]any {
 	out := maps.Clone(m)
 	for k, v := range changes {
 		out[k] = generic(v)
+	}
+	if _, ok := out["authentication_needed"]; ok {
+		out["authentication_needed"] = out["service_auth"] == true || out["phone_number_auth"] == true || out["code_auth"] == true
 	}
 	return out
 }

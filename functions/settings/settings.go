@@ -19,6 +19,7 @@ import (
 var (
 	boolFields = []string{
 		"authentication_needed", "service_auth", "service_auth_no_spam", "code_auth", "code_auth_is_unique",
+		"phone_number_auth", "phone_number_auth_is_unique", "phone_numbers_limited",
 		"captcha_needed", "hidden_responder_details", "privacy_preserving_message_enabled", "no_spam", "tag_spam",
 		"location_is_active", "location_is_required", "hide_next_button", "hide_previous_button",
 		"hide_progressbar", "edit_response_enabled", "branding_removal",
@@ -329,6 +330,10 @@ func (h handlers) update() http.Handler {
 		if gated := refused(acct.Plan, cur, next, p.set); len(gated) > 0 {
 			return survey.PlanRefusal(acct.Plan, gated)
 		}
+		// authentication_needed is checked against the plan above, as any
+		// gated field, and otherwise ignored: it is derived (section 18).
+		delete(p.set, "authentication_needed")
+		next.AuthenticationNeeded = next.SignInNeeded()
 		u := store.SettingsUpdate{Set: p.set, Name: p.name, Language: p.language, IsStopped: p.isStopped,
 			Expire: p.expire, Expiration: p.expiration}
 		if err := h.st.UpdateSettings(r.Context(), acct.ID, sid, u); err != nil {

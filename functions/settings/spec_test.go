@@ -19,6 +19,8 @@ var (
 		// Quizzes (contract section 15).
 		"show_answer_sheet_enabled", "show_answer_sheet_to_responder", "show_answer_key_after_response_submit",
 		"show_answer_key_after_survey_stop",
+		// Sign-in by phone (contract section 18).
+		"phone_number_auth", "phone_number_auth_is_unique", "phone_numbers_limited",
 	}
 	// specStrings are the string settings and their maximum lengths.
 	specStrings = map[string]int{
@@ -54,6 +56,10 @@ var (
 		"show_answer_sheet_to_responder":        survey.PlanPro,
 		"show_answer_key_after_response_submit": survey.PlanPro,
 		"show_answer_key_after_survey_stop":     survey.PlanPro,
+		// Contract section 18: Enterprise as the other sign-in settings.
+		"phone_number_auth":           survey.PlanEnterprise,
+		"phone_number_auth_is_unique": survey.PlanEnterprise,
+		"phone_numbers_limited":       survey.PlanEnterprise,
 	}
 	planRank = map[survey.Plan]int{survey.PlanFree: 0, survey.PlanPro: 1, survey.PlanEnterprise: 2}
 	plans    = []survey.Plan{survey.PlanFree, survey.PlanPro, survey.PlanEnterprise}

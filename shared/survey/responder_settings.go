@@ -17,6 +17,11 @@ type ResponderSettings struct {
 	LocationDescription             *string `json:"location_description"`
 	PrivacyPreservingMessageEnabled bool    `json:"privacy_preserving_message_enabled"`
 	BrandingRemoval                 bool    `json:"branding_removal"`
+	// Sign-in (section 18), so that a client knows before it asks.
+	ServiceAuth        bool     `json:"service_auth"`
+	PhoneNumberAuth    bool     `json:"phone_number_auth"`
+	ServiceAuthDomains []string `json:"service_auth_domains"`
+	AuthDescription    *string  `json:"auth_description"`
 }
 
 // Responder is what the public view's settings say of set.
@@ -26,6 +31,8 @@ func (set Settings) Responder() ResponderSettings {
 		LocationIsActive: set.LocationIsActive, LocationIsRequired: set.LocationIsActive && set.LocationIsRequired,
 		LocationDescription:             set.LocationDescription,
 		PrivacyPreservingMessageEnabled: set.PrivacyPreservingMessageEnabled, BrandingRemoval: set.BrandingRemoval,
+		ServiceAuth: set.ServiceAuth, PhoneNumberAuth: set.PhoneNumberAuth,
+		ServiceAuthDomains: append([]string{}, set.ServiceAuthDomains...), AuthDescription: set.AuthDescription,
 	}
 }
 
