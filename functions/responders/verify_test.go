@@ -420,3 +420,77 @@ func (f fixture) open(tb testing.TB, sid int64, token string) responding.Session
 	}
 	return s
 }
+
+// TestVerifySMS: on a fa survey a number typed in Iran's national form
+// with Persian digits is proven as E.164 by SMS, in Persian; a malformed
+// number 400; with both methods on a submission needs both proofs, and
+// the response stores both.
+func TestVerifySMS(t *testing.T) {
+	t.Parallel()
+	v := newVerifier(t, sending.DefaultLimits)
+	slug, sid := v.survey(t, map[string]any{"service_auth": true, "phone_number_auth": true})
+	sess := v.session(t, slug, nil)
+	v.sendCode(t, slug, map[string]any{"session": sess, "channel": "sms", "address": "12345"}).is(t, 400, `{"address":["Enter a valid mobile number."]}`)
+	ver := v.sendCode(t, slug, map[string]any{"session": sess, "channel": "sms", "address": "۰۹۱۲ ۱۲۳-۴۵۶۷"}).verification(t)
+	msgs := v.out.messages()
+	if m := msgs[len(msgs)-1]; m.Channel != "sms" || m.To != "+989121234567" || m.Subject != "" || !strings.Contains(m.Body, "Coded") {
+		t.Errorf("SMS %+v", m)
+	}
+	phoned := v.confirm(t, slug, sess, ver, v.out.lastCode(t, "+989121234567")).confirmed(t)
+	v.respond(t, slug, phoned, nil).is(t, 403, signInBody) // the email is missing
+	ver = v.sendCode(t, slug, map[string]any{"session": phoned, "channel": "email", "address": "both@example.com"}).verification(t)
+	both := v.confirm(t, slug, phoned, ver, v.out.lastCode(t, "both@example.com")).confirmed(t)
+	got := v.respond(t, slug, both, nil).submitted(t)
+	if r := v.respondent(t, sid, got.ID); r != `{"email":"both@example.com","phone":"+989121234567"}` {
+		t.Errorf("respondent %s", r)
+	}
+}
+
+// TestVerifyPhoneList: on a phone_numbers_limited survey an unlisted
+// number answers 403 before any message, counted by the code-guess guard
+// (the client's 11th failure in a minute 429), and a listed one is sent
+// its code.
+func TestVerifyPhoneList(t *testing.T) {
+	t.Parallel()
+	v := newVerifier(t, sending.DefaultLimits)
+	slug, sid := v.survey(t, map[string]any{"phone_number_auth": true, "phone_numbers_limited": true})
+	if err := v.st.AddPhones(context.Background(), v.aid, sid, []string{"+4915112345678"}); err != nil {
+		t.Fatal(err)
+	}
+	sess := v.session(t, slug, nil)
+	for range 10 {
+		v.sendCode(t, slug, map[string]any{"session": sess, "channel": "sms", "address": "+4915100000000"}).
+			is(t, 403, `{"detail":"This number may not respond to this survey."}`)
+	}
+	if r := v.sendCode(t, slug, map[string]any{"session": sess, "channel": "sms", "address": "+4915100000000"}); r.code != 429 {
+		t.Errorf("the 11th unlisted number: %d %s, want 429", r.code, r.body)
+	}
+	if n := len(v.out.messages()); n != 0 {
+		t.Errorf("%d messages sent to unlisted numbers", n)
+	}
+	other := newVerifier(t, sending.DefaultLimits) // another client
+	other.h = v.h
+	other.sendCode(t, slug, map[string]any{"session": sess, "channel": "sms", "address": "0049 151 1234 5678"}).verification(t)
+	if n := len(v.out.messages()); n != 1 {
+		t.Errorf("%d messages to the listed number, want 1", n)
+	}
+}
+
+// TestOneResponsePerNumber: with phone_number_auth_is_unique 10 sessions
+// of one proven number racing record one response, the rest 403; a later
+// one 403; another number records its own.
+func TestOneResponsePerNumber(t *testing.T) {
+	t.Parallel()
+	f, _ := conflictFixture(t)
+	slug, sid := f.survey(t, map[string]any{"phone_number_auth": true, "phone_number_auth_is_unique": true})
+	sessions := make([]string, 10)
+	for i := range sessions {
+		sessions[i] = f.proven(t, sid, f.session(t, slug, nil), "", "+989121234567")
+	}
+	replies := race(len(sessions), func(i int) reply { return f.respond(t, slug, sessions[i], nil) })
+	t.Logf("10 sessions of one number: %s", outcomes(replies))
+	wantOneWinner(t, replies, 403, alreadyBody)
+	f.respond(t, slug, f.proven(t, sid, f.session(t, slug, nil), "", "+989121234567"), nil).is(t, 403, alreadyBody)
+	f.respond(t, slug, f.proven(t, sid, f.session(t, slug, nil), "", "+989121234568"), nil).submitted(t)
+	f.wantStored(t, "one number raced, another once", sid, 2)
+}

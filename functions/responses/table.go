@@ -53,7 +53,7 @@ func newTable(c store.SurveyCollection) table {
 // signInColumns reports whether a survey's tables carry the email and
 // phone columns (contract section 18): while a sign-in method is on.
 func signInColumns(c store.SurveyCollection) bool {
-	return c.Settings.ServiceAuth
+	return c.Settings.ServiceAuth || c.Settings.PhoneNumberAuth
 }
 
 // respondentCells are a response's email and phone cells: its

@@ -31,6 +31,15 @@ func SignedIn(set survey.Settings, sess Session) (*survey.Respondent, []string, 
 			identities = append(identities, IdentityKey(ChannelEmail, sess.Email))
 		}
 	}
+	if set.PhoneNumberAuth {
+		if sess.Phone == "" {
+			return nil, nil, ErrSignIn
+		}
+		r.Phone = sess.Phone
+		if set.PhoneNumberAuthIsUnique {
+			identities = append(identities, IdentityKey(ChannelSMS, sess.Phone))
+		}
+	}
 	if r == (survey.Respondent{}) {
 		return nil, nil, nil
 	}
@@ -55,5 +64,5 @@ func IdentityKey(channel, identity string) string {
 
 // channelUsed reports whether a survey signs in by channel.
 func channelUsed(set survey.Settings, channel string) bool {
-	return channel == ChannelEmail && set.ServiceAuth
+	return channel == ChannelEmail && set.ServiceAuth || channel == ChannelSMS && set.PhoneNumberAuth
 }

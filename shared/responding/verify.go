@@ -36,6 +36,7 @@ var (
 	ErrInvalidVerification = survey.FieldError("verification", "Invalid verification.")
 	ErrInvalidCode         = survey.FieldError("code", "Invalid code.")
 	ErrCodeExpired         = survey.Errorf(survey.EGONE, "This code has expired. Ask for a new one.")
+	ErrNumberRefused       = survey.Errorf(survey.EFORBIDDEN, "This number may not respond to this survey.")
 	ErrInvalidPhone        = survey.FieldError("address", survey.PhoneInvalidMessage)
 )
 
@@ -55,6 +56,7 @@ type VerifyStore interface {
 	TryVerification(ctx context.Context, sid int64, id string, maxTries int, now time.Time) (store.VerificationCode, error)
 	SpendVerification(ctx context.Context, sid int64, id string) error
 	DropVerification(ctx context.Context, sid int64, id string) error
+	PhoneListed(ctx context.Context, sid int64, e164 string) (bool, error)
 }
 
 var _ VerifyStore = (*store.Store)(nil)
@@ -94,12 +96,14 @@ type Sent struct {
 // survey 404, a trashed or closed one 410, a session that does not open
 // for the survey 400, a channel the survey does not use 400, a malformed
 // or unadmitted address 400, the challenge missing, wrong or spent 400
-// (a good one is spent from here on), an exhausted budget 429 (address, client, survey, account, each
+// (a good one is spent from here on), on a phone_numbers_limited survey
+// the code-guess guard's 429 and an unlisted number 403 (a failed
+// guess), an exhausted budget 429 (address, client, survey, account, each
 // its fixed window). A failed send answers 503 and gives its budgets
 // back.
 func (v Verifier) Send(ctx context.Context, req SendRequest) (Sent, error) {
 	now := v.Now()
-	ps, _, err := v.Store.GuardedSurveyBySlug(ctx, req.Slug, req.Client)
+	ps, guard, err := v.Store.GuardedSurveyBySlug(ctx, req.Slug, req.Client)
 	if err == nil && (ps.Survey.Deleted || !ps.Survey.Active(now)) {
 		err = survey.ErrSurveyClosed
 	}
@@ -120,6 +124,9 @@ func (v Verifier) Send(ctx context.Context, req SendRequest) (Sent, error) {
 		err = challenge.Check(ctx, v.Sealer, v.Store, sv.ID, sol, now)
 	}
 	if err != nil {
+		return Sent{}, err
+	}
+	if err := v.checkListed(ctx, set, sv.ID, guard, req.Channel, identity); err != nil {
 		return Sent{}, err
 	}
 	code, stored, err := newCode()
@@ -185,6 +192,27 @@ func (v Verifier) identity(set survey.Settings, channel, address, lang string) (
 		return "", ErrInvalidPhone
 	}
 	return phone, nil
+}
+
+// checkListed refuses, on a phone_numbers_limited survey, a number that
+// is not on the survey's list, as the code-guess guard refuses a wrong
+// code: while the client's failures are at their limit 429, otherwise 403
+// counted as a failed guess. Nothing has been spent on a message yet.
+func (v Verifier) checkListed(ctx context.Context, set survey.Settings, sid int64, guard store.CodeGuard, channel, phone string) error {
+	if channel != ChannelSMS || !set.PhoneNumbersLimited {
+		return nil
+	}
+	if err := guard.Check(); err != nil {
+		return err
+	}
+	listed, err := v.Store.PhoneListed(ctx, sid, phone)
+	if err != nil || listed {
+		return err
+	}
+	if err := v.Store.RecordFailedGuess(ctx, guard); err != nil {
+		return err
+	}
+	return ErrNumberRefused
 }
 
 // ConfirmRequest is a code to confirm as a request asks for it.
