@@ -28,6 +28,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"surveyservice/shared/links"
+	"surveyservice/shared/sending"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/webhook"
@@ -46,6 +47,7 @@ type Store interface {
 	CloseBreaker(ctx context.Context, sid, wid int64) error
 	MarkSlow(ctx context.Context, sid, wid int64, until time.Time) error
 	ReleaseClaim(ctx context.Context, d survey.Delivery, token string) error
+	NoticeSurvey(ctx context.Context, sid int64) (survey.Survey, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -100,6 +102,14 @@ type Deps struct {
 	// webhook is marked slow (its next attempts are the slow lane's); the
 	// attempt itself goes on to Timeout. 0 means webhook.MainLaneBudget.
 	Budget time.Duration
+	// Sender sends email and SMS notifications (sending_method 1 and 2),
+	// each spent from Budgets under Limits (VERIFY_LIMITS' survey and
+	// account figures); BaseURL is the API's address, which their links
+	// to the response start with. A nil Sender fails them.
+	Sender  sending.Sender
+	Budgets *sending.Budgets
+	Limits  sending.Limits
+	BaseURL string
 }
 
 // Deliverer handles batches of queue messages.
@@ -288,6 +298,8 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		return d.fail(ctx, a, 0, "The webhook was deleted or deactivated.")
 	case !haveResponse:
 		return d.fail(ctx, a, 0, "The response no longer exists.")
+	case wh.Sends():
+		return d.notify(ctx, a, *wh, r)
 	}
 	if !breaker.OpenUntil.IsZero() {
 		probe := false
@@ -529,10 +541,12 @@ func (d *Deliverer) post(ctx context.Context, wh survey.Webhook, dl survey.Deliv
 	if err != nil {
 		return 0, "The URL cannot be requested."
 	}
+	// The webhook's own headers may replace the Content-Type (and only
+	// that of what the delivery sets: the others are reserved).
+	req.Header.Set("Content-Type", "application/json")
 	for k, v := range wh.Headers {
 		req.Header.Set(k, v)
 	}
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", UserAgent)
 	webhook.SetHeaders(req.Header, key, dl.MessageID(), d.now(), body)
 	resp, err := d.Client.Do(req)

@@ -39,19 +39,65 @@ var notificationsShape = shape{notification: true, url: "webhook_endpoint", acti
 		return v
 	}}
 
+// shows reports whether the shape shows the webhook: the webhooks routes
+// show webhooks only, the notifications routes email and SMS
+// notifications too.
+func (s shape) shows(w survey.Webhook) bool { return s.notification || !w.Sends() }
+
 // input is a validated create or PATCH body: nil fields were not sent.
 type input struct {
 	url     *string
 	events  []string
 	active  *bool
 	headers map[string]string // nil: not sent
+	// method is the sending method the webhook has after the change (a
+	// webhook's, unless the notifications shape named email or SMS);
+	// recipientType and recipients are an email or SMS notification's
+	// (nil: not sent).
+	method        int64
+	recipientType *int64
+	recipients    []string
+}
+
+// realShape reports whether a body on the webhooks route is in the
+// notifications shape (the n8n node posts it there: contract section 21).
+func realShape(obj map[string]json.RawMessage) bool {
+	for _, k := range []string{"webhook_endpoint", "recipient_type", "sending_method"} {
+		if _, ok := obj[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // readInput validates a body in the shape's fields, without any I/O:
-// every field's errors at once.
-func readInput(obj map[string]json.RawMessage, s shape, create bool) (input, error) {
+// every field's errors at once. current is the sending method of the
+// webhook a PATCH changes (0 on create).
+func readInput(obj map[string]json.RawMessage, s shape, create bool, current int64) (input, error) {
 	f := api.NewForm(obj)
-	var in input
+	in := input{method: survey.SendingWebhook}
+	if current != 0 {
+		in.method = current
+	}
+	if s.notification {
+		if v, ok := f.Int("sending_method", api.Int{}); ok {
+			switch {
+			case v < survey.SendingEmail || v > survey.SendingWebhook:
+				// The other fields mean nothing without a method.
+				f.Fail("sending_method", fmt.Sprintf("\"%d\" is not a valid choice.", v))
+				return in, f.Err()
+			case current != 0 && v != current:
+				f.Fail("sending_method", "The sending method of a notification cannot be changed; create another.")
+				return in, f.Err()
+			default:
+				in.method = v
+			}
+		}
+	}
+	if in.method != survey.SendingWebhook {
+		readSending(f, &in, create)
+		return in, f.Err()
+	}
 	if u, ok := f.String(s.url, api.Str{Required: create, Max: webhook.MaxURL, NoTrim: false}); ok {
 		in.url = &u
 	}
@@ -62,13 +108,14 @@ func readInput(obj map[string]json.RawMessage, s shape, create bool) (input, err
 		in.headers = readHeaders(f, s.headers, raw)
 	}
 	if s.notification {
-		for name, want := range map[string]int64{"recipient_type": survey.NotificationWebhook, "sending_method": survey.NotificationSending} {
-			if v, ok := f.Int(name, api.Int{}); ok && v != want {
-				f.Fail(name, fmt.Sprintf("\"%d\" is not a valid choice.", v))
-			}
+		if v, ok := f.Int("recipient_type", api.Int{}); ok && v != survey.NotificationWebhook {
+			f.Fail("recipient_type", fmt.Sprintf("\"%d\" is not a valid choice.", v))
 		}
 		if m, ok := f.String("webhook_method", api.Str{}); ok && !strings.EqualFold(m, survey.WebhookMethod) {
 			f.Fail("webhook_method", fmt.Sprintf("%q is not a valid choice; deliveries are POST requests.", m))
+		}
+		if raw, ok := f.Raw("recipients"); ok && api.JSONKind(raw) == "list" && !bytes.Equal(bytes.TrimSpace(raw), []byte("[]")) {
+			f.Fail("recipients", "Only email and SMS notifications (sending_method 1 or 2) have recipients.")
 		}
 	} else if raw, ok := f.Raw("events"); ok {
 		in.events = readEvents(f, raw)
@@ -77,6 +124,73 @@ func readInput(obj map[string]json.RawMessage, s shape, create bool) (input, err
 		in.events = []string{survey.EventResponseSubmitted}
 	}
 	return in, f.Err()
+}
+
+// readSending reads an email or SMS notification's fields (the
+// notifications shape): enabled, recipient_type 1-4 (default 1),
+// recipients (1-10 addresses or numbers, required on create). It has no
+// endpoint; its headers and method are ignored, as the real service's
+// clients send them with every notification.
+func readSending(f *api.Form, in *input, create bool) {
+	if b, ok := f.Bool("enabled", false); ok {
+		in.active = &b
+	}
+	if u, ok := f.String("webhook_endpoint", api.Str{AllowBlank: true, Nullable: true}); ok && u != "" {
+		f.Fail("webhook_endpoint", "Only webhook notifications (sending_method 3) have an endpoint.")
+	}
+	if v, ok := f.Int("recipient_type", api.Int{}); ok {
+		if v < survey.MinRecipientType || v > survey.MaxRecipientType {
+			f.Fail("recipient_type", fmt.Sprintf("\"%d\" is not a valid choice.", v))
+		} else {
+			in.recipientType = &v
+		}
+	} else if create && !f.IsNull("recipient_type") {
+		one := int64(survey.MinRecipientType)
+		in.recipientType = &one
+	}
+	raw, ok := f.Raw("recipients")
+	if !ok {
+		if create {
+			f.Fail("recipients", api.MsgRequired)
+		}
+		return
+	}
+	if kind := api.JSONKind(raw); kind != "list" {
+		f.Fail("recipients", fmt.Sprintf("Expected a list of items but got type %q.", kind))
+		return
+	}
+	var list []json.RawMessage
+	_ = json.Unmarshal(raw, &list)
+	switch {
+	case len(list) == 0:
+		f.Fail("recipients", "This list may not be empty.")
+		return
+	case len(list) > survey.MaxRecipients:
+		f.Fail("recipients", fmt.Sprintf("Ensure this field has no more than %d elements.", survey.MaxRecipients))
+		return
+	}
+	nested := map[string]any{}
+	out := []string{}
+	for i, item := range list {
+		var v string
+		if err := json.Unmarshal(item, &v); err != nil {
+			nested[fmt.Sprint(i)] = []string{api.MsgNotString}
+			continue
+		}
+		norm, problem := survey.RecipientProblem(in.method, v)
+		if problem != "" {
+			nested[fmt.Sprint(i)] = []string{problem}
+			continue
+		}
+		if !slices.Contains(out, norm) {
+			out = append(out, norm)
+		}
+	}
+	if len(nested) > 0 {
+		f.FailNested("recipients", nested)
+		return
+	}
+	in.recipients = out
 }
 
 func readEvents(f *api.Form, raw json.RawMessage) []string {

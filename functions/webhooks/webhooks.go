@@ -51,9 +51,11 @@ func (h handlers) list(s shape) http.Handler {
 		if err != nil {
 			return err
 		}
-		out := make([]any, len(hooks))
-		for i, wh := range hooks {
-			out[i] = s.render(wh)
+		out := []any{}
+		for _, wh := range hooks {
+			if s.shows(wh) {
+				out = append(out, s.render(wh))
+			}
 		}
 		api.Respond(w, r, http.StatusOK, out)
 		return nil
@@ -66,15 +68,11 @@ func (h handlers) get(s shape) http.Handler {
 		if err != nil {
 			return err
 		}
-		_, hooks, _, err := h.Store.SurveyWebhooks(r.Context(), aid, sid)
+		wh, err := h.shown(r.Context(), s, aid, sid, wid)
 		if err != nil {
 			return err
 		}
-		i, found := find(hooks, wid)
-		if !found {
-			return survey.ErrNotFound
-		}
-		api.Respond(w, r, http.StatusOK, s.render(hooks[i]))
+		api.Respond(w, r, http.StatusOK, s.render(wh))
 		return nil
 	})
 }
@@ -83,7 +81,9 @@ func (h handlers) get(s shape) http.Handler {
 // the URL leads, and adds the webhook with a fresh secret, sealed; the
 // answer shows the secret, this once. One BatchGetItem and one
 // transaction (the id is leased and the data key cached: usually no other
-// call).
+// call). An email or SMS notification (the notifications shape's
+// sending_method 1 or 2) has no URL nor secret. The webhooks route also
+// takes the notifications shape (createReal).
 func (h handlers) create(s shape) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		aid, sid, err := surveyID(r)
@@ -94,41 +94,85 @@ func (h handlers) create(s shape) http.Handler {
 		if err != nil {
 			return err
 		}
-		in, err := readInput(obj, s, true)
+		if !s.notification && realShape(obj) {
+			return h.createReal(w, r, aid, sid, obj)
+		}
+		in, err := readInput(obj, s, true, 0)
 		if err != nil {
 			return err
 		}
-		url, err := h.checkURL(r.Context(), s, *in.url)
-		if err != nil {
-			return err
-		}
-		ctx := r.Context()
-		wid, err := h.Store.NewID(ctx, store.KindWebhook)
-		if err != nil {
-			return err
-		}
-		secret := webhook.NewSecret()
-		sealed, err := h.Sealer.SealFor(ctx, links.PurposeWebhookSecret, wid, []byte(secret))
-		if err != nil {
-			return err
-		}
-		wh := survey.Webhook{ID: wid, SurveyID: sid, URL: url, Events: in.events, Active: true, Headers: in.headers,
-			Created: h.Now().UTC().Truncate(time.Microsecond), SealedSecret: sealed}
-		if in.active != nil {
-			wh.Active = *in.active
-		}
-		_, err = h.Store.ChangeWebhooks(ctx, aid, sid, func(hooks []survey.Webhook) ([]survey.Webhook, error) {
-			if len(hooks) >= survey.MaxWebhooks {
-				return nil, tooMany()
-			}
-			return append(hooks, wh), nil
-		})
-		if err != nil {
-			return err
-		}
-		api.Respond(w, r, http.StatusCreated, s.renderCreated(wh, secret))
-		return nil
+		return h.added(w, r, aid, sid, s, in)
 	})
+}
+
+// shown reads webhook wid of the survey, if the shape shows it.
+func (h handlers) shown(ctx context.Context, s shape, aid, sid, wid int64) (survey.Webhook, error) {
+	_, hooks, _, err := h.Store.SurveyWebhooks(ctx, aid, sid)
+	if err != nil {
+		return survey.Webhook{}, err
+	}
+	i, found := find(hooks, wid)
+	if !found || !s.shows(hooks[i]) {
+		return survey.Webhook{}, survey.ErrNotFound
+	}
+	return hooks[i], nil
+}
+
+// added adds the webhook of a create's body and answers 201 (a webhook
+// with its secret, shown this once).
+func (h handlers) added(w http.ResponseWriter, r *http.Request, aid, sid int64, s shape, in input) error {
+	wh, secret, err := h.add(r.Context(), aid, sid, s, in)
+	if err != nil {
+		return err
+	}
+	if wh.Sends() {
+		api.Respond(w, r, http.StatusCreated, s.render(wh))
+		return nil
+	}
+	api.Respond(w, r, http.StatusCreated, s.renderCreated(wh, secret))
+	return nil
+}
+
+// add checks the URL of a webhook and adds it with a fresh secret, or adds
+// an email or SMS notification; it answers the webhook and its secret.
+func (h handlers) add(ctx context.Context, aid, sid int64, s shape, in input) (survey.Webhook, string, error) {
+	wh := survey.Webhook{SurveyID: sid, Events: in.events, Active: true, Headers: in.headers,
+		Created: h.Now().UTC().Truncate(time.Microsecond)}
+	if in.method != survey.SendingWebhook {
+		wh.Events, wh.Headers = []string{survey.EventResponseSubmitted}, nil
+		wh.Method, wh.RecipientType, wh.Recipients = in.method, *in.recipientType, in.recipients
+	} else {
+		url, err := h.checkURL(ctx, s, *in.url)
+		if err != nil {
+			return survey.Webhook{}, "", err
+		}
+		wh.URL = url
+	}
+	wid, err := h.Store.NewID(ctx, store.KindWebhook)
+	if err != nil {
+		return survey.Webhook{}, "", err
+	}
+	wh.ID = wid
+	var secret string
+	if !wh.Sends() {
+		secret = webhook.NewSecret()
+		if wh.SealedSecret, err = h.Sealer.SealFor(ctx, links.PurposeWebhookSecret, wid, []byte(secret)); err != nil {
+			return survey.Webhook{}, "", err
+		}
+	}
+	if in.active != nil {
+		wh.Active = *in.active
+	}
+	_, err = h.Store.ChangeWebhooks(ctx, aid, sid, func(hooks []survey.Webhook) ([]survey.Webhook, error) {
+		if len(hooks) >= survey.MaxWebhooks {
+			return nil, tooMany()
+		}
+		return append(hooks, wh), nil
+	})
+	if err != nil {
+		return survey.Webhook{}, "", err
+	}
+	return wh, secret, nil
 }
 
 func tooMany() error {
@@ -146,7 +190,13 @@ func (h handlers) patch(s shape) http.Handler {
 		if err != nil {
 			return err
 		}
-		in, err := readInput(obj, s, false)
+		// The webhook's sending method decides which fields the body may
+		// change (one read; the change reads again under its version).
+		current, err := h.shown(r.Context(), s, aid, sid, wid)
+		if err != nil {
+			return err
+		}
+		in, err := readInput(obj, s, false, current.SendingMethod())
 		if err != nil {
 			return err
 		}
@@ -176,6 +226,12 @@ func (h handlers) patch(s shape) http.Handler {
 			}
 			if in.headers != nil {
 				wh.Headers = in.headers
+			}
+			if in.recipientType != nil {
+				wh.RecipientType = *in.recipientType
+			}
+			if in.recipients != nil {
+				wh.Recipients = in.recipients
 			}
 			next[i], changed = wh, wh
 			return next, nil

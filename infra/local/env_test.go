@@ -25,6 +25,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"surveyservice/infra/seed"
@@ -77,6 +79,23 @@ var runVars = []runVar{
 	{name: "AWS_ENDPOINT_URL_KMS", check: func(t *testing.T, r *envRun) { r.sawCalls(t, "AWS_ENDPOINT_URL_KMS") }},
 	{name: "AWS_ENDPOINT_URL_SQS", check: func(t *testing.T, r *envRun) { r.sawCalls(t, "AWS_ENDPOINT_URL_SQS") }},
 	{name: "AWS_ENDPOINT_URL_S3", check: func(t *testing.T, r *envRun) { r.sawCalls(t, "AWS_ENDPOINT_URL_S3") }},
+	{name: "AWS_ENDPOINT_URL_SESV2", check: func(t *testing.T, r *envRun) { r.sawCalls(t, "AWS_ENDPOINT_URL_SESV2") }},
+	{name: "AWS_ENDPOINT_URL_SNS", check: func(t *testing.T, r *envRun) { r.sawCalls(t, "AWS_ENDPOINT_URL_SNS") }},
+	{name: "MAIL_FROM", check: func(t *testing.T, r *envRun) {
+		// make run verifies the identity on the emulator, as a deployment
+		// does once in SES.
+		if _, err := sesv2.NewFromConfig(r.moto(t)).GetEmailIdentity(context.Background(),
+			&sesv2.GetEmailIdentityInput{EmailIdentity: aws.String(r.env["MAIL_FROM"])}); err != nil {
+			t.Error(err)
+		}
+	}},
+	{name: "SMS_SENDER_ID", check: func(t *testing.T, r *envRun) {
+		out, err := sns.NewFromConfig(r.moto(t)).GetSMSAttributes(context.Background(), &sns.GetSMSAttributesInput{})
+		if err != nil || out.Attributes["DefaultSenderID"] != r.env["SMS_SENDER_ID"] {
+			t.Errorf("the SMS preferences %v, %v; want the sender id %s", out, err, r.env["SMS_SENDER_ID"])
+		}
+	}},
+	{name: "VERIFY_LIMITS", bad: "survey=lots"},
 	{name: "AWS_REGION", check: func(t *testing.T, r *envRun) { r.signedIn(t, "eu-west-1") }},
 	{name: "AWS_DEFAULT_REGION", check: func(t *testing.T, r *envRun) {
 		// AWS_REGION wins where both are set, as on Lambda; alone, it is
@@ -277,6 +296,7 @@ func startEnvRun(t *testing.T, env map[string]string) *envRun {
 	targets := map[string]string{
 		"AWS_ENDPOINT_URL_DYNAMODB": lambda["AWS_ENDPOINT_URL_DYNAMODB"], "AWS_ENDPOINT_URL_DYNAMODB_STREAMS": lambda["AWS_ENDPOINT_URL_DYNAMODB_STREAMS"],
 		"AWS_ENDPOINT_URL_KMS": lambda["AWS_ENDPOINT_URL"], "AWS_ENDPOINT_URL_SQS": lambda["AWS_ENDPOINT_URL"], "AWS_ENDPOINT_URL_S3": lambda["AWS_ENDPOINT_URL"],
+		"AWS_ENDPOINT_URL_SESV2": lambda["AWS_ENDPOINT_URL"], "AWS_ENDPOINT_URL_SNS": lambda["AWS_ENDPOINT_URL"],
 	}
 	if env == nil {
 		port := freePort(t)
@@ -292,6 +312,7 @@ func startEnvRun(t *testing.T, env map[string]string) *envRun {
 			"PUBLIC_SURVEY_URL": "https://surveys.example.com", "TEMPLATES_URL": "https://templates.example.net",
 			"MEDIA_URL": "https://media.example.org", "PRIVACY_URL": "https://example.com/privacy",
 			"WEBHOOK_ALLOW_LOOPBACK": "false", "WEBHOOK_RETRY_DELAYS": "1s,2s", "RATE_LIMITS": "off",
+			"MAIL_FROM": "run-env-" + port + "@mail.example.com", "SMS_SENDER_ID": "RunEnv" + port[len(port)-2:],
 			"PORT": port, "HOME": os.Getenv("HOME"), "ADMIN_ENV_FILE": filepath.Join(t.TempDir(), "make-run.env"),
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"surveyservice/internal/localaws"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
+	"surveyservice/shared/sending"
 	"surveyservice/shared/store"
 	"surveyservice/shared/webhook"
 )
@@ -53,6 +54,12 @@ type hookOptions struct {
 	// files is the uploads bucket whose answered files the dispatch
 	// keeps (section 16); nil: none are.
 	files dispatch.Keeper
+	// sender sends email and SMS notifications within limits' budgets;
+	// baseURL is the API's address their links start with. A nil sender
+	// fails them.
+	sender  sending.Sender
+	limits  sending.Limits
+	baseURL string
 	// onRequest, when set, is told of each delivery request, the lane
 	// ("main" or "slow") that made it, and how long it waited for its
 	// answer (a benchmark's measure).
@@ -111,7 +118,8 @@ func startHooks(ctx context.Context, st *store.Store, sealer *links.Sealer, o ho
 	slow := webhook.Queue{Client: sqsClient, URL: slowURL}
 	d := dispatch.New(dispatch.Deps{Store: st, Queue: queue, Files: o.files, Now: o.now})
 	dl := deliver.New(deliver.Deps{Store: st, Opener: sealer, Queue: queue, Client: o.guard.Client(webhook.Timeout), Delays: o.delays,
-		Now: o.now, MaxDelay: o.maxDelay, Lease: o.lease, Timeout: o.timeout, Budget: o.budget, Slow: slow, SlowARN: slowARN})
+		Now: o.now, MaxDelay: o.maxDelay, Lease: o.lease, Timeout: o.timeout, Budget: o.budget, Slow: slow, SlowARN: slowARN,
+		Sender: o.sender, Budgets: sending.NewBudgets(st, o.now), Limits: o.limits, BaseURL: o.baseURL})
 	streamCfg, err := newCfg()
 	if err != nil {
 		return nil, err

@@ -28,11 +28,13 @@ import (
 	"surveyservice/functions/templates"
 	"surveyservice/infra/seed"
 	"surveyservice/internal/localaws"
+	"surveyservice/internal/outbox"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
 	"surveyservice/shared/links"
 	"surveyservice/shared/ratelimit"
+	"surveyservice/shared/sending"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/uploads"
@@ -75,6 +77,10 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return err
 	}
 	defer res.close()
+	// Every message sent (SES and SNS on the emulator) is also kept in the
+	// local outbox and printed, so that a person can read it.
+	res.outbox = outbox.New(stdout)
+	res.sender = res.outbox.Wrap(res.sender)
 	hookCtx, stopHooks := context.WithCancel(ctx)
 	defer stopHooks()
 	bg, err := startBackground(hookCtx, env, res)
@@ -83,7 +89,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 	// The API's own address, as API_BASE_URL is on Lambda: every absolute
 	// URL it writes starts with it (contract section 3).
-	handler := api.ServeAt(env.apiBase, serveWithin(routers(res.st, functionsConfig(env, res, bg)), limited(res.st, env.rates)))
+	handler := withOutbox(res.outbox, api.ServeAt(env.apiBase, serveWithin(routers(res.st, functionsConfig(env, res, bg)), limited(res.st, env.rates))))
 	var sample *sampleData
 	if own {
 		if sample, err = loadSampleData(ctx, res.st, handler, env.port); err != nil {
@@ -121,6 +127,8 @@ type environment struct {
 	rates   ratelimit.Rates
 	delays  []time.Duration
 	guard   webhook.Guard
+	// limits are the sending budgets (VERIFY_LIMITS).
+	limits sending.Limits
 }
 
 // readEnv reads the environment and checks the values `make run` parses,
@@ -129,7 +137,8 @@ func readEnv(getenv func(string) string) (*environment, error) {
 	port := or(getenv("PORT"), "3000")
 	local := "http://127.0.0.1:" + port
 	e := &environment{getenv: getenv, over: map[string]string{}, port: port,
-		defaults: map[string]string{"PUBLIC_SURVEY_URL": local, "TEMPLATES_URL": local, "MEDIA_URL": local, "API_BASE_URL": local}}
+		defaults: map[string]string{"PUBLIC_SURVEY_URL": local, "TEMPLATES_URL": local, "MEDIA_URL": local, "API_BASE_URL": local,
+			"MAIL_FROM": "no-reply@survey.example.com"}}
 	// The public functions' limits per client and per survey, as on
 	// Lambda; RATE_LIMITS=off serves without them, a number sizes the
 	// client's (requests a minute).
@@ -138,6 +147,9 @@ func readEnv(getenv func(string) string) (*environment, error) {
 		return nil, err
 	}
 	if e.delays, err = webhook.ParseDelays(e.get("WEBHOOK_RETRY_DELAYS")); err != nil {
+		return nil, err
+	}
+	if e.limits, err = sending.LimitsFromEnv(e.get); err != nil {
 		return nil, err
 	}
 	if e.apiBase, err = api.ParseBaseURL(e.get("API_BASE_URL")); err != nil {
@@ -166,7 +178,11 @@ type resources struct {
 	exports *exports.Bucket
 	// uploads is the responders' files, reached through the CORS proxy.
 	uploads *uploads.Bucket
-	close   func()
+	// sender sends email and SMS (SES and SNS on the emulator), each
+	// message also kept in outbox.
+	sender sending.Sender
+	outbox *outbox.Outbox
+	close  func()
 }
 
 // createResources creates what is missing (the table, the KMS key, the
@@ -195,7 +211,19 @@ func createResources(ctx context.Context, env *environment) (*resources, error) 
 	if err := localaws.EnsureExports(ctx, bucket); err != nil {
 		return nil, err
 	}
-	res := &resources{st: st, sealer: links.NewSealer(kmsClient, keyID, st), exports: bucket, close: func() {}}
+	// What a deployment sets up once for sending: the verified MAIL_FROM
+	// identity, the account's SMS preferences.
+	mail, err := sending.ConfigFromEnv(env.get)
+	if err != nil {
+		return nil, err
+	}
+	if err := localaws.EnsureMailIdentity(ctx, cfg, mail.MailFrom); err != nil {
+		return nil, err
+	}
+	if err := localaws.EnsureSMSPreferences(ctx, cfg, mail.SenderID); err != nil {
+		return nil, err
+	}
+	res := &resources{st: st, sealer: links.NewSealer(kmsClient, keyID, st), exports: bucket, sender: sending.New(cfg, mail), close: func() {}}
 	// The responders' files: the bucket's CORS rule lets the service's
 	// own pages POST to it.
 	origin := strings.TrimSuffix(env.get("PUBLIC_SURVEY_URL"), "/")
@@ -234,7 +262,8 @@ type background struct {
 // ctx.
 func startBackground(ctx context.Context, env *environment, res *resources) (*background, error) {
 	hk, err := startHooks(ctx, res.st, res.sealer, hookOptions{aws: awsenv.FromEnv(env.get), queueName: or(env.get("WEBHOOK_QUEUE_NAME"), "survey-webhooks"),
-		visibility: 60 * time.Second, guard: env.guard, delays: env.delays, workers: 2, maxIdle: 200 * time.Millisecond, files: res.uploads})
+		visibility: 60 * time.Second, guard: env.guard, delays: env.delays, workers: 2, maxIdle: 200 * time.Millisecond, files: res.uploads,
+		sender: res.sender, limits: env.limits, baseURL: env.apiBase})
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
@@ -261,6 +290,8 @@ func functionsConfig(env *environment, res *resources, bg *background) config {
 		exportJobs: bg.jobs.queue,
 		uploads:    res.uploads,
 		pages:      pages.ConfigFromEnv(env.get),
+		sender:     res.sender,
+		limits:     env.limits,
 	}
 }
 
@@ -319,6 +350,7 @@ func listenAndServe(ctx context.Context, handler http.Handler, env *environment,
 		fmt.Fprintf(stdout, "Table %q on %s; no sample data on an endpoint of your own (make accounts with the admin command)\n", st.TableName(), on)
 		fmt.Fprint(stdout, adminLine)
 		fmt.Fprintf(stdout, "Listening on http://127.0.0.1:%s\n", port)
+		fmt.Fprintf(stdout, "Local outbox (every email and SMS sent): http://127.0.0.1:%s%s\n", port, outboxPath)
 	} else {
 		key, demo := sample.key, sample.demo
 		fmt.Fprintf(stdout, "Loaded %d sample templates; table %q on %s\n", sample.templates, st.TableName(), on)
@@ -326,6 +358,7 @@ func listenAndServe(ctx context.Context, handler http.Handler, env *environment,
 		fmt.Fprintf(stdout, "API key: %s\n", key)
 		fmt.Fprint(stdout, adminLine)
 		fmt.Fprintf(stdout, "Listening on http://127.0.0.1:%s\n", port)
+		fmt.Fprintf(stdout, "Local outbox (every email and SMS sent): http://127.0.0.1:%s%s\n", port, outboxPath)
 		fmt.Fprintf(stdout, "Responder page: http://127.0.0.1:%s/s/%s/\n", port, demo.URLSlug)
 		fmt.Fprintf(stdout, "Report: http://127.0.0.1:%s/r/%s/\n", port, demo.ReportCode)
 		fmt.Fprintf(stdout,

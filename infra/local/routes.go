@@ -28,6 +28,7 @@ import (
 	"surveyservice/shared/exports"
 	"surveyservice/shared/links"
 	"surveyservice/shared/ratelimit"
+	"surveyservice/shared/sending"
 	"surveyservice/shared/store"
 	"surveyservice/shared/uploads"
 	"surveyservice/shared/webhook"
@@ -54,6 +55,10 @@ type config struct {
 	pages pages.Config
 	// uploads is the bucket of the responders' files (section 16).
 	uploads *uploads.Bucket
+	// sender sends email and SMS (kept in the local outbox too); limits
+	// are the sending budgets (VERIFY_LIMITS).
+	sender sending.Sender
+	limits sending.Limits
 }
 
 // routers returns every resource group, each as its Lambda function serves
@@ -67,17 +72,18 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		owner.Uploads = cfg.uploads
 	}
 	return map[string]*api.Router{
-		"TemplatesFunction":  templates.New(withCatalog(cfg.templates, st)),
-		"AccountFunction":    account.New(account.Deps{Auth: auth}),
-		"FoldersFunction":    folders.New(folders.Deps{Auth: auth, Store: st, Now: time.Now}),
-		"SurveysFunction":    surveys.New(surveys.Deps{Auth: auth, Store: st, Now: time.Now}),
-		"ElementsFunction":   elements.New(elements.Deps{Auth: auth, Store: st}),
-		"SettingsFunction":   settings.New(settings.Deps{Auth: auth, Store: st, Now: time.Now}),
-		"RespondersFunction": responders.New(responders.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Uploads: respUploads}),
-		"PagesFunction":      pages.New(pages.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Config: cfg.pages}),
-		"VariablesFunction":  variables.New(variables.Deps{Auth: auth, Store: st, Sealer: cfg.sealer, SurveyURL: cfg.surveyURL}),
-		"ResponsesFunction":  responses.New(owner),
-		"SchemaFunction":     schema.New(),
+		"TemplatesFunction": templates.New(withCatalog(cfg.templates, st)),
+		"AccountFunction":   account.New(account.Deps{Auth: auth}),
+		"FoldersFunction":   folders.New(folders.Deps{Auth: auth, Store: st, Now: time.Now}),
+		"SurveysFunction":   surveys.New(surveys.Deps{Auth: auth, Store: st, Now: time.Now}),
+		"ElementsFunction":  elements.New(elements.Deps{Auth: auth, Store: st}),
+		"SettingsFunction":  settings.New(settings.Deps{Auth: auth, Store: st, Now: time.Now}),
+		"RespondersFunction": responders.New(responders.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Uploads: respUploads,
+			Sender: cfg.sender, Budgets: sending.NewBudgets(st, time.Now), Limits: cfg.limits}),
+		"PagesFunction":     pages.New(pages.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Config: cfg.pages}),
+		"VariablesFunction": variables.New(variables.Deps{Auth: auth, Store: st, Sealer: cfg.sealer, SurveyURL: cfg.surveyURL}),
+		"ResponsesFunction": responses.New(owner),
+		"SchemaFunction":    schema.New(),
 		"WebhooksFunction": webhooks.New(webhooks.Deps{Auth: auth, Store: st, Sealer: cfg.sealer, Queue: cfg.queue,
 			Guard: cfg.guard}),
 	}

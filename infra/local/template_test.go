@@ -171,7 +171,8 @@ var allowedActions = map[string][]string{
 	"RespondersFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
 		"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", // a withdrawal (store/fence.go), an edit's guard (store/edit.go)
 		"kms:GenerateDataKey", "kms:Decrypt",
-		"s3:PutObject", "s3:PutObjectTagging", "s3:GetObject", "s3:DeleteObject"},
+		"s3:PutObject", "s3:PutObjectTagging", "s3:GetObject", "s3:DeleteObject",
+		"ses:SendEmail", "sns:Publish"}, // sign-in codes (section 18)
 	"PagesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
 		"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", // the plain form's withdrawal (store/fence.go)
 		"kms:GenerateDataKey", "kms:Decrypt"},
@@ -188,7 +189,8 @@ var allowedActions = map[string][]string{
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt", "sqs:SendMessage"},
 	"DispatchFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage", "s3:DeleteObjectTagging"}, // and keeps the files of responses
 	"DeliverFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "kms:Decrypt", "sqs:SendMessage",
-		"dynamodb:Query"}, // a probe's success resumes the webhook's paused deliveries (PAUSED# in GSI1)
+		"dynamodb:Query",                // a probe's success resumes the webhook's paused deliveries (PAUSED# in GSI1)
+		"ses:SendEmail", "sns:Publish"}, // email and SMS notifications (section 21)
 	"RetrierFunction": {"dynamodb:Query", "dynamodb:UpdateItem", "sqs:SendMessage"},
 }
 
@@ -196,8 +198,30 @@ var allowedActions = map[string][]string{
 // bucket's prefix, where its lifecycle rule applies.
 var s3Prefixes = map[string]bool{"${ExportsBucket.Arn}/exports/*": true, "${UploadsBucket.Arn}/uploads/*": true}
 
+// snsTopics is the Deny that makes an Allow of sns:Publish on * mean "to
+// phone numbers only": Publish to a number has no resource ARN.
+const snsTopics = "arn:${AWS::Partition}:sns:*:*:*"
+
+// smsOnly reports whether a statement is the SMS idiom: Allow sns:Publish
+// on * beside a Deny of it on every topic (denied), or that Deny.
+func smsOnly(st map[string]any, deniesTopics bool) bool {
+	acts, _ := st["Action"].([]any)
+	if len(acts) != 1 || acts[0] != "sns:Publish" {
+		return false
+	}
+	switch st["Effect"] {
+	case "Allow":
+		return st["Resource"] == "*" && deniesTopics
+	case "Deny":
+		return st["Resource"] == snsTopics
+	}
+	return false
+}
+
 // TestLeastPrivilege reads every function's inline policy: only the actions
-// its code needs, never a wildcard action or resource, never a Scan.
+// its code needs, never a wildcard action or resource (but SMS's idiom:
+// sns:Publish allowed on * and denied on every topic), never a Scan; SES
+// only on the MAIL_FROM identity.
 func TestLeastPrivilege(t *testing.T) {
 	t.Parallel()
 	tpl := loadTemplate(t)
@@ -215,6 +239,14 @@ func TestLeastPrivilege(t *testing.T) {
 			t.Errorf("%s: no policy", name)
 		}
 		var granted []string
+		deniesTopics := false
+		for _, pol := range policies {
+			if doc, ok := pol.(map[string]any); ok {
+				for _, st := range doc["Statement"].([]any) {
+					deniesTopics = deniesTopics || smsOnly(st.(map[string]any), false) && st.(map[string]any)["Effect"] == "Deny"
+				}
+			}
+		}
 		for _, pol := range policies {
 			doc, ok := pol.(map[string]any)
 			if !ok {
@@ -223,6 +255,10 @@ func TestLeastPrivilege(t *testing.T) {
 			}
 			for _, st := range doc["Statement"].([]any) {
 				st := st.(map[string]any)
+				if smsOnly(st, deniesTopics) {
+					granted = append(granted, "sns:Publish")
+					continue
+				}
 				actions := st["Action"]
 				if s, ok := actions.(string); ok {
 					actions = []any{s}
@@ -236,6 +272,12 @@ func TestLeastPrivilege(t *testing.T) {
 					if strings.HasPrefix(a, "s3:") && !s3Prefixes[fmt.Sprint(st["Resource"])] {
 						// S3 only on the export files and the uploads.
 						t.Errorf("%s may %s on %v; want the exports bucket's exports/ or the uploads bucket's uploads/ only", name, a, st["Resource"])
+					}
+					if a == "ses:SendEmail" && !strings.Contains(fmt.Sprint(st["Resource"]), ":identity/${MailFrom}") {
+						t.Errorf("%s may %s on %v; want the MailFrom identity only", name, a, st["Resource"])
+					}
+					if a == "sns:Publish" {
+						t.Errorf("%s may sns:Publish on %v; want phone numbers only (Allow on *, Deny on %s)", name, st["Resource"], snsTopics)
 					}
 					if strings.HasPrefix(a, "kms:") {
 						// KMS only on the links key, only with the links' context.

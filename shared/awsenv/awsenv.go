@@ -93,7 +93,7 @@ type Config struct {
 
 // Services are the SDK service ids whose AWS_ENDPOINT_URL_<ID> FromEnv
 // reads: the services this code calls.
-var Services = []string{"DynamoDB", "DynamoDB Streams", "KMS", "SQS", "S3"}
+var Services = []string{"DynamoDB", "DynamoDB Streams", "KMS", "SQS", "S3", "SESv2", "SNS"}
 
 // EndpointVar is the environment variable of a service's own endpoint, as
 // the AWS SDKs derive it from the service id: AWS_ENDPOINT_URL_DYNAMODB_STREAMS

@@ -48,6 +48,11 @@ type webhookDoc struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	Created string            `json:"created"`
 	Secret  string            `json:"secret"`
+	// An email or SMS notification's method, kind and people (absent for
+	// a webhook).
+	Method        int64    `json:"method,omitempty"`
+	RecipientType int64    `json:"recipient_type,omitempty"`
+	Recipients    []string `json:"recipients,omitempty"`
 }
 
 func decodeWebhooks(item dynamo.Item) ([]survey.Webhook, int64, error) {
@@ -66,7 +71,7 @@ func decodeWebhooks(item dynamo.Item) ([]survey.Webhook, int64, error) {
 			return nil, 0, fmt.Errorf("store: webhook %d: created %q: %w", d.ID, d.Created, err)
 		}
 		out[i] = survey.Webhook{ID: d.ID, SurveyID: it.SurveyID, URL: d.URL, Events: d.Events, Active: d.Active,
-			Headers: d.Headers, Created: created, SealedSecret: d.Secret}
+			Headers: d.Headers, Created: created, SealedSecret: d.Secret, Method: d.Method, RecipientType: d.RecipientType, Recipients: d.Recipients}
 	}
 	return out, it.Version, nil
 }
@@ -75,7 +80,8 @@ func encodeWebhooks(hooks []survey.Webhook) (string, error) {
 	docs := make([]webhookDoc, len(hooks))
 	for i, w := range hooks {
 		docs[i] = webhookDoc{ID: w.ID, URL: w.URL, Events: w.Events, Active: w.Active, Headers: w.Headers,
-			Created: w.Created.UTC().Format(survey.TimestampLayout), Secret: w.SealedSecret}
+			Created: w.Created.UTC().Format(survey.TimestampLayout), Secret: w.SealedSecret,
+			Method: w.Method, RecipientType: w.RecipientType, Recipients: w.Recipients}
 	}
 	b, err := json.Marshal(docs)
 	if err != nil {

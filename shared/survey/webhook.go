@@ -27,6 +27,25 @@ const (
 	WebhookMethod       = "POST"
 )
 
+// Sending methods of a notification (the real service's sending_method):
+// an email, an SMS, or a webhook (contract sections 13 and 21).
+const (
+	SendingEmail   = 1
+	SendingSMS     = 2
+	SendingWebhook = NotificationSending
+)
+
+// Notification recipients.
+const (
+	// MaxRecipients bounds the people an email or SMS notification names.
+	MaxRecipients = 10
+	// MinRecipientType and MaxRecipientType bound the recipient_type of an
+	// email or SMS notification (the real service's kinds of people; the
+	// list of recipients is who is told).
+	MinRecipientType = 1
+	MaxRecipientType = 4
+)
+
 // Webhook is one endpoint of a survey.
 //
 // Webhooks (contract section 13): an owner's endpoint told of each new
@@ -47,6 +66,28 @@ type Webhook struct {
 	// Breaker is its deliveries' circuit breaker, as the owner's reads
 	// show it.
 	Breaker Breaker
+	// Method is how it tells: SendingWebhook (0 reads as it: webhooks
+	// stored before email and SMS), SendingEmail or SendingSMS. An email
+	// or SMS notification has no URL, headers nor secret, but its
+	// RecipientType and Recipients (addresses, or numbers in E.164).
+	Method        int64
+	RecipientType int64
+	Recipients    []string
+}
+
+// SendingMethod is the webhook's sending_method.
+func (w Webhook) SendingMethod() int64 {
+	if w.Method == 0 {
+		return SendingWebhook
+	}
+	return w.Method
+}
+
+// Sends reports whether the webhook is an email or SMS notification
+// (sent through shared/sending, not POSTed).
+func (w Webhook) Sends() bool {
+	m := w.SendingMethod()
+	return m == SendingEmail || m == SendingSMS
 }
 
 // Subscribes reports whether the webhook wants the event now.
@@ -100,14 +141,21 @@ type NotificationView struct {
 	WebhookEndpoint string            `json:"webhook_endpoint"`
 	WebhookHeaders  map[string]string `json:"webhook_headers"`
 	WebhookMethod   string            `json:"webhook_method"`
-	Enabled         bool              `json:"enabled"`
-	Secret          *string           `json:"secret,omitempty"`
+	// Recipients are an email or SMS notification's people (empty for
+	// a webhook).
+	Recipients []string `json:"recipients"`
+	Enabled    bool     `json:"enabled"`
+	Secret     *string  `json:"secret,omitempty"`
 }
 
 // Notification renders the webhook in the notifications shape.
 func (w Webhook) Notification() NotificationView {
-	return NotificationView{ID: w.ID, RecipientType: NotificationWebhook, SendingMethod: NotificationSending,
-		WebhookEndpoint: w.URL, WebhookHeaders: headersOrEmpty(w.Headers), WebhookMethod: WebhookMethod, Enabled: w.Active}
+	v := NotificationView{ID: w.ID, RecipientType: NotificationWebhook, SendingMethod: NotificationSending,
+		WebhookEndpoint: w.URL, WebhookHeaders: headersOrEmpty(w.Headers), WebhookMethod: WebhookMethod, Recipients: []string{}, Enabled: w.Active}
+	if w.Sends() {
+		v.RecipientType, v.SendingMethod, v.Recipients = w.RecipientType, w.SendingMethod(), nonNil(w.Recipients)
+	}
+	return v
 }
 
 func headersOrEmpty(h map[string]string) map[string]string {
@@ -118,10 +166,13 @@ func headersOrEmpty(h map[string]string) map[string]string {
 }
 
 // reservedHeaders are set by the delivery itself (or by HTTP): a webhook's
-// own headers may not replace them.
+// own headers may not replace them. Content-Type is not one: a webhook may
+// name its own (it replaces the delivery's application/json; the body and
+// its signature are the same), as the real service's clients send it
+// (contract section 21).
 var reservedHeaders = map[string]bool{
 	"webhook-id": true, "webhook-timestamp": true, "webhook-signature": true,
-	"content-type": true, "content-length": true, "host": true, "user-agent": true,
+	"content-length": true, "host": true, "user-agent": true,
 	"connection": true, "keep-alive": true, "transfer-encoding": true, "te": true, "trailer": true,
 	"upgrade": true, "proxy-authorization": true, "proxy-connection": true, "expect": true,
 }

@@ -36,8 +36,11 @@ func FuzzParseDeliveryID(f *testing.F) {
 }
 
 func TestHeaderProblem(t *testing.T) {
-	ok := [][2]string{{"Authorization", "Bearer x"}, {"X-Api-Key", ""}, {"x-n8n", "a\tb"}}
-	bad := [][2]string{{"", "x"}, {"Bad Name", "x"}, {"webhook-signature", "x"}, {"Content-Type", "x"}, {"HOST", "x"},
+	// Content-Type is the webhook's to choose (contract section 21): the
+	// n8n node sends it.
+	ok := [][2]string{{"Authorization", "Bearer x"}, {"X-Api-Key", ""}, {"x-n8n", "a\tb"}, {"Content-Type", "application/json"}}
+	bad := [][2]string{{"", "x"}, {"Bad Name", "x"}, {"webhook-signature", "x"}, {"Webhook-Id", "x"}, {"webhook-timestamp", "1"},
+		{"Content-Length", "1"}, {"HOST", "x"},
 		{"X-A", "line\r\nInjected: 1"}, {"X-A", string(make([]rune, 1001))}}
 	for _, h := range ok {
 		if p := survey.HeaderProblem(h[0], h[1]); p != "" {

@@ -1,12 +1,14 @@
 // Command lambda is the deliver function: run by the delivery queue and
-// its slow lane, it signs and sends webhook deliveries and schedules their
-// retries.
+// its slow lane, it signs and sends webhook deliveries, sends email and
+// SMS notifications, and schedules their retries.
 package main
 
 import (
 	"surveyservice/functions/deliver"
+	"surveyservice/shared/api"
 	"surveyservice/shared/lambdamain"
 	"surveyservice/shared/links"
+	"surveyservice/shared/sending"
 	"surveyservice/shared/webhook"
 )
 
@@ -16,14 +18,30 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
+		base, err := api.BaseURLFromEnv(env.Getenv) // notifications link to the response
+		if err != nil {
+			return nil, err
+		}
+		sender, err := sending.FromEnv(env.AWS, env.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		limits, err := sending.LimitsFromEnv(env.Getenv)
+		if err != nil {
+			return nil, err
+		}
 		guard := webhook.Guard{AllowLoopback: env.Getenv("WEBHOOK_ALLOW_LOOPBACK") == "true"}
 		queue := webhook.QueueFromEnv(env.AWS, env.Getenv)
 		deps := deliver.Deps{
-			Store:  env.Store,
-			Opener: links.SealerFromEnv(env.AWS, env.Getenv, env.Store),
-			Queue:  queue,
-			Client: guard.Client(webhook.Timeout),
-			Delays: delays,
+			Store:   env.Store,
+			Opener:  links.SealerFromEnv(env.AWS, env.Getenv, env.Store),
+			Queue:   queue,
+			Client:  guard.Client(webhook.Timeout),
+			Delays:  delays,
+			Sender:  sender,
+			Budgets: sending.NewBudgets(env.Store, nil),
+			Limits:  limits,
+			BaseURL: base,
 		}
 		if url, arn := webhook.SlowLaneFrom(env.Getenv); url != "" {
 			deps.Slow, deps.SlowARN = webhook.Queue{Client: queue.Client, URL: url}, arn
