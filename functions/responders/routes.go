@@ -10,6 +10,7 @@ import (
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/responding"
+	"surveyservice/shared/sending"
 	"surveyservice/shared/store"
 )
 
@@ -17,6 +18,7 @@ import (
 // the survey's page counts; *store.Store implements it.
 type Store interface {
 	responding.Store
+	responding.VerifyStore
 	CountView(ctx context.Context, aid, fid, sid int64) error
 }
 
@@ -29,6 +31,12 @@ type Deps struct {
 	// Now is the clock of the survey's state and of the time to respond
 	// (the store's own clock in tests, so that the two agree).
 	Now func() time.Time
+	// Sender sends one-time codes and Budgets and Limits bound them
+	// (contract section 18, shared/sending). Without a Sender (nil) the
+	// verification routes answer 404.
+	Sender  sending.Sender
+	Budgets *sending.Budgets
+	Limits  sending.Limits
 	// Uploads is the uploads bucket: the uploads route and answers to
 	// file-upload questions (contract section 16). Without it (nil) the
 	// route answers 404 and upload answers are refused.
@@ -49,6 +57,11 @@ func New(d Deps) *api.Router {
 	}
 	rt.Handle(public("PUT", "/api/public/surveys/{url_slug}/partial/", "Survey Partial"), handlePartial(svc, files))
 	rt.Handle(public("POST", "/api/public/surveys/{url_slug}/resume/", "Survey Resume"), handleResume(svc))
+	if d.Sender != nil {
+		v := responding.Verifier{Store: d.Store, Sealer: d.Sealer, Sender: d.Sender, Budgets: d.Budgets, Limits: d.Limits, Now: d.Now}
+		rt.Handle(public("POST", "/api/public/surveys/{url_slug}/verifications/", "Survey Verifications"), handleSendCode(v))
+		rt.Handle(public("POST", "/api/public/surveys/{url_slug}/verifications/confirm/", "Survey Verification Confirm"), handleConfirmCode(v))
+	}
 	rt.Handle(public("POST", "/api/public/surveys/{url_slug}/authenticate/", "Survey Authenticate"), handleAuthenticate(st, svc))
 	rt.Handle(public("GET", "/api/public/surveys/{url_slug}/variables/", "Survey Link Values"), handleValues(st, d.Sealer))
 	return rt

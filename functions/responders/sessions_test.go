@@ -119,6 +119,10 @@ var sessionCases = []responding.Session{
 	{StartedAt: time.Date(2026, 11, 22, 10, 30, 0, 0, time.UTC), Code: "کد-۱۲"},
 	{StartedAt: time.Date(2026, 11, 22, 10, 30, 0, 0, time.UTC), Code: strings.Repeat("c", responding.MaxCode)},
 	{StartedAt: time.UnixMicro(1 << 52), Link: &responding.SessionLink{ID: [12]byte{1, 2, 3}}},
+	{StartedAt: time.UnixMicro(1 << 52), Email: "a@example.com"},
+	{StartedAt: time.UnixMicro(1 << 52), Phone: "+989121234567"},
+	{StartedAt: time.UnixMicro(7), Code: "c", Email: strings.Repeat("e", responding.MaxEmail), Phone: "+4915112345678", Responder: [16]byte{9},
+		Link: &responding.SessionLink{ID: [12]byte{4}}},
 	{StartedAt: time.UnixMicro(1 << 52), Code: "x", Link: &responding.SessionLink{ID: [12]byte{0xff}, Values: links.Payload{
 		Unique: true, Values: []links.Value{{Name: "city", Kind: links.KindString, Str: "Yazd"}, {Name: "n", Kind: links.KindInt, Int: -5}},
 	}}},
@@ -132,7 +136,8 @@ func TestSessionRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
-		if !got.StartedAt.Equal(s.StartedAt) || got.Code != s.Code || (got.Link == nil) != (s.Link == nil) {
+		if !got.StartedAt.Equal(s.StartedAt) || got.Code != s.Code || got.Email != s.Email || got.Phone != s.Phone ||
+			got.Responder != s.Responder || (got.Link == nil) != (s.Link == nil) {
 			t.Fatalf("case %d: %+v, want %+v", i, got, s)
 		}
 		if again := got.Encode(); !bytes.Equal(again, enc) {
@@ -155,12 +160,13 @@ func FuzzDecodeSession(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{1, 0, 0})
 	f.Add([]byte{1, 3, 2, 1, 'x'})
+	f.Add([]byte{1, 24, 2, 1, 'e', 1, 'p'})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := responding.DecodeSession(b)
 		if err != nil {
 			return
 		}
-		if s.StartedAt.UnixMicro() <= 0 || len(s.Code) > responding.MaxCode {
+		if s.StartedAt.UnixMicro() <= 0 || len(s.Code) > responding.MaxCode || len(s.Email) > responding.MaxEmail || len(s.Phone) > 16 {
 			t.Fatalf("DecodeSession(% x) = %+v", b, s)
 		}
 		if enc := s.Encode(); !bytes.Equal(enc, b) {

@@ -107,11 +107,13 @@ func TestResponderView(t *testing.T) {
 	// Section 16: "settings" carries what a client needs of the responder
 	// settings, and nothing else of the owner's.
 	var set struct{ Settings map[string]any }
-	if err := json.Unmarshal([]byte(r.body), &set); err != nil || len(set.Settings) != 9 {
+	if err := json.Unmarshal([]byte(r.body), &set); err != nil || len(set.Settings) != 13 {
 		t.Errorf("settings %v", set.Settings)
 	}
 	for _, k := range []string{"captcha_needed", "no_spam", "edit_response_enabled", "location_is_active", "location_is_required",
-		"location_description", "privacy_preserving_message_enabled", "branding_removal", "partial_responses"} {
+		"location_description", "privacy_preserving_message_enabled", "branding_removal", "partial_responses",
+		// Sign-in (section 18), so that a client knows before it asks.
+		"service_auth", "phone_number_auth", "service_auth_domains", "auth_description"} {
 		if _, ok := set.Settings[k]; !ok {
 			t.Errorf("settings lack %s", k)
 		}

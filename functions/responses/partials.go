@@ -186,8 +186,6 @@ func (t table) partialRow(p store.Partial, dst []string) []string {
 	return dst
 }
 
-// colLastPage is the results table's column of a partial's last page.
-const colLastPage = 7
 
 // partialResultsTable answers a page (page numbers) of the survey's
 // partials in the results table's shape: updated_date_time where the

@@ -18,6 +18,11 @@ const (
 	colResponderCode = 4
 	colDuration      = 5
 	colSubmittedAt   = 6
+	// Ours (contract section 18): who signed in to respond.
+	colEmail = 7
+	colPhone = 8
+	// Ours (contract section 20): a partial's last page.
+	colLastPage = 9
 )
 
 // resultsColumn is a results-table header as the real clients read it: the
@@ -60,6 +65,7 @@ type resultsLayout struct {
 	cells     []resultsCell
 	variables []string
 	jalali    bool
+	signIn    bool // email and phone columns follow responder_code
 	width     int
 }
 
@@ -69,8 +75,11 @@ func metaColumn(title string, colType int, cellType string) resultsColumn {
 
 func newResultsLayout(c store.SurveyCollection) resultsLayout {
 	lang, _ := survey.LanguageCode(c.Survey.Language)
-	t := resultsLayout{jalali: lang == "fa"}
+	t := resultsLayout{jalali: lang == "fa", signIn: signInColumns(c)}
 	t.header = append(t.header, metaColumn("responder_id", colResponderID, "number"), metaColumn("responder_code", colResponderCode, "text"))
+	if t.signIn {
+		t.header = append(t.header, metaColumn("email", colEmail, "text"), metaColumn("phone", colPhone, "text"))
+	}
 	for _, page := range c.Layout.Pages() {
 		first, ok := c.Elements[page[0]]
 		if !ok {
@@ -99,6 +108,9 @@ func newResultsLayout(c store.SurveyCollection) resultsLayout {
 	}
 	t.header = append(t.header, metaColumn("responding_duration", colDuration, "number"), metaColumn("submitted_date_time", colSubmittedAt, "datetime"))
 	t.width = 4 + len(t.variables)
+	if t.signIn {
+		t.width += 2
+	}
 	for _, c := range t.cells {
 		if c.multi {
 			t.width += len(c.element.Choices)
@@ -153,6 +165,10 @@ func (t resultsLayout) row(r survey.Response) []any {
 		code = r.Code
 	}
 	out = append(out, r.ID, code)
+	if t.signIn {
+		email, phone := respondentCells(r)
+		out = append(out, email, phone)
+	}
 	for _, c := range t.cells {
 		a, answered := r.Answers[c.element.ID]
 		if !c.multi {

@@ -13,11 +13,13 @@ import (
 
 // table is a survey's responses as rows of text, as the CSV pages, the
 // export and the results table show them: id, submitted_at,
-// duration_seconds, spam, score (when the survey is scored), one column per answerable element in survey order
+// duration_seconds, spam, score (when the survey is scored), email and
+// phone (when responders sign in: signInColumns), one column per answerable element in survey order
 // (titled by its title), then one per variable (titled by its name).
 type table struct {
 	header    []string
 	scored    bool // a score column follows spam (contract section 15)
+	signIn    bool // email and phone columns follow (contract section 18)
 	elements  []survey.Element
 	variables []string
 }
@@ -29,6 +31,9 @@ func newTable(c store.SurveyCollection) table {
 	t := table{header: append([]string(nil), fixedColumns...), scored: c.Settings.ShowAnswerSheetEnabled}
 	if t.scored {
 		t.header = append(t.header, "score")
+	}
+	if t.signIn = signInColumns(c); t.signIn {
+		t.header = append(t.header, "email", "phone")
 	}
 	for _, id := range c.Layout.Questions {
 		e, ok := c.Elements[id]
@@ -45,6 +50,21 @@ func newTable(c store.SurveyCollection) table {
 	return t
 }
 
+// signInColumns reports whether a survey's tables carry the email and
+// phone columns (contract section 18): while a sign-in method is on.
+func signInColumns(c store.SurveyCollection) bool {
+	return c.Settings.ServiceAuth || c.Settings.PhoneNumberAuth
+}
+
+// respondentCells are a response's email and phone cells: its
+// respondent's, "" for what it did not prove.
+func respondentCells(r survey.Response) (email, phone string) {
+	if r.Respondent == nil {
+		return "", ""
+	}
+	return r.Respondent.Email, r.Respondent.Phone
+}
+
 // row renders a response's cells into dst (reused between rows).
 func (t table) row(r survey.Response, dst []string) []string {
 	v := r.View()
@@ -55,6 +75,10 @@ func (t table) row(r survey.Response, dst []string) []string {
 			cell = r.Score.String()
 		}
 		dst = append(dst, cell)
+	}
+	if t.signIn {
+		email, phone := respondentCells(r)
+		dst = append(dst, email, phone)
 	}
 	for _, e := range t.elements {
 		cell := ""

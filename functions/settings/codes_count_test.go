@@ -39,7 +39,13 @@ func codeList(prefix string, n int) []string {
 // code met and the count the first page claimed.
 func (f *fixture) walk(t *testing.T, sid int64) (codes []string, count int) {
 	t.Helper()
-	path := codesPath(sid) + "?page_size=64"
+	return f.walkList(t, codesPath(sid))
+}
+
+// walkList walks the list at path (codes or phone numbers) as walk does.
+func (f *fixture) walkList(t *testing.T, path string) (codes []string, count int) {
+	t.Helper()
+	path += "?page_size=64"
 	count = -1
 	for pages := 0; path != ""; pages++ {
 		if pages > 1000 {

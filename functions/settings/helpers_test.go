@@ -242,22 +242,9 @@ func jsonEqual(body []byte, want any) bool {
 		if err := json.Unmarshal([]byte(s), &w); err != nil {
 			panic(err)
 		}
-		return reflect.DeepEqual(derivedOut(got), derivedOut(w))
+		return reflect.DeepEqual(got, w)
 	}
-	return reflect.DeepEqual(derivedOut(got), derivedOut(generic(want)))
-}
-
-// derivedOut is a decoded settings object without not_enforced, which is
-// derived from its sign-in settings (TestNotEnforcedSettings holds it);
-// anything else as it is.
-func derivedOut(v any) any {
-	m, ok := v.(map[string]any)
-	if _, settings := m["service_auth"]; !ok || !settings {
-		return v
-	}
-	m = maps.Clone(m)
-	delete(m, "not_enforced")
-	return m
+	return reflect.DeepEqual(got, generic(want))
 }
 
 // check asserts a status and, when want is not nil, the JSON body.
@@ -314,17 +301,22 @@ func sameSettings(t *testing.T, what string, got, want map[string]any) {
 	if k := slices.Sorted(maps.Keys(got)); !slices.Equal(k, allKeys()) {
 		t.Errorf("%s: keys %q, want %q", what, k, allKeys())
 	}
-	if !reflect.DeepEqual(derivedOut(generic(got)), derivedOut(generic(want))) {
+	if !reflect.DeepEqual(generic(got), generic(want)) {
 		t.Errorf("%s:\n got %s\nwant %s", what, mustJSON(t, got), mustJSON(t, want))
 	}
 }
 
 // with returns a copy of a settings object with some fields changed
-// (values normalised to what a JSON decoder gives).
+// (values normalised to what a JSON decoder gives), and
+// authentication_needed as section 18 derives it: true exactly when
+// service_auth, phone_number_auth or code_auth is on, whatever was sent.
 func with(m map[string]any, changes map[string]any) map[string]any {
 	out := maps.Clone(m)
 	for k, v := range changes {
 		out[k] = generic(v)
+	}
+	if _, ok := out["authentication_needed"]; ok {
+		out["authentication_needed"] = out["service_auth"] == true || out["phone_number_auth"] == true || out["code_auth"] == true
 	}
 	return out
 }

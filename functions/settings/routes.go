@@ -1,5 +1,5 @@
 // Package settings is a survey's settings object, with plan gating, and
-// its authentication codes.
+// its lists: authentication codes and allowed phone numbers.
 package settings
 
 import (
@@ -20,6 +20,11 @@ type Store interface {
 	DeleteCodes(ctx context.Context, aid, sid int64, codes []string) error
 	DeleteAllCodes(ctx context.Context, aid, sid int64) error
 	CodesPage(ctx context.Context, sid int64, page, pageSize int) ([]string, error)
+	PhoneCount(ctx context.Context, aid, sid int64) (int64, error)
+	AddPhones(ctx context.Context, aid, sid int64, numbers []string) error
+	DeletePhones(ctx context.Context, aid, sid int64, numbers []string) error
+	DeleteAllPhones(ctx context.Context, aid, sid int64) error
+	PhonesPage(ctx context.Context, sid int64, page, pageSize int) ([]string, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -45,9 +50,15 @@ func New(d Deps) *api.Router {
 	codes := api.Route{Path: "/api/surveys/{survey_id}/settings/authentication-codes/", Name: "Authentication Code List"}
 	rt.Handle(settings.With("GET"), h.get())
 	rt.Handle(settings.With("PATCH"), h.update())
-	rt.Handle(codes.With("GET"), h.listCodes())
-	rt.Handle(codes.With("POST"), h.addCodes())
-	rt.Handle(codes.With("DELETE"), h.deleteCodes())
+	phones := api.Route{Path: "/api/surveys/{survey_id}/settings/phone-numbers/", Name: "Phone Number List"}
+	for _, l := range []struct {
+		route api.Route
+		list  itemList
+	}{{codes, h.codes()}, {phones, h.phones()}} {
+		rt.Handle(l.route.With("GET"), l.list.list())
+		rt.Handle(l.route.With("POST"), l.list.create())
+		rt.Handle(l.route.With("DELETE"), l.list.delete())
+	}
 	return rt
 }
 

@@ -19,6 +19,7 @@ import (
 var (
 	boolFields = []string{
 		"authentication_needed", "service_auth", "service_auth_no_spam", "code_auth", "code_auth_is_unique",
+		"phone_number_auth", "phone_number_auth_is_unique", "phone_numbers_limited",
 		"captcha_needed", "hidden_responder_details", "privacy_preserving_message_enabled", "no_spam", "tag_spam",
 		"location_is_active", "location_is_required", "hide_next_button", "hide_previous_button",
 		"hide_progressbar", "edit_response_enabled", "branding_removal",
@@ -329,6 +330,10 @@ func (h handlers) update() http.Handler {
 		if gated := refused(acct.Plan, cur, next, p.set); len(gated) > 0 {
 			return survey.PlanRefusal(acct.Plan, gated)
 		}
+		// authentication_needed is checked against the plan above, as any
+		// gated field, and otherwise ignored: it is derived (section 18).
+		delete(p.set, "authentication_needed")
+		next.AuthenticationNeeded = next.SignInNeeded()
 		u := store.SettingsUpdate{Set: p.set, Name: p.name, Language: p.language, IsStopped: p.isStopped,
 			Expire: p.expire, Expiration: p.expiration}
 		if err := h.st.UpdateSettings(r.Context(), acct.ID, sid, u); err != nil {
@@ -351,33 +356,6 @@ func (h handlers) update() http.Handler {
 	})
 }
 
-// settingsAnswer is the settings object as GET and PATCH answer it, with
-// not_enforced: each sign-in setting that is on, and why it changes
-// nothing yet.
-type settingsAnswer struct {
-	survey.SettingsView
-	NotEnforced map[string]string `json:"not_enforced"`
-}
-
-// Why each sign-in setting changes nothing yet: responders cannot sign in
-// until contract section 18 lands, and an owner who turns one on must not
-// believe the survey is restricted.
-const (
-	notEnforcedAuth    = "Stored, not yet enforced: responders are not asked to sign in; anyone with the link can respond."
-	notEnforcedDomains = "Stored, not yet enforced: responders are not asked to sign in, so no address is checked against these domains."
-)
-
-// answer is the settings answer of s on survey sv.
-func answer(s survey.Settings, sv survey.Survey) settingsAnswer {
-	ne := map[string]string{}
-	if s.AuthenticationNeeded {
-		ne["authentication_needed"] = notEnforcedAuth
-	}
-	if s.ServiceAuth {
-		ne["service_auth"] = notEnforcedAuth
-	}
-	if len(s.ServiceAuthDomains) > 0 {
-		ne["service_auth_domains"] = notEnforcedDomains
-	}
-	return settingsAnswer{SettingsView: s.View(sv), NotEnforced: ne}
-}
+// answer is the settings answer of s on survey sv. The sign-in settings
+// are enforced (contract section 18), so the answer no longer flags them.
+func answer(s survey.Settings, sv survey.Survey) survey.SettingsView { return s.View(sv) }

@@ -21,6 +21,8 @@ var (
 		"show_answer_key_after_survey_stop",
 		// Partial responses (contract section 20).
 		"partial_responses",
+		// Sign-in by phone (contract section 18).
+		"phone_number_auth", "phone_number_auth_is_unique", "phone_numbers_limited",
 	}
 	// specStrings are the string settings and their maximum lengths.
 	specStrings = map[string]int{
@@ -30,7 +32,7 @@ var (
 	}
 	specDurations = []string{"responding_ duration"}
 	// specReadOnly are shown and never written (contract section 15).
-	specReadOnly = []string{"questions_responding_duration", "not_enforced"}
+	specReadOnly = []string{"questions_responding_duration"}
 	// specPlans is the spec's Availability column.
 	specPlans = map[string]survey.Plan{
 		"authentication_needed":              survey.PlanEnterprise,
@@ -58,6 +60,10 @@ var (
 		"show_answer_key_after_survey_stop":     survey.PlanPro,
 		// Contract section 20: partial responses are Pro.
 		"partial_responses": survey.PlanPro,
+		// Contract section 18: Enterprise as the other sign-in settings.
+		"phone_number_auth":           survey.PlanEnterprise,
+		"phone_number_auth_is_unique": survey.PlanEnterprise,
+		"phone_numbers_limited":       survey.PlanEnterprise,
 	}
 	planRank = map[survey.Plan]int{survey.PlanFree: 0, survey.PlanPro: 1, survey.PlanEnterprise: 2}
 	plans    = []survey.Plan{survey.PlanFree, survey.PlanPro, survey.PlanEnterprise}
@@ -88,9 +94,7 @@ func defaults(name string) map[string]any {
 		"responding_duration_type": float64(0),
 		// The sum of the questions' own durations: none yet.
 		"questions_responding_duration": "00:00:00",
-		// No sign-in setting is on.
-		"not_enforced":  map[string]any{},
-		"embed_origins": []any{"*"},
+		"embed_origins":                 []any{"*"},
 	}
 	for _, b := range specBools {
 		m[b] = false

@@ -168,6 +168,9 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	do("POST", "/api/surveys/"+sid+"/settings/authentication-codes/", `["ALPHA","BETA"]`)
 	do("GET", "/api/surveys/"+sid+"/settings/authentication-codes/", "")
 	do("DELETE", "/api/surveys/"+sid+"/settings/authentication-codes/", `["BETA"]`)
+	do("POST", "/api/surveys/"+sid+"/settings/phone-numbers/", `["+989121234567","00442079460958"]`)
+	do("GET", "/api/surveys/"+sid+"/settings/phone-numbers/?page_size=1&page=2", "")
+	do("DELETE", "/api/surveys/"+sid+"/settings/phone-numbers/", `["+442079460958"]`)
 	code, vars := do("POST", "/api/surveys/"+sid+"/variables/", `{"name":"tier","variable_source":0}`)
 	must(201, code, "variable")
 	do("GET", "/api/surveys/"+sid+"/variables/", "")
@@ -355,6 +358,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	do("DELETE", "/api/surveys/"+sid+"/responses/"+rid+"/", "")
 	do("DELETE", "/api/surveys/"+sid+"/webhooks/"+wid+"/", "")
 	do("DELETE", "/api/surveys/"+sid+"/settings/authentication-codes/", "")
+	do("DELETE", "/api/surveys/"+sid+"/settings/phone-numbers/", "")
 	do("DELETE", "/api/v2/surveys/"+sid+"/questions/"+qid+"/", "")
 	do("DELETE", "/api/surveys/"+sid+"/variables/"+id(vars, "id")+"/", "")
 	do("DELETE", "/api/folders/"+fid+"/", "")
@@ -413,6 +417,7 @@ var untraveled = map[string]string{
 	"RespondersFunction DATAKEY*": "sealed sessions and links: the links' data key (read, or stored when rotated)",
 	"PagesFunction DATAKEY*":      "sealed sessions and links: the links' data key (read, or stored when rotated)",
 	// Responders: paths of settings this traffic does not turn on.
+	"RespondersFunction PHONES#*":    "phone_numbers_limited: a send's lookup of the number on the survey's allowed list (store.PhoneListed, one GetItem)",
 	"RespondersFunction LINK#*":      "a one-use personalised link: read when a session starts, put by its response, deleted by a withdrawal (store/fence.go)",
 	"RespondersFunction RESPONSES#*": "the replay of a refused submission reads its idempotency key (GetItem IDEM#); a withdrawal deletes the response and its key (store/fence.go)",
 	"RespondersFunction RESPONDER#*": "no_spam: the one-response guard, read and put by a response, deleted by a withdrawal (store/fence.go)",

@@ -50,6 +50,9 @@ const (
 	// PurposeWebhookSecret is a webhook's signing secret, sealed for the
 	// table; the webhook's id stands in the survey id's place.
 	PurposeWebhookSecret Purpose = "webhook-secrets/v1/webhook:"
+	// PurposeVerification is a one-time code's verification, bound to the
+	// session it was sent for (contract section 18).
+	PurposeVerification Purpose = "survey-verifications/v1/survey:"
 	// PurposeChallenge is a proof-of-work challenge (contract section 16).
 	PurposeChallenge Purpose = "survey-challenges/v1/survey:"
 	// PurposeEdit is a response's edit token (contract section 16).

@@ -337,6 +337,10 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 	if deadline, ok := survey.ResponseDeadline(sess.StartedAt, set.RespondingDuration); ok && !perQuestion && now.After(deadline) {
 		return store.Submission{}, ErrTimeIsUp
 	}
+	respondent, identities, err := SignedIn(set, sess)
+	if err != nil {
+		return store.Submission{}, err
+	}
 	if set.CodeAuth && sess.Code == "" {
 		return store.Submission{}, survey.ErrCodeRefused
 	}
@@ -360,9 +364,10 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 	sub := store.Submission{
 		Response: survey.Response{
 			SurveyID: sv.ID, StartedAt: sess.StartedAt, Answers: answers, Variables: vars, Code: sess.Code,
-			Location: loc, Responder: survey.DetailsOf(set, req.IP, req.UserAgent),
+			Location: loc, Responder: survey.DetailsOf(set, req.IP, req.UserAgent), Respondent: respondent,
 		},
-		CheckCode: set.CodeAuth, CodeUnique: set.CodeAuthIsUnique,
+		Identities: identities,
+		CheckCode:  set.CodeAuth, CodeUnique: set.CodeAuthIsUnique,
 		ReportAttrs: ReportAttrs(c.Elements, answers),
 	}
 	if set.ShowAnswerSheetEnabled {

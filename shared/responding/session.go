@@ -33,6 +33,11 @@ type Session struct {
 	// is the same session (one partial, one response), bound to another
 	// responder cookie.
 	Origin [32]byte
+	// Email and Phone are the identities the responder proved with a
+	// one-time code (contract section 18: EmailIdentity, E.164), or "".
+	// A confirm seals a new session carrying everything the first did
+	// plus its proof, so proofs add up.
+	Email, Phone string
 }
 
 // Claim names the session's own item (store.SessionSK): the hex SHA-256
@@ -62,6 +67,8 @@ func (l SessionLink) TokenID() string { return hex.EncodeToString(l.ID[:]) }
 //	responder   16 bytes, the responder cookie's hash, if flagged (4)
 //	origin      32 bytes, the resumed session's claim hash, if flagged (8)
 //	code        uvarint length (1-400) and UTF-8 bytes, if flagged
+//	email       uvarint length (1-254) and bytes, if flagged (16)
+//	phone       uvarint length (1-16) and bytes, if flagged (32)
 //	link        12 bytes token id, then the link's payload to the end, if flagged
 //
 // Every session has one encoding (minimal varints, a canonical payload), so
@@ -72,6 +79,12 @@ const (
 	flagLink       = 2
 	flagResponder  = 4
 	flagOrigin     = 8
+	flagEmail      = 16
+	flagPhone      = 32
+	flagsKnown     = flagCode | flagLink | flagResponder | flagOrigin | flagEmail | flagPhone
+	// maxPhone bounds a session's phone number: E.164 is at most 15
+	// digits after its "+".
+	maxPhone = 16
 	// MaxCode bounds a session's code in bytes: a code is at most 100
 	// characters (section 7).
 	MaxCode = 400
@@ -95,6 +108,12 @@ func (s Session) Encode() []byte {
 	if s.Origin != ([32]byte{}) {
 		flags |= flagOrigin
 	}
+	if s.Email != "" {
+		flags |= flagEmail
+	}
+	if s.Phone != "" {
+		flags |= flagPhone
+	}
 	b = append(b, sessionVersion, flags)
 	b = binary.AppendVarint(b, s.StartedAt.UnixMicro())
 	if flags&flagResponder != 0 {
@@ -103,9 +122,11 @@ func (s Session) Encode() []byte {
 	if flags&flagOrigin != 0 {
 		b = append(b, s.Origin[:]...)
 	}
-	if s.Code != "" {
-		b = binary.AppendUvarint(b, uint64(len(s.Code)))
-		b = append(b, s.Code...)
+	for _, f := range []string{s.Code, s.Email, s.Phone} {
+		if f != "" {
+			b = binary.AppendUvarint(b, uint64(len(f)))
+			b = append(b, f...)
+		}
 	}
 	if s.Link != nil {
 		b = append(b, s.Link.ID[:]...)
@@ -117,7 +138,7 @@ func (s Session) Encode() []byte {
 // DecodeSession reads an encoded session. It never panics and allocates at
 // most in proportion to its input.
 func DecodeSession(b []byte) (Session, error) {
-	if len(b) < 3 || b[0] != sessionVersion || b[1]&^(flagCode|flagLink|flagResponder|flagOrigin) != 0 {
+	if len(b) < 3 || b[0] != sessionVersion || b[1]&^flagsKnown != 0 {
 		return Session{}, errSession
 	}
 	flags := b[1]
@@ -148,13 +169,20 @@ func DecodeSession(b []byte) (Session, error) {
 		}
 		b = b[len(s.Origin):]
 	}
-	if flags&flagCode != 0 {
+	for _, f := range []struct {
+		flag byte
+		max  uint64
+		to   *string
+	}{{flagCode, MaxCode, &s.Code}, {flagEmail, MaxEmail, &s.Email}, {flagPhone, maxPhone, &s.Phone}} {
+		if flags&f.flag == 0 {
+			continue
+		}
 		n, k := binary.Uvarint(b)
-		if k <= 0 || k != len(binary.AppendUvarint(nil, n)) || n == 0 || n > MaxCode || n > uint64(len(b)-k) {
+		if k <= 0 || k != len(binary.AppendUvarint(nil, n)) || n == 0 || n > f.max || n > uint64(len(b)-k) {
 			return Session{}, errSession
 		}
-		s.Code = string(b[k : k+int(n)])
-		if !utf8.ValidString(s.Code) {
+		*f.to = string(b[k : k+int(n)])
+		if !utf8.ValidString(*f.to) {
 			return Session{}, errSession
 		}
 		b = b[k+int(n):]

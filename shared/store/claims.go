@@ -95,8 +95,9 @@ type raceVerdict struct {
 // the response or the use it records.
 type claimRead struct {
 	found      bool
-	ResponseID int64 `dynamo:"response_id"`
-	Used       bool  `dynamo:"used"`
+	ResponseID int64  `dynamo:"response_id"`
+	Used       bool   `dynamo:"used"`
+	Session    string `dynamo:"session"`
 }
 
 // lostRace reads, strongly consistent, each item of a submission's
@@ -104,7 +105,7 @@ type claimRead struct {
 // TransactionConflict), and answers what the winner's write implies
 // (contract section 3, "Contention"): for its Idempotency-Key the replay
 // (or 422), for its session 409, a gone or spent code 403, a used link
-// 410, a responder who responded 403 (or, on a tag_spam survey, a retry
+// 410, a responder or a proven identity that responded 403 (or, on a tag_spam survey, a retry
 // marked spam), files claimed by other responses 400. A held item that
 // shows no winner yet (the holder may still fail) decides nothing.
 // GetItems never conflict, so reading adds no contention of its own.
@@ -155,6 +156,19 @@ func (s *Store) lostRace(ctx context.Context, r survey.Response, sub Submission,
 		}
 		if c.won(got) {
 			return c.verdict, nil
+		}
+	}
+	for i, at := range p.identities {
+		if !held(at) {
+			continue
+		}
+		id := sub.Identities[i]
+		got, err := read(IdentityPK(sid, id), IdentitySK(id))
+		if err != nil {
+			return raceVerdict{}, err
+		}
+		if got.found && got.ResponseID != r.ID {
+			return raceVerdict{refusal: identityVerdict(got.Session, sub.Session)}, nil
 		}
 	}
 	var taken []int64

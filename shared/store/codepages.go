@@ -111,19 +111,19 @@ type codeIndex struct {
 // none (codeCount read no meta item): from codes when the survey has no
 // codes (count == 0), else 0 (its codes predate the index: not indexed).
 // Of two first uploads at once, one creates it and the other reads it.
-func (s *Store) newCodePageDepth(ctx context.Context, sid int64, count int64, codes []string) (codeIndex, error) {
+func (s *Store) newCodePageDepth(ctx context.Context, l itemList, sid int64, count int64, codes []string) (codeIndex, error) {
 	if count > 0 || len(codes) == 0 {
 		return codeIndex{}, nil
 	}
 	sorted := append([]string(nil), codes...)
 	sort.Strings(sorted)
-	m := codePageMeta{PK: CodesPK(sid), SK: codePagesSK, Depth: codePageDepth(sorted)}
+	m := codePageMeta{PK: l.pk(sid), SK: codePagesSK, Depth: codePageDepth(sorted)}
 	err := s.table.Put(m).If("attribute_not_exists(PK)").Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
-		err = s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.Equal, codePagesSK).Consistent(true).One(ctx, &m)
+		err = s.table.Get(AttrPK, l.pk(sid)).Range(AttrSK, dynamo.Equal, codePagesSK).Consistent(true).One(ctx, &m)
 	}
 	if err != nil {
-		return codeIndex{}, s.fail(fmt.Sprintf("create the code index of survey %d", sid), err)
+		return codeIndex{}, s.fail(fmt.Sprintf("create the %s index of survey %d", l.name, sid), err)
 	}
 	return codeIndex{depth: m.Depth, marks: m.Marks}, nil
 }
@@ -131,6 +131,7 @@ func (s *Store) newCodePageDepth(ctx context.Context, sid int64, count int64, co
 // codeShard is where codes are indexed: a survey's count shard, in an
 // index of depth levels (0: no index).
 type codeShard struct {
+	list         itemList
 	sid          int64
 	shard, depth int
 }
@@ -161,7 +162,7 @@ func (s *Store) indexCodes(tx *dynamo.WriteTx, root *dynamo.Update, at codeShard
 	for _, p := range order {
 		up := root
 		if p != "" {
-			up = s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, codePageNodeSK(p, shard))
+			up = s.table.Update(AttrPK, at.list.pk(sid)).Range(AttrSK, codePageNodeSK(p, shard))
 		}
 		attrs := make([]string, 0, len(nodes[p]))
 		for a := range nodes[p] {
@@ -201,15 +202,18 @@ func codeNodeCounts(items []dynamo.Item, into map[string]int64) {
 // The index is a trie of counts over the codes' bytes, kept exact by the
 // transactions that write the codes:
 // docs/data-model.md#the-codes-page-index.
-func (s *Store) codePageStart(ctx context.Context, sid int64, r int64) (from string, skip int64, read int, ok bool, err error) {
-	keys := []dynamo.Keyed{dynamo.Keys{CodesPK(sid), codePagesSK}, dynamo.Keys{SurveyPK(sid), settingsSK}}
+func (s *Store) codePageStart(ctx context.Context, l itemList, sid int64, r int64) (from string, skip int64, read int, ok bool, err error) {
+	keys := []dynamo.Keyed{dynamo.Keys{l.pk(sid), codePagesSK}}
+	if l.legacyCount {
+		keys = append(keys, dynamo.Keys{SurveyPK(sid), settingsSK})
+	}
 	for i := range CodeCountShards {
-		keys = append(keys, dynamo.Keys{CodesPK(sid), CodeCountSK(i)})
+		keys = append(keys, dynamo.Keys{l.pk(sid), CodeCountSK(i)})
 	}
 	var items []dynamo.Item
 	err = s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return "", 0, 0, false, s.fail(fmt.Sprintf("read the code index of survey %d", sid), err)
+		return "", 0, 0, false, s.fail(fmt.Sprintf("read the %s index of survey %d", l.name, sid), err)
 	}
 	read = len(items)
 	depth, total := 0, int64(0)
@@ -266,10 +270,10 @@ func (s *Store) codePageStart(ctx context.Context, sid int64, r int64) (from str
 			return prefix, r, read, true, nil // a leaf: read on from its first code
 		}
 		var node []dynamo.Item
-		err := s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.BeginsWith, codePagePrefix+hex.EncodeToString([]byte(prefix))+"#").
+		err := s.table.Get(AttrPK, l.pk(sid)).Range(AttrSK, dynamo.BeginsWith, codePagePrefix+hex.EncodeToString([]byte(prefix))+"#").
 			Consistent(true).All(ctx, &node)
 		if err != nil {
-			return "", 0, read, false, s.fail(fmt.Sprintf("read the code index of survey %d", sid), err)
+			return "", 0, read, false, s.fail(fmt.Sprintf("read the %s index of survey %d", l.name, sid), err)
 		}
 		read += len(node)
 		counts = map[string]int64{}

@@ -271,7 +271,7 @@ func (s *Store) codeMarkTx(ctx context.Context, sid int64, depth, shard int, cod
 				If("attribute_exists(PK) AND attribute_not_exists($)", codeMarkAttr))
 		}
 		root := s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeCountSK(shard))
-		s.indexCodes(tx, root, codeShard{sid: sid, shard: shard, depth: depth}, pending, true)
+		s.indexCodes(tx, root, codeShard{list: codeList, sid: sid, shard: shard, depth: depth}, pending, true)
 		tx.Update(root)
 		err := tx.Run(ctx)
 		if err == nil {
@@ -312,19 +312,19 @@ func (s *Store) codeMarkTx(ctx context.Context, sid int64, depth, shard int, cod
 
 // existingMarks reads which of the codes (at most 100) the survey holds,
 // and which of those carry the index's mark: one consistent BatchGetItem.
-func (s *Store) existingMarks(ctx context.Context, sid int64, codes []string) (have, marked map[string]bool, err error) {
+func (s *Store) existingMarks(ctx context.Context, l itemList, sid int64, codes []string) (have, marked map[string]bool, err error) {
 	keys := make([]dynamo.Keyed, len(codes))
 	for i, c := range codes {
-		keys[i] = dynamo.Keys{CodesPK(sid), CodeSK(c)}
+		keys[i] = dynamo.Keys{l.pk(sid), l.sk(c)}
 	}
 	var found []codeItem
 	err = s.table.Batch(AttrPK, AttrSK).Get(keys...).Project(AttrSK, codeMarkAttr).Consistent(true).All(ctx, &found)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return nil, nil, s.fail(fmt.Sprintf("check codes of survey %d", sid), err)
+		return nil, nil, s.fail(fmt.Sprintf("check %s of survey %d", l.name, sid), err)
 	}
 	have, marked = make(map[string]bool, len(found)), make(map[string]bool, len(found))
 	for _, it := range found {
-		c := strings.TrimPrefix(it.SK, codePrefix)
+		c := strings.TrimPrefix(it.SK, l.prefix)
 		have[c], marked[c] = true, it.Mark
 	}
 	return have, marked, nil
@@ -344,7 +344,7 @@ func (s *Store) codeDeleteTx(ctx context.Context, op codeOp, shard int, codes []
 	started := time.Now()
 	for tries, rounds := 1, 0; len(pending) > 0; {
 		if check {
-			have, m, err := s.existingMarks(ctx, op.sid, pending)
+			have, m, err := s.existingMarks(ctx, op.list, op.sid, pending)
 			if err != nil {
 				return err
 			}
@@ -384,7 +384,7 @@ func (s *Store) codeDeleteTx(ctx context.Context, op codeOp, shard int, codes []
 		case !txRetryable(err) && condFailed && rounds < codeTxAttempts:
 			rounds++
 			if !op.marks {
-				_, _, ix, err := s.codeCount(ctx, op.sid)
+				_, _, ix, err := s.listCount(ctx, op.list, op.sid)
 				if err != nil {
 					return err
 				}

@@ -22,21 +22,21 @@ type codeItem struct {
 	Mark bool `dynamo:"i,omitempty"`
 }
 
-// existing returns which of the codes (at most 100) the survey holds: one
-// strongly consistent BatchGetItem of their keys.
-func (s *Store) existing(ctx context.Context, sid int64, codes []string) (map[string]bool, error) {
+// existing returns which of the items (at most 100) the survey's list
+// holds: one strongly consistent BatchGetItem of their keys.
+func (s *Store) existing(ctx context.Context, l itemList, sid int64, codes []string) (map[string]bool, error) {
 	keys := make([]dynamo.Keyed, len(codes))
 	for i, c := range codes {
-		keys[i] = dynamo.Keys{CodesPK(sid), CodeSK(c)}
+		keys[i] = dynamo.Keys{l.pk(sid), l.sk(c)}
 	}
 	var found []codeItem
 	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Project(AttrSK).Consistent(true).All(ctx, &found)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return nil, s.fail(fmt.Sprintf("check codes of survey %d", sid), err)
+		return nil, s.fail(fmt.Sprintf("check %s of survey %d", l.name, sid), err)
 	}
 	out := make(map[string]bool, len(found))
 	for _, it := range found {
-		out[strings.TrimPrefix(it.SK, codePrefix)] = true
+		out[strings.TrimPrefix(it.SK, l.prefix)] = true
 	}
 	return out, nil
 }
@@ -66,14 +66,23 @@ func (s *Store) CodeCount(ctx context.Context, aid, sid int64) (int64, error) {
 // codeCount also reads the survey's code page index depth (-1: none yet;
 // see codepages.go).
 func (s *Store) codeCount(ctx context.Context, sid int64) (survey.Survey, int64, codeIndex, error) {
-	keys := []dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}, dynamo.Keys{CodesPK(sid), codePagesSK}}
+	return s.listCount(ctx, codeList, sid)
+}
+
+// listCount reads the survey, the count of its list l and the list's page
+// index depth (-1: none yet), in one strongly consistent BatchGetItem.
+func (s *Store) listCount(ctx context.Context, l itemList, sid int64) (survey.Survey, int64, codeIndex, error) {
+	keys := []dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{l.pk(sid), codePagesSK}}
+	if l.legacyCount {
+		keys = append(keys, dynamo.Keys{SurveyPK(sid), settingsSK})
+	}
 	for i := range CodeCountShards {
-		keys = append(keys, dynamo.Keys{CodesPK(sid), CodeCountSK(i)})
+		keys = append(keys, dynamo.Keys{l.pk(sid), CodeCountSK(i)})
 	}
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return survey.Survey{}, 0, codeIndex{}, s.fail(fmt.Sprintf("count codes of survey %d", sid), err)
+		return survey.Survey{}, 0, codeIndex{}, s.fail(fmt.Sprintf("count %s of survey %d", l.name, sid), err)
 	}
 	var sv survey.Survey
 	var n int64
@@ -123,42 +132,48 @@ func (s *Store) CodesPage(ctx context.Context, sid int64, page, pageSize int) ([
 // bytes, so that is one 1 MB page): page 20 of 500 is then one Query of
 // 10,000.
 func (s *Store) CodesPageRead(ctx context.Context, sid int64, page, pageSize int) ([]string, int, error) {
+	return s.listPageRead(ctx, codeList, sid, page, pageSize)
+}
+
+// listPageRead reads page (1-based) of pageSize items of a survey's list
+// l, in byte order, and answers the items it read (see CodesPageRead).
+func (s *Store) listPageRead(ctx context.Context, l itemList, sid int64, page, pageSize int) ([]string, int, error) {
 	skip := int64(page-1) * int64(pageSize)
-	if skip == 0 { // the first page starts at the first code: nothing to find
-		return s.codesFrom(ctx, sid, "", 0, pageSize)
+	if skip == 0 { // the first page starts at the first item: nothing to find
+		return s.codesFrom(ctx, l, sid, "", 0, pageSize)
 	}
-	from, within, read, ok, err := s.codePageStart(ctx, sid, skip)
+	from, within, read, ok, err := s.codePageStart(ctx, l, sid, skip)
 	if err != nil {
 		return nil, read, err
 	}
 	if !ok {
 		from, within = "", skip
 	}
-	codes, n, err := s.codesFrom(ctx, sid, from, within, pageSize)
+	codes, n, err := s.codesFrom(ctx, l, sid, from, within, pageSize)
 	return codes, read + n, err
 }
 
-// codesFrom reads the codes from the first at or after from in byte
-// order, passing over skip of them, up to pageSize; and the items read.
-func (s *Store) codesFrom(ctx context.Context, sid int64, from string, skip int64, pageSize int) ([]string, int, error) {
+// codesFrom reads the items of list l from the first at or after from in
+// byte order, passing over skip of them, up to pageSize; and the items read.
+func (s *Store) codesFrom(ctx context.Context, l itemList, sid int64, from string, skip int64, pageSize int) ([]string, int, error) {
 	need := skip + int64(pageSize)
 	out := make([]string, 0, pageSize)
 	var start dynamo.PagingKey
 	var seen int64
 	for seen < need {
 		var items []codeItem
-		q := s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.Between, CodeSK(from), codeEnd).
+		q := s.table.Get(AttrPK, l.pk(sid)).Range(AttrSK, dynamo.Between, l.sk(from), l.end).
 			Project(AttrPK, AttrSK).SearchLimit(int(min(need-seen, 10000)))
 		if start != nil {
 			q = q.StartFrom(start)
 		}
 		next, err := q.AllWithLastEvaluatedKey(ctx, &items)
 		if err != nil {
-			return nil, int(seen), s.fail(fmt.Sprintf("read codes of survey %d", sid), err)
+			return nil, int(seen), s.fail(fmt.Sprintf("read %s of survey %d", l.name, sid), err)
 		}
 		for _, it := range items {
 			if seen >= skip && seen < need {
-				out = append(out, strings.TrimPrefix(it.SK, codePrefix))
+				out = append(out, strings.TrimPrefix(it.SK, l.prefix))
 			}
 			seen++
 		}

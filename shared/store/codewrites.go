@@ -42,8 +42,9 @@ const (
 
 // codeOp is one kind of code write.
 type codeOp struct {
-	sid int64
-	add bool // put new codes; else delete existing ones
+	list itemList
+	sid  int64
+	add  bool // put new codes; else delete existing ones
 	// check reads which codes exist before the first attempt, so that a
 	// transaction is not sent (and cancelled) for codes already as wanted.
 	check bool
@@ -57,9 +58,9 @@ type codeOp struct {
 
 func (op codeOp) String() string {
 	if op.add {
-		return fmt.Sprintf("write codes of survey %d", op.sid)
+		return fmt.Sprintf("write %s of survey %d", op.list.name, op.sid)
 	}
-	return fmt.Sprintf("delete codes of survey %d", op.sid)
+	return fmt.Sprintf("delete %s of survey %d", op.list.name, op.sid)
 }
 
 // AddCodes stores the codes (already de-duplicated) for a survey of the
@@ -71,7 +72,13 @@ func (op codeOp) String() string {
 // the store stays busy; codes written before a failure stay written and
 // counted, and a retry of the upload finishes it.
 func (s *Store) AddCodes(ctx context.Context, aid, sid int64, codes []string) error {
-	sv, count, ix, err := s.codeCount(ctx, sid)
+	return s.addItems(ctx, codeList, aid, sid, codes)
+}
+
+// addItems stores items (already de-duplicated) in a survey's list l, as
+// AddCodes describes.
+func (s *Store) addItems(ctx context.Context, l itemList, aid, sid int64, codes []string) error {
+	sv, count, ix, err := s.listCount(ctx, l, sid)
 	switch {
 	case err != nil:
 		return err
@@ -81,22 +88,28 @@ func (s *Store) AddCodes(ctx context.Context, aid, sid int64, codes []string) er
 		return survey.ErrSurveyDeleted
 	}
 	if ix.depth < 0 {
-		if ix, err = s.newCodePageDepth(ctx, sid, count, codes); err != nil {
+		if ix, err = s.newCodePageDepth(ctx, l, sid, count, codes); err != nil {
 			return err
 		}
 	}
-	return s.writeCodes(ctx, codeOp{sid: sid, add: true, check: count > 0, depth: ix.depth, marks: ix.marks}, sliceChunks(codes, ix.depth))
+	return s.writeCodes(ctx, codeOp{list: l, sid: sid, add: true, check: count > 0, depth: ix.depth, marks: ix.marks}, sliceChunks(codes, ix.depth))
 }
 
 // DeleteCodes removes the given codes of a survey of the account (unknown
 // ones are ignored) and lowers the count by exactly the codes it removed:
 // transactions of 99 conditional deletes, as AddCodes writes.
 func (s *Store) DeleteCodes(ctx context.Context, aid, sid int64, codes []string) error {
-	ix, err := s.writableCodes(ctx, aid, sid)
-	if err != nil {
+	return s.deleteItems(ctx, codeList, aid, sid, codes)
+}
+
+// deleteItems removes the given items of a survey's list l, as DeleteCodes
+// describes.
+func (s *Store) deleteItems(ctx context.Context, l itemList, aid, sid int64, codes []string) error {
+	ix, err := s.writableCodes(ctx, l, aid, sid)
+	if err != nil || ix.depth < 0 {
 		return err
 	}
-	return s.writeCodes(ctx, codeOp{sid: sid, depth: ix.depth, marks: ix.marks}, sliceChunks(codes, ix.depth))
+	return s.writeCodes(ctx, codeOp{list: l, sid: sid, depth: ix.depth, marks: ix.marks}, sliceChunks(codes, ix.depth))
 }
 
 // DeleteAllCodes removes every code of a survey of the account: a Query of
@@ -105,18 +118,24 @@ func (s *Store) DeleteCodes(ctx context.Context, aid, sid int64, codes []string)
 // code deleted took one off it, not because it is reset; codes uploaded
 // meanwhile stay, and stay counted.
 func (s *Store) DeleteAllCodes(ctx context.Context, aid, sid int64) error {
-	ix, err := s.writableCodes(ctx, aid, sid)
-	if err != nil {
+	return s.deleteAllItems(ctx, codeList, aid, sid)
+}
+
+// deleteAllItems removes every item of a survey's list l, as DeleteAllCodes
+// describes.
+func (s *Store) deleteAllItems(ctx context.Context, l itemList, aid, sid int64) error {
+	ix, err := s.writableCodes(ctx, l, aid, sid)
+	if err != nil || ix.depth < 0 {
 		return err
 	}
 	depth := ix.depth
-	return s.writeCodes(ctx, codeOp{sid: sid, depth: depth, marks: ix.marks}, func(ctx context.Context, send func([]string) bool) error {
-		iter := s.table.Get(AttrPK, CodesPK(sid)).Range(AttrSK, dynamo.BeginsWith, codePrefix).
+	return s.writeCodes(ctx, codeOp{list: l, sid: sid, depth: depth, marks: ix.marks}, func(ctx context.Context, send func([]string) bool) error {
+		iter := s.table.Get(AttrPK, l.pk(sid)).Range(AttrSK, dynamo.BeginsWith, l.prefix).
 			Project(AttrSK).Consistent(true).Iter()
 		chunk := make([]string, 0, codeTxCodes)
 		var it codeItem
 		for iter.Next(ctx, &it) {
-			chunk = append(chunk, strings.TrimPrefix(it.SK, codePrefix))
+			chunk = append(chunk, strings.TrimPrefix(it.SK, l.prefix))
 			if len(chunk) == codeTxCodes {
 				// In byte order already: as many as fit with their nodes.
 				n := packCodes(chunk, depth)
@@ -127,7 +146,7 @@ func (s *Store) DeleteAllCodes(ctx context.Context, aid, sid int64) error {
 			}
 		}
 		if err := iter.Err(); err != nil {
-			return s.fail(fmt.Sprintf("list codes of survey %d", sid), err)
+			return s.fail(fmt.Sprintf("list %s of survey %d", l.name, sid), err)
 		}
 		for len(chunk) > 0 {
 			n := packCodes(chunk, depth)
@@ -141,9 +160,12 @@ func (s *Store) DeleteAllCodes(ctx context.Context, aid, sid int64) error {
 }
 
 // writableCodes checks that the survey is the account's and not in the
-// trash, and answers its code page index (depth 0: none), in one read.
-func (s *Store) writableCodes(ctx context.Context, aid, sid int64) (codeIndex, error) {
-	sv, _, ix, err := s.codeCount(ctx, sid)
+// trash, and answers its list's page index (depth 0: none), in one read. A
+// list without a meta item that never has a count before it (the phone
+// list: its meta is written before its first item) answers depth -1: it is
+// empty, and a deletion has nothing to do.
+func (s *Store) writableCodes(ctx context.Context, l itemList, aid, sid int64) (codeIndex, error) {
+	sv, _, ix, err := s.listCount(ctx, l, sid)
 	switch {
 	case err != nil:
 		return codeIndex{}, err
@@ -152,7 +174,9 @@ func (s *Store) writableCodes(ctx context.Context, aid, sid int64) (codeIndex, e
 	case sv.Deleted:
 		return codeIndex{}, survey.ErrSurveyDeleted
 	}
-	ix.depth = max(ix.depth, 0)
+	if l.legacyCount {
+		ix.depth = max(ix.depth, 0)
+	}
 	return ix, nil
 }
 
@@ -226,7 +250,7 @@ func (s *Store) codeTx(ctx context.Context, op codeOp, shard int, codes []string
 	}
 	pending := codes
 	if op.check {
-		have, err := s.existing(ctx, op.sid, codes)
+		have, err := s.existing(ctx, op.list, op.sid, codes)
 		if err != nil {
 			return err
 		}
@@ -294,22 +318,22 @@ func (s *Store) codeTxOnce(ctx context.Context, op codeOp, shard int, codes []st
 	for _, c := range codes {
 		switch {
 		case op.add:
-			tx.Put(s.table.Put(codeItem{PK: CodesPK(op.sid), SK: CodeSK(c), Mark: op.marks && op.depth > 0}).If("attribute_not_exists(PK)"))
+			tx.Put(s.table.Put(codeItem{PK: op.list.pk(op.sid), SK: op.list.sk(c), Mark: op.marks && op.depth > 0}).If("attribute_not_exists(PK)"))
 		case markAware && marked[c]:
-			tx.Delete(s.table.Delete(AttrPK, CodesPK(op.sid)).Range(AttrSK, CodeSK(c)).If("attribute_exists($)", codeMarkAttr))
+			tx.Delete(s.table.Delete(AttrPK, op.list.pk(op.sid)).Range(AttrSK, op.list.sk(c)).If("attribute_exists($)", codeMarkAttr))
 			indexed = append(indexed, c)
 		case markAware:
-			tx.Delete(s.table.Delete(AttrPK, CodesPK(op.sid)).Range(AttrSK, CodeSK(c)).If("attribute_exists(PK) AND attribute_not_exists($)", codeMarkAttr))
+			tx.Delete(s.table.Delete(AttrPK, op.list.pk(op.sid)).Range(AttrSK, op.list.sk(c)).If("attribute_exists(PK) AND attribute_not_exists($)", codeMarkAttr))
 		default:
-			tx.Delete(s.table.Delete(AttrPK, CodesPK(op.sid)).Range(AttrSK, CodeSK(c)).If("attribute_exists(PK)"))
+			tx.Delete(s.table.Delete(AttrPK, op.list.pk(op.sid)).Range(AttrSK, op.list.sk(c)).If("attribute_exists(PK)"))
 		}
 	}
 	if !op.add {
 		n = -n
 	}
-	count := s.table.Update(AttrPK, CodesPK(op.sid)).Range(AttrSK, CodeCountSK(shard)).Add(AttrCodeCount, n)
+	count := s.table.Update(AttrPK, op.list.pk(op.sid)).Range(AttrSK, CodeCountSK(shard)).Add(AttrCodeCount, n)
 	// After the codes (a cancellation's reasons are read by position).
-	s.indexCodes(tx, count, codeShard{sid: op.sid, shard: shard, depth: op.depth}, indexed, op.add)
+	s.indexCodes(tx, count, codeShard{list: op.list, sid: op.sid, shard: shard, depth: op.depth}, indexed, op.add)
 	tx.Update(count)
 	return tx.Run(ctx)
 }

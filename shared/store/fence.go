@@ -59,7 +59,7 @@ func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission) (S
 // withdraw takes back a response the fence refused, in one transaction of
 // the responder's own items: the response and its Idempotency-Key
 // deleted, its code and its link spent no more (each only if this
-// response spent it), its responder's guard item, its session's claim and
+// response spent it), its responder's guard item, its session's, its identities' and
 // its files' claims removed, and its 5 nodes
 // of the responses' page index taken down by one (responsepages.go). Its counts need
 // no write here: the tally adds them when the response's insertion
@@ -89,6 +89,9 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 		}
 		if sub.Session != "" {
 			tx.Delete(s.table.Delete(AttrPK, SessionPK(sid, sub.Session)).Range(AttrSK, SessionSK(sub.Session)).If("response_id = ?", r.ID))
+		}
+		for _, id := range sub.Identities {
+			tx.Delete(s.table.Delete(AttrPK, IdentityPK(sid, id)).Range(AttrSK, IdentitySK(id)).If("response_id = ?", r.ID))
 		}
 		for _, f := range sub.Files {
 			tx.Delete(s.table.Delete(AttrPK, UploadPK(sid, f.Key)).Range(AttrSK, UploadSK(f.Key)).If("response_id = ?", r.ID))

@@ -83,6 +83,16 @@ func CodeSK(code string) string { return codePrefix + code }
 
 const codePrefix = "CODE#"
 
+// PhonesPK is the partition of a survey's allowed phone numbers (section
+// 18's phone_numbers_limited), kept as the codes are, in a partition of its
+// own with the same count shards and page index.
+func PhonesPK(sid int64) string { return "PHONES#" + pad(sid) }
+
+// PhoneSK is one allowed number, in E.164.
+func PhoneSK(e164 string) string { return phonePrefix + e164 }
+
+const phonePrefix = "PHONE#"
+
 // CodeCountShards is how many items a survey's code count is spread over.
 // Every code write is a transaction that also adds to one shard; the
 // transactions of one upload run 8 at a time, and two transactions that

@@ -113,7 +113,9 @@ type responseItem struct {
 	Spam      bool   `dynamo:"spam,omitempty"`
 	Location  string `dynamo:"location,omitempty"`
 	Responder string `dynamo:"responder,omitempty"`
-	Edited    string `dynamo:"edited_at,omitempty"`
+	// Section 18: who signed in to respond (JSON), when anyone did.
+	Respondent string `dynamo:"respondent,omitempty"`
+	Edited     string `dynamo:"edited_at,omitempty"`
 	// Tally marks a submitted response, whose counts the tally function
 	// adds from the stream (tally.go); imported responses are counted as
 	// they are imported and carry no mark. NewVariables are the variables
@@ -162,6 +164,10 @@ func newResponseItem(r survey.Response) (responseItem, error) {
 		b, _ := json.Marshal(r.Responder)
 		it.Responder = string(b)
 	}
+	if r.Respondent != nil {
+		b, _ := json.Marshal(r.Respondent)
+		it.Respondent = string(b)
+	}
 	if !r.EditedAt.IsZero() {
 		it.Edited = r.EditedAt.UTC().Format(survey.TimestampLayout)
 	}
@@ -197,6 +203,11 @@ func (it responseItem) response() (survey.Response, error) {
 	if it.Responder != "" {
 		if err := json.Unmarshal([]byte(it.Responder), &r.Responder); err != nil {
 			return survey.Response{}, fmt.Errorf("store: response %d: responder: %w", it.ID, err)
+		}
+	}
+	if it.Respondent != "" {
+		if err := json.Unmarshal([]byte(it.Respondent), &r.Respondent); err != nil {
+			return survey.Response{}, fmt.Errorf("store: response %d: respondent: %w", it.ID, err)
 		}
 	}
 	if it.Edited != "" {

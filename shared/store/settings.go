@@ -26,6 +26,9 @@ type settingsItem struct {
 	ServiceAuth                      bool     `dynamo:"service_auth"`
 	ServiceAuthNoSpam                bool     `dynamo:"service_auth_no_spam"`
 	ServiceAuthDomains               []string `dynamo:"service_auth_domains"`
+	PhoneNumberAuth                  bool     `dynamo:"phone_number_auth"`
+	PhoneNumberAuthIsUnique          bool     `dynamo:"phone_number_auth_is_unique"`
+	PhoneNumbersLimited              bool     `dynamo:"phone_numbers_limited"`
 	CodeAuth                         bool     `dynamo:"code_auth"`
 	CodeAuthIsUnique                 bool     `dynamo:"code_auth_is_unique"`
 	CodeAuthenticationFileName       *string  `dynamo:"code_authentication_file_name"`
@@ -58,8 +61,9 @@ type settingsItem struct {
 }
 
 func (it settingsItem) settings() survey.Settings {
-	return survey.Settings{
-		AuthenticationNeeded: it.AuthenticationNeeded, ServiceAuth: it.ServiceAuth, ServiceAuthNoSpam: it.ServiceAuthNoSpam,
+	s := survey.Settings{
+		ServiceAuth: it.ServiceAuth, ServiceAuthNoSpam: it.ServiceAuthNoSpam,
+		PhoneNumberAuth: it.PhoneNumberAuth, PhoneNumberAuthIsUnique: it.PhoneNumberAuthIsUnique, PhoneNumbersLimited: it.PhoneNumbersLimited,
 		ServiceAuthDomains: it.ServiceAuthDomains, CodeAuth: it.CodeAuth, CodeAuthIsUnique: it.CodeAuthIsUnique,
 		CodeAuthenticationFileName: it.CodeAuthenticationFileName, AuthDescription: it.AuthDescription,
 		CaptchaNeeded: it.CaptchaNeeded, HiddenResponderDetails: it.HiddenResponderDetails,
@@ -74,6 +78,10 @@ func (it settingsItem) settings() survey.Settings {
 		ShowAnswerKeyAfterResponseSubmit: it.ShowAnswerKeyAfterResponseSubmit, ShowAnswerKeyAfterSurveyStop: it.ShowAnswerKeyAfterSurveyStop,
 		PartialResponses: it.PartialResponses,
 	}
+	// authentication_needed is derived; the attribute a survey stored
+	// before section 18 is not read.
+	s.AuthenticationNeeded = s.SignInNeeded()
+	return s
 }
 
 // settingsAttr maps a settings field of the API to its attribute (the

@@ -48,6 +48,14 @@ type Submission struct {
 	// 11), so the submission puts the session's own item (SessionSK) on
 	// the condition that it is new.
 	Session string
+	// Identities are the proven identities the response claims, one
+	// response each (contract section 18: "email:<address>" on a
+	// service_auth_no_spam survey, "phone:<E.164>" on a
+	// phone_number_auth_is_unique one): each its own item (IdentitySK),
+	// put on the condition that it is new, so the first response of an
+	// identity wins, also under racing submissions; a later one is
+	// refused (survey.ErrAlreadyResponded).
+	Identities []string
 	// Files are the response's files (section 16), written as its
 	// AttrFiles mark; each belongs to the first response that carries it,
 	// which the submission claims (UploadSK).
@@ -220,14 +228,16 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 type submitWriteIndex struct {
 	idem, response, session, code, link, responder int
 	// files are the indexes of the files' claims, in Submission.Files'
-	// order.
-	files []int
+	// order; identities those of the identities' claims, in
+	// Submission.Identities' order.
+	files, identities []int
 }
 
 // refusal is the client's answer to a transaction cancelled by a failed
 // condition other than the key's, or nil.
 func (p submitWriteIndex) refusal(err error, sub Submission) error {
 	taken := takenFiles(err, sub.Files, p.files)
+	identity := identityRefusal(err, p.identities, sub.Session)
 	switch {
 	case p.session >= 0 && txFailedAt(err, p.session):
 		return survey.ErrSessionResponded
@@ -237,6 +247,8 @@ func (p submitWriteIndex) refusal(err error, sub Submission) error {
 		return survey.ErrLinkUsed
 	case p.responder >= 0 && txFailedAt(err, p.responder):
 		return survey.ErrAlreadyResponded
+	case identity != nil:
+		return identity
 	case len(taken) > 0:
 		return survey.FilesTaken(taken)
 	case txFailedAt(err, p.response):
@@ -295,6 +307,11 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 			AttrPK: LinkPK(sub.LinkID), AttrSK: linkUsedSK, "used_at": it.Submitted, "survey_id": sid, "response_id": r.ID,
 		}).If("attribute_not_exists(PK)"))
 		p.link, n = n, n+1
+	}
+	for _, id := range sub.Identities {
+		tx.Put(s.claimIdentity(sid, id, sub.Session, r.ID, it.Submitted))
+		p.identities = append(p.identities, n)
+		n++
 	}
 	for _, f := range sub.Files {
 		tx.Put(s.claimFile(sid, f, r.ID))

@@ -19,6 +19,11 @@ type ResponderSettings struct {
 	BrandingRemoval                 bool    `json:"branding_removal"`
 	// PartialResponses tells the page to send partials (contract section 20).
 	PartialResponses bool `json:"partial_responses"`
+	// Sign-in (section 18), so that a client knows before it asks.
+	ServiceAuth        bool     `json:"service_auth"`
+	PhoneNumberAuth    bool     `json:"phone_number_auth"`
+	ServiceAuthDomains []string `json:"service_auth_domains"`
+	AuthDescription    *string  `json:"auth_description"`
 }
 
 // Responder is what the public view's settings say of set.
@@ -29,6 +34,8 @@ func (set Settings) Responder() ResponderSettings {
 		LocationDescription:             set.LocationDescription,
 		PrivacyPreservingMessageEnabled: set.PrivacyPreservingMessageEnabled, BrandingRemoval: set.BrandingRemoval,
 		PartialResponses: set.PartialResponses,
+		ServiceAuth:      set.ServiceAuth, PhoneNumberAuth: set.PhoneNumberAuth,
+		ServiceAuthDomains: append([]string{}, set.ServiceAuthDomains...), AuthDescription: set.AuthDescription,
 	}
 }
 

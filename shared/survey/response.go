@@ -26,6 +26,9 @@ type Response struct {
 	// Responder is where the response came from, or nil when the survey
 	// hides responder details.
 	Responder *ResponderDetails
+	// Respondent is who signed in to respond (contract section 18), or
+	// nil on a response without sign-in.
+	Respondent *Respondent
 	// EditedAt is when the responder last edited it, or zero.
 	EditedAt time.Time
 	// Score is the response's quiz score, fixed at submission; nil when
@@ -43,6 +46,16 @@ const (
 	MaxIdempotencyKey = 255
 )
 
+// Respondent is the identities a responder proved with one-time codes
+// (contract section 18): an email address (lower-cased, its domain in
+// punycode) and a mobile number (E.164), either or both. The owner sees
+// them whatever hidden_responder_details says: they are why the owner
+// asked for sign-in.
+type Respondent struct {
+	Email string `json:"email,omitempty"`
+	Phone string `json:"phone,omitempty"`
+}
+
 // ResponseView is a response as the owner's API answers it (section 12).
 type ResponseView struct {
 	ID              int64                      `json:"id"`
@@ -55,6 +68,7 @@ type ResponseView struct {
 	Spam            bool                       `json:"spam"`
 	Location        *Location                  `json:"location"`
 	Responder       *ResponderDetails          `json:"responder"`
+	Respondent      *Respondent                `json:"respondent"`
 	EditedAt        *string                    `json:"edited_at"`
 	Score           *Score                     `json:"score,omitempty"`
 }
@@ -66,7 +80,7 @@ func (r Response) View() ResponseView {
 		StartedAt:       r.StartedAt.UTC().Format(TimestampLayout),
 		DurationSeconds: int64(r.SubmittedAt.Sub(r.StartedAt).Seconds()),
 		Answers:         make(map[string]json.RawMessage, len(r.Answers)), Variables: r.Variables,
-		Spam: r.Spam, Location: r.Location, Responder: r.Responder,
+		Spam: r.Spam, Location: r.Location, Responder: r.Responder, Respondent: r.Respondent,
 	}
 	if !r.EditedAt.IsZero() {
 		at := r.EditedAt.UTC().Format(TimestampLayout)

@@ -14,10 +14,15 @@ import (
 // language, is_stopped) and expiration_date, which live on the survey.
 // String settings are nil until set; null clears them.
 type Settings struct {
+	// AuthenticationNeeded is derived (SignInNeeded), never stored on its
+	// own: it cannot contradict the methods (section 18).
 	AuthenticationNeeded            bool     `json:"authentication_needed"`
 	ServiceAuth                     bool     `json:"service_auth"`
 	ServiceAuthNoSpam               bool     `json:"service_auth_no_spam"`
 	ServiceAuthDomains              []string `json:"service_auth_domains"`
+	PhoneNumberAuth                 bool     `json:"phone_number_auth"`
+	PhoneNumberAuthIsUnique         bool     `json:"phone_number_auth_is_unique"`
+	PhoneNumbersLimited             bool     `json:"phone_numbers_limited"`
 	CodeAuth                        bool     `json:"code_auth"`
 	CodeAuthIsUnique                bool     `json:"code_auth_is_unique"`
 	CodeAuthenticationFileName      *string  `json:"code_authentication_file_name"`
@@ -50,6 +55,10 @@ type Settings struct {
 	// (contract section 20).
 	PartialResponses bool `json:"partial_responses"`
 }
+
+// SignInNeeded is authentication_needed as section 18 reads it: a
+// responder signs in exactly when one of the three methods is on.
+func (s Settings) SignInNeeded() bool { return s.ServiceAuth || s.PhoneNumberAuth || s.CodeAuth }
 
 // SettingsView is the settings object as GET and PATCH answer it.
 type SettingsView struct {
@@ -93,6 +102,8 @@ func (s Settings) Summary(l Layout) SettingsSummary {
 		ShowAnswerSheetEnabled: s.ShowAnswerSheetEnabled, ShowAnswerSheetToResponder: s.ShowAnswerSheetToResponder,
 		ShowAnswerKeyAfterResponseSubmit: s.ShowAnswerKeyAfterResponseSubmit, ShowAnswerKeyAfterSurveyStop: s.ShowAnswerKeyAfterSurveyStop,
 		QuestionsRespondingDuration: s.QuestionsRespondingDuration,
+		PhoneNumberAuth:             s.PhoneNumberAuth, PhoneNumberAuthIsUnique: s.PhoneNumberAuthIsUnique,
+		PhoneNumbersLimited: s.PhoneNumbersLimited,
 	}
 }
 
@@ -118,6 +129,9 @@ var PlanNeeded = map[string]Plan{
 	"service_auth":                          PlanEnterprise,
 	"service_auth_no_spam":                  PlanEnterprise,
 	"service_auth_domains":                  PlanEnterprise,
+	"phone_number_auth":                     PlanEnterprise,
+	"phone_number_auth_is_unique":           PlanEnterprise,
+	"phone_numbers_limited":                 PlanEnterprise,
 	"code_auth":                             PlanEnterprise,
 	"code_auth_is_unique":                   PlanEnterprise,
 	"code_authentication_file_name":         PlanEnterprise,

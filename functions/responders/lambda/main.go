@@ -10,6 +10,7 @@ import (
 	"surveyservice/shared/lambdamain"
 	"surveyservice/shared/links"
 	"surveyservice/shared/ratelimit"
+	"surveyservice/shared/sending"
 	"surveyservice/shared/uploads"
 )
 
@@ -19,8 +20,19 @@ func main() {
 		// containers through the table (shared/ratelimit); make run
 		// serves the same constructor.
 		files := uploads.New(env.AWS, uploads.BucketFromEnv(env.Getenv))
+		// Sign-in codes (contract section 18) go by SES and SNS within
+		// the sending budgets (VERIFY_LIMITS).
+		sender, err := sending.FromEnv(env.AWS, env.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		limits, err := sending.LimitsFromEnv(env.Getenv)
+		if err != nil {
+			return nil, err
+		}
 		rt := responders.New(responders.Deps{
 			Store: env.Store, Sealer: links.SealerFromEnv(env.AWS, env.Getenv, env.Store), Now: time.Now, Uploads: files,
+			Sender: sender, Budgets: sending.NewBudgets(env.Store, nil), Limits: limits,
 		})
 		return gateway.New(responders.Limited(rt, env.Store, ratelimit.Service, time.Now)), nil
 	})
