@@ -39,6 +39,10 @@ type Survey struct {
 	SubmittedResponses int64
 	// SpamResponses counts the responses marked spam (contract section 16).
 	SpamResponses int64
+	// HasRespondents says some response recorded who signed in (contract
+	// section 18): the owner's tables then carry the email and phone
+	// columns even once no sign-in method is on.
+	HasRespondents bool
 	IsTemplate    bool
 	Deleted       bool
 	IsStopped     bool
