@@ -43,9 +43,9 @@ type Survey struct {
 	// section 18): the owner's tables then carry the email and phone
 	// columns even once no sign-in method is on.
 	HasRespondents bool
-	IsTemplate    bool
-	Deleted       bool
-	IsStopped     bool
+	IsTemplate     bool
+	Deleted        bool
+	IsStopped      bool
 	// ExpirationDate is YYYY-MM-DD, or "" for none.
 	ExpirationDate string
 	// ClosedBySweep is set by the expiry sweep; reads derive closed from the
