@@ -186,7 +186,7 @@ func renderSurvey(p surveyPage) []byte {
 		// Shown from the start when the first page is a question page,
 		// so that the script showing it moves nothing.
 		hidden := markup(" hidden")
-		if len(s.Welcome) == 0 && !s.CodeAuth && len(pages) > 0 {
+		if len(s.Welcome) == 0 && !s.CodeAuth && !signsIn(p) && len(pages) > 0 {
 			hidden = ""
 		}
 		d.w("<progress id=\"progress\" class=\"progress\" max=\"%s\" value=\"0\"%s aria-label=\"%s\"></progress>\n", num(len(pages)), hidden, text(p.T.Progress))
@@ -211,6 +211,7 @@ func renderSurvey(p surveyPage) []byte {
 </section>
 `, text(p.T.Code), text(p.Code))
 	}
+	d.signIn(p)
 	for i, pg := range pages {
 		d.w("<section class=\"page questions\" data-page=\"%s\"%s>\n", num(i), autoAttr(picksMoveOn(pg)))
 		for _, q := range pg {
@@ -256,6 +257,9 @@ func renderSurvey(p surveyPage) []byte {
 	}
 	if hasFileQuestion(p) {
 		d.w("<script src=\"%s\"></script>\n", text(assetNames["uploads.js"]))
+	}
+	if signsIn(p) {
+		d.w("<script src=\"%s\"></script>\n", text(assetNames["signin.js"]))
 	}
 	d.w("<script src=\"%s\"></script>\n", text(assetNames["app.js"]))
 	d.foot()

@@ -36,6 +36,17 @@ var (
 	msgTooManyGuesses = "Too many failed attempts. Try again later."
 )
 
+// The sign-in step's refusals (contract section 18's words).
+const (
+	msgBadEmail       = "Enter a valid email address."
+	msgBadNumber      = survey.PhoneInvalidMessage
+	msgAddressRefused = "This address may not respond to this survey."
+	msgNumberRefused  = "This number may not respond to this survey."
+	msgBadCode        = "Invalid code."
+	msgCodeExpired    = "This code has expired. Ask for a new one."
+	msgSignIn         = "Sign in to respond to this survey."
+)
+
 // fieldMessage is the one message of a refusal's field.
 func fieldMessage(e *survey.Error, field string) string {
 	if msgs, ok := e.Fields[field].([]string); ok && len(msgs) == 1 {
@@ -76,6 +87,13 @@ var pageMessages = map[string]map[string]string{
 		msgBusy:                               "سرویس شلوغ است؛ کمی بعد دوباره تلاش کنید.",
 		msgNotFound:                           "یافت نشد.",
 		errStepsInvalid.Detail:                "فرم خوانده نشد.",
+		msgBadEmail:                           "یک نشانی ایمیل معتبر وارد کنید.",
+		msgBadNumber:                          "یک شمارهٔ موبایل معتبر وارد کنید.",
+		msgAddressRefused:                     "این نشانی اجازهٔ پاسخ به این پرسش‌نامه را ندارد.",
+		msgNumberRefused:                      "این شماره اجازهٔ پاسخ به این پرسش‌نامه را ندارد.",
+		msgBadCode:                            "کد نادرست است.",
+		msgCodeExpired:                        "این کد دیگر معتبر نیست. کد تازه‌ای بخواهید.",
+		msgSignIn:                             "برای پاسخ به این پرسش‌نامه وارد شوید.",
 	},
 	"ar": {
 		survey.ErrCodeRefused.Detail:          "لم يُقبل رمزك.",
@@ -105,6 +123,13 @@ var pageMessages = map[string]map[string]string{
 		msgBusy:                               "الخدمة مشغولة؛ حاول مرة أخرى بعد قليل.",
 		msgNotFound:                           "غير موجود.",
 		errStepsInvalid.Detail:                "تعذّرت قراءة النموذج.",
+		msgBadEmail:                           "أدخل عنوان بريد إلكتروني صالحًا.",
+		msgBadNumber:                          "أدخل رقم هاتف محمول صالحًا.",
+		msgAddressRefused:                     "لا يُسمح لهذا العنوان بالإجابة عن هذا الاستبيان.",
+		msgNumberRefused:                      "لا يُسمح لهذا الرقم بالإجابة عن هذا الاستبيان.",
+		msgBadCode:                            "الرمز غير صحيح.",
+		msgCodeExpired:                        "انتهت صلاحية هذا الرمز. اطلب رمزًا جديدًا.",
+		msgSignIn:                             "سجّل الدخول للإجابة عن هذا الاستبيان.",
 	},
 	"tr": {
 		survey.ErrCodeRefused.Detail:          "Kodunuz kabul edilmedi.",
@@ -134,6 +159,13 @@ var pageMessages = map[string]map[string]string{
 		msgBusy:                               "Hizmet şu anda yoğun; birazdan yeniden deneyin.",
 		msgNotFound:                           "Bulunamadı.",
 		errStepsInvalid.Detail:                "Form okunamadı.",
+		msgBadEmail:                           "Geçerli bir e-posta adresi girin.",
+		msgBadNumber:                          "Geçerli bir cep telefonu numarası girin.",
+		msgAddressRefused:                     "Bu adres bu ankete yanıt veremez.",
+		msgNumberRefused:                      "Bu numara bu ankete yanıt veremez.",
+		msgBadCode:                            "Geçersiz kod.",
+		msgCodeExpired:                        "Bu kodun süresi doldu. Yeni bir kod isteyin.",
+		msgSignIn:                             "Bu ankete yanıt vermek için giriş yapın.",
 	},
 }
 

@@ -22,7 +22,7 @@ func TestEveryLanguageHasEveryText(t *testing.T) {
 				t.Errorf("%s lacks the refusal %q", lang, k)
 			}
 		}
-		tables := map[string]any{"texts": textsByLang[lang], "texts16": texts16[lang], "file": fileTextsByLang[lang]}
+		tables := map[string]any{"texts": textsByLang[lang], "texts16": texts16[lang], "file": fileTextsByLang[lang], "signin": signInTextsByLang[lang]}
 		for name, tbl := range tables {
 			v := reflect.ValueOf(tbl)
 			for i := range v.NumField() {
@@ -32,7 +32,8 @@ func TestEveryLanguageHasEveryText(t *testing.T) {
 			}
 		}
 	}
-	for _, msg := range []string{msgThrottled, msgBusy, msgChallenge, msgRequired, msgSessionResponded, msgFileTaken} {
+	for _, msg := range []string{msgThrottled, msgBusy, msgChallenge, msgRequired, msgSessionResponded, msgFileTaken,
+		msgBadEmail, msgBadNumber, msgAddressRefused, msgNumberRefused, msgBadCode, msgCodeExpired, msgSignIn} {
 		if !keys[msg] {
 			t.Errorf("the table has no translation of %q", msg)
 		}

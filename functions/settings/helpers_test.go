@@ -242,22 +242,9 @@ func jsonEqual(body []byte, want any) bool {
 		if err := json.Unmarshal([]byte(s), &w); err != nil {
 			panic(err)
 		}
-		return reflect.DeepEqual(derivedOut(got), derivedOut(w))
+		return reflect.DeepEqual(got, w)
 	}
-	return reflect.DeepEqual(derivedOut(got), derivedOut(generic(want)))
-}
-
-// derivedOut is a decoded settings object without not_enforced, which is
-// derived from its sign-in settings (TestNotEnforcedSettings holds it);
-// anything else as it is.
-func derivedOut(v any) any {
-	m, ok := v.(map[string]any)
-	if _, settings := m["service_auth"]; !ok || !settings {
-		return v
-	}
-	m = maps.Clone(m)
-	delete(m, "not_enforced")
-	return m
+	return reflect.DeepEqual(got, generic(want))
 }
 
 // check asserts a status and, when want is not nil, the JSON body.
@@ -314,7 +301,7 @@ func sameSettings(t *testing.T, what string, got, want map[string]any) {
 	if k := slices.Sorted(maps.Keys(got)); !slices.Equal(k, allKeys()) {
 		t.Errorf("%s: keys %q, want %q", what, k, allKeys())
 	}
-	if !reflect.DeepEqual(derivedOut(generic(got)), derivedOut(generic(want))) {
+	if !reflect.DeepEqual(generic(got), generic(want)) {
 		t.Errorf("%s:\n got %s\nwant %s", what, mustJSON(t, got), mustJSON(t, want))
 	}
 }

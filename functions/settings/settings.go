@@ -356,33 +356,6 @@ func (h handlers) update() http.Handler {
 	})
 }
 
-// settingsAnswer is the settings object as GET and PATCH answer it, with
-// not_enforced: each sign-in setting that is on, and why it changes
-// nothing yet.
-type settingsAnswer struct {
-	survey.SettingsView
-	NotEnforced map[string]string `json:"not_enforced"`
-}
-
-// Why each sign-in setting changes nothing yet: responders cannot sign in
-// until contract section 18 lands, and an owner who turns one on must not
-// believe the survey is restricted.
-const (
-	notEnforcedAuth    = "Stored, not yet enforced: responders are not asked to sign in; anyone with the link can respond."
-	notEnforcedDomains = "Stored, not yet enforced: responders are not asked to sign in, so no address is checked against these domains."
-)
-
-// answer is the settings answer of s on survey sv.
-func answer(s survey.Settings, sv survey.Survey) settingsAnswer {
-	ne := map[string]string{}
-	if s.AuthenticationNeeded {
-		ne["authentication_needed"] = notEnforcedAuth
-	}
-	if s.ServiceAuth {
-		ne["service_auth"] = notEnforcedAuth
-	}
-	if len(s.ServiceAuthDomains) > 0 {
-		ne["service_auth_domains"] = notEnforcedDomains
-	}
-	return settingsAnswer{SettingsView: s.View(sv), NotEnforced: ne}
-}
+// answer is the settings answer of s on survey sv. The sign-in settings
+// are enforced (contract section 18), so the answer no longer flags them.
+func answer(s survey.Settings, sv survey.Survey) survey.SettingsView { return s.View(sv) }

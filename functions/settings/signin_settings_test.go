@@ -28,6 +28,12 @@ func TestAuthenticationNeededDerived(t *testing.T) {
 		}
 	}
 	needed("sent true, no method on", f.patch(t, sid, `{"authentication_needed": true}`), false)
+	// The sign-in settings are enforced: the answer no longer flags them
+	// as not enforced (before section 18 it had not_enforced).
+	if _, ok := decodeMap(t, f.patch(t, sid, `{"service_auth": true}`).body)["not_enforced"]; ok {
+		t.Errorf("the settings answer still has not_enforced")
+	}
+	f.patch(t, sid, `{"service_auth": false}`)
 	for _, m := range []string{"service_auth", "phone_number_auth", "code_auth"} {
 		needed(m+" on", f.patch(t, sid, map[string]any{m: true}), true)
 		needed("sent false with "+m+" on", f.patch(t, sid, `{"authentication_needed": false}`), true)

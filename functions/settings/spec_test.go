@@ -30,7 +30,7 @@ var (
 	}
 	specDurations = []string{"responding_ duration"}
 	// specReadOnly are shown and never written (contract section 15).
-	specReadOnly = []string{"questions_responding_duration", "not_enforced"}
+	specReadOnly = []string{"questions_responding_duration"}
 	// specPlans is the spec's Availability column.
 	specPlans = map[string]survey.Plan{
 		"authentication_needed":              survey.PlanEnterprise,
@@ -90,9 +90,7 @@ func defaults(name string) map[string]any {
 		"responding_duration_type": float64(0),
 		// The sum of the questions' own durations: none yet.
 		"questions_responding_duration": "00:00:00",
-		// No sign-in setting is on.
-		"not_enforced":  map[string]any{},
-		"embed_origins": []any{"*"},
+		"embed_origins":                 []any{"*"},
 	}
 	for _, b := range specBools {
 		m[b] = false

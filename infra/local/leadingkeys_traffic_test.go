@@ -406,6 +406,7 @@ var untraveled = map[string]string{
 	"RespondersFunction DATAKEY*": "sealed sessions and links: the links' data key (read, or stored when rotated)",
 	"PagesFunction DATAKEY*":      "sealed sessions and links: the links' data key (read, or stored when rotated)",
 	// Responders: paths of settings this traffic does not turn on.
+	"RespondersFunction PHONES#*":    "phone_numbers_limited: a send's lookup of the number on the survey's allowed list (store.PhoneListed, one GetItem)",
 	"RespondersFunction LINK#*":      "a one-use personalised link: read when a session starts, put by its response, deleted by a withdrawal (store/fence.go)",
 	"RespondersFunction RESPONSES#*": "the replay of a refused submission reads its idempotency key (GetItem IDEM#); a withdrawal deletes the response and its key (store/fence.go)",
 	"RespondersFunction RESPONDER#*": "no_spam: the one-response guard, read and put by a response, deleted by a withdrawal (store/fence.go)",

@@ -16,7 +16,7 @@ import (
 // least one, so that a renamed key cannot leave a policy naming a prefix
 // no item has (and the function denied what it needs).
 var keyExamples = []string{
-	store.SurveyPK(1), store.CodesPK(1), store.GuessesPK(1), store.CounterPK("response", 0), store.ResponsesPK(1),
+	store.SurveyPK(1), store.CodesPK(1), store.PhonesPK(1), store.GuessesPK(1), store.CounterPK("response", 0), store.ResponsesPK(1),
 	store.LinkPK("t"), store.AggPK(1), store.DataKeyPK("k"), "DATAKEY", store.APIKeyPK("ab"), store.AccountPK(1),
 	store.HooksPK(1), store.DeliveriesPK(1), store.EmailPK("a@b.c"), store.TemplatePK(1), store.SlugPK("s"), store.ReportPK("r"), store.PreviewPK("p"),
 	store.PendingCopyPK(1), "CATALOG",
