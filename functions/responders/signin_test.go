@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"surveyservice/internal/conflict"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/links"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
@@ -91,6 +92,22 @@ func TestSignInAtSubmission(t *testing.T) {
 	got = f.respond(t, noneSlug, f.proven(t, noneID, f.session(t, noneSlug, nil), "ana@company.example", ""), nil).submitted(t)
 	if r := f.respondent(t, noneID, got.ID); r != "null" {
 		t.Errorf("respondent without sign-in %s, want null", r)
+	}
+
+	// The tally marks a survey some response of which recorded who signed
+	// in: its tables keep the email and phone columns.
+	testenv.Tally(t)
+	for _, c := range []struct {
+		sid  int64
+		want bool
+	}{{sid, true}, {noneID, false}} {
+		sv, err := f.st.Survey(ctx, f.aid, c.sid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sv.HasRespondents != c.want {
+			t.Errorf("survey %d: HasRespondents %v, want %v", c.sid, sv.HasRespondents, c.want)
+		}
 	}
 }
 

@@ -186,7 +186,6 @@ func (t table) partialRow(p store.Partial, dst []string) []string {
 	return dst
 }
 
-
 // partialResultsTable answers a page (page numbers) of the survey's
 // partials in the results table's shape: updated_date_time where the
 // submission time is, and a last_page column after it. The page is read

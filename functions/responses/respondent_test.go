@@ -97,4 +97,12 @@ func TestRespondentColumns(t *testing.T) {
 	if rows := readCSV(t, f.do("GET", listPath(plain)+"?format=csv")); slices.Contains(rows[0], "email") {
 		t.Errorf("CSV header without sign-in %q", rows[0])
 	}
+
+	// Sign-in turned off: the responses that recorded it keep the columns.
+	if err := f.st.UpdateSettings(ctx, f.acct.ID, sid, store.SettingsUpdate{Set: map[string]any{"service_auth": false}}); err != nil {
+		t.Fatal(err)
+	}
+	if rows := readCSV(t, f.do("GET", listPath(sid)+"?format=csv")); !slices.Contains(rows[0], "email") || !slices.Contains(rows[0], "phone") {
+		t.Errorf("CSV header once sign-in is off %q, want the columns of its responses", rows[0])
+	}
 }

@@ -51,9 +51,10 @@ func newTable(c store.SurveyCollection) table {
 }
 
 // signInColumns reports whether a survey's tables carry the email and
-// phone columns (contract section 18): while a sign-in method is on.
+// phone columns (contract section 18): while a sign-in method is on, and
+// once any response recorded who signed in.
 func signInColumns(c store.SurveyCollection) bool {
-	return c.Settings.ServiceAuth || c.Settings.PhoneNumberAuth
+	return c.Settings.ServiceAuth || c.Settings.PhoneNumberAuth || c.Survey.HasRespondents
 }
 
 // respondentCells are a response's email and phone cells: its

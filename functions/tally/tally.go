@@ -179,6 +179,7 @@ func record(rec events.DynamoDBEventRecord) (sid int64, r store.TallyRecord, ok 
 		return 0, store.TallyRecord{}, false
 	}
 	r.ReportAttrs, r.Spam = img.set("agg"), img.flag("spam")
+	r.Respondent = r.Change == store.TallyInsert && img.str("respondent") != ""
 	if r.Change == store.TallyInsert {
 		if v, ok := img["vars_new"]; ok && v.DataType() == events.DataTypeNumberSet {
 			for _, n := range v.NumberSet() {

@@ -18,6 +18,7 @@ import (
 
 	"surveyservice/infra/seed"
 	"surveyservice/internal/routing"
+	"surveyservice/shared/sending"
 	"surveyservice/shared/uploads"
 )
 
@@ -355,5 +356,8 @@ func TestTemplateRoutesRefused(t *testing.T) {
 }
 
 // routesConfig is the configuration the route tests serve: every optional
-// route on (the uploads bucket makes no call until a request needs it).
-func routesConfig() config { return config{uploads: uploads.New(aws.Config{}, "routes")} }
+// route on (the uploads bucket and the sender make no call until a
+// request needs them).
+func routesConfig() config {
+	return config{uploads: uploads.New(aws.Config{}, "routes"), sender: sending.New(aws.Config{}, sending.Config{})}
+}

@@ -99,8 +99,10 @@ func ImportResponses(ctx context.Context, st *store.Store, rs []survey.Response)
 		return nil, err
 	}
 	counts := map[int64]int64{}
+	signedIn := map[int64]bool{}
 	for _, r := range out {
 		counts[r.SurveyID]++
+		signedIn[r.SurveyID] = signedIn[r.SurveyID] || r.Respondent != nil
 	}
 	t := table(st)
 	g, gctx := errgroup.WithContext(ctx)
@@ -118,8 +120,12 @@ func ImportResponses(ctx context.Context, st *store.Store, rs []survey.Response)
 		return nil, err
 	}
 	for sid, n := range counts {
-		err := t.Update(store.AttrPK, store.SurveyPK(sid)).Range(store.AttrSK, store.SurveySK).Add("submitted_responses", n).
-			If("attribute_exists(PK)").Run(ctx)
+		u := t.Update(store.AttrPK, store.SurveyPK(sid)).Range(store.AttrSK, store.SurveySK).Add("submitted_responses", n)
+		if signedIn[sid] {
+			// As the tally marks a submitted one (contract section 18).
+			u.Set(store.AttrRespondents, true)
+		}
+		err := u.If("attribute_exists(PK)").Run(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("storetest: count imported responses of survey %d: %w", sid, err)
 		}

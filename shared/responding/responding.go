@@ -262,16 +262,9 @@ func (s Service) Submit(ctx context.Context, slug, keyHash, bodyHash string, req
 	if err != nil {
 		return Submitted{}, err
 	}
-	plain, err := sealer.OpenFor(ctx, links.PurposeSession, sid, req.Session)
-	if errors.Is(err, links.ErrInvalid) {
-		return Submitted{}, ErrInvalidSession
-	}
+	sess, err := openSession(ctx, sealer, sid, req.Session)
 	if err != nil {
 		return Submitted{}, err
-	}
-	sess, err := DecodeSession(plain)
-	if err != nil {
-		return Submitted{}, ErrInvalidSession // sealed by us, so never in practice
 	}
 	c, err := st.PublicCollection(ctx, sid, true)
 	if err != nil {

@@ -5,6 +5,7 @@
 package responding
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -205,4 +206,21 @@ func DecodeSession(b []byte) (Session, error) {
 	l.Values = p
 	s.Link = l
 	return s, nil
+}
+
+// openSession opens a session token of survey sid: ErrInvalidSession for
+// anything that does not open (another survey's, tampered, not a session).
+func openSession(ctx context.Context, sealer Sealer, sid int64, token string) (Session, error) {
+	plain, err := sealer.OpenFor(ctx, links.PurposeSession, sid, token)
+	if errors.Is(err, links.ErrInvalid) {
+		return Session{}, ErrInvalidSession
+	}
+	if err != nil {
+		return Session{}, err
+	}
+	sess, err := DecodeSession(plain)
+	if err != nil {
+		return Session{}, ErrInvalidSession
+	}
+	return sess, nil
 }

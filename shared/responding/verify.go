@@ -111,7 +111,7 @@ func (v Verifier) Send(ctx context.Context, req SendRequest) (Sent, error) {
 		return Sent{}, err
 	}
 	sv, set := ps.Survey, ps.Settings
-	if _, err := v.openSession(ctx, sv.ID, req.Session); err != nil {
+	if _, err := openSession(ctx, v.Sealer, sv.ID, req.Session); err != nil {
 		return Sent{}, err
 	}
 	lang, _ := survey.LanguageCode(sv.Language)
@@ -158,23 +158,6 @@ func (v Verifier) Send(ctx context.Context, req SendRequest) (Sent, error) {
 		return Sent{}, err
 	}
 	return Sent{Token: token, ExpiresAt: expires}, nil
-}
-
-// openSession opens a session token of survey sid: ErrInvalidSession for
-// anything that does not open (another survey's, tampered, not a session).
-func (v Verifier) openSession(ctx context.Context, sid int64, token string) (Session, error) {
-	plain, err := v.Sealer.OpenFor(ctx, links.PurposeSession, sid, token)
-	if errors.Is(err, links.ErrInvalid) {
-		return Session{}, ErrInvalidSession
-	}
-	if err != nil {
-		return Session{}, err
-	}
-	sess, err := DecodeSession(plain)
-	if err != nil {
-		return Session{}, ErrInvalidSession
-	}
-	return sess, nil
 }
 
 // identity is the identity an address proves by channel on a survey with
@@ -243,7 +226,7 @@ func (v Verifier) Confirm(ctx context.Context, req ConfirmRequest) (string, erro
 	if err != nil {
 		return "", ErrInvalidVerification
 	}
-	sess, err := v.openSession(ctx, sid, req.Session)
+	sess, err := openSession(ctx, v.Sealer, sid, req.Session)
 	if err != nil {
 		return "", err
 	}

@@ -40,6 +40,7 @@ type surveyItem struct {
 	SubmittedResponses int64  `dynamo:"submitted_responses"`
 	SpamResponses      int64  `dynamo:"spam_responses,omitempty"`
 	PartialResponses   int64  `dynamo:"partial_responses_count,omitempty"`
+	Respondents        bool   `dynamo:"respondents,omitempty"`
 	IsTemplate         bool   `dynamo:"is_template"`
 	Deleted            bool   `dynamo:"deleted"`
 	IsStopped          bool   `dynamo:"is_stopped"`
@@ -71,7 +72,7 @@ func newSurveyItem(sv survey.Survey) (surveyItem, error) {
 		Created: sv.Created.UTC().Format(survey.TimestampLayout), Views: sv.Views,
 		SubmittedResponses: sv.SubmittedResponses, SpamResponses: sv.SpamResponses, PartialResponses: sv.PartialResponses, IsTemplate: sv.IsTemplate, Deleted: sv.Deleted,
 		IsStopped: sv.IsStopped, ExpirationDate: sv.ExpirationDate, ClosedBySweep: sv.ClosedBySweep,
-		QuestionCount: sv.QuestionCount, Theme: string(theme),
+		QuestionCount: sv.QuestionCount, Theme: string(theme), Respondents: sv.HasRespondents,
 	}
 	if !sv.Deleted {
 		it.GSI1PK, it.GSI1SK = OwnerKey(sv.AccountID), SurveyOwnerSK(sv.FolderID, sv.ID)
@@ -103,7 +104,7 @@ func (it surveyItem) state() (survey.Survey, error) {
 		URLSlug: it.URLSlug, PreviewCode: it.PreviewCode, ReportCode: it.ReportCode, Views: it.Views,
 		SubmittedResponses: it.SubmittedResponses, SpamResponses: it.SpamResponses, PartialResponses: it.PartialResponses, IsTemplate: it.IsTemplate, Deleted: it.Deleted,
 		IsStopped: it.IsStopped, ExpirationDate: it.ExpirationDate, ClosedBySweep: it.ClosedBySweep,
-		QuestionCount: it.QuestionCount,
+		QuestionCount: it.QuestionCount, HasRespondents: it.Respondents,
 	}
 	created, err := time.Parse(survey.TimestampLayout, it.Created)
 	if err != nil {

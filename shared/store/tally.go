@@ -11,6 +11,11 @@ import (
 	"github.com/guregu/dynamo/v2"
 )
 
+// AttrRespondents is the survey item's mark that some response recorded
+// who signed in (contract section 18), set by the tally from the stream
+// (so no submission writes the survey's item) and by imports.
+const AttrRespondents = "respondents"
+
 // TallyPK is the partition of a survey's stream checkpoints.
 func TallyPK(sid int64) string { return "TALLY#" + pad(sid) }
 
@@ -47,6 +52,9 @@ type TallyRecord struct {
 	// section 16): it counts in the survey's spam_responses too. OldSpam
 	// is an edit's mark before it.
 	Spam, OldSpam bool
+	// Respondent marks an inserted response that records who signed in
+	// (contract section 18): the survey's AttrRespondents is set.
+	Respondent bool
 	// View marks a view record instead of a response: it adds one view
 	// (to the views item of the survey in folder FolderID of AccountID).
 	View                bool
@@ -99,6 +107,7 @@ type tallyPart struct {
 	partials         int64
 	attrs            map[string]int64
 	vars             []int64
+	respondent       bool
 }
 
 // tallyParts is the changes of r, in order: none when it changes nothing
@@ -127,7 +136,7 @@ func tallyParts(r TallyRecord) []tallyPart {
 	}
 	switch r.Change {
 	case TallyInsert:
-		first.responses, first.spam = 1, spam(r.Spam)
+		first.responses, first.spam, first.respondent = 1, spam(r.Spam), r.Respondent
 		add(r.ReportAttrs, 1)
 		attrs["n"]++
 	case TallyRemove:
@@ -264,8 +273,10 @@ func (s *Store) tallyTx(ctx context.Context, sid int64, streamShard, prev string
 	var responses, spam, views, viewAID, viewFID, partials int64
 	attrs := map[string]int64{}
 	vars := map[int64]bool{}
+	respondents := false
 	for _, p := range parts {
 		responses, spam, views, partials = responses+p.responses, spam+p.spam, views+p.views, partials+p.partials
+		respondents = respondents || p.respondent
 		if p.views > 0 {
 			viewAID, viewFID = p.viewAID, p.viewFID
 		}
@@ -277,10 +288,13 @@ func (s *Store) tallyTx(ctx context.Context, sid int64, streamShard, prev string
 		}
 	}
 	tx := s.db.WriteTx()
-	if responses != 0 || spam != 0 || partials != 0 {
+	if responses != 0 || spam != 0 || partials != 0 || respondents {
 		count := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK)
 		if partials != 0 {
 			count.Add(AttrPartialCount, partials)
+		}
+		if respondents {
+			count.Set(AttrRespondents, true)
 		}
 		if responses != 0 {
 			count.Add("submitted_responses", responses)

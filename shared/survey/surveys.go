@@ -39,9 +39,13 @@ type Survey struct {
 	SubmittedResponses int64
 	// SpamResponses counts the responses marked spam (contract section 16).
 	SpamResponses int64
-	IsTemplate    bool
-	Deleted       bool
-	IsStopped     bool
+	// HasRespondents says some response recorded who signed in (contract
+	// section 18): the owner's tables then carry the email and phone
+	// columns even once no sign-in method is on.
+	HasRespondents bool
+	IsTemplate     bool
+	Deleted        bool
+	IsStopped      bool
 	// PartialResponses counts the survey's partial responses (contract
 	// section 20), from the stream.
 	PartialResponses int64
