@@ -494,3 +494,24 @@ func TestOneResponsePerNumber(t *testing.T) {
 	f.respond(t, slug, f.proven(t, sid, f.session(t, slug, nil), "", "+989121234568"), nil).submitted(t)
 	f.wantStored(t, "one number raced, another once", sid, 2)
 }
+
+// TestNumberTakenOffTheList: on a phone_numbers_limited survey a number
+// proven while listed, then taken off the list, no longer responds (403,
+// nothing stored); one still listed does.
+func TestNumberTakenOffTheList(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	slug, sid := f.survey(t, map[string]any{"phone_number_auth": true, "phone_numbers_limited": true})
+	ctx := context.Background()
+	if err := f.st.AddPhones(ctx, f.aid, sid, []string{"+989121234567", "+989121234568"}); err != nil {
+		t.Fatal(err)
+	}
+	removed := f.proven(t, sid, f.session(t, slug, nil), "", "+989121234567")
+	kept := f.proven(t, sid, f.session(t, slug, nil), "", "+989121234568")
+	if err := f.st.DeletePhones(ctx, f.aid, sid, []string{"+989121234567"}); err != nil {
+		t.Fatal(err)
+	}
+	f.respond(t, slug, removed, nil).is(t, 403, `{"detail":"This number may not respond to this survey."}`)
+	f.respond(t, slug, kept, nil).submitted(t)
+	f.wantStored(t, "one number taken off the list, one kept", sid, 1)
+}

@@ -359,8 +359,9 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 			SurveyID: sv.ID, StartedAt: sess.StartedAt, Answers: answers, Variables: vars, Code: sess.Code,
 			Location: loc, Responder: survey.DetailsOf(set, req.IP, req.UserAgent), Respondent: respondent,
 		},
-		Identities: identities,
-		CheckCode:  set.CodeAuth, CodeUnique: set.CodeAuthIsUnique,
+		Identities:  identities,
+		ListedPhone: listedPhone(set, respondent),
+		CheckCode:   set.CodeAuth, CodeUnique: set.CodeAuthIsUnique,
 		ReportAttrs: ReportAttrs(c.Elements, answers),
 	}
 	if set.ShowAnswerSheetEnabled {

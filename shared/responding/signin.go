@@ -46,6 +46,15 @@ func SignedIn(set survey.Settings, sess Session) (*survey.Respondent, []string, 
 	return &r, identities, nil
 }
 
+// listedPhone is the number a submission must find still on the survey's
+// list (store.Submission.ListedPhone), or "".
+func listedPhone(set survey.Settings, r *survey.Respondent) string {
+	if !set.PhoneNumbersLimited || r == nil {
+		return ""
+	}
+	return r.Phone
+}
+
 // The channels a code is sent by (contract section 18).
 const (
 	ChannelEmail = sending.ChannelEmail

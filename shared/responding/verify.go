@@ -36,7 +36,7 @@ var (
 	ErrInvalidVerification = survey.FieldError("verification", "Invalid verification.")
 	ErrInvalidCode         = survey.FieldError("code", "Invalid code.")
 	ErrCodeExpired         = survey.Errorf(survey.EGONE, "This code has expired. Ask for a new one.")
-	ErrNumberRefused       = survey.Errorf(survey.EFORBIDDEN, "This number may not respond to this survey.")
+	ErrNumberRefused       = survey.ErrNumberRefused
 	ErrInvalidPhone        = survey.FieldError("address", survey.PhoneInvalidMessage)
 )
 

@@ -24,6 +24,11 @@ type Submission struct {
 	// code of the survey; with CodeUnique it must also be unspent, and the
 	// response spends it.
 	CheckCode, CodeUnique bool
+	// ListedPhone is the proven number (E.164) that must still be on the
+	// survey's list (phone_numbers_limited, contract section 18), or "":
+	// a condition of the transaction, so a number taken off the list
+	// after its code was confirmed no longer responds.
+	ListedPhone string
 	// LinkID is the token id of the one-use link the response spends, or "".
 	LinkID string
 	// NewlyRespondedVariables are the ids of the variables the response
@@ -226,7 +231,7 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 // submitWriteIndex is where each of a submission's writes is in its
 // transaction (-1 for a write it does not have).
 type submitWriteIndex struct {
-	idem, response, session, code, link, responder int
+	idem, response, session, code, link, responder, phone int
 	// files are the indexes of the files' claims, in Submission.Files'
 	// order; identities those of the identities' claims, in
 	// Submission.Identities' order.
@@ -245,6 +250,8 @@ func (p submitWriteIndex) refusal(err error, sub Submission) error {
 		return survey.ErrCodeRefused
 	case p.link >= 0 && txFailedAt(err, p.link):
 		return survey.ErrLinkUsed
+	case p.phone >= 0 && txFailedAt(err, p.phone):
+		return survey.ErrNumberRefused
 	case p.responder >= 0 && txFailedAt(err, p.responder):
 		return survey.ErrAlreadyResponded
 	case identity != nil:
@@ -274,7 +281,7 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 		PK: ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash)), SK: IdempotencySK(sub.KeyHash), BodyHash: sub.BodyHash, ResponseID: r.ID,
 		Submitted: it.Submitted, ExpiresAt: now.Add(IdempotencyTTL).Unix(),
 	}
-	p := submitWriteIndex{idem: 0, response: 1, session: -1, code: -1, link: -1, responder: -1}
+	p := submitWriteIndex{idem: 0, response: 1, session: -1, code: -1, link: -1, responder: -1, phone: -1}
 	tx := s.db.WriteTx().
 		Put(s.table.Put(idem).If("attribute_not_exists(PK) OR expires_at < ?", now.Unix()).IncludeItemInCondCheckFail(true)).
 		Put(s.table.Put(it).If("attribute_not_exists(PK)"))
@@ -301,6 +308,10 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 	case sub.CheckCode:
 		tx.Check(s.table.Check(AttrPK, CodesPK(sid)).Range(AttrSK, CodeSK(r.Code)).If("attribute_exists(PK)"))
 		p.code, n = n, n+1
+	}
+	if sub.ListedPhone != "" {
+		tx.Check(s.table.Check(AttrPK, PhonesPK(sid)).Range(AttrSK, PhoneSK(sub.ListedPhone)).If("attribute_exists(PK)"))
+		p.phone, n = n, n+1
 	}
 	if sub.LinkID != "" {
 		tx.Put(s.table.Put(map[string]any{

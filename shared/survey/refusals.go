@@ -15,6 +15,10 @@ var (
 	// ErrCodeRefused answers a code that is unknown or spent, the same in
 	// every case.
 	ErrCodeRefused = Errorf(EFORBIDDEN, "Authentication failed.")
+	// ErrNumberRefused answers a number that is not on the list of a
+	// survey whose responders' numbers are limited (contract section 18),
+	// at the send and again at the submission.
+	ErrNumberRefused = Errorf(EFORBIDDEN, "This number may not respond to this survey.")
 	// ErrLinkUsed answers a one-use link that was used.
 	ErrLinkUsed = Errorf(EGONE, "This link has been used.")
 	// ErrSessionResponded answers a session that recorded a response
