@@ -261,10 +261,10 @@ func renderSurvey(p surveyPage) []byte {
 	if hasFileQuestion(p) {
 		d.w("<script src=\"%s\"></script>\n", text(assetNames["uploads.js"]))
 	}
+	d.offlineScripts(p)
 	if signsIn(p) {
 		d.w("<script src=\"%s\"></script>\n", text(assetNames["signin.js"]))
 	}
-	d.offlineScripts(p)
 	d.w("<script src=\"%s\"></script>\n", text(assetNames["app.js"]))
 	d.foot()
 	return d.bytes()
