@@ -122,7 +122,7 @@ func (rt *Router) Handle(route Route, h http.Handler) {
 			panic(fmt.Sprintf("api: route %s %s: CORS is for public routes only", route.Method, route.Path))
 		}
 		e = &endpoint{path: route.Path, name: route.Name, public: route.Public, cors: route.CORS, methods: map[string]http.Handler{},
-			access: map[string]Access{},
+			access:  map[string]Access{},
 			renders: append([]string(nil), Renders...), router: rt}
 		if !route.Public {
 			if rt.auth == nil {

@@ -94,7 +94,7 @@ func (s *Store) Activity(ctx context.Context, aid int64, page, size int) ([]surv
 		return nil, count, nil
 	}
 	var its []activityItem
-	err = q().Order(dynamo.Descending).Limit(skip + size).All(ctx, &its)
+	err = q().Order(dynamo.Descending).Limit(skip+size).All(ctx, &its)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return nil, 0, s.fail(fmt.Sprintf("query activity of account %d", aid), err)
 	}
