@@ -106,7 +106,7 @@ func handleWhoAmIPost(auth *api.Authenticator) http.Handler {
 		switch survey.ErrorCode(err) {
 		case "":
 			api.Respond(w, r, http.StatusOK, signedIn)
-		case survey.EUNAUTHORIZED:
+		case survey.EUNAUTHORIZED, survey.EFORBIDDEN: // a member's key off the team plan signs in no one
 			api.Respond(w, r, http.StatusOK, notSignedIn)
 		default:
 			return err
@@ -167,11 +167,16 @@ type User struct {
 // failed sign-in.
 func handleUser() http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		a, ok := api.AccountFrom(r.Context())
+		p, ok := api.PrincipalFrom(r.Context())
 		if !ok {
 			return survey.Errorf(survey.EINTERNAL, "user details without an account")
 		}
-		api.Respond(w, r, http.StatusOK, User{PK: a.ID, Email: a.Email, FirstName: a.FirstName, LastName: a.LastName})
+		a := p.Account
+		u := User{PK: a.ID, Email: a.Email, FirstName: a.FirstName, LastName: a.LastName}
+		if m := p.Member; m != nil { // a member: their own profile, their sub_user as pk
+			u = User{PK: m.SubUser, Email: m.Email, FirstName: m.FirstName, LastName: m.LastName}
+		}
+		api.Respond(w, r, http.StatusOK, u)
 		return nil
 	})
 }

@@ -321,10 +321,28 @@ func TestTeamLifecycle(t *testing.T) {
 	}
 	doJSON(t, h, k.APIKey, "GET", "/api/whoami/", "", 200)
 
-	// Removed: the key stops at once.
+	// A member's key off the plan signs no plugin in (contract section 21's
+	// exact answers).
+	if err := st.SetPlan(ctx, owner.aid, survey.PlanPro); err != nil {
+		t.Fatal(err)
+	}
+	req := testenv.NewRequest("POST", "/api/whoami/", "", "application/json", strings.NewReader(`{"authorization":"API-Key `+k.APIKey+`"}`))
+	req.Header.Del("Authorization")
+	if rep := testenv.Serve(h, req); rep.Code != 200 || string(rep.Body) != `{"authenticated": false}` {
+		t.Errorf("plugin sign-in with a member's key off the plan: %d %s", rep.Code, rep.Body)
+	}
+	if err := st.SetPlan(ctx, owner.aid, survey.PlanEnterprise); err != nil {
+		t.Fatal(err)
+	}
+
+	// Removed: the key stops at once, and the member leaves the folders
+	// shared with them.
+	doJSON(t, h, owner.key, "PUT", "/api/folders/"+fid+"/shared-with/", `[{"sub_user":`+sub+`,"role":"editor"}]`, 200)
+	doJSON(t, h, k.APIKey, "GET", "/api/v2/surveys/"+sid+"/", "", 200)
 	doJSON(t, h, owner.key, "DELETE", "/api/members/"+sub+"/", "", 204)
 	doJSON(t, h, k.APIKey, "GET", "/api/whoami/", "", 401)
 	doJSON(t, h, owner.key, "DELETE", "/api/members/"+sub+"/", "", 404)
+	testenv.SameJSON(t, "shared-with after the removal", doJSON(t, h, owner.key, "GET", "/api/folders/"+fid+"/shared-with/", "", 200), `[]`)
 }
 
 // TestMembersNeedEnterprise: another plan answers 403 naming it.
