@@ -53,7 +53,8 @@ func TestWhoAmI(t *testing.T) {
 		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]any{"authenticated": true, "email": acct.Email, "first_name": acct.FirstName, "last_name": acct.LastName, "plan": "pro"}
+		want := map[string]any{"authenticated": true, "email": acct.Email, "first_name": acct.FirstName, "last_name": acct.LastName, "plan": "pro",
+			"user_type": float64(survey.UserTypeOwner), "sub_user": nil}
 		if len(got) != len(want) {
 			t.Errorf("%s: %v, want %v", tt.name, got, want)
 		}

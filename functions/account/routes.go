@@ -1,4 +1,5 @@
-// Package account answers who the caller is.
+// Package account answers who the caller is, and is the owner's account:
+// its members (contract section 19) and the activity log of its writes.
 package account
 
 import (
@@ -18,6 +19,8 @@ import (
 type Deps struct {
 	// Auth checks every request's API key.
 	Auth *api.Authenticator
+	// Store holds the members and the activity log.
+	Store Store
 }
 
 // New returns the group's routes.
@@ -27,28 +30,47 @@ func New(d Deps) *api.Router {
 	rt.Handle(whoami.With("GET"), handleWhoAmI())
 	post := whoami.With("POST")
 	post.KeyOptional = true
+	post.Access = api.AccessRead // answers as GET, writes nothing
 	rt.Handle(post, handleWhoAmIPost(d.Auth))
 	rt.Handle(api.Route{Method: "GET", Path: "/rest-auth/user/", Name: "User Details"}, handleUser())
+	members := api.Route{Path: "/api/members/", Name: "Member List", Access: api.AccessOwner}
+	member := api.Route{Path: "/api/members/{sub_user}/", Name: "Member Detail", Access: api.AccessOwner}
+	key := api.Route{Path: "/api/members/{sub_user}/key/", Name: "Member Key", Access: api.AccessOwner}
+	rt.Handle(members.With("GET"), handleMembers(d.Store))
+	rt.Handle(members.With("POST"), handleCreateMember(d.Store))
+	rt.Handle(member.With("DELETE"), handleDeleteMember(d.Store))
+	rt.Handle(key.With("POST"), handleMemberKey(d.Store))
+	rt.Handle(api.Route{Method: "GET", Path: "/api/activity/", Name: "Activity List", Access: api.AccessOwner}, handleActivity(d.Store))
 	return rt
 }
 
-// WhoAmI is the answer of /api/whoami/.
+// WhoAmI is the answer of /api/whoami/: the owner's profile, or a
+// member's with user_type 2 and their sub_user; plan is the account's.
 type WhoAmI struct {
 	Authenticated bool        `json:"authenticated"`
 	Email         string      `json:"email"`
 	FirstName     string      `json:"first_name"`
 	LastName      string      `json:"last_name"`
 	Plan          survey.Plan `json:"plan"`
+	UserType      int         `json:"user_type"`
+	SubUser       *int64      `json:"sub_user"`
 }
 
-// handleWhoAmI answers the authenticated account.
+// handleWhoAmI answers who holds the key.
 func handleWhoAmI() http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		a, ok := api.AccountFrom(r.Context())
+		p, ok := api.PrincipalFrom(r.Context())
 		if !ok {
 			return survey.Errorf(survey.EINTERNAL, "whoami without an account")
 		}
-		api.Respond(w, r, http.StatusOK, WhoAmI{Authenticated: true, Email: a.Email, FirstName: a.FirstName, LastName: a.LastName, Plan: a.Plan})
+		a := p.Account
+		me := WhoAmI{Authenticated: true, Email: a.Email, FirstName: a.FirstName, LastName: a.LastName, Plan: a.Plan,
+			UserType: survey.UserTypeOwner}
+		if m := p.Member; m != nil {
+			me.Email, me.FirstName, me.LastName = m.Email, m.FirstName, m.LastName
+			me.UserType, me.SubUser = survey.UserTypeMember, p.SubUser()
+		}
+		api.Respond(w, r, http.StatusOK, me)
 		return nil
 	})
 }
@@ -84,7 +106,7 @@ func handleWhoAmIPost(auth *api.Authenticator) http.Handler {
 		switch survey.ErrorCode(err) {
 		case "":
 			api.Respond(w, r, http.StatusOK, signedIn)
-		case survey.EUNAUTHORIZED:
+		case survey.EUNAUTHORIZED, survey.EFORBIDDEN: // a member's key off the team plan signs in no one
 			api.Respond(w, r, http.StatusOK, notSignedIn)
 		default:
 			return err
@@ -145,11 +167,16 @@ type User struct {
 // failed sign-in.
 func handleUser() http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		a, ok := api.AccountFrom(r.Context())
+		p, ok := api.PrincipalFrom(r.Context())
 		if !ok {
 			return survey.Errorf(survey.EINTERNAL, "user details without an account")
 		}
-		api.Respond(w, r, http.StatusOK, User{PK: a.ID, Email: a.Email, FirstName: a.FirstName, LastName: a.LastName})
+		a := p.Account
+		u := User{PK: a.ID, Email: a.Email, FirstName: a.FirstName, LastName: a.LastName}
+		if m := p.Member; m != nil { // a member: their own profile, their sub_user as pk
+			u = User{PK: m.SubUser, Email: m.Email, FirstName: m.FirstName, LastName: m.LastName}
+		}
+		api.Respond(w, r, http.StatusOK, u)
 		return nil
 	})
 }

@@ -45,8 +45,8 @@ func TestChoicesCreate(t *testing.T) {
 		t.Fatalf("POST: %d %s", r.code, r.body)
 	}
 	t.Logf("create with 3 choices: %d DynamoDB calls %v", r.calls, r.ops)
-	if r.calls != 2 {
-		t.Errorf("create with choices took %d DynamoDB calls %v, want 2 (layout, transaction; ids from the lease)", r.calls, r.ops)
+	if r.calls != 3 {
+		t.Errorf("create with choices took %d DynamoDB calls %v, want 3 (layout, transaction; ids from the lease; the activity log's BatchWriteItem)", r.calls, r.ops)
 	}
 	mc := decode(t, r.body)
 	ids := choiceIDs(t, mc, "choices")

@@ -34,9 +34,11 @@ func handleList(st Store, now func() time.Time) http.Handler {
 			return a.Order < b.Order || a.Order == b.Order && a.ID < b.ID
 		})
 		t := now()
-		out := make([]survey.FolderView, len(tree.Folders))
-		for i, f := range tree.Folders {
-			out[i] = f.View(acct.Profile(), summaries(tree.Surveys[f.ID], t))
+		out := make([]survey.FolderView, 0, len(tree.Folders))
+		for _, f := range tree.Folders {
+			if api.Reaches(r.Context(), f.ID) { // a member: the folders shared with them
+				out = append(out, f.View(acct.Profile(), summaries(tree.Surveys[f.ID], t)))
+			}
 		}
 		api.Respond(w, r, http.StatusOK, out)
 		return nil

@@ -1,5 +1,7 @@
 // Package folders is the owner's folders: list with their surveys, create,
-// read, replace, update and delete (which moves the surveys to the trash).
+// read, replace, update and delete (which moves the surveys to the trash),
+// and share them with the account's members (a member lists the folders
+// shared with them).
 package folders
 
 import (
@@ -18,6 +20,8 @@ type Store interface {
 	Folders(ctx context.Context, aid int64) (store.FolderTree, error)
 	UpdateFolder(ctx context.Context, aid, fid int64, u store.FolderUpdate) (survey.Folder, error)
 	DeleteFolder(ctx context.Context, aid, fid int64) error
+	Folder(ctx context.Context, aid, fid int64) (survey.Folder, error)
+	SetFolderShares(ctx context.Context, aid, fid int64, list []store.ShareRequest) ([]survey.Share, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -47,5 +51,8 @@ func New(d Deps) *api.Router {
 	rt.Handle(detail.With("PUT"), handleUpdate(st, true))
 	rt.Handle(detail.With("PATCH"), handleUpdate(st, false))
 	rt.Handle(detail.With("DELETE"), handleDelete(st))
+	shared := api.Route{Path: "/api/folders/{folder_id}/shared-with/", Name: "Folder Shared With", Access: api.AccessOwner}
+	rt.Handle(shared.With("GET"), handleSharedWithGet(st))
+	rt.Handle(shared.With("PUT"), handleSharedWithPut(st))
 	return rt
 }

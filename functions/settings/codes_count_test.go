@@ -295,14 +295,16 @@ func TestCodeWriteCalls(t *testing.T) {
 			t.Errorf("%s: calls %v, want %v", what, got, ops)
 		}
 	}
+	// Each successful write also puts its activity entry (one
+	// BatchWriteItem, contract section 19).
 	want("first upload", f.do("POST", codesPath(sid), body),
-		map[string]int{"DynamoDB.BatchGetItem": 1, "DynamoDB.PutItem": 1, "DynamoDB.TransactWriteItems": 2})
+		map[string]int{"DynamoDB.BatchGetItem": 1, "DynamoDB.PutItem": 1, "DynamoDB.TransactWriteItems": 2, "DynamoDB.BatchWriteItem": 1})
 	want("the same again", f.do("POST", codesPath(sid), body),
-		map[string]int{"DynamoDB.BatchGetItem": 3})
+		map[string]int{"DynamoDB.BatchGetItem": 3, "DynamoDB.BatchWriteItem": 1})
 	want("half new", f.do("POST", codesPath(sid), mustJSON(t, append(codes[:50:50], codeList("other", 49)...))),
-		map[string]int{"DynamoDB.BatchGetItem": 3, "DynamoDB.TransactWriteItems": 2})
+		map[string]int{"DynamoDB.BatchGetItem": 3, "DynamoDB.TransactWriteItems": 2, "DynamoDB.BatchWriteItem": 1})
 	want("delete with unknown codes", f.do("DELETE", codesPath(sid), mustJSON(t, append(codes[:10:10], "unknown-1", "unknown-2"))),
-		map[string]int{"DynamoDB.BatchGetItem": 1, "DynamoDB.TransactWriteItems": 2})
+		map[string]int{"DynamoDB.BatchGetItem": 1, "DynamoDB.TransactWriteItems": 2, "DynamoDB.BatchWriteItem": 1})
 	if got := f.exact(t, sid); len(got) != 150+49-10 {
 		t.Errorf("%d codes, want %d", len(got), 150+49-10)
 	}

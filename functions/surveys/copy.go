@@ -30,7 +30,9 @@ type copyDetail struct {
 // 201 with the copy's detail and the settings the owner's plan dropped.
 func (h handlers) answerCopy(w http.ResponseWriter, r *http.Request, c store.CopyResult) {
 	acct, _ := api.AccountFrom(r.Context())
+	api.NoteSurvey(r.Context(), c.Survey.ID, c.Survey.Created)
 	d := c.Survey.Detail(h.now(), acct.Profile(), c.Layout, c.Elements)
+	d.UpdatedBy, _ = api.Updated(r.Context(), c.Survey.Created)
 	d.Settings = c.Settings.Summary(c.Layout)
 	d.Variables = c.Variables
 	api.Respond(w, r, http.StatusCreated, copyDetail{SurveyDetail: d, DroppedSettings: c.DroppedSettings})
@@ -81,6 +83,9 @@ func (h handlers) startFromTemplate(w http.ResponseWriter, r *http.Request, form
 		form.Fail("folder_id", api.MsgRequired)
 	}
 	if err := form.Err(); err != nil {
+		return err
+	}
+	if err := api.FolderWritable(ctx, *folderID); err != nil {
 		return err
 	}
 	title, sid, err := h.st.TemplateSurvey(ctx, ref)
@@ -148,6 +153,9 @@ func (h handlers) copy() http.Handler {
 		}
 		if folderID != nil {
 			spec.FolderID = *folderID
+		}
+		if err := api.FolderWritable(ctx, spec.FolderID); err != nil {
+			return err
 		}
 		c, err := h.st.CopySurvey(ctx, src, spec)
 		if err != nil {

@@ -87,6 +87,7 @@ func checkNewDetail(t *testing.T, body []byte, acct survey.Account, fid int64, n
 		"submitted_responses": 0.0, "views": 0.0, "is_template": false, "subdomain": nil,
 		"shared_by": map[string]any{"email": acct.Email, "first_name": acct.FirstName, "last_name": acct.LastName, "user_type": 1.0},
 		"questions": []any{}, "variables": []any{}, "welcome": []any{}, "appreciations": []any{},
+		"updated_by": nil, "updated_at": d["created_date"], // at creation: the creator (the owner) and created_date
 	}
 	for k, want := range fixed {
 		got, ok := d[k]

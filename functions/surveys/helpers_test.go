@@ -189,8 +189,16 @@ func expect(t *testing.T, what string, r reply, code int, want string) {
 	}
 }
 
+// sameDetail compares two details; updated_at moves with every write
+// (contract section 19), so it need only not go back.
 func sameDetail(t *testing.T, what string, got, want map[string]any) {
 	t.Helper()
+	g, _ := got["updated_at"].(string)
+	w, _ := want["updated_at"].(string)
+	if g < w {
+		t.Errorf("%s: updated_at %q went back from %q", what, g, w)
+	}
+	got, want = with(got, map[string]any{"updated_at": nil}), with(want, map[string]any{"updated_at": nil})
 	if !reflect.DeepEqual(got, want) {
 		g, _ := json.Marshal(got)
 		w, _ := json.Marshal(want)

@@ -46,7 +46,9 @@ func New(d Deps) *api.Router {
 	list := api.Route{Path: "/api/v2/surveys/", Name: "Survey List"}
 	detail := api.Route{Path: "/api/v2/surveys/{survey_id}/", Name: "Survey Detail"}
 	restore := api.Route{Path: "/api/v2/surveys/{survey_id}/restore/", Name: "Survey Restore"}
-	rt.Handle(list.With("POST"), h.create())
+	post := list.With("POST")
+	post.Access = api.AccessFolderInBody // the folder_id of the body is checked (api.FolderWritable)
+	rt.Handle(post, h.create())
 	rt.Handle(detail.With("GET"), h.get())
 	rt.Handle(detail.With("PATCH"), h.update())
 	rt.Handle(detail.With("DELETE"), h.trash())

@@ -44,6 +44,15 @@ func (h handlers) detail(w http.ResponseWriter, r *http.Request, status int, aid
 	d := c.Survey.Detail(h.now(), acct.Profile(), c.Layout, c.Elements)
 	d.Settings = c.Settings.Summary(c.Layout)
 	d.Variables = c.Variables
+	switch {
+	case r.Method != http.MethodGet && r.Method != http.MethodHead:
+		d.UpdatedBy, d.UpdatedAt = api.Updated(r.Context(), h.now()) // this write's own
+	case c.UpdatedAt != "":
+		d.UpdatedAt = c.UpdatedAt
+		if c.UpdatedBy != 0 {
+			d.UpdatedBy = &survey.UpdatedBy{SubUser: c.UpdatedBy}
+		}
+	}
 	api.Respond(w, r, status, d)
 	return nil
 }
@@ -65,6 +74,9 @@ func (h handlers) create() http.Handler {
 		if err := form.Err(); err != nil {
 			return err
 		}
+		if err := api.FolderWritable(r.Context(), *folderID); err != nil {
+			return err
+		}
 		sv := survey.Survey{AccountID: acct.ID, FolderID: *folderID, Name: *name, Language: survey.DefaultLanguage, Theme: survey.DefaultTheme()}
 		if language != nil {
 			sv.Language = *language
@@ -73,7 +85,9 @@ func (h handlers) create() http.Handler {
 		if err != nil {
 			return err
 		}
+		api.NoteSurvey(r.Context(), sv.ID, sv.Created)
 		d := sv.Detail(h.now(), acct.Profile(), survey.Layout{}, nil)
+		d.UpdatedBy, _ = api.Updated(r.Context(), sv.Created)
 		d.Settings = survey.Settings{}.Summary(survey.Layout{}) // a new survey's: nothing set, no questions
 		api.Respond(w, r, http.StatusCreated, d)
 		return nil
@@ -105,6 +119,11 @@ func (h handlers) update() http.Handler {
 		name, folderID, language := surveyFields(form, false)
 		if err := form.Err(); err != nil {
 			return err
+		}
+		if folderID != nil {
+			if err := api.FolderWritable(r.Context(), *folderID); err != nil {
+				return err
+			}
 		}
 		err = h.st.UpdateSurvey(r.Context(), acct.ID, sid, store.SurveyUpdate{Name: name, FolderID: folderID, Language: language})
 		if err != nil {
@@ -148,6 +167,11 @@ func (h handlers) restore() http.Handler {
 		}
 		if err := form.Err(); err != nil {
 			return err
+		}
+		if folderID != nil {
+			if err := api.FolderWritable(r.Context(), *folderID); err != nil {
+				return err
+			}
 		}
 		if err := h.st.RestoreSurvey(r.Context(), acct.ID, sid, folderID); err != nil {
 			return err

@@ -126,9 +126,10 @@ func TestCreateShowsTheSecretOnceAndSealsIt(t *testing.T) {
 		t.Fatalf("create = %d %s", r.code, r.body)
 	}
 	v := decode[view](t, r)
-	// Warm (id lease and data key in hand): one read and one transaction.
+	// Warm (id lease and data key in hand): one read and one transaction,
+	// and the activity log's entry (contract section 19).
 	if again := f.do(t, "POST", f.list(), `{"url": "https://other.example.com/"}`); again.code != 201 ||
-		again.ops["DynamoDB.BatchGetItem"] != 1 || again.ops["DynamoDB.TransactWriteItems"] != 1 || again.dynamo != 2 || again.ops["KMS.GenerateDataKey"] != 0 {
+		again.ops["DynamoDB.BatchGetItem"] != 1 || again.ops["DynamoDB.TransactWriteItems"] != 1 || again.dynamo != 3 || again.ops["KMS.GenerateDataKey"] != 0 {
 		t.Errorf("a warm create made %v", again.ops)
 	}
 	if v.Secret == nil || !strings.HasPrefix(*v.Secret, "whsec_") || !v.Active || fmt.Sprint(v.Events) != "[response.submitted]" ||

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 
 	"surveyservice/functions/pages"
+	"surveyservice/shared/survey"
 )
 
 // demoSurveyName names the survey `make run` creates once, with a
@@ -167,4 +169,43 @@ func demoSurvey(c apiClient, base string) (builtSurvey, error) {
 		return sv, err
 	}
 	return buildSurvey(c, surveySpec{Name: demoSurveyName, Language: 4, Elements: everyTypeElements(false, base)})
+}
+
+// demoMemberEmail is the demo account's member, whom `make run` shares
+// the demo survey's folder with as editor (contract section 19).
+const demoMemberEmail = "member@example.com"
+
+// demoMember makes the demo account's member, or finds it on an endpoint
+// that kept its data and issues a fresh key (the old one is revoked), and
+// shares the folder with them as editor, through the owner's routes. It
+// answers the member's key.
+func demoMember(c apiClient, folderID int64) (string, error) {
+	var members []survey.Member
+	if err := c.call("GET", "/api/members/", nil, &members); err != nil {
+		return "", err
+	}
+	var sub int64
+	for _, m := range members {
+		if strings.EqualFold(m.Email, demoMemberEmail) {
+			sub = m.SubUser
+		}
+	}
+	var made struct {
+		SubUser int64  `json:"sub_user"`
+		APIKey  string `json:"api_key"`
+	}
+	if sub == 0 {
+		if err := c.call("POST", "/api/members/", map[string]string{"email": demoMemberEmail, "first_name": "Demo", "last_name": "Member"}, &made); err != nil {
+			return "", err
+		}
+	} else if err := c.call("POST", fmt.Sprintf("/api/members/%d/key/", sub), nil, &made); err != nil {
+		return "", err
+	} else {
+		made.SubUser = sub
+	}
+	share := []map[string]any{{"sub_user": made.SubUser, "role": survey.RoleEditor}}
+	if err := c.call("PUT", fmt.Sprintf("/api/folders/%d/shared-with/", folderID), share, nil); err != nil {
+		return "", err
+	}
+	return made.APIKey, nil
 }

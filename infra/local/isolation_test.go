@@ -21,6 +21,7 @@ import (
 type tenant struct {
 	key string
 	ids map[string]int64
+	aid int64
 }
 
 // isolationRoutes is every route that takes an id or names another
@@ -164,7 +165,7 @@ func newTenant(t *testing.T) tenant {
 		t.Fatal(err)
 	}
 	ids["response"] = rs[0].ID
-	return tenant{key: key, ids: ids}
+	return tenant{key: key, ids: ids, aid: a.ID}
 }
 
 func serveAs(h http.Handler, key, method, path, body string) *httptest.ResponseRecorder {

@@ -355,6 +355,32 @@ func TestLeadingKeysTraffic(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A member (contract section 19): made, shared the folder with as
+	// editor, and reading through every owner function; the owner reads
+	// the activity log, then gives the member another key and removes
+	// them.
+	code, member := do("POST", "/api/members/", `{"email":"member@example.com"}`)
+	must(201, code, "create a member")
+	sub := id(member, "sub_user")
+	code, _ = do("PUT", "/api/folders/"+fid+"/shared-with/", `[{"sub_user":`+sub+`,"role":"editor"}]`)
+	must(200, code, "share the folder")
+	owner := key
+	key = member["api_key"].(string)
+	for _, path := range []string{"/api/whoami/", "/api/folders/", "/api/v2/surveys/" + sid + "/", "/api/v2/surveys/" + sid + "/questions/",
+		"/api/surveys/" + sid + "/settings/", "/api/surveys/" + sid + "/variables/", "/api/surveys/" + sid + "/webhooks/",
+		"/api/surveys/" + sid + "/responses/"} {
+		code, _ = do("GET", path, "")
+		must(200, code, "a member's GET "+path)
+	}
+	key = owner
+	code, _ = do("GET", "/api/members/", "")
+	must(200, code, "list members")
+	code, _ = do("GET", "/api/activity/", "")
+	must(200, code, "the activity log")
+	code, _ = do("POST", "/api/members/"+sub+"/key/", "")
+	must(201, code, "a member's new key")
+	code, _ = do("DELETE", "/api/members/"+sub+"/", "")
+	must(204, code, "remove a member")
 	do("DELETE", "/api/surveys/"+sid+"/responses/"+rid+"/", "")
 	do("DELETE", "/api/surveys/"+sid+"/webhooks/"+wid+"/", "")
 	do("DELETE", "/api/surveys/"+sid+"/settings/authentication-codes/", "")

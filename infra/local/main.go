@@ -299,6 +299,7 @@ func functionsConfig(env *environment, res *resources, bg *background) config {
 // key, its demo survey, and the sample catalog.
 type sampleData struct {
 	key       string
+	memberKey string
 	demo      builtSurvey
 	templates int
 }
@@ -317,13 +318,17 @@ func loadSampleData(ctx context.Context, st *store.Store, handler http.Handler, 
 	if err != nil {
 		return nil, fmt.Errorf("demo survey: %w", err)
 	}
+	memberKey, err := demoMember(apiClient{h: handler, key: key}, demo.FolderID)
+	if err != nil {
+		return nil, fmt.Errorf("demo member: %w", err)
+	}
 	// The sample templates backed by real surveys (a second import of the
 	// catalog, with their survey ids).
 	n, _, err := loadCatalog(ctx, st, handler, seed.Templates)
 	if err != nil {
 		return nil, err
 	}
-	return &sampleData{key: key, demo: demo, templates: n}, nil
+	return &sampleData{key: key, memberKey: memberKey, demo: demo, templates: n}, nil
 }
 
 // listenAndServe listens on PORT, prints the banner (the sample data's,
@@ -356,6 +361,7 @@ func listenAndServe(ctx context.Context, handler http.Handler, env *environment,
 		fmt.Fprintf(stdout, "Loaded %d sample templates; table %q on %s\n", sample.templates, st.TableName(), on)
 		fmt.Fprintf(stdout, "Demo account: %s (enterprise plan)\n", demoEmail)
 		fmt.Fprintf(stdout, "API key: %s\n", key)
+		fmt.Fprintf(stdout, "Member %s (editor of the demo survey's folder; docs/teams.md): API key %s\n", demoMemberEmail, sample.memberKey)
 		fmt.Fprint(stdout, adminLine)
 		fmt.Fprintf(stdout, "Listening on http://127.0.0.1:%s\n", port)
 		fmt.Fprintf(stdout, "Local outbox (every email and SMS sent): http://127.0.0.1:%s%s\n", port, outboxPath)

@@ -73,7 +73,7 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 	}
 	return map[string]*api.Router{
 		"TemplatesFunction": templates.New(withCatalog(cfg.templates, st)),
-		"AccountFunction":   account.New(account.Deps{Auth: auth}),
+		"AccountFunction":   account.New(account.Deps{Auth: auth, Store: st}),
 		"FoldersFunction":   folders.New(folders.Deps{Auth: auth, Store: st, Now: time.Now}),
 		"SurveysFunction":   surveys.New(surveys.Deps{Auth: auth, Store: st, Now: time.Now}),
 		"ElementsFunction":  elements.New(elements.Deps{Auth: auth, Store: st}),

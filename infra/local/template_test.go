@@ -158,16 +158,22 @@ func TestTableMatchesDefinition(t *testing.T) {
 	}
 }
 
+// teamsActions are what every owner function calls for teams (contract
+// section 19): a member's key (BatchGetItem of account and member) and the
+// activity log's entry of a successful write (BatchWriteItem).
+var teamsActions = []string{"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem"}
+
 // allowedActions is each function's least privilege: what its code calls.
 var allowedActions = map[string][]string{
 	"TemplatesFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"},
-	"AccountFunction":   {"dynamodb:GetItem"},
-	"FoldersFunction":   {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
-	"SurveysFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem",
-		"dynamodb:BatchWriteItem", "dynamodb:DeleteItem"}, // a copy's batches, and their clean-up when it fails
-	"ElementsFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
-	"SettingsFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem",
-		"dynamodb:ConditionCheckItem", "dynamodb:PutItem", "dynamodb:DeleteItem"},
+	"AccountFunction": append([]string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, // members, their keys, the activity log
+		teamsActions...),
+	"FoldersFunction": append([]string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, teamsActions...),
+	"SurveysFunction": append([]string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem",
+		"dynamodb:BatchWriteItem", "dynamodb:DeleteItem"}, teamsActions...), // a copy's batches, and their clean-up when it fails
+	"ElementsFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, teamsActions...),
+	"SettingsFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem",
+		"dynamodb:ConditionCheckItem", "dynamodb:PutItem", "dynamodb:DeleteItem"}, teamsActions...),
 	"RespondersFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
 		"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", // a withdrawal (store/fence.go), an edit's guard (store/edit.go)
 		"kms:GenerateDataKey", "kms:Decrypt",
@@ -176,17 +182,17 @@ var allowedActions = map[string][]string{
 	"PagesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
 		"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", // the plain form's withdrawal (store/fence.go)
 		"kms:GenerateDataKey", "kms:Decrypt"},
-	"VariablesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
-		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"},
-	"ResponsesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
+	"VariablesFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
+		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"}, teamsActions...),
+	"ResponsesFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:DeleteItem", "kms:GenerateDataKey", "kms:Decrypt", "s3:PutObject", "s3:GetObject", "s3:AbortMultipartUpload",
-		"s3:DeleteObject", "sqs:SendMessage"},
+		"s3:DeleteObject", "sqs:SendMessage"}, teamsActions...),
 	"TallyFunction":   {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "sqs:SendMessage"},
 	"ExportsFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem", "s3:PutObject", "s3:AbortMultipartUpload"},
 	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"}, // and dead copies
 	"SchemaFunction":  {},                                                                                          // serves an embedded document: no AWS access at all
-	"WebhooksFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
-		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt", "sqs:SendMessage"},
+	"WebhooksFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
+		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt", "sqs:SendMessage"}, teamsActions...),
 	"DispatchFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage", "s3:DeleteObjectTagging"}, // and keeps the files of responses
 	"DeliverFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "kms:Decrypt", "sqs:SendMessage",
 		"dynamodb:Query",                // a probe's success resumes the webhook's paused deliveries (PAUSED# in GSI1)

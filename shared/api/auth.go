@@ -37,6 +37,10 @@ type Authenticator struct {
 
 	mu    sync.Mutex
 	cache map[string]authEntry
+
+	principals PrincipalStore
+	places     SurveyPlacer
+	activity   ActivityLog
 }
 
 type authEntry struct {
@@ -45,77 +49,133 @@ type authEntry struct {
 	expires time.Time
 }
 
-// NewAuthenticator returns an Authenticator reading keys from ks.
-func NewAuthenticator(ks KeyStore) *Authenticator {
-	return &Authenticator{keys: ks, Now: time.Now, cache: map[string]authEntry{}}
+// PrincipalStore resolves a key to who holds it, an owner or a member of
+// the account (contract section 19). A KeyStore that implements it serves
+// members' keys; members' answers are never cached, so a removed member
+// or an ended share counts on the next request.
+type PrincipalStore interface {
+	PrincipalByKeyHash(ctx context.Context, hashHex string) (survey.Principal, error)
 }
 
-type accountKey struct{}
+// NewAuthenticator returns an Authenticator reading keys from ks. When ks
+// also implements PrincipalStore, SurveyPlacer and ActivityLog (the
+// store does), members' keys, the access decision on their surveys and
+// the activity log of writes are served too.
+func NewAuthenticator(ks KeyStore) *Authenticator {
+	a := &Authenticator{keys: ks, Now: time.Now, cache: map[string]authEntry{}}
+	a.principals, _ = ks.(PrincipalStore)
+	a.places, _ = ks.(SurveyPlacer)
+	a.activity, _ = ks.(ActivityLog)
+	return a
+}
 
-// AccountFrom returns the authenticated account of the request.
+type principalKey struct{}
+
+// AccountFrom returns the authenticated account of the request: for a
+// member, the account they are a member of.
 func AccountFrom(ctx context.Context) (survey.Account, bool) {
-	a, ok := ctx.Value(accountKey{}).(survey.Account)
-	return a, ok
+	p, ok := ctx.Value(principalKey{}).(survey.Principal)
+	return p.Account, ok
+}
+
+// PrincipalFrom returns who makes the request: the account and, for a
+// member, the member and their shares.
+func PrincipalFrom(ctx context.Context) (survey.Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(survey.Principal)
+	return p, ok
+}
+
+// WithPrincipal returns ctx carrying p, as Require leaves it for the
+// handlers (tests of handlers use it too).
+func WithPrincipal(ctx context.Context, p survey.Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
 }
 
 // Require answers 401 unless the request carries a valid key, and otherwise
-// passes the request on with its account (see AccountFrom).
+// passes the request on with its principal (see AccountFrom,
+// PrincipalFrom). It decides nothing about access: routes do, through
+// the endpoint (access.go).
 func (a *Authenticator) Require(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acct, err := a.Authenticate(r.Context(), r.Header.Values("Authorization"))
+		p, err := a.Principal(r.Context(), r.Header.Values("Authorization"))
 		if err != nil {
 			Error(w, r, err)
 			return
 		}
 		w.Header().Set("Cache-Control", "private, no-cache")
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), accountKey{}, acct)))
+		next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
 	})
 }
 
-// Authenticate resolves the Authorization header values to an account. The
-// scheme is matched case-insensitively; another scheme, or none, is "not
-// provided"; a malformed key is refused before any store read.
+// Authenticate resolves the Authorization header values to an account (a
+// member's key to their account); see Principal.
 func (a *Authenticator) Authenticate(ctx context.Context, header []string) (survey.Account, error) {
+	p, err := a.Principal(ctx, header)
+	return p.Account, err
+}
+
+// Principal resolves the Authorization header values to who holds the
+// key. The scheme is matched case-insensitively; another scheme, or none,
+// is "not provided"; a malformed key is refused before any store read. A
+// member's key of an account that left the team plan answers 403.
+func (a *Authenticator) Principal(ctx context.Context, header []string) (survey.Principal, error) {
 	if len(header) == 0 {
-		return survey.Account{}, errNoCredentials
+		return survey.Principal{}, errNoCredentials
 	}
 	if len(header) > 1 {
-		return survey.Account{}, errInvalidKey
+		return survey.Principal{}, errInvalidKey
 	}
 	scheme, key, _ := strings.Cut(strings.TrimSpace(header[0]), " ")
 	if !asciiEqualFold(scheme, "API-Key") {
-		return survey.Account{}, errNoCredentials
+		return survey.Principal{}, errNoCredentials
 	}
 	key = strings.TrimSpace(key)
 	if !survey.WellFormedKey(key) {
-		return survey.Account{}, errInvalidKey
+		return survey.Principal{}, errInvalidKey
 	}
 	hash := survey.HashKey(key)
 	now := a.Now()
 	a.mu.Lock()
 	e, hit := a.cache[hash]
 	a.mu.Unlock()
-	if !hit || now.After(e.expires) {
-		acct, err := a.keys.AccountByKeyHash(ctx, hash)
-		switch survey.ErrorCode(err) {
-		case "":
-			e = authEntry{account: acct, ok: true, expires: now.Add(AuthCacheTTL)}
-		case survey.ENOTFOUND:
-			e = authEntry{ok: false, expires: now.Add(AuthCacheTTL)}
-		default:
-			return survey.Account{}, err
+	if hit && !now.After(e.expires) {
+		if !e.ok {
+			return survey.Principal{}, errInvalidKey
 		}
-		a.mu.Lock()
-		if len(a.cache) >= authCacheMax {
-			a.cache = map[string]authEntry{}
-		}
-		a.cache[hash] = e
-		a.mu.Unlock()
+		return survey.Principal{Account: e.account}, nil
 	}
+	var p survey.Principal
+	var err error
+	if a.principals != nil {
+		p, err = a.principals.PrincipalByKeyHash(ctx, hash)
+	} else {
+		p.Account, err = a.keys.AccountByKeyHash(ctx, hash)
+	}
+	switch survey.ErrorCode(err) {
+	case "":
+		if p.Member != nil {
+			// Never cached: a removal or a share ends on the next request.
+			if !p.Account.Plan.Includes(survey.TeamPlan) {
+				return survey.Principal{}, survey.ErrNoTeamPlan
+			}
+			return p, nil
+		}
+		e = authEntry{account: p.Account, ok: true, expires: now.Add(AuthCacheTTL)}
+	case survey.ENOTFOUND:
+		e = authEntry{ok: false, expires: now.Add(AuthCacheTTL)}
+	default:
+		return survey.Principal{}, err
+	}
+	a.mu.Lock()
+	if len(a.cache) >= authCacheMax {
+		a.cache = map[string]authEntry{}
+	}
+	a.cache[hash] = e
+	a.mu.Unlock()
 	if !e.ok {
-		return survey.Account{}, errInvalidKey
+		return survey.Principal{}, errInvalidKey
 	}
-	return e.account, nil
+	return survey.Principal{Account: e.account}, nil
 }
 
 // asciiEqualFold compares ASCII case-insensitively, as HTTP schemes are

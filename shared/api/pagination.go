@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"surveyservice/shared/survey"
 )
 
 // Page is DRF's page-number pagination envelope.
@@ -73,4 +75,39 @@ func ParseInt(s string) (n int, ok bool) {
 		return int(^uint(0) >> 1), true
 	}
 	return v, true
+}
+
+// errInvalidPage is DRF's 404 of a page that is not a positive integer or
+// lies past the end.
+var errInvalidPage = survey.Errorf(survey.ENOTFOUND, "Invalid page.")
+
+// PageParams reads DRF's page-number parameters: page (a positive
+// integer, else 404 "Invalid page."), and page_size as DRF's
+// page_size_query_param reads it (clamped to max; not a positive integer:
+// def).
+func PageParams(r *http.Request, def, max int) (page, size int, err error) {
+	q := r.URL.Query()
+	page, size = 1, def
+	if vals, ok := q["page"]; ok {
+		n, isInt := ParseInt(vals[0])
+		if !isInt || n < 1 {
+			return 0, 0, errInvalidPage
+		}
+		page = n
+	}
+	if vals, ok := q["page_size"]; ok {
+		if n, isInt := ParseInt(vals[0]); isInt && n > 0 {
+			size = min(n, max)
+		}
+	}
+	return page, size, nil
+}
+
+// PastTheEnd answers 404 "Invalid page." for a page after the last (page
+// 1 always answers, empty or not).
+func PastTheEnd(page, size, count int) error {
+	if page > 1 && (page-1)*size >= count {
+		return errInvalidPage
+	}
+	return nil
 }

@@ -38,6 +38,9 @@ type Route struct {
 	// browsable page, which its handlers write themselves (see
 	// RequestedFormat); any other ?format= stays 404.
 	Formats []Format
+	// Access is how the method is authorized beyond the key (access.go);
+	// the zero value derives it from the method and path.
+	Access Access
 }
 
 // methodOrder is DRF's order of methods in the Allow header.
@@ -119,6 +122,7 @@ func (rt *Router) Handle(route Route, h http.Handler) {
 			panic(fmt.Sprintf("api: route %s %s: CORS is for public routes only", route.Method, route.Path))
 		}
 		e = &endpoint{path: route.Path, name: route.Name, public: route.Public, cors: route.CORS, methods: map[string]http.Handler{},
+			access:  map[string]Access{},
 			renders: append([]string(nil), Renders...), router: rt}
 		if !route.Public {
 			if rt.auth == nil {
@@ -141,6 +145,12 @@ func (rt *Router) Handle(route Route, h http.Handler) {
 		}
 	}
 	e.methods[route.Method] = h
+	if route.Access != AccessDerived {
+		if route.Public {
+			panic(fmt.Sprintf("api: route %s %s: Access is for routes with a key", route.Method, route.Path))
+		}
+		e.access[route.Method] = route.Access
+	}
 	if route.KeyOptional {
 		if route.Public {
 			panic(fmt.Sprintf("api: route %s %s: KeyOptional is for routes with a key", route.Method, route.Path))
@@ -217,7 +227,8 @@ type endpoint struct {
 	auth    *Authenticator
 	allow   string
 	methods map[string]http.Handler
-	formats []Format // the path's own formats
+	access  map[string]Access // the methods' declared Access
+	formats []Format          // the path's own formats
 	// keyOptional are the methods that serve a request without an
 	// Authorization header (Route.KeyOptional).
 	keyOptional []string
@@ -255,10 +266,12 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	next, ok := e.methods[r.Method]
+	access := e.access[r.Method]
 	switch {
 	case ok:
 	case r.Method == http.MethodHead && e.methods[http.MethodGet] != nil:
 		next = e.methods[http.MethodGet]
+		access = e.access[http.MethodGet]
 	case r.Method == http.MethodOptions:
 		next = http.HandlerFunc(e.options)
 	default:
@@ -267,7 +280,11 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		})
 	}
 	if e.auth != nil && !(len(r.Header.Values("Authorization")) == 0 && ok && slices.Contains(e.keyOptional, r.Method)) {
-		next = e.auth.Require(next)
+		if ok || r.Method == http.MethodHead || r.Method == http.MethodOptions {
+			next = e.auth.authorize(access, scopeOf(e.path), e.path, e.name, next)
+		} else {
+			next = e.auth.Require(next) // 405 after the key, before any decision (as DRF)
+		}
 	}
 	next.ServeHTTP(w, r)
 }

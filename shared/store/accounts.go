@@ -36,9 +36,11 @@ type keyItem struct {
 	PK        string `dynamo:"PK"`
 	SK        string `dynamo:"SK"`
 	AccountID int64  `dynamo:"account_id"`
-	Created   string `dynamo:"created"`
-	Revoked   bool   `dynamo:"revoked"`
-	PutToken  string `dynamo:"put_token,omitempty"` // see puttoken.go
+	// SubUser names the member holding the key; 0 for the owner's keys.
+	SubUser  int64  `dynamo:"sub_user,omitempty"`
+	Created  string `dynamo:"created"`
+	Revoked  bool   `dynamo:"revoked"`
+	PutToken string `dynamo:"put_token,omitempty"` // see puttoken.go
 }
 
 const (

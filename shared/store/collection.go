@@ -18,6 +18,10 @@ type SurveyCollection struct {
 	Elements  map[int64]survey.Element
 	Settings  survey.Settings
 	Variables []survey.Variable
+	// UpdatedBy (0 for the owner) and UpdatedAt are the survey's last
+	// writer, when one is recorded (activity.go); UpdatedAt "" otherwise.
+	UpdatedBy int64
+	UpdatedAt string
 }
 
 // SurveyCollection reads a survey of the account with everything under it
@@ -59,6 +63,12 @@ func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
 				return SurveyCollection{}, false, err
 			}
 			c.Survey, found = sv, true
+		case sk == updatedSK:
+			var it updatedItem
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return SurveyCollection{}, false, fmt.Errorf("store: decode last writer: %w", err)
+			}
+			c.UpdatedBy, c.UpdatedAt = it.SubUser, it.At
 		case sk == layoutSK:
 			var it layoutItem
 			if err := dynamo.UnmarshalItem(item, &it); err != nil {

@@ -25,13 +25,16 @@ type folderItem struct {
 	// Deleting marks a folder whose deletion has started: it is hidden at
 	// once, and a retried DELETE finishes moving its surveys to the trash.
 	Deleting bool `dynamo:"deleting,omitempty"`
+	// SharedWith are the members the folder is shared with, by sub_user
+	// (members.go).
+	SharedWith map[string]shareEntry `dynamo:"shared_with,omitempty"`
 	// PutToken tells the create's own earlier attempt from another item
 	// (see puttoken.go).
 	PutToken string `dynamo:"put_token,omitempty"`
 }
 
 func (it folderItem) folder() survey.Folder {
-	return survey.Folder{ID: it.ID, AccountID: it.AccountID, Order: it.Order, Name: it.Name}
+	return survey.Folder{ID: it.ID, AccountID: it.AccountID, Order: it.Order, Name: it.Name, SharedWith: sharesOf(it.SharedWith)}
 }
 
 // folderLive is the condition of every write that needs a live folder.

@@ -39,6 +39,8 @@ const (
 	KindResponse = "response"
 	KindChoice   = "choice"
 	KindWebhook  = "webhook"
+	// KindMember numbers the members of accounts (sub_user).
+	KindMember = "member"
 )
 
 // maxID keeps ids within int32 for the clients the specification describes.

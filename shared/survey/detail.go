@@ -23,31 +23,35 @@ type SettingsSummary struct {
 // specification's fields, plus id, url_slug, created_date, is_stopped and
 // expiration_date so that a client knows what it created.
 type SurveyDetail struct {
-	ID                 int64           `json:"id"`
-	Name               string          `json:"name"`
-	FolderID           int64           `json:"folder_id"`
-	Language           string          `json:"language"`
-	URLSlug            string          `json:"url_slug"`
-	CreatedDate        string          `json:"created_date"`
-	Active             bool            `json:"active"`
-	Closed             bool            `json:"closed"`
-	Deleted            bool            `json:"deleted"`
-	IsStopped          bool            `json:"is_stopped"`
-	ExpirationDate     *string         `json:"expiration_date"`
-	PreviewCode        string          `json:"preview_code"`
-	ReportCode         string          `json:"report_code"`
-	SubmittedResponses int64           `json:"submitted_responses"`
-	Views              int64           `json:"views"`
-	IsTemplate         bool            `json:"is_template"`
-	QuestionCount      int             `json:"question_count"`
-	Theme              Theme           `json:"theme"`
-	Subdomain          *Subdomain      `json:"subdomain"`
-	SharedBy           Profile         `json:"shared_by"`
-	Settings           SettingsSummary `json:"settings"`
-	Questions          [][]ElementView `json:"questions"`
-	Variables          []Variable      `json:"variables"`
-	Welcome            []ElementView   `json:"welcome"`
-	Appreciations      []ElementView   `json:"appreciations"`
+	ID                 int64      `json:"id"`
+	Name               string     `json:"name"`
+	FolderID           int64      `json:"folder_id"`
+	Language           string     `json:"language"`
+	URLSlug            string     `json:"url_slug"`
+	CreatedDate        string     `json:"created_date"`
+	Active             bool       `json:"active"`
+	Closed             bool       `json:"closed"`
+	Deleted            bool       `json:"deleted"`
+	IsStopped          bool       `json:"is_stopped"`
+	ExpirationDate     *string    `json:"expiration_date"`
+	PreviewCode        string     `json:"preview_code"`
+	ReportCode         string     `json:"report_code"`
+	SubmittedResponses int64      `json:"submitted_responses"`
+	Views              int64      `json:"views"`
+	IsTemplate         bool       `json:"is_template"`
+	QuestionCount      int        `json:"question_count"`
+	Theme              Theme      `json:"theme"`
+	Subdomain          *Subdomain `json:"subdomain"`
+	SharedBy           Profile    `json:"shared_by"`
+	// UpdatedBy is the member who wrote last under the survey, nil for
+	// the owner; UpdatedAt when (contract section 19).
+	UpdatedBy     *UpdatedBy      `json:"updated_by"`
+	UpdatedAt     string          `json:"updated_at"`
+	Settings      SettingsSummary `json:"settings"`
+	Questions     [][]ElementView `json:"questions"`
+	Variables     []Variable      `json:"variables"`
+	Welcome       []ElementView   `json:"welcome"`
+	Appreciations []ElementView   `json:"appreciations"`
 
 	// PartialResponsesCount is the survey's partial responses (contract
 	// section 20), exact within seconds.
@@ -70,6 +74,7 @@ func (s Survey) Detail(now time.Time, owner Profile, l Layout, elements map[int6
 		Deleted: s.Deleted, IsStopped: s.IsStopped, ExpirationDate: exp, PreviewCode: s.PreviewCode,
 		ReportCode: s.ReportCode, SubmittedResponses: s.SubmittedResponses, Views: s.Views, PartialResponsesCount: s.PartialResponses,
 		IsTemplate: s.IsTemplate, QuestionCount: s.QuestionCount, Theme: s.Theme, SharedBy: owner,
+		UpdatedAt: s.Created.UTC().Format(TimestampLayout),
 		Questions: [][]ElementView{}, Variables: []Variable{},
 		Welcome: views(l, l.Welcome, elements, false), Appreciations: views(l, l.Appreciations, elements, false),
 	}

@@ -12,25 +12,21 @@ type Folder struct {
 	AccountID int64
 	Order     int64
 	Name      string
+	// SharedWith are the account's members the folder is shared with, by
+	// sub_user.
+	SharedWith []Share
 }
 
 // FolderView is a folder as GET answers it: shared_by is the owner's
-// profile and shared_with is always empty (sharing is not offered).
+// profile and shared_with the members it is shared with (contract
+// section 19).
 type FolderView struct {
 	ID         int64           `json:"id"`
 	Order      int64           `json:"order"`
 	Name       string          `json:"name"`
 	SharedBy   Profile         `json:"shared_by"`
-	SharedWith []SharedWith    `json:"shared_with"`
+	SharedWith []Share         `json:"shared_with"`
 	Surveys    []SurveySummary `json:"surveys"`
-}
-
-// SharedWith is a user a folder is shared with.
-type SharedWith struct {
-	Email     string `json:"email"`
-	FirstName string `json:"first_name"`
-	LastName  string `json:"last_name"`
-	SubUser   int    `json:"sub_user"`
 }
 
 // FolderRef is what PUT and PATCH answer.
@@ -45,7 +41,11 @@ func (f Folder) View(owner Profile, surveys []SurveySummary) FolderView {
 	if surveys == nil {
 		surveys = []SurveySummary{}
 	}
-	return FolderView{ID: f.ID, Order: f.Order, Name: f.Name, SharedBy: owner, SharedWith: []SharedWith{}, Surveys: surveys}
+	shared := f.SharedWith
+	if shared == nil {
+		shared = []Share{}
+	}
+	return FolderView{ID: f.ID, Order: f.Order, Name: f.Name, SharedBy: owner, SharedWith: shared, Surveys: surveys}
 }
 
 // Ref returns the short form PUT and PATCH answer.

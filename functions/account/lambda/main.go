@@ -11,6 +11,6 @@ import (
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		return gateway.New(account.New(account.Deps{Auth: api.NewAuthenticator(env.Store)})), nil
+		return gateway.New(account.New(account.Deps{Auth: api.NewAuthenticator(env.Store), Store: env.Store})), nil
 	})
 }

@@ -1,0 +1,362 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"surveyservice/internal/testenv"
+	"surveyservice/shared/api"
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// team is a tenant (an enterprise account owning a folder with a survey
+// and everything under it) with three members: one the folder is shared
+// with as editor, one as viewer, one without a share.
+type team struct {
+	tenant
+	editor, viewer, outside string
+	subs                    map[string]int64
+}
+
+func newTeam(t *testing.T) team {
+	t.Helper()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	tm := team{tenant: newTenant(t), subs: map[string]int64{}}
+	keys := map[string]*string{"editor": &tm.editor, "viewer": &tm.viewer, "outside": &tm.outside}
+	for _, name := range []string{"editor", "viewer", "outside"} {
+		m, key, err := st.CreateMember(ctx, tm.aid, survey.Member{Email: fmt.Sprintf("%s-%d@example.com", name, tm.aid), FirstName: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		*keys[name] = key
+		tm.subs[name] = m.SubUser
+	}
+	_, err := st.SetFolderShares(ctx, tm.aid, tm.ids["folder"], []store.ShareRequest{
+		{SubUser: tm.subs["editor"], Role: survey.RoleEditor}, {SubUser: tm.subs["viewer"], Role: survey.RoleViewer}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm.ids["sub_user"] = tm.subs["outside"]
+	return tm
+}
+
+// matrixBodies are the bodies that reach a route's decision about a
+// folder in the body; every other write sends {} (the owner's answer is
+// then often a 400: a viewer's is 403 all the same, decided before the
+// body is read).
+var matrixBodies = map[string]string{
+	"POST /api/v2/surveys/": `{"name":"made by","folder_id":{folder_id}}`,
+}
+
+var pathParam = regexp.MustCompile(`\{([a-z_]+)\}`)
+
+// matrixPath fills a route's parameters with the team's ids (1 for a
+// parameter it has no object for: the answer is then the owner's 404, the
+// same for everyone who passes the decision).
+func matrixPath(route string, ids map[string]int64) string {
+	return pathParam.ReplaceAllStringFunc(route, func(m string) string {
+		name := strings.TrimSuffix(strings.Trim(m, "{}"), "_id")
+		if id, ok := ids[name]; ok {
+			return itoa(id)
+		}
+		if id, ok := ids[strings.Trim(m, "{}")]; ok {
+			return itoa(id)
+		}
+		return "1"
+	})
+}
+
+// want is what the contract (section 19) gives each principal, given the
+// owner's status on the same request against an account in the same
+// state (another account's owner is an owner too where nothing of the
+// account is named; a member's access is decided before the body).
+func want(rt api.Route, who string, owner int) int {
+	read := rt.Method == "GET" || rt.Method == "HEAD" || rt.Method == "OPTIONS" || rt.Access == api.AccessRead
+	_, bodyFolder := matrixBodies[rt.Method+" "+rt.Path]
+	switch {
+	case strings.Contains(rt.Path, "{survey_id}"):
+		switch who {
+		case "stranger", "outside":
+			return 404
+		case "viewer":
+			if !read {
+				return 403
+			}
+		}
+		return owner
+	case strings.Contains(rt.Path, "{folder_id}"):
+		switch who {
+		case "stranger", "outside":
+			return 404
+		case "editor", "viewer":
+			if !read || rt.Access == api.AccessOwner {
+				return 403
+			}
+		}
+		return owner
+	}
+	switch who {
+	case "stranger":
+		if strings.Contains(rt.Path, "{sub_user}") {
+			return 404
+		}
+		if bodyFolder {
+			return 400
+		}
+	case "editor", "viewer", "outside":
+		if rt.Access == api.AccessOwner || !read && rt.Access != api.AccessFolderInBody {
+			return 403
+		}
+		if bodyFolder && who != "editor" {
+			return 400
+		}
+	}
+	return owner
+}
+
+// TestAccessMatrix: every owner route (listed from the routers, so a new
+// route is in it) × owner / editor / viewer / member without the share /
+// another account's owner answers what section 19 says. Writes run on a
+// fresh team per principal that may write, so that one's write (a
+// DELETE) does not change another's answer. It also reports each owner
+// route's DynamoDB calls.
+func TestAccessMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("emulators")
+	}
+	st := testenv.Store(t)
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), exports: testenv.Exports(t), exportJobs: &capturedExports{}}))
+	stranger := newTenant(t)
+	var routes []api.Route
+	for _, rt := range routers(st, config{}) {
+		for _, r := range rt.Routes() {
+			if !r.Public {
+				routes = append(routes, r)
+			}
+		}
+	}
+	sort.Slice(routes, func(i, j int) bool {
+		return routes[i].Path < routes[j].Path || routes[i].Path == routes[j].Path && routes[i].Method < routes[j].Method
+	})
+	var figures []string
+	shared := newTeam(t)
+	for _, rt := range routes {
+		t.Run(rt.Method+" "+rt.Path, func(t *testing.T) {
+			read := rt.Method == "GET" || rt.Access == api.AccessRead
+			body := matrixBodies[rt.Method+" "+rt.Path]
+			if body == "" && !read {
+				body = "{}"
+			}
+			ask := func(tm team, key string) (int, string, map[string]int) {
+				req := testenv.NewRequest(rt.Method, matrixPath(rt.Path, tm.ids), key, "application/json", strings.NewReader(strings.ReplaceAll(body, "{folder_id}", itoa(tm.ids["folder"]))))
+				if body == "" {
+					req.Header.Del("Content-Type")
+				}
+				ctx, calls := awsenv.WithCalls(req.Context())
+				rep := testenv.Serve(h, req.WithContext(ctx))
+				return rep.Code, string(rep.Body), calls.Ops()
+			}
+			tm := shared
+			if !read {
+				tm = newTeam(t)
+			}
+			// The refused first: they must change nothing the others meet.
+			order := []string{"stranger", "outside", "viewer", "editor", "owner"}
+			keys := map[string]string{"stranger": stranger.key, "outside": tm.outside, "viewer": tm.viewer, "editor": tm.editor, "owner": tm.key}
+			got := map[string]int{}
+			bodies := map[string]string{}
+			var ownerOps map[string]int
+			for _, who := range order {
+				use := tm
+				if !read && (who == "owner") {
+					use = newTeam(t) // the editor may have written (a DELETE): the owner meets the same state
+					keys["owner"] = use.key
+				}
+				code, b, ops := ask(use, keys[who])
+				got[who], bodies[who] = code, b
+				if who == "owner" {
+					ownerOps = ops
+				}
+			}
+			for _, who := range order[:4] {
+				w := want(rt, who, got["owner"])
+				if who == "stranger" && w == 404 && got["owner"] == 400 && got[who] == 400 {
+					continue // another account's owner: an invalid body is 400 before the id's 404, as before teams (isolation_test.go)
+				}
+				if got[who] != w {
+					t.Errorf("%s: %d %s, want %d (the owner: %d)", who, got[who], bodies[who], w, got["owner"])
+				}
+				if got[who] == 403 && got["owner"] != 403 && !strings.Contains(bodies[who], "You do not have permission to perform this action.") {
+					t.Errorf("%s: 403 %s", who, bodies[who])
+				}
+			}
+			figures = append(figures, fmt.Sprintf("%-7s %-75s owner %d %v", rt.Method, rt.Path, got["owner"], ownerOps))
+		})
+	}
+	t.Logf("owner's DynamoDB calls per route:\n%s", strings.Join(figures, "\n"))
+}
+
+func doJSON(t *testing.T, h http.Handler, key, method, path, body string, code int) []byte {
+	t.Helper()
+	ct := ""
+	if body != "" {
+		ct = "application/json"
+	}
+	rep := testenv.Serve(h, testenv.NewRequest(method, path, key, ct, strings.NewReader(body)))
+	if rep.Code != code {
+		t.Fatalf("%s %s = %d %s, want %d", method, path, rep.Code, rep.Body, code)
+	}
+	return rep.Body
+}
+
+// TestTeamLifecycle: members made by the owner, whoami as a member, a
+// share that ends and a member removed stop on the next request, the
+// member's key replaced, the account leaving the enterprise plan, and
+// who did what (updated_by, the activity log).
+func TestTeamLifecycle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("emulators")
+	}
+	st := testenv.Store(t)
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), exports: testenv.Exports(t)}))
+	owner := newTenant(t)
+	fid, sid := itoa(owner.ids["folder"]), itoa(owner.ids["survey"])
+
+	var m struct {
+		SubUser int64  `json:"sub_user"`
+		APIKey  string `json:"api_key"`
+	}
+	_ = json.Unmarshal(doJSON(t, h, owner.key, "POST", "/api/members/", `{"email":"Ann@example.com","first_name":"Ann"}`, 201), &m)
+	doJSON(t, h, owner.key, "POST", "/api/members/", `{"email":"ann@EXAMPLE.com"}`, 400)
+	doJSON(t, h, owner.key, "POST", "/api/members/", `{"email":"not an address"}`, 400)
+	sub := itoa(m.SubUser)
+	testenv.SameJSON(t, "whoami", doJSON(t, h, m.APIKey, "GET", "/api/whoami/", "", 200),
+		`{"authenticated":true,"email":"Ann@example.com","first_name":"Ann","last_name":"","plan":"enterprise","user_type":2,"sub_user":`+sub+`}`)
+	list := doJSON(t, h, owner.key, "GET", "/api/members/", "", 200)
+	testenv.SameJSON(t, "members", list, `[{"sub_user":`+sub+`,"email":"Ann@example.com","first_name":"Ann","last_name":""}]`)
+
+	// Not shared yet: the survey is not there.
+	doJSON(t, h, m.APIKey, "GET", "/api/v2/surveys/"+sid+"/", "", 404)
+	doJSON(t, h, owner.key, "PUT", "/api/folders/"+fid+"/shared-with/", `[{"sub_user":`+sub+`,"role":"viewer"},{"sub_user":`+sub+`,"role":"editor"}]`, 400)
+	doJSON(t, h, owner.key, "PUT", "/api/folders/"+fid+"/shared-with/", `[{"sub_user":99999999,"role":"viewer"}]`, 400)
+	shared := doJSON(t, h, owner.key, "PUT", "/api/folders/"+fid+"/shared-with/", `[{"sub_user":`+sub+`,"role":"viewer"}]`, 200)
+	testenv.SameJSON(t, "shared-with", shared, `[{"sub_user":`+sub+`,"email":"Ann@example.com","first_name":"Ann","last_name":"","role":"viewer"}]`)
+	doJSON(t, h, m.APIKey, "GET", "/api/v2/surveys/"+sid+"/", "", 200)
+	doJSON(t, h, m.APIKey, "PATCH", "/api/v2/surveys/"+sid+"/", `{"name":`, 403) // invalid body, decided first
+	var folders []struct {
+		ID         int64            `json:"id"`
+		SharedWith []map[string]any `json:"shared_with"`
+	}
+	_ = json.Unmarshal(doJSON(t, h, m.APIKey, "GET", "/api/folders/", "", 200), &folders)
+	if len(folders) != 1 || folders[0].ID != owner.ids["folder"] || len(folders[0].SharedWith) != 1 {
+		t.Errorf("the member's folders: %+v", folders)
+	}
+
+	// An editor writes; the detail and the log say who.
+	doJSON(t, h, owner.key, "PUT", "/api/folders/"+fid+"/shared-with/", `[{"sub_user":`+sub+`,"role":"editor"}]`, 200)
+	doJSON(t, h, m.APIKey, "PATCH", "/api/v2/surveys/"+sid+"/", `{"name":"renamed by Ann"}`, 200)
+	var detail struct {
+		UpdatedBy *struct {
+			SubUser int64 `json:"sub_user"`
+		} `json:"updated_by"`
+		UpdatedAt string `json:"updated_at"`
+	}
+	_ = json.Unmarshal(doJSON(t, h, owner.key, "GET", "/api/v2/surveys/"+sid+"/", "", 200), &detail)
+	if detail.UpdatedBy == nil || detail.UpdatedBy.SubUser != m.SubUser || detail.UpdatedAt == "" {
+		t.Errorf("updated_by %+v at %q, want the member", detail.UpdatedBy, detail.UpdatedAt)
+	}
+	doJSON(t, h, owner.key, "PATCH", "/api/v2/surveys/"+sid+"/", `{"name":"renamed by the owner"}`, 200)
+	_ = json.Unmarshal(doJSON(t, h, owner.key, "GET", "/api/v2/surveys/"+sid+"/", "", 200), &detail)
+	if detail.UpdatedBy != nil {
+		t.Errorf("updated_by %+v, want null (the owner)", detail.UpdatedBy)
+	}
+	var page struct {
+		Count   int `json:"count"`
+		Results []struct {
+			SubUser  *int64 `json:"sub_user"`
+			Method   string `json:"method"`
+			Path     string `json:"path"`
+			Status   int    `json:"status"`
+			SurveyID *int64 `json:"survey_id"`
+		} `json:"results"`
+	}
+	_ = json.Unmarshal(doJSON(t, h, owner.key, "GET", "/api/activity/", "", 200), &page)
+	if len(page.Results) < 2 || page.Results[0].SubUser != nil || page.Results[1].SubUser == nil || *page.Results[1].SubUser != m.SubUser ||
+		page.Results[1].Path != "/api/v2/surveys/"+sid+"/" || page.Results[1].Status != 200 || page.Results[1].SurveyID == nil {
+		t.Errorf("activity: %+v", page)
+	}
+	doJSON(t, h, m.APIKey, "GET", "/api/activity/", "", 403)
+
+	// The share ends: the next request is refused.
+	doJSON(t, h, owner.key, "PUT", "/api/folders/"+fid+"/shared-with/", `[]`, 200)
+	doJSON(t, h, m.APIKey, "GET", "/api/v2/surveys/"+sid+"/", "", 404)
+
+	// A new key revokes the old one.
+	var k struct {
+		APIKey string `json:"api_key"`
+	}
+	_ = json.Unmarshal(doJSON(t, h, owner.key, "POST", "/api/members/"+sub+"/key/", "", 201), &k)
+	doJSON(t, h, m.APIKey, "GET", "/api/whoami/", "", 401)
+	doJSON(t, h, k.APIKey, "GET", "/api/whoami/", "", 200)
+
+	// The account leaves the enterprise plan: members' keys are refused.
+	ctx := context.Background()
+	if err := st.SetPlan(ctx, owner.aid, survey.PlanPro); err != nil {
+		t.Fatal(err)
+	}
+	if b := doJSON(t, h, k.APIKey, "GET", "/api/whoami/", "", 403); !strings.Contains(string(b), "This plan does not include team members.") {
+		t.Errorf("whoami on pro: %s", b)
+	}
+	if err := st.SetPlan(ctx, owner.aid, survey.PlanEnterprise); err != nil {
+		t.Fatal(err)
+	}
+	doJSON(t, h, k.APIKey, "GET", "/api/whoami/", "", 200)
+
+	// A member's key off the plan signs no plugin in (contract section 21's
+	// exact answers).
+	if err := st.SetPlan(ctx, owner.aid, survey.PlanPro); err != nil {
+		t.Fatal(err)
+	}
+	req := testenv.NewRequest("POST", "/api/whoami/", "", "application/json", strings.NewReader(`{"authorization":"API-Key `+k.APIKey+`"}`))
+	req.Header.Del("Authorization")
+	if rep := testenv.Serve(h, req); rep.Code != 200 || string(rep.Body) != `{"authenticated": false}` {
+		t.Errorf("plugin sign-in with a member's key off the plan: %d %s", rep.Code, rep.Body)
+	}
+	if err := st.SetPlan(ctx, owner.aid, survey.PlanEnterprise); err != nil {
+		t.Fatal(err)
+	}
+
+	// Removed: the key stops at once, and the member leaves the folders
+	// shared with them.
+	doJSON(t, h, owner.key, "PUT", "/api/folders/"+fid+"/shared-with/", `[{"sub_user":`+sub+`,"role":"editor"}]`, 200)
+	doJSON(t, h, k.APIKey, "GET", "/api/v2/surveys/"+sid+"/", "", 200)
+	doJSON(t, h, owner.key, "DELETE", "/api/members/"+sub+"/", "", 204)
+	doJSON(t, h, k.APIKey, "GET", "/api/whoami/", "", 401)
+	doJSON(t, h, owner.key, "DELETE", "/api/members/"+sub+"/", "", 404)
+	testenv.SameJSON(t, "shared-with after the removal", doJSON(t, h, owner.key, "GET", "/api/folders/"+fid+"/shared-with/", "", 200), `[]`)
+}
+
+// TestMembersNeedEnterprise: another plan answers 403 naming it.
+func TestMembersNeedEnterprise(t *testing.T) {
+	if testing.Short() {
+		t.Skip("emulators")
+	}
+	st := testenv.Store(t)
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), exports: testenv.Exports(t)}))
+	_, key := testenv.NewAccount(t, survey.PlanPro)
+	b := doJSON(t, h, key, "GET", "/api/members/", "", 403)
+	if !strings.Contains(string(b), "pro") || !strings.Contains(string(b), "enterprise") {
+		t.Errorf("403 %s: want the plan named", b)
+	}
+	doJSON(t, h, key, "POST", "/api/members/", `{"email":""}`, 400) // the body first
+	doJSON(t, h, key, "POST", "/api/members/", `{"email":"bob@example.com"}`, 403)
+}
