@@ -92,7 +92,7 @@ func TestMatrixSegments(t *testing.T) {
 	if ws := segWidths([]int64{1000, 1, 3}, 1004, 176); ws[0]+ws[1]+ws[2] > 176.001 {
 		t.Errorf("segments %v wider than the row", ws)
 	}
-	css, err := web.ReadFile("web/app.css")
+	css, err := web.ReadFile("web/report.css")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestMatrixSegments(t *testing.T) {
 	for i := range chartColors {
 		m := regexp.MustCompile(`\.seg` + string(rune('0'+i)) + `\{fill:(#[0-9a-f]{6})\}`).FindSubmatch(css)
 		if m == nil {
-			t.Fatalf("app.css has no colour for .seg%d", i)
+			t.Fatalf("report.css has no colour for .seg%d", i)
 		}
 		c, _ := parseHex(string(m[1]))
 		pal = append(pal, c)
