@@ -147,8 +147,11 @@ func renderMessage(p page) []byte {
 func renderSurvey(p surveyPage) []byte {
 	var d doc
 	s := p.Survey
+	if hasType(p, survey.TypeRanking) {
+		p.Styles = append(p.Styles, "ranking.css")
+	}
 	if signsIn(p) {
-		p.Styles = []string{"signin.css"}
+		p.Styles = append(p.Styles, "signin.css")
 	}
 	d.head(p.page)
 	d.w("<h1>%s</h1>\n", text(s.Name))

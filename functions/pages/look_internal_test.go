@@ -120,7 +120,8 @@ func TestMatrixSegments(t *testing.T) {
 
 // TestRankingList: a ranking is a list in rank order with a select a
 // choice (the plain form's fields), two move buttons each and a live
-// region; a plain form shown again lists the choices in its ranks.
+// region; a plain form shown again lists the choices in its ranks; only a
+// page with a ranking loads ranking.js and ranking.css.
 func TestRankingList(t *testing.T) {
 	t.Parallel()
 	rank := view(survey.Element{ID: 2, Type: survey.TypeRanking, Title: "Order"})
@@ -139,8 +140,13 @@ func TestRankingList(t *testing.T) {
 		}
 	}
 	v := survey.ResponderSurvey{URLSlug: "s", Name: "n", Language: "en", Questions: [][]survey.ElementView{{rank}}}
-	if page := string(renderSurvey(surveyPage{page: newPage("en", "n"), Survey: v, Action: "/s/s/"})); !strings.Contains(page, assetNames["ranking.js"]) {
-		t.Errorf("a page with a ranking does not load ranking.js")
+	page := string(renderSurvey(surveyPage{page: newPage("en", "n"), Survey: v, Action: "/s/s/"}))
+	if !strings.Contains(page, assetNames["ranking.js"]) || !strings.Contains(page, `<link rel="stylesheet" href="`+assetNames["ranking.css"]+`">`) {
+		t.Errorf("a page with a ranking does not load ranking.js and ranking.css")
+	}
+	v.Questions = [][]survey.ElementView{{view(survey.Element{ID: 6, Type: survey.TypeText, Title: "Why"})}}
+	if page := string(renderSurvey(surveyPage{page: newPage("en", "n"), Survey: v, Action: "/s/s/"})); strings.Contains(page, "ranking.") {
+		t.Errorf("a page without a ranking loads its script or styles")
 	}
 }
 
