@@ -109,6 +109,9 @@ func (d *doc) head(p page) {
 <link rel="icon" href="%s" type="image/svg+xml">
 <link rel="stylesheet" href="%s">
 `, text(p.Lang), text(p.Dir), text(p.Title), text(p.description()), text(assetNames["favicon.svg"]), text(assetNames["app.css"]))
+	for _, s := range p.Styles {
+		d.w("<link rel=\"stylesheet\" href=\"%s\">\n", text(assetNames[s]))
+	}
 	if !p.NoScript {
 		d.w("<script src=\"%s\"></script>\n", text(assetNames["boot.js"]))
 	}
@@ -144,6 +147,12 @@ func renderMessage(p page) []byte {
 func renderSurvey(p surveyPage) []byte {
 	var d doc
 	s := p.Survey
+	if hasType(p, survey.TypeRanking) {
+		p.Styles = append(p.Styles, "ranking.css")
+	}
+	if signsIn(p) {
+		p.Styles = append(p.Styles, "signin.css")
+	}
 	d.head(p.page)
 	d.w("<h1>%s</h1>\n", text(s.Name))
 	if p.Preview {
@@ -418,6 +427,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 func renderReport(p reportPage) []byte {
 	var d doc
 	t := p.T
+	p.Styles = []string{"report.css"}
 	d.head(p.page)
 	d.w("<h1>%s</h1>\n<p class=\"count\" id=\"count\">%s: <strong>%s</strong></p>\n<div class=\"charts\">\n", text(p.Title), text(t.Responses), t.n(p.Report.Count))
 	for _, c := range p.Report.Charts {

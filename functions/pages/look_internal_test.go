@@ -92,7 +92,7 @@ func TestMatrixSegments(t *testing.T) {
 	if ws := segWidths([]int64{1000, 1, 3}, 1004, 176); ws[0]+ws[1]+ws[2] > 176.001 {
 		t.Errorf("segments %v wider than the row", ws)
 	}
-	css, err := web.ReadFile("web/app.css")
+	css, err := web.ReadFile("web/report.css")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestMatrixSegments(t *testing.T) {
 	for i := range chartColors {
 		m := regexp.MustCompile(`\.seg` + string(rune('0'+i)) + `\{fill:(#[0-9a-f]{6})\}`).FindSubmatch(css)
 		if m == nil {
-			t.Fatalf("app.css has no colour for .seg%d", i)
+			t.Fatalf("report.css has no colour for .seg%d", i)
 		}
 		c, _ := parseHex(string(m[1]))
 		pal = append(pal, c)
@@ -120,7 +120,8 @@ func TestMatrixSegments(t *testing.T) {
 
 // TestRankingList: a ranking is a list in rank order with a select a
 // choice (the plain form's fields), two move buttons each and a live
-// region; a plain form shown again lists the choices in its ranks.
+// region; a plain form shown again lists the choices in its ranks; only a
+// page with a ranking loads ranking.js and ranking.css.
 func TestRankingList(t *testing.T) {
 	t.Parallel()
 	rank := view(survey.Element{ID: 2, Type: survey.TypeRanking, Title: "Order"})
@@ -139,8 +140,13 @@ func TestRankingList(t *testing.T) {
 		}
 	}
 	v := survey.ResponderSurvey{URLSlug: "s", Name: "n", Language: "en", Questions: [][]survey.ElementView{{rank}}}
-	if page := string(renderSurvey(surveyPage{page: newPage("en", "n"), Survey: v, Action: "/s/s/"})); !strings.Contains(page, assetNames["ranking.js"]) {
-		t.Errorf("a page with a ranking does not load ranking.js")
+	page := string(renderSurvey(surveyPage{page: newPage("en", "n"), Survey: v, Action: "/s/s/"}))
+	if !strings.Contains(page, assetNames["ranking.js"]) || !strings.Contains(page, `<link rel="stylesheet" href="`+assetNames["ranking.css"]+`">`) {
+		t.Errorf("a page with a ranking does not load ranking.js and ranking.css")
+	}
+	v.Questions = [][]survey.ElementView{{view(survey.Element{ID: 6, Type: survey.TypeText, Title: "Why"})}}
+	if page := string(renderSurvey(surveyPage{page: newPage("en", "n"), Survey: v, Action: "/s/s/"})); strings.Contains(page, "ranking.") {
+		t.Errorf("a page without a ranking loads its script or styles")
 	}
 }
 

@@ -123,7 +123,8 @@ func (f fixture) get(path string) result {
 
 // TestPages: the page and the report answer HTML under the strict
 // policy, with no inline script or style attribute; unknown slugs, codes
-// and assets answer 404 pages; assets are immutable under their hash.
+// and assets answer 404 pages; assets are immutable under their hash; the
+// report alone loads report.css.
 func TestPages(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 2)
@@ -169,6 +170,12 @@ func TestPages(t *testing.T) {
 	rep := f.get("/r/" + f.sv.ReportCode + "/")
 	if rep.code != 200 || !strings.Contains(rep.body, "<svg") || strings.Count(rep.body, `<section class="chart">`) != 2 {
 		t.Errorf("report: %d %.300s", rep.code, rep.body)
+	}
+	// The charts' styles load with the report alone: not a weight the
+	// responder's page carries.
+	reportCSS := regexp.MustCompile(`<link rel="stylesheet" href="/assets/report\.[0-9a-f]{12}\.css">`)
+	if !reportCSS.MatchString(rep.body) || reportCSS.MatchString(page.body) {
+		t.Errorf("report.css loaded by the report %v, by the page %v; want the report alone", reportCSS.MatchString(rep.body), reportCSS.MatchString(page.body))
 	}
 	if rep.calls.DynamoDB() != 3 {
 		t.Errorf("the report made %d DynamoDB calls, want 3 (code, collection, shards)", rep.calls.DynamoDB())

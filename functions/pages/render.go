@@ -56,6 +56,9 @@ type page struct {
 	// Wide is a page of charts (the report): laid out across a wide
 	// screen rather than in one reading column.
 	Wide bool
+	// Styles are the assets ("signin.css") of the stylesheets the page
+	// loads after app.css, for parts only some pages have.
+	Styles []string
 }
 
 func (p page) description() string {

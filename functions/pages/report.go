@@ -187,7 +187,7 @@ func buildReport(c store.SurveyCollection, agg store.Aggregate, t texts, lk look
 }
 
 // Chart geometry, in the SVG's units. The SVG is drawn at most
-// chartMaxWidth CSS pixels wide (app.css) and shrinks with a phone's
+// chartMaxWidth CSS pixels wide (report.css) and shrinks with a phone's
 // screen; at 340 units its 12-unit text stays at 12 px or more down to a
 // 390 px phone's chart.
 const (

@@ -13,7 +13,7 @@ import (
 // sign-in pages after the welcome and code pages, in that order, each with
 // auth_description above the address and, without the script, the
 // survey's language's word that sending a code needs JavaScript; only such
-// a page loads signin.js.
+// a page loads signin.js and signin.css.
 func TestSignInStep(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 2)
@@ -53,6 +53,9 @@ func TestSignInStep(t *testing.T) {
 	}
 	if !regexp.MustCompile(`<script src="/assets/signin\.[0-9a-f]{12}\.js"></script>\n<script src="/assets/app\.`).MatchString(page) {
 		t.Errorf("signin.js not loaded before app.js")
+	}
+	if !regexp.MustCompile(`<link rel="stylesheet" href="/assets/app\.[0-9a-f]{12}\.css">\n<link rel="stylesheet" href="/assets/signin\.[0-9a-f]{12}\.css">`).MatchString(page) {
+		t.Errorf("signin.css not loaded after app.css")
 	}
 	if regexp.MustCompile(`<input id="signin-[a-z-]+"[^>]* name=`).MatchString(page) {
 		t.Errorf("a sign-in field has a name: the plain form would send it")

@@ -68,14 +68,13 @@
   function show(i) {
     at = i;
     if (errors) errors.innerHTML = "";
-    var signing = signin && pages[i].classList.contains("signin");
     pages.forEach(function (p, j) { p.hidden = j !== i; });
     var last = step(i, 1) >= pages.length;
     prev.hidden = hidePrev || i === 0 || !!(logic && logic.timed);
     next.hidden = last || (hideNext && pages[i].hasAttribute("data-auto"));
     submit.hidden = !last;
     next.textContent = pages[i].getAttribute("data-enter-text") || nextLabel;
-    if (signing) signin.shown(pages[i]);
+    if (signin) signin.shown(pages[i]);
     bar(i);
     if (logic && logic.timed && field("session").value) logic.countdown(pages[i], timer, timer.getAttribute("data-label"), function () {
       if (step(at, 1) < pages.length) show(step(at, 1)); else if (form.requestSubmit) form.requestSubmit(); else submit.click();
@@ -254,28 +253,15 @@
     return out;
   }
 
-  // The sign-in pages (section 18, signin.js): each send and confirmation
-  // through the API; the confirmed session replaces the one before.
-  var signin = window.surveySignIn ? window.surveySignIn({
-    next: next, call: call, fail: fail, refusal: refusal, challenge: extras.challenge,
-    required: tr("This field is required."),
-    clear: function () { errors.innerHTML = ""; },
-    session: function () { return field("session").value; },
-    signedIn: function (s) { field("session").value = s; }
-  }) : null;
+  // The sign-in pages (section 18, signin.js) are signin.js's to show and
+  // to leave; it goes on to the next page with on().
+  var signin = window.surveySignIn && window.surveySignIn({ call: call, fail: fail, refusal: refusal, tr: tr, session: session, on: function () { show(step(at, 1)); } });
 
   // advance leaves the page shown for the next one. The session starts when
   // the responder leaves the welcome page (or the code page, which gives it
   // its code), so the countdown starts there.
   function advance() {
-    if (signin && pages[at].classList.contains("signin")) {
-      if (busy) return;
-      busy = true;
-      session().then(function (ok) { return ok && signin.advance(pages[at]); })
-        .catch(function () { fail([tr("The network failed; try again.")]); return false; })
-        .then(function (ok) { busy = false; if (ok) show(step(at, 1)); });
-      return;
-    }
+    if (signin && signin.advance(pages[at])) return;
     if (!check(pages[at])) return;
     if (pages[at].classList.contains("welcome") && form.querySelector(".page.code")) { show(at + 1); return; }
     session().then(function (ok) { if (ok) show(step(at, 1)); }, netFail);
