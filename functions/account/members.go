@@ -88,11 +88,7 @@ func handleCreateMember(st Store) http.Handler {
 
 func handleDeleteMember(st Store) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		_, sub, err := api.AccountAndID(r, "sub_user")
-		if err != nil {
-			return err
-		}
-		acct, err := teamAccount(r)
+		acct, sub, err := memberOf(r)
 		if err != nil {
 			return err
 		}
@@ -104,14 +100,20 @@ func handleDeleteMember(st Store) http.Handler {
 	})
 }
 
+// memberOf is the team account and the member a {sub_user} route names.
+func memberOf(r *http.Request) (survey.Account, int64, error) {
+	_, sub, err := api.AccountAndID(r, "sub_user")
+	if err != nil {
+		return survey.Account{}, 0, err
+	}
+	acct, err := teamAccount(r)
+	return acct, sub, err
+}
+
 // handleMemberKey issues the member's key and revokes the old one.
 func handleMemberKey(st Store) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		_, sub, err := api.AccountAndID(r, "sub_user")
-		if err != nil {
-			return err
-		}
-		acct, err := teamAccount(r)
+		acct, sub, err := memberOf(r)
 		if err != nil {
 			return err
 		}

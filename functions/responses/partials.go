@@ -216,14 +216,8 @@ func (h handlers) partialResultsTable(w http.ResponseWriter, r *http.Request, ai
 	budget := newBudget(pageBudget)
 	for _, p := range rows {
 		cells := t.row(survey.Response{ID: p.ID, StartedAt: p.StartedAt, SubmittedAt: p.UpdatedAt, Answers: p.Answers, Variables: p.Variables})
-		row := resultsRow{ResponderID: p.ID, Data: append(cells, p.LastPage)}
-		out.Body = append(out.Body, row)
-		item, err := encodeJSON(row)
-		if err != nil {
+		if err := out.add(budget, resultsRow{ResponderID: p.ID, Data: append(cells, p.LastPage)}); err != nil {
 			return err
-		}
-		if !budget.take(item) {
-			return errPageTooLarge
 		}
 	}
 	api.Respond(w, r, http.StatusOK, out)

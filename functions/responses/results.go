@@ -101,14 +101,8 @@ func (h handlers) resultsTable() http.Handler {
 				code := resp.Code
 				row.ResponderCode = &code
 			}
-			out.Body = append(out.Body, row)
-			item, err := encodeJSON(row)
-			if err != nil {
+			if err := out.add(budget, row); err != nil {
 				return err
-			}
-			if !budget.take(item) {
-				// Page numbers fix a page's rows: it cannot end early.
-				return errPageTooLarge
 			}
 		}
 		api.Respond(w, r, http.StatusOK, out)
@@ -160,4 +154,19 @@ func (h handlers) tablePage(ctx context.Context, sid int64, tq tableQuery) ([]su
 		h.pages.remember(next, store.ResponsePosition{SubmittedAt: last.SubmittedAt, ID: last.ID})
 	}
 	return rows, nil
+}
+
+// add appends row to the table's page, within the page's byte budget:
+// page numbers fix a page's rows, so a page over it cannot end early and
+// answers errPageTooLarge.
+func (t *resultsTable) add(b *budget, row resultsRow) error {
+	t.Body = append(t.Body, row)
+	item, err := encodeJSON(row)
+	if err != nil {
+		return err
+	}
+	if !b.take(item) {
+		return errPageTooLarge
+	}
+	return nil
 }
