@@ -142,6 +142,12 @@ func startHooks(ctx context.Context, st *store.Store, sealer *links.Sealer, o ho
 				"first_arrival", f.FirstArrival, "last_arrival", f.LastArrival)
 		}
 	}
+	// Positioned before anything is written: a response recorded as soon
+	// as this returns is dispatched (a poller that found the stream's end
+	// later would skip it).
+	if err := stream.Open(ctx); err != nil {
+		return nil, err
+	}
 	slowDL := dl
 	if o.onRequest != nil {
 		// Each lane a client of its own, to tell their requests apart.

@@ -59,6 +59,8 @@ type Stream struct {
 	OnFailure func(Failure)
 	// Now is the clock of the record age; nil means time.Now.
 	Now func() time.Time
+
+	poller *shardPoller // set by Open
 }
 
 // Failure is what Lambda sends the on-failure destination of a stream
@@ -71,9 +73,12 @@ type Failure struct {
 	Reason string
 }
 
-// Run polls until ctx ends. The stream's shards are read one after the
-// other (moto serves one).
-func (s *Stream) Run(ctx context.Context) error {
+// Open finds the stream's shard and, unless FromStart, its end: every
+// record written once Open returned is handed over (Lambda's LATEST counts
+// from the mapping's creation, not from its first poll). A caller that
+// writes right after starting the poller opens it first; Run opens it
+// otherwise.
+func (s *Stream) Open(ctx context.Context) error {
 	desc, err := s.Client.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(s.ARN)})
 	if err != nil {
 		return fmt.Errorf("eventsource: describe stream: %w", err)
@@ -81,14 +86,36 @@ func (s *Stream) Run(ctx context.Context) error {
 	if len(desc.StreamDescription.Shards) == 0 {
 		return fmt.Errorf("eventsource: stream %s has no shard", s.ARN)
 	}
-	shard := aws.ToString(desc.StreamDescription.Shards[0].ShardId)
-	p := &shardPoller{s: s, shard: shard}
+	p := &shardPoller{s: s, shard: aws.ToString(desc.StreamDescription.Shards[0].ShardId)}
 	if !s.FromStart {
 		if err := p.skipToEnd(ctx); err != nil {
 			return err
 		}
 	}
-	return p.run(ctx)
+	s.poller = p
+	return nil
+}
+
+// Run polls until ctx ends. The stream's shards are read one after the
+// other (the emulators serve one). Like Lambda's event source mapping, it
+// keeps trying to open a stream it cannot reach yet.
+func (s *Stream) Run(ctx context.Context) error {
+	for s.poller == nil {
+		err := s.Open(ctx)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		slog.ErrorContext(ctx, "stream open", "error", err.Error())
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Second):
+		}
+	}
+	return s.poller.run(ctx)
 }
 
 type shardPoller struct {

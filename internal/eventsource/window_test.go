@@ -53,9 +53,13 @@ func TestStreamBatchWindow(t *testing.T) {
 					}
 					return events.DynamoDBEventResponse{}, nil
 				}}
+			// Opened first: every record written from here on is handed
+			// over, however late the poller's first read comes.
+			if err := s.Open(ctx); err != nil {
+				t.Fatal(err)
+			}
 			done := make(chan error, 1)
 			go func() { done <- s.Run(ctx) }()
-			time.Sleep(300 * time.Millisecond) // the poller is at the stream's end
 			for i := range n {
 				_, err := st.Client().PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(st.TableName()), Item: map[string]types.AttributeValue{
 					store.AttrPK: &types.AttributeValueMemberS{Value: fmt.Sprintf("%s%d", prefix, i)},
