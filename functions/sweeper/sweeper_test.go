@@ -66,7 +66,7 @@ func freshStore(tb testing.TB) *store.Store {
 	tb.Helper()
 	env := map[string]string{
 		"AWS_ENDPOINT_URL": testenv.Endpoint(tb), "AWS_REGION": "us-east-1",
-		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
+		"AWS_ACCESS_KEY_ID": testenv.AccessKey(tb), "AWS_SECRET_ACCESS_KEY": "test",
 	}
 	name := fmt.Sprintf("sweep-%s-%d", strings.NewReplacer("/", "-", " ", "-").Replace(tb.Name()), tableSeq.Add(1))
 	ctx := context.Background()

@@ -42,7 +42,7 @@ func newEnv(t *testing.T) adminEnv {
 	env := map[string]string{
 		"AWS_ENDPOINT_URL":      testenv.Endpoint(t),
 		"AWS_REGION":            "us-east-1",
-		"AWS_ACCESS_KEY_ID":     "test",
+		"AWS_ACCESS_KEY_ID":     testenv.AccessKey(t),
 		"AWS_SECRET_ACCESS_KEY": "test",
 		"TABLE_NAME":            table,
 	}

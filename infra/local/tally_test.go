@@ -39,7 +39,7 @@ func TestLocalTallyRetriesAFailedBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := map[string]string{"AWS_ENDPOINT_URL": testenv.Endpoint(t), "AWS_REGION": "us-east-1",
-		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}
+		"AWS_ACCESS_KEY_ID": testenv.AccessKey(t), "AWS_SECRET_ACCESS_KEY": "test"}
 	tallyCtx, stop := context.WithCancel(context.Background())
 	done, err := startTally(tallyCtx, modelled, awsenv.FromEnv(func(k string) string { return env[k] }))
 	if err != nil {

@@ -70,7 +70,7 @@ func newHookEnv(t testing.TB, o hookOptions) *hookEnv {
 		st.Now = o.now
 	}
 	env := map[string]string{"AWS_ENDPOINT_URL": testenv.Endpoint(t), "AWS_REGION": "us-east-1",
-		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}
+		"AWS_ACCESS_KEY_ID": testenv.AccessKey(t), "AWS_SECRET_ACCESS_KEY": "test"}
 	o.aws = awsenv.FromEnv(func(k string) string { return env[k] })
 	o.queueName = fmt.Sprintf("hooks-%d-%d", time.Now().UnixNano(), queueSeq.Add(1))
 	if o.visibility == 0 {

@@ -59,7 +59,7 @@ func startEmulators(ctx context.Context) (stop func(), err error) {
 			ddbc <- started{err: err}
 			return
 		}
-		s, err := ddblocal.Start(ctx, in, os.Getenv("DYNAMODB_LOCAL_HEAP"))
+		s, err := ddblocal.StartPerKey(ctx, in, os.Getenv("DYNAMODB_LOCAL_HEAP"))
 		ddbc <- started{s, err}
 	}()
 	bin, merr := moto.Find(os.Getenv("HOME"))
@@ -139,6 +139,7 @@ func Env(tb testing.TB) map[string]string {
 	tb.Helper()
 	env := emulatorEnv()
 	env["TABLE_NAME"] = Store(tb).TableName()
+	env["AWS_ACCESS_KEY_ID"] = AccessKey(tb)
 	env["KMS_KEY_ID"] = keyID
 	return env
 }
@@ -159,6 +160,7 @@ func ConflictConfig(tb testing.TB, hold time.Duration) (aws.Config, *conflict.Pr
 	tb.Cleanup(srv.Close)
 	env := emulatorEnv()
 	env["AWS_ENDPOINT_URL_DYNAMODB"] = srv.URL
+	env["AWS_ACCESS_KEY_ID"] = AccessKey(tb)
 	ac := awsenv.FromEnv(func(k string) string { return env[k] })
 	// The HTTP functions' tries, each as patient as the loaded emulator
 	// needs: a conflict is what these tests are about, not a timeout.

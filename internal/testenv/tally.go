@@ -33,7 +33,7 @@ func StreamRecords(tb testing.TB) map[string][]events.DynamoDBEventRecord {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	client := dynamodbstreams.NewFromConfig(cfg)
+	client := dynamodbstreams.NewFromConfig(Config(tb))
 	desc, err := client.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
 	if err != nil {
 		tb.Fatal(err)
@@ -76,7 +76,7 @@ func Tally(tb testing.TB) {
 	if err != nil {
 		tb.Fatalf("testenv: tally: %v", err)
 	}
-	client := dynamodbstreams.NewFromConfig(cfg)
+	client := dynamodbstreams.NewFromConfig(Config(tb))
 	tallied.Lock()
 	defer tallied.Unlock()
 	desc, err := client.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
@@ -39,6 +40,7 @@ var (
 
 	mu      sync.Mutex
 	stores  = map[string]*store.Store{}
+	keys    = map[string]string{}
 	buckets = map[string]*exports.Bucket{}
 )
 
@@ -104,10 +106,12 @@ func run(m *testing.M) int {
 
 // Store returns the store of the running top-level test: a table of its
 // own on DynamoDB Local, made on first use and shared by its subtests.
-// Tables per test keep tests apart (and never deleted: DynamoDB Local
-// slows down for good once a table with a stream is deleted); within a
-// test, accounts keep subtests apart. In -short mode the test is skipped
-// (make test never runs -short).
+// Each top-level test signs with an access key of its own (AccessKey), and
+// DynamoDB Local keeps a database for each key (ddblocal.StartPerKey):
+// one test's writes never slow another's. Tables are never deleted
+// (DynamoDB Local slows down for good once a table with a stream is
+// deleted); within a test, accounts keep subtests apart. In -short mode
+// the test is skipped (make test never runs -short).
 func Store(tb testing.TB) *store.Store {
 	tb.Helper()
 	if motoSrv == nil {
@@ -123,12 +127,33 @@ func Store(tb testing.TB) *store.Store {
 		return st
 	}
 	name := tableName(root)
-	st := store.New(cfg, name)
+	keys[root] = fmt.Sprintf("AKIDTEST%s%d", strings.ToUpper(runID), seq.Add(1))
+	st := store.New(rootConfig(root), name)
 	if err := localaws.EnsureTable(context.Background(), st.Client(), name); err != nil {
 		tb.Fatalf("testenv: create table %s: %v", name, err)
 	}
 	stores[root] = st
 	return st
+}
+
+// AccessKey is the access key the running top-level test signs with (its
+// DynamoDB Local database), for a test that builds an environment of its
+// own: AWS_ACCESS_KEY_ID, with any secret.
+func AccessKey(tb testing.TB) string {
+	tb.Helper()
+	Store(tb)
+	root, _, _ := strings.Cut(tb.Name(), "/")
+	mu.Lock()
+	defer mu.Unlock()
+	return keys[root]
+}
+
+// rootConfig is the emulators' configuration signing with root's key
+// (mu held or the key set).
+func rootConfig(root string) aws.Config {
+	c := cfg.Copy()
+	c.Credentials = credentials.NewStaticCredentialsProvider(keys[root], "test", "")
+	return c
 }
 
 // Exports returns the exports bucket of the running top-level test, on
@@ -163,8 +188,10 @@ func Endpoint(tb testing.TB) string {
 // client or a Store of their own on it (with another HTTP client, say).
 // It is a copy: changing it changes nothing for other tests.
 func Config(tb testing.TB) aws.Config {
-	Store(tb)
-	return cfg.Copy()
+	key := AccessKey(tb)
+	c := cfg.Copy()
+	c.Credentials = credentials.NewStaticCredentialsProvider(key, "test", "")
+	return c
 }
 
 // KMSKeyID is the id of the emulator's links key.
@@ -211,7 +238,7 @@ func benchmarking() bool {
 // caches, its own clock).
 func Container(tb testing.TB) *store.Store {
 	tb.Helper()
-	return store.New(cfg, Store(tb).TableName())
+	return store.New(Config(tb), Store(tb).TableName())
 }
 
 // SeedCodes stores codes of a survey straight into the table, as AddCodes

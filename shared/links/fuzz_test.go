@@ -60,6 +60,7 @@ const fuzzOpenEnv = "SURVEYSERVICE_LINKS_FUZZOPEN"
 
 type fuzzOpenSetup struct {
 	Endpoint string      `json:"endpoint"`
+	Key      string      `json:"key"` // the access key: its DynamoDB Local database
 	Table    string      `json:"table"`
 	KMSKey   string      `json:"kms_key"`
 	Tokens   []fuzzToken `json:"tokens"`
@@ -86,7 +87,7 @@ func FuzzOpen(f *testing.F) {
 	} else {
 		c := newContainer(f)
 		ctx := context.Background()
-		setup = fuzzOpenSetup{Endpoint: testenv.Endpoint(f), Table: c.st.TableName(), KMSKey: testenv.KMSKeyID(f)}
+		setup = fuzzOpenSetup{Endpoint: testenv.Endpoint(f), Key: testenv.AccessKey(f), Table: c.st.TableName(), KMSKey: testenv.KMSKeyID(f)}
 		add := func(surveyID int64, ps ...links.Payload) {
 			for i, tok := range seal(f, ctx, c.sealer, surveyID, ps...) {
 				setup.Tokens = append(setup.Tokens, fuzzToken{Token: tok, Survey: surveyID, Payload: ps[i].Encode()})
@@ -108,7 +109,7 @@ func FuzzOpen(f *testing.F) {
 		f.Setenv(fuzzOpenEnv, string(b))
 	}
 
-	env := map[string]string{"AWS_ENDPOINT_URL": setup.Endpoint, "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}
+	env := map[string]string{"AWS_ENDPOINT_URL": setup.Endpoint, "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": setup.Key, "AWS_SECRET_ACCESS_KEY": "test"}
 	cfg, err := localaws.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
 	if err != nil {
 		f.Fatal(err)

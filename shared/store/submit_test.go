@@ -106,7 +106,7 @@ func otherContainer(t *testing.T, st *store.Store) *store.Store {
 	t.Helper()
 	env := map[string]string{
 		"AWS_ENDPOINT_URL": testenv.Endpoint(t), "AWS_REGION": "us-east-1",
-		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
+		"AWS_ACCESS_KEY_ID": testenv.AccessKey(t), "AWS_SECRET_ACCESS_KEY": "test",
 	}
 	cfg, err := localaws.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
 	if err != nil {
