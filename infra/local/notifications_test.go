@@ -99,6 +99,26 @@ func TestNotificationsSendEmailAndSMS(t *testing.T) {
 	if err := webhook.Verify(secret, got.header, got.body, time.Now()); err != nil {
 		t.Errorf("the delivery with its own Content-Type does not verify: %v", err)
 	}
+	// The n8n trigger node keeps the body only when form_response,
+	// form_response.definition and form_response.answers are all defined
+	// (PorslineTrigger.node.ts:186-197); it hands the workflow the body.
+	var n8n struct {
+		FormResponse *struct {
+			FormID     string          `json:"form_id"`
+			Definition *map[string]any `json:"definition"`
+			Answers    *[]struct {
+				Field struct {
+					ID string `json:"id"`
+				} `json:"field"`
+				Value json.RawMessage `json:"value"`
+			} `json:"answers"`
+		} `json:"form_response"`
+	}
+	if err := json.Unmarshal(got.body, &n8n); err != nil || n8n.FormResponse == nil || n8n.FormResponse.Definition == nil || n8n.FormResponse.Answers == nil {
+		t.Errorf("the n8n trigger node drops this body (%v): %s", err, got.body)
+	} else if as := *n8n.FormResponse.Answers; n8n.FormResponse.FormID != fmt.Sprint(e.sid) || len(as) != 1 || as[0].Field.ID != "1" || string(as[0].Value) != `"Yes"` {
+		t.Errorf("form_response %s", got.body)
+	}
 	for _, wid := range []int64{emailID, smsID, hookID} {
 		waitFor(t, settle, "the log shows the success", func() bool {
 			ds := e.deliveries(t, wid)

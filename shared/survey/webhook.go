@@ -2,6 +2,8 @@ package survey
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -335,6 +337,39 @@ type EventBody struct {
 	Type      string    `json:"type"`
 	Timestamp string    `json:"timestamp"`
 	Data      EventData `json:"data"`
+	// FormResponse repeats the response for the Porsline n8n trigger node
+	// (asedmammad/n8n-nodes-porsline), which throws away any body without
+	// form_response.definition and form_response.answers
+	// (PorslineTrigger.node.ts, webhook()): Typeform's shape, which the
+	// node was written against.
+	FormResponse FormResponse `json:"form_response"`
+}
+
+// FormResponse is a response as Typeform's form_response: the form (the
+// survey, with the fields answered) and the answers in element order.
+type FormResponse struct {
+	FormID      string         `json:"form_id"`
+	Token       string         `json:"token"`
+	SubmittedAt string         `json:"submitted_at"`
+	Definition  FormDefinition `json:"definition"`
+	Answers     []FormAnswer   `json:"answers"`
+}
+
+// FormDefinition is the form of a FormResponse.
+type FormDefinition struct {
+	ID     string      `json:"id"`
+	Fields []FormField `json:"fields"`
+}
+
+// FormField names an element of the survey.
+type FormField struct {
+	ID string `json:"id"`
+}
+
+// FormAnswer is one element's answer, as the API gives it.
+type FormAnswer struct {
+	Field FormField       `json:"field"`
+	Value json.RawMessage `json:"value"`
 }
 
 // EventData is what a response.submitted event carries.
@@ -346,7 +381,21 @@ type EventData struct {
 // SubmittedEvent is the body of the response.submitted event of r.
 func SubmittedEvent(r Response) EventBody {
 	return EventBody{Type: EventResponseSubmitted, Timestamp: r.SubmittedAt.UTC().Format(TimestampLayout),
-		Data: EventData{SurveyID: r.SurveyID, Response: r.View()}}
+		Data: EventData{SurveyID: r.SurveyID, Response: r.View()}, FormResponse: formResponse(r)}
+}
+
+// formResponse is r as Typeform's form_response.
+func formResponse(r Response) FormResponse {
+	ids := slices.Sorted(maps.Keys(r.Answers))
+	f := FormResponse{FormID: strconv.FormatInt(r.SurveyID, 10), Token: strconv.FormatInt(r.ID, 10),
+		SubmittedAt: r.SubmittedAt.UTC().Format(TimestampLayout),
+		Definition:  FormDefinition{ID: strconv.FormatInt(r.SurveyID, 10), Fields: make([]FormField, len(ids))},
+		Answers:     make([]FormAnswer, len(ids))}
+	for i, id := range ids {
+		field := FormField{ID: strconv.FormatInt(id, 10)}
+		f.Definition.Fields[i], f.Answers[i] = field, FormAnswer{Field: field, Value: r.Answers[id]}
+	}
+	return f
 }
 
 // PartialEvent is the body of a response.partial delivery: the partial
@@ -369,5 +418,5 @@ func EventOf(event string, r Response) EventBody {
 		return SubmittedEvent(r)
 	}
 	return EventBody{Type: EventResponseUpdated, Timestamp: r.EditedAt.UTC().Format(TimestampLayout),
-		Data: EventData{SurveyID: r.SurveyID, Response: r.View()}}
+		Data: EventData{SurveyID: r.SurveyID, Response: r.View()}, FormResponse: formResponse(r)}
 }

@@ -1,6 +1,8 @@
 package survey_test
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,5 +53,36 @@ func TestHeaderProblem(t *testing.T) {
 		if survey.HeaderProblem(h[0], h[1]) == "" {
 			t.Errorf("%q: %q accepted", h[0], h[1])
 		}
+	}
+}
+
+// TestEventFormResponse: submitted and updated events carry the response
+// again as Typeform's form_response (the Porsline n8n trigger node drops a
+// body without its definition and answers), answers in element order, ids
+// as strings; an answerless response still has both, as empty lists.
+func TestEventFormResponse(t *testing.T) {
+	at := time.Date(2026, 11, 27, 8, 30, 0, 0, time.UTC)
+	r := survey.Response{ID: 77, SurveyID: 9, SubmittedAt: at, StartedAt: at.Add(-time.Minute), EditedAt: at.Add(time.Hour),
+		Answers: map[int64]json.RawMessage{12: json.RawMessage(`[1,2]`), 3: json.RawMessage(`"تهران"`)}}
+	for _, event := range []string{survey.EventResponseSubmitted, survey.EventResponseUpdated} {
+		b, err := json.Marshal(survey.EventOf(event, r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			FormResponse json.RawMessage `json:"form_response"`
+		}
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		want := `{"form_id":"9","token":"77","submitted_at":"2026-11-27T08:30:00.000000Z","definition":{"id":"9","fields":[{"id":"3"},{"id":"12"}]},` +
+			`"answers":[{"field":{"id":"3"},"value":"تهران"},{"field":{"id":"12"},"value":[1,2]}]}`
+		if string(got.FormResponse) != want {
+			t.Errorf("%s: form_response %s\nwant %s", event, got.FormResponse, want)
+		}
+	}
+	b, _ := json.Marshal(survey.SubmittedEvent(survey.Response{ID: 1, SurveyID: 2}))
+	if !strings.Contains(string(b), `"definition":{"id":"2","fields":[]},"answers":[]`) {
+		t.Errorf("an answerless response: %s", b)
 	}
 }
