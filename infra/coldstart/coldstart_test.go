@@ -90,15 +90,16 @@ func BenchmarkColdStart(b *testing.B) {
 }
 
 // runEnv is what every run of one top-level test shares: the emulator and
-// the test's own table.
+// the test's own table, in the database of its access key.
 type runEnv struct {
 	endpoint string
 	table    string
+	key      string
 }
 
 func newRunEnv(tb testing.TB) runEnv {
 	tb.Helper()
-	return runEnv{endpoint: testenv.Endpoint(tb), table: testenv.Store(tb).TableName()}
+	return runEnv{endpoint: testenv.Endpoint(tb), table: testenv.Store(tb).TableName(), key: testenv.AccessKey(tb)}
 }
 
 // invocation is the event a function is started with and what its answer
@@ -305,7 +306,7 @@ func runOnce(tb testing.TB, bin, fn string, inv invocation, env runEnv) result {
 		"TZ=:UTC",
 		"AWS_REGION=us-east-1",
 		"AWS_DEFAULT_REGION=us-east-1",
-		"AWS_ACCESS_KEY_ID=test",
+		"AWS_ACCESS_KEY_ID="+env.key,
 		"AWS_SECRET_ACCESS_KEY=test",
 		"AWS_ENDPOINT_URL=" + env.endpoint,
 		"TABLE_NAME=" + env.table,
