@@ -306,7 +306,7 @@ func runOnce(tb testing.TB, bin, fn string, inv invocation, env runEnv) result {
 		"TZ=:UTC",
 		"AWS_REGION=us-east-1",
 		"AWS_DEFAULT_REGION=us-east-1",
-		"AWS_ACCESS_KEY_ID="+env.key,
+		"AWS_ACCESS_KEY_ID=" + env.key,
 		"AWS_SECRET_ACCESS_KEY=test",
 		"AWS_ENDPOINT_URL=" + env.endpoint,
 		"TABLE_NAME=" + env.table,
