@@ -22,6 +22,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -121,7 +122,11 @@ var runVars = []runVar{
 		}
 	}},
 	{name: "TABLE_NAME", check: func(t *testing.T, r *envRun) {
-		if _, err := dynamodb.NewFromConfig(testenv.Config(t)).DescribeTable(context.Background(),
+		// DynamoDB Local keeps the tests' tables in a database per access
+		// key and region: the run's own.
+		cfg := testenv.Config(t)
+		cfg.Region, cfg.Credentials = r.env["AWS_REGION"], credentials.NewStaticCredentialsProvider(r.env["AWS_ACCESS_KEY_ID"], "x", "")
+		if _, err := dynamodb.NewFromConfig(cfg).DescribeTable(context.Background(),
 			&dynamodb.DescribeTableInput{TableName: aws.String(r.env["TABLE_NAME"])}); err != nil {
 			t.Error(err)
 		}
