@@ -6,7 +6,6 @@
 package ddblocal
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -37,7 +36,7 @@ type Server struct {
 	// AWS_ENDPOINT_URL_DYNAMODB_STREAMS).
 	URL string
 	p   *proc.Process
-	log *bytes.Buffer
+	log *proc.Output
 }
 
 // Install is where DynamoDB Local and Java were found.
@@ -116,6 +115,16 @@ func start(ctx context.Context, in Install, heap string, shared bool) (*Server, 
 	if heap == "" {
 		heap = DefaultHeap
 	}
+	for try := 1; ; try++ {
+		s, err := startOn(ctx, in, heap, shared)
+		if errors.Is(err, proc.ErrPortTaken) && try < 5 {
+			continue // another process bound the port first: another one
+		}
+		return s, err
+	}
+}
+
+func startOn(ctx context.Context, in Install, heap string, shared bool) (*Server, error) {
 	port, err := proc.FreePort()
 	if err != nil {
 		return nil, fmt.Errorf("ddblocal: %w", err)
@@ -129,7 +138,7 @@ func start(ctx context.Context, in Install, heap string, shared bool) (*Server, 
 		cmd.Args = append(cmd.Args, "-sharedDb")
 	}
 	cmd.Dir = in.Dir
-	log := &bytes.Buffer{}
+	log := &proc.Output{}
 	cmd.Stdout, cmd.Stderr = log, log
 	p, err := proc.Start(cmd)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"surveyservice/internal/proc"
@@ -49,6 +50,16 @@ func Find(home string) (string, error) {
 // Start runs moto_server on a free loopback port and waits until it answers.
 // The server dies with its process group when Stop is called.
 func Start(ctx context.Context, bin string) (*Server, error) {
+	for try := 1; ; try++ {
+		s, err := startOn(ctx, bin)
+		if errors.Is(err, proc.ErrPortTaken) && try < 5 {
+			continue // another process bound the port first: another one
+		}
+		return s, err
+	}
+}
+
+func startOn(ctx context.Context, bin string) (*Server, error) {
 	port, err := proc.FreePort()
 	if err != nil {
 		return nil, fmt.Errorf("moto: %w", err)
@@ -67,6 +78,8 @@ func Start(ctx context.Context, bin string) (*Server, error) {
 	}
 	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", strconv.Itoa(port))
 	cmd.Env = append(os.Environ(), "PYTHONPATH="+pythonPath)
+	out := &proc.Output{}
+	cmd.Stdout, cmd.Stderr = out, out
 	p, err := proc.Start(cmd)
 	if err != nil {
 		os.RemoveAll(dir)
@@ -75,7 +88,7 @@ func Start(ctx context.Context, bin string) (*Server, error) {
 	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), p: p, dir: dir}
 	if err := p.WaitReady(ctx, s.URL+"/moto-api/", 30*time.Second); err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("moto: %s: %w", bin, err)
+		return nil, fmt.Errorf("moto: %s: %w\n%s", bin, err, strings.TrimSpace(out.String()))
 	}
 	return s, nil
 }
