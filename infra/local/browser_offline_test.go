@@ -110,6 +110,21 @@ func controlled(t *testing.T, ctx context.Context) {
 	waitJS(t, ctx, `!!navigator.serviceWorker.controller`, "the service worker taking the page")
 }
 
+// pageKept waits until the service worker holds its copy of the page: a
+// page shown before the worker controlled it asks to be kept, and the
+// worker fetches it once more (r3: the test went offline while that fetch
+// was under way on a busy machine, and the offline reload found no copy).
+func pageKept(t *testing.T, ctx context.Context) {
+	t.Helper()
+	for range 600 {
+		if awaitJS[bool](t, ctx, `(u => (u.searchParams.delete("resume"), caches.match(u.href)))(new URL(location.href)).then(r => !!r)`) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("the service worker never kept the page")
+}
+
 // kept is what the page keeps for its survey, "" for nothing.
 func kept(t *testing.T, ctx context.Context, slug string) string {
 	t.Helper()
@@ -223,6 +238,7 @@ func TestBrowserOfflineSubmission(t *testing.T) {
 			open(t, ctx, s.pagesServer, sv.URLSlug)
 			visible(t, ctx, ".page.welcome")
 			controlled(t, ctx)
+			pageKept(t, ctx)
 
 			s.online(t, ctx, false)
 			tabTo(t, ctx, "next")
