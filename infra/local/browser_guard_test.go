@@ -39,7 +39,7 @@ func TestBrowserCodeUnderAttack(t *testing.T) {
 	open(t, ctx, p, sv.URLSlug)
 	waitPage(t, ctx, "code")
 	keys(t, ctx, "RIGHT-1", kb.Enter)
-	for range 200 { // the worker solves the challenge the guard asked for
+	for range 1200 { // the worker solves the challenge the guard asked for
 		if evalJS[string](t, ctx, `document.documentElement.getAttribute("data-captcha-ms")||""`) != "" {
 			break
 		}

@@ -97,7 +97,7 @@ func answerFramed(t *testing.T, ctx context.Context, parentURL, surveyURL, text 
 		t.Fatal(err)
 	}
 	var frame *target.Info
-	for range 200 {
+	for range 1200 {
 		infos, err := chromedp.Targets(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -127,7 +127,7 @@ func answerFramed(t *testing.T, ctx context.Context, parentURL, surveyURL, text 
 	); err != nil {
 		t.Fatalf("answering in the frame: %v", err)
 	}
-	for range 300 {
+	for range 1200 {
 		var state string
 		if err := chromedp.Run(fctx, chromedp.Evaluate(
 			`document.getElementById("thanks").hidden ? document.getElementById("errors").textContent : "thanks"`, &state)); err != nil {
@@ -163,7 +163,7 @@ func TestBrowserPlainFormNoSpam(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out string
-		for range 200 {
+		for range 1200 {
 			var b string
 			_ = chromedp.Run(ctx, chromedp.Evaluate(`(document.getElementById("message")||{}).textContent || (document.getElementById("errors")||{}).textContent || ""`, &b))
 			if b != "" {

@@ -243,7 +243,7 @@ func activePage(t *testing.T, ctx context.Context) string {
 func waitPage(t *testing.T, ctx context.Context, want string) {
 	t.Helper()
 	got := ""
-	for range 100 {
+	for range 1200 {
 		if got = activePage(t, ctx); got == want {
 			return
 		}

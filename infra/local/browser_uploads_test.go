@@ -82,7 +82,7 @@ func choose(t *testing.T, ctx context.Context, sel, path string) {
 // waitText polls a JavaScript expression until it is a non-empty string.
 func waitText(t *testing.T, ctx context.Context, js string) string {
 	t.Helper()
-	for range 200 {
+	for range 1200 {
 		if v := evalJS[string](t, ctx, js); v != "" {
 			return v
 		}

@@ -99,7 +99,7 @@ func TestBrowserEmbedded(t *testing.T) {
 	// The frame follows the page's height: wait until it settles.
 	var height, said float64
 	var msgs []map[string]any
-	for range 100 {
+	for range 1200 {
 		height = evalJS[float64](t, ctx, `document.getElementById("survey-frame").getBoundingClientRect().height`)
 		if msgs = messages(t, ctx); len(msgs) > 0 {
 			said, _ = msgs[len(msgs)-1]["height"].(float64)
@@ -134,7 +134,7 @@ func TestBrowserEmbedded(t *testing.T) {
 	); err != nil {
 		t.Fatalf("answering in the frame: %v", err)
 	}
-	for range 100 {
+	for range 1200 {
 		if evalJS[string](t, ctx, `document.title`) == "submitted" {
 			break
 		}
@@ -174,7 +174,7 @@ func TestBrowserEmbedRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			var url string
-			for range 60 {
+			for range 1200 {
 				if url = childFrameURL(t, ctx); strings.HasPrefix(url, "chrome-error:") {
 					break
 				}
