@@ -89,35 +89,10 @@ func TestBrowserEmbeddedNoSpamCrossSite(t *testing.T) {
 
 // answerFramed opens the parent page, answers the framed survey's one
 // text question and submits: "thanks" when its thanks shows, else the
-// page's error messages. A frame of another site runs in a process of
-// its own (site isolation), so the test drives it as its own target.
+// page's error messages.
 func answerFramed(t *testing.T, ctx context.Context, parentURL, surveyURL, text string) string {
 	t.Helper()
-	if err := chromedp.Run(ctx, chromedp.Navigate(parentURL)); err != nil {
-		t.Fatal(err)
-	}
-	var frame *target.Info
-	for range 1200 {
-		infos, err := chromedp.Targets(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, in := range infos {
-			if in.Type == "iframe" && strings.HasPrefix(in.URL, surveyURL) {
-				frame = in
-			}
-		}
-		if frame != nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if frame == nil {
-		t.Fatalf("no frame of %s runs apart from its parent %s", surveyURL, parentURL)
-	}
-	// Not cancelled: cancelling it would close the frame's target; the
-	// tab's own cleanup ends it.
-	fctx, _ := chromedp.NewContext(ctx, chromedp.WithTargetID(frame.TargetID))
+	fctx := framed(t, ctx, parentURL, surveyURL)
 	// Input events go to the top-level page's target, not an
 	// out-of-process frame's: the frame's own script types and clicks.
 	if err := chromedp.Run(fctx,
@@ -239,4 +214,39 @@ func TestBrowserThrottledInPersian(t *testing.T) {
 	}
 	shot(t, ctx, "throttled-fa-page")
 	checkAxe(t, ctx, "fa throttled page")
+}
+
+// framed opens the parent page and answers a context on its frame of
+// surveyURL. A frame of another site runs in a process of its own (site
+// isolation), so the test drives it as its own target. Input events go
+// to the top-level page's target, not an out-of-process frame's: drive
+// the frame with its own script (clicks, values).
+func framed(t *testing.T, ctx context.Context, parentURL, surveyURL string) context.Context {
+	t.Helper()
+	if err := chromedp.Run(ctx, chromedp.Navigate(parentURL)); err != nil {
+		t.Fatal(err)
+	}
+	var frame *target.Info
+	for range 1200 {
+		infos, err := chromedp.Targets(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range infos {
+			if in.Type == "iframe" && strings.HasPrefix(in.URL, surveyURL) {
+				frame = in
+			}
+		}
+		if frame != nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if frame == nil {
+		t.Fatalf("no frame of %s runs apart from its parent %s", surveyURL, parentURL)
+	}
+	// Not cancelled: cancelling it would close the frame's target; the
+	// tab's own cleanup ends it.
+	fctx, _ := chromedp.NewContext(ctx, chromedp.WithTargetID(frame.TargetID))
+	return fctx
 }

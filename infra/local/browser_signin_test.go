@@ -144,17 +144,71 @@ func TestBrowserSignIn(t *testing.T) {
 			set(fmt.Sprintf("a%v", sv.Elements[1]["id"]), "signed in")
 			evalJS[bool](t, ctx, `document.getElementById("submit").click(), true`)
 			visible(t, ctx, "#thanks")
-			var page struct {
-				Results []struct {
-					Respondent map[string]string `json:"respondent"`
-				} `json:"results"`
-			}
-			if err := p.api.call("GET", fmt.Sprintf("/api/surveys/%d/responses/", sv.ID), nil, &page); err != nil {
-				t.Fatal(err)
-			}
-			if len(page.Results) != 1 || page.Results[0].Respondent["email"] != strings.ToLower(email) || page.Results[0].Respondent["phone"] != e164 {
-				t.Fatalf("responses %+v, want one from %s and %s", page.Results, strings.ToLower(email), e164)
+			if rs := respondents(t, p, sv.ID); len(rs) != 1 || rs[0]["email"] != strings.ToLower(email) || rs[0]["phone"] != e164 {
+				t.Fatalf("respondents %v, want one from %s and %s", rs, strings.ToLower(email), e164)
 			}
 		})
 	}
+}
+
+// TestBrowserSignInCrossSite: a page on localhost frames a survey that
+// asks for an email address, served from 127.0.0.1 (another site): inside
+// the frame the responder solves the send's challenge, gets the code,
+// signs in and responds, and the response carries the address.
+func TestBrowserSignInCrossSite(t *testing.T) {
+	p, box := newSigningServer(t)
+	sv := p.build(t, surveySpec{Name: "Signed in, framed", Language: 4, Settings: map[string]any{"service_auth": true},
+		Elements: []map[string]any{
+			{"type": 1, "title": "Welcome"},
+			{"type": 2, "title": "Say something"},
+			{"type": 9, "title": "Thanks!"},
+		}})
+	origin := p.srv.URL // http://127.0.0.1:Q
+	parent := parentSite(t, origin+"/s/"+sv.URLSlug+"/", origin)
+	parentURL := strings.Replace(parent.URL, "127.0.0.1", "localhost", 1) // http://localhost:P: another site
+	if !strings.HasPrefix(parentURL, "http://localhost:") {
+		t.Fatalf("parent %s: want localhost framing 127.0.0.1", parentURL)
+	}
+	ctx := browser(t, true)
+	fctx := framed(t, ctx, parentURL, origin+"/s/")
+	visible(t, fctx, ".page.welcome")
+	next := func() { evalJS[bool](t, fctx, `document.getElementById("next").click(), true`) }
+	set := func(id, v string) {
+		evalJS[bool](t, fctx, fmt.Sprintf(`document.getElementById(%q).value = %q, true`, id, v))
+	}
+	email := fmt.Sprintf("framed-%d@example.com", time.Now().UnixNano())
+	next()
+	waitPage(t, fctx, "signin-email")
+	set("signin-email", email)
+	next()
+	visible(t, fctx, ".page:not([hidden]) .signin-confirm")
+	set("signin-email-code", codeSentTo(t, box, email))
+	next()
+	waitPage(t, fctx, "0")
+	set(fmt.Sprintf("a%v", sv.Elements[1]["id"]), "from the blog")
+	evalJS[bool](t, fctx, `document.getElementById("submit").click(), true`)
+	visible(t, fctx, "#thanks")
+	shot(t, ctx, "signin-cross-site")
+	if rs := respondents(t, p, sv.ID); len(rs) != 1 || rs[0]["email"] != email {
+		t.Fatalf("respondents %v, want one from %s", rs, email)
+	}
+}
+
+// respondents are the survey's responses' respondent objects, as the
+// owner's list shows them.
+func respondents(t *testing.T, p pagesServer, sid int64) []map[string]string {
+	t.Helper()
+	var page struct {
+		Results []struct {
+			Respondent map[string]string `json:"respondent"`
+		} `json:"results"`
+	}
+	if err := p.api.call("GET", fmt.Sprintf("/api/surveys/%d/responses/", sid), nil, &page); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]map[string]string, len(page.Results))
+	for i, r := range page.Results {
+		out[i] = r.Respondent
+	}
+	return out
 }
