@@ -1,6 +1,7 @@
 package survey
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -380,20 +381,31 @@ type EventData struct {
 
 // SubmittedEvent is the body of the response.submitted event of r.
 func SubmittedEvent(r Response) EventBody {
-	return EventBody{Type: EventResponseSubmitted, Timestamp: r.SubmittedAt.UTC().Format(TimestampLayout),
-		Data: EventData{SurveyID: r.SurveyID, Response: r.View()}, FormResponse: formResponse(r)}
+	return eventBody(EventResponseSubmitted, r.SubmittedAt, r)
 }
 
-// formResponse is r as Typeform's form_response.
-func formResponse(r Response) FormResponse {
-	ids := slices.Sorted(maps.Keys(r.Answers))
-	f := FormResponse{FormID: strconv.FormatInt(r.SurveyID, 10), Token: strconv.FormatInt(r.ID, 10),
-		SubmittedAt: r.SubmittedAt.UTC().Format(TimestampLayout),
-		Definition:  FormDefinition{ID: strconv.FormatInt(r.SurveyID, 10), Fields: make([]FormField, len(ids))},
-		Answers:     make([]FormAnswer, len(ids))}
+// eventBody is the body of an event of r stamped at: the response as its
+// owner sees it, twice (data.response and form_response).
+func eventBody(event string, at time.Time, r Response) EventBody {
+	v := r.View()
+	return EventBody{Type: event, Timestamp: at.UTC().Format(TimestampLayout),
+		Data: EventData{SurveyID: r.SurveyID, Response: v}, FormResponse: formResponse(r.SurveyID, v)}
+}
+
+// formResponse is a response's view as Typeform's form_response: the very
+// answers data.response carries (a file's name and size, never its
+// upload), in element order.
+func formResponse(sid int64, v ResponseView) FormResponse {
+	ids := slices.SortedFunc(maps.Keys(v.Answers), func(a, b string) int {
+		x, _ := strconv.ParseInt(a, 10, 64)
+		y, _ := strconv.ParseInt(b, 10, 64)
+		return cmp.Compare(x, y)
+	})
+	form := strconv.FormatInt(sid, 10)
+	f := FormResponse{FormID: form, Token: strconv.FormatInt(v.ID, 10), SubmittedAt: v.SubmittedAt,
+		Definition: FormDefinition{ID: form, Fields: make([]FormField, len(ids))}, Answers: make([]FormAnswer, len(ids))}
 	for i, id := range ids {
-		field := FormField{ID: strconv.FormatInt(id, 10)}
-		f.Definition.Fields[i], f.Answers[i] = field, FormAnswer{Field: field, Value: r.Answers[id]}
+		f.Definition.Fields[i], f.Answers[i] = FormField{ID: id}, FormAnswer{Field: FormField{ID: id}, Value: v.Answers[id]}
 	}
 	return f
 }
@@ -417,6 +429,5 @@ func EventOf(event string, r Response) EventBody {
 	if event != EventResponseUpdated {
 		return SubmittedEvent(r)
 	}
-	return EventBody{Type: EventResponseUpdated, Timestamp: r.EditedAt.UTC().Format(TimestampLayout),
-		Data: EventData{SurveyID: r.SurveyID, Response: r.View()}, FormResponse: formResponse(r)}
+	return eventBody(EventResponseUpdated, r.EditedAt, r)
 }

@@ -85,4 +85,11 @@ func TestEventFormResponse(t *testing.T) {
 	if !strings.Contains(string(b), `"definition":{"id":"2","fields":[]},"answers":[]`) {
 		t.Errorf("an answerless response: %s", b)
 	}
+	// A file answer is the owner's view of it, as in data.response: its
+	// name and size, never the upload it was stored under.
+	file, _ := json.Marshal(survey.FileAnswer{Upload: "up-secret", FileName: "cv.pdf", Size: 10, ContentType: "application/pdf"})
+	b, _ = json.Marshal(survey.SubmittedEvent(survey.Response{ID: 3, SurveyID: 4, Answers: map[int64]json.RawMessage{5: file}}))
+	if strings.Contains(string(b), "up-secret") || !strings.Contains(string(b), `"answers":[{"field":{"id":"5"},"value":{"file_name":"cv.pdf","size":10,"url":null}}]`) {
+		t.Errorf("a file answer: %s", b)
+	}
 }
