@@ -115,20 +115,10 @@ func start(ctx context.Context, in Install, heap string, shared bool) (*Server, 
 	if heap == "" {
 		heap = DefaultHeap
 	}
-	for try := 1; ; try++ {
-		s, err := startOn(ctx, in, heap, shared)
-		if errors.Is(err, proc.ErrPortTaken) && try < 5 {
-			continue // another process bound the port first: another one
-		}
-		return s, err
-	}
+	return proc.OnFreePort(func(port int) (*Server, error) { return startOn(ctx, in, heap, shared, port) })
 }
 
-func startOn(ctx context.Context, in Install, heap string, shared bool) (*Server, error) {
-	port, err := proc.FreePort()
-	if err != nil {
-		return nil, fmt.Errorf("ddblocal: %w", err)
-	}
+func startOn(ctx context.Context, in Install, heap string, shared bool, port int) (*Server, error) {
 	cmd := exec.Command(in.Java,
 		"-Xmx"+heap, "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 		"-Djava.library.path="+filepath.Join(in.Dir, "DynamoDBLocal_lib"),

@@ -50,20 +50,10 @@ func Find(home string) (string, error) {
 // Start runs moto_server on a free loopback port and waits until it answers.
 // The server dies with its process group when Stop is called.
 func Start(ctx context.Context, bin string) (*Server, error) {
-	for try := 1; ; try++ {
-		s, err := startOn(ctx, bin)
-		if errors.Is(err, proc.ErrPortTaken) && try < 5 {
-			continue // another process bound the port first: another one
-		}
-		return s, err
-	}
+	return proc.OnFreePort(func(port int) (*Server, error) { return startOn(ctx, bin, port) })
 }
 
-func startOn(ctx context.Context, bin string) (*Server, error) {
-	port, err := proc.FreePort()
-	if err != nil {
-		return nil, fmt.Errorf("moto: %w", err)
-	}
+func startOn(ctx context.Context, bin string, port int) (*Server, error) {
 	dir, err := os.MkdirTemp("", "moto-site-")
 	if err != nil {
 		return nil, fmt.Errorf("moto: %w", err)

@@ -41,6 +41,24 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
+// OnFreePort starts a server with start on a free port (FreePort), and
+// on another one when the first was taken before the server bound it
+// (start's error is ErrPortTaken), at most five times.
+func OnFreePort[T any](start func(port int) (T, error)) (T, error) {
+	for try := 1; ; try++ {
+		port, err := FreePort()
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		s, err := start(port)
+		if errors.Is(err, ErrPortTaken) && try < 5 {
+			continue
+		}
+		return s, err
+	}
+}
+
 // ErrPortTaken is wrapped by WaitReady's error when the process's output
 // says its port was taken before it could bind it.
 var ErrPortTaken = errors.New("its port was taken")

@@ -50,3 +50,28 @@ func TestOutputKeepsItsStart(t *testing.T) {
 		t.Fatalf("kept %d bytes, want %d", n, outputKept)
 	}
 }
+
+// TestOnFreePortStartsAgain: a start whose port was taken is made again on
+// another port, at most five times in all; any other failure is final.
+func TestOnFreePortStartsAgain(t *testing.T) {
+	var ports []int
+	got, err := OnFreePort(func(port int) (int, error) {
+		ports = append(ports, port)
+		if len(ports) < 3 {
+			return 0, ErrPortTaken
+		}
+		return port, nil
+	})
+	if err != nil || len(ports) != 3 || got != ports[2] {
+		t.Fatalf("OnFreePort = %d, %v after starts on %v; want the third start's port", got, err, ports)
+	}
+	calls := 0
+	if _, err := OnFreePort(func(int) (int, error) { calls++; return 0, ErrPortTaken }); !errors.Is(err, ErrPortTaken) || calls != 5 {
+		t.Errorf("always taken: %v after %d starts, want ErrPortTaken after 5", err, calls)
+	}
+	calls = 0
+	other := errors.New("no java")
+	if _, err := OnFreePort(func(int) (int, error) { calls++; return 0, other }); err != other || calls != 1 {
+		t.Errorf("another failure: %v after %d starts, want it at once", err, calls)
+	}
+}

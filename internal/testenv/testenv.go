@@ -128,7 +128,7 @@ func Store(tb testing.TB) *store.Store {
 	}
 	name := tableName(root)
 	keys[root] = fmt.Sprintf("AKIDTEST%s%d", strings.ToUpper(runID), seq.Add(1))
-	st := store.New(rootConfig(root), name)
+	st := store.New(signedAs(keys[root]), name)
 	if err := localaws.EnsureTable(context.Background(), st.Client(), name); err != nil {
 		tb.Fatalf("testenv: create table %s: %v", name, err)
 	}
@@ -148,11 +148,10 @@ func AccessKey(tb testing.TB) string {
 	return keys[root]
 }
 
-// rootConfig is the emulators' configuration signing with root's key
-// (mu held or the key set).
-func rootConfig(root string) aws.Config {
+// signedAs is a copy of the emulators' configuration signing with key.
+func signedAs(key string) aws.Config {
 	c := cfg.Copy()
-	c.Credentials = credentials.NewStaticCredentialsProvider(keys[root], "test", "")
+	c.Credentials = credentials.NewStaticCredentialsProvider(key, "test", "")
 	return c
 }
 
@@ -188,10 +187,7 @@ func Endpoint(tb testing.TB) string {
 // client or a Store of their own on it (with another HTTP client, say).
 // It is a copy: changing it changes nothing for other tests.
 func Config(tb testing.TB) aws.Config {
-	key := AccessKey(tb)
-	c := cfg.Copy()
-	c.Credentials = credentials.NewStaticCredentialsProvider(key, "test", "")
-	return c
+	return signedAs(AccessKey(tb))
 }
 
 // KMSKeyID is the id of the emulator's links key.
