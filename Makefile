@@ -64,8 +64,14 @@ $(DDB_LOCAL_DIR)/DynamoDBLocal.jar:
 	echo "Installed in $(DDB_LOCAL_DIR)"
 
 ## run: the whole API on http://127.0.0.1:$${PORT:-3000}, on DynamoDB Local and moto started when AWS_ENDPOINT_URL is unset
+# Its data is kept in LOCAL_DATA_DIR across runs; FRESH=1 starts empty.
+LOCAL_DATA_DIR ?= .cache/local-data
+# The JSON request log goes to LOG_FILE, so that the banner stays in sight;
+# LOG_FILE=- logs to the terminal.
+LOG_FILE ?= .cache/make-run.log
 run: emulators
-	ADMIN_ENV_FILE=$(ADMIN_ENV_FILE) $(GO) run ./infra/local
+	@if [ -n "$(FRESH)" ]; then echo "FRESH=1: removing the kept data in $(LOCAL_DATA_DIR)"; rm -rf "$(LOCAL_DATA_DIR)"; fi
+	ADMIN_ENV_FILE=$(ADMIN_ENV_FILE) LOCAL_DATA_DIR=$(LOCAL_DATA_DIR) LOG_FILE=$(LOG_FILE) $(GO) run ./infra/local
 
 ## admin: the admin command against the running `make run` (make admin ARGS='account create --email E --plan pro')
 # make run writes its emulators' addresses to ADMIN_ENV_FILE while it runs;
