@@ -24,7 +24,7 @@ DDB_LOCAL_NPM := amplify-dynamodb-simulator@2.9.30
 DDB_LOCAL_SHA256 := 454305e9bc3e6ebcca5b62569869e31563b8d7e346474e94557b2600702146c7
 DDB_LOCAL_DIR := .cache/dynamodb-local-$(DDB_LOCAL_VERSION)
 
-.PHONY: all build run admin test vet fmt-check lint-template unit axe-core bench bench-once fuzz fuzz-brief load load-viral clean emulators java
+.PHONY: all build run admin screenshots test vet fmt-check lint-template unit axe-core bench bench-once fuzz fuzz-brief load load-viral clean emulators java
 
 all: build
 
@@ -64,8 +64,18 @@ $(DDB_LOCAL_DIR)/DynamoDBLocal.jar:
 	echo "Installed in $(DDB_LOCAL_DIR)"
 
 ## run: the whole API on http://127.0.0.1:$${PORT:-3000}, on DynamoDB Local and moto started when AWS_ENDPOINT_URL is unset
+# Its data is kept in LOCAL_DATA_DIR across runs; FRESH=1 starts empty.
+LOCAL_DATA_DIR ?= .cache/local-data
+# The JSON request log goes to LOG_FILE, so that the banner stays in sight;
+# LOG_FILE=- logs to the terminal.
+LOG_FILE ?= .cache/make-run.log
 run: emulators
-	ADMIN_ENV_FILE=$(ADMIN_ENV_FILE) $(GO) run ./infra/local
+	@if [ -n "$(FRESH)" ]; then echo "FRESH=1: removing the kept data in $(LOCAL_DATA_DIR)"; rm -rf "$(LOCAL_DATA_DIR)"; fi
+	ADMIN_ENV_FILE=$(ADMIN_ENV_FILE) LOCAL_DATA_DIR=$(LOCAL_DATA_DIR) LOG_FILE=$(LOG_FILE) $(GO) run ./infra/local
+
+## screenshots: the README's pictures of the page and the report (docs/images/), made again by a browser test
+screenshots: emulators
+	SCREENSHOTS_OUT=$(CURDIR)/docs/images $(GO) test -count=1 -run '^TestScreenshots$$' ./infra/local
 
 ## admin: the admin command against the running `make run` (make admin ARGS='account create --email E --plan pro')
 # make run writes its emulators' addresses to ADMIN_ENV_FILE while it runs;

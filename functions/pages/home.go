@@ -2,6 +2,7 @@ package pages
 
 import (
 	"net/http"
+	"sync"
 
 	"surveyservice/docs"
 )
@@ -29,22 +30,60 @@ public reports, and a template catalog.</p>
 	return d.bytes()
 }
 
-// renderDocsIndex lists the documentation's topics.
+// renderDocsIndex lists the documentation's topics in reading order.
 func renderDocsIndex() []byte {
 	var d doc
 	p := newPage("en", "Survey Service documentation")
 	p.NoScript = true
+	p.Styles = []string{"docs.css"}
+	p.Description = "The Survey Service's documentation, by topic, in reading order."
 	d.head(p)
-	d.w("<h1>Documentation</h1>\n<ul class=\"home\">\n")
+	d.w("<div class=\"docs\">\n<h1>Documentation</h1>\n<p>The topics in reading order; start with the first.</p>\n<ol>\n")
 	for _, e := range docs.Topics() {
 		d.w("<li><a href=\"/docs/%s/\">%s</a></li>\n", text(e.Name), text(e.Title))
 	}
-	d.w("</ul>\n<p><a href=\"/\">Survey Service</a></p>\n")
+	d.w("</ol>\n<p><a href=\"/\">Survey Service</a> · <a href=\"/api/schema/\">The OpenAPI document</a></p>\n</div>\n")
+	d.foot()
+	return d.bytes()
+}
+
+// renderDoc is a topic's page: the contents list (the topics in reading
+// order, this one marked), the topic rendered from its Markdown, and links
+// to the topics before and after it.
+func renderDoc(t docs.Page) []byte {
+	var d doc
+	p := newPage("en", t.Title+" · Survey Service documentation")
+	p.NoScript = true
+	p.Styles = []string{"docs.css"}
+	d.head(p)
+	topics := docs.Topics()
+	d.w("<div class=\"docs\">\n<p class=\"skip\"><a href=\"#contents\">All topics</a></p>\n<nav class=\"toc\" id=\"contents\" aria-label=\"Documentation\"><a href=\"/docs/\">Documentation</a>\n<ol>\n")
+	at := 0
+	for i, e := range topics {
+		current := markup("")
+		if e.Name == t.Name {
+			current, at = ` aria-current="page"`, i
+		}
+		d.w("<li><a href=\"/docs/%s/\"%s>%s</a></li>\n", text(e.Name), current, text(e.Title))
+	}
+	d.w("</ol>\n</nav>\n<article>\n%s</article>\n<nav class=\"pager\" aria-label=\"Previous and next topic\">", markup(t.HTML)) // rendered from our own Markdown, raw HTML left out
+	if at > 0 {
+		d.w("<a href=\"/docs/%s/\" rel=\"prev\">← %s</a>", text(topics[at-1].Name), text(topics[at-1].Title))
+	} else {
+		d.w("<span></span>")
+	}
+	if at+1 < len(topics) {
+		d.w("<a href=\"/docs/%s/\" rel=\"next\">%s →</a>", text(topics[at+1].Name), text(topics[at+1].Title))
+	}
+	d.w("</nav>\n</div>\n")
 	d.foot()
 	return d.bytes()
 }
 
 var homePage, docsIndex = renderHome(), renderDocsIndex()
+
+// docPages are the topics' pages, each rendered on its first request.
+var docPages sync.Map
 
 func handleHome() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -58,15 +97,31 @@ func handleDocsIndex() http.Handler {
 	})
 }
 
-// handleDoc answers a topic's Markdown as plain text, which every browser
-// shows as it is written.
+// handleDoc answers a topic as a page of the site.
 func handleDoc() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := docs.Topic(r.PathValue("topic"))
+		name := r.PathValue("topic")
+		body, ok := docPages.Load(name)
+		if !ok {
+			t, found := docs.HTML(name)
+			if !found {
+				writeNotFound(w, r)
+				return
+			}
+			body, _ = docPages.LoadOrStore(name, renderDoc(t))
+		}
+		writePage(w, r, http.StatusOK, body.([]byte), "")
+	})
+}
+
+// handleDocImage answers a picture a topic shows.
+func handleDocImage() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := docs.Asset(r.PathValue("file"))
 		if !ok {
 			writeNotFound(w, r)
 			return
 		}
-		writeFile(w, r, "text/plain; charset=utf-8", "public, max-age=300", "default-src 'none'; frame-ancestors 'none'", body)
+		writeFile(w, r, "image/png", "public, max-age=3600", "default-src 'none'; frame-ancestors 'none'", body)
 	})
 }

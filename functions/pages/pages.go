@@ -59,6 +59,7 @@ func New(d Deps) *api.Router {
 	rt.Handle(api.Route{Method: "GET", Path: "/", Name: "Home", Public: true}, handleHome())
 	rt.Handle(api.Route{Method: "GET", Path: "/docs/", Name: "Documentation", Public: true}, handleDocsIndex())
 	rt.Handle(api.Route{Method: "GET", Path: "/docs/{topic}/", Name: "Documentation Topic", Public: true}, handleDoc())
+	rt.Handle(api.Route{Method: "GET", Path: "/docs/images/{file}/", Name: "Documentation Image", Public: true}, handleDocImage())
 	// oEmbed's own format parameter: json (the router's), or xml, which
 	// reaches the handler to answer 501.
 	oembed := api.Route{Method: "GET", Path: "/api/oembed/", Name: "oEmbed", Public: true,

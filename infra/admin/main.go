@@ -47,7 +47,7 @@ const usage = `usage (--aws to act on real AWS when no AWS_ENDPOINT_URL is set):
   admin reports backfill
   admin previews backfill
   admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
-  admin recount --account N | --survey ID [--dry-run] [--quiet 10m]   (refuses a survey with a response submitted or edited within --quiet)
+  admin recount --account N | --survey ID [--dry-run] [--quiet 10m]   (refuses to write to a survey with a response submitted or edited within --quiet; --dry-run always looks)
   admin replay-webhooks --from RFC3339 --to RFC3339
   admin keep-files --since RFC3339 [--segments N]
   admin webhooks backfill [--segments N]

@@ -156,6 +156,13 @@ func TestRecountSurvey(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.run(t, "recount", "--survey", sid).fails(t, 1, "survey busy", "within the last 10m0s")
+	// A dry run looks whenever: it writes nothing (it was refused for
+	// 10 minutes after any response).
+	dry = recountOut{}
+	e.run(t, "recount", "--survey", sid, "--dry-run").ok(t, &dry, "survey_id", "dry_run", "responses", "changes")
+	if !dry.DryRun || dry.Responses != 8 {
+		t.Errorf("a dry run right after a response answered %+v, want a look at 8 responses", dry)
+	}
 	if c, err := st.SurveyCounts(ctx, sv.ID); err != nil || !equalCounts(c, want) {
 		t.Errorf("counts after the refused recount %+v, %v; want %+v", c, err, want)
 	}

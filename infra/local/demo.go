@@ -178,8 +178,9 @@ const demoMemberEmail = "member@example.com"
 // demoMember makes the demo account's member, or finds it on an endpoint
 // that kept its data and issues a fresh key (the old one is revoked), and
 // shares the folder with them as editor, through the owner's routes. It
-// answers the member's key.
-func demoMember(c apiClient, folderID int64) (string, error) {
+// answers the member's key: kept (the key a kept run printed) while it
+// still works, else a new one.
+func demoMember(c apiClient, folderID int64, kept string) (string, error) {
 	var members []survey.Member
 	if err := c.call("GET", "/api/members/", nil, &members); err != nil {
 		return "", err
@@ -198,6 +199,8 @@ func demoMember(c apiClient, folderID int64) (string, error) {
 		if err := c.call("POST", "/api/members/", map[string]string{"email": demoMemberEmail, "first_name": "Demo", "last_name": "Member"}, &made); err != nil {
 			return "", err
 		}
+	} else if kept != "" && (apiClient{h: c.h, key: kept}).call("GET", "/api/folders/", nil, nil) == nil {
+		made.SubUser, made.APIKey = sub, kept
 	} else if err := c.call("POST", fmt.Sprintf("/api/members/%d/key/", sub), nil, &made); err != nil {
 		return "", err
 	} else {

@@ -31,7 +31,9 @@ type emulators struct {
 // AWS_ENDPOINT_URL_DYNAMODB_STREAMS at DynamoDB Local, and the emulators'
 // credentials. Without Java,
 // DynamoDB Local (`make emulators`) or moto_server it fails.
-func startEmulators(ctx context.Context, getenv func(string) string, stdout io.Writer) (*emulators, map[string]string, error) {
+//
+// With kept, DynamoDB Local keeps its database in kept's directory.
+func startEmulators(ctx context.Context, getenv func(string) string, stdout io.Writer, kept *keptData) (*emulators, map[string]string, error) {
 	hold := conflict.DefaultHold
 	if v := getenv("DYNAMODB_CONFLICT_HOLD"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -53,7 +55,11 @@ func startEmulators(ctx context.Context, getenv func(string) string, stdout io.W
 	ddbErr := make(chan error, 1)
 	go func() {
 		var err error
-		e.ddb, err = ddblocal.Start(ctx, in, getenv("DYNAMODB_LOCAL_HEAP"))
+		if kept != nil {
+			e.ddb, err = ddblocal.StartIn(ctx, in, getenv("DYNAMODB_LOCAL_HEAP"), kept.dynamoDir())
+		} else {
+			e.ddb, err = ddblocal.Start(ctx, in, getenv("DYNAMODB_LOCAL_HEAP"))
+		}
 		ddbErr <- err
 	}()
 	e.moto, err = moto.Start(ctx, bin)

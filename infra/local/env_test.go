@@ -192,6 +192,9 @@ var runVars = []runVar{
 	{name: "DYNAMODB_CONFLICT_HOLD", bad: "-1s"},
 	{name: "DYNAMODB_LOCAL_DIR", bad: "/nonexistent/dynamodb-local"},
 	{name: "DYNAMODB_LOCAL_HEAP", bad: "lots"},
+	// make run's own: TestRunKeepsItsData shows the kept data used.
+	{name: "LOCAL_DATA_DIR", bad: "/dev/null/kept"},
+	{name: "LOG_FILE", bad: "/dev/null/make-run.log"},
 }
 
 func jsonID(id int64) string { b, _ := json.Marshal(id); return string(b) }

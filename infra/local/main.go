@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/kms"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"surveyservice/functions/pages"
 	"surveyservice/functions/templates"
@@ -54,18 +55,31 @@ func main() {
 }
 
 func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
-	api.JSONLogging(stderr)
+	logFile, closeLog, err := openLog(getenv("LOG_FILE"), stderr)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
 	env, err := readEnv(getenv)
 	if err != nil {
 		return err
 	}
+	env.logFile = logFile
 	// Without AWS_ENDPOINT_URL make run starts the emulators and fills
 	// them for a new user; a client that brings its own emulators gets
 	// what is missing but no sample data, so that it can make the one
 	// catalog account itself (contract section 9).
 	own := getenv("AWS_ENDPOINT_URL") == ""
 	if own {
-		emu, endpoints, err := startEmulators(ctx, env.get, stdout)
+		// LOCAL_DATA_DIR (make run sets .cache/local-data) keeps the
+		// run's data for the next one; unset, everything is in memory.
+		if dir := getenv("LOCAL_DATA_DIR"); dir != "" {
+			if env.kept, err = openKept(dir); err != nil {
+				return err
+			}
+			defer env.kept.close()
+		}
+		emu, endpoints, err := startEmulators(ctx, env.get, stdout, env.kept)
 		if err != nil {
 			return err
 		}
@@ -77,6 +91,22 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return err
 	}
 	defer res.close()
+	if env.kept != nil {
+		n, err := env.kept.restoreBuckets(ctx, res.s3)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Kept data in %s (%d files put back; make run FRESH=1 starts empty)\n", env.kept.dir, n)
+		// Ctrl-C ends ctx: the buckets are saved after the server stops,
+		// before the emulators do (the deferred stops run after this).
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := env.kept.saveBuckets(sctx, res.s3); err != nil {
+				fmt.Fprintln(stderr, "error: keeping the buckets' files:", err)
+			}
+		}()
+	}
 	// Every message sent (SES and SNS on the emulator) is also kept in the
 	// local outbox and printed, so that a person can read it.
 	res.outbox = outbox.New(stdout)
@@ -92,7 +122,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	handler := withOutbox(res.outbox, api.ServeAt(env.apiBase, serveWithin(routers(res.st, functionsConfig(env, res, bg)), limited(res.st, env.rates))))
 	var sample *sampleData
 	if own {
-		if sample, err = loadSampleData(ctx, res.st, handler, env.port); err != nil {
+		if sample, err = loadSampleData(ctx, res.st, handler, env.port, env.kept); err != nil {
 			return err
 		}
 	}
@@ -129,6 +159,11 @@ type environment struct {
 	guard   webhook.Guard
 	// limits are the sending budgets (VERIFY_LIMITS).
 	limits sending.Limits
+	// logFile is where the JSON log goes (LOG_FILE), "" for stderr.
+	logFile string
+	// kept is the data kept across runs (LOCAL_DATA_DIR), nil when
+	// everything stays in memory.
+	kept *keptData
 }
 
 // readEnv reads the environment and checks the values `make run` parses,
@@ -182,7 +217,9 @@ type resources struct {
 	// message also kept in outbox.
 	sender sending.Sender
 	outbox *outbox.Outbox
-	close  func()
+	// s3 reaches every bucket, to keep and restore their files.
+	s3    *s3.Client
+	close func()
 }
 
 // createResources creates what is missing (the table, the KMS key, the
@@ -207,6 +244,16 @@ func createResources(ctx context.Context, env *environment) (*resources, error) 
 			return nil, err
 		}
 	}
+	var sealing links.KMS = kmsClient
+	if env.kept != nil {
+		master, err := env.kept.masterKey()
+		if err != nil {
+			return nil, fmt.Errorf("LOCAL_DATA_DIR: %w", err)
+		}
+		if sealing, err = newKeptKMS(kmsClient, master); err != nil {
+			return nil, err
+		}
+	}
 	bucket := exports.New(cfg, exports.BucketFromEnv(env.get))
 	if err := localaws.EnsureExports(ctx, bucket); err != nil {
 		return nil, err
@@ -223,7 +270,8 @@ func createResources(ctx context.Context, env *environment) (*resources, error) 
 	if err := localaws.EnsureSMSPreferences(ctx, cfg, mail.SenderID); err != nil {
 		return nil, err
 	}
-	res := &resources{st: st, sealer: links.NewSealer(kmsClient, keyID, st), exports: bucket, sender: sending.New(cfg, mail), close: func() {}}
+	res := &resources{st: st, sealer: links.NewSealer(sealing, keyID, st), exports: bucket, sender: sending.New(cfg, mail), close: func() {},
+		s3: s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })}
 	// The responders' files: the bucket's CORS rule lets the service's
 	// own pages POST to it.
 	origin := strings.TrimSuffix(env.get("PUBLIC_SURVEY_URL"), "/")
@@ -306,11 +354,17 @@ type sampleData struct {
 
 // loadSampleData loads the sample catalog, creates (or finds) the demo
 // account and its demo survey, and builds the sample templates' surveys.
-func loadSampleData(ctx context.Context, st *store.Store, handler http.Handler, port string) (*sampleData, error) {
+//
+// With kept, the keys printed before are printed again while they work.
+func loadSampleData(ctx context.Context, st *store.Store, handler http.Handler, port string, kept *keptData) (*sampleData, error) {
 	if _, err := st.ImportTemplates(ctx, seed.Templates); err != nil {
 		return nil, fmt.Errorf("load the sample catalog: %w", err)
 	}
-	key, err := demoKey(ctx, st)
+	var keys demoKeys
+	if kept != nil {
+		keys = kept.demoKeys()
+	}
+	key, err := demoKey(ctx, st, keys.Owner)
 	if err != nil {
 		return nil, err
 	}
@@ -318,9 +372,14 @@ func loadSampleData(ctx context.Context, st *store.Store, handler http.Handler, 
 	if err != nil {
 		return nil, fmt.Errorf("demo survey: %w", err)
 	}
-	memberKey, err := demoMember(apiClient{h: handler, key: key}, demo.FolderID)
+	memberKey, err := demoMember(apiClient{h: handler, key: key}, demo.FolderID, keys.Member)
 	if err != nil {
 		return nil, fmt.Errorf("demo member: %w", err)
+	}
+	if kept != nil {
+		if err := kept.saveDemoKeys(demoKeys{Owner: key, Member: memberKey}); err != nil {
+			return nil, fmt.Errorf("LOCAL_DATA_DIR: %w", err)
+		}
 	}
 	// The sample templates backed by real surveys (a second import of the
 	// catalog, with their survey ids).
@@ -351,26 +410,33 @@ func listenAndServe(ctx context.Context, handler http.Handler, env *environment,
 	defer removeAdminEnv()
 	adminLine := fmt.Sprintf("Admin command: make admin ARGS='account create --email you@example.com --plan pro', or in a shell:\n  %s\n  go run ./infra/admin ...\n", exportLine(pairs))
 	on := or(env.get("AWS_ENDPOINT_URL_DYNAMODB"), env.get("AWS_ENDPOINT_URL"))
+	if env.logFile != "" {
+		adminLine += fmt.Sprintf("Request log: %s (warnings and errors also here; LOG_FILE=- make run logs everything here)\n", env.logFile)
+	}
+	// The banner ends with what a person needs next (the key, the pages,
+	// the walkthrough's line) and "Listening on", the log going to its
+	// file: nothing buries it.
+	outbox := fmt.Sprintf("Local outbox (every email and SMS sent): http://127.0.0.1:%s%s\n", port, outboxPath)
 	if sample == nil {
 		fmt.Fprintf(stdout, "Table %q on %s; no sample data on an endpoint of your own (make accounts with the admin command)\n", st.TableName(), on)
 		fmt.Fprint(stdout, adminLine)
-		fmt.Fprintf(stdout, "Listening on http://127.0.0.1:%s\n", port)
-		fmt.Fprintf(stdout, "Local outbox (every email and SMS sent): http://127.0.0.1:%s%s\n", port, outboxPath)
+		fmt.Fprint(stdout, outbox)
 	} else {
 		key, demo := sample.key, sample.demo
 		fmt.Fprintf(stdout, "Loaded %d sample templates; table %q on %s\n", sample.templates, st.TableName(), on)
-		fmt.Fprintf(stdout, "Demo account: %s (enterprise plan)\n", demoEmail)
-		fmt.Fprintf(stdout, "API key: %s\n", key)
-		fmt.Fprintf(stdout, "Member %s (editor of the demo survey's folder; docs/teams.md): API key %s\n", demoMemberEmail, sample.memberKey)
 		fmt.Fprint(stdout, adminLine)
-		fmt.Fprintf(stdout, "Listening on http://127.0.0.1:%s\n", port)
-		fmt.Fprintf(stdout, "Local outbox (every email and SMS sent): http://127.0.0.1:%s%s\n", port, outboxPath)
-		fmt.Fprintf(stdout, "Responder page: http://127.0.0.1:%s/s/%s/\n", port, demo.URLSlug)
-		fmt.Fprintf(stdout, "Report: http://127.0.0.1:%s/r/%s/\n", port, demo.ReportCode)
+		fmt.Fprint(stdout, outbox)
+		fmt.Fprintf(stdout, "Member %s (editor of the demo survey's folder; docs/teams.md): API key %s\n", demoMemberEmail, sample.memberKey)
 		fmt.Fprintf(stdout,
 			"Start a survey from a template: curl -H 'Authorization: API-Key %s' -H 'Content-Type: application/json' "+
 				"-d '{\"template\": \"customer-satisfaction-survey\", \"folder_id\": %d}' http://127.0.0.1:%s/api/v2/surveys/\n", key, demo.FolderID, port)
+		fmt.Fprintf(stdout, "Demo account: %s (enterprise plan)\n", demoEmail)
+		fmt.Fprintf(stdout, "API key: %s\n", key)
+		fmt.Fprintf(stdout, "Responder page: http://127.0.0.1:%s/s/%s/\n", port, demo.URLSlug)
+		fmt.Fprintf(stdout, "Report: http://127.0.0.1:%s/r/%s/\n", port, demo.ReportCode)
+		fmt.Fprintf(stdout, "The walkthrough (README), in another terminal:\n  %s\n  bash examples/walkthrough.sh\n", walkthroughLine(key, port))
 	}
+	fmt.Fprintf(stdout, "Listening on http://127.0.0.1:%s\n", port)
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(ln) }()
 	select {
@@ -387,9 +453,21 @@ func listenAndServe(ctx context.Context, handler http.Handler, env *environment,
 	return nil
 }
 
+// walkthroughLine is the line a person pastes into another terminal to run
+// the README's walkthrough against this run, whatever its port.
+func walkthroughLine(key, port string) string {
+	return "export KEY=" + shellQuote(key) + " BASE=" + shellQuote("http://127.0.0.1:"+port)
+}
+
 // demoKey creates the demo account, or finds it on an endpoint that already
-// has it, and issues a fresh key for it.
-func demoKey(ctx context.Context, st *store.Store) (string, error) {
+// has it, and issues a fresh key for it, unless kept (the key a kept run
+// printed) is still the demo account's.
+func demoKey(ctx context.Context, st *store.Store, kept string) (string, error) {
+	if kept != "" {
+		if acct, err := st.AccountByKeyHash(ctx, survey.HashKey(kept)); err == nil && strings.EqualFold(acct.Email, demoEmail) {
+			return kept, nil
+		}
+	}
 	acct, err := st.AccountByEmail(ctx, demoEmail)
 	if survey.ErrorCode(err) == survey.ENOTFOUND {
 		acct, err = st.CreateAccount(ctx, survey.Account{Email: demoEmail, FirstName: "Demo", LastName: "Owner", Plan: survey.PlanEnterprise})

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -312,8 +313,30 @@ func freePort(t *testing.T) string {
 }
 
 // startLocal runs `make run`'s run() and returns the API key it printed
-// and the base URL, once it prints that it listens.
+// and the base URL, once it prints that it listens. It stops with the test.
 func startLocal(t *testing.T, env map[string]string) (key, base string) {
+	t.Helper()
+	key, base, stop := startStoppable(t, env)
+	t.Cleanup(stop)
+	return key, base
+}
+
+// startStoppable is startLocal with the Ctrl-C in the caller's hands: stop
+// ends the run and waits for it (at most once; later calls do nothing).
+func startStoppable(t *testing.T, env map[string]string) (key, base string, stop func()) {
+	t.Helper()
+	r := startRun(t, env)
+	return r.key, r.base, r.stop
+}
+
+// running is a started run: what its banner printed, up to "Listening on".
+type running struct {
+	key, base string
+	banner    []string
+	stop      func()
+}
+
+func startRun(t *testing.T, env map[string]string) (r running) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -322,17 +345,20 @@ func startLocal(t *testing.T, env map[string]string) (key, base string) {
 		done <- run(ctx, func(k string) string { return env[k] }, pw, io.Discard)
 		pw.Close()
 	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("run returned %v after Ctrl-C", err)
+	var once sync.Once
+	r.stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("run returned %v after Ctrl-C", err)
+				}
+			case <-time.After(90 * time.Second):
+				t.Error("run did not stop within 90 s of Ctrl-C")
 			}
-		case <-time.After(15 * time.Second):
-			t.Error("run did not stop within 15 s of Ctrl-C")
-		}
-	})
+		})
+	}
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(pr)
@@ -341,27 +367,31 @@ func startLocal(t *testing.T, env map[string]string) (key, base string) {
 		}
 		close(lines)
 	}()
-	timeout := time.After(60 * time.Second)
+	timeout := time.After(2 * time.Minute)
 	for {
 		select {
 		case line, ok := <-lines:
 			if !ok {
 				err := <-done
-				done <- err // for the cleanup
+				done <- err // for stop
+				r.stop()
 				t.Fatalf("run ended before listening: %v", err)
 			}
+			r.banner = append(r.banner, line)
 			if k, found := strings.CutPrefix(line, "API key: "); found {
-				key = k
+				r.key = k
 			}
 			if b, found := strings.CutPrefix(line, "Listening on "); found {
 				go func() {
 					for range lines {
 					}
 				}()
-				return key, b
+				r.base = b
+				return r
 			}
 		case <-timeout:
-			t.Fatal("run did not print its address within 60 s")
+			r.stop()
+			t.Fatal("run did not print its address within 2 minutes")
 		}
 	}
 }

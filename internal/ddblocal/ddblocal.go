@@ -111,19 +111,42 @@ func StartPerKey(ctx context.Context, in Install, heap string) (*Server, error) 
 	return start(ctx, in, heap, false)
 }
 
+// StartIn is Start with the database kept in the directory dbPath
+// (DynamoDB Local's -dbPath: one SQLite file, shared-local-instance.db), so
+// that a later run finds every table and item again. `make run` keeps its
+// data so (LOCAL_DATA_DIR).
+func StartIn(ctx context.Context, in Install, heap, dbPath string) (*Server, error) {
+	abs, err := filepath.Abs(dbPath)
+	if err != nil {
+		return nil, fmt.Errorf("ddblocal: %w", err)
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, fmt.Errorf("ddblocal: %w", err)
+	}
+	return startWith(ctx, in, heap, true, abs)
+}
+
 func start(ctx context.Context, in Install, heap string, shared bool) (*Server, error) {
+	return startWith(ctx, in, heap, shared, "")
+}
+
+func startWith(ctx context.Context, in Install, heap string, shared bool, dbPath string) (*Server, error) {
 	if heap == "" {
 		heap = DefaultHeap
 	}
-	return proc.OnFreePort(func(port int) (*Server, error) { return startOn(ctx, in, heap, shared, port) })
+	return proc.OnFreePort(func(port int) (*Server, error) { return startOn(ctx, in, heap, shared, dbPath, port) })
 }
 
-func startOn(ctx context.Context, in Install, heap string, shared bool, port int) (*Server, error) {
-	cmd := exec.Command(in.Java,
-		"-Xmx"+heap, "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-		"-Djava.library.path="+filepath.Join(in.Dir, "DynamoDBLocal_lib"),
-		"-jar", filepath.Join(in.Dir, "DynamoDBLocal.jar"),
-		"-inMemory", "-port", strconv.Itoa(port))
+func startOn(ctx context.Context, in Install, heap string, shared bool, dbPath string, port int) (*Server, error) {
+	storage := []string{"-inMemory"}
+	if dbPath != "" {
+		storage = []string{"-dbPath", dbPath}
+	}
+	cmd := exec.Command(in.Java, append([]string{
+		"-Xmx" + heap, "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+		"-Djava.library.path=" + filepath.Join(in.Dir, "DynamoDBLocal_lib"),
+		"-jar", filepath.Join(in.Dir, "DynamoDBLocal.jar")},
+		append(storage, "-port", strconv.Itoa(port))...)...)
 	if shared {
 		cmd.Args = append(cmd.Args, "-sharedDb")
 	}
