@@ -11,22 +11,25 @@ import (
 // fileTexts are a file-upload question's words (contract section 16).
 type fileTexts struct {
 	Accepted, UpTo, TypeRefused, SizeRefused, Uploading, Uploaded, Failed, NoScript string
+	// Comma and Semicolon are the language's list punctuation (Persian
+	// and Arabic write ، and ؛).
+	Comma, Semicolon string
 }
 
 var fileTextsByLang = map[string]fileTexts{
 	"en": {Accepted: "Accepted", UpTo: "up to %d MB", TypeRefused: "Files of this type are not accepted.",
 		SizeRefused: "The file is larger than %d MB.", Uploading: "Uploading…", Uploaded: "Uploaded", Failed: "The upload failed; try again.",
-		NoScript: "Sending a file needs the page's script."},
+		NoScript: "Sending a file needs the page's script.", Comma: ", ", Semicolon: "; "},
 	"fa": {Accepted: "پذیرفته", UpTo: "تا %d مگابایت", TypeRefused: "فایل‌هایی از این نوع پذیرفته نمی‌شوند.",
 		SizeRefused: "فایل بزرگ‌تر از %d مگابایت است.", Uploading: "در حال بارگذاری…", Uploaded: "بارگذاری شد",
 		Failed:   "بارگذاری ناموفق بود؛ دوباره تلاش کنید.",
-		NoScript: "فرستادن فایل به اسکریپت صفحه نیاز دارد."},
+		NoScript: "فرستادن فایل به اسکریپت صفحه نیاز دارد.", Comma: "، ", Semicolon: "؛ "},
 	"ar": {Accepted: "المقبول", UpTo: "حتى %d ميغابايت", TypeRefused: "لا تُقبل ملفات من هذا النوع.",
 		SizeRefused: "الملف أكبر من %d ميغابايت.", Uploading: "جارٍ الرفع…", Uploaded: "تم الرفع", Failed: "فشل الرفع؛ حاول مرة أخرى.",
-		NoScript: "يتطلب إرسال ملف نص الصفحة البرمجي."},
+		NoScript: "يتطلب إرسال ملف نص الصفحة البرمجي.", Comma: "، ", Semicolon: "؛ "},
 	"tr": {Accepted: "Kabul edilenler", UpTo: "en fazla %d MB", TypeRefused: "Bu türdeki dosyalar kabul edilmiyor.",
 		SizeRefused: "Dosya %d MB'tan büyük.", Uploading: "Yükleniyor…", Uploaded: "Yüklendi", Failed: "Yükleme başarısız oldu; yeniden deneyin.",
-		NoScript: "Dosya göndermek için sayfanın betiği gerekir."},
+		NoScript: "Dosya göndermek için sayfanın betiği gerekir.", Comma: ", ", Semicolon: "; "},
 }
 
 func fileTextsFor(lang string) fileTexts {
@@ -51,11 +54,12 @@ func (d *doc) fileQuestion(q survey.ElementView, t texts) {
 	for i, ext := range types {
 		accept[i] = "." + ext
 	}
-	hint := fmt.Sprintf("%s: %s; %s.", ft.Accepted, strings.ToUpper(strings.Join(types, ", ")), fmt.Sprintf(ft.UpTo, maxMB))
+	// In the page's digits and punctuation: "پذیرفته: PDF، PNG؛ تا ۱۰ مگابایت."
+	hint := ft.Accepted + ": " + strings.ToUpper(strings.Join(types, ft.Comma)) + ft.Semicolon + localDigits(t.Zero, fmt.Sprintf(ft.UpTo, maxMB)) + "."
 	d.w("<div class=\"q file\" data-id=\"%s\" data-type=\"11\"%s data-max-bytes=\"%s\" data-types=\"%s\" data-msg-type=\"%s\""+
 		" data-msg-size=\"%s\" data-msg-uploading=\"%s\" data-msg-uploaded=\"%s\" data-msg-failed=\"%s\">\n",
 		num(id), requiredAttr(q.AnswerRequired), num(maxMB*uploads.MiB), text(strings.Join(types, ",")), text(ft.TypeRefused),
-		text(fmt.Sprintf(ft.SizeRefused, maxMB)), text(ft.Uploading), text(ft.Uploaded), text(ft.Failed))
+		text(localDigits(t.Zero, fmt.Sprintf(ft.SizeRefused, maxMB))), text(ft.Uploading), text(ft.Uploaded), text(ft.Failed))
 	d.w("<label for=\"a%s\" class=\"qt\">%s%s</label>\n", num(id), text(q.Title), required(q, t))
 	if q.Description != "" {
 		d.w("<p class=\"qd\">%s</p>\n", text(q.Description))

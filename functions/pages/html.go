@@ -167,13 +167,14 @@ func renderSurvey(p surveyPage) []byte {
 		class = ` class="steps"`
 	}
 	d.w(`<form id="survey"%s method="post" action="%s" novalidate data-slug="%s" data-duration="%s" data-hide-next="%s"`+
-		` data-hide-prev="%s" data-hide-progress="%s" data-msg-required="%s" data-msg-ties="%s" data-messages="%s"%s>
+		` data-hide-prev="%s" data-hide-progress="%s" data-msg-required="%s" data-msg-ties="%s" data-msg-min="%s" data-messages="%s"%s>
 <input type="hidden" name="idempotency_key" value="%s">
 <input type="hidden" name="session" value="%s">
 <input type="hidden" name="qs" value="%s">
 <input type="hidden" name="served" value="%s">
 `, class, text(p.Action), text(s.URLSlug), num(p.DurationSeconds), flag(s.HideNextButton), flag(s.HidePreviousButton), flag(s.HideProgressbar),
-		text(translate(p.Lang, survey.MsgAnswerRequired)), text(translate(p.Lang, msgTiedRanks)), text(messagesJSON(p.Lang)), formData16(p)+formData20(p),
+		text(translate(p.Lang, survey.MsgAnswerRequired)), text(translate(p.Lang, msgTiedRanks)), text(translate(p.Lang, msgAtLeast)),
+		text(messagesJSON(p.Lang)), formData16(p)+formData20(p),
 		text(p.IdempotencyKey), text(p.Session), text(p.QS), text(p.Served))
 	if step != nil || p.Initial != nil {
 		token := ""
@@ -279,13 +280,27 @@ func renderSurvey(p surveyPage) []byte {
 	return d.bytes()
 }
 
-// legend opens a question's fieldset with its legend.
-func (d *doc) legend(q survey.ElementView, class markup, t texts, hidden markup) {
+// legend opens a question's fieldset with its legend; attrs are more of
+// the fieldset's attributes (minAttr).
+func (d *doc) legend(q survey.ElementView, class markup, t texts, hidden markup, attrs ...markup) {
 	if q.VerticalChoices {
 		class += " vertical"
 	}
-	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\"%s%s>\n<legend class=\"qt\">%s%s</legend>\n",
-		class, num(q.ID), num(int64(q.Type)), requiredAttr(q.AnswerRequired), hidden, text(q.Title), required(q, t))
+	more := markup("")
+	for _, a := range attrs {
+		more += a
+	}
+	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\"%s%s%s>\n<legend class=\"qt\">%s%s</legend>\n",
+		class, num(q.ID), num(int64(q.Type)), requiredAttr(q.AnswerRequired), hidden, more, text(q.Title), required(q, t))
+}
+
+// minAttr carries a multiple-select question's fewest picks
+// (data-min), which app.js checks on Next as the API checks on submit.
+func minAttr(q survey.ElementView) markup {
+	if q.AllowMultipleSelect && q.MinSelectableChoices > 1 {
+		return ` data-min="` + num(q.MinSelectableChoices) + `"`
+	}
+	return ""
 }
 
 // required marks a required question's title: a star to the eye, and to a
@@ -295,6 +310,19 @@ func required(q survey.ElementView, t texts) markup {
 		return ` <span aria-hidden="true">*</span><span class="sr">` + text(" ("+t.Required+")") + `</span>`
 	}
 	return ""
+}
+
+// textRows sizes a text answer's box by what it may hold: one line for a
+// name or a short answer, more for a paragraph (the box grows as the
+// responder writes, where the browser can: app.css).
+func textRows(maxLength int64) int64 {
+	switch {
+	case maxLength > 0 && maxLength <= 100:
+		return 1
+	case maxLength > 0 && maxLength <= 300:
+		return 2
+	}
+	return 4
 }
 
 // req is the required attribute of a required question's controls.
@@ -350,9 +378,10 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 		if q.Description != "" {
 			d.w("<p class=\"qd\">%s</p>\n", text(q.Description))
 		}
-		d.w("<textarea id=\"a%s\" name=\"a%s\" rows=\"3\" maxlength=\"%s\"%s>%s</textarea>\n</div>\n", num(id), num(id), num(q.MaxLength), req(q), text(form.Get(name)))
+		d.w("<textarea id=\"a%s\" name=\"a%s\" rows=\"%s\" maxlength=\"%s\"%s>%s</textarea>\n</div>\n",
+			num(id), num(id), num(textRows(q.MaxLength)), num(q.MaxLength), req(q), text(form.Get(name)))
 	case survey.TypeMultipleChoice, survey.TypePictureChoice:
-		d.legend(q, "", t, h)
+		d.legend(q, "", t, h, minAttr(q))
 		kind, must := markup("radio"), req(q)
 		if q.AllowMultipleSelect {
 			kind, must = "checkbox", "" // required on a checkbox would mean that one
@@ -416,7 +445,13 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 	case survey.TypeFileUpload:
 		d.fileQuestion(q, t)
 	case survey.TypeStatement, survey.TypeGroup:
-		d.w("<div class=\"q statement\" data-id=\"%s\"%s><h3>%s</h3>", num(id), h, text(q.Title))
+		// An h2 under the page's h1 (headings in order); a group's title
+		// heads the questions after it rather than sitting in a card alone.
+		class := markup("q statement")
+		if q.Type == survey.TypeGroup {
+			class = "q statement group"
+		}
+		d.w("<div class=\"%s\" data-id=\"%s\"%s><h2>%s</h2>", class, num(id), h, text(q.Title))
 		if q.Description != "" {
 			d.w("<p>%s</p>", text(q.Description))
 		}

@@ -2,6 +2,9 @@ package pages
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
 
 	"surveyservice/shared/challenge"
 	"surveyservice/shared/responding"
@@ -17,9 +20,13 @@ const (
 	msgSomethingWrong = "Something went wrong."
 	msgNetwork        = "The network failed; try again."
 	msgTiedRanks      = "Give each choice a different rank."
-	msgThrottled      = "Too many requests; wait a moment and try again."
-	msgBusy           = "The service is busy; try again shortly."
-	msgNotFound       = "Not found."
+	// msgAtLeast is a multiple-select question's fewest picks, in the
+	// responder's words (the API's "Ensure this field has at least N
+	// elements." is for developers); %d is the number.
+	msgAtLeast   = "Choose at least %d."
+	msgThrottled = "Too many requests; wait a moment and try again."
+	msgBusy      = "The service is busy; try again shortly."
+	msgNotFound  = "Not found."
 	// The refusals of sections 11 and 16 that another group words (the
 	// contract's text): a session that has responded, an upload that is
 	// another response's.
@@ -70,6 +77,7 @@ var pageMessages = map[string]map[string]string{
 		msgSomethingWrong:                     "مشکلی پیش آمد.",
 		msgNetwork:                            "اتصال برقرار نشد؛ دوباره تلاش کنید.",
 		msgTiedRanks:                          "به هر گزینه رتبه‌ای متفاوت بدهید.",
+		msgAtLeast:                            "دست‌کم %d گزینه را انتخاب کنید.",
 		survey.ErrAlreadyResponded.Detail:     "شما پیش‌تر به این پرسش‌نامه پاسخ داده‌اید.",
 		survey.ErrNeedsCookies.Detail:         "این پرسش‌نامه برای پذیرفتن پاسخ شما به کوکی نیاز دارد.",
 		msgChallenge:                          "بررسی امنیتی پذیرفته نشد؛ دوباره تلاش کنید.",
@@ -106,6 +114,7 @@ var pageMessages = map[string]map[string]string{
 		msgSomethingWrong:                     "حدث خطأ ما.",
 		msgNetwork:                            "فشل الاتصال؛ حاول مرة أخرى.",
 		msgTiedRanks:                          "أعطِ كل خيار ترتيبًا مختلفًا.",
+		msgAtLeast:                            "اختر %d على الأقل.",
 		survey.ErrAlreadyResponded.Detail:     "لقد أجبت عن هذا الاستبيان من قبل.",
 		survey.ErrNeedsCookies.Detail:         "يحتاج هذا الاستبيان إلى ملفات تعريف الارتباط لقبول إجابتك.",
 		msgChallenge:                          "لم يُقبل التحقق الأمني؛ حاول مرة أخرى.",
@@ -142,6 +151,7 @@ var pageMessages = map[string]map[string]string{
 		msgSomethingWrong:                     "Bir şeyler ters gitti.",
 		msgNetwork:                            "Bağlantı kurulamadı; yeniden deneyin.",
 		msgTiedRanks:                          "Her seçeneğe farklı bir sıra verin.",
+		msgAtLeast:                            "En az %d seçenek seçin.",
 		survey.ErrAlreadyResponded.Detail:     "Bu ankete zaten yanıt verdiniz.",
 		survey.ErrNeedsCookies.Detail:         "Bu anketin yanıtınızı kabul edebilmesi için çerezler gerekiyor.",
 		msgChallenge:                          "Güvenlik doğrulaması kabul edilmedi; yeniden deneyin.",
@@ -179,6 +189,11 @@ var pageMessages = map[string]map[string]string{
 func translate(lang, msg string) string {
 	if t, ok := pageMessages[lang][msg]; ok {
 		return t
+	}
+	// The API's fewest-picks refusal, in the responder's words.
+	var n int64
+	if _, err := fmt.Sscanf(msg, survey.MsgAtLeastItems, &n); err == nil && fmt.Sprintf(survey.MsgAtLeastItems, n) == msg {
+		return strings.Replace(translate(lang, msgAtLeast), "%d", localDigits(zeroOf(lang), strconv.FormatInt(n, 10)), 1)
 	}
 	return msg
 }

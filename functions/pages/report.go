@@ -249,11 +249,15 @@ func bars(n int, title, desc string, rows []barRow, rtl bool) string {
 		// edge (ltr) or its right edge (rtl).
 		// Labels stand 2 units in from the edge: a glyph's side bearing
 		// may reach past its anchor.
-		labelX, barX, valueX := 2, chartLabelW, chartLabelW+w+6
+		labelX, barX, valueX, trackX := 2, chartLabelW, chartLabelW+w+6, chartLabelW
 		if rtl {
-			labelX, barX, valueX = chartWidth-2, chartWidth-chartLabelW-w, chartWidth-chartLabelW-w-6
+			labelX, barX, valueX, trackX = chartWidth-2, chartWidth-chartLabelW-w, chartWidth-chartLabelW-w-6, chartWidth-chartLabelW-barW
 		}
 		d.w(`<g class="item"><text x="%s" y="%s" class="label">%s</text>`, num(labelX), num(y+18), text(truncate(r.label, chartLabel)))
+		// A track under every bar: a zero count (a Persian ۰ is a dot)
+		// sits at the start of its empty track, not floating in the
+		// chart's white.
+		d.w(`<rect class="track" x="%s" y="%s" width="%s" height="20" rx="3"></rect>`, num(trackX), num(y+2), num(barW))
 		d.w(`<rect class="bar" x="%s" y="%s" width="%s" height="20" rx="3"></rect>`, num(barX), num(y+2), num(w))
 		d.w(`<text x="%s" y="%s" class="value">%s</text></g>`, num(valueX), num(y+18), text(r.value))
 	}

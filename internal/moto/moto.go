@@ -76,7 +76,7 @@ func startOn(ctx context.Context, bin string, port int) (*Server, error) {
 		return nil, fmt.Errorf("moto: start %s: %w", bin, err)
 	}
 	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), p: p, dir: dir}
-	if err := p.WaitReady(ctx, s.URL+"/moto-api/", 30*time.Second); err != nil {
+	if err := p.WaitReady(ctx, s.URL+"/moto-api/", 2*time.Minute); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("moto: %s: %w\n%s", bin, err, strings.TrimSpace(out.String()))
 	}

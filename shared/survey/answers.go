@@ -25,14 +25,16 @@ const (
 	MsgRankEveryChoice = "Rank every choice of the question exactly once."
 	MsgRowRepeated     = "Each row may be given only once."
 	msgTooLong         = "Ensure this field has no more than %d characters."
-	msgAtLeastItems    = "Ensure this field has at least %d elements."
-	msgAtMostItems     = "Ensure this field has no more than %d elements."
-	msgValueAtLeast    = "Ensure this value is greater than or equal to %d."
-	msgValueAtMost     = "Ensure this value is less than or equal to %d."
-	msgExpectedList    = "Expected a list of items but got type \"%s\"."
-	msgExpectedDict    = "Expected a dictionary of items but got type \"%s\"."
-	msgUnknownRow      = "Unknown row \"%s\"."
-	msgUnknownColumn   = "Invalid column \"%s\" for row \"%s\"."
+	// MsgAtLeastItems is DRF's refusal of too few items (%d: the fewest);
+	// the pages word it for responders.
+	MsgAtLeastItems  = "Ensure this field has at least %d elements."
+	msgAtMostItems   = "Ensure this field has no more than %d elements."
+	msgValueAtLeast  = "Ensure this value is greater than or equal to %d."
+	msgValueAtMost   = "Ensure this value is less than or equal to %d."
+	msgExpectedList  = "Expected a list of items but got type \"%s\"."
+	msgExpectedDict  = "Expected a dictionary of items but got type \"%s\"."
+	msgUnknownRow    = "Unknown row \"%s\"."
+	msgUnknownColumn = "Invalid column \"%s\" for row \"%s\"."
 )
 
 // CheckAnswers validates a responder's answers (the request's "answers"
@@ -333,7 +335,7 @@ func (e *Element) checkSelection(raw []byte) (json.RawMessage, []string) {
 	case !e.AllowMultipleSelect && len(ids) > 1:
 		return nil, []string{fmt.Sprintf(msgAtMostItems, 1)}
 	case e.AllowMultipleSelect && e.MinSelectableChoices > 0 && int64(len(ids)) < e.MinSelectableChoices:
-		return nil, []string{fmt.Sprintf(msgAtLeastItems, e.MinSelectableChoices)}
+		return nil, []string{fmt.Sprintf(MsgAtLeastItems, e.MinSelectableChoices)}
 	case e.AllowMultipleSelect && e.MaxSelectableChoices > 0 && int64(len(ids)) > e.MaxSelectableChoices:
 		return nil, []string{fmt.Sprintf(msgAtMostItems, e.MaxSelectableChoices)}
 	}

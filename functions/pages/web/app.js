@@ -105,10 +105,18 @@
       else if (Array.isArray(v)) v.forEach(function (x) { walk(x, prefix); });
       else if (v && typeof v === "object") Object.keys(v).forEach(function (k) {
         var q = /^\d+$/.test(k) && form.querySelector('.q[data-id="' + k + '"] .qt');
-        walk(v[k], q ? q.textContent.replace(/\s*\*$/, "") + ": " : prefix);
+        walk(v[k], q ? title(q) + ": " : prefix);
       });
     })(body, "");
     return out.length ? out : [tr("Something went wrong.")];
+  }
+
+  // title is a question's title as a person reads it, without the
+  // required mark (the star and the screen reader's word).
+  function title(qt) {
+    var c = qt.cloneNode(true);
+    Array.prototype.forEach.call(c.querySelectorAll("[aria-hidden],.sr"), function (n) { n.parentNode.removeChild(n); });
+    return c.textContent.trim();
   }
 
   // refusal is an answer's messages for the responder: a throttle or an
@@ -123,7 +131,11 @@
 
   // tr is an API message in the page's language (data-messages).
   var translations = JSON.parse(form.getAttribute("data-messages") || "{}");
-  function tr(m) { return translations[m] || m; }
+  function tr(m) {
+    var least = /^Ensure this field has at least (\d+) elements\.$/.exec(m);
+    return least ? atLeast(least[1]) : translations[m] || m;
+  }
+  function atLeast(n) { return form.getAttribute("data-msg-min").replace("%d", digits(n)); }
 
   // check keeps the responder on a page whose required questions are not
   // answered, or whose ranking ties: the message goes beside the question,
@@ -155,7 +167,10 @@
       Array.prototype.forEach.call(q.querySelectorAll("select"), function (s) { tie = tie || seen[s.value]; seen[s.value] = true; });
       return tie ? form.getAttribute("data-msg-ties") : "";
     }
+    var min = +q.getAttribute("data-min"), picked = q.querySelectorAll("input:checked").length;
+    if (min && picked && picked < min) return atLeast(min);
     if (q.getAttribute("data-required") !== "true") return "";
+    if (min && picked < min) return atLeast(min);
     var answered = q.querySelector("input:checked") || q.getAttribute("data-upload") || q.getAttribute("data-uploading") ||
       Array.prototype.some.call(q.querySelectorAll("textarea,select"), function (c) { return c.value.trim() !== ""; });
     return answered ? "" : form.getAttribute("data-msg-required");
