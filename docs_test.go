@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode"
+
+	"surveyservice/docs"
 )
 
 var (
@@ -23,22 +24,6 @@ func markdownFiles(t *testing.T) []string {
 		t.Fatalf("docs/*.md: %v (%d files)", err, len(docs))
 	}
 	return append([]string{"README.md"}, docs...)
-}
-
-// headingAnchor is the anchor GitHub gives a heading: lower case, letters,
-// digits, spaces, '-' and '_' kept, spaces made hyphens.
-func headingAnchor(h string) string {
-	h = strings.ToLower(strings.TrimSpace(strings.ReplaceAll(h, "`", "")))
-	var b strings.Builder
-	for _, r := range h {
-		switch {
-		case r == ' ':
-			b.WriteRune('-')
-		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // scanMarkdown calls line for every line outside fenced code blocks.
@@ -65,7 +50,7 @@ func anchors(text string) map[string]bool {
 		if len(h) == len(s) || len(s)-len(h) > 6 || !strings.HasPrefix(h, " ") {
 			return
 		}
-		a := headingAnchor(h)
+		a := docs.Anchor(h) // the site gives headings the same anchors
 		if n := seen[a]; n > 0 {
 			out[a+"-"+strconv.Itoa(n)] = true
 		} else {
