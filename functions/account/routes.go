@@ -192,10 +192,20 @@ type User struct {
 	LastName  string `json:"last_name"`
 }
 
+// MemberPKBase puts members' pks above every account id: account ids and
+// sub_user ids are counted apart (account 25 and member 25 both exist),
+// and a pk is no other person's (contract section 19 amended). Account ids
+// stay far below 2^40, and 2^40 + a sub_user stays within JSON's exact
+// integers (2^53).
+const MemberPKBase int64 = 1 << 40
+
+// MemberPK is a member's pk on /rest-auth/user/: MemberPKBase + sub_user.
+func MemberPK(subUser int64) int64 { return MemberPKBase + subUser }
+
 // handleUser answers the authenticated account in dj-rest-auth's shape:
 // the plugins read the user there once signed in (view/settings.php of
 // common-repository/porsline, lines 16-24), and take a "detail" key as a
-// failed sign-in.
+// failed sign-in. An owner's pk is the account id, a member's MemberPK.
 func handleUser() http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		p, ok := api.PrincipalFrom(r.Context())
@@ -204,8 +214,8 @@ func handleUser() http.Handler {
 		}
 		a := p.Account
 		u := User{PK: a.ID, Email: a.Email, FirstName: a.FirstName, LastName: a.LastName}
-		if m := p.Member; m != nil { // a member: their own profile, their sub_user as pk
-			u = User{PK: m.SubUser, Email: m.Email, FirstName: m.FirstName, LastName: m.LastName}
+		if m := p.Member; m != nil { // a member: their own profile
+			u = User{PK: MemberPK(m.SubUser), Email: m.Email, FirstName: m.FirstName, LastName: m.LastName}
 		}
 		api.Respond(w, r, http.StatusOK, u)
 		return nil

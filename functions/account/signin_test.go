@@ -185,3 +185,34 @@ func TestWhoAmIKeyGuesses(t *testing.T) {
 		t.Errorf("another client: %d %s", rec.Code, rec.Body)
 	}
 }
+
+// TestRestAuthUserPKsDistinct (contract section 19 amended): account ids
+// and sub_user ids are counted apart, so account 25 and member 25 both
+// exist; /rest-auth/user/ answered pk 25 for both. An owner's pk is the
+// account id, a member's account.MemberPK(sub_user), above every account
+// id (before, the member answered its bare sub_user).
+func TestRestAuthUserPKsDistinct(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	owner, ownerKey := testenv.NewAccount(t, survey.PlanEnterprise)
+	m, memberKey, err := st.CreateMember(t.Context(), owner.ID, survey.Member{Email: fmt.Sprintf("m-%d@example.com", owner.ID), FirstName: "M"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := testenv.Conform(account.New(account.Deps{Auth: api.NewAuthenticator(st), Store: st}))
+	pk := func(key string) int64 {
+		req := httptest.NewRequest("GET", "/rest-auth/user/", nil)
+		req.Header.Set("Authorization", "API-Key "+key)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var u account.User
+		if err := json.Unmarshal(rec.Body.Bytes(), &u); rec.Code != 200 || err != nil {
+			t.Fatalf("rest-auth/user: %d %s", rec.Code, rec.Body)
+		}
+		return u.PK
+	}
+	ownerPK, memberPK := pk(ownerKey), pk(memberKey)
+	if ownerPK != owner.ID || memberPK != account.MemberPK(m.SubUser) || memberPK <= account.MemberPKBase {
+		t.Errorf("owner pk %d (account %d), member pk %d (sub_user %d)", ownerPK, owner.ID, memberPK, m.SubUser)
+	}
+}
