@@ -73,7 +73,9 @@ func TestWebhookEventSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile("`form_response` `\\{\"form_id\", \"token\", \"submitted_at\", \"definition\": \\{\"id\",\\s+\"fields\": \\[\\{\"id\"\\}\\]\\}, \"answers\": \\[\\{\"field\": \\{\"id\"\\}, \"value\"\\}\\]\\}`").Match(md) {
+	shape := regexp.MustCompile("`form_response` `\\{\"form_id\", \"token\", \"submitted_at\", \"definition\": \\{\"id\",\\s+" +
+		"\"fields\": \\[\\{\"id\"\\}\\]\\}, \"answers\": \\[\\{\"field\": \\{\"id\"\\}, \"value\"\\}\\]\\}`")
+	if !shape.Match(md) {
 		t.Error("docs/webhooks.md does not give form_response's shape as the document does")
 	}
 }
