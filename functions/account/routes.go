@@ -10,8 +10,10 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"surveyservice/shared/api"
+	"surveyservice/shared/ratelimit"
 	"surveyservice/shared/survey"
 )
 
@@ -31,7 +33,11 @@ func New(d Deps) *api.Router {
 	post := whoami.With("POST")
 	post.KeyOptional = true
 	post.Access = api.AccessRead // answers as GET, writes nothing
-	rt.Handle(post, handleWhoAmIPost(d.Auth))
+	var guesses *ratelimit.Limiter
+	if c, ok := d.Store.(ratelimit.Counters); ok {
+		guesses = ratelimit.New("whoami-keys", ratelimit.KeyGuessRate, c, nil)
+	}
+	rt.Handle(post, handleWhoAmIPost(d.Auth, guesses))
 	rt.Handle(api.Route{Method: "GET", Path: "/rest-auth/user/", Name: "User Details"}, handleUser())
 	members := api.Route{Path: "/api/members/", Name: "Member List", Access: api.AccessOwner}
 	member := api.Route{Path: "/api/members/{sub_user}/", Name: "Member Detail", Access: api.AccessOwner}
@@ -90,8 +96,9 @@ var (
 // body, as the plugins send it (form field or JSON key "authorization",
 // "API-Key <key>" with the scheme in any case), and answers 200 with
 // exactly signedIn or notSignedIn (contract section 21); only a failing
-// store is an error.
-func handleWhoAmIPost(auth *api.Authenticator) http.Handler {
+// store is an error. Failed keys are counted per client (guesses, when
+// the store keeps counters): past ratelimit.KeyGuessRate, 429.
+func handleWhoAmIPost(auth *api.Authenticator, guesses *ratelimit.Limiter) http.Handler {
 	full := handleWhoAmI()
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		if _, ok := api.AccountFrom(r.Context()); ok {
@@ -102,11 +109,22 @@ func handleWhoAmIPost(auth *api.Authenticator) http.Handler {
 		if err != nil {
 			return err
 		}
+		client := ratelimit.ClientKey(api.ClientIP(r))
+		if guesses != nil {
+			if err := guesses.Over(client); err != nil {
+				return err
+			}
+		}
 		_, err = auth.Authenticate(r.Context(), []string{value})
 		switch survey.ErrorCode(err) {
 		case "":
 			api.Respond(w, r, http.StatusOK, signedIn)
 		case survey.EUNAUTHORIZED, survey.EFORBIDDEN: // a member's key off the team plan signs in no one
+			if guesses != nil {
+				if err := guesses.Allow(r.Context(), client); err != nil {
+					return err
+				}
+			}
 			api.Respond(w, r, http.StatusOK, notSignedIn)
 		default:
 			return err
@@ -115,8 +133,10 @@ func handleWhoAmIPost(auth *api.Authenticator) http.Handler {
 	})
 }
 
-// bodyAuthorization is the "authorization" value of a form or JSON body,
-// or "" for any other body. Only a body over api.MaxBody is an error (413).
+// bodyAuthorization is the "authorization" value of a form or JSON body
+// ("" when it has none). A body of another type, or without a
+// Content-Type, answers 415 (contract section 3, kept by section 21
+// amended); one over api.MaxBody 413.
 func bodyAuthorization(r *http.Request) (string, error) {
 	if r.Body == nil {
 		return "", nil
@@ -128,7 +148,18 @@ func bodyAuthorization(r *http.Request) (string, error) {
 	if len(data) > api.MaxBody {
 		return "", survey.Errorf(survey.ETOOLARGE, "Request body is larger than 1 MiB.")
 	}
-	media, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	ct := r.Header.Get("Content-Type")
+	media, params, perr := mime.ParseMediaType(ct)
+	switch {
+	case len(data) == 0:
+		return "", nil
+	case ct == "" || perr != nil:
+		// Section 3's rule, public routes included: a body needs its type.
+		return "", survey.Errorf(survey.EMEDIATYPE, "Unsupported media type %q in request.", ct)
+	case media != "application/x-www-form-urlencoded" && media != "multipart/form-data" && media != "application/json" &&
+		!(strings.HasPrefix(media, "application/") && strings.HasSuffix(media, "+json")):
+		return "", survey.Errorf(survey.EMEDIATYPE, "Unsupported media type %q in request.", media)
+	}
 	switch {
 	case media == "application/x-www-form-urlencoded":
 		q, _ := url.ParseQuery(string(data))
@@ -161,10 +192,20 @@ type User struct {
 	LastName  string `json:"last_name"`
 }
 
+// MemberPKBase puts members' pks above every account id: account ids and
+// sub_user ids are counted apart (account 25 and member 25 both exist),
+// and a pk is no other person's (contract section 19 amended). Account ids
+// stay far below 2^40, and 2^40 + a sub_user stays within JSON's exact
+// integers (2^53).
+const MemberPKBase int64 = 1 << 40
+
+// MemberPK is a member's pk on /rest-auth/user/: MemberPKBase + sub_user.
+func MemberPK(subUser int64) int64 { return MemberPKBase + subUser }
+
 // handleUser answers the authenticated account in dj-rest-auth's shape:
 // the plugins read the user there once signed in (view/settings.php of
 // common-repository/porsline, lines 16-24), and take a "detail" key as a
-// failed sign-in.
+// failed sign-in. An owner's pk is the account id, a member's MemberPK.
 func handleUser() http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		p, ok := api.PrincipalFrom(r.Context())
@@ -173,8 +214,8 @@ func handleUser() http.Handler {
 		}
 		a := p.Account
 		u := User{PK: a.ID, Email: a.Email, FirstName: a.FirstName, LastName: a.LastName}
-		if m := p.Member; m != nil { // a member: their own profile, their sub_user as pk
-			u = User{PK: m.SubUser, Email: m.Email, FirstName: m.FirstName, LastName: m.LastName}
+		if m := p.Member; m != nil { // a member: their own profile
+			u = User{PK: MemberPK(m.SubUser), Email: m.Email, FirstName: m.FirstName, LastName: m.LastName}
 		}
 		api.Respond(w, r, http.StatusOK, u)
 		return nil

@@ -299,9 +299,9 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 	a := claim{dl: dl, token: tok, now: now}
 	switch {
 	case wh == nil || !wh.Subscribes(dl.Event):
-		return d.fail(ctx, a, 0, "The webhook was deleted or deactivated.")
+		return d.fail(ctx, a, "The webhook was deleted or deactivated.")
 	case !haveResponse:
-		return d.fail(ctx, a, 0, "The response no longer exists.")
+		return d.fail(ctx, a, "The response no longer exists.")
 	case wh.Sends():
 		return d.notify(ctx, a, *wh, r)
 	}
@@ -489,12 +489,18 @@ func (d *Deliverer) record(ctx context.Context, a claim, due time.Time, what str
 // last step the delivery is failed for good.
 func (d *Deliverer) failed(ctx context.Context, a claim, status int, problem string) outcome {
 	if a.paused {
+		// Nothing was sent: the log keeps the last real answer (status
+		// and error; contract section 13), and says why a delivery never
+		// tried waits.
 		a.dl.Held++
+		if a.dl.Attempts == 0 {
+			a.dl.LastError = problem
+		}
 	} else {
 		a.dl.Attempts++
 		a.dl.LastAttempt = a.now
+		a.dl.LastStatusCode, a.dl.LastError = status, problem
 	}
-	a.dl.LastStatusCode, a.dl.LastError = status, problem
 	delay, again := webhook.NextDelay(d.Delays, a.dl.Step())
 	if !again {
 		a.dl.Status, a.dl.NextAttempt = survey.DeliveryFailed, time.Time{}
@@ -523,9 +529,10 @@ func (d *Deliverer) failed(ctx context.Context, a claim, status int, problem str
 	return done
 }
 
-// fail marks a delivery failed for good, without an attempt.
-func (d *Deliverer) fail(ctx context.Context, a claim, status int, problem string) outcome {
-	a.dl.Status, a.dl.NextAttempt, a.dl.LastStatusCode, a.dl.LastError = survey.DeliveryFailed, time.Time{}, status, problem
+// fail marks a delivery failed for good, without a request: the last
+// real answer's status code stays in the log.
+func (d *Deliverer) fail(ctx context.Context, a claim, problem string) outcome {
+	a.dl.Status, a.dl.NextAttempt, a.dl.LastError = survey.DeliveryFailed, time.Time{}, problem
 	if a.dl.LastAttempt.IsZero() {
 		a.dl.LastAttempt = a.now
 	}

@@ -33,11 +33,11 @@ const (
 // owner sees what was dropped in the deliveries.
 func (d *Deliverer) notify(ctx context.Context, a claim, wh survey.Webhook, r survey.Response) outcome {
 	if d.Sender == nil || d.Budgets == nil {
-		return d.fail(ctx, a, 0, msgNotConfigured)
+		return d.fail(ctx, a, msgNotConfigured)
 	}
 	sv, err := d.Store.NoticeSurvey(ctx, wh.SurveyID)
 	if survey.ErrorCode(err) == survey.ENOTFOUND {
-		return d.fail(ctx, a, 0, msgSurveyGone)
+		return d.fail(ctx, a, msgSurveyGone)
 	}
 	if err != nil {
 		slog.ErrorContext(ctx, "deliver: read the notified survey", "survey_id", wh.SurveyID, "error", err.Error())
@@ -68,7 +68,7 @@ func (d *Deliverer) notify(ctx context.Context, a claim, wh survey.Webhook, r su
 			slog.WarnContext(ctx, "deliver: notification dropped: its budget is spent", "webhook_id", wh.ID, "survey_id", sv.ID, "sent", sent)
 			a.dl.Attempts++
 			a.dl.LastAttempt = a.now
-			return d.fail(ctx, a, 0, fmt.Sprintf("Dropped: the notifications' sending budget is spent (%s a survey, %s an account); sent to %d of %d.",
+			return d.fail(ctx, a, fmt.Sprintf("Dropped: the notifications' sending budget is spent (%s a survey, %s an account); sent to %d of %d.",
 				limits.Survey, limits.Account, sent, len(wh.Recipients)))
 		case ctx.Err() != nil:
 			return retry // killed mid-way: the claim lapses and the message comes back

@@ -3,8 +3,10 @@ package elements
 import (
 	"context"
 	"net/http"
+	"slices"
 
 	"surveyservice/shared/api"
+	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
@@ -135,6 +137,10 @@ func (h handlers) update() http.Handler {
 		if err := h.checkLink(r.Context(), aid, sid, form); err != nil {
 			return err
 		}
+		dup, derr := duplicateParam(r)
+		if derr != nil {
+			return derr
+		}
 		edit := func(e *survey.Element) error {
 			if hasRules {
 				e.Conditions = rules
@@ -148,6 +154,9 @@ func (h handlers) update() http.Handler {
 			answers.apply(errs, e)
 			return errs.Err()
 		}
+		if dup {
+			return h.duplicate(w, r, aid, sid, eid, edit, p)
+		}
 		ch, err := h.st.UpdateElement(r.Context(), aid, sid, eid, edit, p)
 		if err != nil {
 			return err
@@ -155,6 +164,71 @@ func (h handlers) update() http.Handler {
 		api.Respond(w, r, http.StatusOK, ch.Element.View(ch.Layout))
 		return nil
 	})
+}
+
+// duplicateParam reads ?duplicate= as DRF reads a boolean.
+func duplicateParam(r *http.Request) (bool, error) {
+	vals, ok := r.URL.Query()["duplicate"]
+	if !ok {
+		return false, nil
+	}
+	switch vals[0] {
+	case "true", "True", "1":
+		return true, nil
+	case "false", "False", "0", "":
+		return false, nil
+	}
+	return false, survey.FieldError("duplicate", api.MsgNotBool)
+}
+
+// duplicate is PATCH ?duplicate=true (contract section 21 amended): the
+// element is copied, with its choices, rows and columns under new ids (a
+// quiz's correct_choice following its choice), right after the original
+// and in its group; the body's fields (and placement, when given) apply
+// to the copy; the original is unchanged. 201 with the copy.
+func (h handlers) duplicate(w http.ResponseWriter, r *http.Request, aid, sid, eid int64, edit func(*survey.Element) error, p survey.Placement) error {
+	ctx := r.Context()
+	cur, err := h.st.Element(ctx, aid, sid, eid)
+	if err != nil {
+		return err
+	}
+	e := cur.Element
+	e.ID = 0
+	e.Choices, e.Rows, e.Columns = slices.Clone(e.Choices), slices.Clone(e.Rows), slices.Clone(e.Columns)
+	n := len(e.Choices) + len(e.Rows) + len(e.Columns)
+	if n > 0 {
+		ids, err := h.st.NewIDs(ctx, store.KindChoice, n)
+		if err != nil {
+			return err
+		}
+		for i := range e.Choices {
+			if e.CorrectChoice != nil && *e.CorrectChoice == e.Choices[i].ID {
+				id := ids[0]
+				e.CorrectChoice = &id
+			}
+			e.Choices[i].ID, ids = ids[0], ids[1:]
+		}
+		for _, items := range [][]survey.NamedItem{e.Rows, e.Columns} {
+			for i := range items {
+				items[i].ID, ids = ids[0], ids[1:]
+			}
+		}
+	}
+	if err := edit(&e); err != nil {
+		return err
+	}
+	if p.Prior == nil && p.Group == nil && !p.Ungroup {
+		p.Prior = &eid
+		if g, ok := cur.Layout.Members[eid]; ok {
+			p.Group = &g
+		}
+	}
+	ch, err := h.st.CreateElement(ctx, aid, sid, e, p)
+	if err != nil {
+		return err
+	}
+	api.Respond(w, r, http.StatusCreated, ch.Element.View(ch.Layout))
+	return nil
 }
 
 // delete removes the element and closes the gap in its list; a group's

@@ -19,6 +19,7 @@ type Store interface {
 	UpdateElement(ctx context.Context, aid, sid, eid int64, edit func(*survey.Element) error, p survey.Placement) (store.ElementChange, error)
 	DeleteElement(ctx context.Context, aid, sid, eid int64) error
 	Survey(ctx context.Context, aid, sid int64) (survey.Survey, error)
+	NewIDs(ctx context.Context, kind string, n int) ([]int64, error)
 }
 
 var _ Store = (*store.Store)(nil)

@@ -9,7 +9,9 @@ import (
 	"strings"
 )
 
-//go:embed web/app.css web/app.js web/boot.js web/favicon.svg web/logic.js web/logic_page.js web/responder.js web/captcha-worker.js web/uploads.js web/ranking.js web/sea.svg web/forest.svg web/offline.js web/partial.js web/sw.js web/signin.js web/signin.css web/report.css web/ranking.css web/docs.css
+//go:embed web/app.css web/app.js web/boot.js web/favicon.svg web/logic.js web/logic_page.js web/responder.js
+//go:embed web/captcha-worker.js web/uploads.js web/ranking.js web/sea.svg web/forest.svg web/offline.js web/partial.js
+//go:embed web/sw.js web/signin.js web/signin.css web/report.css web/ranking.css web/docs.css
 var web embed.FS
 
 // asset is one embedded file, served under a name that carries its
@@ -21,7 +23,8 @@ type asset struct {
 
 // assets are the page's CSS and script by their hashed names; assetNames
 // maps each plain name ("app.css") to its hashed one.
-var assets, assetNames = loadAssets("app.css", "app.js", "boot.js", "favicon.svg", "logic.js", "responder.js", "captcha-worker.js", "uploads.js", "ranking.js", "sea.svg", "forest.svg", "offline.js", "partial.js", "signin.js", "signin.css", "report.css", "ranking.css", "docs.css")
+var assets, assetNames = loadAssets("app.css", "app.js", "boot.js", "favicon.svg", "logic.js", "responder.js", "captcha-worker.js",
+	"uploads.js", "ranking.js", "sea.svg", "forest.svg", "offline.js", "partial.js", "signin.js", "signin.css", "report.css", "ranking.css", "docs.css")
 
 // bundles are the assets served as one file of several sources, in
 // order: the rules' evaluator (SurveyLogic) and the page's side of them

@@ -76,6 +76,7 @@ func BenchmarkPartialWrites(b *testing.B) {
 	b.ReportMetric(last, "WCU/last-page-turn")
 	b.ReportMetric(float64(size), "partial-bytes")
 	b.ReportMetric(2*wcu(max(size, claim))+wcu(size)-2*wcu(claim), "WCU-added-to-submission")
-	b.Logf("a partial of 50 answers: %d bytes; a page turn %.1f WCU on average, %.0f at the last; the submission's transaction pays %.0f WCU more for replacing it (claim put on the partial's size, doubled, and its GSI1 delete)",
+	b.Logf("a partial of 50 answers: %d bytes; a page turn %.1f WCU on average, %.0f at the last; "+
+		"the submission's transaction pays %.0f WCU more for replacing it (claim put on the partial's size, doubled, and its GSI1 delete)",
 		size, turn/float64(len(keys)), last, 2*wcu(max(size, claim))+wcu(size)-2*wcu(claim))
 }

@@ -58,8 +58,8 @@ func TestCSVWithChoices(t *testing.T) {
 	// The results table (contract section 21): meta cells around the
 	// answers, a cell per choice of the multi-select question (its name
 	// where chosen, null otherwise), the choices in its header.
-	wantTitles := []string{"responder_id", "responder_code", "What did you think?", "Colours", "Grid", "Recommend?", "city", "age", "responding_duration", "submitted_date_time"}
-	wantData := []any{float64(rs[0].ID), nil, "ok", "Red", nil, "آبی", "Speed: Bad; Price: Good", "8", "", "", float64(0), "1405/02/11-15:30:00"}
+	wantTitles := []string{"responder_id", "responder_code", "What did you think?", "Colours", "Grid", "Recommend?", "city", "age", "spam", "responding_duration", "submitted_date_time"}
+	wantData := []any{float64(rs[0].ID), nil, "ok", "Red", nil, "آبی", "Speed: Bad; Price: Good", "8", "", "", false, float64(0), "1405/02/11-15:30:00"}
 	if !slices.Equal(tb.titles(), wantTitles) || len(tb.Body) != 1 || fmt.Sprint(tb.Body[0].Data) != fmt.Sprint(wantData) {
 		t.Fatalf("results table %q %v\nwant %q %v", tb.titles(), tb.Body, wantTitles, wantData)
 	}

@@ -209,7 +209,7 @@ func (h handlers) partialResultsTable(w http.ResponseWriter, r *http.Request, ai
 	if len(rows) == 0 && tq.page > 1 {
 		return errInvalidPage
 	}
-	t := newResultsLayout(coll)
+	t := newResultsLayout(coll, true)
 	t.header[len(t.header)-1] = metaColumn("updated_date_time", colSubmittedAt, "datetime")
 	t.header = append(t.header, metaColumn("last_page", colLastPage, "number"))
 	out := resultsTable{Header: t.header, Body: make([]resultsRow, 0, len(rows)), RespondersCount: coll.Survey.PartialResponses}

@@ -92,7 +92,7 @@ func (h handlers) resultsTable() http.Handler {
 		if len(rows) == 0 && tq.page > 1 {
 			return errInvalidPage
 		}
-		t := newResultsLayout(coll)
+		t := newResultsLayout(coll, false)
 		out := resultsTable{Header: t.header, Body: make([]resultsRow, 0, len(rows)), RespondersCount: countOf(coll.Survey, tq.Spam)}
 		budget := newBudget(pageBudget)
 		for _, resp := range rows {

@@ -1,6 +1,7 @@
 package responses_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/internal/storetest"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -73,7 +75,7 @@ func TestResultsTable(t *testing.T) {
 	if r.code != 200 || tb.RespondersCount != 11 || tb.InvisibleRespondersCount == nil || *tb.InvisibleRespondersCount != 0 {
 		t.Fatalf("results table: %v", r)
 	}
-	if want := []string{"responder_id", "responder_code", "What did you think?", "city", "age", "responding_duration", "submitted_date_time"}; !slices.Equal(tb.titles(), want) {
+	if want := []string{"responder_id", "responder_code", "What did you think?", "city", "age", "spam", "responding_duration", "submitted_date_time"}; !slices.Equal(tb.titles(), want) {
 		t.Errorf("header %q, want %q", tb.titles(), want)
 	}
 	if !slices.Equal(tb.ids(), newestFirst(rs)) {
@@ -81,13 +83,13 @@ func TestResultsTable(t *testing.T) {
 	}
 	row := tb.Body[len(tb.Body)-1] // the oldest: rs[0], with a code
 	if row.ResponderID != rs[0].ID || row.ResponderCode == nil || *row.ResponderCode != "CODE-0" ||
-		fmt.Sprint(row.Data) != fmt.Sprint([]any{float64(rs[0].ID), "CODE-0", "answer 0", "Tabriz", "20", float64(90), "1405/02/11-15:30:00"}) {
+		fmt.Sprint(row.Data) != fmt.Sprint([]any{float64(rs[0].ID), "CODE-0", "answer 0", "Tabriz", "20", false, float64(90), "1405/02/11-15:30:00"}) {
 		t.Errorf("row %+v", row)
 	}
 	if tb.Body[0].ResponderCode != nil {
 		t.Errorf("a response without a code: responder_code %q", *tb.Body[0].ResponderCode)
 	}
-	for _, sort := range []string{"asc", "desc", "6,,asc", "6,null,desc"} {
+	for _, sort := range []string{"asc", "desc", "6,,asc", "6,null,desc", "3,6,asc", "6,6,desc"} {
 		t.Run("sort="+sort, func(t *testing.T) {
 			want := append([]survey.Response(nil), rs...)
 			sortResponses(want, strings.HasSuffix(sort, "asc"))
@@ -133,8 +135,8 @@ func TestResultsTable(t *testing.T) {
 		{"page=99", `{"detail":"Invalid page."}`},
 		{"page_size=1001", `{"page_size":["Ensure this value is less than or equal to 1000."]}`},
 		{"sort=newest", `{"sort":["\"newest\" is not a valid choice."]}`},
-		{"sort=3,,asc", `{"sort":["Responses sort by their submission time only: \"asc\", \"desc\", or the column form \"6,,asc\" / \"6,,desc\"."]}`},
-		{"sort=1,5,desc", `{"sort":["Responses sort by their submission time only: \"asc\", \"desc\", or the column form \"6,,asc\" / \"6,,desc\"."]}`},
+		{"sort=3,,asc", `{"sort":["Responses sort by their submission time only: \"asc\", \"desc\", or the column form \"{col_type},6,asc\" / \"{col_type},6,desc\" (e.g. \"3,6,asc\")."]}`},
+		{"sort=1,5,desc", `{"sort":["Responses sort by their submission time only: \"asc\", \"desc\", or the column form \"{col_type},6,asc\" / \"{col_type},6,desc\" (e.g. \"3,6,asc\")."]}`},
 		{"since=soon&until=later", `{"since":["` + dtMsg + `"],"until":["` + dtMsg + `"]}`},
 	} {
 		if r := f.do("GET", tablePath(f.sid)+"?"+tc.query); string(r.body) != tc.want {
@@ -189,6 +191,85 @@ func TestResultsTablePageStarts(t *testing.T) {
 		}
 		if q := r.calls.Ops()["DynamoDB.Query"]; p > 1 && (q < 1+store.ResponseShards || q > 1+2*store.ResponseShards) {
 			t.Errorf("page %d in turn: %d Queries (%v), want the collection and the page (a Query a shard, and a few: no skip)", p, q, r.calls.Ops())
+		}
+	}
+}
+
+// TestResultsTableSpamScoreAndIDs (contract sections 15, 16 and 21
+// amended): the results table carries the CSV's spam and score columns
+// (spam always, score on a scored survey, "correct/total" or ""), after the
+// variables and before the last two meta cells; every header's id is an
+// integer (a C# reader types int Id), the meta columns' unique among them
+// and equal to their col_type; sort's real form names the submission time
+// by its id, "3,6,asc" as the published reference writes it.
+func TestResultsTableSpamScoreAndIDs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	sid, text := f.newSurvey(t, "Quiz")
+	if err := f.st.UpdateSettings(ctx, f.acct.ID, sid, store.SettingsUpdate{Set: map[string]any{"show_answer_sheet_enabled": true}}); err != nil {
+		t.Fatal(err)
+	}
+	rs := f.seed(t, sid, text, 3)
+	// The seed's three are neither spam nor scored; two more are.
+	more, err := storetest.ImportResponses(ctx, f.st, []survey.Response{
+		{SurveyID: sid, SubmittedAt: t0.Add(time.Minute), StartedAt: t0, Spam: true, Score: &survey.Score{Correct: 2, Total: 3},
+			Answers: map[int64]json.RawMessage{text: json.RawMessage(`"late"`)}, Variables: map[string]any{}},
+		{SurveyID: sid, SubmittedAt: t0.Add(2 * time.Minute), StartedAt: t0, Score: &survey.Score{Correct: 0, Total: 3},
+			Answers: map[int64]json.RawMessage{}, Variables: map[string]any{}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs = append(rs, more...)
+	r := f.do("GET", tablePath(sid)+"?sort=3,6,asc")
+	tb := decode[table](t, r)
+	if r.code != 200 || len(tb.Body) != 5 {
+		t.Fatalf("sort=3,6,asc: %v", r)
+	}
+	want := []string{"responder_id", "responder_code", "What did you think?", "city", "age", "spam", "score", "responding_duration", "submitted_date_time"}
+	if !slices.Equal(tb.titles(), want) {
+		t.Errorf("header %q, want %q", tb.titles(), want)
+	}
+	metaIDs := map[int64]string{}
+	for _, h := range tb.Header {
+		if h.ID == nil || h.ColType == nil {
+			t.Errorf("column %q: id %v, col_type %v; want integers", *h.Title, h.ID, h.ColType)
+			continue
+		}
+		if h.Type != nil || *h.ColType == 2 { // a question's or a variable's id is its object's
+			continue
+		}
+		if other, dup := metaIDs[*h.ID]; dup || *h.ID != int64(*h.ColType) {
+			t.Errorf("meta column %q: id %d (col_type %d), also %q's", *h.Title, *h.ID, *h.ColType, other)
+		}
+		metaIDs[*h.ID] = *h.Title
+	}
+	if !slices.Equal(tb.ids(), ascendingIDs(rs, tb.ids())) || tb.ids()[4] != more[1].ID {
+		t.Errorf("sort=3,6,asc: %v, want oldest first", tb.ids())
+	}
+	cells := func(row int) string { d := tb.Body[row].Data; return fmt.Sprint(d[len(d)-4 : len(d)-2]) }
+	if got := []string{cells(0), cells(3), cells(4)}; fmt.Sprint(got) != "[[false ] [true 2/3] [false 0/3]]" {
+		t.Errorf("spam and score cells %v", got)
+	}
+	csv := string(f.do("GET", listPath(sid)+"?format=csv").body)
+	if !strings.Contains(csv, "duration_seconds,spam,score,") || !strings.Contains(csv, ",true,2/3,") {
+		t.Errorf("the CSV's spam and score: %s", csv)
+	}
+	// An unscored survey has no score column; every survey a spam column.
+	tb = decode[table](t, f.do("GET", tablePath(f.sid)))
+	if got := tb.titles(); !slices.Contains(got, "spam") || slices.Contains(got, "score") {
+		t.Errorf("an unscored survey's header %q", got)
+	}
+	for _, sort := range []string{"6,6,desc", "7,6,desc", "6,,desc"} {
+		if r := f.do("GET", tablePath(sid)+"?sort="+sort); r.code != 200 || decode[table](t, r).Body[0].ResponderID != more[1].ID {
+			t.Errorf("sort=%s: %v", sort, r)
+		}
+	}
+	msg := `{"sort":["Responses sort by their submission time only: \"asc\", \"desc\", or the column form \"{col_type},6,asc\" / \"{col_type},6,desc\" (e.g. \"3,6,asc\")."]}`
+	for _, sort := range []string{"1,6,asc", "2,6,asc", "3,3,asc", "6,5,asc", "3,06,asc", "12,6,asc", "3,6,up"} {
+		if r := f.do("GET", tablePath(sid)+"?sort="+sort); r.code != 400 || string(r.body) != msg {
+			t.Errorf("sort=%s: %v", sort, r)
 		}
 	}
 }

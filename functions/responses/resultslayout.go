@@ -9,8 +9,10 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// The results table's col_type values: what a column holds. Meta columns
-// have no object (their id is null); col_type tells them apart.
+// The results table's col_type values: what a column holds. A question's
+// and a variable's id is its object's; a meta column has no object, and its
+// id is its col_type (contract section 21 amended: integers, unique among
+// the meta columns, so that a reader typing int Id reads them).
 const (
 	colQuestion      = 1
 	colVariable      = 2
@@ -23,6 +25,10 @@ const (
 	colPhone = 8
 	// Ours (contract section 20): a partial's last page.
 	colLastPage = 9
+	// Ours (contract sections 16 and 15): a repeated responder's mark, and
+	// a scored survey's correct/total.
+	colSpam  = 10
+	colScore = 11
 )
 
 // resultsColumn is a results-table header as the real clients read it: the
@@ -66,16 +72,21 @@ type resultsLayout struct {
 	variables []string
 	jalali    bool
 	signIn    bool // email and phone columns follow responder_code
+	spam      bool // a spam column follows the variables (responses, not partials)
+	scored    bool // a score column follows spam (the survey is scored)
 	width     int
 }
 
 func metaColumn(title string, colType int, cellType string) resultsColumn {
-	return resultsColumn{Title: title, ColType: colType, CellType: cellType, Choices: []resultsChoice{}, SubQuestions: []resultsColumn{}}
+	id := int64(colType)
+	return resultsColumn{ID: &id, Title: title, ColType: colType, CellType: cellType, Choices: []resultsChoice{}, SubQuestions: []resultsColumn{}}
 }
 
-func newResultsLayout(c store.SurveyCollection) resultsLayout {
+// newResultsLayout is the layout of c's responses, or of its partials
+// (partial), which are never spam nor scored and carry neither column.
+func newResultsLayout(c store.SurveyCollection, partial bool) resultsLayout {
 	lang, _ := survey.LanguageCode(c.Survey.Language)
-	t := resultsLayout{jalali: lang == "fa", signIn: signInColumns(c)}
+	t := resultsLayout{jalali: lang == "fa", signIn: signInColumns(c), spam: !partial, scored: !partial && c.Settings.ShowAnswerSheetEnabled}
 	t.header = append(t.header, metaColumn("responder_id", colResponderID, "number"), metaColumn("responder_code", colResponderCode, "text"))
 	if t.signIn {
 		t.header = append(t.header, metaColumn("email", colEmail, "text"), metaColumn("phone", colPhone, "text"))
@@ -104,10 +115,23 @@ func newResultsLayout(c store.SurveyCollection) resultsLayout {
 	for _, v := range c.Variables {
 		t.variables = append(t.variables, v.Name)
 		col := metaColumn(v.Name, colVariable, "text")
+		id := v.ID
+		col.ID = &id
 		t.header = append(t.header, col)
 	}
+	// spam and score (the CSV's, contract sections 15 and 16) go after the
+	// answers and variables: the clients read the first two cells and the
+	// last two by position, and the answers from the third on.
+	if t.spam {
+		t.header = append(t.header, metaColumn("spam", colSpam, "boolean"))
+		t.width++
+	}
+	if t.scored {
+		t.header = append(t.header, metaColumn("score", colScore, "text"))
+		t.width++
+	}
 	t.header = append(t.header, metaColumn("responding_duration", colDuration, "number"), metaColumn("submitted_date_time", colSubmittedAt, "datetime"))
-	t.width = 4 + len(t.variables)
+	t.width += 4 + len(t.variables)
 	if t.signIn {
 		t.width += 2
 	}
@@ -191,6 +215,12 @@ func (t resultsLayout) row(r survey.Response) []any {
 	for _, name := range t.variables {
 		out = append(out, variableText(r.Variables[name]))
 	}
+	if t.spam {
+		out = append(out, r.Spam)
+	}
+	if t.scored {
+		out = append(out, scoreCell(r))
+	}
 	v := r.View()
 	at := v.SubmittedAt
 	if t.jalali {
@@ -225,13 +255,16 @@ func chosenIDs(a json.RawMessage) map[int64]struct{} {
 
 // sortChoiceMsg is the sort parameter's error: responses are kept in the
 // order they were submitted, so that is the one order a page can take.
-var sortChoiceMsg = `Responses sort by their submission time only: "asc", "desc", or the column form "` +
-	strconv.Itoa(colSubmittedAt) + `,,asc" / "` + strconv.Itoa(colSubmittedAt) + `,,desc".`
+var sortChoiceMsg = `Responses sort by their submission time only: "asc", "desc", or the column form "{col_type},` +
+	strconv.Itoa(colSubmittedAt) + `,asc" / "{col_type},` + strconv.Itoa(colSubmittedAt) + `,desc" (e.g. "3,6,asc").`
 
 // parseSort reads sort: "asc", "desc", or the real service's column form
-// {col_type},{object_id},{asc|desc} (the published API reference) on the
-// submission-time column, whose object id is empty, null or 0. It answers
-// whether the order is ascending, or the error's message.
+// {col_type},{id},{asc|desc} (the published API reference) naming the
+// submission-time column. A meta column is named by its id (unique among
+// the meta columns), so the col_type part may be any meta column's: the
+// reference writes "3,6,asc" (3 the real service's meta col_type), ours
+// reads "6,6,asc"; "6,,asc" (id empty, null or 0) stays as it was. It
+// answers whether the order is ascending, or the error's message.
 func parseSort(v string) (ascending bool, msg string) {
 	switch v {
 	case "asc":
@@ -244,8 +277,17 @@ func parseSort(v string) (ascending bool, msg string) {
 		return false, `"` + v + `" is not a valid choice.`
 	}
 	col, obj, dir := strings.TrimSpace(parts[0]), strings.TrimSpace(parts[1]), strings.TrimSpace(parts[2])
-	if col != strconv.Itoa(colSubmittedAt) || (obj != "" && obj != "null" && obj != "0") || (dir != "asc" && dir != "desc") {
+	submitted := strconv.Itoa(colSubmittedAt)
+	named := obj == submitted && metaColType(col)
+	legacy := col == submitted && (obj == "" || obj == "null" || obj == "0")
+	if !(named || legacy) || (dir != "asc" && dir != "desc") {
 		return false, sortChoiceMsg
 	}
 	return dir == "asc", ""
+}
+
+// metaColType reports whether s is the col_type of a meta column.
+func metaColType(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n >= colResponderID && n <= colScore && strconv.Itoa(n) == s
 }

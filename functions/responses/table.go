@@ -57,6 +57,15 @@ func signInColumns(c store.SurveyCollection) bool {
 	return c.Settings.ServiceAuth || c.Settings.PhoneNumberAuth || c.Survey.HasRespondents
 }
 
+// scoreCell is a scored response's score cell, "correct/total" (contract
+// section 15), and "" for a response without a score.
+func scoreCell(r survey.Response) string {
+	if r.Score == nil {
+		return ""
+	}
+	return r.Score.String()
+}
+
 // respondentCells are a response's email and phone cells: its
 // respondent's, "" for what it did not prove.
 func respondentCells(r survey.Response) (email, phone string) {
@@ -71,11 +80,7 @@ func (t table) row(r survey.Response, dst []string) []string {
 	v := r.View()
 	dst = append(dst[:0], strconv.FormatInt(r.ID, 10), v.SubmittedAt, strconv.FormatInt(v.DurationSeconds, 10), strconv.FormatBool(r.Spam))
 	if t.scored {
-		cell := ""
-		if r.Score != nil {
-			cell = r.Score.String()
-		}
-		dst = append(dst, cell)
+		dst = append(dst, scoreCell(r))
 	}
 	if t.signIn {
 		email, phone := respondentCells(r)

@@ -38,7 +38,8 @@ var FilterPatterns = []string{
 	// its partial, and losing it to its response or to the TTL. A PUT that
 	// replaces a partial changes no count and is not sent.
 	`{"eventName": ["INSERT"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "SESSION#"}]}}, "NewImage": {"partial_id": {"N": [{"exists": true}]}}}}`,
-	`{"eventName": ["MODIFY"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "SESSION#"}]}}, "OldImage": {"partial_id": {"N": [{"exists": true}]}}, "NewImage": {"partial_id": {"N": [{"exists": false}]}}}}`,
+	`{"eventName": ["MODIFY"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "SESSION#"}]}}, ` +
+		`"OldImage": {"partial_id": {"N": [{"exists": true}]}}, "NewImage": {"partial_id": {"N": [{"exists": false}]}}}}`,
 	`{"eventName": ["REMOVE"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "SESSION#"}]}}, "OldImage": {"partial_id": {"N": [{"exists": true}]}}}}`,
 }
 

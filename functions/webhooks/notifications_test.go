@@ -133,17 +133,21 @@ func TestNotificationRefusals(t *testing.T) {
 		eleven += fmt.Sprintf(`, "a%d@example.com"`, i)
 	}
 	for body, want := range map[string]string{
-		`{"sending_method": 1}`:                                                                                    `{"recipients": ["This field is required."]}`,
-		`{"sending_method": 1, "recipients": []}`:                                                                  `{"recipients": ["This list may not be empty."]}`,
-		`{"sending_method": 1, "recipients": "a@example.com"}`:                                                     `{"recipients": ["Expected a list of items but got type \"str\"."]}`,
-		`{"sending_method": 1, "recipients": [` + eleven + `]}`:                                                    `{"recipients": ["Ensure this field has no more than 10 elements."]}`,
-		`{"sending_method": 1, "recipients": ["a@b", "Name <a@example.com>", 5, "ok@example.com"]}`:                `{"recipients": {"0": ["Enter a valid email address."], "1": ["Enter a valid email address."], "2": ["Not a valid string."]}}`,
-		`{"sending_method": 2, "recipients": ["09121234567", "+0123456789", "+1234", "+98 912 123 4567"]}`:         `{"recipients": {"0": ["Enter a valid mobile number."], "1": ["Enter a valid mobile number."], "2": ["Enter a valid mobile number."], "3": ["Enter a valid mobile number."]}}`,
-		`{"sending_method": 2, "recipient_type": 5, "recipients": ["+15551234567"]}`:                               `{"recipient_type": ["\"5\" is not a valid choice."]}`,
-		`{"sending_method": 1, "recipients": ["a@example.com"], "webhook_endpoint": "https://hooks.example.com/"}`: `{"webhook_endpoint": ["Only webhook notifications (sending_method 3) have an endpoint."]}`,
-		`{"sending_method": 4, "recipients": ["a@example.com"]}`:                                                   `{"sending_method": ["\"4\" is not a valid choice."]}`,
-		`{"sending_method": 3, "webhook_endpoint": "https://hooks.example.com/", "recipients": ["a@example.com"]}`: `{"recipients": ["Only email and SMS notifications (sending_method 1 or 2) have recipients."]}`,
-		`{"webhook_endpoint": "https://hooks.example.com/", "webhook_headers": {"webhook-id": "x"}}`:               `{"webhook_headers": {"webhook-id": ["This header is set by the delivery itself."]}}`,
+		`{"sending_method": 1}`:                                 `{"recipients": ["This field is required."]}`,
+		`{"sending_method": 1, "recipients": []}`:               `{"recipients": ["This list may not be empty."]}`,
+		`{"sending_method": 1, "recipients": "a@example.com"}`:  `{"recipients": ["Expected a list of items but got type \"str\"."]}`,
+		`{"sending_method": 1, "recipients": [` + eleven + `]}`: `{"recipients": ["Ensure this field has no more than 10 elements."]}`,
+		`{"sending_method": 1, "recipients": ["a@b", "Name <a@example.com>", 5, "ok@example.com"]}`: `{"recipients": ` +
+			`{"0": ["Enter a valid email address."], "1": ["Enter a valid email address."], "2": ["Not a valid string."]}}`,
+		`{"sending_method": 2, "recipients": ["09121234567", "+0123456789", "+1234", "+98 912 123 4567"]}`: `{"recipients": ` +
+			`{"0": ["Enter a valid mobile number."], "1": ["Enter a valid mobile number."], "2": ["Enter a valid mobile number."], "3": ["Enter a valid mobile number."]}}`,
+		`{"sending_method": 2, "recipient_type": 5, "recipients": ["+15551234567"]}`: `{"recipient_type": ["\"5\" is not a valid choice."]}`,
+		`{"sending_method": 1, "recipients": ["a@example.com"], "webhook_endpoint": "https://hooks.example.com/"}`: `{"webhook_endpoint": ` +
+			`["Only webhook notifications (sending_method 3) have an endpoint."]}`,
+		`{"sending_method": 4, "recipients": ["a@example.com"]}`: `{"sending_method": ["\"4\" is not a valid choice."]}`,
+		`{"sending_method": 3, "webhook_endpoint": "https://hooks.example.com/", "recipients": ["a@example.com"]}`: `{"recipients": ` +
+			`["Only email and SMS notifications (sending_method 1 or 2) have recipients."]}`,
+		`{"webhook_endpoint": "https://hooks.example.com/", "webhook_headers": {"webhook-id": "x"}}`: `{"webhook_headers": {"webhook-id": ["This header is set by the delivery itself."]}}`,
 	} {
 		if r := f.do(t, "POST", nlist, body); r.code != 400 || !jsonEq(r.body, want) {
 			t.Errorf("POST %s = %d %s, want %s", body, r.code, r.body, want)

@@ -195,7 +195,8 @@ func TestBrowserResumeAfterReload(t *testing.T) {
 	waitPage(t, ctx, "1")
 	reload(t, ctx)
 	waitPage(t, ctx, "1")
-	if got := evalJS[string](t, ctx, `document.getElementById("kept").textContent + "|" + document.querySelector("textarea").value`); got != "پاسخ‌هایی که تاکنون داده‌اید بازگردانده شد.|آدا" {
+	got := evalJS[string](t, ctx, `document.getElementById("kept").textContent + "|" + document.querySelector("textarea").value`)
+	if got != "پاسخ‌هایی که تاکنون داده‌اید بازگردانده شد.|آدا" {
 		t.Errorf("fa resumed: %q", got)
 	}
 	shot(t, ctx, "resume-fa")
@@ -224,7 +225,8 @@ func TestBrowserResumeAfterReload(t *testing.T) {
 func TestBrowserOfflineSubmission(t *testing.T) {
 	words := map[string][3]string{
 		"en": {"This step needs a connection.", "Saved on this device. It will be sent when you are back online.", "written offline"},
-		"fa": {"این مرحله به اتصال اینترنت نیاز دارد.", "روی این دستگاه ذخیره شد. هنگامی که دوباره به اینترنت وصل شوید فرستاده می‌شود.", "آفلاین"},
+		"fa": {"این مرحله به اتصال اینترنت نیاز دارد.",
+			"روی این دستگاه ذخیره شد. هنگامی که دوباره به اینترنت وصل شوید فرستاده می‌شود.", "آفلاین"},
 	}
 	for _, lang := range []string{"en", "fa"} {
 		t.Run(lang, func(t *testing.T) {

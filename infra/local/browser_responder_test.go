@@ -69,6 +69,11 @@ func TestBrowserCaptcha(t *testing.T) {
 	if brand := evalJS[string](t, ctx, `(document.querySelector("footer.brand a")||{}).textContent||""`); brand == "" {
 		t.Errorf("no footer naming the service")
 	}
+	// One response, one challenge (issue 38: the page fetched a second one
+	// ahead, for a session it never started).
+	if n := evalJS[int](t, ctx, `performance.getEntriesByType("resource").filter(function (e) { return e.name.indexOf("/challenge/") >= 0; }).length`); n != 1 {
+		t.Errorf("the page fetched its challenge %d times, want once", n)
+	}
 	if rs := p.responses(t, sv.ID); len(rs) != 1 || fmt.Sprint(rs[0].Answers) != fmt.Sprintf("map[%v:human]", sv.Elements[1]["id"]) {
 		t.Fatalf("responses %+v", rs)
 	}

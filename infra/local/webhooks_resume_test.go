@@ -31,7 +31,8 @@ type resumeEnv struct {
 	h        http.Handler
 	key      string
 	sid, wid int64
-	ok       atomic.Bool // the receiver answers 200 (else 500)
+	ok       atomic.Bool // the receiver answers 200 (else 500, or status when set)
+	status   atomic.Int32
 	// delay is how long the receiver takes to answer (nanoseconds; it
 	// gives up when the request is cut).
 	delay atomic.Int64
@@ -59,6 +60,10 @@ func newResumeEnv(t *testing.T) *resumeEnv {
 		}
 		if e.ok.Load() {
 			w.WriteHeader(200)
+			return
+		}
+		if code := e.status.Load(); code != 0 {
+			w.WriteHeader(int(code))
 			return
 		}
 		w.WriteHeader(500)
@@ -182,6 +187,42 @@ func (e *resumeEnv) dueNow(t *testing.T, j webhook.Job) bool {
 		}
 	}
 	return false
+}
+
+// TestWebhookHeldStepsKeepTheLastStatus (contract section 13): a
+// delivery whose receiver answered 503 five times (which opens the
+// breaker) and whose next step the open breaker held back still shows
+// last_status_code 503 and the receiver's error in its log: a step held
+// back sends nothing and overwrites neither.
+func TestWebhookHeldStepsKeepTheLastStatus(t *testing.T) {
+	e := newResumeEnv(t)
+	e.status.Store(http.StatusServiceUnavailable)
+	j := e.deliveries(t, 1)[0]
+	for step := range webhook.BreakerThreshold + 1 {
+		j.Attempt = step
+		e.run(t, []webhook.Job{j})
+	}
+	d := e.delivery(t, j)
+	if e.hits.Load() != webhook.BreakerThreshold || d.Attempts != webhook.BreakerThreshold || d.Held != 1 {
+		t.Fatalf("%d requests, delivery %+v; want %d sent and 1 held back", e.hits.Load(), d, webhook.BreakerThreshold)
+	}
+	if d.LastStatusCode != 503 || d.LastError != "The receiver answered 503." || d.LastAttempt.IsZero() {
+		t.Errorf("after a held-back step: %+v, want the last real answer (503)", d)
+	}
+	rec := serveAs(e.h, e.key, "GET", fmt.Sprintf("/api/surveys/%d/webhooks/%d/deliveries/", e.sid, e.wid), "")
+	var page struct {
+		Results []struct {
+			Attempts       int     `json:"attempts"`
+			LastStatusCode *int    `json:"last_status_code"`
+			LastError      *string `json:"last_error"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil || rec.Code != 200 || len(page.Results) != 1 {
+		t.Fatalf("deliveries: %d %s (%v)", rec.Code, rec.Body, err)
+	}
+	if got := page.Results[0]; got.Attempts != 5 || got.LastStatusCode == nil || *got.LastStatusCode != 503 || got.LastError == nil || !strings.Contains(*got.LastError, "503") {
+		t.Errorf("the log shows %s, want attempts 5, last_status_code 503", rec.Body)
+	}
 }
 
 // TestWebhookProbeSuccessResendsPausedDeliveries: deliveries the open

@@ -5,6 +5,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -33,6 +34,10 @@ var statuses = map[string]int{
 	survey.EINTERNAL:       http.StatusInternalServerError,
 	survey.ENOTIMPLEMENTED: http.StatusNotImplemented,
 }
+
+// StatusClientClosedRequest is nginx's 499: the access log's status of a
+// request its client abandoned before the answer (never a 500).
+const StatusClientClosedRequest = 499
 
 // RetryAfterSeconds is what a 503 tells the client to wait.
 const RetryAfterSeconds = "1"
@@ -72,6 +77,13 @@ func ErrorHead(w http.ResponseWriter, r *http.Request, err error) (*survey.Error
 	status, ok := statuses[e.Code]
 	if !ok {
 		status = http.StatusInternalServerError
+	}
+	if status >= 500 && errors.Is(r.Context().Err(), context.Canceled) {
+		// The client closed the request (its store calls failed with the
+		// canceled context): not a failure of the service. The log names it
+		// with nginx's 499; nobody reads the answer.
+		logger(r.Context()).InfoContext(r.Context(), "client closed the request", slog.String("error", err.Error()))
+		return &survey.Error{Code: e.Code, Detail: "Client closed the request."}, StatusClientClosedRequest
 	}
 	if status >= 500 {
 		logger(r.Context()).ErrorContext(r.Context(), "request failed", slog.String("error", err.Error()), slog.Int("status", status))

@@ -36,7 +36,7 @@ const (
 	MsgNotBool    = "Must be a valid boolean."
 	// MsgNullCharacter refuses a string with a NUL (DRF's
 	// ProhibitNullCharactersValidator, on every CharField).
-	MsgNullCharacter = "Null characters are not allowed."
+	MsgNullCharacter = survey.MsgNullCharacter
 )
 
 // IsNull reports whether the field is present and null.

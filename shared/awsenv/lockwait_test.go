@@ -13,7 +13,8 @@ import (
 // with the same body until it answers otherwise; any other 500 comes back
 // to the SDK as it was, body intact, after one send.
 func TestLockWaitsSendAgain(t *testing.T) {
-	const lockWait = `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API"}`
+	const lockWait = `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError",` +
+		`"message":"This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API"}`
 	for _, tc := range []struct {
 		name        string
 		answers     []string // one per send; "" is a 200

@@ -59,6 +59,9 @@ func DecodeValue(name string, val Scalar, t int64) (v Value, msg string) {
 		if t == survey.VariableInteger {
 			return v, api.MsgNotInteger
 		}
+		if strings.IndexByte(val.Str, 0) >= 0 {
+			return v, api.MsgNullCharacter
+		}
 		if len(val.Str) > MaxValueChars && utf8.RuneCountInString(val.Str) > MaxValueChars {
 			return v, fmt.Sprintf("Ensure this field has no more than %d characters.", MaxValueChars)
 		}

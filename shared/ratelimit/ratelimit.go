@@ -139,6 +139,30 @@ func Throttled(wait time.Duration) error {
 // from the table's at the next step).
 const maxKeys = 100_000
 
+// KeyGuessRate bounds failed API keys sent in a body (POST /api/whoami/,
+// contract section 21 amended), as section 18's guard bounds failed codes:
+// 10 a minute per client. Each failure is counted in the table at once
+// (step 1), so every container knows the count after its own next one.
+var KeyGuessRate = Rate{Limit: 10, Window: time.Minute, Shards: 1, Spread: 1, MaxStep: 1}
+
+// Over answers the 429 (Throttled) while key's current window is known to
+// be at its limit, without counting anything: for a guard that counts
+// only failures (Allow after one) but refuses every attempt past them.
+func (l *Limiter) Over(key string) error {
+	now := l.now()
+	w := int64(l.rate.Window / time.Second)
+	if w < 1 {
+		w = 1
+	}
+	start := now.Unix() - ((now.Unix()%w)+w)%w
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if st := l.keys[key]; st != nil && st.start == start && st.known+st.pending >= l.rate.Limit {
+		return Throttled(time.Unix(start+w, 0).Sub(now))
+	}
+	return nil
+}
+
 // Allow counts one request of key: nil to serve it, or the 429 (Throttled)
 // while the key's window is at its limit.
 func (l *Limiter) Allow(ctx context.Context, key string) error {

@@ -13,7 +13,8 @@ import (
 // language.
 var codeTexts = map[string]struct{ subject, body string }{
 	"en": {"Your code for “%[1]s”", "Your code to respond to “%[1]s” is %[2]s. It expires in 10 minutes. If you did not ask for it, ignore this message."},
-	"fa": {"کد شما برای «%[1]s»", "کد شما برای پاسخ به «%[1]s»: %[2]s\nاین کد تا ۱۰ دقیقه معتبر است. اگر آن را درخواست نکرده‌اید، این پیام را نادیده بگیرید."},
+	"fa": {"کد شما برای «%[1]s»", "کد شما برای پاسخ به «%[1]s»: %[2]s\n" +
+		"این کد تا ۱۰ دقیقه معتبر است. اگر آن را درخواست نکرده‌اید، این پیام را نادیده بگیرید."},
 	"ar": {"رمزك لـ«%[1]s»", "رمزك للرد على «%[1]s» هو %[2]s. تنتهي صلاحيته خلال 10 دقائق. إذا لم تطلبه، فتجاهل هذه الرسالة."},
 	"tr": {"“%[1]s” için kodunuz", "“%[1]s” anketini yanıtlamak için kodunuz: %[2]s. 10 dakika geçerlidir. Siz istemediyseniz bu iletiyi dikkate almayın."},
 }

@@ -232,7 +232,8 @@ func TestSMSCarriesTheSenderID(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Type", "text/xml")
-		_, _ = io.WriteString(w, `<PublishResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><PublishResult><MessageId>m1</MessageId></PublishResult><ResponseMetadata><RequestId>r1</RequestId></ResponseMetadata></PublishResponse>`)
+		_, _ = io.WriteString(w, `<PublishResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><PublishResult><MessageId>m1</MessageId></PublishResult>`+
+			`<ResponseMetadata><RequestId>r1</RequestId></ResponseMetadata></PublishResponse>`)
 	}))
 	defer srv.Close()
 	cfg := aws.Config{Region: "us-east-1", BaseEndpoint: aws.String(srv.URL),

@@ -20,6 +20,9 @@ const (
 	MsgAnswerRequired  = "This question requires an answer."
 	MsgNotShown        = "This question is not shown."
 	MsgNotString       = "Not a valid string."
+	// MsgNullCharacter refuses a string with a NUL (DRF's
+	// ProhibitNullCharactersValidator, on every CharField; contract section 3).
+	MsgNullCharacter   = "Null characters are not allowed."
 	MsgNotInteger      = "A valid integer is required."
 	MsgChoiceRepeated  = "Each choice may be given only once."
 	MsgRankEveryChoice = "Rank every choice of the question exactly once."
@@ -143,6 +146,9 @@ func (e *Element) checkAnswer(raw json.RawMessage) (json.RawMessage, []string) {
 	if blankAnswer(raw) {
 		return nil, nil
 	}
+	if ContainsNUL(raw) {
+		return nil, []string{MsgNullCharacter}
+	}
 	switch e.Type {
 	case TypeText:
 		return e.checkText(raw)
@@ -191,6 +197,25 @@ func blankAnswer(raw []byte) bool {
 	case '[', '{':
 		rest := bytes.TrimLeft(raw[1:], jsonSpace)
 		return len(rest) > 0 && rest[0] == raw[0]+2 // ']' and '}' follow '[' and '{' by two
+	}
+	return false
+}
+
+// ContainsNUL reports whether a JSON value holds a NUL character in one
+// of its strings (escaped as \u0000; a raw NUL byte is no JSON at all).
+// Outside strings JSON has no backslash, so a scan of the escapes is
+// enough: the CSV and the store never see a NUL (contract section 3).
+func ContainsNUL(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case 0:
+			return true
+		case '\\':
+			if i+5 < len(raw) && raw[i+1] == 'u' && string(raw[i+2:i+6]) == "0000" {
+				return true
+			}
+			i++ // the escaped character, a backslash included
+		}
 	}
 	return false
 }

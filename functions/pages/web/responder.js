@@ -51,11 +51,12 @@
 
   window.surveyExtras = {
     // session: what a session request adds; a challenge is used once, so
-    // the next session (after a refusal) solves a new one.
+    // a next session (after a refusal) solves a new one then, not ahead:
+    // a page that responds once fetches its challenge once.
     session: function () {
-      if (!solution) return Promise.resolve({});
-      var s = solution;
-      solution = solve();
+      if (form.getAttribute("data-captcha") !== "true") return Promise.resolve({});
+      var s = solution || solve();
+      solution = null;
       return s.then(function (captcha) { return { captcha: captcha }; });
     },
     // challenge: a fresh solved challenge, for a code check that the
