@@ -142,7 +142,7 @@ func handleActivity(st Store) http.Handler {
 		if err != nil {
 			return err
 		}
-		if err := api.PastTheEnd(page, size, count); err != nil {
+		if err := api.PastTheEnd(page, size, int64(count)); err != nil {
 			return err
 		}
 		views := make([]survey.ActivityView, len(entries))

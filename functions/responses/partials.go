@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -193,7 +194,10 @@ func (t table) partialRow(p store.Partial, dst []string) []string {
 // offset); responders_count is the survey's partial_responses_count.
 func (h handlers) partialResultsTable(w http.ResponseWriter, r *http.Request, aid, sid int64, tq tableQuery) error {
 	ctx := r.Context()
-	pq := store.PartialQuery{After: tq.After, Before: tq.Before, Limit: tq.page * tq.Limit}
+	skip, _ := survey.PageOffset(tq.page, tq.Limit) // readTableQuery refused a page without one
+	// DynamoDB's Limit is an int32: a page beyond it reads every partial
+	// and, finding none on it, answers 404.
+	pq := store.PartialQuery{After: tq.After, Before: tq.Before, Limit: int(min(skip+int64(tq.Limit), math.MaxInt32-2))}
 	coll, page, err := surveyAndPage(
 		func() (store.SurveyCollection, error) { return h.st.SurveyCollection(ctx, aid, sid) },
 		func() (store.PartialPage, error) { return h.st.PartialsPage(ctx, sid, pq) })
@@ -201,7 +205,7 @@ func (h handlers) partialResultsTable(w http.ResponseWriter, r *http.Request, ai
 		return err
 	}
 	rows := page.Partials
-	if skip := (tq.page - 1) * tq.Limit; skip < len(rows) {
+	if skip < int64(len(rows)) {
 		rows = rows[skip:]
 	} else {
 		rows = nil

@@ -28,7 +28,7 @@ type resultsRow struct {
 }
 
 var (
-	errInvalidPage  = survey.Errorf(survey.ENOTFOUND, "Invalid page.")
+	errInvalidPage  = api.ErrInvalidPage
 	errPageTooLarge = survey.FieldError("page_size", "This page is too large to send at once; ask for a smaller page_size.")
 )
 
@@ -42,14 +42,11 @@ type tableQuery struct {
 
 func readTableQuery(r *http.Request) (tableQuery, error) {
 	q := r.URL.Query()
-	tq := tableQuery{page: 1}
-	if vals, ok := q["page"]; ok {
-		n, isInt := api.ParseInt(vals[0])
-		if !isInt || n < 1 {
-			return tableQuery{}, errInvalidPage
-		}
-		tq.page = n
+	page, err := api.PageNumber(q)
+	if err != nil {
+		return tableQuery{}, err
 	}
+	tq := tableQuery{page: page}
 	errs := survey.Fields{}
 	tq.Limit = pageSizeParam(q, errs, defaultPageSize, maxPageSize)
 	tq.After, tq.Before = storeBounds(timeParam(q, errs, "since"), timeParam(q, errs, "until"))
@@ -62,7 +59,15 @@ func readTableQuery(r *http.Request) (tableQuery, error) {
 		}
 		tq.Ascending = asc
 	}
-	return tq, errs.Err()
+	if err := errs.Err(); err != nil {
+		return tq, err
+	}
+	if _, ok := survey.PageOffset(tq.page, tq.Limit); !ok {
+		// Past the end of any survey's responses, and of int's range
+		// where the page is multiplied: nothing to read.
+		return tableQuery{}, errInvalidPage
+	}
+	return tq, nil
 }
 
 // resultsTable answers a page (page-number pagination) of the survey's

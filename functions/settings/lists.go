@@ -18,8 +18,6 @@ const (
 	maxListPage        = 5000
 )
 
-var errInvalidPage = survey.Errorf(survey.ENOTFOUND, "Invalid page.")
-
 // itemList is one of a survey's lists managed by the same three routes:
 // the authentication codes and the allowed phone numbers.
 type itemList struct {
@@ -102,14 +100,11 @@ func (l itemList) list() http.Handler {
 			return err
 		}
 		q := r.URL.Query()
-		page, pageSize := 1, defaultListPage
-		if vals, ok := q["page"]; ok {
-			n, isInt := api.ParseInt(vals[0])
-			if !isInt || n < 1 {
-				return errInvalidPage
-			}
-			page = n
+		page, err := api.PageNumber(q)
+		if err != nil {
+			return err
 		}
+		pageSize := defaultListPage
 		if vals, ok := q["page_size"]; ok {
 			n, isInt := api.ParseInt(vals[0])
 			switch {
@@ -126,8 +121,8 @@ func (l itemList) list() http.Handler {
 		if err != nil {
 			return err
 		}
-		if page > 1 && (int64(page-1) > (count-1)/int64(pageSize) || count == 0) {
-			return errInvalidPage
+		if err := api.PastTheEnd(page, pageSize, count); err != nil {
+			return err
 		}
 		items := []string{}
 		if count > 0 {

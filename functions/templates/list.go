@@ -96,7 +96,7 @@ func handleList(d Deps) http.Handler {
 			return err
 		}
 		if lq.page < 1 {
-			return errInvalidPage
+			return api.ErrInvalidPage
 		}
 		all, err := d.Catalog.Catalog(r.Context())
 		if err != nil {
@@ -108,15 +108,14 @@ func handleList(d Deps) http.Handler {
 				matched = append(matched, t)
 			}
 		}
-		start := (lq.page - 1) * lq.pageSize
-		if lq.page > 1 && (start >= len(matched) || start/lq.pageSize != lq.page-1) {
-			return errInvalidPage
+		if err := api.PastTheEnd(lq.page, lq.pageSize, int64(len(matched))); err != nil {
+			return err
 		}
+		off, _ := survey.PageOffset(lq.page, lq.pageSize)
+		start := min(int(off), len(matched)) // page 1 of an empty result
 		end := min(start+lq.pageSize, len(matched))
 		w.Header().Set("Cache-Control", cacheControl)
 		api.Respond(w, api.WithNote(r, note(d)), http.StatusOK, api.NewPage(r, lq.page, lq.pageSize, len(matched), matched[start:end]))
 		return nil
 	})
 }
-
-var errInvalidPage = survey.Errorf(survey.ENOTFOUND, "Invalid page.")

@@ -32,6 +32,7 @@ type contended struct {
 	key   string
 	proxy *conflict.Proxy
 	st    *store.Store
+	aid   int64 // the account's id
 }
 
 func newContended(t *testing.T) contended {
@@ -39,10 +40,10 @@ func newContended(t *testing.T) contended {
 	base := testenv.Store(t)
 	cfg, p := testenv.ConflictConfig(t, conflict.DefaultHold)
 	st := store.New(cfg, base.TableName())
-	_, key := testenv.NewAccount(t, survey.PlanEnterprise)
+	acct, key := testenv.NewAccount(t, survey.PlanEnterprise)
 	h := testenv.WithDeadline(serve(routers(st, config{sealer: testenv.Sealer(t), surveyURL: "http://127.0.0.1",
 		exports: testenv.Exports(t), guard: webhook.Guard{AllowLoopback: true}})), testenv.EmulatorDeadline)
-	return contended{h: h, key: key, proxy: p, st: st}
+	return contended{h: h, key: key, proxy: p, st: st, aid: acct.ID}
 }
 
 // do sends one request (the owner's key unless public) and answers its

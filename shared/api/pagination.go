@@ -87,14 +87,10 @@ var errInvalidPage = survey.Errorf(survey.ENOTFOUND, "Invalid page.")
 // def).
 func PageParams(r *http.Request, def, max int) (page, size int, err error) {
 	q := r.URL.Query()
-	page, size = 1, def
-	if vals, ok := q["page"]; ok {
-		n, isInt := ParseInt(vals[0])
-		if !isInt || n < 1 {
-			return 0, 0, errInvalidPage
-		}
-		page = n
+	if page, err = PageNumber(q); err != nil {
+		return 0, 0, err
 	}
+	size = def
 	if vals, ok := q["page_size"]; ok {
 		if n, isInt := ParseInt(vals[0]); isInt && n > 0 {
 			size = min(n, max)
@@ -103,10 +99,30 @@ func PageParams(r *http.Request, def, max int) (page, size int, err error) {
 	return page, size, nil
 }
 
+// PageNumber reads DRF's page parameter: absent, 1; a positive integer,
+// itself (however large: survey.PageOffset decides whether it lies past
+// the end); anything else 404 "Invalid page.", as DRF answers.
+func PageNumber(q url.Values) (int, error) {
+	vals, ok := q["page"]
+	if !ok {
+		return 1, nil
+	}
+	n, isInt := ParseInt(vals[0])
+	if !isInt || n < 1 {
+		return 0, errInvalidPage
+	}
+	return n, nil
+}
+
+// ErrInvalidPage is DRF's 404 of a page that is not a positive integer or
+// lies past the end, for the routes that decide it themselves.
+var ErrInvalidPage = errInvalidPage
+
 // PastTheEnd answers 404 "Invalid page." for a page after the last (page
-// 1 always answers, empty or not).
-func PastTheEnd(page, size, count int) error {
-	if page > 1 && (page-1)*size >= count {
+// 1 always answers, empty or not), without overflowing for any page
+// (survey.PagePastEnd).
+func PastTheEnd(page, size int, count int64) error {
+	if survey.PagePastEnd(page, size, count) {
 		return errInvalidPage
 	}
 	return nil

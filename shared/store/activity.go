@@ -89,10 +89,11 @@ func (s *Store) Activity(ctx context.Context, aid int64, page, size int) ([]surv
 	if err != nil {
 		return nil, 0, s.fail(fmt.Sprintf("count activity of account %d", aid), err)
 	}
-	skip := (page - 1) * size
-	if skip >= count {
-		return nil, count, nil
+	off, ok := survey.PageOffset(page, size)
+	if !ok || off >= int64(count) {
+		return nil, count, nil // past the end: the handler answers 404 "Invalid page."
 	}
+	skip := int(off)
 	var its []activityItem
 	err = q().Order(dynamo.Descending).Limit(skip+size).All(ctx, &its)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {

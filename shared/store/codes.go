@@ -138,7 +138,10 @@ func (s *Store) CodesPageRead(ctx context.Context, sid int64, page, pageSize int
 // listPageRead reads page (1-based) of pageSize items of a survey's list
 // l, in byte order, and answers the items it read (see CodesPageRead).
 func (s *Store) listPageRead(ctx context.Context, l itemList, sid int64, page, pageSize int) ([]string, int, error) {
-	skip := int64(page-1) * int64(pageSize)
+	skip, ok := survey.PageOffset(page, pageSize)
+	if !ok { // past the end of any list: the handler answered 404 before
+		return nil, 0, nil
+	}
 	if skip == 0 { // the first page starts at the first item: nothing to find
 		return s.codesFrom(ctx, l, sid, "", 0, pageSize)
 	}

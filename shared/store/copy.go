@@ -332,6 +332,7 @@ func (s *Store) writeCopy(ctx context.Context, p *copyPlan) error {
 	}
 	sv := p.survey
 	limit := s.Limits.LiveSurveys
+	started := time.Now()
 	for slugs, conflicts := 1, 1; ; {
 		sv.URLSlug = survey.NewCode(survey.SlugLength)
 		it, err := newSurveyItem(sv)
@@ -360,7 +361,7 @@ func (s *Store) writeCopy(ctx context.Context, p *copyPlan) error {
 			return survey.Errorf(survey.EUNAVAILABLE, "The copy took too long; try again.")
 		case txFailedAt(err, 2) && slugs < slugAttempts:
 			slugs++
-		case retryConflict(ctx, err, conflicts):
+		case retryConflict(ctx, err, conflicts, started):
 			conflicts++
 		default:
 			return s.fail(fmt.Sprintf("create copy %d", sv.ID), err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -84,6 +85,7 @@ func (s *Store) CreateFolder(ctx context.Context, aid int64, name string, order 
 	if err != nil {
 		return survey.Folder{}, err
 	}
+	started := time.Now()
 	for ids, conflicts := 1, 1; ; {
 		it := folderItem{PK: AccountPK(aid), SK: FolderSK(id), GSI1PK: OwnerKey(aid), GSI1SK: FolderOwnerSK(id),
 			ID: id, AccountID: aid, Order: f.Order, Name: name, Created: s.timestamp(), PutToken: token}
@@ -108,7 +110,7 @@ func (s *Store) CreateFolder(ctx context.Context, aid int64, name string, order 
 				return survey.Folder{}, err
 			}
 			ids++
-		case retryConflict(ctx, err, conflicts):
+		case retryConflict(ctx, err, conflicts, started):
 			conflicts++
 		default:
 			return survey.Folder{}, s.fail("create folder", err)
@@ -297,6 +299,7 @@ func (s *Store) DeleteFolder(ctx context.Context, aid, fid int64) error {
 			return err
 		}
 	}
+	started := time.Now()
 	for attempt := 1; ; attempt++ {
 		err := s.db.WriteTx().
 			Delete(s.table.Delete(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).If("attribute_exists(PK)")).
@@ -305,7 +308,7 @@ func (s *Store) DeleteFolder(ctx context.Context, aid, fid int64) error {
 		switch {
 		case err == nil, txFailedAt(err, 0):
 			return nil // deleted, here or by a concurrent DELETE that counted it
-		case retryConflict(ctx, err, attempt):
+		case retryConflict(ctx, err, attempt, started):
 			continue
 		}
 		return s.fail(fmt.Sprintf("delete folder %d", fid), err)
@@ -317,6 +320,7 @@ func (s *Store) DeleteFolder(ctx context.Context, aid, fid int64) error {
 // is still live in the folder. Surveys whose condition fails (trashed or
 // moved meanwhile) are dropped and the rest tried again at once.
 func (s *Store) trashInFolder(ctx context.Context, aid, fid int64, sids []int64, now string) error {
+	started := time.Now()
 	for attempt := 1; len(sids) > 0; {
 		tx := s.db.WriteTx()
 		for _, sid := range sids {
@@ -338,7 +342,7 @@ func (s *Store) trashInFolder(ctx context.Context, aid, fid int64, sids []int64,
 				continue
 			}
 		}
-		if !retryConflict(ctx, err, attempt) {
+		if !retryConflict(ctx, err, attempt, started) {
 			return s.fail(fmt.Sprintf("trash the surveys of folder %d", fid), err)
 		}
 		attempt++

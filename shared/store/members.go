@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -90,6 +91,7 @@ func (s *Store) CreateMember(ctx context.Context, aid int64, m survey.Member) (s
 		FirstName: m.FirstName, LastName: m.LastName, KeyHash: hash, Shares: map[string]string{}, Created: now}
 	guard := map[string]any{AttrPK: AccountPK(aid), AttrSK: memberEmailSK(m.Email), "sub_user": id}
 	k := keyItem{PK: APIKeyPK(hash), SK: apiKeySK, AccountID: aid, SubUser: id, Created: now}
+	started := time.Now()
 	for attempt := 1; ; attempt++ {
 		err = s.db.WriteTx().Idempotent(true).
 			Update(s.countUp(aid, attrMembers, survey.MaxMembers)).
@@ -107,7 +109,7 @@ func (s *Store) CreateMember(ctx context.Context, aid int64, m survey.Member) (s
 			return survey.Member{}, "", errMemberLimit
 		case txFailedAt(err, 2):
 			return survey.Member{}, "", survey.FieldError("email", "A member with this email already exists.")
-		case retryConflict(ctx, err, attempt):
+		case retryConflict(ctx, err, attempt, started):
 			continue
 		}
 		return survey.Member{}, "", s.fail("create member", err)
@@ -164,6 +166,7 @@ func (s *Store) DeleteMember(ctx context.Context, aid, sub int64) error {
 		folders = append(folders, f)
 	}
 	const fixed = 4 // the parts before the folders'
+	started := time.Now()
 	for attempt := 1; ; attempt++ {
 		tx := s.db.WriteTx().Idempotent(true).
 			Delete(s.table.Delete(AttrPK, AccountPK(aid)).Range(AttrSK, MemberSK(sub)).If("attribute_exists(PK)")).
@@ -189,7 +192,7 @@ func (s *Store) DeleteMember(ctx context.Context, aid, sub int64) error {
 				gone = true
 			}
 		}
-		if gone && attempt < limitAttempts || retryConflict(ctx, err, attempt) {
+		if gone && attempt < limitAttempts || retryConflict(ctx, err, attempt, started) {
 			continue
 		}
 		return s.fail(fmt.Sprintf("delete member %d", sub), err)
@@ -294,6 +297,7 @@ type ShareRequest struct {
 // answers ENOTFOUND; a sub_user that is no member of the account, 400 on
 // its index.
 func (s *Store) SetFolderShares(ctx context.Context, aid, fid int64, list []ShareRequest) ([]survey.Share, error) {
+	started := time.Now()
 	for attempt := 1; ; attempt++ {
 		var f folderItem
 		err := s.table.Get(AttrPK, AccountPK(aid)).Range(AttrSK, dynamo.Equal, FolderSK(fid)).Consistent(true).One(ctx, &f)
@@ -351,7 +355,7 @@ func (s *Store) SetFolderShares(ctx context.Context, aid, fid int64, list []Shar
 			return nil, survey.ErrNotFound
 		case len(txReasons(err)) > 0 && !txConflict(err) && attempt < limitAttempts:
 			continue // a member was removed meanwhile: read again, and answer for what is
-		case retryConflict(ctx, err, attempt):
+		case retryConflict(ctx, err, attempt, started):
 			continue
 		}
 		return nil, s.fail(fmt.Sprintf("share folder %d", fid), err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 
 	"surveyservice/shared/survey"
@@ -153,6 +154,7 @@ func (s *Store) SavePartial(ctx context.Context, w PartialWrite) (p Partial, not
 		return Partial{}, false, survey.ErrResponseTooLarge
 	}
 	sid := w.SurveyID
+	started := time.Now()
 	for attempt := 1; ; attempt++ {
 		old, found, err := s.sessionItem(ctx, sid, w.Session)
 		if err != nil {
@@ -194,11 +196,21 @@ func (s *Store) SavePartial(ctx context.Context, w PartialWrite) (p Partial, not
 			p, err := it.partial()
 			return p, notify, err
 		}
-		if !dynamo.IsCondCheckFailed(err) && !txConflict(err) {
+		var tce *types.TransactionConflictException
+		held := errors.As(err, &tce) // the session's submission holds the item in its transaction
+		if !dynamo.IsCondCheckFailed(err) && !txConflict(err) && !held {
 			return Partial{}, false, s.fail(fmt.Sprintf("save a partial of survey %d", sid), err)
 		}
 		// The session's own concurrent request (or its submission) wrote
-		// first: read what it wrote and decide again.
+		// first, or holds the item while its transaction commits: read what
+		// it wrote and decide again (a recorded response answers 409, never
+		// 503: contract section 3, amended), until the request's deadline.
+		if held {
+			if !ownerAgain(ctx, attempt, started) {
+				return Partial{}, false, s.fail(fmt.Sprintf("save a partial of survey %d", sid), err)
+			}
+			continue
+		}
 		if attempt == submitAttempts {
 			return Partial{}, false, s.fail(fmt.Sprintf("save a partial of survey %d", sid), err)
 		}

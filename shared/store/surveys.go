@@ -149,6 +149,7 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 	sv.ReportCode = survey.NewCode(survey.ReportCodeLength)
 	token := newPutToken()
 	limit := s.Limits.LiveSurveys
+	started := time.Now()
 	for slugs, ids, conflicts := 1, 1, 1; ; {
 		sv.ID = id
 		sv.URLSlug = survey.NewCode(survey.SlugLength)
@@ -195,7 +196,7 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 				return survey.Survey{}, survey.Errorf(survey.EINTERNAL, "store: no free slug in %d attempts", slugAttempts)
 			}
 			slugs++ // the slug is taken: draw another
-		case retryConflict(ctx, err, conflicts):
+		case retryConflict(ctx, err, conflicts, started):
 			conflicts++ // lost the account item to a concurrent transaction
 		default:
 			return survey.Survey{}, s.fail("create survey", err)
@@ -333,6 +334,7 @@ func (s *Store) whyNotWritable(ctx context.Context, aid, sid int64) error {
 // survey.ErrSurveyDeleted.
 func (s *Store) TrashSurvey(ctx context.Context, aid, sid int64) error {
 	now := s.timestamp()
+	started := time.Now()
 	for attempt := 1; ; attempt++ {
 		err := s.db.WriteTx().
 			Update(s.trashUpdate(sid, now).If(surveyWritable, aid, false)).
@@ -343,7 +345,7 @@ func (s *Store) TrashSurvey(ctx context.Context, aid, sid int64) error {
 			return nil
 		case txFailedAt(err, 0):
 			return s.whyNotWritable(ctx, aid, sid)
-		case retryConflict(ctx, err, attempt):
+		case retryConflict(ctx, err, attempt, started):
 			continue
 		}
 		return s.fail(fmt.Sprintf("trash survey %d", sid), err)
@@ -388,6 +390,7 @@ func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int
 		Set(AttrGSI1PK, OwnerKey(aid)).Set(AttrGSI1SK, SurveyOwnerSK(target, sid)).
 		If("attribute_exists(PK) AND account_id = ? AND deleted = ?", aid, true)
 	limit := s.Limits.LiveSurveys
+	started := time.Now()
 	for attempt := 1; ; attempt++ {
 		err = s.db.WriteTx().
 			Check(s.table.Check(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(target)).If(folderLive)).
@@ -404,7 +407,7 @@ func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int
 			return nil // restored concurrently: nothing left to do
 		case txFailedAt(err, 3):
 			return limitRefusal(err, 3, attrLiveSurveys, limit)
-		case retryConflict(ctx, err, attempt):
+		case retryConflict(ctx, err, attempt, started):
 			continue
 		}
 		return s.fail(fmt.Sprintf("restore survey %d", sid), err)
