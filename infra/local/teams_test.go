@@ -360,3 +360,51 @@ func TestMembersNeedEnterprise(t *testing.T) {
 	doJSON(t, h, key, "POST", "/api/members/", `{"email":""}`, 400) // the body first
 	doJSON(t, h, key, "POST", "/api/members/", `{"email":"bob@example.com"}`, 403)
 }
+
+// TestDeletedFolderEndsItsShares: once the owner deletes a shared folder
+// its trashed surveys are the owner's alone (contract section 19 as
+// amended): the editor and the viewer no longer read the trashed survey
+// (404, as anything they do not reach), the editor cannot restore it into
+// a folder shared with them as editor, and the folder leaves their lists;
+// the owner restores it into that folder.
+func TestDeletedFolderEndsItsShares(t *testing.T) {
+	if testing.Short() {
+		t.Skip("emulators")
+	}
+	st := testenv.Store(t)
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), exports: testenv.Exports(t)}))
+	tm := newTeam(t)
+	ctx := context.Background()
+	other, err := st.CreateFolder(ctx, tm.aid, "The editor's other folder", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SetFolderShares(ctx, tm.aid, other.ID, []store.ShareRequest{{SubUser: tm.subs["editor"], Role: survey.RoleEditor}}); err != nil {
+		t.Fatal(err)
+	}
+	fid, sid := itoa(tm.ids["folder"]), itoa(tm.ids["survey"])
+	doJSON(t, h, tm.editor, "GET", "/api/v2/surveys/"+sid+"/", "", 200)
+	doJSON(t, h, tm.key, "DELETE", "/api/folders/"+fid+"/", "", 204)
+
+	for _, key := range []string{tm.editor, tm.viewer} {
+		doJSON(t, h, key, "GET", "/api/v2/surveys/"+sid+"/", "", 404)
+		doJSON(t, h, key, "GET", "/api/v2/surveys/"+sid+"/questions/", "", 404)
+		var folders []struct {
+			ID int64 `json:"id"`
+		}
+		_ = json.Unmarshal(doJSON(t, h, key, "GET", "/api/folders/", "", 200), &folders)
+		for _, f := range folders {
+			if f.ID == tm.ids["folder"] {
+				t.Errorf("the deleted folder %d is still listed for a member", f.ID)
+			}
+		}
+	}
+	restore := "/api/v2/surveys/" + sid + "/restore/"
+	doJSON(t, h, tm.editor, "POST", restore, `{"folder_id":`+itoa(other.ID)+`}`, 404)
+	doJSON(t, h, tm.viewer, "POST", restore, `{"folder_id":`+itoa(other.ID)+`}`, 404)
+	doJSON(t, h, tm.key, "POST", restore, `{"folder_id":`+itoa(other.ID)+`}`, 200)
+	// Restored by the owner into the folder shared with the editor: theirs
+	// again through that share, not the deleted folder's.
+	doJSON(t, h, tm.editor, "GET", "/api/v2/surveys/"+sid+"/", "", 200)
+	doJSON(t, h, tm.viewer, "GET", "/api/v2/surveys/"+sid+"/", "", 404)
+}
