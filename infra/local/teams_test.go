@@ -408,3 +408,77 @@ func TestDeletedFolderEndsItsShares(t *testing.T) {
 	doJSON(t, h, tm.editor, "GET", "/api/v2/surveys/"+sid+"/", "", 200)
 	doJSON(t, h, tm.viewer, "GET", "/api/v2/surveys/"+sid+"/", "", 404)
 }
+
+// TestViewersReadHeadersMasked: a viewer reads webhooks and notifications
+// with every header value replaced by "********" (contract section 19 as
+// amended), on both routes, list and detail; the owner and editors, who
+// set them, read them whole. A write that sends back "********" keeps the
+// stored value (a GET-then-PATCH never replaces a secret with the mask);
+// a masked value for a header the webhook lacks, or on a create, is a 400.
+func TestViewersReadHeadersMasked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("emulators")
+	}
+	st := testenv.Store(t)
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), exports: testenv.Exports(t)}))
+	tm := newTeam(t)
+	sid := itoa(tm.ids["survey"])
+	native := "/api/surveys/" + sid + "/webhooks/"
+	compat := "/api/v2/surveys/" + sid + "/notifications/"
+	var made struct {
+		ID int64 `json:"id"`
+	}
+	_ = json.Unmarshal(doJSON(t, h, tm.key, "POST", native,
+		`{"url":"https://93.184.216.34/masked","headers":{"Authorization":"Bearer s3cret","X-Team":"blue"}}`, 201), &made)
+	hook := native + itoa(made.ID) + "/"
+	_ = json.Unmarshal(doJSON(t, h, tm.key, "POST", compat,
+		`{"recipient_type":5,"sending_method":3,"webhook_endpoint":"https://93.184.216.34/other","webhook_headers":{"X-Api-Key":"k3y"}}`, 201), &made)
+	note := compat + itoa(made.ID) + "/"
+
+	headersOf := func(body []byte, field string) []map[string]string {
+		var one map[string]json.RawMessage
+		var many []map[string]json.RawMessage
+		if json.Unmarshal(body, &many) != nil {
+			_ = json.Unmarshal(body, &one)
+			many = append(many, one)
+		}
+		var out []map[string]string
+		for _, m := range many {
+			var hs map[string]string
+			_ = json.Unmarshal(m[field], &hs)
+			out = append(out, hs)
+		}
+		return out
+	}
+	for _, who := range []struct {
+		name, key string
+		masked    bool
+	}{{"owner", tm.key, false}, {"editor", tm.editor, false}, {"viewer", tm.viewer, true}} {
+		for _, read := range []struct{ path, field string }{{native, "headers"}, {hook, "headers"}, {compat, "webhook_headers"}, {note, "webhook_headers"}} {
+			for _, hs := range headersOf(doJSON(t, h, who.key, "GET", read.path, "", 200), read.field) {
+				for k, v := range hs {
+					if (v == survey.MaskedHeader) != who.masked {
+						t.Errorf("%s reads %s: %s = %q (masked %v)", who.name, read.path, k, v, who.masked)
+					}
+				}
+			}
+		}
+	}
+	// The round trip: what the viewer read, written back by the editor with
+	// one header changed, keeps the other's stored value.
+	viewed := headersOf(doJSON(t, h, tm.viewer, "GET", hook, "", 200), "headers")[0]
+	viewed["X-Team"] = "green"
+	body, _ := json.Marshal(map[string]any{"headers": viewed})
+	doJSON(t, h, tm.editor, "PATCH", hook, string(body), 200)
+	got := headersOf(doJSON(t, h, tm.key, "GET", hook, "", 200), "headers")[0]
+	if got["Authorization"] != "Bearer s3cret" || got["X-Team"] != "green" {
+		t.Errorf("after the round trip: %v", got)
+	}
+	doJSON(t, h, tm.editor, "PATCH", note, `{"webhook_headers":{"x-api-key":"********"}}`, 200)
+	if got := headersOf(doJSON(t, h, tm.key, "GET", note, "", 200), "webhook_headers")[0]; got["x-api-key"] != "k3y" {
+		t.Errorf("the notification's header after the round trip: %v", got)
+	}
+	doJSON(t, h, tm.editor, "PATCH", hook, `{"headers":{"X-Unknown":"********"}}`, 400)
+	doJSON(t, h, tm.key, "POST", native, `{"url":"https://93.184.216.34/new","headers":{"Authorization":"********"}}`, 400)
+	doJSON(t, h, tm.viewer, "PATCH", hook, `{"headers":{}}`, 403)
+}
