@@ -482,3 +482,79 @@ func TestViewersReadHeadersMasked(t *testing.T) {
 	doJSON(t, h, tm.key, "POST", native, `{"url":"https://93.184.216.34/new","headers":{"Authorization":"********"}}`, 400)
 	doJSON(t, h, tm.viewer, "PATCH", hook, `{"headers":{}}`, 403)
 }
+
+// TestAppreciationLinkWithinReach: an editor's appreciation page links
+// only to a survey they reach (contract section 19 as amended): one of the
+// account's surveys outside their folders answers the very 400 of a
+// survey that does not exist, so nothing tells which ids exist; one in
+// their folder is taken and the hosted page prints its address. Once that
+// survey leaves the editor's reach (the owner moves it to a private
+// folder) the page prints no address the editor could not have set; the
+// owner's own link to the private survey is printed.
+func TestAppreciationLinkWithinReach(t *testing.T) {
+	if testing.Short() {
+		t.Skip("emulators")
+	}
+	st := testenv.Store(t)
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), exports: testenv.Exports(t)}))
+	tm := newTeam(t)
+	ctx := context.Background()
+	private, err := st.CreateFolder(ctx, tm.aid, "The owner's own", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := st.CreateSurvey(ctx, survey.Survey{AccountID: tm.aid, FolderID: private.ID, Name: "Secret", Language: 1, Theme: survey.DefaultTheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reached struct {
+		ID      int64  `json:"id"`
+		URLSlug string `json:"url_slug"`
+	}
+	_ = json.Unmarshal(doJSON(t, h, tm.editor, "POST", "/api/v2/surveys/", `{"name":"Next","folder_id":`+itoa(tm.ids["folder"])+`}`, 201), &reached)
+	sid := itoa(tm.ids["survey"])
+	questions := "/api/v2/surveys/" + sid + "/questions/"
+	thanks := func(link int64) string {
+		return `{"type":9,"title":"Thanks","link_active":true,"link_type":2,"link":` + itoa(link) + `}`
+	}
+	missing := doJSON(t, h, tm.editor, "POST", questions, thanks(99999999), 400)
+	probed := doJSON(t, h, tm.editor, "POST", questions, thanks(secret.ID), 400)
+	if strings.ReplaceAll(string(missing), "99999999", itoa(secret.ID)) != string(probed) {
+		t.Errorf("an unreached survey answers %s, a missing one %s", probed, missing)
+	}
+	var el struct {
+		ID int64 `json:"id"`
+	}
+	_ = json.Unmarshal(doJSON(t, h, tm.editor, "POST", questions, thanks(reached.ID), 201), &el)
+	doJSON(t, h, tm.editor, "PATCH", questions+itoa(el.ID)+"/", `{"link":`+itoa(secret.ID)+`}`, 400)
+
+	var detail struct {
+		URLSlug string `json:"url_slug"`
+	}
+	_ = json.Unmarshal(doJSON(t, h, tm.key, "GET", "/api/v2/surveys/"+sid+"/", "", 200), &detail)
+	page := func() string {
+		rep := testenv.Serve(h, testenv.NewRequest("GET", "/s/"+detail.URLSlug+"/", "", "", nil))
+		if rep.Code != 200 {
+			t.Fatalf("the page: %d", rep.Code)
+		}
+		return string(rep.Body)
+	}
+	if body := page(); !strings.Contains(body, "/s/"+reached.URLSlug+"/") {
+		t.Errorf("the page lacks the address of the editor's linked survey %s", reached.URLSlug)
+	}
+	// The linked survey leaves the editor's reach: the address is no
+	// longer printed.
+	doJSON(t, h, tm.key, "PATCH", "/api/v2/surveys/"+itoa(reached.ID)+"/", `{"folder_id":`+itoa(private.ID)+`}`, 200)
+	if body := page(); strings.Contains(body, reached.URLSlug) || strings.Contains(body, "appreciation-link") {
+		t.Errorf("the page prints the address of a survey its setter does not reach")
+	}
+	// The owner may link any survey of the account.
+	doJSON(t, h, tm.key, "PATCH", questions+itoa(el.ID)+"/", `{"link":`+itoa(secret.ID)+`}`, 200)
+	if body := page(); !strings.Contains(body, "/s/"+secret.URLSlug+"/") {
+		t.Errorf("the page lacks the address of the owner's linked survey")
+	}
+	// The setter never shows in the API.
+	if b := doJSON(t, h, tm.key, "GET", questions+itoa(el.ID)+"/", "", 200); strings.Contains(string(b), "link_set_by") {
+		t.Errorf("the element shows its link's setter: %s", b)
+	}
+}
