@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"surveyservice/shared/api"
+	"surveyservice/shared/mobile"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/webhook"
 )
@@ -209,6 +210,9 @@ func readSending(f *api.Form, in *input, create bool) {
 			continue
 		}
 		norm, problem := survey.RecipientProblem(in.method, v)
+		if problem == "" && in.method == survey.SendingSMS && !mobile.Admits(norm) {
+			problem = survey.MsgInvalidPhone // a premium, toll-free, satellite or unassigned range (section 18 as amended)
+		}
 		if problem != "" {
 			nested[fmt.Sprint(i)] = []string{problem}
 			continue

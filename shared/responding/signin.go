@@ -28,7 +28,7 @@ func SignedIn(set survey.Settings, sess Session) (*survey.Respondent, []string, 
 		}
 		r.Email = sess.Email
 		if set.ServiceAuthNoSpam {
-			identities = append(identities, IdentityKey(ChannelEmail, sess.Email))
+			identities = append(identities, IdentityKey(ChannelEmail, EmailPerson(sess.Email)))
 		}
 	}
 	if set.PhoneNumberAuth {
