@@ -84,6 +84,7 @@ func (h handlers) create() http.Handler {
 		if err := h.checkLink(r.Context(), aid, sid, form); err != nil {
 			return err
 		}
+		e.LinkSetBy = linkSetter(r.Context(), form, nil)
 		ch, err := h.st.CreateElement(r.Context(), aid, sid, e, p)
 		if err != nil {
 			return err
@@ -150,6 +151,7 @@ func (h handlers) update() http.Handler {
 				e.ClearForeign()
 			}
 			readFields(api.NewForm(body), e, false)
+			e.LinkSetBy = linkSetter(r.Context(), form, e.LinkSetBy)
 			errs := api.NewForm(nil)
 			answers.apply(errs, e)
 			return errs.Err()
@@ -247,9 +249,28 @@ func (h handlers) delete() http.Handler {
 	})
 }
 
+// linkSetter is who the element's link is set by after a write whose body
+// is form: the request's principal (0 the owner, else the member's
+// sub_user) when the body names a link, else kept as it was (contract
+// section 19 as amended; survey.Element.LinkShown reads it).
+func linkSetter(ctx context.Context, form *api.Form, kept *int64) *int64 {
+	if _, named := form.Raw("link"); !named || form.IsNull("link") {
+		return kept
+	}
+	p, _ := api.PrincipalFrom(ctx)
+	by := int64(0)
+	if sub := p.SubUser(); sub != nil {
+		by = *sub
+	}
+	return &by
+}
+
 // checkLink checks an appreciation page's link sent in the body (contract
 // section 16): the id of another live survey of the same account, whose
-// page the button opens; one read, only when the body names one.
+// page the button opens, and, for a member, one they reach (contract
+// section 19 as amended): an unreached survey answers the same 400 as a
+// missing one, so nothing tells which exist. One read, only when the body
+// names one.
 func (h handlers) checkLink(ctx context.Context, aid, sid int64, form *api.Form) error {
 	if form.IsNull("link") {
 		return nil
@@ -262,7 +283,7 @@ func (h handlers) checkLink(ctx context.Context, aid, sid int64, form *api.Form)
 		return survey.FieldError("link", survey.InvalidPK(link))
 	}
 	sv, err := h.st.Survey(ctx, aid, link)
-	if survey.ErrorCode(err) == survey.ENOTFOUND || err == nil && sv.Deleted {
+	if survey.ErrorCode(err) == survey.ENOTFOUND || err == nil && (sv.Deleted || !api.Reaches(ctx, sv.FolderID)) {
 		return survey.FieldError("link", survey.InvalidPK(link))
 	}
 	return err

@@ -29,6 +29,9 @@ type Store interface {
 	// Survey reads the survey an appreciation page's button opens
 	// (contract section 16).
 	Survey(ctx context.Context, aid, sid int64) (survey.Survey, error)
+	// MemberReaches tells whether the member who set that button's
+	// survey still reaches it (contract section 19 as amended).
+	MemberReaches(ctx context.Context, aid, sub, fid int64) (bool, error)
 }
 
 var _ Store = (*store.Store)(nil)

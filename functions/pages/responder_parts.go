@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"surveyservice/shared/api"
-
+	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
@@ -159,8 +159,12 @@ func firstAppreciation(s survey.ResponderSurvey) (survey.ElementView, bool) {
 // appreciationLink is where the first appreciation page's button goes
 // (contract section 16): with link_active, link_type 1 its link_url
 // (http(s) only), link_type 2 the page of the survey link names, when it
-// is a live survey of the same account (one read); "" otherwise.
-func appreciationLink(ctx context.Context, st Store, aid int64, s survey.ResponderSurvey, cfg Config) string {
+// is a live survey of the same account (one read) whose address the
+// link's setter could have set (contract section 19 as amended,
+// survey.Element.LinkShown: one more read when a member set it); ""
+// otherwise.
+func appreciationLink(ctx context.Context, st Store, c store.SurveyCollection, s survey.ResponderSurvey, cfg Config) string {
+	aid := c.Survey.AccountID
 	a, ok := firstAppreciation(s)
 	if !ok || !a.LinkActive {
 		return ""
@@ -179,6 +183,15 @@ func appreciationLink(ctx context.Context, st Store, aid int64, s survey.Respond
 			if err != nil && survey.ErrorCode(err) != survey.ENOTFOUND {
 				api.Logger(ctx).WarnContext(ctx, "appreciation link not read", slog.Int64("survey", *a.Link), slog.String("error", err.Error()))
 			}
+			return ""
+		}
+		shown, err := c.Elements[a.ID].LinkShown(c.Survey.FolderID, sv.FolderID, func(sub int64) (bool, error) {
+			return st.MemberReaches(ctx, aid, sub, sv.FolderID)
+		})
+		if err != nil {
+			api.Logger(ctx).WarnContext(ctx, "appreciation link's setter not read", slog.Int64("survey", *a.Link), slog.String("error", err.Error()))
+		}
+		if !shown {
 			return ""
 		}
 		return cfg.PublicURL + "/s/" + url.PathEscape(sv.URLSlug) + "/"

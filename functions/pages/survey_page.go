@@ -81,7 +81,7 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		p := newSurveyPage(v, r)
 		p.Config = cfg
 		p.Sheets = c.Settings.ShowAnswerSheetToResponder
-		p.LinkHref = appreciationLink(ctx, st, c.Survey.AccountID, v, cfg)
+		p.LinkHref = appreciationLink(ctx, st, c, v, cfg)
 		if v.RespondingDuration != nil || v.RespondingDurationType == survey.DurationPerQuestion {
 			// The session of a plain form starts now, not when it is sent.
 			served, err := sealServed(ctx, sealer, sid, now())

@@ -331,3 +331,96 @@ func TestPartialUploadsChecked(t *testing.T) {
 		t.Errorf("an upload answer that is no upload: %d %s, want 400 on it", r.code, r.body)
 	}
 }
+
+// TestPartialNeedsSignIn: a partial demands what a submission demands of
+// who responds (contract section 18 as amended): on a survey that signs in
+// by email within *@company.example a stranger's session, and one proving
+// a foreign address, save nothing (403, as 5 of 5 strangers' PUTs did
+// before); a number taken off the survey's list, a session started before
+// code_auth was turned on and a unique code spent since answer 403 too;
+// the session that passed every check saves its partial (204).
+func TestPartialNeedsSignIn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const numberRefused = `{"detail":"This number may not respond to this survey."}`
+	const codeRefused = `{"detail":"Authentication failed."}`
+	cases := []struct {
+		name string
+		set  map[string]any
+		// session starts the session under test (after the survey exists).
+		session func(t *testing.T, f fixture, slug string, sid int64) string
+		code    int
+		want    string
+	}{
+		{name: "a stranger", set: map[string]any{"service_auth": true, "service_auth_domains": []string{"*@company.example"}},
+			session: func(t *testing.T, f fixture, slug string, _ int64) string { return f.session(t, slug, nil) }, code: 403, want: signInBody},
+		{name: "a foreign address", set: map[string]any{"service_auth": true, "service_auth_domains": []string{"*@company.example"}},
+			session: func(t *testing.T, f fixture, slug string, sid int64) string {
+				return f.proven(t, sid, f.session(t, slug, nil), "eve@elsewhere.example", "")
+			}, code: 403, want: signInBody},
+		{name: "a proven address", set: map[string]any{"service_auth": true, "service_auth_domains": []string{"*@company.example"}},
+			session: func(t *testing.T, f fixture, slug string, sid int64) string {
+				return f.proven(t, sid, f.session(t, slug, nil), "ana@company.example", "")
+			}, code: 204},
+		{name: "no number", set: map[string]any{"phone_number_auth": true},
+			session: func(t *testing.T, f fixture, slug string, _ int64) string { return f.session(t, slug, nil) }, code: 403, want: signInBody},
+		{name: "a number off the list", set: map[string]any{"phone_number_auth": true, "phone_numbers_limited": true},
+			session: func(t *testing.T, f fixture, slug string, sid int64) string {
+				return f.proven(t, sid, f.session(t, slug, nil), "", "+447700900123")
+			}, code: 403, want: numberRefused},
+		{name: "a listed number", set: map[string]any{"phone_number_auth": true, "phone_numbers_limited": true},
+			session: func(t *testing.T, f fixture, slug string, sid int64) string {
+				if err := f.st.AddPhones(ctx, f.aid, sid, []string{"+447700900124"}); err != nil {
+					t.Fatal(err)
+				}
+				return f.proven(t, sid, f.session(t, slug, nil), "", "+447700900124")
+			}, code: 204},
+		{name: "started before code_auth", session: func(t *testing.T, f fixture, slug string, sid int64) string {
+			s := f.session(t, slug, nil)
+			if err := f.st.UpdateSettings(ctx, f.aid, sid, store.SettingsUpdate{Set: map[string]any{"code_auth": true}}); err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}, code: 403, want: codeRefused},
+		{name: "a unique code spent since", set: map[string]any{"code_auth": true, "code_auth_is_unique": true},
+			session: func(t *testing.T, f fixture, slug string, sid int64) string {
+				if err := f.st.AddCodes(ctx, f.aid, sid, []string{"ONCE"}); err != nil {
+					t.Fatal(err)
+				}
+				s := f.session(t, slug, map[string]any{"code": "ONCE"})
+				f.respond(t, slug, f.session(t, slug, map[string]any{"code": "ONCE"}), map[string]any{}).submitted(t)
+				return s
+			}, code: 403, want: codeRefused},
+		{name: "a code", set: map[string]any{"code_auth": true},
+			session: func(t *testing.T, f fixture, slug string, sid int64) string {
+				if err := f.st.AddCodes(ctx, f.aid, sid, []string{"MANY"}); err != nil {
+					t.Fatal(err)
+				}
+				return f.session(t, slug, map[string]any{"code": "MANY"})
+			}, code: 204},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			set := map[string]any{"partial_responses": true}
+			for k, v := range tc.set {
+				set[k] = v
+			}
+			slug, sid := f.survey(t, set)
+			opt := f.textQuestion(t, sid, "Why", false)
+			sess := tc.session(t, f, slug, sid)
+			r := f.putPartial(t, slug, map[string]any{"session": sess, "page": 0, "answers": map[string]any{strconv.FormatInt(opt, 10): "because"}})
+			if r.code != tc.code || (tc.want != "" && r.body != tc.want) {
+				t.Fatalf("got %d %s, want %d %s", r.code, r.body, tc.code, tc.want)
+			}
+			page, err := f.st.PartialsPage(ctx, sid, store.PartialQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := len(page.Partials), map[bool]int{true: 1}[tc.code == 204]; got != want {
+				t.Errorf("partials stored: %d, want %d", got, want)
+			}
+		})
+	}
+}

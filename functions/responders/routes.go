@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"surveyservice/shared/api"
+	"surveyservice/shared/mobile"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/sending"
 	"surveyservice/shared/store"
@@ -58,7 +59,7 @@ func New(d Deps) *api.Router {
 	rt.Handle(public("PUT", "/api/public/surveys/{url_slug}/partial/", "Survey Partial"), handlePartial(svc, files))
 	rt.Handle(public("POST", "/api/public/surveys/{url_slug}/resume/", "Survey Resume"), handleResume(svc))
 	if d.Sender != nil {
-		v := responding.Verifier{Store: d.Store, Sealer: d.Sealer, Sender: d.Sender, Budgets: d.Budgets, Limits: d.Limits, Now: d.Now}
+		v := responding.Verifier{Store: d.Store, Sealer: d.Sealer, Sender: d.Sender, Budgets: d.Budgets, Limits: d.Limits, Now: d.Now, Mobile: mobile.Admits}
 		rt.Handle(public("POST", "/api/public/surveys/{url_slug}/verifications/", "Survey Verifications"), handleSendCode(v))
 		rt.Handle(public("POST", "/api/public/surveys/{url_slug}/verifications/confirm/", "Survey Verification Confirm"), handleConfirmCode(v))
 	}

@@ -122,6 +122,9 @@ func TestOneResponsePerAddress(t *testing.T) {
 	f.respond(t, slug, f.proven(t, sid, f.session(t, slug, nil), "a@example.com", ""), nil).submitted(t)
 	f.respond(t, slug, f.proven(t, sid, f.session(t, slug, nil), "a@example.com", ""), nil).is(t, 403, alreadyBody)
 	f.respond(t, slug, f.proven(t, sid, f.session(t, slug, nil), "b@example.com", ""), nil).submitted(t)
+	// One person across "+tag" addresses (contract section 18 as amended).
+	f.respond(t, slug, f.proven(t, sid, f.session(t, slug, nil), "a+tag@example.com", ""), nil).is(t, 403, alreadyBody)
+	f.respond(t, slug, f.proven(t, sid, f.session(t, slug, nil), "b+x@example.com", ""), nil).is(t, 403, alreadyBody)
 	f.wantStored(t, "one address twice, another once", sid, 2)
 
 	manySlug, manyID := f.survey(t, map[string]any{"service_auth": true})

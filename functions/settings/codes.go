@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"surveyservice/shared/api"
+	"surveyservice/shared/mobile"
 	"surveyservice/shared/survey"
 )
 
@@ -29,7 +30,7 @@ func (h handlers) codes() itemList {
 		add:       h.st.AddCodes,
 		remove:    h.st.DeleteCodes,
 		removeAll: h.st.DeleteAllCodes,
-		reader: func(context.Context, int64, int64) (func(string) (string, string), error) {
+		reader: func(context.Context, int64, int64, bool) (func(string) (string, string), error) {
 			return readCode, nil
 		},
 	}
@@ -63,14 +64,17 @@ func (h handlers) phones() itemList {
 		add:                  h.st.AddPhones,
 		remove:               h.st.DeletePhones,
 		removeAll:            h.st.DeleteAllPhones,
-		reader: func(ctx context.Context, aid, sid int64) (func(string) (string, string), error) {
+		reader: func(ctx context.Context, aid, sid int64, adding bool) (func(string) (string, string), error) {
 			sv, _, err := h.st.SurveySettings(ctx, aid, sid)
 			if err != nil {
 				return nil, err
 			}
 			lang, _ := survey.LanguageCode(sv.Language)
 			return func(s string) (string, string) {
-				if n, ok := survey.NormalizePhone(s, lang); ok {
+				// A number added must be one SMS may go to (section 18 as
+				// amended: mobile.Admits); a delete matches any stored one,
+				// so that a number listed before that rule can be removed.
+				if n, ok := survey.NormalizePhone(s, lang); ok && (!adding || mobile.Admits(n)) {
 					return n, ""
 				}
 				return "", survey.PhoneInvalidMessage

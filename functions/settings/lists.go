@@ -33,7 +33,8 @@ type itemList struct {
 	removeAll            func(ctx context.Context, aid, sid int64) error
 	// reader answers, for one request, how an item is read: its stored
 	// form, or the message refusing it.
-	reader func(ctx context.Context, aid, sid int64) (func(string) (string, string), error)
+	// (adding: a POST's items, which may be held to more than a DELETE's).
+	reader func(ctx context.Context, aid, sid int64, adding bool) (func(string) (string, string), error)
 }
 
 // readItems reads a body of items: a JSON array of strings or {"<field>":
@@ -152,7 +153,7 @@ func (l itemList) create() http.Handler {
 		if raw == nil {
 			return survey.FieldError("non_field_errors", "No data provided")
 		}
-		item, err := l.reader(r.Context(), acct.ID, sid)
+		item, err := l.reader(r.Context(), acct.ID, sid, true)
 		if err != nil {
 			return err
 		}
@@ -188,7 +189,7 @@ func (l itemList) delete() http.Handler {
 				return survey.FieldError("non_field_errors", "No data provided")
 			}
 			var item func(string) (string, string)
-			if item, err = l.reader(r.Context(), acct.ID, sid); err != nil {
+			if item, err = l.reader(r.Context(), acct.ID, sid, false); err != nil {
 				return err
 			}
 			var items []string

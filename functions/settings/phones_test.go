@@ -36,11 +36,11 @@ func TestPhonesAdd(t *testing.T) {
 	f := newFixture(t, survey.PlanFree)
 	sid := f.newSurvey(t, "Phones") // fa, the default language
 	check(t, "empty list", f.do("GET", phonesPath(sid), ""), 200, `{"count": 0, "next": null, "previous": null, "results": []}`)
-	r := f.do("POST", phonesPath(sid), `["+98 912 123 4567", "00989121234567", "۰۹۱۲-۱۲۳-۴۵۶۸", "(+44) 20 7946 0958", "٠٠٤٤٢٠٧٩٤٦٠٩٥٨", "09121234567"]`)
-	check(t, "POST array", r, 201, `["+989121234567", "+989121234568", "+442079460958"]`)
-	r = f.do("POST", phonesPath(sid), `{"phone_numbers": ["+14155550100", "+442079460958"]}`)
-	check(t, "POST object", r, 201, `["+14155550100", "+442079460958"]`)
-	want := []string{"+14155550100", "+442079460958", "+989121234567", "+989121234568"}
+	r := f.do("POST", phonesPath(sid), `["+98 912 123 4567", "00989121234567", "۰۹۱۲-۱۲۳-۴۵۶۸", "(+44) 7911 123457", "٠٠٤٤٧٩١١١٢٣٤٥٧", "09121234567"]`)
+	check(t, "POST array", r, 201, `["+989121234567", "+989121234568", "+447911123457"]`)
+	r = f.do("POST", phonesPath(sid), `{"phone_numbers": ["+14155550100", "+447911123457"]}`)
+	check(t, "POST object", r, 201, `["+14155550100", "+447911123457"]`)
+	want := []string{"+14155550100", "+447911123457", "+989121234567", "+989121234568"}
 	if got := f.phones(t, sid); !slices.Equal(got, want) {
 		t.Errorf("numbers %q, want %q", got, want)
 	}
@@ -74,6 +74,11 @@ func TestPhonesPostErrors(t *testing.T) {
 		{"too short", `["+1234567"]`, `{"phone_numbers": {"0": ["` + badNumber + `"]}}`},
 		{"too long", `["+1234567890123456"]`, `{"phone_numbers": {"0": ["` + badNumber + `"]}}`},
 		{"blank", `[""]`, `{"phone_numbers": {"0": ["` + badNumber + `"]}}`},
+		// Issue 38: premium-rate, satellite, unassigned and toll-free ranges
+		// are no mobile numbers (contract section 18 as amended).
+		{"not mobile", `["+8821234567890", "+881612345678", "+979123456789", "+19005550123", "+449091234567", "+80012345678", "+989121234567"]`,
+			`{"phone_numbers": {"0": ["` + badNumber + `"], "1": ["` + badNumber + `"], "2": ["` + badNumber + `"], "3": ["` + badNumber + `"], "4": ["` +
+				badNumber + `"], "5": ["` + badNumber + `"]}}`},
 		{"empty list", `[]`, `{"non_field_errors": ["This list may not be empty."]}`},
 		{"empty object list", `{"phone_numbers": []}`, `{"phone_numbers": ["This list may not be empty."]}`},
 		{"no key", `{"codes": ["+14155550100"]}`, `{"phone_numbers": ["This field is required."]}`},
@@ -93,14 +98,14 @@ func TestPhonesDelete(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, survey.PlanFree)
 	sid := f.newSurvey(t, "Delete phones")
-	check(t, "seed", f.do("POST", phonesPath(sid), `["+989121234567", "+989121234568", "+14155550100", "+442079460958"]`), 201, nil)
+	check(t, "seed", f.do("POST", phonesPath(sid), `["+989121234567", "+989121234568", "+14155550100", "+447911123457"]`), 201, nil)
 	for _, s := range []struct {
 		body string
 		want []string
 	}{
-		{`["۰۹۱۲ ۱۲۳ ۴۵۶۷", "+19999999999"]`, []string{"+14155550100", "+442079460958", "+989121234568"}},
-		{`[]`, []string{"+14155550100", "+442079460958", "+989121234568"}},
-		{`{"phone_numbers": ["0044 20 7946 0958"]}`, []string{"+14155550100", "+989121234568"}},
+		{`["۰۹۱۲ ۱۲۳ ۴۵۶۷", "+19999999999"]`, []string{"+14155550100", "+447911123457", "+989121234568"}},
+		{`[]`, []string{"+14155550100", "+447911123457", "+989121234568"}},
+		{`{"phone_numbers": ["0044 7911 123457"]}`, []string{"+14155550100", "+989121234568"}},
 	} {
 		check(t, "DELETE "+s.body, f.do("DELETE", phonesPath(sid), s.body), 204, nil)
 		if got := f.phones(t, sid); !slices.Equal(got, s.want) {

@@ -67,7 +67,11 @@ func (h handlers) createReal(w http.ResponseWriter, r *http.Request, aid, sid in
 				next := append([]survey.Webhook(nil), hooks...)
 				wh.Active = in.active == nil || *in.active
 				if in.headers != nil {
-					wh.Headers = in.headers
+					headers, err := in.withHeaders(s, wh.Headers)
+					if err != nil {
+						return nil, err
+					}
+					wh.Headers = headers
 				}
 				next[i], updated = wh, &wh
 				return next, nil

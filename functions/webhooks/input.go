@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"surveyservice/shared/api"
+	"surveyservice/shared/mobile"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/webhook"
 )
@@ -57,6 +58,30 @@ type input struct {
 	method        int64
 	recipientType *int64
 	recipients    []string
+}
+
+// withHeaders is in's headers over the webhook's stored ones: a value sent
+// as survey.MaskedHeader keeps the stored value of its header (the
+// round trip of a masked read); a masked header the webhook lacks is a
+// 400 on the shape's headers field.
+func (in input) withHeaders(s shape, stored map[string]string) (map[string]string, error) {
+	out, problems := survey.UnmaskHeaders(in.headers, stored)
+	if problems != nil {
+		return nil, &survey.Error{Code: survey.EINVALID, Fields: map[string]any{s.headers: problems}}
+	}
+	return out, nil
+}
+
+// readable is the webhook as the request's principal may read it
+// (contract section 19 as amended): to a member who may not write under
+// the survey's folder (a viewer) every header value is masked; the owner
+// and editors, who may set them, read them whole.
+func readable(ctx context.Context, folderID int64, wh survey.Webhook) survey.Webhook {
+	p, _ := api.PrincipalFrom(ctx)
+	if p.MayFolder(survey.ActWrite, folderID) != nil {
+		wh.Headers = survey.MaskedHeaders(wh.Headers)
+	}
+	return wh
 }
 
 // realShape reports whether a body on the webhooks route is in the
@@ -106,6 +131,10 @@ func readInput(obj map[string]json.RawMessage, s shape, create bool, current int
 	}
 	if raw, ok := f.Raw(s.headers); ok {
 		in.headers = readHeaders(f, s.headers, raw)
+		if _, problems := survey.UnmaskHeaders(in.headers, nil); create && problems != nil {
+			f.FailNested(s.headers, problems) // a new webhook has no stored value to keep
+			in.headers = nil
+		}
 	}
 	if s.notification {
 		if v, ok := f.Int("recipient_type", api.Int{}); ok && v != survey.NotificationWebhook {
@@ -181,6 +210,9 @@ func readSending(f *api.Form, in *input, create bool) {
 			continue
 		}
 		norm, problem := survey.RecipientProblem(in.method, v)
+		if problem == "" && in.method == survey.SendingSMS && !mobile.Admits(norm) {
+			problem = survey.MsgInvalidPhone // a premium, toll-free, satellite or unassigned range (section 18 as amended)
+		}
 		if problem != "" {
 			nested[fmt.Sprint(i)] = []string{problem}
 			continue

@@ -76,9 +76,9 @@ func TestEmailAndSMSNotifications(t *testing.T) {
 		email.Secret != nil || email.WebhookEndpoint != "" || len(email.WebhookHeaders) != 0 || !email.Enabled {
 		t.Fatalf("email notification %s", r.body)
 	}
-	r = f.do(t, "POST", nlist, `{"sending_method": 2, "recipients": ["+989121234567", "00441234567890"]}`)
+	r = f.do(t, "POST", nlist, `{"sending_method": 2, "recipients": ["+989121234567", "00447911123456"]}`)
 	sms := decode[notification](t, r)
-	if r.code != 201 || sms.SendingMethod != 2 || sms.RecipientType != 1 || fmt.Sprint(sms.Recipients) != "[+989121234567 +441234567890]" {
+	if r.code != 201 || sms.SendingMethod != 2 || sms.RecipientType != 1 || fmt.Sprint(sms.Recipients) != "[+989121234567 +447911123456]" {
 		t.Fatalf("sms = %d %s", r.code, r.body)
 	}
 	hook := decode[view](t, f.do(t, "POST", f.list(), `{"url": "https://hooks.example.com/"}`))
@@ -132,6 +132,7 @@ func TestNotificationRefusals(t *testing.T) {
 	for i := 1; i < 11; i++ {
 		eleven += fmt.Sprintf(`, "a%d@example.com"`, i)
 	}
+	mobile := `["Enter a valid mobile number."]`
 	for body, want := range map[string]string{
 		`{"sending_method": 1}`:                                 `{"recipients": ["This field is required."]}`,
 		`{"sending_method": 1, "recipients": []}`:               `{"recipients": ["This list may not be empty."]}`,
@@ -140,8 +141,13 @@ func TestNotificationRefusals(t *testing.T) {
 		`{"sending_method": 1, "recipients": ["a@b", "Name <a@example.com>", 5, "ok@example.com"]}`: `{"recipients": ` +
 			`{"0": ["Enter a valid email address."], "1": ["Enter a valid email address."], "2": ["Not a valid string."]}}`,
 		`{"sending_method": 2, "recipients": ["09121234567", "+0123456789", "+1234", "+98 912 123 4567"]}`: `{"recipients": ` +
-			`{"0": ["Enter a valid mobile number."], "1": ["Enter a valid mobile number."], "2": ["Enter a valid mobile number."], "3": ["Enter a valid mobile number."]}}`,
-		`{"sending_method": 2, "recipient_type": 5, "recipients": ["+15551234567"]}`: `{"recipient_type": ["\"5\" is not a valid choice."]}`,
+			`{"0": ` + mobile + `, "1": ` + mobile + `, "2": ` + mobile + `, "3": ` + mobile + `}}`,
+		// Premium-rate, satellite, unassigned, toll-free and fixed numbers
+		// (issue 38; contract section 18 as amended): SMS to mobiles only.
+		`{"sending_method": 2, "recipients": ["+8821234567890", "+881612345678", "+979123456789", "+19005550123", "+449091234567", "+80012345678", ` +
+			`"+442079460123"]}`: `{"recipients": {"0": ` + mobile + `, "1": ` + mobile + `, "2": ` + mobile + `, "3": ` + mobile +
+			`, "4": ` + mobile + `, "5": ` + mobile + `, "6": ` + mobile + `}}`,
+		`{"sending_method": 2, "recipient_type": 5, "recipients": ["+12025550173"]}`: `{"recipient_type": ["\"5\" is not a valid choice."]}`,
 		`{"sending_method": 1, "recipients": ["a@example.com"], "webhook_endpoint": "https://hooks.example.com/"}`: `{"webhook_endpoint": ` +
 			`["Only webhook notifications (sending_method 3) have an endpoint."]}`,
 		`{"sending_method": 4, "recipients": ["a@example.com"]}`: `{"sending_method": ["\"4\" is not a valid choice."]}`,

@@ -47,14 +47,14 @@ func (h handlers) list(s shape) http.Handler {
 		if err != nil {
 			return err
 		}
-		_, hooks, _, err := h.Store.SurveyWebhooks(r.Context(), aid, sid)
+		sv, hooks, _, err := h.Store.SurveyWebhooks(r.Context(), aid, sid)
 		if err != nil {
 			return err
 		}
 		out := []any{}
 		for _, wh := range hooks {
 			if s.shows(wh) {
-				out = append(out, s.render(wh))
+				out = append(out, s.render(readable(r.Context(), sv.FolderID, wh)))
 			}
 		}
 		api.Respond(w, r, http.StatusOK, out)
@@ -68,11 +68,11 @@ func (h handlers) get(s shape) http.Handler {
 		if err != nil {
 			return err
 		}
-		wh, err := h.shown(r.Context(), s, aid, sid, wid)
+		sv, wh, err := h.shown(r.Context(), s, aid, sid, wid)
 		if err != nil {
 			return err
 		}
-		api.Respond(w, r, http.StatusOK, s.render(wh))
+		api.Respond(w, r, http.StatusOK, s.render(readable(r.Context(), sv.FolderID, wh)))
 		return nil
 	})
 }
@@ -106,16 +106,16 @@ func (h handlers) create(s shape) http.Handler {
 }
 
 // shown reads webhook wid of the survey, if the shape shows it.
-func (h handlers) shown(ctx context.Context, s shape, aid, sid, wid int64) (survey.Webhook, error) {
-	_, hooks, _, err := h.Store.SurveyWebhooks(ctx, aid, sid)
+func (h handlers) shown(ctx context.Context, s shape, aid, sid, wid int64) (survey.Survey, survey.Webhook, error) {
+	sv, hooks, _, err := h.Store.SurveyWebhooks(ctx, aid, sid)
 	if err != nil {
-		return survey.Webhook{}, err
+		return survey.Survey{}, survey.Webhook{}, err
 	}
 	i, found := find(hooks, wid)
 	if !found || !s.shows(hooks[i]) {
-		return survey.Webhook{}, survey.ErrNotFound
+		return survey.Survey{}, survey.Webhook{}, survey.ErrNotFound
 	}
-	return hooks[i], nil
+	return sv, hooks[i], nil
 }
 
 // added adds the webhook of a create's body and answers 201 (a webhook
@@ -192,7 +192,7 @@ func (h handlers) patch(s shape) http.Handler {
 		}
 		// The webhook's sending method decides which fields the body may
 		// change (one read; the change reads again under its version).
-		current, err := h.shown(r.Context(), s, aid, sid, wid)
+		_, current, err := h.shown(r.Context(), s, aid, sid, wid)
 		if err != nil {
 			return err
 		}
@@ -225,7 +225,11 @@ func (h handlers) patch(s shape) http.Handler {
 				wh.Active = *in.active
 			}
 			if in.headers != nil {
-				wh.Headers = in.headers
+				headers, err := in.withHeaders(s, wh.Headers)
+				if err != nil {
+					return nil, err
+				}
+				wh.Headers = headers
 			}
 			if in.recipientType != nil {
 				wh.RecipientType = *in.recipientType

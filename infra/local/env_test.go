@@ -97,6 +97,7 @@ var runVars = []runVar{
 		}
 	}},
 	{name: "VERIFY_LIMITS", bad: "survey=lots"},
+	{name: "SMS_DAILY_LIMIT", bad: "lots"},
 	{name: "AWS_REGION", check: func(t *testing.T, r *envRun) { r.signedIn(t, "eu-west-1") }},
 	{name: "AWS_DEFAULT_REGION", check: func(t *testing.T, r *envRun) {
 		// AWS_REGION wins where both are set, as on Lambda; alone, it is

@@ -57,9 +57,11 @@ type hookOptions struct {
 	// sender sends email and SMS notifications within limits' budgets;
 	// baseURL is the API's address their links start with. A nil sender
 	// fails them.
-	sender  sending.Sender
-	limits  sending.Limits
-	baseURL string
+	sender sending.Sender
+	limits sending.Limits
+	// smsDaily is the service's SMS a day (SMS_DAILY_LIMIT).
+	smsDaily int64
+	baseURL  string
 	// onRequest, when set, is told of each delivery request, the lane
 	// ("main" or "slow") that made it, and how long it waited for its
 	// answer (a benchmark's measure).
@@ -119,7 +121,7 @@ func startHooks(ctx context.Context, st *store.Store, sealer *links.Sealer, o ho
 	d := dispatch.New(dispatch.Deps{Store: st, Queue: queue, Files: o.files, Now: o.now})
 	dl := deliver.New(deliver.Deps{Store: st, Opener: sealer, Queue: queue, Client: o.guard.Client(webhook.Timeout), Delays: o.delays,
 		Now: o.now, MaxDelay: o.maxDelay, Lease: o.lease, Timeout: o.timeout, Budget: o.budget, Slow: slow, SlowARN: slowARN,
-		Sender: o.sender, Budgets: sending.NewBudgets(st, o.now), Limits: o.limits, BaseURL: o.baseURL})
+		Sender: o.sender, Budgets: sending.NewBudgets(st, o.now).WithSMSDaily(o.smsDaily), Limits: o.limits, BaseURL: o.baseURL})
 	streamCfg, err := newCfg()
 	if err != nil {
 		return nil, err

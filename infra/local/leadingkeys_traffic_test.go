@@ -170,7 +170,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	do("DELETE", "/api/surveys/"+sid+"/settings/authentication-codes/", `["BETA"]`)
 	do("POST", "/api/surveys/"+sid+"/settings/phone-numbers/", `["+989121234567","00442079460958"]`)
 	do("GET", "/api/surveys/"+sid+"/settings/phone-numbers/?page_size=1&page=2", "")
-	do("DELETE", "/api/surveys/"+sid+"/settings/phone-numbers/", `["+442079460958"]`)
+	do("DELETE", "/api/surveys/"+sid+"/settings/phone-numbers/", `["+447911123457"]`)
 	code, vars := do("POST", "/api/surveys/"+sid+"/variables/", `{"name":"tier","variable_source":0}`)
 	must(201, code, "variable")
 	do("GET", "/api/surveys/"+sid+"/variables/", "")

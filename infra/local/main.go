@@ -159,6 +159,8 @@ type environment struct {
 	guard   webhook.Guard
 	// limits are the sending budgets (VERIFY_LIMITS).
 	limits sending.Limits
+	// smsDaily is the whole service's SMS a day (SMS_DAILY_LIMIT).
+	smsDaily int64
 	// logFile is where the JSON log goes (LOG_FILE), "" for stderr.
 	logFile string
 	// kept is the data kept across runs (LOCAL_DATA_DIR), nil when
@@ -185,6 +187,9 @@ func readEnv(getenv func(string) string) (*environment, error) {
 		return nil, err
 	}
 	if e.limits, err = sending.LimitsFromEnv(e.get); err != nil {
+		return nil, err
+	}
+	if e.smsDaily, err = sending.SMSDailyFromEnv(e.get); err != nil {
 		return nil, err
 	}
 	if e.apiBase, err = api.ParseBaseURL(e.get("API_BASE_URL")); err != nil {
@@ -311,7 +316,7 @@ type background struct {
 func startBackground(ctx context.Context, env *environment, res *resources) (*background, error) {
 	hk, err := startHooks(ctx, res.st, res.sealer, hookOptions{aws: awsenv.FromEnv(env.get), queueName: or(env.get("WEBHOOK_QUEUE_NAME"), "survey-webhooks"),
 		visibility: 60 * time.Second, guard: env.guard, delays: env.delays, workers: 2, maxIdle: 200 * time.Millisecond, files: res.uploads,
-		sender: res.sender, limits: env.limits, baseURL: env.apiBase})
+		sender: res.sender, limits: env.limits, smsDaily: env.smsDaily, baseURL: env.apiBase})
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
@@ -340,6 +345,7 @@ func functionsConfig(env *environment, res *resources, bg *background) config {
 		pages:      pages.ConfigFromEnv(env.get),
 		sender:     res.sender,
 		limits:     env.limits,
+		smsDaily:   env.smsDaily,
 	}
 }
 

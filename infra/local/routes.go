@@ -59,6 +59,8 @@ type config struct {
 	// are the sending budgets (VERIFY_LIMITS).
 	sender sending.Sender
 	limits sending.Limits
+	// smsDaily is the whole service's SMS a day (SMS_DAILY_LIMIT).
+	smsDaily int64
 }
 
 // routers returns every resource group, each as its Lambda function serves
@@ -79,7 +81,7 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"ElementsFunction":  elements.New(elements.Deps{Auth: auth, Store: st}),
 		"SettingsFunction":  settings.New(settings.Deps{Auth: auth, Store: st, Now: time.Now}),
 		"RespondersFunction": responders.New(responders.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Uploads: respUploads,
-			Sender: cfg.sender, Budgets: sending.NewBudgets(st, time.Now), Limits: cfg.limits}),
+			Sender: cfg.sender, Budgets: sending.NewBudgets(st, time.Now).WithSMSDaily(cfg.smsDaily), Limits: cfg.limits}),
 		"PagesFunction":     pages.New(pages.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Config: cfg.pages}),
 		"VariablesFunction": variables.New(variables.Deps{Auth: auth, Store: st, Sealer: cfg.sealer, SurveyURL: cfg.surveyURL}),
 		"ResponsesFunction": responses.New(owner),

@@ -360,3 +360,201 @@ func TestMembersNeedEnterprise(t *testing.T) {
 	doJSON(t, h, key, "POST", "/api/members/", `{"email":""}`, 400) // the body first
 	doJSON(t, h, key, "POST", "/api/members/", `{"email":"bob@example.com"}`, 403)
 }
+
+// TestDeletedFolderEndsItsShares: once the owner deletes a shared folder
+// its trashed surveys are the owner's alone (contract section 19 as
+// amended): the editor and the viewer no longer read the trashed survey
+// (404, as anything they do not reach), the editor cannot restore it into
+// a folder shared with them as editor, and the folder leaves their lists;
+// the owner restores it into that folder.
+func TestDeletedFolderEndsItsShares(t *testing.T) {
+	if testing.Short() {
+		t.Skip("emulators")
+	}
+	st := testenv.Store(t)
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), exports: testenv.Exports(t)}))
+	tm := newTeam(t)
+	ctx := context.Background()
+	other, err := st.CreateFolder(ctx, tm.aid, "The editor's other folder", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SetFolderShares(ctx, tm.aid, other.ID, []store.ShareRequest{{SubUser: tm.subs["editor"], Role: survey.RoleEditor}}); err != nil {
+		t.Fatal(err)
+	}
+	fid, sid := itoa(tm.ids["folder"]), itoa(tm.ids["survey"])
+	doJSON(t, h, tm.editor, "GET", "/api/v2/surveys/"+sid+"/", "", 200)
+	doJSON(t, h, tm.key, "DELETE", "/api/folders/"+fid+"/", "", 204)
+
+	for _, key := range []string{tm.editor, tm.viewer} {
+		doJSON(t, h, key, "GET", "/api/v2/surveys/"+sid+"/", "", 404)
+		doJSON(t, h, key, "GET", "/api/v2/surveys/"+sid+"/questions/", "", 404)
+		var folders []struct {
+			ID int64 `json:"id"`
+		}
+		_ = json.Unmarshal(doJSON(t, h, key, "GET", "/api/folders/", "", 200), &folders)
+		for _, f := range folders {
+			if f.ID == tm.ids["folder"] {
+				t.Errorf("the deleted folder %d is still listed for a member", f.ID)
+			}
+		}
+	}
+	restore := "/api/v2/surveys/" + sid + "/restore/"
+	doJSON(t, h, tm.editor, "POST", restore, `{"folder_id":`+itoa(other.ID)+`}`, 404)
+	doJSON(t, h, tm.viewer, "POST", restore, `{"folder_id":`+itoa(other.ID)+`}`, 404)
+	doJSON(t, h, tm.key, "POST", restore, `{"folder_id":`+itoa(other.ID)+`}`, 200)
+	// Restored by the owner into the folder shared with the editor: theirs
+	// again through that share, not the deleted folder's.
+	doJSON(t, h, tm.editor, "GET", "/api/v2/surveys/"+sid+"/", "", 200)
+	doJSON(t, h, tm.viewer, "GET", "/api/v2/surveys/"+sid+"/", "", 404)
+}
+
+// TestViewersReadHeadersMasked: a viewer reads webhooks and notifications
+// with every header value replaced by "********" (contract section 19 as
+// amended), on both routes, list and detail; the owner and editors, who
+// set them, read them whole. A write that sends back "********" keeps the
+// stored value (a GET-then-PATCH never replaces a secret with the mask);
+// a masked value for a header the webhook lacks, or on a create, is a 400.
+func TestViewersReadHeadersMasked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("emulators")
+	}
+	st := testenv.Store(t)
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), exports: testenv.Exports(t)}))
+	tm := newTeam(t)
+	sid := itoa(tm.ids["survey"])
+	native := "/api/surveys/" + sid + "/webhooks/"
+	compat := "/api/v2/surveys/" + sid + "/notifications/"
+	var made struct {
+		ID int64 `json:"id"`
+	}
+	_ = json.Unmarshal(doJSON(t, h, tm.key, "POST", native,
+		`{"url":"https://93.184.216.34/masked","headers":{"Authorization":"Bearer s3cret","X-Team":"blue"}}`, 201), &made)
+	hook := native + itoa(made.ID) + "/"
+	_ = json.Unmarshal(doJSON(t, h, tm.key, "POST", compat,
+		`{"recipient_type":5,"sending_method":3,"webhook_endpoint":"https://93.184.216.34/other","webhook_headers":{"X-Api-Key":"k3y"}}`, 201), &made)
+	note := compat + itoa(made.ID) + "/"
+
+	headersOf := func(body []byte, field string) []map[string]string {
+		var one map[string]json.RawMessage
+		var many []map[string]json.RawMessage
+		if json.Unmarshal(body, &many) != nil {
+			_ = json.Unmarshal(body, &one)
+			many = append(many, one)
+		}
+		var out []map[string]string
+		for _, m := range many {
+			var hs map[string]string
+			_ = json.Unmarshal(m[field], &hs)
+			out = append(out, hs)
+		}
+		return out
+	}
+	for _, who := range []struct {
+		name, key string
+		masked    bool
+	}{{"owner", tm.key, false}, {"editor", tm.editor, false}, {"viewer", tm.viewer, true}} {
+		for _, read := range []struct{ path, field string }{{native, "headers"}, {hook, "headers"}, {compat, "webhook_headers"}, {note, "webhook_headers"}} {
+			for _, hs := range headersOf(doJSON(t, h, who.key, "GET", read.path, "", 200), read.field) {
+				for k, v := range hs {
+					if (v == survey.MaskedHeader) != who.masked {
+						t.Errorf("%s reads %s: %s = %q (masked %v)", who.name, read.path, k, v, who.masked)
+					}
+				}
+			}
+		}
+	}
+	// The round trip: what the viewer read, written back by the editor with
+	// one header changed, keeps the other's stored value.
+	viewed := headersOf(doJSON(t, h, tm.viewer, "GET", hook, "", 200), "headers")[0]
+	viewed["X-Team"] = "green"
+	body, _ := json.Marshal(map[string]any{"headers": viewed})
+	doJSON(t, h, tm.editor, "PATCH", hook, string(body), 200)
+	got := headersOf(doJSON(t, h, tm.key, "GET", hook, "", 200), "headers")[0]
+	if got["Authorization"] != "Bearer s3cret" || got["X-Team"] != "green" {
+		t.Errorf("after the round trip: %v", got)
+	}
+	doJSON(t, h, tm.editor, "PATCH", note, `{"webhook_headers":{"x-api-key":"********"}}`, 200)
+	if got := headersOf(doJSON(t, h, tm.key, "GET", note, "", 200), "webhook_headers")[0]; got["x-api-key"] != "k3y" {
+		t.Errorf("the notification's header after the round trip: %v", got)
+	}
+	doJSON(t, h, tm.editor, "PATCH", hook, `{"headers":{"X-Unknown":"********"}}`, 400)
+	doJSON(t, h, tm.key, "POST", native, `{"url":"https://93.184.216.34/new","headers":{"Authorization":"********"}}`, 400)
+	doJSON(t, h, tm.viewer, "PATCH", hook, `{"headers":{}}`, 403)
+}
+
+// TestAppreciationLinkWithinReach: an editor's appreciation page links
+// only to a survey they reach (contract section 19 as amended): one of the
+// account's surveys outside their folders answers the very 400 of a
+// survey that does not exist, so nothing tells which ids exist; one in
+// their folder is taken and the hosted page prints its address. Once that
+// survey leaves the editor's reach (the owner moves it to a private
+// folder) the page prints no address the editor could not have set; the
+// owner's own link to the private survey is printed.
+func TestAppreciationLinkWithinReach(t *testing.T) {
+	if testing.Short() {
+		t.Skip("emulators")
+	}
+	st := testenv.Store(t)
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), exports: testenv.Exports(t)}))
+	tm := newTeam(t)
+	ctx := context.Background()
+	private, err := st.CreateFolder(ctx, tm.aid, "The owner's own", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := st.CreateSurvey(ctx, survey.Survey{AccountID: tm.aid, FolderID: private.ID, Name: "Secret", Language: 1, Theme: survey.DefaultTheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reached struct {
+		ID      int64  `json:"id"`
+		URLSlug string `json:"url_slug"`
+	}
+	_ = json.Unmarshal(doJSON(t, h, tm.editor, "POST", "/api/v2/surveys/", `{"name":"Next","folder_id":`+itoa(tm.ids["folder"])+`}`, 201), &reached)
+	sid := itoa(tm.ids["survey"])
+	questions := "/api/v2/surveys/" + sid + "/questions/"
+	thanks := func(link int64) string {
+		return `{"type":9,"title":"Thanks","link_active":true,"link_type":2,"link":` + itoa(link) + `}`
+	}
+	missing := doJSON(t, h, tm.editor, "POST", questions, thanks(99999999), 400)
+	probed := doJSON(t, h, tm.editor, "POST", questions, thanks(secret.ID), 400)
+	if strings.ReplaceAll(string(missing), "99999999", itoa(secret.ID)) != string(probed) {
+		t.Errorf("an unreached survey answers %s, a missing one %s", probed, missing)
+	}
+	var el struct {
+		ID int64 `json:"id"`
+	}
+	_ = json.Unmarshal(doJSON(t, h, tm.editor, "POST", questions, thanks(reached.ID), 201), &el)
+	doJSON(t, h, tm.editor, "PATCH", questions+itoa(el.ID)+"/", `{"link":`+itoa(secret.ID)+`}`, 400)
+
+	var detail struct {
+		URLSlug string `json:"url_slug"`
+	}
+	_ = json.Unmarshal(doJSON(t, h, tm.key, "GET", "/api/v2/surveys/"+sid+"/", "", 200), &detail)
+	page := func() string {
+		rep := testenv.Serve(h, testenv.NewRequest("GET", "/s/"+detail.URLSlug+"/", "", "", nil))
+		if rep.Code != 200 {
+			t.Fatalf("the page: %d", rep.Code)
+		}
+		return string(rep.Body)
+	}
+	if body := page(); !strings.Contains(body, "/s/"+reached.URLSlug+"/") {
+		t.Errorf("the page lacks the address of the editor's linked survey %s", reached.URLSlug)
+	}
+	// The linked survey leaves the editor's reach: the address is no
+	// longer printed.
+	doJSON(t, h, tm.key, "PATCH", "/api/v2/surveys/"+itoa(reached.ID)+"/", `{"folder_id":`+itoa(private.ID)+`}`, 200)
+	if body := page(); strings.Contains(body, reached.URLSlug) || strings.Contains(body, "appreciation-link") {
+		t.Errorf("the page prints the address of a survey its setter does not reach")
+	}
+	// The owner may link any survey of the account.
+	doJSON(t, h, tm.key, "PATCH", questions+itoa(el.ID)+"/", `{"link":`+itoa(secret.ID)+`}`, 200)
+	if body := page(); !strings.Contains(body, "/s/"+secret.URLSlug+"/") {
+		t.Errorf("the page lacks the address of the owner's linked survey")
+	}
+	// The setter never shows in the API.
+	if b := doJSON(t, h, tm.key, "GET", questions+itoa(el.ID)+"/", "", 200); strings.Contains(string(b), "link_set_by") {
+		t.Errorf("the element shows its link's setter: %s", b)
+	}
+}

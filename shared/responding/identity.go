@@ -47,6 +47,23 @@ func EmailIdentity(address string, domains []string) (string, error) {
 	return "", ErrAddressRefused
 }
 
+// EmailPerson is the person a proven address (EmailIdentity's form) stands
+// for, for one response per person (service_auth_no_spam, contract
+// section 18 as amended): the local part's "+tag" dropped, so that
+// a+tag@example.com and a@example.com, one mailbox, claim one response.
+// An address whose local part starts with "+" is kept whole.
+func EmailPerson(email string) string {
+	at := strings.LastIndexByte(email, '@')
+	if at <= 0 {
+		return strings.ToLower(email)
+	}
+	local, domain := email[:at], email[at:]
+	if i := strings.IndexByte(local, '+'); i > 0 {
+		local = local[:i]
+	}
+	return strings.ToLower(local + domain)
+}
+
 // normalEmail is a dot-atom local part (RFC 5322, ASCII) at a domain name
 // of two or more labels, Unicode domains by their IDNA form, lower-cased.
 func normalEmail(s string) (string, bool) {

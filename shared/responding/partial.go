@@ -17,6 +17,8 @@ type PartialStore interface {
 	SavePartial(ctx context.Context, w store.PartialWrite) (store.Partial, bool, error)
 	SessionPartial(ctx context.Context, sid int64, session string) (store.Partial, bool, error)
 	Account(ctx context.Context, id int64) (survey.Account, error)
+	PhoneListed(ctx context.Context, sid int64, e164 string) (bool, error)
+	CheckCode(ctx context.Context, sid int64, code string, unique bool) (bool, error)
 }
 
 var _ PartialStore = (*store.Store)(nil)
@@ -117,6 +119,9 @@ func (s Service) SavePartial(ctx context.Context, slug string, req PartialReques
 	if err != nil {
 		return PartialSaved{}, err
 	}
+	if err := s.admitPartial(ctx, c, sess); err != nil {
+		return PartialSaved{}, err
+	}
 	var perr error
 	if req.Page < 0 || req.Page >= int64(len(c.Layout.Pages())) {
 		perr = survey.FieldError("page", msgPageOutOfRange)
@@ -147,6 +152,44 @@ func (s Service) SavePartial(ctx context.Context, slug string, req PartialReques
 		return PartialSaved{}, err
 	}
 	return PartialSaved{Partial: p, ResumeToken: token}, nil
+}
+
+// admitPartial refuses a partial whose session a submission would refuse
+// for who it is (contract section 18 as amended: sign-in before anything
+// is kept): Admit's decision, then what the submission's transaction
+// checks of the store, read here since a partial spends nothing: the
+// number still on the survey's list (403) and the code still the
+// survey's and, when unique, unspent (403). At most two GetItems, only on
+// a survey with phone_numbers_limited or code_auth.
+func (s Service) admitPartial(ctx context.Context, c store.SurveyCollection, sess Session) error {
+	a, err := Admit(c.Settings, sess)
+	if err != nil {
+		return err
+	}
+	ps, ok := s.Store.(PartialStore)
+	if !ok {
+		return survey.Errorf(survey.EINTERNAL, "responding: the store keeps no partials")
+	}
+	sid := c.Survey.ID
+	if a.ListedPhone != "" {
+		listed, err := ps.PhoneListed(ctx, sid, a.ListedPhone)
+		if err != nil {
+			return err
+		}
+		if !listed {
+			return survey.ErrNumberRefused
+		}
+	}
+	if a.Code != "" {
+		ok, err := ps.CheckCode(ctx, sid, a.Code, c.Settings.CodeAuthIsUnique)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return survey.ErrCodeRefused
+		}
+	}
+	return nil
 }
 
 // resumeToken seals the session as its resume token: the session without

@@ -330,12 +330,9 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 	if deadline, ok := survey.ResponseDeadline(sess.StartedAt, set.RespondingDuration); ok && !perQuestion && now.After(deadline) {
 		return store.Submission{}, ErrTimeIsUp
 	}
-	respondent, identities, err := SignedIn(set, sess)
+	admitted, err := Admit(set, sess)
 	if err != nil {
 		return store.Submission{}, err
-	}
-	if set.CodeAuth && sess.Code == "" {
-		return store.Submission{}, survey.ErrCodeRefused
 	}
 	if set.NoSpam && (req.Responder == "" || ResponderHash(req.Responder) != sess.Responder) {
 		return store.Submission{}, survey.ErrNeedsCookies
@@ -357,10 +354,10 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 	sub := store.Submission{
 		Response: survey.Response{
 			SurveyID: sv.ID, StartedAt: sess.StartedAt, Answers: answers, Variables: vars, Code: sess.Code,
-			Location: loc, Responder: survey.DetailsOf(set, req.IP, req.UserAgent), Respondent: respondent,
+			Location: loc, Responder: survey.DetailsOf(set, req.IP, req.UserAgent), Respondent: admitted.Respondent,
 		},
-		Identities:  identities,
-		ListedPhone: listedPhone(set, respondent),
+		Identities:  admitted.Identities,
+		ListedPhone: admitted.ListedPhone,
 		CheckCode:   set.CodeAuth, CodeUnique: set.CodeAuthIsUnique,
 		ReportAttrs: ReportAttrs(c.Elements, answers),
 	}

@@ -28,7 +28,7 @@ func SignedIn(set survey.Settings, sess Session) (*survey.Respondent, []string, 
 		}
 		r.Email = sess.Email
 		if set.ServiceAuthNoSpam {
-			identities = append(identities, IdentityKey(ChannelEmail, sess.Email))
+			identities = append(identities, IdentityKey(ChannelEmail, EmailPerson(sess.Email)))
 		}
 	}
 	if set.PhoneNumberAuth {
@@ -46,13 +46,40 @@ func SignedIn(set survey.Settings, sess Session) (*survey.Respondent, []string, 
 	return &r, identities, nil
 }
 
-// listedPhone is the number a submission must find still on the survey's
-// list (store.Submission.ListedPhone), or "".
-func listedPhone(set survey.Settings, r *survey.Respondent) string {
-	if !set.PhoneNumbersLimited || r == nil {
-		return ""
+// Admission is who a session responds as (contract section 18): the
+// respondent a response stores, the identities it claims (one response
+// each) and what the store must still find as of the write: the number
+// on the survey's list, the code among the survey's codes.
+type Admission struct {
+	Respondent  *survey.Respondent
+	Identities  []string
+	ListedPhone string
+	Code        string
+}
+
+// Admit is the one decision of whether a session may respond at all,
+// shared by a submission (Build) and a partial (SavePartial, section 18
+// as amended: a partial needs what a submission needs): the proofs of
+// every sign-in method that is on (ErrSignIn, 403) and, with code_auth,
+// a code (survey.ErrCodeRefused). The stored conditions it names (the
+// number still listed, the code still the survey's) are checked by the
+// submission's transaction, and by a partial's reads (admitStored).
+func Admit(set survey.Settings, sess Session) (Admission, error) {
+	respondent, identities, err := SignedIn(set, sess)
+	if err != nil {
+		return Admission{}, err
 	}
-	return r.Phone
+	if set.CodeAuth && sess.Code == "" {
+		return Admission{}, survey.ErrCodeRefused
+	}
+	a := Admission{Respondent: respondent, Identities: identities}
+	if set.PhoneNumbersLimited && respondent != nil {
+		a.ListedPhone = respondent.Phone
+	}
+	if set.CodeAuth {
+		a.Code = sess.Code
+	}
+	return a, nil
 }
 
 // The channels a code is sent by (contract section 18).

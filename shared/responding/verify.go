@@ -68,8 +68,12 @@ type Verifier struct {
 	Sealer  Sealer
 	Sender  sending.Sender
 	Budgets *sending.Budgets
-	Limits  sending.Limits
-	Now     func() time.Time
+	// Mobile admits the numbers SMS may go to (mobile.Admits: section 18
+	// as amended); injected so that its numbering-plan metadata is linked
+	// only into the function that sends codes. Nil admits none.
+	Mobile func(e164 string) bool
+	Limits sending.Limits
+	Now    func() time.Time
 }
 
 // SendRequest is a code to send as a request asks for it; the handler has
@@ -147,8 +151,13 @@ func (v Verifier) Send(ctx context.Context, req SendRequest) (Sent, error) {
 	}
 	msg := CodeMessage(req.Channel, identity, lang, sv.Name, code)
 	l := v.Limits
+	// One mailbox's budget, whatever "+tag" each address carries.
+	person := identity
+	if req.Channel == ChannelEmail {
+		person = EmailPerson(identity)
+	}
 	err = sending.Send(ctx, v.Sender, v.Budgets, msg,
-		l.AddressBudget(budgetPurpose, IdentityKey(req.Channel, identity)), l.ClientBudget(budgetPurpose, req.Client),
+		l.AddressBudget(budgetPurpose, IdentityKey(req.Channel, person)), l.ClientBudget(budgetPurpose, req.Client),
 		l.SurveyBudget(budgetPurpose, sv.ID), l.AccountBudget(budgetPurpose, sv.AccountID))
 	if err != nil {
 		// Never sent: the verification is no code anyone holds.
@@ -171,7 +180,7 @@ func (v Verifier) identity(set survey.Settings, channel, address, lang string) (
 		return EmailIdentity(address, set.ServiceAuthDomains)
 	}
 	phone, ok := survey.NormalizePhone(address, lang)
-	if !ok {
+	if !ok || v.Mobile == nil || !v.Mobile(phone) {
 		return "", ErrInvalidPhone
 	}
 	return phone, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -136,6 +137,106 @@ func (l Limits) AccountBudget(purpose string, aid int64) Budget {
 type Budgets struct {
 	store *store.Store
 	now   func() time.Time
+	// smsDaily caps the SMS of the whole service a UTC day
+	// (SMS_DAILY_LIMIT; 0 is DefaultSMSDaily).
+	smsDaily int64
+}
+
+// DefaultSMSDaily is the service's SMS a day without SMS_DAILY_LIMIT
+// (contract section 18 as amended).
+const DefaultSMSDaily = 10000
+
+// SMSDailyFromEnv reads SMS_DAILY_LIMIT: a whole number of at least 1, or
+// empty for DefaultSMSDaily.
+func SMSDailyFromEnv(getenv func(string) string) (int64, error) {
+	s := strings.TrimSpace(getenv("SMS_DAILY_LIMIT"))
+	if s == "" {
+		return DefaultSMSDaily, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("SMS_DAILY_LIMIT: %q is not a whole number of at least 1", s)
+	}
+	return n, nil
+}
+
+// WithSMSDaily sets the service's SMS a day (SMS_DAILY_LIMIT) and answers b.
+func (b *Budgets) WithSMSDaily(n int64) *Budgets {
+	b.smsDaily = n
+	return b
+}
+
+// The service's SMS budget is spread over smsShards counters a day, each
+// its own item (and partition key) holding its share of the limit, so
+// that no one item takes every SMS of the service: a send spends from a
+// shard picked at random and, when that one is full, from the next, until
+// one has room or all refused. Exact: the shares add up to the limit, so
+// the service never sends more; it refuses only when every shard is full
+// (save a unit a concurrent spend holds for the moment before it gives it
+// back, as Spend's other budgets may). Near the limit a refusal costs up
+// to smsShards conditional writes, once the day's limit is all but spent.
+const (
+	smsShards    = 16
+	smsScope     = "sms-service"
+	smsDayLength = 24 * time.Hour
+)
+
+// smsLimit is the service's SMS a day in force.
+func (b *Budgets) smsLimit() int64 {
+	if b.smsDaily > 0 {
+		return b.smsDaily
+	}
+	return DefaultSMSDaily
+}
+
+// smsShare is shard k's share of the limit: the limit divided by the
+// shards, the remainder one each to the first shards.
+func smsShare(limit int64, k int) int64 {
+	n := limit / smsShards
+	if int64(k) < limit%smsShards {
+		n++
+	}
+	return n
+}
+
+// spendServiceSMS spends one SMS from the service's day (smsShards), or
+// answers ETOOMANY (Retry-After the seconds left in the UTC day).
+func (b *Budgets) spendServiceSMS(ctx context.Context, now time.Time) (store.BudgetWindow, error) {
+	limit := b.smsLimit()
+	start := now.UTC().Truncate(smsDayLength)
+	first := rand.IntN(smsShards)
+	for i := range smsShards {
+		k := (first + i) % smsShards
+		share := smsShare(limit, k)
+		if share == 0 {
+			continue
+		}
+		w := store.BudgetWindow{Scope: smsScope, Key: strconv.Itoa(k), Start: start, End: start.Add(smsDayLength)}
+		ok, err := b.store.SpendBudget(ctx, w, 1, share)
+		if err != nil {
+			return store.BudgetWindow{}, err
+		}
+		if ok {
+			return w, nil
+		}
+	}
+	return store.BudgetWindow{}, ratelimit.Throttled(start.Add(smsDayLength).Sub(now))
+}
+
+// ServiceSMSSent answers how many SMS the whole service has sent today
+// (UTC): the shards' counters added up (smsShards strongly consistent
+// reads; for operators and tests).
+func (b *Budgets) ServiceSMSSent(ctx context.Context) (int64, error) {
+	start := b.now().UTC().Truncate(smsDayLength)
+	var total int64
+	for k := range smsShards {
+		n, err := b.store.BudgetSpent(ctx, store.BudgetWindow{Scope: smsScope, Key: strconv.Itoa(k), Start: start, End: start.Add(smsDayLength)})
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
 }
 
 // NewBudgets is the budgets of st; now is the clock (time.Now).

@@ -84,10 +84,23 @@ func redact(to string) string {
 // budgets back when the send fails. It answers nil, an ETOOMANY error
 // (429, Retry-After the seconds left in the exhausted window), or a
 // failure that answers 503 and wraps ErrNotSent.
+//
+// Every SMS also spends from the whole service's day (SMS_DAILY_LIMIT,
+// contract section 18 as amended), last, after the narrower budgets.
 func Send(ctx context.Context, s Sender, b *Budgets, m Message, budgets ...Budget) error {
 	spent, err := b.Spend(ctx, budgets...)
 	if err != nil {
 		return err
+	}
+	if m.Channel == ChannelSMS {
+		w, err := b.spendServiceSMS(ctx, b.now())
+		if err != nil {
+			if rerr := spent.Refund(context.WithoutCancel(ctx)); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+			return err
+		}
+		spent.windows = append(spent.windows, w)
 	}
 	if err := s.Send(ctx, m); err != nil {
 		if !errors.Is(err, ErrNotSent) {

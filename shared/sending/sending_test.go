@@ -253,3 +253,69 @@ func TestSMSCarriesTheSenderID(t *testing.T) {
 		t.Errorf("an unknown channel: %v", err)
 	}
 }
+
+// countingSender counts what it sends, by channel.
+type countingSender struct {
+	mu   sync.Mutex
+	sent map[string]int
+}
+
+func (c *countingSender) Send(_ context.Context, m sending.Message) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sent[m.Channel]++
+	return nil
+}
+
+// TestServiceSMSDaily: SMS_DAILY_LIMIT caps the whole service's SMS a day
+// (contract section 18 as amended) exactly under 40 racing sends, each to
+// another number of another account (no narrower budget refuses): 21 are
+// sent with a limit of 21 (more shards than the limit is not divisible
+// by), the rest 429 until the UTC day ends; email is not counted; the
+// next day sends again.
+func TestServiceSMSDaily(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	now := time.Date(2026, 11, 27, 23, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	b := sending.NewBudgets(testenv.Store(t), clock).WithSMSDaily(21)
+	s := &countingSender{sent: map[string]int{}}
+	l := sending.DefaultLimits
+	var wg sync.WaitGroup
+	var throttled sync.Map
+	for i := range 40 {
+		wg.Go(func() {
+			to := fmt.Sprintf("+98912%07d", i)
+			err := sending.Send(ctx, s, b, sending.Message{Channel: sending.ChannelSMS, To: to, Body: "code"},
+				l.AddressBudget("test", to), l.AccountBudget("test", int64(1000+i)))
+			if err != nil {
+				throttled.Store(i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if s.sent[sending.ChannelSMS] != 21 {
+		t.Fatalf("sent %d SMS, want exactly 21", s.sent[sending.ChannelSMS])
+	}
+	throttled.Range(func(_, v any) bool {
+		rec := httptest.NewRecorder()
+		api.Error(rec, httptest.NewRequest(http.MethodGet, "/", nil), v.(error))
+		if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "3600" {
+			t.Errorf("refusal: %d Retry-After %q, want 429 3600", rec.Code, rec.Header().Get("Retry-After"))
+		}
+		return true
+	})
+	if n, err := b.ServiceSMSSent(ctx); err != nil || n != 21 {
+		t.Errorf("the shards count %d (%v), want 21", n, err)
+	}
+	if err := sending.Send(ctx, s, b, sending.Message{Channel: sending.ChannelEmail, To: "a@example.com", Body: "code"}); err != nil {
+		t.Errorf("an email past the SMS limit: %v", err)
+	}
+	mu.Lock()
+	now = now.Add(2 * time.Hour)
+	mu.Unlock()
+	if err := sending.Send(ctx, s, b, sending.Message{Channel: sending.ChannelSMS, To: "+989120000001", Body: "code"}); err != nil {
+		t.Errorf("the next day's first SMS: %v", err)
+	}
+}

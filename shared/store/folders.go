@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -269,14 +270,25 @@ const folderTrashTx = 99
 // only cancel each other. Each step is idempotent, so however many
 // surveys the folder holds, a retry after a failure half way finishes the
 // work, and nothing is counted twice.
+//
+// Deleting a folder ends its shares (contract section 19 as amended): once
+// marked, the folder's shared_with is read from the mark's old image (no
+// share can be added after it: SetFolderShares writes only a live folder)
+// and each member's share of it removed before any survey is trashed, so
+// its trashed surveys are the owner's alone. A retry reads the same list
+// again (the folder item keeps it until its own removal).
 func (s *Store) DeleteFolder(ctx context.Context, aid, fid int64) error {
+	var old folderItem
 	err := s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).
-		Set("deleting", true).If("attribute_exists(PK)").Run(ctx)
+		Set("deleting", true).If("attribute_exists(PK)").OldValue(ctx, &old)
 	if dynamo.IsCondCheckFailed(err) {
 		return survey.ErrNotFound
 	}
 	if err != nil {
 		return s.fail(fmt.Sprintf("mark folder %d deleting", fid), err)
+	}
+	if err := s.endShares(ctx, aid, fid, old.SharedWith); err != nil {
+		return err
 	}
 	var members []struct {
 		SK string `dynamo:"SK"`
@@ -313,6 +325,25 @@ func (s *Store) DeleteFolder(ctx context.Context, aid, fid int64) error {
 		}
 		return s.fail(fmt.Sprintf("delete folder %d", fid), err)
 	}
+}
+
+// endShares removes the folder from the shares of each member it was
+// shared with (one UpdateItem each, at most an account's 50 members); a
+// member removed meanwhile has no share left to remove.
+func (s *Store) endShares(ctx context.Context, aid, fid int64, shared map[string]shareEntry) error {
+	folder := strconv.FormatInt(fid, 10)
+	for sub := range shared {
+		n, err := strconv.ParseInt(sub, 10, 64)
+		if err != nil {
+			continue
+		}
+		err = s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, MemberSK(n)).
+			RemoveExpr("shares.$", folder).If("attribute_exists(PK)").Run(ctx)
+		if err != nil && !dynamo.IsCondCheckFailed(err) {
+			return s.fail(fmt.Sprintf("end the share of folder %d with member %d", fid, n), err)
+		}
+	}
+	return nil
 }
 
 // trashInFolder moves the surveys (at most folderTrashTx) to the trash in

@@ -131,6 +131,29 @@ type Element struct {
 	MaxFileSizeMB    int64    `json:"max_file_size_mb,omitempty"`
 	AllowedFileTypes []string `json:"allowed_file_types,omitempty"`
 	Appreciation
+	// LinkSetBy is who last set the appreciation page's link (contract
+	// section 19 as amended): 0 the owner, a sub_user a member, nil not
+	// known (stored before it was kept). The hosted page prints the
+	// linked survey's address only where its setter reaches that survey
+	// (LinkShown). Stored, never shown (views clear it).
+	LinkSetBy *int64 `json:"link_set_by,omitempty"`
+}
+
+// LinkShown decides whether the hosted page may print the address of the
+// survey (in folder target) the appreciation link names, for an element
+// of a survey in folder source (contract section 19 as amended: never an
+// address its setter could not have set): set by the owner, yes; by a
+// member, when they still reach the target (reaches, asked only then);
+// of an unknown setter, when the target is in the source's own folder
+// (whoever may edit the source reaches it).
+func (e Element) LinkShown(source, target int64, reaches func(sub int64) (bool, error)) (bool, error) {
+	switch {
+	case e.LinkSetBy == nil:
+		return source == target, nil
+	case *e.LinkSetBy == 0:
+		return true, nil
+	}
+	return reaches(*e.LinkSetBy)
 }
 
 // Appreciation holds the fields only appreciation pages (type 9) show.
@@ -273,6 +296,7 @@ func (e Element) correctChoice() *ChoiceItem {
 }
 
 func (e Element) view(l Layout) ElementView {
+	e.LinkSetBy = nil
 	v := ElementView{
 		ElementFields: ElementFields{e}, RelatedGroup: l.GroupOf(e.ID),
 		Choices: nonNil(e.Choices), Rows: nonNil(e.Rows), Columns: nonNil(e.Columns),

@@ -187,6 +187,57 @@ var reservedHeaders = map[string]bool{
 	"upgrade": true, "proxy-authorization": true, "proxy-connection": true, "expect": true,
 }
 
+// MaskedHeader replaces every header value a viewer reads (contract
+// section 19 as amended): a header's value is often a credential
+// (Authorization: Bearer ...), and viewers write nothing.
+const MaskedHeader = "********"
+
+// MaskedHeaders is the headers with every value replaced by MaskedHeader,
+// for a reader who may not write the webhook.
+func MaskedHeaders(h map[string]string) map[string]string {
+	out := make(map[string]string, len(h))
+	for k := range h {
+		out[k] = MaskedHeader
+	}
+	return out
+}
+
+// MsgMaskedUnknown refuses a masked value for a header the webhook does not
+// have: there is no value for it to keep.
+const MsgMaskedUnknown = "\"********\" keeps a header's stored value; this webhook has no such header."
+
+// UnmaskHeaders makes a read-then-write round trip safe: in the headers a
+// write sends, a value that is exactly MaskedHeader keeps the stored
+// value of the header of that name (compared case-insensitively, as HTTP
+// does), so that a client writing back what it read never replaces a
+// secret with the mask. A masked value for a header not stored is a
+// problem by name (400 on it); nil problems otherwise.
+func UnmaskHeaders(sent, stored map[string]string) (map[string]string, map[string]any) {
+	var problems map[string]any
+	out := make(map[string]string, len(sent))
+	for k, v := range sent {
+		if v != MaskedHeader {
+			out[k] = v
+			continue
+		}
+		kept, ok := "", false
+		for sk, sv := range stored {
+			if strings.EqualFold(sk, k) {
+				kept, ok = sv, true
+			}
+		}
+		if !ok {
+			if problems == nil {
+				problems = map[string]any{}
+			}
+			problems[k] = []string{MsgMaskedUnknown}
+			continue
+		}
+		out[k] = kept
+	}
+	return out, problems
+}
+
 // HeaderProblem returns why a webhook header may not be sent, or "".
 func HeaderProblem(name, value string) string {
 	switch {

@@ -30,6 +30,10 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
+		smsDaily, err := sending.SMSDailyFromEnv(env.Getenv) // the whole service's SMS a day
+		if err != nil {
+			return nil, err
+		}
 		guard := webhook.Guard{AllowLoopback: env.Getenv("WEBHOOK_ALLOW_LOOPBACK") == "true"}
 		queue := webhook.QueueFromEnv(env.AWS, env.Getenv)
 		deps := deliver.Deps{
@@ -39,7 +43,7 @@ func main() {
 			Client:  guard.Client(webhook.Timeout),
 			Delays:  delays,
 			Sender:  sender,
-			Budgets: sending.NewBudgets(env.Store, nil),
+			Budgets: sending.NewBudgets(env.Store, nil).WithSMSDaily(smsDaily),
 			Limits:  limits,
 			BaseURL: base,
 		}

@@ -30,9 +30,13 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
+		smsDaily, err := sending.SMSDailyFromEnv(env.Getenv) // the whole service's SMS a day
+		if err != nil {
+			return nil, err
+		}
 		rt := responders.New(responders.Deps{
 			Store: env.Store, Sealer: links.SealerFromEnv(env.AWS, env.Getenv, env.Store), Now: time.Now, Uploads: files,
-			Sender: sender, Budgets: sending.NewBudgets(env.Store, nil), Limits: limits,
+			Sender: sender, Budgets: sending.NewBudgets(env.Store, nil).WithSMSDaily(smsDaily), Limits: limits,
 		})
 		return gateway.New(responders.Limited(rt, env.Store, ratelimit.Service, time.Now)), nil
 	})
