@@ -64,6 +64,8 @@ var (
 		"phone_number_auth":           survey.PlanEnterprise,
 		"phone_number_auth_is_unique": survey.PlanEnterprise,
 		"phone_numbers_limited":       survey.PlanEnterprise,
+		// Contract section 25: an exact response limit is Pro.
+		"response_limit": survey.PlanPro,
 	}
 	planRank = map[survey.Plan]int{survey.PlanFree: 0, survey.PlanPro: 1, survey.PlanEnterprise: 2}
 	plans    = []survey.Plan{survey.PlanFree, survey.PlanPro, survey.PlanEnterprise}
