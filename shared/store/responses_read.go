@@ -395,12 +395,12 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 			Deleted   bool  `dynamo:"deleted"`
 		}
 		old struct {
-			PK          string   `dynamo:"PK"`
-			Shard       *int     `dynamo:"agg_shard"` // nil: not counted
-			ReportAttrs []string `dynamo:"agg,set"`
-			Spam        bool     `dynamo:"spam"`
-			Tally       bool     `dynamo:"tally"`
-			TimeKey     string   `dynamo:"GSI1SK"`
+			PK          string         `dynamo:"PK"`
+			Shard       *int           `dynamo:"agg_shard"` // nil: not counted
+			ReportAttrs []string       `dynamo:"agg,set"`
+			Spam        bool           `dynamo:"spam"`
+			Tally       bool           `dynamo:"tally"`
+			TimeKey     string         `dynamo:"GSI1SK"`
 			Places      map[string]int `dynamo:"places"`
 		}
 		limit struct {
