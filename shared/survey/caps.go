@@ -2,6 +2,7 @@ package survey
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 )
 
@@ -93,4 +94,36 @@ func chosen(a json.RawMessage) []int64 {
 		return []int64{id}
 	}
 	return nil
+}
+
+// Messages of quota conditions that name what the survey lacks.
+const (
+	MsgNotChoiceQuestion = "Not a choice question of this survey."
+	MsgNotQuestionChoice = "Not a choice of this question: %d."
+)
+
+// CheckQuotaConditions checks that each condition names a choice question
+// of the survey (types 3, 4 and 10) and choices of it: a 400 on
+// conditions, a list aligned with them ({} for a valid one).
+func CheckQuotaConditions(conds []QuotaCondition, elements map[int64]Element) error {
+	errs := make([]any, len(conds))
+	bad := false
+	for i, c := range conds {
+		errs[i] = map[string]any{}
+		e, ok := elements[c.Question]
+		if !ok || (e.Type != TypeMultipleChoice && e.Type != TypePictureChoice && e.Type != TypeDropdown) {
+			errs[i], bad = map[string]any{"question": []string{MsgNotChoiceQuestion}}, true
+			continue
+		}
+		for _, id := range c.Choices {
+			if !slices.ContainsFunc(e.Choices, func(ch ChoiceItem) bool { return ch.ID == id }) {
+				errs[i], bad = map[string]any{"choices": []string{fmt.Sprintf(MsgNotQuestionChoice, id)}}, true
+				break
+			}
+		}
+	}
+	if !bad {
+		return nil
+	}
+	return &Error{Code: EINVALID, Fields: map[string]any{"conditions": errs}}
 }
