@@ -3,10 +3,13 @@ package responders_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"testing"
 
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
 )
 
 const fullBody = `{"detail":"This survey is full."}`
@@ -117,4 +120,97 @@ func TestResponseLimitExactUnderRaces(t *testing.T) {
 	f.startSession(t, slug, nil).is(t, 410, fullBody)
 	f.respond(t, slug, more[2], nil).is(t, 410, fullBody)
 	f.wantStored(t, "lowered to 10", sid, 25)
+}
+
+const quotaFullBody = `{"detail":"This survey is full for answers like yours."}`
+
+// TestQuotaExactUnderRaces (contract section 25): on DynamoDB behind the
+// conflict model, 30 submissions choosing A race 10 choosing B for a
+// quota of 10 on A: exactly 10 of A are recorded (the other 20 answer 410
+// "full for answers like yours", none 503), every B is (a submission is
+// refused only by the quotas it matches), and the quota counts 10; a
+// deleted response frees its place. With a response_limit of 15 beside
+// it, the same race records exactly 15, at most 10 of them A.
+func TestQuotaExactUnderRaces(t *testing.T) {
+	t.Parallel()
+	for _, limit := range []int64{0, 15} {
+		t.Run(fmt.Sprintf("limit %d", limit), func(t *testing.T) {
+			t.Parallel()
+			f, p := conflictFixture(t)
+			ctx := context.Background()
+			var set map[string]any
+			if limit > 0 {
+				set = limitSettings(limit, 1, 0)
+			}
+			slug, sid := f.survey(t, set)
+			q := f.choiceQuestion(t, sid, survey.TypeMultipleChoice, -1, "A", "B")
+			a, b := q.Choices[0].ID, q.Choices[1].ID
+			quota, err := f.st.CreateQuota(ctx, f.aid, sid, survey.Quota{Name: "A", Limit: 10,
+				Conditions: []survey.QuotaCondition{{Question: q.ID, Choices: []int64{a}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sessions := make([]string, 40)
+			for i := range sessions {
+				sessions[i] = f.session(t, slug, nil)
+			}
+			key := strconv.FormatInt(q.ID, 10)
+			choice := func(i int) int64 {
+				if i%4 == 3 {
+					return b
+				}
+				return a
+			}
+			before := p.Conflicts()
+			replies := race(len(sessions), func(i int) reply {
+				return f.respond(t, slug, sessions[i], map[string]any{key: []int64{choice(i)}})
+			})
+			t.Logf("30 A and 10 B for a quota of 10 on A (limit %d): %s (%d conflicts)", limit, outcomes(replies), p.Conflicts()-before)
+			var wonA []int64
+			wonB := 0
+			for i, r := range replies {
+				switch {
+				case r.code == 201 && choice(i) == a:
+					wonA = append(wonA, r.submitted(t).ID)
+				case r.code == 201:
+					wonB++
+				case r.code == 410 && r.body == quotaFullBody && choice(i) == a:
+				case r.code == 410 && r.body == fullBody && limit > 0:
+				default:
+					t.Errorf("a racing submission (choice %d) answered %d %s", choice(i), r.code, r.body)
+				}
+			}
+			total := len(wonA) + wonB
+			switch {
+			case limit == 0 && (len(wonA) != 10 || wonB != 10):
+				t.Fatalf("%d of A and %d of B recorded, want exactly 10 and 10", len(wonA), wonB)
+			case limit > 0 && (total != int(limit) || len(wonA) > 10):
+				t.Fatalf("%d of A and %d of B recorded, want %d in all, at most 10 of A", len(wonA), wonB, limit)
+			}
+			f.wantStored(t, "after the race", sid, total)
+			counted := func() int64 {
+				t.Helper()
+				qs, err := f.st.WithQuotaCounts(ctx, sid, []survey.Quota{quota})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return qs[0].Count
+			}
+			if n := counted(); n != int64(len(wonA)) {
+				t.Errorf("the quota counts %d, want %d", n, len(wonA))
+			}
+			if limit > 0 {
+				return
+			}
+			if err := f.st.DeleteResponse(ctx, f.aid, sid, wonA[0]); err != nil {
+				t.Fatal(err)
+			}
+			if n := counted(); n != 9 {
+				t.Errorf("after a deletion the quota counts %d, want 9", n)
+			}
+			f.respond(t, slug, f.session(t, slug, nil), map[string]any{key: []int64{a}}).submitted(t)
+			f.respond(t, slug, f.session(t, slug, nil), map[string]any{key: []int64{a}}).is(t, 410, quotaFullBody)
+			f.respond(t, slug, f.session(t, slug, nil), map[string]any{key: []int64{b}}).submitted(t)
+		})
+	}
 }
