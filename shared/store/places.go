@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -84,13 +85,19 @@ func (c Cap) refusal() error {
 	return survey.ErrSurveyFull
 }
 
-// share is allowance k's part of places.
-func share(places int64, k int) int64 {
-	if places <= 0 {
+// share is allowance k's part of the cap's places. The allowances that
+// hold one place more than the rest start at an offset of the cap's own
+// (a hash of its counter), so that small caps (quotas of a few dozen)
+// do not all sit in the first allowances.
+func (c Cap) share(k int) int64 {
+	if c.Places <= 0 {
 		return 0
 	}
-	n := places / CapAllowances
-	if int64(k) < places%CapAllowances {
+	h := fnv.New32a()
+	h.Write([]byte(c.Attr))
+	j := (k + int(h.Sum32()%CapAllowances)) % CapAllowances
+	n := c.Places / CapAllowances
+	if int64(j) < c.Places%CapAllowances {
 		n++
 	}
 	return n
@@ -176,7 +183,7 @@ func (s *Store) freeAllowances(ctx context.Context, sid int64, c Cap) ([]int, er
 	}
 	var full allowanceSet
 	for k := range CapAllowances {
-		if used[k][c.Attr] >= share(c.Places, k) {
+		if used[k][c.Attr] >= c.share(k) {
 			full.add(k)
 		}
 	}
@@ -188,7 +195,7 @@ func (s *Store) freeAllowances(ctx context.Context, sid int64, c Cap) ([]int, er
 func freeOf(c Cap, full allowanceSet) []int {
 	var free []int
 	for k := range CapAllowances {
-		if share(c.Places, k) > 0 && !full.has(k) {
+		if c.share(k) > 0 && !full.has(k) {
 			free = append(free, k)
 		}
 	}
@@ -322,7 +329,7 @@ func (s *Store) takePlaces(tx *dynamo.WriteTx, sid int64, caps []Cap, picks []in
 		u := s.table.Update(AttrPK, CapPK(sid, w.k)).Range(AttrSK, capSK).IncludeItemInCondCheckFail(true)
 		for _, ci := range w.caps {
 			c := caps[ci]
-			u.Add(c.Attr, 1).If("(attribute_not_exists($) OR $ < ?)", c.Attr, c.Attr, share(c.Places, w.k))
+			u.Add(c.Attr, 1).If("(attribute_not_exists($) OR $ < ?)", c.Attr, c.Attr, c.share(w.k))
 		}
 		tx.Update(u)
 		w.at, n = n, n+1
@@ -394,7 +401,7 @@ func (s *Store) learnPlaces(ctx context.Context, sid int64, caps []Cap, writes [
 		used := counters(item)
 		for _, ci := range w.caps {
 			c := caps[ci]
-			if used[c.Attr] >= share(c.Places, w.k) {
+			if used[c.Attr] >= c.share(w.k) {
 				s.caps.markFull(hintKey(sid, c), w.k, now)
 				cancelled = true
 			}
