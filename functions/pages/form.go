@@ -73,6 +73,15 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 				writeSurveyMessage(w, r, http.StatusGone, v, p.T.Closed, c.Settings)
 				return nil
 			}
+			if errors.Is(err, survey.ErrSurveyFull) || errors.Is(err, survey.ErrQuotaFull) {
+				// Section 25: full, in the survey's language.
+				msg := survey.ErrSurveyFull.Detail
+				if errors.Is(err, survey.ErrQuotaFull) {
+					msg = survey.ErrQuotaFull.Detail
+				}
+				writeSurveyMessage(w, r, http.StatusGone, v, translate(v.Language, msg), c.Settings)
+				return nil
+			}
 			_, status := api.ErrorHead(w, r, err)
 			p.Errors, p.Form = messages(err, c.Elements, v.Language), f
 			p.Preview = c.Survey.IsTemplate

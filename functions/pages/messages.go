@@ -67,6 +67,8 @@ func fieldMessage(e *survey.Error, field string) string {
 // 16); English is the key.
 var pageMessages = map[string]map[string]string{
 	"fa": {
+		survey.ErrSurveyFull.Detail:           "این پرسش‌نامه تکمیل شده و پاسخ تازه‌ای نمی‌پذیرد.",
+		survey.ErrQuotaFull.Detail:            "ظرفیت این پرسش‌نامه برای پاسخ‌هایی مانند پاسخ شما تکمیل شده است.",
 		survey.ErrCodeRefused.Detail:          "کد شما پذیرفته نشد.",
 		survey.ErrSurveyClosed.Detail:         "این پرسش‌نامه بسته است.",
 		survey.ErrLinkUsed.Detail:             "از این پیوند پیش‌تر استفاده شده است.",
@@ -104,6 +106,8 @@ var pageMessages = map[string]map[string]string{
 		msgSignIn:                             "برای پاسخ به این پرسش‌نامه وارد شوید.",
 	},
 	"ar": {
+		survey.ErrSurveyFull.Detail:           "اكتمل هذا الاستبيان ولم يعد يقبل إجابات جديدة.",
+		survey.ErrQuotaFull.Detail:            "اكتمل هذا الاستبيان للإجابات المشابهة لإجابتك.",
 		survey.ErrCodeRefused.Detail:          "لم يُقبل رمزك.",
 		survey.ErrSurveyClosed.Detail:         "هذا الاستبيان مغلق.",
 		survey.ErrLinkUsed.Detail:             "تم استخدام هذا الرابط من قبل.",
@@ -141,6 +145,8 @@ var pageMessages = map[string]map[string]string{
 		msgSignIn:                             "سجّل الدخول للإجابة عن هذا الاستبيان.",
 	},
 	"tr": {
+		survey.ErrSurveyFull.Detail:           "Bu anket doldu; yeni yanıt kabul etmiyor.",
+		survey.ErrQuotaFull.Detail:            "Bu anket, sizinki gibi yanıtlar için doldu.",
 		survey.ErrCodeRefused.Detail:          "Kodunuz kabul edilmedi.",
 		survey.ErrSurveyClosed.Detail:         "Bu anket kapalı.",
 		survey.ErrLinkUsed.Detail:             "Bu bağlantı daha önce kullanıldı.",

@@ -133,5 +133,8 @@ func handleServiceWorker() http.Handler {
 func writeClosedSurvey(w http.ResponseWriter, r *http.Request, v survey.ResponderSurvey, set survey.Settings) {
 	p := newPage(v.Language, v.Name)
 	p.Message, p.Forget = textsFor(v.Language).Closed, v.URLSlug
+	if v.State == survey.StateFull {
+		p.Message = translate(v.Language, survey.ErrSurveyFull.Detail)
+	}
 	writeSurveyPage(w, r, http.StatusGone, renderMessage(p), set, allow{})
 }

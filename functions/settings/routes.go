@@ -1,5 +1,5 @@
-// Package settings is a survey's settings object, with plan gating, and
-// its lists: authentication codes and allowed phone numbers.
+// Package settings is a survey's settings object, with plan gating, its
+// lists (authentication codes and allowed phone numbers) and its quotas.
 package settings
 
 import (
@@ -25,6 +25,12 @@ type Store interface {
 	DeletePhones(ctx context.Context, aid, sid int64, numbers []string) error
 	DeleteAllPhones(ctx context.Context, aid, sid int64) error
 	PhonesPage(ctx context.Context, sid int64, page, pageSize int) ([]string, error)
+	// Quotas (contract section 25).
+	SurveyCollection(ctx context.Context, aid, sid int64) (store.SurveyCollection, error)
+	WithQuotaCounts(ctx context.Context, sid int64, qs []survey.Quota) ([]survey.Quota, error)
+	CreateQuota(ctx context.Context, aid, sid int64, q survey.Quota) (survey.Quota, error)
+	UpdateQuota(ctx context.Context, aid, sid int64, q survey.Quota) error
+	DeleteQuota(ctx context.Context, aid, sid, id int64) error
 }
 
 var _ Store = (*store.Store)(nil)
@@ -59,6 +65,13 @@ func New(d Deps) *api.Router {
 		rt.Handle(l.route.With("POST"), l.list.create())
 		rt.Handle(l.route.With("DELETE"), l.list.delete())
 	}
+	quotas := api.Route{Path: "/api/surveys/{survey_id}/quotas/", Name: "Quota List"}
+	quota := api.Route{Path: "/api/surveys/{survey_id}/quotas/{quota_id}/", Name: "Quota Detail"}
+	rt.Handle(quotas.With("GET"), h.quotaList())
+	rt.Handle(quotas.With("POST"), h.quotaCreate())
+	rt.Handle(quota.With("GET"), h.quotaGet())
+	rt.Handle(quota.With("PATCH"), h.quotaUpdate())
+	rt.Handle(quota.With("DELETE"), h.quotaDelete())
 	return rt
 }
 

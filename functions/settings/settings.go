@@ -81,6 +81,11 @@ func readPatch(body map[string]json.RawMessage, sv survey.Survey, today string, 
 	if v, ok := f.Int("responding_duration_type", api.Int{Min: api.Bound(0), Max: api.Bound(survey.MaxRespondingDurType)}); ok {
 		p.set["responding_duration_type"] = v
 	}
+	if f.IsNull("response_limit") {
+		p.set["response_limit"] = nil
+	} else if v, ok := f.Int("response_limit", api.Int{Min: api.Bound(1), Max: api.Bound(survey.MaxResponseLimit)}); ok {
+		p.set["response_limit"] = v
+	}
 	if domains, ok := readDomains(f); ok {
 		p.set["service_auth_domains"] = domains
 	}
@@ -334,6 +339,12 @@ func (h handlers) update() http.Handler {
 		// gated field, and otherwise ignored: it is derived (section 18).
 		delete(p.set, "authentication_needed")
 		next.AuthenticationNeeded = next.SignInNeeded()
+		if v, ok := p.set["response_limit"]; ok && v != nil && cur.ResponseLimit == nil {
+			// A limit where there was none: new counters in the
+			// allowances, and the responses recorded so far hold their
+			// places without one (contract section 25; store/places.go).
+			p.set["response_limit_gen"], p.set["response_limit_base"] = h.now().UnixNano(), sv.SubmittedResponses
+		}
 		u := store.SettingsUpdate{Set: p.set, Name: p.name, Language: p.language, IsStopped: p.isStopped,
 			Expire: p.expire, Expiration: p.expiration}
 		if err := h.st.UpdateSettings(r.Context(), acct.ID, sid, u); err != nil {

@@ -64,6 +64,8 @@ var (
 		"phone_number_auth":           survey.PlanEnterprise,
 		"phone_number_auth_is_unique": survey.PlanEnterprise,
 		"phone_numbers_limited":       survey.PlanEnterprise,
+		// Contract section 25: an exact response limit is Pro.
+		"response_limit": survey.PlanPro,
 	}
 	planRank = map[survey.Plan]int{survey.PlanFree: 0, survey.PlanPro: 1, survey.PlanEnterprise: 2}
 	plans    = []survey.Plan{survey.PlanFree, survey.PlanPro, survey.PlanEnterprise}
@@ -74,7 +76,7 @@ func settingsFields() []string {
 	out := slices.Clone(specBools)
 	out = append(out, slices.Sorted(maps.Keys(specStrings))...)
 	out = append(out, specDurations...)
-	return append(out, "service_auth_domains", "expiration_date", "responding_duration_type", "embed_origins")
+	return append(out, "service_auth_domains", "expiration_date", "responding_duration_type", "embed_origins", "response_limit")
 }
 
 // allKeys is the exact key set of the settings object.
@@ -95,6 +97,8 @@ func defaults(name string) map[string]any {
 		// The sum of the questions' own durations: none yet.
 		"questions_responding_duration": "00:00:00",
 		"embed_origins":                 []any{"*"},
+		// Contract section 25: no limit until one is set.
+		"response_limit": nil,
 	}
 	for _, b := range specBools {
 		m[b] = false
@@ -124,6 +128,8 @@ func changeValue(field string) any {
 		return float64(1)
 	case "embed_origins":
 		return []any{"https://example.com"}
+	case "response_limit":
+		return float64(100)
 	}
 	if _, ok := specStrings[field]; ok {
 		return "value of " + field

@@ -139,6 +139,7 @@ func TestWrongTypes(t *testing.T) {
 		{`"https://example.com"`, `Expected a list of items but got type "str".`},
 		{`5`, `Expected a list of items but got type "int".`}, {`true`, ""}, {`{}`, ""},
 	}
+	cases["response_limit"] = []wrong{{`"5"`, msgNotInt}, {`true`, msgNotInt}, {`1.5`, msgNotInt}, {`[5]`, msgNotInt}}
 	cases["responding_duration_type"] = []wrong{{`"1"`, msgNotInt}, {`true`, msgNotInt}, {`1.5`, msgNotInt}, {`[1]`, msgNotInt}, {`null`, msgNull}}
 	for _, field := range settingsFields() {
 		if len(cases[field]) == 0 {

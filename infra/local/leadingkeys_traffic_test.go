@@ -458,15 +458,19 @@ var untraveled = map[string]string{
 	// Pages: the plain form (no script) submits through the same store
 	// calls as the responders' API (shared/responding); this traffic only
 	// reads the page and the report.
-	"PagesFunction SLUG#*":       "the survey by slug (cached per container: the responders' read it first here)",
-	"PagesFunction CODES#*":      "the plain form's code check and spending (as the responders')",
-	"PagesFunction GUESSES#*":    "the plain form's code-guess guard (as the responders')",
-	"PagesFunction LINK#*":       "the plain form's one-use link (as the responders')",
-	"PagesFunction RESPONSES#*":  "the plain form's submission, its idempotency key and its withdrawal (as the responders')",
-	"PagesFunction RESPONDER#*":  "the plain form's no_spam guard (as the responders')",
-	"PagesFunction COUNTER#*":    "the plain form's response ids",
-	"PagesFunction AGG#*":        "the plain form's withdrawal (store/fence.go)",
-	"PagesFunction CHALLENGE#*":  "the page's captcha (as the responders')",
+	"PagesFunction SLUG#*":      "the survey by slug (cached per container: the responders' read it first here)",
+	"PagesFunction CODES#*":     "the plain form's code check and spending (as the responders')",
+	"PagesFunction GUESSES#*":   "the plain form's code-guess guard (as the responders')",
+	"PagesFunction LINK#*":      "the plain form's one-use link (as the responders')",
+	"PagesFunction RESPONSES#*": "the plain form's submission, its idempotency key and its withdrawal (as the responders')",
+	"PagesFunction RESPONDER#*": "the plain form's no_spam guard (as the responders')",
+	"PagesFunction COUNTER#*":   "the plain form's response ids",
+	"PagesFunction AGG#*":       "the plain form's withdrawal (store/fence.go)",
+	"PagesFunction CHALLENGE#*": "the page's captcha (as the responders')",
+	// Section 25: a survey with a response_limit or quotas (store/places.go).
+	"RespondersFunction CAP#*":   "response_limit and quotas: a submission takes its places from the allowances, reads them when it finds them full",
+	"PagesFunction CAP#*":        "the plain form's places (as the responders')",
+	"ResponsesFunction CAP#*":    "deleting a response gives its places back to the allowances (store/responses_read.go DeleteResponse)",
 	"ResponsesFunction SURVEY#*": "deleting a response counted before the tally (no mark: an import) lowers submitted_responses in its transaction (store/responses_read.go DeleteResponse)",
 	"ResponsesFunction RPAGES#*": "the results table's page N on a survey whose every response shard has a mark (responsepages.go skipIndexed): this traffic's surveys are too small",
 	"ResponsesFunction AGG#*":    "the results table's aggregates (report shards) when the survey has charted questions",

@@ -121,6 +121,9 @@ func (s Service) Start(ctx context.Context, req StartRequest) (Started, error) {
 	if !sv.Active(started) {
 		return Started{}, survey.ErrSurveyClosed
 	}
+	if set.Full(sv) {
+		return Started{}, survey.ErrSurveyFull
+	}
 	sess := Session{StartedAt: started}
 	if req.Responder != "" {
 		sess.Responder = ResponderHash(req.Responder)
@@ -326,6 +329,9 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 	if !sv.Active(now) {
 		return store.Submission{}, survey.ErrSurveyClosed
 	}
+	if set.Full(sv) {
+		return store.Submission{}, survey.ErrSurveyFull
+	}
 	perQuestion := set.RespondingDurationType == survey.DurationPerQuestion
 	if deadline, ok := survey.ResponseDeadline(sess.StartedAt, set.RespondingDuration); ok && !perQuestion && now.After(deadline) {
 		return store.Submission{}, ErrTimeIsUp
@@ -372,6 +378,7 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 		h := sess.Responder
 		sub.Responder, sub.TagSpam = hex.EncodeToString(h[:]), set.TagSpam
 	}
+	sub.Caps = Caps(c, answers)
 	for _, v := range c.Variables {
 		if _, carried := vars[v.Name]; carried && !v.HasResponse {
 			sub.NewlyRespondedVariables = append(sub.NewlyRespondedVariables, v.ID)

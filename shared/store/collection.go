@@ -18,6 +18,9 @@ type SurveyCollection struct {
 	Elements  map[int64]survey.Element
 	Settings  survey.Settings
 	Variables []survey.Variable
+	// Quotas are the survey's quotas (contract section 25), by id; their
+	// Count is not read here.
+	Quotas []survey.Quota
 	// UpdatedBy (0 for the owner) and UpdatedAt are the survey's last
 	// writer, when one is recorded (activity.go); UpdatedAt "" otherwise.
 	UpdatedBy int64
@@ -91,6 +94,12 @@ func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
 				return SurveyCollection{}, false, fmt.Errorf("store: decode settings: %w", err)
 			}
 			c.Settings = it.settings()
+		case strings.HasPrefix(sk, quotaPrefix):
+			q, err := decodeQuota(item)
+			if err != nil {
+				return SurveyCollection{}, false, err
+			}
+			c.Quotas = append(c.Quotas, q)
 		case strings.HasPrefix(sk, elementPrefix):
 			var it elementItem
 			if err := dynamo.UnmarshalItem(item, &it); err != nil {

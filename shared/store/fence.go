@@ -96,6 +96,7 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 		for _, f := range sub.Files {
 			tx.Delete(s.table.Delete(AttrPK, UploadPK(sid, f.Key)).Range(AttrSK, UploadSK(f.Key)).If("response_id = ?", r.ID))
 		}
+		s.givePlacesBack(tx, sid, placesOf(sub.Caps, sub.placed))
 		err := tx.Run(ctx)
 		switch {
 		case err == nil:

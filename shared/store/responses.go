@@ -127,6 +127,10 @@ type responseItem struct {
 	// stream's INSERT and MODIFY records to keep them (functions/dispatch,
 	// files.go), so that the submission itself never untags a file.
 	Files []string `dynamo:"files,set,omitempty"`
+	// Places are the places of exact caps the response took (contract
+	// section 25, places.go): counter -> allowance, given back when it
+	// is deleted.
+	Places map[string]int `dynamo:"places,omitempty"`
 }
 
 // AttrFiles is the response attribute that lists its files' object keys

@@ -382,8 +382,10 @@ const deleteAttempts = 5
 // count (conditional on the survey being live) and its report shard.
 func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 	var items []dynamo.Item
-	err := s.table.Batch(AttrPK, AttrSK).Get(append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}}, responseKeys(sid, rid)...)...).
-		Project(AttrPK, AttrSK, "account_id", "deleted", "agg_shard", "agg", "spam", "tally", AttrGSI1SK).Consistent(true).All(ctx, &items)
+	err := s.table.Batch(AttrPK, AttrSK).
+		Get(append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}}, responseKeys(sid, rid)...)...).
+		Project(AttrPK, AttrSK, "account_id", "deleted", "agg_shard", "agg", "spam", "tally", AttrGSI1SK, "places", "response_limit", "response_limit_gen").
+		Consistent(true).All(ctx, &items)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return s.fail(fmt.Sprintf("read response %d", rid), err)
 	}
@@ -393,20 +395,28 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 			Deleted   bool  `dynamo:"deleted"`
 		}
 		old struct {
-			PK          string   `dynamo:"PK"`
-			Shard       *int     `dynamo:"agg_shard"` // nil: not counted
-			ReportAttrs []string `dynamo:"agg,set"`
-			Spam        bool     `dynamo:"spam"`
-			Tally       bool     `dynamo:"tally"`
-			TimeKey     string   `dynamo:"GSI1SK"`
+			PK          string         `dynamo:"PK"`
+			Shard       *int           `dynamo:"agg_shard"` // nil: not counted
+			ReportAttrs []string       `dynamo:"agg,set"`
+			Spam        bool           `dynamo:"spam"`
+			Tally       bool           `dynamo:"tally"`
+			TimeKey     string         `dynamo:"GSI1SK"`
+			Places      map[string]int `dynamo:"places"`
+		}
+		limit struct {
+			Limit *int64 `dynamo:"response_limit"`
+			Gen   int64  `dynamo:"response_limit_gen"`
 		}
 	)
 	foundSurvey, found := false, false
 	for _, item := range items {
 		var derr error
-		if skOf(item) == SurveySK {
+		switch skOf(item) {
+		case SurveySK:
 			derr, foundSurvey = dynamo.UnmarshalItem(item, &sv), true
-		} else {
+		case settingsSK:
+			derr = dynamo.UnmarshalItem(item, &limit)
+		default:
 			derr, found = dynamo.UnmarshalItem(item, &old), true
 		}
 		if derr != nil {
@@ -446,6 +456,7 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 			}
 		}
 		s.takeBackResponsePage(tx, sid, old.TimeKey)
+		s.givePlacesBack(tx, sid, freedPlaces(old.Places, limit.Limit != nil, limit.Gen))
 		err := tx.Run(ctx)
 		switch {
 		case err == nil:

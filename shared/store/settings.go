@@ -58,6 +58,11 @@ type settingsItem struct {
 	EmbedOrigins []string `dynamo:"embed_origins"`
 	// PartialResponses: contract section 20.
 	PartialResponses bool `dynamo:"partial_responses"`
+	// Section 25: the response limit, and its allowances' generation and
+	// base (survey.Settings).
+	ResponseLimit     *int64 `dynamo:"response_limit"`
+	ResponseLimitGen  int64  `dynamo:"response_limit_gen"`
+	ResponseLimitBase int64  `dynamo:"response_limit_base"`
 }
 
 func (it settingsItem) settings() survey.Settings {
@@ -77,6 +82,7 @@ func (it settingsItem) settings() survey.Settings {
 		ShowAnswerSheetEnabled: it.ShowAnswerSheetEnabled, ShowAnswerSheetToResponder: it.ShowAnswerSheetToResponder,
 		ShowAnswerKeyAfterResponseSubmit: it.ShowAnswerKeyAfterResponseSubmit, ShowAnswerKeyAfterSurveyStop: it.ShowAnswerKeyAfterSurveyStop,
 		PartialResponses: it.PartialResponses,
+		ResponseLimit:    it.ResponseLimit, ResponseLimitGen: it.ResponseLimitGen, ResponseLimitBase: it.ResponseLimitBase,
 	}
 	// authentication_needed is derived; the attribute a survey stored
 	// before section 18 is not read.

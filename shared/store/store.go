@@ -36,6 +36,8 @@ type Store struct {
 	// alloc hands out n fresh ids of a kind (addIDs; tests replace it to
 	// force an id that is already taken).
 	alloc func(ctx context.Context, kind string, n int) ([]int64, error)
+	// caps: what this container learned of caps' allowances (places.go).
+	caps capHints
 }
 
 // New returns a Store on the named table.

@@ -65,6 +65,13 @@ type Submission struct {
 	// AttrFiles mark; each belongs to the first response that carries it,
 	// which the submission claims (UploadSK).
 	Files []ResponseFile
+	// Caps are the exact caps the response takes a place of (contract
+	// section 25, places.go): the response limit and the quotas it
+	// matches. A cap with no place left refuses it (410).
+	Caps []Cap
+	// placed are the allowances the recorded response took its places
+	// from, in Caps' order (the fence's withdrawal gives them back).
+	placed []int
 }
 
 // Submitted is a recorded response: the one this request recorded, or,
@@ -158,6 +165,15 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 	for attempt := 1; ; attempt++ {
 		now := s.Now().UTC().Truncate(time.Microsecond)
 		r.SubmittedAt = now
+		picks, err := s.pickPlaces(ctx, r.SurveyID, sub.Caps)
+		if err != nil {
+			// Full: a retry of a success still answers the success.
+			if done, found, rerr := s.Replay(ctx, r.SurveyID, sub.KeyHash, sub.BodyHash); rerr != nil || found {
+				return done, rerr
+			}
+			return Submitted{}, err
+		}
+		sub.placed = picks
 		tx, parts, err := s.submitTx(r, sub, now)
 		if err != nil {
 			return Submitted{}, err
@@ -195,6 +211,17 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 			continue
 		}
 		refusal := parts.refusal(err, sub)
+		if refusal == nil && len(parts.places) > 0 {
+			// An allowance without room, or held: learn which, and pick
+			// again (places.go).
+			cancelled, lerr := s.learnPlaces(ctx, r.SurveyID, sub.Caps, parts.places, err)
+			if lerr != nil {
+				return Submitted{}, lerr
+			}
+			if cancelled && !txConflict(err) {
+				continue
+			}
+		}
 		if refusal == nil && txConflict(err) {
 			// Lost to a concurrent transaction: what won decides.
 			v, err := s.lostRace(ctx, r, sub, parts, err)
@@ -236,6 +263,8 @@ type submitWriteIndex struct {
 	// order; identities those of the identities' claims, in
 	// Submission.Identities' order.
 	files, identities []int
+	// places are the allowances' writes (places.go).
+	places []placeWrite
 }
 
 // refusal is the client's answer to a transaction cancelled by a failed
@@ -273,6 +302,7 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 	it.Shard, it.ReportAttrs = aggShard(), sub.ReportAttrs
 	it.Tally, it.NewVariables = true, sub.NewlyRespondedVariables
 	it.Files = fileKeys(sub.Files)
+	it.Places = placesOf(sub.Caps, sub.placed)
 	if len(it.Answers)+len(it.Variables) > survey.MaxResponseBytes {
 		return nil, submitWriteIndex{}, survey.ErrResponseTooLarge
 	}
@@ -329,6 +359,7 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 		p.files = append(p.files, n)
 		n++
 	}
+	p.places, _ = s.takePlaces(tx, sid, sub.Caps, sub.placed, n)
 	return tx, p, nil
 }
 

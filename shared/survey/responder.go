@@ -26,11 +26,14 @@ func (s Survey) State(now time.Time) string {
 // id, no preview or report code, no counts, no codes, and its elements
 // are the responder's view of them (no correct_choice).
 type ResponderSurvey struct {
-	URLSlug            string          `json:"url_slug"`
-	Name               string          `json:"name"`
-	Language           string          `json:"language"`
-	Theme              Theme           `json:"theme"`
-	State              string          `json:"state"`
+	URLSlug  string `json:"url_slug"`
+	Name     string `json:"name"`
+	Language string `json:"language"`
+	Theme    Theme  `json:"theme"`
+	State    string `json:"state"`
+	// Closed is true when the survey takes no response: closed, stopped
+	// or full (contract section 25).
+	Closed             bool            `json:"closed"`
 	Welcome            []ElementView   `json:"welcome"`
 	Questions          [][]ElementView `json:"questions"`
 	Appreciations      []ElementView   `json:"appreciations"`
@@ -63,6 +66,10 @@ func (s Survey) ResponderView(now time.Time, set Settings, l Layout, elements ma
 		RespondingDurationType: set.RespondingDurationType,
 		Variables:              make([]string, 0, len(vars)), Settings: set.Responder(),
 	}
+	if v.State == StateOpen && set.Full(s) {
+		v.State = StateFull
+	}
+	v.Closed = v.State != StateOpen
 	for _, page := range l.Pages() {
 		v.Questions = append(v.Questions, responderViews(l, page, elements, true))
 	}

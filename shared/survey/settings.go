@@ -54,6 +54,14 @@ type Settings struct {
 	// PartialResponses keeps responders' unfinished answers for the owner
 	// (contract section 20).
 	PartialResponses bool `json:"partial_responses"`
+	// ResponseLimit closes the survey after that many responses, exactly
+	// (contract section 25); nil: no limit. ResponseLimitGen names the
+	// limit's counters in its allowances, new each time a limit is set
+	// where there was none, and ResponseLimitBase is the responses
+	// recorded then, which hold their places without an allowance.
+	ResponseLimit     *int64 `json:"response_limit"`
+	ResponseLimitGen  int64  `json:"-"`
+	ResponseLimitBase int64  `json:"-"`
 }
 
 // SignInNeeded is authentication_needed as section 18 reads it: a
@@ -151,6 +159,7 @@ var PlanNeeded = map[string]Plan{
 	"show_answer_key_after_response_submit": PlanPro,
 	"show_answer_key_after_survey_stop":     PlanPro,
 	"partial_responses":                     PlanPro,
+	"response_limit":                        PlanPro,
 }
 
 // PlanRefusal is the 403 of a change to settings the plan does not

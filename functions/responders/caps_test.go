@@ -1,0 +1,216 @@
+package responders_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"testing"
+
+	"surveyservice/internal/testenv"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+const fullBody = `{"detail":"This survey is full."}`
+
+// limitSettings is a response_limit of n set where there was none, as the
+// settings PATCH writes it: a new generation of counters and, as base,
+// the responses recorded so far.
+func limitSettings(n, gen, base int64) map[string]any {
+	return map[string]any{"response_limit": n, "response_limit_gen": gen, "response_limit_base": base}
+}
+
+// publicState reads the public survey's state and closed.
+func (f fixture) publicState(t *testing.T, slug string) (string, bool) {
+	t.Helper()
+	r := send(t, f.h, "GET", surveyPath(slug), "")
+	var v struct {
+		State  string `json:"state"`
+		Closed bool   `json:"closed"`
+	}
+	if r.code != 200 || json.Unmarshal([]byte(r.body), &v) != nil {
+		t.Fatalf("public survey: %d %s", r.code, r.body)
+	}
+	return v.State, v.Closed
+}
+
+// TestResponseLimitExactUnderRaces (contract section 25): 60 submissions
+// racing for 20 places, on DynamoDB behind the conflict model, record
+// exactly 20 (20 × 201, 40 × 410 "This survey is full.", no 503), and
+// the survey counts 20; it then reads full and closed, and a new session
+// answers 410. Deleting a response frees its place (one more 201, then
+// 410 again); raising the limit reopens it for exactly the new places;
+// lowering it below the count closes it, removing nothing.
+func TestResponseLimitExactUnderRaces(t *testing.T) {
+	t.Parallel()
+	f, p := conflictFixture(t)
+	ctx := context.Background()
+	slug, sid := f.survey(t, limitSettings(20, 1, 0))
+	if state, closed := f.publicState(t, slug); state != "open" || closed {
+		t.Fatalf("before: state %q closed %v, want open", state, closed)
+	}
+	sessions := make([]string, 60)
+	for i := range sessions {
+		sessions[i] = f.session(t, slug, nil)
+	}
+	before := p.Conflicts()
+	replies := race(len(sessions), func(i int) reply { return f.respond(t, slug, sessions[i], nil) })
+	t.Logf("60 for 20 places: %s (%d conflicts)", outcomes(replies), p.Conflicts()-before)
+	var won []int64
+	for _, r := range replies {
+		switch {
+		case r.code == 201:
+			won = append(won, r.submitted(t).ID)
+		case r.code != 410 || r.body != fullBody:
+			t.Errorf("a racing submission answered %d %s, want 201 or 410 %s", r.code, r.body, fullBody)
+		}
+	}
+	if len(won) != 20 {
+		t.Fatalf("%d × 201, want exactly 20: %s", len(won), outcomes(replies))
+	}
+	f.wantStored(t, "after 60 for 20 places", sid, 20)
+	if state, closed := f.publicState(t, slug); state != "full" || !closed {
+		t.Errorf("full: state %q closed %v, want full and closed", state, closed)
+	}
+	f.startSession(t, slug, nil).is(t, 410, fullBody)
+
+	// A deleted response frees its place: exactly one more.
+	if err := f.st.DeleteResponse(ctx, f.aid, sid, won[0]); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Tally(t)
+	if state, _ := f.publicState(t, slug); state != "open" {
+		t.Errorf("after a deletion: state %q, want open", state)
+	}
+	more := make([]string, 3)
+	for i := range more {
+		more[i] = f.session(t, slug, nil)
+	}
+	f.respond(t, slug, more[0], nil).submitted(t)
+	f.respond(t, slug, more[1], nil).is(t, 410, fullBody)
+	f.wantStored(t, "after a deletion and one more", sid, 20)
+
+	// Raising the limit reopens it for its new places only.
+	if err := f.st.UpdateSettings(ctx, f.aid, sid, store.SettingsUpdate{Set: map[string]any{"response_limit": 25}}); err != nil {
+		t.Fatal(err)
+	}
+	sessions = make([]string, 10)
+	for i := range sessions {
+		sessions[i] = f.session(t, slug, nil)
+	}
+	replies = race(len(sessions), func(i int) reply { return f.respond(t, slug, sessions[i], nil) })
+	n201 := 0
+	for _, r := range replies {
+		if r.code == 201 {
+			n201++
+		} else if r.code != 410 || r.body != fullBody {
+			t.Errorf("after raising: %d %s", r.code, r.body)
+		}
+	}
+	if n201 != 5 {
+		t.Errorf("raised to 25: %d × 201, want 5 (%s)", n201, outcomes(replies))
+	}
+	f.wantStored(t, "raised to 25", sid, 25)
+
+	// Lowering below the count closes it; nothing recorded goes.
+	if err := f.st.UpdateSettings(ctx, f.aid, sid, store.SettingsUpdate{Set: map[string]any{"response_limit": 10}}); err != nil {
+		t.Fatal(err)
+	}
+	f.startSession(t, slug, nil).is(t, 410, fullBody)
+	f.respond(t, slug, more[2], nil).is(t, 410, fullBody)
+	f.wantStored(t, "lowered to 10", sid, 25)
+}
+
+const quotaFullBody = `{"detail":"This survey is full for answers like yours."}`
+
+// TestQuotaExactUnderRaces (contract section 25): on DynamoDB behind the
+// conflict model, 30 submissions choosing A race 10 choosing B for a
+// quota of 10 on A: exactly 10 of A are recorded (the other 20 answer 410
+// "full for answers like yours", none 503), every B is (a submission is
+// refused only by the quotas it matches), and the quota counts 10; a
+// deleted response frees its place. With a response_limit of 15 beside
+// it, the same race records exactly 15, at most 10 of them A.
+func TestQuotaExactUnderRaces(t *testing.T) {
+	t.Parallel()
+	for _, limit := range []int64{0, 15} {
+		t.Run(fmt.Sprintf("limit %d", limit), func(t *testing.T) {
+			t.Parallel()
+			f, p := conflictFixture(t)
+			ctx := context.Background()
+			var set map[string]any
+			if limit > 0 {
+				set = limitSettings(limit, 1, 0)
+			}
+			slug, sid := f.survey(t, set)
+			q := f.choiceQuestion(t, sid, survey.TypeMultipleChoice, -1, "A", "B")
+			a, b := q.Choices[0].ID, q.Choices[1].ID
+			quota, err := f.st.CreateQuota(ctx, f.aid, sid, survey.Quota{Name: "A", Limit: 10,
+				Conditions: []survey.QuotaCondition{{Question: q.ID, Choices: []int64{a}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sessions := make([]string, 40)
+			for i := range sessions {
+				sessions[i] = f.session(t, slug, nil)
+			}
+			key := strconv.FormatInt(q.ID, 10)
+			choice := func(i int) int64 {
+				if i%4 == 3 {
+					return b
+				}
+				return a
+			}
+			before := p.Conflicts()
+			replies := race(len(sessions), func(i int) reply {
+				return f.respond(t, slug, sessions[i], map[string]any{key: []int64{choice(i)}})
+			})
+			t.Logf("30 A and 10 B for a quota of 10 on A (limit %d): %s (%d conflicts)", limit, outcomes(replies), p.Conflicts()-before)
+			var wonA []int64
+			wonB := 0
+			for i, r := range replies {
+				switch {
+				case r.code == 201 && choice(i) == a:
+					wonA = append(wonA, r.submitted(t).ID)
+				case r.code == 201:
+					wonB++
+				case r.code == 410 && r.body == quotaFullBody && choice(i) == a:
+				case r.code == 410 && r.body == fullBody && limit > 0:
+				default:
+					t.Errorf("a racing submission (choice %d) answered %d %s", choice(i), r.code, r.body)
+				}
+			}
+			total := len(wonA) + wonB
+			switch {
+			case limit == 0 && (len(wonA) != 10 || wonB != 10):
+				t.Fatalf("%d of A and %d of B recorded, want exactly 10 and 10", len(wonA), wonB)
+			case limit > 0 && (total != int(limit) || len(wonA) > 10):
+				t.Fatalf("%d of A and %d of B recorded, want %d in all, at most 10 of A", len(wonA), wonB, limit)
+			}
+			f.wantStored(t, "after the race", sid, total)
+			counted := func() int64 {
+				t.Helper()
+				qs, err := f.st.WithQuotaCounts(ctx, sid, []survey.Quota{quota})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return qs[0].Count
+			}
+			if n := counted(); n != int64(len(wonA)) {
+				t.Errorf("the quota counts %d, want %d", n, len(wonA))
+			}
+			if limit > 0 {
+				return
+			}
+			if err := f.st.DeleteResponse(ctx, f.aid, sid, wonA[0]); err != nil {
+				t.Fatal(err)
+			}
+			if n := counted(); n != 9 {
+				t.Errorf("after a deletion the quota counts %d, want 9", n)
+			}
+			f.respond(t, slug, f.session(t, slug, nil), map[string]any{key: []int64{a}}).submitted(t)
+			f.respond(t, slug, f.session(t, slug, nil), map[string]any{key: []int64{a}}).is(t, 410, quotaFullBody)
+			f.respond(t, slug, f.session(t, slug, nil), map[string]any{key: []int64{b}}).submitted(t)
+		})
+	}
+}

@@ -1,0 +1,137 @@
+package settings_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+func quotasPath(sid any) string         { return fmt.Sprintf("/api/surveys/%v/quotas/", sid) }
+func quotaPath(sid any, qid any) string { return fmt.Sprintf("/api/surveys/%v/quotas/%v/", sid, qid) }
+
+// choiceElement adds a question of type t with two choices to the survey.
+func (f *fixture) choiceElement(t *testing.T, sid int64, typ survey.ElementType) survey.Element {
+	t.Helper()
+	ids, err := f.st.NewIDs(t.Context(), store.KindChoice, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := survey.NewElement(typ)
+	e.Title = "Pick"
+	e.Choices = []survey.ChoiceItem{{ID: ids[0], Name: "A", Order: 1}, {ID: ids[1], Name: "B", Order: 2}}
+	if typ == survey.TypePictureChoice {
+		for i := range e.Choices {
+			u := "https://example.com/a.png"
+			e.Choices[i].ImageURL = &u
+		}
+	}
+	ch, err := f.st.CreateElement(t.Context(), f.acct.ID, sid, e, survey.Placement{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch.Element
+}
+
+// TestQuotas (contract section 25): the quotas' routes, their validation
+// and messages (400 before the plan's 403), at most 50 a survey, the list
+// a plain array ordered by id, PATCH of the fields given, DELETE 204.
+func TestQuotas(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, survey.PlanEnterprise)
+	sid := f.newSurvey(t, "Quotas")
+	pick := f.choiceElement(t, sid, survey.TypeMultipleChoice)
+	drop := f.choiceElement(t, sid, survey.TypeDropdown)
+	rating := survey.NewElement(survey.TypeRating)
+	rating.Title = "Rate"
+	rc, err := f.st.CreateElement(t.Context(), f.acct.ID, sid, rating, survey.Placement{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := pick.Choices[0].ID, pick.Choices[1].ID
+	good := map[string]any{"name": "Women", "limit": 100, "conditions": []any{map[string]any{"question": pick.ID, "choices": []int64{a}}}}
+	with := func(k string, v any) map[string]any {
+		m := map[string]any{}
+		for kk, vv := range good {
+			m[kk] = vv
+		}
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+		return m
+	}
+	for _, c := range []struct {
+		what string
+		body map[string]any
+		want any
+	}{
+		{"no name", with("name", nil), map[string]any{"name": []string{"This field is required."}}},
+		{"blank name", with("name", "  "), map[string]any{"name": []string{"This field may not be blank."}}},
+		{"long name", with("name", strings.Repeat("ü", 101)), map[string]any{"name": []string{"Ensure this field has no more than 100 characters."}}},
+		{"no limit", with("limit", nil), map[string]any{"limit": []string{"This field is required."}}},
+		{"limit 0", with("limit", 0), map[string]any{"limit": []string{"Ensure this value is greater than or equal to 1."}}},
+		{"limit over", with("limit", 10_000_001), map[string]any{"limit": []string{"Ensure this value is less than or equal to 10000000."}}},
+		{"no conditions", with("conditions", nil), map[string]any{"conditions": []string{"This field is required."}}},
+		{"empty conditions", with("conditions", []any{}), map[string]any{"conditions": []string{"This list may not be empty."}}},
+		{"11 conditions", with("conditions", make([]any, 11)), map[string]any{"conditions": []string{"Ensure this field has no more than 10 elements."}}},
+		{"not a choice question", with("conditions", []any{
+			map[string]any{"question": pick.ID, "choices": []int64{a}}, map[string]any{"question": rc.Element.ID, "choices": []int64{a}}}),
+			map[string]any{"conditions": []any{map[string]any{}, map[string]any{"question": []string{"Not a choice question of this survey."}}}}},
+		{"another question's choice", with("conditions", []any{map[string]any{"question": drop.ID, "choices": []int64{b}}}),
+			map[string]any{"conditions": []any{map[string]any{"choices": []string{fmt.Sprintf("Not a choice of this question: %d.", b)}}}}},
+		{"no choices", with("conditions", []any{map[string]any{"question": pick.ID, "choices": []int64{}}}),
+			map[string]any{"conditions": []any{map[string]any{"choices": []string{"This list may not be empty."}}}}},
+	} {
+		r := f.do("POST", quotasPath(sid), mustJSON(t, c.body))
+		check(t, c.what, r, 400, c.want)
+	}
+	if r := f.do("GET", quotasPath(sid), ""); !jsonEqual(r.body, []any{}) {
+		t.Fatalf("refused bodies created quotas: %s", r.body)
+	}
+	r := f.do("POST", quotasPath(sid), mustJSON(t, good))
+	check(t, "create", r, 201, nil)
+	q := decodeMap(t, r.body)
+	id := int64(q["id"].(float64))
+	want := map[string]any{"id": id, "name": "Women", "limit": 100, "count": 0,
+		"conditions": []any{map[string]any{"question": pick.ID, "choices": []int64{a}}}}
+	check(t, "create", r, 201, want)
+	check(t, "get", f.do("GET", quotaPath(sid, id), ""), 200, want)
+	second := with("conditions", []any{map[string]any{"question": drop.ID, "choices": []int64{drop.Choices[0].ID, drop.Choices[1].ID}}})
+	r2 := f.do("POST", quotasPath(sid), mustJSON(t, second))
+	check(t, "second", r2, 201, nil)
+	id2 := int64(decodeMap(t, r2.body)["id"].(float64))
+	list := f.do("GET", quotasPath(sid), "")
+	var got []map[string]any
+	if err := json.Unmarshal(list.body, &got); err != nil || len(got) != 2 || int64(got[0]["id"].(float64)) != min(id, id2) {
+		t.Errorf("list: %s, want 2 ordered by id", list.body)
+	}
+	want["name"], want["limit"] = "Renamed", 7
+	check(t, "patch", f.do("PATCH", quotaPath(sid, id), `{"name": "Renamed", "limit": 7}`), 200, want)
+	check(t, "get after patch", f.do("GET", quotaPath(sid, id), ""), 200, want)
+	check(t, "patch bad", f.do("PATCH", quotaPath(sid, id), `{"limit": "x"}`), 400, map[string]any{"limit": []string{"A valid integer is required."}})
+	check(t, "delete", f.do("DELETE", quotaPath(sid, id2), ""), 204, nil)
+	check(t, "get deleted", f.do("GET", quotaPath(sid, id2), ""), 404, nil)
+	check(t, "delete again", f.do("DELETE", quotaPath(sid, id2), ""), 404, nil)
+	check(t, "another account's", f.do("GET", quotaPath(missingID, id), ""), 404, nil)
+
+	// At most 50: the 51st is refused, the 50th is not.
+	for i := 2; i <= survey.MaxQuotas; i++ {
+		check(t, fmt.Sprintf("quota %d", i), f.do("POST", quotasPath(sid), mustJSON(t, good)), 201, nil)
+	}
+	check(t, "the 51st", f.do("POST", quotasPath(sid), mustJSON(t, good)), 400,
+		map[string]any{"non_field_errors": []string{"A survey holds at most 50 quotas."}})
+
+	// The plan: a valid body on Pro is 403; an invalid one 400 first.
+	pro := newFixture(t, survey.PlanPro)
+	psid := pro.newSurvey(t, "Quotas on Pro")
+	pp := pro.choiceElement(t, psid, survey.TypePictureChoice)
+	body := map[string]any{"name": "X", "limit": 1, "conditions": []any{map[string]any{"question": pp.ID, "choices": []int64{pp.Choices[0].ID}}}}
+	check(t, "on Pro", pro.do("POST", quotasPath(psid), mustJSON(t, body)), 403,
+		map[string]any{"detail": "Your pro plan does not include quotas (needs the enterprise plan)."})
+	check(t, "invalid on Pro", pro.do("POST", quotasPath(psid), `{"name": ""}`), 400, nil)
+}

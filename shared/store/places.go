@@ -1,0 +1,436 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
+)
+
+// Exact caps without a hot item (contract section 25; docs/scale.md, "Exact
+// caps"). A cap's places are spread over CapAllowances allowance items,
+// each its own partition key:
+//
+//	CAP#<sid>#<k> / CAP   l<gen>: places of the response limit taken here; q<id>: of quota id
+//
+// Allowance k holds share(places, k) of a cap's places; a submission takes
+// one place of each cap it falls under from one allowance inside its own
+// transaction (ADD 1, on the condition that the counter is under the
+// share), so the sum over the allowances never passes the cap, whatever
+// races: places are neither made nor lost. Nothing is written when a limit
+// changes: the shares follow the limit a submission reads. A deleted or
+// withdrawn response gives its places back (ADD -1) in its own
+// transaction. One item serves every cap of a survey, so a submission
+// under the limit and its quotas writes one small item (2 write units)
+// while its allowance has room for all of them.
+
+// CapAllowances is how many allowances a survey's caps are spread over:
+// at 1,000 submissions a second each takes ~4 a second, far under an
+// item's 1,000 write units, and a transaction holding it 10-25 ms meets
+// another on it about 7 % of the time (32 allowances: about half).
+const CapAllowances = 256
+
+// allowanceSet is a set of allowances, bit k for allowance k.
+type allowanceSet [CapAllowances / 64]uint64
+
+func (a *allowanceSet) add(k int)     { a[k/64] |= 1 << (k % 64) }
+func (a allowanceSet) has(k int) bool { return a[k/64]&(1<<(k%64)) != 0 }
+
+const capSK = "CAP"
+
+// CapPK is the partition of a survey's allowance k.
+func CapPK(sid int64, k int) string {
+	return "CAP#" + strconv.FormatInt(sid, 10) + "#" + strconv.Itoa(k)
+}
+
+// Cap is one exact cap a submission takes a place of.
+type Cap struct {
+	// Attr is the cap's counter in the allowances.
+	Attr string
+	// Places is how many places its allowances hold in all; 0 or less:
+	// none (full).
+	Places int64
+	// Quota is the quota's id; 0 for the response limit. It picks the
+	// refusal a full cap answers.
+	Quota int64
+}
+
+// LimitCap is the response limit's cap, from the settings that carry it.
+func LimitCap(set survey.Settings) Cap {
+	return Cap{Attr: limitAttr(set.ResponseLimitGen), Places: set.LimitPlaces()}
+}
+
+// QuotaCap is a quota's cap.
+func QuotaCap(q survey.Quota) Cap { return Cap{Attr: quotaAttr(q.ID), Places: q.Limit, Quota: q.ID} }
+
+func limitAttr(gen int64) string { return "l" + strconv.FormatInt(gen, 10) }
+func quotaAttr(id int64) string  { return "q" + strconv.FormatInt(id, 10) }
+
+// refusal is what a submission that finds no place of c answers.
+func (c Cap) refusal() error {
+	if c.Quota != 0 {
+		return survey.ErrQuotaFull
+	}
+	return survey.ErrSurveyFull
+}
+
+// share is allowance k's part of the cap's places. The allowances that
+// hold one place more than the rest start at an offset of the cap's own
+// (a hash of its counter), so that small caps (quotas of a few dozen)
+// do not all sit in the first allowances.
+func (c Cap) share(k int) int64 {
+	if c.Places <= 0 {
+		return 0
+	}
+	h := fnv.New32a()
+	h.Write([]byte(c.Attr))
+	j := (k + int(h.Sum32()%CapAllowances)) % CapAllowances
+	n := c.Places / CapAllowances
+	if int64(j) < c.Places%CapAllowances {
+		n++
+	}
+	return n
+}
+
+// How long what a container learned of a cap's allowances is trusted: an
+// allowance found full is passed over for capHintFor (a deleted response
+// may give it a place back); every allowance read full answers refusals
+// without a read for capVerifiedFor.
+const (
+	capHintFor     = 2 * time.Second
+	capVerifiedFor = time.Second
+)
+
+// capHints is what this container learned of caps' allowances: which are
+// full, so that a submission as the last places go picks one with room
+// instead of trying each in turn.
+type capHints struct {
+	mu sync.Mutex
+	m  map[string]capHint
+}
+
+type capHint struct {
+	full     allowanceSet // allowances found full
+	at       time.Time
+	verified bool // every allowance read full at `at`
+}
+
+func hintKey(sid int64, c Cap) string { return fmt.Sprintf("%d/%s/%d", sid, c.Attr, c.Places) }
+
+func (h *capHints) get(key string, now time.Time) capHint {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	it, ok := h.m[key]
+	if !ok || now.Sub(it.at) > capHintFor {
+		return capHint{}
+	}
+	return it
+}
+
+func (h *capHints) set(key string, it capHint) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil || len(h.m) > 10_000 {
+		h.m = map[string]capHint{}
+	}
+	h.m[key] = it
+}
+
+// markFull records allowance k of a cap full.
+func (h *capHints) markFull(key string, k int, now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	it, ok := h.m[key]
+	if !ok || now.Sub(it.at) > capHintFor {
+		it = capHint{}
+	}
+	if h.m == nil {
+		h.m = map[string]capHint{}
+	}
+	it.full.add(k)
+	it.at = now
+	h.m[key] = it
+}
+
+// free are the allowances of c this container does not know to be full;
+// when it knows them all full, one strongly consistent BatchGetItem of
+// the allowances decides (at most once a capVerifiedFor per container).
+func (s *Store) freeAllowances(ctx context.Context, sid int64, c Cap) ([]int, error) {
+	if c.Places <= 0 {
+		return nil, nil
+	}
+	now := time.Now()
+	key := hintKey(sid, c)
+	h := s.caps.get(key, now)
+	free := freeOf(c, h.full)
+	if len(free) > 0 || h.verified && now.Sub(h.at) < capVerifiedFor {
+		return free, nil
+	}
+	used, err := s.allowances(ctx, sid)
+	if err != nil {
+		return nil, err
+	}
+	var full allowanceSet
+	for k := range CapAllowances {
+		if used[k][c.Attr] >= c.share(k) {
+			full.add(k)
+		}
+	}
+	free = freeOf(c, full)
+	s.caps.set(key, capHint{full: full, at: now, verified: len(free) == 0})
+	return free, nil
+}
+
+func freeOf(c Cap, full allowanceSet) []int {
+	var free []int
+	for k := range CapAllowances {
+		if c.share(k) > 0 && !full.has(k) {
+			free = append(free, k)
+		}
+	}
+	return free
+}
+
+// allowances reads a survey's allowances, strongly consistent, in
+// BatchGetItems of 100 (3 calls): each one's counters.
+func (s *Store) allowances(ctx context.Context, sid int64) ([CapAllowances]map[string]int64, error) {
+	var out [CapAllowances]map[string]int64
+	keys := make([]dynamo.Keyed, CapAllowances)
+	for k := range CapAllowances {
+		keys[k] = dynamo.Keys{CapPK(sid, k), capSK}
+	}
+	var items []dynamo.Item
+	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return out, s.fail(fmt.Sprintf("read the allowances of survey %d", sid), err)
+	}
+	for _, it := range items {
+		k, ok := allowanceOf(sid, it)
+		if ok {
+			out[k] = counters(it)
+		}
+	}
+	return out, nil
+}
+
+// allowanceOf is the k of an allowance item of survey sid.
+func allowanceOf(sid int64, it dynamo.Item) (int, bool) {
+	pk, ok := it[AttrPK].(*types.AttributeValueMemberS)
+	if !ok {
+		return 0, false
+	}
+	for k := range CapAllowances {
+		if pk.Value == CapPK(sid, k) {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// counters are an allowance item's numeric attributes.
+func counters(it dynamo.Item) map[string]int64 {
+	out := map[string]int64{}
+	for name, v := range it {
+		if n, ok := v.(*types.AttributeValueMemberN); ok {
+			if x, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
+				out[name] = x
+			}
+		}
+	}
+	return out
+}
+
+// CapCount is how many places of a cap are taken: the sum of its counter
+// over the allowances (one strongly consistent BatchGetItem), exact at
+// once.
+func (s *Store) CapCount(ctx context.Context, sid int64, attr string) (int64, error) {
+	used, err := s.allowances(ctx, sid)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, u := range used {
+		n += u[attr]
+	}
+	return n, nil
+}
+
+// pickPlaces chooses, for each cap of a submission, the allowance it takes
+// its place from: one allowance with room for all of them when this
+// container knows one (one item written), else each cap's own. A cap with
+// no place left answers its refusal (410).
+func (s *Store) pickPlaces(ctx context.Context, sid int64, caps []Cap) ([]int, error) {
+	if len(caps) == 0 {
+		return nil, nil
+	}
+	frees := make([][]int, len(caps))
+	for i, c := range caps {
+		free, err := s.freeAllowances(ctx, sid, c)
+		if err != nil {
+			return nil, err
+		}
+		if len(free) == 0 {
+			return nil, c.refusal()
+		}
+		frees[i] = free
+	}
+	common := frees[0]
+	for _, f := range frees[1:] {
+		common = slices.DeleteFunc(slices.Clone(common), func(k int) bool { return !slices.Contains(f, k) })
+	}
+	picks := make([]int, len(caps))
+	if len(common) > 0 {
+		k := common[rand.IntN(len(common))]
+		for i := range picks {
+			picks[i] = k
+		}
+		return picks, nil
+	}
+	for i, f := range frees {
+		picks[i] = f[rand.IntN(len(f))]
+	}
+	return picks, nil
+}
+
+// placeWrite is one allowance's update in a submission's transaction: its
+// index there, the allowance, and the caps (indexes into the Submission's
+// Caps) it takes a place of.
+type placeWrite struct {
+	at, k int
+	caps  []int
+}
+
+// takePlaces adds to a submission's transaction, from its n-th write on,
+// one Update for each allowance picked: 1 added to each of its caps'
+// counters, on the condition that each is under the allowance's share.
+func (s *Store) takePlaces(tx *dynamo.WriteTx, sid int64, caps []Cap, picks []int, n int) ([]placeWrite, int) {
+	var writes []placeWrite
+	for i, k := range picks {
+		j := slices.IndexFunc(writes, func(w placeWrite) bool { return w.k == k })
+		if j < 0 {
+			writes = append(writes, placeWrite{k: k})
+			j = len(writes) - 1
+		}
+		writes[j].caps = append(writes[j].caps, i)
+	}
+	for i := range writes {
+		w := &writes[i]
+		u := s.table.Update(AttrPK, CapPK(sid, w.k)).Range(AttrSK, capSK).IncludeItemInCondCheckFail(true)
+		for _, ci := range w.caps {
+			c := caps[ci]
+			u.Add(c.Attr, 1).If("(attribute_not_exists($) OR $ < ?)", c.Attr, c.Attr, c.share(w.k))
+		}
+		tx.Update(u)
+		w.at, n = n, n+1
+	}
+	return writes, n
+}
+
+// placesOf is what a response records of the places it took: counter ->
+// allowance, for its deletion to give them back.
+func placesOf(caps []Cap, picks []int) map[string]int {
+	if len(picks) == 0 {
+		return nil
+	}
+	out := make(map[string]int, len(caps))
+	for i, c := range caps {
+		out[c.Attr] = picks[i]
+	}
+	return out
+}
+
+// givePlacesBack adds to tx the Updates that give a response's places
+// back (1 taken from each counter in its allowance).
+func (s *Store) givePlacesBack(tx *dynamo.WriteTx, sid int64, places map[string]int) {
+	byK := map[int]*dynamo.Update{}
+	for attr, k := range places {
+		if byK[k] == nil {
+			byK[k] = s.table.Update(AttrPK, CapPK(sid, k)).Range(AttrSK, capSK)
+		}
+		byK[k].Add(attr, -1)
+	}
+	for _, k := range slices.Sorted(maps.Keys(byK)) {
+		tx.Update(byK[k])
+	}
+}
+
+// learnPlaces reads what a cancelled submission met at its allowances:
+// an allowance whose condition failed (its item returned) or that another
+// transaction held (read again, strongly consistent) is marked full for
+// each cap it has no room for, so that the next try picks another. It
+// reports whether the next try may pick otherwise (an allowance held, or
+// one marked full).
+func (s *Store) learnPlaces(ctx context.Context, sid int64, caps []Cap, writes []placeWrite, err error) (bool, error) {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return false, nil
+	}
+	now := time.Now()
+	cancelled := false
+	for _, w := range writes {
+		if w.at >= len(tce.CancellationReasons) {
+			continue
+		}
+		reason := tce.CancellationReasons[w.at]
+		var item dynamo.Item
+		switch reasonCode(reason.Code) {
+		case "ConditionalCheckFailed":
+			item = reason.Item
+		case "TransactionConflict":
+			rerr := s.table.Get(AttrPK, CapPK(sid, w.k)).Range(AttrSK, dynamo.Equal, capSK).Consistent(true).One(ctx, &item)
+			if rerr != nil && !errors.Is(rerr, dynamo.ErrNotFound) {
+				return true, s.fail(fmt.Sprintf("read allowance %d of survey %d", w.k, sid), rerr)
+			}
+		default:
+			continue
+		}
+		// A conflict decides nothing (its holder may fail): pick again. A
+		// failed condition marks what it found full.
+		cancelled = cancelled || reasonCode(reason.Code) == "TransactionConflict"
+		used := counters(item)
+		for _, ci := range w.caps {
+			c := caps[ci]
+			if used[c.Attr] >= c.share(w.k) {
+				s.caps.markFull(hintKey(sid, c), w.k, now)
+				cancelled = true
+			}
+		}
+	}
+	return cancelled, nil
+}
+
+func reasonCode(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// freedPlaces are the places a deleted response gives back: those it took,
+// and, under a response limit it took no place of (recorded before the
+// limit was set: its base), one place of the limit in a random allowance,
+// as its deletion lowers the recorded responses the limit counts.
+func freedPlaces(took map[string]int, limited bool, gen int64) map[string]int {
+	out := maps.Clone(took)
+	if !limited {
+		return out
+	}
+	if _, ok := out[limitAttr(gen)]; !ok {
+		if out == nil {
+			out = map[string]int{}
+		}
+		out[limitAttr(gen)] = rand.IntN(CapAllowances)
+	}
+	return out
+}
