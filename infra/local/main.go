@@ -32,6 +32,7 @@ import (
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
+	"surveyservice/shared/hosts"
 	"surveyservice/shared/links"
 	"surveyservice/shared/ratelimit"
 	"surveyservice/shared/sending"
@@ -89,7 +90,11 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 	// The API's own address, as API_BASE_URL is on Lambda: every absolute
 	// URL it writes starts with it (contract section 3).
-	handler := withOutbox(res.outbox, api.ServeAt(env.apiBase, serveWithin(routers(res.st, functionsConfig(env, res, bg)), limited(res.st, env.rates))))
+	// The host chooses whose surveys are served (contract section 23):
+	// <subdomain>.localhost:PORT serves that account's, as on Lambda.
+	byHost := hosts.New(hosts.ConfigFromEnv(env.get), res.st)
+	handler := withOutbox(res.outbox, api.ServeAt(env.apiBase, byHost.Wrap(serveWithin(routers(res.st, functionsConfig(env, res, bg)), limited(res.st, env.rates)),
+		hosts.Serving, pages.NotFound())))
 	var sample *sampleData
 	if own {
 		if sample, err = loadSampleData(ctx, res.st, handler, env.port); err != nil {
@@ -138,7 +143,8 @@ func readEnv(getenv func(string) string) (*environment, error) {
 	local := "http://127.0.0.1:" + port
 	e := &environment{getenv: getenv, over: map[string]string{}, port: port,
 		defaults: map[string]string{"PUBLIC_SURVEY_URL": local, "TEMPLATES_URL": local, "MEDIA_URL": local, "API_BASE_URL": local,
-			"MAIL_FROM": "no-reply@survey.example.com"}}
+			"PUBLIC_SURVEY_DOMAIN": "localhost",
+			"MAIL_FROM":            "no-reply@survey.example.com"}}
 	// The public functions' limits per client and per survey, as on
 	// Lambda; RATE_LIMITS=off serves without them, a number sizes the
 	// client's (requests a minute).

@@ -8,6 +8,7 @@ import (
 	"surveyservice/functions/pages"
 	"surveyservice/shared/api"
 	"surveyservice/shared/api/gateway"
+	"surveyservice/shared/hosts"
 	"surveyservice/shared/lambdamain"
 	"surveyservice/shared/links"
 	"surveyservice/shared/ratelimit"
@@ -26,6 +27,8 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
-		return gateway.New(api.ServeAt(base, pages.Limited(rt, env.Store, ratelimit.Service, time.Now))), nil
+		// The host chooses whose surveys are served (contract section 23).
+		byHost := hosts.New(hosts.ConfigFromEnv(env.Getenv), env.Store)
+		return gateway.New(api.ServeAt(base, byHost.Wrap(pages.Limited(rt, env.Store, ratelimit.Service, time.Now), hosts.Serving, pages.NotFound()))), nil
 	})
 }
