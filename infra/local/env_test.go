@@ -162,7 +162,7 @@ var runVars = []runVar{
 		// A claimed subdomain under it serves the account's page by Host;
 		// an unclaimed one answers 404 (contract section 23).
 		c := r.owner(t)
-		sv, err := buildSurvey(c, surveySpec{Name: "by host"})
+		sv, err := buildSurvey(c, surveySpec{Name: "by host", Language: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
