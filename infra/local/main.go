@@ -289,6 +289,7 @@ func functionsConfig(env *environment, res *resources, bg *background) config {
 	return config{
 		templates:  templates.Deps{MediaURL: env.get("MEDIA_URL"), TemplatesURL: env.get("TEMPLATES_URL")},
 		surveyURL:  env.get("PUBLIC_SURVEY_URL"),
+		hosts:      hosts.ConfigFromEnv(env.get),
 		sealer:     res.sealer,
 		queue:      bg.hooks.queue,
 		guard:      env.guard,

@@ -17,6 +17,7 @@ import (
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
 )
 
 // CacheTTL is how long a container trusts what it learned about a host: a
@@ -85,6 +86,20 @@ func (c Config) SubdomainURL(name string) string {
 		return ""
 	}
 	return c.Scheme + "://" + name + "." + c.Domain
+}
+
+// SurveyBase is where the links the service writes for an account's
+// surveys point (contract section 23): the account's subdomain address when
+// it has an active one and subdomains are configured, else publicURL
+// (PUBLIC_SURVEY_URL). It is the one place a link's base is chosen, from
+// configuration and the account's record, never from a request's Host.
+func (c Config) SurveyBase(publicURL string, sub *survey.Subdomain) string {
+	if sub != nil && sub.IsActive {
+		if u := c.SubdomainURL(sub.Subdomain); u != "" {
+			return u
+		}
+	}
+	return strings.TrimRight(publicURL, "/")
 }
 
 func (r *Resolver) resolve(ctx context.Context, name string) (store.SubdomainHost, error) {
