@@ -296,7 +296,7 @@ func functionsConfig(env *environment, res *resources, bg *background) config {
 		exports:    res.exports,
 		exportJobs: bg.jobs.queue,
 		uploads:    res.uploads,
-		pages:      pages.ConfigFromEnv(env.get),
+		pages:      pagesConfig(env, res),
 		sender:     res.sender,
 		limits:     env.limits,
 	}
@@ -412,4 +412,12 @@ func or(v, fallback string) string {
 		return fallback
 	}
 	return v
+}
+
+// pagesConfig is the pages' configuration, as their Lambda main reads it:
+// links point at the survey's account subdomain when active (section 23).
+func pagesConfig(env *environment, res *resources) pages.Config {
+	cfg := pages.ConfigFromEnv(env.get)
+	cfg.Links = hosts.NewLinks(hosts.ConfigFromEnv(env.get), cfg.PublicURL, res.st)
+	return cfg
 }

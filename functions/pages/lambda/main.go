@@ -19,9 +19,12 @@ func main() {
 		// Within the limits per client and per survey, counted across
 		// containers through the table (shared/ratelimit); assets are not
 		// limited. make run serves the same constructor.
+		cfg := pages.ConfigFromEnv(env.Getenv)
+		// Links point at the survey's account subdomain when active (section 23).
+		cfg.Links = hosts.NewLinks(hosts.ConfigFromEnv(env.Getenv), cfg.PublicURL, env.Store)
 		rt := pages.New(pages.Deps{
 			Store: env.Store, Sealer: links.SealerFromEnv(env.AWS, env.Getenv, env.Store), Now: time.Now,
-			Config: pages.ConfigFromEnv(env.Getenv),
+			Config: cfg,
 		})
 		base, err := api.BaseURLFromEnv(env.Getenv) // oEmbed's discovery link
 		if err != nil {
