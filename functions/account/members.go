@@ -16,6 +16,7 @@ type Store interface {
 	DeleteMember(ctx context.Context, aid, sub int64) error
 	NewMemberKey(ctx context.Context, aid, sub int64) (string, error)
 	Activity(ctx context.Context, aid int64, page, size int) ([]survey.Activity, int, error)
+	SubdomainStore
 }
 
 // NewMember is POST /api/members/'s answer: the member and their key,

@@ -47,6 +47,10 @@ func New(d Deps) *api.Router {
 	rt.Handle(member.With("DELETE"), handleDeleteMember(d.Store))
 	rt.Handle(key.With("POST"), handleMemberKey(d.Store))
 	rt.Handle(api.Route{Method: "GET", Path: "/api/activity/", Name: "Activity List", Access: api.AccessOwner}, handleActivity(d.Store))
+	sub := api.Route{Path: "/api/account/subdomain/", Name: "Account Subdomain", Access: api.AccessOwner}
+	rt.Handle(sub.With("GET"), handleSubdomainGet(d.Store))
+	rt.Handle(sub.With("PUT"), handleSubdomainPut(d.Store))
+	rt.Handle(sub.With("DELETE"), handleSubdomainDelete(d.Store))
 	return rt
 }
 

@@ -10,12 +10,14 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// summaries renders a folder's surveys, by id.
-func summaries(surveys []survey.Survey, now time.Time) []survey.SurveySummary {
+// summaries renders a folder's surveys, by id, each with the account's
+// subdomain (contract section 23).
+func summaries(surveys []survey.Survey, now time.Time, sd *survey.Subdomain) []survey.SurveySummary {
 	sort.Slice(surveys, func(i, j int) bool { return surveys[i].ID < surveys[j].ID })
 	out := make([]survey.SurveySummary, len(surveys))
 	for i, sv := range surveys {
 		out[i] = sv.Summary(now)
+		out[i].Subdomain = sd
 	}
 	return out
 }
@@ -29,6 +31,10 @@ func handleList(st Store, now func() time.Time) http.Handler {
 		if err != nil {
 			return err
 		}
+		sd, err := st.AccountSubdomain(r.Context(), acct.ID)
+		if err != nil {
+			return err
+		}
 		sort.Slice(tree.Folders, func(i, j int) bool {
 			a, b := tree.Folders[i], tree.Folders[j]
 			return a.Order < b.Order || a.Order == b.Order && a.ID < b.ID
@@ -37,7 +43,7 @@ func handleList(st Store, now func() time.Time) http.Handler {
 		out := make([]survey.FolderView, 0, len(tree.Folders))
 		for _, f := range tree.Folders {
 			if api.Reaches(r.Context(), f.ID) { // a member: the folders shared with them
-				out = append(out, f.View(acct.Profile(), summaries(tree.Surveys[f.ID], t)))
+				out = append(out, f.View(acct.Profile(), summaries(tree.Surveys[f.ID], t, sd)))
 			}
 		}
 		api.Respond(w, r, http.StatusOK, out)
@@ -90,7 +96,11 @@ func handleGet(st Store, now func() time.Time) http.Handler {
 		if err != nil {
 			return err
 		}
-		api.Respond(w, r, http.StatusOK, f.View(acct.Profile(), summaries(surveys, now())))
+		sd, err := st.AccountSubdomain(r.Context(), acct.ID)
+		if err != nil {
+			return err
+		}
+		api.Respond(w, r, http.StatusOK, f.View(acct.Profile(), summaries(surveys, now(), sd)))
 		return nil
 	})
 }

@@ -106,15 +106,15 @@ func TestListCalls(t *testing.T) {
 			if res.code != 200 {
 				t.Fatalf("cold list: %v", res)
 			}
-			if res.calls != 3 {
-				t.Errorf("cold list: %d DynamoDB calls, want 3 (key, account, Query)", res.calls)
+			if res.calls != 4 {
+				t.Errorf("cold list: %d DynamoDB calls, want 4 (key, account, Query, the account's subdomain)", res.calls)
 			}
 			res = cold.do("GET", "/api/folders/", "")
 			if res.code != 200 {
 				t.Fatalf("warm list: %v", res)
 			}
-			if res.calls != 1 {
-				t.Errorf("warm list: %d DynamoDB calls, want 1", res.calls)
+			if res.calls != 2 {
+				t.Errorf("warm list: %d DynamoDB calls, want 2 (Query, the account's subdomain)", res.calls)
 			}
 			var out []folderJSON
 			_ = json.Unmarshal([]byte(res.body), &out)

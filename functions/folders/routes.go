@@ -22,6 +22,8 @@ type Store interface {
 	DeleteFolder(ctx context.Context, aid, fid int64) error
 	Folder(ctx context.Context, aid, fid int64) (survey.Folder, error)
 	SetFolderShares(ctx context.Context, aid, fid int64, list []store.ShareRequest) ([]survey.Share, error)
+	// AccountSubdomain is the account's subdomain every survey shows.
+	AccountSubdomain(ctx context.Context, aid int64) (*survey.Subdomain, error)
 }
 
 var _ Store = (*store.Store)(nil)

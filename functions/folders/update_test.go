@@ -22,8 +22,8 @@ func TestGetPutPatch(t *testing.T) {
 	if res.code != 200 {
 		t.Fatalf("GET: %v", res)
 	}
-	if res.calls != 2 {
-		t.Errorf("GET one folder (warm): %d DynamoDB calls, want 2 (folder, Query)", res.calls)
+	if res.calls != 3 {
+		t.Errorf("GET one folder (warm): %d DynamoDB calls, want 3 (folder, Query, the account's subdomain)", res.calls)
 	}
 	var g map[string]any
 	_ = json.Unmarshal([]byte(res.body), &g)

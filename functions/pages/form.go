@@ -48,7 +48,7 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 		v := c.Survey.ResponderView(now(), c.Settings, c.Layout, c.Elements, c.Variables)
 		f := r.PostForm
 		p := newSurveyPage(v, r)
-		p.Config = cfg
+		p.Config = cfg.forAccount(r.Context(), c.Survey.AccountID)
 		p.Sheets = c.Settings.ShowAnswerSheetToResponder
 		p.QS, p.Code, p.Served = f.Get("qs"), f.Get("code"), f.Get("served")
 		p.Variables = map[string]string{}

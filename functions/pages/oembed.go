@@ -51,6 +51,9 @@ func publishedURL(r *http.Request, cfg Config) string {
 // pageURL is the published address of a survey's responder page, the one
 // its share link shows.
 func pageURL(r *http.Request, cfg Config, slug string) string {
+	if cfg.SurveyBase != "" {
+		return cfg.SurveyBase + "/s/" + url.PathEscape(slug) + "/"
+	}
 	return publishedURL(r, cfg) + "/s/" + url.PathEscape(slug) + "/"
 }
 
@@ -124,7 +127,8 @@ func handleOEmbed(st Store, now func() time.Time, cfg Config) http.Handler {
 		if raw == "" {
 			return survey.FieldError("url", "This field is required.")
 		}
-		slug := surveySlugOf(raw, cfg.PublicURL, api.BaseURL(r))
+		onSub := cfg.Links.SubdomainBaseOf(raw)
+		slug := surveySlugOf(raw, cfg.PublicURL, api.BaseURL(r), onSub)
 		if slug == "" {
 			return survey.ErrNotFound
 		}
@@ -138,6 +142,10 @@ func handleOEmbed(st Store, now func() time.Time, cfg Config) http.Handler {
 		}
 		if !c.Survey.Active(now()) {
 			return survey.ErrNotFound
+		}
+		cfg := cfg.forAccount(ctx, c.Survey.AccountID)
+		if onSub != "" && cfg.SurveyBase != onSub {
+			return survey.ErrNotFound // another account's subdomain, as its pages answer
 		}
 		width, height := int64(oembedWidth), int64(oembedHeight)
 		if maxW > 0 && maxW < width {

@@ -267,3 +267,15 @@ func liveSurvey(w http.ResponseWriter, r *http.Request, st Store, lookup func(co
 	}
 	return c, true
 }
+
+// NotFound answers a serving route on a host that serves nothing there
+// (contract section 23): the 404 page, or the API's 404 under /api/.
+func NotFound() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			api.Error(w, r, survey.ErrNotFound)
+			return
+		}
+		writeNotFound(w, r)
+	})
+}

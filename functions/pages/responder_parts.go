@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"surveyservice/shared/api"
+	"surveyservice/shared/hosts"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -21,6 +22,27 @@ type Config struct {
 	// questions (the uploads bucket's presigned POSTs): its
 	// Content-Security-Policy lets the page's script reach it.
 	UploadsOrigin string
+	// Links chooses where a survey's links point: its account's subdomain
+	// when active, else PublicURL (contract section 23); nil: PublicURL.
+	Links *hosts.Links
+	// SurveyBase is that choice for the survey a request serves
+	// (forAccount); "" is PublicURL.
+	SurveyBase string
+}
+
+// forAccount is the configuration for serving an account's survey: its
+// links' base chosen (cached per container, seen within a minute).
+func (c Config) forAccount(ctx context.Context, aid int64) Config {
+	c.SurveyBase = c.Links.Base(ctx, aid)
+	return c
+}
+
+// surveyBase is where the served survey's links point.
+func (c Config) surveyBase() string {
+	if c.SurveyBase != "" {
+		return c.SurveyBase
+	}
+	return c.PublicURL
 }
 
 // ConfigFromEnv reads PUBLIC_SURVEY_URL, PRIVACY_URL and UPLOADS_ORIGIN.
@@ -137,7 +159,7 @@ func (d *doc) thanks16(p surveyPage) {
 		return
 	}
 	d.w("<p class=\"share\"><label for=\"share-link\">%s</label> <input id=\"share-link\" type=\"url\" readonly value=\"%s\"></p>\n",
-		text(t.Share), text(p.Config.PublicURL+"/s/"+p.Survey.URLSlug+"/"))
+		text(t.Share), text(p.Config.surveyBase()+"/s/"+p.Survey.URLSlug+"/"))
 }
 
 // footer16 is the service's footer, unless branding_removal hides it.
@@ -194,7 +216,7 @@ func appreciationLink(ctx context.Context, st Store, c store.SurveyCollection, s
 		if !shown {
 			return ""
 		}
-		return cfg.PublicURL + "/s/" + url.PathEscape(sv.URLSlug) + "/"
+		return cfg.surveyBase() + "/s/" + url.PathEscape(sv.URLSlug) + "/"
 	}
 	return ""
 }

@@ -79,9 +79,9 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		// carry it also when the frame's parent is another site.
 		responding.EnsureResponder(w, r)
 		p := newSurveyPage(v, r)
-		p.Config = cfg
+		p.Config = cfg.forAccount(ctx, c.Survey.AccountID)
 		p.Sheets = c.Settings.ShowAnswerSheetToResponder
-		p.LinkHref = appreciationLink(ctx, st, c, v, cfg)
+		p.LinkHref = appreciationLink(ctx, st, c, v, p.Config)
 		if v.RespondingDuration != nil || v.RespondingDurationType == survey.DurationPerQuestion {
 			// The session of a plain form starts now, not when it is sent.
 			served, err := sealServed(ctx, sealer, sid, now())
@@ -91,8 +91,8 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 			p.Served = served
 		}
 		p.Preview = c.Survey.IsTemplate
-		p.OEmbed = oembedLink(r, cfg, v.URLSlug)
-		p.Canonical = pageURL(r, cfg, v.URLSlug)
+		p.OEmbed = oembedLink(r, p.Config, v.URLSlug)
+		p.Canonical = pageURL(r, p.Config, v.URLSlug)
 		if stepped(v) {
 			p.Initial = newSteps(c, v).shown(nil)
 		}

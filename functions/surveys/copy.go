@@ -28,14 +28,20 @@ type copyDetail struct {
 // Starting a survey from a template and copying a survey (contract section
 // 17): both copy a survey whole or not at all (store.CopySurvey) and answer
 // 201 with the copy's detail and the settings the owner's plan dropped.
-func (h handlers) answerCopy(w http.ResponseWriter, r *http.Request, c store.CopyResult) {
+func (h handlers) answerCopy(w http.ResponseWriter, r *http.Request, c store.CopyResult) error {
 	acct, _ := api.AccountFrom(r.Context())
 	api.NoteSurvey(r.Context(), c.Survey.ID, c.Survey.Created)
 	d := c.Survey.Detail(h.now(), acct.Profile(), c.Layout, c.Elements)
 	d.UpdatedBy, _ = api.Updated(r.Context(), c.Survey.Created)
 	d.Settings = c.Settings.Summary(c.Layout)
 	d.Variables = c.Variables
+	sd, err := h.st.AccountSubdomain(r.Context(), acct.ID)
+	if err != nil {
+		return err
+	}
+	d.Subdomain = sd
 	api.Respond(w, r, http.StatusCreated, copyDetail{SurveyDetail: d, DroppedSettings: c.DroppedSettings})
+	return nil
 }
 
 // templateRef reads the template field: a template id or its url_slug.
@@ -113,8 +119,7 @@ func (h handlers) startFromTemplate(w http.ResponseWriter, r *http.Request, form
 	if err != nil {
 		return err
 	}
-	h.answerCopy(w, r, c)
-	return nil
+	return h.answerCopy(w, r, c)
 }
 
 // copy is POST /api/v2/surveys/{survey_id}/copy/: a copy of one's own
@@ -161,7 +166,6 @@ func (h handlers) copy() http.Handler {
 		if err != nil {
 			return err
 		}
-		h.answerCopy(w, r, c)
-		return nil
+		return h.answerCopy(w, r, c)
 	})
 }

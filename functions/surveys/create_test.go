@@ -186,8 +186,8 @@ func TestCreate(t *testing.T) {
 				t.Fatalf("GET: %d %s", g.code, g.body)
 			}
 			testenv.SameJSON(t, "GET after create", g.body, string(r.body))
-			if g.calls != 1 {
-				t.Errorf("GET took %d DynamoDB calls, want 1", g.calls)
+			if g.calls != 2 {
+				t.Errorf("GET took %d DynamoDB calls, want 2 (the collection, the account's subdomain)", g.calls)
 			}
 			if nos := f.do(t, "GET", strings.TrimSuffix(detailPath(sid), "/"), ""); nos.code != 200 {
 				t.Errorf("GET without the final slash: %d", nos.code)

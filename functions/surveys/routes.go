@@ -22,6 +22,8 @@ type Store interface {
 	TemplateSurvey(ctx context.Context, ref string) (title string, sid int64, err error)
 	CopySource(ctx context.Context, from, sid int64) (store.CopySource, error)
 	CopySurvey(ctx context.Context, src store.CopySource, spec store.CopySpec) (store.CopyResult, error)
+	// AccountSubdomain is the account's subdomain every survey shows.
+	AccountSubdomain(ctx context.Context, aid int64) (*survey.Subdomain, error)
 }
 
 var _ Store = (*store.Store)(nil)

@@ -44,6 +44,9 @@ func (h handlers) detail(w http.ResponseWriter, r *http.Request, status int, aid
 	d := c.Survey.Detail(h.now(), acct.Profile(), c.Layout, c.Elements)
 	d.Settings = c.Settings.Summary(c.Layout)
 	d.Variables = c.Variables
+	if d.Subdomain, err = h.st.AccountSubdomain(r.Context(), aid); err != nil {
+		return err
+	}
 	switch {
 	case r.Method != http.MethodGet && r.Method != http.MethodHead:
 		d.UpdatedBy, d.UpdatedAt = api.Updated(r.Context(), h.now()) // this write's own
@@ -87,6 +90,9 @@ func (h handlers) create() http.Handler {
 		}
 		api.NoteSurvey(r.Context(), sv.ID, sv.Created)
 		d := sv.Detail(h.now(), acct.Profile(), survey.Layout{}, nil)
+		if d.Subdomain, err = h.st.AccountSubdomain(r.Context(), acct.ID); err != nil {
+			return err
+		}
 		d.UpdatedBy, _ = api.Updated(r.Context(), sv.Created)
 		d.Settings = survey.Settings{}.Summary(survey.Layout{}) // a new survey's: nothing set, no questions
 		api.Respond(w, r, http.StatusCreated, d)

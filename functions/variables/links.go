@@ -2,6 +2,7 @@ package variables
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -127,7 +128,11 @@ func (h handlers) hashes() http.Handler {
 				return err
 			}
 		}
-		prefix := urlsPrefix(strings.TrimRight(h.surveyURL, "/") + "/s/" + url.PathEscape(sv.URLSlug) + "/?qs=")
+		base, err := h.linkBase(r.Context(), aid)
+		if err != nil {
+			return err
+		}
+		prefix := urlsPrefix(base + "/s/" + url.PathEscape(sv.URLSlug) + "/?qs=")
 		if err := fitsAnswer(prefix, payloads); err != nil {
 			return err
 		}
@@ -168,4 +173,18 @@ func fitsAnswer(prefix string, payloads []links.Payload) error {
 	return survey.FieldError("values", fmt.Sprintf(
 		"These links would take %s, more than the %s an answer may hold; send fewer items or shorter values.",
 		api.SizeName(int64(n)), api.SizeName(api.MaxAnswer)))
+}
+
+// linkBase is where the account's personalised links point: its subdomain,
+// read strongly consistent so a change shows at once, when subdomains are
+// configured (no read otherwise), else PUBLIC_SURVEY_URL.
+func (h handlers) linkBase(ctx context.Context, aid int64) (string, error) {
+	if h.hosts.Domain == "" {
+		return strings.TrimRight(h.surveyURL, "/"), nil
+	}
+	sub, err := h.st.AccountSubdomain(ctx, aid)
+	if err != nil {
+		return "", err
+	}
+	return h.hosts.SurveyBase(h.surveyURL, sub), nil
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"surveyservice/shared/api"
+	"surveyservice/shared/hosts"
 	"surveyservice/shared/links"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -17,6 +18,7 @@ type Store interface {
 	SurveyVariables(ctx context.Context, aid, sid int64) (survey.Survey, []survey.Variable, int64, error)
 	AddVariables(ctx context.Context, aid, sid int64, check func(sv survey.Survey, existing []survey.Variable) ([]survey.Variable, error)) ([]survey.Variable, error)
 	DeleteVariable(ctx context.Context, aid, sid, vid int64) error
+	AccountSubdomain(ctx context.Context, aid int64) (*survey.Subdomain, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -40,12 +42,15 @@ type Deps struct {
 	// SurveyURL is where personalised links point:
 	// {SurveyURL}/s/{slug}/?qs=...
 	SurveyURL string
+	// Hosts is the deployment's addresses: with PUBLIC_SURVEY_DOMAIN set,
+	// links of an account with a subdomain point there (section 23).
+	Hosts hosts.Config
 }
 
 // New returns the group's routes.
 func New(d Deps) *api.Router {
 	rt := api.NewRouter(d.Auth)
-	h := handlers{st: d.Store, sealer: d.Sealer, surveyURL: d.SurveyURL}
+	h := handlers{st: d.Store, sealer: d.Sealer, surveyURL: d.SurveyURL, hosts: d.Hosts}
 	list := api.Route{Path: "/api/surveys/{survey_id}/variables/", Name: "Variable List"}
 	detail := api.Route{Path: "/api/surveys/{survey_id}/variables/{variable_id}/", Name: "Variable Detail"}
 	hashes := api.Route{Path: "/api/surveys/{survey_id}/variables/hashes/", Name: "Personalised Links"}
@@ -60,4 +65,5 @@ type handlers struct {
 	st        Store
 	sealer    Sealer
 	surveyURL string
+	hosts     hosts.Config
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -156,6 +157,31 @@ var runVars = []runVar{
 		}
 		if len(cors.CORSRules) == 0 || !slices.Contains(cors.CORSRules[0].AllowedOrigins, r.env["PUBLIC_SURVEY_URL"]) {
 			t.Errorf("the uploads bucket's CORS rules %+v", cors.CORSRules)
+		}
+	}},
+	{name: "PUBLIC_SURVEY_DOMAIN", check: func(t *testing.T, r *envRun) {
+		// A claimed subdomain under it serves the account's page by Host;
+		// an unclaimed one answers 404 (contract section 23).
+		c := r.owner(t)
+		sv, err := buildSurvey(c, surveySpec{Name: "by host", Language: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("runenv%d", time.Now().UnixNano()%1e9)
+		if err := c.call("PUT", "/api/account/subdomain/", map[string]any{"subdomain": name}, nil); err != nil {
+			t.Fatal(err)
+		}
+		for host, want := range map[string]int{name + "." + r.env["PUBLIC_SURVEY_DOMAIN"]: 200, "unclaimed-x." + r.env["PUBLIC_SURVEY_DOMAIN"]: 404} {
+			req, _ := http.NewRequest("GET", r.started+"/s/"+sv.URLSlug+"/", nil)
+			req.Host = host
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != want {
+				t.Errorf("GET /s/ on %s: %d, want %d", host, resp.StatusCode, want)
+			}
 		}
 	}},
 	{name: "TEMPLATES_URL", check: func(t *testing.T, r *envRun) {
@@ -318,7 +344,7 @@ func startEnvRun(t *testing.T, env map[string]string) *envRun {
 			"TABLE_NAME": "local-run-env-" + port, "KMS_KEY_ID": "alias/run-env-" + port,
 			"EXPORTS_BUCKET": "run-env-exports-" + port, "UPLOADS_BUCKET": "run-env-uploads-" + port,
 			"WEBHOOK_QUEUE_NAME": "run-env-webhooks-" + port, "EXPORT_QUEUE_NAME": "run-env-exports-" + port,
-			"PUBLIC_SURVEY_URL": "https://surveys.example.com", "TEMPLATES_URL": "https://templates.example.net",
+			"PUBLIC_SURVEY_URL": "https://surveys.example.com", "PUBLIC_SURVEY_DOMAIN": "run-env.test", "TEMPLATES_URL": "https://templates.example.net",
 			"MEDIA_URL": "https://media.example.org", "PRIVACY_URL": "https://example.com/privacy",
 			"WEBHOOK_ALLOW_LOOPBACK": "false", "WEBHOOK_RETRY_DELAYS": "1s,2s", "RATE_LIMITS": "off",
 			"MAIL_FROM": "run-env-" + port + "@mail.example.com", "SMS_SENDER_ID": "RunEnv" + port[len(port)-2:],

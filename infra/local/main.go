@@ -33,6 +33,7 @@ import (
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
+	"surveyservice/shared/hosts"
 	"surveyservice/shared/links"
 	"surveyservice/shared/ratelimit"
 	"surveyservice/shared/sending"
@@ -119,7 +120,11 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 	// The API's own address, as API_BASE_URL is on Lambda: every absolute
 	// URL it writes starts with it (contract section 3).
-	handler := withOutbox(res.outbox, api.ServeAt(env.apiBase, serveWithin(routers(res.st, functionsConfig(env, res, bg)), limited(res.st, env.rates))))
+	// The host chooses whose surveys are served (contract section 23):
+	// <subdomain>.localhost:PORT serves that account's, as on Lambda.
+	byHost := hosts.New(hosts.ConfigFromEnv(env.get), res.st)
+	handler := withOutbox(res.outbox, api.ServeAt(env.apiBase, byHost.Wrap(serveWithin(routers(res.st, functionsConfig(env, res, bg)), limited(res.st, env.rates)),
+		hosts.Serving, pages.NotFound())))
 	var sample *sampleData
 	if own {
 		if sample, err = loadSampleData(ctx, res.st, handler, env.port, env.kept); err != nil {
@@ -175,7 +180,8 @@ func readEnv(getenv func(string) string) (*environment, error) {
 	local := "http://127.0.0.1:" + port
 	e := &environment{getenv: getenv, over: map[string]string{}, port: port,
 		defaults: map[string]string{"PUBLIC_SURVEY_URL": local, "TEMPLATES_URL": local, "MEDIA_URL": local, "API_BASE_URL": local,
-			"MAIL_FROM": "no-reply@survey.example.com"}}
+			"PUBLIC_SURVEY_DOMAIN": "localhost",
+			"MAIL_FROM":            "no-reply@survey.example.com"}}
 	// The public functions' limits per client and per survey, as on
 	// Lambda; RATE_LIMITS=off serves without them, a number sizes the
 	// client's (requests a minute).
@@ -336,13 +342,14 @@ func functionsConfig(env *environment, res *resources, bg *background) config {
 	return config{
 		templates:  templates.Deps{MediaURL: env.get("MEDIA_URL"), TemplatesURL: env.get("TEMPLATES_URL")},
 		surveyURL:  env.get("PUBLIC_SURVEY_URL"),
+		hosts:      hosts.ConfigFromEnv(env.get),
 		sealer:     res.sealer,
 		queue:      bg.hooks.queue,
 		guard:      env.guard,
 		exports:    res.exports,
 		exportJobs: bg.jobs.queue,
 		uploads:    res.uploads,
-		pages:      pages.ConfigFromEnv(env.get),
+		pages:      pagesConfig(env, res),
 		sender:     res.sender,
 		limits:     env.limits,
 		smsDaily:   env.smsDaily,
@@ -489,4 +496,12 @@ func or(v, fallback string) string {
 		return fallback
 	}
 	return v
+}
+
+// pagesConfig is the pages' configuration, as their Lambda main reads it:
+// links point at the survey's account subdomain when active (section 23).
+func pagesConfig(env *environment, res *resources) pages.Config {
+	cfg := pages.ConfigFromEnv(env.get)
+	cfg.Links = hosts.NewLinks(hosts.ConfigFromEnv(env.get), cfg.PublicURL, res.st)
+	return cfg
 }

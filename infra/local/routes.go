@@ -26,6 +26,7 @@ import (
 	"surveyservice/internal/routing"
 	"surveyservice/shared/api"
 	"surveyservice/shared/exports"
+	"surveyservice/shared/hosts"
 	"surveyservice/shared/links"
 	"surveyservice/shared/ratelimit"
 	"surveyservice/shared/sending"
@@ -42,6 +43,7 @@ type config struct {
 	// store); surveyURL is where personalised links point.
 	templates templates.Deps
 	surveyURL string
+	hosts     hosts.Config
 	sealer    *links.Sealer
 	// queue takes the owner's retries of webhook deliveries; guard checks
 	// webhook URLs (loopback allowed locally, by configuration).
@@ -83,7 +85,7 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"RespondersFunction": responders.New(responders.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Uploads: respUploads,
 			Sender: cfg.sender, Budgets: sending.NewBudgets(st, time.Now).WithSMSDaily(cfg.smsDaily), Limits: cfg.limits}),
 		"PagesFunction":     pages.New(pages.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Config: cfg.pages}),
-		"VariablesFunction": variables.New(variables.Deps{Auth: auth, Store: st, Sealer: cfg.sealer, SurveyURL: cfg.surveyURL}),
+		"VariablesFunction": variables.New(variables.Deps{Auth: auth, Store: st, Sealer: cfg.sealer, SurveyURL: cfg.surveyURL, Hosts: cfg.hosts}),
 		"ResponsesFunction": responses.New(owner),
 		"SchemaFunction":    schema.New(),
 		"WebhooksFunction": webhooks.New(webhooks.Deps{Auth: auth, Store: st, Sealer: cfg.sealer, Queue: cfg.queue,

@@ -139,3 +139,8 @@ func DataKeyPK(kid string) string { return "DATAKEY#" + kid }
 
 // LinkPK records the use of a one-time personalised link.
 func LinkPK(tokenID string) string { return "LINK#" + tokenID }
+
+// SubdomainPK is a subdomain name's own item: who holds it, and until when
+// a released or renamed one stays held. A claim is a conditional write on
+// this item alone, so racing claims have exactly one winner without a scan.
+func SubdomainPK(name string) string { return "SUBDOMAIN#" + name }

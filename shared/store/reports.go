@@ -209,7 +209,7 @@ func (s *Store) surveyIDByCode(ctx context.Context, code string, pk func(string)
 	if err != nil {
 		return 0, s.fail("read a "+strings.ToLower(sk)+" code", err)
 	}
-	return it.SurveyID, nil
+	return it.SurveyID, s.inHostScope(ctx, it.SurveyID)
 }
 
 // Aggregates sums a survey's aggregate shards: one BatchGetItem.

@@ -30,6 +30,7 @@ type Store struct {
 	idCollisions atomic.Int64 // new ids found taken, replaced by fresh ones
 	ids          idPools
 	slugs        slugCache
+	owners       ownerCache // surveys' accounts, for the host's scope (hostscope.go)
 	// collections: the public routes' survey collections (pubcache.go).
 	collections          collectionCache
 	collHits, collMisses atomic.Int64

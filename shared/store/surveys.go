@@ -231,7 +231,7 @@ func (s *Store) SurveyIDBySlug(ctx context.Context, slug string) (int64, error) 
 		return 0, survey.ErrNotFound
 	}
 	if sid, ok := s.slugs.get(slug); ok {
-		return sid, nil
+		return sid, s.inHostScope(ctx, sid)
 	}
 	var it slugItem
 	err := s.table.Get(AttrPK, SlugPK(slug)).Range(AttrSK, dynamo.Equal, slugSK).One(ctx, &it)
@@ -242,7 +242,7 @@ func (s *Store) SurveyIDBySlug(ctx context.Context, slug string) (int64, error) 
 		return 0, s.fail("get survey by slug", err)
 	}
 	s.slugs.put(slug, it.SurveyID)
-	return it.SurveyID, nil
+	return it.SurveyID, s.inHostScope(ctx, it.SurveyID)
 }
 
 // SurveyUpdate is a change to a survey's own fields; nil fields stay.

@@ -8,6 +8,7 @@ import (
 	"surveyservice/functions/pages"
 	"surveyservice/shared/api"
 	"surveyservice/shared/api/gateway"
+	"surveyservice/shared/hosts"
 	"surveyservice/shared/lambdamain"
 	"surveyservice/shared/links"
 	"surveyservice/shared/ratelimit"
@@ -18,14 +19,19 @@ func main() {
 		// Within the limits per client and per survey, counted across
 		// containers through the table (shared/ratelimit); assets are not
 		// limited. make run serves the same constructor.
+		cfg := pages.ConfigFromEnv(env.Getenv)
+		// Links point at the survey's account subdomain when active (section 23).
+		cfg.Links = hosts.NewLinks(hosts.ConfigFromEnv(env.Getenv), cfg.PublicURL, env.Store)
 		rt := pages.New(pages.Deps{
 			Store: env.Store, Sealer: links.SealerFromEnv(env.AWS, env.Getenv, env.Store), Now: time.Now,
-			Config: pages.ConfigFromEnv(env.Getenv),
+			Config: cfg,
 		})
 		base, err := api.BaseURLFromEnv(env.Getenv) // oEmbed's discovery link
 		if err != nil {
 			return nil, err
 		}
-		return gateway.New(api.ServeAt(base, pages.Limited(rt, env.Store, ratelimit.Service, time.Now))), nil
+		// The host chooses whose surveys are served (contract section 23).
+		byHost := hosts.New(hosts.ConfigFromEnv(env.Getenv), env.Store)
+		return gateway.New(api.ServeAt(base, byHost.Wrap(pages.Limited(rt, env.Store, ratelimit.Service, time.Now), hosts.Serving, pages.NotFound()))), nil
 	})
 }

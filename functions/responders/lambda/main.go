@@ -5,8 +5,10 @@ package main
 import (
 	"time"
 
+	"surveyservice/functions/pages"
 	"surveyservice/functions/responders"
 	"surveyservice/shared/api/gateway"
+	"surveyservice/shared/hosts"
 	"surveyservice/shared/lambdamain"
 	"surveyservice/shared/links"
 	"surveyservice/shared/ratelimit"
@@ -38,6 +40,8 @@ func main() {
 			Store: env.Store, Sealer: links.SealerFromEnv(env.AWS, env.Getenv, env.Store), Now: time.Now, Uploads: files,
 			Sender: sender, Budgets: sending.NewBudgets(env.Store, nil).WithSMSDaily(smsDaily), Limits: limits,
 		})
-		return gateway.New(responders.Limited(rt, env.Store, ratelimit.Service, time.Now)), nil
+		// The host chooses whose surveys are served (contract section 23).
+		byHost := hosts.New(hosts.ConfigFromEnv(env.Getenv), env.Store)
+		return gateway.New(byHost.Wrap(responders.Limited(rt, env.Store, ratelimit.Service, time.Now), hosts.Serving, pages.NotFound())), nil
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"surveyservice/functions/variables"
 	"surveyservice/shared/api"
 	"surveyservice/shared/api/gateway"
+	"surveyservice/shared/hosts"
 	"surveyservice/shared/lambdamain"
 	"surveyservice/shared/links"
 )
@@ -14,6 +15,6 @@ func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
 		sealer := links.SealerFromEnv(env.AWS, env.Getenv, env.Store)
 		return gateway.New(variables.New(variables.Deps{Auth: api.NewAuthenticator(env.Store), Store: env.Store, Sealer: sealer,
-			SurveyURL: env.Getenv("PUBLIC_SURVEY_URL")})), nil
+			SurveyURL: env.Getenv("PUBLIC_SURVEY_URL"), Hosts: hosts.ConfigFromEnv(env.Getenv)})), nil
 	})
 }

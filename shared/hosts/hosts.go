@@ -1,0 +1,189 @@
+// Package hosts lets a request's Host choose whose surveys it may serve
+// (contract section 23): the service's own hosts serve every survey,
+// `<subdomain>.<PUBLIC_SURVEY_DOMAIN>` its account's alone, and any other
+// host nothing (404) on the serving routes. It never writes a link: links
+// are built from configuration and records (style.md, "The host chooses
+// the tenant, configuration writes the links").
+package hosts
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"surveyservice/shared/api"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// CacheTTL is how long a container trusts what it learned about a host: a
+// subdomain's change is seen by the pages within a minute (section 23),
+// and a page view of a known host costs no read.
+const CacheTTL = 30 * time.Second
+
+// cacheMax bounds the cache; when full it starts over.
+const cacheMax = 10000
+
+// Store resolves subdomain names.
+type Store interface {
+	ResolveSubdomain(ctx context.Context, name string) (store.SubdomainHost, error)
+}
+
+// Config is the deployment's addresses.
+type Config struct {
+	// Own are the service's own host names (of API_BASE_URL and
+	// PUBLIC_SURVEY_URL), without ports.
+	Own []string
+	// Domain is PUBLIC_SURVEY_DOMAIN: "" has no subdomains.
+	Domain string
+	// Scheme is PUBLIC_SURVEY_URL's, for the 301 of a renamed name.
+	Scheme string
+}
+
+// ConfigFromEnv reads API_BASE_URL, PUBLIC_SURVEY_URL and PUBLIC_SURVEY_DOMAIN.
+func ConfigFromEnv(getenv func(string) string) Config {
+	c := Config{Domain: strings.ToLower(strings.TrimSuffix(getenv("PUBLIC_SURVEY_DOMAIN"), ".")), Scheme: "https"}
+	for i, v := range []string{getenv("PUBLIC_SURVEY_URL"), getenv("API_BASE_URL")} {
+		u, err := url.Parse(v)
+		if err != nil || u.Host == "" {
+			continue
+		}
+		c.Own = append(c.Own, strings.ToLower(u.Hostname()))
+		if i == 0 && u.Scheme != "" {
+			c.Scheme = u.Scheme
+		}
+	}
+	return c
+}
+
+// Resolver decides what a host serves, from a per-container cache.
+type Resolver struct {
+	cfg   Config
+	st    Store
+	Now   func() time.Time
+	mu    sync.Mutex
+	cache map[string]entry
+}
+
+type entry struct {
+	host    store.SubdomainHost
+	expires time.Time
+}
+
+// New returns a Resolver.
+func New(cfg Config, st Store) *Resolver {
+	return &Resolver{cfg: cfg, st: st, Now: time.Now, cache: map[string]entry{}}
+}
+
+// SubdomainURL is the address of a subdomain name (the scheme of
+// PUBLIC_SURVEY_URL, no port), or "" without PUBLIC_SURVEY_DOMAIN.
+func (c Config) SubdomainURL(name string) string {
+	if c.Domain == "" || name == "" {
+		return ""
+	}
+	return c.Scheme + "://" + name + "." + c.Domain
+}
+
+// SurveyBase is where the links the service writes for an account's
+// surveys point (contract section 23): the account's subdomain address when
+// it has an active one and subdomains are configured, else publicURL
+// (PUBLIC_SURVEY_URL). It is the one place a link's base is chosen, from
+// configuration and the account's record, never from a request's Host.
+func (c Config) SurveyBase(publicURL string, sub *survey.Subdomain) string {
+	if sub != nil && sub.IsActive {
+		if u := c.SubdomainURL(sub.Subdomain); u != "" {
+			return u
+		}
+	}
+	return strings.TrimRight(publicURL, "/")
+}
+
+func (r *Resolver) resolve(ctx context.Context, name string) (store.SubdomainHost, error) {
+	now := r.Now()
+	r.mu.Lock()
+	e, ok := r.cache[name]
+	r.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.host, nil
+	}
+	h, err := r.st.ResolveSubdomain(ctx, name)
+	if err != nil {
+		return store.SubdomainHost{}, err
+	}
+	r.mu.Lock()
+	if len(r.cache) >= cacheMax {
+		r.cache = map[string]entry{}
+	}
+	r.cache[name] = entry{host: h, expires: now.Add(CacheTTL)}
+	r.mu.Unlock()
+	return h, nil
+}
+
+// Wrap serves h on the routes serving reports (paths for which serving is
+// true): on an own host as it is, on an active subdomain scoped to its
+// account (store.WithHostAccount), on a renamed one (within its hold) a 301
+// to the same path and query on the account's name, and on any other host
+// notFound. Other routes (the owner API, oEmbed) answer on any host.
+func (r *Resolver) Wrap(h http.Handler, serving func(path string) bool, notFound http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if !serving(req.URL.Path) {
+			h.ServeHTTP(w, req)
+			return
+		}
+		host := strings.ToLower(req.Host)
+		if hn, _, err := net.SplitHostPort(host); err == nil {
+			host = hn
+		}
+		host = strings.TrimSuffix(host, ".")
+		for _, own := range r.cfg.Own {
+			if host == own {
+				h.ServeHTTP(w, req)
+				return
+			}
+		}
+		name, ok := r.subdomainOf(host)
+		if !ok {
+			notFound.ServeHTTP(w, req)
+			return
+		}
+		sh, err := r.resolve(req.Context(), name)
+		switch {
+		case err != nil:
+			api.Error(w, req, err)
+		case sh.Active:
+			h.ServeHTTP(w, req.WithContext(store.WithHostAccount(req.Context(), sh.AccountID)))
+		case sh.Redirect != "":
+			http.Redirect(w, req, r.cfg.SubdomainURL(sh.Redirect)+req.URL.RequestURI(), http.StatusMovedPermanently)
+		default:
+			notFound.ServeHTTP(w, req)
+		}
+	})
+}
+
+// subdomainOf is the name of a host one label under PUBLIC_SURVEY_DOMAIN.
+func (r *Resolver) subdomainOf(host string) (string, bool) {
+	if r.cfg.Domain == "" {
+		return "", false
+	}
+	name, ok := strings.CutSuffix(host, "."+r.cfg.Domain)
+	if !ok || name == "" || strings.Contains(name, ".") {
+		return "", false
+	}
+	return name, true
+}
+
+// Serving reports whether path is a route that serves an account's
+// surveys by host: the pages (/s/, /r/), section 11's public API and the
+// page's assets (the service worker is under /s/).
+func Serving(path string) bool {
+	for _, p := range []string{"/s/", "/r/", "/api/public/", "/assets/"} {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
+}

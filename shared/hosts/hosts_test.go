@@ -1,0 +1,112 @@
+package hosts_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"surveyservice/internal/testenv"
+	"surveyservice/shared/api"
+	"surveyservice/shared/hosts"
+	"surveyservice/shared/survey"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// TestServingByHost: a subdomain serves its account's surveys alone
+// (another account's slug 404, as an unknown one); a renamed name answers
+// 301 to the same path and query on the new name; a released one and an
+// unknown host 404; the owner API answers on any host; the service's own
+// host serves every survey (contract section 23). A warm host costs no
+// read: the second page view on it makes no DynamoDB call for the host.
+func TestServingByHost(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := t.Context()
+	a := testenv.NewOwner(t, survey.PlanPro, "A")
+	b := testenv.NewOwner(t, survey.PlanPro, "B")
+	mine := testenv.NewSurvey(t, st, a.Account.ID, a.Folder, "mine")
+	theirs := testenv.NewSurvey(t, st, b.Account.ID, b.Folder, "theirs")
+	suffix := fmt.Sprint(time.Now().UnixNano() % 1e9)
+	old, cur, gone := "old"+suffix, "cur"+suffix, "gone"+suffix
+	for _, c := range []struct {
+		aid  int64
+		name string
+	}{{a.Account.ID, old}, {a.Account.ID, cur}, {b.Account.ID, gone}} {
+		if _, err := st.ClaimSubdomain(ctx, c.aid, c.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.ReleaseSubdomain(ctx, b.Account.ID); err != nil {
+		t.Fatal(err)
+	}
+	// The inner handler stands for the serving routes: it finds the slug's
+	// survey as every one of them does (store.SurveyIDBySlug).
+	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := st.SurveyIDBySlug(r.Context(), r.URL.Query().Get("slug")); err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		w.WriteHeader(200)
+	})
+	cfg := hosts.ConfigFromEnv(env{"PUBLIC_SURVEY_URL": "https://survey.example", "API_BASE_URL": "https://api.survey.example",
+		"PUBLIC_SURVEY_DOMAIN": "survey.example"}.get)
+	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(404) })
+	h := hosts.New(cfg, st).Wrap(inner, hosts.Serving, notFound)
+	tests := []struct {
+		name, host, path string
+		code             int
+		location         string
+	}{
+		{"own host, any account's survey", "survey.example", "/s/x/?slug=" + theirs.URLSlug, 200, ""},
+		{"API host", "api.survey.example:443", "/api/public/surveys/x/?slug=" + theirs.URLSlug, 200, ""},
+		{"subdomain, its account's survey", cur + ".survey.example", "/s/x/?slug=" + mine.URLSlug, 200, ""},
+		{"subdomain in capitals", "CUR" + suffix + ".Survey.Example", "/r/x/?slug=" + mine.URLSlug, 200, ""},
+		{"subdomain, another account's survey", cur + ".survey.example", "/s/x/?slug=" + theirs.URLSlug, 404, ""},
+		{"subdomain, an unknown slug", cur + ".survey.example", "/api/public/surveys/x/?slug=nosuchslug", 404, ""},
+		{"renamed name", old + ".survey.example", "/s/x/?slug=" + mine.URLSlug + "&a=1", 301,
+			"https://" + cur + ".survey.example/s/x/?slug=" + mine.URLSlug + "&a=1"},
+		{"released name", gone + ".survey.example", "/s/x/?slug=" + theirs.URLSlug, 404, ""},
+		{"unknown subdomain", "nobody" + suffix + ".survey.example", "/assets/x/", 404, ""},
+		{"two labels under the domain", "a." + cur + ".survey.example", "/s/x/", 404, ""},
+		{"another host", "evil.example", "/s/x/?slug=" + mine.URLSlug, 404, ""},
+		{"owner API on another host", "evil.example", "/api/v2/surveys/?slug=" + mine.URLSlug, 200, ""},
+		{"oEmbed on a subdomain", gone + ".survey.example", "/api/oembed/?slug=" + mine.URLSlug, 200, ""},
+	}
+	for _, tt := range tests {
+		req := httptest.NewRequest("GET", tt.path, nil)
+		req.Host = tt.host
+		r := testenv.Serve(h, req)
+		if r.Code != tt.code || r.Header.Get("Location") != tt.location {
+			t.Errorf("%s: %d Location %q, want %d %q", tt.name, r.Code, r.Header.Get("Location"), tt.code, tt.location)
+		}
+	}
+	// Calls per page view: the first view on a host reads the name's item
+	// (and the survey's account, once per container); the next none but
+	// the page's own (here: none, the slug is cached too).
+	fresh := hosts.New(cfg, st).Wrap(inner, hosts.Serving, notFound)
+	first, second := 0, 0
+	for i := range 2 {
+		req := httptest.NewRequest("GET", "/s/x/?slug="+mine.URLSlug, nil)
+		req.Host = cur + ".survey.example"
+		r := testenv.Serve(fresh, req)
+		if r.Code != 200 {
+			t.Fatalf("view %d: %d", i, r.Code)
+		}
+		if i == 0 {
+			first = r.Calls.DynamoDB()
+		} else {
+			second = r.Calls.DynamoDB()
+		}
+	}
+	t.Logf("DynamoDB calls for the host: first view %d, next view %d", first, second)
+	if first != 1 || second != 0 {
+		t.Errorf("DynamoDB calls: first view %d (want 1: the name's item), next view %d (want 0)", first, second)
+	}
+}
+
+type env map[string]string
+
+func (e env) get(k string) string { return e[k] }
