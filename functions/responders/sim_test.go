@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
 	"surveyservice/functions/responders"
+	"surveyservice/functions/tally"
 	"surveyservice/internal/ddbsim"
 	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
@@ -349,14 +351,52 @@ var simRetry = ddbsim.Retry{
 	},
 }
 
+// tallyPasses are the tally function's own passes (functions/tally,
+// recorded) over the stream records of the survey's visits: low, each
+// record in a pass of its own, as a survey answered about once a minute
+// has them; high, all in one batch, as at hundreds a second.
+func (r recorded) tallyPasses(tb testing.TB, sid int64) (low, high []ddbsim.Request) {
+	tb.Helper()
+	pad := fmt.Sprintf("#%020d", sid)
+	var recs []events.DynamoDBEventRecord
+	for _, shard := range testenv.StreamRecords(tb) {
+		for _, rec := range shard {
+			if tally.Matches(rec) && strings.Contains(rec.Change.Keys["PK"].String(), pad) {
+				recs = append(recs, rec)
+			}
+		}
+	}
+	if len(recs) == 0 {
+		tb.Fatalf("no stream record of survey %d", sid)
+	}
+	t := tally.New(tally.Deps{Store: r.st})
+	ctx := context.Background()
+	pass := func(shard string, batch []events.DynamoDBEventRecord) []ddbsim.Request {
+		r.rec.Take()
+		r.rec.Resume()
+		defer r.rec.Pause()
+		ev := events.DynamoDBTimeWindowEvent{TimeWindowProperties: events.TimeWindowProperties{ShardID: shard}}
+		ev.Records = batch
+		if _, err := t.Handle(ctx, ev); err != nil {
+			tb.Fatal(err)
+		}
+		return r.rec.Take()
+	}
+	for i, rec := range recs {
+		low = append(low, pass(fmt.Sprintf("sim-low-%d-%d", sid, i), []events.DynamoDBEventRecord{rec})...)
+	}
+	return low, pass(fmt.Sprintf("sim-high-%d", sid), recs)
+}
+
 // BenchmarkViralResponders replays the handlers' own requests (recorded
 // on DynamoDB Local through ddbsim.Recorder) against DynamoDB's rules at
 // 1 a minute, 100, 1,000 and 5,000 responders a second on one survey of
 // 12 questions: each responder's page view, session and submission, with
 // and without partial saves (a page a question) and a sign-in (a code
-// sent by email and confirmed), beside the tally's passes (one a second
-// per stream shard; at 1 a minute each carries one response) and an
-// owner's settings change a second. Printed by flow: 503s, write and
+// sent by email and confirmed), beside the tally function's passes over
+// the visits' stream records (tallyPasses: at 1 a minute each record in a
+// pass of its own, at 100 a second and more all of 32 visits in one) and
+// an owner's settings change a second. Printed by flow: 503s, write and
 // read units per operation, and, per run, the hottest partitions and the
 // write units a response costs all in.
 //
@@ -395,18 +435,8 @@ func BenchmarkViralResponders(b *testing.B) {
 			one := func(f func(visit) []ddbsim.Request) func(visit) [][]ddbsim.Request {
 				return func(v visit) [][]ddbsim.Request { return [][]ddbsim.Request{f(v)} }
 			}
+			low, high := r.tallyPasses(b, sid)
 			r.rec.Resume()
-			tally := map[int][]ddbsim.Request{}
-			for _, n := range []int{1, 125} {
-				recs := make([]store.TallyRecord, n)
-				for i := range recs {
-					recs[i] = store.TallyRecord{Seq: fmt.Sprint(1000*n + i)}
-				}
-				if _, err := r.st.ApplyTally(ctx, sid, "shardId-sim-"+strconv.Itoa(n), recs); err != nil {
-					b.Fatal(err)
-				}
-				tally[n] = r.rec.Take()
-			}
 			if err := r.st.UpdateSettings(ctx, r.aid, sid, store.SettingsUpdate{Set: map[string]any{"hide_progressbar": true}}); err != nil {
 				b.Fatal(err)
 			}
@@ -414,17 +444,15 @@ func BenchmarkViralResponders(b *testing.B) {
 			r.rec.Pause()
 			fmt.Fprintf(os.Stdout, "\n%s: %-9s %-13s %7s %6s %9s %9s %9s  %s\n", vr.name, "rate/s", "flow", "ops", "503", "WCU/op", "RCU/op", "p99", "")
 			for _, rate := range []float64{1.0 / 60, 100, 1000, 5000} {
-				d := 5 * time.Second
-				batch := 125
-				passes := max(1, rate/125)
+				d, tally := 5*time.Second, high
 				if rate < 1 {
-					d, batch, passes = time.Hour, 1, rate
+					d, tally = time.Hour, low
 				}
 				flows := []ddbsim.Flow{
 					{Name: "view", Rate: rate, Next: pool(one(func(v visit) []ddbsim.Request { return v.view }))},
 					{Name: "session", Rate: rate, Next: pool(one(func(v visit) []ddbsim.Request { return v.session }))},
 					{Name: "submit", Rate: rate, Next: pool(one(func(v visit) []ddbsim.Request { return v.submit }))},
-					{Name: "tally pass", Rate: passes, Next: func(int) []ddbsim.Request { return tally[batch] }},
+					{Name: "tally", Rate: rate / float64(len(visits)), Next: func(int) []ddbsim.Request { return tally }},
 					{Name: "owner PATCH", Rate: min(1, rate), Next: func(int) []ddbsim.Request { return patch }},
 				}
 				if vr.o.pages {
@@ -436,7 +464,7 @@ func BenchmarkViralResponders(b *testing.B) {
 				res := ddbsim.Run(ddbsim.DefaultRules, simRetry, d, 7, flows...)
 				allIn, reads, busy := 0.0, 0.0, 0
 				for _, f := range res.Flows {
-					per := map[string]float64{"partial save": float64(len(qs)), "tally pass": passes / rate, "owner PATCH": 0}
+					per := map[string]float64{"partial save": float64(len(qs)), "tally": 1 / float64(len(visits)), "owner PATCH": 0}
 					k, ok := per[f.Name]
 					if !ok {
 						k = 1

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -127,20 +128,22 @@ func TestSharedBudgetIsExactAndSpread(t *testing.T) {
 	if len(admitted) != 40 || refused != 20 {
 		t.Fatalf("admitted %d, refused %d; want 40 and 20", len(admitted), refused)
 	}
-	var shards []struct {
-		SK string `dynamo:"SK"`
-		N  int64  `dynamo:"n"`
-	}
 	db := dynamo.NewFromIface(st.Client())
-	if err := db.Table(st.TableName()).Get("PK", store.BudgetPK(bu.Scope, bu.Key)).Consistent(true).All(ctx, &shards); err != nil {
-		t.Fatal(err)
-	}
-	if len(shards) != store.BudgetShards {
-		t.Errorf("%d counters written, want %d (a full budget fills every shard)", len(shards), store.BudgetShards)
-	}
-	for _, sh := range shards {
+	for i := range store.BudgetShards {
+		pk := store.BudgetPK(bu.Scope, bu.Key)
+		if i > 0 {
+			pk += "#" + strconv.Itoa(i)
+		}
+		var sh struct {
+			N int64 `dynamo:"n"`
+		}
+		// Each shard is a partition key of its own, holding its share.
+		w := now.Truncate(time.Hour).Unix()
+		if err := db.Table(st.TableName()).Get("PK", pk).Range("SK", dynamo.Equal, store.BudgetSK(w)).Consistent(true).One(ctx, &sh); err != nil {
+			t.Fatalf("shard %s: %v (a full budget fills every shard)", pk, err)
+		}
 		if sh.N > (40+store.BudgetShards-1)/store.BudgetShards {
-			t.Errorf("shard %s holds %d, past its share of 40", sh.SK, sh.N)
+			t.Errorf("shard %s holds %d, past its share of 40", pk, sh.N)
 		}
 	}
 	if used, err := b.Used(ctx, bu); err != nil || used != 40 {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -20,15 +21,18 @@ const budgetTTL = time.Hour
 func BudgetPK(scope, key string) string { return "BUDGET#" + scope + "#" + key }
 
 // BudgetSK is one fixed window's counter, named by its start (Unix
-// seconds): shard 0's; shard i > 0 of a sharded budget is BudgetSK#i.
+// seconds).
 func BudgetSK(start int64) string { return "W#" + pad(start) }
 
-// budgetShardSK is a window's counter shard.
-func budgetShardSK(start int64, shard int) string {
+// budgetShardPK is the partition of a budget's counter shard: shard 0 is
+// the budget's own (BudgetPK), shard i > 0 BudgetPK#i, a partition key of
+// its own, so that the shards spread the writes over partitions (one
+// partition key takes 1,000 WCU/s).
+func budgetShardPK(scope, key string, shard int) string {
 	if shard == 0 {
-		return BudgetSK(start)
+		return BudgetPK(scope, key)
 	}
-	return BudgetSK(start) + "#" + strconv.Itoa(shard)
+	return BudgetPK(scope, key) + "#" + strconv.Itoa(shard)
 }
 
 // BudgetShards is how many counters a budget that every send of a survey
@@ -87,7 +91,7 @@ func (s *Store) SpendBudget(ctx context.Context, w BudgetWindow, n, limit int64)
 		if n > share {
 			continue
 		}
-		err := s.table.Update(AttrPK, BudgetPK(w.Scope, w.Key)).Range(AttrSK, budgetShardSK(w.Start.Unix(), i)).
+		err := s.table.Update(AttrPK, budgetShardPK(w.Scope, w.Key, i)).Range(AttrSK, BudgetSK(w.Start.Unix())).
 			Add("n", n).Set(AttrTTL, w.End.Add(budgetTTL).Unix()).
 			If("attribute_not_exists(n) OR n <= ?", share-n).Run(ctx)
 		if dynamo.IsCondCheckFailed(err) {
@@ -106,7 +110,7 @@ func (s *Store) SpendBudget(ctx context.Context, w BudgetWindow, n, limit int64)
 // failed, or an earlier budget of a spend that a later one refused. It
 // never takes the counter below zero (nor creates it).
 func (s *Store) RefundBudget(ctx context.Context, w BudgetWindow, n int64) error {
-	err := s.table.Update(AttrPK, BudgetPK(w.Scope, w.Key)).Range(AttrSK, budgetShardSK(w.Start.Unix(), w.Shard)).
+	err := s.table.Update(AttrPK, budgetShardPK(w.Scope, w.Key, w.Shard)).Range(AttrSK, BudgetSK(w.Start.Unix())).
 		Add("n", -n).If("n >= ?", n).Run(ctx)
 	if err != nil && !dynamo.IsCondCheckFailed(err) {
 		return s.fail(fmt.Sprintf("refund budget %s %s", w.Scope, w.Key), err)
@@ -115,14 +119,19 @@ func (s *Store) RefundBudget(ctx context.Context, w BudgetWindow, n int64) error
 }
 
 // BudgetSpent answers a window's counter (0 when nothing was spent in
-// it), read strongly consistent: one Query of its shards.
+// it), read strongly consistent: one GetItem, or one BatchGetItem of a
+// sharded window's shards.
 func (s *Store) BudgetSpent(ctx context.Context, w BudgetWindow) (int64, error) {
+	shards := max(w.Shards, 1)
+	keys := make([]dynamo.Keyed, shards)
+	for i := range shards {
+		keys[i] = dynamo.Keys{budgetShardPK(w.Scope, w.Key, i), BudgetSK(w.Start.Unix())}
+	}
 	var out []struct {
 		N int64 `dynamo:"n"`
 	}
-	err := s.table.Get(AttrPK, BudgetPK(w.Scope, w.Key)).Range(AttrSK, dynamo.BeginsWith, BudgetSK(w.Start.Unix())).
-		Consistent(true).All(ctx, &out)
-	if err != nil {
+	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &out)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return 0, s.fail(fmt.Sprintf("read budget %s %s", w.Scope, w.Key), err)
 	}
 	var n int64
