@@ -192,6 +192,19 @@ func parse(op string, in map[string]any, keyed func(pk, sk string) stored, repla
 	case "UpdateItem", "DeleteItem":
 		req.Kind = Write
 		req.Items = []Item{key(mapOf(in["Key"]), false)}
+	case "BatchWriteItem":
+		// Each put or delete is a single write of its own, billed as one.
+		req.Kind = Write
+		for _, reqs := range mapOf(in["RequestItems"]) {
+			for _, w := range listOf(reqs) {
+				w := mapOf(w)
+				if p := mapOf(w["PutRequest"]); p != nil {
+					req.Items = append(req.Items, put(mapOf(p["Item"])))
+				} else if d := mapOf(w["DeleteRequest"]); d != nil {
+					req.Items = append(req.Items, key(mapOf(d["Key"]), false))
+				}
+			}
+		}
 	case "TransactWriteItems":
 		req.Kind = Tx
 		for _, t := range listOf(in["TransactItems"]) {

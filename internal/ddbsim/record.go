@@ -152,6 +152,20 @@ func keyedOf(op string, in map[string]any) []keyedItem {
 		// A put that replaces an item is billed on the larger image.
 		it := mapOf(in["Item"])
 		return []keyedItem{one(table, map[string]any{"PK": it["PK"], "SK": it["SK"]}, false)}
+	case "BatchWriteItem":
+		var out []keyedItem
+		for tb, reqs := range mapOf(in["RequestItems"]) {
+			for _, w := range listOf(reqs) {
+				w := mapOf(w)
+				if p := mapOf(w["PutRequest"]); p != nil {
+					it := mapOf(p["Item"])
+					out = append(out, one(tb, map[string]any{"PK": it["PK"], "SK": it["SK"]}, false))
+				} else if d := mapOf(w["DeleteRequest"]); d != nil {
+					out = append(out, one(tb, mapOf(d["Key"]), false))
+				}
+			}
+		}
+		return out
 	case "TransactWriteItems":
 		var out []keyedItem
 		for _, t := range listOf(in["TransactItems"]) {
