@@ -7,7 +7,10 @@
 // It is local-only (tests and benchmarks): a Capture transport records
 // the requests the real store sends, answering each with a canned
 // success, and a Model replays the recorded requests of many submissions
-// against DynamoDB's rules in virtual time. No emulator can show these
+// against DynamoDB's rules in virtual time. A Recorder (record.go) records
+// instead what the code sends to a real DynamoDB (DynamoDB Local), reads
+// and the units DynamoDB reported included: the handlers' own requests,
+// which functions/responders' benchmarks replay. No emulator can show these
 // limits; this is the model the figures of docs/scale.md come from.
 package ddbsim
 
