@@ -52,6 +52,11 @@ func TestChallenge(t *testing.T) {
 	if r.calls != 0 && r.ops["GetItem"] > 1 {
 		t.Errorf("a challenge cost %v", r.ops)
 	}
+	// The next challenge of the survey within challengeTrust trusts the
+	// container's read that it is live: no read of the survey item.
+	if again := send(t, f.h, "GET", challengePath(slug), ""); again.code != 200 || again.ops["GetItem"]+again.ops["Query"]+again.ops["BatchGetItem"] != 0 {
+		t.Errorf("a second challenge: %d, DynamoDB calls %v; want 200 and no read", again.code, again.ops)
+	}
 	send(t, f.h, "GET", challengePath("no-such-survey-x"), "").is(t, 404, `{"detail":"Not found."}`)
 	// A trashed survey has no challenge, as it has no page.
 	trashed, tsid := f.survey(t, nil)

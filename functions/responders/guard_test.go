@@ -180,7 +180,7 @@ func sessionFrom(t *testing.T, h http.Handler, slug string, body map[string]any,
 }
 
 // postFrom posts a JSON body from a client address, counting the calls.
-func postFrom(t *testing.T, h http.Handler, path string, body map[string]any, ip string) reply {
+func postFrom(t testing.TB, h http.Handler, path string, body map[string]any, ip string) reply {
 	t.Helper()
 	req := httptest.NewRequest("POST", path, strings.NewReader(mustJSON(t, body)))
 	req.Header.Set("Content-Type", "application/json")

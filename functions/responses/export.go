@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -91,11 +92,14 @@ func (h handlers) export() http.Handler {
 		if err != nil {
 			return err
 		}
+		if spec.format == formatXLSX {
+			return h.exportWorkbook(w, r, acct.ID, sid, spec)
+		}
 		now := h.now().UTC()
 		var nonce [12]byte
 		_, _ = rand.Read(nonce[:])
 		key := fmt.Sprintf("exports/%d/%s-%s.%s", sid, now.Format("20060102T150405Z"), hex.EncodeToString(nonce[:]), spec.format.ext())
-		if _, err := writeExport(ctx, h.st, h.exports, coll, key, spec); err != nil {
+		if _, err := writeExport(ctx, h.st, h.exports, nil, coll, key, spec); err != nil {
 			return err
 		}
 		token, err := h.sealer.SealFor(ctx, exportPurpose, sid, encodeExportLink(exportLink{
@@ -118,15 +122,18 @@ func (h handlers) export() http.Handler {
 // answers the rows written. Rows are written as the responses are read (a
 // Query per MB of them) and the file goes to S3 in parts, so memory stays
 // bounded however many there are.
-func writeExport(ctx context.Context, st Store, ex Exports, coll store.SurveyCollection, key string, spec exportSpec) (int64, error) {
+func writeExport(ctx context.Context, st Store, ex Exports, workbook WorkbookFunc, coll store.SurveyCollection, key string, spec exportSpec) (int64, error) {
 	sid := coll.Survey.ID
+	if spec.format == formatXLSX && workbook == nil {
+		return 0, errNoWorkbooks
+	}
 	wr := ex.Create(ctx, key, spec.format.contentType(), spec.disposition(sid))
 	var (
-		out rowWriter
+		out RowWriter
 		err error
 	)
 	if spec.format == formatXLSX {
-		out, err = newXLSXRows(wr, coll.Survey.Language)
+		out, err = workbook(wr, rightToLeft(coll.Survey.Language))
 	} else {
 		out, err = newCSVRows(wr)
 	}
@@ -135,8 +142,8 @@ func writeExport(ctx context.Context, st Store, ex Exports, coll store.SurveyCol
 		return 0, err
 	}
 	t := newTable(coll)
-	if err := out.row(t.header); err != nil {
-		out.abort()
+	if err := out.Row(t.header); err != nil {
+		out.Abort()
 		return 0, err
 	}
 	q := store.ResponseQuery{Ascending: true, Limit: exportQueryLimit}
@@ -148,13 +155,13 @@ func writeExport(ctx context.Context, st Store, ex Exports, coll store.SurveyCol
 	for {
 		page, err := st.ResponsesPage(ctx, sid, q)
 		if err != nil {
-			out.abort()
+			out.Abort()
 			return 0, err
 		}
 		for _, resp := range page.Responses {
 			cells = t.row(resp, cells)
-			if err := out.row(cells); err != nil {
-				out.abort()
+			if err := out.Row(cells); err != nil {
+				out.Abort()
 				return 0, err
 			}
 			rows++
@@ -164,7 +171,76 @@ func writeExport(ctx context.Context, st Store, ex Exports, coll store.SurveyCol
 		}
 		q.From = page.Last()
 	}
-	return rows, out.close()
+	return rows, out.Close()
+}
+
+// The synchronous workbook export (export_format=1) is an export job the
+// export function runs: only that function links the xlsx library (about
+// 13 MB, which doubled the responses function's bootstrap and its cold
+// start). The handler records and queues the job as POST .../exports/
+// does, on the same queue, then reads the job's item until it has
+// succeeded and answers the same {"export": link} as the CSV. API Gateway
+// ends a request at 30 s; past workbookWait the answer is a 503 that names
+// the job route, and the job still finishes. An idle queue's message
+// reaches the export function within about a second (its event source
+// mapping long-polls), so the wait is the workbook's writing plus that.
+const (
+	workbookWait = 25 * time.Second
+	// workbookPoll is the first pause between reads of the job (each one
+	// strongly consistent read, 0.5-1 RCU); it grows by half to
+	// workbookPollMax, so a 25 s wait reads the job at most about 35 times.
+	workbookPoll    = 100 * time.Millisecond
+	workbookPollMax = time.Second
+)
+
+var errWorkbookSlow = survey.Errorf(survey.EUNAVAILABLE,
+	"The workbook is taking long to write; try again shortly, or start an export job (POST .../responses/exports/?export_format=1).")
+
+// exportWorkbook queues the workbook's job and waits for it.
+func (h handlers) exportWorkbook(w http.ResponseWriter, r *http.Request, acct, sid int64, spec exportSpec) error {
+	ctx := r.Context()
+	q := h.workbooks
+	if q == nil {
+		q = h.jobs
+	}
+	id, err := h.queueJob(ctx, q, acct, sid, spec)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(workbookWait)
+	if d, ok := ctx.Deadline(); ok && d.Add(-2*time.Second).Before(deadline) {
+		deadline = d.Add(-2 * time.Second)
+	}
+	pause := workbookPoll
+	for {
+		job, err := h.st.ExportJobOf(ctx, acct, sid, id)
+		if err != nil {
+			return err
+		}
+		switch job.Status {
+		case store.ExportSucceeded:
+			link, err := h.exportURL(r, sid, job.Key)
+			if err != nil {
+				return err
+			}
+			api.Respond(w, r, http.StatusOK, map[string]string{"export": link})
+			return nil
+		case store.ExportFailed:
+			return fmt.Errorf("responses: the workbook export job %s of survey %d failed", id, sid)
+		}
+		if !time.Now().Add(pause).Before(deadline) {
+			slog.WarnContext(ctx, "workbook export: still running at the wait's end", "survey", sid, "job", id, "status", job.Status)
+			return errWorkbookSlow
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		pause = min(pause*3/2, workbookPollMax)
+	}
 }
 
 // download follows an export link: a redirect (302) to a presigned link of

@@ -24,6 +24,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"surveyservice/functions/responses"
+	"surveyservice/functions/responses/workbook"
 	"surveyservice/internal/ddblocal"
 	"surveyservice/internal/storetest"
 	"surveyservice/internal/testenv"
@@ -74,7 +75,7 @@ func BenchmarkExportJob(b *testing.B) {
 	}
 	b.Logf("seeded %d responses in %v", n, time.Since(start).Round(time.Millisecond))
 	st := &scanCounter{Store: f.st}
-	ex := responses.NewExporter(responses.ExporterDeps{Store: st, Exports: testenv.Exports(b), MaxAttempts: exports.MaxReceives})
+	ex := responses.NewExporter(responses.ExporterDeps{Store: st, Exports: testenv.Exports(b), Workbook: responses.Workbooks(workbook.New), MaxAttempts: exports.MaxReceives})
 
 	ops := map[string]int{}
 	var dynamoCalls int

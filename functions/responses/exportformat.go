@@ -1,13 +1,10 @@
 package responses
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
-	"strconv"
-	"strings"
 	"time"
-
-	"github.com/xuri/excelize/v2"
 
 	"surveyservice/shared/exports"
 	"surveyservice/shared/survey"
@@ -93,12 +90,40 @@ func (s exportSpec) disposition(sid int64) string {
 	return fmt.Sprintf(`attachment; filename="survey-%d-responses.%s"`, sid, s.format.ext())
 }
 
-// rowWriter writes an export file a row at a time.
-type rowWriter interface {
-	row(cells []string) error
-	// close finishes the file; abort drops it.
-	close() error
-	abort()
+// RowWriter writes an export file a row at a time.
+type RowWriter interface {
+	Row(cells []string) error
+	// Close finishes the file; Abort drops it.
+	Close() error
+	Abort()
+}
+
+// WorkbookFunc starts a workbook (export_format=1) written to w, right to
+// left when rtl. Only the export function has one (functions/responses/
+// workbook, the module's one importer of the xlsx library): the responses
+// function hands its synchronous workbook exports to the export queue
+// (export), so its bootstrap carries no xlsx library.
+type WorkbookFunc func(w *exports.Writer, rtl bool) (RowWriter, error)
+
+// Workbooks adapts a workbook package's constructor to a WorkbookFunc.
+func Workbooks[R RowWriter](start func(w *exports.Writer, rtl bool) (R, error)) WorkbookFunc {
+	return func(w *exports.Writer, rtl bool) (RowWriter, error) {
+		r, err := start(w, rtl)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
+}
+
+// errNoWorkbooks is a job of export_format=1 run where no WorkbookFunc
+// was given: a wiring mistake, never the caller's.
+var errNoWorkbooks = errors.New("responses: this function writes no workbooks (ExporterDeps.Workbook is nil)")
+
+// rightToLeft reports whether a survey's language reads right to left.
+func rightToLeft(language int64) bool {
+	lang, _ := survey.LanguageCode(language)
+	return lang == "fa" || lang == "ar"
 }
 
 // csvRows writes CSV: the BOM first, each row as it comes.
@@ -113,84 +138,6 @@ func newCSVRows(w *exports.Writer) (*csvRows, error) {
 	return c, err
 }
 
-func (c *csvRows) row(cells []string) error { _, err := c.w.Write(c.cw.encode(cells)); return err }
-func (c *csvRows) close() error             { return c.w.Close() }
-func (c *csvRows) abort()                   { c.w.Abort() }
-
-// xlsxRows writes a workbook of one sheet with excelize's StreamWriter:
-// the sheet's rows go to a buffer that spills to a temporary file past
-// 16 MiB (Lambda's /tmp), so memory holds the zipped workbook at most,
-// which close writes to S3 in parts. Cells are text as in the CSV (the
-// CSV's formula guard is not needed: an xlsx string cell is never run),
-// but for the response's id and duration (numbers). A Persian or Arabic
-// survey's sheet reads right to left.
-type xlsxRows struct {
-	w    *exports.Writer
-	f    *excelize.File
-	sw   *excelize.StreamWriter
-	n    int
-	vals []any
-}
-
-// xlsxSheet names the workbook's one sheet.
-const xlsxSheet = "Responses"
-
-func newXLSXRows(w *exports.Writer, language int64) (*xlsxRows, error) {
-	f := excelize.NewFile()
-	x := &xlsxRows{w: w, f: f}
-	if err := f.SetSheetName("Sheet1", xlsxSheet); err != nil {
-		return nil, fmt.Errorf("responses: name the export's sheet: %w", err)
-	}
-	if lang, _ := survey.LanguageCode(language); lang == "fa" || lang == "ar" {
-		rtl := true
-		if err := f.SetSheetView(xlsxSheet, 0, &excelize.ViewOptions{RightToLeft: &rtl}); err != nil {
-			return nil, fmt.Errorf("responses: set the export's sheet right to left: %w", err)
-		}
-	}
-	sw, err := f.NewStreamWriter(xlsxSheet)
-	if err != nil {
-		return nil, fmt.Errorf("responses: start the export's sheet: %w", err)
-	}
-	x.sw = sw
-	return x, nil
-}
-
-func (x *xlsxRows) row(cells []string) error {
-	x.n++
-	x.vals = x.vals[:0]
-	for i, c := range cells {
-		var v any = strings.ToValidUTF8(c, "\uFFFD")
-		if x.n > 1 && (i == 0 || i == 2) { // id, duration_seconds
-			if n, err := strconv.ParseInt(c, 10, 64); err == nil {
-				v = n
-			}
-		}
-		x.vals = append(x.vals, v)
-	}
-	cell, err := excelize.CoordinatesToCellName(1, x.n)
-	if err != nil {
-		return fmt.Errorf("responses: export row %d: %w", x.n, err)
-	}
-	if err := x.sw.SetRow(cell, x.vals); err != nil {
-		return fmt.Errorf("responses: export row %d: %w", x.n, err)
-	}
-	return nil
-}
-
-func (x *xlsxRows) close() error {
-	defer x.f.Close() // removes the sheet's temporary file
-	if err := x.sw.Flush(); err != nil {
-		x.w.Abort()
-		return fmt.Errorf("responses: finish the export's sheet: %w", err)
-	}
-	if _, err := x.f.WriteTo(x.w); err != nil {
-		x.w.Abort()
-		return fmt.Errorf("responses: write the export's workbook: %w", err)
-	}
-	return x.w.Close()
-}
-
-func (x *xlsxRows) abort() {
-	_ = x.f.Close()
-	x.w.Abort()
-}
+func (c *csvRows) Row(cells []string) error { _, err := c.w.Write(c.cw.encode(cells)); return err }
+func (c *csvRows) Close() error             { return c.w.Close() }
+func (c *csvRows) Abort()                   { c.w.Abort() }

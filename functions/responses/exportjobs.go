@@ -65,23 +65,11 @@ func (h handlers) startExport() http.Handler {
 		if _, err := h.st.Survey(ctx, acct.ID, sid); err != nil {
 			return err
 		}
-		id := store.NewExportJobID()
-		job := store.ExportJob{ID: id, SurveyID: sid, AccountID: acct.ID, Key: exportFileKey(sid, id, spec.format)}
-		if err := h.st.CreateExportJob(ctx, job); err != nil {
+		id, err := h.queueJob(ctx, h.jobs, acct.ID, sid, spec)
+		if err != nil {
 			return err
 		}
-		if err := h.jobs.Send(ctx, spec.job(exports.Job{SurveyID: sid, AccountID: acct.ID, JobID: id})); err != nil {
-			// Nothing will run it: say so in the job, and 503 now.
-			slog.ErrorContext(ctx, "queue an export job", "survey", sid, "job", id, "error", err.Error())
-			if ferr := h.st.FinishExportJob(context.WithoutCancel(ctx), sid, id, store.ExportFailed, 0); ferr != nil {
-				return ferr
-			}
-			if awsenv.IsUnavailable(err) {
-				return errQueue
-			}
-			return err
-		}
-		job, err = h.st.ExportJobOf(ctx, acct.ID, sid, id)
+		job, err := h.st.ExportJobOf(ctx, acct.ID, sid, id)
 		if err != nil {
 			return err
 		}
@@ -96,6 +84,29 @@ func (h handlers) startExport() http.Handler {
 		api.Respond(w, r, http.StatusAccepted, view)
 		return nil
 	})
+}
+
+// queueJob records a pending job and queues it on q; a job that could not
+// be queued is marked failed, and the answer is a 503 when the queue was
+// unavailable.
+func (h handlers) queueJob(ctx context.Context, q JobQueue, acct, sid int64, spec exportSpec) (string, error) {
+	id := store.NewExportJobID()
+	job := store.ExportJob{ID: id, SurveyID: sid, AccountID: acct, Key: exportFileKey(sid, id, spec.format)}
+	if err := h.st.CreateExportJob(ctx, job); err != nil {
+		return "", err
+	}
+	if err := q.Send(ctx, spec.job(exports.Job{SurveyID: sid, AccountID: acct, JobID: id})); err != nil {
+		// Nothing will run it: say so in the job, and 503 now.
+		slog.ErrorContext(ctx, "queue an export job", "survey", sid, "job", id, "error", err.Error())
+		if ferr := h.st.FinishExportJob(context.WithoutCancel(ctx), sid, id, store.ExportFailed, 0); ferr != nil {
+			return "", ferr
+		}
+		if awsenv.IsUnavailable(err) {
+			return "", errQueue
+		}
+		return "", err
+	}
+	return id, nil
 }
 
 // exportJob answers a job's state, and its link once it succeeded.
@@ -171,6 +182,9 @@ var _ ExportStore = (*store.Store)(nil)
 type ExporterDeps struct {
 	Store   ExportStore
 	Exports Exports
+	// Workbook writes export_format=1 files (workbook.New through
+	// Workbooks); nil: a job for a workbook fails.
+	Workbook WorkbookFunc
 	// MaxAttempts is how many runs a job gets before it is marked failed
 	// (the queue's redrive policy allows one more receive, to record it).
 	MaxAttempts int
@@ -220,7 +234,7 @@ func (e *Exporter) run(ctx context.Context, body string) error {
 	if err != nil {
 		return e.failed(ctx, job, err)
 	}
-	rows, err := writeExport(ctx, e.Store, e.Exports, coll, job.Key, specOfJob(j))
+	rows, err := writeExport(ctx, e.Store, e.Exports, e.Workbook, coll, job.Key, specOfJob(j))
 	if err != nil {
 		return e.failed(ctx, job, err)
 	}

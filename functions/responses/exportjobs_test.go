@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"surveyservice/functions/responses"
+	"surveyservice/functions/responses/workbook"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/exports"
 	"surveyservice/shared/store"
@@ -38,7 +39,7 @@ func decodeJob(t *testing.T, r reply) job {
 }
 
 func (f *fixture) exporter(t testing.TB) *responses.Exporter {
-	return responses.NewExporter(responses.ExporterDeps{Store: f.st, Exports: testenv.Exports(t), MaxAttempts: exports.MaxReceives})
+	return responses.NewExporter(responses.ExporterDeps{Store: f.st, Exports: testenv.Exports(t), Workbook: responses.Workbooks(workbook.New), MaxAttempts: exports.MaxReceives})
 }
 
 // TestExportJob: POST .../exports/ answers 202 and a pending job at once;

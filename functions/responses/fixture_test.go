@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"surveyservice/functions/responses"
+	"surveyservice/functions/responses/workbook"
 	"surveyservice/internal/storetest"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
+	"surveyservice/shared/exports"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -75,9 +77,14 @@ func newFixture(t testing.TB) *fixture {
 	// A queue of the fixture's own: account ids repeat across the tests'
 	// tables, and the tests share one moto.
 	jobs := newJobQueue(t, fmt.Sprintf("exports-%d-%d", acct.ID, time.Now().UnixNano()))
+	// The synchronous workbook export's jobs: a queue the export
+	// function's handler drains as soon as a job is sent (Lambda's event
+	// source mapping, without its second of latency).
+	books := &drainedQueue{jobQueue: newJobQueue(t, fmt.Sprintf("workbooks-%d-%d", acct.ID, time.Now().UnixNano())), tb: t,
+		e: responses.NewExporter(responses.ExporterDeps{Store: st, Exports: testenv.Exports(t), Workbook: responses.Workbooks(workbook.New), MaxAttempts: exports.MaxReceives})}
 	f := &fixture{st: st, acct: acct, key: key, clk: clk, jobs: jobs, at: func(base string) http.Handler {
 		return testenv.Conform(api.ServeAt(base, responses.New(responses.Deps{Auth: api.NewAuthenticator(st), Store: st,
-			Sealer: sealer, Exports: testenv.Exports(t), Jobs: jobs.Queue, Now: clk.Now})))
+			Sealer: sealer, Exports: testenv.Exports(t), Jobs: jobs.Queue, Workbooks: books, Now: clk.Now})))
 	}}
 	f.h = f.at(testenv.APIBase)
 	fo, err := st.CreateFolder(t.Context(), acct.ID, "Responses tests", nil)

@@ -70,3 +70,21 @@ func (q *jobQueue) run(tb testing.TB, e *responses.Exporter) (handled, failed in
 		}
 	}
 }
+
+// drainedQueue is a jobQueue whose Send runs what is queued through the
+// export function's handler before it returns.
+type drainedQueue struct {
+	*jobQueue
+	tb testing.TB
+	e  *responses.Exporter
+}
+
+func (q *drainedQueue) Send(ctx context.Context, j exports.Job) error {
+	if err := q.Queue.Send(ctx, j); err != nil {
+		return err
+	}
+	if handled, failed := q.run(q.tb, q.e); handled == 0 || failed != 0 {
+		q.tb.Errorf("the workbook queue: %d jobs handled, %d failed", handled, failed)
+	}
+	return nil
+}

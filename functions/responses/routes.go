@@ -61,6 +61,9 @@ type Deps struct {
 	Exports Exports
 	// Jobs queues export jobs.
 	Jobs JobQueue
+	// Workbooks queues the synchronous workbook exports' jobs (the export
+	// function writes workbooks); nil: Jobs.
+	Workbooks JobQueue
 	// Now is the clock of export links; nil means time.Now.
 	Now func() time.Time
 	// Uploads is the bucket of the responders' files: the owner sees each
@@ -75,7 +78,7 @@ func New(d Deps) *api.Router {
 		d.Now = time.Now
 	}
 	rt := api.NewRouter(d.Auth)
-	h := handlers{st: d.Store, sealer: d.Sealer, exports: d.Exports, jobs: d.Jobs, now: d.Now, pages: newPageStarts(d.Now), uploads: d.Uploads}
+	h := handlers{st: d.Store, sealer: d.Sealer, exports: d.Exports, jobs: d.Jobs, workbooks: d.Workbooks, now: d.Now, pages: newPageStarts(d.Now), uploads: d.Uploads}
 	list := api.Route{Path: "/api/surveys/{survey_id}/responses/", Name: "Response List", Formats: []api.Format{csvFormat}}
 	detail := api.Route{Path: "/api/surveys/{survey_id}/responses/{response_id}/", Name: "Response Detail"}
 	table := api.Route{Path: "/api/v2/surveys/{survey_id}/responses/results-table/", Name: "Results Table"}
@@ -99,7 +102,9 @@ type handlers struct {
 	sealer  Sealer
 	exports Exports
 	jobs    JobQueue
-	now     func() time.Time
-	pages   *pageStarts
-	uploads Uploads // nil: no files
+	// workbooks: nil means jobs.
+	workbooks JobQueue
+	now       func() time.Time
+	pages     *pageStarts
+	uploads   Uploads // nil: no files
 }

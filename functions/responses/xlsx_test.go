@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +152,33 @@ func TestExportJobXLSX(t *testing.T) {
 	}
 	if r := f.do("POST", exportJobsPath(f.sid)+"?export_format=0"); r.code != 400 {
 		t.Errorf("export_format=0: %v", r)
+	}
+}
+
+// TestOnlyTheExportFunctionLinksTheXLSXLibrary: the responses function's
+// Lambda does not link excelize (it doubled its bootstrap, 11.5 -> 25.6
+// MB, and its cold start; issue 42): its synchronous workbook exports are
+// the export function's jobs, and that function does link it.
+func TestOnlyTheExportFunctionLinksTheXLSXLibrary(t *testing.T) {
+	t.Parallel()
+	const lib = "github.com/xuri/excelize/v2"
+	for _, c := range []struct {
+		main  string
+		links bool
+	}{
+		{"surveyservice/functions/responses/lambda", false},
+		{"surveyservice/functions/exports/lambda", true},
+	} {
+		out, err := exec.Command("go", "list", "-deps", "-tags", "lambda.norpc", c.main).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", c.main, err, out)
+		}
+		deps := strings.Fields(string(out))
+		if !slices.Contains(deps, c.main) {
+			t.Fatalf("go list -deps %s does not list it: %q", c.main, out)
+		}
+		if got := slices.Contains(deps, lib); got != c.links {
+			t.Errorf("%s links %s: %v, want %v", c.main, lib, got, c.links)
+		}
 	}
 }

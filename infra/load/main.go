@@ -42,6 +42,7 @@ func main() {
 	responders := flag.Int("responders", 200, "viral: concurrent responders on the one survey")
 	patches := flag.Int("patches", 3, "viral: the owner's PATCHes during the run, evenly spread")
 	edits := flag.String("edits", "settings,survey,question", "viral: what the owner's PATCHes change, in turn (settings, survey, question; comma-separated)")
+	partials := flag.Bool("partials", false, "viral: the survey keeps partial responses; each responder saves one before it submits")
 	hold := flag.Duration("hold", conflict.DefaultHold, "how long the conflict model holds a write transaction's items")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -52,7 +53,7 @@ func main() {
 		err = run(ctx, *clients, *requests, or(*duration, 90*time.Second), *hold)
 	case "viral":
 		var res viralResult
-		res, err = runViral(ctx, viralOptions{Responders: *responders, Duration: or(*duration, time.Minute), Patches: *patches, Edits: strings.Split(*edits, ","), Hold: *hold, Out: os.Stdout})
+		res, err = runViral(ctx, viralOptions{Responders: *responders, Duration: or(*duration, time.Minute), Patches: *patches, Edits: strings.Split(*edits, ","), Hold: *hold, Out: os.Stdout, Partials: *partials})
 		if err == nil {
 			err = res.check()
 		}

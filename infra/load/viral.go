@@ -51,7 +51,12 @@ type viralOptions struct {
 	Hold time.Duration
 	// Settle bounds the wait for the counts after the run (2 minutes when 0).
 	Settle time.Duration
-	Out    io.Writer
+	// Partials turns the survey's partial_responses on: each responder
+	// saves its partial (PUT .../partial/, contract section 20) before it
+	// submits, and the partial count must come back to the partials no
+	// submission replaced.
+	Partials bool
+	Out      io.Writer
 }
 
 // Routes of a responder's round, as the scenario names them.
@@ -59,6 +64,7 @@ const (
 	routeView    = "GET /api/public/surveys/{slug}/"
 	routeSession = "POST .../sessions/"
 	routeSubmit  = "POST .../responses/"
+	routePartial = "PUT .../partial/"
 )
 
 // choiceNames are the choices of the survey's question; responder i's
@@ -120,6 +126,8 @@ type patchResult struct {
 type counts struct {
 	Submitted, Views, Report int64
 	Choices                  map[string]int64
+	// Partials is the detail's partial_responses_count.
+	Partials int64
 }
 
 // viralResult is what the scenario measured.
@@ -131,7 +139,10 @@ type viralResult struct {
 	// Viewed the 200s of views.
 	Accepted map[string]int64
 	Viewed   int64
-	Patches  []patchResult
+	// PartialsLeft counts the partials saved (204) whose submission was
+	// not accepted: what partial_responses_count must come back to.
+	PartialsLeft int64
+	Patches      []patchResult
 	// Stored is the responses in the table after the run.
 	Stored int64
 	// Final is the owner's counts when they last were read; Exact whether
@@ -204,8 +215,8 @@ func (r viralResult) check() error {
 	}
 	if !r.Exact {
 		errs = append(errs,
-			fmt.Errorf("counts not exact: %d responses stored, %d submissions accepted (201), %d views answered; the owner reads submitted_responses %d, views %d, report %d, choices %v (want %v)",
-				r.Stored, r.accepted(), r.Viewed, r.Final.Submitted, r.Final.Views, r.Final.Report, r.Final.Choices, r.Accepted))
+			fmt.Errorf("counts not exact: %d responses stored, %d submissions accepted (201), %d views answered; the owner reads submitted_responses %d, views %d, report %d, choices %v (want %v), partials %d (want %d)",
+				r.Stored, r.accepted(), r.Viewed, r.Final.Submitted, r.Final.Views, r.Final.Report, r.Final.Choices, r.Accepted, r.Final.Partials, r.PartialsLeft))
 	}
 	if _, _, other := r.nonSuccess(); other > 0 {
 		errs = append(errs, fmt.Errorf("%d answers were neither 2xx nor 503/429", other))
@@ -245,6 +256,12 @@ func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
 	if err != nil {
 		return viralResult{}, err
 	}
+	if o.Partials {
+		code, b, _, err := s.call("PATCH", fmt.Sprintf("/api/surveys/%d/settings/", sv.id), `{"partial_responses": true}`, true)
+		if err != nil || code != http.StatusOK {
+			return viralResult{}, fmt.Errorf("viral: partial_responses on: %d %v %.200s", code, err, b)
+		}
+	}
 	fmt.Fprintf(o.Out, "Viral survey %d (/s/%s/): %d responders for %v on %s, %d owner PATCHes...\n",
 		sv.id, sv.slug, o.Responders, o.Duration, s.base, o.Patches)
 	res := viralResult{Responders: o.Responders, Routes: map[string]*routeStats{}, Accepted: map[string]int64{}}
@@ -255,6 +272,7 @@ func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
 		routes   map[string]*routeStats
 		accepted map[string]int64
 		viewed   int64
+		left     int64
 	}
 	tallies := make([]tally, o.Responders)
 	var wg sync.WaitGroup
@@ -264,15 +282,21 @@ func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
 		go func() {
 			defer wg.Done()
 			t := tally{routes: map[string]*routeStats{routeView: {}, routeSession: {}, routeSubmit: {}}, accepted: map[string]int64{}}
+			if o.Partials {
+				t.routes[routePartial] = &routeStats{}
+			}
 			r := newResponder(i)
 			for n := 0; runCtx.Err() == nil; n++ {
 				choice := choiceNames[(i+n)%len(choiceNames)]
-				viewed, picked := r.round(s.base, sv, choice, fmt.Sprintf("viral-%d-%d", i, n), t.routes)
+				viewed, saved, picked := r.round(s.base, sv, choice, fmt.Sprintf("viral-%d-%d", i, n), o.Partials, t.routes)
 				if viewed {
 					t.viewed++
 				}
 				if picked {
 					t.accepted[choice]++
+				}
+				if saved && !picked {
+					t.left++
 				}
 			}
 			r.client.CloseIdleConnections()
@@ -324,6 +348,7 @@ func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
 			res.Accepted[c] += n
 		}
 		res.Viewed += t.viewed
+		res.PartialsLeft += t.left
 	}
 	for _, c := range choiceNames {
 		res.Accepted[c] += 0
@@ -339,7 +364,7 @@ func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
 		if err != nil {
 			return res, err
 		}
-		if res.Final.equal(res.Stored, res.accepted(), res.Viewed, res.Accepted) {
+		if res.Final.equal(res.Stored, res.accepted(), res.Viewed, res.Accepted) && res.Final.Partials == res.PartialsLeft {
 			res.Exact, res.Lag = true, time.Since(end)
 			break
 		}
@@ -452,15 +477,16 @@ func newResponder(i int) *responder {
 }
 
 // round is one response, as the hosted page makes it: the survey, a
-// session, the submission. It answers whether the view was counted (200)
-// and whether the response was accepted (201).
-func (r *responder) round(base string, sv viralSurvey, choice, key string, routes map[string]*routeStats) (viewed, accepted bool) {
+// session, with partials the partial's save (the choice answered), the
+// submission. It answers whether the view was counted (200), whether a
+// partial was saved (204) and whether the response was accepted (201).
+func (r *responder) round(base string, sv viralSurvey, choice, key string, partials bool, routes map[string]*routeStats) (viewed, saved, accepted bool) {
 	public := base + "/api/public/surveys/" + sv.slug + "/"
 	code, b, d, err := r.do("GET", public, "", nil)
 	routes[routeView].add(code, d, b, err)
 	viewed = err == nil && code == http.StatusOK
 	if !viewed {
-		return viewed, false
+		return viewed, false, false
 	}
 	code, b, d, err = r.do("POST", public+"sessions/", "{}", nil)
 	routes[routeSession].add(code, d, b, err)
@@ -468,7 +494,14 @@ func (r *responder) round(base string, sv viralSurvey, choice, key string, route
 		Session string `json:"session"`
 	}
 	if err != nil || code != http.StatusCreated || json.Unmarshal(b, &session) != nil {
-		return viewed, false
+		return viewed, false, false
+	}
+	if partials {
+		body, _ := json.Marshal(map[string]any{"session": session.Session, "page": 0,
+			"answers": map[string]any{strconv.FormatInt(sv.choice, 10): []int64{sv.choices[choice]}}})
+		code, b, d, err = r.do("PUT", public+"partial/", string(body), nil)
+		routes[routePartial].add(code, d, b, err)
+		saved = err == nil && code == http.StatusNoContent
 	}
 	answers, _ := json.Marshal(map[string]any{
 		"session": session.Session,
@@ -479,7 +512,7 @@ func (r *responder) round(base string, sv viralSurvey, choice, key string, route
 	})
 	code, b, d, err = r.do("POST", public+"responses/", string(answers), map[string]string{"Idempotency-Key": key})
 	routes[routeSubmit].add(code, d, b, err)
-	return viewed, err == nil && code == http.StatusCreated
+	return viewed, saved, err == nil && code == http.StatusCreated
 }
 
 func (r *responder) do(method, url, body string, header map[string]string) (int, []byte, time.Duration, error) {
@@ -552,11 +585,12 @@ func (s *stack) ownerCounts(sv viralSurvey) (counts, error) {
 	var detail struct {
 		Submitted int64 `json:"submitted_responses"`
 		Views     int64 `json:"views"`
+		Partials  int64 `json:"partial_responses_count"`
 	}
 	if err := json.Unmarshal(b, &detail); err != nil {
 		return c, err
 	}
-	c.Submitted, c.Views = detail.Submitted, detail.Views
+	c.Submitted, c.Views, c.Partials = detail.Submitted, detail.Views, detail.Partials
 	code, b, _, err = s.call("GET", "/r/"+sv.reportCode+"/", "", false)
 	if err != nil || code != http.StatusOK {
 		return c, fmt.Errorf("viral: the report: %d %v", code, err)
@@ -614,7 +648,7 @@ func (r viralResult) print(w io.Writer) {
 	secs := r.Elapsed.Seconds()
 	fmt.Fprintf(&b, "\nViral survey: %d responders for %.1fs\n", r.Responders, secs)
 	fmt.Fprintf(&b, "%-34s %7s %9s %9s %9s  %s\n", "route", "count", "per s", "p50 ms", "p99 ms", "statuses")
-	for _, route := range []string{routeView, routeSession, routeSubmit} {
+	for _, route := range []string{routeView, routeSession, routePartial, routeSubmit} {
 		rs := r.Routes[route]
 		if rs == nil {
 			continue
@@ -633,7 +667,7 @@ func (r viralResult) print(w io.Writer) {
 	fmt.Fprintf(&b, "submissions: %d accepted (201), %.1f/s\n", r.accepted(), float64(r.accepted())/secs)
 	busy, limited, other := r.nonSuccess()
 	fmt.Fprintf(&b, "503 (busy): %d; 429 (limited): %d; other non-2xx: %d; transport errors: %d\n", busy, limited, other, r.transportErrors())
-	for _, route := range []string{routeView, routeSession, routeSubmit} {
+	for _, route := range []string{routeView, routeSession, routePartial, routeSubmit} {
 		if rs := r.Routes[route]; rs != nil {
 			for code, body := range rs.first {
 				fmt.Fprintf(&b, "  first %d of %s: %s\n", code, route, body)
@@ -650,6 +684,9 @@ func (r viralResult) print(w io.Writer) {
 	fmt.Fprintf(&b, "stored responses: %d; accepted: %d; views answered: %d\n", r.Stored, r.accepted(), r.Viewed)
 	fmt.Fprintf(&b, "owner reads: submitted_responses %d, views %d, report %d, choices %v (accepted %v)\n",
 		r.Final.Submitted, r.Final.Views, r.Final.Report, r.Final.Choices, r.Accepted)
+	if r.Routes[routePartial] != nil {
+		fmt.Fprintf(&b, "partials: partial_responses_count %d, partials saved and not submitted %d\n", r.Final.Partials, r.PartialsLeft)
+	}
 	if r.Exact {
 		fmt.Fprintf(&b, "counts exact: yes, %.1fs after the run's last answer (the count lag)\n", r.Lag.Seconds())
 	} else {

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"surveyservice/functions/responses"
+	"surveyservice/functions/responses/workbook"
 	"surveyservice/functions/tally"
 	"surveyservice/internal/eventsource"
 	"surveyservice/internal/localaws"
@@ -44,7 +45,7 @@ func startExportJobs(ctx context.Context, st *store.Store, bucket *exports.Bucke
 	if err != nil {
 		return nil, err
 	}
-	e := responses.NewExporter(responses.ExporterDeps{Store: st, Exports: bucket, MaxAttempts: exports.MaxReceives})
+	e := responses.NewExporter(responses.ExporterDeps{Store: st, Exports: bucket, Workbook: responses.Workbooks(workbook.New), MaxAttempts: exports.MaxReceives})
 	poll := &eventsource.Queue{Client: sqs.NewFromConfig(pollCfg), URL: url, ARN: arn, Handle: e.Handle, Workers: 1}
 	j := &exportJobs{queue: exports.Queue{Client: client, URL: url}, done: make(chan struct{})}
 	go func() {

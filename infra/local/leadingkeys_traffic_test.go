@@ -18,6 +18,7 @@ import (
 	"surveyservice/functions/deliver"
 	"surveyservice/functions/dispatch"
 	"surveyservice/functions/responses"
+	"surveyservice/functions/responses/workbook"
 	"surveyservice/functions/retrier"
 	"surveyservice/functions/sweeper"
 	"surveyservice/functions/tally"
@@ -348,7 +349,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	do("GET", "/api/v2/surveys/"+sid+"/responses/export/", "")
 	code, _ = do("POST", "/api/v2/surveys/"+sid+"/responses/exports/", "")
 	must(202, code, "export job")
-	ex := responses.NewExporter(responses.ExporterDeps{Store: st, Exports: cfg.exports, MaxAttempts: exports.MaxReceives})
+	ex := responses.NewExporter(responses.ExporterDeps{Store: st, Exports: cfg.exports, Workbook: responses.Workbooks(workbook.New), MaxAttempts: exports.MaxReceives})
 	for i, j := range exportJobs.jobs {
 		b, _ := json.Marshal(j)
 		if _, err := ex.Handle(tagged("ExportsFunction", t.Context()), events.SQSEvent{Records: []events.SQSMessage{{MessageId: fmt.Sprint(i), Body: string(b)}}}); err != nil {

@@ -7,7 +7,10 @@
 // It is local-only (tests and benchmarks): a Capture transport records
 // the requests the real store sends, answering each with a canned
 // success, and a Model replays the recorded requests of many submissions
-// against DynamoDB's rules in virtual time. No emulator can show these
+// against DynamoDB's rules in virtual time. A Recorder (record.go) records
+// instead what the code sends to a real DynamoDB (DynamoDB Local), reads
+// and the units DynamoDB reported included: the handlers' own requests,
+// which functions/responders' benchmarks replay. No emulator can show these
 // limits; this is the model the figures of docs/scale.md come from.
 package ddbsim
 
@@ -54,9 +57,20 @@ type Item struct {
 
 // Request is one recorded call.
 type Request struct {
-	Op    string // the DynamoDB operation, e.g. "TransactWriteItems"
-	Kind  Kind
+	Op   string // the DynamoDB operation, e.g. "TransactWriteItems"
+	Kind Kind
+	// Items are what a write writes or checks, or what a read returned
+	// (Partition: where it was read, an index's for a Query of one).
 	Items []Item
+	// Consistent is a strongly consistent read.
+	Consistent bool
+	// Table is the table the request names (a Recorder's).
+	Table string
+	// Consumed is the capacity units DynamoDB said the request consumed
+	// (a Recorder's; table and indexes).
+	Consumed float64
+	// ConsumedBy is Consumed by the table ("") and each index.
+	ConsumedBy map[string]float64
 }
 
 // Capture is an http.RoundTripper standing in for DynamoDB: it records
@@ -116,58 +130,146 @@ func (c *Capture) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func (c *Capture) record(op string, in map[string]any) (Request, string) {
+	req := parse(op, in, func(pk, sk string) stored {
+		n := 1024
+		if c.SizeOf != nil {
+			if s := c.SizeOf(pk, sk); s > 0 {
+				n = s
+			}
+		}
+		return stored{bytes: n}
+	}, nil)
+	if req.Kind == Read && c.Answer != nil {
+		return req, c.Answer(op, in)
+	}
+	return req, ""
+}
+
+// stored is what a request's item is as stored: its size and its index
+// keys.
+type stored struct {
+	bytes int
+	gsis  []gsiKey
+	// writes, when set, are the index writes (indexWrites) measured
+	// from the item's two images.
+	writes []string
+}
+
+// gsiKey is an item's key in an index.
+type gsiKey struct{ index, pk, sk string }
+
+func (k gsiKey) partition() string { return k.index + ":" + k.pk }
+
+// parse is the request a DynamoDB call makes: its kind and the items it
+// writes or checks. keyed gives the stored item of one an update, a delete
+// or a check names by its key; replaced (or nil) the item a put replaces.
+func parse(op string, in map[string]any, keyed func(pk, sk string) stored, replaced func(pk, sk string) stored) Request {
 	req := Request{Op: op}
+	put := func(item map[string]any) Item {
+		it := putItem(item)
+		if replaced != nil {
+			old := replaced(str(item["PK"]), str(item["SK"]))
+			it.Bytes = max(it.Bytes, old.bytes)
+			it.GSIs = indexWrites(gsisOf(item), old.gsis)
+		}
+		return it
+	}
+	key := func(k map[string]any, check bool) Item {
+		pk, sk := str(k["PK"]), str(k["SK"])
+		s := keyed(pk, sk)
+		it := Item{Key: pk + "|" + sk, Partition: pk, Bytes: s.bytes, Check: check}
+		if !check {
+			it.GSIs = s.writes
+			if it.GSIs == nil {
+				it.GSIs = indexWrites(s.gsis, nil)
+			}
+		}
+		return it
+	}
 	switch op {
 	case "GetItem", "Query", "BatchGetItem", "Scan", "TransactGetItems":
 		req.Kind = Read
-		if c.Answer != nil {
-			return req, c.Answer(op, in)
-		}
 	case "PutItem":
 		req.Kind = Write
-		req.Items = []Item{c.put(mapOf(in["Item"]))}
+		req.Items = []Item{put(mapOf(in["Item"]))}
 	case "UpdateItem", "DeleteItem":
 		req.Kind = Write
-		req.Items = []Item{c.keyed(mapOf(in["Key"]), false)}
+		req.Items = []Item{key(mapOf(in["Key"]), false)}
+	case "BatchWriteItem":
+		// Each put or delete is a single write of its own, billed as one.
+		req.Kind = Write
+		for _, reqs := range mapOf(in["RequestItems"]) {
+			for _, w := range listOf(reqs) {
+				w := mapOf(w)
+				if p := mapOf(w["PutRequest"]); p != nil {
+					req.Items = append(req.Items, put(mapOf(p["Item"])))
+				} else if d := mapOf(w["DeleteRequest"]); d != nil {
+					req.Items = append(req.Items, key(mapOf(d["Key"]), false))
+				}
+			}
+		}
 	case "TransactWriteItems":
 		req.Kind = Tx
 		for _, t := range listOf(in["TransactItems"]) {
 			t := mapOf(t)
 			switch {
 			case t["Put"] != nil:
-				req.Items = append(req.Items, c.put(mapOf(mapOf(t["Put"])["Item"])))
+				req.Items = append(req.Items, put(mapOf(mapOf(t["Put"])["Item"])))
 			case t["Update"] != nil:
-				req.Items = append(req.Items, c.keyed(mapOf(mapOf(t["Update"])["Key"]), false))
+				req.Items = append(req.Items, key(mapOf(mapOf(t["Update"])["Key"]), false))
 			case t["Delete"] != nil:
-				req.Items = append(req.Items, c.keyed(mapOf(mapOf(t["Delete"])["Key"]), false))
+				req.Items = append(req.Items, key(mapOf(mapOf(t["Delete"])["Key"]), false))
 			case t["ConditionCheck"] != nil:
-				req.Items = append(req.Items, c.keyed(mapOf(mapOf(t["ConditionCheck"])["Key"]), true))
+				req.Items = append(req.Items, key(mapOf(mapOf(t["ConditionCheck"])["Key"]), true))
 			}
 		}
 	}
-	return req, ""
+	return req
 }
 
-func (c *Capture) put(item map[string]any) Item {
+// putItem is an item a put writes, with the GSI partitions its keys put
+// it in.
+func putItem(item map[string]any) Item {
 	pk, sk := str(item["PK"]), str(item["SK"])
-	it := Item{Key: pk + "|" + sk, Partition: pk, Bytes: ItemSize(item)}
-	for _, g := range []string{"GSI1PK", "GSI2PK"} {
-		if v := str(item[g]); v != "" {
-			it.GSIs = append(it.GSIs, g[:4]+":"+v)
-		}
-	}
-	return it
+	return Item{Key: pk + "|" + sk, Partition: pk, Bytes: ItemSize(item), GSIs: indexWrites(gsisOf(item), nil)}
 }
 
-func (c *Capture) keyed(key map[string]any, check bool) Item {
-	pk, sk := str(key["PK"]), str(key["SK"])
-	n := 1024
-	if c.SizeOf != nil {
-		if s := c.SizeOf(pk, sk); s > 0 {
-			n = s
+// gsisOf are an item's index keys.
+func gsisOf(item map[string]any) []gsiKey {
+	var out []gsiKey
+	for _, g := range []string{"GSI1", "GSI2"} {
+		if v := str(item[g+"PK"]); v != "" {
+			sk, _ := json.Marshal(item[g+"SK"])
+			out = append(out, gsiKey{index: g, pk: v, sk: string(sk)})
 		}
 	}
-	return Item{Key: pk + "|" + sk, Partition: pk, Bytes: n, Check: check}
+	return out
+}
+
+// indexWrites are the index partitions a write of an item whose index keys
+// are now and were before writes to, one entry a write: an item whose key
+// in an index moved is deleted from its old place and put in its new one
+// (two writes, also within one partition); one that stays is written once.
+func indexWrites(now, before []gsiKey) []string {
+	var out []string
+	for _, n := range now {
+		out = append(out, n.partition())
+		for _, b := range before {
+			if b.index == n.index && b != n {
+				out = append(out, b.partition())
+			}
+		}
+	}
+	for _, b := range before {
+		kept := false
+		for _, n := range now {
+			kept = kept || n.index == b.index
+		}
+		if !kept {
+			out = append(out, b.partition())
+		}
+	}
+	return out
 }
 
 // ItemSize is an item's size as DynamoDB bills it: each attribute's name

@@ -18,6 +18,9 @@ type Rules struct {
 	// takes a second; a write past it is throttled. The bucket holds one
 	// second of it.
 	PartitionWCU float64
+	// PartitionRCU is what one partition key (and one GSI partition)
+	// reads a second; a read past it is throttled (the SDK retries it).
+	PartitionRCU float64
 	// HoldMin, HoldMax bound a transaction's hold of its items (uniform).
 	HoldMin, HoldMax time.Duration
 	// ReadLatency, WriteLatency bound a GetItem's and a single write's
@@ -27,7 +30,7 @@ type Rules struct {
 
 // DefaultRules are DynamoDB's limits with the hold times.
 var DefaultRules = Rules{
-	PartitionWCU: 1000, HoldMin: 10 * time.Millisecond, HoldMax: 25 * time.Millisecond,
+	PartitionWCU: 1000, PartitionRCU: 3000, HoldMin: 10 * time.Millisecond, HoldMax: 25 * time.Millisecond,
 	ReadLatency: 2 * time.Millisecond, WriteLatency: 4 * time.Millisecond,
 }
 
@@ -72,6 +75,8 @@ type FlowResult struct {
 	P50, P99  time.Duration
 	WCU       float64 // write units of the operations that succeeded
 	WCUPerOp  float64
+	RCU       float64 // read units of the operations that succeeded
+	RCUPerOp  float64
 	latencies []time.Duration
 }
 
@@ -82,12 +87,17 @@ type Result struct {
 	// consumed the most write units, and HotWCU its units a second.
 	HotPartition string
 	HotWCU       float64
+	// HotReadPartition is the partition that read the most units, and
+	// HotRCU its units a second.
+	HotReadPartition string
+	HotRCU           float64
 }
 
 // Run replays the flows for d of virtual time.
 func Run(rules Rules, retry Retry, d time.Duration, seed uint64, flows ...Flow) Result {
 	m := &model{rules: rules, retry: retry, rnd: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		held: map[string]time.Duration{}, written: map[string]time.Duration{}, buckets: map[string]*bucket{}, used: map[string]float64{}}
+		held: map[string]time.Duration{}, written: map[string]time.Duration{}, buckets: map[string]*bucket{}, used: map[string]float64{},
+		readBuckets: map[string]*bucket{}, read: map[string]float64{}}
 	res := make([]FlowResult, len(flows))
 	for fi, f := range flows {
 		res[fi].Name = f.Name
@@ -116,12 +126,18 @@ func Run(rules Rules, retry Retry, d time.Duration, seed uint64, flows ...Flow) 
 			out.HotPartition, out.HotWCU = p, w
 		}
 	}
+	for p, u := range m.read {
+		if r := u / d.Seconds(); r > out.HotRCU {
+			out.HotReadPartition, out.HotRCU = p, r
+		}
+	}
 	for i := range out.Flows {
 		f := &out.Flows[i]
 		sort.Slice(f.latencies, func(a, b int) bool { return f.latencies[a] < f.latencies[b] })
 		f.P50, f.P99 = quantile(f.latencies, 0.5), quantile(f.latencies, 0.99)
 		if f.OK > 0 {
 			f.WCUPerOp = f.WCU / float64(f.OK)
+			f.RCUPerOp = f.RCU / float64(f.OK)
 		}
 	}
 	return out
@@ -144,6 +160,7 @@ type op struct {
 	tries   int           // transaction attempts of the operation
 	retry   Retry
 	wcu     float64
+	rcu     float64
 }
 
 type model struct {
@@ -157,6 +174,9 @@ type model struct {
 	written map[string]time.Duration // item key -> when its last write committed
 	buckets map[string]*bucket
 	used    map[string]float64 // partition -> write units consumed
+	// readBuckets and read are the same for read units.
+	readBuckets map[string]*bucket
+	read        map[string]float64
 }
 
 type bucket struct {
@@ -165,14 +185,40 @@ type bucket struct {
 }
 
 func (m *model) take(p string, units float64) bool {
-	b := m.buckets[p]
+	return m.takeFrom(m.buckets, m.rules.PartitionWCU, p, units)
+}
+
+func (m *model) takeFrom(buckets map[string]*bucket, rate float64, p string, units float64) bool {
+	b := buckets[p]
 	if b == nil {
-		b = &bucket{tokens: m.rules.PartitionWCU, at: m.now}
-		m.buckets[p] = b
+		b = &bucket{tokens: rate, at: m.now}
+		buckets[p] = b
 	}
-	b.tokens = math.Min(m.rules.PartitionWCU, b.tokens+(m.now-b.at).Seconds()*m.rules.PartitionWCU)
+	b.tokens = math.Min(rate, b.tokens+(m.now-b.at).Seconds()*rate)
 	b.at = m.now
 	return b.tokens >= units
+}
+
+// reads tells whether every partition the read reads has the units, and
+// spends them.
+func (m *model) reads(r Request) (float64, bool) {
+	need := ReadUnits(r)
+	if m.rules.PartitionRCU > 0 {
+		for p, u := range need {
+			if !m.takeFrom(m.readBuckets, m.rules.PartitionRCU, p, u) {
+				return 0, false
+			}
+		}
+	}
+	total := 0.0
+	for p, u := range need {
+		if b := m.readBuckets[p]; b != nil {
+			b.tokens -= u
+		}
+		m.read[p] += u
+		total += u
+	}
+	return total, true
 }
 
 func (m *model) spend(p string, units float64) {
@@ -224,6 +270,15 @@ func (m *model) fits(r Request) bool {
 	return true
 }
 
+// Cost is the write units a write request costs by the model's rules
+// (0 for a read): what DynamoDB's ConsumedCapacity must say.
+func Cost(r Request) float64 {
+	if r.Kind == Read {
+		return 0
+	}
+	return (&model{}).cost(r)
+}
+
 func (m *model) cost(r Request) float64 {
 	total := 0.0
 	for _, it := range r.Items {
@@ -237,6 +292,7 @@ func (m *model) send(o *op) {
 	if o.next == len(o.reqs) {
 		o.flow.OK++
 		o.flow.WCU += o.wcu
+		o.flow.RCU += o.rcu
 		o.flow.latencies = append(o.flow.latencies, m.now-o.start)
 		return
 	}
@@ -244,6 +300,13 @@ func (m *model) send(o *op) {
 	o.attempt++
 	switch r.Kind {
 	case Read:
+		u, ok := m.reads(r)
+		if !ok {
+			o.flow.Throttles++
+			m.retryWrite(o)
+			return
+		}
+		o.rcu += u
 		m.at(m.now+m.between(m.rules.ReadLatency), func() { m.done(o) })
 	case Write:
 		for _, it := range r.Items {

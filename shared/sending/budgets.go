@@ -104,6 +104,9 @@ func parseLimit(s string) (Limit, error) {
 type Budget struct {
 	Scope, Key string
 	Limit      Limit
+	// Shared marks a budget every send of a survey or an account spends
+	// from: its counter is sharded (store.BudgetShards).
+	Shared bool
 }
 
 // The budgets of section 18, by purpose: a purpose ("verify", "notify")
@@ -125,12 +128,12 @@ func (l Limits) ClientBudget(purpose, ip string) Budget {
 
 // SurveyBudget is the budget of one survey.
 func (l Limits) SurveyBudget(purpose string, sid int64) Budget {
-	return Budget{Scope: purpose + "-survey", Key: strconv.FormatInt(sid, 10), Limit: l.Survey}
+	return Budget{Scope: purpose + "-survey", Key: strconv.FormatInt(sid, 10), Limit: l.Survey, Shared: true}
 }
 
 // AccountBudget is the budget of one account (the survey's owner).
 func (l Limits) AccountBudget(purpose string, aid int64) Budget {
-	return Budget{Scope: purpose + "-account", Key: strconv.FormatInt(aid, 10), Limit: l.Account}
+	return Budget{Scope: purpose + "-account", Key: strconv.FormatInt(aid, 10), Limit: l.Account, Shared: true}
 }
 
 // Budgets spends and refunds budgets in the table.
@@ -280,8 +283,7 @@ func (b *Budgets) Spend(ctx context.Context, budgets ...Budget) (Spent, error) {
 	now := b.now()
 	spent := Spent{b: b}
 	for _, bu := range budgets {
-		w := window(bu, now)
-		ok, err := b.store.SpendBudget(ctx, w, 1, bu.Limit.N)
+		w, ok, err := b.store.SpendBudget(ctx, window(bu, now), 1, bu.Limit.N)
 		if err == nil && ok {
 			spent.windows = append(spent.windows, w)
 			continue
@@ -302,10 +304,16 @@ func (b *Budgets) Used(ctx context.Context, bu Budget) (int64, error) {
 	return b.store.BudgetSpent(ctx, window(bu, b.now()))
 }
 
-// window is the budget's fixed window holding now.
+// window is the budget's fixed window holding now: a survey's and an
+// account's, which every send of theirs spends from, over
+// store.BudgetShards counters.
 func window(bu Budget, now time.Time) store.BudgetWindow {
 	start := now.UTC().Truncate(bu.Limit.Per)
-	return store.BudgetWindow{Scope: bu.Scope, Key: bu.Key, Start: start, End: start.Add(bu.Limit.Per)}
+	w := store.BudgetWindow{Scope: bu.Scope, Key: bu.Key, Start: start, End: start.Add(bu.Limit.Per)}
+	if bu.Shared {
+		w.Shards = store.BudgetShards
+	}
+	return w
 }
 
 // IsThrottled reports whether err is a budget's refusal (429).

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,12 +16,14 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/guregu/dynamo/v2"
 
 	"surveyservice/internal/localaws"
 	"surveyservice/internal/moto"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/sending"
+	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
@@ -86,6 +89,77 @@ func TestSpendIsExactUnderRaces(t *testing.T) {
 	now = now.Add(time.Hour)
 	if _, err := b.Spend(ctx, bu); err != nil {
 		t.Fatalf("next window: %v", err)
+	}
+}
+
+// TestSharedBudgetIsExactAndSpread: a survey's budget (every send of the
+// survey spends from it) is spread over store.BudgetShards counters, so
+// no one item takes every send's write, and still admits exactly its
+// limit under races: 60 concurrent spends of a survey budget of 40
+// admit 40 (no shard past its share, more than one shard written), the
+// window reads 40, and a refund gives back to the shard it took from.
+func TestSharedBudgetIsExactAndSpread(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	now := time.Date(2026, 11, 27, 15, 20, 0, 0, time.UTC)
+	st := testenv.Store(t)
+	b := sending.NewBudgets(st, func() time.Time { return now })
+	bu := sending.Limits{Survey: sending.Limit{N: 40, Per: time.Hour}}.SurveyBudget("test", rand.Int64N(1<<40))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var admitted []sending.Spent
+	refused := 0
+	for range 60 {
+		wg.Go(func() {
+			s, err := b.Spend(ctx, bu)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				admitted = append(admitted, s)
+			case sending.IsThrottled(err):
+				refused++
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if len(admitted) != 40 || refused != 20 {
+		t.Fatalf("admitted %d, refused %d; want 40 and 20", len(admitted), refused)
+	}
+	db := dynamo.NewFromIface(st.Client())
+	for i := range store.BudgetShards {
+		pk := store.BudgetPK(bu.Scope, bu.Key)
+		if i > 0 {
+			pk += "#" + strconv.Itoa(i)
+		}
+		var sh struct {
+			N int64 `dynamo:"n"`
+		}
+		// Each shard is a partition key of its own, holding its share.
+		w := now.Truncate(time.Hour).Unix()
+		if err := db.Table(st.TableName()).Get("PK", pk).Range("SK", dynamo.Equal, store.BudgetSK(w)).Consistent(true).One(ctx, &sh); err != nil {
+			t.Fatalf("shard %s: %v (a full budget fills every shard)", pk, err)
+		}
+		if sh.N > (40+store.BudgetShards-1)/store.BudgetShards {
+			t.Errorf("shard %s holds %d, past its share of 40", pk, sh.N)
+		}
+	}
+	if used, err := b.Used(ctx, bu); err != nil || used != 40 {
+		t.Fatalf("used %d, %v; want 40", used, err)
+	}
+	if err := admitted[7].Refund(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if used, err := b.Used(ctx, bu); err != nil || used != 39 {
+		t.Fatalf("after a refund: used %d, %v; want 39", used, err)
+	}
+	if _, err := b.Spend(ctx, bu); err != nil {
+		t.Fatalf("the refunded unit: %v", err)
+	}
+	if _, err := b.Spend(ctx, bu); !sending.IsThrottled(err) {
+		t.Fatalf("past the limit again: %v, want a refusal", err)
 	}
 }
 

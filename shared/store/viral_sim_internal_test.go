@@ -73,7 +73,12 @@ func simAnswers(r *rand.Rand) map[int64]json.RawMessage {
 }
 
 // recordSubmissions runs the store's real submission code n times against
-// the capture and returns the requests of each.
+// the capture and returns the requests of each. The handlers' own requests,
+// recorded on DynamoDB Local, drive functions/responders'
+// BenchmarkViralResponders, whose TestSimReplaysWhatTheStoreWrites fails
+// when a write escapes the model; this one keeps the store-level flows
+// (edits, the owner's PATCH) beside a submission built as the handler
+// builds it.
 func recordSubmissions(tb testing.TB, st *Store, c *ddbsim.Capture, n int) [][]ddbsim.Request {
 	tb.Helper()
 	r := rand.New(rand.NewPCG(1, 2))
@@ -81,12 +86,15 @@ func recordSubmissions(tb testing.TB, st *Store, c *ddbsim.Capture, n int) [][]d
 	for i := range out {
 		key := sha256.Sum256(fmt.Appendf(nil, "key-%d", i))
 		body := sha256.Sum256(fmt.Appendf(nil, "body-%d", i))
+		sess := sha256.Sum256(fmt.Appendf(nil, "session-%d", i))
 		_, err := st.Submit(context.Background(), Submission{
 			Response: survey.Response{
 				SurveyID: simSurvey, StartedAt: time.Now().Add(-time.Minute),
 				Answers: simAnswers(r), Variables: map[string]any{"source": "channel"},
 			},
 			KeyHash: hex.EncodeToString(key[:]), BodyHash: hex.EncodeToString(body[:]),
+			// A session records one response (its claim): every submission has one.
+			Session:     hex.EncodeToString(sess[:]),
 			ReportAttrs: []string{ChoiceCount(1, int64(1+r.IntN(4))), ChoiceCount(2, int64(1+r.IntN(4))), ScaleCount(3, int64(1+r.IntN(5)))},
 		})
 		if err != nil {

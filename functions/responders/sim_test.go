@@ -1,0 +1,481 @@
+package responders_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/kms"
+
+	"surveyservice/functions/responders"
+	"surveyservice/functions/tally"
+	"surveyservice/internal/ddbsim"
+	"surveyservice/internal/localaws"
+	"surveyservice/internal/testenv"
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/links"
+	"surveyservice/shared/sending"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// The model of DynamoDB's limits (internal/ddbsim) replays what the
+// handlers really send: a fixture whose store's DynamoDB client goes
+// through a ddbsim.Recorder in front of DynamoDB Local records every
+// request of a responder's visit (the page, the session, its partial
+// saves, its sign-in, its submission) as the code sends it today, so that
+// an item a change adds to a transaction is in the model at once.
+
+// recorded is a verifier (codes into an outbox) whose store's requests go
+// through rec, paused until the test resumes it.
+type recorded struct {
+	verifier
+	rec *ddbsim.Recorder
+}
+
+func newRecorded(tb testing.TB, limits sending.Limits) recorded {
+	tb.Helper()
+	env := map[string]string{
+		"AWS_ENDPOINT_URL": testenv.Endpoint(tb), "AWS_REGION": "us-east-1",
+		"AWS_ACCESS_KEY_ID": testenv.AccessKey(tb), "AWS_SECRET_ACCESS_KEY": "test",
+	}
+	cfg, err := localaws.Load(context.Background(), awsenv.FromEnv(func(k string) string { return env[k] }))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rec := &ddbsim.Recorder{Next: cfg.HTTPClient}
+	rec.Pause()
+	ddb := cfg.Copy()
+	ddb.HTTPClient = rec
+	st := store.New(ddb, testenv.Store(tb).TableName())
+	sealer := links.NewSealer(kms.NewFromConfig(cfg), testenv.KMSKeyID(tb), st)
+	skew := &atomic.Int64{}
+	st.Now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	a, _ := testenv.NewAccount(tb, survey.PlanEnterprise)
+	fo, err := st.CreateFolder(context.Background(), a.ID, "Public", nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	now := func() time.Time { return st.Now() }
+	out := &outbox{}
+	h := testenv.Conform(responders.New(responders.Deps{
+		Store: st, Sealer: sealer, Now: now, Sender: out, Budgets: sending.NewBudgets(st, now), Limits: limits,
+	}))
+	f := fixture{st: st, sealer: sealer, h: h, aid: a.ID, fid: fo.ID, skew: skew}
+	return recorded{verifier: verifier{fixture: f, out: out, ip: newClientIP()}, rec: rec}
+}
+
+// visit is one responder's requests, by what they do.
+type visit struct {
+	view, session, signIn, submit []ddbsim.Request
+	// saves are the partial saves, one per page turn.
+	saves [][]ddbsim.Request
+}
+
+// visitOpts is what a recorded visit does.
+type visitOpts struct {
+	// pages: partial saves, one a page, each with the answers so far.
+	pages bool
+	// signIn: a code sent by email and confirmed before the submission.
+	signIn bool
+}
+
+// take is the requests recorded since the last take, or fails on a reply
+// other than want.
+func (r recorded) take(tb testing.TB, what string, got reply, want int) []ddbsim.Request {
+	tb.Helper()
+	if got.code != want {
+		tb.Fatalf("%s: %d %s, want %d", what, got.code, got.body, want)
+	}
+	return r.rec.Take()
+}
+
+// visit records one responder's visit: the page, a session, its saves,
+// its sign-in, the submission of answers (a text answer per question id,
+// in order).
+func (r recorded) visit(tb testing.TB, slug string, questions []int64, o visitOpts, rnd *rand.Rand) visit {
+	tb.Helper()
+	r.rec.Take()
+	r.rec.Resume()
+	defer r.rec.Pause()
+	var v visit
+	v.view = r.take(tb, "view", send(tb, r.h, "GET", surveyPath(slug), ""), 200)
+	sr := r.startSession(tb, slug, nil)
+	v.session = r.take(tb, "session", sr, 201)
+	var out struct{ Session string }
+	if err := json.Unmarshal([]byte(sr.body), &out); err != nil {
+		tb.Fatal(err)
+	}
+	sess := out.Session
+	answers := map[string]any{}
+	for i, q := range questions {
+		answers[strconv.FormatInt(q, 10)] = strings.Repeat("x", 20+rnd.IntN(100))
+		if o.pages {
+			v.saves = append(v.saves, r.take(tb, "partial save", r.putPartial(tb, slug, map[string]any{"session": sess, "page": i, "answers": answers}), 204))
+		}
+	}
+	if o.signIn {
+		ip := newClientIP()
+		addr := fmt.Sprintf("r%d@company.example", rnd.Int64())
+		captcha := r.solved(tb, slug) // the challenge's GET: the page asks for one before a code
+		sent := postFrom(tb, r.h, verifyPath(slug), map[string]any{"session": sess, "channel": "email", "address": addr, "captcha": captcha}, ip)
+		ver := sent.verification(tb)
+		conf := postFrom(tb, r.h, confirmPath(slug), map[string]any{"session": sess, "verification": ver, "code": r.out.lastCode(tb, addr)}, ip)
+		sess = conf.confirmed(tb)
+		v.signIn = r.rec.Take()
+	}
+	v.submit = r.take(tb, "submission", r.respond(tb, slug, sess, answers), 201)
+	return v
+}
+
+// simSurvey is a survey of n text questions with the settings, and their ids.
+func (r recorded) simSurvey(tb testing.TB, n int, set map[string]any) (string, int64, []int64) {
+	tb.Helper()
+	slug, sid := r.survey(tb, set)
+	var qs []int64
+	for i := range n {
+		qs = append(qs, r.textQuestion(tb, sid, fmt.Sprintf("Q%d", i+1), false))
+	}
+	return slug, sid, qs
+}
+
+// writtenKeys are the keys of the items the requests write, check aside.
+func writtenKeys(reqs []ddbsim.Request) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range reqs {
+		if r.Kind == ddbsim.Read {
+			continue
+		}
+		for _, it := range r.Items {
+			if !it.Check {
+				out[it.Key] = true
+			}
+		}
+	}
+	return out
+}
+
+// tableItems are every item of the test's table by key, each as JSON.
+func tableItems(tb testing.TB, f fixture) map[string]string {
+	tb.Helper()
+	var items []map[string]any
+	if err := f.db().Table(f.st.TableName()).Scan().Consistent(true).All(context.Background(), &items); err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, it := range items {
+		b, err := json.Marshal(it)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out[fmt.Sprint(it["PK"])+"|"+fmt.Sprint(it["SK"])] = string(b)
+	}
+	return out
+}
+
+// TestSimReplaysWhatTheStoreWrites: the requests the model replays are
+// the ones DynamoDB receives. For each step of a responder's visit to a
+// survey keeping partials and asking for a sign-in (the page, the
+// session, two partial saves, the code sent and confirmed, the
+// submission), every item the step created, changed or deleted in the
+// table is one the recorded requests write (a write the model missed
+// fails here: the session's claim, since one response a session); and
+// the model's units are DynamoDB's for every read and every single write
+// (DynamoDB Local's figures for a transaction are not AWS's: 4 units for
+// one Put of 100 bytes, as for two, so those the model keeps by AWS's
+// documented rule, 2 a KB an item and 1 a KB an index write).
+func TestSimReplaysWhatTheStoreWrites(t *testing.T) {
+	r := newRecorded(t, sending.DefaultLimits)
+	slug, _, qs := r.simSurvey(t, 2, map[string]any{"partial_responses": true, "service_auth": true, "service_auth_domains": []string{"*@company.example"}})
+	sess := r.session(t, slug, nil)
+	addr := "sim@company.example"
+	captcha := r.solved(t, slug)
+	answers := map[string]any{}
+	steps := []struct {
+		name string
+		do   func() reply
+		want int
+	}{
+		{"view", func() reply { return send(t, r.h, "GET", surveyPath(slug), "") }, 200},
+		{"session", func() reply { return r.startSession(t, slug, nil) }, 201},
+		{"partial save 1", func() reply {
+			answers[strconv.FormatInt(qs[0], 10)] = "one"
+			return r.putPartial(t, slug, map[string]any{"session": sess, "page": 0, "answers": answers})
+		}, 204},
+		{"partial save 2", func() reply {
+			answers[strconv.FormatInt(qs[1], 10)] = "two"
+			return r.putPartial(t, slug, map[string]any{"session": sess, "page": 1, "answers": answers})
+		}, 204},
+		{"code sent", func() reply {
+			return postFrom(t, r.h, verifyPath(slug), map[string]any{"session": sess, "channel": "email", "address": addr, "captcha": captcha}, r.ip)
+		}, 202},
+		{"code confirmed", func() reply {
+			var out struct{ Verification string }
+			_ = json.Unmarshal([]byte(lastBody), &out)
+			got := postFrom(t, r.h, confirmPath(slug), map[string]any{"session": sess, "verification": out.Verification, "code": r.out.lastCode(t, addr)}, r.ip)
+			var s struct{ Session string }
+			if json.Unmarshal([]byte(got.body), &s) == nil && s.Session != "" {
+				sess = s.Session
+			}
+			return got
+		}, 200},
+		{"submission", func() reply { return r.respond(t, slug, sess, answers) }, 201},
+	}
+	for _, s := range steps {
+		before := tableItems(t, r.fixture)
+		r.rec.Take()
+		r.rec.Resume()
+		got := s.do()
+		r.rec.Pause()
+		lastBody = got.body
+		reqs := r.rec.Take()
+		if got.code != s.want {
+			t.Fatalf("%s: %d %s, want %d", s.name, got.code, got.body, s.want)
+		}
+		after := tableItems(t, r.fixture)
+		written := writtenKeys(reqs)
+		var missed []string
+		for k, v := range after {
+			if before[k] != v && !written[k] {
+				missed = append(missed, k)
+			}
+		}
+		for k := range before {
+			if _, ok := after[k]; !ok && !written[k] {
+				missed = append(missed, k+" (deleted)")
+			}
+		}
+		if len(missed) > 0 {
+			t.Errorf("%s: the model does not replay the writes of %v", s.name, missed)
+		}
+		var wcu, rcu float64
+		for _, q := range reqs {
+			switch q.Kind {
+			case ddbsim.Read:
+				u := 0.0
+				for _, x := range ddbsim.ReadUnits(q) {
+					u += x
+				}
+				if u != q.Consumed {
+					t.Errorf("%s: %s: the model reads %.1f units, DynamoDB %.1f (%+v)", s.name, q.Op, u, q.Consumed, q.Items)
+				}
+				rcu += u
+			case ddbsim.Write:
+				if c := ddbsim.Cost(q); c != q.Consumed {
+					t.Errorf("%s: %s: the model writes %.1f units, DynamoDB %.1f (%+v)", s.name, q.Op, c, q.Consumed, q.Items)
+				}
+				wcu += ddbsim.Cost(q)
+			case ddbsim.Tx:
+				wcu += ddbsim.Cost(q)
+			}
+		}
+		t.Logf("%-15s %2d requests, %4.1f WCU, %4.1f RCU, writes %v", s.name, len(reqs), wcu, rcu, slices.Sorted(func(yield func(string) bool) {
+			for k := range written {
+				if !yield(k) {
+					return
+				}
+			}
+		}))
+		if s.name == "submission" && !slices.ContainsFunc(slices.Collect(func(yield func(string) bool) {
+			for k := range written {
+				if !yield(k) {
+					return
+				}
+			}
+		}), func(k string) bool { return strings.Contains(k, "|"+store.SessionSK("")) }) {
+			t.Errorf("submission: the session's claim is not among its writes %v", written)
+		}
+	}
+}
+
+// lastBody is the answer of the step before (the code's verification).
+var lastBody string
+
+// sumWCU is the write units of the requests, by the model's rules.
+func sumWCU(reqs []ddbsim.Request) float64 {
+	t := 0.0
+	for _, r := range reqs {
+		t += ddbsim.Cost(r)
+	}
+	return t
+}
+
+// BenchmarkPartialPages: the write units a response costs with partial
+// saves (contract section 20) on surveys of 3, 12, 50 and 100 questions,
+// a page each, as the handlers write them: each page turn's PUT (the
+// answers so far), and the submission.
+//
+//	go test -run '^$' -bench PartialPages -benchtime=1x ./functions/responders
+func BenchmarkPartialPages(b *testing.B) {
+	r := newRecorded(b, sending.DefaultLimits)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	fmt.Fprintf(os.Stdout, "\n%-6s %12s %12s %12s %12s %14s\n", "pages", "WCU saves", "WCU/turn", "WCU last", "WCU submit", "WCU/response")
+	for _, n := range []int{3, 12, 50, 100} {
+		slug, _, qs := r.simSurvey(b, n, map[string]any{"partial_responses": true})
+		var v visit
+		for range b.N {
+			v = r.visit(b, slug, qs, visitOpts{pages: true}, rnd)
+		}
+		saves, last := 0.0, 0.0
+		for _, s := range v.saves {
+			last = sumWCU(s)
+			saves += last
+		}
+		sub := sumWCU(v.submit)
+		fmt.Fprintf(os.Stdout, "%-6d %12.0f %12.1f %12.0f %12.0f %14.0f\n", n, saves, saves/float64(n), last, sub, saves+sub)
+		b.ReportMetric(saves+sub, fmt.Sprintf("WCU/response@%dpages", n))
+	}
+}
+
+// simRetry is the callers' policy, as the code has it: a submission's
+// transaction cancelled by a conflict is tried again (backoff,
+// elements.go: 2 + [0, 8n+8) ms) up to 5 times; single writes and reads
+// the SDK retries (awsenv.MaxAttempts).
+var simRetry = ddbsim.Retry{
+	TxAttempts:    5,
+	WriteAttempts: awsenv.MaxAttempts,
+	Backoff: func(n int, r *rand.Rand) time.Duration {
+		return time.Duration(r.IntN(8*n+8)+2) * time.Millisecond
+	},
+}
+
+// tallyPasses are the tally function's own passes (functions/tally,
+// recorded) over the stream records of the survey's visits: low, each
+// record in a pass of its own, as a survey answered about once a minute
+// has them; high, all in one batch, as at hundreds a second.
+func (r recorded) tallyPasses(tb testing.TB, sid int64) (low, high []ddbsim.Request) {
+	tb.Helper()
+	pad := fmt.Sprintf("#%020d", sid)
+	var recs []events.DynamoDBEventRecord
+	for _, shard := range testenv.StreamRecords(tb) {
+		for _, rec := range shard {
+			if tally.Matches(rec) && strings.Contains(rec.Change.Keys["PK"].String(), pad) {
+				recs = append(recs, rec)
+			}
+		}
+	}
+	if len(recs) == 0 {
+		tb.Fatalf("no stream record of survey %d", sid)
+	}
+	t := tally.New(tally.Deps{Store: r.st})
+	ctx := context.Background()
+	pass := func(shard string, batch []events.DynamoDBEventRecord) []ddbsim.Request {
+		r.rec.Take()
+		r.rec.Resume()
+		defer r.rec.Pause()
+		ev := events.DynamoDBTimeWindowEvent{TimeWindowProperties: events.TimeWindowProperties{ShardID: shard}}
+		ev.Records = batch
+		if _, err := t.Handle(ctx, ev); err != nil {
+			tb.Fatal(err)
+		}
+		return r.rec.Take()
+	}
+	for i, rec := range recs {
+		low = append(low, pass(fmt.Sprintf("sim-low-%d-%d", sid, i), []events.DynamoDBEventRecord{rec})...)
+	}
+	return low, pass(fmt.Sprintf("sim-high-%d", sid), recs)
+}
+
+// BenchmarkViralResponders replays the handlers' own requests (recorded
+// on DynamoDB Local through ddbsim.Recorder) against DynamoDB's rules at
+// 1 a minute, 100, 1,000 and 5,000 responders a second on one survey of
+// 12 questions: each responder's page view, session and submission, with
+// and without partial saves (a page a question) and a sign-in (a code
+// sent by email and confirmed), beside the tally function's passes over
+// the visits' stream records (tallyPasses: at 1 a minute each record in a
+// pass of its own, at 100 a second and more all of 32 visits in one) and
+// an owner's settings change a second. Printed by flow: 503s, write and
+// read units per operation, and, per run, the hottest partitions and the
+// write units a response costs all in.
+//
+//	go test -run '^$' -bench ViralResponders -benchtime=1x ./functions/responders
+func BenchmarkViralResponders(b *testing.B) {
+	// Budgets wide enough for the recorded visits (each from a client and
+	// to an address of its own); what they write is the same.
+	wide := sending.Limit{N: 1 << 20, Per: time.Hour}
+	r := newRecorded(b, sending.Limits{Address: wide, Client: wide, Survey: wide, Account: wide})
+	rnd := rand.New(rand.NewPCG(5, 6))
+	ctx := context.Background()
+	type variant struct {
+		name string
+		o    visitOpts
+		set  map[string]any
+	}
+	variants := []variant{
+		{"plain", visitOpts{}, nil},
+		{"partials", visitOpts{pages: true}, map[string]any{"partial_responses": true}},
+		{"sign-in", visitOpts{signIn: true}, map[string]any{"service_auth": true, "service_auth_domains": []string{"*@company.example"}}},
+	}
+	for range b.N {
+		for _, vr := range variants {
+			slug, sid, qs := r.simSurvey(b, 12, vr.set)
+			var visits []visit
+			for range 32 {
+				visits = append(visits, r.visit(b, slug, qs, vr.o, rnd))
+			}
+			pool := func(get func(visit) [][]ddbsim.Request) func(int) []ddbsim.Request {
+				var all [][]ddbsim.Request
+				for _, v := range visits {
+					all = append(all, get(v)...)
+				}
+				return ddbsim.Pool(all)
+			}
+			one := func(f func(visit) []ddbsim.Request) func(visit) [][]ddbsim.Request {
+				return func(v visit) [][]ddbsim.Request { return [][]ddbsim.Request{f(v)} }
+			}
+			low, high := r.tallyPasses(b, sid)
+			r.rec.Resume()
+			if err := r.st.UpdateSettings(ctx, r.aid, sid, store.SettingsUpdate{Set: map[string]any{"hide_progressbar": true}}); err != nil {
+				b.Fatal(err)
+			}
+			patch := r.rec.Take()
+			r.rec.Pause()
+			fmt.Fprintf(os.Stdout, "\n%s: %-9s %-13s %7s %6s %9s %9s %9s  %s\n", vr.name, "rate/s", "flow", "ops", "503", "WCU/op", "RCU/op", "p99", "")
+			for _, rate := range []float64{1.0 / 60, 100, 1000, 5000} {
+				d, tally := 5*time.Second, high
+				if rate < 1 {
+					d, tally = time.Hour, low
+				}
+				flows := []ddbsim.Flow{
+					{Name: "view", Rate: rate, Next: pool(one(func(v visit) []ddbsim.Request { return v.view }))},
+					{Name: "session", Rate: rate, Next: pool(one(func(v visit) []ddbsim.Request { return v.session }))},
+					{Name: "submit", Rate: rate, Next: pool(one(func(v visit) []ddbsim.Request { return v.submit }))},
+					{Name: "tally", Rate: rate / float64(len(visits)), Next: func(int) []ddbsim.Request { return tally }},
+					{Name: "owner PATCH", Rate: min(1, rate), Next: func(int) []ddbsim.Request { return patch }},
+				}
+				if vr.o.pages {
+					flows = append(flows, ddbsim.Flow{Name: "partial save", Rate: rate * float64(len(qs)), Next: pool(func(v visit) [][]ddbsim.Request { return v.saves })})
+				}
+				if vr.o.signIn {
+					flows = append(flows, ddbsim.Flow{Name: "sign-in", Rate: rate, Next: pool(one(func(v visit) []ddbsim.Request { return v.signIn }))})
+				}
+				res := ddbsim.Run(ddbsim.DefaultRules, simRetry, d, 7, flows...)
+				allIn, reads, busy := 0.0, 0.0, 0
+				for _, f := range res.Flows {
+					per := map[string]float64{"partial save": float64(len(qs)), "tally": 1 / float64(len(visits)), "owner PATCH": 0}
+					k, ok := per[f.Name]
+					if !ok {
+						k = 1
+					}
+					allIn += k * f.WCUPerOp
+					reads += k * f.RCUPerOp
+					busy += f.Busy
+					fmt.Fprintf(os.Stdout, "%s: %-9.3g %-13s %7d %6d %9.1f %9.1f %9s\n", vr.name, rate, f.Name, f.Ops, f.Busy, f.WCUPerOp, f.RCUPerOp, f.P99.Round(time.Millisecond/10))
+				}
+				fmt.Fprintf(os.Stdout, "%s: %-9.3g all in: %.1f WCU and %.1f RCU a response; hottest %s (%.0f WCU/s), reads %s (%.0f RCU/s)\n",
+					vr.name, rate, allIn, reads, res.HotPartition, res.HotWCU, res.HotReadPartition, res.HotRCU)
+				b.ReportMetric(allIn, fmt.Sprintf("WCU/response/%s@%.3g/s", vr.name, rate))
+				b.ReportMetric(float64(busy), fmt.Sprintf("503/%s@%.3g/s", vr.name, rate))
+			}
+		}
+	}
+}
