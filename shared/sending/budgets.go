@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -192,54 +191,31 @@ func (b *Budgets) smsLimit() int64 {
 	return DefaultSMSDaily
 }
 
-// smsShare is shard k's share of the limit: the limit divided by the
-// shards, the remainder one each to the first shards.
-func smsShare(limit int64, k int) int64 {
-	n := limit / smsShards
-	if int64(k) < limit%smsShards {
-		n++
-	}
-	return n
+// smsWindow is the service's SMS day as of now: one window over
+// smsShards counters (store.SpendBudget spreads and bounds them).
+func smsWindow(now time.Time) store.BudgetWindow {
+	start := now.UTC().Truncate(smsDayLength)
+	return store.BudgetWindow{Scope: smsScope, Key: "day", Start: start, End: start.Add(smsDayLength), Shards: smsShards}
 }
 
 // spendServiceSMS spends one SMS from the service's day (smsShards), or
 // answers ETOOMANY (Retry-After the seconds left in the UTC day).
 func (b *Budgets) spendServiceSMS(ctx context.Context, now time.Time) (store.BudgetWindow, error) {
-	limit := b.smsLimit()
-	start := now.UTC().Truncate(smsDayLength)
-	first := rand.IntN(smsShards)
-	for i := range smsShards {
-		k := (first + i) % smsShards
-		share := smsShare(limit, k)
-		if share == 0 {
-			continue
-		}
-		w := store.BudgetWindow{Scope: smsScope, Key: strconv.Itoa(k), Start: start, End: start.Add(smsDayLength)}
-		ok, err := b.store.SpendBudget(ctx, w, 1, share)
-		if err != nil {
-			return store.BudgetWindow{}, err
-		}
-		if ok {
-			return w, nil
-		}
+	w, ok, err := b.store.SpendBudget(ctx, smsWindow(now), 1, b.smsLimit())
+	if err != nil {
+		return store.BudgetWindow{}, err
 	}
-	return store.BudgetWindow{}, ratelimit.Throttled(start.Add(smsDayLength).Sub(now))
+	if !ok {
+		return store.BudgetWindow{}, ratelimit.Throttled(w.End.Sub(now))
+	}
+	return w, nil
 }
 
 // ServiceSMSSent answers how many SMS the whole service has sent today
-// (UTC): the shards' counters added up (smsShards strongly consistent
-// reads; for operators and tests).
+// (UTC): the shards' counters added up (one strongly consistent
+// BatchGetItem; for operators and tests).
 func (b *Budgets) ServiceSMSSent(ctx context.Context) (int64, error) {
-	start := b.now().UTC().Truncate(smsDayLength)
-	var total int64
-	for k := range smsShards {
-		n, err := b.store.BudgetSpent(ctx, store.BudgetWindow{Scope: smsScope, Key: strconv.Itoa(k), Start: start, End: start.Add(smsDayLength)})
-		if err != nil {
-			return 0, err
-		}
-		total += n
-	}
-	return total, nil
+	return b.store.BudgetSpent(ctx, smsWindow(b.now()))
 }
 
 // NewBudgets is the budgets of st; now is the clock (time.Now).
