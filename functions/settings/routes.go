@@ -1,5 +1,6 @@
-// Package settings is a survey's settings object, with plan gating, and
-// its lists: authentication codes and allowed phone numbers.
+// Package settings is a survey's settings object, with plan gating, its
+// lists (authentication codes and allowed phone numbers), and its
+// languages and translations (contract section 24).
 package settings
 
 import (
@@ -16,6 +17,9 @@ type Store interface {
 	SurveySettings(ctx context.Context, aid, sid int64) (survey.Survey, survey.Settings, error)
 	CodeCount(ctx context.Context, aid, sid int64) (int64, error)
 	UpdateSettings(ctx context.Context, aid, sid int64, u store.SettingsUpdate) error
+	SurveyCollection(ctx context.Context, aid, sid int64) (store.SurveyCollection, error)
+	SetLanguages(ctx context.Context, aid, sid int64, langs []string) error
+	PutTranslation(ctx context.Context, aid, sid int64, lang string, t survey.Translation) error
 	AddCodes(ctx context.Context, aid, sid int64, codes []string) error
 	DeleteCodes(ctx context.Context, aid, sid int64, codes []string) error
 	DeleteAllCodes(ctx context.Context, aid, sid int64) error
@@ -59,6 +63,13 @@ func New(d Deps) *api.Router {
 		rt.Handle(l.route.With("POST"), l.list.create())
 		rt.Handle(l.route.With("DELETE"), l.list.delete())
 	}
+	// Contract section 24: languages and translations.
+	languages := api.Route{Path: "/api/surveys/{survey_id}/languages/", Name: "Survey Languages"}
+	rt.Handle(languages.With("GET"), h.getLanguages())
+	rt.Handle(languages.With("PUT"), h.putLanguages())
+	translation := api.Route{Path: "/api/surveys/{survey_id}/translations/{lang}/", Name: "Survey Translation"}
+	rt.Handle(translation.With("GET"), h.getTranslation())
+	rt.Handle(translation.With("PUT"), h.putTranslation())
 	return rt
 }
 
