@@ -287,3 +287,53 @@ func TestTranslationsOneRead(t *testing.T) {
 	}
 	read("warm again", map[string]int{"DynamoDB.GetItem": 1})
 }
+
+// TestTranslationsCopied: a copy (and a template start, the same copy
+// from a template survey) keeps the languages and the texts, under the
+// copy's own element and item ids; the source's are untouched.
+func TestTranslationsCopied(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, survey.PlanPro)
+	ctx := t.Context()
+	s := f.langSurvey(t)
+	f.do("PUT", languagesPath(s.sid), `{"languages":["en","ar"]}`)
+	body := fmt.Sprintf(`{"survey":{"name":"Coffee (en)"},"elements":{"%d":{"title":"Which one?","choices":{"%d":"Tea (en)"}},"%d":{"rows":{"%d":"Taste (en)"}}}}`,
+		s.mc.ID, s.choiceA, s.matrix.ID, s.other)
+	check(t, "PUT en", f.do("PUT", translationPath(s.sid, "en"), body), 200, nil)
+	src, err := f.st.CopySource(ctx, f.acct.ID, s.sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.st.CopySurvey(ctx, src, store.CopySpec{AccountID: f.acct.ID, FolderID: f.folder, Name: "Copy", Plan: f.acct.Plan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cid := res.Survey.ID
+	check(t, "the copy's languages", f.do("GET", languagesPath(cid), ""), 200, `{"default":"fa","languages":["fa","en","ar"]}`)
+	got := decodeMap(t, f.do("GET", translationPath(cid, "en"), "").body)
+	c := f.coll(t, cid)
+	var mc, mx survey.Element
+	for _, e := range c.Elements {
+		switch e.Type {
+		case survey.TypeMultipleChoice:
+			mc = e
+		case survey.TypeMatrix:
+			mx = e
+		}
+	}
+	if mc.ID == s.mc.ID || mc.ID == 0 {
+		t.Fatalf("the copy's question %d (source %d)", mc.ID, s.mc.ID)
+	}
+	els := got["elements"].(map[string]any)
+	q := els[fmt.Sprint(mc.ID)].(map[string]any)
+	if q["title"] != "Which one?" || q["choices"].(map[string]any)[fmt.Sprint(mc.Choices[0].ID)] != "Tea (en)" || fmt.Sprint(q["stale"]) != "[]" {
+		t.Errorf("the copy's question texts: %v", q)
+	}
+	if m := els[fmt.Sprint(mx.ID)].(map[string]any); m["rows"].(map[string]any)[fmt.Sprint(mx.Rows[0].ID)] != "Taste (en)" {
+		t.Errorf("the copy's matrix texts: %v", m)
+	}
+	if sv := got["survey"].(map[string]any); sv["name"] != "Coffee (en)" || fmt.Sprint(sv["stale"]) != "[name]" {
+		t.Errorf("the copy's name (another name than the source's, so stale): %v", sv)
+	}
+	check(t, "the source unchanged", f.do("GET", translationPath(s.sid, "en"), ""), 200, nil)
+}
