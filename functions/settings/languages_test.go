@@ -3,6 +3,7 @@ package settings_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"surveyservice/shared/awsenv"
@@ -336,4 +337,27 @@ func TestTranslationsCopied(t *testing.T) {
 		t.Errorf("the copy's name (another name than the source's, so stale): %v", sv)
 	}
 	check(t, "the source unchanged", f.do("GET", translationPath(s.sid, "en"), ""), 200, nil)
+}
+
+// TestTranslationsTooLarge: a language's texts beyond what one item of
+// every language can hold are a 400 on elements, nothing written.
+func TestTranslationsTooLarge(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, survey.PlanPro)
+	s := f.langSurvey(t)
+	f.do("PUT", languagesPath(s.sid), `{"languages":["en"]}`)
+	long := strings.Repeat("x", survey.MaxTranslatedText)
+	els := map[string]any{}
+	for _, id := range []int64{s.mc.ID, s.matrix.ID, s.scale.ID} {
+		els[fmt.Sprint(id)] = map[string]any{"title": long, "description": long, "html_description_text": long, "enter_text": long,
+			"left_label": long, "right_label": long, "link_button_text": long}
+	}
+	r := f.do("PUT", translationPath(s.sid, "en"), mustJSON(t, map[string]any{"elements": els}))
+	if r.code != 400 || !strings.Contains(string(r.body), `"elements":["The texts of one language take at most 90000 bytes`) {
+		t.Errorf("too large: %v", r)
+	}
+	got := decodeMap(t, f.do("GET", translationPath(s.sid, "en"), "").body)
+	if el := got["elements"].(map[string]any)[fmt.Sprint(s.mc.ID)].(map[string]any); el["title"] != nil {
+		t.Error("the refused texts were written")
+	}
 }

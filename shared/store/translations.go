@@ -18,6 +18,11 @@ import (
 // language at once, never a read per language.
 const translationsSK = "TRANSLATIONS"
 
+// MaxTranslationBytes bounds one language's texts as stored, so that the
+// four languages a survey may hold texts of (three others, and one more
+// kept after its default changed) fit the item's 400 KB.
+const MaxTranslationBytes = 90_000
+
 // translationAttr is the attribute holding one language's texts (JSON):
 // each language its own attribute, so a PUT of one language's texts and a
 // PUT of the language list write different attributes of the item and
@@ -114,6 +119,9 @@ func (s *Store) PutTranslation(ctx context.Context, aid, sid int64, lang string,
 	doc, err := json.Marshal(t)
 	if err != nil {
 		return fmt.Errorf("store: encode texts: %w", err)
+	}
+	if len(doc) > MaxTranslationBytes {
+		return survey.FieldError("elements", fmt.Sprintf("The texts of one language take at most %d bytes; these take %d.", MaxTranslationBytes, len(doc)))
 	}
 	up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, translationsSK).
 		Set(translationAttr(lang), string(doc)).If("contains(langs, ?)", `"`+lang+`"`)
