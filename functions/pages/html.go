@@ -401,7 +401,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 			if has(name, c.ID) {
 				sel = " selected"
 			}
-			d.w("<option value=\"%s\"%s>%s</option>", num(c.ID), sel, text(c.Name))
+			d.w("<option value=\"%s\"%s%s>%s</option>", num(c.ID), sel, langAttrs(c.Name), text(c.Name))
 		}
 		d.w("</select>\n</div>\n")
 	case survey.TypeMatrix:

@@ -134,6 +134,15 @@ func ltext(s string) markup {
 	return markup(`<span lang="`+lang+`" dir="`+survey.Dir(lang)+`">`) + text(plain) + "</span>"
 }
 
+// langAttrs are the lang and dir attributes of an element that holds
+// only text (an <option>, where no span may stand) shown untranslated.
+func langAttrs(s string) markup {
+	if _, lang := unmark(s); lang != "" {
+		return markup(` lang="` + lang + `" dir="` + survey.Dir(lang) + `"`)
+	}
+	return ""
+}
+
 // apply answers the survey in the page's language: its name and every
 // element's texts, untranslated ones in the default language, marked.
 func (pl pageLang) apply(c store.SurveyCollection) store.SurveyCollection {

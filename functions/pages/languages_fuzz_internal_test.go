@@ -49,3 +49,21 @@ func FuzzFallbackMarks(f *testing.F) {
 		}
 	})
 }
+
+// TestFallbackMarkup: an untranslated text is a span of its own lang and
+// dir in text, the attributes of an <option>; a translated one is plain.
+func TestFallbackMarkup(t *testing.T) {
+	m := markFallback("fa", "سلام <b>")
+	if got := string(ltext(m)); got != `<span lang="fa" dir="rtl">سلام &lt;b&gt;</span>` {
+		t.Errorf("ltext: %s", got)
+	}
+	if got := string(langAttrs(m)) + ">" + string(text(m)); got != ` lang="fa" dir="rtl">سلام &lt;b&gt;` {
+		t.Errorf("option: %s", got)
+	}
+	if got := string(ltext("Hi")) + string(langAttrs("Hi")); got != "Hi" {
+		t.Errorf("a plain text: %s", got)
+	}
+	if got := string(ltext("\ue000xx\ue001Hi")); got != "Hi" {
+		t.Errorf("a mark of no language is dropped, never written: %q", got)
+	}
+}
