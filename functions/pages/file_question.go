@@ -62,7 +62,7 @@ func (d *doc) fileQuestion(q survey.ElementView, t texts) {
 		text(localDigits(t.Zero, fmt.Sprintf(ft.SizeRefused, maxMB))), text(ft.Uploading), text(ft.Uploaded), text(ft.Failed))
 	d.w("<label for=\"a%s\" class=\"qt\">%s%s</label>\n", num(id), text(q.Title), required(q, t))
 	if q.Description != "" {
-		d.w("<p class=\"qd\">%s</p>\n", text(q.Description))
+		d.w("<p class=\"qd\">%s</p>\n", ltext(q.Description))
 	}
 	d.w("<p class=\"qd\" id=\"h%s\">%s <noscript>%s</noscript></p>\n", num(id), text(hint), text(ft.NoScript))
 	d.w("<input type=\"file\" id=\"a%s\" name=\"f%s\" accept=\"%s\" aria-describedby=\"h%s s%s\"%s>\n", num(id), num(id), text(strings.Join(accept, ",")), num(id), num(id), req(q))

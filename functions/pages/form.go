@@ -45,9 +45,12 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 		if !ok {
 			return nil
 		}
+		pl := chooseLanguage(r, c)
+		c = pl.apply(c)
 		v := c.Survey.ResponderView(now(), c.Settings, c.Layout, c.Elements, c.Variables)
 		f := r.PostForm
 		p := newSurveyPage(v, r)
+		p.withLanguages(w, r, pl)
 		p.Config = cfg.forAccount(r.Context(), c.Survey.AccountID)
 		p.Sheets = c.Settings.ShowAnswerSheetToResponder
 		p.QS, p.Code, p.Served = f.Get("qs"), f.Get("code"), f.Get("served")

@@ -29,7 +29,7 @@ import (
 type markup string
 
 // text escapes s for the page, in text and in quoted attributes.
-func text(s string) markup { return markup(html.EscapeString(s)) }
+func text(s string) markup { return markup(html.EscapeString(stripMarks(s))) }
 
 // num writes an integer: digits and a sign need no escaping.
 func num[T ~int | ~int64](n T) markup { return markup(strconv.FormatInt(int64(n), 10)) }
@@ -154,7 +154,8 @@ func renderSurvey(p surveyPage) []byte {
 		p.Styles = append(p.Styles, "signin.css")
 	}
 	d.head(p.page)
-	d.w("<h1>%s</h1>\n", text(s.Name))
+	d.w("<h1>%s</h1>\n", ltext(s.Name))
+	d.switcher(p.Languages, p.At)
 	if p.Preview {
 		d.w("<p class=\"preview\" id=\"preview\" role=\"note\">%s</p>\n", text(p.T.Preview))
 	}
@@ -209,9 +210,9 @@ func renderSurvey(p surveyPage) []byte {
 		return d.bytes()
 	}
 	for _, w := range s.Welcome {
-		d.w("<section class=\"page welcome\" data-page=\"welcome\"%s>\n<h2>%s</h2>", enterText(w), text(w.Title))
+		d.w("<section class=\"page welcome\" data-page=\"welcome\"%s>\n<h2>%s</h2>", enterText(w), ltext(w.Title))
 		if w.Description != "" {
-			d.w("<p>%s</p>", text(w.Description))
+			d.w("<p>%s</p>", ltext(w.Description))
 		}
 		d.w("\n")
 		d.welcome16(p)
@@ -291,7 +292,7 @@ func (d *doc) legend(q survey.ElementView, class markup, t texts, hidden markup,
 		more += a
 	}
 	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\"%s%s%s>\n<legend class=\"qt\">%s%s</legend>\n",
-		class, num(q.ID), num(int64(q.Type)), requiredAttr(q.AnswerRequired), hidden, more, text(q.Title), required(q, t))
+		class, num(q.ID), num(int64(q.Type)), requiredAttr(q.AnswerRequired), hidden, more, ltext(q.Title), required(q, t))
 }
 
 // minAttr carries a multiple-select question's fewest picks
@@ -374,9 +375,9 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 	name := fmt.Sprintf("a%d", id)
 	switch q.Type {
 	case survey.TypeText:
-		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"2\"%s%s>\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n", num(id), requiredAttr(q.AnswerRequired), h, num(id), text(q.Title), required(q, t))
+		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"2\"%s%s>\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n", num(id), requiredAttr(q.AnswerRequired), h, num(id), ltext(q.Title), required(q, t))
 		if q.Description != "" {
-			d.w("<p class=\"qd\">%s</p>\n", text(q.Description))
+			d.w("<p class=\"qd\">%s</p>\n", ltext(q.Description))
 		}
 		d.w("<textarea id=\"a%s\" name=\"a%s\" rows=\"%s\" maxlength=\"%s\"%s>%s</textarea>\n</div>\n",
 			num(id), num(id), num(textRows(q.MaxLength)), num(q.MaxLength), req(q), text(form.Get(name)))
@@ -391,7 +392,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 			if c.ImageURL != nil && *c.ImageURL != "" {
 				d.w("<img src=\"%s\" alt=\"\" class=\"pic\">", text(*c.ImageURL))
 			}
-			d.w("%s</label>\n", text(c.Name))
+			d.w("%s</label>\n", ltext(c.Name))
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeRanking:
@@ -417,27 +418,27 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 			if q.RightLabel != nil {
 				right = *q.RightLabel
 			}
-			d.w("<div class=\"ends\"><span class=\"lbl\">%s</span><span class=\"lbl\">%s</span></div>\n", text(left), text(right))
+			d.w("<div class=\"ends\"><span class=\"lbl\">%s</span><span class=\"lbl\">%s</span></div>\n", ltext(left), ltext(right))
 		}
 		d.w("</fieldset>\n")
 	case survey.TypeDropdown:
 		d.w("<div class=\"q\" data-id=\"%s\" data-type=\"10\"%s%s>\n<label for=\"a%s\" class=\"qt\">%s%s</label>\n"+
 			"<select id=\"a%s\" name=\"a%s\"%s><option value=\"\">—</option>",
-			num(id), requiredAttr(q.AnswerRequired), h, num(id), text(q.Title), required(q, t), num(id), num(id), req(q))
+			num(id), requiredAttr(q.AnswerRequired), h, num(id), ltext(q.Title), required(q, t), num(id), num(id), req(q))
 		for _, c := range q.Choices {
 			sel := markup("")
 			if has(name, c.ID) {
 				sel = " selected"
 			}
-			d.w("<option value=\"%s\"%s>%s</option>", num(c.ID), sel, text(c.Name))
+			d.w("<option value=\"%s\"%s%s>%s</option>", num(c.ID), sel, langAttrs(c.Name), text(c.Name))
 		}
 		d.w("</select>\n</div>\n")
 	case survey.TypeMatrix:
 		d.legend(q, " matrix", t, h)
 		for _, r := range q.Rows {
-			d.w("<fieldset class=\"mrow\" data-row=\"%s\"><legend>%s</legend>\n", num(r.ID), text(r.Name))
+			d.w("<fieldset class=\"mrow\" data-row=\"%s\"><legend>%s</legend>\n", num(r.ID), ltext(r.Name))
 			for _, c := range q.Columns {
-				d.w("<label><input type=\"radio\" name=\"m%s_%s\" value=\"%s\"%s>%s</label>", num(id), num(r.ID), num(c.ID), checked(fmt.Sprintf("m%d_%d", id, r.ID), c.ID), text(c.Name))
+				d.w("<label><input type=\"radio\" name=\"m%s_%s\" value=\"%s\"%s>%s</label>", num(id), num(r.ID), num(c.ID), checked(fmt.Sprintf("m%d_%d", id, r.ID), c.ID), ltext(c.Name))
 			}
 			d.w("\n</fieldset>\n")
 		}
@@ -451,9 +452,9 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 		if q.Type == survey.TypeGroup {
 			class = "q statement group"
 		}
-		d.w("<div class=\"%s\" data-id=\"%s\"%s><h2>%s</h2>", class, num(id), h, text(q.Title))
+		d.w("<div class=\"%s\" data-id=\"%s\"%s><h2>%s</h2>", class, num(id), h, ltext(q.Title))
 		if q.Description != "" {
-			d.w("<p>%s</p>", text(q.Description))
+			d.w("<p>%s</p>", ltext(q.Description))
 		}
 		d.w("</div>\n")
 	}

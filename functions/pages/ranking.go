@@ -36,7 +36,7 @@ func (d *doc) ranking(q survey.ElementView, form url.Values, t texts, hidden mar
 	d.w("<ol class=\"ranks\">\n")
 	for _, it := range items {
 		c := it.c
-		d.w("<li class=\"rank-item\"><label class=\"choice\"><span class=\"rank-name\">%s</span>\n<select name=\"r%s_%s\" data-choice=\"%s\">", text(c.Name), num(id), num(c.ID), num(c.ID))
+		d.w("<li class=\"rank-item\"><label class=\"choice\"><span class=\"rank-name\">%s</span>\n<select name=\"r%s_%s\" data-choice=\"%s\">", ltext(c.Name), num(id), num(c.ID), num(c.ID))
 		for j := 1; j <= len(q.Choices); j++ {
 			sel := markup("")
 			if int64(j) == it.at {

@@ -47,6 +47,10 @@ type surveyPage struct {
 	// LinkHref is where the appreciation page's button goes, "" for no
 	// button (section 16, appreciationLink).
 	LinkHref string
+	// Languages are the page's language and the survey's (section 24);
+	// At is the page's address, which the switcher's links keep.
+	Languages pageLang
+	At        *url.URL
 }
 
 // handleSurvey renders the responder's page: the same one Query of the
@@ -61,6 +65,8 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 			return nil
 		}
 		sid := c.Survey.ID
+		pl := chooseLanguage(r, c)
+		c = pl.apply(c)
 		// A template's preview counts nothing, nor the copy the service
 		// worker keeps of a page already counted (section 20).
 		if r.Method == http.MethodGet && !c.Survey.IsTemplate && r.Header.Get("Survey-Keep") != "page" {
@@ -79,6 +85,7 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		// carry it also when the frame's parent is another site.
 		responding.EnsureResponder(w, r)
 		p := newSurveyPage(v, r)
+		p.withLanguages(w, r, pl)
 		p.Config = cfg.forAccount(ctx, c.Survey.AccountID)
 		p.Sheets = c.Settings.ShowAnswerSheetToResponder
 		p.LinkHref = appreciationLink(ctx, st, c, v, p.Config)

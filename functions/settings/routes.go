@@ -1,5 +1,6 @@
 // Package settings is a survey's settings object, with plan gating, its
-// lists (authentication codes and allowed phone numbers) and its quotas.
+// lists (authentication codes and allowed phone numbers), its quotas, and
+// its languages and translations (contract section 24).
 package settings
 
 import (
@@ -16,6 +17,9 @@ type Store interface {
 	SurveySettings(ctx context.Context, aid, sid int64) (survey.Survey, survey.Settings, error)
 	CodeCount(ctx context.Context, aid, sid int64) (int64, error)
 	UpdateSettings(ctx context.Context, aid, sid int64, u store.SettingsUpdate) error
+	SurveyCollection(ctx context.Context, aid, sid int64) (store.SurveyCollection, error)
+	SetLanguages(ctx context.Context, aid, sid int64, langs []string) error
+	PutTranslation(ctx context.Context, aid, sid int64, lang string, t survey.Translation) error
 	AddCodes(ctx context.Context, aid, sid int64, codes []string) error
 	DeleteCodes(ctx context.Context, aid, sid int64, codes []string) error
 	DeleteAllCodes(ctx context.Context, aid, sid int64) error
@@ -26,7 +30,6 @@ type Store interface {
 	DeleteAllPhones(ctx context.Context, aid, sid int64) error
 	PhonesPage(ctx context.Context, sid int64, page, pageSize int) ([]string, error)
 	// Quotas (contract section 25).
-	SurveyCollection(ctx context.Context, aid, sid int64) (store.SurveyCollection, error)
 	WithQuotaCounts(ctx context.Context, sid int64, qs []survey.Quota) ([]survey.Quota, error)
 	CreateQuota(ctx context.Context, aid, sid int64, q survey.Quota) (survey.Quota, error)
 	UpdateQuota(ctx context.Context, aid, sid int64, q survey.Quota) error
@@ -72,6 +75,13 @@ func New(d Deps) *api.Router {
 	rt.Handle(quota.With("GET"), h.quotaGet())
 	rt.Handle(quota.With("PATCH"), h.quotaUpdate())
 	rt.Handle(quota.With("DELETE"), h.quotaDelete())
+	// Contract section 24: languages and translations.
+	languages := api.Route{Path: "/api/surveys/{survey_id}/languages/", Name: "Survey Languages"}
+	rt.Handle(languages.With("GET"), h.getLanguages())
+	rt.Handle(languages.With("PUT"), h.putLanguages())
+	translation := api.Route{Path: "/api/surveys/{survey_id}/translations/{lang}/", Name: "Survey Translation"}
+	rt.Handle(translation.With("GET"), h.getTranslation())
+	rt.Handle(translation.With("PUT"), h.putTranslation())
 	return rt
 }
 

@@ -21,6 +21,9 @@ type SurveyCollection struct {
 	// Quotas are the survey's quotas (contract section 25), by id; their
 	// Count is not read here.
 	Quotas []survey.Quota
+	// Translations are the survey's other languages and their texts
+	// (contract section 24; translations.go).
+	Translations survey.Translations
 	// UpdatedBy (0 for the owner) and UpdatedAt are the survey's last
 	// writer, when one is recorded (activity.go); UpdatedAt "" otherwise.
 	UpdatedBy int64
@@ -48,7 +51,8 @@ func (s *Store) SurveyCollection(ctx context.Context, aid, sid int64) (SurveyCol
 // decodeCollection sorts a survey's items into the survey, its layout,
 // elements, settings and variables.
 func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
-	c := SurveyCollection{Elements: map[int64]survey.Element{}, Variables: []survey.Variable{}}
+	c := SurveyCollection{Elements: map[int64]survey.Element{}, Variables: []survey.Variable{},
+		Translations: survey.Translations{Languages: []string{}, Texts: map[string]survey.Translation{}}}
 	found := false
 	views := int64(-1)
 	for _, item := range items {
@@ -88,6 +92,12 @@ func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
 				return SurveyCollection{}, false, err
 			}
 			c.Variables = vars
+		case sk == translationsSK:
+			t, err := decodeTranslations(item)
+			if err != nil {
+				return SurveyCollection{}, false, err
+			}
+			c.Translations = t
 		case sk == settingsSK:
 			var it settingsItem
 			if err := dynamo.UnmarshalItem(item, &it); err != nil {

@@ -240,6 +240,19 @@ func (s *Store) planCopy(ctx context.Context, src CopySource, spec CopySpec) (co
 		p.items = append(p.items, variablesItem{PK: SurveyPK(sid), SK: variablesSK, AccountID: spec.AccountID, Doc: string(doc)})
 	}
 
+	// Languages and translations (contract section 24) follow the copy's
+	// ids, so every translated text is found under the copy's elements.
+	if len(src.Translations.Languages) > 0 || len(src.Translations.Texts) > 0 {
+		def, _ := survey.LanguageCode(sv.Language)
+		item, err := copyTranslations(src.Translations, m, sid, spec.AccountID, def)
+		if err != nil {
+			return p, fmt.Errorf("store: copy translations: %w", err)
+		}
+		p.items = append(p.items, item)
+		if p.result.Translations, err = decodeTranslations(item); err != nil {
+			return p, err
+		}
+	}
 	l := src.Layout.Remap(m.Elements)
 	// What the copy's rules name, its shuffled choices and its timers
 	// come from its own (remapped) elements, as an element write keeps them.

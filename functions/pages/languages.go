@@ -1,0 +1,269 @@
+package pages
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// Contract section 24 on the page: which of the survey's languages it
+// speaks, its texts in that language, and the switcher.
+
+// pageLang is the language a page speaks and the survey's languages.
+type pageLang struct {
+	// Lang is the chosen language; Default the survey's own.
+	Lang, Default string
+	// All is the survey's languages, the default first.
+	All []string
+	// Explicit: the address named it (?lang=), so that the page's form
+	// carries it on.
+	Explicit bool
+}
+
+// chooseLanguage is section 24's choice: ?lang= when it is one of the
+// survey's languages (else ignored), then the browser's Accept-Language
+// by q-value (primary subtags, case-insensitive; q=0 excludes), then the
+// survey's default.
+func chooseLanguage(r *http.Request, c store.SurveyCollection) pageLang {
+	def, _ := survey.LanguageCode(c.Survey.Language)
+	pl := pageLang{Lang: def, Default: def, All: c.Translations.All(def)}
+	if len(pl.All) == 1 {
+		return pl
+	}
+	if q := r.URL.Query().Get("lang"); slices.Contains(pl.All, q) {
+		pl.Lang, pl.Explicit = q, true
+		return pl
+	}
+	for _, tag := range acceptLanguages(r.Header.Get("Accept-Language")) {
+		if slices.Contains(pl.All, tag) {
+			pl.Lang = tag
+			return pl
+		}
+	}
+	return pl
+}
+
+// acceptLanguages reads an Accept-Language header: the primary subtags
+// (lower case) of its ranges in order of preference, highest q first
+// (ties keep the header's order), without those of q=0 and without "*".
+// A range whose q cannot be read counts as q=1, as the header's default.
+func acceptLanguages(h string) []string {
+	type rng struct {
+		tag string
+		q   float64
+	}
+	var rs []rng
+	for part := range strings.SplitSeq(h, ",") {
+		fields := strings.Split(part, ";")
+		tag := strings.ToLower(strings.TrimSpace(fields[0]))
+		if i := strings.IndexByte(tag, '-'); i >= 0 {
+			tag = tag[:i]
+		}
+		if tag == "" || tag == "*" || len(tag) > 8 {
+			continue
+		}
+		q := 1.0
+		for _, p := range fields[1:] {
+			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f >= 0 && f <= 1 {
+					q = f
+				}
+			}
+		}
+		rs = append(rs, rng{tag, q})
+	}
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].q > rs[j].q })
+	out := []string{}
+	excluded := map[string]bool{}
+	for _, r := range rs {
+		if r.q == 0 {
+			excluded[r.tag] = true
+		}
+	}
+	for _, r := range rs {
+		if r.q > 0 && !excluded[r.tag] && !slices.Contains(out, r.tag) {
+			out = append(out, r.tag)
+		}
+	}
+	return out
+}
+
+// fallbackOpen and fallbackClose enclose the language of a text shown
+// untranslated (in the default language): ltext writes it as a span with
+// that lang and dir; text, everywhere else (attributes, the head), drops
+// the mark. Private-use code points, which no survey text means.
+const (
+	fallbackOpen  = "\ue000"
+	fallbackClose = "\ue001"
+)
+
+func markFallback(lang, s string) string {
+	if s == "" {
+		return s
+	}
+	return fallbackOpen + lang + fallbackClose + s
+}
+
+// unmark is s without a fallback mark, and the mark's language.
+func unmark(s string) (string, string) {
+	rest, ok := strings.CutPrefix(s, fallbackOpen)
+	if !ok {
+		return s, ""
+	}
+	lang, text, ok := strings.Cut(rest, fallbackClose)
+	if _, known := survey.LanguageID(lang); !ok || !known {
+		return s, ""
+	}
+	return text, lang
+}
+
+// ltext writes a text the responder reads: one shown in the default
+// language on a page in another is marked with its own lang and dir.
+func ltext(s string) markup {
+	plain, lang := unmark(s)
+	if lang == "" {
+		return text(plain)
+	}
+	return markup(`<span lang="`+lang+`" dir="`+survey.Dir(lang)+`">`) + text(plain) + "</span>"
+}
+
+// langAttrs are the lang and dir attributes of an element that holds
+// only text (an <option>, where no span may stand) shown untranslated.
+func langAttrs(s string) markup {
+	if _, lang := unmark(s); lang != "" {
+		return markup(` lang="` + lang + `" dir="` + survey.Dir(lang) + `"`)
+	}
+	return ""
+}
+
+// apply answers the survey in the page's language: its name and every
+// element's texts, untranslated ones in the default language, marked.
+func (pl pageLang) apply(c store.SurveyCollection) store.SurveyCollection {
+	if pl.Lang == pl.Default {
+		return c
+	}
+	tr := c.Translations.Texts[pl.Lang]
+	elements := make(map[int64]survey.Element, len(c.Elements))
+	for id, e := range c.Elements {
+		loc := survey.Localize(e, tr.Elements[id])
+		el := loc.Element
+		mark := func(field string, s *string) {
+			if loc.Missing[field] {
+				*s = markFallback(pl.Default, *s)
+			}
+		}
+		mark("title", &el.Title)
+		if loc.Missing["title"] {
+			el.HTMLTitle = ""
+		}
+		mark("description", &el.Description)
+		mark("html_description_text", &el.HTMLDescriptionText)
+		mark("link_button_text", &el.LinkButtonText)
+		for _, p := range []struct {
+			f string
+			v **string
+		}{{"left_label", &el.LeftLabel}, {"right_label", &el.RightLabel}} {
+			if *p.v != nil && loc.Missing[p.f] {
+				s := markFallback(pl.Default, **p.v)
+				*p.v = &s
+			}
+		}
+		for i := range el.Choices {
+			mark("choices."+strconv.FormatInt(el.Choices[i].ID, 10), &el.Choices[i].Name)
+		}
+		for i := range el.Rows {
+			mark("rows."+strconv.FormatInt(el.Rows[i].ID, 10), &el.Rows[i].Name)
+		}
+		for i := range el.Columns {
+			mark("columns."+strconv.FormatInt(el.Columns[i].ID, 10), &el.Columns[i].Name)
+		}
+		elements[id] = el
+	}
+	c.Elements = elements
+	if name, ok := c.Translations.Name(pl.Lang, pl.Default, c.Survey.Name); ok {
+		c.Survey.Name = name
+	} else {
+		c.Survey.Name = markFallback(pl.Default, name)
+	}
+	c.Survey.Language, _ = survey.LanguageID(pl.Lang)
+	return c
+}
+
+// action is the page's form address: ?lang= carried on when the address
+// named it.
+func (pl pageLang) action(base string) string {
+	if !pl.Explicit {
+		return base
+	}
+	return base + "?lang=" + pl.Lang
+}
+
+// switchLabels name the switcher, in the page's language.
+var switchLabels = map[string]string{"fa": "زبان", "tr": "Dil", "ar": "اللغة", "en": "Language"}
+
+// languageNames are the switcher's names, each in its own language.
+var languageNames = map[string]string{"fa": "فارسی", "tr": "Türkçe", "ar": "العربية", "en": "English"}
+
+// switcher writes the language switcher: plain links to the page in each
+// other language (the address's other parameters kept), so it works
+// without JavaScript; with it, the reload resumes the answers kept in the
+// browser (section 20, offline.js).
+func (d *doc) switcher(pl pageLang, at *url.URL) {
+	if len(pl.All) < 2 || at == nil {
+		return
+	}
+	d.w("<nav class=\"langs\" aria-label=\"%s\"><ul>", text(switchLabels[pl.Lang]))
+	for _, l := range pl.All {
+		if l == pl.Lang {
+			d.w("<li><span lang=\"%s\" dir=\"%s\" aria-current=\"true\">%s</span></li>", text(l), text(survey.Dir(l)), text(languageNames[l]))
+			continue
+		}
+		q := at.Query()
+		q.Set("lang", l)
+		u := url.URL{Path: at.Path, RawQuery: q.Encode()}
+		d.w("<li><a href=\"%s\" hreflang=\"%s\" lang=\"%s\" dir=\"%s\">%s</a></li>", text(u.String()), text(l), text(l), text(survey.Dir(l)), text(languageNames[l]))
+	}
+	d.w("</ul></nav>\n")
+}
+
+// stripMarks is s with any fallback mark removed (text's escaping).
+func stripMarks(s string) string {
+	if !strings.Contains(s, fallbackOpen) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, fallbackOpen)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		rest := s[i+len(fallbackOpen):]
+		j := strings.Index(rest, fallbackClose)
+		if j < 0 || j > 2 {
+			b.WriteString(fallbackOpen)
+			s = rest
+			continue
+		}
+		s = rest[j+len(fallbackClose):]
+	}
+}
+
+// withLanguages gives the page its languages: the switcher's, the form's
+// address (?lang= carried on), and Vary: Accept-Language where the
+// header chooses.
+func (p *surveyPage) withLanguages(w http.ResponseWriter, r *http.Request, pl pageLang) {
+	p.Languages, p.At = pl, r.URL
+	p.Action = pl.action(p.Action)
+	if len(pl.All) > 1 {
+		w.Header().Add("Vary", "Accept-Language")
+	}
+}

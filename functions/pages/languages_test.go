@@ -1,0 +1,128 @@
+package pages_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"surveyservice/shared/awsenv"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// getLang is a page with an Accept-Language header.
+func (f fixture) getLang(path, accept string) result {
+	ctx, calls := awsenv.WithCalls(context.Background())
+	req := httptest.NewRequest("GET", path, nil).WithContext(ctx)
+	req.Header.Set("Accept", "text/html")
+	if accept != "" {
+		req.Header.Set("Accept-Language", accept)
+	}
+	rec := httptest.NewRecorder()
+	f.h.ServeHTTP(rec, req)
+	b, _ := io.ReadAll(rec.Body)
+	return result{rec.Code, rec.Header(), string(b), calls}
+}
+
+// TestPageLanguage: section 24 on the page. The language is ?lang= (one
+// of the survey's; another is ignored), else Accept-Language by q-value
+// and primary subtag (q=0 excludes), else the default; the page's lang,
+// dir and own words follow it; the switcher is plain links keeping the
+// address's parameters; an untranslated text shows the default's, marked
+// with its own lang and dir; a warm view stays one read of the survey
+// whatever the number of languages.
+func TestPageLanguage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2) // an en survey: a multiple choice (Red, Green, Blue) and a rating
+	ctx := t.Context()
+	if err := f.st.SetLanguages(ctx, f.aid, f.sv.ID, []string{"fa", "ar"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.st.SurveyCollection(ctx, f.aid, f.sv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := map[string]any{"survey": map[string]any{"name": "نظرسنجی"}, "elements": map[string]any{
+		fmt.Sprint(f.choices.ID): map[string]any{"title": "پرسش یک", "choices": map[string]any{fmt.Sprint(f.choices.Choices[0].ID): "قرمز"}}}}
+	tr, err := decodeTranslation(body, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.PutTranslation(ctx, f.aid, f.sv.ID, "fa", tr); err != nil {
+		t.Fatal(err)
+	}
+	path := "/s/" + f.sv.URLSlug + "/"
+	for _, tc := range []struct {
+		name, query, accept, lang string
+	}{
+		{"no preference: the default", "", "", "en"},
+		{"?lang=fa", "?lang=fa", "", "fa"},
+		{"?lang= not the survey's is ignored", "?lang=tr", "fa", "fa"},
+		{"?lang= wins over the header", "?lang=ar", "fa", "ar"},
+		{"the header's best", "", "de-DE, fa-IR;q=0.8, en;q=0.5", "fa"},
+		{"q-values, not order", "", "en;q=0.2, AR;q=0.9", "ar"},
+		{"q=0 excludes", "", "fa;q=0, ar;q=0, de", "en"},
+		{"q=0 on a subtag's other range excludes", "", "fa-IR;q=0, fa;q=0.9, en;q=0.1", "en"},
+	} {
+		p := f.getLang(path+tc.query, tc.accept)
+		dir := survey.Dir(tc.lang)
+		if p.code != 200 || !strings.Contains(p.body, fmt.Sprintf(`<html lang="%s" dir="%s">`, tc.lang, dir)) {
+			t.Errorf("%s: %d, want lang %s: %.300s", tc.name, p.code, tc.lang, p.body)
+		}
+		if !strings.Contains(strings.Join(p.header.Values("Vary"), ","), "Accept-Language") {
+			t.Errorf("%s: Vary %q", tc.name, p.header.Values("Vary"))
+		}
+	}
+
+	fa := f.getLang(path+"?lang=fa&qs=abc", "")
+	for _, want := range []string{
+		"<h1>نظرسنجی</h1>", "پرسش یک", "قرمز",
+		`<span lang="en" dir="ltr">Green</span>`, // untranslated: the default's text, marked
+		`<span lang="en" dir="ltr">Question 2</span>`,
+		`<nav class="langs" aria-label="زبان">`,
+		`<a href="/s/` + f.sv.URLSlug + `/?lang=en&amp;qs=abc" hreflang="en" lang="en" dir="ltr">English</a>`,
+		`<a href="/s/` + f.sv.URLSlug + `/?lang=ar&amp;qs=abc" hreflang="ar" lang="ar" dir="rtl">العربية</a>`,
+		`action="/s/` + f.sv.URLSlug + `/?lang=fa"`,
+		">ارسال<", // the page's own words
+	} {
+		if !strings.Contains(fa.body, want) {
+			t.Errorf("the fa page lacks %q", want)
+		}
+	}
+	if strings.Contains(fa.body, "\ue000") || strings.Contains(fa.body, ">Red<") {
+		t.Error("the fa page leaks a mark or the translated choice's default")
+	}
+	ar := f.getLang(path+"?lang=ar", "")
+	if !strings.Contains(ar.body, `<h1><span lang="en" dir="ltr">Pages</span></h1>`) {
+		t.Errorf("the ar page's untranslated name: %.600s", ar.body)
+	}
+	en := f.getLang(path, "")
+	if strings.Contains(en.body, `dir="ltr">Green`) || !strings.Contains(en.body, "Red") {
+		t.Error("the default page marks its own texts")
+	}
+
+	// A warm view reads the survey item alone, in any language.
+	for _, q := range []string{"?lang=fa", "?lang=ar", ""} {
+		v := f.getLang(path+q, "")
+		if want := map[string]int{"DynamoDB.GetItem": 1, "DynamoDB.PutItem": 1}; fmt.Sprint(v.calls.Ops()) != fmt.Sprint(want) {
+			t.Errorf("a warm view %s: %v, want %v: the survey item (its version) and the view's record", q, v.calls.Ops(), want)
+		}
+	}
+}
+
+// decodeTranslation reads texts as the translations route does.
+func decodeTranslation(body map[string]any, c store.SurveyCollection) (survey.Translation, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return survey.Translation{}, err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return survey.Translation{}, err
+	}
+	return survey.DecodeTranslation(raw, c.Survey.Name, c.Elements)
+}
