@@ -116,13 +116,8 @@ func (r recorded) visit(tb testing.TB, slug string, questions []int64, o visitOp
 		tb.Fatal(err)
 	}
 	sess := out.Session
-	answers := map[string]any{}
-	for i, q := range questions {
-		answers[strconv.FormatInt(q, 10)] = strings.Repeat("x", 20+rnd.IntN(100))
-		if o.pages {
-			v.saves = append(v.saves, r.take(tb, "partial save", r.putPartial(tb, slug, map[string]any{"session": sess, "page": i, "answers": answers}), 204))
-		}
-	}
+	// A sign-in survey admits a partial only from a signed-in session
+	// (section 18 as amended): the page signs in after its welcome.
 	if o.signIn {
 		ip := newClientIP()
 		addr := fmt.Sprintf("r%d@company.example", rnd.Int64())
@@ -132,6 +127,13 @@ func (r recorded) visit(tb testing.TB, slug string, questions []int64, o visitOp
 		conf := postFrom(tb, r.h, confirmPath(slug), map[string]any{"session": sess, "verification": ver, "code": r.out.lastCode(tb, addr)}, ip)
 		sess = conf.confirmed(tb)
 		v.signIn = r.rec.Take()
+	}
+	answers := map[string]any{}
+	for i, q := range questions {
+		answers[strconv.FormatInt(q, 10)] = strings.Repeat("x", 20+rnd.IntN(100))
+		if o.pages {
+			v.saves = append(v.saves, r.take(tb, "partial save", r.putPartial(tb, slug, map[string]any{"session": sess, "page": i, "answers": answers}), 204))
+		}
 	}
 	v.submit = r.take(tb, "submission", r.respond(tb, slug, sess, answers), 201)
 	return v
@@ -185,7 +187,7 @@ func tableItems(tb testing.TB, f fixture) map[string]string {
 // TestSimReplaysWhatTheStoreWrites: the requests the model replays are
 // the ones DynamoDB receives. For each step of a responder's visit to a
 // survey keeping partials and asking for a sign-in (the page, the
-// session, two partial saves, the code sent and confirmed, the
+// session, the code sent and confirmed, two partial saves, the
 // submission), every item the step created, changed or deleted in the
 // table is one the recorded requests write (a write the model missed
 // fails here: the session's claim, since one response a session); and
@@ -207,14 +209,6 @@ func TestSimReplaysWhatTheStoreWrites(t *testing.T) {
 	}{
 		{"view", func() reply { return send(t, r.h, "GET", surveyPath(slug), "") }, 200},
 		{"session", func() reply { return r.startSession(t, slug, nil) }, 201},
-		{"partial save 1", func() reply {
-			answers[strconv.FormatInt(qs[0], 10)] = "one"
-			return r.putPartial(t, slug, map[string]any{"session": sess, "page": 0, "answers": answers})
-		}, 204},
-		{"partial save 2", func() reply {
-			answers[strconv.FormatInt(qs[1], 10)] = "two"
-			return r.putPartial(t, slug, map[string]any{"session": sess, "page": 1, "answers": answers})
-		}, 204},
 		{"code sent", func() reply {
 			return postFrom(t, r.h, verifyPath(slug), map[string]any{"session": sess, "channel": "email", "address": addr, "captcha": captcha}, r.ip)
 		}, 202},
@@ -228,6 +222,14 @@ func TestSimReplaysWhatTheStoreWrites(t *testing.T) {
 			}
 			return got
 		}, 200},
+		{"partial save 1", func() reply {
+			answers[strconv.FormatInt(qs[0], 10)] = "one"
+			return r.putPartial(t, slug, map[string]any{"session": sess, "page": 0, "answers": answers})
+		}, 204},
+		{"partial save 2", func() reply {
+			answers[strconv.FormatInt(qs[1], 10)] = "two"
+			return r.putPartial(t, slug, map[string]any{"session": sess, "page": 1, "answers": answers})
+		}, 204},
 		{"submission", func() reply { return r.respond(t, slug, sess, answers) }, 201},
 	}
 	for _, s := range steps {
