@@ -25,23 +25,23 @@ func TestBrowserDocs(t *testing.T) {
 		seen(t, ctx, p.srv.URL+"/docs/", "ol", "docs-"+sc.name+"-index")
 		checkAxe(t, ctx, sc.name+" docs index")
 		click(t, ctx, `a[href="/docs/local/"]`)
-		untilTrue(t, ctx, `document.querySelector("article h1") && document.querySelector("article h1").textContent.startsWith("Running it locally")`)
+		untilTrue(t, ctx, `document.readyState === "complete" && document.querySelector("article h1") && document.querySelector("article h1").textContent.startsWith("Running it locally")`)
 		shot(t, ctx, "docs-"+sc.name+"-local")
 		checkAxe(t, ctx, sc.name+" docs local")
 		// A link in the text to another topic's heading.
 		click(t, ctx, `article a[href="/docs/responding/#hosted-pages"]`)
-		untilTrue(t, ctx, `location.pathname === "/docs/responding/" && document.getElementById("hosted-pages") !== null`)
+		untilTrue(t, ctx, `document.readyState === "complete" && location.pathname === "/docs/responding/" && document.getElementById("hosted-pages") !== null`)
 		checkAxe(t, ctx, sc.name+" docs responding")
 		// The contents list leads to any topic; operating has tables.
 		click(t, ctx, `nav a[href="/docs/operating/"]`)
-		untilTrue(t, ctx, `location.pathname === "/docs/operating/"`)
+		untilTrue(t, ctx, `document.readyState === "complete" && location.pathname === "/docs/operating/"`)
 		if n := evalJS[float64](t, ctx, `document.querySelectorAll("article table").length`); n == 0 {
 			t.Errorf("%s: operating has no table drawn", sc.name)
 		}
 		shot(t, ctx, "docs-"+sc.name+"-operating")
 		checkAxe(t, ctx, sc.name+" docs operating")
 		click(t, ctx, `a[rel=next]`)
-		untilTrue(t, ctx, `location.pathname !== "/docs/operating/" && document.querySelector("a[aria-current=page]") !== null`)
+		untilTrue(t, ctx, `document.readyState === "complete" && location.pathname !== "/docs/operating/" && document.querySelector("a[aria-current=page]") !== null`)
 	}
 }
 
