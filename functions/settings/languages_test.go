@@ -220,7 +220,8 @@ func TestTranslationsStale(t *testing.T) {
 
 	// A PUT of a text clears its mark, even put back unchanged (the
 	// owner saw the new default and kept the translation).
-	body = fmt.Sprintf(`{"survey":{"name":"Coffee survey (en)"},"elements":{%q:{"title":"Which now?","choices":{%q:"Green tea (en)"}},%q:{"title":"Rate it","rows":{%q:"Taste (en)"}}}}`, mc, choiceA, mx, row)
+	body = fmt.Sprintf(`{"survey":{"name":"Coffee survey (en)"},`+
+		`"elements":{%q:{"title":"Which now?","choices":{%q:"Green tea (en)"}},%q:{"title":"Rate it","rows":{%q:"Taste (en)"}}}}`, mc, choiceA, mx, row)
 	r := f.do("PUT", translationPath(s.sid, "en"), body)
 	got = decodeMap(t, r.body)
 	els = got["elements"].(map[string]any)

@@ -53,7 +53,8 @@ func main() {
 		err = run(ctx, *clients, *requests, or(*duration, 90*time.Second), *hold)
 	case "viral":
 		var res viralResult
-		res, err = runViral(ctx, viralOptions{Responders: *responders, Duration: or(*duration, time.Minute), Patches: *patches, Edits: strings.Split(*edits, ","), Hold: *hold, Out: os.Stdout, Partials: *partials})
+		res, err = runViral(ctx, viralOptions{Responders: *responders, Duration: or(*duration, time.Minute), Patches: *patches,
+			Edits: strings.Split(*edits, ","), Hold: *hold, Out: os.Stdout, Partials: *partials})
 		if err == nil {
 			err = res.check()
 		}

@@ -215,7 +215,8 @@ func (r viralResult) check() error {
 	}
 	if !r.Exact {
 		errs = append(errs,
-			fmt.Errorf("counts not exact: %d responses stored, %d submissions accepted (201), %d views answered; the owner reads submitted_responses %d, views %d, report %d, choices %v (want %v), partials %d (want %d)",
+			fmt.Errorf("counts not exact: %d responses stored, %d submissions accepted (201), %d views answered; "+
+				"the owner reads submitted_responses %d, views %d, report %d, choices %v (want %v), partials %d (want %d)",
 				r.Stored, r.accepted(), r.Viewed, r.Final.Submitted, r.Final.Views, r.Final.Report, r.Final.Choices, r.Accepted, r.Final.Partials, r.PartialsLeft))
 	}
 	if _, _, other := r.nonSuccess(); other > 0 {
