@@ -311,7 +311,9 @@ func runOnce(tb testing.TB, bin, fn string, inv invocation, env runEnv) result {
 		"AWS_ENDPOINT_URL=" + env.endpoint,
 		"TABLE_NAME=" + env.table,
 		"KMS_KEY_ID=" + links.DefaultKeyAlias,
-		"API_BASE_URL=https://api.example.com",
+		// The API at the address its events come to (the public routes
+		// answer only on the service's own hosts: contract section 23).
+		"API_BASE_URL=https://abc123defg.execute-api.us-east-1.amazonaws.com",
 		"MAIL_FROM=no-reply@example.com", // the functions that send email (shared/sending) do not start without it
 	}
 

@@ -57,6 +57,14 @@ func ConfigFromEnv(getenv func(string) string) Config {
 			c.Scheme = u.Scheme
 		}
 	}
+	// A service on this machine (make run) is its own at every loopback
+	// name: a person types localhost where the banner says 127.0.0.1.
+	for _, own := range c.Own {
+		if ip := net.ParseIP(own); own == "localhost" || ip != nil && ip.IsLoopback() {
+			c.Own = append(c.Own, "localhost", "127.0.0.1", "::1")
+			break
+		}
+	}
 	return c
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -110,3 +111,18 @@ func TestServingByHost(t *testing.T) {
 type env map[string]string
 
 func (e env) get(k string) string { return e[k] }
+
+// TestLoopbackIsOwn: a service on this machine (make run, PUBLIC_SURVEY_URL
+// http://127.0.0.1:3000) serves its pages at localhost too, where a person
+// types it; a deployment's own hosts are its addresses only.
+func TestLoopbackIsOwn(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	local := hosts.ConfigFromEnv(env(map[string]string{"PUBLIC_SURVEY_URL": "http://127.0.0.1:3000", "API_BASE_URL": "http://127.0.0.1:3000"}))
+	if !slices.Contains(local.Own, "localhost") || !slices.Contains(local.Own, "127.0.0.1") {
+		t.Errorf("make run's own hosts %v, want localhost and 127.0.0.1", local.Own)
+	}
+	deployed := hosts.ConfigFromEnv(env(map[string]string{"PUBLIC_SURVEY_URL": "https://survey.example", "API_BASE_URL": "https://api.survey.example"}))
+	if slices.Contains(deployed.Own, "localhost") || len(deployed.Own) != 2 {
+		t.Errorf("a deployment's own hosts %v, want its two addresses only", deployed.Own)
+	}
+}
