@@ -56,7 +56,7 @@ func TestNotificationsSendEmailAndSMS(t *testing.T) {
 	nlist := fmt.Sprintf("/api/v2/surveys/%d/notifications/", e.sid)
 	stamp := time.Now().UnixNano()
 	owner, team := fmt.Sprintf("owner-%d@example.com", stamp), fmt.Sprintf("team-%d@example.org", stamp)
-	phone := fmt.Sprintf("+1555%07d", stamp%10_000_000)
+	phone := fmt.Sprintf("+1202555%04d", stamp%10_000) // a mobile number (SMS goes to mobiles only)
 	emailID, _ := e.createHook(t, nlist, fmt.Sprintf(`{"recipient_type": 1, "sending_method": 1, "recipients": [%q, %q], "enabled": true}`, owner, team))
 	smsID, _ := e.createHook(t, nlist, fmt.Sprintf(`{"recipient_type": 1, "sending_method": 2, "recipients": ["00%s"]}`, phone[1:]))
 	rc := newReceiver(t, nil)
@@ -147,7 +147,7 @@ func TestNotificationBudgetDropsTheExcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.sid = sv.ID
-	to := fmt.Sprintf("+1555%07d", time.Now().UnixNano()%10_000_000)
+	to := fmt.Sprintf("+1202555%04d", time.Now().UnixNano()%10_000)
 	wid, _ := e.createHook(t, fmt.Sprintf("/api/v2/surveys/%d/notifications/", e.sid), fmt.Sprintf(`{"sending_method": 2, "recipients": [%q]}`, to))
 	e.respond(t, 5)
 	var ds []survey.DeliveryView

@@ -368,7 +368,9 @@ func TestAPIBaseURLWhereLinksAreWritten(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reads := strings.Contains(string(main), "api.BaseURLFromEnv(")
+		// The base URL writes links; a function serving by host takes the
+		// service's own host from it (hosts.New, contract section 23).
+		reads := strings.Contains(string(main), "api.BaseURLFromEnv(") || strings.Contains(string(main), "hosts.New(hosts.ConfigFromEnv(")
 		env, _ := tpl.Resources[logical[i]].Properties["Environment"].(map[string]any)
 		vars, _ := env["Variables"].(map[string]any)
 		_, set := vars["API_BASE_URL"]
