@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -31,7 +30,7 @@ func HostAccount(ctx context.Context) (int64, bool) {
 
 // inHostScope answers ENOTFOUND when ctx is scoped to an account (a
 // subdomain or custom domain) and survey sid is another's. A survey's
-// account never changes, so a container remembers it (ownerCache): a page
+// account never changes, so a container remembers it (Store.owners): a page
 // view of a warm container costs no read for the scope.
 func (s *Store) inHostScope(ctx context.Context, sid int64) error {
 	host, ok := HostAccount(ctx)
@@ -57,33 +56,4 @@ func (s *Store) inHostScope(ctx context.Context, sid int64) error {
 		return survey.ErrNotFound
 	}
 	return nil
-}
-
-// ownerCache maps survey ids to their accounts, which never change; when
-// full, an arbitrary entry makes room (as slugCache).
-type ownerCache struct {
-	mu sync.RWMutex
-	m  map[int64]int64
-}
-
-func (c *ownerCache) get(sid int64) (int64, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	aid, ok := c.m[sid]
-	return aid, ok
-}
-
-func (c *ownerCache) put(sid, aid int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[int64]int64)
-	}
-	if len(c.m) >= slugCacheSize {
-		for k := range c.m {
-			delete(c.m, k)
-			break
-		}
-	}
-	c.m[sid] = aid
 }

@@ -6,35 +6,36 @@ import "sync"
 // kilobytes at most.
 const slugCacheSize = 10000
 
-// slugCache remembers which survey a public slug names. The mapping never
-// changes (a slug is drawn once, for one survey, and never reassigned), so
-// an entry never goes stale; only slugs that were found are kept, so a
-// survey created after a miss is found at once. When full, an arbitrary
-// entry makes room: the cache is for the few surveys a container serves
-// often, not for all of them.
-type slugCache struct {
+// foreverCache remembers mappings that never change once made: which
+// survey a public slug names (a slug is drawn once, for one survey, and
+// never reassigned), which account a survey belongs to. An entry never goes
+// stale; only what was found is kept, so a survey created after a miss is
+// found at once. When full (slugCacheSize), an arbitrary entry makes room:
+// the cache is for the few surveys a container serves often, not for all
+// of them.
+type foreverCache[K comparable, V any] struct {
 	mu sync.RWMutex
-	m  map[string]int64
+	m  map[K]V
 }
 
-func (c *slugCache) get(slug string) (int64, bool) {
+func (c *foreverCache[K, V]) get(k K) (V, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	sid, ok := c.m[slug]
-	return sid, ok
+	v, ok := c.m[k]
+	return v, ok
 }
 
-func (c *slugCache) put(slug string, sid int64) {
+func (c *foreverCache[K, V]) put(k K, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = make(map[string]int64)
+		c.m = make(map[K]V)
 	}
 	if len(c.m) >= slugCacheSize {
-		for k := range c.m {
-			delete(c.m, k)
+		for old := range c.m {
+			delete(c.m, old)
 			break
 		}
 	}
-	c.m[slug] = sid
+	c.m[k] = v
 }

@@ -29,8 +29,8 @@ type Store struct {
 	retries      atomic.Int64 // element writes retried after a lost layout race
 	idCollisions atomic.Int64 // new ids found taken, replaced by fresh ones
 	ids          idPools
-	slugs        slugCache
-	owners       ownerCache // surveys' accounts, for the host's scope (hostscope.go)
+	slugs        foreverCache[string, int64] // public slugs' surveys
+	owners       foreverCache[int64, int64]  // surveys' accounts, for the host's scope (hostscope.go)
 	// collections: the public routes' survey collections (pubcache.go).
 	collections          collectionCache
 	collHits, collMisses atomic.Int64
