@@ -466,32 +466,29 @@ func Localize(e Element, et ElementTexts) Localized {
 		set(lab.field, &v)
 		*lab.p = &v
 	}
-	el.Choices = slices.Clone(el.Choices)
-	for i, c := range el.Choices {
-		if tx, ok := et.Choices[c.ID]; ok {
-			el.Choices[i].Name = tx.V
-		} else if c.Name != "" {
-			out.Missing["choices."+strconv.FormatInt(c.ID, 10)] = true
-		}
-	}
-	el.Rows = slices.Clone(el.Rows)
-	for i, r := range el.Rows {
-		if tx, ok := et.Rows[r.ID]; ok {
-			el.Rows[i].Name = tx.V
-		} else if r.Name != "" {
-			out.Missing["rows."+strconv.FormatInt(r.ID, 10)] = true
-		}
-	}
-	el.Columns = slices.Clone(el.Columns)
-	for i, c := range el.Columns {
-		if tx, ok := et.Columns[c.ID]; ok {
-			el.Columns[i].Name = tx.V
-		} else if c.Name != "" {
-			out.Missing["columns."+strconv.FormatInt(c.ID, 10)] = true
-		}
-	}
+	el.Choices = localizeItems(el.Choices, et.Choices, "choices.", out.Missing, func(c *ChoiceItem) (int64, *string) { return c.ID, &c.Name })
+	el.Rows = localizeItems(el.Rows, et.Rows, "rows.", out.Missing, namedItemText)
+	el.Columns = localizeItems(el.Columns, et.Columns, "columns.", out.Missing, namedItemText)
 	return out
 }
+
+// localizeItems answers a copy of items (choices, rows or columns) with
+// their names in the language of texts, and marks each one left in the
+// default language in missing (prefix + id).
+func localizeItems[T any](items []T, texts map[int64]Text, prefix string, missing map[string]bool, of func(*T) (int64, *string)) []T {
+	items = slices.Clone(items)
+	for i := range items {
+		id, name := of(&items[i])
+		if tx, ok := texts[id]; ok {
+			*name = tx.V
+		} else if *name != "" {
+			missing[prefix+strconv.FormatInt(id, 10)] = true
+		}
+	}
+	return items
+}
+
+func namedItemText(n *NamedItem) (int64, *string) { return n.ID, &n.Name }
 
 // LocalizeAll answers the elements with their texts in lang (the default
 // language answers them as they are).
