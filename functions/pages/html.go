@@ -40,6 +40,35 @@ func decimal(f float64) markup { return markup(strconv.FormatFloat(f, 'f', 2, 64
 // flag writes true or false.
 func flag(b bool) markup { return markup(strconv.FormatBool(b)) }
 
+// trueAttr is data-<name>="true" when b holds and nothing otherwise: the
+// scripts read each such flag as === "true", so a page carries only the
+// flags its survey sets (a 50-question page's weight counts each byte).
+func trueAttr(name string, b bool) markup {
+	if !b {
+		return ""
+	}
+	return markup(` data-` + name + `="true"`)
+}
+
+// durationAttr is the form's time limit in seconds (data-duration, which
+// app.js and offline.js read as 0 when absent).
+func durationAttr(seconds int64) markup {
+	if seconds <= 0 {
+		return ""
+	}
+	return markup(` data-duration="` + strconv.FormatInt(seconds, 10) + `"`)
+}
+
+// messagesAttr is the API's refusals in the page's language
+// (data-messages, read as {} when absent, as it is in English).
+func messagesAttr(lang string) markup {
+	m := messagesJSON(lang)
+	if m == "{}" {
+		return ""
+	}
+	return ` data-messages="` + text(m) + `"`
+}
+
 // autoAttr marks a page that moves on by itself when its one choice is
 // picked (data-auto, which app.js reads).
 func autoAttr(b bool) markup {
@@ -167,15 +196,14 @@ func renderSurvey(p surveyPage) []byte {
 	case p.Initial != nil:
 		class = ` class="steps"`
 	}
-	d.w(`<form id="survey"%s method="post" action="%s" novalidate data-slug="%s" data-duration="%s" data-hide-next="%s"`+
-		` data-hide-prev="%s" data-hide-progress="%s" data-msg-required="%s" data-msg-ties="%s" data-msg-min="%s" data-messages="%s"%s>
+	d.w(`<form id="survey"%s method="post" action="%s" novalidate data-slug="%s"%s%s%s data-msg-required="%s" data-msg-ties="%s" data-msg-min="%s"%s%s>
 <input type="hidden" name="idempotency_key" value="%s">
 <input type="hidden" name="session" value="%s">
 <input type="hidden" name="qs" value="%s">
 <input type="hidden" name="served" value="%s">
-`, class, text(p.Action), text(s.URLSlug), num(p.DurationSeconds), flag(s.HideNextButton), flag(s.HidePreviousButton), flag(s.HideProgressbar),
+`, class, text(p.Action), text(s.URLSlug), durationAttr(p.DurationSeconds), trueAttr("hide-next", s.HideNextButton), trueAttr("hide-prev", s.HidePreviousButton),
 		text(translate(p.Lang, survey.MsgAnswerRequired)), text(translate(p.Lang, msgTiedRanks)), text(translate(p.Lang, msgAtLeast)),
-		text(messagesJSON(p.Lang)), formData16(p)+formData20(p),
+		messagesAttr(p.Lang), formData16(p)+formData20(p),
 		text(p.IdempotencyKey), text(p.Session), text(p.QS), text(p.Served))
 	if step != nil || p.Initial != nil {
 		token := ""
@@ -227,7 +255,7 @@ func renderSurvey(p surveyPage) []byte {
 	}
 	d.signIn(p)
 	for i, pg := range pages {
-		d.w("<section class=\"page questions\" data-page=\"%s\"%s>\n", num(i), autoAttr(picksMoveOn(pg)))
+		d.w("<section class=\"page questions\" data-page=\"%s\"%s>", num(i), autoAttr(picksMoveOn(pg)))
 		for _, q := range pg {
 			d.question(q, p.Form, p.T, p.Initial != nil && !p.Initial[q.ID])
 		}
@@ -291,7 +319,7 @@ func (d *doc) legend(q survey.ElementView, class markup, t texts, hidden markup,
 	for _, a := range attrs {
 		more += a
 	}
-	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\"%s%s%s>\n<legend class=\"qt\">%s%s</legend>\n",
+	d.w("<fieldset class=\"q%s\" data-id=\"%s\" data-type=\"%s\"%s%s%s><legend class=\"qt\">%s%s</legend>",
 		class, num(q.ID), num(int64(q.Type)), requiredAttr(q.AnswerRequired), hidden, more, ltext(q.Title), required(q, t))
 }
 
@@ -407,7 +435,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 		for v := lo; v <= hi && v-lo <= 100; v++ {
 			d.w("<label><input type=\"radio\" name=\"a%s\" value=\"%s\"%s%s>%s%s</label>", num(id), num(v), checked(name, v), req(q), t.n(v), suffix)
 		}
-		d.w("</div>\n")
+		d.w("</div>")
 		// The end labels on a row of their own, under the scale's two
 		// ends, wherever the scale wraps.
 		if q.Type == survey.TypeOpinionScale && (q.LeftLabel != nil || q.RightLabel != nil) {

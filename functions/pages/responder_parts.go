@@ -100,8 +100,10 @@ func texts16For(lang string) pageTexts16 {
 func formData16(p surveyPage) markup {
 	s := p.Survey
 	var d doc
-	d.w(` data-captcha="%s" data-captcha-worker="%s" data-location="%s"`, flag(s.Settings.CaptchaNeeded),
-		text(assetNames["captcha-worker.js"]), flag(s.Settings.LocationIsActive))
+	if s.Settings.CaptchaNeeded {
+		d.w(` data-captcha="true" data-captcha-worker="%s"`, text(assetNames["captcha-worker.js"]))
+	}
+	d.w("%s", trueAttr("location", s.Settings.LocationIsActive))
 	if a, ok := firstAppreciation(s); ok && a.ReloadActive && a.ReloadTime > 0 {
 		d.w(` data-reload="%s"`, num(a.ReloadTime))
 	}
