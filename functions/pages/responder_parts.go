@@ -100,8 +100,12 @@ func texts16For(lang string) pageTexts16 {
 func formData16(p surveyPage) markup {
 	s := p.Survey
 	var d doc
-	if s.Settings.CaptchaNeeded {
-		d.w(` data-captcha="true" data-captcha-worker="%s"`, text(assetNames["captcha-worker.js"]))
+	d.w("%s", trueAttr("captcha", s.Settings.CaptchaNeeded))
+	// The worker solves every challenge the page may meet: the CAPTCHA,
+	// a sign-in's code send and the code-guess guard of a code survey
+	// under attack; a page that meets none carries no address.
+	if s.Settings.CaptchaNeeded || signsIn(p) || s.CodeAuth {
+		d.w(` data-captcha-worker="%s"`, text(assetNames["captcha-worker.js"]))
 	}
 	d.w("%s", trueAttr("location", s.Settings.LocationIsActive))
 	if a, ok := firstAppreciation(s); ok && a.ReloadActive && a.ReloadTime > 0 {

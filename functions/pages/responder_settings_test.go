@@ -281,3 +281,40 @@ var responderTexts = []string{
 	"Too many requests; wait a moment and try again.",
 	"The service is busy; try again shortly.",
 }
+
+// TestChallengeWorkerWhereAChallengeMayCome: the page carries the
+// CAPTCHA worker's address (data-captcha-worker) wherever the page may
+// have to solve a challenge (the CAPTCHA, a sign-in's code send, the
+// code-guess guard of a code survey under attack) and nowhere else. The
+// worker went missing from sign-in and code pages once, when the form's
+// flags were trimmed for weight: the browser's sign-in then failed with
+// "The network failed".
+func TestChallengeWorkerWhereAChallengeMayCome(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		set    map[string]any
+		worker bool
+	}{
+		{"plain", nil, false},
+		{"captcha", map[string]any{"captcha_needed": true}, true},
+		{"email sign-in", map[string]any{"service_auth": true}, true},
+		{"phone sign-in", map[string]any{"phone_number_auth": true}, true},
+		{"codes", map[string]any{"code_auth": true}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, 2)
+			if c.set != nil {
+				f.set(t, store.SettingsUpdate{Set: c.set})
+			}
+			page := f.get("/s/" + f.sv.URLSlug + "/")
+			if page.code != 200 {
+				t.Fatalf("page: %d", page.code)
+			}
+			if got := strings.Contains(page.body, `data-captcha-worker="/assets/captcha-worker.`); got != c.worker {
+				t.Errorf("data-captcha-worker on the page: %v, want %v", got, c.worker)
+			}
+		})
+	}
+}

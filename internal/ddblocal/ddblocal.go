@@ -158,7 +158,7 @@ func startOn(ctx context.Context, in Install, heap string, shared bool, dbPath s
 		return nil, fmt.Errorf("ddblocal: start %s: %w", in.Java, err)
 	}
 	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), p: p, log: log}
-	if err := p.WaitReady(ctx, s.URL, 60*time.Second); err != nil {
+	if err := p.WaitReady(ctx, s.URL, readyWithin); err != nil {
 		return nil, fmt.Errorf("ddblocal: DynamoDB Local: %w\n%s", err, strings.TrimSpace(log.String()))
 	}
 	return s, nil
@@ -201,3 +201,9 @@ func status(pid int, field string) (int64, error) {
 
 // PID is the server's process id.
 func (s *Server) PID() int { return s.p.PID() }
+
+// readyWithin bounds DynamoDB Local's start. It starts in seconds alone;
+// on a 2-core machine at load 30-40 (make test beside other work) a run
+// with its own database file (make run's -dbPath) took over a minute to
+// answer, so the bound is generous: a process that exits is seen at once.
+const readyWithin = 3 * time.Minute
