@@ -96,6 +96,9 @@ type fixture struct {
 	// skew moves the container's clock (the store's and the handlers'
 	// alike), in nanoseconds.
 	skew *atomic.Int64
+	// held, when not zero, is the instant (Unix nanoseconds) the clock
+	// stands at (before skew): hold.
+	held *atomic.Int64
 }
 
 // container is a Lambda container on the test's table: its own clients,
@@ -117,8 +120,13 @@ func container(tb testing.TB) (*store.Store, *links.Sealer) {
 func newFixture(tb testing.TB) fixture {
 	tb.Helper()
 	st, sealer := container(tb)
-	skew := &atomic.Int64{}
-	st.Now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	skew, held := &atomic.Int64{}, &atomic.Int64{}
+	st.Now = func() time.Time {
+		if h := held.Load(); h != 0 {
+			return time.Unix(0, h).Add(time.Duration(skew.Load()))
+		}
+		return time.Now().Add(time.Duration(skew.Load()))
+	}
 	a, _ := testenv.NewAccount(tb, survey.PlanEnterprise)
 	fo, err := st.CreateFolder(context.Background(), a.ID, "Public", nil)
 	if err != nil {
@@ -127,8 +135,13 @@ func newFixture(tb testing.TB) fixture {
 	// The handlers read the store's clock, so that a test that replaces it
 	// moves both.
 	now := func() time.Time { return st.Now() }
-	return fixture{st: st, sealer: sealer, h: testenv.Conform(responders.New(responders.Deps{Store: st, Sealer: sealer, Now: now})), aid: a.ID, fid: fo.ID, skew: skew}
+	return fixture{st: st, sealer: sealer, h: testenv.Conform(responders.New(responders.Deps{Store: st, Sealer: sealer, Now: now})), aid: a.ID, fid: fo.ID, skew: skew, held: held}
 }
+
+// hold stops the fixture's clock where it is (advance still moves it):
+// for a test whose counts live in a window of time (a minute's failed
+// guesses), which a loaded machine's slow requests must not straddle.
+func (f fixture) hold() { f.held.Store(time.Now().UnixNano()) }
 
 // advance moves the fixture's clock forward.
 func (f fixture) advance(d time.Duration) { f.skew.Add(int64(d)) }
