@@ -98,7 +98,7 @@ func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (P
 	if warm {
 		items, err = s.batchGet(ctx, append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}}, guesses...))
 	} else {
-		items, err = s.publicItems(ctx, sid, append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), layoutSK}}, guesses...)...)
+		items, err = s.publicItems(ctx, sid, append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), layoutSK}, dynamo.Keys{SurveyPK(sid), translationsSK}}, guesses...)...)
 	}
 	if err != nil {
 		return PublicSurvey{}, CodeGuard{}, err
@@ -130,12 +130,12 @@ func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (P
 			if err != nil {
 				return PublicSurvey{}, CodeGuard{}, err
 			}
-			ps.Settings, ps.Layout = cached.c.Settings, cached.c.Layout
+			ps.Settings, ps.Layout, ps.Translations = cached.c.Settings, cached.c.Layout, cached.c.Translations
 			return ps, g, nil
 		}
 		// The copy is older than the survey: its settings and layout
 		// as they are now.
-		more, err := s.batchGet(ctx, []dynamo.Keyed{dynamo.Keys{SurveyPK(sid), settingsSK}, dynamo.Keys{SurveyPK(sid), layoutSK}})
+		more, err := s.batchGet(ctx, []dynamo.Keyed{dynamo.Keys{SurveyPK(sid), settingsSK}, dynamo.Keys{SurveyPK(sid), layoutSK}, dynamo.Keys{SurveyPK(sid), translationsSK}})
 		if err != nil {
 			return PublicSurvey{}, CodeGuard{}, err
 		}

@@ -213,6 +213,8 @@
     var body = {};
     if (field("code")) body.code = field("code").value;
     if (field("qs").value) body.qs = field("qs").value;
+    // The page's chosen language (contract 24): the response records it.
+    if (document.documentElement.lang) body.language = document.documentElement.lang;
     return extras.session().then(function (extra) {
       Object.keys(extra).forEach(function (k) { body[k] = extra[k]; });
       return call("sessions/", body);
