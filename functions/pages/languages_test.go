@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -125,4 +126,48 @@ func decodeTranslation(body map[string]any, c store.SurveyCollection) (survey.Tr
 		return survey.Translation{}, err
 	}
 	return survey.DecodeTranslation(raw, c.Survey.Name, c.Elements)
+}
+
+// TestPlainFormLanguage: the form without the script records the page's
+// language in its response (contract section 24): the ?lang= of its
+// action, else the browser's Accept-Language, else the survey's default.
+func TestPlainFormLanguage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2) // an en survey
+	if err := f.st.SetLanguages(t.Context(), f.aid, f.sv.ID, []string{"fa"}); err != nil {
+		t.Fatal(err)
+	}
+	slug := f.sv.URLSlug
+	for i, tc := range []struct {
+		name, query, accept, want string
+	}{
+		{"?lang= of the form's action", "?lang=fa", "", "fa"},
+		{"Accept-Language", "", "fa-IR, en;q=0.5", "fa"},
+		{"the default", "", "", "en"},
+		{"a ?lang= not the survey's is ignored", "?lang=ar", "", "en"},
+	} {
+		b := &plainBrowser{h: f.h}
+		req := httptest.NewRequest("GET", "/s/"+slug+"/"+tc.query, nil)
+		req.Header.Set("Accept", "text/html")
+		if tc.accept != "" {
+			req.Header.Set("Accept-Language", tc.accept)
+		}
+		page := b.do(t, req).Body.String()
+		body := "idempotency_key=" + url.QueryEscape(hidden(t, page, "idempotency_key")) + "&served=" + url.QueryEscape(hidden(t, page, "served")) + f.answers()
+		post := httptest.NewRequest("POST", "/s/"+slug+"/"+tc.query, strings.NewReader(body))
+		post.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if tc.accept != "" {
+			post.Header.Set("Accept-Language", tc.accept)
+		}
+		if rec := b.do(t, post); rec.Code != 200 {
+			t.Fatalf("%s: the form: %d %.400s", tc.name, rec.Code, rec.Body)
+		}
+		rs := f.responses(t)
+		if len(rs) != i+1 {
+			t.Fatalf("%s: %d responses, want %d", tc.name, len(rs), i+1)
+		}
+		if got := rs[i].Language; got != tc.want {
+			t.Errorf("%s: the response's language %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }
