@@ -145,7 +145,7 @@ func TestResultsTableGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb := decode[table](t, f.do("GET", tablePath(sv.ID)))
-	if want := []string{"responder_id", "responder_code", "Store", "Score", "spam", "responding_duration", "submitted_date_time"}; fmt.Sprint(tb.titles()) != fmt.Sprint(want) {
+	if want := []string{"responder_id", "responder_code", "Store", "Score", "spam", "language", "responding_duration", "submitted_date_time"}; fmt.Sprint(tb.titles()) != fmt.Sprint(want) {
 		t.Fatalf("titles %q, want %q", tb.titles(), want)
 	}
 	group := tb.Header[2]

@@ -69,7 +69,7 @@ func TestCSVPages(t *testing.T) {
 		r := f.do("GET", target)
 		rows := readCSV(t, r)
 		pages++
-		if want := []string{"id", "submitted_at", "duration_seconds", "spam", "What did you think?", "city", "age"}; !slices.Equal(rows[0], want) {
+		if want := []string{"id", "submitted_at", "duration_seconds", "spam", "language", "What did you think?", "city", "age"}; !slices.Equal(rows[0], want) {
 			t.Fatalf("header %q, want %q", rows[0], want)
 		}
 		if len(rows)-1 > 4 {

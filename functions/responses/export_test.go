@@ -85,7 +85,7 @@ func TestExport(t *testing.T) {
 		t.Errorf("export link %q is not under %s", link, exportPath(f.sid))
 	}
 	rows := readCSV(t, reply{code: 200, body: f.download(t, link), header: http.Header{"Content-Type": {"text/csv; charset=utf-8"}}})
-	if want := []string{"id", "submitted_at", "duration_seconds", "spam", "What did you think?", "city", "age"}; !slices.Equal(rows[0], want) {
+	if want := []string{"id", "submitted_at", "duration_seconds", "spam", "language", "What did you think?", "city", "age"}; !slices.Equal(rows[0], want) {
 		t.Errorf("header %q", rows[0])
 	}
 	all := append(append([]survey.Response(nil), rs...), big...)
@@ -132,7 +132,7 @@ func TestExportEmptySurvey(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	link, _ := f.exportLink(t, f.sid)
-	if body := string(f.download(t, link)); body != "\uFEFFid,submitted_at,duration_seconds,spam,What did you think?,city,age\r\n" {
+	if body := string(f.download(t, link)); body != "\uFEFFid,submitted_at,duration_seconds,spam,language,What did you think?,city,age\r\n" {
 		t.Errorf("empty export %q", body)
 	}
 }

@@ -75,7 +75,7 @@ func TestResultsTable(t *testing.T) {
 	if r.code != 200 || tb.RespondersCount != 11 || tb.InvisibleRespondersCount == nil || *tb.InvisibleRespondersCount != 0 {
 		t.Fatalf("results table: %v", r)
 	}
-	if want := []string{"responder_id", "responder_code", "What did you think?", "city", "age", "spam", "responding_duration", "submitted_date_time"}; !slices.Equal(tb.titles(), want) {
+	if want := []string{"responder_id", "responder_code", "What did you think?", "city", "age", "spam", "language", "responding_duration", "submitted_date_time"}; !slices.Equal(tb.titles(), want) {
 		t.Errorf("header %q, want %q", tb.titles(), want)
 	}
 	if !slices.Equal(tb.ids(), newestFirst(rs)) {
@@ -227,7 +227,7 @@ func TestResultsTableSpamScoreAndIDs(t *testing.T) {
 	if r.code != 200 || len(tb.Body) != 5 {
 		t.Fatalf("sort=3,6,asc: %v", r)
 	}
-	want := []string{"responder_id", "responder_code", "What did you think?", "city", "age", "spam", "score", "responding_duration", "submitted_date_time"}
+	want := []string{"responder_id", "responder_code", "What did you think?", "city", "age", "spam", "score", "language", "responding_duration", "submitted_date_time"}
 	if !slices.Equal(tb.titles(), want) {
 		t.Errorf("header %q, want %q", tb.titles(), want)
 	}
@@ -248,7 +248,7 @@ func TestResultsTableSpamScoreAndIDs(t *testing.T) {
 	if !slices.Equal(tb.ids(), ascendingIDs(rs, tb.ids())) || tb.ids()[4] != more[1].ID {
 		t.Errorf("sort=3,6,asc: %v, want oldest first", tb.ids())
 	}
-	cells := func(row int) string { d := tb.Body[row].Data; return fmt.Sprint(d[len(d)-4 : len(d)-2]) }
+	cells := func(row int) string { d := tb.Body[row].Data; return fmt.Sprint(d[len(d)-5 : len(d)-3]) }
 	if got := []string{cells(0), cells(3), cells(4)}; fmt.Sprint(got) != "[[false ] [true 2/3] [false 0/3]]" {
 		t.Errorf("spam and score cells %v", got)
 	}

@@ -46,7 +46,7 @@ func TestTableColumns(t *testing.T) {
 		Variables: []survey.Variable{{Name: "source"}, {Name: "n", Type: survey.VariableInteger}},
 	}
 	tb := newTable(coll)
-	want := []string{"id", "submitted_at", "duration_seconds", "spam", "Name", "Colours", "Rank them", "City", "Grid", "Recommend?", "Stars", "source", "n"}
+	want := []string{"id", "submitted_at", "duration_seconds", "spam", "language", "Name", "Colours", "Rank them", "City", "Grid", "Recommend?", "Stars", "source", "n"}
 	if !slices.Equal(tb.header, want) {
 		t.Fatalf("header %q, want %q", tb.header, want)
 	}
