@@ -107,13 +107,13 @@ func TestCSVPages(t *testing.T) {
 		byID[row[0]] = row
 	}
 	first := byID[fmt.Sprint(rs[1].ID)]
-	if want := []string{fmt.Sprint(rs[1].ID), "2026-05-01T12:00:01.000000Z", "90", "false", "answer 1", "Tabriz", "21"}; !slices.Equal(first, want) {
+	if want := []string{fmt.Sprint(rs[1].ID), "2026-05-01T12:00:01.000000Z", "90", "false", "", "answer 1", "Tabriz", "21"}; !slices.Equal(first, want) {
 		t.Errorf("row %q, want %q", first, want)
 	}
 	wantCells := []string{"'=HYPERLINK(\"http://evil\")", "سلام، دنیا", "two\nlines, \"quoted\"", "-12", "'@SUM(1)", ""}
 	for i, r := range extra {
 		row := byID[fmt.Sprint(r.ID)]
-		if row[4] != wantCells[i] || row[5] != "'+98 21" || row[6] != "" {
+		if row[5] != wantCells[i] || row[6] != "'+98 21" || row[7] != "" {
 			t.Errorf("row of %q: %q, want the cell %q and city '+98 21", tricky[i], row, wantCells[i])
 		}
 	}

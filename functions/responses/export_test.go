@@ -101,8 +101,8 @@ func TestExport(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("export rows %v, want every response oldest first %v", got, want)
 	}
-	if row := rows[len(rows)-1]; len(row[4]) != 30_000 {
-		t.Errorf("a 30 KB answer is %d bytes in the file", len(row[4]))
+	if row := rows[len(rows)-1]; len(row[5]) != 30_000 {
+		t.Errorf("a 30 KB answer is %d bytes in the file", len(row[5]))
 	}
 	other, _ := f.newSurvey(t, "Other")
 	token := strings.TrimSuffix(strings.TrimPrefix(link, exportPath(f.sid)), "/")

@@ -83,7 +83,7 @@ func TestResultsTable(t *testing.T) {
 	}
 	row := tb.Body[len(tb.Body)-1] // the oldest: rs[0], with a code
 	if row.ResponderID != rs[0].ID || row.ResponderCode == nil || *row.ResponderCode != "CODE-0" ||
-		fmt.Sprint(row.Data) != fmt.Sprint([]any{float64(rs[0].ID), "CODE-0", "answer 0", "Tabriz", "20", false, float64(90), "1405/02/11-15:30:00"}) {
+		fmt.Sprint(row.Data) != fmt.Sprint([]any{float64(rs[0].ID), "CODE-0", "answer 0", "Tabriz", "20", false, nil, float64(90), "1405/02/11-15:30:00"}) {
 		t.Errorf("row %+v", row)
 	}
 	if tb.Body[0].ResponderCode != nil {
@@ -267,7 +267,7 @@ func TestResultsTableSpamScoreAndIDs(t *testing.T) {
 		}
 	}
 	msg := `{"sort":["Responses sort by their submission time only: \"asc\", \"desc\", or the column form \"{col_type},6,asc\" / \"{col_type},6,desc\" (e.g. \"3,6,asc\")."]}`
-	for _, sort := range []string{"1,6,asc", "2,6,asc", "3,3,asc", "6,5,asc", "3,06,asc", "12,6,asc", "3,6,up"} {
+	for _, sort := range []string{"1,6,asc", "2,6,asc", "3,3,asc", "6,5,asc", "3,06,asc", "13,6,asc", "3,6,up"} {
 		if r := f.do("GET", tablePath(sid)+"?sort="+sort); r.code != 400 || string(r.body) != msg {
 			t.Errorf("sort=%s: %v", sort, r)
 		}

@@ -147,7 +147,7 @@ func TestExportJobXLSX(t *testing.T) {
 		t.Fatalf("the job %+v, want %d rows", done, want)
 	}
 	rows, rtl := openXLSX(t, f.downloadAs(t, relative(t, *done.Export), xlsxType))
-	if len(rows) != want+1 || !rtl || rows[1][4] != "answer 3" {
+	if len(rows) != want+1 || !rtl || rows[1][5] != "answer 3" {
 		t.Errorf("the job's workbook: rtl %v, rows %q", rtl, rows)
 	}
 	if r := f.do("POST", exportJobsPath(f.sid)+"?export_format=0"); r.code != 400 {
