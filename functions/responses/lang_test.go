@@ -129,7 +129,8 @@ func TestOwnerReadsLanguage(t *testing.T) {
 
 	// The results table: a language column, the header's labels in ?lang=.
 	tb := decode[table](t, f.do("GET", tablePath(sid)+"?lang=en&sort=asc"))
-	if want := []string{"responder_id", "responder_code", "What did you think?", "Colour?", "city", "age", "spam", "language", "responding_duration", "submitted_date_time"}; !slices.Equal(tb.titles(), want) {
+	want := []string{"responder_id", "responder_code", "What did you think?", "Colour?", "city", "age", "spam", "language", "responding_duration", "submitted_date_time"}
+	if !slices.Equal(tb.titles(), want) {
 		t.Errorf("results table header %q, want %q", tb.titles(), want)
 	}
 	for _, h := range tb.Header {

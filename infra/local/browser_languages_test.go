@@ -172,7 +172,8 @@ func TestBrowserLanguages(t *testing.T) {
 		for _, lang := range []string{"fa", "en"} {
 			ctx := tab(t, true, sc.width, sc.height, sc.mobile)
 			seen(t, ctx, p.srv.URL+"/r/"+sv.ReportCode+"/?lang="+lang, ".chart", "languages-report-"+lang+"-"+sc.name)
-			got := evalJS[string](t, ctx, `document.documentElement.lang + " " + document.querySelector(".chart h2").textContent + " " + Array.from(document.querySelectorAll(".chart")[0].querySelectorAll("text.value")).map(x => x.textContent).join(",")`)
+			got := evalJS[string](t, ctx, `document.documentElement.lang + " " + document.querySelector(".chart h2").textContent + " " +
+				Array.from(document.querySelectorAll(".chart")[0].querySelectorAll("text.value")).map(x => x.textContent).join(",")`)
 			want := "en Which fruit do you like? 0,2,0"
 			if lang == "fa" {
 				want = "fa پرسش " + fmt.Sprint(int64(sv.Elements[2]["id"].(float64))) + " ۰,۲,۰"
