@@ -80,12 +80,13 @@ func (s *Store) guardFor(sid int64, client string) CodeGuard {
 // second (as requests that arrive together miss each other's anyway). A
 // missing slug answers ENOTFOUND.
 //
-// The settings and the layout (which grows with the survey's elements)
+// The settings, the layout (which grows with the survey's elements) and
+// the translations (a session's language is checked against them)
 // come from the container's copy of the survey's collection
 // (PublicCollection) while the survey item's collection version says it is
 // current, as for a view (an eventually consistent read: a newer copy
 // serves too); a container without a current copy reads them in the same
-// BatchGetItem (none cached) or in a second one of the two items.
+// BatchGetItem (none cached) or in a second one of the three items.
 func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (PublicSurvey, CodeGuard, error) {
 	sid, err := s.SurveyIDBySlug(ctx, slug)
 	if err != nil {
