@@ -123,7 +123,7 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 			// browser sent none: a no_spam survey then asks for cookies,
 			// and the form sent again carries it.
 			started, err := svc.Start(ctx, responding.StartRequest{Slug: slug, Client: api.ClientIP(r), Code: p.Code, QS: p.QS, HasQS: p.QS != "", At: start,
-				Responder: responding.EnsureResponder(w, r)})
+				Responder: responding.EnsureResponder(w, r), Language: pl.Lang})
 			if err != nil {
 				return fail(err)
 			}

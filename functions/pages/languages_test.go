@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -125,4 +128,119 @@ func decodeTranslation(body map[string]any, c store.SurveyCollection) (survey.Tr
 		return survey.Translation{}, err
 	}
 	return survey.DecodeTranslation(raw, c.Survey.Name, c.Elements)
+}
+
+// TestPlainFormLanguage: the form without the script records the page's
+// language in its response (contract section 24): the ?lang= of its
+// action, else the browser's Accept-Language, else the survey's default.
+func TestPlainFormLanguage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2) // an en survey
+	if err := f.st.SetLanguages(t.Context(), f.aid, f.sv.ID, []string{"fa"}); err != nil {
+		t.Fatal(err)
+	}
+	slug := f.sv.URLSlug
+	for i, tc := range []struct {
+		name, query, accept, want string
+	}{
+		{"?lang= of the form's action", "?lang=fa", "", "fa"},
+		{"Accept-Language", "", "fa-IR, en;q=0.5", "fa"},
+		{"the default", "", "", "en"},
+		{"a ?lang= not the survey's is ignored", "?lang=ar", "", "en"},
+	} {
+		b := &plainBrowser{h: f.h}
+		req := httptest.NewRequest("GET", "/s/"+slug+"/"+tc.query, nil)
+		req.Header.Set("Accept", "text/html")
+		if tc.accept != "" {
+			req.Header.Set("Accept-Language", tc.accept)
+		}
+		page := b.do(t, req).Body.String()
+		body := "idempotency_key=" + url.QueryEscape(hidden(t, page, "idempotency_key")) + "&served=" + url.QueryEscape(hidden(t, page, "served")) + f.answers()
+		post := httptest.NewRequest("POST", "/s/"+slug+"/"+tc.query, strings.NewReader(body))
+		post.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if tc.accept != "" {
+			post.Header.Set("Accept-Language", tc.accept)
+		}
+		if rec := b.do(t, post); rec.Code != 200 {
+			t.Fatalf("%s: the form: %d %.400s", tc.name, rec.Code, rec.Body)
+		}
+		rs := f.responses(t)
+		if len(rs) != i+1 {
+			t.Fatalf("%s: %d responses, want %d", tc.name, len(rs), i+1)
+		}
+		if got := rs[i].Language; got != tc.want {
+			t.Errorf("%s: the response's language %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestReportLanguage: the public report reads in any of the survey's
+// languages with ?lang= (contract section 24): the page's lang, dir and
+// words, the survey's name and the charts' titles and labels translated
+// (untranslated ones in the default), the counts by id the same in every
+// language; another lang answers 400 before anything else is read.
+func TestReportLanguage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2) // an en survey: a multiple choice (Red, Green, Blue) and a rating
+	ctx := t.Context()
+	if err := f.st.SetLanguages(ctx, f.aid, f.sv.ID, []string{"fa"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.st.SurveyCollection(ctx, f.aid, f.sv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := decodeTranslation(map[string]any{"survey": map[string]any{"name": "نظرسنجی"}, "elements": map[string]any{
+		fmt.Sprint(f.choices.ID): map[string]any{"title": "پرسش یک", "choices": map[string]any{fmt.Sprint(f.choices.Choices[0].ID): "قرمز"}}}}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.PutTranslation(ctx, f.aid, f.sv.ID, "fa", tr); err != nil {
+		t.Fatal(err)
+	}
+	// One response (Red) given in fa, one in en: both count for the same
+	// choice, read in either language.
+	for _, q := range []string{"?lang=fa", ""} {
+		b := &plainBrowser{h: f.h}
+		req := httptest.NewRequest("GET", "/s/"+f.sv.URLSlug+"/"+q, nil)
+		req.Header.Set("Accept", "text/html")
+		page := b.do(t, req).Body.String()
+		body := "idempotency_key=" + url.QueryEscape(hidden(t, page, "idempotency_key")) + "&served=" + url.QueryEscape(hidden(t, page, "served")) + f.answers()
+		post := httptest.NewRequest("POST", "/s/"+f.sv.URLSlug+"/"+q, strings.NewReader(body))
+		post.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if rec := b.do(t, post); rec.Code != 200 {
+			t.Fatalf("the form %s: %d %.300s", q, rec.Code, rec.Body)
+		}
+	}
+	testenv.Tally(t)
+
+	path := "/r/" + f.sv.ReportCode + "/"
+	desc := regexp.MustCompile(`<desc id="chart0-d">([^<]*)</desc>`)
+	for _, tc := range []struct {
+		query, lang, name, title, first string
+	}{
+		{"", "en", "Pages", "Question 1", "Red"},
+		{"?lang=en", "en", "Pages", "Question 1", "Red"},
+		{"?lang=fa", "fa", "نظرسنجی", "پرسش یک", "قرمز"},
+	} {
+		rep := f.get(path + tc.query)
+		if rep.code != 200 || !strings.Contains(rep.body, fmt.Sprintf(`<html lang="%s" dir="%s">`, tc.lang, survey.Dir(tc.lang))) {
+			t.Fatalf("report%s: %d %.300s", tc.query, rep.code, rep.body)
+		}
+		if !strings.Contains(rep.body, "<h1>"+tc.name+" — ") || !strings.Contains(rep.body, tc.title) {
+			t.Errorf("report%s: name %q or title %q missing: %.600s", tc.query, tc.name, tc.title, rep.body)
+		}
+		two := "2"
+		if tc.lang == "fa" {
+			two = "۲"
+		}
+		if m := desc.FindStringSubmatch(rep.body); m == nil || !strings.HasPrefix(m[1], tc.first+": "+two) || !strings.Contains(m[1], "Green") {
+			t.Errorf("report%s: the choices' chart %q, want %s counted twice and Green untranslated", tc.query, m, tc.first)
+		}
+	}
+	for _, q := range []string{"?lang=ar", "?lang=de", "?lang="} {
+		if rep := f.get(path + q); rep.code != 400 || !strings.Contains(rep.body, "lang: Not one of this survey") {
+			t.Errorf("report%s: %d %.300s, want 400", q, rep.code, rep.body)
+		}
+	}
 }

@@ -102,12 +102,26 @@ func handleReport(st Store) http.Handler {
 			return nil
 		}
 		sid := c.Survey.ID
+		// ?lang= (contract section 24): the report in one of the survey's
+		// languages, its titles and labels translated where they are
+		// (the counts are by id, the same in every language); any
+		// other lang is a 400, before the aggregates are read.
+		def, _ := survey.LanguageCode(c.Survey.Language)
+		lang := def
+		if vals, ok := r.URL.Query()["lang"]; ok && vals[0] != def {
+			if !c.Translations.Has(vals[0], def) {
+				writeMessage(w, r, http.StatusBadRequest, "en", "Report", "lang: "+survey.MsgUnknownLanguage)
+				return nil
+			}
+			lang = vals[0]
+			c.Elements = c.Translations.LocalizeAll(lang, def, c.Elements)
+		}
+		name, _ := c.Translations.Name(lang, def, c.Survey.Name)
 		agg, err := st.Aggregates(ctx, sid)
 		if err != nil {
 			return err
 		}
-		lang, _ := survey.LanguageCode(c.Survey.Language)
-		p := reportPage{page: newPage(lang, c.Survey.Name+" — "+textsFor(lang).Report)}
+		p := reportPage{page: newPage(lang, name+" — "+textsFor(lang).Report)}
 		p.ThemeCSS = themeCSS(c.Survey.Theme)
 		p.Wide = true
 		p.Report = buildReport(c, agg, p.T, look{rtl: p.Dir == "rtl", zero: p.T.Zero})

@@ -24,7 +24,7 @@ type sessionView struct {
 	ChoiceOrders map[string][]int64 `json:"choice_orders"`
 }
 
-// handleSession starts a response: {"code", "qs", "captcha"}, all
+// handleSession starts a response: {"code", "qs", "captcha", "language"}, all
 // optional but the captcha of a captcha_needed survey (contract section
 // 16), which must be a solved challenge; the session spends it. Every
 // session is bound to the responder cookie, which this route sets when
@@ -47,6 +47,7 @@ func handleSession(svc responding.Service) http.Handler {
 		form := api.NewForm(body)
 		code, _ := form.String("code", api.Str{Nullable: true, AllowBlank: true, NoTrim: true})
 		qs, hasQS := form.String("qs", api.Str{Nullable: true, AllowBlank: true, NoTrim: true})
+		lang, _ := form.String("language", api.Str{Nullable: true, AllowBlank: true})
 		captcha, err := captchaField(form)
 		if err != nil {
 			return err
@@ -56,7 +57,7 @@ func handleSession(svc responding.Service) http.Handler {
 		}
 		started, err := svc.Start(ctx, responding.StartRequest{
 			Slug: r.PathValue("url_slug"), Client: api.ClientIP(r), Code: code, QS: qs, HasQS: hasQS,
-			Captcha: captcha, Responder: responding.EnsureResponder(w, r),
+			Captcha: captcha, Responder: responding.EnsureResponder(w, r), Language: lang,
 		})
 		if err != nil {
 			return err

@@ -121,6 +121,8 @@ var sessionCases = []responding.Session{
 	{StartedAt: time.UnixMicro(1 << 52), Link: &responding.SessionLink{ID: [12]byte{1, 2, 3}}},
 	{StartedAt: time.UnixMicro(1 << 52), Email: "a@example.com"},
 	{StartedAt: time.UnixMicro(1 << 52), Phone: "+989121234567"},
+	{StartedAt: time.UnixMicro(1 << 52), Language: "en"},
+	{StartedAt: time.UnixMicro(3), Code: "c", Phone: "+989121234567", Language: "fa", Link: &responding.SessionLink{ID: [12]byte{5}}},
 	{StartedAt: time.UnixMicro(7), Code: "c", Email: strings.Repeat("e", responding.MaxEmail), Phone: "+4915112345678", Responder: [16]byte{9},
 		Link: &responding.SessionLink{ID: [12]byte{4}}},
 	{StartedAt: time.UnixMicro(1 << 52), Code: "x", Link: &responding.SessionLink{ID: [12]byte{0xff}, Values: links.Payload{

@@ -49,8 +49,8 @@ func TestCSVWithChoices(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := readCSV(t, f.do("GET", listPath(f.sid)+"?format=csv"))
-	wantHeader := []string{"id", "submitted_at", "duration_seconds", "spam", "What did you think?", "Colours", "Grid", "Recommend?", "city", "age"}
-	wantRow := []string{fmt.Sprint(rs[0].ID), "2026-05-01T12:00:00.000000Z", "0", "false", "ok", "Red; آبی", "Speed: Bad; Price: Good", "8", "", ""}
+	wantHeader := []string{"id", "submitted_at", "duration_seconds", "spam", "language", "What did you think?", "Colours", "Grid", "Recommend?", "city", "age"}
+	wantRow := []string{fmt.Sprint(rs[0].ID), "2026-05-01T12:00:00.000000Z", "0", "false", "", "ok", "Red; آبی", "Speed: Bad; Price: Good", "8", "", ""}
 	if len(rows) != 2 || !slices.Equal(rows[0], wantHeader) || !slices.Equal(rows[1], wantRow) {
 		t.Fatalf("CSV %q\nwant %q and %q", rows, wantHeader, wantRow)
 	}
@@ -58,8 +58,8 @@ func TestCSVWithChoices(t *testing.T) {
 	// The results table (contract section 21): meta cells around the
 	// answers, a cell per choice of the multi-select question (its name
 	// where chosen, null otherwise), the choices in its header.
-	wantTitles := []string{"responder_id", "responder_code", "What did you think?", "Colours", "Grid", "Recommend?", "city", "age", "spam", "responding_duration", "submitted_date_time"}
-	wantData := []any{float64(rs[0].ID), nil, "ok", "Red", nil, "آبی", "Speed: Bad; Price: Good", "8", "", "", false, float64(0), "1405/02/11-15:30:00"}
+	wantTitles := []string{"responder_id", "responder_code", "What did you think?", "Colours", "Grid", "Recommend?", "city", "age", "spam", "language", "responding_duration", "submitted_date_time"}
+	wantData := []any{float64(rs[0].ID), nil, "ok", "Red", nil, "آبی", "Speed: Bad; Price: Good", "8", "", "", false, nil, float64(0), "1405/02/11-15:30:00"}
 	if !slices.Equal(tb.titles(), wantTitles) || len(tb.Body) != 1 || fmt.Sprint(tb.Body[0].Data) != fmt.Sprint(wantData) {
 		t.Fatalf("results table %q %v\nwant %q %v", tb.titles(), tb.Body, wantTitles, wantData)
 	}

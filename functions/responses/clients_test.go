@@ -46,7 +46,7 @@ func TestResultsTableClients(t *testing.T) {
 		if at, _ := data[len(data)-1].(string); !regexp.MustCompile(`^\d{4}/\d{2}/\d{2}-\d{2}:\d{2}:\d{2}$`).MatchString(at) || at != "1405/02/11-15:30:00" {
 			t.Errorf("data[-1] = %v, want the Jalali 1405/02/11-15:30:00", data[len(data)-1])
 		}
-		if answers := data[2 : len(data)-2]; fmt.Sprint(answers) != fmt.Sprint([]any{"خوب بود", "کیفیت", nil, "ارسال", "مرد", "", "", false}) {
+		if answers := data[2 : len(data)-2]; fmt.Sprint(answers) != fmt.Sprint([]any{"خوب بود", "کیفیت", nil, "ارسال", "مرد", "", "", false, nil}) {
 			t.Errorf("data[2:-2] = %v", answers)
 		}
 		// The SDK with header: every cell taken once, in step with the header.
@@ -145,7 +145,7 @@ func TestResultsTableGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb := decode[table](t, f.do("GET", tablePath(sv.ID)))
-	if want := []string{"responder_id", "responder_code", "Store", "Score", "spam", "responding_duration", "submitted_date_time"}; fmt.Sprint(tb.titles()) != fmt.Sprint(want) {
+	if want := []string{"responder_id", "responder_code", "Store", "Score", "spam", "language", "responding_duration", "submitted_date_time"}; fmt.Sprint(tb.titles()) != fmt.Sprint(want) {
 		t.Fatalf("titles %q, want %q", tb.titles(), want)
 	}
 	group := tb.Header[2]
@@ -153,7 +153,7 @@ func TestResultsTableGroups(t *testing.T) {
 		*group.SubQuestions[1].ID != pick.ID || !*group.SubQuestions[1].AllowMultipleSelect || len(group.SubQuestions[1].Choices) != 2 {
 		t.Errorf("the group's header %+v", group)
 	}
-	want := []any{float64(rs[0].ID), nil, "East", nil, "South", "7", false, float64(0), "2026-05-01T12:00:00.000000Z"}
+	want := []any{float64(rs[0].ID), nil, "East", nil, "South", "7", false, nil, float64(0), "2026-05-01T12:00:00.000000Z"}
 	if len(tb.Body) != 1 || fmt.Sprint(tb.Body[0].Data) != fmt.Sprint(want) {
 		t.Errorf("row %v, want %v", tb.Body, want)
 	}
@@ -220,7 +220,7 @@ func TestPorslineSDK(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("the SDK printed %s: %v", out, err)
 	}
-	wantAnswers := fmt.Sprint([]any{"خوب بود", "کیفیت", nil, "ارسال", "مرد", "", "", false})
+	wantAnswers := fmt.Sprint([]any{"خوب بود", "کیفیت", nil, "ارسال", "مرد", "", "", false, nil})
 	for name, rows := range map[string][]map[string]any{"responses()": got.Plain, "responses(since)": got.Since} {
 		// submitted_at: 15:30 in Tehran, as jconvert gives it (no zone).
 		if len(rows) != 1 || fmt.Sprint(rows[0]["response"]) != wantAnswers || rows[0]["submitted_at"] != "2026-05-01T15:30:00" {

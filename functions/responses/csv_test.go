@@ -69,7 +69,7 @@ func TestCSVPages(t *testing.T) {
 		r := f.do("GET", target)
 		rows := readCSV(t, r)
 		pages++
-		if want := []string{"id", "submitted_at", "duration_seconds", "spam", "What did you think?", "city", "age"}; !slices.Equal(rows[0], want) {
+		if want := []string{"id", "submitted_at", "duration_seconds", "spam", "language", "What did you think?", "city", "age"}; !slices.Equal(rows[0], want) {
 			t.Fatalf("header %q, want %q", rows[0], want)
 		}
 		if len(rows)-1 > 4 {
@@ -107,13 +107,13 @@ func TestCSVPages(t *testing.T) {
 		byID[row[0]] = row
 	}
 	first := byID[fmt.Sprint(rs[1].ID)]
-	if want := []string{fmt.Sprint(rs[1].ID), "2026-05-01T12:00:01.000000Z", "90", "false", "answer 1", "Tabriz", "21"}; !slices.Equal(first, want) {
+	if want := []string{fmt.Sprint(rs[1].ID), "2026-05-01T12:00:01.000000Z", "90", "false", "", "answer 1", "Tabriz", "21"}; !slices.Equal(first, want) {
 		t.Errorf("row %q, want %q", first, want)
 	}
 	wantCells := []string{"'=HYPERLINK(\"http://evil\")", "سلام، دنیا", "two\nlines, \"quoted\"", "-12", "'@SUM(1)", ""}
 	for i, r := range extra {
 		row := byID[fmt.Sprint(r.ID)]
-		if row[4] != wantCells[i] || row[5] != "'+98 21" || row[6] != "" {
+		if row[5] != wantCells[i] || row[6] != "'+98 21" || row[7] != "" {
 			t.Errorf("row of %q: %q, want the cell %q and city '+98 21", tricky[i], row, wantCells[i])
 		}
 	}

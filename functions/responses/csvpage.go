@@ -24,6 +24,9 @@ func (h handlers) csvPage(w http.ResponseWriter, r *http.Request, aid, sid int64
 	if err != nil {
 		return err
 	}
+	if coll, _, err = collectionIn(r.URL.Query(), coll); err != nil {
+		return err
+	}
 	t := newTable(coll)
 	cw := newCSVWriter()
 	body := append([]byte(bom), cw.encode(t.header)...)

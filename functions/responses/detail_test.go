@@ -21,7 +21,8 @@ func TestGetResponse(t *testing.T) {
 		t.Fatalf("GET: %v with %d calls", r, r.calls.DynamoDB())
 	}
 	want := fmt.Sprintf(`{"id":%d,"submitted_at":"2026-05-01T12:00:00.000000Z","started_at":"2026-05-01T11:58:30.000000Z","duration_seconds":90,`+
-		`"answers":{"%d":"answer 0"},"variables":{"age":20,"city":"Tabriz"},"code":"CODE-0","spam":false,"location":null,"responder":null,"respondent":null,"edited_at":null}`, rs[0].ID, f.text)
+		`"answers":{"%d":"answer 0"},"variables":{"age":20,"city":"Tabriz"},"code":"CODE-0","language":null,"spam":false,`+
+		`"location":null,"responder":null,"respondent":null,"edited_at":null}`, rs[0].ID, f.text)
 	if string(r.body) != want {
 		t.Errorf("GET = %s\nwant  %s", r.body, want)
 	}

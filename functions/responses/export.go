@@ -92,6 +92,9 @@ func (h handlers) export() http.Handler {
 		if err != nil {
 			return err
 		}
+		if err := spec.checkLang(r.URL.Query(), coll); err != nil {
+			return err
+		}
 		if spec.format == formatXLSX {
 			return h.exportWorkbook(w, r, acct.ID, sid, spec)
 		}
@@ -133,13 +136,16 @@ func writeExport(ctx context.Context, st Store, ex Exports, workbook WorkbookFun
 		err error
 	)
 	if spec.format == formatXLSX {
-		out, err = workbook(wr, rightToLeft(coll.Survey.Language))
+		out, err = workbook(wr, rightToLeft(coll.Survey.Language, spec.lang))
 	} else {
 		out, err = newCSVRows(wr)
 	}
 	if err != nil {
 		wr.Abort()
 		return 0, err
+	}
+	if spec.lang != "" {
+		coll = inLanguage(coll, spec.lang)
 	}
 	t := newTable(coll)
 	if err := out.Row(t.header); err != nil {

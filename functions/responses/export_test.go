@@ -85,7 +85,7 @@ func TestExport(t *testing.T) {
 		t.Errorf("export link %q is not under %s", link, exportPath(f.sid))
 	}
 	rows := readCSV(t, reply{code: 200, body: f.download(t, link), header: http.Header{"Content-Type": {"text/csv; charset=utf-8"}}})
-	if want := []string{"id", "submitted_at", "duration_seconds", "spam", "What did you think?", "city", "age"}; !slices.Equal(rows[0], want) {
+	if want := []string{"id", "submitted_at", "duration_seconds", "spam", "language", "What did you think?", "city", "age"}; !slices.Equal(rows[0], want) {
 		t.Errorf("header %q", rows[0])
 	}
 	all := append(append([]survey.Response(nil), rs...), big...)
@@ -101,8 +101,8 @@ func TestExport(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("export rows %v, want every response oldest first %v", got, want)
 	}
-	if row := rows[len(rows)-1]; len(row[4]) != 30_000 {
-		t.Errorf("a 30 KB answer is %d bytes in the file", len(row[4]))
+	if row := rows[len(rows)-1]; len(row[5]) != 30_000 {
+		t.Errorf("a 30 KB answer is %d bytes in the file", len(row[5]))
 	}
 	other, _ := f.newSurvey(t, "Other")
 	token := strings.TrimSuffix(strings.TrimPrefix(link, exportPath(f.sid)), "/")
@@ -132,7 +132,7 @@ func TestExportEmptySurvey(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	link, _ := f.exportLink(t, f.sid)
-	if body := string(f.download(t, link)); body != "\uFEFFid,submitted_at,duration_seconds,spam,What did you think?,city,age\r\n" {
+	if body := string(f.download(t, link)); body != "\uFEFFid,submitted_at,duration_seconds,spam,language,What did you think?,city,age\r\n" {
 		t.Errorf("empty export %q", body)
 	}
 }

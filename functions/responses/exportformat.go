@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"surveyservice/shared/exports"
+	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
@@ -42,6 +43,10 @@ func (f exportFormat) contentType() string {
 type exportSpec struct {
 	format       exportFormat
 	since, until time.Time
+	// lang is the language of the file's titles and labels (?lang=,
+	// checked against the survey's languages by checkLang); "" the
+	// survey's own.
+	lang string
 }
 
 // readExportSpec reads export_format (1 or 2, the default CSV), since and
@@ -64,7 +69,7 @@ func readExportSpec(q url.Values) (exportSpec, error) {
 
 // job is the spec as the export job's message carries it.
 func (s exportSpec) job(j exports.Job) exports.Job {
-	j.Format = int(s.format)
+	j.Format, j.Lang = int(s.format), s.lang
 	if !s.since.IsZero() {
 		j.Since = s.since.Format(time.RFC3339Nano)
 	}
@@ -76,13 +81,21 @@ func (s exportSpec) job(j exports.Job) exports.Job {
 
 // specOfJob reads a job message's spec (exports.DecodeJob checked it).
 func specOfJob(j exports.Job) exportSpec {
-	spec := exportSpec{format: formatCSV}
+	spec := exportSpec{format: formatCSV, lang: j.Lang}
 	if j.Format == int(formatXLSX) {
 		spec.format = formatXLSX
 	}
 	spec.since, _ = time.Parse(time.RFC3339Nano, j.Since)
 	spec.until, _ = time.Parse(time.RFC3339Nano, j.Until)
 	return spec
+}
+
+// checkLang checks the request's ?lang= against the survey's languages
+// and keeps it in the spec.
+func (s *exportSpec) checkLang(q url.Values, c store.SurveyCollection) error {
+	lang, err := langParam(q, c)
+	s.lang = lang
+	return err
 }
 
 // disposition is the file's Content-Disposition.
@@ -120,10 +133,13 @@ func Workbooks[R RowWriter](start func(w *exports.Writer, rtl bool) (R, error)) 
 // was given: a wiring mistake, never the caller's.
 var errNoWorkbooks = errors.New("responses: this function writes no workbooks (ExporterDeps.Workbook is nil)")
 
-// rightToLeft reports whether a survey's language reads right to left.
-func rightToLeft(language int64) bool {
-	lang, _ := survey.LanguageCode(language)
-	return lang == "fa" || lang == "ar"
+// rightToLeft reports whether an export reads right to left: its
+// language's direction (?lang=, else the survey's).
+func rightToLeft(language int64, lang string) bool {
+	if lang == "" {
+		lang, _ = survey.LanguageCode(language)
+	}
+	return survey.RTL(lang)
 }
 
 // csvRows writes CSV: the BOM first, each row as it comes.

@@ -62,7 +62,16 @@ func (h handlers) startExport() http.Handler {
 			return err
 		}
 		ctx := r.Context()
-		if _, err := h.st.Survey(ctx, acct.ID, sid); err != nil {
+		if hasLang(r.URL.Query()) {
+			// The languages are the collection's: read it to check ?lang=.
+			c, err := h.st.SurveyCollection(ctx, acct.ID, sid)
+			if err != nil {
+				return err
+			}
+			if err := spec.checkLang(r.URL.Query(), c); err != nil {
+				return err
+			}
+		} else if _, err := h.st.Survey(ctx, acct.ID, sid); err != nil {
 			return err
 		}
 		id, err := h.queueJob(ctx, h.jobs, acct.ID, sid, spec)

@@ -90,7 +90,7 @@ func (h handlers) list() http.Handler {
 			return h.csvPage(w, r, acct.ID, sid, lq)
 		}
 		sv, page, err := surveyAndPage(
-			func() (survey.Survey, error) { return h.st.Survey(ctx, acct.ID, sid) },
+			func() (survey.Survey, error) { return h.listSurvey(ctx, r, acct.ID, sid) },
 			func() (store.ResponsePage, error) { return h.st.ResponsesPage(ctx, sid, lq.ResponseQuery) })
 		if err != nil {
 			return err
@@ -124,6 +124,24 @@ func (h handlers) list() http.Handler {
 		api.Respond(w, r, http.StatusOK, out)
 		return nil
 	})
+}
+
+// listSurvey reads the survey of a JSON list: its item, or with ?lang=
+// its collection, whose languages the parameter is checked against (a
+// response's answers are ids: nothing in it reads differently).
+func (h handlers) listSurvey(ctx context.Context, r *http.Request, aid, sid int64) (survey.Survey, error) {
+	q := r.URL.Query()
+	if !hasLang(q) {
+		return h.st.Survey(ctx, aid, sid)
+	}
+	c, err := h.st.SurveyCollection(ctx, aid, sid)
+	if err != nil {
+		return survey.Survey{}, err
+	}
+	if _, err := langParam(q, c); err != nil {
+		return survey.Survey{}, err
+	}
+	return c.Survey, nil
 }
 
 // spamParam reads ?spam= (contract section 16): true or false (DRF's

@@ -125,6 +125,9 @@ func (h handlers) partialList(w http.ResponseWriter, r *http.Request, aid, sid i
 	if err != nil {
 		return err
 	}
+	if coll, _, err = collectionIn(r.URL.Query(), coll); err != nil {
+		return err
+	}
 	var next *string
 	if page.Next != "" {
 		u, err := h.partialNextURL(ctx, r, sid, page.Next)
@@ -174,7 +177,7 @@ var partialColumns = []string{"id", "updated_at", "duration_seconds", "last_page
 // the elements and variables as a response's.
 func newPartialTable(c store.SurveyCollection) table {
 	c.Settings.ShowAnswerSheetEnabled = false // a partial has no score
-	t := newTable(c)
+	t := tableOf(c, false)
 	t.header = append(append([]string(nil), partialColumns...), t.header[len(fixedColumns):]...)
 	return t
 }
@@ -202,6 +205,9 @@ func (h handlers) partialResultsTable(w http.ResponseWriter, r *http.Request, ai
 		func() (store.SurveyCollection, error) { return h.st.SurveyCollection(ctx, aid, sid) },
 		func() (store.PartialPage, error) { return h.st.PartialsPage(ctx, sid, pq) })
 	if err != nil {
+		return err
+	}
+	if coll, _, err = collectionIn(r.URL.Query(), coll); err != nil {
 		return err
 	}
 	rows := page.Partials

@@ -44,8 +44,8 @@ func TestPythonClient(t *testing.T) {
 	if got.RespondersCount != 25 || !slices.Equal(got.IDs, want) || !slices.Equal(got.ExportIDs, want) {
 		t.Fatalf("the client read count %d, ids %v, export %v; want 25 and %v", got.RespondersCount, got.IDs, got.ExportIDs, want)
 	}
-	wantHeader := []string{"id", "submitted_at", "duration_seconds", "spam", "What did you think?", "city", "age"}
-	wantTitles := []string{"responder_id", "responder_code", "What did you think?", "city", "age", "spam", "responding_duration", "submitted_date_time"}
+	wantHeader := []string{"id", "submitted_at", "duration_seconds", "spam", "language", "What did you think?", "city", "age"}
+	wantTitles := []string{"responder_id", "responder_code", "What did you think?", "city", "age", "spam", "language", "responding_duration", "submitted_date_time"}
 	if !slices.Equal(got.Header, wantTitles) || !slices.Equal(got.ExportHeader, wantHeader) {
 		t.Errorf("headers %q and %q, want %q and %q", got.Header, got.ExportHeader, wantTitles, wantHeader)
 	}

@@ -94,6 +94,9 @@ func (h handlers) resultsTable() http.Handler {
 		if err != nil {
 			return err
 		}
+		if coll, _, err = collectionIn(r.URL.Query(), coll); err != nil {
+			return err
+		}
 		if len(rows) == 0 && tq.page > 1 {
 			return errInvalidPage
 		}

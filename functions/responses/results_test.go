@@ -75,7 +75,7 @@ func TestResultsTable(t *testing.T) {
 	if r.code != 200 || tb.RespondersCount != 11 || tb.InvisibleRespondersCount == nil || *tb.InvisibleRespondersCount != 0 {
 		t.Fatalf("results table: %v", r)
 	}
-	if want := []string{"responder_id", "responder_code", "What did you think?", "city", "age", "spam", "responding_duration", "submitted_date_time"}; !slices.Equal(tb.titles(), want) {
+	if want := []string{"responder_id", "responder_code", "What did you think?", "city", "age", "spam", "language", "responding_duration", "submitted_date_time"}; !slices.Equal(tb.titles(), want) {
 		t.Errorf("header %q, want %q", tb.titles(), want)
 	}
 	if !slices.Equal(tb.ids(), newestFirst(rs)) {
@@ -83,7 +83,7 @@ func TestResultsTable(t *testing.T) {
 	}
 	row := tb.Body[len(tb.Body)-1] // the oldest: rs[0], with a code
 	if row.ResponderID != rs[0].ID || row.ResponderCode == nil || *row.ResponderCode != "CODE-0" ||
-		fmt.Sprint(row.Data) != fmt.Sprint([]any{float64(rs[0].ID), "CODE-0", "answer 0", "Tabriz", "20", false, float64(90), "1405/02/11-15:30:00"}) {
+		fmt.Sprint(row.Data) != fmt.Sprint([]any{float64(rs[0].ID), "CODE-0", "answer 0", "Tabriz", "20", false, nil, float64(90), "1405/02/11-15:30:00"}) {
 		t.Errorf("row %+v", row)
 	}
 	if tb.Body[0].ResponderCode != nil {
@@ -227,7 +227,7 @@ func TestResultsTableSpamScoreAndIDs(t *testing.T) {
 	if r.code != 200 || len(tb.Body) != 5 {
 		t.Fatalf("sort=3,6,asc: %v", r)
 	}
-	want := []string{"responder_id", "responder_code", "What did you think?", "city", "age", "spam", "score", "responding_duration", "submitted_date_time"}
+	want := []string{"responder_id", "responder_code", "What did you think?", "city", "age", "spam", "score", "language", "responding_duration", "submitted_date_time"}
 	if !slices.Equal(tb.titles(), want) {
 		t.Errorf("header %q, want %q", tb.titles(), want)
 	}
@@ -248,7 +248,7 @@ func TestResultsTableSpamScoreAndIDs(t *testing.T) {
 	if !slices.Equal(tb.ids(), ascendingIDs(rs, tb.ids())) || tb.ids()[4] != more[1].ID {
 		t.Errorf("sort=3,6,asc: %v, want oldest first", tb.ids())
 	}
-	cells := func(row int) string { d := tb.Body[row].Data; return fmt.Sprint(d[len(d)-4 : len(d)-2]) }
+	cells := func(row int) string { d := tb.Body[row].Data; return fmt.Sprint(d[len(d)-5 : len(d)-3]) }
 	if got := []string{cells(0), cells(3), cells(4)}; fmt.Sprint(got) != "[[false ] [true 2/3] [false 0/3]]" {
 		t.Errorf("spam and score cells %v", got)
 	}
@@ -267,7 +267,7 @@ func TestResultsTableSpamScoreAndIDs(t *testing.T) {
 		}
 	}
 	msg := `{"sort":["Responses sort by their submission time only: \"asc\", \"desc\", or the column form \"{col_type},6,asc\" / \"{col_type},6,desc\" (e.g. \"3,6,asc\")."]}`
-	for _, sort := range []string{"1,6,asc", "2,6,asc", "3,3,asc", "6,5,asc", "3,06,asc", "12,6,asc", "3,6,up"} {
+	for _, sort := range []string{"1,6,asc", "2,6,asc", "3,3,asc", "6,5,asc", "3,06,asc", "13,6,asc", "3,6,up"} {
 		if r := f.do("GET", tablePath(sid)+"?sort="+sort); r.code != 400 || string(r.body) != msg {
 			t.Errorf("sort=%s: %v", sort, r)
 		}

@@ -29,6 +29,8 @@ const (
 	// a scored survey's correct/total.
 	colSpam  = 10
 	colScore = 11
+	// Ours (contract section 24): the language a response was given in.
+	colLanguage = 12
 )
 
 // resultsColumn is a results-table header as the real clients read it: the
@@ -74,6 +76,7 @@ type resultsLayout struct {
 	signIn    bool // email and phone columns follow responder_code
 	spam      bool // a spam column follows the variables (responses, not partials)
 	scored    bool // a score column follows spam (the survey is scored)
+	language  bool // a language column follows (responses, not partials)
 	width     int
 }
 
@@ -86,7 +89,7 @@ func metaColumn(title string, colType int, cellType string) resultsColumn {
 // (partial), which are never spam nor scored and carry neither column.
 func newResultsLayout(c store.SurveyCollection, partial bool) resultsLayout {
 	lang, _ := survey.LanguageCode(c.Survey.Language)
-	t := resultsLayout{jalali: lang == "fa", signIn: signInColumns(c), spam: !partial, scored: !partial && c.Settings.ShowAnswerSheetEnabled}
+	t := resultsLayout{jalali: lang == "fa", signIn: signInColumns(c), spam: !partial, scored: !partial && c.Settings.ShowAnswerSheetEnabled, language: !partial}
 	t.header = append(t.header, metaColumn("responder_id", colResponderID, "number"), metaColumn("responder_code", colResponderCode, "text"))
 	if t.signIn {
 		t.header = append(t.header, metaColumn("email", colEmail, "text"), metaColumn("phone", colPhone, "text"))
@@ -119,15 +122,20 @@ func newResultsLayout(c store.SurveyCollection, partial bool) resultsLayout {
 		col.ID = &id
 		t.header = append(t.header, col)
 	}
-	// spam and score (the CSV's, contract sections 15 and 16) go after the
-	// answers and variables: the clients read the first two cells and the
-	// last two by position, and the answers from the third on.
+	// spam, score and language (the CSV's, contract sections 15, 16 and
+	// 24) go after the answers and variables: the clients read the first
+	// two cells and the last two by position, and the answers from the
+	// third on.
 	if t.spam {
 		t.header = append(t.header, metaColumn("spam", colSpam, "boolean"))
 		t.width++
 	}
 	if t.scored {
 		t.header = append(t.header, metaColumn("score", colScore, "text"))
+		t.width++
+	}
+	if t.language {
+		t.header = append(t.header, metaColumn("language", colLanguage, "text"))
 		t.width++
 	}
 	t.header = append(t.header, metaColumn("responding_duration", colDuration, "number"), metaColumn("submitted_date_time", colSubmittedAt, "datetime"))
@@ -221,6 +229,13 @@ func (t resultsLayout) row(r survey.Response) []any {
 	if t.scored {
 		out = append(out, scoreCell(r))
 	}
+	if t.language {
+		var lang any // null on a response from before languages
+		if r.Language != "" {
+			lang = r.Language
+		}
+		out = append(out, lang)
+	}
 	v := r.View()
 	at := v.SubmittedAt
 	if t.jalali {
@@ -289,5 +304,5 @@ func parseSort(v string) (ascending bool, msg string) {
 // metaColType reports whether s is the col_type of a meta column.
 func metaColType(s string) bool {
 	n, err := strconv.Atoi(s)
-	return err == nil && n >= colResponderID && n <= colScore && strconv.Itoa(n) == s
+	return err == nil && n >= colResponderID && n <= colLanguage && strconv.Itoa(n) == s
 }

@@ -14,12 +14,15 @@ import (
 // table is a survey's responses as rows of text, as the CSV pages, the
 // export and the results table show them: id, submitted_at,
 // duration_seconds, spam, score (when the survey is scored), email and
-// phone (when responders sign in: signInColumns), one column per answerable element in survey order
-// (titled by its title), then one per variable (titled by its name).
+// phone (when responders sign in: signInColumns), language (contract
+// section 24: the last meta column, so the others keep their places), one
+// column per answerable element in survey order (titled by its title),
+// then one per variable (titled by its name).
 type table struct {
 	header    []string
 	scored    bool // a score column follows spam (contract section 15)
 	signIn    bool // email and phone columns follow (contract section 18)
+	language  bool // a language column follows (responses, not partials)
 	elements  []survey.Element
 	variables []string
 }
@@ -27,13 +30,20 @@ type table struct {
 // fixedColumns come first in every row.
 var fixedColumns = []string{"id", "submitted_at", "duration_seconds", "spam"}
 
-func newTable(c store.SurveyCollection) table {
-	t := table{header: append([]string(nil), fixedColumns...), scored: c.Settings.ShowAnswerSheetEnabled}
+func newTable(c store.SurveyCollection) table { return tableOf(c, true) }
+
+// tableOf is the table of c's responses, or without the language column
+// (a partial records none).
+func tableOf(c store.SurveyCollection, language bool) table {
+	t := table{header: append([]string(nil), fixedColumns...), scored: c.Settings.ShowAnswerSheetEnabled, language: language}
 	if t.scored {
 		t.header = append(t.header, "score")
 	}
 	if t.signIn = signInColumns(c); t.signIn {
 		t.header = append(t.header, "email", "phone")
+	}
+	if t.language {
+		t.header = append(t.header, "language")
 	}
 	for _, id := range c.Layout.Questions {
 		e, ok := c.Elements[id]
@@ -85,6 +95,9 @@ func (t table) row(r survey.Response, dst []string) []string {
 	if t.signIn {
 		email, phone := respondentCells(r)
 		dst = append(dst, email, phone)
+	}
+	if t.language {
+		dst = append(dst, r.Language) // "" on a response from before languages
 	}
 	for _, e := range t.elements {
 		cell := ""

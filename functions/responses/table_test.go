@@ -46,7 +46,7 @@ func TestTableColumns(t *testing.T) {
 		Variables: []survey.Variable{{Name: "source"}, {Name: "n", Type: survey.VariableInteger}},
 	}
 	tb := newTable(coll)
-	want := []string{"id", "submitted_at", "duration_seconds", "spam", "Name", "Colours", "Rank them", "City", "Grid", "Recommend?", "Stars", "source", "n"}
+	want := []string{"id", "submitted_at", "duration_seconds", "spam", "language", "Name", "Colours", "Rank them", "City", "Grid", "Recommend?", "Stars", "source", "n"}
 	if !slices.Equal(tb.header, want) {
 		t.Fatalf("header %q, want %q", tb.header, want)
 	}
@@ -56,7 +56,7 @@ func TestTableColumns(t *testing.T) {
 		10: raw(`"Ana"`), 11: raw(`[101,103,999]`), 12: raw(`[202,201]`), 13: raw(`301`), 14: raw(`{"402":501,"401":502}`), 15: raw(`9`),
 	}, Variables: map[string]any{"source": "mail", "n": json.Number("3")}}
 	got := tb.row(r, nil)
-	wantRow := []string{"7", "2026-05-01T12:00:00.000000Z", "75", "false", "Ana", "Red; Blue; 999", "Coffee; Tea", "تهران", "Speed: Bad; Price: Good", "9", "", "mail", "3"}
+	wantRow := []string{"7", "2026-05-01T12:00:00.000000Z", "75", "false", "", "Ana", "Red; Blue; 999", "Coffee; Tea", "تهران", "Speed: Bad; Price: Good", "9", "", "mail", "3"}
 	if !slices.Equal(got, wantRow) {
 		t.Errorf("row %q\nwant %q", got, wantRow)
 	}

@@ -77,11 +77,11 @@ func TestExportXLSX(t *testing.T) {
 		return relative(t, out["export"])
 	}
 	rows, rtl := openXLSX(t, f.downloadAs(t, link("export_format=1"), xlsxType))
-	wantHeader := []string{"id", "submitted_at", "duration_seconds", "spam", "What did you think?", "city", "age"}
+	wantHeader := []string{"id", "submitted_at", "duration_seconds", "spam", "language", "What did you think?", "city", "age"}
 	if len(rows) != 5 || fmt.Sprint(rows[0]) != fmt.Sprint(wantHeader) {
 		t.Fatalf("the sheet's rows %q", rows)
 	}
-	want := []string{fmt.Sprint(rs[0].ID), "2026-05-01T12:00:00.000000Z", "60", "false", "پاسخ شماره 0 =SUM(A1)", "تبریز"}
+	want := []string{fmt.Sprint(rs[0].ID), "2026-05-01T12:00:00.000000Z", "60", "false", "", "پاسخ شماره 0 =SUM(A1)", "تبریز"}
 	if fmt.Sprint(rows[1]) != fmt.Sprint(want) {
 		t.Errorf("the first row %q, want %q", rows[1], want)
 	}
@@ -147,7 +147,7 @@ func TestExportJobXLSX(t *testing.T) {
 		t.Fatalf("the job %+v, want %d rows", done, want)
 	}
 	rows, rtl := openXLSX(t, f.downloadAs(t, relative(t, *done.Export), xlsxType))
-	if len(rows) != want+1 || !rtl || rows[1][4] != "answer 3" {
+	if len(rows) != want+1 || !rtl || rows[1][5] != "answer 3" {
 		t.Errorf("the job's workbook: rtl %v, rows %q", rtl, rows)
 	}
 	if r := f.do("POST", exportJobsPath(f.sid)+"?export_format=0"); r.code != 400 {

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"surveyservice/shared/survey"
 )
 
 // Job is the message that asks the export function to write one export
@@ -27,6 +30,10 @@ type Job struct {
 	// both included); empty leaves a side open.
 	Since string `json:"since,omitempty"`
 	Until string `json:"until,omitempty"`
+	// Lang is the language the file's titles and labels are in (contract
+	// section 24, ?lang=): one of the page's language codes, checked
+	// against the survey's when queued; empty for the survey's own.
+	Lang string `json:"lang,omitempty"`
 }
 
 // ErrBadJob is a message that is not a Job.
@@ -36,10 +43,16 @@ var ErrBadJob = errors.New("exports: malformed job message")
 func DecodeJob(body string) (Job, error) {
 	var j Job
 	if err := json.Unmarshal([]byte(body), &j); err != nil || j.SurveyID <= 0 || j.AccountID <= 0 || len(j.JobID) != 32 ||
-		j.Format < 0 || j.Format > 2 || !validTime(j.Since) || !validTime(j.Until) {
+		j.Format < 0 || j.Format > 2 || !validTime(j.Since) || !validTime(j.Until) || !validLang(j.Lang) {
 		return Job{}, ErrBadJob
 	}
 	return j, nil
+}
+
+// validLang reports whether s is empty or one of the page's language
+// codes.
+func validLang(s string) bool {
+	return s == "" || slices.Contains(survey.LanguageCodes, s)
 }
 
 // validTime reports whether s is empty or an RFC 3339 time.

@@ -90,6 +90,10 @@ type StartRequest struct {
 	// At is when the session starts; zero for the Service's Now (the plain
 	// form starts it when its page was served).
 	At time.Time
+	// Language is the language the responder answers in (contract section
+	// 24): "" for the survey's own, else one of its languages (a 400 on
+	// `language` otherwise).
+	Language string
 }
 
 // Start starts a response to the survey of req.Slug for req.Client: the
@@ -125,6 +129,11 @@ func (s Service) Start(ctx context.Context, req StartRequest) (Started, error) {
 		return Started{}, survey.ErrSurveyFull
 	}
 	sess := Session{StartedAt: started}
+	lang, err := sessionLanguage(req.Language, sv, ps.Translations)
+	if err != nil {
+		return Started{}, err
+	}
+	sess.Language = lang
 	if req.Responder != "" {
 		sess.Responder = ResponderHash(req.Responder)
 		if set.NoSpam && !set.TagSpam {
@@ -359,7 +368,7 @@ func Build(c store.SurveyCollection, sess Session, req Request, now time.Time) (
 	}
 	sub := store.Submission{
 		Response: survey.Response{
-			SurveyID: sv.ID, StartedAt: sess.StartedAt, Answers: answers, Variables: vars, Code: sess.Code,
+			SurveyID: sv.ID, StartedAt: sess.StartedAt, Answers: answers, Variables: vars, Code: sess.Code, Language: responseLanguage(sess, sv),
 			Location: loc, Responder: survey.DetailsOf(set, req.IP, req.UserAgent), Respondent: admitted.Respondent,
 		},
 		Identities:  admitted.Identities,
@@ -444,4 +453,29 @@ func MergeFieldErrors(errs ...error) error {
 		}
 	}
 	return &survey.Error{Code: survey.EINVALID, Fields: merged}
+}
+
+// sessionLanguage is the language a session is started in: "" (the
+// survey's own) when the request names none or names the default, else
+// one of the survey's other languages; anything else is a 400 on
+// `language`, before anything is spent.
+func sessionLanguage(lang string, sv survey.Survey, t survey.Translations) (string, error) {
+	def, _ := survey.LanguageCode(sv.Language)
+	switch {
+	case lang == "" || lang == def:
+		return "", nil
+	case t.Has(lang, def):
+		return lang, nil
+	}
+	return "", survey.FieldError("language", survey.MsgUnknownLanguage)
+}
+
+// responseLanguage is the code a response records (contract section 24):
+// its session's language, else the survey's.
+func responseLanguage(sess Session, sv survey.Survey) string {
+	if sess.Language != "" {
+		return sess.Language
+	}
+	code, _ := survey.LanguageCode(sv.Language)
+	return code
 }

@@ -39,6 +39,10 @@ type Session struct {
 	// A confirm seals a new session carrying everything the first did
 	// plus its proof, so proofs add up.
 	Email, Phone string
+	// Language is the language the session was started in (contract
+	// section 24: one of the survey's languages), or "" for the survey's
+	// own: sessions sealed before languages decode with "".
+	Language string
 }
 
 // Claim names the session's own item (store.SessionSK): the hex SHA-256
@@ -70,6 +74,7 @@ func (l SessionLink) TokenID() string { return hex.EncodeToString(l.ID[:]) }
 //	code        uvarint length (1-400) and UTF-8 bytes, if flagged
 //	email       uvarint length (1-254) and bytes, if flagged (16)
 //	phone       uvarint length (1-16) and bytes, if flagged (32)
+//	language    uvarint length (1-8) and bytes, if flagged (64)
 //	link        12 bytes token id, then the link's payload to the end, if flagged
 //
 // Every session has one encoding (minimal varints, a canonical payload), so
@@ -82,7 +87,10 @@ const (
 	flagOrigin     = 8
 	flagEmail      = 16
 	flagPhone      = 32
-	flagsKnown     = flagCode | flagLink | flagResponder | flagOrigin | flagEmail | flagPhone
+	flagLanguage   = 64
+	flagsKnown     = flagCode | flagLink | flagResponder | flagOrigin | flagEmail | flagPhone | flagLanguage
+	// maxLanguage bounds a session's language code (fa, ar, tr, en).
+	maxLanguage = 8
 	// maxPhone bounds a session's phone number: E.164 is at most 15
 	// digits after its "+".
 	maxPhone = 16
@@ -115,6 +123,9 @@ func (s Session) Encode() []byte {
 	if s.Phone != "" {
 		flags |= flagPhone
 	}
+	if s.Language != "" {
+		flags |= flagLanguage
+	}
 	b = append(b, sessionVersion, flags)
 	b = binary.AppendVarint(b, s.StartedAt.UnixMicro())
 	if flags&flagResponder != 0 {
@@ -123,7 +134,7 @@ func (s Session) Encode() []byte {
 	if flags&flagOrigin != 0 {
 		b = append(b, s.Origin[:]...)
 	}
-	for _, f := range []string{s.Code, s.Email, s.Phone} {
+	for _, f := range []string{s.Code, s.Email, s.Phone, s.Language} {
 		if f != "" {
 			b = binary.AppendUvarint(b, uint64(len(f)))
 			b = append(b, f...)
@@ -174,7 +185,7 @@ func DecodeSession(b []byte) (Session, error) {
 		flag byte
 		max  uint64
 		to   *string
-	}{{flagCode, MaxCode, &s.Code}, {flagEmail, MaxEmail, &s.Email}, {flagPhone, maxPhone, &s.Phone}} {
+	}{{flagCode, MaxCode, &s.Code}, {flagEmail, MaxEmail, &s.Email}, {flagPhone, maxPhone, &s.Phone}, {flagLanguage, maxLanguage, &s.Language}} {
 		if flags&f.flag == 0 {
 			continue
 		}

@@ -218,6 +218,9 @@ type PublicSurvey struct {
 	// Layout is read with them where the caller asks for it (a session's
 	// choice orders: GuardedSurveyBySlug), else empty.
 	Layout survey.Layout
+	// Translations are the survey's other languages and their texts
+	// (contract section 24): a session's language is one of them.
+	Translations survey.Translations
 }
 
 // publicItems reads a survey and its settings, and the extra keys, in one
@@ -265,6 +268,12 @@ func decodePublic(items []dynamo.Item) (PublicSurvey, error) {
 				return PublicSurvey{}, err
 			}
 			out.Layout = l
+		case translationsSK:
+			t, err := decodeTranslations(item)
+			if err != nil {
+				return PublicSurvey{}, err
+			}
+			out.Translations = t
 		}
 	}
 	if !found {

@@ -80,12 +80,13 @@ func (s *Store) guardFor(sid int64, client string) CodeGuard {
 // second (as requests that arrive together miss each other's anyway). A
 // missing slug answers ENOTFOUND.
 //
-// The settings and the layout (which grows with the survey's elements)
+// The settings, the layout (which grows with the survey's elements) and
+// the translations (a session's language is checked against them)
 // come from the container's copy of the survey's collection
 // (PublicCollection) while the survey item's collection version says it is
 // current, as for a view (an eventually consistent read: a newer copy
 // serves too); a container without a current copy reads them in the same
-// BatchGetItem (none cached) or in a second one of the two items.
+// BatchGetItem (none cached) or in a second one of the three items.
 func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (PublicSurvey, CodeGuard, error) {
 	sid, err := s.SurveyIDBySlug(ctx, slug)
 	if err != nil {
@@ -98,7 +99,7 @@ func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (P
 	if warm {
 		items, err = s.batchGet(ctx, append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}}, guesses...))
 	} else {
-		items, err = s.publicItems(ctx, sid, append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), layoutSK}}, guesses...)...)
+		items, err = s.publicItems(ctx, sid, append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), layoutSK}, dynamo.Keys{SurveyPK(sid), translationsSK}}, guesses...)...)
 	}
 	if err != nil {
 		return PublicSurvey{}, CodeGuard{}, err
@@ -130,12 +131,12 @@ func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (P
 			if err != nil {
 				return PublicSurvey{}, CodeGuard{}, err
 			}
-			ps.Settings, ps.Layout = cached.c.Settings, cached.c.Layout
+			ps.Settings, ps.Layout, ps.Translations = cached.c.Settings, cached.c.Layout, cached.c.Translations
 			return ps, g, nil
 		}
 		// The copy is older than the survey: its settings and layout
 		// as they are now.
-		more, err := s.batchGet(ctx, []dynamo.Keyed{dynamo.Keys{SurveyPK(sid), settingsSK}, dynamo.Keys{SurveyPK(sid), layoutSK}})
+		more, err := s.batchGet(ctx, []dynamo.Keyed{dynamo.Keys{SurveyPK(sid), settingsSK}, dynamo.Keys{SurveyPK(sid), layoutSK}, dynamo.Keys{SurveyPK(sid), translationsSK}})
 		if err != nil {
 			return PublicSurvey{}, CodeGuard{}, err
 		}

@@ -102,6 +102,7 @@ type responseItem struct {
 	Answers   string `dynamo:"answers"`
 	Variables string `dynamo:"variables"`
 	Code      string `dynamo:"code,omitempty"`
+	Language  string `dynamo:"lang,omitempty"`
 	// Score is the quiz score "correct/total", when scored.
 	Score string `dynamo:"score,omitempty"`
 	// Shard and ReportAttrs are the aggregate shard and attributes the response
@@ -157,7 +158,7 @@ func newResponseItem(r survey.Response) (responseItem, error) {
 		Submitted: r.SubmittedAt.UTC().Format(survey.TimestampLayout),
 		Started:   r.StartedAt.UTC().Format(survey.TimestampLayout),
 		Answers:   string(answers), Variables: string(variables), Code: r.Code,
-		Spam:  r.Spam,
+		Language: r.Language, Spam: r.Spam,
 		Score: scoreAttr(r.Score),
 	}
 	if r.Location != nil {
@@ -194,7 +195,7 @@ func EncodeResponse(r survey.Response) (dynamo.Item, error) {
 }
 
 func (it responseItem) response() (survey.Response, error) {
-	r := survey.Response{ID: it.ID, SurveyID: it.SurveyID, Code: it.Code, Spam: it.Spam}
+	r := survey.Response{ID: it.ID, SurveyID: it.SurveyID, Code: it.Code, Language: it.Language, Spam: it.Spam}
 	if sc, ok := survey.ParseScore(it.Score); ok {
 		r.Score = &sc
 	}

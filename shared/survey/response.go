@@ -19,6 +19,9 @@ type Response struct {
 	Variables   map[string]any
 	// Code is the authentication code the session was started with, or "".
 	Code string
+	// Language is the code of the language the response was given in
+	// (contract section 24), or "" on a response from before languages.
+	Language string
 	// Spam marks a repeated responder's response on a tag_spam survey.
 	Spam bool
 	// Location is where the responder was, or nil (contract section 16).
@@ -65,6 +68,7 @@ type ResponseView struct {
 	Answers         map[string]json.RawMessage `json:"answers"`
 	Variables       map[string]any             `json:"variables"`
 	Code            *string                    `json:"code"`
+	Language        *string                    `json:"language"`
 	Spam            bool                       `json:"spam"`
 	Location        *Location                  `json:"location"`
 	Responder       *ResponderDetails          `json:"responder"`
@@ -101,6 +105,10 @@ func (r Response) View() ResponseView {
 	if r.Code != "" {
 		c := r.Code
 		v.Code = &c
+	}
+	if r.Language != "" {
+		l := r.Language
+		v.Language = &l
 	}
 	v.Score = r.Score
 	return v

@@ -6,15 +6,16 @@
 // {"type": "survey:submitted"}.
 (function () {
   "use strict";
+  var root = document.documentElement;
   var framed = window.parent !== window;
   function tell(msg) { if (framed) window.parent.postMessage(msg, "*"); }
   if (framed) {
     var told = -1;
     var measure = function () {
-      var h = Math.ceil(document.documentElement.getBoundingClientRect().height);
+      var h = Math.ceil(root.getBoundingClientRect().height);
       if (h !== told) { told = h; tell({ type: "survey:resize", height: h }); }
     };
-    if (window.ResizeObserver) new ResizeObserver(measure).observe(document.documentElement);
+    if (window.ResizeObserver) new ResizeObserver(measure).observe(root);
     window.addEventListener("load", measure);
     measure();
   }
@@ -33,7 +34,7 @@
   var at = 0, busy = false, deadline = 0, ticking = 0;
   function field(n) { return form.elements[n]; }
   // The numbers people read are in the page language's digits (fa, ar).
-  var zero = { fa: 1776, ar: 1632 }[document.documentElement.lang];
+  var zero = { fa: 1776, ar: 1632 }[root.lang];
   function digits(s) { return zero ? String(s).replace(/\d/g, function (d) { return String.fromCharCode(zero + +d); }) : String(s); }
   // focusOn moves the focus to el; after a pointer (or none yet, on load)
   // no ring is drawn around a heading or a message, after a key it is.
@@ -213,6 +214,8 @@
     var body = {};
     if (field("code")) body.code = field("code").value;
     if (field("qs").value) body.qs = field("qs").value;
+    // The page's chosen language (contract 24): the response records it.
+    body.language = root.lang;
     return extras.session().then(function (extra) {
       Object.keys(extra).forEach(function (k) { body[k] = extra[k]; });
       return call("sessions/", body);
@@ -349,7 +352,7 @@
     if (keep.waiting()) { busy = true; submit.disabled = true; keep.deliver().then(done).then(idle); }
   }
 
-  document.documentElement.classList.add("js", "ready");
+  root.classList.add("js", "ready");
   (keep ? keep.resume() : Promise.resolve(null)).then(function (k) {
     if (k) { resume(k); return; }
     if (pages.length) show(0);

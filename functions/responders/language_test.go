@@ -1,0 +1,120 @@
+package responders_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/store"
+)
+
+// storedLanguage is the lang attribute of a stored response item.
+func (f fixture) storedLanguage(tb testing.TB, sid, rid int64) (string, bool) {
+	tb.Helper()
+	var it struct {
+		Lang *string `dynamo:"lang"`
+	}
+	err := f.db().Table(f.st.TableName()).Get(store.AttrPK, store.ResponsesShardPK(sid, store.ResponseShard(rid))).
+		Range(store.AttrSK, dynamo.Equal, store.ResponseSK(rid)).Consistent(true).One(context.Background(), &it)
+	if err != nil {
+		tb.Fatalf("response %d: %v", rid, err)
+	}
+	if it.Lang == nil {
+		return "", false
+	}
+	return *it.Lang, true
+}
+
+// TestSessionLanguage: contract section 24. The sessions route takes an
+// optional language, one of the survey's (its default or one of its other
+// languages); anything else is a 400 on language that changes nothing and
+// spends no captcha. The session carries its language, and the response
+// records it as the code string (the survey's own when none was named);
+// the owner's view shows it.
+func TestSessionLanguage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	slug, sid := f.survey(t, nil) // a fa survey
+	q := f.textQuestion(t, sid, "Name", false)
+	if err := f.st.SetLanguages(ctx, f.aid, sid, []string{"en", "ar"}); err != nil {
+		t.Fatal(err)
+	}
+	const notOurs = `{"language":["Not one of this survey's languages."]}`
+	for _, tc := range []struct {
+		name string
+		lang any
+		code int
+		body string
+	}{
+		{"a page language the survey does not speak", "tr", 400, notOurs},
+		{"not a language at all", "de", 400, notOurs},
+		{"a tag, not a code", "en-US", 400, notOurs},
+		{"upper case", "EN", 400, notOurs},
+		{"not a string", 4, 400, `{"language":["Not a valid string."]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f.startSession(t, slug, map[string]any{"language": tc.lang}).is(t, tc.code, tc.body)
+		})
+	}
+	f.wantStored(t, "after the refusals", sid, 0)
+
+	for i, tc := range []struct {
+		name string
+		body map[string]any
+		want string // the response's language
+	}{
+		{"a translation", map[string]any{"language": "en"}, "en"},
+		{"another translation", map[string]any{"language": "ar"}, "ar"},
+		{"the default named", map[string]any{"language": "fa"}, "fa"},
+		{"none: the survey's", nil, "fa"},
+		{"null: the survey's", map[string]any{"language": nil}, "fa"},
+		{"blank: the survey's", map[string]any{"language": " "}, "fa"},
+	} {
+		token := f.session(t, slug, tc.body)
+		// The survey's own language is sealed as "" (no flag).
+		if got, want := f.open(t, sid, token).Language, strings.TrimPrefix(tc.want, "fa"); got != want {
+			t.Errorf("%s: the session's language %q, want %q", tc.name, got, want)
+		}
+		s := f.respond(t, slug, token, map[string]any{strconv.FormatInt(q, 10): "x"}).submitted(t)
+		if got, ok := f.storedLanguage(t, sid, s.ID); !ok || got != tc.want {
+			t.Errorf("%s: stored lang %q (%v), want %q", tc.name, got, ok, tc.want)
+		}
+		resp, err := f.st.Response(ctx, f.aid, sid, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := resp.View(); v.Language == nil || *v.Language != tc.want {
+			t.Errorf("%s: the owner's view's language %v, want %q", tc.name, v.Language, tc.want)
+		}
+		f.wantStored(t, tc.name, sid, i+1)
+	}
+
+	// A language taken out of the survey is no longer one of its.
+	if err := f.st.SetLanguages(ctx, f.aid, sid, []string{"ar"}); err != nil {
+		t.Fatal(err)
+	}
+	f.startSession(t, slug, map[string]any{"language": "en"}).is(t, 400, notOurs)
+}
+
+// TestSessionLanguageSpendsNothing: a bad language is refused before the
+// captcha of a captcha_needed survey is spent: the same solution then
+// starts a session in a good one.
+func TestSessionLanguageSpendsNothing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	slug, sid := f.survey(t, map[string]any{"captcha_needed": true})
+	if err := f.st.SetLanguages(context.Background(), f.aid, sid, []string{"en"}); err != nil {
+		t.Fatal(err)
+	}
+	sol := f.solved(t, slug)
+	f.startSession(t, slug, map[string]any{"captcha": sol, "language": "tr"}).is(t, 400, `{"language":["Not one of this survey's languages."]}`)
+	token := f.session(t, slug, map[string]any{"captcha": sol, "language": "en"})
+	if got := f.open(t, sid, token).Language; got != "en" {
+		t.Errorf("the session's language %q, want en", got)
+	}
+	f.startSession(t, slug, map[string]any{"captcha": sol, "language": "en"}).is(t, 400, `{"captcha":["Invalid challenge."]}`)
+}
