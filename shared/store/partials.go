@@ -622,7 +622,7 @@ func (s *Store) PartialsPage(ctx context.Context, sid int64, q PartialQuery) (Pa
 }
 
 // partialDeltas reads the deltas the headers name: BatchGetItem, 100 keys
-// a call.
+// a call, strongly consistent.
 func (s *Store) partialDeltas(ctx context.Context, sid int64, heads []partialItem) (map[string]string, error) {
 	var keys []dynamo.Keyed
 	for _, it := range heads {
@@ -635,8 +635,11 @@ func (s *Store) partialDeltas(ctx context.Context, sid int64, heads []partialIte
 	if len(keys) == 0 {
 		return out, nil
 	}
+	// Strongly consistent: a delta is written just before the header that
+	// names it, and the index may show that header before an eventually
+	// consistent read shows the delta.
 	var items []deltaItem
-	if err := s.table.Batch(AttrPK, AttrSK).Get(keys...).All(ctx, &items); err != nil {
+	if err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items); err != nil {
 		return nil, s.fail(fmt.Sprintf("read partials of survey %d", sid), err)
 	}
 	for _, d := range items {
