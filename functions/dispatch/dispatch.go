@@ -9,6 +9,7 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"sort"
 	"sync"
@@ -33,6 +34,9 @@ const FilterPattern = `{"eventName": ["INSERT", "MODIFY"], "dynamodb": {"Keys": 
 type Store interface {
 	WebhooksOf(ctx context.Context, sid int64) ([]survey.Webhook, error)
 	CreateDelivery(ctx context.Context, d survey.Delivery, due time.Time) (bool, survey.Delivery, error)
+	// PartialAnswers are a partial's answers as a stream image of it
+	// named them (response.partial).
+	PartialAnswers(ctx context.Context, h store.PartialHead) (map[int64]json.RawMessage, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -121,14 +125,22 @@ func ref(rec events.DynamoDBEventRecord) (store.ResponseRef, bool) {
 func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	bySurvey := map[int64][]item{}
 	var keep []item
+	var unread []int
 	for i, rec := range ev.Records {
 		if !Matches(rec) {
 			continue
 		}
 		if isPartial(rec) {
-			r, payload, ok := partialOf(rec)
-			if !ok {
+			r, payload, err := d.partialOf(ctx, rec)
+			if errors.Is(err, errNotPartial) {
 				slog.ErrorContext(ctx, "dispatch: not a partial's image; passed over", "event_id", rec.EventID, "sequence", rec.Change.SequenceNumber)
+				continue
+			}
+			if err != nil {
+				// Its deltas could not be read: the record fails alone,
+				// and Lambda gives it again.
+				slog.ErrorContext(ctx, "dispatch: a partial's answers", "error", err.Error(), "event_id", rec.EventID)
+				unread = append(unread, i)
 				continue
 			}
 			bySurvey[r.SurveyID] = append(bySurvey[r.SurveyID], item{index: i, ref: r, event: survey.EventResponsePartial, payload: payload})
@@ -150,6 +162,9 @@ func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (event
 	}
 	var mu sync.Mutex
 	failed := map[int]bool{}
+	for _, i := range unread {
+		failed[i] = true
+	}
 	fail := func(items []item, err error) {
 		slog.ErrorContext(ctx, "dispatch failed", "error", err.Error(), "records", len(items))
 		mu.Lock()

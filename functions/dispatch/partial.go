@@ -1,8 +1,11 @@
 package dispatch
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -33,8 +36,10 @@ func isPartial(rec events.DynamoDBEventRecord) bool {
 
 // partialOf reads a notifying partial's record: the delivery's reference
 // (the partial's id, its time the write's) and the owner's view of the
-// partial then, as JSON.
-func partialOf(rec events.DynamoDBEventRecord) (store.ResponseRef, json.RawMessage, bool) {
+// partial then, as JSON. The image holds the answers changed since the
+// partial's last delta; when it names deltas, their answers are read
+// (store.PartialAnswers: written once, so they are what they were then).
+func (d *Dispatcher) partialOf(ctx context.Context, rec events.DynamoDBEventRecord) (store.ResponseRef, json.RawMessage, error) {
 	img := rec.Change.NewImage
 	str := func(name string) string {
 		if v, ok := img[name]; ok && v.DataType() == events.DataTypeString {
@@ -52,17 +57,35 @@ func partialOf(rec events.DynamoDBEventRecord) (store.ResponseRef, json.RawMessa
 	id, ok1 := num(store.AttrPartialID)
 	sid, ok2 := num("survey_id")
 	page, ok3 := num("last_page")
+	base, _ := num("delta_base")
+	deltas, _ := num("deltas")
 	updated, err1 := time.Parse(survey.TimestampLayout, str("updated_at"))
 	started, err2 := time.Parse(survey.TimestampLayout, str("started_at"))
 	p := store.Partial{ID: id, SurveyID: sid, LastPage: int(page), StartedAt: started, UpdatedAt: updated}
-	err3 := json.Unmarshal([]byte(str("answers")), &p.Answers)
-	err4 := json.Unmarshal([]byte(str("variables")), &p.Variables)
-	if !ok1 || !ok2 || !ok3 || err1 != nil || err2 != nil || err3 != nil || err4 != nil || id <= 0 || sid <= 0 {
-		return store.ResponseRef{}, nil, false
+	err3 := json.Unmarshal([]byte(str("variables")), &p.Variables)
+	hash, ok4 := strings.CutPrefix(str("SK"), store.SessionSK(""))
+	if !ok1 || !ok2 || !ok3 || !ok4 || err1 != nil || err2 != nil || err3 != nil || id <= 0 || sid <= 0 || base < 0 || deltas < base {
+		return store.ResponseRef{}, nil, errNotPartial
+	}
+	head := store.PartialHead{Session: hash, Base: int(base), Deltas: int(deltas), Pending: str("answers"), ID: id, SurveyID: sid, PartitionKey: str("PK")}
+	var err error
+	if head.Deltas > head.Base {
+		p.Answers, err = d.Store.PartialAnswers(ctx, head)
+	} else {
+		err = json.Unmarshal([]byte(head.Pending), &p.Answers)
+		if err != nil {
+			err = errNotPartial
+		}
+	}
+	if err != nil {
+		return store.ResponseRef{}, nil, err
 	}
 	view, err := json.Marshal(p.View())
 	if err != nil {
-		return store.ResponseRef{}, nil, false
+		return store.ResponseRef{}, nil, errNotPartial
 	}
-	return store.ResponseRef{SurveyID: sid, ResponseID: id, SubmittedAt: updated}, view, true
+	return store.ResponseRef{SurveyID: sid, ResponseID: id, SubmittedAt: updated}, view, nil
 }
+
+// errNotPartial is a record whose image is not a partial's.
+var errNotPartial = errors.New("dispatch: not a partial's image")

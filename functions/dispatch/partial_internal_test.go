@@ -8,18 +8,22 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/webhook"
 )
 
 // partialRecord is a stream record of a partial's write.
-func partialRecord(event string, notify bool) events.DynamoDBEventRecord {
+func partialRecord(event string, notify bool, extra ...string) events.DynamoDBEventRecord {
 	s := events.NewStringAttribute
 	n := events.NewNumberAttribute
 	img := map[string]events.DynamoDBAttributeValue{
 		"PK": s("RESPONSES#00000000000000000007#3"), "SK": s("SESSION#ab"), "partial_id": n("41"), "survey_id": n("7"),
 		"last_page": n("2"), "started_at": s("2026-11-27T10:00:00.000000Z"), "updated_at": s("2026-11-27T10:05:00.000000Z"),
 		"answers": s(`{"5":"Ann"}`), "variables": s(`{"city":"Tabriz"}`),
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		img[extra[i]] = n(extra[i+1])
 	}
 	if notify {
 		img["notify"] = events.NewBooleanAttribute(true)
@@ -28,7 +32,10 @@ func partialRecord(event string, notify bool) events.DynamoDBEventRecord {
 		Keys: map[string]events.DynamoDBAttributeValue{"PK": img["PK"], "SK": img["SK"]}, NewImage: img, SequenceNumber: "1"}}
 }
 
-type fakeStore struct{ created []survey.Delivery }
+type fakeStore struct {
+	created []survey.Delivery
+	heads   []store.PartialHead
+}
 
 func (f *fakeStore) WebhooksOf(context.Context, int64) ([]survey.Webhook, error) {
 	return []survey.Webhook{{ID: 1, SurveyID: 7, Active: true, Events: []string{survey.EventResponsePartial}},
@@ -38,6 +45,11 @@ func (f *fakeStore) WebhooksOf(context.Context, int64) ([]survey.Webhook, error)
 func (f *fakeStore) CreateDelivery(_ context.Context, d survey.Delivery, _ time.Time) (bool, survey.Delivery, error) {
 	f.created = append(f.created, d)
 	return true, d, nil
+}
+
+func (f *fakeStore) PartialAnswers(_ context.Context, h store.PartialHead) (map[int64]json.RawMessage, error) {
+	f.heads = append(f.heads, h)
+	return map[int64]json.RawMessage{5: json.RawMessage(`"Ann"`), 6: json.RawMessage(`"Tabriz"`)}, nil
 }
 
 type fakeQueue struct{ jobs []webhook.Job }
@@ -61,6 +73,7 @@ func TestPartialEvents(t *testing.T) {
 		{"a later first in its minute", partialRecord("MODIFY", true), true},
 		{"within the minute", partialRecord("MODIFY", false), false},
 		{"removed", partialRecord("REMOVE", true), false},
+		{"with deltas", partialRecord("MODIFY", true, "delta_base", "1", "deltas", "3"), true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,6 +99,16 @@ func TestPartialEvents(t *testing.T) {
 			var v survey.PartialView
 			if err := json.Unmarshal(dl.Payload, &v); err != nil {
 				t.Fatal(err)
+			}
+			if tc.name == "with deltas" {
+				// The deltas' answers are read (store.PartialAnswers) for
+				// the header's range; the pending answers come with them.
+				if len(st.heads) != 1 || st.heads[0] != (store.PartialHead{Session: "ab", Base: 1, Deltas: 3, Pending: `{"5":"Ann"}`, ID: 41, SurveyID: 7,
+					PartitionKey: "RESPONSES#00000000000000000007#3"}) || string(v.Answers["6"]) != `"Tabriz"` {
+					t.Errorf("heads read %+v, view %+v", st.heads, v)
+				}
+			} else if len(st.heads) != 0 {
+				t.Errorf("a partial without deltas read them: %+v", st.heads)
 			}
 			if dl.WebhookID != 1 || dl.Event != survey.EventResponsePartial || dl.ResponseID != 41 || v.ID != 41 || v.LastPage != 2 ||
 				string(v.Answers["5"]) != `"Ann"` || v.DurationSeconds != 300 || v.UpdatedAt != "2026-11-27T10:05:00.000000Z" {

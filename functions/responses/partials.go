@@ -19,7 +19,7 @@ import (
 // Partial responses in the owner's list (contract section 20):
 // `?status=partial` lists them, newest change first, as JSON, CSV and the
 // results table; `submitted_after` and `submitted_before` (`since` and
-// `until`) bound their last change. One Query of GSI1 a page
+// `until`) bound their last change. One Query of each GSI1 shard a page
 // (store.PartialsPage).
 
 // statusParam reads ?status=: submitted (the default) or partial.

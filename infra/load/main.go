@@ -43,6 +43,7 @@ func main() {
 	patches := flag.Int("patches", 3, "viral: the owner's PATCHes during the run, evenly spread")
 	edits := flag.String("edits", "settings,survey,question", "viral: what the owner's PATCHes change, in turn (settings, survey, question; comma-separated)")
 	partials := flag.Bool("partials", false, "viral: the survey keeps partial responses; each responder saves one before it submits")
+	signIn := flag.Bool("signin", false, "viral: the survey asks for a sign-in; each responder confirms a code by email (read from the local outbox) before it saves and submits")
 	hold := flag.Duration("hold", conflict.DefaultHold, "how long the conflict model holds a write transaction's items")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -54,7 +55,7 @@ func main() {
 	case "viral":
 		var res viralResult
 		res, err = runViral(ctx, viralOptions{Responders: *responders, Duration: or(*duration, time.Minute), Patches: *patches,
-			Edits: strings.Split(*edits, ","), Hold: *hold, Out: os.Stdout, Partials: *partials})
+			Edits: strings.Split(*edits, ","), Hold: *hold, Out: os.Stdout, Partials: *partials, SignIn: *signIn})
 		if err == nil {
 			err = res.check()
 		}
@@ -227,7 +228,7 @@ type sample struct {
 
 func run(ctx context.Context, clients, requests int, duration time.Duration, hold time.Duration) error {
 	fmt.Printf("Starting the local API (DynamoDB Local behind the conflict model, hold %v, and moto)...\n", hold)
-	s, err := startStack(ctx, hold)
+	s, err := startStack(ctx, hold, nil)
 	if err != nil {
 		return err
 	}

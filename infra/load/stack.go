@@ -89,8 +89,9 @@ func (l *errorLog) errors() (int, []string) {
 }
 
 // startStack starts the emulators, the conflict model (holding each write
-// transaction's items for hold) and the local server.
-func startStack(ctx context.Context, hold time.Duration) (_ *stack, err error) {
+// transaction's items for hold) and the local server, with extra in its
+// environment.
+func startStack(ctx context.Context, hold time.Duration, extra map[string]string) (_ *stack, err error) {
 	s := &stack{}
 	defer func() {
 		if err != nil {
@@ -136,6 +137,9 @@ func startStack(ctx context.Context, hold time.Duration) (_ *stack, err error) {
 		"AWS_REGION":                        "us-east-1",
 		"AWS_ACCESS_KEY_ID":                 "test",
 		"AWS_SECRET_ACCESS_KEY":             "test",
+	}
+	for k, v := range extra {
+		env[k] = v
 	}
 	s.server, err = startServer(bin, env)
 	if err != nil {

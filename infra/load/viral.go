@@ -15,12 +15,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"surveyservice/shared/challenge"
 	"surveyservice/shared/store"
 )
 
@@ -56,16 +58,40 @@ type viralOptions struct {
 	// submits, and the partial count must come back to the partials no
 	// submission replaced.
 	Partials bool
-	Out      io.Writer
+	// SignIn turns the survey's service_auth on (contract section 18):
+	// each responder solves the survey's challenge, asks for a code by
+	// email (to an address of its own each round, from a client address of
+	// its own each round: the per-address and per-client budgets hold a
+	// real responder to a few codes an hour), reads it from the local
+	// outbox (the SES stand-in's, GET /local/outbox/) and confirms it, and
+	// saves and submits with the signed-in session.
+	SignIn bool
+	Out    io.Writer
 }
 
 // Routes of a responder's round, as the scenario names them.
 const (
-	routeView    = "GET /api/public/surveys/{slug}/"
-	routeSession = "POST .../sessions/"
-	routeSubmit  = "POST .../responses/"
-	routePartial = "PUT .../partial/"
+	routeView      = "GET /api/public/surveys/{slug}/"
+	routeSession   = "POST .../sessions/"
+	routeSubmit    = "POST .../responses/"
+	routePartial   = "PUT .../partial/"
+	routeChallenge = "GET .../challenge/"
+	routeVerify    = "POST .../verifications/"
+	routeConfirm   = "POST .../verifications/confirm/"
 )
+
+// routeOrder is the routes in a round's order, as printed.
+var routeOrder = []string{routeView, routeSession, routeChallenge, routeVerify, routeConfirm, routePartial, routeSubmit}
+
+// signInDomain is the domains the sign-in survey admits, and its
+// responders' addresses.
+const signInDomain = "load.example"
+
+// signInLimits are the server's survey and account budgets of codes
+// (VERIFY_LIMITS) with -signin: wide enough for the run, so that what it
+// measures is the service under load, not the budgets' refusals (their
+// counters are written all the same).
+const signInLimits = "survey=10000000/h,account=100000000/d"
 
 // choiceNames are the choices of the survey's question; responder i's
 // round n picks choiceNames[(i+n)%3].
@@ -248,7 +274,11 @@ func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
 		o.Out = io.Discard
 	}
 	fmt.Fprintf(o.Out, "Starting the local API (DynamoDB Local behind the conflict model, hold %v, and moto)...\n", o.Hold)
-	s, err := startStack(ctx, o.Hold)
+	var env map[string]string
+	if o.SignIn {
+		env = map[string]string{"VERIFY_LIMITS": signInLimits}
+	}
+	s, err := startStack(ctx, o.Hold, env)
 	if err != nil {
 		return viralResult{}, err
 	}
@@ -261,6 +291,13 @@ func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
 		code, b, _, err := s.call("PATCH", fmt.Sprintf("/api/surveys/%d/settings/", sv.id), `{"partial_responses": true}`, true)
 		if err != nil || code != http.StatusOK {
 			return viralResult{}, fmt.Errorf("viral: partial_responses on: %d %v %.200s", code, err, b)
+		}
+	}
+	if o.SignIn {
+		body := fmt.Sprintf(`{"service_auth": true, "service_auth_domains": ["*@%s"]}`, signInDomain)
+		code, b, _, err := s.call("PATCH", fmt.Sprintf("/api/surveys/%d/settings/", sv.id), body, true)
+		if err != nil || code != http.StatusOK {
+			return viralResult{}, fmt.Errorf("viral: service_auth on: %d %v %.200s", code, err, b)
 		}
 	}
 	fmt.Fprintf(o.Out, "Viral survey %d (/s/%s/): %d responders for %v on %s, %d owner PATCHes...\n",
@@ -286,10 +323,13 @@ func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
 			if o.Partials {
 				t.routes[routePartial] = &routeStats{}
 			}
+			if o.SignIn {
+				t.routes[routeChallenge], t.routes[routeVerify], t.routes[routeConfirm] = &routeStats{}, &routeStats{}, &routeStats{}
+			}
 			r := newResponder(i)
 			for n := 0; runCtx.Err() == nil; n++ {
 				choice := choiceNames[(i+n)%len(choiceNames)]
-				viewed, saved, picked := r.round(s.base, sv, choice, fmt.Sprintf("viral-%d-%d", i, n), o.Partials, t.routes)
+				viewed, saved, picked := r.round(s.base, sv, choice, fmt.Sprintf("viral-%d-%d", i, n), o, t.routes)
 				if viewed {
 					t.viewed++
 				}
@@ -481,7 +521,7 @@ func newResponder(i int) *responder {
 // session, with partials the partial's save (the choice answered), the
 // submission. It answers whether the view was counted (200), whether a
 // partial was saved (204) and whether the response was accepted (201).
-func (r *responder) round(base string, sv viralSurvey, choice, key string, partials bool, routes map[string]*routeStats) (viewed, saved, accepted bool) {
+func (r *responder) round(base string, sv viralSurvey, choice, key string, o viralOptions, routes map[string]*routeStats) (viewed, saved, accepted bool) {
 	public := base + "/api/public/surveys/" + sv.slug + "/"
 	code, b, d, err := r.do("GET", public, "", nil)
 	routes[routeView].add(code, d, b, err)
@@ -497,7 +537,14 @@ func (r *responder) round(base string, sv viralSurvey, choice, key string, parti
 	if err != nil || code != http.StatusCreated || json.Unmarshal(b, &session) != nil {
 		return viewed, false, false
 	}
-	if partials {
+	if o.SignIn {
+		signed, ok := r.signIn(base, public, session.Session, key, routes)
+		if !ok {
+			return viewed, false, false
+		}
+		session.Session = signed
+	}
+	if o.Partials {
 		body, _ := json.Marshal(map[string]any{"session": session.Session, "page": 0,
 			"answers": map[string]any{strconv.FormatInt(sv.choice, 10): []int64{sv.choices[choice]}}})
 		code, b, d, err = r.do("PUT", public+"partial/", string(body), nil)
@@ -514,6 +561,81 @@ func (r *responder) round(base string, sv viralSurvey, choice, key string, parti
 	code, b, d, err = r.do("POST", public+"responses/", string(answers), map[string]string{"Idempotency-Key": key})
 	routes[routeSubmit].add(code, d, b, err)
 	return viewed, saved, err == nil && code == http.StatusCreated
+}
+
+// signInClients numbers the client addresses of sign-ins: 127.2.x.y, one
+// a sign-in.
+var signInClients atomic.Int64
+
+// codeInBody is a sign-in code in a message's body.
+var codeInBody = regexp.MustCompile(`\b[0-9]{6}\b`)
+
+// signIn signs the session in as the hosted page does (contract section
+// 18): a challenge solved, a code sent by email (to an address of this
+// round's own, from a client address of its own), the code read from the
+// local outbox and confirmed. It answers the signed-in session token.
+func (r *responder) signIn(base, public, session, key string, routes map[string]*routeStats) (string, bool) {
+	code, b, d, err := r.do("GET", public+"challenge/", "", nil)
+	routes[routeChallenge].add(code, d, b, err)
+	var is challenge.Issued
+	if err != nil || code != http.StatusOK || json.Unmarshal(b, &is) != nil {
+		return "", false
+	}
+	k := signInClients.Add(1) - 1
+	client := &http.Client{Jar: r.client.Jar, Timeout: r.client.Timeout, Transport: &http.Transport{
+		DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 2, byte(k/250%250), byte(k%250+1))}, Timeout: 10 * time.Second}).DialContext}}
+	defer client.CloseIdleConnections()
+	from := &responder{client: client}
+	address := key + "@" + signInDomain
+	body, _ := json.Marshal(map[string]any{"session": session, "channel": "email", "address": address,
+		"captcha": map[string]any{"challenge": is.Challenge, "nonce": challenge.Solve(is.Salt, is.Difficulty)}})
+	code, b, d, err = from.do("POST", public+"verifications/", string(body), nil)
+	routes[routeVerify].add(code, d, b, err)
+	var sent struct {
+		Verification string `json:"verification"`
+	}
+	if err != nil || code != http.StatusAccepted || json.Unmarshal(b, &sent) != nil {
+		return "", false
+	}
+	sentCode, ok := r.outboxCode(base, address)
+	if !ok {
+		routes[routeVerify].add(0, 0, nil, fmt.Errorf("no code in the outbox for %s", address))
+		return "", false
+	}
+	body, _ = json.Marshal(map[string]any{"session": session, "verification": sent.Verification, "code": sentCode})
+	code, b, d, err = from.do("POST", public+"verifications/confirm/", string(body), nil)
+	routes[routeConfirm].add(code, d, b, err)
+	var confirmed struct {
+		Session string `json:"session"`
+	}
+	if err != nil || code != http.StatusOK || json.Unmarshal(b, &confirmed) != nil || confirmed.Session == "" {
+		return "", false
+	}
+	return confirmed.Session, true
+}
+
+// outboxCode reads the code last sent to address from the local outbox
+// (make run's, newest first). The send is done when its request answers,
+// so the first read finds it; a few more cover a slow read.
+func (r *responder) outboxCode(base, address string) (string, bool) {
+	for range 5 {
+		code, b, _, err := r.do("GET", base+"/local/outbox/", "", nil)
+		var msgs []struct {
+			To   string `json:"to"`
+			Body string `json:"body"`
+		}
+		if err == nil && code == http.StatusOK && json.Unmarshal(b, &msgs) == nil {
+			for _, m := range msgs {
+				if m.To == address {
+					if c := codeInBody.FindString(m.Body); c != "" {
+						return c, true
+					}
+				}
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return "", false
 }
 
 func (r *responder) do(method, url, body string, header map[string]string) (int, []byte, time.Duration, error) {
@@ -649,7 +771,7 @@ func (r viralResult) print(w io.Writer) {
 	secs := r.Elapsed.Seconds()
 	fmt.Fprintf(&b, "\nViral survey: %d responders for %.1fs\n", r.Responders, secs)
 	fmt.Fprintf(&b, "%-34s %7s %9s %9s %9s  %s\n", "route", "count", "per s", "p50 ms", "p99 ms", "statuses")
-	for _, route := range []string{routeView, routeSession, routePartial, routeSubmit} {
+	for _, route := range routeOrder {
 		rs := r.Routes[route]
 		if rs == nil {
 			continue
@@ -668,7 +790,7 @@ func (r viralResult) print(w io.Writer) {
 	fmt.Fprintf(&b, "submissions: %d accepted (201), %.1f/s\n", r.accepted(), float64(r.accepted())/secs)
 	busy, limited, other := r.nonSuccess()
 	fmt.Fprintf(&b, "503 (busy): %d; 429 (limited): %d; other non-2xx: %d; transport errors: %d\n", busy, limited, other, r.transportErrors())
-	for _, route := range []string{routeView, routeSession, routePartial, routeSubmit} {
+	for _, route := range routeOrder {
 		if rs := r.Routes[route]; rs != nil {
 			for code, body := range rs.first {
 				fmt.Fprintf(&b, "  first %d of %s: %s\n", code, route, body)
@@ -687,6 +809,9 @@ func (r viralResult) print(w io.Writer) {
 		r.Final.Submitted, r.Final.Views, r.Final.Report, r.Final.Choices, r.Accepted)
 	if r.Routes[routePartial] != nil {
 		fmt.Fprintf(&b, "partials: partial_responses_count %d, partials saved and not submitted %d\n", r.Final.Partials, r.PartialsLeft)
+	}
+	if r.Routes[routeVerify] != nil {
+		fmt.Fprintf(&b, "sign-ins: %d codes sent (202), %d confirmed (200)\n", r.status(routeVerify, http.StatusAccepted), r.status(routeConfirm, http.StatusOK))
 	}
 	if r.Exact {
 		fmt.Fprintf(&b, "counts exact: yes, %.1fs after the run's last answer (the count lag)\n", r.Lag.Seconds())

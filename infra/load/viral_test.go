@@ -31,20 +31,40 @@ func TestViralSurvey(t *testing.T) {
 	if v, err := time.ParseDuration(os.Getenv("VIRAL_DURATION")); err == nil && v > 0 {
 		duration = v
 	}
-	var out strings.Builder
-	res, err := runViral(t.Context(), viralOptions{Responders: responders, Duration: duration, Patches: 3,
-		Edits: []string{"settings", "survey", "question"}, Hold: conflict.DefaultHold, Out: &out})
-	t.Log(out.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := res.check(); err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Patches) != 3 {
-		t.Errorf("%d owner PATCHes made, want 3", len(res.Patches))
-	}
-	if got := res.status(routeSubmit, 201); int64(got) != res.Stored {
-		t.Errorf("%d submissions answered 201, %d responses stored", got, res.Stored)
+	for _, tc := range []struct {
+		name             string
+		partials, signIn bool
+	}{
+		{"plain", false, false},
+		// make load-viral LOAD_FLAGS='-partials -signin': each responder
+		// signs in (a code by email, read from the local outbox), saves a
+		// partial and submits.
+		{"partials and sign-in", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			res, err := runViral(t.Context(), viralOptions{Responders: responders, Duration: duration, Patches: 3,
+				Edits: []string{"settings", "survey", "question"}, Hold: conflict.DefaultHold, Out: &out, Partials: tc.partials, SignIn: tc.signIn})
+			t.Log(out.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := res.check(); err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Patches) != 3 {
+				t.Errorf("%d owner PATCHes made, want 3", len(res.Patches))
+			}
+			if got := res.status(routeSubmit, 201); int64(got) != res.Stored {
+				t.Errorf("%d submissions answered 201, %d responses stored", got, res.Stored)
+			}
+			if !tc.signIn {
+				return
+			}
+			sent, confirmed := res.status(routeVerify, 202), res.status(routeConfirm, 200)
+			if sent == 0 || confirmed != sent || int64(confirmed) < res.Stored {
+				t.Errorf("%d codes sent, %d confirmed, %d responses stored: every response signs in first", sent, confirmed, res.Stored)
+			}
+		})
 	}
 }
