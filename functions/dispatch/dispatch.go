@@ -2,7 +2,8 @@
 // table's stream (filtered to the insertion of responses), records one
 // delivery for each active webhook of the response's survey and queues a
 // job for each. It also keeps the files a new or edited response answers
-// with (files.go). Lambda runs it on the stream (functions/dispatch/lambda);
+// with (files.go), and makes survey.full from the allowances' writes
+// (full.go). Lambda runs it on the stream (functions/dispatch/lambda);
 // `make run` feeds it the same events from moto's stream.
 package dispatch
 
@@ -33,6 +34,7 @@ const FilterPattern = `{"eventName": ["INSERT", "MODIFY"], "dynamodb": {"Keys": 
 type Store interface {
 	WebhooksOf(ctx context.Context, sid int64) ([]survey.Webhook, error)
 	CreateDelivery(ctx context.Context, d survey.Delivery, due time.Time) (bool, survey.Delivery, error)
+	CapsFilled(ctx context.Context, sid int64, k int, before, after map[string]int64) ([]store.CapFill, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -73,6 +75,9 @@ const parallelism = 16
 // insertion of a response item (the event source filter, in Go).
 func Matches(rec events.DynamoDBEventRecord) bool {
 	if isPartial(rec) {
+		return true
+	}
+	if _, ok := allowanceOf(rec); ok {
 		return true
 	}
 	switch rec.EventName {
@@ -121,8 +126,13 @@ func ref(rec events.DynamoDBEventRecord) (store.ResponseRef, bool) {
 func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	bySurvey := map[int64][]item{}
 	var keep []item
+	var fulls []fullItem
 	for i, rec := range ev.Records {
 		if !Matches(rec) {
+			continue
+		}
+		if a, ok := allowanceOf(rec); ok {
+			fulls = append(fulls, fullItem{index: i, write: a})
 			continue
 		}
 		if isPartial(rec) {
@@ -170,6 +180,40 @@ func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (event
 			})
 		}
 	}
+	for _, f := range fulls {
+		g.Go(func() error {
+			// A cap filled here (store.CapsFilled): survey.full, named
+			// by its fill, so a retried batch makes the same deliveries.
+			filled, err := d.Store.CapsFilled(gctx, f.write.sid, f.write.k, f.write.before, f.write.after)
+			if err != nil {
+				fail([]item{{index: f.index}}, err)
+				return nil
+			}
+			if len(filled) == 0 {
+				return nil
+			}
+			var items []item
+			for _, c := range filled {
+				items = append(items, item{index: f.index, event: survey.EventSurveyFull, payload: c.Payload(),
+					ref: store.ResponseRef{SurveyID: c.SurveyID, ResponseID: c.ID, SubmittedAt: c.At}})
+			}
+			hooks, err := d.Store.WebhooksOf(gctx, f.write.sid)
+			if err != nil {
+				fail(items, err)
+				return nil
+			}
+			jobs, bad := d.record(gctx, hooks, items)
+			for i, err := range bad {
+				fail(items[i:i+1], err)
+			}
+			if len(jobs) > 0 {
+				if err := d.Queue.Send(gctx, jobs, 0); err != nil {
+					fail(items, err)
+				}
+			}
+			return nil
+		})
+	}
 	for sid, items := range bySurvey {
 		g.Go(func() error {
 			hooks, err := d.Store.WebhooksOf(gctx, sid)
@@ -215,6 +259,12 @@ type item struct {
 	payload json.RawMessage
 }
 
+// fullItem is an allowance's record, which may have filled a cap.
+type fullItem struct {
+	index int
+	write allowanceWrite
+}
+
 // Record creates the deliveries of one survey's responses, for each
 // webhook that wants the event, and answers the jobs of those still
 // pending (the replay of a window sends them); bad holds, by position in
@@ -236,7 +286,9 @@ func (d *Dispatcher) record(ctx context.Context, hooks []survey.Webhook, items [
 	g.SetLimit(parallelism)
 	for i, it := range items {
 		for _, wh := range hooks {
-			if !wh.Subscribes(it.event) {
+			if !wh.Subscribes(it.event) || it.event == survey.EventSurveyFull && wh.Sends() {
+				// survey.full is a webhook's (an email or SMS
+				// notification tells of responses).
 				continue
 			}
 			g.Go(func() error {

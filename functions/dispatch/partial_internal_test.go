@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/webhook"
 )
@@ -33,6 +34,10 @@ type fakeStore struct{ created []survey.Delivery }
 func (f *fakeStore) WebhooksOf(context.Context, int64) ([]survey.Webhook, error) {
 	return []survey.Webhook{{ID: 1, SurveyID: 7, Active: true, Events: []string{survey.EventResponsePartial}},
 		{ID: 2, SurveyID: 7, Active: true, Events: []string{survey.EventResponseSubmitted}}}, nil
+}
+
+func (f *fakeStore) CapsFilled(context.Context, int64, int, map[string]int64, map[string]int64) ([]store.CapFill, error) {
+	return nil, nil
 }
 
 func (f *fakeStore) CreateDelivery(_ context.Context, d survey.Delivery, _ time.Time) (bool, survey.Delivery, error) {
