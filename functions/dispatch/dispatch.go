@@ -10,7 +10,10 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -34,7 +37,7 @@ const FilterPattern = `{"eventName": ["INSERT", "MODIFY"], "dynamodb": {"Keys": 
 type Store interface {
 	WebhooksOf(ctx context.Context, sid int64) ([]survey.Webhook, error)
 	CreateDelivery(ctx context.Context, d survey.Delivery, due time.Time) (bool, survey.Delivery, error)
-	CapsFilled(ctx context.Context, sid int64, k int, before, after map[string]int64) ([]store.CapFill, error)
+	CapsFilled(ctx context.Context, sid int64, writes []store.AllowanceWrite) ([]store.CapFill, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -77,7 +80,7 @@ func Matches(rec events.DynamoDBEventRecord) bool {
 	if isPartial(rec) {
 		return true
 	}
-	if _, ok := allowanceOf(rec); ok {
+	if _, _, ok := allowanceOf(rec); ok {
 		return true
 	}
 	switch rec.EventName {
@@ -126,13 +129,13 @@ func ref(rec events.DynamoDBEventRecord) (store.ResponseRef, bool) {
 func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	bySurvey := map[int64][]item{}
 	var keep []item
-	var fulls []fullItem
+	fulls := map[int64][]fullItem{}
 	for i, rec := range ev.Records {
 		if !Matches(rec) {
 			continue
 		}
-		if a, ok := allowanceOf(rec); ok {
-			fulls = append(fulls, fullItem{index: i, write: a})
+		if sid, w, ok := allowanceOf(rec); ok {
+			fulls[sid] = append(fulls[sid], fullItem{index: i, write: w})
 			continue
 		}
 		if isPartial(rec) {
@@ -180,13 +183,20 @@ func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (event
 			})
 		}
 	}
-	for _, f := range fulls {
+	for sid, fs := range fulls {
 		g.Go(func() error {
-			// A cap filled here (store.CapsFilled): survey.full, named
-			// by its fill, so a retried batch makes the same deliveries.
-			filled, err := d.Store.CapsFilled(gctx, f.write.sid, f.write.k, f.write.before, f.write.after)
+			// A cap filled by these writes (store.CapsFilled, once per
+			// survey in the batch): survey.full, named by its fill, so
+			// a retried batch makes the same deliveries. A failure is
+			// every one of the survey's records' (the retry reads again).
+			all := make([]item, len(fs))
+			writes := make([]store.AllowanceWrite, len(fs))
+			for i, f := range fs {
+				all[i], writes[i] = item{index: f.index}, f.write
+			}
+			filled, err := d.Store.CapsFilled(gctx, sid, writes)
 			if err != nil {
-				fail([]item{{index: f.index}}, err)
+				fail(all, err)
 				return nil
 			}
 			if len(filled) == 0 {
@@ -194,21 +204,21 @@ func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (event
 			}
 			var items []item
 			for _, c := range filled {
-				items = append(items, item{index: f.index, event: survey.EventSurveyFull, payload: c.Payload(),
+				items = append(items, item{index: fs[0].index, event: survey.EventSurveyFull, payload: c.Payload(),
 					ref: store.ResponseRef{SurveyID: c.SurveyID, ResponseID: c.ID, SubmittedAt: c.At}})
 			}
-			hooks, err := d.Store.WebhooksOf(gctx, f.write.sid)
+			hooks, err := d.Store.WebhooksOf(gctx, sid)
 			if err != nil {
-				fail(items, err)
+				fail(all, err)
 				return nil
 			}
 			jobs, bad := d.record(gctx, hooks, items)
-			for i, err := range bad {
-				fail(items[i:i+1], err)
+			if len(bad) > 0 {
+				fail(all, errors.Join(slices.Collect(maps.Values(bad))...))
 			}
 			if len(jobs) > 0 {
 				if err := d.Queue.Send(gctx, jobs, 0); err != nil {
-					fail(items, err)
+					fail(all, err)
 				}
 			}
 			return nil
@@ -262,7 +272,7 @@ type item struct {
 // fullItem is an allowance's record, which may have filled a cap.
 type fullItem struct {
 	index int
-	write allowanceWrite
+	write store.AllowanceWrite
 }
 
 // Record creates the deliveries of one survey's responses, for each

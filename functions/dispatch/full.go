@@ -15,29 +15,22 @@ import (
 // it reads nothing unless a cap's counter reached its share there.
 const CapFilterPattern = `{"eventName": ["INSERT", "MODIFY"], "dynamodb": {"Keys": {"SK": {"S": ["CAP"]}}}}`
 
-// allowanceWrite is an allowance's stream record: its survey, k and
-// counters before and after.
-type allowanceWrite struct {
-	sid           int64
-	k             int
-	before, after map[string]int64
-}
-
-// allowanceOf reads an allowance's record; ok is false for any other.
-func allowanceOf(rec events.DynamoDBEventRecord) (allowanceWrite, bool) {
+// allowanceOf reads an allowance's record: its survey and the write; ok
+// is false for any other record.
+func allowanceOf(rec events.DynamoDBEventRecord) (int64, store.AllowanceWrite, bool) {
 	if rec.EventName != "INSERT" && rec.EventName != "MODIFY" {
-		return allowanceWrite{}, false
+		return 0, store.AllowanceWrite{}, false
 	}
 	pk, okp := rec.Change.Keys["PK"]
 	sk, oks := rec.Change.Keys["SK"]
 	if !okp || !oks || pk.DataType() != events.DataTypeString || sk.DataType() != events.DataTypeString {
-		return allowanceWrite{}, false
+		return 0, store.AllowanceWrite{}, false
 	}
 	sid, k, ok := store.AllowanceOf(pk.String(), sk.String())
 	if !ok {
-		return allowanceWrite{}, false
+		return 0, store.AllowanceWrite{}, false
 	}
-	return allowanceWrite{sid: sid, k: k, before: numbers(rec.Change.OldImage), after: numbers(rec.Change.NewImage)}, true
+	return sid, store.AllowanceWrite{K: k, Before: numbers(rec.Change.OldImage), After: numbers(rec.Change.NewImage)}, true
 }
 
 func numbers(img map[string]events.DynamoDBAttributeValue) map[string]int64 {

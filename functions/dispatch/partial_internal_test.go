@@ -36,7 +36,7 @@ func (f *fakeStore) WebhooksOf(context.Context, int64) ([]survey.Webhook, error)
 		{ID: 2, SurveyID: 7, Active: true, Events: []string{survey.EventResponseSubmitted}}}, nil
 }
 
-func (f *fakeStore) CapsFilled(context.Context, int64, int, map[string]int64, map[string]int64) ([]store.CapFill, error) {
+func (f *fakeStore) CapsFilled(context.Context, int64, []store.AllowanceWrite) ([]store.CapFill, error) {
 	return nil, nil
 }
 

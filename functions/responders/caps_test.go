@@ -233,7 +233,7 @@ func quotaFills(t *testing.T, st *store.Store, sid int64, q survey.Quota) []stor
 	var out []store.CapFill
 	for range 2 {
 		for k := range store.CapAllowances {
-			fills, err := st.CapsFilled(context.Background(), sid, k, map[string]int64{attr: 0}, map[string]int64{attr: 1_000_000})
+			fills, err := st.CapsFilled(context.Background(), sid, []store.AllowanceWrite{{K: k, Before: map[string]int64{attr: 0}, After: map[string]int64{attr: 1_000_000}}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -34,7 +34,8 @@ type CapFill struct {
 	// limit (or the quota's) that filled.
 	Quota, Limit int64
 	// At is when the fill was first seen; ID names the fill among the
-	// survey's (the deliveries' "response" part of their id).
+	// survey's (the deliveries' "response" part of their id and their
+	// response_id; 53 bits, exact in any JSON reader).
 	At time.Time
 	ID int64
 }
@@ -88,12 +89,21 @@ func AllowanceOf(pk, sk string) (sid int64, k int, ok bool) {
 	return 0, 0, false
 }
 
-// CapsFilled answers the fills an allowance's write (its counters before
-// and after, from the stream record) completed: for each cap of the
-// survey whose counter reached its share in allowance k, one read of
-// every allowance, and for a cap now full everywhere its fill (recorded
-// at its first sight). A survey gone answers none.
-func (s *Store) CapsFilled(ctx context.Context, sid int64, k int, before, after map[string]int64) ([]CapFill, error) {
+// AllowanceWrite is an allowance's write as the stream shows it: its k
+// and its counters before and after.
+type AllowanceWrite struct {
+	K             int
+	Before, After map[string]int64
+}
+
+// CapsFilled answers the fills a batch of one survey's allowance writes
+// (from the stream's records) completed: the survey's caps read once (its
+// cached collection: one GetItem of the survey item per batch, not per
+// record), and only when some cap's counter reached its share in an
+// allowance written, one read of every allowance; for each such cap now
+// full everywhere, its fill (recorded at its first sight). A survey gone
+// answers none.
+func (s *Store) CapsFilled(ctx context.Context, sid int64, writes []AllowanceWrite) ([]CapFill, error) {
 	c, err := s.PublicCollection(ctx, sid, false)
 	if errors.Is(err, survey.ErrNotFound) {
 		return nil, nil
@@ -114,8 +124,11 @@ func (s *Store) CapsFilled(ctx context.Context, sid int64, k int, before, after 
 	}
 	var reached []capOf
 	for _, co := range all {
-		if n := co.cap.share(k); n > 0 && after[co.cap.Attr] >= n && before[co.cap.Attr] < n {
-			reached = append(reached, co)
+		for _, w := range writes {
+			if n := co.cap.share(w.K); n > 0 && w.After[co.cap.Attr] >= n && w.Before[co.cap.Attr] < n {
+				reached = append(reached, co)
+				break
+			}
 		}
 	}
 	if len(reached) == 0 {
@@ -141,7 +154,7 @@ func (s *Store) CapsFilled(ctx context.Context, sid int64, k int, before, after 
 		}
 		h := fnv.New64a()
 		h.Write([]byte(capFillSK(co.cap.Attr, co.cap.Places, given)))
-		fills = append(fills, CapFill{SurveyID: sid, Quota: co.cap.Quota, Limit: co.limit, At: at, ID: int64(h.Sum64()>>2) | 1})
+		fills = append(fills, CapFill{SurveyID: sid, Quota: co.cap.Quota, Limit: co.limit, At: at, ID: int64(h.Sum64()>>11) | 1})
 	}
 	return fills, nil
 }
