@@ -173,7 +173,8 @@ bench: build emulators
 	$(GO) test -count=1 -run '^$$' -bench . -benchmem ./...
 
 ## load: the local API under 50 concurrent clients (loopback only, bounded); throughput, p50/p99 per route, 5xx count.
-## LOAD_FLAGS='-scenario viral' (or make load-viral): 200 responders on one survey for 60 s, counts and their lag, owner PATCHes
+## LOAD_FLAGS='-scenario viral' (or make load-viral): 200 responders on one survey for 60 s, counts and their lag, owner PATCHes;
+## make load-viral LOAD_FLAGS='-limit N': the survey has a response_limit of N and must record exactly N
 LOAD_FLAGS ?=
 load: emulators
 	$(GO) run ./infra/load $(LOAD_FLAGS)

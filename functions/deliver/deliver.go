@@ -265,8 +265,9 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		}
 	}
 	r, haveResponse := in.Responses[j.ResponseID]
-	if dl.Event == survey.EventResponsePartial {
-		// The partial as it was then travels with its delivery.
+	if survey.CarriesPayload(dl.Event) {
+		// The partial as it was then (or the fill of survey.full)
+		// travels with its delivery.
 		haveResponse = len(dl.Payload) > 0
 	}
 	var breaker survey.Breaker
@@ -328,9 +329,12 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		return retry
 	}
 	var body []byte
-	if dl.Event == survey.EventResponsePartial {
+	switch dl.Event {
+	case survey.EventResponsePartial:
 		body, err = survey.PartialEvent(dl.SurveyID, dl.Created, dl.Payload)
-	} else {
+	case survey.EventSurveyFull:
+		body, err = survey.FullEvent(dl.Created, dl.Payload)
+	default:
 		body, err = json.Marshal(survey.EventOf(dl.Event, r))
 	}
 	if err != nil {

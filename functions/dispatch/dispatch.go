@@ -2,7 +2,8 @@
 // table's stream (filtered to the insertion of responses), records one
 // delivery for each active webhook of the response's survey and queues a
 // job for each. It also keeps the files a new or edited response answers
-// with (files.go). Lambda runs it on the stream (functions/dispatch/lambda);
+// with (files.go), and makes survey.full from the allowances' writes
+// (full.go). Lambda runs it on the stream (functions/dispatch/lambda);
 // `make run` feeds it the same events from moto's stream.
 package dispatch
 
@@ -11,6 +12,8 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -37,6 +40,7 @@ type Store interface {
 	// PartialAnswers are a partial's answers as a stream image of it
 	// named them (response.partial).
 	PartialAnswers(ctx context.Context, h store.PartialHead) (map[int64]json.RawMessage, error)
+	CapsFilled(ctx context.Context, sid int64, writes []store.AllowanceWrite) ([]store.CapFill, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -77,6 +81,9 @@ const parallelism = 16
 // insertion of a response item (the event source filter, in Go).
 func Matches(rec events.DynamoDBEventRecord) bool {
 	if isPartial(rec) {
+		return true
+	}
+	if _, _, ok := allowanceOf(rec); ok {
 		return true
 	}
 	switch rec.EventName {
@@ -126,8 +133,13 @@ func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (event
 	bySurvey := map[int64][]item{}
 	var keep []item
 	var unread []int
+	fulls := map[int64][]fullItem{}
 	for i, rec := range ev.Records {
 		if !Matches(rec) {
+			continue
+		}
+		if sid, w, ok := allowanceOf(rec); ok {
+			fulls[sid] = append(fulls[sid], fullItem{index: i, write: w})
 			continue
 		}
 		if isPartial(rec) {
@@ -185,6 +197,47 @@ func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (event
 			})
 		}
 	}
+	for sid, fs := range fulls {
+		g.Go(func() error {
+			// A cap filled by these writes (store.CapsFilled, once per
+			// survey in the batch): survey.full, named by its fill, so
+			// a retried batch makes the same deliveries. A failure is
+			// every one of the survey's records' (the retry reads again).
+			all := make([]item, len(fs))
+			writes := make([]store.AllowanceWrite, len(fs))
+			for i, f := range fs {
+				all[i], writes[i] = item{index: f.index}, f.write
+			}
+			filled, err := d.Store.CapsFilled(gctx, sid, writes)
+			if err != nil {
+				fail(all, err)
+				return nil
+			}
+			if len(filled) == 0 {
+				return nil
+			}
+			var items []item
+			for _, c := range filled {
+				items = append(items, item{index: fs[0].index, event: survey.EventSurveyFull, payload: c.Payload(),
+					ref: store.ResponseRef{SurveyID: c.SurveyID, ResponseID: c.ID, SubmittedAt: c.At}})
+			}
+			hooks, err := d.Store.WebhooksOf(gctx, sid)
+			if err != nil {
+				fail(all, err)
+				return nil
+			}
+			jobs, bad := d.record(gctx, hooks, items)
+			if len(bad) > 0 {
+				fail(all, errors.Join(slices.Collect(maps.Values(bad))...))
+			}
+			if len(jobs) > 0 {
+				if err := d.Queue.Send(gctx, jobs, 0); err != nil {
+					fail(all, err)
+				}
+			}
+			return nil
+		})
+	}
 	for sid, items := range bySurvey {
 		g.Go(func() error {
 			hooks, err := d.Store.WebhooksOf(gctx, sid)
@@ -230,6 +283,12 @@ type item struct {
 	payload json.RawMessage
 }
 
+// fullItem is an allowance's record, which may have filled a cap.
+type fullItem struct {
+	index int
+	write store.AllowanceWrite
+}
+
 // Record creates the deliveries of one survey's responses, for each
 // webhook that wants the event, and answers the jobs of those still
 // pending (the replay of a window sends them); bad holds, by position in
@@ -251,7 +310,9 @@ func (d *Dispatcher) record(ctx context.Context, hooks []survey.Webhook, items [
 	g.SetLimit(parallelism)
 	for i, it := range items {
 		for _, wh := range hooks {
-			if !wh.Subscribes(it.event) {
+			if !wh.Subscribes(it.event) || it.event == survey.EventSurveyFull && wh.Sends() {
+				// survey.full is a webhook's (an email or SMS
+				// notification tells of responses).
 				continue
 			}
 			g.Go(func() error {

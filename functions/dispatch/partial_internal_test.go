@@ -42,6 +42,10 @@ func (f *fakeStore) WebhooksOf(context.Context, int64) ([]survey.Webhook, error)
 		{ID: 2, SurveyID: 7, Active: true, Events: []string{survey.EventResponseSubmitted}}}, nil
 }
 
+func (f *fakeStore) CapsFilled(context.Context, int64, []store.AllowanceWrite) ([]store.CapFill, error) {
+	return nil, nil
+}
+
 func (f *fakeStore) CreateDelivery(_ context.Context, d survey.Delivery, _ time.Time) (bool, survey.Delivery, error) {
 	f.created = append(f.created, d)
 	return true, d, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -202,6 +203,10 @@ func TestQuotaExactUnderRaces(t *testing.T) {
 			if limit > 0 {
 				return
 			}
+			first := quotaFills(t, f.st, sid, quota)
+			if len(first) != 1 || first[0].Quota != quota.ID || first[0].Limit != 10 {
+				t.Fatalf("the full quota's fills %+v, want one of quota %d, limit 10", first, quota.ID)
+			}
 			if err := f.st.DeleteResponse(ctx, f.aid, sid, wonA[0]); err != nil {
 				t.Fatal(err)
 			}
@@ -211,6 +216,35 @@ func TestQuotaExactUnderRaces(t *testing.T) {
 			f.respond(t, slug, f.session(t, slug, nil), map[string]any{key: []int64{a}}).submitted(t)
 			f.respond(t, slug, f.session(t, slug, nil), map[string]any{key: []int64{a}}).is(t, 410, quotaFullBody)
 			f.respond(t, slug, f.session(t, slug, nil), map[string]any{key: []int64{b}}).submitted(t)
+			again := quotaFills(t, f.st, sid, quota)
+			if len(again) != 1 || again[0].ID == first[0].ID || again[0].Quota != quota.ID {
+				t.Errorf("refilled, the fills %+v, want one other than %+v", again, first)
+			}
 		})
 	}
+}
+
+// quotaFills are the distinct fills (survey.full, store.CapsFilled) that
+// a record of every allowance, each reaching the quota's share, reports:
+// every allowance names the same fill, however often it is asked.
+func quotaFills(t *testing.T, st *store.Store, sid int64, q survey.Quota) []store.CapFill {
+	t.Helper()
+	attr := store.QuotaCap(q).Attr
+	var out []store.CapFill
+	for range 2 {
+		for k := range store.CapAllowances {
+			fills, err := st.CapsFilled(context.Background(), sid, []store.AllowanceWrite{{K: k, Before: map[string]int64{attr: 0}, After: map[string]int64{attr: 1_000_000}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range fills {
+				if !slices.ContainsFunc(out, func(o store.CapFill) bool {
+					return o.ID == f.ID && o.Quota == f.Quota && o.Limit == f.Limit && o.At.Equal(f.At)
+				}) {
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -8,7 +8,8 @@ import (
 
 // TestPartialEvent: webhooks subscribe to response.partial (contract
 // section 20), on the notifications route too, whose shape shows its
-// events; an unknown event is still refused.
+// events, and to survey.full (section 25); an unknown event is still
+// refused.
 func TestPartialEvent(t *testing.T) {
 	f := newFixture(t, false)
 	cases := []struct {
@@ -21,6 +22,7 @@ func TestPartialEvent(t *testing.T) {
 		{"notification", fmt.Sprintf("/api/v2/surveys/%d/notifications/", f.sid),
 			`{"recipient_type": 5, "sending_method": 3, "webhook_endpoint": "https://hooks.example.com/b", "events": ["response.partial"]}`, 201,
 			`"events":["response.partial"]`},
+		{"survey.full", f.list(), `{"url": "https://hooks.example.com/e", "events": ["survey.full"]}`, 201, `"events":["survey.full"]`},
 		{"notification default", fmt.Sprintf("/api/v2/surveys/%d/notifications/", f.sid),
 			`{"webhook_endpoint": "https://hooks.example.com/c"}`, 201, `"events":["response.submitted"]`},
 		{"unknown", fmt.Sprintf("/api/v2/surveys/%d/notifications/", f.sid),

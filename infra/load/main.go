@@ -3,7 +3,7 @@
 // runs one scenario against it on loopback, bounded in count and time:
 //
 //	go run ./infra/load [-clients 50] [-requests 2000] [-duration 90s]
-//	go run ./infra/load -scenario viral [-responders 200] [-duration 60s]
+//	go run ./infra/load -scenario viral [-responders 200] [-duration 60s] [-limit N]
 //
 // The mix scenario (the default) prepares an account's data through the
 // API, then drives a mixed workload from 50 concurrent clients and prints
@@ -44,6 +44,7 @@ func main() {
 	edits := flag.String("edits", "settings,survey,question", "viral: what the owner's PATCHes change, in turn (settings, survey, question; comma-separated)")
 	partials := flag.Bool("partials", false, "viral: the survey keeps partial responses; each responder saves one before it submits")
 	signIn := flag.Bool("signin", false, "viral: the survey asks for a sign-in; each responder confirms a code by email (read from the local outbox) before it saves and submits")
+	limit := flag.Int64("limit", 0, "viral: the survey's response_limit; exactly that many must be recorded (0: none)")
 	hold := flag.Duration("hold", conflict.DefaultHold, "how long the conflict model holds a write transaction's items")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -55,7 +56,7 @@ func main() {
 	case "viral":
 		var res viralResult
 		res, err = runViral(ctx, viralOptions{Responders: *responders, Duration: or(*duration, time.Minute), Patches: *patches,
-			Edits: strings.Split(*edits, ","), Hold: *hold, Out: os.Stdout, Partials: *partials, SignIn: *signIn})
+			Edits: strings.Split(*edits, ","), Hold: *hold, Out: os.Stdout, Partials: *partials, SignIn: *signIn, Limit: *limit})
 		if err == nil {
 			err = res.check()
 		}

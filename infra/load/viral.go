@@ -66,7 +66,11 @@ type viralOptions struct {
 	// outbox (the SES stand-in's, GET /local/outbox/) and confirms it, and
 	// saves and submits with the signed-in session.
 	SignIn bool
-	Out    io.Writer
+	// Limit, when set, is the survey's response_limit (contract section
+	// 25): exactly that many must be recorded; a responder that meets the
+	// survey full (410) leaves, as a person would.
+	Limit int64
+	Out   io.Writer
 }
 
 // Routes of a responder's round, as the scenario names them.
@@ -181,6 +185,10 @@ type viralResult struct {
 	// ServerErrors counts the server's ERROR log lines.
 	ServerErrors int
 	ServerFirst  []string
+	// Limit is the survey's response_limit (0: none); Full counts the
+	// answers 410 "full" it gave.
+	Limit int64
+	Full  int
 }
 
 func (r viralResult) accepted() int64 {
@@ -206,6 +214,8 @@ func (r viralResult) nonSuccess() (busy, limited, other int) {
 	for _, s := range r.Routes {
 		for code, n := range s.statuses {
 			switch {
+			case code == http.StatusGone && r.Limit > 0 && strings.Contains(s.first[code], fullDetail):
+				// The survey full: the limit's refusal, not a failure.
 			case code == http.StatusServiceUnavailable:
 				busy += n
 			case code == http.StatusTooManyRequests:
@@ -254,6 +264,9 @@ func (r viralResult) check() error {
 	if r.accepted() == 0 {
 		errs = append(errs, errors.New("no submission was accepted"))
 	}
+	if r.Limit > 0 && (r.Stored != r.Limit || r.accepted() != r.Limit) {
+		errs = append(errs, fmt.Errorf("response_limit %d: %d responses stored, %d accepted (201), want exactly %d", r.Limit, r.Stored, r.accepted(), r.Limit))
+	}
 	return errors.Join(errs...)
 }
 
@@ -300,9 +313,15 @@ func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
 			return viralResult{}, fmt.Errorf("viral: service_auth on: %d %v %.200s", code, err, b)
 		}
 	}
+	if o.Limit > 0 {
+		code, b, _, err := s.call("PATCH", fmt.Sprintf("/api/surveys/%d/settings/", sv.id), fmt.Sprintf(`{"response_limit": %d}`, o.Limit), true)
+		if err != nil || code != http.StatusOK {
+			return viralResult{}, fmt.Errorf("viral: response_limit %d: %d %v %.200s", o.Limit, code, err, b)
+		}
+	}
 	fmt.Fprintf(o.Out, "Viral survey %d (/s/%s/): %d responders for %v on %s, %d owner PATCHes...\n",
 		sv.id, sv.slug, o.Responders, o.Duration, s.base, o.Patches)
-	res := viralResult{Responders: o.Responders, Routes: map[string]*routeStats{}, Accepted: map[string]int64{}}
+	res := viralResult{Responders: o.Responders, Routes: map[string]*routeStats{}, Accepted: map[string]int64{}, Limit: o.Limit}
 
 	runCtx, cancel := context.WithTimeout(ctx, o.Duration)
 	defer cancel()
@@ -338,6 +357,9 @@ func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
 				}
 				if saved && !picked {
 					t.left++
+				}
+				if o.Limit > 0 && (t.routes[routeSession].statuses[http.StatusGone] > 0 || t.routes[routeSubmit].statuses[http.StatusGone] > 0) {
+					break // the survey is full: this responder leaves
 				}
 			}
 			r.client.CloseIdleConnections()
@@ -394,6 +416,9 @@ func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
 	for _, c := range choiceNames {
 		res.Accepted[c] += 0
 	}
+	for _, route := range []string{routeSession, routeSubmit} {
+		res.Full += res.status(route, http.StatusGone)
+	}
 
 	// The counts: stored, then what the owner reads until it agrees.
 	res.Stored, err = storedResponses(ctx, s.st, sv.id)
@@ -432,6 +457,9 @@ func (c counts) equal(stored, accepted, viewed int64, choices map[string]int64) 
 	}
 	return true
 }
+
+// fullDetail is the limit's refusal (contract section 25).
+const fullDetail = "This survey is full."
 
 // viralSurvey is the scenario's survey.
 type viralSurvey struct {
@@ -812,6 +840,13 @@ func (r viralResult) print(w io.Writer) {
 	}
 	if r.Routes[routeVerify] != nil {
 		fmt.Fprintf(&b, "sign-ins: %d codes sent (202), %d confirmed (200)\n", r.status(routeVerify, http.StatusAccepted), r.status(routeConfirm, http.StatusOK))
+	}
+	if r.Limit > 0 {
+		verdict := "exactly"
+		if r.Stored != r.Limit || r.accepted() != r.Limit {
+			verdict = "NOT exactly"
+		}
+		fmt.Fprintf(&b, "response_limit %d: %d recorded (%s the limit), %d accepted, %d answers 410 full\n", r.Limit, r.Stored, verdict, r.accepted(), r.Full)
 	}
 	if r.Exact {
 		fmt.Fprintf(&b, "counts exact: yes, %.1fs after the run's last answer (the count lag)\n", r.Lag.Seconds())

@@ -68,3 +68,33 @@ func TestViralSurvey(t *testing.T) {
 		})
 	}
 }
+
+// TestViralSurveyLimit runs the viral scenario with a response_limit
+// (`make load-viral LOAD_FLAGS='-limit N'`, contract section 25): 20
+// responders racing for 30 places record exactly 30 (30 × 201), the
+// others are answered 410 "This survey is full." and leave, none 503, and
+// every count the owner reads comes to 30.
+func TestViralSurveyLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the emulators and the local server; run without -short")
+	}
+	var out strings.Builder
+	res, err := runViral(t.Context(), viralOptions{Responders: 20, Duration: 20 * time.Second, Patches: 1,
+		Edits: []string{"settings"}, Hold: conflict.DefaultHold, Out: &out, Limit: 30})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.check(); err != nil {
+		t.Fatal(err)
+	}
+	if got := res.status(routeSubmit, 201); got != 30 || res.Stored != 30 {
+		t.Errorf("%d submissions answered 201, %d responses stored, want exactly 30", got, res.Stored)
+	}
+	if busy, _, _ := res.nonSuccess(); busy > 0 || res.Full == 0 {
+		t.Errorf("%d × 503 and %d × 410 full, want none and some", busy, res.Full)
+	}
+	if !strings.Contains(out.String(), "response_limit 30: 30 recorded (exactly the limit)") {
+		t.Errorf("the report does not say exactly 30 were recorded:\n%s", out.String())
+	}
+}

@@ -193,7 +193,8 @@ var allowedActions = map[string][]string{
 	"SchemaFunction":  {},                                                                                          // serves an embedded document: no AWS access at all
 	"WebhooksFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt", "sqs:SendMessage"}, teamsActions...),
-	"DispatchFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage", "s3:DeleteObjectTagging"}, // and keeps the files of responses
+	"DispatchFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage", "s3:DeleteObjectTagging", // and keeps the files of responses
+		"dynamodb:Query", "dynamodb:BatchGetItem"}, // survey.full: the survey's caps and every allowance
 	"DeliverFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "kms:Decrypt", "sqs:SendMessage",
 		"dynamodb:Query",                // a probe's success resumes the webhook's paused deliveries (PAUSED# in GSI1)
 		"ses:SendEmail", "sns:Publish"}, // email and SMS notifications (section 21)
@@ -339,8 +340,10 @@ func TestStreamFilterMatchesDispatch(t *testing.T) {
 	tpl := loadTemplate(t)
 	ev := tpl.Resources["DispatchFunction"].Properties["Events"].(map[string]any)["NewResponses"].(map[string]any)["Properties"].(map[string]any)
 	filters := ev["FilterCriteria"].(map[string]any)["Filters"].([]any)
-	if len(filters) != 2 || filters[0].(map[string]any)["Pattern"] != dispatch.FilterPattern || filters[1].(map[string]any)["Pattern"] != dispatch.PartialFilterPattern {
-		t.Errorf("template.yaml filters %v, dispatch.FilterPattern is %s and PartialFilterPattern %s", filters, dispatch.FilterPattern, dispatch.PartialFilterPattern)
+	if len(filters) != 3 || filters[0].(map[string]any)["Pattern"] != dispatch.FilterPattern || filters[1].(map[string]any)["Pattern"] != dispatch.PartialFilterPattern ||
+		filters[2].(map[string]any)["Pattern"] != dispatch.CapFilterPattern {
+		t.Errorf("template.yaml filters %v, dispatch.FilterPattern is %s, PartialFilterPattern %s and CapFilterPattern %s", filters, dispatch.FilterPattern,
+			dispatch.PartialFilterPattern, dispatch.CapFilterPattern)
 	}
 	if ev["StartingPosition"] != "TRIM_HORIZON" || ev["BisectBatchOnFunctionError"] != true ||
 		ev["MaximumRetryAttempts"] != StreamMaxRetries || ev["MaximumRecordAgeInSeconds"] != int(StreamMaxRecordAge/time.Second) ||

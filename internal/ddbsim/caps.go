@@ -25,6 +25,10 @@ import (
 // refuses (410), trusting that for a second. A submission still cancelled
 // after RaceFor answers 503.
 
+// CapReadEvery is the store's capReadEvery: a container reads every
+// allowance at most this often when it finds one full.
+const CapReadEvery = 250 * time.Millisecond
+
 // CapRun describes a run.
 type CapRun struct {
 	Rules       Rules
@@ -76,7 +80,8 @@ type capSub struct {
 
 type capHint struct {
 	full     []bool
-	at       time.Duration
+	at       time.Duration // last learned (a mark or a read); the hint lasts 2 s from it
+	readAt   time.Duration // last read of every allowance
 	verified bool
 }
 
@@ -135,10 +140,15 @@ func RunCaps(c CapRun) CapResult {
 	hintOf := func(s *capSub, ci int) *capHint {
 		h := hints[s.cont][ci]
 		if h == nil || now-h.at > 2*time.Second {
-			h = &capHint{full: make([]bool, k), at: now}
+			h = &capHint{full: make([]bool, k), at: now, readAt: -time.Hour}
 			hints[s.cont][ci] = h
 		}
 		return h
+	}
+	markFull := func(s *capSub, ci, a int) {
+		h := hintOf(s, ci)
+		h.full[a] = true
+		h.at = now
 	}
 	free := func(s *capSub, ci int) []int {
 		h := hintOf(s, ci)
@@ -149,6 +159,23 @@ func RunCaps(c CapRun) CapResult {
 			}
 		}
 		return out
+	}
+	// readAll is the store's readCaps: one read of every allowance (3
+	// BatchGetItems) tells the container which have room for each of the
+	// submission's caps.
+	readAll := func(s *capSub) {
+		res.Verifications++
+		for _, ci := range s.caps {
+			h := hintOf(s, ci)
+			nFree := 0
+			for a := range k {
+				h.full[a] = used[a][ci] >= share(ci, a)
+				if !h.full[a] && share(ci, a) > 0 {
+					nFree++
+				}
+			}
+			h.at, h.readAt, h.verified = now, now, nFree == 0
+		}
 	}
 	var try func(s *capSub)
 	finish := func(s *capSub, code int) {
@@ -173,15 +200,9 @@ func RunCaps(c CapRun) CapResult {
 			f := free(s, ci)
 			if len(f) == 0 {
 				h := hintOf(s, ci)
-				if !(h.verified && now-h.at < time.Second) {
-					// Read every allowance: 3 BatchGetItems.
-					res.Verifications++
-					for a := range k {
-						h.full[a] = used[a][ci] >= share(ci, a)
-					}
-					h.at = now
+				if !(h.verified && now-h.readAt < time.Second) {
+					readAll(s)
 					f = free(s, ci)
-					h.verified = len(f) == 0
 				}
 				if len(f) == 0 {
 					at(now+3*between(c.Rules.ReadLatency), func() { finish(s, 410) })
@@ -214,18 +235,33 @@ func RunCaps(c CapRun) CapResult {
 					at(now+between(c.Rules.ReadLatency), func() { finish(s, 503) })
 					return
 				}
-				// Read the allowance, then the store's backoff.
+				// Read the allowance (the store's learnPlaces: marked full
+				// if it has no room), then the store's backoff.
 				back := time.Duration(rnd.IntN(8*min(s.attempt, 8)+8)+2) * time.Millisecond
-				at(now+between(c.Rules.ReadLatency)+back, func() { try(s) })
+				at(now+between(c.Rules.ReadLatency), func() {
+					reread := false
+					for i, ci := range s.caps {
+						if used[picks[i]][ci] >= share(ci, picks[i]) {
+							reread = reread || now-hintOf(s, ci).readAt >= CapReadEvery
+							markFull(s, ci, picks[i])
+						}
+					}
+					if reread {
+						readAll(s)
+						back += 3 * between(c.Rules.ReadLatency)
+					}
+					at(now+back, func() { try(s) })
+				})
 				return
 			}
 		}
 		hold := c.Rules.HoldMin + time.Duration(rnd.Int64N(int64(c.Rules.HoldMax-c.Rules.HoldMin)+1))
-		failed := false
+		failed, reread := false, false
 		for i, ci := range s.caps {
 			if used[picks[i]][ci] >= share(ci, picks[i]) {
 				failed = true
-				hintOf(s, ci).full[picks[i]] = true
+				markFull(s, ci, picks[i])
+				reread = reread || now-hintOf(s, ci).readAt >= CapReadEvery
 			}
 		}
 		for a := range distinct {
@@ -233,7 +269,17 @@ func RunCaps(c CapRun) CapResult {
 		}
 		if failed {
 			res.CondFailed++
-			at(now+hold, func() { try(s) })
+			if !reread {
+				at(now+hold, func() { try(s) })
+				return
+			}
+			// The store's learnPlaces: an allowance found full reads
+			// them all (unless this container did within CapReadEvery),
+			// so the next try picks one with room.
+			at(now+hold, func() {
+				readAll(s)
+				at(now+3*between(c.Rules.ReadLatency), func() { try(s) })
+			})
 			return
 		}
 		for i, ci := range s.caps {

@@ -17,11 +17,11 @@ func capRun(quotas []int64) CapRun {
 }
 
 // BenchmarkViralCaps (make sim-caps; docs/scale.md, "Exact caps"): the limit records exactly 100,000 of
-// 120,000 submissions, none answers 503; with 10 quotas of 5,000 (each
-// matched by 5 % of the submissions: 6,000 each), every quota records
-// exactly its 5,000 and the limit still exactly 100,000.
+// 120,000 submissions, none answers 503; with 10 quotas of 3,000 (each
+// matched by 4 % of the submissions: 4,800 each), every quota records
+// exactly its 3,000 and the limit still exactly 100,000, none answers 503.
 //
-// Full size it runs for tens of minutes, so only `make sim-caps` runs it so
+// Full size it runs for a minute or more, so only `make sim-caps` runs it so
 // (SIM_CAPS=full); `make bench-once` (in `make test`) runs it at a hundredth,
 // as TestCapsExact does.
 func BenchmarkViralCaps(b *testing.B) {
@@ -70,11 +70,14 @@ func viralCaps(t testing.TB, run func([]int64) CapRun) {
 			t.Errorf("%s: recorded %d with %d × 503, want exactly %d and none", c.name, r.Recorded, r.Busy, limit)
 		}
 		for i, n := range r.QuotaRecorded {
-			if want := run(c.quotas).Quotas[i]; n > want {
-				t.Errorf("%s: quota %d recorded %d, over its %d", c.name, i, n, want)
+			if want := run(c.quotas).Quotas[i]; n != want {
+				t.Errorf("%s: quota %d recorded %d, want exactly its %d", c.name, i, n, want)
 			}
 		}
-		if r.CapWCUPerSubmission > 2.0001 && c.quotas == nil {
+		// A quota of 30 over 256 allowances (a hundredth) has no place in
+		// most of them, so a submission under it and the limit may write
+		// two; at full size one allowance holds both.
+		if r.CapWCUPerSubmission > 2.0001 && (c.quotas == nil || limit >= 100_000) {
 			t.Errorf("%s: %.2f write units per submission for its place, want at most 2", c.name, r.CapWCUPerSubmission)
 		}
 	}

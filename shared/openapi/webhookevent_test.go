@@ -11,6 +11,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"surveyservice/shared/openapi"
+	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
@@ -57,6 +58,17 @@ func TestWebhookEventSchema(t *testing.T) {
 	_ = json.Unmarshal(partial, &pv)
 	if err := schema.VisitJSON(pv); err != nil {
 		t.Errorf("response.partial body %s: %v", partial, err)
+	}
+	for _, fill := range []store.CapFill{{SurveyID: 3, Limit: 20}, {SurveyID: 3, Quota: 9, Limit: 5}} {
+		body, err := survey.FullEvent(at, fill.Payload())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fv any
+		_ = json.Unmarshal(body, &fv)
+		if err := schema.VisitJSON(fv); err != nil {
+			t.Errorf("survey.full body %s: %v", body, err)
+		}
 	}
 	fr := schema.Properties["form_response"].Value
 	keys := slices.Sorted(func(yield func(string) bool) {

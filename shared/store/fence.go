@@ -100,6 +100,7 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 		err := tx.Run(ctx)
 		switch {
 		case err == nil:
+			s.caps.forget(sid)
 			return nil
 		case txFailedAt(err, 0):
 			return nil // withdrawn by a concurrent run

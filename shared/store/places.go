@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -77,6 +78,9 @@ func QuotaCap(q survey.Quota) Cap { return Cap{Attr: quotaAttr(q.ID), Places: q.
 func limitAttr(gen int64) string { return "l" + strconv.FormatInt(gen, 10) }
 func quotaAttr(id int64) string  { return "q" + strconv.FormatInt(id, 10) }
 
+// givenAttr is the counter of a cap's places given back in an allowance.
+func givenAttr(attr string) string { return "g" + attr }
+
 // refusal is what a submission that finds no place of c answers.
 func (c Cap) refusal() error {
 	if c.Quota != 0 {
@@ -112,6 +116,14 @@ const (
 	capVerifiedFor = time.Second
 )
 
+// capReadEvery bounds how often a container reads every allowance of a
+// survey when it finds one full: as a cap's last places go, learning the
+// full allowances one cancelled transaction at a time (hints per
+// container, a few submissions each) held allowances long enough to
+// starve the others (the model: 14,332 × 503 with 10 quotas); one read
+// of them all tells which have room.
+const capReadEvery = 250 * time.Millisecond
+
 // capHints is what this container learned of caps' allowances: which are
 // full, so that a submission as the last places go picks one with room
 // instead of trying each in turn.
@@ -122,8 +134,9 @@ type capHints struct {
 
 type capHint struct {
 	full     allowanceSet // allowances found full
-	at       time.Time
-	verified bool // every allowance read full at `at`
+	at       time.Time    // last learned (a mark or a read)
+	readAt   time.Time    // last read of every allowance
+	verified bool         // every allowance read full at readAt
 }
 
 func hintKey(sid int64, c Cap) string { return fmt.Sprintf("%d/%s/%d", sid, c.Attr, c.Places) }
@@ -145,6 +158,19 @@ func (h *capHints) set(key string, it capHint) {
 		h.m = map[string]capHint{}
 	}
 	h.m[key] = it
+}
+
+// forget drops what this container learned of a survey's caps: a place
+// given back here (a deletion, a withdrawal) is at once a place to take.
+func (h *capHints) forget(sid int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	prefix := strconv.FormatInt(sid, 10) + "/"
+	for key := range h.m {
+		if strings.HasPrefix(key, prefix) {
+			delete(h.m, key)
+		}
+	}
 }
 
 // markFull records allowance k of a cap full.
@@ -174,22 +200,33 @@ func (s *Store) freeAllowances(ctx context.Context, sid int64, c Cap) ([]int, er
 	key := hintKey(sid, c)
 	h := s.caps.get(key, now)
 	free := freeOf(c, h.full)
-	if len(free) > 0 || h.verified && now.Sub(h.at) < capVerifiedFor {
+	if len(free) > 0 || h.verified && now.Sub(h.readAt) < capVerifiedFor {
 		return free, nil
 	}
-	used, err := s.allowances(ctx, sid)
-	if err != nil {
+	if err := s.readCaps(ctx, sid, []Cap{c}); err != nil {
 		return nil, err
 	}
-	var full allowanceSet
-	for k := range CapAllowances {
-		if used[k][c.Attr] >= c.share(k) {
-			full.add(k)
-		}
+	return freeOf(c, s.caps.get(key, time.Now()).full), nil
+}
+
+// readCaps reads every allowance of a survey (3 BatchGetItems) and
+// records, for each of caps, which are full.
+func (s *Store) readCaps(ctx context.Context, sid int64, caps []Cap) error {
+	now := time.Now()
+	used, err := s.allowances(ctx, sid)
+	if err != nil {
+		return err
 	}
-	free = freeOf(c, full)
-	s.caps.set(key, capHint{full: full, at: now, verified: len(free) == 0})
-	return free, nil
+	for _, c := range caps {
+		var full allowanceSet
+		for k := range CapAllowances {
+			if used[k][c.Attr] >= c.share(k) {
+				full.add(k)
+			}
+		}
+		s.caps.set(hintKey(sid, c), capHint{full: full, at: now, readAt: now, verified: len(freeOf(c, full)) == 0})
+	}
+	return nil
 }
 
 func freeOf(c Cap, full allowanceSet) []int {
@@ -351,14 +388,16 @@ func placesOf(caps []Cap, picks []int) map[string]int {
 }
 
 // givePlacesBack adds to tx the Updates that give a response's places
-// back (1 taken from each counter in its allowance).
+// back (1 taken from each counter in its allowance, and 1 added to the
+// cap's count of places given back there, g<counter>, which names each
+// time the cap fills: CapFill).
 func (s *Store) givePlacesBack(tx *dynamo.WriteTx, sid int64, places map[string]int) {
 	byK := map[int]*dynamo.Update{}
 	for attr, k := range places {
 		if byK[k] == nil {
 			byK[k] = s.table.Update(AttrPK, CapPK(sid, k)).Range(AttrSK, capSK)
 		}
-		byK[k].Add(attr, -1)
+		byK[k].Add(attr, -1).Add(givenAttr(attr), 1)
 	}
 	for _, k := range slices.Sorted(maps.Keys(byK)) {
 		tx.Update(byK[k])
@@ -368,16 +407,17 @@ func (s *Store) givePlacesBack(tx *dynamo.WriteTx, sid int64, places map[string]
 // learnPlaces reads what a cancelled submission met at its allowances:
 // an allowance whose condition failed (its item returned) or that another
 // transaction held (read again, strongly consistent) is marked full for
-// each cap it has no room for, so that the next try picks another. It
-// reports whether the next try may pick otherwise (an allowance held, or
-// one marked full).
+// each cap it has no room for, so that the next try picks another. A
+// full allowance met makes the container read them all, unless it did
+// within capReadEvery (readCaps). It reports whether the next try may
+// pick otherwise (an allowance held, or one marked full).
 func (s *Store) learnPlaces(ctx context.Context, sid int64, caps []Cap, writes []placeWrite, err error) (bool, error) {
 	var tce *types.TransactionCanceledException
 	if !errors.As(err, &tce) {
 		return false, nil
 	}
 	now := time.Now()
-	cancelled := false
+	cancelled, reread := false, false
 	for _, w := range writes {
 		if w.at >= len(tce.CancellationReasons) {
 			continue
@@ -402,10 +442,15 @@ func (s *Store) learnPlaces(ctx context.Context, sid int64, caps []Cap, writes [
 		for _, ci := range w.caps {
 			c := caps[ci]
 			if used[c.Attr] >= c.share(w.k) {
+				h := s.caps.get(hintKey(sid, c), now)
+				reread = reread || now.Sub(h.readAt) >= capReadEvery
 				s.caps.markFull(hintKey(sid, c), w.k, now)
 				cancelled = true
 			}
 		}
+	}
+	if reread {
+		return true, s.readCaps(ctx, sid, caps)
 	}
 	return cancelled, nil
 }

@@ -460,6 +460,7 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 		err := tx.Run(ctx)
 		switch {
 		case err == nil:
+			s.caps.forget(sid)
 			return nil
 		case !old.Tally && txFailedAt(err, 1):
 			if err := s.checkWritable(ctx, aid, sid); err != nil {

@@ -18,10 +18,19 @@ const (
 	// EventResponsePartial is a session's partial response saved, at most
 	// once a minute per session (contract section 20).
 	EventResponsePartial = "response.partial"
+	// EventSurveyFull is the response limit or a quota becoming full, once
+	// each time (contract section 25).
+	EventSurveyFull = "survey.full"
 )
 
 // Events lists the events a webhook may subscribe to.
-var Events = []string{EventResponseSubmitted, EventResponseUpdated, EventResponsePartial}
+var Events = []string{EventResponseSubmitted, EventResponseUpdated, EventResponsePartial, EventSurveyFull}
+
+// CarriesPayload reports whether a delivery of the event carries its data
+// (Delivery.Payload) rather than naming a response to read.
+func CarriesPayload(event string) bool {
+	return event == EventResponsePartial || event == EventSurveyFull
+}
 
 // Webhook limits.
 const (
@@ -472,6 +481,16 @@ func PartialEvent(sid int64, at time.Time, partial json.RawMessage) ([]byte, err
 		SurveyID int64           `json:"survey_id"`
 		Response json.RawMessage `json:"response"`
 	}{sid, partial}})
+}
+
+// FullEvent is the body of a survey.full delivery: its data (CapFill's
+// payload) as it was when the cap filled, at.
+func FullEvent(at time.Time, data json.RawMessage) ([]byte, error) {
+	return json.Marshal(struct {
+		Type      string          `json:"type"`
+		Timestamp string          `json:"timestamp"`
+		Data      json.RawMessage `json:"data"`
+	}{Type: EventSurveyFull, Timestamp: at.UTC().Format(TimestampLayout), Data: data})
 }
 
 // EventOf is the body of a delivery's event of r: response.updated
