@@ -161,7 +161,7 @@ func TestTableMatchesDefinition(t *testing.T) {
 // teamsActions are what every owner function calls for teams (contract
 // section 19): a member's key (BatchGetItem of account and member) and the
 // activity log's entry of a successful write (BatchWriteItem).
-var teamsActions = []string{"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem"}
+var teamsActions = []string{"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:PutItem", "dynamodb:ConditionCheckItem"} // store.runTx
 
 // allowedActions is each function's least privilege: what its code calls.
 var allowedActions = map[string][]string{
