@@ -438,6 +438,20 @@ var untraveled = map[string]string{
 	// survey.full (section 25): this traffic sets no response limit.
 	"DispatchFunction SURVEY#*": "survey.full: the caps of a survey whose allowance filled (store.CapsFilled reads its collection, cached)",
 	"DispatchFunction CAP#*":    "survey.full: every allowance read when one filled, and the fill's first sight put (store/capfull.go)",
+	// A member's write checks their editor's share in its own transaction
+	// (store.runTx: ConditionCheckItem on their item); this traffic's
+	// writes under surveys are the owner's (infra/local/commit_test.go
+	// runs members' writes).
+	"ResponsesFunction ACCOUNT#*": "store.runTx: a member's response delete or export checks their share (ConditionCheckItem)",
+	"SettingsFunction ACCOUNT#*":  "store.runTx: a member's settings, codes, lists, quotas or translations check their share (ConditionCheckItem)",
+	"ElementsFunction ACCOUNT#*":  "store.runTx: a member's element write checks their share (ConditionCheckItem)",
+	"VariablesFunction ACCOUNT#*": "store.runTx: a member's variables write checks their share (ConditionCheckItem)",
+	"WebhooksFunction ACCOUNT#*":  "store.runTx: a member's webhooks write checks their share (ConditionCheckItem)",
+	// Every write of these functions commits its entry in its transaction
+	// (PutItem); the BatchWriteItem is for an entry replaced after it (a
+	// status other than the method's usual) or a write runTx did not carry.
+	"SettingsFunction ACTIVITY#*": "store.RecordActivity: an entry replaced or recorded after its write (BatchWriteItem)",
+	"ElementsFunction ACTIVITY#*": "store.RecordActivity: an entry replaced or recorded after its write (BatchWriteItem)",
 	// Data keys: one sealer serves every function in this test and caches
 	// the current key, so only the first function to seal reads or
 	// stores it; each function's own sealer does in AWS.

@@ -161,7 +161,7 @@ func TestTableMatchesDefinition(t *testing.T) {
 // teamsActions are what every owner function calls for teams (contract
 // section 19): a member's key (BatchGetItem of account and member) and the
 // activity log's entry of a successful write (BatchWriteItem).
-var teamsActions = []string{"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem"}
+var teamsActions = []string{"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:PutItem"} // PutItem: the entry in store.runTx
 
 // allowedActions is each function's least privilege: what its code calls.
 var allowedActions = map[string][]string{
@@ -171,7 +171,8 @@ var allowedActions = map[string][]string{
 	"FoldersFunction": append([]string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, teamsActions...),
 	"SurveysFunction": append([]string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem",
 		"dynamodb:BatchWriteItem", "dynamodb:DeleteItem"}, teamsActions...), // a copy's batches, and their clean-up when it fails
-	"ElementsFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, teamsActions...),
+	"ElementsFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem",
+		"dynamodb:ConditionCheckItem"}, teamsActions...), // a member's share (store.runTx)
 	"SettingsFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "dynamodb:PutItem", "dynamodb:DeleteItem"}, teamsActions...),
 	"RespondersFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
@@ -186,7 +187,7 @@ var allowedActions = map[string][]string{
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"}, teamsActions...),
 	"ResponsesFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:DeleteItem", "kms:GenerateDataKey", "kms:Decrypt", "s3:PutObject", "s3:GetObject", "s3:AbortMultipartUpload",
-		"s3:DeleteObject", "sqs:SendMessage"}, teamsActions...),
+		"s3:DeleteObject", "sqs:SendMessage", "dynamodb:ConditionCheckItem"}, teamsActions...), // a member's share (store.runTx)
 	"TallyFunction":   {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "sqs:SendMessage"},
 	"ExportsFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem", "s3:PutObject", "s3:AbortMultipartUpload"},
 	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"}, // and dead copies

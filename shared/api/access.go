@@ -47,7 +47,9 @@ type SurveyPlacer interface {
 // ActivityLog records the account's successful writes (contract section
 // 19): one item per write, never a shared one (store/activity.go).
 type ActivityLog interface {
-	RecordActivity(ctx context.Context, e survey.Activity) error
+	// RecordActivity puts the entry (when entry is true: put again
+	// under its key, it is replaced) and the survey's last writer.
+	RecordActivity(ctx context.Context, e survey.Activity, entry bool) error
 }
 
 // action is what a request with this method does under this access.
@@ -97,35 +99,39 @@ func scopeOf(path string) scope {
 // ErrNoPermission answer. The owner reads nothing here (the store checks
 // the account as it always did); a member's request under a survey reads
 // the survey's folder (one GetItem).
-func (a *Authenticator) decide(r *http.Request, p survey.Principal, act survey.Action, sc scope) error {
+//
+// It answers the folder it decided a member's request on (0 where none):
+// a member's write under a survey relies on that share, which the write's
+// own transaction checks again (survey.Write).
+func (a *Authenticator) decide(r *http.Request, p survey.Principal, act survey.Action, sc scope) (int64, error) {
 	if p.Member == nil {
-		return nil
+		return 0, nil
 	}
 	switch sc {
 	case scopeSurvey:
 		sid, ok := PathID(r, "survey_id")
 		if !ok {
-			return survey.ErrNotFound
+			return 0, survey.ErrNotFound
 		}
 		if a.places == nil {
-			return survey.Errorf(survey.EINTERNAL, "no survey placer for a member's request")
+			return 0, survey.Errorf(survey.EINTERNAL, "no survey placer for a member's request")
 		}
 		fid, err := a.places.SurveyFolder(r.Context(), p.Account.ID, sid)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		return p.MayFolder(act, fid)
+		return fid, p.MayFolder(act, fid)
 	case scopeFolder:
 		fid, ok := PathID(r, "folder_id")
 		if !ok {
-			return survey.ErrNotFound
+			return 0, survey.ErrNotFound
 		}
-		return p.MayFolder(act, fid)
+		return fid, p.MayFolder(act, fid)
 	}
 	if act == survey.ActWrite {
-		return nil // AccessFolderInBody: the handler decides on the body's folder (FolderWritable)
+		return 0, nil // AccessFolderInBody: the handler decides on the body's folder (FolderWritable)
 	}
-	return p.MayAccount(act)
+	return 0, p.MayAccount(act)
 }
 
 // FolderWritable answers nil when the request's principal may write into
@@ -136,6 +142,9 @@ func FolderWritable(ctx context.Context, fid int64) error {
 	p, _ := PrincipalFrom(ctx)
 	if p.MayFolder(survey.ActWrite, fid) != nil {
 		return survey.FieldError("folder_id", survey.InvalidPK(fid))
+	}
+	if w, ok := survey.WriteFrom(ctx); ok && p.Member != nil {
+		w.RelyInBody(fid) // checked again when the write commits
 	}
 	return nil
 }
@@ -180,9 +189,16 @@ func updatedBy(sub *int64) *survey.UpdatedBy {
 	return &survey.UpdatedBy{SubUser: *sub}
 }
 
-// authorize authenticates the request, decides its access and, once a
-// write has succeeded, records it in the activity log. A failure to
-// record is logged, never answered: the write stands.
+// authorize authenticates the request, decides its access and, for a
+// write, hands the store the write's activity entry and the member's
+// shares it was decided on (survey.Write): the store's transaction commits
+// the entry with the write and checks the shares again, so a write that
+// succeeded is never missing from the log and an unshare committed first
+// refuses it. After a success the entry is completed where the handler
+// knew more than the store (the status answered, a created survey), and
+// the survey's last writer is put (updatedItem: outside the transaction,
+// last writer wins). A write path whose store call carries no entry yet
+// is recorded here, after it, as before.
 func (a *Authenticator) authorize(access Access, sc scope, route, name string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := a.Principal(r.Context(), r.Header.Values("Authorization"))
@@ -194,7 +210,8 @@ func (a *Authenticator) authorize(access Access, sc scope, route, name string, n
 		ctx := WithPrincipal(r.Context(), p)
 		r = r.WithContext(ctx)
 		act := action(r.Method, access, sc)
-		if err := a.decide(r, p, act, sc); err != nil {
+		fid, err := a.decide(r, p, act, sc)
+		if err != nil {
 			Error(w, r, err)
 			return
 		}
@@ -203,26 +220,52 @@ func (a *Authenticator) authorize(access Access, sc scope, route, name string, n
 			return
 		}
 		note := &activityNote{}
-		r = r.WithContext(context.WithValue(ctx, activityKey{}, note))
+		wr := &survey.Write{Entry: survey.Activity{AccountID: p.Account.ID, SubUser: p.SubUser(), Method: r.Method, Path: r.URL.Path,
+			Status: usualStatus(r.Method), EditsSurvey: sc == scopeSurvey && !notAnEdit(route)}}
+		if sid, ok := PathID(r, "survey_id"); ok && sc == scopeSurvey {
+			wr.Entry.SurveyID = sid
+		}
+		if p.Member != nil && act == survey.ActWrite && fid != 0 {
+			wr.Rely(fid)
+		}
+		r = r.WithContext(survey.WithWrite(context.WithValue(ctx, activityKey{}, note), wr))
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
 		if sw.status < 200 || sw.status > 299 {
 			return
 		}
-		e := survey.Activity{At: a.Now().UTC(), AccountID: p.Account.ID, SubUser: p.SubUser(), Method: r.Method,
-			Path: r.URL.Path, Status: sw.status, EditsSurvey: sc == scopeSurvey && !notAnEdit(route) || note.surveyID != 0}
-		if sid, ok := PathID(r, "survey_id"); ok && sc == scopeSurvey {
-			e.SurveyID = sid
+		e := wr.Entry
+		committed := wr.Recorded()
+		if !committed {
+			e.At = a.Now().UTC()
 		}
+		e.Status = sw.status
 		if note.surveyID != 0 {
-			e.SurveyID, e.At = note.surveyID, note.at.UTC()
+			e.SurveyID, e.At, e.EditsSurvey = note.surveyID, note.at.UTC(), true
+		}
+		entry := !committed || e.Status != wr.Entry.Status || e.SurveyID != wr.Entry.SurveyID || !e.At.Equal(wr.Entry.At)
+		if !entry && !e.EditsSurvey {
+			return // the entry committed with the write as it is
 		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		if err := a.activity.RecordActivity(ctx, e); err != nil {
-			logger(ctx).ErrorContext(ctx, "activity not recorded", "route", name, "error", err)
+		if err := a.activity.RecordActivity(ctx, e, entry); err != nil {
+			logger(ctx).ErrorContext(ctx, "activity not completed", "route", name, "committed_with_write", committed, "error", err)
 		}
 	})
+}
+
+// usualStatus is the status a successful write with this method usually
+// answers, which the entry committed with the write carries; a handler
+// that answers another has its entry replaced after it.
+func usualStatus(method string) int {
+	switch method {
+	case http.MethodPost:
+		return http.StatusCreated
+	case http.MethodDelete:
+		return http.StatusNoContent
+	}
+	return http.StatusOK
 }
 
 // notAnEdit are the writes under a survey that change nothing of the

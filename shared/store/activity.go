@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
@@ -55,26 +56,132 @@ func ActivityPK(aid int64) string { return "ACTIVITY#" + pad(aid) }
 // updatedSK is the SK of a survey's last writer in its partition.
 const updatedSK = "UPDATED"
 
-// RecordActivity puts the entry of one successful write and, when it
-// edits a survey, the survey's last writer: one BatchWriteItem of one or
-// two new items.
-func (s *Store) RecordActivity(ctx context.Context, e survey.Activity) error {
-	var suffix [4]byte
-	_, _ = rand.Read(suffix[:])
-	at := e.At.UTC().Format(survey.TimestampLayout)
-	it := activityItem{PK: ActivityPK(e.AccountID), SK: at + "#" + hex.EncodeToString(suffix[:]), At: at,
-		Method: e.Method, Path: e.Path, Status: e.Status, SurveyID: e.SurveyID, Expires: e.At.Add(survey.ActivityKept).Unix()}
-	if e.SubUser != nil {
-		it.SubUser = *e.SubUser
+// RecordActivity puts the entry of one successful write (when entry is
+// true; under its Key when it has one, replacing the entry its write's
+// transaction committed) and, when it edits a survey, the survey's last
+// writer: one BatchWriteItem of one or two items.
+func (s *Store) RecordActivity(ctx context.Context, e survey.Activity, entry bool) error {
+	var items []any
+	it := s.entryItem(&e)
+	if entry {
+		items = append(items, it)
 	}
-	items := []any{it}
 	if e.EditsSurvey && e.SurveyID != 0 {
-		items = append(items, updatedItem{PK: SurveyPK(e.SurveyID), SK: updatedSK, SubUser: it.SubUser, At: at})
+		items = append(items, updatedItem{PK: SurveyPK(e.SurveyID), SK: updatedSK, SubUser: it.SubUser, At: it.At})
+	}
+	if len(items) == 0 {
+		return nil
 	}
 	if _, err := s.table.Batch(AttrPK, AttrSK).Write().Put(items...).Run(ctx); err != nil {
 		return s.fail("record activity", err)
 	}
 	return nil
+}
+
+// entryItem is the entry's item; an entry without a Key (or an At) is
+// given one now.
+func (s *Store) entryItem(e *survey.Activity) activityItem {
+	if e.At.IsZero() {
+		e.At = s.Now().UTC()
+	}
+	at := e.At.UTC().Format(survey.TimestampLayout)
+	if e.Key == "" {
+		var suffix [4]byte
+		_, _ = rand.Read(suffix[:])
+		e.Key = at + "#" + hex.EncodeToString(suffix[:])
+	}
+	it := activityItem{PK: ActivityPK(e.AccountID), SK: e.Key, At: at,
+		Method: e.Method, Path: e.Path, Status: e.Status, SurveyID: e.SurveyID, Expires: e.At.Add(survey.ActivityKept).Unix()}
+	if e.SubUser != nil {
+		it.SubUser = *e.SubUser
+	}
+	return it
+}
+
+// runTx commits tx as the request's write when ctx carries one
+// (survey.Write; otherwise it is tx.Run): the write's activity entry goes
+// in the same transaction, once (a write of several transactions records
+// it with its first), so a write that commits never lacks its entry and
+// one that fails leaves none; and a member's write carries a condition on
+// their item that the editor's shares it was decided on still hold, so an
+// unshare, a share turned viewer or the member's removal that commits
+// first refuses it (memberRefusal). Each costs the transaction one more
+// item: a put of ~200 bytes (2 WCU, as a transaction's write) and, for a
+// member, a condition check of their item.
+//
+// A path that calls runTx builds a fresh transaction for each try, as the
+// items added here may be added only once to a transaction. A create
+// names its survey in the entry first (noteCreated).
+func (s *Store) runTx(ctx context.Context, tx *dynamo.WriteTx) error {
+	w, ok := survey.WriteFrom(ctx)
+	if !ok {
+		return tx.Run(ctx)
+	}
+	sub := w.Member()
+	checked := sub != nil && len(w.Folders) > 0
+	if checked {
+		tx.Check(s.shareCheck(w.Entry.AccountID, *sub, w.Folders))
+	}
+	entry := w.TakeEntry()
+	if entry {
+		// The entry's key and time, once drawn, stay the write's: a try
+		// that landed unseen and the try after it record one entry.
+		tx.Put(s.table.Put(s.entryItem(&w.Entry)))
+	}
+	err := tx.Run(ctx)
+	if entry {
+		w.EntryDone(err == nil)
+	}
+	if err == nil {
+		return nil
+	}
+	if checked {
+		r := txReasons(err)
+		i := len(r) - 1
+		if entry {
+			i--
+		}
+		if i >= 0 && r[i] == "ConditionalCheckFailed" {
+			return s.memberRefusal(ctx, w.Entry.AccountID, *sub, w.Folders, w.InBody)
+		}
+	}
+	return err
+}
+
+// shareCheck is the condition that the member is still an editor of each
+// folder.
+func (s *Store) shareCheck(aid, sub int64, folders []int64) *dynamo.ConditionCheck {
+	c := s.table.Check(AttrPK, AccountPK(aid)).Range(AttrSK, MemberSK(sub))
+	for _, fid := range folders {
+		c = c.If("$.$ = ?", "shares", strconv.FormatInt(fid, 10), string(survey.RoleEditor))
+	}
+	return c
+}
+
+// memberRefusal is the answer to a member's write whose share ended
+// before it committed, as the next request's access decision would give
+// it (contract section 19), read from the member's item as it is now:
+// 400 on folder_id where a folder the body named is no longer theirs to
+// write into; ErrNotFound where the member no longer reaches the path's
+// folder (the share ended, the member was removed), ErrNoPermission
+// where they only read it now.
+func (s *Store) memberRefusal(ctx context.Context, aid, sub int64, folders, inBody []int64) error {
+	var it memberItem
+	err := s.table.Get(AttrPK, AccountPK(aid)).Range(AttrSK, dynamo.Equal, MemberSK(sub)).Consistent(true).One(ctx, &it)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return s.fail(fmt.Sprintf("get member %d", sub), err)
+	}
+	for _, fid := range inBody {
+		if it.Shares[strconv.FormatInt(fid, 10)] != string(survey.RoleEditor) {
+			return survey.FieldError("folder_id", survey.InvalidPK(fid))
+		}
+	}
+	for _, fid := range folders {
+		if _, ok := it.Shares[strconv.FormatInt(fid, 10)]; !ok {
+			return survey.ErrNotFound
+		}
+	}
+	return survey.ErrNoPermission
 }
 
 // Activity answers page (1-based) of size entries of the account's log,
@@ -136,4 +243,40 @@ func (s *Store) SurveyFolder(ctx context.Context, aid, sid int64) (int64, error)
 		return 0, s.fail(fmt.Sprintf("get folder of survey %d", sid), err)
 	}
 	return it.FolderID, nil
+}
+
+// runUpdate runs a single update as the request's write: alone when ctx
+// carries no write (survey.Write), else in a transaction with what runTx
+// adds. Its errors are tested as a single update's are (IsCondCheckFailed,
+// retryOwnerConflict take both forms).
+func (s *Store) runUpdate(ctx context.Context, up *dynamo.Update) error {
+	if _, ok := survey.WriteFrom(ctx); !ok {
+		return up.Run(ctx)
+	}
+	return s.runTx(ctx, s.db.WriteTx().Update(up))
+}
+
+// runPut is runUpdate for a put.
+func (s *Store) runPut(ctx context.Context, put *dynamo.Put) error {
+	if _, ok := survey.WriteFrom(ctx); !ok {
+		return put.Run(ctx)
+	}
+	return s.runTx(ctx, s.db.WriteTx().Put(put))
+}
+
+// runDelete is runUpdate for a delete.
+func (s *Store) runDelete(ctx context.Context, del *dynamo.Delete) error {
+	if _, ok := survey.WriteFrom(ctx); !ok {
+		return del.Run(ctx)
+	}
+	return s.runTx(ctx, s.db.WriteTx().Delete(del))
+}
+
+// noteCreated names the survey a create makes in the request's activity
+// entry, and its created_date as the entry's time, before the create's
+// transaction records it.
+func noteCreated(ctx context.Context, sid int64, at time.Time) {
+	if w, ok := survey.WriteFrom(ctx); ok && !w.Recorded() && w.Entry.SurveyID != sid {
+		w.Entry.SurveyID, w.Entry.At, w.Entry.Key = sid, at.UTC(), ""
+	}
 }

@@ -33,7 +33,7 @@ import (
 // committed transaction fails every condition, its codes are dropped and
 // nothing is counted twice.
 const (
-	codeTxCodes      = 99 // code writes a transaction: DynamoDB's 100 actions, less the count's
+	codeTxCodes      = 97 // code writes a transaction: DynamoDB's 100 actions, less the count's and the two runTx adds
 	codeWorkers      = CodeCountShards
 	codeTxAttempts   = 6 // tries of one transaction lost to conflicts or throttling
 	codeBackoffFirst = 25 * time.Millisecond
@@ -335,7 +335,7 @@ func (s *Store) codeTxOnce(ctx context.Context, op codeOp, shard int, codes []st
 	// After the codes (a cancellation's reasons are read by position).
 	s.indexCodes(tx, count, codeShard{list: op.list, sid: op.sid, shard: shard, depth: op.depth}, indexed, op.add)
 	tx.Update(count)
-	return tx.Run(ctx)
+	return s.runTx(ctx, tx)
 }
 
 // codeTxAgain decides on a code transaction that failed with no

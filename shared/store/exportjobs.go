@@ -65,12 +65,13 @@ func NewExportJobID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// CreateExportJob records a pending job: one conditional PutItem.
+// CreateExportJob records a pending job: one conditional PutItem (with
+// the request's activity entry, a transaction: runPut).
 func (s *Store) CreateExportJob(ctx context.Context, j ExportJob) error {
 	now := s.Now().UTC()
 	j.Status, j.Created = ExportPending, now.Format(survey.TimestampLayout)
 	it := exportJobItem{PK: ExportsPK(j.SurveyID), SK: ExportSK(j.ID), ExportJob: j, ExpiresAt: now.Add(ExportJobTTL).Unix()}
-	if err := s.table.Put(it).If("attribute_not_exists(PK)").Run(ctx); err != nil {
+	if err := s.runPut(ctx, s.table.Put(it).If("attribute_not_exists(PK)")); err != nil {
 		return s.fail(fmt.Sprintf("create export job of survey %d", j.SurveyID), err)
 	}
 	return nil

@@ -90,10 +90,9 @@ func (s *Store) CreateFolder(ctx context.Context, aid int64, name string, order 
 	for ids, conflicts := 1, 1; ; {
 		it := folderItem{PK: AccountPK(aid), SK: FolderSK(id), GSI1PK: OwnerKey(aid), GSI1SK: FolderOwnerSK(id),
 			ID: id, AccountID: aid, Order: f.Order, Name: name, Created: s.timestamp(), PutToken: token}
-		err = s.db.WriteTx().
+		err = s.runTx(ctx, s.db.WriteTx().
 			Put(s.table.Put(it).If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true)).
-			Update(s.countUp(aid, attrFolders, limit)).
-			Run(ctx)
+			Update(s.countUp(aid, attrFolders, limit)))
 		switch {
 		case err == nil, txFailedAt(err, 0) && ownEarlierPut(txItemAt(err, 0), token):
 			f.ID = id
@@ -313,10 +312,9 @@ func (s *Store) DeleteFolder(ctx context.Context, aid, fid int64) error {
 	}
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
-		err := s.db.WriteTx().
+		err := s.runTx(ctx, s.db.WriteTx().
 			Delete(s.table.Delete(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).If("attribute_exists(PK)")).
-			Update(s.countAdd(aid, attrFolders, -1)).
-			Run(ctx)
+			Update(s.countAdd(aid, attrFolders, -1)))
 		switch {
 		case err == nil, txFailedAt(err, 0):
 			return nil // deleted, here or by a concurrent DELETE that counted it

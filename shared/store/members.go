@@ -93,12 +93,11 @@ func (s *Store) CreateMember(ctx context.Context, aid int64, m survey.Member) (s
 	k := keyItem{PK: APIKeyPK(hash), SK: apiKeySK, AccountID: aid, SubUser: id, Created: now}
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
-		err = s.db.WriteTx().Idempotent(true).
+		err = s.runTx(ctx, s.db.WriteTx().Idempotent(true).
 			Update(s.countUp(aid, attrMembers, survey.MaxMembers)).
 			Put(s.table.Put(it).If("attribute_not_exists(PK)")).
 			Put(s.table.Put(guard).If("attribute_not_exists(PK)")).
-			Put(s.table.Put(k).If("attribute_not_exists(PK)")).
-			Run(ctx)
+			Put(s.table.Put(k).If("attribute_not_exists(PK)")))
 		switch {
 		case err == nil:
 			return m, key, nil
@@ -210,12 +209,11 @@ func (s *Store) NewMemberKey(ctx context.Context, aid, sub int64) (string, error
 	key := survey.NewKey()
 	hash := survey.HashKey(key)
 	k := keyItem{PK: APIKeyPK(hash), SK: apiKeySK, AccountID: aid, SubUser: sub, Created: s.timestamp()}
-	err = s.db.WriteTx().Idempotent(true).
+	err = s.runTx(ctx, s.db.WriteTx().Idempotent(true).
 		Update(s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, MemberSK(sub)).Set("key_hash", hash).
 			If("attribute_exists(PK) AND key_hash = ?", it.KeyHash)).
 		Put(s.table.Put(k).If("attribute_not_exists(PK)")).
-		Delete(s.table.Delete(AttrPK, APIKeyPK(it.KeyHash)).Range(AttrSK, apiKeySK)).
-		Run(ctx)
+		Delete(s.table.Delete(AttrPK, APIKeyPK(it.KeyHash)).Range(AttrSK, apiKeySK)))
 	switch {
 	case err == nil:
 		return key, nil
@@ -347,7 +345,7 @@ func (s *Store) SetFolderShares(ctx context.Context, aid, fid int64, list []Shar
 			tx.Update(s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, MemberSK(n)).
 				RemoveExpr("shares.$", folder).If("attribute_exists(PK)"))
 		}
-		err = tx.Run(ctx)
+		err = s.runTx(ctx, tx)
 		switch {
 		case err == nil:
 			return sharesOf(next), nil

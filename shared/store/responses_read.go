@@ -457,7 +457,7 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 		}
 		s.takeBackResponsePage(tx, sid, old.TimeKey)
 		s.givePlacesBack(tx, sid, freedPlaces(old.Places, limit.Limit != nil, limit.Gen))
-		err := tx.Run(ctx)
+		err := s.runTx(ctx, tx)
 		switch {
 		case err == nil:
 			s.caps.forget(sid)

@@ -183,9 +183,9 @@ func (s *Store) UpdateSettings(ctx context.Context, aid, sid int64, u SettingsUp
 				Set(AttrGSI2SK, ExpirySK(u.Expiration, sid)).Remove("closed")
 		}
 	}
-	tx := s.db.WriteTx()
+	var up *dynamo.Update
 	if len(u.Set) > 0 {
-		up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, settingsSK)
+		up = s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, settingsSK)
 		for field, v := range u.Set {
 			if v == nil {
 				up.Remove(settingsAttr(field))
@@ -193,9 +193,7 @@ func (s *Store) UpdateSettings(ctx context.Context, aid, sid int64, u SettingsUp
 				up.Set(settingsAttr(field), v)
 			}
 		}
-		tx.Update(up)
 	}
-	tx.Update(sup)
 	// The survey item is also written by the tally (its counts: a
 	// transaction per stream batch, per stream shard) and by other owner
 	// writes: a transaction lost to one of those (TransactionConflict) is
@@ -203,7 +201,11 @@ func (s *Store) UpdateSettings(ctx context.Context, aid, sid int64, u SettingsUp
 	// nothing twice.
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
-		err := tx.Run(ctx)
+		tx := s.db.WriteTx() // fresh each try (runTx adds to it)
+		if up != nil {
+			tx.Update(up)
+		}
+		err := s.runTx(ctx, tx.Update(sup))
 		switch {
 		case err == nil:
 			return nil

@@ -113,7 +113,7 @@ func (s *Store) ClaimSubdomain(ctx context.Context, aid int64, name string) (sur
 		if cur != nil {
 			tx = tx.Update(s.hold(aid, cur.Subdomain, now, true))
 		}
-		err = tx.Run(ctx)
+		err = s.runTx(ctx, tx)
 		switch {
 		case err == nil:
 			return survey.Subdomain{ID: id, Subdomain: name, IsActive: true}, nil
@@ -170,10 +170,9 @@ func (s *Store) ReleaseSubdomain(ctx context.Context, aid int64) error {
 		if cur == nil {
 			return survey.ErrNotFound
 		}
-		err = s.db.WriteTx().
+		err = s.runTx(ctx, s.db.WriteTx().
 			Delete(s.table.Delete(AttrPK, AccountPK(aid)).Range(AttrSK, subdomainSK).If("subdomain = ?", cur.Subdomain)).
-			Update(s.hold(aid, cur.Subdomain, s.Now(), false)).
-			Run(ctx)
+			Update(s.hold(aid, cur.Subdomain, s.Now(), false)))
 		if err == nil {
 			return nil
 		}

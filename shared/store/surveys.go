@@ -162,15 +162,15 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 		if err != nil {
 			return survey.Survey{}, err
 		}
-		err = s.db.WriteTx().
+		noteCreated(ctx, id, sv.Created)
+		err = s.runTx(ctx, s.db.WriteTx().
 			Check(s.table.Check(AttrPK, AccountPK(sv.AccountID)).Range(AttrSK, FolderSK(sv.FolderID)).If(folderLive)).
 			Put(s.table.Put(it).If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true)).
 			Put(s.table.Put(slugItem{PK: SlugPK(sv.URLSlug), SK: slugSK, SurveyID: id}).If("attribute_not_exists(PK)")).
 			Put(s.table.Put(lay)).
 			Update(s.countUp(sv.AccountID, attrLiveSurveys, limit)).
 			Put(s.table.Put(newReportItem(sv))).
-			Put(s.table.Put(newPreviewItem(sv))).
-			Run(ctx)
+			Put(s.table.Put(newPreviewItem(sv))))
 		switch {
 		case err == nil:
 			return sv, nil
@@ -279,15 +279,15 @@ func (s *Store) UpdateSurvey(ctx context.Context, aid, sid int64, u SurveyUpdate
 	for attempt := 1; ; attempt++ {
 		var err error
 		if u.FolderID == nil {
-			err = up.Run(ctx)
+			err = s.runUpdate(ctx, up)
 			if dynamo.IsCondCheckFailed(err) {
 				return s.whyNotWritable(ctx, aid, sid)
 			}
 		} else {
 			up.Set("folder_id", *u.FolderID).Set(AttrGSI1SK, SurveyOwnerSK(*u.FolderID, sid))
-			err = s.db.WriteTx().
+			err = s.runTx(ctx, s.db.WriteTx().
 				Check(s.table.Check(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(*u.FolderID)).If(folderLive)).
-				Update(up).Update(s.viewsPlace(aid, *u.FolderID, sid)).Run(ctx)
+				Update(up).Update(s.viewsPlace(aid, *u.FolderID, sid)))
 			switch {
 			case txFailedAt(err, 1):
 				return s.whyNotWritable(ctx, aid, sid)
@@ -336,10 +336,9 @@ func (s *Store) TrashSurvey(ctx context.Context, aid, sid int64) error {
 	now := s.timestamp()
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
-		err := s.db.WriteTx().
+		err := s.runTx(ctx, s.db.WriteTx().
 			Update(s.trashUpdate(sid, now).If(surveyWritable, aid, false)).
-			Update(s.countAdd(aid, attrLiveSurveys, -1)).
-			Run(ctx)
+			Update(s.countAdd(aid, attrLiveSurveys, -1)))
 		switch {
 		case err == nil:
 			return nil
@@ -392,10 +391,10 @@ func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int
 	limit := s.Limits.LiveSurveys
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
-		err = s.db.WriteTx().
+		err = s.runTx(ctx, s.db.WriteTx().
 			Check(s.table.Check(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(target)).If(folderLive)).
 			Update(up).Update(s.viewsPlace(aid, target, sid)).
-			Update(s.countUp(aid, attrLiveSurveys, limit)).Run(ctx)
+			Update(s.countUp(aid, attrLiveSurveys, limit)))
 		switch {
 		case err == nil:
 			return nil

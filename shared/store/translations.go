@@ -78,12 +78,10 @@ func decodeTranslations(item dynamo.Item) (survey.Translations, error) {
 // (or ""). A transaction lost to the tally or another owner write is
 // tried again (each attempt writes the same values).
 func (s *Store) translationsWrite(ctx context.Context, aid, sid int64, up *dynamo.Update, what string, onCond func() error) error {
-	tx := s.db.WriteTx().
-		Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add(attrCollectionVersion, 1).If(surveyWritable, aid, false)).
-		Update(up)
+	sup := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add(attrCollectionVersion, 1).If(surveyWritable, aid, false)
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
-		err := tx.Run(ctx)
+		err := s.runTx(ctx, s.db.WriteTx().Update(sup).Update(up)) // fresh each try (runTx adds to it)
 		switch {
 		case err == nil:
 			return nil

@@ -92,9 +92,9 @@ func (s *Store) writeVariables(ctx context.Context, aid, sid int64, vars []surve
 	} else {
 		up = up.If("version = ?", version)
 	}
-	err = s.db.WriteTx().
+	err = s.runTx(ctx, s.db.WriteTx().
 		Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add(attrCollectionVersion, 1).If(surveyWritable, aid, false)).
-		Update(up.IncludeItemInCondCheckFail(true)).Run(ctx)
+		Update(up.IncludeItemInCondCheckFail(true)))
 	switch {
 	case err == nil:
 		return nil

@@ -183,9 +183,9 @@ func (s *Store) ChangeWebhooks(ctx context.Context, aid, sid int64, change func(
 		} else {
 			put = put.If("version = ?", version)
 		}
-		err = s.db.WriteTx().
+		err = s.runTx(ctx, s.db.WriteTx().
 			Check(s.table.Check(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).If(surveyWritable, aid, false)).
-			Put(put).Run(ctx)
+			Put(put))
 		switch {
 		case err == nil:
 			return next, nil

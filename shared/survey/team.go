@@ -135,6 +135,11 @@ type Activity struct {
 	SurveyID int64
 	// EditsSurvey moves the survey's updated_by and updated_at.
 	EditsSurvey bool
+	// Key is the entry item's own key in the account's log (the time it
+	// was first recorded and a random suffix; no two writes share one),
+	// set by the store; put again under it, an entry is replaced, not
+	// doubled. Empty: not recorded yet.
+	Key string
 }
 
 // ActivityView is an activity entry as the API answers it.
