@@ -75,7 +75,7 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"TemplatesFunction": templates.New(withCatalog(cfg.templates, st)),
 		"AccountFunction":   account.New(account.Deps{Auth: auth, Store: st}),
 		"FoldersFunction":   folders.New(folders.Deps{Auth: auth, Store: st, Now: time.Now}),
-		"SurveysFunction":   surveys.New(surveys.Deps{Auth: auth, Store: st, Now: time.Now}),
+		"SurveysFunction":   surveys.New(surveys.Deps{Auth: auth, Store: st, Now: time.Now, MediaURL: st.MediaURL}),
 		"ElementsFunction":  elements.New(elements.Deps{Auth: auth, Store: st}),
 		"SettingsFunction":  settings.New(settings.Deps{Auth: auth, Store: st, Now: time.Now}),
 		"RespondersFunction": responders.New(responders.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Uploads: respUploads,
