@@ -93,3 +93,13 @@ func writeFile(w http.ResponseWriter, r *http.Request, contentType, cacheControl
 // "/assets/sea.<hash>.svg"), or "" for no asset: the demo survey's
 // pictures use it.
 func AssetPath(name string) string { return assetNames[name] }
+
+// addAsset serves body under name with its content's hash, as loadAssets
+// does for web/ (the theme's fonts add theirs).
+func addAsset(name, contentType string, body []byte) {
+	sum := sha256.Sum256(body)
+	ext := path.Ext(name)
+	hashed := strings.TrimSuffix(name, ext) + "." + hex.EncodeToString(sum[:6]) + ext
+	assets[hashed] = asset{name: hashed, contentType: contentType, body: body}
+	assetNames[name] = "/assets/" + hashed
+}

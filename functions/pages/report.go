@@ -108,7 +108,7 @@ func handleReport(st Store) http.Handler {
 		}
 		lang, _ := survey.LanguageCode(c.Survey.Language)
 		p := reportPage{page: newPage(lang, c.Survey.Name+" — "+textsFor(lang).Report)}
-		p.ThemeCSS = themeCSS(c.Survey.Theme)
+		p.ThemeCSS = themeStyle(c.Survey.Theme, lang)
 		p.Wide = true
 		p.Report = buildReport(c, agg, p.T, look{rtl: p.Dir == "rtl", zero: p.T.Zero})
 		writePage(w, r, http.StatusOK, renderReport(p), p.ThemeCSS)
