@@ -138,7 +138,8 @@ var safeURL = regexp.MustCompile(`^[A-Za-z0-9/:._~%?=&+-]+$`)
 // layer under everything, with its repeat, fit, position, brightness and
 // size; the question cards stay opaque white (app.css) so their text keeps
 // its contrast, and the loose text on the page (the title, the footer)
-// gets a backdrop of the page's color.
+// gets the same white backdrop: the colors are made readable on white
+// (themeCSS), not on an image nobody has measured.
 func imageCSS(t survey.Theme) string {
 	bi := t.BackgroundImage
 	if bi == nil || bi.URL == "" || !safeURL.MatchString(bi.URL) {
@@ -161,7 +162,7 @@ func imageCSS(t survey.Theme) string {
 		filter = fmt.Sprintf(";filter:brightness(%d%%)", b)
 	}
 	return fmt.Sprintf(`body::before{content:"";position:fixed;inset:0;z-index:-1;background:url("%s") %s/%s %s%s}`, bi.URL, pos, size, repeat, filter) +
-		`main>h1,main>p,footer{background:var(--bg);border-radius:.5rem;padding:.25rem .75rem;width:fit-content}`
+		`main>h1,main>p,footer{background:#fff;border-radius:.5rem;padding:.25rem .75rem;width:fit-content}`
 }
 
 func clamp(v, lo, hi, def int64) int64 {
