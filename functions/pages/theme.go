@@ -55,16 +55,20 @@ var fallbackMetrics = map[string]string{
 // theme's font has no Arabic letters.
 const persianFont = "Vazirmatn"
 
-func init() {
+// withFonts adds the font files to the assets loadAssets made, as the
+// package's variables are set: before anything that reads assetNames (the
+// service worker's cache name counts the fonts).
+func withFonts(byHashed map[string]asset, byPlain map[string]string) (map[string]asset, map[string]string) {
 	for _, files := range fontSubsets {
 		for _, f := range files {
 			b, err := fontFiles.ReadFile("fonts/" + f)
 			if err != nil {
 				panic(err) // embedded: a build error
 			}
-			addAsset(f, "font/woff2", b)
+			addAsset(byHashed, byPlain, f, "font/woff2", b)
 		}
 	}
+	return byHashed, byPlain
 }
 
 // fontCSS is the @font-face rules and the body's font-family of the
