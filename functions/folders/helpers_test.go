@@ -227,11 +227,8 @@ func wantSummary(sv survey.Survey) map[string]any {
 			"background_color": th.BackgroundColor, "question_color": th.QuestionColor,
 			"answer_color": th.AnswerColor, "button_color": th.ButtonColor, "accent_color": th.AccentColor,
 			"font_family": float64(th.FontFamily), "font_size": float64(th.FontSize),
-			"background_image": map[string]any{
-				"id": float64(th.BackgroundImage.ID), "url": th.BackgroundImage.URL,
-				"thumbnail_url": th.BackgroundImage.ThumbnailURL,
-			},
-			"background_image_id":              float64(th.BackgroundImageID),
+			"background_image":                 nil,
+			"background_image_id":              nil,
 			"background_image_repeat":          float64(th.BackgroundImageRepeat),
 			"background_image_fit":             float64(th.BackgroundImageFit),
 			"background_image_position":        float64(th.BackgroundImagePosition),

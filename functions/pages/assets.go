@@ -23,8 +23,8 @@ type asset struct {
 
 // assets are the page's CSS and script by their hashed names; assetNames
 // maps each plain name ("app.css") to its hashed one.
-var assets, assetNames = loadAssets("app.css", "app.js", "boot.js", "favicon.svg", "logic.js", "responder.js", "captcha-worker.js",
-	"uploads.js", "ranking.js", "sea.svg", "forest.svg", "offline.js", "partial.js", "signin.js", "signin.css", "report.css", "ranking.css", "docs.css")
+var assets, assetNames = withFonts(loadAssets("app.css", "app.js", "boot.js", "favicon.svg", "logic.js", "responder.js", "captcha-worker.js",
+	"uploads.js", "ranking.js", "sea.svg", "forest.svg", "offline.js", "partial.js", "signin.js", "signin.css", "report.css", "ranking.css", "docs.css"))
 
 // bundles are the assets served as one file of several sources, in
 // order: the rules' evaluator (SurveyLogic) and the page's side of them
@@ -93,3 +93,13 @@ func writeFile(w http.ResponseWriter, r *http.Request, contentType, cacheControl
 // "/assets/sea.<hash>.svg"), or "" for no asset: the demo survey's
 // pictures use it.
 func AssetPath(name string) string { return assetNames[name] }
+
+// addAsset serves body under name with its content's hash, as loadAssets
+// does for web/ (the theme's fonts add theirs).
+func addAsset(byHashed map[string]asset, byPlain map[string]string, name, contentType string, body []byte) {
+	sum := sha256.Sum256(body)
+	ext := path.Ext(name)
+	hashed := strings.TrimSuffix(name, ext) + "." + hex.EncodeToString(sum[:6]) + ext
+	byHashed[hashed] = asset{name: hashed, contentType: contentType, body: body}
+	byPlain[name] = "/assets/" + hashed
+}

@@ -108,6 +108,9 @@ func writeFramed(w http.ResponseWriter, r *http.Request, status int, body []byte
 	for _, origin := range a.connect {
 		policy += " " + origin
 	}
+	if strings.Contains(a.themeCSS, "@font-face") {
+		policy += "; font-src 'self'" // the theme's font, from the group's own assets
+	}
 	style := "style-src 'self'"
 	if a.themeCSS != "" {
 		sum := sha256.Sum256([]byte(a.themeCSS))

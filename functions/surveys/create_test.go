@@ -40,7 +40,7 @@ func checkTheme(t *testing.T, theme any) {
 		t.Errorf("theme = %v", theme)
 		return
 	}
-	ints := []string{"id", "order", "font_family", "font_size", "background_image_id", "background_image_repeat",
+	ints := []string{"id", "order", "font_family", "font_size", "background_image_repeat",
 		"background_image_fit", "background_image_position", "background_image_brightness", "background_image_size_percentage"}
 	strs := []string{"background_color", "question_color", "answer_color", "button_color", "accent_color", "thumbnail_url"}
 	for _, k := range ints {
@@ -56,18 +56,12 @@ func checkTheme(t *testing.T, theme any) {
 	if _, ok := th["is_public"].(bool); !ok {
 		t.Errorf("theme.is_public = %#v, want a boolean", th["is_public"])
 	}
-	img, ok := th["background_image"].(map[string]any)
-	if !ok || !isInt(img["id"]) || len(img) != 3 {
-		t.Errorf("theme.background_image = %#v", th["background_image"])
-	} else {
-		for _, k := range []string{"url", "thumbnail_url"} {
-			if _, ok := img[k].(string); !ok {
-				t.Errorf("theme.background_image.%s = %#v", k, img[k])
-			}
-		}
+	// The default theme has no image (contract section 22: null when none).
+	if th["background_image"] != nil || th["background_image_id"] != nil {
+		t.Errorf("theme.background_image = %#v, background_image_id = %#v, want null", th["background_image"], th["background_image_id"])
 	}
-	if len(th) != len(ints)+len(strs)+2 {
-		t.Errorf("theme has %d fields, want the spec's %d: %v", len(th), len(ints)+len(strs)+2, th)
+	if len(th) != len(ints)+len(strs)+3 {
+		t.Errorf("theme has %d fields, want the spec's %d: %v", len(th), len(ints)+len(strs)+3, th)
 	}
 	raw, _ := json.Marshal(survey.DefaultTheme())
 	var def any

@@ -5,6 +5,7 @@ package surveys
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"surveyservice/shared/api"
@@ -24,6 +25,12 @@ type Store interface {
 	CopySurvey(ctx context.Context, src store.CopySource, spec store.CopySpec) (store.CopyResult, error)
 	// AccountSubdomain is the account's subdomain every survey shows.
 	AccountSubdomain(ctx context.Context, aid int64) (*survey.Subdomain, error)
+	Themes(ctx context.Context, aid int64) ([]survey.Theme, error)
+	Theme(ctx context.Context, aid, tid int64) (survey.Theme, error)
+	CreateTheme(ctx context.Context, aid int64, t survey.Theme, hasOrder bool) (survey.Theme, error)
+	UpdateTheme(ctx context.Context, aid int64, t survey.Theme) error
+	DeleteTheme(ctx context.Context, aid, tid int64) error
+	SetSurveyTheme(ctx context.Context, aid, sid, tid int64) error
 }
 
 var _ Store = (*store.Store)(nil)
@@ -36,6 +43,8 @@ type Deps struct {
 	// Now is the clock that decides whether a survey with an expiration
 	// date is closed; nil means time.Now.
 	Now func() time.Time
+	// MediaURL is where themes' /media/ paths resolve (MEDIA_URL).
+	MediaURL string
 }
 
 // New returns the group's routes.
@@ -44,7 +53,7 @@ func New(d Deps) *api.Router {
 		d.Now = time.Now
 	}
 	rt := api.NewRouter(d.Auth)
-	h := handlers{st: d.Store, now: d.Now}
+	h := handlers{st: d.Store, now: d.Now, mediaURL: d.MediaURL}
 	list := api.Route{Path: "/api/v2/surveys/", Name: "Survey List"}
 	detail := api.Route{Path: "/api/v2/surveys/{survey_id}/", Name: "Survey Detail"}
 	restore := api.Route{Path: "/api/v2/surveys/{survey_id}/restore/", Name: "Survey Restore"}
@@ -56,5 +65,23 @@ func New(d Deps) *api.Router {
 	rt.Handle(detail.With("DELETE"), h.trash())
 	rt.Handle(restore.With("POST"), h.restore())
 	rt.Handle(api.Route{Method: "POST", Path: "/api/v2/surveys/{survey_id}/copy/", Name: "Survey Copy"}, h.copy())
+	// The theme library (contract section 22): an editor of any folder
+	// writes the account's themes (AccessEditor), every member reads them.
+	themes := api.Route{Path: "/api/themes/", Name: "Theme List"}
+	theme := api.Route{Path: "/api/themes/{theme_id}/", Name: "Theme Detail"}
+	rt.Handle(themes.With("GET"), h.themeList())
+	create := themes.With("POST")
+	create.Access = api.AccessEditor
+	rt.Handle(create, h.themeCreate())
+	rt.Handle(theme.With("GET"), h.themeGet())
+	for _, m := range []struct {
+		method string
+		h      http.Handler
+	}{{"PATCH", h.themeUpdate()}, {"DELETE", h.themeDelete()}} {
+		rt2 := theme.With(m.method)
+		rt2.Access = api.AccessEditor
+		rt.Handle(rt2, m.h)
+	}
+	rt.Handle(api.Route{Method: "GET", Path: "/api/themes/fonts/", Name: "Font List"}, fontList())
 	return rt
 }

@@ -11,8 +11,9 @@ import (
 )
 
 type handlers struct {
-	st  Store
-	now func() time.Time
+	st       Store
+	now      func() time.Time
+	mediaURL string
 }
 
 // surveyFields reads name, folder_id and language: required on create,
@@ -123,6 +124,7 @@ func (h handlers) update() http.Handler {
 		}
 		form := api.NewForm(body)
 		name, folderID, language := surveyFields(form, false)
+		themeID, setTheme := form.PK("theme_id", false)
 		if err := form.Err(); err != nil {
 			return err
 		}
@@ -131,9 +133,19 @@ func (h handlers) update() http.Handler {
 				return err
 			}
 		}
+		if setTheme { // a bad theme_id changes nothing
+			if _, err := h.st.Theme(r.Context(), acct.ID, themeID); err != nil {
+				return api.NotFoundAsField(err, "theme_id", themeID)
+			}
+		}
 		err = h.st.UpdateSurvey(r.Context(), acct.ID, sid, store.SurveyUpdate{Name: name, FolderID: folderID, Language: language})
 		if err != nil {
 			return err
+		}
+		if setTheme {
+			if err := h.st.SetSurveyTheme(r.Context(), acct.ID, sid, themeID); err != nil {
+				return err
+			}
 		}
 		return h.detail(w, r, http.StatusOK, acct.ID, sid)
 	})

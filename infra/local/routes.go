@@ -69,6 +69,10 @@ type config struct {
 // it, by the function's logical id in template.yaml.
 func routers(st *store.Store, cfg config) map[string]*api.Router {
 	auth := api.NewAuthenticator(st)
+	mediaURL := "" // the routes tests build the routers without a store
+	if st != nil {
+		mediaURL = st.MediaURL
+	}
 	var respUploads responders.Uploads
 	owner := responses.Deps{Auth: auth, Store: st, Sealer: cfg.sealer, Exports: cfg.exports, Jobs: cfg.exportJobs, Now: time.Now}
 	if cfg.uploads != nil { // a nil *uploads.Bucket in the interface would not be nil
@@ -79,7 +83,7 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		"TemplatesFunction": templates.New(withCatalog(cfg.templates, st)),
 		"AccountFunction":   account.New(account.Deps{Auth: auth, Store: st}),
 		"FoldersFunction":   folders.New(folders.Deps{Auth: auth, Store: st, Now: time.Now}),
-		"SurveysFunction":   surveys.New(surveys.Deps{Auth: auth, Store: st, Now: time.Now}),
+		"SurveysFunction":   surveys.New(surveys.Deps{Auth: auth, Store: st, Now: time.Now, MediaURL: mediaURL}),
 		"ElementsFunction":  elements.New(elements.Deps{Auth: auth, Store: st}),
 		"SettingsFunction":  settings.New(settings.Deps{Auth: auth, Store: st, Now: time.Now}),
 		"RespondersFunction": responders.New(responders.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Uploads: respUploads,

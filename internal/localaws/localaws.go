@@ -35,5 +35,7 @@ func OpenStore(ctx context.Context, getenv func(string) string) (*store.Store, e
 	if err != nil {
 		return nil, err
 	}
-	return store.New(cfg, store.TableNameFrom(getenv)), nil
+	st := store.New(cfg, store.TableNameFrom(getenv))
+	st.MediaURL = getenv("MEDIA_URL")
+	return st, nil
 }

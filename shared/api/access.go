@@ -33,7 +33,26 @@ const (
 	// body (creating a survey): a member passes, and the handler checks
 	// the folder with FolderWritable.
 	AccessFolderInBody
+	// AccessEditor is a write on the account that an editor of any folder
+	// may do (the account's themes, contract section 22): a member passes,
+	// and the handler checks with EditsAnyFolder.
+	AccessEditor
 )
+
+// EditsAnyFolder answers nil when the request's principal is the owner or
+// an editor of at least one folder, else ErrNoPermission (403).
+func EditsAnyFolder(ctx context.Context) error {
+	p, _ := PrincipalFrom(ctx)
+	if p.Member == nil {
+		return nil
+	}
+	for _, role := range p.Shares {
+		if role == survey.RoleEditor {
+			return nil
+		}
+	}
+	return survey.ErrNoPermission
+}
 
 // SurveyPlacer finds the folder a survey of the account is in, so that a
 // member's request under a survey is decided before its handler runs. It
@@ -61,7 +80,7 @@ func action(method string, access Access, scope scope) survey.Action {
 		return survey.ActRead
 	case scope == scopeFolder:
 		return survey.ActManage
-	case scope == scopeAccount && access != AccessFolderInBody:
+	case scope == scopeAccount && access != AccessFolderInBody && access != AccessEditor:
 		return survey.ActManage
 	}
 	return survey.ActWrite
@@ -129,7 +148,7 @@ func (a *Authenticator) decide(r *http.Request, p survey.Principal, act survey.A
 		return fid, p.MayFolder(act, fid)
 	}
 	if act == survey.ActWrite {
-		return 0, nil // AccessFolderInBody: the handler decides on the body's folder (FolderWritable)
+		return 0, nil // AccessFolderInBody, AccessEditor: the handler decides (FolderWritable, EditsAnyFolder)
 	}
 	return 0, p.MayAccount(act)
 }
@@ -280,4 +299,13 @@ func notAnEdit(route string) bool {
 		}
 	}
 	return false
+}
+
+// NotFoundAsField turns ENOTFOUND of a referenced object into DRF's 400 on
+// the field that named it; other errors stay.
+func NotFoundAsField(err error, field string, id int64) error {
+	if survey.ErrorCode(err) == survey.ENOTFOUND {
+		return survey.FieldError(field, survey.InvalidPK(id))
+	}
+	return err
 }

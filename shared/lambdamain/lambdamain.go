@@ -71,5 +71,7 @@ func HandlerWith(ctx context.Context, getenv func(string) string, p awsenv.Polic
 	if err != nil {
 		return nil, err
 	}
-	return build(Env{Getenv: getenv, AWS: cfg, Store: store.New(cfg, store.TableNameFrom(getenv))})
+	st := store.New(cfg, store.TableNameFrom(getenv))
+	st.MediaURL = getenv("MEDIA_URL")
+	return build(Env{Getenv: getenv, AWS: cfg, Store: st})
 }

@@ -45,6 +45,9 @@ func (s *Store) SurveyCollection(ctx context.Context, aid, sid int64) (SurveyCol
 	if !found || c.Survey.AccountID != aid {
 		return SurveyCollection{}, survey.ErrNotFound
 	}
+	if err := s.resolveThemes(ctx, []*survey.Survey{&c.Survey}, false); err != nil {
+		return SurveyCollection{}, err
+	}
 	return c, nil
 }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -91,6 +92,9 @@ func (s *Store) CopySource(ctx context.Context, from, sid int64) (CopySource, er
 	case c.Survey.Deleted:
 		return CopySource{}, survey.ErrSurveyDeleted
 	}
+	if err := s.resolveThemes(ctx, []*survey.Survey{&c.Survey}, false); err != nil {
+		return CopySource{}, err
+	}
 	return CopySource{SurveyCollection: c, items: items}, nil
 }
 
@@ -113,7 +117,47 @@ func (s *Store) CopySurvey(ctx context.Context, src CopySource, spec CopySpec) (
 		s.abandonCopy(ctx, plan)
 		return CopyResult{}, err
 	}
+	t, err := s.keepTheme(ctx, src.Survey.AccountID, plan.result.Survey)
+	if err != nil {
+		return CopyResult{}, err
+	}
+	plan.result.Survey.Theme = t
 	return plan.result, nil
+}
+
+// keepTheme gives a copy its source's theme (contract section 22): a
+// public one as it is (the copy's item holds it already), the account's own
+// by a marker (SetSurveyTheme), and another account's (a template's) as a
+// new theme of the account. Where that cannot be (the theme deleted
+// meanwhile, the account at its 200 themes) the copy takes the default
+// theme rather than fail a copy that is written.
+func (s *Store) keepTheme(ctx context.Context, from int64, sv survey.Survey) (survey.Theme, error) {
+	t := sv.Theme
+	if survey.IsPublicThemeID(t.ID) {
+		return t, nil
+	}
+	tid := t.ID
+	if from != sv.AccountID {
+		own, err := s.CreateTheme(ctx, sv.AccountID, t, false)
+		if err != nil && !errors.Is(err, survey.ErrTooManyThemes) {
+			return t, err
+		}
+		tid = own.ID
+		if err != nil {
+			tid = survey.DefaultTheme().ID
+		}
+	}
+	err := s.SetSurveyTheme(ctx, sv.AccountID, sv.ID, tid)
+	var se *survey.Error
+	if errors.As(err, &se) && se.Code == survey.EINVALID {
+		tid = survey.DefaultTheme().ID
+		err = s.SetSurveyTheme(ctx, sv.AccountID, sv.ID, tid)
+	}
+	if err != nil {
+		return t, err
+	}
+	kept, err := s.Theme(ctx, sv.AccountID, tid)
+	return kept.WithMedia(s.MediaURL), err
 }
 
 // copyPlan is a copy with its new ids and items, ready to write.

@@ -245,6 +245,15 @@ func (s *Store) folderTree(ctx context.Context, q *dynamo.Query) (FolderTree, er
 			tree.Surveys[sv.FolderID] = append(tree.Surveys[sv.FolderID], sv)
 		}
 	}
+	var all []*survey.Survey
+	for fid := range tree.Surveys {
+		for i := range tree.Surveys[fid] {
+			all = append(all, &tree.Surveys[fid][i])
+		}
+	}
+	if err := s.resolveThemes(ctx, all, false); err != nil {
+		return FolderTree{}, err
+	}
 	return tree, nil
 }
 

@@ -41,6 +41,8 @@ const (
 	KindWebhook  = "webhook"
 	// KindMember numbers the members of accounts (sub_user).
 	KindMember = "member"
+	// KindTheme numbers the accounts' themes (above the public themes' ids).
+	KindTheme = "theme"
 )
 
 // maxID keeps ids within int32 for the clients the specification describes.

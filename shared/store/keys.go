@@ -144,3 +144,18 @@ func LinkPK(tokenID string) string { return "LINK#" + tokenID }
 // a released or renamed one stays held. A claim is a conditional write on
 // this item alone, so racing claims have exactly one winner without a scan.
 func SubdomainPK(name string) string { return "SUBDOMAIN#" + name }
+
+// ThemeSK is an account's theme in the account's partition (contract
+// section 22): the whole library is one Query (begins_with "THEME#").
+func ThemeSK(tid int64) string { return "THEME#" + pad(tid) }
+
+// ThemeCountSK is the account's count of themes, which keeps the 200
+// limit exact (one item of the account, written only by creates and deletes).
+const ThemeCountSK = "THEMECOUNT"
+
+// ThemeUsePrefix starts the SK of the markers of the surveys that use a
+// theme of the account: deleting it counts them in one Query.
+func ThemeUsePrefix(tid int64) string { return "THEMEUSE#" + pad(tid) + "#" }
+
+// ThemeUseSK marks that the survey uses the account's theme.
+func ThemeUseSK(tid, sid int64) string { return ThemeUsePrefix(tid) + pad(sid) }

@@ -118,6 +118,9 @@ func (s *Store) PublicCollection(ctx context.Context, sid int64, consistent bool
 		}
 		sv.Views = c.Survey.Views
 		c.Survey = sv
+		if err := s.resolveThemes(ctx, []*survey.Survey{&c.Survey}, true); err != nil {
+			return SurveyCollection{}, err
+		}
 		return c, nil
 	}
 	s.collMisses.Add(1)
@@ -136,6 +139,9 @@ func (s *Store) PublicCollection(ctx context.Context, sid int64, consistent bool
 		if skOf(it) == SurveySK && collectionVersion(it) == cv {
 			s.collections.put(sid, cachedCollection{version: cv, size: ItemsSize(items), c: c, theme: themeOf(it)})
 		}
+	}
+	if err := s.resolveThemes(ctx, []*survey.Survey{&c.Survey}, true); err != nil {
+		return SurveyCollection{}, err
 	}
 	return c, nil
 }

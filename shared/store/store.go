@@ -14,9 +14,12 @@ import (
 
 // Store reads and writes the service's table.
 type Store struct {
-	client *dynamodb.Client
-	db     *dynamo.DB
-	table  dynamo.Table
+	// MediaURL is where /media/ paths of themes resolve (MEDIA_URL).
+	MediaURL string
+	themes   themeCache
+	client   *dynamodb.Client
+	db       *dynamo.DB
+	table    dynamo.Table
 	// Now is the clock; tests and the sweep replace it.
 	Now func() time.Time
 	// Guesses bounds failed code checks (survey.DefaultGuessLimits; tests

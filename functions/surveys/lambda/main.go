@@ -12,6 +12,6 @@ import (
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		return gateway.New(surveys.New(surveys.Deps{Auth: api.NewAuthenticator(env.Store), Store: env.Store, Now: time.Now})), nil
+		return gateway.New(surveys.New(surveys.Deps{Auth: api.NewAuthenticator(env.Store), Store: env.Store, Now: time.Now, MediaURL: env.Getenv("MEDIA_URL")})), nil
 	})
 }

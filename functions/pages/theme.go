@@ -1,0 +1,220 @@
+package pages
+
+import (
+	"embed"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"surveyservice/shared/survey"
+)
+
+// The theme's fonts (contract section 22) are the Fontsource npm packages'
+// woff2 files (OFL-1.1, each family's licence beside its files in fonts/),
+// served from the group's own origin as immutable assets. Only the Arabic
+// and Latin subsets are kept: the scripts the fonts list names.
+//
+//go:embed fonts/*.woff2
+var fontFiles embed.FS
+
+// fontSubsets are the woff2 files of each family by script, as
+// fonts/ holds them (a variable "wght" file draws every weight the page
+// uses; Lalezar has one weight).
+var fontSubsets = map[string]map[string]string{
+	"Vazirmatn":         {survey.ScriptArabic: "vazirmatn-arabic-wght-normal.woff2", survey.ScriptLatin: "vazirmatn-latin-wght-normal.woff2"},
+	"Inter":             {survey.ScriptLatin: "inter-latin-wght-normal.woff2"},
+	"Noto Naskh Arabic": {survey.ScriptArabic: "noto-naskh-arabic-arabic-wght-normal.woff2"},
+	"Lalezar":           {survey.ScriptArabic: "lalezar-arabic-400-normal.woff2", survey.ScriptLatin: "lalezar-latin-400-normal.woff2"},
+	"Lora":              {survey.ScriptLatin: "lora-latin-wght-normal.woff2"},
+	"Source Code Pro":   {survey.ScriptLatin: "source-code-pro-latin-wght-normal.woff2"},
+}
+
+// unicodeRanges are the subsets' ranges, shortened from Fontsource's (the
+// blocks Persian, Arabic and Western text use): the browser downloads a
+// subset only when the page has a character in its range, so a Persian
+// page with only Persian text fetches the Arabic file alone.
+var unicodeRanges = map[string]string{
+	survey.ScriptArabic: "U+0600-06FF,U+0750-077F,U+08A0-08FF,U+200C-200E,U+FB50-FDFF,U+FE70-FEFC",
+	survey.ScriptLatin:  "U+0000-00FF,U+0131,U+0152-0153,U+2000-206F,U+20AC,U+2122,U+2212",
+}
+
+// fallbackMetrics fit the local fallback font to the web font's width, so
+// that a line breaks in the same place before and after the file arrives
+// and nothing moves (CLS 0; the page's line-height is fixed, so the
+// vertical metrics do not move lines). Families not listed draw their
+// fallback unadjusted.
+var fallbackMetrics = map[string]string{
+	"Inter":     `src:local("Arial");size-adjust:107%;ascent-override:90%;descent-override:22%`,
+	"Vazirmatn": `src:local("Arial");size-adjust:104%;ascent-override:100%;descent-override:45%`,
+	"Lora":      `src:local("Times New Roman");size-adjust:113%;ascent-override:90%;descent-override:24%`,
+}
+
+// persianFont is the family Persian and Arabic text is drawn in when the
+// theme's font has no Arabic letters.
+const persianFont = "Vazirmatn"
+
+// withFonts adds the font files to the assets loadAssets made, as the
+// package's variables are set: before anything that reads assetNames (the
+// service worker's cache name counts the fonts).
+func withFonts(byHashed map[string]asset, byPlain map[string]string) (map[string]asset, map[string]string) {
+	for _, files := range fontSubsets {
+		for _, f := range files {
+			b, err := fontFiles.ReadFile("fonts/" + f)
+			if err != nil {
+				panic(err) // embedded: a build error
+			}
+			addAsset(byHashed, byPlain, f, "font/woff2", b)
+		}
+	}
+	return byHashed, byPlain
+}
+
+// fontCSS is the @font-face rules and the body's font-family of the
+// theme's font on a page in lang: "" for the system font (the default
+// theme on a Latin page downloads nothing and its page does not grow).
+func fontCSS(t survey.Theme, lang string) string {
+	f := survey.FontFor(t.FontFamily, lang)
+	families := []survey.Font{}
+	if f.Family != "" {
+		families = append(families, f)
+	}
+	if (lang == "fa" || lang == "ar") && !fontDraws(f, survey.ScriptArabic) {
+		v := survey.FontFor(survey.FontDefault, lang)
+		families = append(families, v)
+	}
+	if len(families) == 0 {
+		return ""
+	}
+	var b, stack strings.Builder
+	for _, fam := range families {
+		for _, script := range []string{survey.ScriptArabic, survey.ScriptLatin} {
+			file, ok := fontSubsets[fam.Family][script]
+			if !ok {
+				continue
+			}
+			// A Latin page of a Latin-only font needs no range: the one file
+			// is the one the page draws.
+			rng := ""
+			if len(fontSubsets[fam.Family]) > 1 || lang == "fa" || lang == "ar" {
+				rng = ";unicode-range:" + unicodeRanges[script]
+			}
+			fmt.Fprintf(&b, `@font-face{font-family:"%s";src:url(%s);font-weight:100 900;font-display:swap%s}`, fam.Family, assetNames[file], rng)
+		}
+		fmt.Fprintf(&stack, `"%s",`, fam.Family)
+		if m, ok := fallbackMetrics[fam.Family]; ok {
+			fmt.Fprintf(&b, `@font-face{font-family:"%s Fallback";%s}`, fam.Family, m)
+			fmt.Fprintf(&stack, `"%s Fallback",`, fam.Family)
+		}
+	}
+	// :root body outranks app.css's body:lang(fa) rule.
+	return b.String() + ":root body{font-family:" + stack.String() + generic(families[0].Fallback) + "}"
+}
+
+// generic is the generic family that ends a fallback stack: the
+// Fallback face stands in for the file, so the stack's named system fonts
+// would only repeat bytes.
+func generic(stack string) string {
+	return stack[strings.LastIndexByte(stack, ',')+1:]
+}
+
+func fontDraws(f survey.Font, script string) bool {
+	_, ok := fontSubsets[f.Family][script]
+	return ok
+}
+
+// fontSizes are the root font size of font_size 1 (small) and 3 (large);
+// 2, the default, leaves app.css's 16 px. Text fields keep at least 16 px
+// (app.css), so that a phone does not zoom into them.
+var fontSizes = map[int64]string{1: "93.75%", 3: "112.5%"}
+
+// imagePositions are background_image_position 1-9, top left to bottom
+// right, row by row.
+var imagePositions = []string{"left top", "center top", "right top", "left center", "center", "right center", "left bottom", "center bottom", "right bottom"}
+
+// safeURL is what a background image's address may hold inside the
+// style's url("..."): the service makes these addresses itself, and
+// anything else is left out rather than escaped.
+var safeURL = regexp.MustCompile(`^[A-Za-z0-9/:._~%?=&+-]+$`)
+
+// imageCSS draws the theme's background image behind the page: a fixed
+// layer under everything, with its repeat, fit, position, brightness and
+// size; the question cards stay opaque white (app.css) so their text keeps
+// its contrast, and the loose text on the page (the title, the footer)
+// gets the same white backdrop: the colors are made readable on white
+// (themeCSS), not on an image nobody has measured.
+func imageCSS(t survey.Theme) string {
+	bi := t.BackgroundImage
+	if bi == nil || bi.URL == "" || !safeURL.MatchString(bi.URL) {
+		return ""
+	}
+	if u, err := url.Parse(bi.URL); err != nil || (u.Scheme != "https" && u.Scheme != "http" && !strings.HasPrefix(bi.URL, "/")) {
+		return ""
+	}
+	size := map[int64]string{1: "cover", 2: "contain"}[t.BackgroundImageFit]
+	if size == "" { // 3: the image's own size, scaled by size_percentage of the page's width
+		size = fmt.Sprintf("%d%% auto", clamp(t.BackgroundImageSizePercentage, 10, 200, 100))
+	}
+	repeat := "no-repeat"
+	if t.BackgroundImageRepeat == 2 {
+		repeat = "repeat"
+	}
+	pos := imagePositions[clamp(t.BackgroundImagePosition, 1, 9, 5)-1]
+	filter := ""
+	if b := clamp(t.BackgroundImageBrightness, 0, 200, 100); b != 100 {
+		filter = fmt.Sprintf(";filter:brightness(%d%%)", b)
+	}
+	return fmt.Sprintf(`body::before{content:"";position:fixed;inset:0;z-index:-1;background:url("%s") %s/%s %s%s}`, bi.URL, pos, size, repeat, filter) +
+		`main>h1,main>p,footer{background:#fff;border-radius:.5rem;padding:.25rem .75rem;width:fit-content}`
+}
+
+func clamp(v, lo, hi, def int64) int64 {
+	if v < lo || v > hi {
+		return def
+	}
+	return v
+}
+
+// themeStyle is the page's whole theme as its one inline style: the
+// colors (themeCSS), the font, the size and the background image.
+func themeStyle(t survey.Theme, lang string) string {
+	css := themeCSS(t) + fontCSS(t, lang) + imageCSS(t)
+	if s, ok := fontSizes[t.FontSize]; ok {
+		css += "html{font-size:" + s + "}body{font-size:1rem}"
+	}
+	return css
+}
+
+// handleThemeThumbnail draws a theme's thumbnail_url (contract section 22:
+// a picture of the theme made by the service, served from MEDIA_URL): its
+// five colors are its file name (survey.Theme.ThumbnailPath), so a change
+// of the theme is a new address and every answer is cached for a year. A
+// name that is not five colors answers 404.
+func handleThemeThumbnail() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, ok := survey.ThumbnailColors(r.PathValue("file"))
+		if !ok {
+			writeNotFound(w, r)
+			return
+		}
+		writeFile(w, r, "image/svg+xml", "public, max-age=31536000, immutable", "default-src 'none'", themeThumbnail(c))
+	})
+}
+
+// themeThumbnail is the picture of a theme: its background, a white
+// question card with a question line in the question color and two
+// answers (one chosen, in the accent color), and a button.
+func themeThumbnail(c [5]string) []byte {
+	bg, question, answer, button, accent := c[0], c[1], c[2], c[3], c[4]
+	return []byte(fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" width="320" height="200" viewBox="0 0 320 200">`+
+		`<rect width="320" height="200" fill="%[1]s"/>`+
+		`<rect x="40" y="28" width="240" height="112" rx="10" fill="#fff" stroke="#d0d0d7"/>`+
+		`<rect x="60" y="48" width="150" height="12" rx="6" fill="%[2]s"/>`+
+		`<circle cx="68" cy="84" r="7" fill="none" stroke="%[5]s" stroke-width="3"/><circle cx="68" cy="84" r="3" fill="%[5]s"/>`+
+		`<rect x="84" y="79" width="110" height="10" rx="5" fill="%[3]s"/>`+
+		`<circle cx="68" cy="112" r="7" fill="none" stroke="%[3]s" stroke-width="2"/>`+
+		`<rect x="84" y="107" width="80" height="10" rx="5" fill="%[3]s"/>`+
+		`<rect x="40" y="152" width="88" height="28" rx="8" fill="%[4]s"/>`+
+		`<rect x="58" y="163" width="52" height="6" rx="3" fill="#fff"/></svg>`, bg, question, answer, button, accent))
+}

@@ -1,0 +1,87 @@
+package surveys_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// TestThemes walks contract section 22's library rules on the emulators:
+// the public themes then the account's, create with defaults, validation
+// on the field, public read-only, theme_id on a survey whose reads follow
+// the theme's edits, and 409 on deleting a theme in use.
+func TestThemes(t *testing.T) {
+	f := newFixture(t, time.Now)
+	var list []map[string]any
+	r := f.do(t, "GET", "/api/themes/", "")
+	if r.code != http.StatusOK || json.Unmarshal(r.body, &list) != nil || len(list) < 8 {
+		t.Fatalf("list: %d %s", r.code, r.body)
+	}
+	for _, th := range list {
+		if th["is_public"] != true {
+			t.Fatalf("a new account lists only public themes: %v", th)
+		}
+	}
+	for _, c := range []struct{ body, field string }{
+		{`{"background_color": "red"}`, "background_color"},
+		{`{"font_family": 99}`, "font_family"},
+		{`{"font_size": 4}`, "font_size"},
+		{`{"background_image_position": 10}`, "background_image_position"},
+		{`{"background_image_brightness": 201}`, "background_image_brightness"},
+		{`{"background_image_size_percentage": 9}`, "background_image_size_percentage"},
+	} {
+		r := f.do(t, "POST", "/api/themes/", c.body)
+		var got map[string]any
+		_ = json.Unmarshal(r.body, &got)
+		if r.code != http.StatusBadRequest || got[c.field] == nil {
+			t.Errorf("POST %s: %d %s, want 400 on %s", c.body, r.code, r.body, c.field)
+		}
+	}
+	r = f.do(t, "POST", "/api/themes/", `{"background_color": "#102030", "font_family": 2, "id": 5, "is_public": true}`)
+	var th map[string]any
+	if r.code != http.StatusCreated || json.Unmarshal(r.body, &th) != nil {
+		t.Fatalf("create: %d %s", r.code, r.body)
+	}
+	if th["is_public"] != false || th["font_size"] != float64(2) || th["background_color"] != "#102030" || th["id"].(float64) <= 100 {
+		t.Fatalf("created: %v", th)
+	}
+	tid := int64(th["id"].(float64))
+	if r := f.do(t, "PATCH", "/api/themes/1/", `{"font_size": 3}`); r.code != http.StatusForbidden {
+		t.Errorf("PATCH a public theme: %d %s", r.code, r.body)
+	}
+	if r := f.do(t, "GET", "/api/themes/fonts/", ""); r.code != http.StatusOK {
+		t.Errorf("fonts: %d %s", r.code, r.body)
+	}
+
+	fid := folder(t, f.st, f.acct.ID, "F")
+	_, sid := f.create(t, fid, "S")
+	if r := f.do(t, "PATCH", fmt.Sprintf("/api/v2/surveys/%d/", sid), `{"theme_id": 99999, "name": "X"}`); r.code != http.StatusBadRequest {
+		t.Errorf("unknown theme_id: %d %s", r.code, r.body)
+	}
+	if r := f.do(t, "PATCH", fmt.Sprintf("/api/v2/surveys/%d/", sid), fmt.Sprintf(`{"theme_id": %d}`, tid)); r.code != http.StatusOK {
+		t.Fatalf("set theme: %d %s", r.code, r.body)
+	}
+	if r := f.do(t, "PATCH", fmt.Sprintf("/api/themes/%d/", tid), `{"question_color": "#ABCDEF"}`); r.code != http.StatusOK {
+		t.Fatalf("edit theme: %d %s", r.code, r.body)
+	}
+	var d struct {
+		Name  string         `json:"name"`
+		Theme map[string]any `json:"theme"`
+	}
+	r = f.do(t, "GET", fmt.Sprintf("/api/v2/surveys/%d/", sid), "")
+	if json.Unmarshal(r.body, &d) != nil || d.Theme["question_color"] != "#ABCDEF" || d.Theme["id"] != float64(tid) || d.Name != "S" {
+		t.Fatalf("survey after the theme's edit: %s", r.body)
+	}
+	r = f.do(t, "DELETE", fmt.Sprintf("/api/themes/%d/", tid), "")
+	if r.code != http.StatusConflict || string(r.body) != `{"detail":"This theme is used by 1 survey."}` {
+		t.Fatalf("delete in use: %d %s", r.code, r.body)
+	}
+	if r := f.do(t, "PATCH", fmt.Sprintf("/api/v2/surveys/%d/", sid), `{"theme_id": 3}`); r.code != http.StatusOK {
+		t.Fatalf("back to a public theme: %d %s", r.code, r.body)
+	}
+	if r := f.do(t, "DELETE", fmt.Sprintf("/api/themes/%d/", tid), ""); r.code != http.StatusNoContent {
+		t.Fatalf("delete unused: %d %s", r.code, r.body)
+	}
+}
