@@ -13,6 +13,7 @@ import (
 	"github.com/miekg/dns"
 
 	"surveyservice/functions/account"
+	"surveyservice/functions/surveys"
 	"surveyservice/internal/conflict"
 	"surveyservice/internal/dnstest"
 	"surveyservice/internal/testenv"
@@ -321,4 +322,34 @@ func TestDomainRacingVerifies(t *testing.T) {
 	if aid, err := st.ResolveDomain(ctx, name); err != nil || aid != winner {
 		t.Fatalf("the domain serves %d (%v), want the winner %d", aid, err, winner)
 	}
+}
+
+// TestSurveysShowCustomURLs: a survey's detail lists its address on each
+// active custom domain of its account at once, [] before the verify and
+// after the domain's removal (contract section 23).
+func TestSurveysShowCustomURLs(t *testing.T) {
+	t.Parallel()
+	o := testenv.NewOwner(t, survey.PlanEnterprise, "Custom")
+	sv := testenv.NewSurvey(t, o.Store, o.Account.ID, o.Folder, "Shown")
+	srv := dnstest.Start(t)
+	ah := domainsHandler(o.Store, srv)
+	sh := testenv.Conform(surveys.New(surveys.Deps{Auth: api.NewAuthenticator(o.Store), Store: o.Store, Now: time.Now}))
+	detail := fmt.Sprintf("/api/v2/surveys/%d/", sv.ID)
+	check := func(when, want string) {
+		t.Helper()
+		r := testenv.Serve(sh, testenv.NewRequest("GET", detail, o.Key, "", nil))
+		if r.Code != 200 || !strings.Contains(string(r.Body), `"custom_urls":`+want) {
+			t.Errorf("%s: %d %s, want custom_urls %s", when, r.Code, r.Body, want)
+		}
+	}
+	check("before a claim", "[]")
+	name := freshDomain("urls")
+	d := decodeDomain(t, postDomain(ah, o.Key, `{"domain": "`+name+`"}`))
+	check("pending", "[]")
+	srv.SetTXT(d.Verification.Name, d.Verification.Value)
+	srv.SetCNAME(name, d.CNAMETarget)
+	wantReply(t, "verify", verifyDomain(ah, o.Key, d.ID), 200, "")
+	check("active", `["https://`+name+`/s/`+sv.URLSlug+`/"]`)
+	wantReply(t, "delete", testenv.Serve(ah, testenv.NewRequest("DELETE", fmt.Sprintf("%s%d/", domainsPath, d.ID), o.Key, "", nil)), 204, "")
+	check("removed", "[]")
 }

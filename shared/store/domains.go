@@ -169,6 +169,39 @@ func (s *Store) ActiveDomains(ctx context.Context, aid int64) ([]string, error) 
 	return out, nil
 }
 
+// addressItem is any item of the account's "SUBDOMAIN" prefix: its
+// subdomain record, a domain claim or its domains record.
+type addressItem struct {
+	SK        string `dynamo:"SK"`
+	ID        int64  `dynamo:"id"`
+	Subdomain string `dynamo:"subdomain"`
+	Domain    string `dynamo:"domain"`
+	Status    string `dynamo:"status"`
+}
+
+// AccountAddresses is where the account's surveys live: its subdomain (nil
+// without one) and its active custom domains, in one strongly consistent
+// Query (the owner API shows a change at once, at the cost of the one
+// read AccountSubdomain made before).
+func (s *Store) AccountAddresses(ctx context.Context, aid int64) (*survey.Subdomain, []string, error) {
+	var its []addressItem
+	err := s.table.Get(AttrPK, AccountPK(aid)).Range(AttrSK, dynamo.BeginsWith, subdomainSK).Consistent(true).All(ctx, &its)
+	if err != nil {
+		return nil, nil, s.fail(fmt.Sprintf("query addresses of account %d", aid), err)
+	}
+	var sub *survey.Subdomain
+	domains := []string{}
+	for _, it := range its {
+		switch {
+		case it.SK == subdomainSK:
+			sub = &survey.Subdomain{ID: it.ID, Subdomain: it.Subdomain, IsActive: true}
+		case strings.HasPrefix(it.SK, domainClaimPfx) && it.Status == survey.DomainActive:
+			domains = append(domains, it.Domain)
+		}
+	}
+	return sub, domains, nil
+}
+
 // domainOwner reads a domain's own item; nil when no account has it.
 func (s *Store) domainOwner(ctx context.Context, domain string, consistent bool) (*DomainOwner, error) {
 	var it DomainOwner

@@ -2,6 +2,7 @@ package survey
 
 import (
 	"net"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -120,4 +121,15 @@ func CheckDomain(raw string, own []string) (string, error) {
 		}
 	}
 	return d, nil
+}
+
+// CustomURLs are a survey's addresses on the account's active custom
+// domains (contract section 23's custom_urls): always https, as CloudFront
+// serves custom domains with a managed certificate.
+func CustomURLs(domains []string, urlSlug string) []string {
+	out := make([]string, 0, len(domains))
+	for _, d := range domains {
+		out = append(out, "https://"+d+"/s/"+url.PathEscape(urlSlug)+"/")
+	}
+	return out
 }
