@@ -23,6 +23,8 @@ type Deps struct {
 	Auth *api.Authenticator
 	// Store holds the members and the activity log.
 	Store Store
+	// Domains configures the custom domain routes (DomainsFromEnv).
+	Domains Domains
 }
 
 // New returns the group's routes.
@@ -51,6 +53,15 @@ func New(d Deps) *api.Router {
 	rt.Handle(sub.With("GET"), handleSubdomainGet(d.Store))
 	rt.Handle(sub.With("PUT"), handleSubdomainPut(d.Store))
 	rt.Handle(sub.With("DELETE"), handleSubdomainDelete(d.Store))
+	ds := domainStore(d.Store)
+	doms := api.Route{Path: "/api/account/domains/", Name: "Account Domain List", Access: api.AccessOwner}
+	dom := api.Route{Path: "/api/account/domains/{domain_id}/", Name: "Account Domain", Access: api.AccessOwner}
+	rt.Handle(doms.With("GET"), handleDomains(ds, d.Domains))
+	rt.Handle(doms.With("POST"), handleDomainClaim(ds, d.Domains))
+	rt.Handle(dom.With("GET"), handleDomainGet(ds, d.Domains))
+	rt.Handle(dom.With("DELETE"), handleDomainDelete(ds))
+	rt.Handle(api.Route{Method: "POST", Path: "/api/account/domains/{domain_id}/verify/", Name: "Account Domain Verify", Access: api.AccessOwner},
+		handleDomainVerify(ds, d.Domains))
 	return rt
 }
 

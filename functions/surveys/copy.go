@@ -35,11 +35,9 @@ func (h handlers) answerCopy(w http.ResponseWriter, r *http.Request, c store.Cop
 	d.UpdatedBy, _ = api.Updated(r.Context(), c.Survey.Created)
 	d.Settings = c.Settings.Summary(c.Layout)
 	d.Variables = c.Variables
-	sd, err := h.st.AccountSubdomain(r.Context(), acct.ID)
-	if err != nil {
+	if err := h.addresses(r.Context(), acct.ID, &d); err != nil {
 		return err
 	}
-	d.Subdomain = sd
 	api.Respond(w, r, http.StatusCreated, copyDetail{SurveyDetail: d, DroppedSettings: c.DroppedSettings})
 	return nil
 }

@@ -78,7 +78,7 @@ func checkNewDetail(t *testing.T, body []byte, acct survey.Account, fid int64, n
 	fixed := map[string]any{
 		"name": name, "folder_id": float64(fid), "language": lang,
 		"active": true, "closed": false, "deleted": false, "is_stopped": false, "expiration_date": nil,
-		"submitted_responses": 0.0, "views": 0.0, "is_template": false, "subdomain": nil, "partial_responses_count": 0.0,
+		"submitted_responses": 0.0, "views": 0.0, "is_template": false, "subdomain": nil, "custom_urls": []any{}, "partial_responses_count": 0.0,
 		"shared_by": map[string]any{"email": acct.Email, "first_name": acct.FirstName, "last_name": acct.LastName, "user_type": 1.0},
 		"questions": []any{}, "variables": []any{}, "welcome": []any{}, "appreciations": []any{},
 		"updated_by": nil, "updated_at": d["created_date"], // at creation: the creator (the owner) and created_date

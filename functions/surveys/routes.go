@@ -23,8 +23,9 @@ type Store interface {
 	TemplateSurvey(ctx context.Context, ref string) (title string, sid int64, err error)
 	CopySource(ctx context.Context, from, sid int64) (store.CopySource, error)
 	CopySurvey(ctx context.Context, src store.CopySource, spec store.CopySpec) (store.CopyResult, error)
-	// AccountSubdomain is the account's subdomain every survey shows.
-	AccountSubdomain(ctx context.Context, aid int64) (*survey.Subdomain, error)
+	// AccountAddresses are the account's subdomain every survey shows and
+	// its active custom domains (custom_urls), in one read.
+	AccountAddresses(ctx context.Context, aid int64) (*survey.Subdomain, []string, error)
 	Themes(ctx context.Context, aid int64) ([]survey.Theme, error)
 	Theme(ctx context.Context, aid, tid int64) (survey.Theme, error)
 	CreateTheme(ctx context.Context, aid int64, t survey.Theme, hasOrder bool) (survey.Theme, error)

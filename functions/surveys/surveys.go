@@ -1,6 +1,7 @@
 package surveys
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"time"
@@ -35,6 +36,17 @@ func surveyFields(f *api.Form, create bool) (name *string, folderID, language *i
 	return name, folderID, language
 }
 
+// addresses sets where the survey lives (contract section 23): the
+// account's subdomain and the survey's custom_urls, one read.
+func (h handlers) addresses(ctx context.Context, aid int64, d *survey.SurveyDetail) error {
+	sub, domains, err := h.st.AccountAddresses(ctx, aid)
+	if err != nil {
+		return err
+	}
+	d.Subdomain, d.CustomURLs = sub, survey.CustomURLs(domains, d.URLSlug)
+	return nil
+}
+
 // detail reads the survey's whole collection (one Query) and answers it.
 func (h handlers) detail(w http.ResponseWriter, r *http.Request, status int, aid, sid int64) error {
 	acct, _ := api.AccountFrom(r.Context())
@@ -45,7 +57,7 @@ func (h handlers) detail(w http.ResponseWriter, r *http.Request, status int, aid
 	d := c.Survey.Detail(h.now(), acct.Profile(), c.Layout, c.Elements)
 	d.Settings = c.Settings.Summary(c.Layout)
 	d.Variables = c.Variables
-	if d.Subdomain, err = h.st.AccountSubdomain(r.Context(), aid); err != nil {
+	if err := h.addresses(r.Context(), aid, &d); err != nil {
 		return err
 	}
 	switch {
@@ -91,7 +103,7 @@ func (h handlers) create() http.Handler {
 		}
 		api.NoteSurvey(r.Context(), sv.ID, sv.Created)
 		d := sv.Detail(h.now(), acct.Profile(), survey.Layout{}, nil)
-		if d.Subdomain, err = h.st.AccountSubdomain(r.Context(), acct.ID); err != nil {
+		if err := h.addresses(r.Context(), acct.ID, &d); err != nil {
 			return err
 		}
 		d.UpdatedBy, _ = api.Updated(r.Context(), sv.Created)

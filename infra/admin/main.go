@@ -5,6 +5,7 @@
 //	go run ./infra/admin key revoke --key K
 //	go run ./infra/admin templates import FILE
 //	go run ./infra/admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
+//	go run ./infra/admin domains check [--now YYYY-MM-DDTHH:MM:SSZ]
 //	go run ./infra/admin recount --account N | --survey ID [--dry-run] [--quiet 10m]
 //	go run ./infra/admin replay-webhooks --from T --to T
 //	go run ./infra/admin keep-files --since T [--segments N]
@@ -35,6 +36,7 @@ import (
 	"surveyservice/functions/sweeper"
 	"surveyservice/internal/localaws"
 	"surveyservice/shared/awsenv"
+	"surveyservice/shared/dnscheck"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -47,6 +49,7 @@ const usage = `usage (--aws to act on real AWS when no AWS_ENDPOINT_URL is set):
   admin reports backfill
   admin previews backfill
   admin sweep [--now YYYY-MM-DDTHH:MM:SSZ]
+  admin domains check [--now YYYY-MM-DDTHH:MM:SSZ]   (the daily re-check of verified custom domains, through DNS_RESOLVER)
   admin recount --account N | --survey ID [--dry-run] [--quiet 10m]   (refuses to write to a survey with a response submitted or edited within --quiet; --dry-run always looks)
   admin replay-webhooks --from RFC3339 --to RFC3339
   admin keep-files --since RFC3339 [--segments N]
@@ -141,7 +144,7 @@ var (
 	twoWords = map[string]command{
 		"account create": accountCreate, "key create": keyCreate, "key revoke": keyRevoke,
 		"reports backfill": reportsBackfill, "previews backfill": previewsBackfill, "webhooks backfill": backfillHooked, "pages backfill": backfillPages,
-		"templates import": templatesImport,
+		"templates import": templatesImport, "domains check": domainsCheck,
 	}
 )
 
@@ -352,6 +355,37 @@ func open(ctx context.Context, getenv func(string) string) (*store.Store, error)
 		}
 	}
 	return st, nil
+}
+
+// nowFlag parses --now (YYYY-MM-DDTHH:MM:SSZ); "" is the real time.
+func nowFlag(v string) (time.Time, error) {
+	if v == "" {
+		return time.Now(), nil
+	}
+	t, err := time.Parse("2006-01-02T15:04:05Z", v)
+	if err != nil || len(v) != len("2006-01-02T15:04:05Z") {
+		return time.Time{}, fmt.Errorf("%w: --now %q is not YYYY-MM-DDTHH:MM:SSZ", errUsage, v)
+	}
+	return t, nil
+}
+
+// domainsCheck runs the daily re-check of the verified custom domains once
+// (contract section 23), with the sweeper function's own code, as of --now.
+func domainsCheck(ctx context.Context, args []string, getenv func(string) string) (any, error) {
+	fs := newFlags("domains check")
+	at := fs.String("now", "", "check as of this UTC time, YYYY-MM-DDTHH:MM:SSZ")
+	if err := parse(fs, args, 0); err != nil {
+		return nil, err
+	}
+	now, err := nowFlag(*at)
+	if err != nil {
+		return nil, err
+	}
+	st, err := open(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return sweeper.CheckDomains(ctx, st, dnscheck.New(getenv("DNS_RESOLVER")), now, nil)
 }
 
 // sweep runs the expiry sweep once, with the sweeper function's own code,

@@ -32,6 +32,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"surveyservice/infra/seed"
+	"surveyservice/internal/dnstest"
 	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
@@ -184,6 +185,59 @@ var runVars = []runVar{
 			}
 		}
 	}},
+	{name: "DNS_RESOLVER", check: func(t *testing.T, r *envRun) {
+		// A claim verified through the resolver it names makes the domain
+		// serve the account's page by Host (contract section 23).
+		c := r.owner(t)
+		sv, err := buildSurvey(c, surveySpec{Name: "by domain", Language: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		domain := fmt.Sprintf("forms-%d.acme.example", time.Now().UnixNano()%1e9)
+		var d struct {
+			ID           int64  `json:"id"`
+			CNAMETarget  string `json:"cname_target"`
+			Verification struct {
+				Name  string `json:"name"`
+				Value string `json:"value"`
+			} `json:"verification"`
+		}
+		if err := c.call("POST", "/api/account/domains/", map[string]any{"domain": domain}, &d); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(d.CNAMETarget, "."+r.env["DOMAINS_TARGET_SUFFIX"]) {
+			t.Errorf("cname_target %q is not under DOMAINS_TARGET_SUFFIX %q", d.CNAMETarget, r.env["DOMAINS_TARGET_SUFFIX"])
+		}
+		r.dns.SetTXT(d.Verification.Name, d.Verification.Value)
+		r.dns.SetCNAME(domain, d.CNAMETarget)
+		if err := c.call("POST", fmt.Sprintf("/api/account/domains/%d/verify/", d.ID), nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		for host, want := range map[string]int{domain: 200, "unclaimed." + domain: 404} {
+			req, _ := http.NewRequest("GET", r.started+"/s/"+sv.URLSlug+"/", nil)
+			req.Host = host
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != want {
+				t.Errorf("GET /s/ on %s: %d, want %d", host, resp.StatusCode, want)
+			}
+		}
+	}},
+	{name: "DOMAINS_TARGET_SUFFIX", check: func(t *testing.T, r *envRun) {
+		var d struct {
+			CNAMETarget string `json:"cname_target"`
+		}
+		domain := fmt.Sprintf("suffix-%d.acme.example", time.Now().UnixNano()%1e9)
+		if err := r.owner(t).call("POST", "/api/account/domains/", map[string]any{"domain": domain}, &d); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(d.CNAMETarget, "."+r.env["DOMAINS_TARGET_SUFFIX"]) {
+			t.Errorf("cname_target %q is not under DOMAINS_TARGET_SUFFIX %q", d.CNAMETarget, r.env["DOMAINS_TARGET_SUFFIX"])
+		}
+	}},
 	{name: "TEMPLATES_URL", check: func(t *testing.T, r *envRun) {
 		if page := r.templatePage(t); !strings.Contains(page, "embedding_link points at the public survey on "+r.env["TEMPLATES_URL"]) {
 			t.Errorf("the template's page does not name TEMPLATES_URL:\n%s", page)
@@ -312,6 +366,8 @@ type envRun struct {
 	key       string
 	once      sync.Once
 	tmpl      string
+	// dns is the DNS server DNS_RESOLVER names, whose records the checks set.
+	dns *dnstest.Server
 }
 
 // baseEnv is the run's environment, a copy.
@@ -335,7 +391,9 @@ func startEnvRun(t *testing.T, env map[string]string) *envRun {
 	}
 	if env == nil {
 		port := freePort(t)
+		r.dns = dnstest.Start(t)
 		env = map[string]string{
+			"DNS_RESOLVER": r.dns.Addr, "DOMAINS_TARGET_SUFFIX": "domains.run-env.test",
 			// Nothing listens on the discard port: every call must go to
 			// its service's own endpoint.
 			"AWS_ENDPOINT_URL": "http://127.0.0.1:9",

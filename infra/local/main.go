@@ -25,6 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"surveyservice/functions/account"
 	"surveyservice/functions/pages"
 	"surveyservice/functions/templates"
 	"surveyservice/infra/seed"
@@ -180,8 +181,8 @@ func readEnv(getenv func(string) string) (*environment, error) {
 	local := "http://127.0.0.1:" + port
 	e := &environment{getenv: getenv, over: map[string]string{}, port: port,
 		defaults: map[string]string{"PUBLIC_SURVEY_URL": local, "TEMPLATES_URL": local, "MEDIA_URL": local, "API_BASE_URL": local,
-			"PUBLIC_SURVEY_DOMAIN": "localhost",
-			"MAIL_FROM":            "no-reply@survey.example.com"}}
+			"PUBLIC_SURVEY_DOMAIN": "localhost", "DOMAINS_TARGET_SUFFIX": "domains.localhost",
+			"MAIL_FROM": "no-reply@survey.example.com"}}
 	// The public functions' limits per client and per survey, as on
 	// Lambda; RATE_LIMITS=off serves without them, a number sizes the
 	// client's (requests a minute).
@@ -343,6 +344,7 @@ func functionsConfig(env *environment, res *resources, bg *background) config {
 		templates:  templates.Deps{MediaURL: env.get("MEDIA_URL"), TemplatesURL: env.get("TEMPLATES_URL")},
 		surveyURL:  env.get("PUBLIC_SURVEY_URL"),
 		hosts:      hosts.ConfigFromEnv(env.get),
+		domains:    account.DomainsFromEnv(env.get),
 		sealer:     res.sealer,
 		queue:      bg.hooks.queue,
 		guard:      env.guard,

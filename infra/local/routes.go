@@ -44,7 +44,10 @@ type config struct {
 	templates templates.Deps
 	surveyURL string
 	hosts     hosts.Config
-	sealer    *links.Sealer
+	// domains configures the custom domain routes (DOMAINS_TARGET_SUFFIX,
+	// DNS_RESOLVER).
+	domains account.Domains
+	sealer  *links.Sealer
 	// queue takes the owner's retries of webhook deliveries; guard checks
 	// webhook URLs (loopback allowed locally, by configuration).
 	queue webhooks.Queue
@@ -81,7 +84,7 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 	}
 	return map[string]*api.Router{
 		"TemplatesFunction": templates.New(withCatalog(cfg.templates, st)),
-		"AccountFunction":   account.New(account.Deps{Auth: auth, Store: st}),
+		"AccountFunction":   account.New(account.Deps{Auth: auth, Store: st, Domains: cfg.domains}),
 		"FoldersFunction":   folders.New(folders.Deps{Auth: auth, Store: st, Now: time.Now}),
 		"SurveysFunction":   surveys.New(surveys.Deps{Auth: auth, Store: st, Now: time.Now, MediaURL: mediaURL}),
 		"ElementsFunction":  elements.New(elements.Deps{Auth: auth, Store: st}),

@@ -105,7 +105,7 @@ func sampleValues(t *testing.T) map[string][]string {
 	out := map[string][]string{"url_slug": slugs, "token": {"AQIDBAUGBwgJCgsMDQ4PEA"}, "export_id": {"0123456789abcdef0123456789abcdef"}, "sheet_token": {"AQIDBAUGBwgJCgsMDQ4PEA"},
 		"report_code": {"Ab3De5Gh7JkLmN0p"}, "name": {"app.0123456789ab.css", "app.0123456789ab.js"}, "topic": {"api", "operating"},
 		"lang": {"en", "fa"}, "file": {"page.png"}}
-	for _, name := range []string{"survey_id", "folder_id", "question_id", "variable_id", "webhook_id", "delivery_id", "response_id", "notification_id", "sub_user", "id",
+	for _, name := range []string{"survey_id", "folder_id", "question_id", "variable_id", "webhook_id", "delivery_id", "response_id", "notification_id", "sub_user", "id", "domain_id",
 		"quota_id", "theme_id"} {
 		out[name] = ids
 	}

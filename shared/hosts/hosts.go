@@ -28,9 +28,12 @@ const CacheTTL = 30 * time.Second
 // cacheMax bounds the cache; when full it starts over.
 const cacheMax = 10000
 
-// Store resolves subdomain names.
+// Store resolves subdomain names and custom domains.
 type Store interface {
 	ResolveSubdomain(ctx context.Context, name string) (store.SubdomainHost, error)
+	// ResolveDomain is the account an active custom domain serves, 0 for
+	// any other host (pending, suspended, released, unknown).
+	ResolveDomain(ctx context.Context, domain string) (int64, error)
 }
 
 // Config is the deployment's addresses.
@@ -110,15 +113,29 @@ func (c Config) SurveyBase(publicURL string, sub *survey.Subdomain) string {
 	return strings.TrimRight(publicURL, "/")
 }
 
-func (r *Resolver) resolve(ctx context.Context, name string) (store.SubdomainHost, error) {
+// resolve is what a subdomain name serves (custom false) or a custom
+// domain (custom true: an active one as an active name of its account).
+func (r *Resolver) resolve(ctx context.Context, name string, custom bool) (store.SubdomainHost, error) {
+	key := name
+	if custom {
+		key = "." + name // no subdomain name starts with a dot
+	}
 	now := r.Now()
 	r.mu.Lock()
-	e, ok := r.cache[name]
+	e, ok := r.cache[key]
 	r.mu.Unlock()
 	if ok && now.Before(e.expires) {
 		return e.host, nil
 	}
-	h, err := r.st.ResolveSubdomain(ctx, name)
+	var h store.SubdomainHost
+	var err error
+	if custom {
+		var aid int64
+		aid, err = r.st.ResolveDomain(ctx, name)
+		h = store.SubdomainHost{AccountID: aid, Active: aid != 0}
+	} else {
+		h, err = r.st.ResolveSubdomain(ctx, name)
+	}
 	if err != nil {
 		return store.SubdomainHost{}, err
 	}
@@ -126,14 +143,14 @@ func (r *Resolver) resolve(ctx context.Context, name string) (store.SubdomainHos
 	if len(r.cache) >= cacheMax {
 		r.cache = map[string]entry{}
 	}
-	r.cache[name] = entry{host: h, expires: now.Add(CacheTTL)}
+	r.cache[key] = entry{host: h, expires: now.Add(CacheTTL)}
 	r.mu.Unlock()
 	return h, nil
 }
 
 // Wrap serves h on the routes serving reports (paths for which serving is
-// true): on an own host as it is, on an active subdomain scoped to its
-// account (store.WithHostAccount), on a renamed one (within its hold) a 301
+// true): on an own host as it is, on an active subdomain or active custom
+// domain scoped to its account (store.WithHostAccount), on a renamed one (within its hold) a 301
 // to the same path and query on the account's name, and on any other host
 // notFound. Other routes (the owner API, oEmbed) answer on any host.
 func (r *Resolver) Wrap(h http.Handler, serving func(path string) bool, notFound http.Handler) http.Handler {
@@ -154,11 +171,17 @@ func (r *Resolver) Wrap(h http.Handler, serving func(path string) bool, notFound
 			}
 		}
 		name, ok := r.subdomainOf(host)
+		custom := false
 		if !ok {
-			notFound.ServeHTTP(w, req)
-			return
+			// Any other host may be an active custom domain: looked up by
+			// the name DNS uses (a host not a domain name serves nothing).
+			if name, ok = survey.NormalizeDomain(host); !ok || r.underOwn(name) {
+				notFound.ServeHTTP(w, req)
+				return
+			}
+			custom = true
 		}
-		sh, err := r.resolve(req.Context(), name)
+		sh, err := r.resolve(req.Context(), name, custom)
 		switch {
 		case err != nil:
 			api.Error(w, req, err)
@@ -170,6 +193,12 @@ func (r *Resolver) Wrap(h http.Handler, serving func(path string) bool, notFound
 			notFound.ServeHTTP(w, req)
 		}
 	})
+}
+
+// underOwn reports whether host is under PUBLIC_SURVEY_DOMAIN (a deeper
+// name than a subdomain, which no custom domain can be).
+func (r *Resolver) underOwn(host string) bool {
+	return r.cfg.Domain != "" && strings.HasSuffix(host, "."+r.cfg.Domain)
 }
 
 // subdomainOf is the name of a host one label under PUBLIC_SURVEY_DOMAIN.

@@ -5,12 +5,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/hosts"
+	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
@@ -105,6 +107,95 @@ func TestServingByHost(t *testing.T) {
 	t.Logf("DynamoDB calls for the host: first view %d, next view %d", first, second)
 	if first != 1 || second != 0 {
 		t.Errorf("DynamoDB calls: first view %d (want 1: the name's item), next view %d (want 0)", first, second)
+	}
+}
+
+// TestServingByCustomDomain: an active custom domain serves its account's
+// surveys alone (another account's slug 404); a pending, a suspended, a
+// deleted and an unknown domain serve nothing; the owner API answers on
+// any of them (contract section 23).
+func TestServingByCustomDomain(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := t.Context()
+	a := testenv.NewOwner(t, survey.PlanEnterprise, "A")
+	b := testenv.NewOwner(t, survey.PlanEnterprise, "B")
+	mine := testenv.NewSurvey(t, st, a.Account.ID, a.Folder, "mine")
+	theirs := testenv.NewSurvey(t, st, b.Account.ID, b.Folder, "theirs")
+	suffix := fmt.Sprint(time.Now().UnixNano() % 1e9)
+	dc := store.DomainsConfig{TargetSuffix: "domains.survey.example"}
+	claim := func(aid int64, domain string, activate bool) store.DomainClaim {
+		t.Helper()
+		d, err := st.ClaimDomain(ctx, aid, domain, dc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := st.ClaimForVerify(ctx, aid, d.ID, dc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if activate {
+			if err := st.ActivateDomain(ctx, aid, c, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return c
+	}
+	active, pending, suspended, deleted := "forms-"+suffix+".acme.example", "pending-"+suffix+".acme.example",
+		"suspended-"+suffix+".acme.example", "deleted-"+suffix+".acme.example"
+	claim(a.Account.ID, active, true)
+	claim(a.Account.ID, pending, false)
+	claim(b.Account.ID, suspended, true)
+	gone := claim(b.Account.ID, deleted, true)
+	if err := st.DeleteDomain(ctx, b.Account.ID, gone.Domain.ID); err != nil {
+		t.Fatal(err)
+	}
+	page, next, err := st.CheckedDomainsPage(ctx, nil, 1000)
+	for next != nil && err == nil {
+		var more []store.DomainOwner
+		more, next, err = st.CheckedDomainsPage(ctx, next, 1000)
+		page = append(page, more...)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range page {
+		if o.Domain == suspended {
+			if ok, err := st.SetDomainStatus(ctx, o, survey.DomainSuspended, time.Now()); !ok || err != nil {
+				t.Fatalf("suspend: %v %v", ok, err)
+			}
+		}
+	}
+	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := st.SurveyIDBySlug(r.Context(), r.URL.Query().Get("slug")); err != nil {
+			api.Error(w, r, err)
+			return
+		}
+		w.WriteHeader(200)
+	})
+	cfg := hosts.ConfigFromEnv(env{"PUBLIC_SURVEY_URL": "https://survey.example", "API_BASE_URL": "https://api.survey.example",
+		"PUBLIC_SURVEY_DOMAIN": "survey.example"}.get)
+	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(404) })
+	h := hosts.New(cfg, st).Wrap(inner, hosts.Serving, notFound)
+	tests := []struct {
+		name, host, path string
+		code             int
+	}{
+		{"active domain, its account's survey", active, "/s/x/?slug=" + mine.URLSlug, 200},
+		{"active domain with a port, in capitals, with a final dot", strings.ToUpper(active) + ".:443", "/api/public/surveys/x/?slug=" + mine.URLSlug, 200},
+		{"active domain, another account's survey", active, "/s/x/?slug=" + theirs.URLSlug, 404},
+		{"pending domain", pending, "/s/x/?slug=" + mine.URLSlug, 404},
+		{"suspended domain", suspended, "/r/x/?slug=" + theirs.URLSlug, 404},
+		{"deleted domain", deleted, "/s/x/?slug=" + theirs.URLSlug, 404},
+		{"an IP address", "192.0.2.7", "/s/x/?slug=" + mine.URLSlug, 404},
+		{"owner API on a suspended domain", suspended, "/api/v2/surveys/?slug=" + mine.URLSlug, 200},
+	}
+	for _, tt := range tests {
+		req := httptest.NewRequest("GET", tt.path, nil)
+		req.Host = tt.host
+		if r := testenv.Serve(h, req); r.Code != tt.code {
+			t.Errorf("%s: %d, want %d", tt.name, r.Code, tt.code)
+		}
 	}
 }
 

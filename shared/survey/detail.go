@@ -42,7 +42,10 @@ type SurveyDetail struct {
 	QuestionCount      int        `json:"question_count"`
 	Theme              Theme      `json:"theme"`
 	Subdomain          *Subdomain `json:"subdomain"`
-	SharedBy           Profile    `json:"shared_by"`
+	// CustomURLs are the survey's addresses on its account's active custom
+	// domains, [] without one (contract section 23).
+	CustomURLs []string `json:"custom_urls"`
+	SharedBy   Profile  `json:"shared_by"`
 	// UpdatedBy is the member who wrote last under the survey, nil for
 	// the owner; UpdatedAt when (contract section 19).
 	UpdatedBy     *UpdatedBy      `json:"updated_by"`

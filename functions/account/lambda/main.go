@@ -11,6 +11,7 @@ import (
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		return gateway.New(account.New(account.Deps{Auth: api.NewAuthenticator(env.Store), Store: env.Store})), nil
+		d := account.Deps{Auth: api.NewAuthenticator(env.Store), Store: env.Store, Domains: account.DomainsFromEnv(env.Getenv)}
+		return gateway.New(account.New(d)), nil
 	})
 }

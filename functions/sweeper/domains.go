@@ -1,0 +1,111 @@
+package sweeper
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/dnscheck"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// DomainsCheckType is the detail-type of the daily schedule's event
+// (template.yaml, DailyDomainsCheck): the sweeper then re-checks the
+// verified custom domains instead of sweeping.
+const DomainsCheckType = "Domains Check"
+
+// DomainStore is what the daily domain check reads and writes;
+// *store.Store implements it.
+type DomainStore interface {
+	CheckedDomainsPage(ctx context.Context, start dynamo.PagingKey, limit int) ([]store.DomainOwner, dynamo.PagingKey, error)
+	SetDomainStatus(ctx context.Context, o store.DomainOwner, status string, at time.Time) (bool, error)
+	MarkOwnerChecked(ctx context.Context, o store.DomainOwner, at time.Time) error
+	ReleaseDomain(ctx context.Context, o store.DomainOwner) (bool, error)
+}
+
+var _ DomainStore = (*store.Store)(nil)
+
+// DNS looks a domain's records up; *dnscheck.Checker implements it.
+type DNS interface {
+	Check(ctx context.Context, domain, value, target string) (dnscheck.Result, error)
+}
+
+// DomainsResult is what a check did, as `admin domains check` prints it.
+type DomainsResult struct {
+	Checked   int `json:"checked"`
+	Suspended int `json:"suspended"`
+	Released  int `json:"released"`
+}
+
+// CheckDomains re-reads every verified domain's records as of now
+// (contract section 23): an active domain whose TXT or CNAME no longer
+// holds is suspended (it serves no more) and its owner told (notify,
+// when set); a suspended one whose records hold again is active again,
+// and one that has failed for survey.DomainRelease is released: its claim
+// and own item deleted, so the records left behind prove nothing to
+// anyone (a new claim makes a new TXT value). A resolver that does not
+// answer decides nothing: the domain stays as it was until the next run.
+// It reads one GSI2 partition page by page, never the table.
+func CheckDomains(ctx context.Context, st DomainStore, dns DNS, now time.Time, notify func(context.Context, store.DomainOwner) error) (DomainsResult, error) {
+	var res DomainsResult
+	var start dynamo.PagingKey
+	for {
+		page, next, err := st.CheckedDomainsPage(ctx, start, PageSize)
+		if err != nil {
+			return res, err
+		}
+		for _, o := range page {
+			if err := checkDomain(ctx, st, dns, now, notify, o, &res); err != nil {
+				return res, err
+			}
+		}
+		if next == nil {
+			return res, nil
+		}
+		start = next
+	}
+}
+
+func checkDomain(ctx context.Context, st DomainStore, dns DNS, now time.Time, notify func(context.Context, store.DomainOwner) error,
+	o store.DomainOwner, res *DomainsResult) error {
+	found, err := dns.Check(ctx, o.Domain, o.TXT, o.Target)
+	if errors.Is(err, dnscheck.ErrUnavailable) {
+		slog.Warn("domain check: no DNS answer", "domain", o.Domain, "error", err.Error())
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	res.Checked++
+	switch {
+	case found.OK() && o.Status == survey.DomainSuspended:
+		_, err = st.SetDomainStatus(ctx, o, survey.DomainActive, now)
+		slog.Info("domain check: active again", "domain", o.Domain, "account_id", o.AccountID)
+	case found.OK():
+		err = st.MarkOwnerChecked(ctx, o, now)
+	case o.Status == survey.DomainActive:
+		var changed bool
+		if changed, err = st.SetDomainStatus(ctx, o, survey.DomainSuspended, now); changed && err == nil {
+			res.Suspended++
+			slog.Info("domain check: suspended", "domain", o.Domain, "account_id", o.AccountID, "why", found.Detail(o.Domain, o.Target))
+			if notify != nil {
+				if nerr := notify(ctx, o); nerr != nil { // the suspension stands; the owner sees it on the domain
+					slog.Error("domain check: notify failed", "domain", o.Domain, "error", nerr.Error())
+				}
+			}
+		}
+	case now.Sub(time.Unix(o.FailingSince, 0)) >= survey.DomainRelease:
+		var released bool
+		if released, err = st.ReleaseDomain(ctx, o); released && err == nil {
+			res.Released++
+			slog.Info("domain check: released", "domain", o.Domain, "account_id", o.AccountID)
+		}
+	default:
+		err = st.MarkOwnerChecked(ctx, o, now)
+	}
+	return err
+}
