@@ -506,6 +506,15 @@ var untraveled = map[string]string{
 	"PagesFunction ACCOUNT#*":        "a page on a subdomain: its survey's account is read once per container (shared/hosts)",
 	"AccountFunction SUBDOMAIN#*":    "PUT, GET, DELETE /api/account/subdomain/ (functions/account; TestSubdomainLifecycle)",
 	"AccountFunction RATE#*":         "POST /api/whoami/'s failed body keys, counted per client (TestWhoAmIKeyGuesses)",
+	// Section 23's custom domains: this traffic claims none (functions/account's
+	// TestDomainVerify and TestDomainRacingVerifies, with their own DNS server).
+	"AccountFunction DOMAIN#*":    "verify's claim of the domain itself, a delete's release (store/domains.go; TestDomainRacingVerifies)",
+	"AccountFunction DTARGET#*":   "the account's CNAME target label, made once and read by verify (store/domains.go; TestDomainVerify)",
+	"RespondersFunction DOMAIN#*": "a request on a custom domain resolves its account (shared/hosts; TestServingByCustomDomain)",
+	"PagesFunction DOMAIN#*":      "a page on a custom domain resolves its account (shared/hosts; TestServingByCustomDomain)",
+	"SweeperFunction DOMAINS#*":   "the daily re-check lists the verified domains, a Query of GSI2 (store.CheckedDomainsPage; TestCheckDomains)",
+	"SweeperFunction DOMAIN#*":    "the daily re-check suspends, restores or releases a domain's own item (store.SetDomainStatus, ReleaseDomain; TestCheckDomains)",
+	"SweeperFunction ACCOUNT#*":   "the daily re-check marks, suspends or releases the account's claim of it (store.MarkOwnerChecked, ReleaseDomain; TestCheckDomains)",
 }
 
 func first(code int, _ map[string]any) int { return code }
