@@ -99,11 +99,16 @@ func TestCollectionCache(t *testing.T) {
 
 	// The theme is the survey item's own too (a JSON document a hit decodes
 	// again only when it changed): a new one is seen at once, no re-read.
-	if v := send(t, h2, "GET", surveyPath(slug), ""); strings.Contains(v.body, "#123456") {
+	// A public theme's fields are the service's (contract section 22), so
+	// the change is to another public theme, as PATCH theme_id writes it.
+	theme, ok := survey.PublicTheme(2)
+	if !ok {
+		t.Fatal("no public theme 2")
+	}
+	want := `"button_color":"` + theme.ButtonColor + `"`
+	if v := send(t, h2, "GET", surveyPath(slug), ""); strings.Contains(v.body, `"theme":{"id":2,`) {
 		t.Fatalf("the theme is already %s", v.body)
 	}
-	theme := survey.DefaultTheme()
-	theme.ButtonColor = "#123456"
 	if _, err := f.st.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.st.TableName()),
 		Key:              map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: store.SurveyPK(sid)}, "SK": &types.AttributeValueMemberS{Value: store.SurveySK}},
 		UpdateExpression: aws.String("SET theme = :t"), ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberS{Value: mustJSON(t, theme)}},
@@ -111,7 +116,7 @@ func TestCollectionCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 2 {
-		if v := send(t, h2, "GET", surveyPath(slug), ""); !strings.Contains(v.body, `"button_color":"#123456"`) || v.ops["DynamoDB.Query"] != 0 {
+		if v := send(t, h2, "GET", surveyPath(slug), ""); !strings.Contains(v.body, `"theme":{"id":2,`) || !strings.Contains(v.body, want) || v.ops["DynamoDB.Query"] != 0 {
 			t.Errorf("view %d after a theme change: calls %v, body %s", i+1, v.ops, v.body)
 		}
 	}
