@@ -164,7 +164,7 @@ func TestAccountParallelShares80(t *testing.T) {
 	t.Parallel()
 	c := newContended(t)
 	var subs []int64
-	var firstKey string
+	var keys []string
 	for i := range 8 {
 		code, body := c.do("POST", "/api/members/", map[string]any{"email": fmt.Sprintf("share%d@example.com", i)}, false)
 		var m struct {
@@ -175,9 +175,7 @@ func TestAccountParallelShares80(t *testing.T) {
 			t.Fatalf("member %d: %d %s", i, code, body)
 		}
 		subs = append(subs, m.SubUser)
-		if i == 0 {
-			firstKey = m.APIKey
-		}
+		keys = append(keys, m.APIKey)
 	}
 	one := c.folderOf(t, "Shared")
 	var shares statuses
@@ -200,28 +198,31 @@ func TestAccountParallelShares80(t *testing.T) {
 		})
 	})
 	eight.want(t, "80 PUT shared-with over 8 folders sharing one member", map[int]int{200: 80})
-	// Each folder's list names what the member item says it reaches.
-	p, err := c.st.PrincipalByKeyHash(context.Background(), survey.HashKey(firstKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fid := range append(folders, one) {
-		code, body := c.do("GET", fmt.Sprintf("/api/folders/%d/shared-with/", fid), nil, false)
-		var list []struct {
-			SubUser int64  `json:"sub_user"`
-			Role    string `json:"role"`
+	// Each folder's list names each member as the member's item says
+	// the member reaches the folder: the two are one transaction's.
+	for i, key := range keys {
+		p, err := c.st.PrincipalByKeyHash(context.Background(), survey.HashKey(key))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if err := json.Unmarshal(body, &list); err != nil || code != 200 {
-			t.Fatalf("folder %d: %d %s", fid, code, body)
-		}
-		var role string
-		for _, s := range list {
-			if s.SubUser == subs[0] {
-				role = s.Role
+		for _, fid := range append(folders, one) {
+			code, body := c.do("GET", fmt.Sprintf("/api/folders/%d/shared-with/", fid), nil, false)
+			var list []struct {
+				SubUser int64  `json:"sub_user"`
+				Role    string `json:"role"`
 			}
-		}
-		if got := string(p.Shares[fid]); got != role {
-			t.Errorf("folder %d lists the member as %q, the member reaches it as %q", fid, role, got)
+			if err := json.Unmarshal(body, &list); err != nil || code != 200 {
+				t.Fatalf("folder %d: %d %s", fid, code, body)
+			}
+			var role string
+			for _, s := range list {
+				if s.SubUser == subs[i] {
+					role = s.Role
+				}
+			}
+			if got := string(p.Shares[fid]); got != role {
+				t.Errorf("folder %d lists member %d as %q, the member reaches it as %q", fid, subs[i], role, got)
+			}
 		}
 	}
 	t.Logf("conflicts met: %d", c.proxy.Conflicts())
