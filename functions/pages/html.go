@@ -173,13 +173,25 @@ func renderMessage(p page) []byte {
 	return d.bytes()
 }
 
+// codePage is the page asking for the access code (code_auth), the
+// owner's auth_description above the field; the script's form and the
+// plain form's step (steps.go) alike.
+func (d *doc) codePage(p surveyPage) {
+	d.w("<section class=\"page code\" data-page=\"code\">\n")
+	d.authDescription(p)
+	d.w(`<label for="code">%s</label>
+<input id="code" name="code" type="text" autocomplete="off" required value="%s">
+</section>
+`, text(p.T.Code), text(p.Code))
+}
+
 func renderSurvey(p surveyPage) []byte {
 	var d doc
 	s := p.Survey
 	if hasType(p, survey.TypeRanking) {
 		p.Styles = append(p.Styles, "ranking.css")
 	}
-	if signsIn(p) {
+	if accessStyles(p) {
 		p.Styles = append(p.Styles, "signin.css")
 	}
 	d.head(p.page)
@@ -247,11 +259,7 @@ func renderSurvey(p surveyPage) []byte {
 		d.w("</section>\n")
 	}
 	if s.CodeAuth {
-		d.w(`<section class="page code" data-page="code">
-<label for="code">%s</label>
-<input id="code" name="code" type="text" autocomplete="off" required value="%s">
-</section>
-`, text(p.T.Code), text(p.Code))
+		d.codePage(p)
 	}
 	d.signIn(p)
 	for i, pg := range pages {

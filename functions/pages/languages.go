@@ -192,6 +192,12 @@ func (pl pageLang) apply(c store.SurveyCollection) store.SurveyCollection {
 	} else {
 		c.Survey.Name = markFallback(pl.Default, name)
 	}
+	// auth_description has no translation (section 24 translates element
+	// texts and the name): shown as written, marked with its language.
+	if d := c.Settings.AuthDescription; d != nil && *d != "" {
+		marked := markFallback(pl.Default, *d)
+		c.Settings.AuthDescription = &marked
+	}
 	c.Survey.Language, _ = survey.LanguageID(pl.Lang)
 	return c
 }

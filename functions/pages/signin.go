@@ -49,6 +49,23 @@ func signsIn(s surveyPage) bool {
 	return s.Survey.Settings.ServiceAuth || s.Survey.Settings.PhoneNumberAuth
 }
 
+// authDescription writes the owner's auth_description, above the code
+// field and each sign-in field (contract section 18): in the page's
+// direction (the survey's language), or, on a page in another language,
+// in its own (it has no translation), with its line breaks (signin.css).
+func (d *doc) authDescription(p surveyPage) {
+	if a := p.Survey.Settings.AuthDescription; a != nil && *a != "" {
+		d.w("<p class=\"auth-description\">%s</p>\n", ltext(*a))
+	}
+}
+
+// accessStyles reports whether the page loads signin.css: it signs in, or
+// its code page shows an auth_description.
+func accessStyles(p surveyPage) bool {
+	a := p.Survey.Settings.AuthDescription
+	return signsIn(p) || p.Survey.CodeAuth && a != nil && *a != ""
+}
+
 // signIn writes the sign-in pages, email then phone, each with the
 // owner's auth_description above it.
 func (d *doc) signIn(p surveyPage) {
@@ -65,9 +82,7 @@ func (d *doc) signIn(p surveyPage) {
 		}
 		d.w(`<section class="page signin" data-page="%s" data-channel="%s" data-enter-text="%s" data-confirm-text="%s" data-sent="%s">
 `, text(m.id), text(m.channel), text(t.Send), text(t.Confirm), text(t.Sent))
-		if set.AuthDescription != nil && *set.AuthDescription != "" {
-			d.w("<p class=\"auth-description\" dir=\"auto\">%s</p>\n", text(*set.AuthDescription))
-		}
+		d.authDescription(p)
 		// No name attributes: the plain form never sends these fields.
 		d.w(`<noscript><p class="needs-js">%s</p></noscript>
 <div class="signin-send">

@@ -48,8 +48,8 @@ func TestSignInStep(t *testing.T) {
 			t.Errorf("the page lacks %s", want)
 		}
 	}
-	if n := strings.Count(page, `<p class="auth-description" dir="auto">`+desc+`</p>`); n != 2 {
-		t.Errorf("auth_description shown %d times, want above each of the 2 sign-in pages", n)
+	if n := strings.Count(page, `<p class="auth-description">`+desc+`</p>`); n != 3 {
+		t.Errorf("auth_description shown %d times, want above the code and each of the 2 sign-in pages", n)
 	}
 	if !regexp.MustCompile(`<script src="/assets/signin\.[0-9a-f]{12}\.js"></script>\n<script src="/assets/app\.`).MatchString(page) {
 		t.Errorf("signin.js not loaded before app.js")

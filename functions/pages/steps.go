@@ -361,11 +361,7 @@ func hasLater(pages [][]survey.ElementView, shown map[int64]bool) bool {
 func (d *doc) step(p surveyPage, pages [][]survey.ElementView) {
 	s, st := p.Survey, p.Step
 	if s.CodeAuth && p.Session == "" {
-		d.w(`<section class="page code" data-page="code">
-<label for="code">%s</label>
-<input id="code" name="code" type="text" autocomplete="off" required value="%s">
-</section>
-`, text(p.T.Code), text(p.Code))
+		d.codePage(p)
 	}
 	d.w("<section class=\"page questions\" data-page=\"%s\">\n", num(st.At))
 	for _, q := range pages[st.At] {

@@ -424,3 +424,68 @@ func TestPartialNeedsSignIn(t *testing.T) {
 		})
 	}
 }
+
+// TestPartialRacesItsSubmission: each of 30 sessions submits while 6 of
+// its partials are saved at once, under DynamoDB's transaction conflicts
+// (the conflict model): every submission records its response (201), every
+// partial is saved (204) or answers the session's 409, never 503 (contract
+// section 3, amended; the issue saw 2 of 190 answer 503), and no partial
+// outlives its session's response. On a survey with sign-in the sessions
+// have passed it (section 18, amended: a partial needs it as a submission
+// does).
+func TestPartialRacesItsSubmission(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		set  map[string]any
+	}{
+		{name: "no sign-in"},
+		{name: "signed in", set: map[string]any{"service_auth": true, "service_auth_domains": []string{"*@company.example"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f, p := conflictFixture(t)
+			slug, sid, req, opt := f.partialSurvey(t, tc.set)
+			rk, ok := strconv.FormatInt(req, 10), strconv.FormatInt(opt, 10)
+			const sessions, partials = 30, 6
+			tokens := make([]string, sessions)
+			for i := range tokens {
+				tokens[i] = f.session(t, slug, nil)
+				if tc.set != nil {
+					tokens[i] = f.proven(t, sid, tokens[i], "r"+strconv.Itoa(i)+"@company.example", "")
+				}
+			}
+			before := p.Conflicts()
+			replies := race(sessions*(partials+1), func(i int) reply {
+				s := tokens[i/(partials+1)]
+				if i%(partials+1) == 0 {
+					return f.respond(t, slug, s, map[string]any{rk: "Ann"})
+				}
+				return f.putPartial(t, slug, map[string]any{"session": s, "page": 1, "answers": map[string]any{rk: "Ann", ok: strconv.Itoa(i)}})
+			})
+			n := map[string]int{}
+			for i, r := range replies {
+				switch {
+				case i%(partials+1) == 0 && r.code == 201:
+					n["submitted"]++
+				case i%(partials+1) != 0 && r.code == 204:
+					n["saved"]++
+				case i%(partials+1) != 0 && r.code == 409 && r.body == sessionRespondedBody:
+					n["refused"]++
+				default:
+					t.Errorf("request %d: %d %s", i, r.code, r.body)
+				}
+			}
+			t.Logf("%d sessions, a submission and %d partials each: %v (%d conflicts)", sessions, partials, n, p.Conflicts()-before)
+			if n["submitted"] != sessions || n["saved"]+n["refused"] != sessions*partials {
+				t.Errorf("%v; want %d submitted and %d partials saved or refused", n, sessions, sessions*partials)
+			}
+			f.wantStored(t, "after the races", sid, sessions)
+			page, err := f.st.PartialsPage(context.Background(), sid, store.PartialQuery{})
+			if err != nil || len(page.Partials) != 0 {
+				t.Errorf("partials left after every session responded: %d (%v)", len(page.Partials), err)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"surveyservice/shared/survey"
 )
@@ -119,5 +120,110 @@ func TestAccountParallelMembersAndShares(t *testing.T) {
 		})
 	})
 	eight.want(t, "30 PUT shared-with over 8 folders sharing one member", map[int]int{200: 30})
+	t.Logf("conflicts met: %d", c.proxy.Conflicts())
+}
+
+// TestAccountParallelCopies: 30 copies of one survey at once with 20
+// places left under the account's limit: exactly 20 × 201 and 10 × 403
+// (the survey limit's answer, as creates), none 503; the account's count
+// and the folder's list then hold exactly the 20 copies, and no copy is
+// left pending. The issue saw 2 of 10 racing copies succeed.
+func TestAccountParallelCopies(t *testing.T) {
+	t.Parallel()
+	c := newContended(t)
+	sv := c.survey(t, surveySpec{Name: "Copied", Language: 4, Elements: []map[string]any{{"type": 2, "title": "Name?"}, {"type": 2, "title": "Why?"}}})
+	counts, err := c.st.AccountCounts(context.Background(), c.aid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.st.Limits = survey.AccountLimits{LiveSurveys: counts.LiveSurveys + 20, Folders: survey.DefaultAccountLimits.Folders}
+	var st statuses
+	parallel(30, 1, func(client, _ int) {
+		st.add(func() (int, []byte) {
+			return c.do("POST", fmt.Sprintf("/api/v2/surveys/%d/copy/", sv.ID), map[string]any{"name": fmt.Sprintf("Copy %d", client)}, false)
+		})
+	})
+	st.want(t, "30 copies, 20 places", map[int]int{201: 20, 403: 10})
+	if after, err := c.st.AccountCounts(context.Background(), c.aid); err != nil || after.LiveSurveys != counts.LiveSurveys+20 {
+		t.Errorf("live surveys %+v, %v; want %d", after, err, counts.LiveSurveys+20)
+	}
+	if _, svs, err := c.st.FolderWithSurveys(context.Background(), c.aid, sv.FolderID); err != nil || len(svs) != 21 {
+		t.Errorf("the folder lists %d surveys (%v); want the survey and 20 copies", len(svs), err)
+	}
+	if pending, err := c.st.PendingCopies(context.Background(), time.Now().Add(time.Hour)); err != nil || len(pending) != 0 {
+		t.Errorf("pending copies %v, %v", pending, err)
+	}
+	t.Logf("conflicts met: %d", c.proxy.Conflicts())
+}
+
+// TestAccountParallelShares80: the counts the issue saw fail: 80 PUTs of
+// one folder's shared-with at once (20 of 80 succeeded), and 80 PUTs over 8
+// folders that share one member at once (15 × 503): all 200, and each
+// folder's list and the member's reach agree afterwards.
+func TestAccountParallelShares80(t *testing.T) {
+	t.Parallel()
+	c := newContended(t)
+	var subs []int64
+	var keys []string
+	for i := range 8 {
+		code, body := c.do("POST", "/api/members/", map[string]any{"email": fmt.Sprintf("share%d@example.com", i)}, false)
+		var m struct {
+			SubUser int64  `json:"sub_user"`
+			APIKey  string `json:"api_key"`
+		}
+		if err := json.Unmarshal(body, &m); err != nil || code != 201 {
+			t.Fatalf("member %d: %d %s", i, code, body)
+		}
+		subs = append(subs, m.SubUser)
+		keys = append(keys, m.APIKey)
+	}
+	one := c.folderOf(t, "Shared")
+	var shares statuses
+	parallel(80, 1, func(client, _ int) {
+		shares.add(func() (int, []byte) {
+			return c.do("PUT", fmt.Sprintf("/api/folders/%d/shared-with/", one),
+				[]map[string]any{{"sub_user": subs[client%len(subs)], "role": []string{"editor", "viewer"}[client/len(subs)%2]}}, false)
+		})
+	})
+	shares.want(t, "80 PUT shared-with of one folder", map[int]int{200: 80})
+	var folders []int64
+	for i := range 8 {
+		folders = append(folders, c.folderOf(t, fmt.Sprintf("Eight %d", i)))
+	}
+	var eight statuses
+	parallel(80, 1, func(client, _ int) {
+		eight.add(func() (int, []byte) {
+			return c.do("PUT", fmt.Sprintf("/api/folders/%d/shared-with/", folders[client%8]),
+				[]map[string]any{{"sub_user": subs[0], "role": []string{"editor", "viewer"}[client/8%2]}}, false)
+		})
+	})
+	eight.want(t, "80 PUT shared-with over 8 folders sharing one member", map[int]int{200: 80})
+	// Each folder's list names each member as the member's item says
+	// the member reaches the folder: the two are one transaction's.
+	for i, key := range keys {
+		p, err := c.st.PrincipalByKeyHash(context.Background(), survey.HashKey(key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fid := range append(folders, one) {
+			code, body := c.do("GET", fmt.Sprintf("/api/folders/%d/shared-with/", fid), nil, false)
+			var list []struct {
+				SubUser int64  `json:"sub_user"`
+				Role    string `json:"role"`
+			}
+			if err := json.Unmarshal(body, &list); err != nil || code != 200 {
+				t.Fatalf("folder %d: %d %s", fid, code, body)
+			}
+			var role string
+			for _, s := range list {
+				if s.SubUser == subs[i] {
+					role = s.Role
+				}
+			}
+			if got := string(p.Shares[fid]); got != role {
+				t.Errorf("folder %d lists member %d as %q, the member reaches it as %q", fid, subs[i], role, got)
+			}
+		}
+	}
 	t.Logf("conflicts met: %d", c.proxy.Conflicts())
 }

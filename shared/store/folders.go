@@ -30,6 +30,10 @@ type folderItem struct {
 	// SharedWith are the members the folder is shared with, by sub_user
 	// (members.go).
 	SharedWith map[string]shareEntry `dynamo:"shared_with,omitempty"`
+	// SharesRev counts the changes of SharedWith: a share's transaction
+	// writes only the list it read (members.go), so that two PUTs racing
+	// cannot leave the folder's list and a member's reach disagreeing.
+	SharesRev int64 `dynamo:"shares_rev,omitempty"`
 	// PutToken tells the create's own earlier attempt from another item
 	// (see puttoken.go).
 	PutToken string `dynamo:"put_token,omitempty"`

@@ -175,7 +175,7 @@ func (s *Store) DeleteMember(ctx context.Context, aid, sub int64) error {
 		for _, f := range folders {
 			fid, _ := strconv.ParseInt(f, 10, 64)
 			tx.Update(s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).
-				RemoveExpr("shared_with.$", strconv.FormatInt(sub, 10)).If("attribute_exists(PK)"))
+				RemoveExpr("shared_with.$", strconv.FormatInt(sub, 10)).Add("shares_rev", 1).If("attribute_exists(PK)"))
 		}
 		err = tx.Run(ctx)
 		switch {
@@ -327,8 +327,16 @@ func (s *Store) SetFolderShares(ctx context.Context, aid, fid int64, list []Shar
 			return nil, &survey.Error{Code: survey.EINVALID, Fields: bad}
 		}
 		folder := strconv.FormatInt(fid, 10)
-		tx := s.db.WriteTx().Idempotent(true).
-			Update(s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).Set("shared_with", next).If(folderLive))
+		// The folder's write is conditional on the list read above: a
+		// member's entry is written only where its role changes, so a PUT
+		// that read an older list must not overwrite a newer one.
+		put := s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).Set("shared_with", next).Add("shares_rev", 1).If(folderLive)
+		if f.SharesRev == 0 {
+			put.If("attribute_not_exists(shares_rev)")
+		} else {
+			put.If("shares_rev = ?", f.SharesRev)
+		}
+		tx := s.db.WriteTx().Idempotent(true).Update(put)
 		for sub, e := range next {
 			if old, ok := f.SharedWith[sub]; ok && old.Role == e.Role {
 				continue
@@ -349,8 +357,8 @@ func (s *Store) SetFolderShares(ctx context.Context, aid, fid int64, list []Shar
 		switch {
 		case err == nil:
 			return sharesOf(next), nil
-		case txFailedAt(err, 0):
-			return nil, survey.ErrNotFound
+		case txFailedAt(err, 0) && ownerAgain(ctx, attempt, started):
+			continue // the folder's list changed since the read (or the folder went): read again
 		case len(txReasons(err)) > 0 && !txConflict(err) && attempt < limitAttempts:
 			continue // a member was removed meanwhile: read again, and answer for what is
 		case retryConflict(ctx, err, attempt, started):
