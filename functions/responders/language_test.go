@@ -9,6 +9,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
 )
 
 // storedLanguage is the lang attribute of a stored response item.
@@ -117,4 +118,30 @@ func TestSessionLanguageSpendsNothing(t *testing.T) {
 		t.Errorf("the session's language %q, want en", got)
 	}
 	f.startSession(t, slug, map[string]any{"captcha": sol, "language": "en"}).is(t, 400, `{"captcha":["Invalid challenge."]}`)
+}
+
+// TestQuotaCountsEveryLanguage (contract sections 24 and 25): a quota is
+// on choice ids, so answers given in different languages count alike: a
+// quota of 2 on A filled by a response in en and one in fa (the default)
+// refuses a third in ar, 410, and the survey stores two.
+func TestQuotaCountsEveryLanguage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	slug, sid := f.survey(t, nil) // a fa survey
+	q := f.choiceQuestion(t, sid, survey.TypeMultipleChoice, -1, "A", "B")
+	if err := f.st.SetLanguages(ctx, f.aid, sid, []string{"en", "ar"}); err != nil {
+		t.Fatal(err)
+	}
+	a := q.Choices[0].ID
+	if _, err := f.st.CreateQuota(ctx, f.aid, sid, survey.Quota{Name: "A", Limit: 2,
+		Conditions: []survey.QuotaCondition{{Question: q.ID, Choices: []int64{a}}}}); err != nil {
+		t.Fatal(err)
+	}
+	key := strconv.FormatInt(q.ID, 10)
+	for _, lang := range []string{"en", "fa"} {
+		f.respond(t, slug, f.session(t, slug, map[string]any{"language": lang}), map[string]any{key: []int64{a}}).submitted(t)
+	}
+	f.respond(t, slug, f.session(t, slug, map[string]any{"language": "ar"}), map[string]any{key: []int64{a}}).is(t, 410, quotaFullBody)
+	f.wantStored(t, "a quota of 2 over three languages", sid, 2)
 }
