@@ -25,13 +25,23 @@ type Server struct {
 // Start runs a server for the test's life.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", pc.LocalAddr().String())
-	if err != nil {
-		t.Fatal(err)
+	// UDP picks a free port; TCP needs the same number, which another
+	// process may hold (seen in make test: "address already in use"), so
+	// a taken one makes it try another.
+	var pc net.PacketConn
+	var ln net.Listener
+	for try := 1; ; try++ {
+		var err error
+		if pc, err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		if ln, err = net.Listen("tcp", pc.LocalAddr().String()); err == nil {
+			break
+		}
+		_ = pc.Close()
+		if try == 50 {
+			t.Fatalf("dnstest: no port free for both UDP and TCP: %v", err)
+		}
 	}
 	s := &Server{Addr: pc.LocalAddr().String(), rrs: map[string][]dns.RR{}}
 	udp := &dns.Server{PacketConn: pc, Handler: s}
