@@ -113,7 +113,9 @@ func want(rt api.Route, who string, owner int) int {
 			return 400
 		}
 	case "editor", "viewer", "outside":
-		if rt.Access == api.AccessOwner || !read && rt.Access != api.AccessFolderInBody {
+		// AccessEditor (the account's themes, contract section 22): an
+		// editor of any folder writes as the owner does.
+		if rt.Access == api.AccessOwner || !read && rt.Access != api.AccessFolderInBody && (rt.Access != api.AccessEditor || who != "editor") {
 			return 403
 		}
 		if bodyFolder && who != "editor" {
