@@ -89,6 +89,7 @@ admin:
 test: vet fmt-check lint-template unit bench-once fuzz-brief
 
 vet:
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
 
 fmt-check:
