@@ -74,6 +74,7 @@ func (h handlers) startExport() http.Handler {
 		} else if _, err := h.st.Survey(ctx, acct.ID, sid); err != nil {
 			return err
 		}
+		survey.AnswerStatus(ctx, http.StatusAccepted) // the entry commits with the job as answered
 		id, err := h.queueJob(ctx, h.jobs, acct.ID, sid, spec)
 		if err != nil {
 			return err

@@ -90,7 +90,8 @@ const maxErrorBytes = 1 << 20
 // hashes seals one personalised link per values object, in request order:
 // {"urls": ["{survey_url}/s/{slug}/?qs=TOKEN", ...]}. One read of the
 // survey and its variables, at most one KMS call (none while the
-// container's data key is fresh), then only local AES-GCM.
+// container's data key is fresh), then only local AES-GCM, and the
+// activity entry's transaction (store.RecordWrite).
 func (h handlers) hashes() http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		aid, sid, err := surveyID(r)
@@ -152,6 +153,14 @@ func (h handlers) hashes() http.Handler {
 			out = append(out, '"')
 		})
 		if err != nil {
+			return err
+		}
+		// Minting writes nothing to the table: its activity entry is the
+		// write (contract section 19), recorded before the links are
+		// answered, so a link answered is never missing from the log and
+		// a member whose share ended meanwhile gets no link.
+		survey.AnswerStatus(r.Context(), http.StatusOK)
+		if err := h.st.RecordWrite(r.Context()); err != nil {
 			return err
 		}
 		api.Respond(w, r, http.StatusOK, json.RawMessage(append(out, "]}"...)))

@@ -19,6 +19,9 @@ type Store interface {
 	AddVariables(ctx context.Context, aid, sid int64, check func(sv survey.Survey, existing []survey.Variable) ([]survey.Variable, error)) ([]survey.Variable, error)
 	DeleteVariable(ctx context.Context, aid, sid, vid int64) error
 	AccountSubdomain(ctx context.Context, aid int64) (*survey.Subdomain, error)
+	// RecordWrite commits the activity entry of a write that puts
+	// nothing else (minted links).
+	RecordWrite(ctx context.Context) error
 }
 
 var _ Store = (*store.Store)(nil)

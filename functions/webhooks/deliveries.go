@@ -109,6 +109,7 @@ func (h handlers) retry() http.Handler {
 		case !wh.Active:
 			return survey.Errorf(survey.ECONFLICT, "The webhook is not active.")
 		}
+		survey.AnswerStatus(ctx, http.StatusAccepted) // the entry commits with the retry as answered
 		d, err = h.Store.RetryDelivery(ctx, d, h.Now().Add(webhook.RequeueAfter))
 		if err != nil {
 			return err

@@ -148,6 +148,33 @@ func (s *Store) runTx(ctx context.Context, tx *dynamo.WriteTx) error {
 	return err
 }
 
+// RecordWrite commits the request's activity entry alone, for a write
+// that puts nothing else in the table (minted personalised links): the
+// entry is then the write, a transaction of its put and, for a member,
+// the condition on their share, so a member whose share ended first is
+// refused (memberRefusal) and a failure to record answers an error
+// instead of the write's success. Without a write in ctx it does
+// nothing; an entry already committed is not put twice.
+func (s *Store) RecordWrite(ctx context.Context) error {
+	w, ok := survey.WriteFrom(ctx)
+	if !ok || w.Recorded() {
+		return nil
+	}
+	started := time.Now()
+	for attempt := 1; ; attempt++ {
+		err := s.runTx(ctx, s.db.WriteTx())
+		switch {
+		case err == nil:
+			return nil
+		case retryConflict(ctx, err, attempt, started):
+			continue // the member's item was in another of their writes
+		case errors.As(err, new(*survey.Error)):
+			return err
+		}
+		return s.fail("record the write's activity", err)
+	}
+}
+
 // shareCheck is the condition that the member is still an editor of each
 // folder.
 func (s *Store) shareCheck(aid, sub int64, folders []int64) *dynamo.ConditionCheck {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"strconv"
@@ -131,19 +132,53 @@ func (s *Store) recordAttempt(ctx context.Context, d survey.Delivery, token stri
 // chain of its own holds it any more, and the job's claim (attempts as
 // answered here) keeps racing retries to one attempt. ENOTFOUND when it
 // does not exist.
+//
+// As a request's write (survey.Write) it is a transaction with the
+// activity entry and, for a member, the condition on their share
+// (runTx), then a strongly consistent read of the delivery (a
+// transaction answers no item); alone it is one UpdateItem answering
+// the item.
 func (s *Store) RetryDelivery(ctx context.Context, d survey.Delivery, due time.Time) (survey.Delivery, error) {
 	sk := DeliverySK(d.Created, d.ResponseID)
+	retry := func() *dynamo.Update {
+		return s.table.Update(AttrPK, DeliveriesPK(d.WebhookID)).Range(AttrSK, sk).
+			If("attribute_exists(PK)").
+			Set("status", string(survey.DeliveryPending)).Set("next_attempt_at", s.timestamp()).
+			Set(AttrGSI2PK, DueKey(dueShard(d.WebhookID, d.ResponseID))).Set(AttrGSI2SK, DueSK(due, d.WebhookID, sk))
+	}
 	var it deliveryItem
-	err := s.table.Update(AttrPK, DeliveriesPK(d.WebhookID)).Range(AttrSK, sk).
-		If("attribute_exists(PK)").
-		Set("status", string(survey.DeliveryPending)).Set("next_attempt_at", s.timestamp()).
-		Set(AttrGSI2PK, DueKey(dueShard(d.WebhookID, d.ResponseID))).Set(AttrGSI2SK, DueSK(due, d.WebhookID, sk)).
-		Value(ctx, &it)
-	if dynamo.IsCondCheckFailed(err) {
+	if _, ok := survey.WriteFrom(ctx); !ok {
+		err := retry().Value(ctx, &it)
+		if dynamo.IsCondCheckFailed(err) {
+			return survey.Delivery{}, survey.ErrNotFound
+		}
+		if err != nil {
+			return survey.Delivery{}, s.fail("retry delivery", err)
+		}
+		return it.delivery()
+	}
+	started := time.Now()
+	for attempt := 1; ; attempt++ {
+		err := s.runTx(ctx, s.db.WriteTx().Update(retry()))
+		if err == nil {
+			break
+		}
+		switch {
+		case txFailedAt(err, 0):
+			return survey.Delivery{}, survey.ErrNotFound
+		case retryConflict(ctx, err, attempt, started):
+			continue // an attempt's record, or the member's other write, held an item
+		case errors.As(err, new(*survey.Error)):
+			return survey.Delivery{}, err // the member's share ended first (memberRefusal)
+		}
+		return survey.Delivery{}, s.fail("retry delivery", err)
+	}
+	err := s.table.Get(AttrPK, DeliveriesPK(d.WebhookID)).Range(AttrSK, dynamo.Equal, sk).Consistent(true).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
 		return survey.Delivery{}, survey.ErrNotFound
 	}
 	if err != nil {
-		return survey.Delivery{}, s.fail("retry delivery", err)
+		return survey.Delivery{}, s.fail("read retried delivery", err)
 	}
 	return it.delivery()
 }

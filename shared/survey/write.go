@@ -67,6 +67,17 @@ func (w *Write) EntryDone(committed bool) {
 	}
 }
 
+// AnswerStatus tells the request's write (if ctx carries one) the status
+// its success will answer where it is not the method's usual one (a
+// retry's 202, minted links' 200), before its transaction commits the
+// entry: the entry is then right as committed, with nothing to complete
+// after the write.
+func AnswerStatus(ctx context.Context, status int) {
+	if w, ok := WriteFrom(ctx); ok && !w.Recorded() {
+		w.Entry.Status = status
+	}
+}
+
 // Recorded reports whether the entry committed with the write.
 func (w *Write) Recorded() bool { return w.entry.Load() == 2 }
 
