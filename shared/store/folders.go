@@ -349,7 +349,7 @@ func (s *Store) endShares(ctx context.Context, aid, fid int64, shared map[string
 			continue
 		}
 		err = s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, MemberSK(n)).
-			RemoveExpr("shares.$", folder).If("attribute_exists(PK)").Run(ctx)
+			RemoveExpr("shares.$", folder).Add("shares_rev", 1).If("attribute_exists(PK)").Run(ctx)
 		if err != nil && !dynamo.IsCondCheckFailed(err) {
 			return s.fail(fmt.Sprintf("end the share of folder %d with member %d", fid, n), err)
 		}

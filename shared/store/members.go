@@ -35,7 +35,10 @@ type memberItem struct {
 	LastName  string            `dynamo:"last_name"`
 	KeyHash   string            `dynamo:"key_hash"`
 	Shares    map[string]string `dynamo:"shares,allowempty"`
-	Created   string            `dynamo:"created"`
+	// SharesRev moves with every write of Shares, so that a removal
+	// decides over the shares as they are when it commits.
+	SharesRev int64  `dynamo:"shares_rev,omitempty"`
+	Created   string `dynamo:"created"`
 }
 
 // shareEntry is one member's share as the folder item keeps it, under
@@ -152,50 +155,133 @@ func (s *Store) memberItem(ctx context.Context, aid, sub int64) (memberItem, err
 }
 
 // DeleteMember removes a member of the account: the member, their email
-// and key go in one transaction with the end of every share of theirs
-// (each folder's shared_with loses them), so the key stops on the next
-// request. An unknown member answers ENOTFOUND.
+// and key go in one transaction with the end of their shares (each
+// folder's shared_with loses them), so the key stops on the next request.
+// An unknown member answers ENOTFOUND.
+//
+// The removal is decided over the member's shares at commit: the
+// member's delete is conditional on the shares_rev (and key) it read,
+// which every share write of theirs moves (SetFolderShares, endShares),
+// so a share committed after the read cancels it and the removal reads
+// again, and one committed after the removal finds no member (its
+// attribute_exists) and is refused. That transaction also carries the
+// request's activity entry (runTx) and the first memberTxFolders
+// folders; a member of more folders than that has the rest's
+// shared_with ended right after it, memberTxFolders (100 items) at a
+// time: no share can be added to a removed member, and each is
+// idempotent.
 func (s *Store) DeleteMember(ctx context.Context, aid, sub int64) error {
-	it, err := s.memberItem(ctx, aid, sub)
-	if err != nil {
-		return err
+	started := time.Now()
+	for attempt := 1; ; attempt++ {
+		it, err := s.memberItem(ctx, aid, sub)
+		if err != nil {
+			return err // ENOTFOUND: unknown, or removed meanwhile
+		}
+		folders := make([]int64, 0, len(it.Shares))
+		for f := range it.Shares {
+			if fid, err := strconv.ParseInt(f, 10, 64); err == nil {
+				folders = append(folders, fid)
+			}
+		}
+		sort.Slice(folders, func(i, j int) bool { return folders[i] < folders[j] })
+		first, rest := folders[:min(len(folders), memberTxFolders)], folders[min(len(folders), memberTxFolders):]
+		changed, err := s.removeMember(ctx, aid, sub, it, first)
+		switch {
+		case err != nil:
+			return err
+		case changed && ownerAgain(ctx, attempt, started):
+			continue // a share (or a key) committed since the read: decide on it
+		case changed:
+			return errBusy
+		}
+		return s.endMemberShares(ctx, aid, sub, rest)
 	}
-	folders := make([]string, 0, len(it.Shares))
-	for f := range it.Shares {
-		folders = append(folders, f)
-	}
+}
+
+// memberTxFolders is how many folders a member's removal ends in its own
+// transaction: 100 items less the member, email, key, count and entry.
+const memberTxFolders = 95
+
+// removeMember runs the removal's deciding transaction as read in it:
+// changed when the member's shares or key moved since (read again).
+func (s *Store) removeMember(ctx context.Context, aid, sub int64, it memberItem, folders []int64) (changed bool, err error) {
 	const fixed = 4 // the parts before the folders'
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
-		tx := s.db.WriteTx().Idempotent(true).
-			Delete(s.table.Delete(AttrPK, AccountPK(aid)).Range(AttrSK, MemberSK(sub)).If("attribute_exists(PK)")).
+		del := s.table.Delete(AttrPK, AccountPK(aid)).Range(AttrSK, MemberSK(sub)).If("attribute_exists(PK) AND key_hash = ?", it.KeyHash)
+		if it.SharesRev == 0 {
+			del.If("attribute_not_exists(shares_rev)")
+		} else {
+			del.If("shares_rev = ?", it.SharesRev)
+		}
+		tx := s.db.WriteTx().Idempotent(true).Delete(del).
 			Delete(s.table.Delete(AttrPK, AccountPK(aid)).Range(AttrSK, memberEmailSK(it.Email))).
 			Delete(s.table.Delete(AttrPK, APIKeyPK(it.KeyHash)).Range(AttrSK, apiKeySK)).
 			Update(s.countAdd(aid, attrMembers, -1))
-		for _, f := range folders {
-			fid, _ := strconv.ParseInt(f, 10, 64)
-			tx.Update(s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).
-				RemoveExpr("shared_with.$", strconv.FormatInt(sub, 10)).Add("shares_rev", 1).If("attribute_exists(PK)"))
+		for _, fid := range folders {
+			tx.Update(s.unlistMember(aid, fid, sub))
 		}
-		err = tx.Run(ctx)
+		err = s.runTx(ctx, tx)
 		switch {
 		case err == nil:
-			return nil
+			return false, nil
 		case txFailedAt(err, 0):
-			return survey.ErrNotFound // removed meanwhile
+			return true, nil
 		}
 		gone := false
 		for i := len(folders) - 1; i >= 0; i-- {
 			if txFailedAt(err, fixed+i) { // the folder was erased: nothing to end there
-				folders = append(folders[:i], folders[i+1:]...)
+				folders = append(folders[:i:i], folders[i+1:]...)
 				gone = true
 			}
 		}
 		if gone && attempt < limitAttempts || retryConflict(ctx, err, attempt, started) {
 			continue
 		}
-		return s.fail(fmt.Sprintf("delete member %d", sub), err)
+		return false, s.fail(fmt.Sprintf("delete member %d", sub), err)
 	}
+}
+
+// unlistMember takes a member off a folder's shared_with (a folder
+// erased meanwhile fails its condition: nothing to end there).
+func (s *Store) unlistMember(aid, fid, sub int64) *dynamo.Update {
+	return s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).
+		RemoveExpr("shared_with.$", strconv.FormatInt(sub, 10)).Add("shares_rev", 1).If("attribute_exists(PK)")
+}
+
+// endMemberShares takes a removed member off the shared_with of the
+// folders its removal's transaction had no room for, 100 a transaction.
+func (s *Store) endMemberShares(ctx context.Context, aid, sub int64, folders []int64) error {
+	for len(folders) > 0 {
+		chunk := folders[:min(len(folders), 100)]
+		started := time.Now()
+		for attempt := 1; ; attempt++ {
+			tx := s.db.WriteTx().Idempotent(true)
+			for _, fid := range chunk {
+				tx.Update(s.unlistMember(aid, fid, sub))
+			}
+			err := tx.Run(ctx)
+			if err == nil {
+				break
+			}
+			gone := false
+			for i := len(chunk) - 1; i >= 0; i-- {
+				if txFailedAt(err, i) {
+					chunk = append(chunk[:i:i], chunk[i+1:]...)
+					gone = true
+				}
+			}
+			if len(chunk) == 0 {
+				break
+			}
+			if gone && attempt < limitAttempts || retryConflict(ctx, err, attempt, started) {
+				continue
+			}
+			return s.fail(fmt.Sprintf("end the shares of removed member %d", sub), err)
+		}
+		folders = folders[min(len(folders), 100):]
+	}
+	return nil
 }
 
 // NewMemberKey issues the member's key and revokes the one they held, in
@@ -343,7 +429,7 @@ func (s *Store) SetFolderShares(ctx context.Context, aid, fid int64, list []Shar
 			}
 			n, _ := strconv.ParseInt(sub, 10, 64)
 			tx.Update(s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, MemberSK(n)).
-				SetExpr("shares.$ = ?", folder, e.Role).If("attribute_exists(PK)"))
+				SetExpr("shares.$ = ?", folder, e.Role).Add("shares_rev", 1).If("attribute_exists(PK)"))
 		}
 		for sub := range f.SharedWith {
 			n, _ := strconv.ParseInt(sub, 10, 64)
@@ -351,7 +437,7 @@ func (s *Store) SetFolderShares(ctx context.Context, aid, fid int64, list []Shar
 				continue // kept, or the member is gone (their removal ended it)
 			}
 			tx.Update(s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, MemberSK(n)).
-				RemoveExpr("shares.$", folder).If("attribute_exists(PK)"))
+				RemoveExpr("shares.$", folder).Add("shares_rev", 1).If("attribute_exists(PK)"))
 		}
 		err = s.runTx(ctx, tx)
 		switch {
