@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -222,6 +223,102 @@ func TestAccountParallelShares80(t *testing.T) {
 			}
 			if got := string(p.Shares[fid]); got != role {
 				t.Errorf("folder %d lists member %d as %q, the member reaches it as %q", fid, subs[i], role, got)
+			}
+		}
+	}
+	t.Logf("conflicts met: %d", c.proxy.Conflicts())
+}
+
+// TestAccountParallelRemovalsAndShares: members removed while the owner
+// shares folders with them (issue 38; contract section 19: removing a
+// member ends every share of theirs), 30 requests at once under the
+// conflict model: 6 DELETEs of members and 24 PUTs of shared-with that
+// each list one of them beside a member who stays. Each PUT answers 200,
+// or 400 on the removed member's index when the removal committed first;
+// each DELETE 204; none 503 or 500. Afterwards no folder lists a removed
+// member, their keys are refused, and each folder's list agrees with what
+// the members who stay reach.
+func TestAccountParallelRemovalsAndShares(t *testing.T) {
+	t.Parallel()
+	c := newContended(t)
+	type member struct {
+		sub int64
+		key string
+	}
+	var gone, stay []member
+	for i := range 9 {
+		code, body := c.do("POST", "/api/members/", map[string]any{"email": fmt.Sprintf("removal%d@example.com", i)}, false)
+		var m struct {
+			SubUser int64  `json:"sub_user"`
+			APIKey  string `json:"api_key"`
+		}
+		if err := json.Unmarshal(body, &m); err != nil || code != 201 {
+			t.Fatalf("member %d: %d %s", i, code, body)
+		}
+		if i < 6 {
+			gone = append(gone, member{m.SubUser, m.APIKey})
+		} else {
+			stay = append(stay, member{m.SubUser, m.APIKey})
+		}
+	}
+	var folders []int64
+	for i := range 8 {
+		folders = append(folders, c.folderOf(t, fmt.Sprintf("Removal %d", i)))
+	}
+	var deletes, puts statuses
+	parallel(30, 1, func(client, _ int) {
+		if client < len(gone) {
+			deletes.add(func() (int, []byte) {
+				return c.do("DELETE", fmt.Sprintf("/api/members/%d/", gone[client].sub), nil, false)
+			})
+			return
+		}
+		puts.add(func() (int, []byte) {
+			return c.do("PUT", fmt.Sprintf("/api/folders/%d/shared-with/", folders[client%len(folders)]), []map[string]any{
+				{"sub_user": gone[client%len(gone)].sub, "role": "editor"},
+				{"sub_user": stay[client%len(stay)].sub, "role": []string{"editor", "viewer"}[client%2]}}, false)
+		})
+	})
+	deletes.want(t, "6 member removals", map[int]int{204: len(gone)})
+	for code, n := range puts.n {
+		if code != 200 && code != 400 || n == 0 {
+			t.Errorf("PUT shared-with: %d × %d (one: %s); want 200 or 400", n, code, puts.bodies[code])
+		}
+	}
+	if body, ok := puts.bodies[400]; ok && !strings.Contains(body, `{"0":{"sub_user":["Invalid pk \"`) {
+		t.Errorf("400: %s; want the removed member's index", body)
+	}
+	t.Logf("PUT shared-with: %v, the slowest in %v", puts.n, puts.slowest.Round(time.Millisecond))
+	for _, m := range gone {
+		if code, body := c.do("GET", "/api/folders/", nil, true, "Authorization", "Api-Key "+m.key); code != 401 && code != 403 {
+			t.Errorf("removed member %d's key: %d %s", m.sub, code, body)
+		}
+	}
+	for _, fid := range folders {
+		code, body := c.do("GET", fmt.Sprintf("/api/folders/%d/shared-with/", fid), nil, false)
+		var list []struct {
+			SubUser int64  `json:"sub_user"`
+			Role    string `json:"role"`
+		}
+		if err := json.Unmarshal(body, &list); err != nil || code != 200 {
+			t.Fatalf("folder %d: %d %s", fid, code, body)
+		}
+		listed := map[int64]string{}
+		for _, s := range list {
+			listed[s.SubUser] = s.Role
+		}
+		for _, m := range gone {
+			if role, ok := listed[m.sub]; ok {
+				t.Errorf("folder %d lists removed member %d as %s", fid, m.sub, role)
+			}
+		}
+		for _, m := range stay {
+			p, err := c.st.PrincipalByKeyHash(context.Background(), survey.HashKey(m.key))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(p.Shares[fid]); got != listed[m.sub] {
+				t.Errorf("folder %d lists member %d as %q, the member reaches it as %q", fid, m.sub, listed[m.sub], got)
 			}
 		}
 	}

@@ -272,9 +272,10 @@ func TestActivityCommitsWithTheWrite(t *testing.T) {
 		t.Skip("emulators")
 	}
 	st := testenv.Store(t)
-	h := serve(routers(st, config{sealer: testenv.Sealer(t), exports: testenv.Exports(t)}))
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), exports: testenv.Exports(t), queue: &capturedJobs{}}))
 	tm := newTeam(t)
 	ctx := context.Background()
+	retry := failedDelivery(t, st, tm)
 	entries := func() []survey.Activity {
 		log, _, err := st.Activity(ctx, tm.aid, 1, 100)
 		if err != nil {
@@ -298,13 +299,21 @@ func TestActivityCommitsWithTheWrite(t *testing.T) {
 	t.Run("calls after the write fail", func(t *testing.T) {
 		restore := failing("BatchWriteItem")
 		defer restore()
+		sid := tm.ids["survey"]
 		writes := []struct {
 			key, method, path, body string
 			status                  int
+			survey                  int64
 		}{
-			{tm.key, "POST", "/api/surveys/{survey}/settings/authentication-codes/", `["CODE-A","CODE-B"]`, 201},
-			{tm.editor, "PATCH", "/api/v2/surveys/{survey}/", `{"name":"by the editor"}`, 200},
-			{tm.key, "POST", "/api/v2/surveys/{survey}/questions/", `{"title":"q","type":2}`, 201},
+			{tm.key, "POST", "/api/surveys/{survey}/settings/authentication-codes/", `["CODE-A","CODE-B"]`, 201, sid},
+			{tm.editor, "PATCH", "/api/v2/surveys/{survey}/", `{"name":"by the editor"}`, 200, sid},
+			{tm.key, "POST", "/api/v2/surveys/{survey}/questions/", `{"title":"q","type":2}`, 201, sid},
+			// The three that recorded their entry after the write until
+			// then: a delivery's retry (by the editor), minted links (the
+			// entry is the write) and a member's removal.
+			{tm.editor, "POST", retry, "", 202, sid},
+			{tm.editor, "POST", "/api/surveys/{survey}/variables/hashes/", `{"values":[{"private_var":"v"}]}`, 200, sid},
+			{tm.key, "DELETE", "/api/members/" + itoa(tm.subs["outside"]) + "/", "", 204, 0},
 		}
 		for _, w := range writes {
 			n0 := len(entries())
@@ -313,7 +322,7 @@ func TestActivityCommitsWithTheWrite(t *testing.T) {
 			}
 			log := entries()
 			if len(log) != n0+1 || log[0].Path != tm.fill(w.path) || log[0].Method != w.method || log[0].Status != w.status ||
-				log[0].SurveyID != tm.ids["survey"] {
+				log[0].SurveyID != w.survey {
 				t.Errorf("%s %s answered %d; the log's newest entries: %+v", w.method, w.path, w.status, log[:min(len(log), 2)])
 			}
 		}
@@ -328,6 +337,18 @@ func TestActivityCommitsWithTheWrite(t *testing.T) {
 		}
 		if n := len(entries()); n != n0 {
 			t.Errorf("%d entries after a failed write, want %d", n, n0)
+		}
+		// Minted links whose entry cannot be recorded answer no link.
+		restore = failing("TransactWriteItems")
+		req := testenv.NewRequest("POST", tm.fill("/api/surveys/{survey}/variables/hashes/"), tm.key, "application/json",
+			strings.NewReader(`{"values":[{"private_var":"lost"}]}`))
+		rep := testenv.Serve(h, req.WithContext(context.WithValue(req.Context(), loggedKey{}, true)))
+		restore()
+		if rep.Code < 500 || strings.Contains(string(rep.Body), "qs=") {
+			t.Errorf("links whose entry failed = %d %s, want a 503 without links", rep.Code, rep.Body)
+		}
+		if n := len(entries()); n != n0 {
+			t.Errorf("%d entries after links that failed, want %d", n, n0)
 		}
 	})
 	t.Run("20 at once", func(t *testing.T) {
@@ -359,4 +380,185 @@ func TestActivityCommitsWithTheWrite(t *testing.T) {
 			t.Errorf("%d entries for %d writes answered 201 of 20", n, okN)
 		}
 	})
+}
+
+// failedDelivery gives the team's webhook a delivery that failed, and
+// answers the path of its retry.
+func failedDelivery(t *testing.T, st *store.Store, tm team) string {
+	t.Helper()
+	at := time.Now().UTC().Truncate(time.Microsecond).Add(-time.Hour)
+	d := survey.Delivery{WebhookID: tm.ids["webhook"], SurveyID: tm.ids["survey"], ResponseID: tm.ids["response"], Event: survey.EventResponseSubmitted,
+		Created: at, Status: survey.DeliveryFailed, Attempts: 10, LastStatusCode: 500, LastAttempt: at.Add(time.Minute)}
+	if _, _, err := st.CreateDelivery(context.Background(), d, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	return tm.fill("/api/surveys/{survey}/webhooks/") + itoa(tm.ids["webhook"]) + "/deliveries/" + d.ID() + "/retry/"
+}
+
+// TestMemberRetryAndLinksDecidedAtCommit: an editor's delivery retry and
+// link minting, decided while the share stood, are refused when the
+// owner's unshare (or the share turned viewer) commits before them
+// (contract section 19 as amended: "minting links and retrying a
+// delivery included"): 404 or 403, the delivery still failed, no link
+// answered, no entry logged.
+func TestMemberRetryAndLinksDecidedAtCommit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("emulators")
+	}
+	st := testenv.Store(t)
+	jobs := &capturedJobs{}
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), exports: testenv.Exports(t), queue: jobs}))
+	tm := newTeam(t)
+	ctx := context.Background()
+	retry := failedDelivery(t, st, tm)
+	share := func(role survey.Role) {
+		var req []store.ShareRequest
+		if role != "" {
+			req = []store.ShareRequest{{SubUser: tm.subs["editor"], Role: role}}
+		}
+		if _, err := st.SetFolderShares(ctx, tm.aid, tm.ids["folder"], req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	restore := localaws.InjectFaults(func(ctx context.Context, service, op string) error {
+		if f, ok := ctx.Value(beforeWriteKey{}).(func()); ok && service == "DynamoDB" && writeOps[op] {
+			f()
+		}
+		return nil
+	})
+	defer restore()
+	writes := []struct{ path, body string }{
+		{retry, ""},
+		{tm.fill("/api/surveys/{survey}/variables/hashes/"), `{"values":[{"private_var":"late"}]}`},
+	}
+	for _, then := range []survey.Role{"", survey.RoleViewer} {
+		for _, w := range writes {
+			name, want := "unshared", 404
+			if then != "" {
+				name, want = "turned viewer", 403
+			}
+			t.Run(name+" POST "+w.path, func(t *testing.T) {
+				share(survey.RoleEditor)
+				hook := &sync.Once{}
+				req := testenv.NewRequest("POST", w.path, tm.editor, "application/json", strings.NewReader(w.body))
+				rep := testenv.Serve(h, req.WithContext(context.WithValue(req.Context(), beforeWriteKey{}, func() { hook.Do(func() { share(then) }) })))
+				if rep.Code != want || strings.Contains(string(rep.Body), "qs=") {
+					t.Errorf("POST %s after the share ended = %d %s, want %d", w.path, rep.Code, rep.Body, want)
+				}
+			})
+		}
+	}
+	d, err := st.Delivery(ctx, tm.ids["webhook"], strings.Split(retry, "/")[7])
+	if err != nil || d.Status != survey.DeliveryFailed {
+		t.Errorf("the delivery after refused retries: %+v %v; want it failed still", d, err)
+	}
+	if len(jobs.jobs) != 0 {
+		t.Errorf("refused retries queued %d jobs", len(jobs.jobs))
+	}
+	if n := memberEntries(t, st, tm.aid, tm.subs["editor"]); n != 0 {
+		t.Errorf("%d activity entries of refused writes, want 0", n)
+	}
+	// With the share standing, both are the editor's to do.
+	share(survey.RoleEditor)
+	for _, w := range writes {
+		if rep := testenv.Serve(h, testenv.NewRequest("POST", w.path, tm.editor, "application/json", strings.NewReader(w.body))); rep.Code != 200 && rep.Code != 202 {
+			t.Errorf("POST %s with the share = %d %s", w.path, rep.Code, rep.Body)
+		}
+	}
+	if n := memberEntries(t, st, tm.aid, tm.subs["editor"]); n != 2 {
+		t.Errorf("%d activity entries of the 2 writes", n)
+	}
+}
+
+// TestMemberRemovalDecidedAtCommit: a share of another folder commits
+// after the owner's DELETE of the member read the member's shares and
+// before its transaction: the removal decides over the shares at commit
+// (the member's shares_rev), so no folder lists the removed member
+// afterwards and the member's key is refused.
+func TestMemberRemovalDecidedAtCommit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("emulators")
+	}
+	st := testenv.Store(t)
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), exports: testenv.Exports(t)}))
+	tm := newTeam(t)
+	ctx := context.Background()
+	late, err := st.CreateFolder(ctx, tm.aid, "Shared late", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := tm.subs["editor"]
+	restore := localaws.InjectFaults(func(ctx context.Context, service, op string) error {
+		if f, ok := ctx.Value(beforeWriteKey{}).(func()); ok && service == "DynamoDB" && writeOps[op] {
+			f()
+		}
+		return nil
+	})
+	defer restore()
+	hook := &sync.Once{}
+	req := testenv.NewRequest("DELETE", "/api/members/"+itoa(sub)+"/", tm.key, "application/json", nil)
+	rep := testenv.Serve(h, req.WithContext(context.WithValue(req.Context(), beforeWriteKey{}, func() {
+		hook.Do(func() {
+			if _, err := st.SetFolderShares(context.Background(), tm.aid, late.ID, []store.ShareRequest{{SubUser: sub, Role: survey.RoleEditor}}); err != nil {
+				t.Errorf("the share committed meanwhile: %v", err)
+			}
+		})
+	})))
+	if rep.Code != 204 {
+		t.Fatalf("DELETE member = %d %s", rep.Code, rep.Body)
+	}
+	for _, fid := range []int64{tm.ids["folder"], late.ID} {
+		if body := doJSON(t, h, tm.key, "GET", "/api/folders/"+itoa(fid)+"/shared-with/", "", 200); strings.Contains(string(body), fmt.Sprintf(`"sub_user":%d`, sub)) {
+			t.Errorf("folder %d lists the removed member: %s", fid, body)
+		}
+	}
+	if c := testenv.Serve(h, testenv.NewRequest("GET", "/api/folders/", tm.editor, "", nil)).Code; c != 401 && c != 403 {
+		t.Errorf("the removed member's key = %d", c)
+	}
+}
+
+// TestMemberRemovalOfManyFolders: a member shared 120 folders (more
+// than one transaction's 100 items hold with the member's own) is
+// removed in one DELETE: 204, one activity entry, and no folder lists
+// them afterwards. Before, the removal was one transaction of every
+// folder and could not pass 96.
+func TestMemberRemovalOfManyFolders(t *testing.T) {
+	if testing.Short() {
+		t.Skip("emulators")
+	}
+	st := testenv.Store(t)
+	h := serve(routers(st, config{sealer: testenv.Sealer(t), exports: testenv.Exports(t)}))
+	tm := newTeam(t)
+	ctx := context.Background()
+	sub := tm.subs["editor"]
+	folders := []int64{tm.ids["folder"]}
+	for i := range 119 {
+		f, err := st.CreateFolder(ctx, tm.aid, fmt.Sprintf("Many %d", i), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.SetFolderShares(ctx, tm.aid, f.ID, []store.ShareRequest{{SubUser: sub, Role: survey.RoleViewer}}); err != nil {
+			t.Fatal(err)
+		}
+		folders = append(folders, f.ID)
+	}
+	log0, _, err := st.Activity(ctx, tm.aid, 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := testenv.Serve(h, testenv.NewRequest("DELETE", "/api/members/"+itoa(sub)+"/", tm.key, "", nil)); rep.Code != 204 {
+		t.Fatalf("DELETE a member of 120 folders = %d %s", rep.Code, rep.Body)
+	}
+	for _, fid := range folders {
+		if body := doJSON(t, h, tm.key, "GET", "/api/folders/"+itoa(fid)+"/shared-with/", "", 200); strings.Contains(string(body), fmt.Sprintf(`"sub_user":%d`, sub)) {
+			t.Errorf("folder %d lists the removed member: %s", fid, body)
+		}
+	}
+	log, _, err := st.Activity(ctx, tm.aid, 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log) != len(log0)+1 || log[0].Method != "DELETE" || log[0].Status != 204 {
+		t.Errorf("the log after the removal: %d entries (before %d), newest %+v", len(log), len(log0), log[0])
+	}
 }
