@@ -11,7 +11,7 @@ import (
 )
 
 // TestFolderLimit: past the account's limit of folders, a create answers
-// 403 and writes nothing; a deleted folder makes room (docs/api.md, "Account
+// 400 (contract section 3 as amended: an account-wide limit's 400) and writes nothing; a deleted folder makes room (docs/api.md, "Account
 // limits"). The limit is lowered to 2 on a store of the test's own.
 func TestFolderLimit(t *testing.T) {
 	t.Parallel()
@@ -22,7 +22,7 @@ func TestFolderLimit(t *testing.T) {
 	first := f.create(t, `{"name": "one"}`)
 	f.create(t, `{"name": "two"}`)
 	res := f.do("POST", "/api/folders/", `{"name": "three"}`)
-	expect(t, "create past the limit", res, 403,
+	expect(t, "create past the limit", res, 400,
 		`{"detail": "This account has reached its limit of 2 folders; delete some first."}`)
 	t.Logf("create refused at the limit: %d DynamoDB calls", res.calls)
 	if ls := f.list(t); len(ls) != 2 {

@@ -408,7 +408,7 @@ func TestCopyConcurrent(t *testing.T) {
 
 // TestCopyAtTheLimit: racing copies at the account's limit of live
 // surveys: exactly as many succeed as there is room for; the others answer
-// 403 and leave nothing behind.
+// 400 (the limit's) and leave nothing behind.
 func TestCopyAtTheLimit(t *testing.T) {
 	t.Parallel()
 	st := store.New(testenv.Config(t), testenv.Store(t).TableName())
@@ -425,7 +425,7 @@ func TestCopyAtTheLimit(t *testing.T) {
 			switch r.code {
 			case 201:
 				ok.Add(1)
-			case 403:
+			case 400:
 				refused.Add(1)
 			default:
 				t.Errorf("copy: %d %s", r.code, r.body)

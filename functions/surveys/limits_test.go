@@ -13,7 +13,8 @@ import (
 )
 
 // TestLiveSurveyLimit: past the account's limit of live surveys, a create
-// and a restore answer 403 and change nothing; a survey moved to the trash
+// and a restore answer 400 (contract section 3 as amended: an
+// account-wide limit's 400) and change nothing; a survey moved to the trash
 // makes room (docs/api.md, "Account limits"). The limit is lowered to 2 on a
 // store of the test's own.
 func TestLiveSurveyLimit(t *testing.T) {
@@ -27,14 +28,14 @@ func TestLiveSurveyLimit(t *testing.T) {
 	f.create(t, fid, "two")
 	const refusal = `{"detail": "This account has reached its limit of 2 live surveys; move some to the trash first."}`
 	r := f.do(t, "POST", listPath, fmt.Sprintf(`{"name":"three","folder_id":%d}`, fid))
-	expect(t, "create past the limit", r, 403, refusal)
+	expect(t, "create past the limit", r, 400, refusal)
 	t.Logf("create refused at the limit: %d DynamoDB calls", r.calls)
 	if got := listed(t, st, acct.ID, fid); len(got) != 2 {
 		t.Fatalf("a refused create wrote a survey: %v", got)
 	}
 	expect(t, "trash", f.do(t, "DELETE", detailPath(first), ""), 204, "")
 	_, third := f.create(t, fid, "three")
-	expect(t, "restore past the limit", f.do(t, "POST", restorePath(first), ""), 403, refusal)
+	expect(t, "restore past the limit", f.do(t, "POST", restorePath(first), ""), 400, refusal)
 	if d := f.get(t, first); d["deleted"] != true {
 		t.Fatalf("a refused restore restored the survey: %v", d["deleted"])
 	}

@@ -30,8 +30,8 @@ func (c contended) folderOf(t *testing.T, name string) int64 {
 }
 
 // TestAccountParallelSurveyCreates: 30 survey creates at once with 20
-// places left under the account's limit: exactly 20 × 201 and 10 × 403
-// (the survey limit's answer, limits.go: 403 naming the limit).
+// places left under the account's limit: exactly 20 × 201 and 10 × 400
+// (the survey limit's answer, limits.go: 400 naming the limit).
 func TestAccountParallelSurveyCreates(t *testing.T) {
 	t.Parallel()
 	c := newContended(t)
@@ -47,7 +47,10 @@ func TestAccountParallelSurveyCreates(t *testing.T) {
 			return c.do("POST", "/api/v2/surveys/", map[string]any{"name": fmt.Sprintf("S%d", client), "folder_id": fid}, false)
 		})
 	})
-	st.want(t, "30 survey creates, 20 places", map[int]int{201: 20, 403: 10})
+	st.want(t, "30 survey creates, 20 places", map[int]int{201: 20, 400: 10})
+	if want := fmt.Sprintf(`{"detail":"This account has reached its limit of %d live surveys; move some to the trash first."}`, c.st.Limits.LiveSurveys); st.bodies[400] != want {
+		t.Errorf("400: %s; want %s", st.bodies[400], want)
+	}
 	t.Logf("conflicts met: %d", c.proxy.Conflicts())
 }
 
@@ -125,7 +128,7 @@ func TestAccountParallelMembersAndShares(t *testing.T) {
 }
 
 // TestAccountParallelCopies: 30 copies of one survey at once with 20
-// places left under the account's limit: exactly 20 × 201 and 10 × 403
+// places left under the account's limit: exactly 20 × 201 and 10 × 400
 // (the survey limit's answer, as creates), none 503; the account's count
 // and the folder's list then hold exactly the 20 copies, and no copy is
 // left pending. The issue saw 2 of 10 racing copies succeed.
@@ -144,7 +147,7 @@ func TestAccountParallelCopies(t *testing.T) {
 			return c.do("POST", fmt.Sprintf("/api/v2/surveys/%d/copy/", sv.ID), map[string]any{"name": fmt.Sprintf("Copy %d", client)}, false)
 		})
 	})
-	st.want(t, "30 copies, 20 places", map[int]int{201: 20, 403: 10})
+	st.want(t, "30 copies, 20 places", map[int]int{201: 20, 400: 10})
 	if after, err := c.st.AccountCounts(context.Background(), c.aid); err != nil || after.LiveSurveys != counts.LiveSurveys+20 {
 		t.Errorf("live surveys %+v, %v; want %d", after, err, counts.LiveSurveys+20)
 	}

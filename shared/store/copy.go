@@ -100,7 +100,7 @@ func (s *Store) CopySource(ctx context.Context, from, sid int64) (CopySource, er
 
 // CopySurvey writes a copy of src as spec says, whole or nothing.
 // It answers 400 on folder_id for a folder that is not a live one of the
-// account, 403 at the account's limit of live surveys, EUNAVAILABLE
+// account, 400 at the account's limit of live surveys, EUNAVAILABLE
 // when the store is busy; whatever it wrote is then deleted.
 //
 // Why a copy is whole or nothing however many elements it has, and how the

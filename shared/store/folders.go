@@ -72,7 +72,7 @@ func (s *Store) nextFolderOrder(ctx context.Context, aid, except int64) (int64, 
 
 // CreateFolder stores a new folder; a nil order puts it last. One
 // transaction: the folder and the account's folder count, one up
-// (limits.go; an account at its limit answers 403). Its id is written on
+// (limits.go; an account at its limit answers 400). Its id is written on
 // the condition that it is free: an id found taken is replaced by a fresh
 // one (idTaken), and a retry of a transaction that had landed finds its
 // own token and succeeds (see puttoken.go).

@@ -52,7 +52,7 @@ func (s *Store) countAdd(aid int64, attr string, delta int) *dynamo.Update {
 
 // limitRefusal is the answer to a transaction whose part i (a countUp)
 // failed its condition: ENOTFOUND when the account does not exist, else
-// 403 naming the limit.
+// the limit's 400 naming it.
 func limitRefusal(err error, i int, attr string, max int64) error {
 	if txItemAt(err, i) == nil {
 		return survey.ErrNotFound

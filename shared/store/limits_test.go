@@ -30,11 +30,11 @@ func wantCounts(t *testing.T, st *store.Store, aid int64, what string, surveys, 
 	}
 }
 
-// wantLimit fails the test unless err is the 403 of the named limit.
+// wantLimit fails the test unless err is the 400 of the named limit.
 func wantLimit(t *testing.T, what string, err error, words string) {
 	t.Helper()
-	if survey.ErrorCode(err) != survey.EFORBIDDEN || !strings.Contains(err.Error(), words) {
-		t.Fatalf("%s: %v, want 403 naming %q", what, err, words)
+	if survey.ErrorCode(err) != survey.EINVALID || !strings.Contains(err.Error(), words) {
+		t.Fatalf("%s: %v, want 400 naming %q", what, err, words)
 	}
 }
 
@@ -139,7 +139,7 @@ func TestAccountLimits(t *testing.T) {
 }
 
 // TestLimitRace: concurrent creates racing for the last slot; exactly one
-// wins, the rest answer 403, and the count is the surveys written.
+// wins, the rest answer 400, and the count is the surveys written.
 func TestLimitRace(t *testing.T) {
 	t.Parallel()
 	st := ownStore(t, nil)
@@ -176,8 +176,8 @@ func TestLimitRace(t *testing.T) {
 			switch {
 			case err == nil:
 				won++
-			case survey.ErrorCode(err) != survey.EFORBIDDEN:
-				t.Errorf("%s racer: %v, want nil or 403", kind, err)
+			case survey.ErrorCode(err) != survey.EINVALID:
+				t.Errorf("%s racer: %v, want nil or 400", kind, err)
 			}
 		}
 		if want := map[string]int{"survey": 1, "folder": 2}[kind]; won != want {

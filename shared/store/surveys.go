@@ -136,7 +136,7 @@ const slugAttempts = 5
 // one transaction: the survey, its slug (unique across the service), a
 // check that the folder is live and the account's live survey count, one
 // up (limits.go). A missing, deleting or foreign folder answers 400 on
-// folder_id; an account at its limit 403. A taken slug draws another; a
+// folder_id; an account at its limit 400. A taken slug draws another; a
 // taken id takes a fresh one (idTaken); a retried transaction that had
 // landed finds its own put token and succeeds (see puttoken.go).
 func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Survey, error) {
@@ -360,7 +360,7 @@ func (s *Store) trashUpdate(sid int64, now string) *dynamo.Update {
 
 // RestoreSurvey brings a survey of the account back from the trash, into
 // folderID when given, else into its own folder, counting it live again in
-// the same transaction (limits.go: an account at its limit answers 403). A
+// the same transaction (limits.go: an account at its limit answers 400). A
 // survey not in the trash is left as it is. Its folder gone and none given answers survey.ErrFolderGone;
 // a given folder that is not a live folder of the account answers 400 on
 // folder_id, whether or not the survey is in the trash (a client must not

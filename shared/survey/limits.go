@@ -18,13 +18,16 @@ type AccountLimits struct {
 // it.
 var DefaultAccountLimits = AccountLimits{LiveSurveys: 1500, Folders: 300}
 
-// FolderLimitReached refuses a folder to an account that holds max (403).
+// FolderLimitReached refuses a folder to an account that holds max: 400
+// {"detail"}, as every account-wide limit's refusal (contract section 3
+// as amended: "the one over it answering its 400").
 func FolderLimitReached(max int64) error {
-	return Errorf(EFORBIDDEN, "This account has reached its limit of %d folders; delete some first.", max)
+	return Errorf(EINVALID, "This account has reached its limit of %d folders; delete some first.", max)
 }
 
-// LiveSurveyLimitReached refuses a live survey to an account that holds
-// max (403).
+// LiveSurveyLimitReached refuses a live survey (a create, a template's
+// start, a copy or a restore) to an account that holds max: 400
+// {"detail"}, as FolderLimitReached.
 func LiveSurveyLimitReached(max int64) error {
-	return Errorf(EFORBIDDEN, "This account has reached its limit of %d live surveys; move some to the trash first.", max)
+	return Errorf(EINVALID, "This account has reached its limit of %d live surveys; move some to the trash first.", max)
 }
