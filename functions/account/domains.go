@@ -188,6 +188,7 @@ func handleDomainVerify(st DomainStore, cfg Domains) http.Handler {
 			}
 			return survey.Errorf(survey.EINVALID, "%s", res.Detail(c.Domain.Domain, c.Target))
 		}
+		survey.AnswerStatus(ctx, http.StatusOK) // the entry commits with the activation as answered
 		if err := st.ActivateDomain(ctx, acct.ID, c, now); err != nil {
 			if survey.ErrorCode(err) == survey.EINVALID { // in use: the check still happened
 				_ = st.MarkDomainChecked(ctx, acct.ID, id, now)

@@ -293,7 +293,7 @@ func (s *Store) ClaimDomain(ctx context.Context, aid int64, domain string, cfg D
 			tx = tx.Update(s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, domainsSK).Set("count", len(claims)+1).
 				If("attribute_not_exists($) OR $ = ?", "count", "count", rec.Count))
 		}
-		err = tx.Run(ctx)
+		err = s.runTx(ctx, tx) // with the request's activity entry
 		if err == nil {
 			return claim.domain(cfg.TargetSuffix, target), nil
 		}
@@ -326,7 +326,7 @@ func (s *Store) DeleteDomain(ctx context.Context, aid, id int64) error {
 		if c == nil || rec == nil {
 			return survey.ErrNotFound
 		}
-		err = s.releaseTx(aid, c.ID, c.Domain, rec.Count, c.Status != survey.DomainPending).Run(ctx)
+		err = s.runTx(ctx, s.releaseTx(aid, c.ID, c.Domain, rec.Count, c.Status != survey.DomainPending))
 		if err == nil {
 			return nil
 		}
@@ -381,11 +381,10 @@ func (s *Store) ActivateDomain(ctx context.Context, aid int64, d DomainClaim, at
 	for attempt := 1; ; attempt++ {
 		own := DomainOwner{PK: DomainPK(d.Domain.Domain), SK: domainSK, Domain: d.Domain.Domain, AccountID: aid, DomainID: d.Domain.ID,
 			Status: survey.DomainActive, TXT: d.TXT, Target: d.Target, GSI2PK: domainsCheckKey, GSI2SK: d.Domain.Domain}
-		err := s.db.WriteTx().
+		err := s.runTx(ctx, s.db.WriteTx().
 			Put(s.table.Put(own).If("attribute_not_exists(PK) OR (account_id = ? AND domain_id = ?)", aid, d.Domain.ID)).
 			Update(s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, domainClaimSK(d.Domain.ID)).
-				Set("status", survey.DomainActive).Set("checked_at", isoZ(at)).Remove("failing_since").If("attribute_exists(PK)")).
-			Run(ctx)
+				Set("status", survey.DomainActive).Set("checked_at", isoZ(at)).Remove("failing_since").If("attribute_exists(PK)")))
 		switch {
 		case err == nil:
 			return nil
