@@ -421,6 +421,27 @@ func (f fixture) open(tb testing.TB, sid int64, token string) responding.Session
 	return s
 }
 
+// TestVerifySMSMobileOnly (issue 38 item 9; contract section 18 as
+// amended): the numbers the outside test had sent codes to (satellite,
+// international networks, unassigned, premium-rate and toll-free ranges)
+// answer 400 on address, and no SMS is sent; a mobile number is.
+func TestVerifySMSMobileOnly(t *testing.T) {
+	t.Parallel()
+	v := newVerifier(t, sending.DefaultLimits)
+	slug, _ := v.survey(t, map[string]any{"phone_number_auth": true})
+	sess := v.session(t, slug, nil)
+	for _, n := range []string{"+8821234567890", "+881612345678", "+979123456789", "+19005550123", "+449091234567", "+80012345678"} {
+		v.sendCode(t, slug, map[string]any{"session": sess, "channel": "sms", "address": n}).is(t, 400, `{"address":["Enter a valid mobile number."]}`)
+	}
+	if msgs := v.out.messages(); len(msgs) != 0 {
+		t.Errorf("%d SMS sent to numbers that are not mobile: %+v", len(msgs), msgs)
+	}
+	v.sendCode(t, slug, map[string]any{"session": sess, "channel": "sms", "address": "+989121234567"}).verification(t)
+	if msgs := v.out.messages(); len(msgs) != 1 || msgs[0].To != "+989121234567" {
+		t.Errorf("a mobile number's SMS: %+v", msgs)
+	}
+}
+
 // TestVerifySMS: on a fa survey a number typed in Iran's national form
 // with Persian digits is proven as E.164 by SMS, in Persian; a malformed
 // number 400; with both methods on a submission needs both proofs, and
