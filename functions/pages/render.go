@@ -40,7 +40,9 @@ type page struct {
 	Lang, Dir, Title string
 	// Description is the page's meta description; the title when empty.
 	Description string
-	ThemeCSS    string
+	// ThemeCSS is the theme's inline style, and FontPreload the address of
+	// the font file the page's script draws first, or "" (setTheme).
+	ThemeCSS, FontPreload string
 	T           texts
 	Message     string
 	// OEmbed is the page's oEmbed address (discovery link), or "".
@@ -107,7 +109,7 @@ func writeSurveyMessage(w http.ResponseWriter, r *http.Request, status int, v su
 // writeThemedMessage answers a message page of a survey in its theme: the
 // style themeStyle makes for the survey page, allowed by its hash.
 func writeThemedMessage(w http.ResponseWriter, r *http.Request, status int, p page, t survey.Theme, set survey.Settings) {
-	p.ThemeCSS = themeStyle(t, p.Lang)
+	p.setTheme(t)
 	writeSurveyPage(w, r, status, renderMessage(p), set, allow{themeCSS: p.ThemeCSS})
 }
 

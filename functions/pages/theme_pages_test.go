@@ -23,7 +23,8 @@ import (
 // the code and sign-in steps, the thanks of the script and of the plain
 // form, the plain form's errors, the closed, full and throttled pages):
 // its font from the group's assets under font-src 'self', its background
-// image, its size, the style allowed by its hash. Before, the closed and
+// image, its size, the style allowed by its hash, the font's file
+// preloaded. Before, the closed and
 // throttled pages and the plain form's closed answer drew the default
 // look.
 func TestThemeOnEveryPage(t *testing.T) {
@@ -104,6 +105,16 @@ func TestThemeOnEveryPage(t *testing.T) {
 				if !strings.Contains(style[1], w) {
 					t.Errorf("the style lacks %s:\n%s", w, style[1])
 				}
+			}
+			// The page's one font file is preloaded: it arrives with the
+			// style sheet, before the first paint. A Persian page's is
+			// Vazirmatn's Arabic letters (Inter has none).
+			file := "inter-latin-wght-normal"
+			if strings.Contains(body, `lang="fa"`) {
+				file = "vazirmatn-arabic-wght-normal"
+			}
+			if !regexp.MustCompile(`<link rel="preload" href="/assets/` + file + `\.[0-9a-f]{12}\.woff2" as="font" type="font/woff2" crossorigin>`).MatchString(body) {
+				t.Errorf("the page does not preload %s", file)
 			}
 			sum := sha256.Sum256([]byte(style[1]))
 			csp := h.Get("Content-Security-Policy")
