@@ -43,8 +43,8 @@ type page struct {
 	// ThemeCSS is the theme's inline style, and FontPreload the address of
 	// the font file the page's script draws first, or "" (setTheme).
 	ThemeCSS, FontPreload string
-	T           texts
-	Message     string
+	T                     texts
+	Message               string
 	// OEmbed is the page's oEmbed address (discovery link), or "".
 	OEmbed string
 	// Canonical is the page's own address, at its url_slug, whichever
