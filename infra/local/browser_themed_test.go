@@ -38,13 +38,14 @@ func newThemedServer(t *testing.T) themedServer {
 	return themedServer{pagesServer: pagesServer{srv: srv, api: apiClient{h: h, key: key}}, st: st, aid: a.ID}
 }
 
-// theme makes a theme of the account with font (a font's id), a dark
+// theme makes a theme of the account with font (a font's id) and size
+// (font_size 1-3), a dark
 // page color and a background image, and answers its id. The image is set
 // as PUT .../background-image/ sets it: a picture the service serves.
-func (p themedServer) theme(t *testing.T, font int64) int64 {
+func (p themedServer) theme(t *testing.T, font, size int64) int64 {
 	t.Helper()
 	var th survey.Theme
-	if err := p.api.call("POST", "/api/themes/", map[string]any{"font_family": font, "font_size": 2, "background_color": "#10243E",
+	if err := p.api.call("POST", "/api/themes/", map[string]any{"font_family": font, "font_size": size, "background_color": "#10243E",
 		"question_color": "#F8FAFC", "button_color": "#0E7490", "accent_color": "#0891B2", "background_image_fit": 1,
 		"background_image_position": 5, "background_image_brightness": 90}, &th); err != nil {
 		t.Fatal(err)
@@ -69,7 +70,7 @@ func (p themedServer) themed(t *testing.T, spec surveySpec, theme int64) builtSu
 
 // TestBrowserThemedPages walks every page a responder sees of a survey
 // with a theme of a web font and a background image (contract section
-// 22), in English (Inter) and Persian (Noto Naskh Arabic), on a phone and
+// 22), in English (Inter, large) and Persian (Noto Naskh Arabic, small), on a phone and
 // a desktop: welcome, code (and refused), every question page (and a
 // required question refused), thanks, report, the sign-in step, the
 // plain form and its refusal, the closed page. Each state must draw the
@@ -81,9 +82,10 @@ func TestBrowserThemedPages(t *testing.T) {
 		lang     string
 		language int
 		font     int64
+		size     int64
 		name     string
-	}{{"en", 4, 3, "Customer survey"}, {"fa", 1, 4, "نظرسنجی مشتریان"}} {
-		theme := p.theme(t, c.font)
+	}{{"en", 4, 3, 3, "Customer survey"}, {"fa", 1, 4, 1, "نظرسنجی مشتریان"}} {
+		theme := p.theme(t, c.font, c.size)
 		closed := p.themed(t, surveySpec{Name: c.name, Language: c.language, Settings: map[string]any{"survey": map[string]any{"is_stopped": true}},
 			Elements: []map[string]any{{"type": 2, "title": "?"}}}, theme)
 		for _, sc := range []struct {
@@ -114,6 +116,11 @@ func TestBrowserThemedPages(t *testing.T) {
 			evalJS[bool](t, ctx, `document.getElementById("next").click(), true`)
 			waitPage(t, ctx, "signin-email")
 			drawsTheme(t, ctx, name+" sign-in")
+			// An iPhone zooms into a field under 16px: the sign-in's keep
+			// 16px on a theme of small text (font_size 1: 15px) too.
+			if px := evalJS[float64](t, ctx, `parseFloat(getComputedStyle(document.getElementById("signin-email")).fontSize)`); px < 16 {
+				t.Errorf("%s: the sign-in field's text is %vpx; want 16px or more", name, px)
+			}
 			checkAxe(t, ctx, name+" sign-in")
 			shot(t, ctx, prefix+"-signin")
 

@@ -80,7 +80,7 @@ func TestLighthouseThemed(t *testing.T) {
 		font     int64
 		name     string
 	}{{"en", 4, 3, "Customer survey"}, {"fa", 1, 2, "نظرسنجی مشتریان"}} {
-		sv := p.themed(t, surveySpec{Name: c.name, Language: c.language, Elements: everyTypeElements(c.lang == "fa", p.srv.URL)}, p.theme(t, c.font))
+		sv := p.themed(t, surveySpec{Name: c.name, Language: c.language, Elements: everyTypeElements(c.lang == "fa", p.srv.URL)}, p.theme(t, c.font, 2))
 		for _, desktop := range []bool{false, true} {
 			name := c.lang + map[bool]string{false: " mobile", true: " desktop"}[desktop]
 			r := lighthouse(t, p.srv.URL+"/s/"+sv.URLSlug+"/", desktop, strings.ReplaceAll(name, " ", "-"))
