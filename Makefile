@@ -24,7 +24,7 @@ DDB_LOCAL_NPM := amplify-dynamodb-simulator@2.9.30
 DDB_LOCAL_SHA256 := 454305e9bc3e6ebcca5b62569869e31563b8d7e346474e94557b2600702146c7
 DDB_LOCAL_DIR := .cache/dynamodb-local-$(DDB_LOCAL_VERSION)
 
-.PHONY: all build run admin screenshots test vet fmt-check lint-template unit axe-core bench bench-once fuzz fuzz-brief load load-viral sim-caps clean emulators java
+.PHONY: all build run admin screenshots test vet fmt-check lint-template unit axe-core lighthouse bench bench-once fuzz fuzz-brief load load-viral sim-caps clean emulators java
 
 all: build
 
@@ -113,7 +113,7 @@ lint-template:
 # their tests: beside other test runs (load 9 on 2 cores) shared/store and
 # infra/local both passed 25 minutes while still passing their tests.
 TEST_TIMEOUT ?= 45m
-unit: emulators axe-core
+unit: emulators axe-core lighthouse
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 # The browser tests (infra/local) run axe-core in Chromium over every page
@@ -124,6 +124,15 @@ axe-core: $(AXE_DIR)/node_modules/axe-core/axe.min.js
 $(AXE_DIR)/node_modules/axe-core/axe.min.js:
 	@command -v npm >/dev/null || { echo "npm not found: the browser tests need axe-core $(AXE_VERSION) from the npm registry"; exit 1; }
 	npm install --silent --no-save --no-audit --no-fund --prefix $(AXE_DIR) axe-core@$(AXE_VERSION)
+
+# TestLighthouseThemed (infra/local) runs Lighthouse on a themed page in
+# Chromium; npm installs it under .cache/, git-ignored, as axe-core.
+LIGHTHOUSE_VERSION := 12.8.2
+LIGHTHOUSE_DIR := .cache/lighthouse-$(LIGHTHOUSE_VERSION)
+lighthouse: $(LIGHTHOUSE_DIR)/node_modules/lighthouse/cli/index.js
+$(LIGHTHOUSE_DIR)/node_modules/lighthouse/cli/index.js:
+	@command -v npm >/dev/null || { echo "npm not found: TestLighthouseThemed needs lighthouse $(LIGHTHOUSE_VERSION) from the npm registry"; exit 1; }
+	npm install --silent --no-save --no-audit --no-fund --prefix $(LIGHTHOUSE_DIR) lighthouse@$(LIGHTHOUSE_VERSION)
 
 # bench-once runs every benchmark once (-benchtime=1x), on a smaller seed
 # (BENCH_RESPONSES), so that `make bench` cannot rot unseen: a benchmark's

@@ -136,5 +136,5 @@ func writeClosedSurvey(w http.ResponseWriter, r *http.Request, v survey.Responde
 	if v.State == survey.StateFull {
 		p.Message = translate(v.Language, survey.ErrSurveyFull.Detail)
 	}
-	writeSurveyPage(w, r, http.StatusGone, renderMessage(p), set, allow{})
+	writeThemedMessage(w, r, http.StatusGone, p, v.Theme, set)
 }

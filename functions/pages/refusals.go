@@ -29,20 +29,21 @@ func refusalPage(st Store) func(w http.ResponseWriter, r *http.Request, err erro
 			return
 		}
 		code, _, _ := strings.Cut(rest, "/")
-		lang, title, set := "en", "", survey.Settings{}
+		lang, title, set, theme := "en", "", survey.Settings{}, survey.DefaultTheme()
 		if sid, lerr := lookup(r.Context(), code); lerr == nil {
 			if c, cerr := st.PublicCollection(r.Context(), sid, false); cerr == nil && !c.Survey.Deleted {
 				lang, _ = survey.LanguageCode(c.Survey.Language)
-				title, set = c.Survey.Name, c.Settings
+				title, set, theme = c.Survey.Name, c.Settings, c.Survey.Theme
 			}
 		}
-		writeRefusal(w, r, lang, title, err, set)
+		writeRefusal(w, r, lang, title, err, set, theme)
 	}
 }
 
-// writeRefusal answers err as a page with its message in lang, under its
-// status and the headers the contract gives it (Retry-After).
-func writeRefusal(w http.ResponseWriter, r *http.Request, lang, title string, err error, set survey.Settings) {
+// writeRefusal answers err as a page with its message in lang, in the
+// survey's theme, under its status and the headers the contract gives it
+// (Retry-After).
+func writeRefusal(w http.ResponseWriter, r *http.Request, lang, title string, err error, set survey.Settings, theme survey.Theme) {
 	e, status := api.ErrorHead(w, r, err)
 	msgs := messages(e, nil, lang)
 	if title == "" {
@@ -50,5 +51,5 @@ func writeRefusal(w http.ResponseWriter, r *http.Request, lang, title string, er
 	}
 	p := newPage(lang, title)
 	p.Message = strings.Join(msgs, " ")
-	writeSurveyPage(w, r, status, renderMessage(p), set, allow{})
+	writeThemedMessage(w, r, status, p, theme, set)
 }

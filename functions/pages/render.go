@@ -40,9 +40,11 @@ type page struct {
 	Lang, Dir, Title string
 	// Description is the page's meta description; the title when empty.
 	Description string
-	ThemeCSS    string
-	T           texts
-	Message     string
+	// ThemeCSS is the theme's inline style, and FontPreload the address of
+	// the font file the page's script draws first, or "" (setTheme).
+	ThemeCSS, FontPreload string
+	T                     texts
+	Message               string
 	// OEmbed is the page's oEmbed address (discovery link), or "".
 	OEmbed string
 	// Canonical is the page's own address, at its url_slug, whichever
@@ -96,11 +98,19 @@ func writeSurveyPage(w http.ResponseWriter, r *http.Request, status int, body []
 }
 
 // writeSurveyMessage is writeMessage for a survey's own messages, in its
-// language and under its name.
+// language, under its name and in its theme (contract section 22: every
+// page a responder sees).
 func writeSurveyMessage(w http.ResponseWriter, r *http.Request, status int, v survey.ResponderSurvey, msg string, set survey.Settings) {
 	p := newPage(v.Language, v.Name)
 	p.Message = msg
-	writeSurveyPage(w, r, status, renderMessage(p), set, allow{})
+	writeThemedMessage(w, r, status, p, v.Theme, set)
+}
+
+// writeThemedMessage answers a message page of a survey in its theme: the
+// style themeStyle makes for the survey page, allowed by its hash.
+func writeThemedMessage(w http.ResponseWriter, r *http.Request, status int, p page, t survey.Theme, set survey.Settings) {
+	p.setTheme(t)
+	writeSurveyPage(w, r, status, renderMessage(p), set, allow{themeCSS: p.ThemeCSS})
 }
 
 func writeFramed(w http.ResponseWriter, r *http.Request, status int, body []byte, a allow, ancestors string) {

@@ -122,7 +122,7 @@ func handleReport(st Store) http.Handler {
 			return err
 		}
 		p := reportPage{page: newPage(lang, name+" — "+textsFor(lang).Report)}
-		p.ThemeCSS = themeStyle(c.Survey.Theme, lang)
+		p.setTheme(c.Survey.Theme)
 		p.Wide = true
 		p.Report = buildReport(c, agg, p.T, look{rtl: p.Dir == "rtl", zero: p.T.Zero})
 		writePage(w, r, http.StatusOK, renderReport(p), p.ThemeCSS)

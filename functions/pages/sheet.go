@@ -25,7 +25,7 @@ func handleSheet(svc responding.Service) http.Handler {
 		}
 		lang, _ := survey.LanguageCode(c.Survey.Language)
 		p := newPage(lang, c.Survey.Name)
-		p.ThemeCSS = themeStyle(c.Survey.Theme, lang)
+		p.setTheme(c.Survey.Theme)
 		writePage(w, r, http.StatusOK, renderSheet(p, sheet, c.Elements), p.ThemeCSS)
 		return nil
 	})

@@ -157,7 +157,7 @@ func openServed(ctx context.Context, sealer responding.Sealer, sid int64, token 
 func newSurveyPage(v survey.ResponderSurvey, r *http.Request) surveyPage {
 	p := surveyPage{page: newPage(v.Language, v.Name), Survey: v, Action: "/s/" + v.URLSlug + "/",
 		IdempotencyKey: newKey(), Variables: map[string]string{}}
-	p.ThemeCSS = themeStyle(v.Theme, v.Language)
+	p.setTheme(v.Theme)
 	q := r.URL.Query()
 	p.QS = q.Get("qs")
 	for name, vals := range q {

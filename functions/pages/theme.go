@@ -71,19 +71,50 @@ func withFonts(byHashed map[string]asset, byPlain map[string]string) (map[string
 	return byHashed, byPlain
 }
 
-// fontCSS is the @font-face rules and the body's font-family of the
-// theme's font on a page in lang: "" for the system font (the default
-// theme on a Latin page downloads nothing and its page does not grow).
-func fontCSS(t survey.Theme, lang string) string {
+// pageFonts are the families the page of lang draws in the theme's font:
+// the font's, then Vazirmatn on a Persian or Arabic page when the font has
+// no Arabic letters; none for the system font.
+func pageFonts(t survey.Theme, lang string) []survey.Font {
 	f := survey.FontFor(t.FontFamily, lang)
 	families := []survey.Font{}
 	if f.Family != "" {
 		families = append(families, f)
 	}
 	if (lang == "fa" || lang == "ar") && !fontDraws(f, survey.ScriptArabic) {
-		v := survey.FontFor(survey.FontDefault, lang)
-		families = append(families, v)
+		families = append(families, survey.FontFor(survey.FontDefault, lang))
 	}
+	return families
+}
+
+// fontPreload is the address of the one font file the page of lang draws
+// its text in first (the Arabic subset on a Persian or Arabic page, else
+// the Latin one), or "": preloaded, it arrives with the style sheet,
+// before the first paint, so the fallback is seldom drawn at all.
+func fontPreload(t survey.Theme, lang string) string {
+	script := survey.ScriptLatin
+	if lang == "fa" || lang == "ar" {
+		script = survey.ScriptArabic
+	}
+	for _, fam := range pageFonts(t, lang) {
+		if file, ok := fontSubsets[fam.Family][script]; ok {
+			return assetNames[file]
+		}
+	}
+	return ""
+}
+
+// setTheme gives the page of the survey's theme its style (themeStyle)
+// and its font's preload: every page a responder or a report reader sees
+// draws the theme through this one place.
+func (p *page) setTheme(t survey.Theme) {
+	p.ThemeCSS, p.FontPreload = themeStyle(t, p.Lang), fontPreload(t, p.Lang)
+}
+
+// fontCSS is the @font-face rules and the body's font-family of the
+// theme's font on a page in lang: "" for the system font (the default
+// theme on a Latin page downloads nothing and its page does not grow).
+func fontCSS(t survey.Theme, lang string) string {
+	families := pageFonts(t, lang)
 	if len(families) == 0 {
 		return ""
 	}

@@ -112,9 +112,17 @@ const answerShown = `(() => { const p = document.querySelector(".page:not([hidde
 // axeWalk runs axe on every state of the every-type survey's page in one
 // tab: the welcome page, the code page (with a wrong code refused), each
 // question page (the first also with its required question left empty),
-// the thanks; then the report.
-func axeWalk(t *testing.T, ctx context.Context, base string, sv builtSurvey, name, code string) {
+// the thanks; then the report. With shots not "", each state is also
+// saved as a screenshot, shots-<state>.png.
+func axeWalk(t *testing.T, ctx context.Context, base string, sv builtSurvey, name, code, shots string) {
 	t.Helper()
+	checkAxe := func(t *testing.T, ctx context.Context, state string) {
+		t.Helper()
+		checkAxe(t, ctx, state)
+		if shots != "" {
+			shot(t, ctx, shots+"-"+strings.ReplaceAll(strings.TrimPrefix(state, name+" "), " ", "-"))
+		}
+	}
 	if err := chromedp.Run(ctx, chromedp.Navigate(base+"/s/"+sv.URLSlug+"/")); err != nil {
 		t.Fatal(err)
 	}
@@ -178,8 +186,8 @@ func TestBrowserAxe(t *testing.T) {
 	start := time.Now()
 	for _, sc := range screens {
 		ctx := tab(t, true, sc.width, sc.height, sc.mobile)
-		axeWalk(t, ctx, p.srv.URL, en, "en "+sc.name, "")
-		axeWalk(t, ctx, p.srv.URL, fa, "fa "+sc.name, map[string]string{"desktop": "KEY-1", "phone": "KEY-2"}[sc.name])
+		axeWalk(t, ctx, p.srv.URL, en, "en "+sc.name, "", "")
+		axeWalk(t, ctx, p.srv.URL, fa, "fa "+sc.name, map[string]string{"desktop": "KEY-1", "phone": "KEY-2"}[sc.name], "")
 
 		// Without the page's script: its scripts are not loaded (axe
 		// itself needs the tab's JavaScript).
