@@ -32,7 +32,6 @@ type Store interface {
 	UpdateTheme(ctx context.Context, aid int64, t survey.Theme) error
 	DeleteTheme(ctx context.Context, aid, tid int64) error
 	SetSurveyTheme(ctx context.Context, aid, sid, tid int64) error
-	SetThemeImage(ctx context.Context, aid, tid int64, bi *survey.BackgroundImage) (*survey.BackgroundImage, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -47,9 +46,16 @@ type Deps struct {
 	Now func() time.Time
 	// MediaURL is where themes' /media/ paths resolve (MEDIA_URL).
 	MediaURL string
-	// Backgrounds is the bucket of the themes' background images
-	// (the uploads bucket).
-	Backgrounds Backgrounds
+	// Files deletes a deleted theme's background image files (the
+	// uploads bucket; the themeimages function makes them). Nil leaves
+	// them.
+	Files Files
+}
+
+// Files removes objects of the uploads bucket; backgrounds.Bucket
+// implements it.
+type Files interface {
+	Delete(ctx context.Context, keys []string) error
 }
 
 // New returns the group's routes.
@@ -58,7 +64,7 @@ func New(d Deps) *api.Router {
 		d.Now = time.Now
 	}
 	rt := api.NewRouter(d.Auth)
-	h := handlers{st: d.Store, now: d.Now, mediaURL: d.MediaURL, images: d.Backgrounds}
+	h := handlers{st: d.Store, now: d.Now, mediaURL: d.MediaURL, files: d.Files}
 	list := api.Route{Path: "/api/v2/surveys/", Name: "Survey List"}
 	detail := api.Route{Path: "/api/v2/surveys/{survey_id}/", Name: "Survey Detail"}
 	restore := api.Route{Path: "/api/v2/surveys/{survey_id}/restore/", Name: "Survey Restore"}
@@ -84,16 +90,6 @@ func New(d Deps) *api.Router {
 		h      http.Handler
 	}{{"PATCH", h.themeUpdate()}, {"DELETE", h.themeDelete()}} {
 		rt2 := theme.With(m.method)
-		rt2.Access = api.AccessEditor
-		rt.Handle(rt2, m.h)
-	}
-	// Its background image: uploaded (POST), set once checked (PUT), removed.
-	image := api.Route{Path: "/api/themes/{theme_id}/background-image/", Name: "Theme Background Image"}
-	for _, m := range []struct {
-		method string
-		h      http.Handler
-	}{{"POST", h.backgroundStart()}, {"PUT", h.backgroundSet()}, {"DELETE", h.backgroundDelete()}} {
-		rt2 := image.With(m.method)
 		rt2.Access = api.AccessEditor
 		rt.Handle(rt2, m.h)
 	}

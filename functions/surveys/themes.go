@@ -154,8 +154,11 @@ func (h handlers) themeDelete() http.Handler {
 		if err := h.st.DeleteTheme(r.Context(), acct.ID, t.ID); err != nil {
 			return err
 		}
-		if bi := t.BackgroundImage; bi != nil {
-			h.deleteFiles(r.Context(), backgrounds.MediaKeys(t.ID, bi.ID))
+		if bi := t.BackgroundImage; bi != nil && h.files != nil {
+			// The theme is gone: a failure leaves unreachable files only.
+			if err := h.files.Delete(r.Context(), backgrounds.MediaKeys(t.ID, bi.ID)); err != nil {
+				api.Logger(r.Context()).Error("theme image files left", "theme", t.ID, "err", err.Error())
+			}
 		}
 		api.NoContent(w, r)
 		return nil

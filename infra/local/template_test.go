@@ -171,7 +171,9 @@ var allowedActions = map[string][]string{
 	"FoldersFunction": append([]string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, teamsActions...),
 	"SurveysFunction": append([]string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem",
 		"dynamodb:BatchWriteItem", "dynamodb:DeleteItem", // a copy's batches, and their clean-up when it fails
-		"s3:PutObject", "s3:PutObjectTagging", "s3:GetObject", "s3:DeleteObject"}, teamsActions...), // themes' background images (section 22)
+		"s3:DeleteObject"}, teamsActions...), // a deleted theme's background image (section 22)
+	"ThemeImagesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem",
+		"s3:PutObject", "s3:PutObjectTagging", "s3:GetObject", "s3:DeleteObject"}, // a theme's background image (section 22)
 	"ElementsFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem",
 		"dynamodb:ConditionCheckItem"}, teamsActions...), // a member's share (store.runTx)
 	"SettingsFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem",

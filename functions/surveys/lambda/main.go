@@ -14,9 +14,9 @@ import (
 
 func main() {
 	lambdamain.Main(func(env lambdamain.Env) (any, error) {
-		// Themes' background images go through the uploads bucket (contract section 22).
-		images := backgrounds.Bucket{Bucket: uploads.New(env.AWS, uploads.BucketFromEnv(env.Getenv))}
+		// A deleted theme's background image files go with it (contract section 22).
+		files := backgrounds.Bucket{Bucket: uploads.New(env.AWS, uploads.BucketFromEnv(env.Getenv))}
 		return gateway.New(surveys.New(surveys.Deps{Auth: api.NewAuthenticator(env.Store), Store: env.Store, Now: time.Now, MediaURL: env.Getenv("MEDIA_URL"),
-			Backgrounds: images})), nil
+			Files: files})), nil
 	})
 }

@@ -1,4 +1,10 @@
-package surveys
+// Package themeimages is a theme's background image (contract section
+// 22): an upload presigned into the uploads bucket, checked by its bytes,
+// made into WebP sizes and set on the theme, and its removal. It is a
+// function of its own because decoding and encoding a picture takes a
+// gigabyte of memory and a WebAssembly encoder that the rest of the
+// themes' routes (the surveys function) need not carry.
+package themeimages
 
 import (
 	"context"
@@ -10,9 +16,70 @@ import (
 	"surveyservice/shared/api"
 	"surveyservice/shared/backgrounds"
 	"surveyservice/shared/backgrounds/picture"
+	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/uploads"
 )
+
+// Store is what the group reads and writes; *store.Store implements it.
+type Store interface {
+	Theme(ctx context.Context, aid, tid int64) (survey.Theme, error)
+	SetThemeImage(ctx context.Context, aid, tid int64, bi *survey.BackgroundImage) (*survey.BackgroundImage, error)
+}
+
+var _ Store = (*store.Store)(nil)
+
+// Deps are the group's dependencies.
+type Deps struct {
+	// Auth checks every request's API key.
+	Auth  *api.Authenticator
+	Store Store
+	// MediaURL is where themes' /media/ paths resolve (MEDIA_URL).
+	MediaURL string
+	// Backgrounds is the uploads bucket, where the images live.
+	Backgrounds Backgrounds
+}
+
+type handlers struct {
+	st       Store
+	mediaURL string
+	images   Backgrounds
+}
+
+// New returns the group's routes: POST starts an upload, PUT sets it once
+// checked, DELETE removes the image; an editor of any folder writes the
+// account's themes (AccessEditor), as the surveys group's theme routes.
+func New(d Deps) *api.Router {
+	rt := api.NewRouter(d.Auth)
+	h := handlers{st: d.Store, mediaURL: d.MediaURL, images: d.Backgrounds}
+	image := api.Route{Path: "/api/themes/{theme_id}/background-image/", Name: "Theme Background Image"}
+	for _, m := range []struct {
+		method string
+		h      http.Handler
+	}{{"POST", h.backgroundStart()}, {"PUT", h.backgroundSet()}, {"DELETE", h.backgroundDelete()}} {
+		r := image.With(m.method)
+		r.Access = api.AccessEditor
+		rt.Handle(r, m.h)
+	}
+	return rt
+}
+
+// ownTheme is the account's theme a write names: a public one 403, a
+// missing or foreign one 404, a member who edits no folder 403.
+func (h handlers) ownTheme(r *http.Request) (survey.Account, survey.Theme, error) {
+	acct, tid, err := api.AccountAndID(r, "theme_id")
+	if err != nil {
+		return acct, survey.Theme{}, err
+	}
+	t, err := h.st.Theme(r.Context(), acct.ID, tid)
+	if err != nil {
+		return acct, t, err
+	}
+	if t.IsPublic {
+		return acct, t, survey.ErrNoPermission
+	}
+	return acct, t, api.EditsAnyFolder(r.Context())
+}
 
 // Backgrounds is the bucket a theme's background image goes through: the
 // owner's upload (a presigned POST), the sizes the service writes, and

@@ -1,4 +1,4 @@
-package surveys_test
+package themeimages_test
 
 import (
 	"bytes"
@@ -23,6 +23,7 @@ import (
 	"github.com/gen2brain/webp"
 
 	"surveyservice/functions/surveys"
+	"surveyservice/functions/themeimages"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/backgrounds"
@@ -30,22 +31,54 @@ import (
 	"surveyservice/shared/uploads"
 )
 
-const mediaURL = "https://media.example.test"
+func TestMain(m *testing.M) { testenv.Main(m) }
 
-// bgFixture is an owner whose group reaches the emulator's uploads bucket.
+const (
+	mediaURL = "https://media.example.test"
+	notFound = `{"detail":"Not found."}`
+)
+
+// reply is one answer of a handler.
+type reply struct {
+	code int
+	body []byte
+}
+
+// bgFixture is an owner, the group's handler (reaching the emulator's
+// uploads bucket) and the surveys group's, which makes themes.
 type bgFixture struct {
-	*fixture
-	bucket backgrounds.Bucket
+	h, surveys http.Handler
+	key        string
+	bucket     backgrounds.Bucket
 }
 
 func newBgFixture(t *testing.T) bgFixture {
 	t.Helper()
 	o := testenv.NewOwner(t, survey.PlanPro, "")
 	b := backgrounds.Bucket{Bucket: testenv.Uploads(t)}
-	h := testenv.Conform(surveys.New(surveys.Deps{Auth: api.NewAuthenticator(o.Store), Store: o.Store, Now: time.Now, MediaURL: mediaURL, Backgrounds: b}))
-	f := &fixture{st: o.Store, h: h, acct: o.Account, key: o.Key}
-	o.Warm(t, f.h, detailPath("warm"), 404)
-	return bgFixture{fixture: f, bucket: b}
+	auth := api.NewAuthenticator(o.Store)
+	f := bgFixture{
+		h:       testenv.Conform(themeimages.New(themeimages.Deps{Auth: auth, Store: o.Store, MediaURL: mediaURL, Backgrounds: b})),
+		surveys: testenv.Conform(surveys.New(surveys.Deps{Auth: auth, Store: o.Store, Now: time.Now, MediaURL: mediaURL, Files: b})),
+		key:     o.Key, bucket: b,
+	}
+	return f
+}
+
+// do sends a request with the fixture's key to the group (the theme
+// routes to the surveys group); a body goes as JSON.
+func (f bgFixture) do(t *testing.T, method, path, body string) reply {
+	t.Helper()
+	ct := ""
+	if body != "" {
+		ct = "application/json"
+	}
+	h := f.h
+	if !strings.Contains(path, "/background-image/") {
+		h = f.surveys
+	}
+	r := testenv.Serve(h, testenv.NewRequest(method, path, f.key, ct, testenv.Body(body)))
+	return reply{code: r.Code, body: r.Body}
 }
 
 func imagePath(tid int64) string { return fmt.Sprintf("/api/themes/%d/background-image/", tid) }
