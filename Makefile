@@ -4,9 +4,9 @@
 SHELL := /bin/bash
 GO ?= go
 # Every HTTP and scheduled function, by its directory under functions/.
-FUNCTIONS := templates account folders surveys elements settings variables responders pages responses sweeper schema webhooks dispatch deliver retrier exports tally
+FUNCTIONS := templates account folders surveys elements settings variables responders pages responses sweeper schema webhooks dispatch deliver retrier exports tally themeimages
 # template.yaml logical ids of those functions, in the same order.
-LOGICAL_IDS := TemplatesFunction AccountFunction FoldersFunction SurveysFunction ElementsFunction SettingsFunction VariablesFunction RespondersFunction PagesFunction ResponsesFunction SweeperFunction SchemaFunction WebhooksFunction DispatchFunction DeliverFunction RetrierFunction ExportsFunction TallyFunction
+LOGICAL_IDS := TemplatesFunction AccountFunction FoldersFunction SurveysFunction ElementsFunction SettingsFunction VariablesFunction RespondersFunction PagesFunction ResponsesFunction SweeperFunction SchemaFunction WebhooksFunction DispatchFunction DeliverFunction RetrierFunction ExportsFunction TallyFunction ThemeImagesFunction
 BUILD_DIR := build
 LDFLAGS := -s -w
 GOBUILD := CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags="$(LDFLAGS)"

@@ -45,6 +45,15 @@ type Deps struct {
 	Now func() time.Time
 	// Config is the deployment's addresses (section 16).
 	Config Config
+	// Media is the bucket of the themes' background images (section 22);
+	// nil answers their addresses 404.
+	Media Media
+}
+
+// Media reads a theme's background image by its file name (the last
+// segment of its address); backgrounds.Bucket implements it.
+type Media interface {
+	Media(ctx context.Context, name string) ([]byte, error)
 }
 
 // New returns the group's routes.
@@ -60,6 +69,7 @@ func New(d Deps) *api.Router {
 	rt.Handle(api.Route{Method: "GET", Path: serviceWorkerPath + "/", Name: "Service Worker", Public: true}, handleServiceWorker())
 	rt.Handle(api.Route{Method: "GET", Path: "/assets/{name}/", Name: "Page Asset", Public: true}, handleAsset())
 	rt.Handle(api.Route{Method: "GET", Path: "/media/themes/thumbnails/{file}/", Name: "Theme Thumbnail", Public: true}, handleThemeThumbnail())
+	rt.Handle(api.Route{Method: "GET", Path: "/media/themes/images/{file}/", Name: "Theme Background Image", Public: true}, handleThemeImage(d.Media))
 	rt.Handle(api.Route{Method: "GET", Path: "/", Name: "Home", Public: true}, handleHome())
 	rt.Handle(api.Route{Method: "GET", Path: "/docs/", Name: "Documentation", Public: true}, handleDocsIndex())
 	rt.Handle(api.Route{Method: "GET", Path: "/docs/{topic}/", Name: "Documentation Topic", Public: true}, handleDoc())

@@ -197,7 +197,7 @@ func imageCSS(t survey.Theme) string {
 		filter = fmt.Sprintf(";filter:brightness(%d%%)", b)
 	}
 	return fmt.Sprintf(`body::before{content:"";position:fixed;inset:0;z-index:-1;background:url("%s") %s/%s %s%s}`, bi.URL, pos, size, repeat, filter) +
-		`main>h1,main>p,footer{background:#fff;border-radius:.5rem;padding:.25rem .75rem;width:fit-content}`
+		`main>h1,main>p,footer{background:#fff;border-radius:.5rem;padding:.25rem .75rem;width:fit-content}` + phoneImageCSS(bi.URL)
 }
 
 func clamp(v, lo, hi, def int64) int64 {

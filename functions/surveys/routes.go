@@ -46,6 +46,16 @@ type Deps struct {
 	Now func() time.Time
 	// MediaURL is where themes' /media/ paths resolve (MEDIA_URL).
 	MediaURL string
+	// Files deletes a deleted theme's background image files (the
+	// uploads bucket; the themeimages function makes them). Nil leaves
+	// them.
+	Files Files
+}
+
+// Files removes objects of the uploads bucket; backgrounds.Bucket
+// implements it.
+type Files interface {
+	Delete(ctx context.Context, keys []string) error
 }
 
 // New returns the group's routes.
@@ -54,7 +64,7 @@ func New(d Deps) *api.Router {
 		d.Now = time.Now
 	}
 	rt := api.NewRouter(d.Auth)
-	h := handlers{st: d.Store, now: d.Now, mediaURL: d.MediaURL}
+	h := handlers{st: d.Store, now: d.Now, mediaURL: d.MediaURL, files: d.Files}
 	list := api.Route{Path: "/api/v2/surveys/", Name: "Survey List"}
 	detail := api.Route{Path: "/api/v2/surveys/{survey_id}/", Name: "Survey Detail"}
 	restore := api.Route{Path: "/api/v2/surveys/{survey_id}/restore/", Name: "Survey Restore"}

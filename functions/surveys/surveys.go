@@ -15,6 +15,7 @@ type handlers struct {
 	st       Store
 	now      func() time.Time
 	mediaURL string
+	files    Files
 }
 
 // surveyFields reads name, folder_id and language: required on create,

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"surveyservice/shared/api"
+	"surveyservice/shared/backgrounds"
 	"surveyservice/shared/survey"
 )
 
@@ -142,7 +143,8 @@ func (h handlers) themeUpdate() http.Handler {
 	})
 }
 
-// themeDelete deletes the account's theme unless a survey uses it (409).
+// themeDelete deletes the account's theme unless a survey uses it (409),
+// and its background image's files.
 func (h handlers) themeDelete() http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		acct, t, err := h.ownTheme(r)
@@ -151,6 +153,12 @@ func (h handlers) themeDelete() http.Handler {
 		}
 		if err := h.st.DeleteTheme(r.Context(), acct.ID, t.ID); err != nil {
 			return err
+		}
+		if bi := t.BackgroundImage; bi != nil && h.files != nil {
+			// The theme is gone: a failure leaves unreachable files only.
+			if err := h.files.Delete(r.Context(), backgrounds.MediaKeys(t.ID, bi.ID)); err != nil {
+				api.Logger(r.Context()).Error("theme image files left", "theme", t.ID, "err", err.Error())
+			}
 		}
 		api.NoContent(w, r)
 		return nil

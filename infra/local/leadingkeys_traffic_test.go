@@ -88,6 +88,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	cfg := config{sealer: testenv.Sealer(t), exports: testenv.Exports(t), queue: jobs, exportJobs: exportJobs,
 		guard: webhook.Guard{AllowLoopback: true}}
 	cfg.surveyURL = "http://127.0.0.1"
+	cfg.uploads = testenv.Uploads(t) // the themes' background images (section 22)
 	// Each function its own routers (its own authenticator and caches), as
 	// each is its own Lambda function in AWS.
 	targets := map[string]http.Handler{}
@@ -176,6 +177,16 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	must(201, code, "variable")
 	do("GET", "/api/surveys/"+sid+"/variables/", "")
 	_, hashes := do("POST", "/api/surveys/"+sid+"/variables/hashes/", `{"values":[{"tier":"gold"}]}`)
+
+	// A theme's background image (section 22): an upload started, the
+	// image removed (a member removes it again below).
+	code, th := do("POST", "/api/themes/", `{"background_color":"#EEEEEE"}`)
+	must(201, code, "create a theme")
+	tid := id(th, "id")
+	code, _ = do("POST", "/api/themes/"+tid+"/background-image/", `{"file_name":"a.png","content_type":"image/png","size":100}`)
+	must(201, code, "start a background image")
+	code, _ = do("DELETE", "/api/themes/"+tid+"/background-image/", "")
+	must(204, code, "remove a background image")
 
 	// Templates and copies.
 	do("GET", "/api/templates/", "")
@@ -373,6 +384,8 @@ func TestLeadingKeysTraffic(t *testing.T) {
 		code, _ = do("GET", path, "")
 		must(200, code, "a member's GET "+path)
 	}
+	code, _ = do("DELETE", "/api/themes/"+tid+"/background-image/", "")
+	must(204, code, "a member removes a background image")
 	key = owner
 	code, _ = do("GET", "/api/members/", "")
 	must(200, code, "list members")
@@ -424,7 +437,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	}
 	for _, fn := range []string{"FoldersFunction", "SurveysFunction", "ElementsFunction", "SettingsFunction", "VariablesFunction",
 		"AccountFunction", "TemplatesFunction", "RespondersFunction", "PagesFunction", "ResponsesFunction", "WebhooksFunction",
-		"TallyFunction", "DispatchFunction", "DeliverFunction", "RetrierFunction", "SweeperFunction", "ExportsFunction"} {
+		"TallyFunction", "DispatchFunction", "DeliverFunction", "RetrierFunction", "SweeperFunction", "ExportsFunction", "ThemeImagesFunction"} {
 		if len(logFor(fn).Accesses()) == 0 {
 			t.Errorf("%s: the traffic made no DynamoDB call: the test no longer covers it", fn)
 		}

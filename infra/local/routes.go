@@ -21,10 +21,12 @@ import (
 	"surveyservice/functions/settings"
 	"surveyservice/functions/surveys"
 	"surveyservice/functions/templates"
+	"surveyservice/functions/themeimages"
 	"surveyservice/functions/variables"
 	"surveyservice/functions/webhooks"
 	"surveyservice/internal/routing"
 	"surveyservice/shared/api"
+	"surveyservice/shared/backgrounds"
 	"surveyservice/shared/exports"
 	"surveyservice/shared/hosts"
 	"surveyservice/shared/links"
@@ -77,21 +79,27 @@ func routers(st *store.Store, cfg config) map[string]*api.Router {
 		mediaURL = st.MediaURL
 	}
 	var respUploads responders.Uploads
+	var images backgrounds.Bucket // themes' background images (section 22), in the uploads bucket
+	var media pages.Media
+	var files surveys.Files
 	owner := responses.Deps{Auth: auth, Store: st, Sealer: cfg.sealer, Exports: cfg.exports, Jobs: cfg.exportJobs, Now: time.Now}
 	if cfg.uploads != nil { // a nil *uploads.Bucket in the interface would not be nil
 		respUploads = cfg.uploads
 		owner.Uploads = cfg.uploads
+		images.Bucket = cfg.uploads
+		media, files = images, images
 	}
 	return map[string]*api.Router{
-		"TemplatesFunction": templates.New(withCatalog(cfg.templates, st)),
-		"AccountFunction":   account.New(account.Deps{Auth: auth, Store: st, Domains: cfg.domains}),
-		"FoldersFunction":   folders.New(folders.Deps{Auth: auth, Store: st, Now: time.Now}),
-		"SurveysFunction":   surveys.New(surveys.Deps{Auth: auth, Store: st, Now: time.Now, MediaURL: mediaURL}),
-		"ElementsFunction":  elements.New(elements.Deps{Auth: auth, Store: st}),
-		"SettingsFunction":  settings.New(settings.Deps{Auth: auth, Store: st, Now: time.Now}),
+		"TemplatesFunction":   templates.New(withCatalog(cfg.templates, st)),
+		"AccountFunction":     account.New(account.Deps{Auth: auth, Store: st, Domains: cfg.domains}),
+		"FoldersFunction":     folders.New(folders.Deps{Auth: auth, Store: st, Now: time.Now}),
+		"SurveysFunction":     surveys.New(surveys.Deps{Auth: auth, Store: st, Now: time.Now, MediaURL: mediaURL, Files: files}),
+		"ThemeImagesFunction": themeimages.New(themeimages.Deps{Auth: auth, Store: st, MediaURL: mediaURL, Backgrounds: images}),
+		"ElementsFunction":    elements.New(elements.Deps{Auth: auth, Store: st}),
+		"SettingsFunction":    settings.New(settings.Deps{Auth: auth, Store: st, Now: time.Now}),
 		"RespondersFunction": responders.New(responders.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Uploads: respUploads,
 			Sender: cfg.sender, Budgets: sending.NewBudgets(st, time.Now).WithSMSDaily(cfg.smsDaily), Limits: cfg.limits}),
-		"PagesFunction":     pages.New(pages.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Config: cfg.pages}),
+		"PagesFunction":     pages.New(pages.Deps{Store: st, Sealer: cfg.sealer, Now: time.Now, Config: cfg.pages, Media: media}),
 		"VariablesFunction": variables.New(variables.Deps{Auth: auth, Store: st, Sealer: cfg.sealer, SurveyURL: cfg.surveyURL, Hosts: cfg.hosts}),
 		"ResponsesFunction": responses.New(owner),
 		"SchemaFunction":    schema.New(),

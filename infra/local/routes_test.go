@@ -246,6 +246,8 @@ func TestLocalServerRoutesAsTheTemplate(t *testing.T) {
 		"/api/surveys/12/variables/hashes/": "VariablesFunction",
 		"/api/public/surveys/x/variables/":  "RespondersFunction",
 		"/api/schema/":                      "SchemaFunction",
+		"/api/themes/5/background-image/":   "ThemeImagesFunction",
+		"/api/themes/5/":                    "SurveysFunction",
 		"/api/nope/":                        "AccountFunction",
 	} {
 		clear(calls)

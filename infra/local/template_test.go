@@ -170,7 +170,10 @@ var allowedActions = map[string][]string{
 		teamsActions...),
 	"FoldersFunction": append([]string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}, teamsActions...),
 	"SurveysFunction": append([]string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem",
-		"dynamodb:BatchWriteItem", "dynamodb:DeleteItem"}, teamsActions...), // a copy's batches, and their clean-up when it fails
+		"dynamodb:BatchWriteItem", "dynamodb:DeleteItem", // a copy's batches, and their clean-up when it fails
+		"s3:DeleteObject"}, teamsActions...), // a deleted theme's background image (section 22)
+	"ThemeImagesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem",
+		"s3:PutObject", "s3:PutObjectTagging", "s3:GetObject", "s3:DeleteObject"}, // a theme's background image (section 22)
 	"ElementsFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem",
 		"dynamodb:ConditionCheckItem"}, teamsActions...), // a member's share (store.runTx)
 	"SettingsFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem",
@@ -182,7 +185,8 @@ var allowedActions = map[string][]string{
 		"ses:SendEmail", "sns:Publish"}, // sign-in codes (section 18)
 	"PagesFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem",
 		"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", // the plain form's withdrawal (store/fence.go)
-		"kms:GenerateDataKey", "kms:Decrypt"},
+		"kms:GenerateDataKey", "kms:Decrypt",
+		"s3:GetObject"}, // the themes' background images (section 22)
 	"VariablesFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt"}, teamsActions...),
 	"ResponsesFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
@@ -203,8 +207,11 @@ var allowedActions = map[string][]string{
 }
 
 // s3Prefixes are the only S3 resources a function may reach: each
-// bucket's prefix, where its lifecycle rule applies.
-var s3Prefixes = map[string]bool{"${ExportsBucket.Arn}/exports/*": true, "${UploadsBucket.Arn}/uploads/*": true}
+// bucket's prefix, where its lifecycle rule applies; the themes' uploads
+// (under uploads/, the same rule) and their sizes (media/themes/, kept
+// while a theme names them, contract section 22).
+var s3Prefixes = map[string]bool{"${ExportsBucket.Arn}/exports/*": true, "${UploadsBucket.Arn}/uploads/*": true,
+	"${UploadsBucket.Arn}/uploads/themes/*": true, "${UploadsBucket.Arn}/media/themes/*": true}
 
 // snsTopics is the Deny that makes an Allow of sns:Publish on * mean "to
 // phone numbers only": Publish to a number has no resource ARN.

@@ -19,13 +19,18 @@ const attrThemes = "themes"
 
 // themeItem is an account's theme, ACCOUNT#<aid> / THEME#<tid>. Doc is the
 // theme's fields as JSON (survey.Theme); Deleting is set while a delete
-// counts the theme's surveys, so that no survey takes it meanwhile.
+// counts the theme's surveys, so that no survey takes it meanwhile. Image,
+// once set, is the background image as JSON ("null" for none) and wins
+// over the doc's: the image is written by its own update (SetThemeImage),
+// so that an edit of the theme racing an upload does not drop the image
+// (and leave its files unowned), nor an upload undo the edit.
 type themeItem struct {
-	PK       string `dynamo:"PK"`
-	SK       string `dynamo:"SK"`
-	ID       int64  `dynamo:"id"`
-	Doc      string `dynamo:"doc"`
-	Deleting bool   `dynamo:"deleting,omitempty"`
+	PK       string  `dynamo:"PK"`
+	SK       string  `dynamo:"SK"`
+	ID       int64   `dynamo:"id"`
+	Doc      string  `dynamo:"doc"`
+	Image    *string `dynamo:"image"`
+	Deleting bool    `dynamo:"deleting,omitempty"`
 }
 
 // themeUseItem marks a survey that uses an account's theme
@@ -42,7 +47,42 @@ func (it themeItem) theme() (survey.Theme, error) {
 		return t, fmt.Errorf("store: theme %d: %w", it.ID, err)
 	}
 	t.ID, t.IsPublic = it.ID, false
+	if it.Image != nil {
+		var bi *survey.BackgroundImage
+		if err := json.Unmarshal([]byte(*it.Image), &bi); err != nil {
+			return t, fmt.Errorf("store: theme %d image: %w", it.ID, err)
+		}
+		t.BackgroundImage, t.BackgroundImageID = bi, nil
+		if bi != nil {
+			t.BackgroundImageID = &bi.ID
+		}
+	}
 	return t, nil
+}
+
+// SetThemeImage sets the background image of the account's theme (nil
+// removes it) and answers the image it replaced (nil when none), whose
+// files the caller deletes: one UpdateItem. Another account's theme, or
+// none, answers ENOTFOUND.
+func (s *Store) SetThemeImage(ctx context.Context, aid, tid int64, bi *survey.BackgroundImage) (*survey.BackgroundImage, error) {
+	doc, err := json.Marshal(bi)
+	if err != nil {
+		return nil, fmt.Errorf("store: encode image: %w", err)
+	}
+	var old themeItem
+	err = s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, ThemeSK(tid)).Set("image", string(doc)).If("attribute_exists(PK)").OldValue(ctx, &old)
+	if dynamo.IsCondCheckFailed(err) {
+		return nil, survey.ErrNotFound
+	}
+	if err != nil {
+		return nil, s.fail(fmt.Sprintf("set image of theme %d", tid), err)
+	}
+	s.themes.forget(aid)
+	t, err := old.theme()
+	if err != nil {
+		return nil, err
+	}
+	return t.BackgroundImage, nil
 }
 
 // themeLive is the condition of a survey taking an account's theme: it

@@ -94,13 +94,20 @@ type Post struct {
 // its key, its content type, and a content-length-range of exactly its
 // size, and expires in PostValidity. No AWS call: signing is local.
 func (b *Bucket) PresignPost(ctx context.Context, surveyID int64, u Upload) (Post, error) {
-	key := u.Key(surveyID)
+	return b.PresignPostKey(ctx, u.Key(surveyID), u.Size, u.ContentType, PostValidity)
+}
+
+// PresignPostKey presigns the POST of an object under Prefix: its key,
+// content type and exact size fixed by the policy, tagged pending (the
+// lifecycle rule removes it after a day unless it is taken), expiring
+// after validity. No AWS call.
+func (b *Bucket) PresignPostKey(ctx context.Context, key string, size int64, contentType string, validity time.Duration) (Post, error) {
 	out, err := b.presign.PresignPostObject(ctx, &s3.PutObjectInput{Bucket: aws.String(b.name), Key: aws.String(key)},
 		func(o *s3.PresignPostOptions) {
-			o.Expires = PostValidity
+			o.Expires = validity
 			o.Conditions = []any{
-				[]any{"content-length-range", u.Size, u.Size},
-				map[string]string{"Content-Type": u.ContentType},
+				[]any{"content-length-range", size, size},
+				map[string]string{"Content-Type": contentType},
 				map[string]string{"tagging": pendingTagging},
 			}
 		})
@@ -112,7 +119,7 @@ func (b *Bucket) PresignPost(ctx context.Context, surveyID int64, u Upload) (Pos
 		fields[k] = v
 	}
 	fields["key"] = key
-	fields["Content-Type"] = u.ContentType
+	fields["Content-Type"] = contentType
 	fields["tagging"] = pendingTagging
 	return Post{URL: out.URL, Fields: fields}, nil
 }
