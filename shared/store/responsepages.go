@@ -160,8 +160,7 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 			return added, s.fail(fmt.Sprintf("read the page index checkpoint of survey %d", sid), err)
 		}
 		var meta map[string]any
-		err = s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesMetaSK).
-			Project(rpagesBound, rpagesBoundDone, name).Consistent(true).One(ctx, &meta)
+		err = s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesMetaSK).Consistent(true).One(ctx, &meta)
 		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 			return added, s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
 		}
@@ -225,6 +224,8 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 		tx.Update(marks)
 		err = tx.Run(ctx)
 		switch {
+		case err == nil && n == len(todo):
+			return added + len(batch), nil
 		case err == nil:
 			added += len(batch)
 			attempt = 0 // the next part starts afresh
