@@ -2,8 +2,9 @@
 // longer write: it reads the table's stream (filtered to the insertion,
 // edit and removal of submitted responses, and to view records) and
 // applies each to its survey's submitted_responses, its public report's
-// aggregates and its variables' has_response flags, exactly once (store.ApplyTally: a checkpoint per
-// survey and stream shard, in the same transaction as the counts). Lambda
+// aggregates and its variables' has_response flags, exactly once
+// (store.ApplyTally: each counter item carries its own checkpoint of the
+// stream shard, moved by the same UpdateItem as its counts). Lambda
 // runs it on the stream with a tumbling window, which is what gives the
 // handler its shard's id (functions/tally/lambda); `make run` feeds it
 // the same events from the emulator's stream. It is apart from dispatch
@@ -49,7 +50,7 @@ var FilterPatterns = []string{
 type Store interface {
 	ApplyTally(ctx context.Context, sid int64, streamShard string, recs []store.TallyRecord) (int, error)
 	// ApplyResponsePages counts the same responses in the survey's page
-	// index (store/responsepages.go), with a checkpoint of its own.
+	// index (store/responsepages.go), with checkpoints of its own.
 	ApplyResponsePages(ctx context.Context, sid int64, streamShard string, recs []store.ResponsePageRecord) (int, error)
 }
 
