@@ -389,8 +389,11 @@ func (r recorded) tallyPasses(tb testing.TB, sid int64) (low, high []ddbsim.Requ
 		}
 		return r.rec.Take()
 	}
-	for i, rec := range recs {
-		low = append(low, pass(fmt.Sprintf("sim-low-%d-%d", sid, i), []events.DynamoDBEventRecord{rec})...)
+	// One stream shard carries a quiet survey's records for hours, each in
+	// a batch of its own: each item's checkpoint of that shard is replaced,
+	// not one added a record.
+	for _, rec := range recs {
+		low = append(low, pass(fmt.Sprintf("sim-low-%d", sid), []events.DynamoDBEventRecord{rec})...)
 	}
 	return low, pass(fmt.Sprintf("sim-high-%d", sid), recs)
 }

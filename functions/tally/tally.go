@@ -2,8 +2,9 @@
 // longer write: it reads the table's stream (filtered to the insertion,
 // edit and removal of submitted responses, and to view records) and
 // applies each to its survey's submitted_responses, its public report's
-// aggregates and its variables' has_response flags, exactly once (store.ApplyTally: a checkpoint per
-// survey and stream shard, in the same transaction as the counts). Lambda
+// aggregates and its variables' has_response flags, exactly once
+// (store.ApplyTally: each counter item carries its own checkpoint of the
+// stream shard, moved by the same UpdateItem as its counts). Lambda
 // runs it on the stream with a tumbling window, which is what gives the
 // handler its shard's id (functions/tally/lambda); `make run` feeds it
 // the same events from the emulator's stream. It is apart from dispatch
@@ -17,9 +18,11 @@ import (
 	"log/slog"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"golang.org/x/sync/errgroup"
 
 	"surveyservice/shared/store"
 )
@@ -47,7 +50,7 @@ var FilterPatterns = []string{
 type Store interface {
 	ApplyTally(ctx context.Context, sid int64, streamShard string, recs []store.TallyRecord) (int, error)
 	// ApplyResponsePages counts the same responses in the survey's page
-	// index (store/responsepages.go), with a checkpoint of its own.
+	// index (store/responsepages.go), with checkpoints of its own.
 	ApplyResponsePages(ctx context.Context, sid int64, streamShard string, recs []store.ResponsePageRecord) (int, error)
 }
 
@@ -218,6 +221,9 @@ func pageRecord(rec events.DynamoDBEventRecord) (store.ResponsePageRecord, bool)
 		Key: store.ResponseTimeSK(ref.SubmittedAt, ref.ResponseID)}, true
 }
 
+// surveysAtOnce bounds the surveys of a batch applied at once.
+const surveysAtOnce = 8
+
 // Handle applies a batch's records to their surveys' counts, and adds its
 // new responses to their surveys' responses page index (after the counts: each has its own
 // checkpoint, so a retried batch adds to neither twice). Records it
@@ -252,20 +258,31 @@ func (t *Tally) Handle(ctx context.Context, ev events.DynamoDBTimeWindowEvent) (
 		sids = append(sids, sid)
 	}
 	sort.Slice(sids, func(i, j int) bool { return sids[i] < sids[j] })
-	added := 0
+	// Surveys are apart (no item of one is another's), so a few are
+	// applied at once: a batch of many quiet surveys, each a few
+	// UpdateItems in a row, stays within the seconds counts may lag.
+	var added atomic.Int64
+	var g errgroup.Group
+	g.SetLimit(surveysAtOnce)
 	for _, sid := range sids {
-		n, err := t.Store.ApplyTally(ctx, sid, ev.ShardID, bySurvey[sid])
-		if err != nil {
-			return events.DynamoDBTimeWindowEventResponse{}, err
-		}
-		added += n
-		if len(pages[sid]) > 0 {
-			if _, err := t.Store.ApplyResponsePages(ctx, sid, ev.ShardID, pages[sid]); err != nil {
-				return events.DynamoDBTimeWindowEventResponse{}, err
+		g.Go(func() error {
+			n, err := t.Store.ApplyTally(ctx, sid, ev.ShardID, bySurvey[sid])
+			if err != nil {
+				return err
 			}
-		}
+			added.Add(int64(n))
+			if len(pages[sid]) > 0 {
+				if _, err := t.Store.ApplyResponsePages(ctx, sid, ev.ShardID, pages[sid]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	}
-	if added > 0 {
+	if err := g.Wait(); err != nil {
+		return events.DynamoDBTimeWindowEventResponse{}, err
+	}
+	if added := added.Load(); added > 0 {
 		lag := time.Duration(0)
 		if !oldest.IsZero() && t.Now != nil {
 			lag = t.Now().Sub(oldest)

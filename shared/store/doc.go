@@ -39,11 +39,12 @@
 //	                                only: Put IDEM (new or expired), Put RESPONSE (its shard), Update CODE (unique: spend)
 //	                                or ConditionCheck CODE, Put LINK USED; then GetItem SURVEY (consistent: still open?
 //	                                if not, a TransactWriteItems of the same items withdraws it; see fence.go)
-//	tally a stream batch            per survey: GetItem TALLY#<sid> <shard> (consistent), TransactWriteItems: Update
-//	                                SURVEY ADD submitted_responses (+1 an insertion, -1 a removal), AGG#<sid> SHARD#<n>
-//	                                ADD counts (each attribute's shard; an edit moves them: old image -, new image +),
-//	                                VARIABLES ADD responded, VIEWS ADD views, Put TALLY (conditional on the read); a batch
-//	                                too big for one transaction in several, in order, each moving the checkpoint
+//	tally a stream batch            per survey: GetItem TALLY#<sid> <shard> (consistent; the old checkpoint, read only),
+//	                                then one UpdateItem each, conditional on the item's own checkpoint of the shard and
+//	                                moving it: SURVEY ADD submitted_responses (+1 an insertion, -1 a removal), AGG#<sid>
+//	                                SHARD#<n> ADD counts (each attribute's shard; an edit moves them: old image -, new
+//	                                image +; several updates for one too big), VIEWS ADD views; VARIABLES ADD responded;
+//	                                a failed condition: GetItem of that checkpoint (consistent) and the rest again
 //	replay of a refused submission  GetItem IDEM#<hash> (only on the way to a refusal)
 //	move, trash, restore a survey   UpdateItem SURVEY (conditional), with ConditionCheck of the folder when one is named
 //	                                and, moving or restoring, UpdateItem VIEWS (its GSI1 keys) in the same transaction;
@@ -82,8 +83,11 @@
 //	                                start (and the ends cut by the filters), the merged Queries of that second's keys and of
 //	                                the keys outside the marks (the last minute's); then as above. Without marks for
 //	                                every shard, or with ?spam=: the merged Queries of every earlier key (keys only)
-//	tally: the page index           per survey and stream shard: GetItem RPAGES CP#<shard> (consistent), TransactWriteItems:
-//	                                ADD to its nodes, SET META marks, Put CP (conditional on the read), 90 nodes a transaction
+//	tally: the page index           per survey and stream shard: GetItem RPAGES CP#<shard> (the old checkpoint) and META
+//	                                (consistent), TransactWriteItems: ADD to its nodes, SET META marks and the shard's
+//	                                checkpoint (conditional on the read), 90 nodes a transaction; once the backfill is
+//	                                complete, an UpdateItem of each node and then of META, each conditional on its own
+//	                                checkpoint
 //	one response (owner)            BatchGetItem SURVEY + RESPONSE#<rid> in its shard and in shard 0 (consistent)
 //	export job                      PutItem EXPORT (pending) + SQS; the export function: UpdateItem EXPORT (running), the
 //	                                responses' Queries, S3 multipart upload, UpdateItem EXPORT (succeeded)

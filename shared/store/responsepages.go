@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -126,39 +127,63 @@ type ResponsePageRecord struct {
 }
 
 // rpagesTxNodes bounds the nodes one transaction of ApplyResponsePages
-// writes (with the marks and the checkpoint: under DynamoDB's 100).
+// writes (with the marks: under DynamoDB's 100).
 const rpagesTxNodes = 90
 
 // ApplyResponsePages adds one stream shard's records of a survey's new
-// responses to its page index, exactly once (a checkpoint in each
-// transaction), and answers how many it added. Records in the shard's
-// order.
+// responses to its page index, exactly once, and answers how many it
+// added. Records in the shard's order.
+//
+// The stream shard's checkpoint is an attribute of the index's marks item
+// (META, tallyCheckpoint), which every write of the index changes anyway,
+// not an item of its own. Until the survey's backfill is complete (its
+// bound set and finished; responsepages_backfill.go) a batch is one
+// transaction of its nodes and the marks, conditional on the checkpoint
+// and on no bound above its keys; once it is, the bound never moves and a
+// key at or above it is the tally's for good, so each node is one
+// conditional UpdateItem carrying its own checkpoint (tallyItem), the
+// marks last: half the units. Checkpoint items of the earlier design
+// (CP#<shard>) are still read, and what they passed is passed over.
 //
 // The index counts responses by submission time in a tree of calendar
 // units; why it is exact although it lags:
 // docs/data-model.md#the-responses-page-index.
 func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard string, recs []ResponsePageRecord) (int, error) {
 	added := 0
-	// bound is the survey's backfill bound (responsepages_backfill.go),
-	// read only once a transaction fails its conditions: keys below it are
-	// the backfill's, never the tally's.
-	bound := ""
+	name := tallyCheckpoint(streamShard)
 	for attempt := 1; ; attempt++ {
-		var cp struct {
+		var legacy struct {
 			Seq string `dynamo:"seq"`
 		}
-		err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesCheckpoint+streamShard).Consistent(true).One(ctx, &cp)
+		err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesCheckpoint+streamShard).Consistent(true).One(ctx, &legacy)
 		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 			return added, s.fail(fmt.Sprintf("read the page index checkpoint of survey %d", sid), err)
 		}
+		var meta map[string]any
+		err = s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesMetaSK).Consistent(true).One(ctx, &meta)
+		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+			return added, s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
+		}
+		prev, _ := meta[name].([]byte)
+		bound, _ := meta[rpagesBound].(string)
+		complete := bound != "" && meta[rpagesBoundDone] == bound
 		var todo []ResponsePageRecord
 		for _, r := range recs {
-			if k := seqKey(r.Seq); k > cp.Seq && len(r.Key) >= rpagesCuts[len(rpagesCuts)-1] && r.Key >= bound {
+			k := seqKey(r.Seq)
+			if k > legacy.Seq && (prev == nil || bytes.Compare(tallyCheckpointValue(partKey(r.Seq, 0)), prev) > 0) &&
+				len(r.Key) >= rpagesCuts[len(rpagesCuts)-1] && r.Key >= bound {
 				todo = append(todo, r)
 			}
 		}
 		if len(todo) == 0 {
 			return added, nil
+		}
+		if complete {
+			n, err := s.applyResponsePagesByItem(ctx, sid, streamShard, todo)
+			if err != nil {
+				return added, s.fail(fmt.Sprintf("index %d responses of survey %d", len(todo), sid), err)
+			}
+			return added + n, nil
 		}
 		// As many records as fit in one transaction; the rest after it.
 		n, nodes := 0, map[string]bool{}
@@ -177,48 +202,38 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 		}
 		batch := todo[:n]
 		keys := make([]string, len(batch))
-		high := map[int]string{}
-		low := map[int]string{}
-		last, lowest := "", batch[0].Key
+		low, high := responsePageSpan(batch)
+		lowest := batch[0].Key
 		for i, r := range batch {
 			keys[i] = r.Key
 			lowest = min(lowest, r.Key)
-			if r.Key > high[r.Shard] {
-				high[r.Shard] = r.Key
-			}
-			if l, ok := low[r.Shard]; !ok || r.Key < l {
-				low[r.Shard] = r.Key
-			}
-			last = max(last, seqKey(r.Seq))
 		}
 		tx := s.db.WriteTx()
 		for _, up := range s.responsePageUpdates(sid, keys, 1) {
 			tx.Update(up)
 		}
-		// Not below a backfill's bound, set since it was read (if ever).
-		tx.Update(s.responsePageMarks(sid, low, high).If("attribute_not_exists($) OR $ <= ?", rpagesBound, rpagesBound, lowest))
-		put := s.table.Put(map[string]any{
-			AttrPK: ResponsePagesPK(sid), AttrSK: rpagesCheckpoint + streamShard, "seq": last, AttrTTL: s.Now().Add(tallyTTL).Unix(),
-		})
-		if cp.Seq == "" {
-			put.If("attribute_not_exists(PK)")
+		// Not below a backfill's bound, set since it was read (if ever),
+		// and the checkpoint as read.
+		marks := s.responsePageMarks(sid, low, high).Set(name, tallyCheckpointValue(partKey(batch[n-1].Seq, 0))).
+			If("attribute_not_exists($) OR $ <= ?", rpagesBound, rpagesBound, lowest)
+		if prev == nil {
+			marks.If("attribute_not_exists($)", name)
 		} else {
-			put.If("$ = ?", "seq", cp.Seq)
+			marks.If("$ = ?", name, prev)
 		}
-		tx.Put(put)
+		tx.Update(marks)
 		err = tx.Run(ctx)
 		switch {
+		case err == nil && n == len(todo):
+			return added + len(batch), nil
 		case err == nil:
 			added += len(batch)
 			attempt = 0 // the next part starts afresh
 		case attempt == tallyAttempts:
 			return added, s.fail(fmt.Sprintf("index %d responses of survey %d", len(batch), sid), err)
 		case dynamo.IsCondCheckFailed(err), txConflict(err):
-			if dynamo.IsCondCheckFailed(err) {
-				if bound, err = s.responsePagesBound(ctx, sid); err != nil {
-					return added, err
-				}
-			}
+			// The checkpoint moved, or a backfill set its bound: both
+			// are read again.
 			if err := backoff(ctx, attempt); err != nil {
 				return added, err
 			}
@@ -228,17 +243,88 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 	}
 }
 
+// responsePageSpan is the lowest and highest key of each response shard
+// among recs.
+func responsePageSpan(recs []ResponsePageRecord) (low, high map[int]string) {
+	low, high = map[int]string{}, map[int]string{}
+	for _, r := range recs {
+		if r.Key > high[r.Shard] {
+			high[r.Shard] = r.Key
+		}
+		if l, ok := low[r.Shard]; !ok || r.Key < l {
+			low[r.Shard] = r.Key
+		}
+	}
+	return low, high
+}
+
+// applyResponsePagesByItem adds recs (all at or above a finished
+// backfill's bound, past the marks' checkpoint) to the index: each node
+// one conditional UpdateItem with its own checkpoint, then the marks with
+// theirs, so that a record the marks' checkpoint has passed is in every
+// node. It answers how many records the marks took.
+func (s *Store) applyResponsePagesByItem(ctx context.Context, sid int64, streamShard string, recs []ResponsePageRecord) (int, error) {
+	nodes := map[string]*tallyItem{}
+	var order []string
+	for _, r := range recs {
+		key := partKey(r.Seq, 0)
+		rpagesNodes(r.Key, func(node, attr string) {
+			it := nodes[node]
+			if it == nil {
+				it = &tallyItem{pk: ResponsePagesPK(sid), sk: rpagesNodePrefix + node}
+				nodes[node] = it
+				order = append(order, node)
+			}
+			if n := len(it.parts); n > 0 && it.parts[n-1].key == key {
+				it.parts[n-1].attrs[attr]++
+				return
+			}
+			it.parts = append(it.parts, tallyPart{key: key, attrs: map[string]int64{attr: 1}})
+		})
+	}
+	// A node's update names one attribute a child: a minute's 60 seconds
+	// at most, well within an update's bound.
+	whole := func(p []tallyPart) int { return len(p) }
+	for _, node := range order {
+		if _, err := s.tallyItem(ctx, streamShard, nodes[node], tallyShardUpdate, whole); err != nil {
+			return 0, err
+		}
+	}
+	marks := &tallyItem{pk: ResponsePagesPK(sid), sk: rpagesMetaSK}
+	for _, r := range recs {
+		marks.parts = append(marks.parts, tallyPart{key: partKey(r.Seq, 0)})
+	}
+	byKey := map[string]ResponsePageRecord{}
+	for _, r := range recs {
+		byKey[partKey(r.Seq, 0)] = r
+	}
+	keys, err := s.tallyItem(ctx, streamShard, marks, func(up *dynamo.Update, ps []tallyPart) {
+		batch := make([]ResponsePageRecord, len(ps))
+		for i, p := range ps {
+			batch[i] = byKey[p.key]
+		}
+		low, high := responsePageSpan(batch)
+		s.addResponsePageMarks(up, low, high)
+	}, whole)
+	return len(keys), err
+}
+
 // responsePageMarks sets the marks of the shards: f<k> the first key
 // applied (once), h<k> the highest of this write.
 func (s *Store) responsePageMarks(sid int64, low, high map[int]string) *dynamo.Update {
 	up := s.table.Update(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, rpagesMetaSK)
+	s.addResponsePageMarks(up, low, high)
+	return up
+}
+
+// addResponsePageMarks adds the marks' changes to up (of the marks item).
+func (s *Store) addResponsePageMarks(up *dynamo.Update, low, high map[int]string) {
 	for k, l := range low {
 		up.SetExpr("$ = if_not_exists($, ?)", fmt.Sprintf("f%d", k), fmt.Sprintf("f%d", k), l)
 	}
 	for k, h := range high {
 		up.Set(fmt.Sprintf("h%d", k), h)
 	}
-	return up
 }
 
 // IndexImportedResponses counts responses written around submissions (an
@@ -251,8 +337,7 @@ func (s *Store) IndexImportedResponses(ctx context.Context, rs []survey.Response
 		bySurvey[r.SurveyID] = append(bySurvey[r.SurveyID], r)
 	}
 	for sid, rs := range bySurvey {
-		var meta map[string]string
-		err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesMetaSK).Consistent(true).One(ctx, &meta)
+		meta, err := s.readResponsePageMarks(ctx, sid)
 		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 			return s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
 		}
@@ -280,12 +365,25 @@ func (s *Store) IndexImportedResponses(ctx context.Context, rs []survey.Response
 	return nil
 }
 
+// readResponsePageMarks reads the marks item's text attributes (its
+// stream shards' checkpoints, binary, are left out).
+func (s *Store) readResponsePageMarks(ctx context.Context, sid int64) (map[string]string, error) {
+	var item map[string]any
+	err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesMetaSK).Consistent(true).One(ctx, &item)
+	meta := map[string]string{}
+	for k, v := range item {
+		if str, ok := v.(string); ok {
+			meta[k] = str
+		}
+	}
+	return meta, err
+}
+
 // responsePageBounds reads the index's marks: keys in [from, to) are
 // counted exactly (both bare times, whole seconds). ok false: no such
 // range.
 func (s *Store) responsePageBounds(ctx context.Context, sid int64) (from, to string, ok bool, err error) {
-	var meta map[string]string
-	err = s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesMetaSK).Consistent(true).One(ctx, &meta)
+	meta, err := s.readResponsePageMarks(ctx, sid)
 	if errors.Is(err, dynamo.ErrNotFound) {
 		return "", "", false, nil
 	}

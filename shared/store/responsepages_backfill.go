@@ -60,8 +60,8 @@ func (s *Store) BackfillResponsePages(ctx context.Context, sid int64) (ResponseP
 		b := keyTime(s.Now().Add(-responsePagesMargin).Truncate(time.Second))
 		up := s.table.Update(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, rpagesMetaSK).
 			SetExpr("$ = if_not_exists($, ?)", rpagesBound, rpagesBound, b)
-		var after map[string]string
-		if err := up.Value(ctx, &after); err != nil {
+		var after map[string]string // the bound alone: the item holds binary checkpoints too
+		if err := up.OnlyUpdatedValue(ctx, &after); err != nil {
 			return out, s.fail(fmt.Sprintf("start the page index backfill of survey %d", sid), err)
 		}
 		out.Bound = after[rpagesBound]

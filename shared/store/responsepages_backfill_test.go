@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -276,5 +277,117 @@ func TestResponsePagesBackfillBoundMinute(t *testing.T) {
 	hour := node("N#" + minute.Format("2006-01-02T15"))
 	if got := num(hour["c"+minute.Format("04")]); got != "2" {
 		t.Errorf("the hour counts %s in the minute, want 2", got)
+	}
+}
+
+// TestResponsePagesByItemExactlyOnce: once a survey's backfill is complete
+// the tally writes each node of the page index with one UpdateItem of its
+// own checkpoint (no transaction); handed the same records again, in
+// overlapping parts, from the middle and by another stream shard, every
+// node still counts each response once, below the bound nothing is
+// added, and a node the page index had before (from a transaction, before
+// the backfill finished) keeps its counts.
+func TestResponsePagesByItemExactlyOnce(t *testing.T) {
+	t.Parallel()
+	st := testenv.Container(t)
+	ctx := context.Background()
+	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
+	f, err := st.CreateFolder(ctx, a.ID, "by item", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "by item")
+	start := time.Now().UTC().Add(-3 * time.Hour).Truncate(time.Hour)
+	st.Now = func() time.Time { return start.Add(time.Hour) } // the bound: start + 59 min
+	// One response the tally indexed before the backfill (a transaction).
+	rec := func(seq, i int, at time.Time) store.ResponsePageRecord {
+		rid := int64(5000 + i)
+		return store.ResponsePageRecord{Seq: fmt.Sprint(seq), Shard: store.ResponseShard(rid), Key: store.ResponseTimeSK(at, rid)}
+	}
+	if _, err := st.ApplyResponsePages(ctx, sv.ID, "old-shard", []store.ResponsePageRecord{rec(1, 0, start.Add(90*time.Minute))}); err != nil {
+		t.Fatal(err)
+	}
+	seeded := []survey.Response{{ID: 5000, SurveyID: sv.ID, SubmittedAt: start.Add(90 * time.Minute), StartedAt: start}}
+	if err := storetest.SeedResponses(ctx, st, seeded); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := st.BackfillResponsePages(ctx, sv.ID); err != nil || !r.Complete {
+		t.Fatalf("backfill: %+v, %v", r, err)
+	}
+	var recs []store.ResponsePageRecord
+	for i := range 40 { // 40 responses 40 s apart from start + 60 min on: minutes and an hour apart
+		recs = append(recs, rec(100+i, 1+i, start.Add(60*time.Minute+time.Duration(i)*40*time.Second)))
+	}
+	below := rec(99, 99, start.Add(10*time.Minute)) // the backfill's
+	apply := func(shard string, rs []store.ResponsePageRecord, want int) {
+		t.Helper()
+		n, err := st.ApplyResponsePages(ctx, sv.ID, shard, rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != want {
+			t.Errorf("applied %d, want %d", n, want)
+		}
+	}
+	node := func(sk string) map[string]dtypes.AttributeValue {
+		t.Helper()
+		out, err := st.Client().GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(st.TableName()), ConsistentRead: aws.Bool(true),
+			Key: map[string]dtypes.AttributeValue{store.AttrPK: &dtypes.AttributeValueMemberS{Value: store.ResponsePagesPK(sv.ID)},
+				store.AttrSK: &dtypes.AttributeValueMemberS{Value: sk}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Item
+	}
+	apply("shard-1", append([]store.ResponsePageRecord{below}, recs[:15]...), 15)
+	apply("shard-1", recs[:15], 0)
+	// A pass that wrote its nodes and stopped before the marks: the marks
+	// lose their checkpoints, and the records come again.
+	meta := node("META")
+	var names []string
+	for k := range meta {
+		if strings.HasPrefix(k, "ck") {
+			names = append(names, k)
+		}
+	}
+	if len(names) == 0 {
+		t.Fatal("the marks carry no checkpoint")
+	}
+	for _, k := range names {
+		if _, err := st.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(st.TableName()),
+			Key: map[string]dtypes.AttributeValue{store.AttrPK: &dtypes.AttributeValueMemberS{Value: store.ResponsePagesPK(sv.ID)},
+				store.AttrSK: &dtypes.AttributeValueMemberS{Value: "META"}},
+			UpdateExpression: aws.String("REMOVE #k"), ExpressionAttributeNames: map[string]string{"#k": k}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apply("shard-1", recs[:20], 20) // the marks take 20 again; the nodes only the last 5
+	apply("shard-1", recs[5:30], 10)
+	apply("shard-1", recs, 10)
+	apply("shard-1", recs[39:], 0)
+	apply("shard-2", []store.ResponsePageRecord{rec(7, 77, start.Add(100*time.Minute))}, 1)
+	sum := func(item map[string]dtypes.AttributeValue) (n int) {
+		for k, v := range item {
+			if nv, ok := v.(*dtypes.AttributeValueMemberN); ok && len(k) > 1 && k[0] == 'c' {
+				var x int
+				fmt.Sscan(nv.Value, &x)
+				n += x
+			}
+		}
+		return n
+	}
+	// 40 of shard-1, 1 of shard-2, 1 from before the backfill.
+	if got := sum(node("N#")); got != 42 {
+		t.Errorf("the root counts %d responses, want 42", got)
+	}
+	if got := sum(node("N#" + start.Format("2006-01-02"))); got != 42 {
+		t.Errorf("the day counts %d responses, want 42", got)
+	}
+	hours := sum(node("N#"+start.Add(time.Hour).Format("2006-01-02T15"))) + sum(node("N#"+start.Add(2*time.Hour).Format("2006-01-02T15")))
+	if hours != 42 {
+		t.Errorf("the hours count %d responses, want 42", hours)
+	}
+	if got := sum(node("N#" + start.Add(10*time.Minute).Format("2006-01-02T15:04"))); got != 0 {
+		t.Errorf("the minute below the bound counts %d, want 0 (the backfill's)", got)
 	}
 }

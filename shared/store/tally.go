@@ -1,10 +1,15 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"math/big"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -183,9 +188,23 @@ const tallyAttempts = 8
 // ApplyTally applies the records of one stream shard to one survey's counts
 // (responses, report aggregates, views), exactly once, and answers how many
 // records it applied (0 when all were applied before). recs are in the
-// shard's order. Most batches are one transaction; one whose attributes would
-// not fit one is applied in several, in order, each moving the checkpoint to
-// its last part.
+// shard's order.
+//
+// Each counter item the records change (the survey item, an aggregate
+// shard, the views item) is written by one conditional UpdateItem that
+// carries its own checkpoint of this stream shard (tallyCheckpoint), not
+// by a transaction with a checkpoint item: a pass at one response a minute
+// writes its items once each (1 unit a KB) instead of twice and a
+// checkpoint besides. A record's parts (tallyParts) are applied to each
+// item in order; a part an item's checkpoint has passed is passed over, so
+// a batch retried whole, halved or from any record adds nothing twice to
+// any item. The variables' has_response set is an ADD of ids, the same
+// however often it runs, and needs no checkpoint.
+//
+// Checkpoints the earlier transactions wrote (TALLY#<sid> / <shard>) are
+// still read: what they passed was applied, so a batch applied before a
+// deployment and retried after it adds nothing either. Nothing writes them
+// now, and their TTL removes them within 48 hours.
 //
 // Why the counts are applied from the stream and how a checkpoint makes
 // that exactly once:
@@ -195,49 +214,295 @@ func (s *Store) ApplyTally(ctx context.Context, sid int64, streamShard string, r
 	for _, r := range recs {
 		parts = append(parts, tallyParts(r)...)
 	}
-	applied := map[string]bool{}
-	for attempt := 1; ; attempt++ {
-		var cp struct {
-			Seq string `dynamo:"seq"`
+	if len(parts) == 0 {
+		return 0, nil
+	}
+	var cp struct {
+		Seq string `dynamo:"seq"`
+	}
+	err := s.table.Get(AttrPK, TallyPK(sid)).Range(AttrSK, dynamo.Equal, streamShard).Consistent(true).One(ctx, &cp)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return 0, s.fail(fmt.Sprintf("read the tally checkpoint of survey %d", sid), err)
+	}
+	done := checkpointKey(cp.Seq)
+	surveyItem := &tallyItem{pk: SurveyPK(sid), sk: SurveySK}
+	viewsItem := &tallyItem{pk: SurveyPK(sid), sk: viewsSK}
+	shards := make([]tallyItem, AggShards)
+	vars := map[int64]bool{}
+	for _, p := range parts {
+		if p.key <= done {
+			continue
 		}
-		err := s.table.Get(AttrPK, TallyPK(sid)).Range(AttrSK, dynamo.Equal, streamShard).Consistent(true).One(ctx, &cp)
-		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-			return 0, s.fail(fmt.Sprintf("read the tally checkpoint of survey %d", sid), err)
+		if p.responses != 0 || p.spam != 0 || p.partials != 0 || p.respondent {
+			surveyItem.parts = append(surveyItem.parts, tallyPart{key: p.key, responses: p.responses, spam: p.spam, partials: p.partials, respondent: p.respondent})
 		}
-		done := checkpointKey(cp.Seq)
-		var todo []tallyPart
-		for _, p := range parts {
-			if p.key > done {
-				todo = append(todo, p)
-			}
+		if p.views != 0 {
+			viewsItem.parts = append(viewsItem.parts, tallyPart{key: p.key, views: p.views, viewAID: p.viewAID, viewFID: p.viewFID})
 		}
-		stored := cp.Seq
-		for len(todo) > 0 {
-			n := tallyChunk(todo)
-			err = s.tallyTx(ctx, sid, streamShard, stored, todo[:n])
-			if err != nil {
-				break
+		var split map[int]map[string]int64
+		for a, n := range p.attrs {
+			if n == 0 {
+				continue
 			}
-			for _, p := range todo[:n] {
-				applied[p.key[:40]] = true
+			if split == nil {
+				split = map[int]map[string]int64{}
 			}
-			stored, todo = todo[n-1].key, todo[n:]
+			sh := attrShard(a)
+			if split[sh] == nil {
+				split[sh] = map[string]int64{}
+			}
+			split[sh][a] = n
 		}
-		switch {
-		case err == nil:
-			return len(applied), nil
-		case attempt == tallyAttempts:
-			return 0, s.fail(fmt.Sprintf("tally %d records of survey %d", len(recs), sid), err)
-		case dynamo.IsCondCheckFailed(err), txConflict(err):
-			// Another run moved the checkpoint (read it again), or an
-			// owner's write held the survey item a moment.
-			if err := backoff(ctx, attempt); err != nil {
-				return 0, err
-			}
-		default:
-			return 0, s.fail(fmt.Sprintf("tally %d records of survey %d", len(recs), sid), err)
+		for sh, attrs := range split {
+			shards[sh].parts = append(shards[sh].parts, tallyPart{key: p.key, attrs: attrs})
+		}
+		for _, v := range p.vars {
+			vars[v] = true
 		}
 	}
+	applied := map[string]bool{}
+	apply := func(it *tallyItem, build func(*dynamo.Update, []tallyPart), chunk func([]tallyPart) int) error {
+		if len(it.parts) == 0 {
+			return nil
+		}
+		keys, err := s.tallyItem(ctx, streamShard, it, build, chunk)
+		for _, k := range keys {
+			applied[k[:40]] = true
+		}
+		if err != nil {
+			return s.fail(fmt.Sprintf("tally %d records of survey %d", len(recs), sid), err)
+		}
+		return nil
+	}
+	whole := func(p []tallyPart) int { return len(p) }
+	if err := apply(surveyItem, tallySurveyUpdate, whole); err != nil {
+		return 0, err
+	}
+	for sh := range shards {
+		shards[sh].pk, shards[sh].sk = AggPK(sid), AggSK(sh)
+		if err := apply(&shards[sh], tallyShardUpdate, tallyChunk); err != nil {
+			return 0, err
+		}
+	}
+	if err := apply(viewsItem, func(up *dynamo.Update, ps []tallyPart) {
+		var n int64
+		for _, p := range ps {
+			n += p.views
+		}
+		s.viewsUpdate(up, ps[0].viewAID, ps[0].viewFID, sid, n)
+	}, whole); err != nil {
+		return 0, err
+	}
+	if len(vars) > 0 {
+		ids := make([]int64, 0, len(vars))
+		for v := range vars {
+			ids = append(ids, v)
+		}
+		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+		if err := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, variablesSK).Add("responded", ids).Run(ctx); err != nil {
+			return 0, s.fail(fmt.Sprintf("mark the variables of survey %d", sid), err)
+		}
+	}
+	return len(applied), nil
+}
+
+// tallyItem is one counter item's share of a pass: its key and the parts
+// that change it, in the stream shard's order, each holding only this
+// item's changes.
+type tallyItem struct {
+	pk, sk string
+	parts  []tallyPart
+}
+
+// tallySurveyUpdate adds the parts' counts to the survey item.
+func tallySurveyUpdate(up *dynamo.Update, ps []tallyPart) {
+	var responses, spam, partials int64
+	respondents := false
+	for _, p := range ps {
+		responses, spam, partials = responses+p.responses, spam+p.spam, partials+p.partials
+		respondents = respondents || p.respondent
+	}
+	if partials != 0 {
+		up.Add(AttrPartialCount, partials)
+	}
+	if respondents {
+		up.Set(AttrRespondents, true)
+	}
+	if responses != 0 {
+		up.Add("submitted_responses", responses)
+	}
+	if spam != 0 {
+		up.Add(AttrSpamResponses, spam)
+	}
+}
+
+// tallyShardUpdate adds the parts' attributes to an aggregate shard.
+func tallyShardUpdate(up *dynamo.Update, ps []tallyPart) {
+	attrs := map[string]int64{}
+	for _, p := range ps {
+		for a, n := range p.attrs {
+			attrs[a] += n
+		}
+	}
+	names := make([]string, 0, len(attrs))
+	for a, n := range attrs {
+		if n != 0 {
+			names = append(names, a)
+		}
+	}
+	sort.Strings(names)
+	for _, a := range names {
+		up.Add(a, attrs[a])
+	}
+}
+
+// tallyItem applies it.parts to the item, each once: a run of parts (as
+// many as chunk takes) is one UpdateItem that moves the item's checkpoint
+// of streamShard from below the run's first part to its last, conditional
+// on that. When the condition fails (a run applied before, or part of
+// it), the checkpoint is read and the parts it passed are dropped; the
+// write is then conditional on the checkpoint as read. It answers the keys
+// of the parts it wrote.
+func (s *Store) tallyItem(ctx context.Context, streamShard string, it *tallyItem, build func(*dynamo.Update, []tallyPart), chunk func([]tallyPart) int) ([]string, error) {
+	name := tallyCheckpoint(streamShard)
+	todo := it.parts
+	var keys []string
+	var prev []byte // the checkpoint as read or written
+	known := false  // prev is what the item holds (nil: none)
+	for attempt := 1; len(todo) > 0; {
+		n := max(1, chunk(todo))
+		up := s.table.Update(AttrPK, it.pk).Range(AttrSK, it.sk)
+		build(up, todo[:n])
+		last := tallyCheckpointValue(todo[n-1].key)
+		up.Set(name, last)
+		switch {
+		case !known:
+			up.If("attribute_not_exists($) OR $ < ?", name, name, tallyCheckpointValue(todo[0].key))
+		case prev == nil:
+			up.If("attribute_not_exists($)", name)
+		default:
+			up.If("$ = ?", name, prev)
+		}
+		var after map[string]any
+		err := up.Value(ctx, &after)
+		switch {
+		case err == nil:
+			for _, p := range todo[:n] {
+				keys = append(keys, p.key)
+			}
+			prev, known, todo = last, true, todo[n:]
+			if err := s.pruneTallyCheckpoints(ctx, it, after); err != nil {
+				return keys, err
+			}
+			continue
+		case attempt == tallyAttempts:
+			return keys, err
+		case dynamo.IsCondCheckFailed(err):
+			var have map[string]any
+			err := s.table.Get(AttrPK, it.pk).Range(AttrSK, dynamo.Equal, it.sk).Project(name).Consistent(true).One(ctx, &have)
+			if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+				return keys, err
+			}
+			prev, known = nil, true
+			if b, ok := have[name].([]byte); ok {
+				prev = b
+			}
+			var rest []tallyPart
+			for _, p := range todo {
+				if prev == nil || bytes.Compare(tallyCheckpointValue(p.key), prev) > 0 {
+					rest = append(rest, p)
+				}
+			}
+			todo = rest
+		case txConflict(err):
+			// An owner's transaction held the item a moment.
+			if err := backoff(ctx, attempt); err != nil {
+				return keys, err
+			}
+		default:
+			return keys, err
+		}
+		attempt++
+	}
+	return keys, nil
+}
+
+// tallyCheckpointPrefix starts the name of an item's checkpoint of a
+// stream shard: "ck", the hour the shard was created (6 hex digits, from
+// its id; 000000 when the id does not say) and a hash of the id (8).
+const tallyCheckpointPrefix = "ck"
+
+// tallyCheckpoint is the attribute that holds an item's checkpoint of a
+// stream shard.
+func tallyCheckpoint(streamShard string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(streamShard))
+	return fmt.Sprintf("%s%06x%08x", tallyCheckpointPrefix, tallyShardHour(streamShard), h.Sum32())
+}
+
+// tallyShardHour is the hour (since the epoch) a DynamoDB stream shard was
+// created, from its id ("shardId-<milliseconds, 20 digits>-<hex>"); 0 when
+// the id is not of that form.
+func tallyShardHour(id string) int64 {
+	f := strings.Split(id, "-")
+	if len(f) != 3 || f[0] != "shardId" || len(f[1]) != 20 {
+		return 0
+	}
+	ms, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil || ms <= 0 {
+		return 0
+	}
+	return ms / int64(time.Hour/time.Millisecond)
+}
+
+// tallyCheckpointValue is a part key as a checkpoint's value: the
+// sequence number (40 decimal digits) in 17 bytes and the part in 2, so
+// that the bytes compare as the key does, in 19 bytes instead of 45.
+func tallyCheckpointValue(key string) []byte {
+	seq, part, _ := strings.Cut(key, "/")
+	n, ok := new(big.Int).SetString(seq, 10)
+	if !ok {
+		n = new(big.Int)
+	}
+	out := make([]byte, 19)
+	n.FillBytes(out[:17])
+	p, _ := strconv.Atoi(part)
+	binary.BigEndian.PutUint16(out[17:], uint16(p))
+	return out
+}
+
+// tallyCheckpointAge is how long an item keeps a stream shard's checkpoint
+// after the shard was created: a shard takes records for about four hours
+// and the stream keeps them 24, so no record of an older shard can come
+// again.
+const tallyCheckpointAge = 48 * time.Hour
+
+// pruneTallyCheckpoints removes from an item (as written, after) the
+// checkpoints of stream shards created more than tallyCheckpointAge ago,
+// so that an item touched for months carries a few, not one for every
+// shard it ever met. It writes only when there is one to remove: a few
+// times a day an item.
+func (s *Store) pruneTallyCheckpoints(ctx context.Context, it *tallyItem, after map[string]any) error {
+	oldest := s.Now().Add(-tallyCheckpointAge).Unix() / 3600
+	var stale []string
+	for a := range after {
+		if len(a) != len(tallyCheckpointPrefix)+14 || !strings.HasPrefix(a, tallyCheckpointPrefix) {
+			continue
+		}
+		hour, err := strconv.ParseInt(a[len(tallyCheckpointPrefix):len(tallyCheckpointPrefix)+6], 16, 64)
+		if err == nil && hour > 0 && hour < oldest {
+			stale = append(stale, a)
+		}
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	sort.Strings(stale)
+	up := s.table.Update(AttrPK, it.pk).Range(AttrSK, it.sk)
+	for _, a := range stale {
+		up.Remove(a)
+	}
+	return up.Run(ctx)
 }
 
 // tallyChunk is how many of parts (at least one) one transaction applies:
@@ -265,79 +530,4 @@ func tallyChunk(parts []tallyPart) int {
 		}
 	}
 	return len(parts)
-}
-
-// tallyTx applies parts in one transaction, with the checkpoint moved from
-// prev (as stored; "" for none) to the last part's key.
-func (s *Store) tallyTx(ctx context.Context, sid int64, streamShard, prev string, parts []tallyPart) error {
-	var responses, spam, views, viewAID, viewFID, partials int64
-	attrs := map[string]int64{}
-	vars := map[int64]bool{}
-	respondents := false
-	for _, p := range parts {
-		responses, spam, views, partials = responses+p.responses, spam+p.spam, views+p.views, partials+p.partials
-		respondents = respondents || p.respondent
-		if p.views > 0 {
-			viewAID, viewFID = p.viewAID, p.viewFID
-		}
-		for a, n := range p.attrs {
-			attrs[a] += n
-		}
-		for _, v := range p.vars {
-			vars[v] = true
-		}
-	}
-	tx := s.db.WriteTx()
-	if responses != 0 || spam != 0 || partials != 0 || respondents {
-		count := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK)
-		if partials != 0 {
-			count.Add(AttrPartialCount, partials)
-		}
-		if respondents {
-			count.Set(AttrRespondents, true)
-		}
-		if responses != 0 {
-			count.Add("submitted_responses", responses)
-		}
-		if spam != 0 {
-			count.Add(AttrSpamResponses, spam)
-		}
-		tx.Update(count)
-	}
-	shards := map[int]*dynamo.Update{}
-	for a, n := range attrs {
-		if n == 0 {
-			continue
-		}
-		sh := attrShard(a)
-		if shards[sh] == nil {
-			shards[sh] = s.table.Update(AttrPK, AggPK(sid)).Range(AttrSK, AggSK(sh))
-		}
-		shards[sh].Add(a, n)
-	}
-	for sh := range AggShards {
-		if u := shards[sh]; u != nil {
-			tx.Update(u)
-		}
-	}
-	if views > 0 {
-		tx.Update(s.addViews(viewAID, viewFID, sid, views))
-	}
-	if len(vars) > 0 {
-		ids := make([]int64, 0, len(vars))
-		for v := range vars {
-			ids = append(ids, v)
-		}
-		tx.Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, variablesSK).Add("responded", ids))
-	}
-	put := s.table.Put(map[string]any{
-		AttrPK: TallyPK(sid), AttrSK: streamShard, "seq": parts[len(parts)-1].key, AttrTTL: s.Now().Add(tallyTTL).Unix(),
-	})
-	if prev == "" {
-		put.If("attribute_not_exists(PK)")
-	} else {
-		put.If("$ = ?", "seq", prev)
-	}
-	tx.Put(put)
-	return tx.Run(ctx)
 }

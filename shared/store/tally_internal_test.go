@@ -1,7 +1,9 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -86,4 +88,41 @@ func FuzzReportAttr(f *testing.F) {
 		a := newAggregate()
 		a.add(name, w)
 	})
+}
+
+// TestTallyCheckpointValues: an item's checkpoint value compares, byte by
+// byte, as the part keys it stands for do (sequence numbers of any length
+// up to 40 digits, then the part), and its name carries the hour a
+// DynamoDB stream shard was created (from its id), by which it is pruned,
+// and none for an id of another form (never pruned).
+func TestTallyCheckpointValues(t *testing.T) {
+	t.Parallel()
+	keys := []string{partKey("9", 0), partKey("9", 1), partKey("10", 0), partKey("4421584500000000017450439091", 0),
+		partKey("4421584500000000017450439091", 3), partKey("4421584500000000017450439092", 0), partKey(strings.Repeat("9", 40), 9999)}
+	for i := 1; i < len(keys); i++ {
+		a, b := tallyCheckpointValue(keys[i-1]), tallyCheckpointValue(keys[i])
+		if len(a) != 19 || bytes.Compare(a, b) >= 0 {
+			t.Errorf("%s (%x) does not sort before %s (%x)", keys[i-1], a, keys[i], b)
+		}
+	}
+	for _, c := range []struct {
+		id   string
+		hour int64
+	}{
+		{"shardId-00000001536019433161-8d1e3e6d", 1536019433161 / 3_600_000},
+		{"shardId-0000000153601943316-8d1e3e6d", 0},
+		{"sim-low-7", 0},
+		{"shardId-0000000153601943316x-8d1e3e6d", 0},
+	} {
+		if got := tallyShardHour(c.id); got != c.hour {
+			t.Errorf("tallyShardHour(%q) = %d, want %d", c.id, got, c.hour)
+		}
+		name := tallyCheckpoint(c.id)
+		if len(name) != len(tallyCheckpointPrefix)+14 || name[len(tallyCheckpointPrefix):len(tallyCheckpointPrefix)+6] != fmt.Sprintf("%06x", c.hour) {
+			t.Errorf("tallyCheckpoint(%q) = %q", c.id, name)
+		}
+	}
+	if tallyCheckpoint("shardId-00000001536019433161-8d1e3e6d") == tallyCheckpoint("shardId-00000001536019433161-8d1e3e6e") {
+		t.Error("two shards of the same hour share a checkpoint")
+	}
 }

@@ -58,12 +58,11 @@ func (s *Store) CountView(ctx context.Context, aid, fid, sid int64) error {
 	return nil
 }
 
-// addViews is the tally's write of n views to the survey's views item,
+// viewsUpdate adds to up (of the views item) the tally's write of n views to the survey's views item,
 // placing it in GSI1 beside its survey (folder fid of account aid) if it
 // is not placed yet.
-func (s *Store) addViews(aid, fid, sid, n int64) *dynamo.Update {
-	return s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, viewsSK).
-		Add("views", n).Set("survey_id", sid).
+func (s *Store) viewsUpdate(up *dynamo.Update, aid, fid, sid, n int64) {
+	up.Add("views", n).Set("survey_id", sid).
 		SetIfNotExists(AttrGSI1PK, OwnerKey(aid)).SetIfNotExists(AttrGSI1SK, SurveyViewsOwnerSK(fid, sid))
 }
 
