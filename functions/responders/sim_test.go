@@ -272,7 +272,7 @@ func TestSimReplaysWhatTheStoreWrites(t *testing.T) {
 				}
 				// An empty Query: DynamoDB Local reports 0 units, AWS bills
 				// the minimum (a unit strongly consistent), as the model does.
-				empty := q.Op == "Query" && len(q.Items) == 0 && q.Consumed == 0
+				empty := q.Op == "Query" && !slices.ContainsFunc(q.Items, func(it ddbsim.Item) bool { return it.Key != "" }) && q.Consumed == 0
 				if u != q.Consumed && !empty {
 					t.Errorf("%s: %s: the model reads %.1f units, DynamoDB %.1f (%+v)", s.name, q.Op, u, q.Consumed, q.Items)
 				}
@@ -430,6 +430,12 @@ func BenchmarkViralResponders(b *testing.B) {
 	for range b.N {
 		for _, vr := range variants {
 			slug, sid, qs := r.simSurvey(b, 12, vr.set)
+			// The first readers of each copy of the survey's state write it
+			// whole (once in its life, surveystate.go): visits enough to have
+			// every copy whole, unrecorded, so that no replay repeats them.
+			for range 4 * store.SurveyStateCopies {
+				r.visit(b, slug, qs, vr.o, rnd)
+			}
 			var visits []visit
 			for range 32 {
 				visits = append(visits, r.visit(b, slug, qs, vr.o, rnd))
@@ -515,6 +521,14 @@ func distinctSessions(every int) func(i int, reqs []ddbsim.Request) []ddbsim.Req
 		moved := map[string]string{} // a recorded session partition -> the simulated one
 		respell := func(it *ddbsim.Item) {
 			pk, sk, ok := strings.Cut(it.Key, "|")
+			if base, _, copied := strings.Cut(pk, "#STATE#"); ok && copied && sk == store.SurveyStateSK {
+				// The read copy of the survey's state the session's token
+				// (a save) or the response's id (the fence) picks.
+				b, _ := strconv.ParseUint(fresh("state")[:2], 16, 8)
+				it.Partition = fmt.Sprintf("%s#STATE#%d", base, int(b)%store.SurveyStateCopies)
+				it.Key = it.Partition + "|" + sk
+				return
+			}
 			if !ok || !strings.HasPrefix(pk, "RESPONSES#") || len(pk) < len("RESPONSES#")+20 {
 				return
 			}
@@ -584,7 +598,7 @@ func TestPartialSaveWritesOnlyWhatChanged(t *testing.T) {
 	slug, sid, qs := r.simSurvey(t, 40, map[string]any{"partial_responses": true})
 	sess := r.session(t, slug, nil)
 	answers := map[string]any{}
-	var deltas int
+	var deltas, backfills int
 	for i, q := range qs {
 		answers[strconv.FormatInt(q, 10)] = fmt.Sprintf("answer %02d %s", i, strings.Repeat("x", 40))
 		switch i {
@@ -601,11 +615,21 @@ func TestPartialSaveWritesOnlyWhatChanged(t *testing.T) {
 		if got.code != 204 {
 			t.Fatalf("page %d: %d %s", i, got.code, got.body)
 		}
-		wcu, puts := sumWCU(reqs), 0
+		wcu, puts := 0.0, 0
 		for _, q := range reqs {
 			if q.Kind == ddbsim.Read {
 				continue
 			}
+			// The read copy of the survey's state the session reads is
+			// written whole once, by its first reader (surveystate.go):
+			// not the save's own cost.
+			if slices.ContainsFunc(q.Items, func(it ddbsim.Item) bool { return strings.Contains(it.Key, "#STATE#") }) {
+				if backfills++; backfills > 1 {
+					t.Errorf("page %d: the state copy written again: %+v", i, q)
+				}
+				continue
+			}
+			wcu += ddbsim.Cost(q)
 			for _, it := range q.Items {
 				if strings.Contains(it.Key, "#D#") {
 					deltas++
