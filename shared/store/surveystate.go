@@ -121,6 +121,24 @@ func (s *Store) backfillState(ctx context.Context, sid int64, k int) error {
 	return s.db.WriteTx().Check(check).Put(s.table.Put(st)).Run(ctx)
 }
 
+// wholeState is copy k of a new survey's state, whole (cv 0: a new
+// survey item has none), for the transaction that creates the survey.
+func wholeState(sv survey.Survey, k int) any {
+	return struct {
+		PK, SK string
+		stateItem
+	}{SurveyStatePK(sv.ID, k), SurveyStateSK, stateItem{IsStopped: sv.IsStopped, Deleted: sv.Deleted, ExpirationDate: sv.ExpirationDate, Whole: true}}
+}
+
+// createState adds to tx the Puts of every copy of a new survey's state,
+// whole, after tx's items (their indices stay what they were).
+func (s *Store) createState(tx *dynamo.WriteTx, sv survey.Survey) *dynamo.WriteTx {
+	for k := range SurveyStateCopies {
+		tx.Put(s.table.Put(wholeState(sv, k)))
+	}
+	return tx
+}
+
 // PartialCollection is PublicCollection(ctx, sid, true) for the partial
 // routes, read off the survey item: one strongly consistent GetItem of
 // the copy of the survey's state that key (the session's token) picks,
