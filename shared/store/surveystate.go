@@ -30,11 +30,11 @@ import (
 // exact as one of the survey item. The sweep's closed flag is not
 // copied: it is set only once the expiration date, which is, has passed.
 //
-// A copy is "whole" once written from the survey item by backfillState,
-// in a transaction conditional on the item still holding what was
-// copied; before that (a survey created before the copies, or whose
-// copies an owner's write created with only its change), a reader reads
-// the survey item as before, and writes the copy whole.
+// A survey is created with its copies whole (createState). A survey
+// created before the copies, or a copy an owner's write created with only
+// its change, is not whole: its reader reads the survey item as before
+// and writes the copy whole (backfillState), in a transaction conditional
+// on the item still holding what was copied.
 
 // stateItem is a read copy of a survey's state.
 type stateItem struct {
