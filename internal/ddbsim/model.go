@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -437,8 +438,19 @@ func (e *events) Pop() any {
 // item key that occurs in one recorded operation only (a response, an
 // Idempotency-Key) belongs to that operation, so each reuse gets its own
 // copy of it; a key several operations share (the survey, a count shard)
-// stays shared. Partitions are never renamed.
+// stays shared. Partitions are never renamed (PoolRespelled renames
+// them). Every other field of a request (a read's consistency, the units
+// DynamoDB reported) is the recorded one.
 func Pool(recorded [][]Request) func(i int) []Request {
+	return PoolRespelled(recorded, nil)
+}
+
+// PoolRespelled is Pool, each operation's requests then handed to
+// respell (when not nil) with the operation's number: what a replay of a
+// few recorded operations cannot show by itself, such as each simulated
+// session its own session hash (and so its own partitions), the caller
+// writes in (a copy; the recorded requests are not changed).
+func PoolRespelled(recorded [][]Request, respell func(i int, reqs []Request) []Request) func(i int) []Request {
 	seen := map[string]map[int]bool{}
 	for n, reqs := range recorded {
 		for _, r := range reqs {
@@ -454,13 +466,18 @@ func Pool(recorded [][]Request) func(i int) []Request {
 		src := recorded[i%len(recorded)]
 		out := make([]Request, len(src))
 		for k, r := range src {
-			out[k] = Request{Op: r.Op, Kind: r.Kind, Items: make([]Item, len(r.Items))}
+			out[k] = r
+			out[k].Items = make([]Item, len(r.Items))
 			for j, it := range r.Items {
 				if len(seen[it.Key]) == 1 {
 					it.Key += "#" + strconv.Itoa(i)
 				}
+				it.GSIs = slices.Clone(it.GSIs)
 				out[k].Items[j] = it
 			}
+		}
+		if respell != nil {
+			out = respell(i, out)
 		}
 		return out
 	}

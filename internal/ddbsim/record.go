@@ -286,6 +286,17 @@ func readItems(op string, in, answer map[string]any) []Item {
 		if m := firstValue.FindStringSubmatch(kc); m != nil {
 			qpart = str(mapOf(in["ExpressionAttributeValues"])[m[1]])
 		}
+		if kc == "" {
+			// The legacy KeyConditions (guregu/dynamo sends them): the
+			// partition key is the attribute compared for equality whose
+			// name ends in PK.
+			for name, c := range mapOf(in["KeyConditions"]) {
+				c := mapOf(c)
+				if vs := listOf(c["AttributeValueList"]); c["ComparisonOperator"] == "EQ" && strings.HasSuffix(name, "PK") && len(vs) == 1 {
+					qpart = str(vs[0])
+				}
+			}
+		}
 		if index != "" {
 			qpart = index + ":" + qpart
 		}

@@ -14,9 +14,11 @@ import (
 // PartialStore is what partial responses read and write (contract
 // section 20); *store.Store implements it.
 type PartialStore interface {
+	PartialCollection(ctx context.Context, sid int64, key string) (store.SurveyCollection, error)
 	SavePartial(ctx context.Context, w store.PartialWrite) (store.Partial, bool, error)
 	SessionPartial(ctx context.Context, sid int64, session string) (store.Partial, bool, error)
 	Account(ctx context.Context, id int64) (survey.Account, error)
+	OwnerAccount(ctx context.Context, id int64) (survey.Account, error)
 	PhoneListed(ctx context.Context, sid int64, e164 string) (bool, error)
 	CheckCode(ctx context.Context, sid int64, code string, unique bool) (bool, error)
 }
@@ -55,7 +57,14 @@ func (s Service) partialSession(ctx context.Context, slug, token string, purpose
 	if err != nil {
 		return store.SurveyCollection{}, Session{}, err
 	}
-	c, err := s.Store.PublicCollection(ctx, sid, true)
+	ps, ok := s.Store.(PartialStore)
+	if !ok {
+		return store.SurveyCollection{}, Session{}, survey.Errorf(survey.EINTERNAL, "responding: the store keeps no partials")
+	}
+	// A read copy of the survey's state, picked by the token, not the
+	// survey item that every route reads (store.PartialCollection): as
+	// exact, since a close writes every copy in its transaction.
+	c, err := ps.PartialCollection(ctx, sid, token)
 	if err != nil {
 		return store.SurveyCollection{}, Session{}, err
 	}
@@ -65,13 +74,10 @@ func (s Service) partialSession(ctx context.Context, slug, token string, purpose
 	if !c.Settings.PartialResponses {
 		return store.SurveyCollection{}, Session{}, ErrNoPartials
 	}
-	ps, ok := s.Store.(PartialStore)
-	if !ok {
-		return store.SurveyCollection{}, Session{}, survey.Errorf(survey.EINTERNAL, "responding: the store keeps no partials")
-	}
 	// The setting is Pro's (survey.PlanNeeded): an owner whose plan lost
-	// it keeps the setting stored, and no new partials (one GetItem).
-	owner, err := ps.Account(ctx, c.Survey.AccountID)
+	// it keeps the setting stored, and no new partials (one GetItem, at
+	// most one a second per container: store.OwnerAccount).
+	owner, err := ps.OwnerAccount(ctx, c.Survey.AccountID)
 	if err != nil {
 		return store.SurveyCollection{}, Session{}, err
 	}

@@ -75,7 +75,7 @@ func (s *Store) elementTx(ctx context.Context, aid, sid int64, own func(*dynamo.
 	}
 	tx := s.db.WriteTx()
 	own(tx)
-	err = s.runTx(ctx, tx.Update(lw).Update(s.surveyTouch(sid, aid, l)))
+	err = s.runTx(ctx, s.mirrorState(tx.Update(lw).Update(s.surveyTouch(sid, aid, l)), sid, addCV))
 	switch {
 	case err == nil:
 		return false, nil

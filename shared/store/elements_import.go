@@ -34,8 +34,8 @@ func (s *Store) ImportElements(ctx context.Context, aid, sid int64, l survey.Lay
 	if _, err := s.table.Batch().Write().Put(items...).Run(ctx); err != nil {
 		return s.fail(fmt.Sprintf("import elements of survey %d", sid), err)
 	}
-	err = s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).
-		Set("question_count", l.QuestionCount()).Add(attrCollectionVersion, 1).If("account_id = ?", aid).Run(ctx)
+	err = s.mirrorState(s.db.WriteTx().Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).
+		Set("question_count", l.QuestionCount()).Add(attrCollectionVersion, 1).If("account_id = ?", aid)), sid, addCV).Run(ctx)
 	if err != nil {
 		return s.fail(fmt.Sprintf("count questions of survey %d", sid), err)
 	}

@@ -13,7 +13,13 @@ import (
 // surveyOpenAt reads whether the survey is open at now: it exists, is not
 // in the trash, not stopped, not closed by the sweep, and its expiration
 // date (if any) is after now's day (survey.Survey.Active).
+//
+// It reads a copy of the survey's state (surveystate.go), not the survey
+// item, when that copy is whole.
 func (s *Store) surveyOpenAt(ctx context.Context, r survey.Response) (bool, error) {
+	if open, known, err := s.stateOpen(ctx, r); err != nil || known {
+		return open, err
+	}
 	var item dynamo.Item
 	err := s.table.Get(AttrPK, SurveyPK(r.SurveyID)).Range(AttrSK, dynamo.Equal, SurveySK).Consistent(true).One(ctx, &item)
 	if errors.Is(err, dynamo.ErrNotFound) {

@@ -268,8 +268,9 @@ func skOf(item dynamo.Item) string {
 }
 
 // folderTrashTx is how many surveys one transaction of a folder deletion
-// trashes: DynamoDB's 100 actions, less the account's count.
-const folderTrashTx = 99
+// trashes: DynamoDB's 100 actions, less the account's count, over each
+// survey's item and the read copies of its state (surveystate.go).
+const folderTrashTx = 99 / (1 + SurveyStateCopies)
 
 // DeleteFolder deletes a folder of the account and moves its surveys to the
 // trash; nothing is erased. It first marks the folder deleting (hidden at
@@ -368,11 +369,15 @@ func (s *Store) trashInFolder(ctx context.Context, aid, fid int64, sids []int64,
 		for _, sid := range sids {
 			tx.Update(s.trashUpdate(sid, now).If("folder_id = ? AND deleted = ?", fid, false))
 		}
-		err := tx.Update(s.countAdd(aid, attrLiveSurveys, -len(sids))).Run(ctx)
+		tx.Update(s.countAdd(aid, attrLiveSurveys, -len(sids)))
+		for _, sid := range sids {
+			s.mirrorState(tx, sid, trashed(true))
+		}
+		err := tx.Run(ctx)
 		if err == nil {
 			return nil
 		}
-		if reasons := txReasons(err); len(reasons) == len(sids)+1 && !txFailedAt(err, len(sids)) {
+		if reasons := txReasons(err); len(reasons) == len(sids)*(1+SurveyStateCopies)+1 && !txFailedAt(err, len(sids)) {
 			var rest []int64
 			for i, sid := range sids {
 				if !txFailedAt(err, i) {

@@ -159,3 +159,14 @@ func ThemeUsePrefix(tid int64) string { return "THEMEUSE#" + pad(tid) + "#" }
 
 // ThemeUseSK marks that the survey uses the account's theme.
 func ThemeUseSK(tid, sid int64) string { return ThemeUsePrefix(tid) + pad(sid) }
+
+// SurveyStateCopies is how many read copies of a survey's state there are
+// (surveystate.go): partial saves and the close fence read one each, so
+// that no survey item takes their reads.
+const SurveyStateCopies = 8
+
+// SurveyStatePK is read copy k of a survey's state, a partition of its own.
+func SurveyStatePK(sid int64, k int) string { return fmt.Sprintf("%s#STATE#%d", SurveyPK(sid), k) }
+
+// SurveyStateSK is the SK of a read copy of a survey's state.
+const SurveyStateSK = "STATE"

@@ -92,7 +92,9 @@ func (s *Store) CreateQuota(ctx context.Context, aid, sid int64, q survey.Quota)
 	}
 	sup := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add(attrCollectionVersion, 1).Add(attrQuotaCount, 1).
 		If(surveyWritable, aid, false).If("(attribute_not_exists($) OR $ < ?)", attrQuotaCount, attrQuotaCount, survey.MaxQuotas)
-	err = s.quotaTx(ctx, func() *dynamo.WriteTx { return s.db.WriteTx().Put(put.If("attribute_not_exists(PK)")).Update(sup) }, 1, func() error {
+	err = s.quotaTx(ctx, func() *dynamo.WriteTx {
+		return s.mirrorState(s.db.WriteTx().Put(put.If("attribute_not_exists(PK)")).Update(sup), sid, addCV)
+	}, 1, func() error {
 		if err := s.checkWritable(ctx, aid, sid); err != nil {
 			return err
 		}
@@ -109,7 +111,9 @@ func (s *Store) UpdateQuota(ctx context.Context, aid, sid int64, q survey.Quota)
 		return err
 	}
 	sup := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add(attrCollectionVersion, 1).If(surveyWritable, aid, false)
-	return s.quotaTx(ctx, func() *dynamo.WriteTx { return s.db.WriteTx().Put(put.If("attribute_exists(PK)")).Update(sup) }, 1,
+	return s.quotaTx(ctx, func() *dynamo.WriteTx {
+		return s.mirrorState(s.db.WriteTx().Put(put.If("attribute_exists(PK)")).Update(sup), sid, addCV)
+	}, 1,
 		func() error { return s.whyNotWritable(ctx, aid, sid) })
 }
 
@@ -120,7 +124,7 @@ func (s *Store) DeleteQuota(ctx context.Context, aid, sid, id int64) error {
 	del := s.table.Delete(AttrPK, SurveyPK(sid)).Range(AttrSK, QuotaSK(id)).If("attribute_exists(PK)")
 	sup := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add(attrCollectionVersion, 1).Add(attrQuotaCount, -1).
 		If(surveyWritable, aid, false)
-	return s.quotaTx(ctx, func() *dynamo.WriteTx { return s.db.WriteTx().Delete(del).Update(sup) }, 1, func() error { return s.whyNotWritable(ctx, aid, sid) })
+	return s.quotaTx(ctx, func() *dynamo.WriteTx { return s.mirrorState(s.db.WriteTx().Delete(del).Update(sup), sid, addCV) }, 1, func() error { return s.whyNotWritable(ctx, aid, sid) })
 }
 
 // quotaTx runs a quota's transaction (write 0 the quota's, write surveyAt

@@ -183,6 +183,21 @@ func (s *Store) UpdateSettings(ctx context.Context, aid, sid int64, u SettingsUp
 				Set(AttrGSI2SK, ExpirySK(u.Expiration, sid)).Remove("closed")
 		}
 	}
+	// The read copies of the survey's state take the same change
+	// (surveystate.go): a stop or an expiration date is seen at once by
+	// the partial saves and the fence that read them.
+	mirror := func(c *dynamo.Update) *dynamo.Update {
+		addCV(c)
+		if u.IsStopped != nil {
+			c.Set("is_stopped", *u.IsStopped)
+		}
+		if u.Expire && u.Expiration == "" {
+			c.Remove("expiration_date")
+		} else if u.Expire {
+			c.Set("expiration_date", u.Expiration)
+		}
+		return c
+	}
 	var up *dynamo.Update
 	if len(u.Set) > 0 {
 		up = s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, settingsSK)
@@ -205,7 +220,7 @@ func (s *Store) UpdateSettings(ctx context.Context, aid, sid int64, u SettingsUp
 		if up != nil {
 			tx.Update(up)
 		}
-		err := s.runTx(ctx, tx.Update(sup))
+		err := s.runTx(ctx, s.mirrorState(tx.Update(sup), sid, mirror))
 		switch {
 		case err == nil:
 			return nil

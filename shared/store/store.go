@@ -35,7 +35,9 @@ type Store struct {
 	slugs        foreverCache[string, int64] // public slugs' surveys
 	owners       foreverCache[int64, int64]  // surveys' accounts, for the host's scope (hostscope.go)
 	// collections: the public routes' survey collections (pubcache.go).
-	collections          collectionCache
+	collections collectionCache
+	// owners: the partial routes' reads of survey owners (OwnerAccount).
+	ownerReads           ownerCache
 	collHits, collMisses atomic.Int64
 	// alloc hands out n fresh ids of a kind (addIDs; tests replace it to
 	// force an id that is already taken).

@@ -163,14 +163,14 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 			return survey.Survey{}, err
 		}
 		noteCreated(ctx, id, sv.Created)
-		err = s.runTx(ctx, s.db.WriteTx().
+		err = s.runTx(ctx, s.createState(s.db.WriteTx().
 			Check(s.table.Check(AttrPK, AccountPK(sv.AccountID)).Range(AttrSK, FolderSK(sv.FolderID)).If(folderLive)).
 			Put(s.table.Put(it).If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true)).
 			Put(s.table.Put(slugItem{PK: SlugPK(sv.URLSlug), SK: slugSK, SurveyID: id}).If("attribute_not_exists(PK)")).
 			Put(s.table.Put(lay)).
 			Update(s.countUp(sv.AccountID, attrLiveSurveys, limit)).
 			Put(s.table.Put(newReportItem(sv))).
-			Put(s.table.Put(newPreviewItem(sv))))
+			Put(s.table.Put(newPreviewItem(sv))), sv))
 		switch {
 		case err == nil:
 			return sv, nil
@@ -336,9 +336,9 @@ func (s *Store) TrashSurvey(ctx context.Context, aid, sid int64) error {
 	now := s.timestamp()
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
-		err := s.runTx(ctx, s.db.WriteTx().
+		err := s.runTx(ctx, s.mirrorState(s.db.WriteTx().
 			Update(s.trashUpdate(sid, now).If(surveyWritable, aid, false)).
-			Update(s.countAdd(aid, attrLiveSurveys, -1)))
+			Update(s.countAdd(aid, attrLiveSurveys, -1)), sid, trashed(true)))
 		switch {
 		case err == nil:
 			return nil
@@ -351,8 +351,14 @@ func (s *Store) TrashSurvey(ctx context.Context, aid, sid int64) error {
 	}
 }
 
+// trashed mirrors a survey moved into the trash or out of it on the read
+// copies of its state (surveystate.go).
+func trashed(deleted bool) func(*dynamo.Update) *dynamo.Update {
+	return func(u *dynamo.Update) *dynamo.Update { return u.Set("deleted", deleted) }
+}
+
 // trashUpdate moves a survey to the trash, trashed at now; the caller adds
-// the condition.
+// the condition (and the read copies of its state, trashed(true)).
 func (s *Store) trashUpdate(sid int64, now string) *dynamo.Update {
 	return s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).
 		Set("deleted", true).Set("trashed", now).Remove(AttrGSI1PK, AttrGSI1SK)
@@ -391,10 +397,10 @@ func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int
 	limit := s.Limits.LiveSurveys
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
-		err = s.runTx(ctx, s.db.WriteTx().
+		err = s.runTx(ctx, s.mirrorState(s.db.WriteTx().
 			Check(s.table.Check(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(target)).If(folderLive)).
 			Update(up).Update(s.viewsPlace(aid, target, sid)).
-			Update(s.countUp(aid, attrLiveSurveys, limit)))
+			Update(s.countUp(aid, attrLiveSurveys, limit)), sid, trashed(false)))
 		switch {
 		case err == nil:
 			return nil

@@ -51,6 +51,9 @@ func (s *Store) ImportSurveys(ctx context.Context, svs []survey.Survey) ([]surve
 			return nil, err
 		}
 		items = append(items, it, slugItem{PK: SlugPK(sv.URLSlug), SK: slugSK, SurveyID: sv.ID}, lay, newReportItem(sv), newPreviewItem(sv))
+		for k := range SurveyStateCopies {
+			items = append(items, wholeState(sv, k))
+		}
 		out[i] = sv
 	}
 	if _, err := s.table.Batch().Write().Put(items...).Run(ctx); err != nil {

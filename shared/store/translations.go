@@ -81,7 +81,7 @@ func (s *Store) translationsWrite(ctx context.Context, aid, sid int64, up *dynam
 	sup := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add(attrCollectionVersion, 1).If(surveyWritable, aid, false)
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
-		err := s.runTx(ctx, s.db.WriteTx().Update(sup).Update(up)) // fresh each try (runTx adds to it)
+		err := s.runTx(ctx, s.mirrorState(s.db.WriteTx().Update(sup).Update(up), sid, addCV)) // fresh each try (runTx adds to it)
 		switch {
 		case err == nil:
 			return nil

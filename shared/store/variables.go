@@ -92,9 +92,9 @@ func (s *Store) writeVariables(ctx context.Context, aid, sid int64, vars []surve
 	} else {
 		up = up.If("version = ?", version)
 	}
-	err = s.runTx(ctx, s.db.WriteTx().
+	err = s.runTx(ctx, s.mirrorState(s.db.WriteTx().
 		Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add(attrCollectionVersion, 1).If(surveyWritable, aid, false)).
-		Update(up.IncludeItemInCondCheckFail(true)))
+		Update(up.IncludeItemInCondCheckFail(true)), sid, addCV))
 	switch {
 	case err == nil:
 		return nil

@@ -130,6 +130,11 @@ func simAnswer(op string, in map[string]any) string {
 			`"created":{"S":"2026-11-01T00:00:00.000000Z"},"theme":{"S":"{}"},"deleted":{"BOOL":false},"is_stopped":{"BOOL":false}}}`,
 			SurveyPK(simSurvey), simSurvey)
 	}
+	if pk, _ := key["PK"].(map[string]any); op == "GetItem" && sk["S"] == SurveyStateSK {
+		// A whole copy of the survey's state (surveystate.go), as every
+		// copy is after its first reader.
+		return fmt.Sprintf(`{"Item":{"PK":{"S":%q},"SK":{"S":"STATE"},"deleted":{"BOOL":false},"is_stopped":{"BOOL":false},"cv":{"N":"0"},"whole":{"BOOL":true}}}`, pk["S"])
+	}
 	return ""
 }
 
