@@ -25,6 +25,7 @@ type DomainStore interface {
 	SetDomainStatus(ctx context.Context, o store.DomainOwner, status string, at time.Time) (bool, error)
 	MarkOwnerChecked(ctx context.Context, o store.DomainOwner, at time.Time) error
 	ReleaseDomain(ctx context.Context, o store.DomainOwner) (bool, error)
+	DomainNoticed(ctx context.Context, o store.DomainOwner) error
 }
 
 var _ DomainStore = (*store.Store)(nil)
@@ -72,6 +73,11 @@ func CheckDomains(ctx context.Context, st DomainStore, dns DNS, now time.Time, n
 
 func checkDomain(ctx context.Context, st DomainStore, dns DNS, now time.Time, notify func(context.Context, store.DomainOwner) error,
 	o store.DomainOwner, res *DomainsResult) error {
+	if o.Notice != 0 {
+		// A suspension an earlier run made and could not tell: told
+		// first, before this check may release the domain.
+		tell(ctx, st, notify, o)
+	}
 	found, err := dns.Check(ctx, o.Domain, o.TXT, o.Target)
 	if errors.Is(err, dnscheck.ErrUnavailable) {
 		slog.Warn("domain check: no DNS answer", "domain", o.Domain, "error", err.Error())
@@ -92,11 +98,8 @@ func checkDomain(ctx context.Context, st DomainStore, dns DNS, now time.Time, no
 		if changed, err = st.SetDomainStatus(ctx, o, survey.DomainSuspended, now); changed && err == nil {
 			res.Suspended++
 			slog.Info("domain check: suspended", "domain", o.Domain, "account_id", o.AccountID, "why", found.Detail(o.Domain, o.Target))
-			if notify != nil {
-				if nerr := notify(ctx, o); nerr != nil { // the suspension stands; the owner sees it on the domain
-					slog.Error("domain check: notify failed", "domain", o.Domain, "error", nerr.Error())
-				}
-			}
+			o.Status, o.Notice = survey.DomainSuspended, now.UnixMicro()
+			tell(ctx, st, notify, o)
 		}
 	case now.Sub(time.Unix(o.FailingSince, 0)) >= survey.DomainRelease:
 		var released bool
@@ -108,4 +111,20 @@ func checkDomain(ctx context.Context, st DomainStore, dns DNS, now time.Time, no
 		err = st.MarkOwnerChecked(ctx, o, now)
 	}
 	return err
+}
+
+// tell sends o's pending notice (notify, when set) and clears it once
+// told. A failure leaves it pending for the next run: the suspension
+// stands, and the owner sees it on the domain meanwhile.
+func tell(ctx context.Context, st DomainStore, notify func(context.Context, store.DomainOwner) error, o store.DomainOwner) {
+	if notify == nil {
+		return
+	}
+	err := notify(ctx, o)
+	if err == nil {
+		err = st.DomainNoticed(ctx, o)
+	}
+	if err != nil {
+		slog.Error("domain check: notify failed; told on the next run", "domain", o.Domain, "error", err.Error())
+	}
 }

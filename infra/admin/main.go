@@ -385,7 +385,23 @@ func domainsCheck(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return nil, err
 	}
-	return sweeper.CheckDomains(ctx, st, dnscheck.New(getenv("DNS_RESOLVER")), now, nil)
+	var notify func(context.Context, store.DomainOwner) error
+	if getenv("MAIL_FROM") != "" {
+		// Told as the function tells (without MAIL_FROM the notices stay
+		// pending for the function's daily run).
+		c := awsenv.FromEnv(getenv)
+		c.Policy = awsenv.Events
+		cfg, err := awsenv.Load(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		n, err := sweeper.NotifierFromEnv(cfg, st, getenv)
+		if err != nil {
+			return nil, err
+		}
+		notify = n.Notify
+	}
+	return sweeper.CheckDomains(ctx, st, dnscheck.New(getenv("DNS_RESOLVER")), now, notify)
 }
 
 // sweep runs the expiry sweep once, with the sweeper function's own code,

@@ -190,8 +190,9 @@ var allowedActions = map[string][]string{
 		"s3:DeleteObject", "sqs:SendMessage", "dynamodb:ConditionCheckItem"}, teamsActions...), // a member's share (store.runTx)
 	"TallyFunction":   {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "sqs:SendMessage"},
 	"ExportsFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem", "s3:PutObject", "s3:AbortMultipartUpload"},
-	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"}, // and dead copies
-	"SchemaFunction":  {},                                                                                          // serves an embedded document: no AWS access at all
+	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", // and dead copies
+		"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage", "ses:SendEmail"}, // a suspended domain's notice (section 23)
+	"SchemaFunction": {}, // serves an embedded document: no AWS access at all
 	"WebhooksFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt", "sqs:SendMessage"}, teamsActions...),
 	"DispatchFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage", "s3:DeleteObjectTagging", // and keeps the files of responses

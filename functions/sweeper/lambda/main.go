@@ -19,8 +19,12 @@ import (
 
 func main() {
 	lambdamain.MainEvents(func(env lambdamain.Env) (any, error) {
+		notifier, err := sweeper.NotifierFromEnv(env.AWS, env.Store, env.Getenv)
+		if err != nil {
+			return nil, err
+		}
 		domains := func(ctx context.Context, now time.Time) (sweeper.DomainsResult, error) {
-			return sweeper.CheckDomains(ctx, env.Store, dnscheck.New(env.Getenv("DNS_RESOLVER")), now, nil)
+			return sweeper.CheckDomains(ctx, env.Store, dnscheck.New(env.Getenv("DNS_RESOLVER")), now, notifier.Notify)
 		}
 		return handler(sweeper.New(sweeper.Deps{Store: env.Store}), domains), nil
 	})
