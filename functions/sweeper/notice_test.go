@@ -164,7 +164,7 @@ func TestDomainSuspendedNotice(t *testing.T) {
 	for _, step := range steps {
 		step.change()
 		sender.failed = !step.failMail
-		got, err := sweeper.CheckDomains(ctx, st, checker, step.at, n.Notify)
+		got, err := sweeper.CheckDomains(ctx, st, checker, nil, step.at, n.Notify)
 		if err != nil || got.Suspended != step.suspended {
 			t.Fatalf("%s: %+v, %v; want %d suspended", step.name, got, err, step.suspended)
 		}

@@ -36,6 +36,7 @@ import (
 	"surveyservice/functions/sweeper"
 	"surveyservice/internal/localaws"
 	"surveyservice/shared/awsenv"
+	"surveyservice/shared/cdn"
 	"surveyservice/shared/dnscheck"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -401,7 +402,17 @@ func domainsCheck(ctx context.Context, args []string, getenv func(string) string
 		}
 		notify = n.Notify
 	}
-	return sweeper.CheckDomains(ctx, st, dnscheck.New(getenv("DNS_RESOLVER")), now, notify)
+	var tenants cdn.Tenants
+	if getenv("DOMAINS_DISTRIBUTION_ID") != "" {
+		c := awsenv.FromEnv(getenv)
+		c.Policy = awsenv.Events
+		cfg, err := awsenv.Load(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		tenants = cdn.FromEnv(cfg, getenv)
+	}
+	return sweeper.CheckDomains(ctx, st, dnscheck.New(getenv("DNS_RESOLVER")), tenants, now, notify)
 }
 
 // sweep runs the expiry sweep once, with the sweeper function's own code,

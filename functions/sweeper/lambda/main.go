@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"surveyservice/functions/sweeper"
+	"surveyservice/shared/cdn"
 	"surveyservice/shared/dnscheck"
 	"surveyservice/shared/lambdamain"
 )
@@ -23,8 +24,9 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
+		tenants := cdn.FromEnv(env.AWS, env.Getenv)
 		domains := func(ctx context.Context, now time.Time) (sweeper.DomainsResult, error) {
-			return sweeper.CheckDomains(ctx, env.Store, dnscheck.New(env.Getenv("DNS_RESOLVER")), now, notifier.Notify)
+			return sweeper.CheckDomains(ctx, env.Store, dnscheck.New(env.Getenv("DNS_RESOLVER")), tenants, now, notifier.Notify)
 		}
 		return handler(sweeper.New(sweeper.Deps{Store: env.Store}), domains), nil
 	})
