@@ -217,7 +217,7 @@ func handleDomainVerify(st DomainStore, cfg Domains) http.Handler {
 		// is asked again (it finds the tenant made), never an active
 		// domain CloudFront does not serve.
 		if cfg.Tenants != nil {
-			if err := cfg.Tenants.Ensure(ctx, c.Domain.Domain); err != nil {
+			if err := cfg.Tenants.Create(ctx, c.Domain.Domain); err != nil {
 				slog.Error("domain verify: create the CloudFront tenant", "domain", c.Domain.Domain, "error", err.Error())
 				return errTenant
 			}

@@ -135,7 +135,7 @@ func ensureTenant(ctx context.Context, tenants cdn.Tenants, o store.DomainOwner)
 	if tenants == nil {
 		return nil
 	}
-	err := tenants.Ensure(ctx, o.Domain)
+	err := tenants.Create(ctx, o.Domain)
 	if err != nil {
 		slog.Error("domain check: create the CloudFront tenant; tried again on the next run", "domain", o.Domain, "error", err.Error())
 	}

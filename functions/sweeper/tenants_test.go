@@ -44,7 +44,7 @@ func TestCheckDomainsTenants(t *testing.T) {
 	}
 	srv.SetTXT("_survey-verification."+name, c.TXT)
 	srv.SetCNAME(name, c.Target)
-	if err := tenants.Ensure(ctx, name); err != nil { // as verify does, before activating
+	if err := tenants.Create(ctx, name); err != nil { // as verify does, before activating
 		t.Fatal(err)
 	}
 	if err := st.ActivateDomain(ctx, a.ID, c, time.Now()); err != nil {

@@ -26,8 +26,8 @@ import (
 
 // Tenants creates and removes the distribution tenant of a custom domain.
 type Tenants interface {
-	// Ensure makes domain's tenant (enabled), or finds it made.
-	Ensure(ctx context.Context, domain string) error
+	// Create makes domain's tenant (enabled), or finds it made.
+	Create(ctx context.Context, domain string) error
 	// Remove disables and deletes domain's tenant; none is done.
 	Remove(ctx context.Context, domain string) error
 }
@@ -70,12 +70,12 @@ func FromEnv(cfg aws.Config, getenv func(string) string) Tenants {
 	return &CloudFront{API: cloudfront.NewFromConfig(cfg), Distribution: id}
 }
 
-// Ensure creates domain's tenant with a CloudFront-managed certificate
+// Create creates domain's tenant with a CloudFront-managed certificate
 // (CloudFront serves the HTTP validation token: the domain's CNAME points
 // at the distribution through the account's cname_target already). One
 // made before (a retried verify, a suspended domain active again) is
 // enabled if it was disabled.
-func (c *CloudFront) Ensure(ctx context.Context, domain string) error {
+func (c *CloudFront) Create(ctx context.Context, domain string) error {
 	_, err := c.API.CreateDistributionTenant(ctx, &cloudfront.CreateDistributionTenantInput{
 		DistributionId: aws.String(c.Distribution),
 		Name:           aws.String(Name(domain)),
