@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"surveyservice/shared/api"
+	"surveyservice/shared/cdn"
 	"surveyservice/shared/dnscheck"
 	"surveyservice/shared/hosts"
 	"surveyservice/shared/store"
@@ -36,6 +37,9 @@ type Domains struct {
 	Own []string
 	// DNS reads the records (DNS_RESOLVER).
 	DNS *dnscheck.Checker
+	// Tenants makes and removes a verified domain's CloudFront tenant
+	// (DOMAINS_DISTRIBUTION_ID); nil: none is kept.
+	Tenants cdn.Tenants
 	// Now is the clock of checked_at; nil is time.Now.
 	Now func() time.Time
 }
@@ -50,6 +54,8 @@ func (d Domains) now() time.Time {
 // DomainsFromEnv reads DOMAINS_TARGET_SUFFIX (default
 // domains.<PUBLIC_SURVEY_DOMAIN>, or domains.<the host of
 // PUBLIC_SURVEY_URL>), DNS_RESOLVER and the service's own names.
+//
+// Tenants is left to the caller (cdn.FromEnv needs the AWS configuration).
 func DomainsFromEnv(getenv func(string) string) Domains {
 	hc := hosts.ConfigFromEnv(getenv)
 	suffix := strings.ToLower(strings.TrimSuffix(getenv("DOMAINS_TARGET_SUFFIX"), "."))
@@ -61,6 +67,9 @@ func DomainsFromEnv(getenv func(string) string) Domains {
 	own := append([]string{hc.Domain, suffix}, hc.Own...)
 	return Domains{Config: store.DomainsConfig{TargetSuffix: suffix}, Own: own, DNS: dnscheck.New(getenv("DNS_RESOLVER"))}
 }
+
+// errTenant answers a CloudFront call that failed: nothing is decided.
+var errTenant = survey.Errorf(survey.EUNAVAILABLE, "The domain's CloudFront set-up did not answer; try again shortly.")
 
 // domainStore is the group's store as a DomainStore: every *store.Store is.
 func domainStore(st Store) DomainStore {
@@ -128,13 +137,28 @@ func handleDomainGet(st DomainStore, cfg Domains) http.Handler {
 	})
 }
 
-func handleDomainDelete(st DomainStore) http.Handler {
+// handleDomainDelete removes a claim. A verified domain's CloudFront
+// tenant goes first: should its removal fail (503), the claim stays and a
+// DELETE again finishes it, so no tenant is left without its domain.
+func handleDomainDelete(st DomainStore, cfg Domains) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		id, ok := api.PathID(r, "domain_id")
 		if !ok {
 			return survey.ErrNotFound
 		}
 		acct, _ := api.AccountFrom(r.Context())
+		if cfg.Tenants != nil {
+			d, err := st.AccountDomain(r.Context(), acct.ID, id, cfg.Config)
+			if err != nil {
+				return err
+			}
+			if d.Status != survey.DomainPending {
+				if err := cfg.Tenants.Remove(r.Context(), d.Domain); err != nil {
+					slog.Error("domain delete: remove the CloudFront tenant", "domain", d.Domain, "error", err.Error())
+					return errTenant
+				}
+			}
+		}
 		if err := st.DeleteDomain(r.Context(), acct.ID, id); err != nil {
 			return err
 		}
@@ -187,6 +211,16 @@ func handleDomainVerify(st DomainStore, cfg Domains) http.Handler {
 				return err
 			}
 			return survey.Errorf(survey.EINVALID, "%s", res.Detail(c.Domain.Domain, c.Target))
+		}
+		// The tenant first, then the domain active: a failure between
+		// leaves a tenant that serves the service's 404 until the verify
+		// is asked again (it finds the tenant made), never an active
+		// domain CloudFront does not serve.
+		if cfg.Tenants != nil {
+			if err := cfg.Tenants.Create(ctx, c.Domain.Domain); err != nil {
+				slog.Error("domain verify: create the CloudFront tenant", "domain", c.Domain.Domain, "error", err.Error())
+				return errTenant
+			}
 		}
 		survey.AnswerStatus(ctx, http.StatusOK) // the entry commits with the activation as answered
 		if err := st.ActivateDomain(ctx, acct.ID, c, now); err != nil {

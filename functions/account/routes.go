@@ -59,7 +59,7 @@ func New(d Deps) *api.Router {
 	rt.Handle(doms.With("GET"), handleDomains(ds, d.Domains))
 	rt.Handle(doms.With("POST"), handleDomainClaim(ds, d.Domains))
 	rt.Handle(dom.With("GET"), handleDomainGet(ds, d.Domains))
-	rt.Handle(dom.With("DELETE"), handleDomainDelete(ds))
+	rt.Handle(dom.With("DELETE"), handleDomainDelete(ds, d.Domains))
 	rt.Handle(api.Route{Method: "POST", Path: "/api/account/domains/{domain_id}/verify/", Name: "Account Domain Verify", Access: api.AccessOwner},
 		handleDomainVerify(ds, d.Domains))
 	return rt

@@ -334,6 +334,8 @@ func (d *Deliverer) attempt(ctx context.Context, in store.DeliveryInputs, m msg)
 		body, err = survey.PartialEvent(dl.SurveyID, dl.Created, dl.Payload)
 	case survey.EventSurveyFull:
 		body, err = survey.FullEvent(dl.Created, dl.Payload)
+	case survey.EventDomainSuspended:
+		body, err = survey.PayloadEvent(dl.Event, dl.Created, dl.Payload)
 	default:
 		body, err = json.Marshal(survey.EventOf(dl.Event, r))
 	}

@@ -100,7 +100,7 @@ func TestCheckDomains(t *testing.T) {
 	}
 	for _, step := range steps {
 		step.change()
-		got, err := sweeper.CheckDomains(ctx, st, checker, step.at, func(_ context.Context, o store.DomainOwner) error {
+		got, err := sweeper.CheckDomains(ctx, st, checker, nil, step.at, func(_ context.Context, o store.DomainOwner) error {
 			notified[o.Domain]++
 			return nil
 		})

@@ -36,6 +36,7 @@ import (
 	"surveyservice/functions/sweeper"
 	"surveyservice/internal/localaws"
 	"surveyservice/shared/awsenv"
+	"surveyservice/shared/cdn"
 	"surveyservice/shared/dnscheck"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -385,7 +386,33 @@ func domainsCheck(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return nil, err
 	}
-	return sweeper.CheckDomains(ctx, st, dnscheck.New(getenv("DNS_RESOLVER")), now, nil)
+	var notify func(context.Context, store.DomainOwner) error
+	if getenv("MAIL_FROM") != "" {
+		// Told as the function tells (without MAIL_FROM the notices stay
+		// pending for the function's daily run).
+		c := awsenv.FromEnv(getenv)
+		c.Policy = awsenv.Events
+		cfg, err := awsenv.Load(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		n, err := sweeper.NotifierFromEnv(cfg, st, getenv)
+		if err != nil {
+			return nil, err
+		}
+		notify = n.Notify
+	}
+	var tenants cdn.Tenants
+	if getenv("DOMAINS_DISTRIBUTION_ID") != "" {
+		c := awsenv.FromEnv(getenv)
+		c.Policy = awsenv.Events
+		cfg, err := awsenv.Load(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		tenants = cdn.FromEnv(cfg, getenv)
+	}
+	return sweeper.CheckDomains(ctx, st, dnscheck.New(getenv("DNS_RESOLVER")), tenants, now, notify)
 }
 
 // sweep runs the expiry sweep once, with the sweeper function's own code,

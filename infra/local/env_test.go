@@ -43,11 +43,12 @@ import (
 // WEBHOOK_QUEUE_NAME and EXPORT_QUEUE_NAME, which it reads) and the CORS
 // proxy in front of the uploads bucket, whose origin the pages must name.
 var madeByRun = map[string]string{
-	"WEBHOOK_QUEUE_URL":      "make run creates the queue named WEBHOOK_QUEUE_NAME",
-	"WEBHOOK_SLOW_QUEUE_URL": "make run creates the slow lane beside WEBHOOK_QUEUE_NAME",
-	"WEBHOOK_SLOW_QUEUE_ARN": "make run creates the slow lane beside WEBHOOK_QUEUE_NAME",
-	"EXPORT_QUEUE_URL":       "make run creates the queue named EXPORT_QUEUE_NAME",
-	"UPLOADS_ORIGIN":         "make run's CORS proxy is the uploads' origin",
+	"DOMAINS_DISTRIBUTION_ID": "make run records the CloudFront calls in its outbox (moto has no distribution tenants)",
+	"WEBHOOK_QUEUE_URL":       "make run creates the queue named WEBHOOK_QUEUE_NAME",
+	"WEBHOOK_SLOW_QUEUE_URL":  "make run creates the slow lane beside WEBHOOK_QUEUE_NAME",
+	"WEBHOOK_SLOW_QUEUE_ARN":  "make run creates the slow lane beside WEBHOOK_QUEUE_NAME",
+	"EXPORT_QUEUE_URL":        "make run creates the queue named EXPORT_QUEUE_NAME",
+	"UPLOADS_ORIGIN":          "make run's CORS proxy is the uploads' origin",
 }
 
 // runVar is one variable `make run` reads and how a run shows that it
@@ -224,6 +225,18 @@ var runVars = []runVar{
 			if resp.StatusCode != want {
 				t.Errorf("GET /s/ on %s: %d, want %d", host, resp.StatusCode, want)
 			}
+		}
+		// The CloudFront call the verify would make (moto has no
+		// distribution tenants) is recorded in the local outbox.
+		resp, err := http.Get(r.started + "/local/outbox/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sent []struct{ To, Channel, Subject string }
+		err = json.NewDecoder(resp.Body).Decode(&sent)
+		resp.Body.Close()
+		if err != nil || !slices.Contains(sent, struct{ To, Channel, Subject string }{domain, "cloudfront", "CreateDistributionTenant"}) {
+			t.Errorf("the local outbox has no CreateDistributionTenant of %s: %+v, %v", domain, sent, err)
 		}
 	}},
 	{name: "DOMAINS_TARGET_SUFFIX", check: func(t *testing.T, r *envRun) {

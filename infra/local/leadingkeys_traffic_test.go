@@ -528,13 +528,15 @@ var untraveled = map[string]string{
 	"AccountFunction RATE#*":         "POST /api/whoami/'s failed body keys, counted per client (TestWhoAmIKeyGuesses)",
 	// Section 23's custom domains: this traffic claims none (functions/account's
 	// TestDomainVerify and TestDomainRacingVerifies, with their own DNS server).
-	"AccountFunction DOMAIN#*":    "verify's claim of the domain itself, a delete's release (store/domains.go; TestDomainRacingVerifies)",
-	"AccountFunction DTARGET#*":   "the account's CNAME target label, made once and read by verify (store/domains.go; TestDomainVerify)",
-	"RespondersFunction DOMAIN#*": "a request on a custom domain resolves its account (shared/hosts; TestServingByCustomDomain)",
-	"PagesFunction DOMAIN#*":      "a page on a custom domain resolves its account (shared/hosts; TestServingByCustomDomain)",
-	"SweeperFunction DOMAINS#*":   "the daily re-check lists the verified domains, a Query of GSI2 (store.CheckedDomainsPage; TestCheckDomains)",
-	"SweeperFunction DOMAIN#*":    "the daily re-check suspends, restores or releases a domain's own item (store.SetDomainStatus, ReleaseDomain; TestCheckDomains)",
-	"SweeperFunction ACCOUNT#*":   "the daily re-check marks, suspends or releases the account's claim of it (store.MarkOwnerChecked, ReleaseDomain; TestCheckDomains)",
+	"AccountFunction DOMAIN#*":       "verify's claim of the domain itself, a delete's release (store/domains.go; TestDomainRacingVerifies)",
+	"AccountFunction DTARGET#*":      "the account's CNAME target label, made once and read by verify (store/domains.go; TestDomainVerify)",
+	"RespondersFunction DOMAIN#*":    "a request on a custom domain resolves its account (shared/hosts; TestServingByCustomDomain)",
+	"PagesFunction DOMAIN#*":         "a page on a custom domain resolves its account (shared/hosts; TestServingByCustomDomain)",
+	"SweeperFunction DOMAINS#*":      "the daily re-check lists the verified domains, a Query of GSI2 (store.CheckedDomainsPage; TestCheckDomains)",
+	"SweeperFunction DOMAIN#*":       "the daily re-check suspends, restores or releases a domain's own item (store.SetDomainStatus, ReleaseDomain; TestCheckDomains)",
+	"SweeperFunction ACCOUNT#*":      "the daily re-check marks, suspends or releases the account's claim of it (store.MarkOwnerChecked, ReleaseDomain; TestCheckDomains)",
+	"SweeperFunction ACCOUNTHOOKS#*": "a suspension's notice finds the account's domain.suspended webhooks, a Query of GSI2 (store.AccountWebhooks; TestDomainSuspendedNotice)",
+	"SweeperFunction DELIVERIES#*":   "a suspension's notice makes one domain.suspended delivery a webhook (store.CreateDelivery; TestDomainSuspendedNotice)",
 }
 
 func first(code int, _ map[string]any) int { return code }

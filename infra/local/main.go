@@ -33,6 +33,7 @@ import (
 	"surveyservice/internal/outbox"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
+	"surveyservice/shared/cdn"
 	"surveyservice/shared/exports"
 	"surveyservice/shared/hosts"
 	"surveyservice/shared/links"
@@ -344,7 +345,7 @@ func functionsConfig(env *environment, res *resources, bg *background) config {
 		templates:  templates.Deps{MediaURL: env.get("MEDIA_URL"), TemplatesURL: env.get("TEMPLATES_URL")},
 		surveyURL:  env.get("PUBLIC_SURVEY_URL"),
 		hosts:      hosts.ConfigFromEnv(env.get),
-		domains:    account.DomainsFromEnv(env.get),
+		domains:    localDomains(env, res),
 		sealer:     res.sealer,
 		queue:      bg.hooks.queue,
 		guard:      env.guard,
@@ -506,4 +507,14 @@ func pagesConfig(env *environment, res *resources) pages.Config {
 	cfg := pages.ConfigFromEnv(env.get)
 	cfg.Links = hosts.NewLinks(hosts.ConfigFromEnv(env.get), cfg.PublicURL, res.st)
 	return cfg
+}
+
+// localDomains is the custom domain routes' configuration, as the account
+// function's main reads it, with CloudFront's distribution tenants made
+// and removed on a stand-in that records each call in the local outbox
+// (moto has no distribution tenants; contract section 23).
+func localDomains(env *environment, res *resources) account.Domains {
+	d := account.DomainsFromEnv(env.get)
+	d.Tenants = &cdn.CloudFront{API: outbox.NewCloudFront(res.outbox), Distribution: "local"}
+	return d
 }

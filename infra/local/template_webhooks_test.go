@@ -19,7 +19,7 @@ var keyExamples = []string{
 	store.SurveyPK(1), store.CodesPK(1), store.PhonesPK(1), store.GuessesPK(1), store.CounterPK("response", 0), store.ResponsesPK(1),
 	store.LinkPK("t"), store.AggPK(1), store.DataKeyPK("k"), "DATAKEY", store.APIKeyPK("ab"), store.AccountPK(1),
 	store.HooksPK(1), store.DeliveriesPK(1), store.EmailPK("a@b.c"), store.TemplatePK(1), store.SlugPK("s"), store.ReportPK("r"), store.PreviewPK("p"),
-	store.PendingCopyPK(1), "CATALOG", store.ActivityPK(1),
+	store.PendingCopyPK(1), "CATALOG", store.ActivityPK(1), store.AccountHooksKey(1),
 	// index partitions
 	store.ResponderPK(1, "h"), store.ChallengePK(1, "s"), store.ViewLogPK(1, 0), store.ExportsPK(1), store.TallyPK(1),
 	store.RatePK("pages-s", "abc"), store.BudgetPK("notify-survey", "1"), store.ResponsePagesPK(1),

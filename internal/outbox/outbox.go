@@ -100,3 +100,8 @@ func (o *Outbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	_ = json.NewEncoder(w).Encode(o.Messages())
 }
+
+// sendingMessage is a recorded call as an outbox message.
+func sendingMessage(channel, to, subject, body string) sending.Message {
+	return sending.Message{Channel: channel, To: to, Subject: subject, Body: body}
+}

@@ -159,16 +159,18 @@ func (r *Resolver) Wrap(h http.Handler, serving func(path string) bool, notFound
 			h.ServeHTTP(w, req)
 			return
 		}
-		host := strings.ToLower(req.Host)
-		if hn, _, err := net.SplitHostPort(host); err == nil {
-			host = hn
+		host := hostOf(req.Host)
+		if r.own(host) && req.Header.Get(ViewerHostHeader) != "" {
+			// Through the custom domains' CloudFront distribution, which
+			// reaches the API at its own host: the viewer's host is in
+			// the header its viewer-request function sets. It only
+			// narrows what a request may serve, so a client that sends
+			// it itself gains nothing.
+			host = hostOf(req.Header.Get(ViewerHostHeader))
 		}
-		host = strings.TrimSuffix(host, ".")
-		for _, own := range r.cfg.Own {
-			if host == own {
-				h.ServeHTTP(w, req)
-				return
-			}
+		if r.own(host) {
+			h.ServeHTTP(w, req)
+			return
 		}
 		name, ok := r.subdomainOf(host)
 		custom := false
@@ -193,6 +195,29 @@ func (r *Resolver) Wrap(h http.Handler, serving func(path string) bool, notFound
 			notFound.ServeHTTP(w, req)
 		}
 	})
+}
+
+// ViewerHostHeader carries the viewer's Host through the custom domains'
+// CloudFront distribution (template.yaml, DomainsViewerHost).
+const ViewerHostHeader = "X-Survey-Host"
+
+// hostOf is a Host header's name: lower-cased, without port or final dot.
+func hostOf(h string) string {
+	host := strings.ToLower(h)
+	if hn, _, err := net.SplitHostPort(host); err == nil {
+		host = hn
+	}
+	return strings.TrimSuffix(host, ".")
+}
+
+// own reports whether host is one of the service's own.
+func (r *Resolver) own(host string) bool {
+	for _, own := range r.cfg.Own {
+		if host == own {
+			return true
+		}
+	}
+	return false
 }
 
 // underOwn reports whether host is under PUBLIC_SURVEY_DOMAIN (a deeper

@@ -189,10 +189,19 @@ func TestServingByCustomDomain(t *testing.T) {
 		{"deleted domain", deleted, "/s/x/?slug=" + theirs.URLSlug, 404},
 		{"an IP address", "192.0.2.7", "/s/x/?slug=" + mine.URLSlug, 404},
 		{"owner API on a suspended domain", suspended, "/api/v2/surveys/?slug=" + mine.URLSlug, 200},
+		// Through CloudFront: the API's own host, the viewer's in X-Survey-Host.
+		{"via CloudFront, active domain, its account's survey", "api.survey.example|" + active, "/s/x/?slug=" + mine.URLSlug, 200},
+		{"via CloudFront, active domain, another account's survey", "api.survey.example|" + active, "/s/x/?slug=" + theirs.URLSlug, 404},
+		{"via CloudFront, suspended domain", "api.survey.example|" + suspended, "/s/x/?slug=" + theirs.URLSlug, 404},
+		{"the header on a custom domain changes nothing", active + "|" + suspended, "/s/x/?slug=" + mine.URLSlug, 200},
 	}
 	for _, tt := range tests {
 		req := httptest.NewRequest("GET", tt.path, nil)
 		req.Host = tt.host
+		if host, viewer, ok := strings.Cut(tt.host, "|"); ok {
+			req.Host = host
+			req.Header.Set(hosts.ViewerHostHeader, viewer)
+		}
 		if r := testenv.Serve(h, req); r.Code != tt.code {
 			t.Errorf("%s: %d, want %d", tt.name, r.Code, tt.code)
 		}

@@ -70,6 +70,16 @@ func TestWebhookEventSchema(t *testing.T) {
 			t.Errorf("survey.full body %s: %v", body, err)
 		}
 	}
+	suspended, err := survey.PayloadEvent(survey.EventDomainSuspended, at, survey.DomainSuspendedData(12, "forms.acme.example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sv any
+	_ = json.Unmarshal(suspended, &sv)
+	if err := schema.VisitJSON(sv); err != nil {
+		t.Errorf("domain.suspended body %s: %v", suspended, err)
+	}
+	sameBody(t, suspended, `{"type":"domain.suspended","timestamp":"2026-05-01T12:00:00.000000Z","data":{"domain_id":12,"domain":"forms.acme.example"}}`)
 	fr := schema.Properties["form_response"].Value
 	keys := slices.Sorted(func(yield func(string) bool) {
 		for k := range fr.Properties {
@@ -89,5 +99,13 @@ func TestWebhookEventSchema(t *testing.T) {
 		"\"fields\": \\[\\{\"id\"\\}\\]\\}, \"answers\": \\[\\{\"field\": \\{\"id\"\\}, \"value\"\\}\\]\\}`")
 	if !shape.Match(md) {
 		t.Error("docs/webhooks.md does not give form_response's shape as the document does")
+	}
+}
+
+// sameBody holds an event's body to the contract's, byte for byte.
+func sameBody(t *testing.T, got []byte, want string) {
+	t.Helper()
+	if string(got) != want {
+		t.Errorf("body %s, want %s", got, want)
 	}
 }

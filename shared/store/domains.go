@@ -78,8 +78,13 @@ type DomainOwner struct {
 	TXT          string `dynamo:"txt"`
 	Target       string `dynamo:"target"`
 	FailingSince int64  `dynamo:"failing_since,omitempty"`
-	GSI2PK       string `dynamo:"GSI2PK"`
-	GSI2SK       string `dynamo:"GSI2SK"`
+	// Notice is a suspension (its time, Unix microseconds) whose owner is
+	// not told yet: the suspension writes it, the notice's success clears
+	// it (DomainNoticed), so a check cut short after the one tells on the
+	// next run, and a retried check that finds it cleared tells nothing.
+	Notice int64  `dynamo:"notice,omitempty"`
+	GSI2PK string `dynamo:"GSI2PK"`
+	GSI2SK string `dynamo:"GSI2SK"`
 }
 
 // DomainsConfig is what the store needs to answer claims.
@@ -455,7 +460,7 @@ func (s *Store) SetDomainStatus(ctx context.Context, o DomainOwner, status strin
 	claim := s.table.Update(AttrPK, AccountPK(o.AccountID)).Range(AttrSK, domainClaimSK(o.DomainID)).
 		Set("status", status).Set("checked_at", isoZ(at)).If("attribute_exists(PK)")
 	if status == survey.DomainSuspended {
-		own, claim = own.Set("failing_since", at.Unix()), claim.Set("failing_since", at.Unix())
+		own, claim = own.Set("failing_since", at.Unix()).Set("notice", at.UnixMicro()), claim.Set("failing_since", at.Unix())
 	} else {
 		own, claim = own.Remove("failing_since"), claim.Remove("failing_since")
 	}
@@ -467,6 +472,41 @@ func (s *Store) SetDomainStatus(ctx context.Context, o DomainOwner, status strin
 		return false, s.fail("set domain status", err)
 	}
 	return true, nil
+}
+
+// TakeDomainMail claims the owner's email of o's suspension: true for the
+// one caller that may send it (a conditional write on the domain's item,
+// so a check retried on a stale read of the index sends no second email).
+// A send that fails gives it back (ReturnDomainMail).
+func (s *Store) TakeDomainMail(ctx context.Context, o DomainOwner) (bool, error) {
+	err := s.table.Update(AttrPK, o.PK).Range(AttrSK, domainSK).Set("mailed", o.Notice).
+		If("notice = ? AND (attribute_not_exists(mailed) OR mailed <> ?)", o.Notice, o.Notice).Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.fail("take a domain's email", err)
+	}
+	return true, nil
+}
+
+// ReturnDomainMail gives back a claim of TakeDomainMail whose send failed.
+func (s *Store) ReturnDomainMail(ctx context.Context, o DomainOwner) error {
+	err := s.table.Update(AttrPK, o.PK).Range(AttrSK, domainSK).Remove("mailed").If("mailed = ?", o.Notice).Run(ctx)
+	if err != nil && !dynamo.IsCondCheckFailed(err) {
+		return s.fail("give back a domain's email", err)
+	}
+	return nil
+}
+
+// DomainNoticed clears the notice of o's suspension (o.Notice) once its
+// owner has been told; a newer suspension's notice stays.
+func (s *Store) DomainNoticed(ctx context.Context, o DomainOwner) error {
+	err := s.table.Update(AttrPK, o.PK).Range(AttrSK, domainSK).Remove("notice").If("notice = ?", o.Notice).Run(ctx)
+	if err != nil && !dynamo.IsCondCheckFailed(err) {
+		return s.fail("clear a domain's notice", err)
+	}
+	return nil
 }
 
 // MarkOwnerChecked sets checked_at on a verified domain's claim whose check

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
@@ -37,6 +38,50 @@ type webhooksItem struct {
 	// The hooked-surveys index (replay.go), while it has webhooks.
 	HookedPK string `dynamo:"GSI1PK,omitempty"`
 	HookedSK string `dynamo:"GSI1SK,omitempty"`
+	// The account's hooks index (GSI2), while one of its webhooks lists an
+	// account-wide event (domain.suspended): AccountWebhooks reads every
+	// such survey's webhooks in one Query.
+	AccountHooksPK string `dynamo:"GSI2PK,omitempty"`
+	AccountHooksSK string `dynamo:"GSI2SK,omitempty"`
+}
+
+// AccountHooksKey is GSI2PK of the webhooks items of an account's surveys
+// that list an account-wide event (contract section 23: domain.suspended
+// goes to every webhook of the account's surveys that lists it).
+func AccountHooksKey(aid int64) string { return "ACCOUNTHOOKS#" + pad(aid) }
+
+// accountWide reports whether a webhook of hooks lists an event that is
+// the account's, not one survey's.
+func accountWide(hooks []survey.Webhook) bool {
+	for _, w := range hooks {
+		if slices.Contains(w.Events, survey.EventDomainSuspended) {
+			return true
+		}
+	}
+	return false
+}
+
+// AccountWebhooks are the webhooks of the account's surveys that want the
+// account-wide event now: one Query of the account's hooks index (page by
+// page; a page holds many surveys' items), never a read a survey.
+func (s *Store) AccountWebhooks(ctx context.Context, aid int64, event string) ([]survey.Webhook, error) {
+	var items []dynamo.Item
+	if err := s.table.Get(AttrGSI2PK, AccountHooksKey(aid)).Index(IndexGSI2).All(ctx, &items); err != nil {
+		return nil, s.fail(fmt.Sprintf("query the webhooks of account %d", aid), err)
+	}
+	var out []survey.Webhook
+	for _, item := range items {
+		hooks, _, err := decodeWebhooks(item)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range hooks {
+			if w.Subscribes(event) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out, nil
 }
 
 // webhookDoc is one webhook in the item's list.
@@ -176,6 +221,9 @@ func (s *Store) ChangeWebhooks(ctx context.Context, aid, sid int64, change func(
 		item := webhooksItem{PK: HooksPK(sid), SK: webhooksSK, AccountID: aid, SurveyID: sid, Doc: doc, Version: version + 1}
 		if len(next) > 0 {
 			item.HookedPK, item.HookedSK = HookedKey(sid), pad(sid)
+		}
+		if accountWide(next) {
+			item.AccountHooksPK, item.AccountHooksSK = AccountHooksKey(aid), pad(sid)
 		}
 		put := s.table.Put(item)
 		if version == 0 {

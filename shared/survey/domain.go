@@ -1,6 +1,7 @@
 package survey
 
 import (
+	"encoding/json"
 	"net"
 	"net/url"
 	"strings"
@@ -132,4 +133,27 @@ func CustomURLs(domains []string, urlSlug string) []string {
 		out = append(out, "https://"+d+"/s/"+url.PathEscape(urlSlug)+"/")
 	}
 	return out
+}
+
+// DomainSuspendedData is the domain.suspended event's data (contract
+// section 23): {"domain_id", "domain"}.
+func DomainSuspendedData(id int64, domain string) json.RawMessage {
+	b, _ := json.Marshal(struct {
+		DomainID int64  `json:"domain_id"`
+		Domain   string `json:"domain"`
+	}{id, domain})
+	return b
+}
+
+// DomainSuspendedText is the owner's email of a suspended domain. Accounts
+// have no language of their own (the survey's language is a survey's), so
+// it is in English.
+func DomainSuspendedText(domain, target string) (subject, body string) {
+	subject = "Your domain " + domain + " is suspended"
+	body = "The daily check of your custom domain " + domain + " did not find its records:\n\n" +
+		"  " + VerificationLabel + "." + domain + "  TXT    (the claim's value)\n" +
+		"  " + domain + "  CNAME  " + target + "\n\n" +
+		"Your surveys are not served at " + domain + " until both are back. The next daily check that finds them makes it active again; " +
+		"after 7 days of failing checks the domain is released, and claiming it again needs a new TXT value.\n"
+	return subject, body
 }

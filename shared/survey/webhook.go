@@ -24,12 +24,12 @@ const (
 )
 
 // Events lists the events a webhook may subscribe to.
-var Events = []string{EventResponseSubmitted, EventResponseUpdated, EventResponsePartial, EventSurveyFull}
+var Events = []string{EventResponseSubmitted, EventResponseUpdated, EventResponsePartial, EventSurveyFull, EventDomainSuspended}
 
 // CarriesPayload reports whether a delivery of the event carries its data
 // (Delivery.Payload) rather than naming a response to read.
 func CarriesPayload(event string) bool {
-	return event == EventResponsePartial || event == EventSurveyFull
+	return event == EventResponsePartial || event == EventSurveyFull || event == EventDomainSuspended
 }
 
 // Webhook limits.
@@ -491,6 +491,16 @@ func FullEvent(at time.Time, data json.RawMessage) ([]byte, error) {
 		Timestamp string          `json:"timestamp"`
 		Data      json.RawMessage `json:"data"`
 	}{Type: EventSurveyFull, Timestamp: at.UTC().Format(TimestampLayout), Data: data})
+}
+
+// PayloadEvent is the body of a delivery whose data travels with it
+// (survey.full, domain.suspended): {"type", "timestamp", "data"}.
+func PayloadEvent(event string, at time.Time, data json.RawMessage) ([]byte, error) {
+	return json.Marshal(struct {
+		Type      string          `json:"type"`
+		Timestamp string          `json:"timestamp"`
+		Data      json.RawMessage `json:"data"`
+	}{Type: event, Timestamp: at.UTC().Format(TimestampLayout), Data: data})
 }
 
 // EventOf is the body of a delivery's event of r: response.updated

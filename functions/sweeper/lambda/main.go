@@ -13,14 +13,20 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"surveyservice/functions/sweeper"
+	"surveyservice/shared/cdn"
 	"surveyservice/shared/dnscheck"
 	"surveyservice/shared/lambdamain"
 )
 
 func main() {
 	lambdamain.MainEvents(func(env lambdamain.Env) (any, error) {
+		notifier, err := sweeper.NotifierFromEnv(env.AWS, env.Store, env.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		tenants := cdn.FromEnv(env.AWS, env.Getenv)
 		domains := func(ctx context.Context, now time.Time) (sweeper.DomainsResult, error) {
-			return sweeper.CheckDomains(ctx, env.Store, dnscheck.New(env.Getenv("DNS_RESOLVER")), now, nil)
+			return sweeper.CheckDomains(ctx, env.Store, dnscheck.New(env.Getenv("DNS_RESOLVER")), tenants, now, notifier.Notify)
 		}
 		return handler(sweeper.New(sweeper.Deps{Store: env.Store}), domains), nil
 	})
