@@ -98,10 +98,11 @@ func Check(b []byte, declared string) (string, image.Config, error) {
 	return ct, cfg, nil
 }
 
-// Decode checks the file (Check) and decodes its pixels. A decoder's
-// failure (a truncated or corrupt body behind a good header) is
-// ErrNotImage; a decoded picture whose size differs from its header's is
-// too.
+// Decode checks the file (Check) and decodes its pixels, upright: a
+// JPEG's EXIF Orientation (a phone's photo) is applied, so that 5-8 swap
+// the header's width and height. A decoder's failure (a truncated or
+// corrupt body behind a good header) is ErrNotImage; a decoded picture
+// whose size differs from its header's is too.
 func Decode(b []byte, declared string) (image.Image, error) {
 	ct, cfg, err := Check(b, declared)
 	if err != nil {
@@ -118,6 +119,9 @@ func Decode(b []byte, declared string) (image.Image, error) {
 	}
 	if err != nil || img.Bounds().Dx() != cfg.Width || img.Bounds().Dy() != cfg.Height {
 		return nil, ErrNotImage
+	}
+	if ct == "image/jpeg" {
+		img = Orient(img, Orientation(b))
 	}
 	return img, nil
 }

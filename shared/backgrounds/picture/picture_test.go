@@ -214,6 +214,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add(wp.Bytes())
 	f.Add(HugePNG(7000, 7000))
 	f.Add([]byte("RIFF\x00\x00\x00\x00WEBPVP8 "))
+	f.Add(withOrientation(jpegOf(f, small), 6, binary.BigEndian))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ct, cfg, err := picture.Check(b, "")
 		if err != nil {
@@ -226,8 +227,136 @@ func FuzzCheck(f *testing.F) {
 			return // a real picture that size decodes; the fuzzer's would only take time
 		}
 		img, err := picture.Decode(b, ct)
+		if ct == "image/jpeg" && picture.Orientation(b) >= 5 {
+			cfg.Width, cfg.Height = cfg.Height, cfg.Width // turned upright
+		}
 		if err == nil && (img.Bounds().Dx() != cfg.Width || img.Bounds().Dy() != cfg.Height) {
 			t.Fatalf("decoded %v, header %dx%d", img.Bounds(), cfg.Width, cfg.Height)
+		}
+	})
+}
+
+// withOrientation is a JPEG with an APP1 Exif segment whose IFD0 holds
+// Orientation o (and a tag before it, so the reader walks entries), in
+// byte order bo.
+func withOrientation(j []byte, o uint16, bo binary.AppendByteOrder) []byte {
+	tiff := []byte("II*\x00")
+	if bo == binary.BigEndian {
+		tiff = []byte("MM\x00*")
+	}
+	tiff = bo.AppendUint32(tiff, 8)
+	tiff = bo.AppendUint16(tiff, 2)
+	tiff = bo.AppendUint16(tiff, 0x010F) // Make, ASCII, 4 bytes inline
+	tiff = bo.AppendUint16(tiff, 2)
+	tiff = bo.AppendUint32(tiff, 4)
+	tiff = append(tiff, "Cam\x00"...)
+	tiff = bo.AppendUint16(tiff, 0x0112)
+	tiff = bo.AppendUint16(tiff, 3)
+	tiff = bo.AppendUint32(tiff, 1)
+	tiff = bo.AppendUint16(tiff, o)
+	tiff = bo.AppendUint16(tiff, 0)
+	tiff = bo.AppendUint32(tiff, 0) // no next IFD
+	payload := append([]byte("Exif\x00\x00"), tiff...)
+	seg := []byte{0xFF, 0xE1, 0, 0}
+	binary.BigEndian.PutUint16(seg[2:], uint16(len(payload)+2))
+	out := append([]byte{}, j[:2]...)
+	out = append(out, seg...)
+	out = append(out, payload...)
+	return append(out, j[2:]...)
+}
+
+// TestOrientation: a phone's JPEG with EXIF Orientation 1-8 (both byte
+// orders) is stored upright. The stored picture is 64×32 with a red block
+// at its top left and a green one at its top right; the EXIF standard says
+// where each corner stands once turned, and 5-8 swap width and height.
+// The check is on the WebP files the service writes, which carry no Exif.
+func TestOrientation(t *testing.T) {
+	const w, h = 64, 32
+	stored := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			c := color.RGBA{128, 128, 128, 255}
+			switch {
+			case x < 16 && y < 16:
+				c = color.RGBA{255, 0, 0, 255}
+			case x >= w-16 && y < 16:
+				c = color.RGBA{0, 255, 0, 255}
+			}
+			stored.Set(x, y, c)
+		}
+	}
+	j := jpegOf(t, stored)
+	const tl, tr, bl, br = "top left", "top right", "bottom left", "bottom right"
+	for _, tc := range []struct {
+		o          uint16
+		red, green string
+	}{
+		{1, tl, tr}, {2, tr, tl}, {3, br, bl}, {4, bl, br},
+		{5, tl, bl}, {6, tr, br}, {7, br, tr}, {8, bl, tl},
+	} {
+		for _, bo := range []binary.AppendByteOrder{binary.LittleEndian, binary.BigEndian} {
+			b := withOrientation(j, tc.o, bo)
+			if got := picture.Orientation(b); got != int(tc.o) {
+				t.Fatalf("%d %v: Orientation %d", tc.o, bo, got)
+			}
+			img, err := picture.Decode(b, "image/jpeg")
+			if err != nil {
+				t.Fatalf("%d %v: %v", tc.o, bo, err)
+			}
+			pics, err := picture.Pictures(img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantW, wantH := w, h
+			if tc.o >= 5 {
+				wantW, wantH = h, w
+			}
+			p := pics[0]
+			if p.Width != wantW || p.Height != wantH {
+				t.Fatalf("%d %v: stored %dx%d, want %dx%d", tc.o, bo, p.Width, p.Height, wantW, wantH)
+			}
+			if bytes.Contains(p.Body, []byte("Exif")) || bytes.Contains(p.Body, []byte("Cam")) {
+				t.Fatalf("%d %v: the WebP carries the Exif", tc.o, bo)
+			}
+			got, err := webp.Decode(bytes.NewReader(p.Body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := func(corner string) color.RGBA {
+				x, y := 4, 4
+				if corner == tr || corner == br {
+					x = wantW - 5
+				}
+				if corner == bl || corner == br {
+					y = wantH - 5
+				}
+				r, g, b, _ := got.At(x, y).RGBA()
+				return color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 255}
+			}
+			if c := at(tc.red); c.R < 200 || c.G > 60 {
+				t.Errorf("orientation %d %v: %s is %v, want red", tc.o, bo, tc.red, c)
+			}
+			if c := at(tc.green); c.G < 200 || c.R > 60 {
+				t.Errorf("orientation %d %v: %s is %v, want green", tc.o, bo, tc.green, c)
+			}
+		}
+	}
+}
+
+// FuzzOrientation feeds the Exif reader any bytes behind a JPEG's SOI and
+// an APP1 Exif header: it never panics and answers 1-8.
+func FuzzOrientation(f *testing.F) {
+	j := jpegOf(f, photo(8, 6))
+	f.Add(withOrientation(j, 6, binary.LittleEndian))
+	f.Add(withOrientation(j, 8, binary.BigEndian))
+	f.Add(WithEXIF(j))
+	f.Add([]byte("\xFF\xD8\xFF\xE1\x00\x10Exif\x00\x00II*\x00\xFF\xFF\xFF\x7F"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if o := picture.Orientation(b); o < 1 || o > 8 {
+			t.Fatalf("orientation %d", o)
+		}
+		if o := picture.Orientation(append([]byte{0xFF, 0xD8}, b...)); o < 1 || o > 8 {
+			t.Fatalf("orientation %d", o)
 		}
 	})
 }
