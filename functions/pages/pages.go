@@ -68,7 +68,7 @@ func New(d Deps) *api.Router {
 	rt.Handle(api.Route{Method: "GET", Path: "/r/{report_code}/", Name: "Report Page", Public: true}, handleReport(st))
 	rt.Handle(api.Route{Method: "GET", Path: serviceWorkerPath + "/", Name: "Service Worker", Public: true}, handleServiceWorker())
 	rt.Handle(api.Route{Method: "GET", Path: "/assets/{name}/", Name: "Page Asset", Public: true}, handleAsset())
-	rt.Handle(api.Route{Method: "GET", Path: "/media/themes/thumbnails/{file}/", Name: "Theme Thumbnail", Public: true}, handleThemeThumbnail())
+	rt.Handle(api.Route{Method: "GET", Path: "/media/themes/thumbnails/{file}/", Name: "Theme Thumbnail", Public: true}, handleThemeThumbnail(d.Media))
 	rt.Handle(api.Route{Method: "GET", Path: "/media/themes/images/{file}/", Name: "Theme Background Image", Public: true}, handleThemeImage(d.Media))
 	rt.Handle(api.Route{Method: "GET", Path: "/", Name: "Home", Public: true}, handleHome())
 	rt.Handle(api.Route{Method: "GET", Path: "/docs/", Name: "Documentation", Public: true}, handleDocsIndex())

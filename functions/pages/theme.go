@@ -2,12 +2,17 @@ package pages
 
 import (
 	"embed"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
+	"surveyservice/shared/api"
+	"surveyservice/shared/backgrounds"
 	"surveyservice/shared/survey"
 )
 
@@ -218,28 +223,66 @@ func themeStyle(t survey.Theme, lang string) string {
 }
 
 // handleThemeThumbnail draws a theme's thumbnail_url (contract section 22:
-// a picture of the theme made by the service, served from MEDIA_URL): its
-// five colors are its file name (survey.Theme.ThumbnailPath), so a change
-// of the theme is a new address and every answer is cached for a year. A
-// name that is not five colors answers 404.
-func handleThemeThumbnail() http.Handler {
+// a picture of the theme, its colors and image, made by the service,
+// served from MEDIA_URL): its five colors, and the background image's 320
+// px file with its brightness, are its file name
+// (survey.Theme.ThumbnailPath), so a change of the theme is a new address
+// and every answer is cached for a year. The image is inside the SVG as a
+// data: URL: an SVG drawn by <img> loads nothing else (browsers refuse an
+// image's subresources), so a link to the WebP would draw nothing. A name
+// that is not the service's, or an image removed, answers 404; a failing
+// bucket 503, which nothing caches.
+func handleThemeThumbnail(media Media) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, ok := survey.ThumbnailColors(r.PathValue("file"))
+		th, ok := survey.ParseThumbnail(r.PathValue("file"))
 		if !ok {
 			writeNotFound(w, r)
 			return
 		}
-		writeFile(w, r, "image/svg+xml", "public, max-age=31536000, immutable", "default-src 'none'", themeThumbnail(c))
+		var photo []byte
+		if th.Image != "" {
+			if _, ok := backgrounds.MediaKey(th.Image); !ok || media == nil {
+				writeNotFound(w, r)
+				return
+			}
+			var err error
+			photo, err = media.Media(r.Context(), th.Image)
+			if errors.Is(err, backgrounds.ErrNoObject) {
+				writeNotFound(w, r)
+				return
+			}
+			if err != nil {
+				api.Logger(r.Context()).Error("theme thumbnail", "name", th.Image, "err", err.Error())
+				w.Header().Set("Retry-After", "5")
+				http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
+				return
+			}
+		}
+		writeFile(w, r, "image/svg+xml", "public, max-age=31536000, immutable", "default-src 'none'; img-src data:", themeThumbnail(th.Colors, photo, th.Brightness))
 	})
 }
 
-// themeThumbnail is the picture of a theme: its background, a white
-// question card with a question line in the question color and two
-// answers (one chosen, in the accent color), and a button.
-func themeThumbnail(c [5]string) []byte {
+// themeThumbnail is the picture of a theme: its background (the color,
+// and the image over it when there is one, covering the picture at its
+// brightness, as the page draws it), a white question card with a
+// question line in the question color and two answers (one chosen, in
+// the accent color), and a button.
+func themeThumbnail(c [5]string, photo []byte, brightness int64) []byte {
 	bg, question, answer, button, accent := c[0], c[1], c[2], c[3], c[4]
+	var img string
+	if len(photo) > 0 {
+		filter := ""
+		if brightness != 100 {
+			k := strconv.FormatFloat(float64(brightness)/100, 'f', -1, 64)
+			filter = `<filter id="b"><feComponentTransfer><feFuncR type="linear" slope="` + k + `"/><feFuncG type="linear" slope="` + k +
+				`"/><feFuncB type="linear" slope="` + k + `"/></feComponentTransfer></filter>`
+			img = ` filter="url(#b)"`
+		}
+		img = filter + `<image width="320" height="200" preserveAspectRatio="xMidYMid slice"` + img +
+			` href="data:image/webp;base64,` + base64.StdEncoding.EncodeToString(photo) + `"/>`
+	}
 	return []byte(fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" width="320" height="200" viewBox="0 0 320 200">`+
-		`<rect width="320" height="200" fill="%[1]s"/>`+
+		`<rect width="320" height="200" fill="%[1]s"/>%[6]s`+
 		`<rect x="40" y="28" width="240" height="112" rx="10" fill="#fff" stroke="#d0d0d7"/>`+
 		`<rect x="60" y="48" width="150" height="12" rx="6" fill="%[2]s"/>`+
 		`<circle cx="68" cy="84" r="7" fill="none" stroke="%[5]s" stroke-width="3"/><circle cx="68" cy="84" r="3" fill="%[5]s"/>`+
@@ -247,5 +290,5 @@ func themeThumbnail(c [5]string) []byte {
 		`<circle cx="68" cy="112" r="7" fill="none" stroke="%[3]s" stroke-width="2"/>`+
 		`<rect x="84" y="107" width="80" height="10" rx="5" fill="%[3]s"/>`+
 		`<rect x="40" y="152" width="88" height="28" rx="8" fill="%[4]s"/>`+
-		`<rect x="58" y="163" width="52" height="6" rx="3" fill="#fff"/></svg>`, bg, question, answer, button, accent))
+		`<rect x="58" y="163" width="52" height="6" rx="3" fill="#fff"/></svg>`, bg, question, answer, button, accent, img))
 }

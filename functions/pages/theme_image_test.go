@@ -3,6 +3,8 @@ package pages_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/xml"
 	"fmt"
 	"image"
 	"image/color"
@@ -79,6 +81,49 @@ func TestThemeBackgroundImagePage(t *testing.T) {
 		if res.code != 200 || res.header.Get("Content-Type") != "image/webp" || res.header.Get("Cache-Control") != backgrounds.CacheControl ||
 			!bytes.Equal([]byte(res.body), pics[i].Body) {
 			t.Errorf("%s: %d %q %q, %d bytes", name(w), res.code, res.header.Get("Content-Type"), res.header.Get("Cache-Control"), len(res.body))
+		}
+	}
+	// The theme's thumbnail_url shows the image (section 22: a picture of
+	// the theme, colors and image): the 320 px file inside the SVG, as an
+	// SVG in an <img> loads nothing from elsewhere; dimmed as the theme
+	// asks. The public themes' stay the colors alone (TestThemeThumbnails).
+	for _, brightness := range []int64{100, 60} {
+		th, err := f.st.Theme(ctx, f.aid, th.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		th.BackgroundImageBrightness = brightness
+		if err := f.st.UpdateTheme(ctx, f.aid, th); err != nil {
+			t.Fatal(err)
+		}
+		if th, err = f.st.Theme(ctx, f.aid, th.ID); err != nil {
+			t.Fatal(err)
+		}
+		thumb := th.WithMedia(f.st.MediaURL).ThumbnailURL
+		path, ok := strings.CutPrefix(thumb, f.st.MediaURL)
+		if !ok || !strings.Contains(path, name(320)[:len(name(320))-len(".webp")]) {
+			t.Fatalf("thumbnail_url %s names no image", thumb)
+		}
+		res := get(path)
+		if res.code != 200 || res.header.Get("Content-Type") != "image/svg+xml" || !strings.Contains(res.header.Get("Content-Security-Policy"), "img-src data:") {
+			t.Fatalf("GET %s: %d %q %q", path, res.code, res.header.Get("Content-Type"), res.header.Get("Content-Security-Policy"))
+		}
+		if err := xml.Unmarshal([]byte(res.body), new(struct{})); err != nil {
+			t.Errorf("thumbnail: not XML: %v", err)
+		}
+		if !strings.Contains(res.body, `<image width="320" height="200" preserveAspectRatio="xMidYMid slice"`) ||
+			!strings.Contains(res.body, `href="data:image/webp;base64,`+base64.StdEncoding.EncodeToString(pics[0].Body)+`"`) {
+			t.Errorf("brightness %d: the thumbnail does not show the image's 320 px file", brightness)
+		}
+		if dimmed := strings.Contains(res.body, `slope="0.6"`); dimmed != (brightness == 60) {
+			t.Errorf("brightness %d: dimmed %v", brightness, dimmed)
+		}
+		if !strings.Contains(res.body, `fill="`+strings.ToLower(th.BackgroundColor)+`"`) || !strings.Contains(res.body, `fill="`+strings.ToLower(th.ButtonColor)+`"`) {
+			t.Errorf("the thumbnail lacks the theme's colors")
+		}
+		gone := strings.Replace(path, fmt.Sprint(imageID), fmt.Sprint(imageID+2), 1)
+		if res := get(gone); res.code != 404 {
+			t.Errorf("%s (no such image): %d, want 404", gone, res.code)
 		}
 	}
 	for _, bad := range []string{

@@ -3,6 +3,7 @@ package survey
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -188,9 +189,9 @@ func PublicTheme(id int64) (Theme, bool) {
 func IsPublicThemeID(id int64) bool { _, ok := PublicTheme(id); return ok }
 
 // ThumbnailPath is the /media/ path of the theme's picture: an SVG the
-// pages group draws from the path alone (its colors and image id), so that
-// a change of the theme is a new address and every address may be cached
-// for ever.
+// pages group draws from the path alone (its colors, and the service-made
+// background image's 320 px file with its brightness), so that a change of
+// the theme is a new address and every address may be cached for ever.
 func (t Theme) ThumbnailPath() string {
 	var b strings.Builder
 	b.WriteString("/media/themes/thumbnails/")
@@ -200,28 +201,68 @@ func (t Theme) ThumbnailPath() string {
 		}
 		b.WriteString(strings.ToLower(strings.TrimPrefix(c, "#")))
 	}
+	if file := t.imageThumbnailFile(); file != "" {
+		fmt.Fprintf(&b, "-%s-%d", file, t.BackgroundImageBrightness)
+	}
 	b.WriteString(".svg")
 	return b.String()
 }
 
-// ThumbnailColors parses a ThumbnailPath's file name ("ffffff-212121-....svg")
-// back into its five colors (with "#"), and whether it is one.
-func ThumbnailColors(name string) ([5]string, bool) {
-	var out [5]string
+// thumbnailImagePath is where the service serves a background image's
+// sizes (backgrounds.MediaPath, which imports this package).
+const thumbnailImagePath = "/media/themes/images/"
+
+var thumbnailImageFile = regexp.MustCompile(`^([1-9][0-9]{0,18})-([1-9][0-9]{0,18})-320$`)
+
+// imageThumbnailFile is the name, without ".webp", of the 320 px file of
+// the theme's background image when the service made it ("" otherwise).
+func (t Theme) imageThumbnailFile() string {
+	if t.BackgroundImage == nil {
+		return ""
+	}
+	_, file, ok := strings.Cut(t.BackgroundImage.ThumbnailURL, thumbnailImagePath)
+	if file, ok = strings.CutSuffix(file, ".webp"); !ok || !thumbnailImageFile.MatchString(file) {
+		return ""
+	}
+	return file
+}
+
+// Thumbnail is what a ThumbnailPath's file name says: the five colors
+// (with "#") and, for a theme with a background image, the image's 320 px
+// file name (as backgrounds.MediaPath serves it) and its brightness.
+type Thumbnail struct {
+	Colors     [5]string
+	Image      string
+	Brightness int64
+}
+
+// ParseThumbnail reads a ThumbnailPath's file name back
+// ("ffffff-212121-....svg", or with "-<theme>-<image>-320-<brightness>"
+// before ".svg"), and whether it is one.
+func ParseThumbnail(name string) (Thumbnail, bool) {
+	var out Thumbnail
 	rest, ok := strings.CutSuffix(name, ".svg")
 	if !ok {
 		return out, false
 	}
 	parts := strings.Split(rest, "-")
-	if len(parts) != 5 {
+	if len(parts) != 5 && len(parts) != 9 {
 		return out, false
 	}
-	for i, p := range parts {
+	for i, p := range parts[:5] {
 		c := "#" + p
 		if !ValidColor(c) {
 			return out, false
 		}
-		out[i] = strings.ToLower(c)
+		out.Colors[i] = strings.ToLower(c)
+	}
+	if len(parts) == 9 {
+		file := strings.Join(parts[5:8], "-")
+		br, err := strconv.ParseInt(parts[8], 10, 64)
+		if !thumbnailImageFile.MatchString(file) || err != nil || br < 0 || br > 200 || strconv.FormatInt(br, 10) != parts[8] {
+			return out, false
+		}
+		out.Image, out.Brightness = file+".webp", br
 	}
 	return out, true
 }
