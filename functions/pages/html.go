@@ -266,7 +266,7 @@ func renderSurvey(p surveyPage) []byte {
 	}
 	d.signIn(p)
 	for i, pg := range pages {
-		d.w("<section class=\"page questions\" data-page=\"%s\"%s>", num(i), autoAttr(picksMoveOn(pg)))
+		d.w("<section class=\"page qp\" data-page=\"%s\"%s>", num(i), autoAttr(picksMoveOn(pg)))
 		for _, q := range pg {
 			d.question(q, p.Form, p.T, p.Initial != nil && !p.Initial[q.ID])
 		}

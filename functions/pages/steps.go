@@ -363,7 +363,7 @@ func (d *doc) step(p surveyPage, pages [][]survey.ElementView) {
 	if s.CodeAuth && p.Session == "" {
 		d.codePage(p)
 	}
-	d.w("<section class=\"page questions\" data-page=\"%s\">\n", num(st.At))
+	d.w("<section class=\"page qp\" data-page=\"%s\">\n", num(st.At))
 	for _, q := range pages[st.At] {
 		if st.Shown[q.ID] {
 			d.question(q, p.Form, p.T, false)

@@ -139,9 +139,11 @@ func fontCSS(t survey.Theme, lang string) string {
 			fmt.Fprintf(&b, `@font-face{font-family:"%s";src:url(%s);font-weight:100 900;font-display:swap%s}`, fam.Family, assetNames[file], rng)
 		}
 		fmt.Fprintf(&stack, `"%s",`, fam.Family)
+		// The fallback's family is "<font>-f": a name no one reads, kept
+		// short because each themed page carries it twice.
 		if m, ok := fallbackMetrics[fam.Family]; ok {
-			fmt.Fprintf(&b, `@font-face{font-family:"%s Fallback";%s}`, fam.Family, m)
-			fmt.Fprintf(&stack, `"%s Fallback",`, fam.Family)
+			fmt.Fprintf(&b, `@font-face{font-family:"%s-f";%s}`, fam.Family, m)
+			fmt.Fprintf(&stack, `"%s-f",`, fam.Family)
 		}
 	}
 	// :root body outranks app.css's body:lang(fa) rule.

@@ -100,7 +100,7 @@ func TestThemeOnEveryPage(t *testing.T) {
 			if style == nil {
 				t.Fatalf("the page has no theme style: %.600s", body)
 			}
-			for _, w := range []string{`@font-face{font-family:"Inter";src:url(/assets/inter-latin-wght-normal.`, `"Inter Fallback"`,
+			for _, w := range []string{`@font-face{font-family:"Inter";src:url(/assets/inter-latin-wght-normal.`, `"Inter-f"`,
 				`background:url("` + img + `")`, `html{font-size:112.5%}`} {
 				if !strings.Contains(style[1], w) {
 					t.Errorf("the style lacks %s:\n%s", w, style[1])

@@ -278,7 +278,7 @@ func TestBrowserLogicWithoutScript(t *testing.T) {
 	// waitStep waits for page n of the steps (a new page from the server).
 	waitStep := func(n int) {
 		t.Helper()
-		if err := chromedp.Run(ctx, chromedp.WaitVisible(fmt.Sprintf(`.page.questions[data-page="%d"]`, n), chromedp.ByQuery)); err != nil {
+		if err := chromedp.Run(ctx, chromedp.WaitVisible(fmt.Sprintf(`.page.qp[data-page="%d"]`, n), chromedp.ByQuery)); err != nil {
 			t.Fatalf("page %d never came: %v", n, err)
 		}
 	}
@@ -489,7 +489,7 @@ func TestBrowserAxeSteps(t *testing.T) {
 	}
 	step := func(n int) {
 		t.Helper()
-		if err := chromedp.Run(ctx, chromedp.WaitVisible(fmt.Sprintf(`.page.questions[data-page="%d"]`, n), chromedp.ByQuery), chromedp.WaitReady("footer", chromedp.ByQuery)); err != nil {
+		if err := chromedp.Run(ctx, chromedp.WaitVisible(fmt.Sprintf(`.page.qp[data-page="%d"]`, n), chromedp.ByQuery), chromedp.WaitReady("footer", chromedp.ByQuery)); err != nil {
 			t.Fatalf("step %d: %v", n, err)
 		}
 	}

@@ -24,7 +24,7 @@
   var slug = form.getAttribute("data-slug");
   var api = "/api/public/surveys/" + encodeURIComponent(slug) + "/";
   var pages = Array.prototype.slice.call(form.querySelectorAll(".page"));
-  var qpages = pages.filter(function (p) { return p.classList.contains("questions"); });
+  var qpages = pages.filter(function (p) { return p.classList.contains("qp"); });
   var prev = document.getElementById("prev"), next = document.getElementById("next"), submit = document.getElementById("submit");
   var progress = document.getElementById("progress"), errors = document.getElementById("errors");
   var timer = document.getElementById("timer"), timeup = document.getElementById("timeup"), thanks = document.getElementById("thanks");
@@ -233,7 +233,7 @@
       if (logic) logic.order(r.body.choice_orders);
       if (window.surveyRanking) window.surveyRanking.renumber();
       startCountdown(r.body.started_at);
-      if (logic && logic.timed && pages[at].classList.contains("questions")) show(at);
+      if (logic && logic.timed && pages[at].classList.contains("qp")) show(at);
       return true;
     });
   }
@@ -335,7 +335,7 @@
   // reopen shows the questions again, for an edit from the thanks page
   // (section 16, responder.js).
   extras.reopen = function () {
-    var i = pages.findIndex(function (p) { return p.classList.contains("questions"); });
+    var i = pages.findIndex(function (p) { return p.classList.contains("qp"); });
     thanks.hidden = true; form.hidden = false; show(i < 0 ? 0 : i);
   };
 

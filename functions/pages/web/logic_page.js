@@ -55,7 +55,7 @@
       }
     }
 
-    function isQuestions(page) { return page.classList.contains("questions"); }
+    function isQuestions(page) { return page.classList.contains("qp"); }
 
     // pageShown: a questions page shows something when one of its
     // questions (or its group, or a statement) is shown.

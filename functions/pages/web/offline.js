@@ -91,7 +91,7 @@
     u.searchParams.delete("resume");
     history.replaceState(null, "", u.href);
     return hooks.call("resume/", { token: token }).then(function (r) {
-      var b = r.body, qs = form.querySelectorAll(".page.questions");
+      var b = r.body, qs = form.querySelectorAll(".page.qp");
       if (r.status !== 200) { say("The link to continue has expired."); return null; }
       each('.q[data-type="11"]', function (q) { delete b.answers[q.getAttribute("data-id")]; });
       resumed = true;

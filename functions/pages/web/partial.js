@@ -15,7 +15,7 @@
   function session() { return form.elements.session.value; }
   // qpage is the index of the page shown among the question pages, -1
   // on another page.
-  function qpage() { return Array.prototype.indexOf.call(form.querySelectorAll(".page.questions"), form.querySelector(".page:not([hidden])")); }
+  function qpage() { return Array.prototype.indexOf.call(form.querySelectorAll(".page.qp"), form.querySelector(".page:not([hidden])")); }
 
   function put() {
     clearTimeout(waiting); waiting = 0; last = Date.now(); dirty = false;
