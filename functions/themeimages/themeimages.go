@@ -64,21 +64,9 @@ func New(d Deps) *api.Router {
 	return rt
 }
 
-// ownTheme is the account's theme a write names: a public one 403, a
-// missing or foreign one 404, a member who edits no folder 403.
+// ownTheme is the account's theme a write names (api.OwnTheme decides).
 func (h handlers) ownTheme(r *http.Request) (survey.Account, survey.Theme, error) {
-	acct, tid, err := api.AccountAndID(r, "theme_id")
-	if err != nil {
-		return acct, survey.Theme{}, err
-	}
-	t, err := h.st.Theme(r.Context(), acct.ID, tid)
-	if err != nil {
-		return acct, t, err
-	}
-	if t.IsPublic {
-		return acct, t, survey.ErrNoPermission
-	}
-	return acct, t, api.EditsAnyFolder(r.Context())
+	return api.OwnTheme(r, h.st)
 }
 
 // Backgrounds is the bucket a theme's background image goes through: the

@@ -54,6 +54,30 @@ func EditsAnyFolder(ctx context.Context) error {
 	return survey.ErrNoPermission
 }
 
+// ThemeReader reads one of an account's themes (the store does).
+type ThemeReader interface {
+	Theme(ctx context.Context, aid, tid int64) (survey.Theme, error)
+}
+
+// OwnTheme is the account's theme a write names by the path's theme_id
+// (contract section 22): a public one 403, a missing or foreign one 404,
+// a member who edits no folder 403. The surveys and theme-images
+// functions both decide it here.
+func OwnTheme(r *http.Request, st ThemeReader) (survey.Account, survey.Theme, error) {
+	acct, tid, err := AccountAndID(r, "theme_id")
+	if err != nil {
+		return acct, survey.Theme{}, err
+	}
+	t, err := st.Theme(r.Context(), acct.ID, tid)
+	if err != nil {
+		return acct, t, err
+	}
+	if t.IsPublic {
+		return acct, t, survey.ErrNoPermission
+	}
+	return acct, t, EditsAnyFolder(r.Context())
+}
+
 // SurveyPlacer finds the folder a survey of the account is in, so that a
 // member's request under a survey is decided before its handler runs. It
 // is read for members only: an owner's request reads nothing more.
