@@ -98,11 +98,12 @@ func Check(b []byte, declared string) (string, image.Config, error) {
 	return ct, cfg, nil
 }
 
-// Decode checks the file (Check) and decodes its pixels, upright: a
-// JPEG's EXIF Orientation (a phone's photo) is applied, so that 5-8 swap
-// the header's width and height. A decoder's failure (a truncated or
-// corrupt body behind a good header) is ErrNotImage; a decoded picture
-// whose size differs from its header's is too.
+// Decode checks the file (Check) and decodes its pixels, upright: the
+// EXIF Orientation of a JPEG, PNG or WebP (a phone's photo; Orientation)
+// is applied, so that 5-8 swap the header's width and height. A
+// decoder's failure (a truncated or corrupt body behind a good header) is
+// ErrNotImage; a decoded picture whose size differs from its header's is
+// too.
 func Decode(b []byte, declared string) (image.Image, error) {
 	ct, cfg, err := Check(b, declared)
 	if err != nil {
@@ -120,10 +121,7 @@ func Decode(b []byte, declared string) (image.Image, error) {
 	if err != nil || img.Bounds().Dx() != cfg.Width || img.Bounds().Dy() != cfg.Height {
 		return nil, ErrNotImage
 	}
-	if ct == "image/jpeg" {
-		img = Orient(img, Orientation(b))
-	}
-	return img, nil
+	return Orient(img, Orientation(b)), nil
 }
 
 // Picture is one size the service writes: a WebP file.

@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"strings"
 	"testing"
 	"time"
 
@@ -227,7 +228,7 @@ func FuzzCheck(f *testing.F) {
 			return // a real picture that size decodes; the fuzzer's would only take time
 		}
 		img, err := picture.Decode(b, ct)
-		if ct == "image/jpeg" && picture.Orientation(b) >= 5 {
+		if picture.Orientation(b) >= 5 {
 			cfg.Width, cfg.Height = cfg.Height, cfg.Width // turned upright
 		}
 		if err == nil && (img.Bounds().Dx() != cfg.Width || img.Bounds().Dy() != cfg.Height) {
@@ -237,26 +238,9 @@ func FuzzCheck(f *testing.F) {
 }
 
 // withOrientation is a JPEG with an APP1 Exif segment whose IFD0 holds
-// Orientation o (and a tag before it, so the reader walks entries), in
-// byte order bo.
+// Orientation o (tiffWith), in byte order bo.
 func withOrientation(j []byte, o uint16, bo binary.AppendByteOrder) []byte {
-	tiff := []byte("II*\x00")
-	if bo == binary.BigEndian {
-		tiff = []byte("MM\x00*")
-	}
-	tiff = bo.AppendUint32(tiff, 8)
-	tiff = bo.AppendUint16(tiff, 2)
-	tiff = bo.AppendUint16(tiff, 0x010F) // Make, ASCII, 4 bytes inline
-	tiff = bo.AppendUint16(tiff, 2)
-	tiff = bo.AppendUint32(tiff, 4)
-	tiff = append(tiff, "Cam\x00"...)
-	tiff = bo.AppendUint16(tiff, 0x0112)
-	tiff = bo.AppendUint16(tiff, 3)
-	tiff = bo.AppendUint32(tiff, 1)
-	tiff = bo.AppendUint16(tiff, o)
-	tiff = bo.AppendUint16(tiff, 0)
-	tiff = bo.AppendUint32(tiff, 0) // no next IFD
-	payload := append([]byte("Exif\x00\x00"), tiff...)
+	payload := append([]byte("Exif\x00\x00"), tiffWith(o, bo)...)
 	seg := []byte{0xFF, 0xE1, 0, 0}
 	binary.BigEndian.PutUint16(seg[2:], uint16(len(payload)+2))
 	out := append([]byte{}, j[:2]...)
@@ -265,11 +249,15 @@ func withOrientation(j []byte, o uint16, bo binary.AppendByteOrder) []byte {
 	return append(out, j[2:]...)
 }
 
-// TestOrientation: a phone's JPEG with EXIF Orientation 1-8 (both byte
-// orders) is stored upright. The stored picture is 64×32 with a red block
-// at its top left and a green one at its top right; the EXIF standard says
-// where each corner stands once turned, and 5-8 swap width and height.
-// The check is on the WebP files the service writes, which carry no Exif.
+// TestOrientation: a phone's picture with EXIF Orientation 1-8 (both
+// byte orders) is stored upright, whichever of the three types it is and
+// wherever its type keeps the Exif: a JPEG's APP1 segment; a PNG's eXIf
+// chunk before or after the pixels, or ImageMagick's zTXt raw profile; an
+// extended WebP's EXIF chunk (lossy or lossless bitstream; bare TIFF or
+// after "Exif\0\0"). The stored picture is 64×32 with a red block at its
+// top left and a green one at its top right; the EXIF standard says where
+// each corner stands once turned, and 5-8 swap width and height. The
+// check is on the WebP files the service writes, which carry no Exif.
 func TestOrientation(t *testing.T) {
 	const w, h = 64, 32
 	stored := image.NewRGBA(image.Rect(0, 0, w, h))
@@ -285,7 +273,21 @@ func TestOrientation(t *testing.T) {
 			stored.Set(x, y, c)
 		}
 	}
-	j := jpegOf(t, stored)
+	j, p := jpegOf(t, stored), pngOf(t, stored)
+	lossy, lossless := webpBitstream(t, stored, false), webpBitstream(t, stored, true)
+	formats := []struct {
+		name, ct string
+		with     func(tiff []byte) []byte
+	}{
+		{"jpeg", "image/jpeg", nil},
+		{"png eXIf before IDAT", "image/png", func(tiff []byte) []byte { return pngWith(p, false, pngChunk("eXIf", tiff)) }},
+		{"png eXIf after IDAT", "image/png", func(tiff []byte) []byte { return pngWith(p, true, pngChunk("eXIf", tiff)) }},
+		{"png zTXt raw profile", "image/png", func(tiff []byte) []byte { return pngWith(p, false, rawProfileChunk("zTXt", tiff)) }},
+		{"webp VP8 EXIF", "image/webp", func(tiff []byte) []byte { return webpVP8X(w, h, exifFlag, lossy, riffChunk("EXIF", tiff)) }},
+		{"webp VP8L Exif header", "image/webp", func(tiff []byte) []byte {
+			return webpVP8X(w, h, exifFlag, lossless, riffChunk("EXIF", append([]byte("Exif\x00\x00"), tiff...)))
+		}},
+	}
 	const tl, tr, bl, br = "top left", "top right", "bottom left", "bottom right"
 	for _, tc := range []struct {
 		o          uint16
@@ -294,53 +296,72 @@ func TestOrientation(t *testing.T) {
 		{1, tl, tr}, {2, tr, tl}, {3, br, bl}, {4, bl, br},
 		{5, tl, bl}, {6, tr, br}, {7, br, tr}, {8, bl, tl},
 	} {
-		for _, bo := range []binary.AppendByteOrder{binary.LittleEndian, binary.BigEndian} {
-			b := withOrientation(j, tc.o, bo)
-			if got := picture.Orientation(b); got != int(tc.o) {
-				t.Fatalf("%d %v: Orientation %d", tc.o, bo, got)
-			}
-			img, err := picture.Decode(b, "image/jpeg")
-			if err != nil {
-				t.Fatalf("%d %v: %v", tc.o, bo, err)
-			}
-			pics, err := picture.Pictures(img)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantW, wantH := w, h
-			if tc.o >= 5 {
-				wantW, wantH = h, w
-			}
-			p := pics[0]
-			if p.Width != wantW || p.Height != wantH {
-				t.Fatalf("%d %v: stored %dx%d, want %dx%d", tc.o, bo, p.Width, p.Height, wantW, wantH)
-			}
-			if bytes.Contains(p.Body, []byte("Exif")) || bytes.Contains(p.Body, []byte("Cam")) {
-				t.Fatalf("%d %v: the WebP carries the Exif", tc.o, bo)
-			}
-			got, err := webp.Decode(bytes.NewReader(p.Body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			at := func(corner string) color.RGBA {
-				x, y := 4, 4
-				if corner == tr || corner == br {
-					x = wantW - 5
-				}
-				if corner == bl || corner == br {
-					y = wantH - 5
-				}
-				r, g, b, _ := got.At(x, y).RGBA()
-				return color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 255}
-			}
-			if c := at(tc.red); c.R < 200 || c.G > 60 {
-				t.Errorf("orientation %d %v: %s is %v, want red", tc.o, bo, tc.red, c)
-			}
-			if c := at(tc.green); c.G < 200 || c.R > 60 {
-				t.Errorf("orientation %d %v: %s is %v, want green", tc.o, bo, tc.green, c)
+		for _, f := range formats {
+			for _, bo := range []binary.AppendByteOrder{binary.LittleEndian, binary.BigEndian} {
+				checkUpright(t, f.name, f.ct, func() []byte {
+					if f.with == nil {
+						return withOrientation(j, tc.o, bo)
+					}
+					return f.with(tiffWith(tc.o, bo))
+				}(), int(tc.o), bo, w, h, tc.red, tc.green)
 			}
 		}
 	}
+}
+
+// checkUpright decodes b, whose Exif says Orientation o, and writes its
+// pictures: the narrowest (64 px wide at most, never enlarged) must be
+// w×h turned by o, with red and green at the corners named, and carry no
+// Exif.
+func checkUpright(t *testing.T, name, ct string, b []byte, o int, bo binary.AppendByteOrder, w, h int, red, green string) {
+	t.Helper()
+	if got := picture.Orientation(b); got != o {
+		t.Fatalf("%s %d %v: Orientation %d", name, o, bo, got)
+	}
+	img, err := picture.Decode(b, ct)
+	if err != nil {
+		t.Fatalf("%s %d %v: %v", name, o, bo, err)
+	}
+	pics, err := picture.Pictures(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantW, wantH := w, h
+	if o >= 5 {
+		wantW, wantH = h, w
+	}
+	p := pics[0]
+	if p.Width != wantW || p.Height != wantH {
+		t.Fatalf("%s %d %v: stored %dx%d, want %dx%d", name, o, bo, p.Width, p.Height, wantW, wantH)
+	}
+	if bytes.Contains(p.Body, []byte("Exif")) || bytes.Contains(p.Body, []byte("EXIF")) || bytes.Contains(p.Body, []byte("Cam")) {
+		t.Fatalf("%s %d %v: the WebP carries the Exif", name, o, bo)
+	}
+	got, err := webp.Decode(bytes.NewReader(p.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := corner(got, red); c.R < 200 || c.G > 60 {
+		t.Errorf("%s, orientation %d %v: %s is %v, want red", name, o, bo, red, c)
+	}
+	if c := corner(got, green); c.G < 200 || c.R > 60 {
+		t.Errorf("%s, orientation %d %v: %s is %v, want green", name, o, bo, green, c)
+	}
+}
+
+// corner is the colour 4 pixels in from the corner named ("top left",
+// "top right", "bottom left", "bottom right") of img.
+func corner(img image.Image, name string) color.RGBA {
+	b := img.Bounds()
+	x, y := b.Min.X+4, b.Min.Y+4
+	if strings.HasSuffix(name, "right") {
+		x = b.Max.X - 5
+	}
+	if strings.HasPrefix(name, "bottom") {
+		y = b.Max.Y - 5
+	}
+	r, g, bl, _ := img.At(x, y).RGBA()
+	return color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), 255}
 }
 
 // FuzzOrientation feeds the Exif reader any bytes behind a JPEG's SOI and
