@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -398,6 +399,52 @@ func (r recorded) tallyPasses(tb testing.TB, sid int64) (low, high []ddbsim.Requ
 	return low, pass(fmt.Sprintf("sim-high-%d", sid), recs)
 }
 
+// unitsByItem sums the write units of reqs by the kind of item written
+// (its partition key's prefix and its sort key's, an index's copy apart),
+// divided by n: where a tally pass's units go.
+func unitsByItem(reqs []ddbsim.Request, n int) string {
+	by := map[string]float64{}
+	kind := func(key string) string {
+		pk, sk, _ := strings.Cut(key, "|")
+		pk, _, _ = strings.Cut(pk, "#")
+		if i := strings.IndexAny(sk, "#0123456789"); i >= 0 {
+			sk = sk[:i]
+		}
+		return pk + "/" + sk
+	}
+	for _, r := range reqs {
+		if r.Kind == ddbsim.Read {
+			continue
+		}
+		for _, it := range r.Items {
+			one := ddbsim.Request{Kind: r.Kind, Items: []ddbsim.Item{it}}
+			all := ddbsim.Cost(one)
+			one.Items[0].GSIs = nil
+			table := ddbsim.Cost(one)
+			by[kind(it.Key)] += table
+			if all > table {
+				by[kind(it.Key)+" (GSI)"] += all - table
+			}
+		}
+	}
+	names := make([]string, 0, len(by))
+	total := 0.0
+	for k, v := range by {
+		names = append(names, k)
+		total += v
+	}
+	slices.Sort(names)
+	var out []string
+	for _, k := range names {
+		out = append(out, fmt.Sprintf("%s %.2f", k, by[k]/float64(n)))
+	}
+	return fmt.Sprintf("%.2f: %s", total/float64(n), strings.Join(out, ", "))
+}
+
+// viralOnly runs one variant of BenchmarkViralResponders (plain,
+// partials, sign-in, both): -args -viral=plain.
+var viralOnly = flag.String("viral", "", "BenchmarkViralResponders: run only this variant")
+
 // BenchmarkViralResponders replays the handlers' own requests (recorded
 // on DynamoDB Local through ddbsim.Recorder) against DynamoDB's rules at
 // 1 a minute, 100, 1,000 and 5,000 responders a second on one survey of
@@ -432,6 +479,9 @@ func BenchmarkViralResponders(b *testing.B) {
 	}
 	for range b.N {
 		for _, vr := range variants {
+			if *viralOnly != "" && vr.name != *viralOnly {
+				continue
+			}
 			slug, sid, qs := r.simSurvey(b, 12, vr.set)
 			var visits []visit
 			for range 32 {
@@ -451,6 +501,7 @@ func BenchmarkViralResponders(b *testing.B) {
 				return func(v visit) [][]ddbsim.Request { return [][]ddbsim.Request{f(v)} }
 			}
 			low, high := r.tallyPasses(b, sid)
+			fmt.Fprintf(os.Stdout, "\n%s: the tally at 1 a minute, write units a response by item: %s\n", vr.name, unitsByItem(low, len(visits)))
 			r.rec.Resume()
 			if err := r.st.UpdateSettings(ctx, r.aid, sid, store.SettingsUpdate{Set: map[string]any{"hide_progressbar": true}}); err != nil {
 				b.Fatal(err)

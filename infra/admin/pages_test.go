@@ -31,6 +31,10 @@ func TestPagesBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 	svs := sweepSurveys(t, st, a.ID, 3, "")
+	// The first survey's responses predate the page index.
+	if err := storetest.PreIndexSurvey(ctx, st, svs[0].ID); err != nil {
+		t.Fatal(err)
+	}
 	codes := make([]string, 1200)
 	for i := range codes {
 		codes[i] = fmt.Sprintf("c%06d", i*7)

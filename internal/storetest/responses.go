@@ -137,3 +137,18 @@ func ImportResponses(ctx context.Context, st *store.Store, rs []survey.Response)
 	}
 	return out, nil
 }
+
+// PreIndexSurvey makes survey sid one from before the responses' page
+// index, as a survey created before it is: its index's marks item
+// (RPAGES#<sid> / META), which a survey is created with (its backfill
+// bound set and finished: store/responsepages_backfill.go), is deleted,
+// so that responses seeded around the tally (SeedResponses) stand for
+// responses the index never counted, until a backfill. Call it before the
+// survey takes a response.
+func PreIndexSurvey(ctx context.Context, st *store.Store, sid int64) error {
+	err := table(st).Delete(store.AttrPK, store.ResponsePagesPK(sid)).Range(store.AttrSK, store.ResponsePagesMetaSK).Run(ctx)
+	if err != nil {
+		return fmt.Errorf("storetest: survey %d from before the page index: %w", sid, err)
+	}
+	return nil
+}

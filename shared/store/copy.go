@@ -399,7 +399,7 @@ func (s *Store) writeCopy(ctx context.Context, p *copyPlan) error {
 		// The copy's last transaction, which makes it live, is the
 		// request's write: its entry and a member's shares go in it.
 		noteCreated(ctx, sv.ID, sv.Created)
-		err = s.runTx(ctx, s.createState(s.db.WriteTx().
+		err = s.runTx(ctx, s.createResponsePages(s.createState(s.db.WriteTx().
 			Check(s.table.Check(AttrPK, AccountPK(sv.AccountID)).Range(AttrSK, FolderSK(sv.FolderID)).If(folderLive)).
 			Put(s.table.Put(it).If("attribute_not_exists(PK)")).
 			Put(s.table.Put(slugItem{PK: SlugPK(sv.URLSlug), SK: slugSK, SurveyID: sv.ID}).If("attribute_not_exists(PK)")).
@@ -407,7 +407,7 @@ func (s *Store) writeCopy(ctx context.Context, p *copyPlan) error {
 			Update(s.countUp(sv.AccountID, attrLiveSurveys, limit)).
 			Put(s.table.Put(newReportItem(sv))).
 			Delete(s.table.Delete(AttrPK, PendingCopyPK(sv.ID)).Range(AttrSK, pendingSK).If("attribute_exists(PK)")).
-			Put(s.table.Put(newPreviewItem(sv))), sv))
+			Put(s.table.Put(newPreviewItem(sv))), sv), sv))
 		switch {
 		case err == nil:
 			p.survey, p.result.Survey = sv, sv

@@ -27,7 +27,8 @@
 //	                                conditional trashes + ACCOUNT ADD live_surveys -n, then TransactWriteItems: DeleteItem
 //	                                FOLDER#<fid> + ACCOUNT ADD folders -1
 //	create a survey                 TransactWriteItems: survey, slug guard, empty layout, report code, ConditionCheck live folder,
-//	                                UpdateItem ACCOUNT ADD live_surveys (under its limit; see limits.go)
+//	                                UpdateItem ACCOUNT ADD live_surveys (under its limit; see limits.go), Put RPAGES META
+//	                                (the page index complete from the start: responsepages_backfill.go)
 //	survey detail                   Query PK SURVEY#<sid>: survey, layout, elements, settings, variables (one item collection)
 //	survey by public slug           GetItem SLUG#<url_slug> (holds the survey id; cached per container, never stale)
 //	responder's view of a survey    GetItem SURVEY (its collection version cv; the container's cached collection when
@@ -118,7 +119,8 @@
 //	copy a survey                   Query PK SURVEY#<src>, UpdateItem per id kind (counters), TransactWriteItems: Put
 //	                                PENDING marker + ConditionCheck SURVEY/LAYOUT of the new id absent; BatchWriteItem of
 //	                                25 elements/settings/variables (4 at a time); TransactWriteItems: ConditionCheck
-//	                                folder, Put SURVEY, SLUG, LAYOUT, REPORT, ACCOUNT ADD live_surveys (limit), Delete marker
+//	                                folder, Put SURVEY, SLUG, LAYOUT, REPORT, ACCOUNT ADD live_surveys (limit), Delete marker,
+//	                                Put RPAGES META (as a create)
 //	dead copies (sweeper)           Query GSI2 COPYING#<0..3>, GSI2SK < <now - 20 min>; per copy Query its keys, BatchWriteItem
 //	                                deletes of 25, DeleteItem the marker
 package store

@@ -21,6 +21,10 @@ const (
 	rpagesCheckpoint    = "CP#"
 )
 
+// ResponsePagesMetaSK is the SK of a survey's page index marks item
+// (under ResponsePagesPK): its shards' marks and its backfill's bound.
+const ResponsePagesMetaSK = rpagesMetaSK
+
 // ResponsePagesPK is the partition of a survey's responses' page index.
 func ResponsePagesPK(sid int64) string { return "RPAGES#" + pad(sid) }
 
@@ -167,6 +171,7 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 		prev, _ := meta[name].([]byte)
 		bound, _ := meta[rpagesBound].(string)
 		complete := bound != "" && meta[rpagesBoundDone] == bound
+		born := complete && meta[rpagesBorn] == bound
 		var todo []ResponsePageRecord
 		for _, r := range recs {
 			k := seqKey(r.Seq)
@@ -179,7 +184,7 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 			return added, nil
 		}
 		if complete {
-			n, err := s.applyResponsePagesByItem(ctx, sid, streamShard, todo)
+			n, err := s.applyResponsePagesByItem(ctx, sid, streamShard, todo, born)
 			if err != nil {
 				return added, s.fail(fmt.Sprintf("index %d responses of survey %d", len(todo), sid), err)
 			}
@@ -262,8 +267,10 @@ func responsePageSpan(recs []ResponsePageRecord) (low, high map[int]string) {
 // backfill's bound, past the marks' checkpoint) to the index: each node
 // one conditional UpdateItem with its own checkpoint, then the marks with
 // theirs, so that a record the marks' checkpoint has passed is in every
-// node. It answers how many records the marks took.
-func (s *Store) applyResponsePagesByItem(ctx context.Context, sid int64, streamShard string, recs []ResponsePageRecord) (int, error) {
+// node. It answers how many records the marks took. An index born with
+// its survey (newResponsePagesMeta) needs no first keys (f<k>): they are
+// left out, so that the marks item stays under 1 KB.
+func (s *Store) applyResponsePagesByItem(ctx context.Context, sid int64, streamShard string, recs []ResponsePageRecord, born bool) (int, error) {
 	nodes := map[string]*tallyItem{}
 	var order []string
 	for _, r := range recs {
@@ -304,6 +311,9 @@ func (s *Store) applyResponsePagesByItem(ctx context.Context, sid int64, streamS
 			batch[i] = byKey[p.key]
 		}
 		low, high := responsePageSpan(batch)
+		if born {
+			low = nil
+		}
 		s.addResponsePageMarks(up, low, high)
 	}, whole)
 	return len(keys), err
@@ -318,13 +328,26 @@ func (s *Store) responsePageMarks(sid int64, low, high map[int]string) *dynamo.U
 }
 
 // addResponsePageMarks adds the marks' changes to up (of the marks item).
+// A mark is a key's time (responsePageMark): the reader takes no more.
 func (s *Store) addResponsePageMarks(up *dynamo.Update, low, high map[int]string) {
 	for k, l := range low {
-		up.SetExpr("$ = if_not_exists($, ?)", fmt.Sprintf("f%d", k), fmt.Sprintf("f%d", k), l)
+		up.SetExpr("$ = if_not_exists($, ?)", fmt.Sprintf("f%d", k), fmt.Sprintf("f%d", k), responsePageMark(l))
 	}
 	for k, h := range high {
-		up.Set(fmt.Sprintf("h%d", k), h)
+		up.Set(fmt.Sprintf("h%d", k), responsePageMark(h))
 	}
+}
+
+// responsePageMark is what a mark keeps of a response key: its time, 27
+// bytes of its 48 (the reader reads no more of a mark), so that a
+// survey's 16 shards' marks keep the marks item, which every pass of the
+// tally writes, under 1 KB (1 write unit, not 2). Marks written whole
+// before are read the same.
+func responsePageMark(key string) string {
+	if len(key) > len(survey.TimestampLayout) {
+		return key[:len(survey.TimestampLayout)]
+	}
+	return key
 }
 
 // IndexImportedResponses counts responses written around submissions (an
@@ -396,11 +419,22 @@ func (s *Store) responsePageBounds(ctx context.Context, sid int64) (from, to str
 	if b := meta[rpagesBound]; b != "" && meta[rpagesBoundDone] == b {
 		bound = b
 	}
+	// An index that began with its survey (newResponsePagesMeta) counts
+	// every response from the start: no first key (f<k>) bounds it, and a
+	// shard that has no highest key yet (h<k>) has had no response applied,
+	// so none of it is below the bound less the margin: the bound stands in.
+	born := bound != "" && meta[rpagesBorn] == bound
 	var first, high time.Time
 	marks := true
 	for k := range ResponseShards {
 		f, fok := meta[fmt.Sprintf("f%d", k)]
 		h, hok := meta[fmt.Sprintf("h%d", k)]
+		if born {
+			f, fok = keyTime(minKeyTime), true
+			if !hok {
+				h, hok = bound, true
+			}
+		}
 		if !fok || !hok || len(f) < len(survey.TimestampLayout) || len(h) < len(survey.TimestampLayout) {
 			marks = false
 			break

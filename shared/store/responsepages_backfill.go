@@ -9,13 +9,38 @@ import (
 	"time"
 
 	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/shared/survey"
 )
 
 const (
 	rpagesBound         = "b"
 	rpagesBoundDone     = "bc"
+	rpagesBorn          = "bn"
 	rpagesBackfillRound = 4
 )
+
+// newResponsePagesMeta is the page index's marks item of a new survey:
+// its backfill bound set and finished (b = bc), and bn, the same bound,
+// saying that the index began with the survey. A survey created after the
+// index has no response from before it to backfill, so its tally takes
+// the cheap path from its first response (an UpdateItem a node, not a
+// transaction: applyResponsePagesByItem), and the reader needs no first
+// key of each shard (f<k>) to know where the counts begin
+// (responsePageBounds). The bound is a margin before the creation, as a
+// backfill's is before its start: a response's key is its submission's
+// clock, another container's.
+func newResponsePagesMeta(sv survey.Survey) map[string]any {
+	b := keyTime(sv.Created.Add(-responsePagesMargin).Truncate(time.Second))
+	return map[string]any{AttrPK: ResponsePagesPK(sv.ID), AttrSK: rpagesMetaSK, rpagesBound: b, rpagesBoundDone: b, rpagesBorn: b}
+}
+
+// createResponsePages adds to tx the Put of a new survey's page index
+// marks (newResponsePagesMeta), after tx's items (their indices stay what
+// they were).
+func (s *Store) createResponsePages(tx *dynamo.WriteTx, sv survey.Survey) *dynamo.WriteTx {
+	return tx.Put(s.table.Put(newResponsePagesMeta(sv)))
+}
 
 // ResponsePagesBackfill is what a backfill of one survey's response index
 // did.

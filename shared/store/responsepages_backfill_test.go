@@ -37,6 +37,10 @@ func TestResponsePagesBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "old responses")
+	// Its responses were written before the page index: a survey from before it.
+	if err := storetest.PreIndexSurvey(ctx, st, sv.ID); err != nil {
+		t.Fatal(err)
+	}
 	t0 := time.Now().UTC().Add(-5 * time.Hour).Truncate(time.Hour)
 	ids, err := st.NewIDs(ctx, store.KindResponse, 2000)
 	if err != nil {
@@ -231,6 +235,10 @@ func TestResponsePagesBackfillBoundMinute(t *testing.T) {
 		t.Fatal(err)
 	}
 	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "bound minute")
+	// A survey from before the page index, whose backfill sets the bound.
+	if err := storetest.PreIndexSurvey(ctx, st, sv.ID); err != nil {
+		t.Fatal(err)
+	}
 	minute := time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Minute)
 	st.Now = func() time.Time { return minute.Add(80 * time.Second) } // the bound: minute + 20 s
 	ids, err := st.NewIDs(ctx, store.KindResponse, 2)
@@ -297,6 +305,10 @@ func TestResponsePagesByItemExactlyOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "by item")
+	// A survey from before the page index: the transaction path until its backfill.
+	if err := storetest.PreIndexSurvey(ctx, st, sv.ID); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now().UTC().Add(-3 * time.Hour).Truncate(time.Hour)
 	st.Now = func() time.Time { return start.Add(time.Hour) } // the bound: start + 59 min
 	// One response the tally indexed before the backfill (a transaction).

@@ -4,8 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"surveyservice/internal/storetest"
 	"surveyservice/internal/testenv"
@@ -161,6 +166,11 @@ func TestResponsePagesExactlyOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "once")
+	// A survey from before the page index, not backfilled: the transaction
+	// path (TestResponsePagesByItemExactlyOnce has the other).
+	if err := storetest.PreIndexSurvey(ctx, st, sv.ID); err != nil {
+		t.Fatal(err)
+	}
 	at := time.Date(2026, 4, 1, 10, 0, 0, 0, time.UTC)
 	var recs []store.ResponsePageRecord
 	for i := range 150 { // over two transactions' worth of nodes: a second each
@@ -187,5 +197,123 @@ func TestResponsePagesExactlyOnce(t *testing.T) {
 	n, err := st.ApplyResponsePages(ctx, sv.ID, "shard-2", recs[:3])
 	if err != nil || n != 3 {
 		t.Errorf("another shard applied %d (%v), want 3", n, err)
+	}
+}
+
+// TestNewSurveysIndexFromTheStart: a survey created now (created, copied,
+// as a template start is, or imported) begins with its page index whole:
+// its backfill has nothing to do (no round, no response read), its tally
+// writes each node by UpdateItem with the node's own checkpoint (the
+// cheap path, no transaction), its marks carry no first keys and stay
+// under 1 KB, and passing over n responses lands where reading every key
+// does.
+func TestNewSurveysIndexFromTheStart(t *testing.T) {
+	t.Parallel()
+	st := testenv.Container(t)
+	ctx := context.Background()
+	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
+	f, err := st.CreateFolder(ctx, a.ID, "new", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now().UTC().Add(-3 * time.Hour).Truncate(time.Minute)
+	clock := t0
+	st.Now = func() time.Time { return clock }
+	created := testenv.NewSurvey(t, st, a.ID, f.ID, "created")
+	src, err := st.CopySource(ctx, a.ID, created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied, err := st.CopySurvey(ctx, src, store.CopySpec{AccountID: a.ID, FolderID: f.ID, Name: "copied", Plan: survey.PlanEnterprise})
+	if err != nil {
+		t.Fatal(err)
+	}
+	imported, err := st.ImportSurveys(ctx, []survey.Survey{{AccountID: a.ID, FolderID: f.ID, Name: "imported", Language: 1, Theme: survey.DefaultTheme()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	surveys := map[string]int64{"created": created.ID, "copied": copied.Survey.ID, "imported": imported[0].ID}
+	const n = 40
+	for name, sid := range surveys {
+		for i := range n {
+			clock = t0.Add(time.Minute + time.Duration(i)*25*time.Second)
+			_, err := st.Submit(ctx, store.Submission{
+				Response: survey.Response{SurveyID: sid, StartedAt: clock.Add(-time.Minute), Answers: map[int64]json.RawMessage{}},
+				KeyHash:  fmt.Sprintf("%060x%04d", sid, i), BodyHash: "b",
+			})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+	}
+	clock = time.Now().UTC()
+	testenv.Tally(t)
+	item := func(sid int64, sk string) map[string]dtypes.AttributeValue {
+		t.Helper()
+		out, err := st.Client().GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(st.TableName()), ConsistentRead: aws.Bool(true),
+			Key: map[string]dtypes.AttributeValue{store.AttrPK: &dtypes.AttributeValueMemberS{Value: store.ResponsePagesPK(sid)},
+				store.AttrSK: &dtypes.AttributeValueMemberS{Value: sk}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Item
+	}
+	for name, sid := range surveys {
+		r, err := st.BackfillResponsePages(ctx, sid)
+		if err != nil || !r.Complete || r.Rounds != 0 || r.Responses != 0 {
+			t.Errorf("%s: the backfill did %+v (%v), want nothing: complete from the start", name, r, err)
+		}
+		meta := item(sid, store.ResponsePagesMetaSK)
+		size := 0
+		for k, v := range meta {
+			size += len(k)
+			if s, ok := v.(*dtypes.AttributeValueMemberS); ok {
+				size += len(s.Value)
+			} else {
+				size += 20
+			}
+			if strings.HasPrefix(k, "f") {
+				t.Errorf("%s: the marks carry a first key %s, which an index born with its survey does not need", name, k)
+			}
+		}
+		if size >= 1024 {
+			t.Errorf("%s: the marks item is about %d bytes, want under 1 KB (a write unit)", name, size)
+		}
+		checkpoint := false
+		for k := range item(sid, "N#") {
+			checkpoint = checkpoint || strings.HasPrefix(k, "ck")
+		}
+		if !checkpoint {
+			t.Errorf("%s: the index's root carries no checkpoint of its own: written by transaction, not by UpdateItem", name)
+		}
+		var asc []store.ResponsePosition
+		page, err := st.ResponsesPage(ctx, sid, store.ResponseQuery{Limit: 1000, Ascending: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range page.Responses {
+			asc = append(asc, store.ResponsePosition{SubmittedAt: r.SubmittedAt, ID: r.ID})
+		}
+		if len(asc) != n {
+			t.Fatalf("%s: %d responses, want %d", name, len(asc), n)
+		}
+		for _, q := range []store.ResponseQuery{{Ascending: true}, {}} {
+			want := asc
+			if !q.Ascending {
+				want = reversed(asc)
+			}
+			for _, k := range []int{1, 2, 17, 25, n - 1, n} {
+				pos, _, err := st.SkipResponses(ctx, sid, q, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if pos == nil || !pos.SubmittedAt.Equal(want[k-1].SubmittedAt) || pos.ID != want[k-1].ID {
+					t.Errorf("%s, ascending %v: the %d-th is %+v, want %+v", name, q.Ascending, k, pos, want[k-1])
+				}
+			}
+			if pos, _, err := st.SkipResponses(ctx, sid, q, n+1); err != nil || pos != nil {
+				t.Errorf("%s: passing %d of %d answered %+v (%v), want none", name, n+1, n, pos, err)
+			}
+		}
 	}
 }

@@ -163,14 +163,14 @@ func (s *Store) CreateSurvey(ctx context.Context, sv survey.Survey) (survey.Surv
 			return survey.Survey{}, err
 		}
 		noteCreated(ctx, id, sv.Created)
-		err = s.runTx(ctx, s.createState(s.db.WriteTx().
+		err = s.runTx(ctx, s.createResponsePages(s.createState(s.db.WriteTx().
 			Check(s.table.Check(AttrPK, AccountPK(sv.AccountID)).Range(AttrSK, FolderSK(sv.FolderID)).If(folderLive)).
 			Put(s.table.Put(it).If("attribute_not_exists(PK)").IncludeItemInCondCheckFail(true)).
 			Put(s.table.Put(slugItem{PK: SlugPK(sv.URLSlug), SK: slugSK, SurveyID: id}).If("attribute_not_exists(PK)")).
 			Put(s.table.Put(lay)).
 			Update(s.countUp(sv.AccountID, attrLiveSurveys, limit)).
 			Put(s.table.Put(newReportItem(sv))).
-			Put(s.table.Put(newPreviewItem(sv))), sv))
+			Put(s.table.Put(newPreviewItem(sv))), sv), sv))
 		switch {
 		case err == nil:
 			return sv, nil

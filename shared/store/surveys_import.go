@@ -34,7 +34,7 @@ func (s *Store) ImportSurveys(ctx context.Context, svs []survey.Survey) ([]surve
 	if err != nil {
 		return nil, err
 	}
-	items := make([]any, 0, 5*len(svs))
+	items := make([]any, 0, (6+SurveyStateCopies)*len(svs))
 	out := make([]survey.Survey, len(svs))
 	now := s.Now().UTC().Truncate(time.Microsecond)
 	for i, sv := range svs {
@@ -54,6 +54,7 @@ func (s *Store) ImportSurveys(ctx context.Context, svs []survey.Survey) ([]surve
 		for k := range SurveyStateCopies {
 			items = append(items, wholeState(sv, k))
 		}
+		items = append(items, newResponsePagesMeta(sv))
 		out[i] = sv
 	}
 	if _, err := s.table.Batch().Write().Put(items...).Run(ctx); err != nil {
