@@ -88,13 +88,15 @@ func (s *Store) guardFor(sid int64, client string) CodeGuard {
 // of the last second (as requests that arrive together miss each other's
 // anyway). A missing slug answers ENOTFOUND.
 //
-// Otherwise (a container without that version, a copy not whole, a
+// Otherwise (a container with an older version, a copy not whole, a
 // survey with a response limit, whose Settings.Full needs the tally's
-// count) the survey item, its settings, and the guard's counts are read
-// in one BatchGetItem, with the layout and the translations when the
-// container has no copy (else in a second BatchGetItem when its copy is
-// older): strongly consistent when the state copy is whole (the
-// container's copy is known to be older), else eventually.
+// count) the survey item and the guard's counts are read in one
+// BatchGetItem, and the settings, layout and translations in a second
+// when the container's copy is older than the item: strongly consistent
+// when the state copy is whole (the container's copy is known to be
+// older), else eventually. A container that has not read the survey yet
+// reads the survey item, its settings, layout, translations and the
+// guard's counts in one strongly consistent BatchGetItem, and no copy.
 func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (PublicSurvey, CodeGuard, error) {
 	sid, err := s.SurveyIDBySlug(ctx, slug)
 	if err != nil {
@@ -103,7 +105,14 @@ func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (P
 	g := s.guardFor(sid, client)
 	guesses := []dynamo.Keyed{dynamo.Keys{GuessesPK(sid), GuessWindowSK(g.start)}, dynamo.Keys{GuessesPK(sid), GuessClientSK(g.start, client)}}
 	cached, warm := s.collections.get(sid)
-	warm = warm && cached.c.Settings.ResponseLimit == nil
+	if !warm {
+		// A container's first read of the survey: everything in one
+		// strongly consistent BatchGetItem (as exact as a copy of the
+		// state), once.
+		ps, err := s.guardedItems(ctx, sid, &g, guesses, client, true)
+		return ps, g, err
+	}
+	warm = cached.c.Settings.ResponseLimit == nil
 	guarded := warm && (cached.c.Settings.CodeAuth || cached.c.Settings.PhoneNumbersLimited)
 	var (
 		eg      errgroup.Group

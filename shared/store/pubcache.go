@@ -85,11 +85,12 @@ func (s *Store) CollectionCacheStats() CollectionCacheStats {
 // the read copies of the survey's state (surveystate.go): one strongly
 // consistent GetItem of a copy picked at random, and the container's copy
 // of the collection while it is of the version the copy names. A copy
-// not whole, a container without the version, or a survey with a
+// not whole, a container with an older version, or a survey with a
 // response limit (Settings.Full needs the tally's count, which only the
 // survey item has) reads the survey item as before: consistent asks for
 // strongly consistent reads there, and a whole copy makes them so (the
-// container's copy is known to be older). The survey's state (stopped,
+// container's copy is known to be older). A container that has not read
+// the survey yet reads its item collection at once, strongly consistent. The survey's state (stopped,
 // trashed, its expiration date) is always the copy's when it is whole. A
 // missing survey answers ENOTFOUND; one in the trash is returned as it is
 // (Survey.Deleted), for the caller to answer.
@@ -105,6 +106,11 @@ func (s *Store) PublicCollection(ctx context.Context, sid int64, consistent bool
 // the caller needs the survey's response count when it has a response
 // limit (Settings.Full).
 func (s *Store) stateCollection(ctx context.Context, sid int64, k int, consistent, backfill, counted bool) (SurveyCollection, error) {
+	if _, warm := s.collections.get(sid); !warm {
+		// A container's first read of the survey: its item collection,
+		// strongly consistent (as exact as a copy of the state).
+		return s.itemCollection(ctx, sid, true)
+	}
 	st, whole, err := s.readState(ctx, sid, k)
 	if err != nil {
 		return SurveyCollection{}, err
