@@ -108,11 +108,11 @@ func TestPageLanguage(t *testing.T) {
 		t.Error("the default page marks its own texts")
 	}
 
-	// A warm view reads the survey item alone, in any language.
+	// A warm view reads a read copy of the survey's state alone, in any language.
 	for _, q := range []string{"?lang=fa", "?lang=ar", ""} {
 		v := f.getLang(path+q, "")
 		if want := map[string]int{"DynamoDB.GetItem": 1, "DynamoDB.PutItem": 1}; fmt.Sprint(v.calls.Ops()) != fmt.Sprint(want) {
-			t.Errorf("a warm view %s: %v, want %v: the survey item (its version) and the view's record", q, v.calls.Ops(), want)
+			t.Errorf("a warm view %s: %v, want %v: a copy of the survey's state (its version) and the view's record", q, v.calls.Ops(), want)
 		}
 	}
 }

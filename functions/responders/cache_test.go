@@ -6,21 +6,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
 // TestCollectionCache: once a container has read a survey, a submission
-// and a view read only the survey item (its collection version), never the
-// survey's whole item collection: exact DynamoDB calls asserted. An
-// owner's change of elements, settings or variables makes the next
-// request of every container read the survey again, and it is answered
-// under the change at once.
+// and a view read only a read copy of its state (its collection version;
+// a submission's fence reads another), never the survey's whole item
+// collection: exact DynamoDB calls asserted. An owner's change of
+// elements, settings, variables, theme or name makes the next request of
+// every container read the survey again, and it is answered under the
+// change at once.
 func TestCollectionCache(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -35,12 +32,12 @@ func TestCollectionCache(t *testing.T) {
 	r.submitted(t)
 	t.Logf("a submission on a warm container: %d DynamoDB calls %v", r.calls, r.ops)
 	if want := map[string]int{"DynamoDB.GetItem": 2, "DynamoDB.TransactWriteItems": 1}; fmt.Sprint(r.ops) != fmt.Sprint(want) {
-		t.Errorf("a warm submission made %v, want %v: the survey item (its version), the transaction, the fence's read", r.ops, want)
+		t.Errorf("a warm submission made %v, want %v: a copy of the survey's state (its version), the transaction, the fence's read", r.ops, want)
 	}
 	v := send(t, f.h, "GET", surveyPath(slug), "")
 	t.Logf("a view on a warm container: %d DynamoDB calls %v", v.calls, v.ops)
 	if want := map[string]int{"DynamoDB.GetItem": 1, "DynamoDB.PutItem": 1}; v.code != 200 || fmt.Sprint(v.ops) != fmt.Sprint(want) {
-		t.Errorf("a warm view: %d, made %v, want %v: the survey item and the view's record", v.code, v.ops, want)
+		t.Errorf("a warm view: %d, made %v, want %v: a copy of the survey's state and the view's record", v.code, v.ops, want)
 	}
 	if got := f.st.CollectionCacheStats(); got.Hits-before.Hits != 2 || got.Misses != before.Misses {
 		t.Errorf("cache %+v after %+v: want two hits, no miss", got, before)
@@ -97,10 +94,12 @@ func TestCollectionCache(t *testing.T) {
 		t.Errorf("after a variables change: calls %v, want one Query", r.ops)
 	}
 
-	// The theme is the survey item's own too (a JSON document a hit decodes
-	// again only when it changed): a new one is seen at once, no re-read.
-	// A public theme's fields are the service's (contract section 22), so
-	// the change is to another public theme, as PATCH theme_id writes it.
+	// The theme (PATCH theme_id: SetSurveyTheme) moves the collection
+	// version, on the survey item and on the read copies of its state: the
+	// next view of the other container reads the survey again and shows
+	// it, the one after from its copy. A public theme's fields are the
+	// service's (contract section 22), so the change is to another public
+	// theme.
 	theme, ok := survey.PublicTheme(2)
 	if !ok {
 		t.Fatal("no public theme 2")
@@ -109,24 +108,31 @@ func TestCollectionCache(t *testing.T) {
 	if v := send(t, h2, "GET", surveyPath(slug), ""); strings.Contains(v.body, `"theme":{"id":2,`) {
 		t.Fatalf("the theme is already %s", v.body)
 	}
-	if _, err := f.st.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.st.TableName()),
-		Key:              map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: store.SurveyPK(sid)}, "SK": &types.AttributeValueMemberS{Value: store.SurveySK}},
-		UpdateExpression: aws.String("SET theme = :t"), ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberS{Value: mustJSON(t, theme)}},
-	}); err != nil {
+	if err := f.st.SetSurveyTheme(ctx, f.aid, sid, 2); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 2 {
-		if v := send(t, h2, "GET", surveyPath(slug), ""); !strings.Contains(v.body, `"theme":{"id":2,`) || !strings.Contains(v.body, want) || v.ops["DynamoDB.Query"] != 0 {
+		if v := send(t, h2, "GET", surveyPath(slug), ""); !strings.Contains(v.body, `"theme":{"id":2,`) || !strings.Contains(v.body, want) || v.ops["DynamoDB.Query"] != 1-i {
 			t.Errorf("view %d after a theme change: calls %v, body %s", i+1, v.ops, v.body)
 		}
 	}
+	// So does a new name (PATCH name: UpdateSurvey).
+	name := "Renamed"
+	if err := f.st.UpdateSurvey(ctx, f.aid, sid, store.SurveyUpdate{Name: &name}); err != nil {
+		t.Fatal(err)
+	}
+	if v := send(t, h2, "GET", surveyPath(slug), ""); !strings.Contains(v.body, `"name":"Renamed"`) {
+		t.Errorf("the view after a rename: %s", v.body)
+	}
 
-	// A stop is the survey item's own: no re-read needed, and still seen.
+	// A stop: the read copy of the state says so, and moves the version.
 	stopped := true
 	if err := f.st.UpdateSettings(ctx, f.aid, sid, store.SettingsUpdate{IsStopped: &stopped}); err != nil {
 		t.Fatal(err)
 	}
-	send(t, h2, "GET", surveyPath(slug), "")
+	if v := send(t, h2, "GET", surveyPath(slug), ""); !strings.Contains(v.body, `"state":"stopped"`) {
+		t.Errorf("a stopped survey's first view: calls %v, body %s", v.ops, v.body)
+	}
 	if v := send(t, h2, "GET", surveyPath(slug), ""); !strings.Contains(v.body, `"state":"stopped"`) || v.ops["DynamoDB.Query"] != 0 {
 		t.Errorf("a stopped survey's view from the cache: calls %v, body %s", v.ops, v.body)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"surveyservice/shared/api"
@@ -83,24 +82,22 @@ func valuesJSON(p links.Payload) map[string]any {
 // handleChallenge answers a proof-of-work challenge for a live survey
 // (contract section 16), whether or not it needs one: the code-guess guard
 // may ask for one too; a trashed survey answers 404. Sealing is local
-// while the data key is fresh: the slug and the survey are read (both
-// cached) and no other call is made.
+// while the data key is fresh: the slug (cached) and a read copy of the
+// survey's state are read (store.PublicCollection: one strongly
+// consistent GetItem of one of 8 items, not of the survey item, so a
+// trash shows at once) and no other call is made.
 func handleChallenge(st Store, sealer responding.Sealer, now func() time.Time) http.Handler {
-	live := &liveSurveys{at: map[int64]time.Time{}}
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		sid, err := st.SurveyIDBySlug(r.Context(), r.PathValue("url_slug"))
 		if err != nil {
 			return err
 		}
-		if !live.recent(sid, time.Now()) {
-			c, err := st.PublicCollection(r.Context(), sid, false)
-			if err != nil {
-				return err
-			}
-			if c.Survey.Deleted { // a trashed survey has no page, so no challenge
-				return survey.ErrNotFound
-			}
-			live.saw(sid, time.Now())
+		c, err := st.PublicCollection(r.Context(), sid, false)
+		if err != nil {
+			return err
+		}
+		if c.Survey.Deleted { // a trashed survey has no page, so no challenge
+			return survey.ErrNotFound
 		}
 		is, err := challenge.Issue(r.Context(), sealer, sid, now())
 		if err != nil {
@@ -110,42 +107,6 @@ func handleChallenge(st Store, sealer responding.Sealer, now func() time.Time) h
 		api.Respond(w, r, http.StatusOK, is)
 		return nil
 	})
-}
-
-// challengeTrust is how long a container trusts its read that a survey
-// is live when it issues a challenge. Every responder who signs in asks
-// for one before the code is sent, and the survey item serves 3,000 read
-// units a second: at 1,000 responders a second, sign-in's reads of it
-// (the page, the session, the challenge, the code, the submission) came
-// to 3,015 (BenchmarkViralResponders). A challenge admits nothing by
-// itself: the session or the code that spends it reads the survey again
-// and refuses a trashed one, so one issued seconds after the trash is
-// harmless.
-const challengeTrust = 5 * time.Second
-
-// liveSurveys are the surveys a container read live lately, with when
-// (bounded: cleared when it reaches liveSurveysMax).
-type liveSurveys struct {
-	mu sync.Mutex
-	at map[int64]time.Time
-}
-
-const liveSurveysMax = 10000
-
-func (l *liveSurveys) recent(sid int64, now time.Time) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	t, ok := l.at[sid]
-	return ok && now.Sub(t) < challengeTrust
-}
-
-func (l *liveSurveys) saw(sid int64, now time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.at) >= liveSurveysMax {
-		clear(l.at)
-	}
-	l.at[sid] = now
 }
 
 // captchaField is the request's optional "captcha" member as decoded JSON

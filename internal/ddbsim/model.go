@@ -92,6 +92,8 @@ type Result struct {
 	// HotRCU its units a second.
 	HotReadPartition string
 	HotRCU           float64
+	// ReadRCU is every partition's read units a second.
+	ReadRCU map[string]float64
 }
 
 // Run replays the flows for d of virtual time.
@@ -127,7 +129,9 @@ func Run(rules Rules, retry Retry, d time.Duration, seed uint64, flows ...Flow) 
 			out.HotPartition, out.HotWCU = p, w
 		}
 	}
+	out.ReadRCU = make(map[string]float64, len(m.read))
 	for p, u := range m.read {
+		out.ReadRCU[p] = u / d.Seconds()
 		if r := u / d.Seconds(); r > out.HotRCU {
 			out.HotReadPartition, out.HotRCU = p, r
 		}

@@ -223,22 +223,6 @@ type PublicSurvey struct {
 	Translations survey.Translations
 }
 
-// publicItems reads a survey and its settings, and the extra keys, in one
-// BatchGetItem, eventually consistent: a session's start (its only caller)
-// may see the survey as of a second ago, as the submission that follows it
-// reads strongly; a strongly consistent read would add 1,000 read units a
-// second to a viral survey's item, past what one item serves (docs/scale.md, "The
-// container's survey cache").
-func (s *Store) publicItems(ctx context.Context, sid int64, extra ...dynamo.Keyed) ([]dynamo.Item, error) {
-	keys := append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}}, extra...)
-	var items []dynamo.Item
-	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(false).All(ctx, &items)
-	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return nil, s.fail("get public survey", err)
-	}
-	return items, nil
-}
-
 // decodePublic decodes the survey and settings items of a public read; no
 // survey item answers ENOTFOUND.
 func decodePublic(items []dynamo.Item) (PublicSurvey, error) {

@@ -31,14 +31,16 @@
 //	                                (the page index complete from the start: responsepages_backfill.go)
 //	survey detail                   Query PK SURVEY#<sid>: survey, layout, elements, settings, variables (one item collection)
 //	survey by public slug           GetItem SLUG#<url_slug> (holds the survey id; cached per container, never stale)
-//	responder's view of a survey    GetItem SURVEY (its collection version cv; the container's cached collection when
-//	                                it matches, else Query PK SURVEY#<sid>: pubcache.go), then count a view
-//	start a session                 BatchGetItem SURVEY + SETTINGS + LAYOUT + GUESSES (eventually consistent); GetItem
-//	                                CODE#<code>, GetItem LINK#<token id> when given
-//	submit a response               GetItem SURVEY (consistent: cv; Query PK SURVEY#<sid> only when the container's
-//	                                cached collection is not of that cv), then TransactWriteItems of the responder's items
+//	responder's view of a survey    GetItem SURVEY#<sid>#STATE#<random of 8> (consistent: state and cv; the container's
+//	                                cached collection when it matches, else GetItem SURVEY and, cv moved, Query PK SURVEY#<sid>;
+//	                                a container's first read: those two; surveystate.go, pubcache.go), then count a view
+//	start a session                 GetItem SURVEY#<sid>#STATE#<random> (consistent), with BatchGetItem GUESSES (eventually
+//	                                consistent) when the survey checks a code; cv not the container's: BatchGetItem SURVEY +
+//	                                GUESSES (+ SETTINGS, LAYOUT, TRANSLATIONS cold or moved); GetItem CODE#<code>, GetItem
+//	                                LINK#<token id> when given
+//	submit a response               as a view (its copy read consistent: state and cv), then TransactWriteItems of the responder's items
 //	                                only: Put IDEM (new or expired), Put RESPONSE (its shard), Update CODE (unique: spend)
-//	                                or ConditionCheck CODE, Put LINK USED; then GetItem SURVEY (consistent: still open?
+//	                                or ConditionCheck CODE, Put LINK USED; then GetItem STATE copy (consistent: still open?
 //	                                if not, a TransactWriteItems of the same items withdraws it; see fence.go)
 //	tally a stream batch            per survey: GetItem TALLY#<sid> <shard> (consistent; the old checkpoint, read only),
 //	                                then one UpdateItem each, conditional on the item's own checkpoint of the shard and
@@ -49,7 +51,8 @@
 //	replay of a refused submission  GetItem IDEM#<hash> (only on the way to a refusal)
 //	move, trash, restore a survey   UpdateItem SURVEY (conditional), with ConditionCheck of the folder when one is named
 //	                                and, moving or restoring, UpdateItem VIEWS (its GSI1 keys) in the same transaction;
-//	                                a trash or restore also ADDs -1/+1 to ACCOUNT live_surveys in that transaction
+//	                                a trash or restore also ADDs -1/+1 to ACCOUNT live_surveys in that transaction; a
+//	                                rename, move, restore or theme ADDs 1 to SURVEY cv, and each UpdateItems the 8 STATE copies
 //	recount an account (admin)      GetItem ACCOUNT (counts), Query GSI1 OWNER#<aid> (keys), UpdateItem ACCOUNT (conditional)
 //	count a view                    PutItem VIEWLOG#<sid>#<random shard> VIEW#<random> (the tally adds it to VIEWS)
 //	element insert, move, delete    GetItem LAYOUT, then TransactWriteItems: element, LAYOUT (version), SURVEY (live; question_count)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"net/netip"
 	"time"
 
@@ -73,20 +74,29 @@ func (s *Store) guardFor(sid int64, client string) CodeGuard {
 }
 
 // GuardedSurveyBySlug finds a survey by its public slug for a route that
-// checks a code: one read of the slug, then one eventually consistent
-// BatchGetItem of the survey item and the failed checks of the current
-// window, for the survey and for the client (its IP address), so the guard
-// costs no call of its own. Its counts may miss the failures of the last
-// second (as requests that arrive together miss each other's anyway). A
-// missing slug answers ENOTFOUND.
+// checks a code or starts a session: one read of the slug (cached), then
+// one strongly consistent GetItem of a read copy of the survey's state
+// picked at random (surveystate.go), whose state (stopped, trashed, its
+// expiration date) is the answer's. While the container's copy of the
+// survey's collection is of the version the state copy names, the survey,
+// its settings, layout and translations are the container's, and the
+// guard's counts (the failed checks of the current window, for the
+// survey and for the client: its IP address) are read, eventually
+// consistent, in one BatchGetItem beside the state's, only when the
+// settings check a code (code_auth, phone_numbers_limited): the guard of
+// any other survey is never consulted. Its counts may miss the failures
+// of the last second (as requests that arrive together miss each other's
+// anyway). A missing slug answers ENOTFOUND.
 //
-// The settings, the layout (which grows with the survey's elements) and
-// the translations (a session's language is checked against them)
-// come from the container's copy of the survey's collection
-// (PublicCollection) while the survey item's collection version says it is
-// current, as for a view (an eventually consistent read: a newer copy
-// serves too); a container without a current copy reads them in the same
-// BatchGetItem (none cached) or in a second one of the three items.
+// Otherwise (a container with an older version, a copy not whole, a
+// survey with a response limit, whose Settings.Full needs the tally's
+// count) the survey item and the guard's counts are read in one
+// BatchGetItem, and the settings, layout and translations in a second
+// when the container's copy is older than the item: strongly consistent
+// when the state copy is whole (the container's copy is known to be
+// older), else eventually. A container that has not read the survey yet
+// reads the survey item, its settings, layout, translations and the
+// guard's counts in one strongly consistent BatchGetItem, and no copy.
 func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (PublicSurvey, CodeGuard, error) {
 	sid, err := s.SurveyIDBySlug(ctx, slug)
 	if err != nil {
@@ -95,31 +105,94 @@ func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (P
 	g := s.guardFor(sid, client)
 	guesses := []dynamo.Keyed{dynamo.Keys{GuessesPK(sid), GuessWindowSK(g.start)}, dynamo.Keys{GuessesPK(sid), GuessClientSK(g.start, client)}}
 	cached, warm := s.collections.get(sid)
-	var items []dynamo.Item
-	if warm {
-		items, err = s.batchGet(ctx, append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}}, guesses...))
-	} else {
-		items, err = s.publicItems(ctx, sid, append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), layoutSK}, dynamo.Keys{SurveyPK(sid), translationsSK}}, guesses...)...)
+	if !warm {
+		// A container's first read of the survey: everything in one
+		// strongly consistent BatchGetItem (as exact as a copy of the
+		// state), once.
+		ps, err := s.guardedItems(ctx, sid, &g, guesses, client, true)
+		return ps, g, err
+	}
+	warm = cached.c.Settings.ResponseLimit == nil
+	guarded := warm && (cached.c.Settings.CodeAuth || cached.c.Settings.PhoneNumbersLimited)
+	var (
+		eg      errgroup.Group
+		counted []dynamo.Item
+	)
+	if guarded {
+		eg.Go(func() error {
+			var err error
+			counted, err = s.batchGet(ctx, guesses, false)
+			return err
+		})
+	}
+	st, whole, err := s.readState(ctx, sid, mrand.IntN(SurveyStateCopies))
+	if gerr := eg.Wait(); err == nil {
+		err = gerr
 	}
 	if err != nil {
 		return PublicSurvey{}, CodeGuard{}, err
 	}
-	var rest []dynamo.Item
+	if whole && warm && cached.version == st.CV {
+		if err := g.count(counted, client); err != nil {
+			return PublicSurvey{}, CodeGuard{}, err
+		}
+		ps := PublicSurvey{Survey: st.active(cached.c.Survey), Settings: cached.c.Settings, Layout: cached.c.Layout, Translations: cached.c.Translations}
+		return ps, g, nil
+	}
+	ps, err := s.guardedItems(ctx, sid, &g, guesses, client, whole)
+	if err != nil {
+		return PublicSurvey{}, CodeGuard{}, err
+	}
+	if whole {
+		ps.Survey = st.active(ps.Survey)
+	}
+	return ps, g, nil
+}
+
+// count sets the guard's counts from the guess items read.
+func (g *CodeGuard) count(items []dynamo.Item, client string) error {
 	for _, item := range items {
 		var it guessItem
-		switch sk := skOf(item); sk {
+		if err := dynamo.UnmarshalItem(item, &it); err != nil {
+			return fmt.Errorf("store: decode guesses: %w", err)
+		}
+		switch skOf(item) {
+		case GuessWindowSK(g.start):
+			g.failures = it.N
+		case GuessClientSK(g.start, client):
+			g.mine = it.N
+		}
+	}
+	return nil
+}
+
+// guardedItems is GuardedSurveyBySlug off the survey item: the survey
+// and the guard's counts (into g) in one BatchGetItem, with the settings,
+// the layout and the translations when the container has no copy of the
+// collection; else those from its copy while the item's collection
+// version is not newer than the copy's, and read in a second BatchGetItem
+// when it is.
+func (s *Store) guardedItems(ctx context.Context, sid int64, g *CodeGuard, guesses []dynamo.Keyed, client string, consistent bool) (PublicSurvey, error) {
+	cached, warm := s.collections.get(sid)
+	keys := []dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}}
+	if !warm {
+		keys = append(keys, dynamo.Keys{SurveyPK(sid), settingsSK}, dynamo.Keys{SurveyPK(sid), layoutSK}, dynamo.Keys{SurveyPK(sid), translationsSK})
+	}
+	items, err := s.batchGet(ctx, append(keys, guesses...), consistent)
+	if err != nil {
+		return PublicSurvey{}, err
+	}
+	var rest, counted []dynamo.Item
+	for _, item := range items {
+		switch skOf(item) {
 		case GuessWindowSK(g.start), GuessClientSK(g.start, client):
-			if err := dynamo.UnmarshalItem(item, &it); err != nil {
-				return PublicSurvey{}, CodeGuard{}, fmt.Errorf("store: decode guesses: %w", err)
-			}
-			if sk == GuessWindowSK(g.start) {
-				g.failures = it.N
-			} else {
-				g.mine = it.N
-			}
+			counted = append(counted, item)
 		default:
 			rest = append(rest, item)
 		}
+	}
+	if err := g.count(counted, client); err != nil {
+		return PublicSurvey{}, err
 	}
 	if warm {
 		current := len(rest) == 0 // no survey item: ENOTFOUND below
@@ -129,28 +202,28 @@ func (s *Store) GuardedSurveyBySlug(ctx context.Context, slug, client string) (P
 		if current {
 			ps, err := decodePublic(rest)
 			if err != nil {
-				return PublicSurvey{}, CodeGuard{}, err
+				return PublicSurvey{}, err
 			}
 			ps.Settings, ps.Layout, ps.Translations = cached.c.Settings, cached.c.Layout, cached.c.Translations
-			return ps, g, nil
+			return ps, nil
 		}
-		// The copy is older than the survey: its settings and layout
-		// as they are now.
-		more, err := s.batchGet(ctx, []dynamo.Keyed{dynamo.Keys{SurveyPK(sid), settingsSK}, dynamo.Keys{SurveyPK(sid), layoutSK}, dynamo.Keys{SurveyPK(sid), translationsSK}})
+		// The copy is older than the survey: its settings, layout and
+		// translations as they are now.
+		more, err := s.batchGet(ctx, []dynamo.Keyed{dynamo.Keys{SurveyPK(sid), settingsSK}, dynamo.Keys{SurveyPK(sid), layoutSK},
+			dynamo.Keys{SurveyPK(sid), translationsSK}}, consistent)
 		if err != nil {
-			return PublicSurvey{}, CodeGuard{}, err
+			return PublicSurvey{}, err
 		}
 		rest = append(rest, more...)
 	}
-	ps, err := decodePublic(rest)
-	return ps, g, err
+	return decodePublic(rest)
 }
 
-// batchGet is one eventually consistent BatchGetItem of keys (a session's
-// start: see publicItems); missing items are left out.
-func (s *Store) batchGet(ctx context.Context, keys []dynamo.Keyed) ([]dynamo.Item, error) {
+// batchGet is one BatchGetItem of keys (a session's start: see
+// GuardedSurveyBySlug); missing items are left out.
+func (s *Store) batchGet(ctx context.Context, keys []dynamo.Keyed, consistent bool) ([]dynamo.Item, error) {
 	var items []dynamo.Item
-	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(false).All(ctx, &items)
+	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(consistent).All(ctx, &items)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return nil, s.fail("get public survey", err)
 	}

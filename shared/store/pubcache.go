@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	mrand "math/rand/v2"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -79,17 +81,70 @@ func (s *Store) CollectionCacheStats() CollectionCacheStats {
 }
 
 // PublicCollection reads a survey with everything under it, for the
-// public routes (no account to check), through the container's cache: one
-// GetItem of the survey item, and only when an owner changed the survey
-// since this container last read it, one Query of its item collection.
-// consistent asks for strongly consistent reads (a submission validates
-// against what the owner wrote last); the responder's view of the survey
-// does without. A missing survey answers ENOTFOUND; one in the trash is
-// returned as it is (Survey.Deleted), for the caller to answer.
+// public routes (no account to check), through the container's cache and
+// the read copies of the survey's state (surveystate.go): one strongly
+// consistent GetItem of a copy picked at random, and the container's copy
+// of the collection while it is of the version the copy names. A copy
+// not whole, a container with an older version, or a survey with a
+// response limit (Settings.Full needs the tally's count, which only the
+// survey item has) reads the survey item as before: consistent asks for
+// strongly consistent reads there, and a whole copy makes them so (the
+// container's copy is known to be older). A container that has not read
+// the survey yet reads its item collection at once, strongly consistent. The survey's state (stopped,
+// trashed, its expiration date) is always the copy's when it is whole. A
+// missing survey answers ENOTFOUND; one in the trash is returned as it is
+// (Survey.Deleted), for the caller to answer.
 //
-// A cached copy is proved current by the survey item's collection version
-// (cv): docs/data-model.md#the-public-routes-cache-of-survey-collections.
+// docs/data-model.md#read-copies-of-a-surveys-state.
 func (s *Store) PublicCollection(ctx context.Context, sid int64, consistent bool) (SurveyCollection, error) {
+	return s.stateCollection(ctx, sid, mrand.IntN(SurveyStateCopies), consistent, false, true)
+}
+
+// stateCollection is PublicCollection off copy k of the survey's state;
+// backfill writes a copy that is not whole from the survey item (the
+// responders' routes: their function may write it); counted is whether
+// the caller needs the survey's response count when it has a response
+// limit (Settings.Full).
+func (s *Store) stateCollection(ctx context.Context, sid int64, k int, consistent, backfill, counted bool) (SurveyCollection, error) {
+	if _, warm := s.collections.get(sid); !warm {
+		// A container's first read of the survey: its item collection,
+		// strongly consistent (as exact as a copy of the state).
+		return s.itemCollection(ctx, sid, true)
+	}
+	st, whole, err := s.readState(ctx, sid, k)
+	if err != nil {
+		return SurveyCollection{}, err
+	}
+	if whole {
+		if e, ok := s.collections.get(sid); ok && e.version == st.CV && !(counted && e.c.Settings.ResponseLimit != nil) {
+			s.collHits.Add(1)
+			c := e.c
+			c.Survey = st.active(c.Survey)
+			if err := s.resolveThemes(ctx, []*survey.Survey{&c.Survey}, true); err != nil {
+				return SurveyCollection{}, err
+			}
+			return c, nil
+		}
+	} else if backfill {
+		if err := s.backfillState(ctx, sid, k); err != nil && !errors.Is(err, dynamo.ErrNotFound) && txReasons(err) == nil {
+			slog.Warn("a copy of a survey's state not written", "survey", sid, "copy", k, "error", err.Error())
+		}
+	}
+	c, err := s.itemCollection(ctx, sid, consistent || whole)
+	if err != nil {
+		return SurveyCollection{}, err
+	}
+	if whole {
+		c.Survey = st.active(c.Survey)
+	}
+	return c, nil
+}
+
+// itemCollection is the survey read off its survey item: one GetItem of
+// it, and only when an owner changed the survey since this container
+// last read it, one Query of its item collection. A cached copy is
+// proved current by the survey item's collection version (cv).
+func (s *Store) itemCollection(ctx context.Context, sid int64, consistent bool) (SurveyCollection, error) {
 	var item dynamo.Item
 	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, SurveySK).Consistent(consistent).One(ctx, &item)
 	if errors.Is(err, dynamo.ErrNotFound) {

@@ -272,6 +272,14 @@ func (s *Store) UpdateSurvey(ctx context.Context, aid, sid int64, u SurveyUpdate
 	if u.FolderID == nil && u.Name == nil && u.Language == nil {
 		return s.checkWritable(ctx, aid, sid)
 	}
+	// The public routes take the survey's name, language and folder from
+	// the container's copy while the read copies of its state name its
+	// collection version (surveystate.go): the change moves it, on the
+	// item and on every copy.
+	up.Add(attrCollectionVersion, 1)
+	if u.FolderID != nil {
+		up.Set("folder_id", *u.FolderID).Set(AttrGSI1SK, SurveyOwnerSK(*u.FolderID, sid))
+	}
 	// The survey item is also the tally's (its counts): a change lost to
 	// one of its transactions is tried again for a while (retryOwnerConflict);
 	// each try writes the same values.
@@ -279,15 +287,14 @@ func (s *Store) UpdateSurvey(ctx context.Context, aid, sid int64, u SurveyUpdate
 	for attempt := 1; ; attempt++ {
 		var err error
 		if u.FolderID == nil {
-			err = s.runUpdate(ctx, up)
-			if dynamo.IsCondCheckFailed(err) {
+			err = s.runTx(ctx, s.mirrorState(s.db.WriteTx().Update(up), sid, addCV))
+			if txFailedAt(err, 0) {
 				return s.whyNotWritable(ctx, aid, sid)
 			}
 		} else {
-			up.Set("folder_id", *u.FolderID).Set(AttrGSI1SK, SurveyOwnerSK(*u.FolderID, sid))
-			err = s.runTx(ctx, s.db.WriteTx().
+			err = s.runTx(ctx, s.mirrorState(s.db.WriteTx().
 				Check(s.table.Check(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(*u.FolderID)).If(folderLive)).
-				Update(up).Update(s.viewsPlace(aid, *u.FolderID, sid)))
+				Update(up).Update(s.viewsPlace(aid, *u.FolderID, sid)), sid, addCV))
 			switch {
 			case txFailedAt(err, 1):
 				return s.whyNotWritable(ctx, aid, sid)
@@ -357,6 +364,11 @@ func trashed(deleted bool) func(*dynamo.Update) *dynamo.Update {
 	return func(u *dynamo.Update) *dynamo.Update { return u.Set("deleted", deleted) }
 }
 
+// restored mirrors a survey brought back from the trash: its folder may
+// be another, which moves the collection version (the public routes'
+// copies name the folder a view is counted in).
+func restored(u *dynamo.Update) *dynamo.Update { return addCV(trashed(false)(u)) }
+
 // trashUpdate moves a survey to the trash, trashed at now; the caller adds
 // the condition (and the read copies of its state, trashed(true)).
 func (s *Store) trashUpdate(sid int64, now string) *dynamo.Update {
@@ -391,7 +403,7 @@ func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int
 		target = *folderID
 	}
 	up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).
-		Set("deleted", false).Set("folder_id", target).Remove("trashed").
+		Set("deleted", false).Set("folder_id", target).Remove("trashed").Add(attrCollectionVersion, 1).
 		Set(AttrGSI1PK, OwnerKey(aid)).Set(AttrGSI1SK, SurveyOwnerSK(target, sid)).
 		If("attribute_exists(PK) AND account_id = ? AND deleted = ?", aid, true)
 	limit := s.Limits.LiveSurveys
@@ -400,7 +412,7 @@ func (s *Store) RestoreSurvey(ctx context.Context, aid, sid int64, folderID *int
 		err = s.runTx(ctx, s.mirrorState(s.db.WriteTx().
 			Check(s.table.Check(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(target)).If(folderLive)).
 			Update(up).Update(s.viewsPlace(aid, target, sid)).
-			Update(s.countUp(aid, attrLiveSurveys, limit)), sid, trashed(false)))
+			Update(s.countUp(aid, attrLiveSurveys, limit)), sid, restored))
 		switch {
 		case err == nil:
 			return nil

@@ -140,32 +140,13 @@ func (s *Store) createState(tx *dynamo.WriteTx, sv survey.Survey) *dynamo.WriteT
 }
 
 // PartialCollection is PublicCollection(ctx, sid, true) for the partial
-// routes, read off the survey item: one strongly consistent GetItem of
-// the copy of the survey's state that key (the session's token) picks,
-// and the container's copy of the collection while its version is the
-// state's. The survey's state (stopped, trashed, its expiration date) is
-// the copy's; its other fields (name, counts, theme) may be the
-// container's older ones, which no partial route uses. A copy not yet
-// whole: PublicCollection, and the copy written whole for the next read.
+// routes: the copy of the survey's state that key (the session's token)
+// picks, written whole from the survey item when it is not yet (for the
+// next read). A save does not check the response limit (the submission
+// does), so the survey's count is not needed: its other fields (counts)
+// may be the container's older ones, which no partial route uses.
 func (s *Store) PartialCollection(ctx context.Context, sid int64, key string) (SurveyCollection, error) {
-	k := stateCopyOf(key)
-	st, whole, err := s.readState(ctx, sid, k)
-	if err != nil {
-		return SurveyCollection{}, err
-	}
-	if !whole {
-		if err := s.backfillState(ctx, sid, k); err != nil && !errors.Is(err, dynamo.ErrNotFound) && txReasons(err) == nil {
-			slog.Warn("a copy of a survey's state not written", "survey", sid, "copy", k, "error", err.Error())
-		}
-		return s.PublicCollection(ctx, sid, true)
-	}
-	if e, ok := s.collections.get(sid); ok && e.version == st.CV {
-		s.collHits.Add(1)
-		c := e.c
-		c.Survey = st.active(c.Survey)
-		return c, nil
-	}
-	return s.PublicCollection(ctx, sid, true)
+	return s.stateCollection(ctx, sid, stateCopyOf(key), true, true, false)
 }
 
 // stateOpen reads whether the survey is open at the response's time from

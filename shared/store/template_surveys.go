@@ -82,6 +82,7 @@ func (s *Store) markTemplateSurveys(ctx context.Context, templates []survey.Temp
 	if err != nil {
 		return err
 	}
+	var unmarked []int64
 	for _, i := range named {
 		t := &templates[i]
 		sv, err := s.Survey(ctx, aid, t.SurveyID)
@@ -93,11 +94,16 @@ func (s *Store) markTemplateSurveys(ctx context.Context, templates []survey.Temp
 		}
 		slug := sv.URLSlug
 		t.SurveyURLSlug = &slug
+		if !sv.IsTemplate {
+			unmarked = append(unmarked, sv.ID)
+		}
 	}
-	for _, i := range named {
-		sid := templates[i].SurveyID
-		err := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Set("is_template", true).
-			If("account_id = ?", aid).Run(ctx)
+	for _, sid := range unmarked {
+		// The public routes take is_template from the container's copy
+		// of the survey while the read copies of its state name its
+		// collection version: the mark moves it, there too.
+		err := s.mirrorState(s.db.WriteTx().Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Set("is_template", true).
+			Add(attrCollectionVersion, 1).If("account_id = ?", aid)), sid, addCV).Run(ctx)
 		if err != nil {
 			return s.fail(fmt.Sprintf("mark survey %d a template", sid), err)
 		}

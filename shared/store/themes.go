@@ -254,8 +254,11 @@ func (s *Store) SetSurveyTheme(ctx context.Context, aid, sid, tid int64) error {
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
 		tx := s.db.WriteTx()
+		// The theme moves the collection version, on the item and on the
+		// read copies of its state: the public routes take it from the
+		// container's copy of the survey while the copies name its version.
 		tx.Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).If(surveyWritable, aid, false).
-			Set("theme", string(doc)))
+			Set("theme", string(doc)).Add(attrCollectionVersion, 1))
 		if !to.IsPublic {
 			tx.Check(s.table.Check(AttrPK, AccountPK(aid)).Range(AttrSK, ThemeSK(tid)).If(themeLive, false))
 			tx.Put(s.table.Put(themeUseItem{PK: AccountPK(aid), SK: ThemeUseSK(tid, sid), SurveyID: sid}))
@@ -263,7 +266,7 @@ func (s *Store) SetSurveyTheme(ctx context.Context, aid, sid, tid int64) error {
 		if old := sv.Theme.ID; !survey.IsPublicThemeID(old) && old != tid {
 			tx.Delete(s.table.Delete(AttrPK, AccountPK(aid)).Range(AttrSK, ThemeUseSK(old, sid)))
 		}
-		err = tx.Run(ctx)
+		err = s.mirrorState(tx, sid, addCV).Run(ctx)
 		switch {
 		case err == nil:
 			return nil
