@@ -9,7 +9,11 @@ FUNCTIONS := templates account folders surveys elements settings variables respo
 LOGICAL_IDS := TemplatesFunction AccountFunction FoldersFunction SurveysFunction ElementsFunction SettingsFunction VariablesFunction RespondersFunction PagesFunction ResponsesFunction SweeperFunction SchemaFunction WebhooksFunction DispatchFunction DeliverFunction RetrierFunction ExportsFunction TallyFunction ThemeImagesFunction
 BUILD_DIR := build
 LDFLAGS := -s -w
-GOBUILD := CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags="$(LDFLAGS)"
+# nodynamic: github.com/gen2brain/webp (theme images) runs its WebAssembly
+# libwebp only, without the code that would dlopen a system libwebp (purego,
+# debug/elf: 0.26 MB of that bootstrap), which a static binary never uses.
+BUILD_TAGS := lambda.norpc nodynamic
+GOBUILD := CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags "$(BUILD_TAGS)" -trimpath -ldflags="$(LDFLAGS)"
 PYENV_SHIMS := $(HOME)/.pyenv/shims
 export PATH := $(PATH):$(PYENV_SHIMS)
 
@@ -175,7 +179,7 @@ bench: build emulators
 	@echo "== package init before main, this machine (GODEBUG=inittrace; median of 5 runs)"
 	@mkdir -p $(BUILD_DIR)/host
 	@for f in $(FUNCTIONS); do \
-	  CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags="$(LDFLAGS)" -o $(BUILD_DIR)/host/$$f ./functions/$$f/lambda; \
+	  CGO_ENABLED=0 $(GO) build -tags "$(BUILD_TAGS)" -trimpath -ldflags="$(LDFLAGS)" -o $(BUILD_DIR)/host/$$f ./functions/$$f/lambda; \
 	  for i in 1 2 3 4 5; do GODEBUG=inittrace=1 $(BUILD_DIR)/host/$$f 2>&1 | awk '/^init /{c+=$$5} END {printf "%.3f\n", c}'; done \
 	    | sort -n | sed -n 3p | xargs printf '%-12s %8s ms\n' $$f; \
 	done

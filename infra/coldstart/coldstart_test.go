@@ -267,7 +267,7 @@ func makefileFunctions(tb testing.TB) []string {
 func build(tb testing.TB, fn, goos, goarch string) string {
 	tb.Helper()
 	out := filepath.Join(tb.TempDir(), "bootstrap")
-	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", out, "./functions/"+fn+"/lambda")
+	cmd := exec.Command("go", "build", "-tags", "lambda.norpc nodynamic", "-trimpath", "-ldflags=-s -w", "-o", out, "./functions/"+fn+"/lambda")
 	cmd.Dir = moduleRoot(tb)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch)
 	if msg, err := cmd.CombinedOutput(); err != nil {

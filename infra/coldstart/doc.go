@@ -6,7 +6,7 @@
 //
 // For each function named on the Makefile's `FUNCTIONS :=` line (so a new
 // function is measured without touching this package), the test builds
-// functions/<name>/lambda as the Makefile does (-tags lambda.norpc,
+// functions/<name>/lambda as the Makefile does (-tags "lambda.norpc nodynamic",
 // -trimpath, -ldflags="-s -w", CGO_ENABLED=0), but for the host platform,
 // into a temporary directory. Each run then:
 //

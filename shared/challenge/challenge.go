@@ -20,7 +20,7 @@ import (
 	"strconv"
 	"time"
 
-	"surveyservice/shared/links"
+	"surveyservice/shared/datakey"
 	"surveyservice/shared/survey"
 )
 
@@ -72,8 +72,8 @@ type Solution struct {
 
 // Sealer seals and opens challenges; *links.Sealer implements it.
 type Sealer interface {
-	SealFor(ctx context.Context, purpose links.Purpose, surveyID int64, plain []byte) (string, error)
-	OpenFor(ctx context.Context, purpose links.Purpose, surveyID int64, token string) ([]byte, error)
+	SealFor(ctx context.Context, purpose datakey.Purpose, surveyID int64, plain []byte) (string, error)
+	OpenFor(ctx context.Context, purpose datakey.Purpose, surveyID int64, token string) ([]byte, error)
 }
 
 // Spender records a challenge as spent: a conditional put of a marker that
@@ -82,8 +82,6 @@ type Sealer interface {
 type Spender interface {
 	SpendChallenge(ctx context.Context, surveyID int64, salt string, expiresAt time.Time) error
 }
-
-var _ Sealer = (*links.Sealer)(nil)
 
 // The encoding (version 1): version 1 byte, difficulty 1 byte, the salt,
 // expires_at as 8 bytes of Unix seconds, big endian.
@@ -124,7 +122,7 @@ func Decode(b []byte) (Challenge, error) {
 func Issue(ctx context.Context, sealer Sealer, surveyID int64, now time.Time) (Issued, error) {
 	c := Challenge{Difficulty: Difficulty, ExpiresAt: now.Add(Validity).UTC().Truncate(time.Second)}
 	rand.Read(c.Salt[:])
-	token, err := sealer.SealFor(ctx, links.PurposeChallenge, surveyID, c.Encode())
+	token, err := sealer.SealFor(ctx, datakey.PurposeChallenge, surveyID, c.Encode())
 	if err != nil {
 		return Issued{}, err
 	}
@@ -168,8 +166,8 @@ func LeadingZeros(h [sha256.Size]byte) int {
 // spends nothing (Check does); every refusal is ErrInvalid, and the
 // sealer's store or KMS errors pass through.
 func Verify(ctx context.Context, opener Sealer, surveyID int64, sol Solution, now time.Time) (Challenge, error) {
-	plain, err := opener.OpenFor(ctx, links.PurposeChallenge, surveyID, sol.Challenge)
-	if errors.Is(err, links.ErrInvalid) {
+	plain, err := opener.OpenFor(ctx, datakey.PurposeChallenge, surveyID, sol.Challenge)
+	if errors.Is(err, datakey.ErrInvalid) {
 		return Challenge{}, ErrInvalid
 	}
 	if err != nil {

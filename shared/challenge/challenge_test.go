@@ -16,6 +16,10 @@ import (
 	"surveyservice/shared/links"
 )
 
+// The real sealer is a challenge.Sealer (checked here: the package itself
+// names only datakey's purposes, so that the store does not link KMS).
+var _ challenge.Sealer = (*links.Sealer)(nil)
+
 // fakeSealer seals by prefixing the purpose and survey: enough to test
 // the challenge's logic; the real sealer's binding is tested in links.
 type fakeSealer struct{}

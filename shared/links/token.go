@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/binary"
-	"errors"
 	"strings"
 )
 
@@ -32,49 +31,28 @@ const (
 	maxToken  = 1 << 20 // base64 characters a token may have
 )
 
-// Purpose is what a token is for: it is part of the associated data, so a
-// token of one purpose never opens as another's. Each purpose ends in ':'
-// and the survey id that follows has a fixed width, so no purpose and id
-// can read as another's.
-type Purpose string
+// Purpose is what a token is for (datakey.Purpose, where the purposes are
+// listed, so that packages that only name a purpose do not link the KMS
+// client).
+type Purpose = datakey.Purpose
 
-// The purposes of tokens.
+// The purposes of tokens (datakey's).
 const (
-	// PurposeLink is a personalised link (Seal, Open).
-	PurposeLink Purpose = "survey-links/v1/survey:"
-	// PurposeSession is a responder's session (contract section 11).
-	PurposeSession Purpose = "survey-sessions/v1/survey:"
-	// PurposeSheet is a responder's answer sheet, bound to their response
-	// (contract section 15).
-	PurposeSheet Purpose = "survey-sheets/v1/survey:"
-	// PurposeWebhookSecret is a webhook's signing secret, sealed for the
-	// table; the webhook's id stands in the survey id's place.
-	PurposeWebhookSecret Purpose = "webhook-secrets/v1/webhook:"
-	// PurposeVerification is a one-time code's verification, bound to the
-	// session it was sent for (contract section 18).
-	PurposeVerification Purpose = "survey-verifications/v1/survey:"
-	// PurposeChallenge is a proof-of-work challenge (contract section 16).
-	PurposeChallenge Purpose = "survey-challenges/v1/survey:"
-	// PurposeEdit is a response's edit token (contract section 16).
-	PurposeEdit Purpose = "survey-edits/v1/survey:"
-	// PurposeUpload is a file upload's id (contract section 16).
-	PurposeUpload Purpose = "survey-uploads/v1/survey:"
-	// PurposeServed is the time the responder's page was served, sealed
-	// into its plain form: the session of a form sent without the page's
-	// script starts then, so the time to respond holds without it.
-	PurposeServed Purpose = "survey-pages-served/v1/survey:"
-	// PurposeSteps is what a plain form carries from page to page of a
-	// survey with display rules (contract section 15): the page it shows
-	// and the answers given before it.
-	PurposeSteps Purpose = "survey-pages-steps/v1/survey:"
-	// PurposeResume is a partial response's resume token, "Continue
-	// later" on another device (contract section 20).
-	PurposeResume Purpose = "survey-resumes/v1/survey:"
+	PurposeLink          = datakey.PurposeLink
+	PurposeSession       = datakey.PurposeSession
+	PurposeSheet         = datakey.PurposeSheet
+	PurposeWebhookSecret = datakey.PurposeWebhookSecret
+	PurposeVerification  = datakey.PurposeVerification
+	PurposeChallenge     = datakey.PurposeChallenge
+	PurposeEdit          = datakey.PurposeEdit
+	PurposeUpload        = datakey.PurposeUpload
+	PurposeServed        = datakey.PurposeServed
+	PurposeSteps         = datakey.PurposeSteps
+	PurposeResume        = datakey.PurposeResume
 )
 
-// ErrInvalid is every reason a token does not open: malformed, truncated,
-// tampered, another survey's, an unknown key. Callers answer all alike.
-var ErrInvalid = errors.New("links: invalid token")
+// ErrInvalid is every reason a token does not open (datakey.ErrInvalid).
+var ErrInvalid = datakey.ErrInvalid
 
 // KeyID names a data key.
 type KeyID = datakey.ID

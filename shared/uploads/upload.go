@@ -12,7 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"surveyservice/shared/links"
+	"surveyservice/shared/datakey"
 	"surveyservice/shared/survey"
 )
 
@@ -120,7 +120,7 @@ func FileKey(surveyID int64, f File) string {
 
 // Opener opens sealed upload ids; *links.Sealer implements it.
 type Opener interface {
-	OpenFor(ctx context.Context, purpose links.Purpose, surveyID int64, token string) ([]byte, error)
+	OpenFor(ctx context.Context, purpose datakey.Purpose, surveyID int64, token string) ([]byte, error)
 }
 
 // Refusals of an upload answer at submission, each under the answer's
@@ -147,8 +147,8 @@ type Answer struct {
 // err.
 func (b *Bucket) Check(ctx context.Context, opener Opener, a Answer, rules Rules) (File, []string, error) {
 	surveyID, element, session, id := a.Survey, a.Element, a.Session, a.Upload
-	plain, err := opener.OpenFor(ctx, links.PurposeUpload, surveyID, id)
-	if errors.Is(err, links.ErrInvalid) {
+	plain, err := opener.OpenFor(ctx, datakey.PurposeUpload, surveyID, id)
+	if errors.Is(err, datakey.ErrInvalid) {
 		return File{}, []string{MsgInvalidUpload}, nil
 	}
 	if err != nil {
