@@ -792,5 +792,11 @@ func TestViralPartialsReadOffTheSurveyItem(t *testing.T) {
 		if f.Name == "partial save" && f.Busy*100 >= f.Ops {
 			t.Errorf("%d of %d saves answered 503, want under 1 %%", f.Busy, f.Ops)
 		}
+		if f.Name == "submit" && f.Busy > 0 {
+			t.Errorf("%d of %d submissions answered 503, want none", f.Busy, f.Ops)
+		}
+	}
+	if res.HotWCU > 0.9*ddbsim.DefaultRules.PartitionWCU {
+		t.Errorf("%s is written %.0f units a second, past 90 %% of %.0f", res.HotPartition, res.HotWCU, ddbsim.DefaultRules.PartitionWCU)
 	}
 }

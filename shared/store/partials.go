@@ -55,8 +55,12 @@ const PartialNotifyEvery = time.Minute
 // PartialShards is how many GSI1 partitions a survey's partials spread
 // over: each save moves its header in the index (two index writes), so
 // 1,000 responses a second of 12 page turns each ask some 24,000 index
-// units a second, 750 a shard.
-const PartialShards = 32
+// units a second, 375 a shard. At 32 shards (750 on average) the
+// busiest, once the sessions' own partitions no longer were, was asked
+// 850-980 of its 1,000 in the model (docs/scale.md). A header saved
+// under 32 shards stays listed (shards 0-31 are read still) and moves to
+// its shard of 64 at its next save.
+const PartialShards = 64
 
 // partialPendingBytes bounds the header's pending answers: past it they
 // move to a delta of their own, so the header (and its index copy) stays
@@ -571,7 +575,7 @@ func (s *Store) PartialsPage(ctx context.Context, sid int64, q PartialQuery) (Pa
 	}
 	shards = append(shards, &partialShardRead{key: partialsLegacyKey(sid)})
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(8)
+	g.SetLimit(16)
 	for _, r := range shards {
 		g.Go(func() error { return read(gctx, r, true) })
 	}
