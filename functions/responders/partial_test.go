@@ -199,7 +199,7 @@ func TestPartialReplacedByResponse(t *testing.T) {
 	if again.code != 409 {
 		t.Errorf("device A's submission after B's: %d %s, want 409", again.code, again.body)
 	}
-	if _, found, err := f.st.SessionPartial(ctx, sid, "0"); err != nil || found {
+	if _, found, err := f.st.SessionPartial(ctx, sid, "0", false); err != nil || found {
 		t.Errorf("an unknown session's partial: %v %v", found, err)
 	}
 	send(t, f.h, "POST", resumePath(slug), mustJSON(t, map[string]any{"token": token}), "Content-Type", "application/json").

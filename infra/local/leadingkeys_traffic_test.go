@@ -485,6 +485,12 @@ var untraveled = map[string]string{
 	"RespondersFunction LINK#*":      "a one-use personalised link: read when a session starts, put by its response, deleted by a withdrawal (store/fence.go)",
 	"RespondersFunction RESPONSES#*": "the replay of a refused submission reads its idempotency key (GetItem IDEM#); a withdrawal deletes the response and its key (store/fence.go)",
 	"RespondersFunction RESPONDER#*": "no_spam: the one-response guard, read and put by a response, deleted by a withdrawal (store/fence.go)",
+	"RespondersFunction SESSION#*": "a session's own partition: a partial save's Query of its items, a lost race's read of its claim (store/claims.go), " +
+		"a withdrawal's delete of it (store/fence.go); this traffic's submissions only put the claim",
+	"PagesFunction SESSION#*":      "the plain form's session claim: put by its submission, read by a lost race, deleted by its withdrawal (as the responders')",
+	"ResponsesFunction SESSION#*":  "?status=partial: the listed partials' deltas, a BatchGetItem of their sessions' partitions (store/partials.go partialDeltas)",
+	"DispatchFunction SESSION#*":   "response.partial of a partial that names deltas reads them: one Query of its session's partition (store.PartialAnswers)",
+	"DispatchFunction RESPONSES#*": "response.partial of a partial with deltas of a session sealed before sessions had partitions of their own (store.PartialAnswers)",
 	"RespondersFunction RATE#*": "the per-client and per-survey limits (shared/ratelimit) wrap the handler in the Lambda's main, " +
 		"not the routes this traffic drives; their writes are tested in shared/ratelimit",
 	"PagesFunction RATE#*":           "the per-client and per-survey limits, as the responders'",

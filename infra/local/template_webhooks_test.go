@@ -21,7 +21,7 @@ var keyExamples = []string{
 	store.HooksPK(1), store.DeliveriesPK(1), store.EmailPK("a@b.c"), store.TemplatePK(1), store.SlugPK("s"), store.ReportPK("r"), store.PreviewPK("p"),
 	store.PendingCopyPK(1), "CATALOG", store.ActivityPK(1), store.AccountHooksKey(1),
 	// index partitions
-	store.ResponderPK(1, "h"), store.ChallengePK(1, "s"), store.ViewLogPK(1, 0), store.ExportsPK(1), store.TallyPK(1),
+	store.ResponderPK(1, "h"), store.SessionPK(1, "h"), store.ChallengePK(1, "s"), store.ViewLogPK(1, 0), store.ExportsPK(1), store.TallyPK(1),
 	store.RatePK("pages-s", "abc"), store.BudgetPK("notify-survey", "1"), store.ResponsePagesPK(1),
 	store.CapPK(1, 0), store.SubdomainPK("acme"), store.DomainPK("surveys.example.com"), store.TargetPK("t1"), "DOMAINS#CHECK",
 	// index partitions

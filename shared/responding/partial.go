@@ -16,7 +16,7 @@ import (
 type PartialStore interface {
 	PartialCollection(ctx context.Context, sid int64, key string) (store.SurveyCollection, error)
 	SavePartial(ctx context.Context, w store.PartialWrite) (store.Partial, bool, error)
-	SessionPartial(ctx context.Context, sid int64, session string) (store.Partial, bool, error)
+	SessionPartial(ctx context.Context, sid int64, session string, legacy bool) (store.Partial, bool, error)
 	Account(ctx context.Context, id int64) (survey.Account, error)
 	OwnerAccount(ctx context.Context, id int64) (survey.Account, error)
 	PhoneListed(ctx context.Context, sid int64, e164 string) (bool, error)
@@ -149,6 +149,7 @@ func (s Service) SavePartial(ctx context.Context, slug string, req PartialReques
 	claim := sess.Claim(req.Session)
 	p, _, err := ps.SavePartial(ctx, store.PartialWrite{
 		SurveyID: sid, Session: claim, Answers: answers, Variables: vars, Page: int(req.Page), StartedAt: sess.StartedAt,
+		LegacySession: !sess.OwnPartition,
 	})
 	if err != nil {
 		return PartialSaved{}, err
@@ -240,7 +241,7 @@ func (s Service) Resume(ctx context.Context, slug, token, responder string) (Res
 		return Resumed{}, survey.Errorf(survey.EINTERNAL, "responding: the store keeps no partials")
 	}
 	sid := c.Survey.ID
-	p, found, err := ps.SessionPartial(ctx, sid, sess.Claim(""))
+	p, found, err := ps.SessionPartial(ctx, sid, sess.Claim(""), !sess.OwnPartition)
 	if errors.Is(err, survey.ErrSessionResponded) {
 		return Resumed{}, ErrResumeExpired
 	}

@@ -128,7 +128,7 @@ func (s Service) Start(ctx context.Context, req StartRequest) (Started, error) {
 	if set.Full(sv) {
 		return Started{}, survey.ErrSurveyFull
 	}
-	sess := Session{StartedAt: started}
+	sess := Session{StartedAt: started, OwnPartition: true}
 	lang, err := sessionLanguage(req.Language, sv, ps.Translations)
 	if err != nil {
 		return Started{}, err
@@ -306,6 +306,7 @@ func (s Service) Submit(ctx context.Context, slug, keyHash, bodyHash string, req
 		return Submitted{Submitted: store.Submitted{Preview: true}}, nil
 	}
 	sub.KeyHash, sub.BodyHash, sub.Files, sub.Session = keyHash, bodyHash, files, sess.Claim(req.Session)
+	sub.LegacySession = !sess.OwnPartition
 	done, err := st.Submit(ctx, sub)
 	if err != nil {
 		return Submitted{}, err

@@ -43,6 +43,15 @@ type Session struct {
 	// section 24: one of the survey's languages), or "" for the survey's
 	// own: sessions sealed before languages decode with "".
 	Language string
+	// OwnPartition marks a session whose items (its claim on its
+	// response, its partial) are on a partition key of its own
+	// (store.SessionPK): every session started since issue 42. A session
+	// sealed before decodes without it and keeps its items where it wrote
+	// them, in its survey's responses' partitions (store.SessionLegacyPK),
+	// so no item of a session is ever looked for in two places. A session
+	// resumed or signed in is sealed again with everything it had, this
+	// mark included.
+	OwnPartition bool
 }
 
 // Claim names the session's own item (store.SessionSK): the hex SHA-256
@@ -77,6 +86,9 @@ func (l SessionLink) TokenID() string { return hex.EncodeToString(l.ID[:]) }
 //	language    uvarint length (1-8) and bytes, if flagged (64)
 //	link        12 bytes token id, then the link's payload to the end, if flagged
 //
+// Flag 128 carries no bytes: the session's items are on its own
+// partition key (OwnPartition).
+//
 // Every session has one encoding (minimal varints, a canonical payload), so
 // a decoder's answer re-encodes to exactly its input.
 const (
@@ -88,7 +100,8 @@ const (
 	flagEmail      = 16
 	flagPhone      = 32
 	flagLanguage   = 64
-	flagsKnown     = flagCode | flagLink | flagResponder | flagOrigin | flagEmail | flagPhone | flagLanguage
+	flagOwn        = 128
+	flagsKnown     = flagCode | flagLink | flagResponder | flagOrigin | flagEmail | flagPhone | flagLanguage | flagOwn
 	// maxLanguage bounds a session's language code (fa, ar, tr, en).
 	maxLanguage = 8
 	// maxPhone bounds a session's phone number: E.164 is at most 15
@@ -126,6 +139,9 @@ func (s Session) Encode() []byte {
 	if s.Language != "" {
 		flags |= flagLanguage
 	}
+	if s.OwnPartition {
+		flags |= flagOwn
+	}
 	b = append(b, sessionVersion, flags)
 	b = binary.AppendVarint(b, s.StartedAt.UnixMicro())
 	if flags&flagResponder != 0 {
@@ -160,7 +176,7 @@ func DecodeSession(b []byte) (Session, error) {
 		return Session{}, errSession
 	}
 	b = b[k:]
-	s := Session{StartedAt: time.UnixMicro(micros).UTC()}
+	s := Session{StartedAt: time.UnixMicro(micros).UTC(), OwnPartition: flags&flagOwn != 0}
 	if flags&flagResponder != 0 {
 		if len(b) < len(s.Responder) {
 			return Session{}, errSession

@@ -13,11 +13,14 @@ import (
 )
 
 // A response claims what only one response may have, each in an item of
-// its own in the survey's responses partitions (the shard from the
-// claim's hash, as an Idempotency-Key's), so that submissions of
-// different sessions never touch one item:
+// its own, so that submissions of different sessions never touch one
+// item: a file's in the survey's responses partitions (the shard from the
+// claim's hash, as an Idempotency-Key's), a session's on the session's
+// own partition key (with its partial, partials.go), which no other
+// request of the survey writes:
 //
-//	a session's response  RESPONSES#<sid>[#k] / SESSION#<token hash> (contract section 11: one response a session)
+//	a session's response  SESSION#<sid>#<token hash> / SESSION#<token hash> (contract section 11: one response a session;
+//	                      RESPONSES#<sid>[#k] for a session sealed before: SessionLegacyPK)
 //	a file's response     RESPONSES#<sid>[#k] / UPLOAD#<key hash>    (section 16: a file belongs to the first response)
 //
 // Both are written by the response's transaction on the condition that
@@ -41,9 +44,33 @@ func fileKeys(files []ResponseFile) []string {
 	return keys
 }
 
-// SessionPK is the partition of a session's claim (hash: the hex SHA-256
-// of its token).
-func SessionPK(sid int64, hash string) string { return ResponsesShardPK(sid, IdempotencyShard(hash)) }
+// SessionPK is the partition of a session's own items, its claim and
+// its partial (hash: the hex SHA-256 of its token): one partition key a
+// session, so that a survey's sessions share no partition however many
+// save and submit at once (docs/scale.md), and a session's items are
+// still one Query. Sessions sealed since carry the mark that says so
+// (responding.Session.OwnPartition); one sealed before keeps its items
+// where it wrote them, SessionLegacyPK.
+func SessionPK(sid int64, hash string) string { return "SESSION#" + pad(sid) + "#" + hash }
+
+// SessionLegacyPK is the partition of the items of a session sealed
+// before sessions had partitions of their own: one of its survey's 16
+// responses partitions, by the hash (as an Idempotency-Key's). Its token
+// names no other place for as long as it is used (a session token does
+// not expire unless the survey limits the time to respond), so these
+// keys are still read and written, for such sessions only.
+func SessionLegacyPK(sid int64, hash string) string {
+	return ResponsesShardPK(sid, IdempotencyShard(hash))
+}
+
+// sessionPK is the partition of a session's items: its own, or for a
+// session sealed before (legacy) the responses' shard.
+func sessionPK(sid int64, hash string, legacy bool) string {
+	if legacy {
+		return SessionLegacyPK(sid, hash)
+	}
+	return SessionPK(sid, hash)
+}
 
 // SessionSK is a session's claim: the response it recorded.
 func SessionSK(hash string) string { return "SESSION#" + hash }
@@ -137,7 +164,7 @@ func (s *Store) lostRace(ctx context.Context, r survey.Response, sub Submission,
 		won     func(claimRead) bool
 		verdict raceVerdict
 	}{
-		{p.session, SessionPK(sid, sub.Session), SessionSK(sub.Session),
+		{p.session, sessionPK(sid, sub.Session, sub.LegacySession), SessionSK(sub.Session),
 			func(c claimRead) bool { return c.ResponseID != 0 }, raceVerdict{refusal: survey.ErrSessionResponded}},
 		{p.code, CodesPK(sid), CodeSK(r.Code),
 			func(c claimRead) bool { return !c.found || sub.CodeUnique && c.Used }, raceVerdict{refusal: survey.ErrCodeRefused}},

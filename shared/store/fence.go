@@ -94,7 +94,7 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 			tx.Delete(s.table.Delete(AttrPK, ResponderPK(sid, sub.Responder)).Range(AttrSK, responderSK).If("response_id = ?", r.ID))
 		}
 		if sub.Session != "" {
-			tx.Delete(s.table.Delete(AttrPK, SessionPK(sid, sub.Session)).Range(AttrSK, SessionSK(sub.Session)).If("response_id = ?", r.ID))
+			tx.Delete(s.table.Delete(AttrPK, sessionPK(sid, sub.Session, sub.LegacySession)).Range(AttrSK, SessionSK(sub.Session)).If("response_id = ?", r.ID))
 		}
 		for _, id := range sub.Identities {
 			tx.Delete(s.table.Delete(AttrPK, IdentityPK(sid, id)).Range(AttrSK, IdentitySK(id)).If("response_id = ?", r.ID))

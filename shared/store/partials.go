@@ -17,9 +17,10 @@ import (
 )
 
 // A partial response (contract section 20) is kept on its session's own
-// items, in the partition of the item the session's response later
-// claims (RESPONSES#<sid>[#k], claims.go), so no responder's partial
-// shares an item with another's:
+// items, on the session's own partition key, where its response later
+// claims it (SESSION#<sid>#<hash>, claims.go; RESPONSES#<sid>[#k] for a
+// session sealed before, SessionLegacyPK), so no responder's partial
+// shares an item, nor a partition, with another's:
 //
 //	SESSION#<hash>          the header: id, page, times, variables, the
 //	                        answers changed since the last delta
@@ -54,8 +55,12 @@ const PartialNotifyEvery = time.Minute
 // PartialShards is how many GSI1 partitions a survey's partials spread
 // over: each save moves its header in the index (two index writes), so
 // 1,000 responses a second of 12 page turns each ask some 24,000 index
-// units a second, 750 a shard.
-const PartialShards = 32
+// units a second, 375 a shard. At 32 shards (750 on average) the
+// busiest, once the sessions' own partitions no longer were, was asked
+// 850-980 of its 1,000 in the model (docs/scale.md). A header saved
+// under 32 shards stays listed (shards 0-31 are read still) and moves to
+// its shard of 64 at its next save.
+const PartialShards = 64
 
 // partialPendingBytes bounds the header's pending answers: past it they
 // move to a delta of their own, so the header (and its index copy) stays
@@ -133,6 +138,9 @@ type PartialWrite struct {
 	Variables map[string]any
 	Page      int
 	StartedAt time.Time
+	// LegacySession: a session sealed before sessions had partitions of
+	// their own (Submission.LegacySession).
+	LegacySession bool
 }
 
 // partialItem is the session's item holding a partial (its header).
@@ -237,9 +245,9 @@ func partialAnswers(id int64, hash string, base, n int, pending string, deltas m
 // sessionItems reads a session's item and its partial's deltas, strongly
 // consistent, in one Query: found false when the session has neither a
 // partial nor a response.
-func (s *Store) sessionItems(ctx context.Context, sid int64, session string) (it partialItem, deltas map[string]string, found bool, err error) {
+func (s *Store) sessionItems(ctx context.Context, sid int64, session string, legacy bool) (it partialItem, deltas map[string]string, found bool, err error) {
 	var items []map[string]any
-	err = s.table.Get(AttrPK, SessionPK(sid, session)).Range(AttrSK, dynamo.BeginsWith, SessionSK(session)).Consistent(true).All(ctx, &items)
+	err = s.table.Get(AttrPK, sessionPK(sid, session, legacy)).Range(AttrSK, dynamo.BeginsWith, SessionSK(session)).Consistent(true).All(ctx, &items)
 	if err != nil {
 		return partialItem{}, nil, false, s.fail(fmt.Sprintf("read a session of survey %d", sid), err)
 	}
@@ -312,7 +320,7 @@ func (s *Store) SavePartial(ctx context.Context, w PartialWrite) (p Partial, not
 	sid := w.SurveyID
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
-		old, deltas, found, err := s.sessionItems(ctx, sid, w.Session)
+		old, deltas, found, err := s.sessionItems(ctx, sid, w.Session, w.LegacySession)
 		if err != nil {
 			return Partial{}, false, err
 		}
@@ -335,7 +343,7 @@ func (s *Store) SavePartial(ctx context.Context, w PartialWrite) (p Partial, not
 			notified = now.Format(survey.TimestampLayout)
 		}
 		it := partialItem{
-			PK: SessionPK(sid, w.Session), SK: SessionSK(w.Session),
+			PK: sessionPK(sid, w.Session, w.LegacySession), SK: SessionSK(w.Session),
 			GSI1PK: PartialsKey(sid, PartialShard(w.Session)), GSI1SK: PartialsSK(now, id),
 			ID: id, SurveyID: sid, Variables: string(variables), LastPage: w.Page,
 			Started: w.StartedAt.UTC().Format(survey.TimestampLayout), Updated: now.Format(survey.TimestampLayout),
@@ -447,9 +455,10 @@ func (s *Store) partialPending(old partialItem, deltas map[string]string, found 
 // SessionPartial reads a session's partial: found false when it has none
 // (or it expired, which reads hide at once), survey.ErrSessionResponded
 // when the session's response is recorded. One strongly consistent Query
-// of the session's items.
-func (s *Store) SessionPartial(ctx context.Context, sid int64, session string) (p Partial, found bool, err error) {
-	it, deltas, found, err := s.sessionItems(ctx, sid, session)
+// of the session's items (legacy: a session sealed before sessions had
+// partitions of their own, Submission.LegacySession).
+func (s *Store) SessionPartial(ctx context.Context, sid int64, session string, legacy bool) (p Partial, found bool, err error) {
+	it, deltas, found, err := s.sessionItems(ctx, sid, session, legacy)
 	switch {
 	case err != nil:
 		return Partial{}, false, err
@@ -566,7 +575,7 @@ func (s *Store) PartialsPage(ctx context.Context, sid int64, q PartialQuery) (Pa
 	}
 	shards = append(shards, &partialShardRead{key: partialsLegacyKey(sid)})
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(8)
+	g.SetLimit(16)
 	for _, r := range shards {
 		g.Go(func() error { return read(gctx, r, true) })
 	}

@@ -53,6 +53,10 @@ type Submission struct {
 	// 11), so the submission puts the session's own item (SessionSK) on
 	// the condition that it is new.
 	Session string
+	// LegacySession marks a session sealed before sessions had partition
+	// keys of their own: its items are in the survey's responses
+	// partitions (SessionLegacyPK), not on its own (SessionPK).
+	LegacySession bool
 	// Identities are the proven identities the response claims, one
 	// response each (contract section 18: "email:<address>" on a
 	// service_auth_no_spam survey, "phone:<E.164>" on a
@@ -319,7 +323,7 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 	if sub.Session != "" {
 		// The session's own item: no other session's submission touches it.
 		tx.Put(s.table.Put(map[string]any{
-			AttrPK: SessionPK(sid, sub.Session), AttrSK: SessionSK(sub.Session), "response_id": r.ID, "submitted_at": it.Submitted,
+			AttrPK: sessionPK(sid, sub.Session, sub.LegacySession), AttrSK: SessionSK(sub.Session), "response_id": r.ID, "submitted_at": it.Submitted,
 		}).If("attribute_not_exists(response_id)")) // a partial there is replaced (partials.go)
 		p.session, n = n, n+1
 	}
