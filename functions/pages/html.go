@@ -150,8 +150,8 @@ func (d *doc) head(p page) {
 	if p.OEmbed != "" {
 		d.w("<link rel=\"alternate\" type=\"application/json+oembed\" href=\"%s\" title=\"%s\">\n", text(p.OEmbed), text(p.Title))
 	}
-	if p.FontPreload != "" {
-		d.w("<link rel=\"preload\" href=\"%s\" as=\"font\" type=\"font/woff2\" crossorigin>\n", text(p.FontPreload))
+	for _, f := range p.FontPreloads {
+		d.w("<link rel=\"preload\" href=\"%s\" as=\"font\" type=\"font/woff2\" crossorigin>\n", text(f))
 	}
 	if p.ThemeCSS != "" {
 		d.w("<style>%s</style>\n", markup(p.ThemeCSS)) // built from validated hex colors only (themeCSS)
@@ -429,7 +429,9 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 		for _, c := range q.Choices {
 			d.w("<label><input type=\"%s\" name=\"a%s\" value=\"%s\"%s%s>", kind, num(id), num(c.ID), checked(name, c.ID), must)
 			if c.ImageURL != nil && *c.ImageURL != "" {
-				d.w("<img src=\"%s\" alt=\"\" class=\"pic\">", text(*c.ImageURL))
+				// lazy: a picture on a later page (display: none) is not
+				// fetched with the first screen, a phone's slow link left to it.
+				d.w("<img src=\"%s\" alt=\"\" class=\"pic\" loading=\"lazy\">", text(*c.ImageURL))
 			}
 			d.w("%s</label>\n", ltext(c.Name))
 		}
