@@ -429,9 +429,7 @@ func (d *doc) question(q survey.ElementView, form url.Values, t texts, hide bool
 		for _, c := range q.Choices {
 			d.w("<label><input type=\"%s\" name=\"a%s\" value=\"%s\"%s%s>", kind, num(id), num(c.ID), checked(name, c.ID), must)
 			if c.ImageURL != nil && *c.ImageURL != "" {
-				// lazy: a picture on a later page (display: none) is not
-				// fetched with the first screen, a phone's slow link left to it.
-				d.w("<img src=\"%s\" alt=\"\" class=\"pic\" loading=\"lazy\">", text(*c.ImageURL))
+				d.w("<img src=\"%s\" alt=\"\" class=\"pic\">", text(*c.ImageURL))
 			}
 			d.w("%s</label>\n", ltext(c.Name))
 		}
