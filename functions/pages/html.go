@@ -150,8 +150,8 @@ func (d *doc) head(p page) {
 	if p.OEmbed != "" {
 		d.w("<link rel=\"alternate\" type=\"application/json+oembed\" href=\"%s\" title=\"%s\">\n", text(p.OEmbed), text(p.Title))
 	}
-	if p.FontPreload != "" {
-		d.w("<link rel=\"preload\" href=\"%s\" as=\"font\" type=\"font/woff2\" crossorigin>\n", text(p.FontPreload))
+	for _, f := range p.FontPreloads {
+		d.w("<link rel=\"preload\" href=\"%s\" as=\"font\" type=\"font/woff2\" crossorigin>\n", text(f))
 	}
 	if p.ThemeCSS != "" {
 		d.w("<style>%s</style>\n", markup(p.ThemeCSS)) // built from validated hex colors only (themeCSS)

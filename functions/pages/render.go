@@ -40,11 +40,12 @@ type page struct {
 	Lang, Dir, Title string
 	// Description is the page's meta description; the title when empty.
 	Description string
-	// ThemeCSS is the theme's inline style, and FontPreload the address of
-	// the font file the page's script draws first, or "" (setTheme).
-	ThemeCSS, FontPreload string
-	T                     texts
-	Message               string
+	// ThemeCSS is the theme's inline style, and FontPreloads the addresses
+	// of the font files the page's first screen draws (setTheme).
+	ThemeCSS     string
+	FontPreloads []string
+	T            texts
+	Message      string
 	// OEmbed is the page's oEmbed address (discovery link), or "".
 	OEmbed string
 	// Canonical is the page's own address, at its url_slug, whichever

@@ -91,28 +91,35 @@ func pageFonts(t survey.Theme, lang string) []survey.Font {
 	return families
 }
 
-// fontPreload is the address of the one font file the page of lang draws
-// its text in first (the Arabic subset on a Persian or Arabic page, else
-// the Latin one), or "": preloaded, it arrives with the style sheet,
-// before the first paint, so the fallback is seldom drawn at all.
-func fontPreload(t survey.Theme, lang string) string {
-	script := survey.ScriptLatin
+// fontPreload is the addresses of the font files the page of lang draws
+// its first screen in: the Latin subset, and on a Persian or Arabic page
+// the Arabic one first and the Latin one too (its spaces and punctuation
+// are in the Latin range, which the browser would otherwise discover only
+// at the first layout, and swap in a second time, after the first paint).
+// Preloaded, they arrive with the style sheet, so the fallback is seldom
+// drawn at all.
+func fontPreload(t survey.Theme, lang string) []string {
+	scripts := []string{survey.ScriptLatin}
 	if lang == "fa" || lang == "ar" {
-		script = survey.ScriptArabic
+		scripts = []string{survey.ScriptArabic, survey.ScriptLatin}
 	}
-	for _, fam := range pageFonts(t, lang) {
-		if file, ok := fontSubsets[fam.Family][script]; ok {
-			return assetNames[file]
+	var files []string
+	for _, script := range scripts {
+		for _, fam := range pageFonts(t, lang) {
+			if file, ok := fontSubsets[fam.Family][script]; ok {
+				files = append(files, assetNames[file])
+				break
+			}
 		}
 	}
-	return ""
+	return files
 }
 
 // setTheme gives the page of the survey's theme its style (themeStyle)
 // and its font's preload: every page a responder or a report reader sees
 // draws the theme through this one place.
 func (p *page) setTheme(t survey.Theme) {
-	p.ThemeCSS, p.FontPreload = themeStyle(t, p.Lang), fontPreload(t, p.Lang)
+	p.ThemeCSS, p.FontPreloads = themeStyle(t, p.Lang), fontPreload(t, p.Lang)
 }
 
 // fontCSS is the @font-face rules and the body's font-family of the

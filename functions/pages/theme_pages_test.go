@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -106,15 +107,21 @@ func TestThemeOnEveryPage(t *testing.T) {
 					t.Errorf("the style lacks %s:\n%s", w, style[1])
 				}
 			}
-			// The page's one font file is preloaded: it arrives with the
-			// style sheet, before the first paint. A Persian page's is
-			// Vazirmatn's Arabic letters (Inter has none).
-			file := "inter-latin-wght-normal"
+			// The page's font files are preloaded: they arrive with the
+			// style sheet, before the first paint. A Persian page's are
+			// Vazirmatn's Arabic letters (Inter has none) and Inter's
+			// Latin, which draws its spaces and punctuation.
+			files := []string{"inter-latin-wght-normal"}
 			if strings.Contains(body, `lang="fa"`) {
-				file = "vazirmatn-arabic-wght-normal"
+				files = []string{"vazirmatn-arabic-wght-normal", "inter-latin-wght-normal"}
 			}
-			if !regexp.MustCompile(`<link rel="preload" href="/assets/` + file + `\.[0-9a-f]{12}\.woff2" as="font" type="font/woff2" crossorigin>`).MatchString(body) {
-				t.Errorf("the page does not preload %s", file)
+			preloads := regexp.MustCompile(`<link rel="preload" href="/assets/([a-z-]+)\.[0-9a-f]{12}\.woff2" as="font" type="font/woff2" crossorigin>`).FindAllStringSubmatch(body, -1)
+			var got []string
+			for _, m := range preloads {
+				got = append(got, m[1])
+			}
+			if !slices.Equal(got, files) {
+				t.Errorf("the page preloads %v, want %v", got, files)
 			}
 			sum := sha256.Sum256([]byte(style[1]))
 			csp := h.Get("Content-Security-Policy")

@@ -19,13 +19,18 @@
   if (!form) return;
   var sw = navigator.serviceWorker;
   // The service worker (sw.js), never in a frame: a page it did not serve
-  // asks it to keep a copy, and the assets the page loaded.
-  if (window.parent === window && sw) {
+  // asks it to keep a copy, and the assets the page loaded. It registers
+  // after the load event, once the main thread is idle: its install and
+  // the copies it fetches do not compete with the first screen. Its
+  // scope is its folder, /s/.
+  if (window.parent === window && sw) addEventListener("load", function () {
     var first = !sw.controller;
-    sw.register("/s/sw.js", { scope: "/s/" }).then(function () { return sw.ready; }).then(function (reg) {
-      if (first && reg.active) reg.active.postMessage({ page: location.href, assets: each("script[src],link[rel=stylesheet]", function (e) { return e.src || e.href; }, document) });
-    }).catch(function () {});
-  }
+    (window.requestIdleCallback || setTimeout)(function () {
+      sw.register("/s/sw.js").then(function () { return sw.ready; }).then(function (reg) {
+        if (first && reg.active) reg.active.postMessage({ page: location.href, assets: each("script[src],link[rel=stylesheet]", function (e) { return e.src || e.href; }, document) });
+      }).catch(function () {});
+    });
+  });
   var name = "survey:" + form.getAttribute("data-slug");
   var keeping = form.getAttribute("data-keep") !== "false", table = JSON.parse(form.getAttribute("data-messages") || "{}");
   var state = null, hooks = null, names = {}, at = -1, resumed = false, delivering = null, offline = "This step needs a connection.";

@@ -2,6 +2,9 @@
 // moved by its two buttons, or by the arrow keys on them, and a live
 // region announces its new place ("Tea: 2 of 4"). Each item's hidden
 // select holds its place, which the plain form sends and app.js reads.
+// Nothing runs at load but two listeners on the document: a list is set
+// up (numbered, marked data-ranked) at its first press, so that a
+// ranking on a later page costs the first screen nothing.
 (function () {
   "use strict";
   function items(list) { return Array.prototype.slice.call(list.children); }
@@ -11,6 +14,7 @@
   // the button pressed and says where the item is now.
   function move(li, by, button) {
     var list = li.parentNode, all = items(list), j = all.indexOf(li) + by;
+    if (!list.hasAttribute("data-ranked")) { list.setAttribute("data-ranked", ""); renumber(list); }
     if (j < 0 || j >= all.length) return;
     list.insertBefore(li, by < 0 ? all[j] : all[j].nextSibling);
     renumber(list);
@@ -22,18 +26,15 @@
     live.textContent = live.getAttribute("data-msg").replace(/%[sd]/g, function () { return args[n++]; });
   }
 
-  Array.prototype.forEach.call(document.querySelectorAll(".ranks"), function (list) {
-    renumber(list);
-    list.addEventListener("click", function (ev) {
-      var b = ev.target.closest(".moves button");
-      if (b) move(b.closest("li"), b.classList.contains("up") ? -1 : 1, b);
-    });
-    list.addEventListener("keydown", function (ev) {
-      var b = ev.target.closest(".moves button");
-      if (!b || (ev.key !== "ArrowUp" && ev.key !== "ArrowDown")) return;
-      ev.preventDefault();
-      move(b.closest("li"), ev.key === "ArrowUp" ? -1 : 1, b);
-    });
+  document.addEventListener("click", function (ev) {
+    var b = ev.target.closest(".ranks .moves button");
+    if (b) move(b.closest("li"), b.classList.contains("up") ? -1 : 1, b);
+  });
+  document.addEventListener("keydown", function (ev) {
+    var b = ev.target.closest && ev.target.closest(".ranks .moves button");
+    if (!b || (ev.key !== "ArrowUp" && ev.key !== "ArrowDown")) return;
+    ev.preventDefault();
+    move(b.closest("li"), ev.key === "ArrowUp" ? -1 : 1, b);
   });
   // renumber: after the session's choice order (logic_page.js) moved the
   // items, their places follow the list.

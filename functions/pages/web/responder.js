@@ -19,8 +19,8 @@
           var worker = new Worker(form.getAttribute("data-captcha-worker"));
           worker.onmessage = function (ev) {
             worker.terminate();
+            // The time it took, for a person (or a test) to read.
             document.documentElement.setAttribute("data-captcha-ms", String(ev.data.ms));
-            if (window.console) console.log("captcha solved in " + ev.data.ms + " ms (" + ev.data.tries + " hashes)");
             resolve({ challenge: ch.challenge, nonce: ev.data.nonce });
           };
           worker.onerror = reject;

@@ -97,18 +97,19 @@
     });
   }
 
-  Array.prototype.forEach.call(form.querySelectorAll(".q.file"), function (q) {
-    var input = q.querySelector("input[type=file]");
-    input.addEventListener("change", function () {
-      var id = q.getAttribute("data-id");
-      if (!input.files || !input.files.length) { q.removeAttribute("data-upload"); status(q, "", false); return; }
-      // data-uploading: on its way, the question counts as answered (the
-      // submission waits for it).
-      q.setAttribute("data-uploading", "true");
-      var p = upload(q, input.files[0]);
-      pending[id] = p;
-      p.then(function () { if (pending[id] === p) { delete pending[id]; q.removeAttribute("data-uploading"); } });
-    });
+  // One listener on the form for every file question: nothing is set up
+  // at load for questions on later pages.
+  form.addEventListener("change", function (ev) {
+    var input = ev.target, q = input.type === "file" && input.closest(".q.file");
+    if (!q) return;
+    var id = q.getAttribute("data-id");
+    if (!input.files || !input.files.length) { q.removeAttribute("data-upload"); status(q, "", false); return; }
+    // data-uploading: on its way, the question counts as answered (the
+    // submission waits for it).
+    q.setAttribute("data-uploading", "true");
+    var p = upload(q, input.files[0]);
+    pending[id] = p;
+    p.then(function () { if (pending[id] === p) { delete pending[id]; q.removeAttribute("data-uploading"); } });
   });
 
   // The submission waits for the uploads on their way.
