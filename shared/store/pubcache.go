@@ -130,7 +130,17 @@ func (s *Store) stateCollection(ctx context.Context, sid int64, k int, consisten
 			slog.Warn("a copy of a survey's state not written", "survey", sid, "copy", k, "error", err.Error())
 		}
 	}
-	c, err := s.itemCollection(ctx, sid, consistent || whole)
+	var c SurveyCollection
+	if e, ok := s.collections.get(sid); whole && (!ok || e.version != st.CV) {
+		// The copy names a change this container has not read: the item
+		// collection's Query carries the survey item too, and the copy was
+		// read strongly consistent after the owner's transaction committed,
+		// so the Query sees all of it (no GetItem of the survey item first).
+		s.collMisses.Add(1)
+		c, err = s.queryCollection(ctx, sid, true, st.CV)
+	} else {
+		c, err = s.itemCollection(ctx, sid, consistent || whole)
+	}
 	if err != nil {
 		return SurveyCollection{}, err
 	}
@@ -179,6 +189,14 @@ func (s *Store) itemCollection(ctx context.Context, sid int64, consistent bool) 
 		return c, nil
 	}
 	s.collMisses.Add(1)
+	return s.queryCollection(ctx, sid, consistent, cv)
+}
+
+// queryCollection reads the survey's item collection in one Query and
+// keeps it in the container's cache when its survey item's collection
+// version is cv, the version a read of the survey item or of a copy of its
+// state saw before.
+func (s *Store) queryCollection(ctx context.Context, sid int64, consistent bool, cv int64) (SurveyCollection, error) {
 	var items []dynamo.Item
 	if err := s.table.Get(AttrPK, SurveyPK(sid)).Consistent(consistent).All(ctx, &items); err != nil {
 		return SurveyCollection{}, s.fail(fmt.Sprintf("query survey %d", sid), err)
