@@ -502,6 +502,11 @@ func BenchmarkViralResponders(b *testing.B) {
 			}
 			low, high := r.tallyPasses(b, sid)
 			fmt.Fprintf(os.Stdout, "\n%s: the tally at 1 a minute, write units a response by item: %s\n", vr.name, unitsByItem(low, len(visits)))
+			var subs []ddbsim.Request
+			for _, v := range visits {
+				subs = append(subs, v.submit...)
+			}
+			fmt.Fprintf(os.Stdout, "%s: the submission, write units by item: %s\n", vr.name, unitsByItem(subs, len(visits)))
 			r.rec.Resume()
 			if err := r.st.UpdateSettings(ctx, r.aid, sid, store.SettingsUpdate{Set: map[string]any{"hide_progressbar": true}}); err != nil {
 				b.Fatal(err)
