@@ -253,6 +253,12 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	code, resp := pub("POST", ps+"/responses/", submit, "Idempotency-Key", "k1")
 	must(201, code, "response")
 	pub("POST", ps+"/responses/", submit, "Idempotency-Key", "k1") // the replay: the key's item
+	// A partial (section 20): its session's items, its index entry (GSI1 PARTIALS#).
+	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"partial_responses":true}`)), "partial_responses")
+	code, psess := pub("POST", ps+"/sessions/", `{}`)
+	must(201, code, "a partial's session")
+	code, _ = pub("PUT", ps+"/partial/", `{"session":"`+psess["session"].(string)+`","page":0,"answers":{"`+qid+`":"Cy"}}`)
+	must(204, code, "a partial")
 	// Codes: a unique code spent by its response, a wrong one counted.
 	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"code_auth":true,"code_auth_is_unique":true}`)), "code_auth")
 	pub("POST", ps+"/authenticate/", `{"code":"NOPE"}`)
@@ -355,6 +361,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	rid := id(resp, "id")
 	do("GET", "/api/surveys/"+sid+"/responses/", "")
 	do("GET", "/api/surveys/"+sid+"/responses/?format=csv", "")
+	do("GET", "/api/surveys/"+sid+"/responses/?status=partial", "") // GSI1 PARTIALS#, the headers, their deltas
 	do("GET", "/api/surveys/"+sid+"/responses/"+rid+"/", "")
 	do("GET", "/api/v2/surveys/"+sid+"/responses/results-table/?page=1", "")
 	do("GET", "/api/v2/surveys/"+sid+"/responses/export/", "")

@@ -26,7 +26,7 @@ var keyExamples = []string{
 	store.CapPK(1, 0), store.SubdomainPK("acme"), store.DomainPK("surveys.example.com"), store.TargetPK("t1"), "DOMAINS#CHECK",
 	// index partitions
 	store.OwnerKey(1), store.TemplateSlugKey("s"), store.ExpiryKey(1), store.CatalogKey, store.ResponseTimeShardKey(1, 3),
-	store.DueKey(0), store.PendingCopyKey(1), store.HookedKey(1), store.PausedKey(1, 1),
+	store.DueKey(0), store.PendingCopyKey(1), store.HookedKey(1), store.PausedKey(1, 1), store.PartialsKey(1, 0),
 }
 
 // sensitive are prefixes no public (unauthenticated) function may write.
