@@ -362,8 +362,9 @@ func TestStreamFilterMatchesTally(t *testing.T) {
 	if !slices.Equal(patterns, tally.FilterPatterns) {
 		t.Errorf("template.yaml filters %q, tally.FilterPatterns are %q", patterns, tally.FilterPatterns)
 	}
-	if ev["StartingPosition"] != "TRIM_HORIZON" || ev["TumblingWindowInSeconds"] == nil {
-		t.Errorf("stream event source %v: want TRIM_HORIZON and a tumbling window (the shard id)", ev)
+	if ev["StartingPosition"] != "TRIM_HORIZON" || ev["TumblingWindowInSeconds"] == nil ||
+		ev["MaximumRecordAgeInSeconds"] != int(store.TallyMaxRecordAge/time.Second) {
+		t.Errorf("stream event source %v: want TRIM_HORIZON, a tumbling window (the shard id) and a record age of %v (the checkpoints' pruning)", ev, store.TallyMaxRecordAge)
 	}
 }
 

@@ -1,0 +1,124 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"surveyservice/internal/testenv"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// TestPartialCountAcrossDeployment: a batch of partial records the survey
+// item took (as the tally did before the partial count item) and given
+// again once the tally writes the partial count item adds only the
+// records past the survey item's checkpoint, once, however often it comes;
+// the survey item is not written by it.
+func TestPartialCountAcrossDeployment(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	a, _ := testenv.NewAccount(t, survey.PlanPro)
+	f, err := st.CreateFolder(ctx, a.ID, "deploy", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "half done")
+	// A shard created now, as AWS names them: within the hour the partial
+	// count item is first written, so its records may have been read before.
+	shard := fmt.Sprintf("shardId-%020d-8d1e3e6d", time.Now().UnixMilli())
+	if err := st.TallyPartialAsBefore(ctx, sv.ID, shard, "101", 2); err != nil { // records 100 and 101
+		t.Fatal(err)
+	}
+	before, err := st.TallyCheckpoints(ctx, store.SurveyPK(sv.ID), store.SurveySK, shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := []store.TallyRecord{{Seq: "100", Partial: 1}, {Seq: "101", Partial: 1}, {Seq: "102", Partial: 1}, {Seq: "103", Partial: -1}, {Seq: "104", Partial: 1}}
+	for i, batch := range [][]store.TallyRecord{recs[:3], recs[:3], recs, recs[1:4], recs} {
+		if _, err := st.ApplyTally(ctx, sv.ID, shard, batch); err != nil {
+			t.Fatal(err)
+		}
+		c, err := st.SurveyCollection(ctx, a.ID, sv.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := int64(3) // 100, 101 (on the survey item), 102
+		if i >= 2 {
+			want = 3 // 103 takes one back, 104 adds one
+		}
+		if c.Survey.PartialResponses != want {
+			t.Errorf("batch %d: partial_responses_count %d, want %d", i, c.Survey.PartialResponses, want)
+		}
+	}
+	after, err := st.TallyCheckpoints(ctx, store.SurveyPK(sv.ID), store.SurveySK, shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(after[shard]) != string(before[shard]) {
+		t.Errorf("the survey item's checkpoint moved: %x -> %x", before[shard], after[shard])
+	}
+	if got, _ := st.Survey(ctx, a.ID, sv.ID); got.PartialResponses != 2 {
+		t.Errorf("the survey item's own count %d, want the 2 it had", got.PartialResponses)
+	}
+}
+
+// TestTallyCheckpointsPruned: an item keeps a stream shard's checkpoint
+// for a day and an hour after it was last written (records past the
+// stream's 24 hours are never handed over: store.TallyMaxRecordAge), then
+// the next write of the item removes it; a record of the same shard coming
+// later still is applied once.
+func TestTallyCheckpointsPruned(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	a, _ := testenv.NewAccount(t, survey.PlanPro)
+	f, err := st.CreateFolder(ctx, a.ID, "prune", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "long lived")
+	now := time.Now()
+	st.Now = func() time.Time { return now }
+	defer func() { st.Now = time.Now }()
+	// Shards named as AWS names them, created 30 hours before the first
+	// write: a shard's age plays no part any more.
+	created := now.Add(-30 * time.Hour).UnixMilli()
+	shard := func(i int) string { return fmt.Sprintf("shardId-%020d-%08x", created, i) }
+	seq := 1000
+	write := func(sh string) {
+		t.Helper()
+		seq++
+		if _, err := st.ApplyTally(ctx, sv.ID, sh, []store.TallyRecord{{Seq: fmt.Sprint(seq), Partial: 1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(shard(1))
+	write(shard(2))
+	now = now.Add(store.TallyMaxRecordAge) // a day on: both kept
+	write(shard(3))
+	have, err := st.TallyCheckpoints(ctx, store.SurveyPK(sv.ID), store.PartialCountSK, shard(1), shard(2), shard(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(have) != 3 {
+		t.Errorf("a day on: checkpoints of %d shards, want 3", len(have))
+	}
+	now = now.Add(2 * time.Hour) // 26 hours after the first two
+	write(shard(3))
+	have, err = st.TallyCheckpoints(ctx, store.SurveyPK(sv.ID), store.PartialCountSK, shard(1), shard(2), shard(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := have[shard(3)]; len(have) != 1 || !ok {
+		t.Errorf("26 hours on: checkpoints of %d shards, want shard 3's alone", len(have))
+	}
+	write(shard(1)) // a later record of a pruned shard
+	c, err := st.SurveyCollection(ctx, a.ID, sv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Survey.PartialResponses != 5 {
+		t.Errorf("partial_responses_count %d, want 5", c.Survey.PartialResponses)
+	}
+}
