@@ -77,8 +77,8 @@ type TallyRecord struct {
 	AccountID, FolderID int64
 	// Partial is a partial response's record (contract section 20): +1
 	// when a session's item gains its partial, -1 when its response
-	// replaces it or the TTL removes it (the survey's
-	// partial_responses_count).
+	// replaces it or the TTL removes it (the survey's partial count
+	// item, PartialCountSK).
 	Partial int64
 }
 
