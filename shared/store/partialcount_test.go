@@ -62,6 +62,20 @@ func TestPartialCountAcrossDeployment(t *testing.T) {
 	if got, _ := st.Survey(ctx, a.ID, sv.ID); got.PartialResponses != 2 {
 		t.Errorf("the survey item's own count %d, want the 2 it had", got.PartialResponses)
 	}
+	// A shard created more than an hour after the count item was first
+	// written was never read before it: the survey item's checkpoint of it
+	// is not read (here one that would pass the record, which no tally
+	// wrote: only this case shows it unread), and the record is added.
+	later := fmt.Sprintf("shardId-%020d-8d1e3e6d", time.Now().Add(3*time.Hour).UnixMilli())
+	if err := st.TallyPartialAsBefore(ctx, sv.ID, later, "900", 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.ApplyTally(ctx, sv.ID, later, []store.TallyRecord{{Seq: "200", Partial: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := st.SurveyCollection(ctx, a.ID, sv.ID); err != nil || c.Survey.PartialResponses != 4 {
+		t.Errorf("a younger shard's record: partial_responses_count %d (%v), want 4", c.Survey.PartialResponses, err)
+	}
 }
 
 // TestTallyCheckpointsPruned: an item keeps a stream shard's checkpoint
