@@ -62,14 +62,14 @@ func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
 	for _, item := range items {
 		sk := skOf(item)
 		switch {
-		case sk == PartialCountSK:
+		case strings.HasPrefix(sk, PartialCountSK): // the base and each stream shard's (tally.go)
 			var it struct {
 				N int64 `dynamo:"partial_responses_count"`
 			}
 			if err := dynamo.UnmarshalItem(item, &it); err != nil {
 				return SurveyCollection{}, false, fmt.Errorf("store: decode partial count: %w", err)
 			}
-			partials = it.N
+			partials += it.N
 		case sk == viewsSK:
 			v, err := decodeViews(item)
 			if err != nil {

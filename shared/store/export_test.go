@@ -82,6 +82,28 @@ func (s *Store) TallyPartialAsBefore(ctx context.Context, sid int64, streamShard
 		Set(tallyCheckpoint(streamShard), tallyCheckpointValue(partKey(seq, 0))).Run(ctx)
 }
 
+// PartialCountItems are the survey's partial count items: the base
+// (PartialCountSK) and, by stream shard (of shards), each shard's.
+func (s *Store) PartialCountItems(ctx context.Context, sid int64, shards ...string) (base bool, of []string, err error) {
+	var items []map[string]any
+	if err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.BeginsWith, PartialCountSK).Consistent(true).All(ctx, &items); err != nil {
+		return false, nil, err
+	}
+	for _, it := range items {
+		if it[AttrSK] == PartialCountSK {
+			base = true
+		}
+		for _, sh := range shards {
+			if it[AttrSK] == partialShardSK(sh) {
+				if _, ok := it[tallyCheckpoint(sh)].([]byte); ok {
+					of = append(of, sh)
+				}
+			}
+		}
+	}
+	return base, of, nil
+}
+
 // TallyCheckpoints are the checkpoints an item carries, by the stream
 // shard (of shards) each is of.
 func (s *Store) TallyCheckpoints(ctx context.Context, pk, sk string, shards ...string) (map[string][]byte, error) {

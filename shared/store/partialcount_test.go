@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -66,7 +67,7 @@ func TestPartialCountAcrossDeployment(t *testing.T) {
 	// written was never read before it: the survey item's checkpoint of it
 	// is not read (here one that would pass the record, which no tally
 	// wrote: only this case shows it unread), and the record is added.
-	later := fmt.Sprintf("shardId-%020d-8d1e3e6d", time.Now().Add(3*time.Hour).UnixMilli())
+	later := fmt.Sprintf("shardId-%020d-8d1e3e6e", time.Now().Add(3*time.Hour).UnixMilli())
 	if err := st.TallyPartialAsBefore(ctx, sv.ID, later, "900", 0); err != nil {
 		t.Fatal(err)
 	}
@@ -78,16 +79,18 @@ func TestPartialCountAcrossDeployment(t *testing.T) {
 	}
 }
 
-// TestTallyCheckpointsPruned: an item keeps a stream shard's checkpoint
-// for a day and an hour after it was last written (records past the
-// stream's 24 hours are never handed over: store.TallyMaxRecordAge), then
-// the next write of the item removes it; a record of the same shard coming
-// later still is applied once.
-func TestTallyCheckpointsPruned(t *testing.T) {
+// TestPartialCountFolded: each stream shard's partial records add to an
+// item of their own (one checkpoint each, however many shards the table
+// has); an item whose checkpoint was written more than a day and an hour
+// ago (records past the stream's 24 hours are never handed over:
+// store.TallyMaxRecordAge) is folded into the base item when another
+// shard's item is created, and the count stays exact, a later record of a
+// folded shard included, however often the batches come.
+func TestPartialCountFolded(t *testing.T) {
 	st := testenv.Store(t)
 	ctx := context.Background()
 	a, _ := testenv.NewAccount(t, survey.PlanPro)
-	f, err := st.CreateFolder(ctx, a.ID, "prune", nil)
+	f, err := st.CreateFolder(ctx, a.ID, "fold", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,43 +99,55 @@ func TestTallyCheckpointsPruned(t *testing.T) {
 	st.Now = func() time.Time { return now }
 	defer func() { st.Now = time.Now }()
 	// Shards named as AWS names them, created 30 hours before the first
-	// write: a shard's age plays no part any more.
+	// write: a shard's age plays no part.
 	created := now.Add(-30 * time.Hour).UnixMilli()
 	shard := func(i int) string { return fmt.Sprintf("shardId-%020d-%08x", created, i) }
-	seq := 1000
+	all := []string{shard(1), shard(2), shard(3), shard(4)}
+	seq, want := 1000, int64(0)
 	write := func(sh string) {
 		t.Helper()
 		seq++
-		if _, err := st.ApplyTally(ctx, sv.ID, sh, []store.TallyRecord{{Seq: fmt.Sprint(seq), Partial: 1}}); err != nil {
+		recs := []store.TallyRecord{{Seq: fmt.Sprint(seq - 1), Partial: 1}, {Seq: fmt.Sprint(seq), Partial: 1}}
+		seq++
+		want += 2
+		for _, batch := range [][]store.TallyRecord{recs[:1], recs, recs, recs[1:]} { // each record once
+			if _, err := st.ApplyTally(ctx, sv.ID, sh, batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check := func(what string, items ...string) {
+		t.Helper()
+		_, have, err := st.PartialCountItems(ctx, sv.ID, all...)
+		if err != nil {
 			t.Fatal(err)
+		}
+		slices.Sort(have)
+		if fmt.Sprint(have) != fmt.Sprint(items) {
+			t.Errorf("%s: the items of shards %v, want %v", what, have, items)
+		}
+		c, err := st.SurveyCollection(ctx, a.ID, sv.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Survey.PartialResponses != want {
+			t.Errorf("%s: partial_responses_count %d, want %d", what, c.Survey.PartialResponses, want)
 		}
 	}
 	write(shard(1))
 	write(shard(2))
-	now = now.Add(store.TallyMaxRecordAge) // a day on: both kept
+	check("two shards", shard(1), shard(2))
+	now = now.Add(store.TallyMaxRecordAge) // a day on: nothing folded
 	write(shard(3))
-	have, err := st.TallyCheckpoints(ctx, store.SurveyPK(sv.ID), store.PartialCountSK, shard(1), shard(2), shard(3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(have) != 3 {
-		t.Errorf("a day on: checkpoints of %d shards, want 3", len(have))
-	}
+	check("a day on", shard(1), shard(2), shard(3))
 	now = now.Add(2 * time.Hour) // 26 hours after the first two
 	write(shard(3))
-	have, err = st.TallyCheckpoints(ctx, store.SurveyPK(sv.ID), store.PartialCountSK, shard(1), shard(2), shard(3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := have[shard(3)]; len(have) != 1 || !ok {
-		t.Errorf("26 hours on: checkpoints of %d shards, want shard 3's alone", len(have))
-	}
-	write(shard(1)) // a later record of a pruned shard
-	c, err := st.SurveyCollection(ctx, a.ID, sv.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Survey.PartialResponses != 5 {
-		t.Errorf("partial_responses_count %d, want 5", c.Survey.PartialResponses)
+	check("26 hours on, shard 3 again", shard(1), shard(2), shard(3))
+	write(shard(4)) // a new shard's item: the first two folded
+	check("26 hours on, a new shard", shard(3), shard(4))
+	write(shard(1)) // a later record of a folded shard
+	check("a folded shard again", shard(1), shard(3), shard(4))
+	if base, _, _ := st.PartialCountItems(ctx, sv.ID); !base {
+		t.Error("no base item")
 	}
 }

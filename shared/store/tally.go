@@ -24,15 +24,18 @@ const AttrRespondents = "respondents"
 // TallyPK is the partition of a survey's stream checkpoints.
 func TallyPK(sid int64) string { return "TALLY#" + pad(sid) }
 
-// PartialCountSK is the survey's partial count item, SURVEY#<sid> /
-// PCOUNT: AttrPartialCount, ADDed by the tally from the partials' stream
-// records, beside the checkpoints of the stream shards that carried them.
-// It has no GSI keys (the owner's lists do not show the count), so a
-// partial's record writes this item alone, not the survey item and its
-// GSI1 copy. The survey's partial_responses_count is the survey item's
-// AttrPartialCount (what the tally added there before this item, kept) and
-// this item's together: decodeCollection reads both in the collection's
-// Query.
+// PartialCountSK is the survey's partial count: the base item,
+// SURVEY#<sid> / PCOUNT, and one item a stream shard, PCOUNT#<checkpoint
+// name>, each AttrPartialCount. The tally ADDs a shard's partial records
+// to the shard's item, beside that item's one checkpoint (so no item
+// carries more, however many partitions the table has); an item whose
+// checkpoint is past its age is folded into the base (partialCountAbsent).
+// None has GSI keys (the owner's lists do not show the count), so a
+// partial's record writes its shard's item alone, not the survey item and
+// its GSI1 copy. The survey's partial_responses_count is the survey item's
+// AttrPartialCount (what the tally added there before these items, kept)
+// and these items' together: decodeCollection reads them all in the
+// collection's Query.
 const PartialCountSK = "PCOUNT"
 
 // tallyTTL is how long a checkpoint is kept: past the stream's retention.
@@ -212,18 +215,12 @@ const tallyAttempts = 8
 // any item. The variables' has_response set is an ADD of ids, the same
 // however often it runs, and needs no checkpoint.
 //
-// A partial's records (its +1 and -1) are added to the survey's partial
-// count item (PartialCountSK), not to the survey item, whose
-// AttrPartialCount holds what was added there before. A batch the survey
-// item took partial records of before a deployment may be given again
-// after it: until the partial count item has a checkpoint of the stream
-// shard, the survey item's checkpoint of it stands for its (the partial
-// records it passed were added there). It is read only when the item has
-// none and the item was first written within an hour of the shard's
-// creation (its "since"), as a shard older than the item could have been
-// read before the deployment; the partial count item is written before
-// the survey item, so the survey item's checkpoint has passed no partial
-// record the partial count item has not taken.
+// A partial's records (its +1 and -1) are added to the stream shard's
+// partial count item (PartialCountSK), not to the survey item, whose
+// AttrPartialCount holds what was added there before; what stands for
+// that item's checkpoint before it has one (the survey item's, for a
+// batch the survey item took before a deployment and given again after
+// it): partialCountAbsent.
 //
 // Checkpoints the earlier transactions wrote (TALLY#<sid> / <shard>) are
 // still read: what they passed was applied, so a batch applied before a
@@ -250,8 +247,8 @@ func (s *Store) ApplyTally(ctx context.Context, sid int64, streamShard string, r
 	}
 	done := checkpointKey(cp.Seq)
 	surveyItem := &tallyItem{pk: SurveyPK(sid), sk: SurveySK}
-	partialItem := &tallyItem{pk: SurveyPK(sid), sk: PartialCountSK, seed: func(ctx context.Context, name string) ([]byte, error) {
-		return s.tallyCheckpointOf(ctx, SurveyPK(sid), SurveySK, name)
+	partialItem := &tallyItem{pk: SurveyPK(sid), sk: partialShardSK(streamShard), absent: func(ctx context.Context, name string) ([]byte, error) {
+		return s.partialCountAbsent(ctx, sid, streamShard, name)
 	}}
 	viewsItem := &tallyItem{pk: SurveyPK(sid), sk: viewsSK}
 	shards := make([]tallyItem, AggShards)
@@ -305,9 +302,9 @@ func (s *Store) ApplyTally(ctx context.Context, sid int64, streamShard string, r
 		return nil
 	}
 	whole := func(p []tallyPart) int { return len(p) }
-	// The partial count before the survey item: until the partial item has
-	// a checkpoint of this stream shard, the survey item's says which
-	// partial records the survey item took before (ApplyTally), and a
+	// The partial count before the survey item: until the shard's partial
+	// count item has a checkpoint, the survey item's may say which partial
+	// records the survey item took before (partialCountAbsent), and a
 	// batch that moves the survey item's checkpoint has moved this one's
 	// first.
 	if err := apply(partialItem, func(up *dynamo.Update, ps []tallyPart) {
@@ -315,7 +312,7 @@ func (s *Store) ApplyTally(ctx context.Context, sid int64, streamShard string, r
 		for _, p := range ps {
 			n += p.partials
 		}
-		up.Add(AttrPartialCount, n).Set("survey_id", sid)
+		up.Add(AttrPartialCount, n)
 	}, whole); err != nil {
 		return 0, err
 	}
@@ -356,10 +353,12 @@ func (s *Store) ApplyTally(ctx context.Context, sid int64, streamShard string, r
 type tallyItem struct {
 	pk, sk string
 	parts  []tallyPart
-	// seed, when set, reads another item's checkpoint (named as this
-	// item's) that stands for this item's until it has one of its own:
-	// ApplyTally.
-	seed func(ctx context.Context, name string) ([]byte, error)
+	// absent, when set, is called when the item has no checkpoint of the
+	// shard (named name): it answers what stands for it (nil: nothing
+	// applied yet). The item's first write is then conditional on a
+	// checkpoint, so absent is called once, before the item is created:
+	// partialCountAbsent.
+	absent func(ctx context.Context, name string) ([]byte, error)
 }
 
 // tallySurveyUpdate adds the parts' counts to the survey item.
@@ -427,16 +426,10 @@ func (s *Store) tallyItem(ctx context.Context, streamShard string, it *tallyItem
 		build(up, todo[:n])
 		last := tallyStamp(todo[n-1].key, now)
 		up.Set(name, last)
-		if it.seed != nil {
-			up.SetIfNotExists(attrTallySince, now.Unix()/3600)
-		}
 		first := tallyCheckpointValue(todo[0].key)
 		switch {
-		case !known && it.seed != nil:
-			// No checkpoint of the shard stands for none only on an item
-			// written first more than an hour before the shard was created
-			// (ApplyTally).
-			up.If("$ < ? OR (attribute_not_exists($) AND $ < ?)", name, first, name, attrTallySince, tallyShardHour(streamShard)-1)
+		case !known && it.absent != nil:
+			up.If("$ < ?", name, first)
 		case !known:
 			up.If("attribute_not_exists($) OR $ < ?", name, name, first)
 		case prev == nil:
@@ -460,7 +453,7 @@ func (s *Store) tallyItem(ctx context.Context, streamShard string, it *tallyItem
 			return keys, err
 		case dynamo.IsCondCheckFailed(err):
 			var have map[string]any
-			err := s.table.Get(AttrPK, it.pk).Range(AttrSK, dynamo.Equal, it.sk).Project(name, attrTallySince).Consistent(true).One(ctx, &have)
+			err := s.table.Get(AttrPK, it.pk).Range(AttrSK, dynamo.Equal, it.sk).Project(name).Consistent(true).One(ctx, &have)
 			if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 				return keys, err
 			}
@@ -468,8 +461,8 @@ func (s *Store) tallyItem(ctx context.Context, streamShard string, it *tallyItem
 			passed := []byte(nil) // what the item's checkpoint, or its seed, has passed
 			if b, ok := have[name].([]byte); ok {
 				prev, passed = b, b
-			} else if since, ok := have[attrTallySince]; it.seed != nil && (!ok || toInt(since) >= tallyShardHour(streamShard)-1) {
-				if passed, err = it.seed(ctx, name); err != nil {
+			} else if it.absent != nil {
+				if passed, err = it.absent(ctx, name); err != nil {
 					return keys, err
 				}
 			}
@@ -579,9 +572,89 @@ func tallyStamp(key string, now time.Time) []byte {
 	return append(tallyCheckpointValue(key), byte(h>>16), byte(h>>8), byte(h))
 }
 
-// attrTallySince is the hour the partial count item was first written
-// (ApplyTally).
+// attrTallySince is the hour the partial count's base item was first
+// written (partialCountAbsent).
 const attrTallySince = "since"
+
+// partialShardSK is the partial count item of a stream shard:
+// PCOUNT#<its checkpoint's name>.
+func partialShardSK(streamShard string) string {
+	return PartialCountSK + "#" + tallyCheckpoint(streamShard)
+}
+
+// partialCountAbsent is called when the partial count item of streamShard
+// has no checkpoint: before its first write, and after a fold removed it.
+// In one Query of the survey's count items (strongly consistent) it
+//
+//   - folds into the base item (PartialCountSK) each shard's item whose
+//     checkpoint was written more than tallyCheckpointAge ago: one
+//     transaction deletes it, conditional on its checkpoint as read, and
+//     adds its count to the base. No record that checkpoint passed can be
+//     handed over again (TallyMaxRecordAge), and a later record of that
+//     shard is past it anyway: it starts the shard's item again. So the
+//     items are the shards that wrote the count within a day or so, each
+//     with one checkpoint, however many partitions the table has;
+//   - writes the base item's since (the hour it is first written) if it
+//     has none;
+//   - answers what stands for the shard's checkpoint: nothing when the
+//     shard was created more than an hour after since (no tally before
+//     the partial count items read it), else the survey item's checkpoint
+//     of the shard: the tally added partial records to the survey item
+//     before 29 November 2026, and a batch it took may be given again.
+//     The partial count is written before the survey item in each pass,
+//     so that checkpoint has passed no partial record the partial count
+//     has not taken.
+func (s *Store) partialCountAbsent(ctx context.Context, sid int64, streamShard, name string) ([]byte, error) {
+	var items []map[string]any
+	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.BeginsWith, PartialCountSK).Consistent(true).All(ctx, &items)
+	if err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	since := int64(-1)
+	for _, it := range items {
+		sk, _ := it[AttrSK].(string)
+		if sk == PartialCountSK {
+			if v, ok := it[attrTallySince]; ok {
+				since = toInt(v)
+			}
+			continue
+		}
+		for a, v := range it {
+			b, ok := v.([]byte)
+			if !ok || len(b) != tallyStampLen || !strings.HasPrefix(a, tallyCheckpointPrefix) || !tallyStale(b, now) {
+				continue
+			}
+			err := s.db.WriteTx().
+				Delete(s.table.Delete(AttrPK, SurveyPK(sid)).Range(AttrSK, sk).If("$ = ?", a, b)).
+				Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, PartialCountSK).Add(AttrPartialCount, toInt(it[AttrPartialCount]))).
+				Run(ctx)
+			if err != nil && txReasons(err) == nil {
+				return nil, err
+			}
+			// Cancelled: written or folded meanwhile; a later call folds it.
+		}
+	}
+	if since < 0 {
+		var base map[string]any
+		err := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, PartialCountSK).SetIfNotExists(attrTallySince, now.Unix()/3600).Value(ctx, &base)
+		if err != nil {
+			return nil, err
+		}
+		since = toInt(base[attrTallySince])
+	}
+	if since < tallyShardHour(streamShard)-1 {
+		return nil, nil
+	}
+	return s.tallyCheckpointOf(ctx, SurveyPK(sid), SurveySK, name)
+}
+
+// tallyStale reports whether a stamped checkpoint was written more than
+// tallyCheckpointAge before now.
+func tallyStale(b []byte, now time.Time) bool {
+	written := int64(b[19])<<16 | int64(b[20])<<8 | int64(b[21])
+	return (written+1)*3600+int64(tallyCheckpointAge/time.Second) <= now.Unix()
+}
 
 // pruneTallyCheckpoints removes from an item (as written, after) the
 // checkpoints written more than tallyCheckpointAge ago (and those of the
@@ -598,8 +671,7 @@ func (s *Store) pruneTallyCheckpoints(ctx context.Context, it *tallyItem, after 
 			continue
 		}
 		if b, ok := v.([]byte); ok && len(b) == tallyStampLen {
-			written := int64(b[19])<<16 | int64(b[20])<<8 | int64(b[21])
-			if (written+1)*3600+int64(tallyCheckpointAge/time.Second) <= now.Unix() {
+			if tallyStale(b, now) {
 				stale = append(stale, a)
 			}
 			continue
