@@ -151,3 +151,60 @@ func TestPartialCountFolded(t *testing.T) {
 		t.Error("no base item")
 	}
 }
+
+// TestTallyCheckpointsPruned: a counter item (here the survey item)
+// keeps a stream shard's checkpoint for a day and an hour after it was
+// last written (records past the stream's 24 hours are never handed over:
+// store.TallyMaxRecordAge), whatever the shard's age, then the item's next
+// write removes it; a later record of that shard is still applied once.
+func TestTallyCheckpointsPruned(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	a, _ := testenv.NewAccount(t, survey.PlanPro)
+	f, err := st.CreateFolder(ctx, a.ID, "prune", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "long lived")
+	now := time.Now()
+	st.Now = func() time.Time { return now }
+	defer func() { st.Now = time.Now }()
+	created := now.Add(-30 * time.Hour).UnixMilli() // 30 hours old at the first write
+	shard := func(i int) string { return fmt.Sprintf("shardId-%020d-%08x", created, i) }
+	seq, want := 5000, int64(0)
+	write := func(sh string) {
+		t.Helper()
+		seq++
+		want++
+		rec := []store.TallyRecord{{Seq: fmt.Sprint(seq)}} // a response
+		for range 2 {
+			if _, err := st.ApplyTally(ctx, sv.ID, sh, rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check := func(what string, n int) {
+		t.Helper()
+		have, err := st.TallyCheckpoints(ctx, store.SurveyPK(sv.ID), store.SurveySK, shard(1), shard(2), shard(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Survey(ctx, a.ID, sv.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(have) != n || got.SubmittedResponses != want {
+			t.Errorf("%s: checkpoints of %d shards, submitted_responses %d; want %d and %d", what, len(have), got.SubmittedResponses, n, want)
+		}
+	}
+	write(shard(1))
+	write(shard(2))
+	now = now.Add(store.TallyMaxRecordAge) // a day on (54 hours after the shards' creation): both kept
+	write(shard(3))
+	check("a day on", 3)
+	now = now.Add(2 * time.Hour) // 26 hours after the first two were written
+	write(shard(3))
+	check("26 hours on", 1)
+	write(shard(1)) // a later record of a pruned shard
+	check("a pruned shard again", 2)
+}
