@@ -1,8 +1,9 @@
 // Package tally keeps the counts that submissions, edits and deletes no
 // longer write: it reads the table's stream (filtered to the insertion,
 // edit and removal of submitted responses, and to view records) and
-// applies each to its survey's submitted_responses, its public report's
-// aggregates and its variables' has_response flags, exactly once
+// applies each to its survey's submitted_responses, its partial count
+// (partials' records: their own item, store.PartialCountSK), its public
+// report's aggregates and its variables' has_response flags, exactly once
 // (store.ApplyTally: each counter item carries its own checkpoint of the
 // stream shard, moved by the same UpdateItem as its counts). Lambda
 // runs it on the stream with a tumbling window, which is what gives the

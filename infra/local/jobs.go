@@ -89,7 +89,7 @@ func startTally(ctx context.Context, st *store.Store, c awsenv.Config) (done cha
 	// retries add nothing twice. Without the retries a failed batch's
 	// counts were dropped for good.
 	stream := &eventsource.Stream{Client: client, ARN: arn, Filter: tally.Matches, FromStart: true, BatchSize: 1000,
-		MaxIdle: 200 * time.Millisecond, BatchWindow: TallyBatchWindow, MaxRetries: -1, Bisect: true,
+		MaxIdle: 200 * time.Millisecond, BatchWindow: TallyBatchWindow, MaxRetries: -1, Bisect: true, MaxRecordAge: store.TallyMaxRecordAge,
 		Handle: func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 			_, err := t.Handle(ctx, events.DynamoDBTimeWindowEvent{DynamoDBEvent: ev,
 				TimeWindowProperties: events.TimeWindowProperties{ShardID: shard, EventSourceARN: arn}})

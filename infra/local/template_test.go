@@ -192,7 +192,7 @@ var allowedActions = map[string][]string{
 	"ResponsesFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:DeleteItem", "kms:GenerateDataKey", "kms:Decrypt", "s3:PutObject", "s3:GetObject", "s3:AbortMultipartUpload",
 		"s3:DeleteObject", "sqs:SendMessage", "dynamodb:ConditionCheckItem"}, teamsActions...), // a member's share (store.runTx)
-	"TallyFunction":   {"dynamodb:GetItem", "dynamodb:UpdateItem", "sqs:SendMessage"},
+	"TallyFunction":   {"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:DeleteItem", "sqs:SendMessage"},
 	"ExportsFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem", "s3:PutObject", "s3:AbortMultipartUpload"},
 	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", // and dead copies
 		"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage", "ses:SendEmail", // a suspended domain's notice (section 23)
@@ -362,8 +362,9 @@ func TestStreamFilterMatchesTally(t *testing.T) {
 	if !slices.Equal(patterns, tally.FilterPatterns) {
 		t.Errorf("template.yaml filters %q, tally.FilterPatterns are %q", patterns, tally.FilterPatterns)
 	}
-	if ev["StartingPosition"] != "TRIM_HORIZON" || ev["TumblingWindowInSeconds"] == nil {
-		t.Errorf("stream event source %v: want TRIM_HORIZON and a tumbling window (the shard id)", ev)
+	if ev["StartingPosition"] != "TRIM_HORIZON" || ev["TumblingWindowInSeconds"] == nil ||
+		ev["MaximumRecordAgeInSeconds"] != int(store.TallyMaxRecordAge/time.Second) {
+		t.Errorf("stream event source %v: want TRIM_HORIZON, a tumbling window (the shard id) and a record age of %v (the checkpoints' pruning)", ev, store.TallyMaxRecordAge)
 	}
 }
 

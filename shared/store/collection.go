@@ -58,9 +58,18 @@ func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
 		Translations: survey.Translations{Languages: []string{}, Texts: map[string]survey.Translation{}}}
 	found := false
 	views := int64(-1)
+	var partials int64
 	for _, item := range items {
 		sk := skOf(item)
 		switch {
+		case strings.HasPrefix(sk, PartialCountSK): // the base and each stream shard's (tally.go)
+			var it struct {
+				N int64 `dynamo:"partial_responses_count"`
+			}
+			if err := dynamo.UnmarshalItem(item, &it); err != nil {
+				return SurveyCollection{}, false, fmt.Errorf("store: decode partial count: %w", err)
+			}
+			partials += it.N
 		case sk == viewsSK:
 			v, err := decodeViews(item)
 			if err != nil {
@@ -128,5 +137,8 @@ func decodeCollection(items []dynamo.Item) (SurveyCollection, bool, error) {
 	if views >= 0 {
 		c.Survey.Views = views
 	}
+	// The survey item's count is what the tally added there before the
+	// partial count item (tally.go); the item's, what it added since.
+	c.Survey.PartialResponses += partials
 	return c, found, nil
 }

@@ -73,3 +73,49 @@ func (s *Store) ForceIDs(kind string, ids ...int64) {
 		return append([]int64{id}, rest...), err
 	}
 }
+
+// TallyPartialAsBefore adds n to the survey item's partial count with its
+// checkpoint of streamShard at record seq, as the tally did before the
+// partial count item: what a batch applied then left.
+func (s *Store) TallyPartialAsBefore(ctx context.Context, sid int64, streamShard, seq string, n int64) error {
+	return s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add(AttrPartialCount, n).
+		Set(tallyCheckpoint(streamShard), tallyCheckpointValue(partKey(seq, 0))).Run(ctx)
+}
+
+// PartialCountItems are the survey's partial count items: the base
+// (PartialCountSK) and, by stream shard (of shards), each shard's.
+func (s *Store) PartialCountItems(ctx context.Context, sid int64, shards ...string) (base bool, of []string, err error) {
+	var items []map[string]any
+	if err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.BeginsWith, PartialCountSK).Consistent(true).All(ctx, &items); err != nil {
+		return false, nil, err
+	}
+	for _, it := range items {
+		if it[AttrSK] == PartialCountSK {
+			base = true
+		}
+		for _, sh := range shards {
+			if it[AttrSK] == partialShardSK(sh) {
+				if _, ok := it[tallyCheckpoint(sh)].([]byte); ok {
+					of = append(of, sh)
+				}
+			}
+		}
+	}
+	return base, of, nil
+}
+
+// TallyCheckpoints are the checkpoints an item carries, by the stream
+// shard (of shards) each is of.
+func (s *Store) TallyCheckpoints(ctx context.Context, pk, sk string, shards ...string) (map[string][]byte, error) {
+	var item map[string]any
+	if err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, sk).Consistent(true).One(ctx, &item); err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for _, sh := range shards {
+		if b, ok := item[tallyCheckpoint(sh)].([]byte); ok {
+			out[sh] = b
+		}
+	}
+	return out, nil
+}

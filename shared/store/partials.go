@@ -81,8 +81,10 @@ const partialDeltaTTL = PartialTTL + partialCompactEvery + 24*time.Hour
 // partial: the partial's id (of the responses' id space).
 const AttrPartialID = "partial_id"
 
-// AttrPartialCount is the survey item's count of partials, added by the
-// tally from the stream (tally.go): the detail's partial_responses_count.
+// AttrPartialCount is the count of partials the tally adds from the stream
+// (tally.go): on the partial count item (PartialCountSK) and, as added
+// before that item, on the survey item; the two make the detail's
+// partial_responses_count.
 const AttrPartialCount = "partial_responses_count"
 
 // PartialsKey is GSI1PK of a survey's partials of one shard.

@@ -24,6 +24,20 @@ const AttrRespondents = "respondents"
 // TallyPK is the partition of a survey's stream checkpoints.
 func TallyPK(sid int64) string { return "TALLY#" + pad(sid) }
 
+// PartialCountSK is the survey's partial count: the base item,
+// SURVEY#<sid> / PCOUNT, and one item a stream shard, PCOUNT#<checkpoint
+// name>, each AttrPartialCount. The tally ADDs a shard's partial records
+// to the shard's item, beside that item's one checkpoint (so no item
+// carries more, however many partitions the table has); an item whose
+// checkpoint is past its age is folded into the base (partialCountAbsent).
+// None has GSI keys (the owner's lists do not show the count), so a
+// partial's record writes its shard's item alone, not the survey item and
+// its GSI1 copy. The survey's partial_responses_count is the survey item's
+// AttrPartialCount (what the tally added there before these items, kept)
+// and these items' together: decodeCollection reads them all in the
+// collection's Query.
+const PartialCountSK = "PCOUNT"
+
 // tallyTTL is how long a checkpoint is kept: past the stream's retention.
 const tallyTTL = 48 * time.Hour
 
@@ -66,8 +80,8 @@ type TallyRecord struct {
 	AccountID, FolderID int64
 	// Partial is a partial response's record (contract section 20): +1
 	// when a session's item gains its partial, -1 when its response
-	// replaces it or the TTL removes it (the survey's
-	// partial_responses_count).
+	// replaces it or the TTL removes it (the survey's partial count
+	// item, PartialCountSK).
 	Partial int64
 }
 
@@ -186,12 +200,12 @@ func tallyParts(r TallyRecord) []tallyPart {
 const tallyAttempts = 8
 
 // ApplyTally applies the records of one stream shard to one survey's counts
-// (responses, report aggregates, views), exactly once, and answers how many
+// (responses, partials, report aggregates, views), exactly once, and answers how many
 // records it applied (0 when all were applied before). recs are in the
 // shard's order.
 //
-// Each counter item the records change (the survey item, an aggregate
-// shard, the views item) is written by one conditional UpdateItem that
+// Each counter item the records change (the survey item, the partial
+// count item, an aggregate shard, the views item) is written by one conditional UpdateItem that
 // carries its own checkpoint of this stream shard (tallyCheckpoint), not
 // by a transaction with a checkpoint item: a pass at one response a minute
 // writes its items once each (1 unit a KB) instead of twice and a
@@ -200,6 +214,13 @@ const tallyAttempts = 8
 // a batch retried whole, halved or from any record adds nothing twice to
 // any item. The variables' has_response set is an ADD of ids, the same
 // however often it runs, and needs no checkpoint.
+//
+// A partial's records (its +1 and -1) are added to the stream shard's
+// partial count item (PartialCountSK), not to the survey item, whose
+// AttrPartialCount holds what was added there before; what stands for
+// that item's checkpoint before it has one (the survey item's, for a
+// batch the survey item took before a deployment and given again after
+// it): partialCountAbsent.
 //
 // Checkpoints the earlier transactions wrote (TALLY#<sid> / <shard>) are
 // still read: what they passed was applied, so a batch applied before a
@@ -226,6 +247,9 @@ func (s *Store) ApplyTally(ctx context.Context, sid int64, streamShard string, r
 	}
 	done := checkpointKey(cp.Seq)
 	surveyItem := &tallyItem{pk: SurveyPK(sid), sk: SurveySK}
+	partialItem := &tallyItem{pk: SurveyPK(sid), sk: partialShardSK(streamShard), absent: func(ctx context.Context, name string) ([]byte, error) {
+		return s.partialCountAbsent(ctx, sid, streamShard, name)
+	}}
 	viewsItem := &tallyItem{pk: SurveyPK(sid), sk: viewsSK}
 	shards := make([]tallyItem, AggShards)
 	vars := map[int64]bool{}
@@ -233,8 +257,11 @@ func (s *Store) ApplyTally(ctx context.Context, sid int64, streamShard string, r
 		if p.key <= done {
 			continue
 		}
-		if p.responses != 0 || p.spam != 0 || p.partials != 0 || p.respondent {
-			surveyItem.parts = append(surveyItem.parts, tallyPart{key: p.key, responses: p.responses, spam: p.spam, partials: p.partials, respondent: p.respondent})
+		if p.responses != 0 || p.spam != 0 || p.respondent {
+			surveyItem.parts = append(surveyItem.parts, tallyPart{key: p.key, responses: p.responses, spam: p.spam, respondent: p.respondent})
+		}
+		if p.partials != 0 {
+			partialItem.parts = append(partialItem.parts, tallyPart{key: p.key, partials: p.partials})
 		}
 		if p.views != 0 {
 			viewsItem.parts = append(viewsItem.parts, tallyPart{key: p.key, views: p.views, viewAID: p.viewAID, viewFID: p.viewFID})
@@ -275,6 +302,20 @@ func (s *Store) ApplyTally(ctx context.Context, sid int64, streamShard string, r
 		return nil
 	}
 	whole := func(p []tallyPart) int { return len(p) }
+	// The partial count before the survey item: until the shard's partial
+	// count item has a checkpoint, the survey item's may say which partial
+	// records the survey item took before (partialCountAbsent), and a
+	// batch that moves the survey item's checkpoint has moved this one's
+	// first.
+	if err := apply(partialItem, func(up *dynamo.Update, ps []tallyPart) {
+		var n int64
+		for _, p := range ps {
+			n += p.partials
+		}
+		up.Add(AttrPartialCount, n)
+	}, whole); err != nil {
+		return 0, err
+	}
 	if err := apply(surveyItem, tallySurveyUpdate, whole); err != nil {
 		return 0, err
 	}
@@ -312,18 +353,21 @@ func (s *Store) ApplyTally(ctx context.Context, sid int64, streamShard string, r
 type tallyItem struct {
 	pk, sk string
 	parts  []tallyPart
+	// absent, when set, is called when the item has no checkpoint of the
+	// shard (named name): it answers what stands for it (nil: nothing
+	// applied yet). The item's first write is then conditional on a
+	// checkpoint, so absent is called once, before the item is created:
+	// partialCountAbsent.
+	absent func(ctx context.Context, name string) ([]byte, error)
 }
 
 // tallySurveyUpdate adds the parts' counts to the survey item.
 func tallySurveyUpdate(up *dynamo.Update, ps []tallyPart) {
-	var responses, spam, partials int64
+	var responses, spam int64
 	respondents := false
 	for _, p := range ps {
-		responses, spam, partials = responses+p.responses, spam+p.spam, partials+p.partials
+		responses, spam = responses+p.responses, spam+p.spam
 		respondents = respondents || p.respondent
-	}
-	if partials != 0 {
-		up.Add(AttrPartialCount, partials)
 	}
 	if respondents {
 		up.Set(AttrRespondents, true)
@@ -363,8 +407,15 @@ func tallyShardUpdate(up *dynamo.Update, ps []tallyPart) {
 // it), the checkpoint is read and the parts it passed are dropped; the
 // write is then conditional on the checkpoint as read. It answers the keys
 // of the parts it wrote.
+//
+// The checkpoint written is the last part's value stamped with the hour
+// it is written (tallyStamp); conditions compare the parts' values
+// unstamped, which order before any stamped value of the same part and
+// after every value of an earlier one, so a checkpoint of either form
+// passes over what it names and nothing after it.
 func (s *Store) tallyItem(ctx context.Context, streamShard string, it *tallyItem, build func(*dynamo.Update, []tallyPart), chunk func([]tallyPart) int) ([]string, error) {
 	name := tallyCheckpoint(streamShard)
+	now := s.Now()
 	todo := it.parts
 	var keys []string
 	var prev []byte // the checkpoint as read or written
@@ -373,11 +424,14 @@ func (s *Store) tallyItem(ctx context.Context, streamShard string, it *tallyItem
 		n := max(1, chunk(todo))
 		up := s.table.Update(AttrPK, it.pk).Range(AttrSK, it.sk)
 		build(up, todo[:n])
-		last := tallyCheckpointValue(todo[n-1].key)
+		last := tallyStamp(todo[n-1].key, now)
 		up.Set(name, last)
+		first := tallyCheckpointValue(todo[0].key)
 		switch {
+		case !known && it.absent != nil:
+			up.If("$ < ?", name, first)
 		case !known:
-			up.If("attribute_not_exists($) OR $ < ?", name, name, tallyCheckpointValue(todo[0].key))
+			up.If("attribute_not_exists($) OR $ < ?", name, name, first)
 		case prev == nil:
 			up.If("attribute_not_exists($)", name)
 		default:
@@ -404,12 +458,17 @@ func (s *Store) tallyItem(ctx context.Context, streamShard string, it *tallyItem
 				return keys, err
 			}
 			prev, known = nil, true
+			passed := []byte(nil) // what the item's checkpoint, or its seed, has passed
 			if b, ok := have[name].([]byte); ok {
-				prev = b
+				prev, passed = b, b
+			} else if it.absent != nil {
+				if passed, err = it.absent(ctx, name); err != nil {
+					return keys, err
+				}
 			}
 			var rest []tallyPart
 			for _, p := range todo {
-				if prev == nil || bytes.Compare(tallyCheckpointValue(p.key), prev) > 0 {
+				if passed == nil || bytes.Compare(tallyCheckpointValue(p.key), passed) > 0 {
 					rest = append(rest, p)
 				}
 			}
@@ -425,6 +484,18 @@ func (s *Store) tallyItem(ctx context.Context, streamShard string, it *tallyItem
 		attempt++
 	}
 	return keys, nil
+}
+
+// tallyCheckpointOf reads an item's checkpoint named name, strongly
+// consistent: nil when it has none.
+func (s *Store) tallyCheckpointOf(ctx context.Context, pk, sk, name string) ([]byte, error) {
+	var have map[string]any
+	err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, sk).Project(name).Consistent(true).One(ctx, &have)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return nil, err
+	}
+	b, _ := have[name].([]byte)
+	return b, nil
 }
 
 // tallyCheckpointPrefix starts the name of an item's checkpoint of a
@@ -471,22 +542,138 @@ func tallyCheckpointValue(key string) []byte {
 	return out
 }
 
-// tallyCheckpointAge is how long an item keeps a stream shard's checkpoint
-// after the shard was created: a shard takes records for about four hours
-// and the stream keeps them 24, so no record of an older shard can come
-// again.
-const tallyCheckpointAge = 48 * time.Hour
+// TallyMaxRecordAge is the tally's MaximumRecordAgeInSeconds in
+// template.yaml (and make run's): Lambda never hands the function a record
+// older than this, however long the stream keeps it past its 24 hours
+// (records older than that are "subject to removal", not removed at once).
+const TallyMaxRecordAge = 24 * time.Hour
+
+// tallyCheckpointAge is how long an item keeps a checkpoint after it was
+// last written: a record it passes is older than the write, so once the
+// write is TallyMaxRecordAge ago no such record can be handed over again
+// (and a later record of the shard is past it anyway: without the
+// checkpoint it is applied, as it should be). An hour's margin covers the
+// clocks and the hour's rounding of the stamp. Pruning by the shard's
+// creation instead, as before, needed a bound on how long a shard takes
+// records (about four hours, not documented) and kept checkpoints 48 hours.
+const tallyCheckpointAge = TallyMaxRecordAge + time.Hour
+
+// tallyLegacyCheckpointAge prunes checkpoints written before they were
+// stamped (19 bytes), by the hour their shard was created.
+const tallyLegacyCheckpointAge = 48 * time.Hour
+
+// tallyStampLen is a stamped checkpoint's length: the part's value and the
+// hour it was written, 3 bytes.
+const tallyStampLen = 22
+
+// tallyStamp is the checkpoint of the part key written at now.
+func tallyStamp(key string, now time.Time) []byte {
+	h := uint32(now.Unix() / 3600)
+	return append(tallyCheckpointValue(key), byte(h>>16), byte(h>>8), byte(h))
+}
+
+// attrTallySince is the hour the partial count's base item was first
+// written (partialCountAbsent).
+const attrTallySince = "since"
+
+// partialShardSK is the partial count item of a stream shard:
+// PCOUNT#<its checkpoint's name>.
+func partialShardSK(streamShard string) string {
+	return PartialCountSK + "#" + tallyCheckpoint(streamShard)
+}
+
+// partialCountAbsent is called when the partial count item of streamShard
+// has no checkpoint: before its first write, and after a fold removed it.
+// In one Query of the survey's count items (strongly consistent) it
+//
+//   - folds into the base item (PartialCountSK) each shard's item whose
+//     checkpoint was written more than tallyCheckpointAge ago: one
+//     transaction deletes it, conditional on its checkpoint as read, and
+//     adds its count to the base. No record that checkpoint passed can be
+//     handed over again (TallyMaxRecordAge), and a later record of that
+//     shard is past it anyway: it starts the shard's item again. So the
+//     items are the shards that wrote the count within a day or so, each
+//     with one checkpoint, however many partitions the table has;
+//   - writes the base item's since (the hour it is first written) if it
+//     has none;
+//   - answers what stands for the shard's checkpoint: nothing when the
+//     shard was created more than an hour after since (no tally before
+//     the partial count items read it), else the survey item's checkpoint
+//     of the shard: the tally added partial records to the survey item
+//     before 29 November 2026, and a batch it took may be given again.
+//     The partial count is written before the survey item in each pass,
+//     so that checkpoint has passed no partial record the partial count
+//     has not taken.
+func (s *Store) partialCountAbsent(ctx context.Context, sid int64, streamShard, name string) ([]byte, error) {
+	var items []map[string]any
+	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.BeginsWith, PartialCountSK).Consistent(true).All(ctx, &items)
+	if err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	since := int64(-1)
+	for _, it := range items {
+		sk, _ := it[AttrSK].(string)
+		if sk == PartialCountSK {
+			if v, ok := it[attrTallySince]; ok {
+				since = toInt(v)
+			}
+			continue
+		}
+		for a, v := range it {
+			b, ok := v.([]byte)
+			if !ok || len(b) != tallyStampLen || !strings.HasPrefix(a, tallyCheckpointPrefix) || !tallyStale(b, now) {
+				continue
+			}
+			err := s.db.WriteTx().
+				Delete(s.table.Delete(AttrPK, SurveyPK(sid)).Range(AttrSK, sk).If("$ = ?", a, b)).
+				Update(s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, PartialCountSK).Add(AttrPartialCount, toInt(it[AttrPartialCount]))).
+				Run(ctx)
+			if err != nil && txReasons(err) == nil {
+				return nil, err
+			}
+			// Cancelled: written or folded meanwhile; a later call folds it.
+		}
+	}
+	if since < 0 {
+		var base map[string]any
+		err := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, PartialCountSK).SetIfNotExists(attrTallySince, now.Unix()/3600).Value(ctx, &base)
+		if err != nil {
+			return nil, err
+		}
+		since = toInt(base[attrTallySince])
+	}
+	if since < tallyShardHour(streamShard)-1 {
+		return nil, nil
+	}
+	return s.tallyCheckpointOf(ctx, SurveyPK(sid), SurveySK, name)
+}
+
+// tallyStale reports whether a stamped checkpoint was written more than
+// tallyCheckpointAge before now.
+func tallyStale(b []byte, now time.Time) bool {
+	written := int64(b[19])<<16 | int64(b[20])<<8 | int64(b[21])
+	return (written+1)*3600+int64(tallyCheckpointAge/time.Second) <= now.Unix()
+}
 
 // pruneTallyCheckpoints removes from an item (as written, after) the
-// checkpoints of stream shards created more than tallyCheckpointAge ago,
-// so that an item touched for months carries a few, not one for every
-// shard it ever met. It writes only when there is one to remove: a few
-// times a day an item.
+// checkpoints written more than tallyCheckpointAge ago (and those of the
+// old form, unstamped, of stream shards created more than
+// tallyLegacyCheckpointAge ago), so that an item carries the checkpoints
+// of the shards that wrote it within a day, not one for every shard it
+// ever met. It writes only when there is one to remove.
 func (s *Store) pruneTallyCheckpoints(ctx context.Context, it *tallyItem, after map[string]any) error {
-	oldest := s.Now().Add(-tallyCheckpointAge).Unix() / 3600
+	now := s.Now()
+	oldest := now.Add(-tallyLegacyCheckpointAge).Unix() / 3600
 	var stale []string
-	for a := range after {
+	for a, v := range after {
 		if len(a) != len(tallyCheckpointPrefix)+14 || !strings.HasPrefix(a, tallyCheckpointPrefix) {
+			continue
+		}
+		if b, ok := v.([]byte); ok && len(b) == tallyStampLen {
+			if tallyStale(b, now) {
+				stale = append(stale, a)
+			}
 			continue
 		}
 		hour, err := strconv.ParseInt(a[len(tallyCheckpointPrefix):len(tallyCheckpointPrefix)+6], 16, 64)
@@ -500,9 +687,14 @@ func (s *Store) pruneTallyCheckpoints(ctx context.Context, it *tallyItem, after 
 	sort.Strings(stale)
 	up := s.table.Update(AttrPK, it.pk).Range(AttrSK, it.sk)
 	for _, a := range stale {
-		up.Remove(a)
+		// Only as read: a checkpoint another shard's pass wrote meanwhile
+		// is kept (pruned on a later write).
+		up.Remove(a).If("$ = ?", a, after[a])
 	}
-	return up.Run(ctx)
+	if err := up.Run(ctx); err != nil && !dynamo.IsCondCheckFailed(err) {
+		return err
+	}
+	return nil
 }
 
 // tallyChunk is how many of parts (at least one) one transaction applies:

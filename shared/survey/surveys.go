@@ -47,7 +47,8 @@ type Survey struct {
 	Deleted        bool
 	IsStopped      bool
 	// PartialResponses counts the survey's partial responses (contract
-	// section 20), from the stream.
+	// section 20), from the stream; whole only as read with the survey's
+	// collection (store.SurveyCollection), which holds its count item.
 	PartialResponses int64
 
 	// ExpirationDate is YYYY-MM-DD, or "" for none.
