@@ -455,9 +455,6 @@ func TestLeadingKeysTraffic(t *testing.T) {
 // TestLeadingKeysTraffic does not reach, each with the code path that
 // needs it.
 var untraveled = map[string]string{
-	// This traffic saves no partial.
-	"TallyFunction SURVEY#*": "a survey's partial count items: the Query of them before a stream shard's first, the fold of a shard's into the base " +
-		"(DeleteItem in a transaction; store/tally.go partialCountAbsent)",
 	// survey.full (section 25): this traffic sets no response limit.
 	"DispatchFunction SURVEY#*": "survey.full: the caps of a survey whose allowance filled (store.CapsFilled reads its collection, cached)",
 	"DispatchFunction CAP#*":    "survey.full: every allowance read when one filled, and the fill's first sight put (store/capfull.go)",
