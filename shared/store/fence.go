@@ -81,7 +81,10 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 			Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, ResponseSK(r.ID)).If("attribute_exists(PK)")).
 			Delete(s.table.Delete(AttrPK, ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash))).Range(AttrSK, IdempotencySK(sub.KeyHash)).
 				If("response_id = ?", r.ID))
-		s.takeBackResponsePage(tx, sid, ResponseTimeSK(r.SubmittedAt, r.ID))
+		moved, err := s.takeBackResponsePage(ctx, tx, 2, sid, ResponseTimeSK(r.SubmittedAt, r.ID))
+		if err != nil {
+			return err
+		}
 		if sub.CheckCode && sub.CodeUnique {
 			tx.Update(s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeSK(r.Code)).
 				Remove("used", "used_at", "response_id").If("response_id = ?", r.ID))
@@ -103,13 +106,15 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 			tx.Delete(s.table.Delete(AttrPK, UploadPK(sid, f.Key)).Range(AttrSK, UploadSK(f.Key)).If("response_id = ?", r.ID))
 		}
 		s.givePlacesBack(tx, sid, placesOf(sub.Caps, sub.placed))
-		err := tx.Run(ctx)
+		err = tx.Run(ctx)
 		switch {
 		case err == nil:
 			s.caps.forget(sid)
 			return nil
 		case txFailedAt(err, 0):
 			return nil // withdrawn by a concurrent run
+		case moved(err) && attempt < submitAttempts:
+			// The page index rolled up past the response: again, below it.
 		case txConflict(err) && attempt < submitAttempts:
 			if err := backoff(ctx, attempt); err != nil {
 				return err

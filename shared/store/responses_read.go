@@ -455,9 +455,19 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 				tx.Update(agg)
 			}
 		}
-		s.takeBackResponsePage(tx, sid, old.TimeKey)
+		at := 1 // the items tx holds so far
+		if !old.Tally {
+			at++
+			if old.Shard != nil {
+				at++
+			}
+		}
+		moved, err := s.takeBackResponsePage(ctx, tx, at, sid, old.TimeKey)
+		if err != nil {
+			return err
+		}
 		s.givePlacesBack(tx, sid, freedPlaces(old.Places, limit.Limit != nil, limit.Gen))
-		err := s.runTx(ctx, tx)
+		err = s.runTx(ctx, tx)
 		switch {
 		case err == nil:
 			s.caps.forget(sid)
@@ -473,6 +483,8 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 			return errBusy
 		case txFailedAt(err, 0):
 			return survey.ErrNotFound
+		case moved(err) && attempt < deleteAttempts:
+			// The page index rolled up past the response: again, below it.
 		case txConflict(err) && attempt < deleteAttempts:
 			if err := backoff(ctx, attempt); err != nil {
 				return s.fail(fmt.Sprintf("delete response %d", rid), err)
