@@ -310,6 +310,27 @@ func TestResponsePagesRollUp(t *testing.T) {
 	fx.apply(t, "high", nil, 0)
 	most := fx.exact(t, 1)
 	t.Logf("a page start read at most %d items", most)
+	// What a cold page start reads: above the roll-up point (the newest,
+	// through the leaves' Query) and below it (the oldest, the tree).
+	for _, q := range []store.ResponseQuery{{}, {Ascending: true}} {
+		for _, k := range []int{25, 101, 201} {
+			fx.rec.Take()
+			fx.rec.Resume()
+			_, items, err := fx.st.SkipResponses(ctx, fx.sid, q, k)
+			fx.rec.Pause()
+			if err != nil {
+				t.Fatal(err)
+			}
+			reqs := fx.rec.Take()
+			rcu := 0.0
+			for _, r := range reqs {
+				for _, u := range ddbsim.ReadUnits(r) {
+					rcu += u
+				}
+			}
+			t.Logf("passing over %d, ascending %v: %d requests, %d items, %.1f read units", k, q.Ascending, len(reqs), items, rcu)
+		}
+	}
 	fx.levels(t, base, recs, deleted)
 }
 
