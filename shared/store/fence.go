@@ -66,8 +66,8 @@ func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission) (S
 // the responder's own items: the response and its Idempotency-Key
 // deleted, its code and its link spent no more (each only if this
 // response spent it), its responder's guard item, its session's, its identities' and
-// its files' claims removed, and its 5 nodes
-// of the responses' page index taken down by one (responsepages.go). Its counts need
+// its files' claims removed, and its count in the responses' page index
+// taken back (takeBackResponsePage). Its counts need
 // no write here: the tally adds them when the response's insertion
 // reaches it on the stream and takes them back when its removal does,
 // exactly once each. Only a variable's has_response flag, which is not a

@@ -143,7 +143,9 @@ const rpagesTxNodes = 90
 // and on no bound above its keys; once it is, the bound never moves and a
 // key at or above it is the tally's for good, so each node is one
 // conditional UpdateItem carrying its own checkpoint (tallyItem), the
-// marks last: half the units. Checkpoint items of the earlier design
+// marks last: half the units. Above the switch point (u0) that node is the
+// minute leaf alone, and whole hours are rolled up after the pass
+// (responsepages_rollup.go). Checkpoint items of the earlier design
 // (CP#<shard>) are still read, and what they passed is passed over.
 //
 // The index counts responses by submission time in a tree of calendar

@@ -203,8 +203,8 @@ func TestResponsePagesExactlyOnce(t *testing.T) {
 // TestNewSurveysIndexFromTheStart: a survey created now (created, copied,
 // as a template start is, or imported) begins with its page index whole:
 // its backfill has nothing to do (no round, no response read), its tally
-// writes each node by UpdateItem with the node's own checkpoint (the
-// cheap path, no transaction), its marks carry no first keys and stay
+// writes each minute leaf by UpdateItem with the leaf's own checkpoint
+// (the cheap path, no transaction; the roll-up adds the rest), its marks carry no first keys and stay
 // under 1 KB, and passing over n responses lands where reading every key
 // does.
 func TestNewSurveysIndexFromTheStart(t *testing.T) {
