@@ -431,6 +431,11 @@ func (s *Store) responsePageBounds(ctx context.Context, sid int64) (from, to str
 		return "", "", roll, false, err
 	}
 	from, to, ok = responsePageRange(meta)
+	if ok && roll.switchAt != "" {
+		if err := s.rereadRoll(ctx, sid, &roll); err != nil {
+			return "", "", roll, false, err
+		}
+	}
 	return from, to, roll, ok, nil
 }
 
@@ -543,6 +548,9 @@ func (s *Store) skipIndexed(ctx context.Context, sid int64, q ResponseQuery, n i
 	read++
 	if err != nil || !ok {
 		return nil, read, false, err
+	}
+	if roll.switchAt != "" {
+		read++ // ROLL again, by GetItem
 	}
 	lo, hi, any := responseKeyRange(q)
 	if !any {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -109,24 +110,45 @@ func (s *Store) readResponsePagesState(ctx context.Context, sid int64) (map[stri
 		case rpagesMetaSK:
 			meta = it
 		case rpagesRollSK:
-			roll.at, _ = it[rpagesRollAt].(string)
-			roll.d, roll.dSet = anyInt(it[rpagesRollD])
-			for a, v := range it {
-				if sec, ok := rpagesXSecond(a); ok {
-					if n, ok := anyInt(v); ok && n != 0 {
-						if roll.x == nil {
-							roll.x = map[string]int64{}
-						}
-						roll.x[sec] = n
-					}
-				}
-			}
+			roll.read(it)
 		}
 	}
 	if meta != nil {
 		roll.switchAt, _ = meta[rpagesSwitch].(string)
 	}
 	return meta, roll, nil
+}
+
+// read takes ROLL's attributes from it.
+func (r *rpagesRoll) read(it map[string]any) {
+	r.at, _ = it[rpagesRollAt].(string)
+	r.d, r.dSet = anyInt(it[rpagesRollD])
+	r.x = nil
+	for a, v := range it {
+		if sec, ok := rpagesXSecond(a); ok {
+			if n, ok := anyInt(v); ok && n != 0 {
+				if r.x == nil {
+					r.x = map[string]int64{}
+				}
+				r.x[sec] = n
+			}
+		}
+	}
+}
+
+// rereadRoll reads ROLL again by GetItem, for a reader that then reads
+// the tree's nodes (GetItems): a GetItem is serializable with a
+// transaction, a Query's items only read-committed, so once this read
+// sees a roll-up's new point, the nodes read after it see that roll-up's
+// counts, not a part of them.
+func (s *Store) rereadRoll(ctx context.Context, sid int64, roll *rpagesRoll) error {
+	var it map[string]any
+	err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesRollSK).Consistent(true).One(ctx, &it)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
+	}
+	roll.read(it)
+	return nil
 }
 
 // textAttrs is an item's text attributes.
