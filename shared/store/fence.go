@@ -81,10 +81,11 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 			Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, ResponseSK(r.ID)).If("attribute_exists(PK)")).
 			Delete(s.table.Delete(AttrPK, ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash))).Range(AttrSK, IdempotencySK(sub.KeyHash)).
 				If("response_id = ?", r.ID))
-		moved, err := s.takeBackResponsePage(ctx, tx, 2, sid, ResponseTimeSK(r.SubmittedAt, r.ID))
+		_, pages, err := s.readResponsePagesState(ctx, sid)
 		if err != nil {
 			return err
 		}
+		moved := s.takeBackResponsePage(tx, 2, sid, ResponseTimeSK(r.SubmittedAt, r.ID), pages)
 		if sub.CheckCode && sub.CodeUnique {
 			tx.Update(s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeSK(r.Code)).
 				Remove("used", "used_at", "response_id").If("response_id = ?", r.ID))

@@ -41,10 +41,11 @@ func (s *Store) RollUpStale(ctx context.Context, sid int64, between func()) erro
 // past the response (and so deleted nothing).
 func (s *Store) DeleteResponseStale(ctx context.Context, sid, rid int64, key string, between func()) (bool, error) {
 	tx := s.db.WriteTx().Delete(s.table.Delete(AttrPK, ResponsesShardPK(sid, ResponseShard(rid))).Range(AttrSK, ResponseSK(rid)).If("attribute_exists(PK)"))
-	moved, err := s.takeBackResponsePage(ctx, tx, 1, sid, key)
+	_, roll, err := s.readResponsePagesState(ctx, sid)
 	if err != nil {
 		return false, err
 	}
+	moved := s.takeBackResponsePage(tx, 1, sid, key, roll)
 	between()
 	err = tx.Run(ctx)
 	if moved(err) {

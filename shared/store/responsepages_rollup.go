@@ -412,21 +412,19 @@ func mustHour(h string) time.Time {
 }
 
 // takeBackResponsePage adds to tx (which holds at items so far) the
-// index's part of deleting the response of GSI1SK key: below the roll-up
-// point every level, as the tally's counted it there; at or above it the
-// deletion waits on ROLL (x of its second, the counter d bumped) for the
-// roll-up, conditional on the point as read. moved reports a tx that
-// failed because the point moved past key since: build it again.
-func (s *Store) takeBackResponsePage(ctx context.Context, tx *dynamo.WriteTx, at int, sid int64, key string) (moved func(error) bool, err error) {
-	_, roll, err := s.readResponsePagesState(ctx, sid)
-	if err != nil {
-		return nil, err
-	}
+// index's part of deleting the response of GSI1SK key, by the index's
+// points as read (roll: its switch and roll-up points; consistent): below
+// the roll-up point every level, as the tally's counted it there; at or
+// above it the deletion waits on ROLL (x of its second, the counter d
+// bumped) for the roll-up, conditional on the point as read. moved
+// reports a tx that failed because the point moved past key since: read
+// the points again and build it again.
+func (s *Store) takeBackResponsePage(tx *dynamo.WriteTx, at int, sid int64, key string, roll rpagesRoll) (moved func(error) bool) {
 	if p := roll.point(); p == "" || key < p {
 		for _, up := range s.responsePageUpdates(sid, []string{key}, -1, "") {
 			tx.Update(up)
 		}
-		return func(error) bool { return false }, nil
+		return func(error) bool { return false }
 	}
 	up := s.table.Update(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, rpagesRollSK).Add(rpagesRollD, 1).Add(rpagesXAttr(key), -1)
 	if roll.at == "" {
@@ -435,7 +433,7 @@ func (s *Store) takeBackResponsePage(ctx context.Context, tx *dynamo.WriteTx, at
 		up.If("$ = ?", rpagesRollAt, roll.at)
 	}
 	tx.Update(up)
-	return func(err error) bool { return txFailedAt(err, at) }, nil
+	return func(err error) bool { return txFailedAt(err, at) }
 }
 
 // locateFlat is locateCounted for keys at or above the roll-up point:
