@@ -548,7 +548,8 @@ func BenchmarkViralResponders(b *testing.B) {
 				fmt.Fprintf(os.Stdout, "%s: %-9.3g all in: %.1f WCU and %.1f RCU a response; hottest %s (%.0f WCU/s), reads %s (%.0f RCU/s)\n",
 					vr.name, rate, allIn, reads, res.HotPartition, res.HotWCU, res.HotReadPartition, res.HotRCU)
 				surveyRCU, copyRCU := surveyReads(res.ReadRCU, sid)
-				fmt.Fprintf(os.Stdout, "%s: %-9.3g the survey item reads %.0f RCU/s, its hottest state copy %.0f\n", vr.name, rate, surveyRCU, copyRCU)
+				fmt.Fprintf(os.Stdout, "%s: %-9.3g the survey item reads %.0f RCU/s, its hottest state copy %.0f; the page index writes %.0f WCU/s\n",
+					vr.name, rate, surveyRCU, copyRCU, res.WriteWCU[store.ResponsePagesPK(sid)])
 				b.ReportMetric(allIn, fmt.Sprintf("WCU/response/%s@%.3g/s", vr.name, rate))
 				b.ReportMetric(float64(busy), fmt.Sprintf("503/%s@%.3g/s", vr.name, rate))
 			}

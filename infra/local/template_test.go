@@ -192,7 +192,7 @@ var allowedActions = map[string][]string{
 	"ResponsesFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:DeleteItem", "kms:GenerateDataKey", "kms:Decrypt", "s3:PutObject", "s3:GetObject", "s3:AbortMultipartUpload",
 		"s3:DeleteObject", "sqs:SendMessage", "dynamodb:ConditionCheckItem"}, teamsActions...), // a member's share (store.runTx)
-	"TallyFunction":   {"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:DeleteItem", "sqs:SendMessage"},
+	"TallyFunction":   {"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:DeleteItem", "sqs:SendMessage"}, // Query: the page index (RPAGES#) and the partial count items
 	"ExportsFunction": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem", "s3:PutObject", "s3:AbortMultipartUpload"},
 	"SweeperFunction": {"dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", // and dead copies
 		"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage", "ses:SendEmail", // a suspended domain's notice (section 23)

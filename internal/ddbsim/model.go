@@ -94,6 +94,8 @@ type Result struct {
 	HotRCU           float64
 	// ReadRCU is every partition's read units a second.
 	ReadRCU map[string]float64
+	// WriteWCU is every partition's write units a second.
+	WriteWCU map[string]float64
 }
 
 // Run replays the flows for d of virtual time.
@@ -123,8 +125,9 @@ func Run(rules Rules, retry Retry, d time.Duration, seed uint64, flows ...Flow) 
 		m.now = e.t
 		e.fn()
 	}
-	out := Result{Flows: res}
+	out := Result{Flows: res, WriteWCU: make(map[string]float64, len(m.used))}
 	for p, u := range m.used {
+		out.WriteWCU[p] = u / d.Seconds()
 		if w := u / d.Seconds(); w > out.HotWCU {
 			out.HotPartition, out.HotWCU = p, w
 		}

@@ -66,8 +66,8 @@ func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission) (S
 // the responder's own items: the response and its Idempotency-Key
 // deleted, its code and its link spent no more (each only if this
 // response spent it), its responder's guard item, its session's, its identities' and
-// its files' claims removed, and its 5 nodes
-// of the responses' page index taken down by one (responsepages.go). Its counts need
+// its files' claims removed, and its count in the responses' page index
+// taken back (takeBackResponsePage). Its counts need
 // no write here: the tally adds them when the response's insertion
 // reaches it on the stream and takes them back when its removal does,
 // exactly once each. Only a variable's has_response flag, which is not a
@@ -81,7 +81,11 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 			Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, ResponseSK(r.ID)).If("attribute_exists(PK)")).
 			Delete(s.table.Delete(AttrPK, ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash))).Range(AttrSK, IdempotencySK(sub.KeyHash)).
 				If("response_id = ?", r.ID))
-		s.takeBackResponsePage(tx, sid, ResponseTimeSK(r.SubmittedAt, r.ID))
+		_, pages, err := s.readResponsePagesState(ctx, sid)
+		if err != nil {
+			return err
+		}
+		moved := s.takeBackResponsePage(tx, 2, sid, ResponseTimeSK(r.SubmittedAt, r.ID), pages)
 		if sub.CheckCode && sub.CodeUnique {
 			tx.Update(s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeSK(r.Code)).
 				Remove("used", "used_at", "response_id").If("response_id = ?", r.ID))
@@ -103,13 +107,15 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 			tx.Delete(s.table.Delete(AttrPK, UploadPK(sid, f.Key)).Range(AttrSK, UploadSK(f.Key)).If("response_id = ?", r.ID))
 		}
 		s.givePlacesBack(tx, sid, placesOf(sub.Caps, sub.placed))
-		err := tx.Run(ctx)
+		err = tx.Run(ctx)
 		switch {
 		case err == nil:
 			s.caps.forget(sid)
 			return nil
 		case txFailedAt(err, 0):
 			return nil // withdrawn by a concurrent run
+		case moved(err) && attempt < submitAttempts:
+			// The page index rolled up past the response: again, below it.
 		case txConflict(err) && attempt < submitAttempts:
 			if err := backoff(ctx, attempt); err != nil {
 				return err

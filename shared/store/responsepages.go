@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -84,12 +85,16 @@ func rpagesNodes(key string, visit func(node, attr string)) {
 	}
 }
 
-// addResponsePages adds delta to the nodes of each key; one Update a node.
-func (s *Store) responsePageUpdates(sid int64, keys []string, delta int) []*dynamo.Update {
+// responsePageUpdates adds delta to the nodes of each key, one Update a
+// node: to the minute leaf alone for a key at or above leafFrom ("" none).
+func (s *Store) responsePageUpdates(sid int64, keys []string, delta int, leafFrom string) []*dynamo.Update {
 	counts := map[string]map[string]int{}
 	var order []string
 	for _, k := range keys {
 		rpagesNodes(k, func(node, attr string) {
+			if leafFrom != "" && k >= leafFrom && len(node) != rpagesLeafLen {
+				return
+			}
 			if counts[node] == nil {
 				counts[node] = map[string]int{}
 				order = append(order, node)
@@ -111,14 +116,6 @@ func (s *Store) responsePageUpdates(sid int64, keys []string, delta int) []*dyna
 		out = append(out, up)
 	}
 	return out
-}
-
-// takeBackResponsePage adds to tx the index's part of deleting the
-// response of GSI1SK key.
-func (s *Store) takeBackResponsePage(tx *dynamo.WriteTx, sid int64, key string) {
-	for _, up := range s.responsePageUpdates(sid, []string{key}, -1) {
-		tx.Update(up)
-	}
 }
 
 // ResponsePageRecord is a submitted response as the stream gives it.
@@ -146,7 +143,9 @@ const rpagesTxNodes = 90
 // and on no bound above its keys; once it is, the bound never moves and a
 // key at or above it is the tally's for good, so each node is one
 // conditional UpdateItem carrying its own checkpoint (tallyItem), the
-// marks last: half the units. Checkpoint items of the earlier design
+// marks last: half the units. Above the switch point (u0) that node is the
+// minute leaf alone, and whole hours are rolled up after the pass
+// (responsepages_rollup.go). Checkpoint items of the earlier design
 // (CP#<shard>) are still read, and what they passed is passed over.
 //
 // The index counts responses by submission time in a tree of calendar
@@ -163,10 +162,9 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 			return added, s.fail(fmt.Sprintf("read the page index checkpoint of survey %d", sid), err)
 		}
-		var meta map[string]any
-		err = s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesMetaSK).Consistent(true).One(ctx, &meta)
-		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-			return added, s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
+		meta, roll, err := s.readResponsePagesState(ctx, sid)
+		if err != nil {
+			return added, err
 		}
 		prev, _ := meta[name].([]byte)
 		bound, _ := meta[rpagesBound].(string)
@@ -180,15 +178,24 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 				todo = append(todo, r)
 			}
 		}
+		if complete {
+			n := 0
+			if len(todo) > 0 {
+				if roll.switchAt == "" {
+					if roll.switchAt, err = s.responsePagesSwitch(ctx, sid, todo); err != nil {
+						return added, err
+					}
+				}
+				if n, err = s.applyResponsePagesByItem(ctx, sid, streamShard, todo, born, roll.switchAt); err != nil {
+					return added, s.fail(fmt.Sprintf("index %d responses of survey %d", len(todo), sid), err)
+				}
+			}
+			// The marks as read (this pass's are the next pass's): every
+			// record below their range's top is applied.
+			return added + n, s.rollUpResponsePages(ctx, sid, textAttrs(meta), roll)
+		}
 		if len(todo) == 0 {
 			return added, nil
-		}
-		if complete {
-			n, err := s.applyResponsePagesByItem(ctx, sid, streamShard, todo, born)
-			if err != nil {
-				return added, s.fail(fmt.Sprintf("index %d responses of survey %d", len(todo), sid), err)
-			}
-			return added + n, nil
 		}
 		// As many records as fit in one transaction; the rest after it.
 		n, nodes := 0, map[string]bool{}
@@ -214,13 +221,14 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 			lowest = min(lowest, r.Key)
 		}
 		tx := s.db.WriteTx()
-		for _, up := range s.responsePageUpdates(sid, keys, 1) {
+		for _, up := range s.responsePageUpdates(sid, keys, 1, "") {
 			tx.Update(up)
 		}
 		// Not below a backfill's bound, set since it was read (if ever),
 		// and the checkpoint as read.
 		marks := s.responsePageMarks(sid, low, high).Set(name, tallyCheckpointValue(partKey(batch[n-1].Seq, 0))).
-			If("attribute_not_exists($) OR $ <= ?", rpagesBound, rpagesBound, lowest)
+			If("attribute_not_exists($) OR $ <= ?", rpagesBound, rpagesBound, lowest).
+			If("attribute_not_exists($)", rpagesSwitch) // not switched since (rollUpResponsePages)
 		if prev == nil {
 			marks.If("attribute_not_exists($)", name)
 		} else {
@@ -265,17 +273,23 @@ func responsePageSpan(recs []ResponsePageRecord) (low, high map[int]string) {
 
 // applyResponsePagesByItem adds recs (all at or above a finished
 // backfill's bound, past the marks' checkpoint) to the index: each node
-// one conditional UpdateItem with its own checkpoint, then the marks with
+// (the minute leaf alone for a key at or above the switch point: the
+// roll-up adds it to the others) one conditional UpdateItem with its own
+// checkpoint, then the marks with
 // theirs, so that a record the marks' checkpoint has passed is in every
 // node. It answers how many records the marks took. An index born with
 // its survey (newResponsePagesMeta) needs no first keys (f<k>): they are
 // left out, so that the marks item stays under 1 KB.
-func (s *Store) applyResponsePagesByItem(ctx context.Context, sid int64, streamShard string, recs []ResponsePageRecord, born bool) (int, error) {
+func (s *Store) applyResponsePagesByItem(ctx context.Context, sid int64, streamShard string, recs []ResponsePageRecord, born bool, switchAt string) (int, error) {
 	nodes := map[string]*tallyItem{}
 	var order []string
 	for _, r := range recs {
 		key := partKey(r.Seq, 0)
+		leafOnly := r.Key >= switchAt // the roll-up's above the leaf
 		rpagesNodes(r.Key, func(node, attr string) {
+			if leafOnly && len(node) != rpagesLeafLen {
+				return
+			}
 			it := nodes[node]
 			if it == nil {
 				it = &tallyItem{pk: ResponsePagesPK(sid), sk: rpagesNodePrefix + node}
@@ -360,9 +374,9 @@ func (s *Store) IndexImportedResponses(ctx context.Context, rs []survey.Response
 		bySurvey[r.SurveyID] = append(bySurvey[r.SurveyID], r)
 	}
 	for sid, rs := range bySurvey {
-		meta, err := s.readResponsePageMarks(ctx, sid)
+		meta, roll, err := s.readResponsePageMarks(ctx, sid)
 		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-			return s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
+			return err
 		}
 		keys := make([]string, len(rs))
 		low, high := map[int]string{}, map[int]string{}
@@ -376,7 +390,9 @@ func (s *Store) IndexImportedResponses(ctx context.Context, rs []survey.Response
 				low[k] = keys[i]
 			}
 		}
-		for _, up := range s.responsePageUpdates(sid, keys, 1) {
+		// At or above the roll-up point the leaf alone, as the tally's
+		// (no roll-up runs: no pass races an import).
+		for _, up := range s.responsePageUpdates(sid, keys, 1, roll.point()) {
 			if err := up.Run(ctx); err != nil {
 				return s.fail(fmt.Sprintf("index responses of survey %d", sid), err)
 			}
@@ -389,30 +405,43 @@ func (s *Store) IndexImportedResponses(ctx context.Context, rs []survey.Response
 }
 
 // readResponsePageMarks reads the marks item's text attributes (its
-// stream shards' checkpoints, binary, are left out).
-func (s *Store) readResponsePageMarks(ctx context.Context, sid int64) (map[string]string, error) {
-	var item map[string]any
-	err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesMetaSK).Consistent(true).One(ctx, &item)
-	meta := map[string]string{}
-	for k, v := range item {
-		if str, ok := v.(string); ok {
-			meta[k] = str
-		}
+// stream shards' checkpoints, binary, are left out) and the roll-up
+// state: one Query. dynamo.ErrNotFound: no marks item.
+func (s *Store) readResponsePageMarks(ctx context.Context, sid int64) (map[string]string, rpagesRoll, error) {
+	item, roll, err := s.readResponsePagesState(ctx, sid)
+	if err != nil {
+		return nil, roll, err
 	}
-	return meta, err
+	if item == nil {
+		return map[string]string{}, roll, dynamo.ErrNotFound
+	}
+	return textAttrs(item), roll, nil
 }
 
 // responsePageBounds reads the index's marks: keys in [from, to) are
-// counted exactly (both bare times, whole seconds). ok false: no such
+// counted exactly (both bare times, whole seconds); below roll's point
+// in every level, at or above it in the minute leaves. ok false: no such
 // range.
-func (s *Store) responsePageBounds(ctx context.Context, sid int64) (from, to string, ok bool, err error) {
-	meta, err := s.readResponsePageMarks(ctx, sid)
+func (s *Store) responsePageBounds(ctx context.Context, sid int64) (from, to string, roll rpagesRoll, ok bool, err error) {
+	meta, roll, err := s.readResponsePageMarks(ctx, sid)
 	if errors.Is(err, dynamo.ErrNotFound) {
-		return "", "", false, nil
+		return "", "", roll, false, nil
 	}
 	if err != nil {
-		return "", "", false, s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
+		return "", "", roll, false, err
 	}
+	from, to, ok = responsePageRange(meta)
+	if ok && roll.switchAt != "" {
+		if err := s.rereadRoll(ctx, sid, &roll); err != nil {
+			return "", "", roll, false, err
+		}
+	}
+	return from, to, roll, ok, nil
+}
+
+// responsePageRange is the range of keys the marks count exactly: [from,
+// to), both bare times, whole seconds. ok false: no such range.
+func responsePageRange(meta map[string]string) (from, to string, ok bool) {
 	// A finished backfill (responsepages_backfill.go) counts every key
 	// below its bound exactly.
 	bound := ""
@@ -460,13 +489,13 @@ func (s *Store) responsePageBounds(ctx context.Context, sid int64) (from, to str
 	switch {
 	case bound != "" && marks && lo <= bound:
 		// [start, bound) backfilled, [F, S) the tally's: one range.
-		return keyTime(minKeyTime), max(bound, hi), true, nil
+		return keyTime(minKeyTime), max(bound, hi), true
 	case bound != "":
-		return keyTime(minKeyTime), bound, true, nil
+		return keyTime(minKeyTime), bound, true
 	case !marks || lo >= hi:
-		return "", "", false, nil
+		return "", "", false
 	}
-	return lo, hi, true, nil
+	return lo, hi, true
 }
 
 // readResponseNode reads a node's counts, its children in q's order.
@@ -515,10 +544,13 @@ func (s *Store) skipIndexed(ctx context.Context, sid int64, q ResponseQuery, n i
 	if q.Spam != nil {
 		return nil, 0, false, nil
 	}
-	from, to, ok, err := s.responsePageBounds(ctx, sid)
+	from, to, roll, ok, err := s.responsePageBounds(ctx, sid)
 	read++
 	if err != nil || !ok {
 		return nil, read, false, err
+	}
+	if roll.switchAt != "" {
+		read++ // ROLL again, by GetItem
 	}
 	lo, hi, any := responseKeyRange(q)
 	if !any {
@@ -553,24 +585,43 @@ func (s *Store) skipIndexed(ctx context.Context, sid int64, q ResponseQuery, n i
 		m -= p.passed
 		return false, nil
 	}
+	// The counted region: below the roll-up point through the tree, at
+	// or above it through the minute leaves (responsepages_rollup.go).
+	split := counted[1]
+	if p := roll.point(); p != "" {
+		split = min(max(p, counted[0]), counted[1])
+	}
+	stale := false
 	regions := []func() (bool, error){
 		func() (bool, error) { return exact(exactLow) },
 		func() (bool, error) {
-			if counted[0] >= counted[1] {
+			if counted[0] >= split {
 				return false, nil
 			}
-			w := countedWalk{sid: sid, ascending: q.Ascending, a: counted[0], b: counted[1], m: &m, read: &read, pos: &pos}
+			w := countedWalk{sid: sid, ascending: q.Ascending, a: counted[0], b: split, m: &m, read: &read, pos: &pos}
 			return s.locateCounted(ctx, w, 0, "")
+		},
+		func() (bool, error) {
+			if split >= counted[1] {
+				return false, nil
+			}
+			w := countedWalk{sid: sid, ascending: q.Ascending, a: split, b: counted[1], m: &m, read: &read, pos: &pos}
+			found, moved, err := s.locateFlat(ctx, w, roll)
+			stale = moved
+			return found || moved, err
 		},
 		func() (bool, error) { return exact(exactHigh) },
 	}
 	if !q.Ascending {
-		regions[0], regions[2] = regions[2], regions[0]
+		slices.Reverse(regions)
 	}
 	for _, region := range regions {
 		found, err := region()
 		if err != nil {
 			return nil, read, true, err
+		}
+		if stale {
+			return nil, read, false, nil // a roll-up under the read: the old way
 		}
 		if found {
 			return pos, read, true, nil

@@ -30,9 +30,15 @@ const (
 // (responsePageBounds). The bound is a margin before the creation, as a
 // backfill's is before its start: a response's key is its submission's
 // clock, another container's.
+//
+// Its switch point (u0, responsepages_rollup.go) is the hour of the
+// bound: no response of it is below that, so the tally writes only the
+// minute leaves from its first response on, and the roll-up the rest.
 func newResponsePagesMeta(sv survey.Survey) map[string]any {
-	b := keyTime(sv.Created.Add(-responsePagesMargin).Truncate(time.Second))
-	return map[string]any{AttrPK: ResponsePagesPK(sv.ID), AttrSK: rpagesMetaSK, rpagesBound: b, rpagesBoundDone: b, rpagesBorn: b}
+	at := sv.Created.Add(-responsePagesMargin)
+	b := keyTime(at.Truncate(time.Second))
+	return map[string]any{AttrPK: ResponsePagesPK(sv.ID), AttrSK: rpagesMetaSK, rpagesBound: b, rpagesBoundDone: b, rpagesBorn: b,
+		rpagesSwitch: keyTime(at.UTC().Truncate(time.Hour))}
 }
 
 // createResponsePages adds to tx the Put of a new survey's page index

@@ -383,8 +383,10 @@ const deleteAttempts = 5
 func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 	var items []dynamo.Item
 	err := s.table.Batch(AttrPK, AttrSK).
-		Get(append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), settingsSK}}, responseKeys(sid, rid)...)...).
-		Project(AttrPK, AttrSK, "account_id", "deleted", "agg_shard", "agg", "spam", "tally", AttrGSI1SK, "places", "response_limit", "response_limit_gen").
+		Get(append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), settingsSK},
+			dynamo.Keys{ResponsePagesPK(sid), rpagesMetaSK}, dynamo.Keys{ResponsePagesPK(sid), rpagesRollSK}}, responseKeys(sid, rid)...)...).
+		Project(AttrPK, AttrSK, "account_id", "deleted", "agg_shard", "agg", "spam", "tally", AttrGSI1SK, "places", "response_limit", "response_limit_gen",
+			rpagesSwitch, rpagesRollAt).
 		Consistent(true).All(ctx, &items)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return s.fail(fmt.Sprintf("read response %d", rid), err)
@@ -409,13 +411,24 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 		}
 	)
 	foundSurvey, found := false, false
+	var pages rpagesRoll // the page index's switch and roll-up points
 	for _, item := range items {
 		var derr error
+		var points struct {
+			Switch string `dynamo:"u0"`
+			At     string `dynamo:"u"`
+		}
 		switch skOf(item) {
 		case SurveySK:
 			derr, foundSurvey = dynamo.UnmarshalItem(item, &sv), true
 		case settingsSK:
 			derr = dynamo.UnmarshalItem(item, &limit)
+		case rpagesMetaSK:
+			derr = dynamo.UnmarshalItem(item, &points)
+			pages.switchAt = points.Switch
+		case rpagesRollSK:
+			derr = dynamo.UnmarshalItem(item, &points)
+			pages.at = points.At
 		default:
 			derr, found = dynamo.UnmarshalItem(item, &old), true
 		}
@@ -455,9 +468,21 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 				tx.Update(agg)
 			}
 		}
-		s.takeBackResponsePage(tx, sid, old.TimeKey)
+		at := 1 // the items tx holds so far
+		if !old.Tally {
+			at++
+			if old.Shard != nil {
+				at++
+			}
+		}
+		if attempt > 1 {
+			if _, pages, err = s.readResponsePagesState(ctx, sid); err != nil {
+				return err
+			}
+		}
+		moved := s.takeBackResponsePage(tx, at, sid, old.TimeKey, pages)
 		s.givePlacesBack(tx, sid, freedPlaces(old.Places, limit.Limit != nil, limit.Gen))
-		err := s.runTx(ctx, tx)
+		err = s.runTx(ctx, tx)
 		switch {
 		case err == nil:
 			s.caps.forget(sid)
@@ -473,6 +498,8 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 			return errBusy
 		case txFailedAt(err, 0):
 			return survey.ErrNotFound
+		case moved(err) && attempt < deleteAttempts:
+			// The page index rolled up past the response: again, below it.
 		case txConflict(err) && attempt < deleteAttempts:
 			if err := backoff(ctx, attempt); err != nil {
 				return s.fail(fmt.Sprintf("delete response %d", rid), err)
