@@ -31,15 +31,24 @@ const (
 // backfill's is before its start: a response's key is its submission's
 // clock, another container's.
 //
-// Its switch point (u0, responsepages_rollup.go) is the hour of the
-// bound: no response of it is below that, so the tally writes only the
-// minute leaves from its first response on, and the roll-up the rest.
+// Its switch point (u0, responsepages_rollup.go) is two hours after the
+// hour of its creation, as a switched survey's is after its first pass
+// (responsePagesSwitch): the tally writes every level below it, and
+// only the minute leaves from it on (the roll-up the rest). So a survey
+// created while a deployment goes on, whose first responses the earlier
+// tally (which knows no switch point) writes to every level, counts them
+// once: a key below u0 is on every level whoever wrote it.
 func newResponsePagesMeta(sv survey.Survey) map[string]any {
 	at := sv.Created.Add(-responsePagesMargin)
 	b := keyTime(at.Truncate(time.Second))
 	return map[string]any{AttrPK: ResponsePagesPK(sv.ID), AttrSK: rpagesMetaSK, rpagesBound: b, rpagesBoundDone: b, rpagesBorn: b,
-		rpagesSwitch: keyTime(at.UTC().Truncate(time.Hour))}
+		rpagesSwitch: keyTime(at.UTC().Truncate(time.Hour).Add(bornSwitchAfter))}
 }
+
+// bornSwitchAfter is how long after the hour of its creation a survey's
+// page index switches to the minute leaves (newResponsePagesMeta): longer
+// than a deployment.
+const bornSwitchAfter = 2 * time.Hour
 
 // createResponsePages adds to tx the Put of a new survey's page index
 // marks (newResponsePagesMeta), after tx's items (their indices stay what

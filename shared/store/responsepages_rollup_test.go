@@ -174,7 +174,14 @@ func TestResponsePagesRollUp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	base := time.Now().UTC().Add(-12 * time.Hour).Truncate(time.Hour)
-	fx := newRollFixture(t, base.Add(5*time.Minute))
+	// Made two hours before base: its switch point is base (a born
+	// survey's is two hours after the hour of its creation, so that the
+	// tally of a deployment's earlier code, which writes every level,
+	// writes only keys that stay on every level).
+	fx := newRollFixture(t, base.Add(-2*time.Hour+5*time.Minute))
+	if meta := fx.node(t, "META"); meta["u0"] == nil || meta["u0"].(*dtypes.AttributeValueMemberS).Value[:13] != base.Format("2006-01-02T15") {
+		t.Fatalf("a survey made at %s switches at %v, want the hour %s", base.Add(-2*time.Hour+5*time.Minute), meta["u0"], base.Format("2006-01-02T15"))
+	}
 	recs := fx.responses(t, base.Add(6*time.Minute+17*time.Second), 30000, 400)
 
 	deleted := map[int]bool{}
