@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"surveyservice/functions/account"
 	"surveyservice/functions/deliver"
 	"surveyservice/functions/dispatch"
 	"surveyservice/functions/responses"
@@ -88,14 +90,22 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	cfg := config{sealer: testenv.Sealer(t), exports: testenv.Exports(t), queue: jobs, exportJobs: exportJobs,
 		guard: webhook.Guard{AllowLoopback: true}}
 	cfg.surveyURL = "http://127.0.0.1"
-	cfg.uploads = testenv.Uploads(t) // the themes' background images (section 22)
+	cfg.pages.PublicURL = cfg.surveyURL // oEmbed answers for the pages under it
+	cfg.uploads = testenv.Uploads(t)    // the themes' background images (section 22)
+	domainsEnv := map[string]string{"PUBLIC_SURVEY_DOMAIN": "localhost", "DOMAINS_TARGET_SUFFIX": "domains.localhost"}
+	cfg.domains = account.DomainsFromEnv(func(k string) string { return domainsEnv[k] })
 	// Each function its own routers (its own authenticator and caches), as
 	// each is its own Lambda function in AWS.
 	targets := map[string]http.Handler{}
+	routes := &routeCoverage{}
 	for name := range routers(st, cfg) {
-		h := testenv.Conform(api.Mount(routers(st, cfg)[name]))
+		rt := routers(st, cfg)[name]
+		h := testenv.Conform(api.Mount(rt))
+		which := routes.add(name, rt.Routes())
 		targets[name] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			h.ServeHTTP(w, r.WithContext(tagged(name, r.Context())))
+			rec := &statusRecorder{ResponseWriter: w}
+			h.ServeHTTP(rec, r.WithContext(tagged(name, r.Context())))
+			routes.served(name, which, r, rec.status())
 		})
 	}
 	h, err := gatewayRoutes.Handler(localReading, targets)
@@ -159,7 +169,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	qid := id(q, "id")
 	code, ch := do("POST", "/api/v2/surveys/"+sid+"/questions/", `{"type":3,"title":"Pick","choices":[{"name":"A"},{"name":"B"}]}`)
 	must(201, code, "choice question")
-	do("POST", "/api/v2/surveys/"+sid+"/questions/", `{"type":11,"title":"Group"}`)
+	_, fileQ := do("POST", "/api/v2/surveys/"+sid+"/questions/", `{"type":11,"title":"Group"}`) // type 11: a file upload
 	do("GET", "/api/v2/surveys/"+sid+"/questions/", "")
 	do("GET", "/api/v2/surveys/"+sid+"/questions/"+qid+"/", "")
 	do("PATCH", "/api/v2/surveys/"+sid+"/questions/"+id(ch, "id")+"/", `{"title":"Pick one"}`)
@@ -177,6 +187,35 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	must(201, code, "variable")
 	do("GET", "/api/surveys/"+sid+"/variables/", "")
 	_, hashes := do("POST", "/api/surveys/"+sid+"/variables/hashes/", `{"values":[{"tier":"gold"}]}`)
+	must(200, first(do("GET", "/api/folders/"+fid+"/shared-with/", "")), "a folder's shares")
+	// Languages and a translation (section 24).
+	code, langs := do("GET", "/api/surveys/"+sid+"/languages/", "")
+	must(200, code, "languages")
+	other := "en"
+	if langs["default"] == "en" {
+		other = "fa"
+	}
+	must(200, first(do("PUT", "/api/surveys/"+sid+"/languages/", `{"languages":["`+other+`"]}`)), "add a language")
+	must(200, first(do("PUT", "/api/surveys/"+sid+"/translations/"+other+"/", `{"survey":{"name":"Keys (`+other+`)"},"elements":{}}`)), "a translation")
+	must(200, first(do("GET", "/api/surveys/"+sid+"/translations/"+other+"/", "")), "read a translation")
+	// A quota (section 25): the submissions below take their places.
+	choice := fmt.Sprint(int64(ch["choices"].([]any)[0].(map[string]any)["id"].(float64)))
+	code, quota := do("POST", "/api/surveys/"+sid+"/quotas/", `{"name":"As","limit":100,"conditions":[{"question":`+id(ch, "id")+`,"choices":[`+choice+`]}]}`)
+	must(201, code, "a quota")
+	quotaPath := "/api/surveys/" + sid + "/quotas/" + id(quota, "id") + "/"
+	must(200, first(do("GET", "/api/surveys/"+sid+"/quotas/", "")), "quotas")
+	must(200, first(do("GET", quotaPath, "")), "a quota's detail")
+	must(200, first(do("PATCH", quotaPath, `{"limit":50}`)), "a quota's change")
+	// Themes.
+	must(200, first(do("GET", "/api/themes/", "")), "themes")
+	must(200, first(do("GET", "/api/themes/fonts/", "")), "fonts")
+	// The account's subdomain and a custom domain (section 23).
+	must(200, first(do("PUT", "/api/account/subdomain/", `{"subdomain":"keystraffic"}`)), "a subdomain")
+	must(200, first(do("GET", "/api/account/subdomain/", "")), "the subdomain")
+	code, dom := do("POST", "/api/account/domains/", `{"domain":"surveys.keys-traffic.example"}`)
+	must(201, code, "claim a domain")
+	must(200, first(do("GET", "/api/account/domains/", "")), "domains")
+	must(200, first(do("GET", "/api/account/domains/"+id(dom, "id")+"/", "")), "a domain")
 
 	// A theme's background image (section 22): an upload started, the
 	// image removed (a member removes it again below).
@@ -185,6 +224,8 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	tid := id(th, "id")
 	code, _ = do("POST", "/api/themes/"+tid+"/background-image/", `{"file_name":"a.png","content_type":"image/png","size":100}`)
 	must(201, code, "start a background image")
+	must(200, first(do("GET", "/api/themes/"+tid+"/", "")), "a theme")
+	must(200, first(do("PATCH", "/api/themes/"+tid+"/", `{"background_color":"#DDDDDD"}`)), "a theme's change")
 	code, _ = do("DELETE", "/api/themes/"+tid+"/background-image/", "")
 	must(204, code, "remove a background image")
 
@@ -218,10 +259,17 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	do("GET", "/api/surveys/"+sid+"/webhooks/", "")
 	// An email notification: its delivery reads the survey and spends the
 	// sending budgets (section 21).
-	must(201, first(do("POST", "/api/v2/surveys/"+sid+"/notifications/", `{"sending_method":1,"recipients":["owner@example.com"]}`)), "email notification")
+	code, notes := do("POST", "/api/v2/surveys/"+sid+"/notifications/", `{"sending_method":1,"recipients":["owner@example.com"]}`)
+	must(201, code, "email notification")
 	do("GET", "/api/v2/surveys/"+sid+"/notifications/", "")
+	notePath := "/api/v2/surveys/" + sid + "/notifications/" + id(notes, "id") + "/"
+	must(200, first(do("GET", notePath, "")), "a notification")
+	if code, out := do("PATCH", notePath, `{"recipients":["owner@example.com","other@example.com"]}`); code != 200 {
+		t.Fatalf("a notification's change: %d %v", code, out)
+	}
 
 	// Responders and pages.
+	var pubHdr http.Header // the last public answer's headers
 	pub := func(method, path, body string, hdr ...string) (int, map[string]any) {
 		t.Helper()
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
@@ -236,6 +284,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 		if rec.Code >= 500 {
 			t.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body)
 		}
+		pubHdr = rec.Header()
 		var out map[string]any
 		_ = json.Unmarshal(rec.Body.Bytes(), &out)
 		return rec.Code, out
@@ -247,18 +296,28 @@ func TestLeadingKeysTraffic(t *testing.T) {
 			pub("GET", ps+"/variables/?qs="+url.QueryEscape(u.Query().Get("qs")), "")
 		}
 	}
+	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"edit_response_enabled":true}`)), "edit_response_enabled")
+	must(200, first(pub("GET", ps+"/challenge/", "")), "a challenge")
 	code, sess := pub("POST", ps+"/sessions/", `{}`)
 	must(201, code, "session")
 	submit := `{"session":"` + sess["session"].(string) + `","answers":{"` + qid + `":"Ada"}}`
 	code, resp := pub("POST", ps+"/responses/", submit, "Idempotency-Key", "k1")
 	must(201, code, "response")
 	pub("POST", ps+"/responses/", submit, "Idempotency-Key", "k1") // the replay: the key's item
+	edit := `{"edit_token":"` + fmt.Sprint(resp["edit_token"]) + `","answers":{"` + qid + `":"Ada L."}}`
+	must(200, first(pub("PUT", ps+"/responses/"+id(resp, "id")+"/", edit)), "a response's edit (section 16)")
 	// A partial (section 20): its session's items, its index entry (GSI1 PARTIALS#).
 	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"partial_responses":true}`)), "partial_responses")
 	code, psess := pub("POST", ps+"/sessions/", `{}`)
 	must(201, code, "a partial's session")
 	code, _ = pub("PUT", ps+"/partial/", `{"session":"`+psess["session"].(string)+`","page":0,"answers":{"`+qid+`":"Cy"}}`)
 	must(204, code, "a partial")
+	resume := pubHdr.Get("Resume-Token")
+	if code, out := pub("POST", ps+"/uploads/", `{"session":"`+psess["session"].(string)+`","element":`+id(fileQ, "id")+`,"file_name":"a.png","content_type":"image/png","size":10}`); code != 201 {
+		t.Fatalf("an upload's start: %d %v", code, out)
+	}
+	code, _ = pub("POST", ps+"/resume/", `{"token":"`+resume+`"}`)
+	must(200, code, "resume a partial")
 	// Codes: a unique code spent by its response, a wrong one counted.
 	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"code_auth":true,"code_auth_is_unique":true}`)), "code_auth")
 	pub("POST", ps+"/authenticate/", `{"code":"NOPE"}`)
@@ -269,12 +328,14 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	must(201, code, "response with a code")
 	do("PATCH", "/api/surveys/"+sid+"/settings/", `{"code_auth":false}`)
 	pub("GET", "/s/"+url.PathEscape(slug)+"/", "")
+	// The plain form (no script): its submission, as the responders' (shared/responding).
+	must(200, first(pub("POST", "/s/"+url.PathEscape(slug)+"/", "idempotency_key=form1&a"+qid+"=Dee", "Content-Type", "application/x-www-form-urlencoded")), "the plain form's submission")
 	pub("GET", "/r/"+url.PathEscape(sv["report_code"].(string))+"/", "")
 	pub("GET", "/s/"+url.PathEscape(sv["preview_code"].(string))+"/", "") // the WordPress plugins' embed (contract section 21)
 	// The plugins' sign-in, with the key in the body, and their user read.
 	pub("POST", "/api/whoami/", `{"authorization":"API-Key `+key+`"}`)
 	do("GET", "/rest-auth/user/", "")
-	pub("GET", "/api/oembed/?url="+url.QueryEscape("https://survey.example.com/s/"+slug+"/"), "")
+	must(200, first(pub("GET", "/api/oembed/?url="+url.QueryEscape("http://127.0.0.1/s/"+slug+"/"), "")), "oEmbed")
 
 	// The stream: the tally and the dispatch, then the deliveries (which
 	// fail: a retry and a breaker count), the retrier, the sweeper.
@@ -365,13 +426,20 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	do("GET", "/api/surveys/"+sid+"/responses/"+rid+"/", "")
 	do("GET", "/api/v2/surveys/"+sid+"/responses/results-table/?page=1", "")
 	do("GET", "/api/v2/surveys/"+sid+"/responses/export/", "")
-	code, _ = do("POST", "/api/v2/surveys/"+sid+"/responses/exports/", "")
+	code, job := do("POST", "/api/v2/surveys/"+sid+"/responses/exports/", "")
 	must(202, code, "export job")
 	ex := responses.NewExporter(responses.ExporterDeps{Store: st, Exports: cfg.exports, Workbook: responses.Workbooks(workbook.New), MaxAttempts: exports.MaxReceives})
 	for i, j := range exportJobs.jobs {
 		b, _ := json.Marshal(j)
 		if _, err := ex.Handle(tagged("ExportsFunction", t.Context()), events.SQSEvent{Records: []events.SQSMessage{{MessageId: fmt.Sprint(i), Body: string(b)}}}); err != nil {
 			t.Fatal(err)
+		}
+	}
+	code, job = do("GET", "/api/v2/surveys/"+sid+"/responses/exports/"+fmt.Sprint(job["id"])+"/", "")
+	must(200, code, "an export job")
+	if link, _ := job["export"].(string); link != "" {
+		if u, err := url.Parse(link); err == nil {
+			must(302, first(do("GET", u.Path, "")), "an export's download (a redirect to its presigned S3 link)")
 		}
 	}
 	// A member (contract section 19): made, shared the folder with as
@@ -408,7 +476,29 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	do("DELETE", "/api/surveys/"+sid+"/settings/phone-numbers/", "")
 	do("DELETE", "/api/v2/surveys/"+sid+"/questions/"+qid+"/", "")
 	do("DELETE", "/api/surveys/"+sid+"/variables/"+id(vars, "id")+"/", "")
+	must(204, first(do("DELETE", quotaPath, "")), "a quota's delete")
+	must(204, first(do("DELETE", notePath, "")), "a notification's delete")
+	must(204, first(do("DELETE", "/api/account/domains/"+id(dom, "id")+"/", "")), "a domain's release")
+	must(204, first(do("DELETE", "/api/account/subdomain/", "")), "a subdomain's release")
+	must(204, first(do("DELETE", "/api/themes/"+tid+"/", "")), "a theme's delete")
 	do("DELETE", "/api/folders/"+fid+"/", "")
+
+	// Every route of every function answered a success at least once,
+	// or says in unrouted why this traffic cannot reach it.
+	for _, miss := range routes.missing() {
+		if why, ok := unrouted[miss]; ok {
+			if testing.Verbose() {
+				t.Logf("%s not driven by this traffic: %s", miss, why)
+			}
+			continue
+		}
+		t.Errorf("%s: no request of the traffic reached it with a success: drive it, or say in unrouted why not", miss)
+	}
+	for k := range unrouted {
+		if routes.driven(k) {
+			t.Errorf("%s is in unrouted but the traffic drives it: drop it from unrouted", k)
+		}
+	}
 
 	tpl := loadTemplate(t)
 	for fn, l := range logs {
@@ -551,6 +641,115 @@ var untraveled = map[string]string{
 	"SweeperFunction ACCOUNTHOOKS#*": "a suspension's notice finds the account's domain.suspended webhooks, a Query of GSI2 (store.AccountWebhooks; TestDomainSuspendedNotice)",
 	"SweeperFunction DELIVERIES#*":   "a suspension's notice makes one domain.suspended delivery a webhook (store.CreateDelivery; TestDomainSuspendedNotice)",
 }
+
+// unrouted are routes (function, method and path) that
+// TestLeadingKeysTraffic does not drive to a success, each with why.
+var unrouted = map[string]string{
+	// Handlers that take no store: embedded files, S3 objects, the schema.
+	"PagesFunction GET /":                                "the home page: embedded, no store (handleHome)",
+	"PagesFunction GET /docs/":                           "the docs' index: embedded, no store",
+	"PagesFunction GET /docs/{topic}/":                   "a docs topic: embedded, no store",
+	"PagesFunction GET /docs/images/{file}/":             "a docs image: embedded, no store",
+	"PagesFunction GET /assets/{name}/":                  "a hashed asset: embedded, no store",
+	"PagesFunction GET /s/sw.js/":                        "the service worker: embedded, no store",
+	"PagesFunction GET /media/themes/images/{file}/":     "a theme's background image: an S3 object (pages.Media), no DynamoDB call",
+	"PagesFunction GET /media/themes/thumbnails/{file}/": "a theme's thumbnail: embedded or S3 (pages.Media), no DynamoDB call",
+	"SchemaFunction GET /api/schema/":                    "the OpenAPI document: embedded, no store (the function has no table policy)",
+	// Routes that need what this test does not stand up.
+	"AccountFunction POST /api/account/domains/{domain_id}/verify/": "verify reads the domain's CNAME and TXT records from a DNS server (functions/account's TestDomainVerify runs one); " +
+		"its keys (DOMAIN#, DTARGET#, ACCOUNT#) are the claim's and the release's, which this traffic drives",
+	"ThemeImagesFunction PUT /api/themes/{theme_id}/background-image/": "the upload's finish reads the object the browser POSTed to S3 (a presigned POST this test does not make); " +
+		"its DynamoDB calls are the theme's item under ACCOUNT#, as the start's and the delete's",
+	"PagesFunction GET /s/{url_slug}/sheet/{sheet_token}/": "a quiz's answer sheet (section 15, show_answer_sheet_to_responder): this traffic's survey is no quiz",
+}
+
+// routeCoverage records which routes of which function answered a
+// success (below 400), matched as each function's router matches them.
+type routeCoverage struct {
+	mu    sync.Mutex
+	all   []string
+	muxes map[string]*http.ServeMux
+	hit   map[string]bool
+}
+
+func (c *routeCoverage) add(fn string, rs []api.Route) *http.ServeMux {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	mux := http.NewServeMux()
+	for _, r := range rs {
+		mux.HandleFunc(r.Method+" "+r.Path+"{$}", func(http.ResponseWriter, *http.Request) {})
+		c.all = append(c.all, fn+" "+r.Method+" "+r.Path)
+	}
+	if c.muxes == nil {
+		c.muxes, c.hit = map[string]*http.ServeMux{}, map[string]bool{}
+	}
+	c.muxes[fn] = mux
+	return mux
+}
+
+func (c *routeCoverage) served(fn string, mux *http.ServeMux, r *http.Request, status int) {
+	if status >= 400 {
+		return
+	}
+	r2 := r.Clone(r.Context())
+	if !strings.HasSuffix(r2.URL.Path, "/") {
+		r2.URL.Path += "/"
+		r2.URL.RawPath = ""
+	}
+	if _, pattern := mux.Handler(r2); pattern != "" {
+		c.mu.Lock()
+		c.hit[fn+" "+strings.TrimSuffix(pattern, "{$}")] = true
+		c.mu.Unlock()
+	}
+}
+
+func (c *routeCoverage) driven(k string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hit[k]
+}
+
+func (c *routeCoverage) missing() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, k := range c.all {
+		if !c.hit[k] {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// statusRecorder keeps the status a handler answered.
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.code == 0 {
+		s.code = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.code == 0 {
+		s.code = 200
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusRecorder) status() int {
+	if s.code == 0 {
+		return 200
+	}
+	return s.code
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 func first(code int, _ map[string]any) int { return code }
 
