@@ -29,6 +29,7 @@ import (
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
+	"surveyservice/shared/responding"
 	"surveyservice/shared/sending"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/webhook"
@@ -303,6 +304,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	submit := `{"session":"` + sess["session"].(string) + `","answers":{"` + qid + `":"Ada"}}`
 	code, resp := pub("POST", ps+"/responses/", submit, "Idempotency-Key", "k1")
 	must(201, code, "response")
+	rid := id(resp, "id")
 	pub("POST", ps+"/responses/", submit, "Idempotency-Key", "k1") // the replay: the key's item
 	edit := `{"edit_token":"` + fmt.Sprint(resp["edit_token"]) + `","answers":{"` + qid + `":"Ada L."}}`
 	must(200, first(pub("PUT", ps+"/responses/"+id(resp, "id")+"/", edit)), "a response's edit (section 16)")
@@ -319,14 +321,16 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	code, _ = pub("POST", ps+"/resume/", `{"token":"`+resume+`"}`)
 	must(200, code, "resume a partial")
 	// Codes: a unique code spent by its response, a wrong one counted.
-	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"code_auth":true,"code_auth_is_unique":true}`)), "code_auth")
+	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"code_auth":true,"code_auth_is_unique":true,"no_spam":true}`)), "code_auth and no_spam")
 	pub("POST", ps+"/authenticate/", `{"code":"NOPE"}`)
 	pub("POST", ps+"/authenticate/", `{"code":"ALPHA"}`)
-	code, sess = pub("POST", ps+"/sessions/", `{"code":"ALPHA"}`)
+	cookie := "responder=" + responding.NewResponderValue()
+	code, sess = pub("POST", ps+"/sessions/", `{"code":"ALPHA"}`, "Cookie", cookie)
 	must(201, code, "session with a code")
-	code, _ = pub("POST", ps+"/responses/", `{"session":"`+sess["session"].(string)+`","answers":{"`+qid+`":"Bea"}}`, "Idempotency-Key", "k2")
-	must(201, code, "response with a code")
-	do("PATCH", "/api/surveys/"+sid+"/settings/", `{"code_auth":false}`)
+	code, _ = pub("POST", ps+"/responses/", `{"session":"`+sess["session"].(string)+`","answers":{"`+qid+`":"Bea"}}`, "Idempotency-Key", "k2",
+		"Cookie", cookie)
+	must(201, code, "response with a code, under no_spam (the one-response guard, RESPONDER#)")
+	do("PATCH", "/api/surveys/"+sid+"/settings/", `{"code_auth":false,"no_spam":false}`)
 	pub("GET", "/s/"+url.PathEscape(slug)+"/", "")
 	// The plain form (no script): its submission, as the responders' (shared/responding).
 	must(200, first(pub("POST", "/s/"+url.PathEscape(slug)+"/", "idempotency_key=form1&a"+qid+"=Dee", "Content-Type", "application/x-www-form-urlencoded")), "the plain form's submission")
@@ -419,7 +423,6 @@ func TestLeadingKeysTraffic(t *testing.T) {
 		do("POST", "/api/surveys/"+sid+"/webhooks/"+wid+"/deliveries/"+fmt.Sprint(res[0].(map[string]any)["id"])+"/retry/", "")
 	}
 	do("PATCH", "/api/surveys/"+sid+"/webhooks/"+wid+"/", `{"active":true}`)
-	rid := id(resp, "id")
 	do("GET", "/api/surveys/"+sid+"/responses/", "")
 	do("GET", "/api/surveys/"+sid+"/responses/?format=csv", "")
 	do("GET", "/api/surveys/"+sid+"/responses/?status=partial", "") // GSI1 PARTIALS#, the headers, their deltas
@@ -461,6 +464,13 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	}
 	code, _ = do("DELETE", "/api/themes/"+tid+"/background-image/", "")
 	must(204, code, "a member removes a background image")
+	// An editor's writes under the survey: each checks their share in its
+	// transaction (store.runTx: ConditionCheckItem on their item).
+	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"hide_progressbar":false}`)), "a member's settings")
+	must(201, first(do("POST", "/api/v2/surveys/"+sid+"/questions/", `{"type":2,"title":"Member's"}`)), "a member's question")
+	must(201, first(do("POST", "/api/surveys/"+sid+"/variables/", `{"name":"member","variable_source":0}`)), "a member's variable")
+	must(200, first(do("PATCH", "/api/surveys/"+sid+"/webhooks/"+wid+"/", `{"active":true}`)), "a member's webhook change")
+	must(204, first(do("DELETE", "/api/surveys/"+sid+"/responses/"+rid+"/", "")), "a member's response delete")
 	key = owner
 	code, _ = do("GET", "/api/members/", "")
 	must(200, code, "list members")
@@ -557,15 +567,6 @@ var untraveled = map[string]string{
 	// survey.full (section 25): this traffic sets no response limit.
 	"DispatchFunction SURVEY#*": "survey.full: the caps of a survey whose allowance filled (store.CapsFilled reads its collection, cached)",
 	"DispatchFunction CAP#*":    "survey.full: every allowance read when one filled, and the fill's first sight put (store/capfull.go)",
-	// A member's write checks their editor's share in its own transaction
-	// (store.runTx: ConditionCheckItem on their item); this traffic's
-	// writes under surveys are the owner's (infra/local/commit_test.go
-	// runs members' writes).
-	"ResponsesFunction ACCOUNT#*": "store.runTx: a member's response delete or export checks their share (ConditionCheckItem)",
-	"SettingsFunction ACCOUNT#*":  "store.runTx: a member's settings, codes, lists, quotas or translations check their share (ConditionCheckItem)",
-	"ElementsFunction ACCOUNT#*":  "store.runTx: a member's element write checks their share (ConditionCheckItem)",
-	"VariablesFunction ACCOUNT#*": "store.runTx: a member's variables write checks their share (ConditionCheckItem)",
-	"WebhooksFunction ACCOUNT#*":  "store.runTx: a member's webhooks write checks their share (ConditionCheckItem)",
 	// Every write of these functions commits its entry in its transaction
 	// (PutItem); the BatchWriteItem is for an entry replaced after it (a
 	// status other than the method's usual) or a write runTx did not carry.
