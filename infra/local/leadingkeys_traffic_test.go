@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,6 +30,7 @@ import (
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/exports"
+	"surveyservice/shared/links"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/sending"
 	"surveyservice/shared/survey"
@@ -320,6 +322,21 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	}
 	code, _ = pub("POST", ps+"/resume/", `{"token":"`+resume+`"}`)
 	must(200, code, "resume a partial")
+	// A session sealed before sessions had partitions of their own
+	// (responding.Session.OwnPartition false): its partial, its resume
+	// and its submission keep its items in the survey's responses'
+	// partitions (store.SessionLegacyPK).
+	code, lsess := pub("POST", ps+"/sessions/", `{}`)
+	must(201, code, "a session to seal as before")
+	legacy := legacySession(t, cfg.sealer, sid, lsess["session"].(string))
+	for page, name := range []string{"Lee", "Lea"} {
+		code, _ = pub("PUT", ps+"/partial/", `{"session":"`+legacy+`","page":`+fmt.Sprint(page)+`,"answers":{"`+qid+`":"`+name+`"}}`)
+		must(204, code, "a legacy session's partial")
+	}
+	code, _ = pub("POST", ps+"/resume/", `{"token":"`+pubHdr.Get("Resume-Token")+`"}`)
+	must(200, code, "resume a legacy session's partial")
+	code, _ = pub("POST", ps+"/responses/", `{"session":"`+legacy+`","answers":{"`+qid+`":"Lee"}}`, "Idempotency-Key", "k-legacy")
+	must(201, code, "a legacy session's response")
 	// Codes: a unique code spent by its response, a wrong one counted.
 	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"code_auth":true,"code_auth_is_unique":true,"no_spam":true}`)), "code_auth and no_spam")
 	pub("POST", ps+"/authenticate/", `{"code":"NOPE"}`)
@@ -753,6 +770,30 @@ func (s *statusRecorder) status() int {
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 func first(code int, _ map[string]any) int { return code }
+
+// legacySession reseals a session token of survey sid as one sealed
+// before sessions had partitions of their own (OwnPartition false).
+func legacySession(t *testing.T, sealer *links.Sealer, sid, token string) string {
+	t.Helper()
+	id, err := strconv.ParseInt(sid, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := sealer.OpenFor(t.Context(), links.PurposeSession, id, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := responding.DecodeSession(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.OwnPartition = false
+	out, err := sealer.SealFor(t.Context(), links.PurposeSession, id, sess.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
 
 func orTable(index string) string {
 	if index == "" {
