@@ -26,6 +26,7 @@ import (
 	"surveyservice/functions/sweeper"
 	"surveyservice/functions/tally"
 	"surveyservice/infra/seed"
+	"surveyservice/internal/dnstest"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
@@ -95,7 +96,8 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	cfg.surveyURL = "http://127.0.0.1"
 	cfg.pages.PublicURL = cfg.surveyURL // oEmbed answers for the pages under it
 	cfg.uploads = testenv.Uploads(t)    // the themes' background images (section 22)
-	domainsEnv := map[string]string{"PUBLIC_SURVEY_DOMAIN": "localhost", "DOMAINS_TARGET_SUFFIX": "domains.localhost"}
+	dnsSrv := dnstest.Start(t)          // a custom domain's records, read by its verify (section 23)
+	domainsEnv := map[string]string{"PUBLIC_SURVEY_DOMAIN": "localhost", "DOMAINS_TARGET_SUFFIX": "domains.localhost", "DNS_RESOLVER": dnsSrv.Addr}
 	cfg.domains = account.DomainsFromEnv(func(k string) string { return domainsEnv[k] })
 	// Each function its own routers (its own authenticator and caches), as
 	// each is its own Lambda function in AWS.
@@ -215,8 +217,13 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	// The account's subdomain and a custom domain (section 23).
 	must(200, first(do("PUT", "/api/account/subdomain/", `{"subdomain":"keys`+sid+`"}`)), "a subdomain")
 	must(200, first(do("GET", "/api/account/subdomain/", "")), "the subdomain")
-	code, dom := do("POST", "/api/account/domains/", `{"domain":"surveys.keys-`+sid+`.example"}`)
+	domain := "surveys.keys-" + sid + ".example"
+	code, dom := do("POST", "/api/account/domains/", `{"domain":"`+domain+`"}`)
 	must(201, code, "claim a domain")
+	verification, _ := dom["verification"].(map[string]any)
+	dnsSrv.SetTXT(fmt.Sprint(verification["name"]), fmt.Sprint(verification["value"]))
+	dnsSrv.SetCNAME(domain, fmt.Sprint(dom["cname_target"]))
+	must(200, first(do("POST", "/api/account/domains/"+id(dom, "id")+"/verify/", "")), "verify a domain")
 	must(200, first(do("GET", "/api/account/domains/", "")), "domains")
 	must(200, first(do("GET", "/api/account/domains/"+id(dom, "id")+"/", "")), "a domain")
 
@@ -679,8 +686,6 @@ var unrouted = map[string]string{
 	"PagesFunction GET /media/themes/thumbnails/{file}/": "a theme's thumbnail: embedded or S3 (pages.Media), no DynamoDB call",
 	"SchemaFunction GET /api/schema/":                    "the OpenAPI document: embedded, no store (the function has no table policy)",
 	// Routes that need what this test does not stand up.
-	"AccountFunction POST /api/account/domains/{domain_id}/verify/": "verify reads the domain's CNAME and TXT records from a DNS server (functions/account's TestDomainVerify runs one); " +
-		"its keys (DOMAIN#, DTARGET#, ACCOUNT#) are the claim's and the release's, which this traffic drives",
 	"ThemeImagesFunction PUT /api/themes/{theme_id}/background-image/": "the upload's finish reads the object the browser POSTed to S3 (a presigned POST this test does not make); " +
 		"its DynamoDB calls are the theme's item under ACCOUNT#, as the start's and the delete's",
 	"PagesFunction GET /s/{url_slug}/sheet/{sheet_token}/": "a quiz's answer sheet (section 15, show_answer_sheet_to_responder): this traffic's survey is no quiz",
