@@ -266,6 +266,10 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	code, hook := do("POST", "/api/surveys/"+sid+"/webhooks/", `{"url":"`+recv.URL+`/in"}`)
 	must(201, code, "webhook")
 	wid := id(hook, "id")
+	// A second webhook, of partials only (section 20's response.partial):
+	// the dispatch reads a partial's answers, its deltas in its session's
+	// partition (or the responses' for a session sealed before).
+	must(201, first(do("POST", "/api/surveys/"+sid+"/webhooks/", `{"url":"`+recv.URL+`/partials","events":["response.partial"]}`)), "a partials' webhook")
 	do("GET", "/api/surveys/"+sid+"/webhooks/", "")
 	// An email notification: its delivery reads the survey and spends the
 	// sending budgets (section 21).
