@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -35,6 +38,7 @@ import (
 	"surveyservice/shared/responding"
 	"surveyservice/shared/sending"
 	"surveyservice/shared/survey"
+	"surveyservice/shared/uploads"
 	"surveyservice/shared/webhook"
 )
 
@@ -234,6 +238,24 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	tid := id(th, "id")
 	code, _ = do("POST", "/api/themes/"+tid+"/background-image/", `{"file_name":"a.png","content_type":"image/png","size":100}`)
 	must(201, code, "start a background image")
+	// A real picture through the presigned POST, then the upload's finish.
+	var pic bytes.Buffer
+	if err := png.Encode(&pic, image.NewRGBA(image.Rect(0, 0, 8, 8))); err != nil {
+		t.Fatal(err)
+	}
+	code, picStart := do("POST", "/api/themes/"+tid+"/background-image/", `{"file_name":"b.png","content_type":"image/png","size":`+fmt.Sprint(pic.Len())+`}`)
+	must(201, code, "start a background image to finish")
+	var upload struct {
+		Upload string `json:"upload"`
+		uploads.Post
+	}
+	if b, err := json.Marshal(picStart); err != nil || json.Unmarshal(b, &upload) != nil || upload.Upload == "" {
+		t.Fatalf("a background image's start: %v", picStart)
+	}
+	if code := testenv.PostFile(t, upload.Post, pic.Bytes()); code/100 != 2 {
+		t.Fatalf("POST to S3: %d", code)
+	}
+	must(200, first(do("PUT", "/api/themes/"+tid+"/background-image/", `{"upload_id":"`+upload.Upload+`"}`)), "finish a background image")
 	must(200, first(do("GET", "/api/themes/"+tid+"/", "")), "a theme")
 	must(200, first(do("PATCH", "/api/themes/"+tid+"/", `{"background_color":"#DDDDDD"}`)), "a theme's change")
 	code, _ = do("DELETE", "/api/themes/"+tid+"/background-image/", "")
@@ -690,8 +712,6 @@ var unrouted = map[string]string{
 	"PagesFunction GET /media/themes/thumbnails/{file}/": "a theme's thumbnail: embedded or S3 (pages.Media), no DynamoDB call",
 	"SchemaFunction GET /api/schema/":                    "the OpenAPI document: embedded, no store (the function has no table policy)",
 	// Routes that need what this test does not stand up.
-	"ThemeImagesFunction PUT /api/themes/{theme_id}/background-image/": "the upload's finish reads the object the browser POSTed to S3 (a presigned POST this test does not make); " +
-		"its DynamoDB calls are the theme's item under ACCOUNT#, as the start's and the delete's",
 	"PagesFunction GET /s/{url_slug}/sheet/{sheet_token}/": "a quiz's answer sheet (section 15, show_answer_sheet_to_responder): this traffic's survey is no quiz",
 }
 
