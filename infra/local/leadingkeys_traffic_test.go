@@ -671,7 +671,6 @@ var untraveled = map[string]string{
 	"RespondersFunction CAP#*":   "response_limit and quotas: a submission takes its places from the allowances, reads them when it finds them full",
 	"PagesFunction CAP#*":        "the plain form's places (as the responders')",
 	"ResponsesFunction SURVEY#*": "deleting a response counted before the tally (no mark: an import) lowers submitted_responses in its transaction (store/responses_read.go DeleteResponse)",
-	"ResponsesFunction RPAGES#*": "the results table's page N on a survey whose every response shard has a mark (responsepages.go skipIndexed): this traffic's surveys are too small",
 	"ResponsesFunction AGG#*":    "the results table's aggregates (report shards) when the survey has charted questions",
 	"SweeperFunction SURVEY#*":   "a dead copy's items (Query of its partition, BatchWriteItem deletes): a copy that died half-way",
 	"SweeperFunction PENDING#*":  "a dead copy's marker (DeleteItem)",
