@@ -23,6 +23,7 @@ import (
 	"surveyservice/functions/account"
 	"surveyservice/functions/deliver"
 	"surveyservice/functions/dispatch"
+	"surveyservice/functions/pages"
 	"surveyservice/functions/responses"
 	"surveyservice/functions/responses/workbook"
 	"surveyservice/functions/retrier"
@@ -33,8 +34,11 @@ import (
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
+	"surveyservice/shared/challenge"
 	"surveyservice/shared/exports"
+	"surveyservice/shared/hosts"
 	"surveyservice/shared/links"
+	"surveyservice/shared/ratelimit"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/sending"
 	"surveyservice/shared/survey"
@@ -107,10 +111,23 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	// each is its own Lambda function in AWS.
 	targets := map[string]http.Handler{}
 	routes := &routeCoverage{}
+	// The public functions as their Lambda mains serve them: within their
+	// limits (RATE#), and by host (section 23: a subdomain of
+	// PUBLIC_SURVEY_DOMAIN, or a custom domain, resolves its account).
+	hostsCfg := hosts.Config{Domain: "localhost", Scheme: "http", Own: []string{"example.com", "127.0.0.1"}}
+	cfg.pages.Links = hosts.NewLinks(hostsCfg, cfg.pages.PublicURL, st)
+	texts := &sentCodes{}
+	cfg.sender, cfg.limits = texts, sending.DefaultLimits // section 18's sign-in codes
 	for name := range routers(st, cfg) {
 		rt := routers(st, cfg)[name]
-		h := testenv.Conform(api.Mount(rt))
 		which := routes.add(name, rt.Routes())
+		if wrap := limited(st, ratelimit.Service)[name]; wrap != nil {
+			rt = wrap(rt)
+		}
+		h := testenv.Conform(api.Mount(rt))
+		if name == "RespondersFunction" || name == "PagesFunction" {
+			h = hosts.New(hostsCfg, st).Wrap(h, hosts.Serving, pages.NotFound())
+		}
 		targets[name] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			rec := &statusRecorder{ResponseWriter: w}
 			h.ServeHTTP(rec, r.WithContext(tagged(name, r.Context())))
@@ -313,6 +330,10 @@ func TestLeadingKeysTraffic(t *testing.T) {
 			req.Header.Set("Content-Type", "application/json")
 		}
 		for i := 0; i+1 < len(hdr); i += 2 {
+			if hdr[i] == "Host" {
+				req.Host = hdr[i+1]
+				continue
+			}
 			req.Header.Set(hdr[i], hdr[i+1])
 		}
 		rec := httptest.NewRecorder()
@@ -348,7 +369,10 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"partial_responses":true}`)), "partial_responses")
 	code, psess := pub("POST", ps+"/sessions/", `{}`)
 	must(201, code, "a partial's session")
-	code, _ = pub("PUT", ps+"/partial/", `{"session":"`+psess["session"].(string)+`","page":0,"answers":{"`+qid+`":"Cy"}}`)
+	// Its answers pass 300 bytes, so the save writes a delta (SESSION#..#D#):
+	// the dispatch's response.partial and the owner's list read it.
+	long := strings.Repeat("Cy ", 120)
+	code, _ = pub("PUT", ps+"/partial/", `{"session":"`+psess["session"].(string)+`","page":0,"answers":{"`+qid+`":"`+long+`"}}`)
 	must(204, code, "a partial")
 	resume := pubHdr.Get("Resume-Token")
 	if code, out := pub("POST", ps+"/uploads/", `{"session":"`+psess["session"].(string)+`","element":`+id(fileQ, "id")+`,"file_name":"a.png","content_type":"image/png","size":10}`); code != 201 {
@@ -363,7 +387,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	code, lsess := pub("POST", ps+"/sessions/", `{}`)
 	must(201, code, "a session to seal as before")
 	legacy := legacySession(t, cfg.sealer, sid, lsess["session"].(string))
-	for page, name := range []string{"Lee", "Lea"} {
+	for page, name := range []string{long, "Lea"} {
 		code, _ = pub("PUT", ps+"/partial/", `{"session":"`+legacy+`","page":`+fmt.Sprint(page)+`,"answers":{"`+qid+`":"`+name+`"}}`)
 		must(204, code, "a legacy session's partial")
 	}
@@ -371,6 +395,13 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	must(200, code, "resume a legacy session's partial")
 	code, _ = pub("POST", ps+"/responses/", `{"session":"`+legacy+`","answers":{"`+qid+`":"Lee"}}`, "Idempotency-Key", "k-legacy")
 	must(201, code, "a legacy session's response")
+	// Another, left a partial with a delta: the owner's list reads its
+	// delta in the responses' partition.
+	code, lsess = pub("POST", ps+"/sessions/", `{}`)
+	must(201, code, "a second session to seal as before")
+	legacy = legacySession(t, cfg.sealer, sid, lsess["session"].(string))
+	code, _ = pub("PUT", ps+"/partial/", `{"session":"`+legacy+`","page":0,"answers":{"`+qid+`":"`+long+`"}}`)
+	must(204, code, "a legacy session's partial with a delta")
 	// Codes: a unique code spent by its response, a wrong one counted.
 	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"code_auth":true,"code_auth_is_unique":true,"no_spam":true}`)), "code_auth and no_spam")
 	pub("POST", ps+"/authenticate/", `{"code":"NOPE"}`)
@@ -382,7 +413,54 @@ func TestLeadingKeysTraffic(t *testing.T) {
 		"Cookie", cookie)
 	must(201, code, "response with a code, under no_spam (the one-response guard, RESPONDER#)")
 	do("PATCH", "/api/surveys/"+sid+"/settings/", `{"code_auth":false,"no_spam":false}`)
-	pub("GET", "/s/"+url.PathEscape(slug)+"/", "")
+	// A one-use personalised link (is_unique): its session reads the
+	// link's use, its response puts it (LINK#).
+	_, uniq := do("POST", "/api/surveys/"+sid+"/variables/hashes/", `{"values":[{"tier":"silver","is_unique":true}]}`)
+	code, usess := pub("POST", ps+"/sessions/", `{"qs":"`+qsOf(t, uniq)+`"}`)
+	must(201, code, "a one-use link's session")
+	code, _ = pub("POST", ps+"/responses/", `{"session":"`+usess["session"].(string)+`","answers":{"`+qid+`":"Uma"}}`, "Idempotency-Key", "k-link")
+	must(201, code, "a one-use link's response (LINK#)")
+	// Captcha, a phone number's sign-in on a phone-limited survey (section
+	// 18: PHONES#, the sending budgets BUDGET#, spent challenges
+	// CHALLENGE#), and the answer sheet its response is shown.
+	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"captcha_needed":true,"phone_number_auth":true,"phone_numbers_limited":true,`+
+		`"show_answer_sheet_to_responder":true}`)), "captcha_needed, phone_number_auth, phone_numbers_limited, the answer sheet")
+	solved := func() string {
+		t.Helper()
+		code, is := pub("GET", ps+"/challenge/", "")
+		must(200, code, "a challenge")
+		return `{"challenge":"` + is["challenge"].(string) + `","nonce":"` + challenge.Solve(is["salt"].(string), int(is["difficulty"].(float64))) + `"}`
+	}
+	code, vsess := pub("POST", ps+"/sessions/", `{"captcha":`+solved()+`}`)
+	must(201, code, "a captcha's session")
+	code, ver := pub("POST", ps+"/verifications/", `{"session":"`+vsess["session"].(string)+`","channel":"sms","address":"+989121234567","captcha":`+solved()+`}`)
+	must(202, code, "a sign-in code sent to a listed number")
+	code, conf := pub("POST", ps+"/verifications/confirm/", `{"session":"`+vsess["session"].(string)+`","verification":"`+ver["verification"].(string)+
+		`","code":"`+texts.lastCode(t, "+989121234567")+`"}`)
+	must(200, code, "a sign-in code confirmed")
+	code, resp = pub("POST", ps+"/responses/", `{"session":"`+conf["session"].(string)+`","answers":{"`+qid+`":"Pho"}}`, "Idempotency-Key", "k-phone")
+	must(201, code, "a signed-in response")
+	must(200, first(pub("GET", "/s/"+url.PathEscape(slug)+"/sheet/"+url.PathEscape(fmt.Sprint(resp["sheet_token"]))+"/", "")), "the answer sheet")
+	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"captcha_needed":false,"phone_number_auth":false,"phone_numbers_limited":false,`+
+		`"show_answer_sheet_to_responder":false}`)), "captcha, sign-in and the sheet off")
+	// Serving by host (section 23): the account's subdomain and its custom
+	// domain resolve to its account (SUBDOMAIN#, DOMAIN#, ACCOUNT#).
+	for _, host := range []string{"keys" + sid + ".localhost", domain} {
+		must(200, first(pub("GET", ps+"/", "", "Host", host)), "the survey on "+host)
+		must(200, first(pub("GET", "/s/"+url.PathEscape(slug)+"/", "", "Host", host)), "the page on "+host)
+	}
+	// The limits' per-survey counts: a survey's window (a second) is
+	// counted in the table every few requests of a container, in shards
+	// summed by a Query (shared/ratelimit). Requests until each function
+	// made it (bounded).
+	for fn, path := range map[string]string{"RespondersFunction": ps + "/", "PagesFunction": "/s/" + url.PathEscape(slug) + "/"} {
+		for i := 0; !madeCall(logFor(fn), "dynamodb:Query", "RATE#"); i++ {
+			if i == 500 {
+				t.Fatalf("%s: %d requests of %s made no Query of the survey's rate counts", fn, i, path)
+			}
+			must(200, first(pub("GET", path, "")), "a burst of "+path)
+		}
+	}
 	// The plain form (no script): its submission, as the responders' (shared/responding).
 	must(200, first(pub("POST", "/s/"+url.PathEscape(slug)+"/", "idempotency_key=form1&a"+qid+"=Dee", "Content-Type", "application/x-www-form-urlencoded")), "the plain form's submission")
 	pub("GET", "/r/"+url.PathEscape(sv["report_code"].(string))+"/", "")
@@ -453,7 +531,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 		}
 	}
 	deliverNew(webhook.BreakerThreshold + 1)
-	clock.set(clock.now().Add(webhook.FirstPause + time.Second))
+	clock.set(clock.now().Add(webhook.MaxPause + time.Second)) // whatever the pause the failures came to
 	recvOK.Store(true)
 	deliverNew(1)
 	if resumed := jobs.take(); len(resumed) == 0 {
@@ -638,24 +716,16 @@ var untraveled = map[string]string{
 	"ResponsesFunction DATAKEY*":  "sealed cursors and export links: the links' data key (read, or stored when rotated)",
 	"RespondersFunction DATAKEY*": "sealed sessions and links: the links' data key (read, or stored when rotated)",
 	"PagesFunction DATAKEY*":      "sealed sessions and links: the links' data key (read, or stored when rotated)",
-	// Responders: paths of settings this traffic does not turn on.
-	"RespondersFunction PHONES#*":    "phone_numbers_limited: a send's lookup of the number on the survey's allowed list (store.PhoneListed, one GetItem)",
-	"RespondersFunction LINK#*":      "a one-use personalised link: read when a session starts, put by its response, deleted by a withdrawal (store/fence.go)",
-	"RespondersFunction RESPONDER#*": "no_spam: the one-response guard, read and put by a response, deleted by a withdrawal (store/fence.go)",
+	// Responders: a withdrawal (store/fence.go: a submission that met its
+	// survey closed, a lost race) and paths of settings not turned on.
+	"RespondersFunction LINK#*":      "a one-use link's use, deleted by a withdrawal (store/fence.go); its read and put are traveled",
+	"RespondersFunction RESPONDER#*": "no_spam's one-response guard, deleted by a withdrawal (store/fence.go); its read and put are traveled",
 	"RespondersFunction SESSION#*": "a session's own partition: a partial save's Query of its items, a lost race's read of its claim (store/claims.go), " +
 		"a withdrawal's delete of it (store/fence.go); this traffic's submissions only put the claim",
-	"PagesFunction SESSION#*":      "the plain form's session claim: put by its submission, read by a lost race, deleted by its withdrawal (as the responders')",
-	"ResponsesFunction SESSION#*":  "?status=partial: the listed partials' deltas, a BatchGetItem of their sessions' partitions (store/partials.go partialDeltas)",
-	"DispatchFunction SESSION#*":   "response.partial of a partial that names deltas reads them: one Query of its session's partition (store.PartialAnswers)",
-	"DispatchFunction RESPONSES#*": "response.partial of a partial with deltas of a session sealed before sessions had partitions of their own (store.PartialAnswers)",
-	"RespondersFunction RATE#*": "the per-client and per-survey limits (shared/ratelimit) wrap the handler in the Lambda's main, " +
-		"not the routes this traffic drives; their writes are tested in shared/ratelimit",
-	"PagesFunction RATE#*":           "the per-client and per-survey limits, as the responders'",
-	"RespondersFunction RPAGES#*":    "a withdrawal takes its response off the responses' page index (store/fence.go)",
-	"PagesFunction RPAGES#*":         "the plain form's withdrawal (store/fence.go)",
-	"RespondersFunction CHALLENGE#*": "captcha_needed: a spent challenge (store/responders.go)",
-	"RespondersFunction BUDGET#*":    "section 18's sign-in codes spend the sending budgets (shared/sending, store/budgets.go): the verifications' routes",
-	"RespondersFunction AGG#*":       "an edit of a response counted before the tally (no mark: store/edit.go moveReport) moves its report shard directly",
+	"PagesFunction SESSION#*":     "the plain form's session claim: put by its submission, read by a lost race, deleted by its withdrawal (as the responders')",
+	"RespondersFunction RPAGES#*": "a withdrawal takes its response off the responses' page index (store/fence.go)",
+	"PagesFunction RPAGES#*":      "the plain form's withdrawal (store/fence.go)",
+	"RespondersFunction AGG#*":    "an edit of a response counted before the tally (no mark: store/edit.go moveReport) moves its report shard directly",
 	// Pages: the plain form (no script) submits through the same store
 	// calls as the responders' API (shared/responding); this traffic only
 	// reads the page and the report.
@@ -674,17 +744,9 @@ var untraveled = map[string]string{
 	"ResponsesFunction AGG#*":    "the results table's aggregates (report shards) when the survey has charted questions",
 	"SweeperFunction SURVEY#*":   "a dead copy's items (Query of its partition, BatchWriteItem deletes): a copy that died half-way",
 	"SweeperFunction PENDING#*":  "a dead copy's marker (DeleteItem)",
-	// Section 23: serving by host and the links it writes, on a
-	// <subdomain>.<PUBLIC_SURVEY_DOMAIN> host; this traffic uses the
-	// service's own host.
-	"RespondersFunction SUBDOMAIN#*": "a request on a subdomain resolves its account (shared/hosts; TestServingByHost)",
-	"PagesFunction SUBDOMAIN#*":      "a page on a subdomain resolves its account, and its links the account's subdomain (shared/hosts)",
-	"PagesFunction ACCOUNT#*":        "a page on a subdomain: its survey's account is read once per container (shared/hosts)",
-	"AccountFunction RATE#*":         "POST /api/whoami/'s failed body keys, counted per client (TestWhoAmIKeyGuesses)",
-	// Section 23's custom domains: this traffic claims none (functions/account's
-	// TestDomainVerify and TestDomainRacingVerifies, with their own DNS server).
-	"RespondersFunction DOMAIN#*":    "a request on a custom domain resolves its account (shared/hosts; TestServingByCustomDomain)",
-	"PagesFunction DOMAIN#*":         "a page on a custom domain resolves its account (shared/hosts; TestServingByCustomDomain)",
+	"AccountFunction RATE#*":     "POST /api/whoami/'s failed body keys, counted per client (TestWhoAmIKeyGuesses)",
+	// Section 23's daily re-check of custom domains: this traffic's sweeper
+	// runs the expiry sweep only.
 	"SweeperFunction DOMAINS#*":      "the daily re-check lists the verified domains, a Query of GSI2 (store.CheckedDomainsPage; TestCheckDomains)",
 	"SweeperFunction DOMAIN#*":       "the daily re-check suspends, restores or releases a domain's own item (store.SetDomainStatus, ReleaseDomain; TestCheckDomains)",
 	"SweeperFunction ACCOUNT#*":      "the daily re-check marks, suspends or releases the account's claim of it (store.MarkOwnerChecked, ReleaseDomain; TestCheckDomains)",
@@ -710,8 +772,6 @@ var unrouted = map[string]string{
 	"PagesFunction GET /media/themes/images/{file}/":     "a theme's background image: an S3 object (pages.Media), no DynamoDB call",
 	"PagesFunction GET /media/themes/thumbnails/{file}/": "a theme's thumbnail: embedded or S3 (pages.Media), no DynamoDB call",
 	"SchemaFunction GET /api/schema/":                    "the OpenAPI document: embedded, no store (the function has no table policy)",
-	// Routes that need what this test does not stand up.
-	"PagesFunction GET /s/{url_slug}/sheet/{sheet_token}/": "a quiz's answer sheet (section 15, show_answer_sheet_to_responder): this traffic's survey is no quiz",
 }
 
 // routeCoverage records which routes of which function answered a
@@ -803,6 +863,57 @@ func (s *statusRecorder) status() int {
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 func first(code int, _ map[string]any) int { return code }
+
+// madeCall reports whether l has a call of action on a key with prefix.
+func madeCall(l *awsenv.KeyLog, action, prefix string) bool {
+	for _, a := range l.Accesses() {
+		if a.Action == action && strings.HasPrefix(a.Key, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// qsOf is the qs parameter of a personalised links answer's first URL.
+func qsOf(t *testing.T, hashes map[string]any) string {
+	t.Helper()
+	urls, _ := hashes["urls"].([]any)
+	if len(urls) == 0 {
+		t.Fatalf("no link in %v", hashes)
+	}
+	u, err := url.Parse(fmt.Sprint(urls[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Query().Get("qs")
+}
+
+// sentCodes is a Sender that keeps the messages it is given.
+type sentCodes struct {
+	mu  sync.Mutex
+	msg []sending.Message
+}
+
+func (s *sentCodes) Send(_ context.Context, m sending.Message) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.msg = append(s.msg, m)
+	return nil
+}
+
+// lastCode is the code of the last message sent to address.
+func (s *sentCodes) lastCode(t *testing.T, to string) string {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.msg) - 1; i >= 0; i-- {
+		if m := sixDigits.FindStringSubmatch(s.msg[i].Body); s.msg[i].To == to && m != nil {
+			return m[1] // in the survey language's digits, as a person types it
+		}
+	}
+	t.Fatalf("no code sent to %s", to)
+	return ""
+}
 
 // legacySession reseals a session token of survey sid as one sealed
 // before sessions had partitions of their own (OwnPartition false).
