@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -642,7 +643,8 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	tpl := loadTemplate(t)
 	for fn, l := range logs {
 		pol := tablePolicy(t, tpl, fn)
-		used := map[string]bool{} // statement index / pattern
+		used := map[string]bool{}     // statement index / pattern
+		traveled := map[string]bool{} // action / pattern
 		for _, a := range l.Accesses() {
 			i, p, ok := pol.allowedBy(a)
 			if !ok {
@@ -650,30 +652,38 @@ func TestLeadingKeysTraffic(t *testing.T) {
 				continue
 			}
 			used[fmt.Sprint(i, p)] = true
+			traveled[a.Action+" "+p] = true
 		}
-		// Least privilege: a pattern no call of the traffic needed is a
-		// grant to explain (untraveled) or to drop.
-		unused := map[string]bool{} // function and pattern, unused in some statement
+		paths := untraveledOf(t, fn)
+		// Least privilege: a statement's pattern no call of the traffic
+		// needed is a grant to explain (an untraveled path that needs one
+		// of the statement's actions on it) or to drop.
 		for i, st := range pol {
 			for _, p := range st.patterns {
 				if used[fmt.Sprint(i, p)] {
 					continue
 				}
-				unused[fn+" "+p] = true
-				if why, ok := untraveled[fn+" "+p]; ok {
+				if u, ok := explains(paths, st.actions, p); ok {
 					if testing.Verbose() {
-						t.Logf("%s: %s (%v) not reached by this traffic: %s", fn, p, st.actions, why)
+						t.Logf("%s: %s (%v) not reached by this traffic: %s", fn, p, st.actions, u.why)
 					}
 					continue
 				}
-				t.Errorf("%s: %v on %s is allowed but no call of the traffic needed it: drop it, or say in untraveled which path needs it", fn, st.actions, p)
+				t.Errorf("%s: %v on %s is allowed but no call of the traffic needed it: drop it, or say in untraveled which path needs which action", fn, st.actions, p)
 			}
 		}
-		// An explanation of a grant the traffic now travels in every
-		// statement that names it is stale: the traffic checks that grant.
-		for k := range untraveled {
-			if strings.HasPrefix(k, fn+" ") && !unused[k] && !cacheDependent[k] {
-				t.Errorf("%s: in untraveled, but the traffic travels it: drop it from untraveled", k)
+		// An untraveled path's actions must be granted on its pattern (the
+		// traffic cannot show that IAM would refuse it; the policy can), and
+		// an action the traffic travels on it is stale in the entry: the
+		// traffic checks it.
+		for _, u := range paths {
+			for _, a := range u.actions {
+				if !pol.grants(a, u.pattern) {
+					t.Errorf("%s: the path needs %s on %s, which no statement of its policy grants: IAM would refuse it in AWS", u.key, a, u.pattern)
+				}
+				if traveled[a+" "+u.pattern] && !cacheDependent[u.key] {
+					t.Errorf("%s: the traffic travels %s on %s: drop it from untraveled", u.key, a, u.pattern)
+				}
 			}
 		}
 		if testing.Verbose() {
@@ -689,75 +699,117 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	}
 }
 
-// untraveled are grants (function and pattern) the traffic of
-// TestLeadingKeysTraffic does not reach, each with the code path that
-// needs it.
+// untraveled are store paths the traffic of TestLeadingKeysTraffic does
+// not reach, by function, the actions the path needs (without dynamodb:,
+// comma-separated) and the pattern of template.yaml that grants them,
+// each with the code path. Every action named must be granted on the
+// pattern, and none may be one the traffic travels on it.
 var untraveled = map[string]string{
 	// survey.full (section 25): this traffic sets no response limit.
-	"DispatchFunction SURVEY#*": "survey.full: the caps of a survey whose allowance filled (store.CapsFilled reads its collection, cached: this test's " +
+	"DispatchFunction Query SURVEY#*": "survey.full: the caps of a survey whose allowance filled (store.CapsFilled reads its collection, cached: this test's " +
 		"one store serves every function, so the dispatch reads it or not as the cache has it; in AWS its own container reads it)",
 	// Every write of these functions commits its entry in its transaction
 	// (PutItem); the BatchWriteItem is for an entry replaced after it (a
 	// status other than the method's usual) or a write runTx did not carry.
-	"SettingsFunction ACTIVITY#*": "store.RecordActivity: an entry replaced or recorded after its write (BatchWriteItem)",
-	"ElementsFunction ACTIVITY#*": "store.RecordActivity: an entry replaced or recorded after its write (BatchWriteItem)",
+	"SettingsFunction BatchWriteItem ACTIVITY#*": "store.RecordActivity: an entry replaced or recorded after its write (BatchWriteItem)",
+	"ElementsFunction BatchWriteItem ACTIVITY#*": "store.RecordActivity: an entry replaced or recorded after its write (BatchWriteItem)",
 	// Their retries, export jobs, minted links, domain verifies and member
 	// removals now commit their entry as answered; what is left is a write
 	// whose store call wrote nothing (a subdomain PUT of the name it has).
-	"ResponsesFunction ACTIVITY#*": "store.RecordActivity: an entry replaced or recorded after its write (BatchWriteItem)",
-	"VariablesFunction ACTIVITY#*": "store.RecordActivity: an entry replaced or recorded after its write (BatchWriteItem)",
-	"AccountFunction ACTIVITY#*":   "store.RecordActivity: an entry recorded after a write that wrote nothing (a subdomain PUT of its own name)",
-	"WebhooksFunction ACTIVITY#*":  "store.RecordActivity: an entry replaced or recorded after its write (BatchWriteItem)",
+	"ResponsesFunction BatchWriteItem ACTIVITY#*": "store.RecordActivity: an entry replaced or recorded after its write (BatchWriteItem)",
+	"VariablesFunction BatchWriteItem ACTIVITY#*": "store.RecordActivity: an entry replaced or recorded after its write (BatchWriteItem)",
+	"AccountFunction BatchWriteItem ACTIVITY#*":   "store.RecordActivity: an entry recorded after a write that wrote nothing (a subdomain PUT of its own name)",
+	"WebhooksFunction BatchWriteItem ACTIVITY#*":  "store.RecordActivity: an entry replaced or recorded after its write (BatchWriteItem)",
 	// Data keys: one sealer serves every function in this test and caches
 	// the current key, so only the first function to seal reads or
 	// stores it; each function's own sealer does in AWS.
-	"WebhooksFunction DATAKEY*":   "links.Sealer: webhook secrets are sealed under the links' data key (read, or stored when rotated)",
-	"DeliverFunction DATAKEY*":    "links.Sealer.OpenFor: a webhook secret's data key, read on a cache miss",
-	"ResponsesFunction DATAKEY*":  "sealed cursors and export links: the links' data key (read, or stored when rotated)",
-	"RespondersFunction DATAKEY*": "sealed sessions and links: the links' data key (read, or stored when rotated)",
-	"PagesFunction DATAKEY*":      "sealed sessions and links: the links' data key (read, or stored when rotated)",
+	"WebhooksFunction GetItem,PutItem DATAKEY*":   "links.Sealer: webhook secrets are sealed under the links' data key (read, or stored when rotated)",
+	"DeliverFunction GetItem DATAKEY*":            "links.Sealer.OpenFor: a webhook secret's data key, read on a cache miss",
+	"ResponsesFunction GetItem,PutItem DATAKEY*":  "sealed cursors and export links: the links' data key (read, or stored when rotated)",
+	"RespondersFunction GetItem,PutItem DATAKEY*": "sealed sessions and links: the links' data key (read, or stored when rotated)",
+	"PagesFunction GetItem,PutItem DATAKEY*":      "sealed sessions and links: the links' data key (read, or stored when rotated)",
 	// Responders: a withdrawal (store/fence.go: a submission that met its
 	// survey closed, a lost race) and paths of settings not turned on.
-	"RespondersFunction LINK#*":      "a one-use link's use, deleted by a withdrawal (store/fence.go); its read and put are traveled",
-	"RespondersFunction RESPONDER#*": "no_spam's one-response guard, deleted by a withdrawal (store/fence.go); its read and put are traveled",
-	"RespondersFunction SESSION#*": "a session's own partition: a partial save's Query of its items, a lost race's read of its claim (store/claims.go), " +
+	"RespondersFunction DeleteItem LINK#*":      "a one-use link's use, deleted by a withdrawal (store/fence.go); its read and put are traveled",
+	"RespondersFunction DeleteItem RESPONDER#*": "no_spam's one-response guard, deleted by a withdrawal (store/fence.go); its read and put are traveled",
+	"RespondersFunction GetItem,DeleteItem SESSION#*": "a session's own partition: a partial save's Query of its items, a lost race's read of its claim (store/claims.go), " +
 		"a withdrawal's delete of it (store/fence.go); this traffic's submissions only put the claim",
-	"PagesFunction SESSION#*":     "the plain form's session claim: put by its submission, read by a lost race, deleted by its withdrawal (as the responders')",
-	"RespondersFunction RPAGES#*": "a withdrawal takes its response off the responses' page index (store/fence.go)",
-	"PagesFunction RPAGES#*":      "the plain form's withdrawal (store/fence.go)",
-	"RespondersFunction AGG#*":    "an edit of a response counted before the tally (no mark: store/edit.go moveReport) moves its report shard directly",
+	"PagesFunction GetItem,DeleteItem SESSION#*":   "the plain form's session claim: put by its submission, read by a lost race, deleted by its withdrawal (as the responders')",
+	"RespondersFunction Query,UpdateItem RPAGES#*": "a withdrawal takes its response off the responses' page index (store/fence.go)",
+	"PagesFunction Query,UpdateItem RPAGES#*":      "the plain form's withdrawal (store/fence.go)",
+	"RespondersFunction UpdateItem AGG#*":          "an edit of a response counted before the tally (no mark: store/edit.go moveReport) moves its report shard directly",
 	// Pages: the plain form (no script) submits through the same store
 	// calls as the responders' API (shared/responding); this traffic only
 	// reads the page and the report.
-	"PagesFunction CODES#*":     "the plain form's code check and spending (as the responders')",
-	"PagesFunction GUESSES#*":   "the plain form's code-guess guard (as the responders')",
-	"PagesFunction LINK#*":      "the plain form's one-use link (as the responders')",
-	"PagesFunction RESPONSES#*": "the plain form's submission, its idempotency key and its withdrawal (as the responders')",
-	"PagesFunction RESPONDER#*": "the plain form's no_spam guard (as the responders')",
-	"PagesFunction COUNTER#*":   "the plain form's response ids",
-	"PagesFunction AGG#*":       "the plain form's withdrawal (store/fence.go)",
-	"PagesFunction CHALLENGE#*": "the page's captcha (as the responders')",
+	"PagesFunction GetItem,UpdateItem CODES#*":             "the plain form's code check and spending (as the responders')",
+	"PagesFunction BatchGetItem,UpdateItem GUESSES#*":      "the plain form's code-guess guard (as the responders')",
+	"PagesFunction GetItem,PutItem,DeleteItem LINK#*":      "the plain form's one-use link (as the responders')",
+	"PagesFunction DeleteItem RESPONSES#*":                 "the plain form's submission, its idempotency key and its withdrawal (as the responders')",
+	"PagesFunction GetItem,PutItem,DeleteItem RESPONDER#*": "the plain form's no_spam guard (as the responders')",
+	"PagesFunction UpdateItem COUNTER#*":                   "the plain form's response ids",
+	"PagesFunction UpdateItem AGG#*":                       "the plain form's withdrawal (store/fence.go)",
+	"PagesFunction PutItem CHALLENGE#*":                    "the page's captcha (as the responders')",
 	// Section 25: a survey with a response_limit or quotas (store/places.go).
-	"RespondersFunction CAP#*":   "response_limit and quotas: a submission takes its places from the allowances, reads them when it finds them full",
-	"PagesFunction CAP#*":        "the plain form's places (as the responders')",
-	"ResponsesFunction SURVEY#*": "deleting a response counted before the tally (no mark: an import) lowers submitted_responses in its transaction (store/responses_read.go DeleteResponse)",
-	"ResponsesFunction AGG#*":    "the results table's aggregates (report shards) when the survey has charted questions",
-	"SweeperFunction SURVEY#*":   "a dead copy's items (Query of its partition, BatchWriteItem deletes): a copy that died half-way",
-	"SweeperFunction PENDING#*":  "a dead copy's marker (DeleteItem)",
-	"AccountFunction RATE#*":     "POST /api/whoami/'s failed body keys, counted per client (TestWhoAmIKeyGuesses)",
+	"RespondersFunction GetItem CAP#*":                "response_limit and quotas: a submission takes its places from the allowances, reads them when it finds them full",
+	"PagesFunction GetItem,UpdateItem CAP#*":          "the plain form's places (as the responders')",
+	"ResponsesFunction UpdateItem SURVEY#*":           "deleting a response counted before the tally (no mark: an import) lowers submitted_responses in its transaction (store/responses_read.go DeleteResponse)",
+	"ResponsesFunction BatchGetItem,UpdateItem AGG#*": "the results table's aggregates (report shards) when the survey has charted questions",
+	"SweeperFunction Query,BatchWriteItem SURVEY#*":   "a dead copy's items (Query of its partition, BatchWriteItem deletes): a copy that died half-way",
+	"SweeperFunction DeleteItem PENDING#*":            "a dead copy's marker (DeleteItem)",
+	"AccountFunction UpdateItem RATE#*":               "POST /api/whoami/'s failed body keys, counted per client (TestWhoAmIKeyGuesses)",
 	// Section 23's daily re-check of custom domains: this traffic's sweeper
 	// runs the expiry sweep only.
-	"SweeperFunction DOMAINS#*":      "the daily re-check lists the verified domains, a Query of GSI2 (store.CheckedDomainsPage; TestCheckDomains)",
-	"SweeperFunction DOMAIN#*":       "the daily re-check suspends, restores or releases a domain's own item (store.SetDomainStatus, ReleaseDomain; TestCheckDomains)",
-	"SweeperFunction ACCOUNT#*":      "the daily re-check marks, suspends or releases the account's claim of it (store.MarkOwnerChecked, ReleaseDomain; TestCheckDomains)",
-	"SweeperFunction ACCOUNTHOOKS#*": "a suspension's notice finds the account's domain.suspended webhooks, a Query of GSI2 (store.AccountWebhooks; TestDomainSuspendedNotice)",
-	"SweeperFunction DELIVERIES#*":   "a suspension's notice makes one domain.suspended delivery a webhook (store.CreateDelivery; TestDomainSuspendedNotice)",
+	"SweeperFunction Query DOMAINS#*":                 "the daily re-check lists the verified domains, a Query of GSI2 (store.CheckedDomainsPage; TestCheckDomains)",
+	"SweeperFunction UpdateItem,DeleteItem DOMAIN#*":  "the daily re-check suspends, restores or releases a domain's own item (store.SetDomainStatus, ReleaseDomain; TestCheckDomains)",
+	"SweeperFunction UpdateItem,DeleteItem ACCOUNT#*": "the daily re-check marks, suspends or releases the account's claim of it (store.MarkOwnerChecked, ReleaseDomain; TestCheckDomains)",
+	"SweeperFunction GetItem ACCOUNT#*":               "a suspension's notice reads the owner's address (TestDomainSuspendedNotice)",
+	"SweeperFunction Query ACCOUNTHOOKS#*":            "a suspension's notice finds the account's domain.suspended webhooks, a Query of GSI2 (store.AccountWebhooks; TestDomainSuspendedNotice)",
+	"SweeperFunction PutItem DELIVERIES#*":            "a suspension's notice makes one domain.suspended delivery a webhook (store.CreateDelivery; TestDomainSuspendedNotice)",
+}
+
+// untraveledPath is an entry of untraveled.
+type untraveledPath struct {
+	key, pattern, why string
+	actions           []string // with dynamodb:
+}
+
+// untraveledOf are fn's entries of untraveled.
+func untraveledOf(t *testing.T, fn string) []untraveledPath {
+	t.Helper()
+	var out []untraveledPath
+	for k, why := range untraveled {
+		f := strings.Fields(k)
+		if len(f) != 3 {
+			t.Errorf("untraveled %q: want function, actions and pattern", k)
+			continue
+		}
+		if f[0] != fn {
+			continue
+		}
+		u := untraveledPath{key: k, pattern: f[2], why: why}
+		for _, a := range strings.Split(f[1], ",") {
+			u.actions = append(u.actions, "dynamodb:"+a)
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// explains answers the untraveled path that needs one of actions on
+// pattern.
+func explains(paths []untraveledPath, actions []string, pattern string) (untraveledPath, bool) {
+	for _, u := range paths {
+		if u.pattern == pattern && slices.ContainsFunc(u.actions, func(a string) bool { return slices.Contains(actions, a) }) {
+			return u, true
+		}
+	}
+	return untraveledPath{}, false
 }
 
 // cacheDependent are untraveled grants the traffic reaches or not as the
 // one store's caches, shared by every function here, have it: exempt
 // from the stale check.
-var cacheDependent = map[string]bool{"DispatchFunction SURVEY#*": true}
+var cacheDependent = map[string]bool{"DispatchFunction Query SURVEY#*": true}
 
 // unrouted are routes (function, method and path) that
 // TestLeadingKeysTraffic does not drive to a success, each with why.

@@ -76,6 +76,17 @@ func (p policy) allowedBy(a awsenv.Access) (int, string, bool) {
 	return 0, "", false
 }
 
+// grants reports whether a statement allows action with pattern among
+// its LeadingKeys patterns, as written.
+func (p policy) grants(action, pattern string) bool {
+	for _, s := range p {
+		if slices.Contains(s.actions, action) && slices.Contains(s.patterns, pattern) {
+			return true
+		}
+	}
+	return false
+}
+
 // tablePolicy reads a function's statements on the table and its indexes
 // from template.yaml. CloudFormation's tags decode as their plain values:
 // !GetAtt Table.Arn is "Table.Arn", the indexes' !Sub a list whose first
