@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/miekg/dns"
 
 	"surveyservice/functions/account"
 	"surveyservice/functions/deliver"
@@ -32,10 +33,13 @@ import (
 	"surveyservice/functions/tally"
 	"surveyservice/infra/seed"
 	"surveyservice/internal/dnstest"
+	"surveyservice/internal/outbox"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
+	"surveyservice/shared/cdn"
 	"surveyservice/shared/challenge"
+	"surveyservice/shared/dnscheck"
 	"surveyservice/shared/exports"
 	"surveyservice/shared/hosts"
 	"surveyservice/shared/links"
@@ -246,6 +250,14 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	dnsSrv.SetTXT(fmt.Sprint(verification["name"]), fmt.Sprint(verification["value"]))
 	dnsSrv.SetCNAME(domain, fmt.Sprint(dom["cname_target"]))
 	must(200, first(do("POST", "/api/account/domains/"+id(dom, "id")+"/verify/", "")), "verify a domain")
+	// A second, which the domain check below releases.
+	domain2 := "surveys2.keys-" + sid + ".example"
+	code, dom2 := do("POST", "/api/account/domains/", `{"domain":"`+domain2+`"}`)
+	must(201, code, "claim a second domain")
+	verification, _ = dom2["verification"].(map[string]any)
+	dnsSrv.SetTXT(fmt.Sprint(verification["name"]), fmt.Sprint(verification["value"]))
+	dnsSrv.SetCNAME(domain2, fmt.Sprint(dom2["cname_target"]))
+	must(200, first(do("POST", "/api/account/domains/"+id(dom2, "id")+"/verify/", "")), "verify the second domain")
 	must(200, first(do("GET", "/api/account/domains/", "")), "domains")
 	must(200, first(do("GET", "/api/account/domains/"+id(dom, "id")+"/", "")), "a domain")
 
@@ -310,6 +322,8 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	// the dispatch reads a partial's answers, its deltas in its session's
 	// partition (or the responses' for a session sealed before).
 	must(201, first(do("POST", "/api/surveys/"+sid+"/webhooks/", `{"url":"`+recv.URL+`/partials","events":["response.partial"]}`)), "a partials' webhook")
+	// A third, of domain.suspended (section 23): the domain check's notice.
+	must(201, first(do("POST", "/api/surveys/"+sid+"/webhooks/", `{"url":"`+recv.URL+`/domains","events":["domain.suspended"]}`)), "a domains' webhook")
 	do("GET", "/api/surveys/"+sid+"/webhooks/", "")
 	// An email notification: its delivery reads the survey and spends the
 	// sending budgets (section 21).
@@ -545,6 +559,35 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	if _, err := sweeper.New(sweeper.Deps{Store: st}).Run(tagged("SweeperFunction", t.Context()), time.Now().AddDate(100, 0, 0)); err != nil {
 		t.Fatal(err)
 	}
+	// The daily re-check of verified custom domains (section 23): the
+	// records hold; the CNAMEs gone, the domains are suspended and their
+	// owner told (the account's domain.suspended webhook, and an email);
+	// the first's records back, it is restored (its release below is the
+	// owner's); the second, failing past DomainRelease, is released.
+	tenants := &cdn.CloudFront{API: outbox.NewCloudFront(nil), Distribution: "E2LOCAL"}
+	notifier := &sweeper.Notifier{Store: st, Queue: jobs, Sender: sendNothing{}}
+	checker := dnscheck.New(dnsSrv.Addr)
+	day0 := time.Now()
+	for _, step := range []struct {
+		name   string
+		change func()
+		at     time.Time
+		want   sweeper.DomainsResult
+	}{
+		{"the records hold", func() {}, day0, sweeper.DomainsResult{Checked: 2}},
+		{"the CNAMEs gone", func() { dnsSrv.Remove(domain, dns.TypeCNAME); dnsSrv.Remove(domain2, dns.TypeCNAME) }, day0.Add(time.Hour),
+			sweeper.DomainsResult{Checked: 2, Suspended: 2}},
+		{"the first's CNAME back", func() { dnsSrv.SetCNAME(domain, fmt.Sprint(dom["cname_target"])) }, day0.Add(24 * time.Hour),
+			sweeper.DomainsResult{Checked: 2}},
+		{"the second failing past DomainRelease", func() {}, day0.Add(time.Hour + survey.DomainRelease + time.Minute),
+			sweeper.DomainsResult{Checked: 2, Released: 1}},
+	} {
+		step.change()
+		res, err := sweeper.CheckDomains(tagged("SweeperFunction", t.Context()), st, checker, tenants, step.at, notifier.Notify)
+		if err != nil || res != step.want {
+			t.Fatalf("the domain check, %s: %+v, %v; want %+v", step.name, res, err, step.want)
+		}
+	}
 
 	// The owner's side of deliveries and responses.
 	do("GET", "/api/surveys/"+sid+"/webhooks/"+wid+"/", "")
@@ -757,14 +800,6 @@ var untraveled = map[string]string{
 	"SweeperFunction Query,BatchWriteItem SURVEY#*":   "a dead copy's items (Query of its partition, BatchWriteItem deletes): a copy that died half-way",
 	"SweeperFunction DeleteItem PENDING#*":            "a dead copy's marker (DeleteItem)",
 	"AccountFunction UpdateItem RATE#*":               "POST /api/whoami/'s failed body keys, counted per client (TestWhoAmIKeyGuesses)",
-	// Section 23's daily re-check of custom domains: this traffic's sweeper
-	// runs the expiry sweep only.
-	"SweeperFunction Query DOMAINS#*":                 "the daily re-check lists the verified domains, a Query of GSI2 (store.CheckedDomainsPage; TestCheckDomains)",
-	"SweeperFunction UpdateItem,DeleteItem DOMAIN#*":  "the daily re-check suspends, restores or releases a domain's own item (store.SetDomainStatus, ReleaseDomain; TestCheckDomains)",
-	"SweeperFunction UpdateItem,DeleteItem ACCOUNT#*": "the daily re-check marks, suspends or releases the account's claim of it (store.MarkOwnerChecked, ReleaseDomain; TestCheckDomains)",
-	"SweeperFunction GetItem ACCOUNT#*":               "a suspension's notice reads the owner's address (TestDomainSuspendedNotice)",
-	"SweeperFunction Query ACCOUNTHOOKS#*":            "a suspension's notice finds the account's domain.suspended webhooks, a Query of GSI2 (store.AccountWebhooks; TestDomainSuspendedNotice)",
-	"SweeperFunction PutItem DELIVERIES#*":            "a suspension's notice makes one domain.suspended delivery a webhook (store.CreateDelivery; TestDomainSuspendedNotice)",
 }
 
 // untraveledPath is an entry of untraveled.
