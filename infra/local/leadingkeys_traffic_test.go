@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -33,6 +34,7 @@ import (
 	"surveyservice/functions/tally"
 	"surveyservice/infra/seed"
 	"surveyservice/internal/dnstest"
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/outbox"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
@@ -46,6 +48,7 @@ import (
 	"surveyservice/shared/ratelimit"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/sending"
+	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/uploads"
 	"surveyservice/shared/webhook"
@@ -149,7 +152,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	_, key := testenv.NewAccount(t, survey.PlanEnterprise)
+	acct, key := testenv.NewAccount(t, survey.PlanEnterprise)
 	do := func(method, path, body string, hdr ...string) (int, map[string]any) {
 		t.Helper()
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
@@ -556,8 +559,39 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	if _, err := retrier.New(retrier.Deps{Store: st, Queue: jobs}).Run(tagged("RetrierFunction", t.Context()), time.Now().Add(2*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sweeper.New(sweeper.Deps{Store: st}).Run(tagged("SweeperFunction", t.Context()), time.Now().AddDate(100, 0, 0)); err != nil {
+	// A copy that died half-way (its process gone after its first batch
+	// of items): its marker and items stay until the sweeper removes them
+	// (a Query of its partition, BatchWriteItem deletes, the marker's
+	// DeleteItem).
+	type dyingCopy struct{}
+	dctx := context.WithValue(t.Context(), dyingCopy{}, true)
+	var batches atomic.Int64
+	restore := localaws.InjectFaults(func(ctx context.Context, service, op string) error {
+		if ctx.Value(dyingCopy{}) == nil || service != "DynamoDB" {
+			return nil
+		}
+		if batches.Load() > 0 {
+			return errors.New("injected: the process died")
+		}
+		if op == "BatchWriteItem" {
+			batches.Add(1)
+		}
+		return nil
+	})
+	sidN, _ := strconv.ParseInt(sid, 10, 64)
+	fidN, _ := strconv.ParseInt(fid, 10, 64)
+	source, err := st.CopySource(dctx, acct.ID, sidN)
+	if err != nil {
 		t.Fatal(err)
+	}
+	_, err = st.CopySurvey(dctx, source, store.CopySpec{AccountID: acct.ID, FolderID: fidN, Name: "dies", Plan: survey.PlanEnterprise})
+	restore()
+	if err == nil || batches.Load() == 0 {
+		t.Fatalf("the dying copy: %v after %d batches; want it killed after its first", err, batches.Load())
+	}
+	swept, err := sweeper.New(sweeper.Deps{Store: st}).Run(tagged("SweeperFunction", t.Context()), time.Now().AddDate(100, 0, 0))
+	if err != nil || swept.CopiesRemoved == 0 {
+		t.Fatalf("the sweep: %+v, %v; want the dead copy removed", swept, err)
 	}
 	// The daily re-check of verified custom domains (section 23): the
 	// records hold; the CNAMEs gone, the domains are suspended and their
@@ -797,8 +831,6 @@ var untraveled = map[string]string{
 	"PagesFunction GetItem,UpdateItem CAP#*":          "the plain form's places (as the responders')",
 	"ResponsesFunction UpdateItem SURVEY#*":           "deleting a response counted before the tally (no mark: an import) lowers submitted_responses in its transaction (store/responses_read.go DeleteResponse)",
 	"ResponsesFunction BatchGetItem,UpdateItem AGG#*": "the results table's aggregates (report shards) when the survey has charted questions",
-	"SweeperFunction Query,BatchWriteItem SURVEY#*":   "a dead copy's items (Query of its partition, BatchWriteItem deletes): a copy that died half-way",
-	"SweeperFunction DeleteItem PENDING#*":            "a dead copy's marker (DeleteItem)",
 	"AccountFunction UpdateItem RATE#*":               "POST /api/whoami/'s failed body keys, counted per client (TestWhoAmIKeyGuesses)",
 }
 
