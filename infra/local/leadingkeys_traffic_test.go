@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/miekg/dns"
 
 	"surveyservice/functions/account"
@@ -438,6 +440,42 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	must(201, code, "a one-use link's session")
 	code, _ = pub("POST", ps+"/responses/", `{"session":"`+usess["session"].(string)+`","answers":{"`+qid+`":"Uma"}}`, "Idempotency-Key", "k-link")
 	must(201, code, "a one-use link's response (LINK#)")
+	// A withdrawal (store/fence.go): the survey's state unreadable just
+	// after a submission's transaction (the fence's read fails once), the
+	// response is taken back in one transaction of the responder's own
+	// items (the response, its key, its link's use, its no_spam guard,
+	// its session's claim, its page in the index) and the answer is 503.
+	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"no_spam":true}`)), "no_spam")
+	_, uniq = do("POST", "/api/surveys/"+sid+"/variables/hashes/", `{"values":[{"tier":"bronze","is_unique":true}]}`)
+	cookie = "responder=" + responding.NewResponderValue()
+	code, wsess := pub("POST", ps+"/sessions/", `{"qs":"`+qsOf(t, uniq)+`"}`, "Cookie", cookie)
+	must(201, code, "a session to withdraw")
+	type fenced struct{}
+	var committed, failed atomic.Bool
+	restore := localaws.InjectFaults(func(ctx context.Context, service, op string) error {
+		if ctx.Value(fenced{}) == nil || service != "DynamoDB" {
+			return nil
+		}
+		if op == "TransactWriteItems" {
+			committed.Store(true)
+		} else if committed.Load() && op == "GetItem" {
+			failed.Store(true)
+			return &types.InternalServerError{Message: aws.String("injected: the survey's state unreadable")}
+		}
+		return nil
+	})
+	req := httptest.NewRequest("POST", ps+"/responses/", strings.NewReader(`{"session":"`+wsess["session"].(string)+`","answers":{"`+qid+`":"Wit"}}`))
+	req = req.WithContext(context.WithValue(req.Context(), fenced{}, true))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", "k-fenced")
+	req.Header.Set("Cookie", cookie)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	restore()
+	if rec.Code != 503 || !failed.Load() {
+		t.Fatalf("a submission whose fence cannot read the state: %d %s (fence read failed: %v), want 503 after its withdrawal", rec.Code, rec.Body, failed.Load())
+	}
+	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"no_spam":false}`)), "no_spam off")
 	// Captcha, a phone number's sign-in on a phone-limited survey (section
 	// 18: PHONES#, the sending budgets BUDGET#, spent challenges
 	// CHALLENGE#), and the answer sheet its response is shown.
@@ -566,7 +604,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	type dyingCopy struct{}
 	dctx := context.WithValue(t.Context(), dyingCopy{}, true)
 	var batches atomic.Int64
-	restore := localaws.InjectFaults(func(ctx context.Context, service, op string) error {
+	restore = localaws.InjectFaults(func(ctx context.Context, service, op string) error {
 		if ctx.Value(dyingCopy{}) == nil || service != "DynamoDB" {
 			return nil
 		}
@@ -805,16 +843,12 @@ var untraveled = map[string]string{
 	"ResponsesFunction GetItem,PutItem DATAKEY*":  "sealed cursors and export links: the links' data key (read, or stored when rotated)",
 	"RespondersFunction GetItem,PutItem DATAKEY*": "sealed sessions and links: the links' data key (read, or stored when rotated)",
 	"PagesFunction GetItem,PutItem DATAKEY*":      "sealed sessions and links: the links' data key (read, or stored when rotated)",
-	// Responders: a withdrawal (store/fence.go: a submission that met its
-	// survey closed, a lost race) and paths of settings not turned on.
-	"RespondersFunction DeleteItem LINK#*":      "a one-use link's use, deleted by a withdrawal (store/fence.go); its read and put are traveled",
-	"RespondersFunction DeleteItem RESPONDER#*": "no_spam's one-response guard, deleted by a withdrawal (store/fence.go); its read and put are traveled",
-	"RespondersFunction GetItem,DeleteItem SESSION#*": "a session's own partition: a partial save's Query of its items, a lost race's read of its claim (store/claims.go), " +
-		"a withdrawal's delete of it (store/fence.go); this traffic's submissions only put the claim",
-	"PagesFunction GetItem,DeleteItem SESSION#*":   "the plain form's session claim: put by its submission, read by a lost race, deleted by its withdrawal (as the responders')",
-	"RespondersFunction Query,UpdateItem RPAGES#*": "a withdrawal takes its response off the responses' page index (store/fence.go)",
-	"PagesFunction Query,UpdateItem RPAGES#*":      "the plain form's withdrawal (store/fence.go)",
-	"RespondersFunction UpdateItem AGG#*":          "an edit of a response counted before the tally (no mark: store/edit.go moveReport) moves its report shard directly",
+	// Responders: paths of races and of settings this traffic does not
+	// turn on.
+	"RespondersFunction GetItem SESSION#*":       "a lost race's read of its session's claim (store/claims.go): two submissions of one session at once",
+	"PagesFunction GetItem,DeleteItem SESSION#*": "the plain form's session claim: put by its submission, read by a lost race, deleted by its withdrawal (as the responders')",
+	"PagesFunction Query,UpdateItem RPAGES#*":    "the plain form's withdrawal (store/fence.go)",
+	"RespondersFunction UpdateItem AGG#*":        "an edit of a response counted before the tally (no mark: store/edit.go moveReport) moves its report shard directly",
 	// Pages: the plain form (no script) submits through the same store
 	// calls as the responders' API (shared/responding); this traffic only
 	// reads the page and the report.
