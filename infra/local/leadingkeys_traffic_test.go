@@ -523,6 +523,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	pub("GET", "/s/"+url.PathEscape(sv["preview_code"].(string))+"/", "") // the WordPress plugins' embed (contract section 21)
 	// The plugins' sign-in, with the key in the body, and their user read.
 	pub("POST", "/api/whoami/", `{"authorization":"API-Key `+key+`"}`)
+	pub("POST", "/api/whoami/", `{"authorization":"API-Key nope"}`) // a failed body key, counted per client (RATE#)
 	do("GET", "/rest-auth/user/", "")
 	must(200, first(pub("GET", "/api/oembed/?url="+url.QueryEscape("http://127.0.0.1/s/"+slug+"/"), "")), "oEmbed")
 
@@ -865,7 +866,6 @@ var untraveled = map[string]string{
 	"PagesFunction GetItem,UpdateItem CAP#*":          "the plain form's places (as the responders')",
 	"ResponsesFunction UpdateItem SURVEY#*":           "deleting a response counted before the tally (no mark: an import) lowers submitted_responses in its transaction (store/responses_read.go DeleteResponse)",
 	"ResponsesFunction BatchGetItem,UpdateItem AGG#*": "the results table's aggregates (report shards) when the survey has charted questions",
-	"AccountFunction UpdateItem RATE#*":               "POST /api/whoami/'s failed body keys, counted per client (TestWhoAmIKeyGuesses)",
 }
 
 // untraveledPath is an entry of untraveled.
