@@ -450,31 +450,61 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	cookie = "responder=" + responding.NewResponderValue()
 	code, wsess := pub("POST", ps+"/sessions/", `{"qs":"`+qsOf(t, uniq)+`"}`, "Cookie", cookie)
 	must(201, code, "a session to withdraw")
-	type fenced struct{}
-	var committed, failed atomic.Bool
-	restore := localaws.InjectFaults(func(ctx context.Context, service, op string) error {
-		if ctx.Value(fenced{}) == nil || service != "DynamoDB" {
+	// fence serves req with the fence's read of the survey's state (the
+	// first GetItem after its transaction) failing: 503, withdrawn.
+	fence := func(req *http.Request, what string) {
+		t.Helper()
+		type fenced struct{}
+		var committed, failed atomic.Bool
+		restore := localaws.InjectFaults(func(ctx context.Context, service, op string) error {
+			if ctx.Value(fenced{}) == nil || service != "DynamoDB" {
+				return nil
+			}
+			if op == "TransactWriteItems" {
+				committed.Store(true)
+			} else if committed.Load() && op == "GetItem" {
+				failed.Store(true)
+				return &types.InternalServerError{Message: aws.String("injected: the survey's state unreadable")}
+			}
 			return nil
+		})
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req.WithContext(context.WithValue(req.Context(), fenced{}, true)))
+		restore()
+		if rec.Code != 503 || !failed.Load() {
+			t.Fatalf("%s whose fence cannot read the state: %d %s (its read failed: %v), want 503 after its withdrawal", what, rec.Code, rec.Body, failed.Load())
 		}
-		if op == "TransactWriteItems" {
-			committed.Store(true)
-		} else if committed.Load() && op == "GetItem" {
-			failed.Store(true)
-			return &types.InternalServerError{Message: aws.String("injected: the survey's state unreadable")}
-		}
-		return nil
-	})
+	}
 	req := httptest.NewRequest("POST", ps+"/responses/", strings.NewReader(`{"session":"`+wsess["session"].(string)+`","answers":{"`+qid+`":"Wit"}}`))
-	req = req.WithContext(context.WithValue(req.Context(), fenced{}, true))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Idempotency-Key", "k-fenced")
 	req.Header.Set("Cookie", cookie)
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	restore()
-	if rec.Code != 503 || !failed.Load() {
-		t.Fatalf("a submission whose fence cannot read the state: %d %s (fence read failed: %v), want 503 after its withdrawal", rec.Code, rec.Body, failed.Load())
+	fence(req, "a submission")
+	// The plain form (no script), as the responders' API: with code_auth
+	// a wrong code counted (GUESSES#) and a right one spent (CODES#), a
+	// one-use link's use (LINK#), no_spam's guard (RESPONDER#); and its
+	// withdrawal, which gives its code back.
+	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"code_auth":true,"code_auth_is_unique":true}`)), "code_auth")
+	must(201, first(do("POST", "/api/surveys/"+sid+"/settings/authentication-codes/", `["GAMMA","DELTA"]`)), "two more codes")
+	form := "/s/" + url.PathEscape(slug) + "/"
+	formCT := "application/x-www-form-urlencoded"
+	if code, _ := pub("POST", form, "code=NOPE&idempotency_key=f-bad&a"+qid+"=Fay", "Content-Type", formCT); code < 400 {
+		t.Fatalf("the plain form with a wrong code: %d, want it refused", code)
 	}
+	for i, c := range []string{"GAMMA", "DELTA"} {
+		_, uniq = do("POST", "/api/surveys/"+sid+"/variables/hashes/", `{"values":[{"tier":"form`+c+`","is_unique":true}]}`)
+		body := "code=" + c + "&qs=" + url.QueryEscape(qsOf(t, uniq)) + "&idempotency_key=f-" + c + "&a" + qid + "=Fay"
+		cookie = "responder=" + responding.NewResponderValue()
+		if i == 0 {
+			must(200, first(pub("POST", form, body, "Content-Type", formCT, "Cookie", cookie)), "the plain form with a code and a one-use link, under no_spam")
+			continue
+		}
+		req := httptest.NewRequest("POST", form, strings.NewReader(body))
+		req.Header.Set("Content-Type", formCT)
+		req.Header.Set("Cookie", cookie)
+		fence(req, "the plain form's submission")
+	}
+	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"code_auth":false}`)), "code_auth off")
 	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"no_spam":false}`)), "no_spam off")
 	// Captcha, a phone number's sign-in on a phone-limited survey (section
 	// 18: PHONES#, the sending budgets BUDGET#, spent challenges
@@ -605,7 +635,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	type dyingCopy struct{}
 	dctx := context.WithValue(t.Context(), dyingCopy{}, true)
 	var batches atomic.Int64
-	restore = localaws.InjectFaults(func(ctx context.Context, service, op string) error {
+	restore := localaws.InjectFaults(func(ctx context.Context, service, op string) error {
 		if ctx.Value(dyingCopy{}) == nil || service != "DynamoDB" {
 			return nil
 		}
@@ -846,21 +876,14 @@ var untraveled = map[string]string{
 	"PagesFunction GetItem,PutItem DATAKEY*":      "sealed sessions and links: the links' data key (read, or stored when rotated)",
 	// Responders: paths of races and of settings this traffic does not
 	// turn on.
-	"RespondersFunction GetItem SESSION#*":       "a lost race's read of its session's claim (store/claims.go): two submissions of one session at once",
-	"PagesFunction GetItem,DeleteItem SESSION#*": "the plain form's session claim: put by its submission, read by a lost race, deleted by its withdrawal (as the responders')",
-	"PagesFunction Query,UpdateItem RPAGES#*":    "the plain form's withdrawal (store/fence.go)",
-	"RespondersFunction UpdateItem AGG#*":        "an edit of a response counted before the tally (no mark: store/edit.go moveReport) moves its report shard directly",
+	"RespondersFunction GetItem SESSION#*": "a lost race's read of its session's claim (store/claims.go): two submissions of one session at once",
+	"PagesFunction GetItem SESSION#*":      "the plain form's lost race: the read of its session's claim (as the responders')",
+	"RespondersFunction UpdateItem AGG#*":  "an edit of a response counted before the tally (no mark: store/edit.go moveReport) moves its report shard directly",
 	// Pages: the plain form (no script) submits through the same store
-	// calls as the responders' API (shared/responding); this traffic only
-	// reads the page and the report.
-	"PagesFunction GetItem,UpdateItem CODES#*":             "the plain form's code check and spending (as the responders')",
-	"PagesFunction BatchGetItem,UpdateItem GUESSES#*":      "the plain form's code-guess guard (as the responders')",
-	"PagesFunction GetItem,PutItem,DeleteItem LINK#*":      "the plain form's one-use link (as the responders')",
-	"PagesFunction DeleteItem RESPONSES#*":                 "the plain form's submission, its idempotency key and its withdrawal (as the responders')",
-	"PagesFunction GetItem,PutItem,DeleteItem RESPONDER#*": "the plain form's no_spam guard (as the responders')",
-	"PagesFunction UpdateItem COUNTER#*":                   "the plain form's response ids",
-	"PagesFunction UpdateItem AGG#*":                       "the plain form's withdrawal (store/fence.go)",
-	"PagesFunction PutItem CHALLENGE#*":                    "the page's captcha (as the responders')",
+	// calls as the responders' API (shared/responding).
+	"PagesFunction UpdateItem COUNTER#*": "the plain form's response ids",
+	"PagesFunction UpdateItem AGG#*":     "the plain form's withdrawal (store/fence.go)",
+	"PagesFunction PutItem CHALLENGE#*":  "the page's captcha (as the responders')",
 	// Section 25: a survey with a response_limit or quotas (store/places.go).
 	"RespondersFunction GetItem CAP#*":                "response_limit and quotas: a submission takes its places from the allowances, reads them when it finds them full",
 	"PagesFunction GetItem,UpdateItem CAP#*":          "the plain form's places (as the responders')",
