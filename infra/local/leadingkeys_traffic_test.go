@@ -383,6 +383,15 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	must(201, code, "response")
 	rid := id(resp, "id")
 	pub("POST", ps+"/responses/", submit, "Idempotency-Key", "k1") // the replay: the key's item
+	// The session responded, another key: its claim taken, the loser reads
+	// it (GetItem SESSION#), through the API and through the plain form.
+	if code, out := pub("POST", ps+"/responses/", submit, "Idempotency-Key", "k1-again"); code < 400 {
+		t.Fatalf("a responded session's second response: %d %v, want it refused", code, out)
+	}
+	if code, _ := pub("POST", "/s/"+url.PathEscape(slug)+"/", "session="+url.QueryEscape(sess["session"].(string))+"&idempotency_key=form-again&a"+qid+"=Ada",
+		"Content-Type", "application/x-www-form-urlencoded"); code < 400 {
+		t.Fatalf("a responded session's second response by the plain form: %d, want it refused", code)
+	}
 	edit := `{"edit_token":"` + fmt.Sprint(resp["edit_token"]) + `","answers":{"` + qid + `":"Ada L."}}`
 	must(200, first(pub("PUT", ps+"/responses/"+id(resp, "id")+"/", edit)), "a response's edit (section 16)")
 	// A partial (section 20): its session's items, its index entry (GSI1 PARTIALS#).
@@ -548,7 +557,8 @@ func TestLeadingKeysTraffic(t *testing.T) {
 		}
 	}
 	// The plain form (no script): its submission, as the responders' (shared/responding).
-	must(200, first(pub("POST", "/s/"+url.PathEscape(slug)+"/", "idempotency_key=form1&a"+qid+"=Dee", "Content-Type", "application/x-www-form-urlencoded")), "the plain form's submission")
+	must(200, first(pub("POST", "/s/"+url.PathEscape(slug)+"/", "idempotency_key=form1&a"+qid+"=Dee&a"+id(ch, "id")+"="+choice, "Content-Type", "application/x-www-form-urlencoded")),
+		"the plain form's submission, answering the quota's choice (CAP#)")
 	pub("GET", "/r/"+url.PathEscape(sv["report_code"].(string))+"/", "")
 	pub("GET", "/s/"+url.PathEscape(sv["preview_code"].(string))+"/", "") // the WordPress plugins' embed (contract section 21)
 	// The plugins' sign-in, with the key in the body, and their user read.
@@ -580,12 +590,17 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	if len(sent) == 0 {
 		t.Fatal("the dispatch queued no delivery")
 	}
-	// The webhook's job first: the breaker's traffic below follows it.
+	// The webhook's job of the first response first: the breaker's
+	// traffic below follows it (a response withdrawn above would fail
+	// its deliveries without a request, and the breaker would not open).
 	for i, j := range sent {
-		if fmt.Sprint(j.WebhookID) == wid {
+		if fmt.Sprint(j.WebhookID) == wid && fmt.Sprint(j.ResponseID) == rid {
 			sent[0], sent[i] = sent[i], sent[0]
 			break
 		}
+	}
+	if fmt.Sprint(sent[0].WebhookID) != wid || fmt.Sprint(sent[0].ResponseID) != rid {
+		t.Fatalf("the dispatch queued no delivery of response %s to webhook %s", rid, wid)
 	}
 	var batch events.SQSEvent
 	for i, j := range sent {
@@ -886,7 +901,7 @@ var untraveled = map[string]string{
 	"PagesFunction PutItem CHALLENGE#*":  "the page's captcha (as the responders')",
 	// Section 25: a survey with a response_limit or quotas (store/places.go).
 	"RespondersFunction GetItem CAP#*":                "response_limit and quotas: a submission takes its places from the allowances, reads them when it finds them full",
-	"PagesFunction GetItem,UpdateItem CAP#*":          "the plain form's places (as the responders')",
+	"PagesFunction GetItem CAP#*":                     "the plain form's submission that finds its allowance full reads the others (as the responders')",
 	"ResponsesFunction UpdateItem SURVEY#*":           "deleting a response counted before the tally (no mark: an import) lowers submitted_responses in its transaction (store/responses_read.go DeleteResponse)",
 	"ResponsesFunction BatchGetItem,UpdateItem AGG#*": "the results table's aggregates (report shards) when the survey has charted questions",
 }
