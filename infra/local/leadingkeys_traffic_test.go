@@ -383,8 +383,9 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	must(201, code, "response")
 	rid := id(resp, "id")
 	pub("POST", ps+"/responses/", submit, "Idempotency-Key", "k1") // the replay: the key's item
-	// The session responded, another key: its claim taken, the loser reads
-	// it (GetItem SESSION#), through the API and through the plain form.
+	// The session responded, another key: refused, through the API and
+	// through the plain form (before the transaction: the lost race's read
+	// of the claim needs two at once, and stays untraveled).
 	if code, out := pub("POST", ps+"/responses/", submit, "Idempotency-Key", "k1-again"); code < 400 {
 		t.Fatalf("a responded session's second response: %d %v, want it refused", code, out)
 	}
