@@ -901,10 +901,10 @@ var untraveled = map[string]string{
 	"PagesFunction UpdateItem AGG#*":     "the plain form's withdrawal (store/fence.go)",
 	"PagesFunction PutItem CHALLENGE#*":  "the page's captcha (as the responders')",
 	// Section 25: a survey with a response_limit or quotas (store/places.go).
-	"RespondersFunction GetItem CAP#*":                "response_limit and quotas: a submission takes its places from the allowances, reads them when it finds them full",
-	"PagesFunction GetItem CAP#*":                     "the plain form's submission that finds its allowance full reads the others (as the responders')",
-	"ResponsesFunction UpdateItem SURVEY#*":           "deleting a response counted before the tally (no mark: an import) lowers submitted_responses in its transaction (store/responses_read.go DeleteResponse)",
-	"ResponsesFunction BatchGetItem,UpdateItem AGG#*": "the results table's aggregates (report shards) when the survey has charted questions",
+	"RespondersFunction GetItem CAP#*":      "response_limit and quotas: a submission takes its places from the allowances, reads them when it finds them full",
+	"PagesFunction GetItem CAP#*":           "the plain form's submission that finds its allowance full reads the others (as the responders')",
+	"ResponsesFunction UpdateItem SURVEY#*": "deleting a response counted before the tally (no mark: an import) lowers submitted_responses in its transaction (store/responses_read.go DeleteResponse)",
+	"ResponsesFunction UpdateItem AGG#*":    "deleting a response counted before the tally (no mark: an import) moves its report shard in its transaction (store/responses_read.go DeleteResponse)",
 }
 
 // untraveledPath is an entry of untraveled.
