@@ -898,7 +898,6 @@ var untraveled = map[string]string{
 	// Pages: the plain form (no script) submits through the same store
 	// calls as the responders' API (shared/responding).
 	"PagesFunction UpdateItem COUNTER#*": "the plain form's response ids",
-	"PagesFunction PutItem CHALLENGE#*":  "the page's captcha (as the responders')",
 	// Section 25: a survey with a response_limit or quotas (store/places.go).
 	"RespondersFunction GetItem CAP#*":      "response_limit and quotas: a submission takes its places from the allowances, reads them when it finds them full",
 	"PagesFunction GetItem CAP#*":           "the plain form's submission that finds its allowance full reads the others (as the responders')",
