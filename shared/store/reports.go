@@ -248,16 +248,11 @@ func addCount(m map[int64]map[int64]int64, key string, n int64) {
 	m[eid][val] += n
 }
 
+// toInt is a number as dynamo unmarshals it into an any, 0 when it is none
+// (anyInt).
 func toInt(v any) int64 {
-	switch x := v.(type) {
-	case float64:
-		return int64(x)
-	case int64:
-		return x
-	case int:
-		return int64(x)
-	}
-	return 0
+	n, _ := anyInt(v)
+	return n
 }
 
 // aggShard draws the shard recorded with a submission (agg_shard): the
