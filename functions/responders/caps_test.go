@@ -248,3 +248,190 @@ func quotaFills(t *testing.T, st *store.Store, sid int64, q survey.Quota) []stor
 	}
 	return out
 }
+
+// TestCapLoweredToItsCount (contract section 25: "lowering a limit below
+// the count closes the survey"): a quota or a response limit of L with one
+// response recorded, lowered to 1, refuses the next matching response,
+// whichever allowance the first took its place in (before 30 November
+// 2026 the shares followed the limit, and L = 2, 4, 5 or 6 admitted one
+// more). Lowered below the count, it stays closed while deletions leave
+// the count at or over the limit, and reopens for exactly the places a
+// deletion under it frees; raised, for exactly the new places.
+func TestCapLoweredToItsCount(t *testing.T) {
+	t.Parallel()
+	for _, quota := range []bool{false, true} {
+		t.Run(fmt.Sprintf("quota %v", quota), func(t *testing.T) {
+			t.Parallel()
+			f, _ := conflictFixture(t)
+			ctx := context.Background()
+			type capped struct {
+				slug   string
+				sid    int64
+				answer map[string]any
+				full   string
+				set    func(n int64)
+			}
+			newCapped := func(limit int64) capped {
+				var c capped
+				if !quota {
+					c.slug, c.sid = f.survey(t, limitSettings(limit, 1, 0))
+					c.full = fullBody
+					c.set = func(n int64) {
+						t.Helper()
+						if err := f.st.UpdateSettings(ctx, f.aid, c.sid, store.SettingsUpdate{Set: map[string]any{"response_limit": n}}); err != nil {
+							t.Fatal(err)
+						}
+					}
+					return c
+				}
+				c.slug, c.sid = f.survey(t, nil)
+				q := f.choiceQuestion(t, c.sid, survey.TypeMultipleChoice, -1, "A", "B")
+				qt, err := f.st.CreateQuota(ctx, f.aid, c.sid, survey.Quota{Name: "A", Limit: limit,
+					Conditions: []survey.QuotaCondition{{Question: q.ID, Choices: []int64{q.Choices[0].ID}}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.answer = map[string]any{strconv.FormatInt(q.ID, 10): []int64{q.Choices[0].ID}}
+				c.full = quotaFullBody
+				c.set = func(n int64) {
+					t.Helper()
+					qt.Limit = n
+					if err := f.st.UpdateQuota(ctx, f.aid, c.sid, qt); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return c
+			}
+			respond := func(c capped) reply { return f.respond(t, c.slug, f.session(t, c.slug, nil), c.answer) }
+			for limit := int64(2); limit <= 6; limit++ {
+				c := newCapped(limit)
+				respond(c).submitted(t)
+				c.set(1)
+				respond(c).is(t, 410, c.full)
+				f.wantStored(t, fmt.Sprintf("limit %d lowered to 1", limit), c.sid, 1)
+			}
+
+			c := newCapped(40)
+			var ids []int64
+			for range 5 {
+				ids = append(ids, respond(c).submitted(t).ID)
+			}
+			c.set(2)
+			respond(c).is(t, 410, c.full)
+			for _, id := range ids[:3] { // 5 -> 2: at the limit, still full
+				if err := f.st.DeleteResponse(ctx, f.aid, c.sid, id); err != nil {
+					t.Fatal(err)
+				}
+				respond(c).is(t, 410, c.full)
+			}
+			if err := f.st.DeleteResponse(ctx, f.aid, c.sid, ids[3]); err != nil { // 1: one place
+				t.Fatal(err)
+			}
+			respond(c).submitted(t)
+			respond(c).is(t, 410, c.full)
+			c.set(4)
+			respond(c).submitted(t)
+			respond(c).submitted(t)
+			respond(c).is(t, 410, c.full)
+			f.wantStored(t, "lowered, deleted under, raised", c.sid, 4)
+		})
+	}
+}
+
+// TestCapLoweredUnderRaces: 60 submissions race an owner lowering a
+// response limit of 100 (30 recorded before) to 40, which the race passes,
+// or to 95, which it does not. Whatever the order, the responses the race
+// records stand (nothing is removed), none answers 503, and from then on
+// the survey records exactly up to the new limit: no more when the race
+// passed it, exactly the rest when it did not.
+func TestCapLoweredUnderRaces(t *testing.T) {
+	t.Parallel()
+	for _, lowered := range []int64{40, 95} {
+		t.Run(fmt.Sprintf("to %d", lowered), func(t *testing.T) {
+			t.Parallel()
+			f, p := conflictFixture(t)
+			ctx := context.Background()
+			slug, sid := f.survey(t, limitSettings(100, 1, 0))
+			for range 30 {
+				f.respond(t, slug, f.session(t, slug, nil), nil).submitted(t)
+			}
+			sessions := make([]string, 110) // 60 race, 50 after
+			for i := range sessions {
+				sessions[i] = f.session(t, slug, nil)
+			}
+			before := p.Conflicts()
+			replies := race(61, func(i int) reply {
+				if i == 60 {
+					if err := f.st.UpdateSettings(ctx, f.aid, sid, store.SettingsUpdate{Set: map[string]any{"response_limit": lowered}}); err != nil {
+						return reply{code: 500, body: err.Error()}
+					}
+					return reply{code: 200}
+				}
+				return f.respond(t, slug, sessions[i], nil)
+			})
+			won := 30
+			for _, r := range replies {
+				switch {
+				case r.code == 201:
+					won++
+				case r.code == 200:
+				case r.code != 410 || r.body != fullBody:
+					t.Errorf("racing a lowered limit: %d %s", r.code, r.body)
+				}
+			}
+			t.Logf("60 racing a limit lowered from 100 to %d: %s (%d conflicts), %d recorded", lowered, outcomes(replies), p.Conflicts()-before, won)
+			f.wantStored(t, "after the race", sid, won)
+			more := 0
+			for _, session := range sessions[60:] {
+				r := f.respond(t, slug, session, nil)
+				switch {
+				case r.code == 201:
+					more++
+				case r.code != 410 || r.body != fullBody:
+					t.Errorf("after the race: %d %s", r.code, r.body)
+				}
+			}
+			if want := max(0, int(lowered)-won); more != want {
+				t.Errorf("after the race (%d recorded) the limit of %d admitted %d more, want %d", won, lowered, more, want)
+			}
+			f.wantStored(t, "after the race and 50 more", sid, max(won, int(lowered)))
+		})
+	}
+}
+
+// TestCapChangeCutShort: a change of a limit cut short after its freeze
+// (here its write fails and the survey's limit cannot be read back) leaves
+// every allowance frozen: responses are refused, never admitted past the
+// limit. The next submission that finds the cap full finishes the change
+// for the limit the survey holds (10, its write never made), and exactly
+// the places left are admitted.
+func TestCapChangeCutShort(t *testing.T) {
+	t.Parallel()
+	f, _ := conflictFixture(t)
+	slug, sid := f.survey(t, limitSettings(10, 1, 0))
+	for range 3 {
+		f.respond(t, slug, f.session(t, slug, nil), nil).submitted(t)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	err := f.st.ChangeCap(ctx, sid, store.Cap{Attr: store.LimitAttr(1), Places: 5}, func() error {
+		cancel() // the change's process ends here
+		return context.Canceled
+	})
+	if err == nil {
+		t.Fatal("a change cut short answered no error")
+	}
+	n201 := 0
+	for range 10 {
+		r := f.respond(t, slug, f.session(t, slug, nil), nil)
+		switch {
+		case r.code == 201:
+			n201++
+		case r.code != 410 || r.body != fullBody:
+			t.Errorf("after a change cut short: %d %s", r.code, r.body)
+		}
+	}
+	if n201 != 7 {
+		t.Errorf("after a change cut short, %d × 201, want the 7 places of the limit of 10", n201)
+	}
+	f.wantStored(t, "healed", sid, 10)
+}

@@ -125,7 +125,7 @@ func (s *Store) CapsFilled(ctx context.Context, sid int64, writes []AllowanceWri
 	var reached []capOf
 	for _, co := range all {
 		for _, w := range writes {
-			if n := co.cap.share(w.K); n > 0 && w.After[co.cap.Attr] >= n && w.Before[co.cap.Attr] < n {
+			if n := co.cap.shareIn(w.K, w.After); n > 0 && w.After[co.cap.Attr] >= n && w.Before[co.cap.Attr] < n {
 				reached = append(reached, co)
 				break
 			}
@@ -142,7 +142,7 @@ func (s *Store) CapsFilled(ctx context.Context, sid int64, writes []AllowanceWri
 	for _, co := range reached {
 		full, given := true, int64(0)
 		for j := range CapAllowances {
-			full = full && used[j][co.cap.Attr] >= co.cap.share(j)
+			full = full && used[j][co.cap.Attr] >= co.cap.shareIn(j, used[j])
 			given += used[j][givenAttr(co.cap.Attr)]
 		}
 		if !full {

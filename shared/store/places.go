@@ -140,10 +140,13 @@ type capHints struct {
 }
 
 type capHint struct {
-	full     allowanceSet // allowances found full
-	at       time.Time    // last learned (a mark or a read)
-	readAt   time.Time    // last read of every allowance
-	verified bool         // every allowance read full at readAt
+	full allowanceSet // allowances found full
+	// shares are the allowances' shares as last read (the explicit ones
+	// of a cap whose limit changed: rebase.go), nil before any read.
+	shares   *[CapAllowances]int64
+	at       time.Time // last learned (a mark or a read)
+	readAt   time.Time // last read of every allowance
+	verified bool      // every allowance read full at readAt
 }
 
 func hintKey(sid int64, c Cap) string { return fmt.Sprintf("%d/%s/%d", sid, c.Attr, c.Places) }
@@ -206,14 +209,14 @@ func (s *Store) freeAllowances(ctx context.Context, sid int64, c Cap) ([]int, er
 	now := time.Now()
 	key := hintKey(sid, c)
 	h := s.caps.get(key, now)
-	free := freeOf(c, h.full)
+	free := freeOf(c, h)
 	if len(free) > 0 || h.verified && now.Sub(h.readAt) < capVerifiedFor {
 		return free, nil
 	}
 	if err := s.readCaps(ctx, sid, []Cap{c}); err != nil {
 		return nil, err
 	}
-	return freeOf(c, s.caps.get(key, time.Now()).full), nil
+	return freeOf(c, s.caps.get(key, time.Now())), nil
 }
 
 // readCaps reads every allowance of a survey (3 BatchGetItems) and
@@ -234,22 +237,47 @@ func (s *Store) readCapsNow(ctx context.Context, sid int64, caps []Cap) error {
 	if err != nil {
 		return err
 	}
+	owing := false
 	for _, c := range caps {
 		var full allowanceSet
+		shares := new([CapAllowances]int64)
 		for k := range CapAllowances {
-			if used[k][c.Attr] >= c.share(k) {
+			shares[k] = c.shareIn(k, used[k])
+			if used[k][c.Attr] >= shares[k] {
 				full.add(k)
 			}
 		}
-		s.caps.set(hintKey(sid, c), capHint{full: full, at: now, readAt: now, verified: len(freeOf(c, full)) == 0})
+		h := capHint{full: full, shares: shares, at: now, readAt: now}
+		h.verified = len(freeOf(c, h)) == 0
+		owing = owing || h.verified
+		s.caps.set(hintKey(sid, c), h)
 	}
-	return nil
+	if !owing {
+		return nil
+	}
+	// A cap read full may be a change of its limit cut short (frozen):
+	// finish it (rebase.go), and read again.
+	rebase, _, err := s.capsRebase(ctx, sid)
+	if err != nil {
+		return err
+	}
+	healed, err := s.healCaps(ctx, sid, rebase, caps)
+	if err != nil || !healed {
+		return err
+	}
+	return s.readCapsNow(ctx, sid, caps)
 }
 
-func freeOf(c Cap, full allowanceSet) []int {
+// freeOf are the allowances of c that h does not know to be full and
+// that have a share: as last read, or Cap.share's before any read.
+func freeOf(c Cap, h capHint) []int {
 	var free []int
 	for k := range CapAllowances {
-		if c.share(k) > 0 && !full.has(k) {
+		share := c.share(k)
+		if h.shares != nil {
+			share = h.shares[k]
+		}
+		if share > 0 && !h.full.has(k) {
 			free = append(free, k)
 		}
 	}
@@ -382,8 +410,11 @@ func (s *Store) takePlaces(tx *dynamo.WriteTx, sid int64, caps []Cap, picks []in
 		w := &writes[i]
 		u := s.table.Update(AttrPK, CapPK(sid, w.k)).Range(AttrSK, capSK).IncludeItemInCondCheckFail(true)
 		for _, ci := range w.caps {
+			// The explicit share once the cap's limit has changed
+			// (rebase.go), else Cap.share's for the places it read.
 			c := caps[ci]
-			u.Add(c.Attr, 1).If("(attribute_not_exists($) OR $ < ?)", c.Attr, c.Attr, c.share(w.k))
+			u.Add(c.Attr, 1).If("($ < $ OR (attribute_not_exists($) AND (attribute_not_exists($) OR $ < ?)))",
+				c.Attr, shareAttr(c.Attr), shareAttr(c.Attr), c.Attr, c.Attr, c.share(w.k))
 		}
 		tx.Update(u)
 		w.at, n = n, n+1
@@ -458,7 +489,7 @@ func (s *Store) learnPlaces(ctx context.Context, sid int64, caps []Cap, writes [
 		used := counters(item)
 		for _, ci := range w.caps {
 			c := caps[ci]
-			if used[c.Attr] >= c.share(w.k) {
+			if used[c.Attr] >= c.shareIn(w.k, used) {
 				h := s.caps.get(hintKey(sid, c), now)
 				reread = reread || now.Sub(h.readAt) >= capReadEvery
 				s.caps.markFull(hintKey(sid, c), w.k, now)

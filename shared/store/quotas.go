@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -104,17 +105,32 @@ func (s *Store) CreateQuota(ctx context.Context, aid, sid int64, q survey.Quota)
 }
 
 // UpdateQuota rewrites a quota of a live survey of the account (ENOTFOUND
-// when it does not exist).
+// when it does not exist). A new limit is a change of the quota's cap
+// (ChangeCap, rebase.go): exact under racing submissions, and a limit
+// lowered to or below the count closes it.
 func (s *Store) UpdateQuota(ctx context.Context, aid, sid int64, q survey.Quota) error {
 	put, err := s.quotaPut(sid, q)
 	if err != nil {
 		return err
 	}
 	sup := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, SurveySK).Add(attrCollectionVersion, 1).If(surveyWritable, aid, false)
-	return s.quotaTx(ctx, func() *dynamo.WriteTx {
-		return s.mirrorState(s.db.WriteTx().Put(put.If("attribute_exists(PK)")).Update(sup), sid, addCV)
-	}, 1,
-		func() error { return s.whyNotWritable(ctx, aid, sid) })
+	write := func() error {
+		return s.quotaTx(ctx, func() *dynamo.WriteTx {
+			return s.mirrorState(s.db.WriteTx().Put(put.If("attribute_exists(PK)")).Update(sup), sid, addCV)
+		}, 1,
+			func() error { return s.whyNotWritable(ctx, aid, sid) })
+	}
+	var old quotaItem
+	err = s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, QuotaSK(q.ID)).Consistent(true).One(ctx, &old)
+	switch {
+	case errors.Is(err, dynamo.ErrNotFound):
+		return survey.ErrNotFound
+	case err != nil:
+		return s.fail(fmt.Sprintf("read quota %d", q.ID), err)
+	case old.Limit == q.Limit:
+		return write()
+	}
+	return s.ChangeCap(ctx, sid, QuotaCap(q), write)
 }
 
 // DeleteQuota removes a quota of a live survey of the account (ENOTFOUND

@@ -444,6 +444,7 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 	case !found:
 		return survey.ErrNotFound
 	}
+	started, waits := time.Now(), 0
 	for attempt := 1; ; attempt++ {
 		tx := s.db.WriteTx().Idempotent(true).
 			Delete(s.table.Delete(AttrPK, old.PK).Range(AttrSK, ResponseSK(rid)).If("attribute_exists(PK)"))
@@ -481,12 +482,23 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 			}
 		}
 		moved := s.takeBackResponsePage(tx, at, sid, old.TimeKey, pages)
-		s.givePlacesBack(tx, sid, freedPlaces(old.Places, limit.Limit != nil, limit.Gen))
+		freed := freedPlaces(old.Places, limit.Limit != nil, limit.Gen)
+		checked := s.givePlacesBackChecked(tx, sid, freed)
 		err = s.runTx(ctx, tx)
 		switch {
 		case err == nil:
 			s.caps.forget(sid)
+			if checked {
+				s.reopenAfter(ctx, sid, freed)
+			}
 			return nil
+		case checked && rebaseHeld(err):
+			// A change of a cap's limit is under way (rebase.go): wait.
+			waits++
+			if !ownerAgain(ctx, waits, started) {
+				return errBusy
+			}
+			attempt--
 		case !old.Tally && txFailedAt(err, 1):
 			if err := s.checkWritable(ctx, aid, sid); err != nil {
 				return err

@@ -209,6 +209,32 @@ func (s *Store) UpdateSettings(ctx context.Context, aid, sid int64, u SettingsUp
 			}
 		}
 	}
+	write := func() error { return s.writeSettings(ctx, aid, sid, up, sup, mirror) }
+	limit, ok := u.Set["response_limit"]
+	if _, newGen := u.Set["response_limit_gen"]; !ok || limit == nil || newGen {
+		return write()
+	}
+	// A new limit where there was one: a change of its cap, exact under
+	// racing submissions (rebase.go).
+	var cur struct {
+		Limit *int64 `dynamo:"response_limit"`
+		Gen   int64  `dynamo:"response_limit_gen"`
+		Base  int64  `dynamo:"response_limit_base"`
+	}
+	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, settingsSK).Consistent(true).One(ctx, &cur)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return s.fail(fmt.Sprintf("read settings of survey %d", sid), err)
+	}
+	n, isInt := anyInt(limit)
+	if cur.Limit == nil || !isInt || n == *cur.Limit {
+		return write()
+	}
+	next := survey.Settings{ResponseLimit: &n, ResponseLimitGen: cur.Gen, ResponseLimitBase: cur.Base}
+	return s.ChangeCap(ctx, sid, LimitCap(next), write)
+}
+
+// writeSettings is UpdateSettings' transaction.
+func (s *Store) writeSettings(ctx context.Context, aid, sid int64, up, sup *dynamo.Update, mirror func(*dynamo.Update) *dynamo.Update) error {
 	// The survey item is also written by the tally (its counts: a
 	// transaction per stream batch, per stream shard) and by other owner
 	// writes: a transaction lost to one of those (TransactionConflict) is

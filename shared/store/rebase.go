@@ -1,0 +1,427 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
+
+	"surveyservice/shared/survey"
+)
+
+// A change of a cap's limit (contract section 25: "lowering a limit below
+// the count closes the survey"; docs/data-model.md#allowances-exact-caps).
+//
+// Until its limit first changes, a cap's allowances hold the shares
+// Cap.share gives its places. Those shares follow the limit, so a limit
+// lowered under places already taken would leave them counted in
+// allowances whose share shrank while others gained room they never
+// used: more responses than the new limit. So a change gives each
+// allowance an explicit share, s<counter>, that every submission's
+// condition obeys from then on (takePlaces):
+//
+//  1. A lease on the survey's rebase item, CAP#<sid> / REBASE, which
+//     deletions and withdrawals check in their transactions: while it is
+//     held no place is given back, so the count only grows, and only
+//     into room a share gives.
+//  2. Freeze: every allowance's share becomes its count (one UpdateItem
+//     each, s = c): from there on no allowance admits a response, and
+//     the count C is their sum, stable.
+//  3. The limit itself is written (the caller's write): the owner's
+//     change takes effect at the freeze.
+//  4. The new shares: each allowance at least its count, the sum of the
+//     shares the new places P, so the room left is exactly P - C. With
+//     C > P the cap is closed: every share 0, so no deletion can reopen
+//     it by giving back a place; the deletion that brings C under P
+//     reopens it (ReopenCaps).
+//  5. The lease is released with the places now held recorded.
+//
+// The sum of the shares never passes P and no allowance's count passes
+// its share, whatever submissions race the change. A change cut short (a
+// crash, a timeout) leaves allowances frozen, which refuses responses,
+// never admits too many; its mark ("owe") makes the next submission that
+// finds the cap full finish it (healCaps).
+
+// RebaseSK is a survey's rebase item in CapFillPK's partition.
+const RebaseSK = "REBASE"
+
+// capLeaseFor is how long a change of a cap holds its lease: a change
+// takes a second or two; one cut short frees the lease after this.
+const capLeaseFor = 30 * time.Second
+
+// Names on the rebase item, per cap counter.
+func owedAttr(attr string) string   { return "owe" + attr }
+func heldAttr(attr string) string   { return "held" + attr }
+func closedAttr(attr string) string { return "closed" + attr }
+
+// shareAttr is an allowance's explicit share of a cap, once its limit has
+// changed.
+func shareAttr(attr string) string { return "s" + attr }
+
+// shareIn is allowance k's share of c given its counters: the explicit
+// share when the cap has been rebased, else Cap.share.
+func (c Cap) shareIn(k int, counters map[string]int64) int64 {
+	if n, ok := counters[shareAttr(c.Attr)]; ok {
+		return n
+	}
+	return c.share(k)
+}
+
+// LimitAttr is the response limit's counter for generation gen.
+func LimitAttr(gen int64) string { return limitAttr(gen) }
+
+// QuotaAttr is a quota's counter.
+func QuotaAttr(id int64) string { return quotaAttr(id) }
+
+// ChangeCap changes a cap's places (a quota's limit, or the response
+// limit less its base) to c.Places, exactly, under racing submissions,
+// deletions and other changes: write is the change of the limit itself,
+// made while every allowance is frozen. When write fails, the allowances
+// take the places the survey's items hold after all (capPlacesNow), and
+// write's error answers.
+func (s *Store) ChangeCap(ctx context.Context, sid int64, c Cap, write func() error) error {
+	lease, err := s.capLease(ctx, sid, c.Attr, c.Places)
+	if err != nil {
+		return err
+	}
+	defer lease.release()
+	if err := s.freezeCap(ctx, sid, c.Attr); err != nil {
+		return err
+	}
+	places := c.Places
+	werr := write()
+	if werr != nil {
+		if places, err = s.capPlacesNow(ctx, sid, c); err != nil {
+			return errors.Join(werr, err) // frozen and owed: healCaps finishes it
+		}
+	}
+	if err := s.shareCap(ctx, sid, c.Attr, places, lease); err != nil {
+		return errors.Join(werr, err)
+	}
+	return werr
+}
+
+// capLease is a held lease on a survey's rebase item.
+type capLease struct {
+	s    *Store
+	sid  int64
+	attr string
+	by   string
+	// done records the places held, closed or not, at the release.
+	done   bool
+	held   int64
+	closed bool
+}
+
+// capLease takes the survey's rebase lease for a change of attr to
+// places (recorded as owed until the change is done), waiting while
+// another holds it, as an owner's write waits on a race.
+func (s *Store) capLease(ctx context.Context, sid int64, attr string, owed int64) (*capLease, error) {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	l := &capLease{s: s, sid: sid, attr: attr, by: hex.EncodeToString(b[:])}
+	started := time.Now()
+	for attempt := 1; ; attempt++ {
+		now := s.Now()
+		err := s.table.Update(AttrPK, CapFillPK(sid)).Range(AttrSK, RebaseSK).
+			Set("lease_until", now.Add(capLeaseFor).UnixMilli()).Set("lease_by", l.by).Set(owedAttr(attr), owed).
+			If("attribute_not_exists(lease_until) OR lease_until < ?", now.UnixMilli()).Run(ctx)
+		var tce *types.TransactionConflictException
+		switch {
+		case err == nil:
+			return l, nil
+		case !dynamo.IsCondCheckFailed(err) && !errors.As(err, &tce):
+			return nil, s.fail(fmt.Sprintf("take the caps' lease of survey %d", sid), err)
+		case !ownerAgain(ctx, attempt, started):
+			return nil, errBusy
+		}
+	}
+}
+
+// release ends the lease: the places now held recorded, the owed change
+// cleared when it is done. A release that fails leaves the lease to
+// expire.
+func (l *capLease) release() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	u := l.s.table.Update(AttrPK, CapFillPK(l.sid)).Range(AttrSK, RebaseSK).Remove("lease_until", "lease_by")
+	if l.done {
+		u.Remove(owedAttr(l.attr)).Set(heldAttr(l.attr), l.held).Set(closedAttr(l.attr), l.closed)
+	}
+	if err := u.If("lease_by = ?", l.by).Run(ctx); err != nil && !dynamo.IsCondCheckFailed(err) {
+		slog.Warn("caps' lease not released", "survey", l.sid, "error", err.Error())
+	}
+}
+
+// capWriters bounds the UpdateItems of a change in flight at once.
+const capWriters = 16
+
+// freezeCap makes every allowance's share of attr its count (256
+// UpdateItems, capWriters at a time): no allowance admits a response
+// after its own.
+func (s *Store) freezeCap(ctx context.Context, sid int64, attr string) error {
+	return s.eachAllowance(ctx, sid, func(ctx context.Context, k int) error {
+		return s.table.Update(AttrPK, CapPK(sid, k)).Range(AttrSK, capSK).
+			SetExpr("$ = if_not_exists($, ?)", shareAttr(attr), attr, 0).
+			SetExpr("$ = if_not_exists($, ?)", attr, attr, 0).Run(ctx)
+	})
+}
+
+// eachAllowance runs write for every allowance, capWriters at a time,
+// trying again a write refused by a transaction holding its item.
+func (s *Store) eachAllowance(ctx context.Context, sid int64, write func(ctx context.Context, k int) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(capWriters)
+	started := time.Now()
+	for k := range CapAllowances {
+		g.Go(func() error {
+			for attempt := 1; ; attempt++ {
+				err := write(gctx, k)
+				if err == nil || dynamo.IsCondCheckFailed(err) {
+					return err
+				}
+				var tce *types.TransactionConflictException
+				if !errors.As(err, &tce) || !ownerAgain(gctx, attempt, started) {
+					return s.fail(fmt.Sprintf("write allowance %d of survey %d", k, sid), err)
+				}
+			}
+		})
+	}
+	return g.Wait()
+}
+
+// shareCap gives the frozen allowances of attr their new shares for
+// places (step 4 above) and records them on the lease.
+func (s *Store) shareCap(ctx context.Context, sid int64, attr string, places int64, l *capLease) error {
+	used, err := s.allowances(ctx, sid)
+	if err != nil {
+		return err
+	}
+	shares, closed := planShares(Cap{Attr: attr, Places: places}, used)
+	err = s.eachAllowance(ctx, sid, func(ctx context.Context, k int) error {
+		cur, ok := used[k][shareAttr(attr)]
+		if ok && cur == shares[k] {
+			return nil
+		}
+		// Only this lease's holder writes shares: the condition keeps a
+		// change that outlived its lease from undoing a later one's.
+		return s.table.Update(AttrPK, CapPK(sid, k)).Range(AttrSK, capSK).Set(shareAttr(attr), shares[k]).
+			If("$ = ?", shareAttr(attr), cur).Run(ctx)
+	})
+	if err != nil {
+		if dynamo.IsCondCheckFailed(err) {
+			return errBusy
+		}
+		return err
+	}
+	s.caps.forget(sid)
+	l.done, l.held, l.closed = true, places, closed
+	return nil
+}
+
+// closedShare is every allowance's share of a closed cap: under any
+// count, even one a deletion of a response from before the limit took
+// below 0 (freedPlaces), so that no deletion reopens it by itself.
+const closedShare = -1 << 40
+
+// planShares is each allowance's new share of c's places, given every
+// allowance's counters (frozen: no place given back or taken meanwhile):
+// at least its count, as close to Cap.share as the sum allows, the sum
+// c.Places, so that the room left is exactly c.Places less the count; or,
+// when the count is over the places, closedShare everywhere (closed).
+func planShares(c Cap, used [CapAllowances]map[string]int64) (shares [CapAllowances]int64, closed bool) {
+	var count, sum int64
+	for k := range CapAllowances {
+		n := used[k][c.Attr]
+		count += n
+		shares[k] = max(n, c.share(k))
+		sum += shares[k]
+	}
+	if count > c.Places || c.Places <= 0 {
+		for k := range shares {
+			shares[k] = closedShare
+		}
+		return shares, true
+	}
+	// Take the excess from the allowances with room, from the highest
+	// k down.
+	for k := CapAllowances - 1; k >= 0 && sum > c.Places; k-- {
+		cut := min(shares[k]-used[k][c.Attr], sum-c.Places)
+		shares[k] -= cut
+		sum -= cut
+	}
+	return shares, false
+}
+
+// capsRebase reads the survey's rebase item's numbers (strongly
+// consistent), empty when there is none.
+func (s *Store) capsRebase(ctx context.Context, sid int64) (map[string]int64, dynamo.Item, error) {
+	var item dynamo.Item
+	err := s.table.Get(AttrPK, CapFillPK(sid)).Range(AttrSK, dynamo.Equal, RebaseSK).Consistent(true).One(ctx, &item)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return map[string]int64{}, nil, nil
+	}
+	if err != nil {
+		return nil, nil, s.fail(fmt.Sprintf("read the caps' rebase of survey %d", sid), err)
+	}
+	return counters(item), item, nil
+}
+
+// closedCaps are the counters the rebase item marks closed.
+func closedCaps(item dynamo.Item) []string {
+	var out []string
+	for name, v := range item {
+		if b, ok := v.(*types.AttributeValueMemberBOOL); ok && b.Value && strings.HasPrefix(name, "closed") {
+			out = append(out, strings.TrimPrefix(name, "closed"))
+		}
+	}
+	return out
+}
+
+// noRebase is the condition a transaction that gives places back puts on
+// the survey's rebase item: no change of a cap under way (its lease
+// free), so that a freeze's count stays exact.
+func (s *Store) noRebase(sid int64, now time.Time) *dynamo.ConditionCheck {
+	return s.table.Check(AttrPK, CapFillPK(sid)).Range(AttrSK, RebaseSK).
+		If("attribute_not_exists(lease_until) OR lease_until < ?", now.UnixMilli())
+}
+
+// ReopenCaps runs after a deletion gave places back to caps that a change
+// closed (their shares 0, their count over the places): a cap whose count
+// is now under the places it holds gets its room back (step 4 of a
+// change, under the lease). attrs are the counters the deletion gave
+// places back to.
+func (s *Store) ReopenCaps(ctx context.Context, sid int64, attrs []string) error {
+	_, item, err := s.capsRebase(ctx, sid)
+	if err != nil || item == nil {
+		return err
+	}
+	held := counters(item)
+	for _, attr := range closedCaps(item) {
+		if !containsString(attrs, attr) {
+			continue
+		}
+		if err := s.rebaseCap(ctx, sid, attr, held[heldAttr(attr)], false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rebaseCap gives a cap's allowances their shares of places under the
+// lease: freezing them first when freeze (a change cut short).
+func (s *Store) rebaseCap(ctx context.Context, sid int64, attr string, places int64, freeze bool) error {
+	lease, err := s.capLease(ctx, sid, attr, places)
+	if err != nil {
+		return err
+	}
+	defer lease.release()
+	if freeze {
+		if err := s.freezeCap(ctx, sid, attr); err != nil {
+			return err
+		}
+	}
+	return s.shareCap(ctx, sid, attr, places, lease)
+}
+
+func containsString(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// healCaps finishes a change of caps cut short (its owed mark left, its
+// lease expired), for the caps a submission found full: their places as
+// the survey's items hold them now. It reports whether it did.
+func (s *Store) healCaps(ctx context.Context, sid int64, rebase map[string]int64, caps []Cap) (bool, error) {
+	healed := false
+	for _, c := range caps {
+		if _, owed := rebase[owedAttr(c.Attr)]; !owed {
+			continue
+		}
+		if until, held := rebase["lease_until"]; held && until >= s.Now().UnixMilli() {
+			continue
+		}
+		places, err := s.capPlacesNow(ctx, sid, c)
+		if err != nil {
+			return healed, err
+		}
+		if err := s.rebaseCap(ctx, sid, c.Attr, places, true); err != nil {
+			return healed, err
+		}
+		healed = true
+	}
+	return healed, nil
+}
+
+// capPlacesNow is a cap's places as the survey's items hold them now (one
+// strongly consistent read of its settings or its quota).
+func (s *Store) capPlacesNow(ctx context.Context, sid int64, c Cap) (int64, error) {
+	sk := settingsSK
+	if c.Quota != 0 {
+		sk = QuotaSK(c.Quota)
+	}
+	var it struct {
+		Limit    *int64 `dynamo:"response_limit"`
+		Gen      int64  `dynamo:"response_limit_gen"`
+		Base     int64  `dynamo:"response_limit_base"`
+		QuotaCap int64  `dynamo:"limit"`
+	}
+	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, sk).Consistent(true).One(ctx, &it)
+	switch {
+	case errors.Is(err, dynamo.ErrNotFound):
+		return 0, nil
+	case err != nil:
+		return 0, s.fail(fmt.Sprintf("read the caps of survey %d", sid), err)
+	case c.Quota != 0:
+		return it.QuotaCap, nil
+	case it.Limit == nil || limitAttr(it.Gen) != c.Attr:
+		return 0, nil
+	}
+	return survey.Settings{ResponseLimit: it.Limit, ResponseLimitBase: it.Base}.LimitPlaces(), nil
+}
+
+// givePlacesBackChecked adds to tx the Updates that give places back
+// (givePlacesBack) and, when there are any, the check that no change of
+// a cap holds the survey's lease, last in tx. It reports whether it added
+// any.
+func (s *Store) givePlacesBackChecked(tx *dynamo.WriteTx, sid int64, places map[string]int) bool {
+	if len(places) == 0 {
+		return false
+	}
+	s.givePlacesBack(tx, sid, places)
+	tx.Check(s.noRebase(sid, s.Now()))
+	return true
+}
+
+// rebaseHeld reports whether a transaction of givePlacesBackChecked was
+// cancelled by its last item's check: a change of a cap holds the lease,
+// and the transaction waits for it.
+func rebaseHeld(err error) bool {
+	r := txReasons(err)
+	return len(r) > 0 && r[len(r)-1] == "ConditionalCheckFailed"
+}
+
+// reopenAfter runs ReopenCaps for the counters of places given back; a
+// failure leaves the caps closed (never too many responses) and is
+// logged.
+func (s *Store) reopenAfter(ctx context.Context, sid int64, places map[string]int) {
+	attrs := make([]string, 0, len(places))
+	for attr := range places {
+		attrs = append(attrs, attr)
+	}
+	if err := s.ReopenCaps(ctx, sid, attrs); err != nil {
+		slog.WarnContext(ctx, "caps not reopened after a place was given back", "survey", sid, "error", err.Error())
+	}
+}
