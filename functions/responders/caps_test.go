@@ -270,6 +270,9 @@ func TestCapLoweredToItsCount(t *testing.T) {
 				answer map[string]any
 				full   string
 				set    func(n int64)
+				// sessions are started while the survey is open: once
+				// the tally counts it full, a start answers 410 itself.
+				sessions []string
 			}
 			newCapped := func(limit int64) capped {
 				var c capped
@@ -302,37 +305,51 @@ func TestCapLoweredToItsCount(t *testing.T) {
 				}
 				return c
 			}
-			respond := func(c capped) reply { return f.respond(t, c.slug, f.session(t, c.slug, nil), c.answer) }
+			respond := func(c *capped) reply {
+				t.Helper()
+				if len(c.sessions) == 0 {
+					for range 10 {
+						c.sessions = append(c.sessions, f.session(t, c.slug, nil))
+					}
+				}
+				session := c.sessions[0]
+				c.sessions = c.sessions[1:]
+				return f.respond(t, c.slug, session, c.answer)
+			}
 			for limit := int64(2); limit <= 6; limit++ {
 				c := newCapped(limit)
-				respond(c).submitted(t)
+				respond(&c).submitted(t) // starts the sessions
 				c.set(1)
-				respond(c).is(t, 410, c.full)
+				respond(&c).is(t, 410, c.full)
 				f.wantStored(t, fmt.Sprintf("limit %d lowered to 1", limit), c.sid, 1)
 			}
 
 			c := newCapped(40)
+			for range 16 {
+				c.sessions = append(c.sessions, f.session(t, c.slug, nil))
+			}
 			var ids []int64
 			for range 5 {
-				ids = append(ids, respond(c).submitted(t).ID)
+				ids = append(ids, respond(&c).submitted(t).ID)
 			}
 			c.set(2)
-			respond(c).is(t, 410, c.full)
+			respond(&c).is(t, 410, c.full)
 			for _, id := range ids[:3] { // 5 -> 2: at the limit, still full
 				if err := f.st.DeleteResponse(ctx, f.aid, c.sid, id); err != nil {
 					t.Fatal(err)
 				}
-				respond(c).is(t, 410, c.full)
+				respond(&c).is(t, 410, c.full)
 			}
 			if err := f.st.DeleteResponse(ctx, f.aid, c.sid, ids[3]); err != nil { // 1: one place
 				t.Fatal(err)
 			}
-			respond(c).submitted(t)
-			respond(c).is(t, 410, c.full)
+			testenv.Tally(t) // a full survey's submission is refused by its count first
+			respond(&c).submitted(t)
+			respond(&c).is(t, 410, c.full)
 			c.set(4)
-			respond(c).submitted(t)
-			respond(c).submitted(t)
-			respond(c).is(t, 410, c.full)
+			respond(&c).submitted(t)
+			respond(&c).submitted(t)
+			respond(&c).is(t, 410, c.full)
 			f.wantStored(t, "lowered, deleted under, raised", c.sid, 4)
 		})
 	}
