@@ -452,3 +452,52 @@ func TestCapChangeCutShort(t *testing.T) {
 	}
 	f.wantStored(t, "healed", sid, 10)
 }
+
+// TestCapChangeRacesDeletions: an owner lowers a full response limit of
+// 10 to 8 while three of its responses are deleted at once. In either
+// order the survey ends with 7 responses under a limit of 8, so exactly
+// one more is recorded: a deletion waits while a change holds the caps'
+// lease, and one that brings a closed cap under its places reopens it.
+func TestCapChangeRacesDeletions(t *testing.T) {
+	t.Parallel()
+	f, _ := conflictFixture(t)
+	ctx := context.Background()
+	slug, sid := f.survey(t, limitSettings(10, 1, 0))
+	sessions := make([]string, 14)
+	for i := range sessions {
+		sessions[i] = f.session(t, slug, nil)
+	}
+	var ids []int64
+	for _, s := range sessions[:10] {
+		ids = append(ids, f.respond(t, slug, s, nil).submitted(t).ID)
+	}
+	errs := make([]error, 4)
+	race(4, func(i int) reply {
+		if i == 3 {
+			errs[i] = f.st.UpdateSettings(ctx, f.aid, sid, store.SettingsUpdate{Set: map[string]any{"response_limit": 8}})
+		} else {
+			errs[i] = f.st.DeleteResponse(ctx, f.aid, sid, ids[i])
+		}
+		return reply{}
+	})
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("racing write %d: %v", i, err)
+		}
+	}
+	testenv.Tally(t)
+	n201 := 0
+	for _, s := range sessions[10:] {
+		r := f.respond(t, slug, s, nil)
+		switch {
+		case r.code == 201:
+			n201++
+		case r.code != 410 || r.body != fullBody:
+			t.Errorf("after the race: %d %s", r.code, r.body)
+		}
+	}
+	if n201 != 1 {
+		t.Errorf("7 responses under a limit of 8 admitted %d, want 1", n201)
+	}
+	f.wantStored(t, "after the race", sid, 8)
+}

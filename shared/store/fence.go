@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -77,7 +76,6 @@ func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission) (S
 func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission) error {
 	sid := r.SurveyID
 	pk := ResponsesShardPK(sid, ResponseShard(r.ID))
-	started, waits := time.Now(), 0
 	for attempt := 1; ; attempt++ {
 		tx := s.db.WriteTx().Idempotent(true).
 			Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, ResponseSK(r.ID)).If("attribute_exists(PK)")).
@@ -108,23 +106,12 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 		for _, f := range sub.Files {
 			tx.Delete(s.table.Delete(AttrPK, UploadPK(sid, f.Key)).Range(AttrSK, UploadSK(f.Key)).If("response_id = ?", r.ID))
 		}
-		freed := placesOf(sub.Caps, sub.placed)
-		checked := s.givePlacesBackChecked(tx, sid, freed)
+		s.givePlacesBack(tx, sid, placesOf(sub.Caps, sub.placed))
 		err = tx.Run(ctx)
 		switch {
 		case err == nil:
 			s.caps.forget(sid)
-			if checked {
-				s.reopenAfter(ctx, sid, freed)
-			}
 			return nil
-		case checked && rebaseHeld(err):
-			// A change of a cap's limit is under way (rebase.go): wait.
-			waits++
-			if !ownerAgain(ctx, waits, started) {
-				return errBusy
-			}
-			attempt--
 		case txFailedAt(err, 0):
 			return nil // withdrawn by a concurrent run
 		case moved(err) && attempt < submitAttempts:

@@ -28,27 +28,27 @@ import (
 // allowance an explicit share, s<counter>, that every submission's
 // condition obeys from then on (takePlaces):
 //
-//  1. A lease on the survey's rebase item, CAP#<sid> / REBASE, which
-//     deletions and withdrawals check in their transactions: while it is
-//     held no place is given back, so the count only grows, and only
-//     into room a share gives.
+//  1. A lease on the survey's rebase item, CAP#<sid> / REBASE: one change
+//     of the survey's caps at a time.
 //  2. Freeze: every allowance's share becomes its count (one UpdateItem
-//     each, s = c): from there on no allowance admits a response, and
-//     the count C is their sum, stable.
+//     each, s = c): from there on an allowance admits a response only in
+//     a place a deletion or a withdrawal gave back (they do not wait for
+//     the lease), so the count C, their sum, never grows past its value
+//     at the freeze.
 //  3. The limit itself is written (the caller's write): the owner's
 //     change takes effect at the freeze.
-//  4. The new shares: each allowance at least its count, the sum of the
-//     shares the new places P, so the room left is exactly P - C. With
-//     C > P the cap is closed: every share 0, so no deletion can reopen
-//     it by giving back a place; the deletion that brings C under P
-//     reopens it (ReopenCaps).
+//  4. The new shares (shareCap): each allowance at least its count, the
+//     sum of the shares the new places P, so the room left is exactly
+//     P - C. With C > P the cap is closed: every share closedShare, so no
+//     deletion can reopen it by giving back a place; the deletion that
+//     brings C under P reopens it (ReopenCaps).
 //  5. The lease is released with the places now held recorded.
 //
 // The sum of the shares never passes P and no allowance's count passes
-// its share, whatever submissions race the change. A change cut short (a
-// crash, a timeout) leaves allowances frozen, which refuses responses,
-// never admits too many; its mark ("owe") makes the next submission that
-// finds the cap full finish it (healCaps).
+// its share, whatever submissions and deletions race the change. A change
+// cut short (a crash, a timeout) leaves allowances frozen, which refuses
+// responses, never admits too many; its mark ("owe") makes the next
+// submission that finds the cap full finish it (healCaps).
 
 // RebaseSK is a survey's rebase item in CapFillPK's partition.
 const RebaseSK = "REBASE"
@@ -199,33 +199,57 @@ func (s *Store) eachAllowance(ctx context.Context, sid int64, write func(ctx con
 }
 
 // shareCap gives the frozen allowances of attr their new shares for
-// places (step 4 above) and records them on the lease.
+// places (step 4 above) and records them on the lease. Places given back
+// meanwhile (a deletion, a withdrawal: they do not wait for the lease)
+// only lower counts, and a place taken meanwhile is one a share gave; so
+// the shares are written lowered first, each on the condition that its
+// count is not over it, and a failed condition plans them again from a
+// new read: the sum of the shares never passes places, and none is under
+// its count.
 func (s *Store) shareCap(ctx context.Context, sid int64, attr string, places int64, l *capLease) error {
-	used, err := s.allowances(ctx, sid)
-	if err != nil {
-		return err
-	}
-	shares, closed := planShares(Cap{Attr: attr, Places: places}, used)
-	err = s.eachAllowance(ctx, sid, func(ctx context.Context, k int) error {
-		cur, ok := used[k][shareAttr(attr)]
-		if ok && cur == shares[k] {
+	for range capPlans {
+		used, err := s.allowances(ctx, sid)
+		if err != nil {
+			return err
+		}
+		shares, closed := planShares(Cap{Attr: attr, Places: places}, used)
+		done := true
+		for _, lower := range []bool{true, false} {
+			err = s.eachAllowance(ctx, sid, func(ctx context.Context, k int) error {
+				cur, ok := used[k][shareAttr(attr)]
+				if ok && cur == shares[k] || ok && lower != (shares[k] < cur) {
+					return nil
+				}
+				// Only this lease's holder writes shares (sA as read): a
+				// change that outlived its lease cannot undo a later one's.
+				u := s.table.Update(AttrPK, CapPK(sid, k)).Range(AttrSK, capSK).Set(shareAttr(attr), shares[k]).
+					If("$ = ?", shareAttr(attr), cur)
+				if !closed {
+					u.If("$ <= ?", attr, shares[k])
+				}
+				return u.Run(ctx)
+			})
+			if dynamo.IsCondCheckFailed(err) {
+				done = false
+				break
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if done {
+			s.caps.forget(sid)
+			l.done, l.held, l.closed = true, places, closed
 			return nil
 		}
-		// Only this lease's holder writes shares: the condition keeps a
-		// change that outlived its lease from undoing a later one's.
-		return s.table.Update(AttrPK, CapPK(sid, k)).Range(AttrSK, capSK).Set(shareAttr(attr), shares[k]).
-			If("$ = ?", shareAttr(attr), cur).Run(ctx)
-	})
-	if err != nil {
-		if dynamo.IsCondCheckFailed(err) {
-			return errBusy
-		}
-		return err
 	}
-	s.caps.forget(sid)
-	l.done, l.held, l.closed = true, places, closed
-	return nil
+	return errBusy
 }
+
+// capPlans bounds how often a change plans its shares again: a place taken
+// between its read and its write of a share is rare (its room comes only
+// from places given back meanwhile).
+const capPlans = 8
 
 // closedShare is every allowance's share of a closed cap: under any
 // count, even one a deletion of a response from before the limit took
@@ -284,14 +308,6 @@ func closedCaps(item dynamo.Item) []string {
 		}
 	}
 	return out
-}
-
-// noRebase is the condition a transaction that gives places back puts on
-// the survey's rebase item: no change of a cap under way (its lease
-// free), so that a freeze's count stays exact.
-func (s *Store) noRebase(sid int64, now time.Time) *dynamo.ConditionCheck {
-	return s.table.Check(AttrPK, CapFillPK(sid)).Range(AttrSK, RebaseSK).
-		If("attribute_not_exists(lease_until) OR lease_until < ?", now.UnixMilli())
 }
 
 // ReopenCaps runs after a deletion gave places back to caps that a change
@@ -392,30 +408,9 @@ func (s *Store) capPlacesNow(ctx context.Context, sid int64, c Cap) (int64, erro
 	return survey.Settings{ResponseLimit: it.Limit, ResponseLimitBase: it.Base}.LimitPlaces(), nil
 }
 
-// givePlacesBackChecked adds to tx the Updates that give places back
-// (givePlacesBack) and, when there are any, the check that no change of
-// a cap holds the survey's lease, last in tx. It reports whether it added
-// any.
-func (s *Store) givePlacesBackChecked(tx *dynamo.WriteTx, sid int64, places map[string]int) bool {
-	if len(places) == 0 {
-		return false
-	}
-	s.givePlacesBack(tx, sid, places)
-	tx.Check(s.noRebase(sid, s.Now()))
-	return true
-}
-
-// rebaseHeld reports whether a transaction of givePlacesBackChecked was
-// cancelled by its last item's check: a change of a cap holds the lease,
-// and the transaction waits for it.
-func rebaseHeld(err error) bool {
-	r := txReasons(err)
-	return len(r) > 0 && r[len(r)-1] == "ConditionalCheckFailed"
-}
-
-// reopenAfter runs ReopenCaps for the counters of places given back; a
-// failure leaves the caps closed (never too many responses) and is
-// logged.
+// reopenAfter runs ReopenCaps for the counters of places a deletion gave
+// back; a failure leaves the caps closed (never too many responses) and
+// is logged. A withdrawal does not: its survey has just closed.
 func (s *Store) reopenAfter(ctx context.Context, sid int64, places map[string]int) {
 	attrs := make([]string, 0, len(places))
 	for attr := range places {

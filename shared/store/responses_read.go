@@ -358,8 +358,8 @@ func (s *Store) Response(ctx context.Context, aid, sid, rid int64) (survey.Respo
 	return r, nil
 }
 
-// deleteAttempts bounds the retries of a response deletion that lost a
-// transaction conflict (another write of the survey item at that moment).
+// deleteAttempts bounds the retries of a response deletion that the page
+// index's roll-up moved past (a conflict is retried as an owner's write).
 const deleteAttempts = 5
 
 // DeleteResponse deletes one response of a live survey of the account. It
@@ -444,7 +444,7 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 	case !found:
 		return survey.ErrNotFound
 	}
-	started, waits := time.Now(), 0
+	started := time.Now()
 	for attempt := 1; ; attempt++ {
 		tx := s.db.WriteTx().Idempotent(true).
 			Delete(s.table.Delete(AttrPK, old.PK).Range(AttrSK, ResponseSK(rid)).If("attribute_exists(PK)"))
@@ -483,22 +483,15 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 		}
 		moved := s.takeBackResponsePage(tx, at, sid, old.TimeKey, pages)
 		freed := freedPlaces(old.Places, limit.Limit != nil, limit.Gen)
-		checked := s.givePlacesBackChecked(tx, sid, freed)
+		s.givePlacesBack(tx, sid, freed)
 		err = s.runTx(ctx, tx)
 		switch {
 		case err == nil:
 			s.caps.forget(sid)
-			if checked {
+			if len(freed) > 0 {
 				s.reopenAfter(ctx, sid, freed)
 			}
 			return nil
-		case checked && rebaseHeld(err):
-			// A change of a cap's limit is under way (rebase.go): wait.
-			waits++
-			if !ownerAgain(ctx, waits, started) {
-				return errBusy
-			}
-			attempt--
 		case !old.Tally && txFailedAt(err, 1):
 			if err := s.checkWritable(ctx, aid, sid); err != nil {
 				return err
@@ -512,10 +505,10 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 			return survey.ErrNotFound
 		case moved(err) && attempt < deleteAttempts:
 			// The page index rolled up past the response: again, below it.
-		case txConflict(err) && attempt < deleteAttempts:
-			if err := backoff(ctx, attempt); err != nil {
-				return s.fail(fmt.Sprintf("delete response %d", rid), err)
-			}
+		case retryOwnerConflict(ctx, err, attempt, started):
+			// Another deletion of the survey holds its page index's nodes
+			// (or the tally does): deletions that can all succeed all do
+			// (contract section 3, "Contention"), as an owner's write.
 		default:
 			return s.fail(fmt.Sprintf("delete response %d of survey %d", rid, sid), err)
 		}
