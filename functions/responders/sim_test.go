@@ -134,13 +134,34 @@ func (r recorded) visit(tb testing.TB, slug string, questions []int64, o visitOp
 	}
 	answers := map[string]any{}
 	for i, q := range questions {
-		answers[strconv.FormatInt(q, 10)] = strings.Repeat("x", 20+rnd.IntN(100))
+		answers[strconv.FormatInt(q, 10)] = freeText(rnd, 20+rnd.IntN(100))
 		if o.pages {
 			v.saves = append(v.saves, r.take(tb, "partial save", r.putPartial(tb, slug, map[string]any{"session": sess, "page": i, "answers": answers}), 204))
 		}
 	}
 	v.submit = r.take(tb, "submission", r.respond(tb, slug, sess, answers), 201)
 	return v
+}
+
+// freeTextSource is what the recorded responders write in text answers:
+// sentences as respondents write them, in English and in Persian, so that
+// a response's item is as large, and compresses as well, as a real one
+// (a run of one letter would compress to nothing).
+var freeTextSource = []rune(strings.Join([]string{
+	"The checkout page took too long to load on my phone, and I had to enter my address twice before it worked.",
+	"I like the new menu a lot, but the font is small and the colours make it hard to read outside in the sun.",
+	"Our team meets every Monday; the survey came on a Friday evening, so most of us answered it the next week.",
+	"Support answered within an hour and fixed the invoice, which was wrong because of the change of plan in May.",
+	"ارسال سفارش دو روز دیر شد ولی بسته‌بندی خوب بود و پشتیبانی هم سریع جواب داد.",
+	"کلاس‌های آنلاین برای من راحت‌تر است چون مسیر دانشگاه طولانی است و هزینهٔ رفت‌وآمد زیاد شده.",
+	"Prices went up twice this year; I would stay if there were a cheaper plan without the reports we never use.",
+	"My daughter uses the app for homework; the offline mode would help, since the school's wifi is often down.",
+}, " "))
+
+// freeText is n characters of freeTextSource, from a random place.
+func freeText(rnd *rand.Rand, n int) string {
+	start := rnd.IntN(len(freeTextSource) - n)
+	return string(freeTextSource[start : start+n])
 }
 
 // simSurvey is a survey of n text questions with the settings, and their ids.
@@ -965,6 +986,38 @@ func TestWarmRoutesReadNoSurveyItem(t *testing.T) {
 		}
 		if copies == 0 {
 			t.Errorf("%s: read no copy of the survey's state", name)
+		}
+	}
+}
+
+// TestTypicalResponseItemUnder1KB: the response item of the benchmark's
+// responses (12 text answers of 20-120 characters of free text, English
+// and Persian), measured as the recorder measures what a request writes
+// (DynamoDB's item size), is under 1 KB: 2 write units in the
+// submission's transaction and 1 for its GSI1 copy, where the plain
+// documents made it 1-2 KB (4 and 2).
+func TestTypicalResponseItemUnder1KB(t *testing.T) {
+	r := newRecorded(t, sending.DefaultLimits)
+	slug, _, qs := r.simSurvey(t, 12, nil)
+	rnd := rand.New(rand.NewPCG(5, 6))
+	var sizes []int
+	for range 16 {
+		v := r.visit(t, slug, qs, visitOpts{}, rnd)
+		for _, q := range v.submit {
+			for _, it := range q.Items {
+				if _, sk, _ := strings.Cut(it.Key, "|"); q.Kind == ddbsim.Tx && strings.HasPrefix(sk, "RESPONSE#") {
+					sizes = append(sizes, it.Bytes)
+				}
+			}
+		}
+	}
+	t.Logf("response items, bytes: %v", sizes)
+	if len(sizes) != 16 {
+		t.Fatalf("%d response items among the submissions' transactions, want 16", len(sizes))
+	}
+	for i, n := range sizes {
+		if n >= 1024 {
+			t.Errorf("response %d: its item is %d bytes, want under 1 KB", i, n)
 		}
 	}
 }
