@@ -8,44 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"surveyservice/internal/storetest"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
-// putPlain writes r's item as the store wrote it until 30 November 2026:
-// answers and variables as the JSON strings "answers" and "variables",
-// not compressed ("z").
-func putPlain(t *testing.T, f *fixture, r survey.Response) {
-	t.Helper()
-	item, err := store.EncodeResponse(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := item["z"]; !ok {
-		t.Fatalf("response %d: the store wrote no z: nothing compressed to compare", r.ID)
-	}
-	vars := r.Variables
-	if vars == nil {
-		vars = map[string]any{}
-	}
-	answers, _ := json.Marshal(r.Answers)
-	variables, _ := json.Marshal(vars)
-	delete(item, "z")
-	item["answers"] = &types.AttributeValueMemberS{Value: string(answers)}
-	item["variables"] = &types.AttributeValueMemberS{Value: string(variables)}
-	if _, err := f.st.Client().PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(f.st.TableName()), Item: item}); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestOwnerReadsCompressedAsPlain: the owner's detail and CSV export show
 // a response stored compressed exactly as its twin stored plain (an item
-// from before compression), whatever its answers: Persian, emoji and
+// from before compression: storetest.PutPlainResponse), whatever its answers: Persian, emoji and
 // quotes, none, variables, a text of 200 KB.
 func TestOwnerReadsCompressedAsPlain(t *testing.T) {
 	t.Parallel()
@@ -81,7 +51,9 @@ func TestOwnerReadsCompressedAsPlain(t *testing.T) {
 		if plain.ID, err = f.st.NewID(t.Context(), store.KindResponse); err != nil {
 			t.Fatal(err)
 		}
-		putPlain(t, f, plain)
+		if err := storetest.PutPlainResponse(t.Context(), f.st, plain); err != nil {
+			t.Fatal(err)
+		}
 
 		a, b := f.do("GET", detailPath(sid, packed[0].ID)), f.do("GET", detailPath(sid, plain.ID))
 		if a.code != 200 || b.code != 200 {

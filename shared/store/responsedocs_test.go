@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"surveyservice/internal/storetest"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -130,6 +131,17 @@ func readEverywhere(t *testing.T, st *store.Store, aid, sid, rid int64, want doc
 	sameDocs(t, "webhook inputs", in.Responses[rid], want)
 }
 
+// docsSurvey is a new account's survey.
+func docsSurvey(t *testing.T, st *store.Store) (survey.Account, survey.Survey) {
+	t.Helper()
+	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
+	f, err := st.CreateFolder(context.Background(), a.ID, "docs", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, testenv.NewSurvey(t, st, a.ID, f.ID, "docs")
+}
+
 // TestResponseDocsRoundTrip: a response's answers and variables (Persian
 // text, emoji and escapes, empty and absent answers, variables of every
 // JSON kind, answers near survey.MaxResponseBytes) come back exactly as
@@ -142,12 +154,7 @@ func TestResponseDocsRoundTrip(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
 	ctx := context.Background()
-	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
-	f, err := st.CreateFolder(ctx, a.ID, "docs", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "docs")
+	a, sv := docsSurvey(t, st)
 	for i, c := range docsCases() {
 		done, err := st.Submit(ctx, store.Submission{
 			Response: survey.Response{SurveyID: sv.ID, StartedAt: time.Now().Add(-time.Minute), Answers: c.answers, Variables: c.vars},
@@ -182,7 +189,7 @@ func TestResponseDocsRoundTrip(t *testing.T) {
 
 	// Past the limit by its JSON, a few KB compressed: refused as before.
 	huge := map[int64]json.RawMessage{11: json.RawMessage(`"` + strings.Repeat("a", survey.MaxResponseBytes) + `"`)}
-	_, err = st.Submit(ctx, store.Submission{
+	_, err := st.Submit(ctx, store.Submission{
 		Response: survey.Response{SurveyID: sv.ID, StartedAt: time.Now(), Answers: huge}, KeyHash: "docs-huge", BodyHash: "b",
 	})
 	if !errors.Is(err, survey.ErrResponseTooLarge) {
@@ -207,33 +214,15 @@ func TestPlainResponsesStillRead(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
 	ctx := context.Background()
-	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
-	f, err := st.CreateFolder(ctx, a.ID, "plain", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "plain")
+	a, sv := docsSurvey(t, st)
 	for _, c := range docsCases() {
 		rid, err := st.NewID(ctx, store.KindResponse)
 		if err != nil {
 			t.Fatal(err)
 		}
 		now := time.Now().UTC()
-		item, err := store.EncodeResponse(survey.Response{ID: rid, SurveyID: sv.ID, SubmittedAt: now, StartedAt: now, Answers: c.answers, Variables: c.vars})
-		if err != nil {
-			t.Fatal(err)
-		}
-		// As the store wrote it until 30 November 2026.
-		vars := c.vars
-		if vars == nil {
-			vars = map[string]any{}
-		}
-		answers, _ := json.Marshal(c.answers)
-		variables, _ := json.Marshal(vars)
-		delete(item, "z")
-		item["answers"] = &types.AttributeValueMemberS{Value: string(answers)}
-		item["variables"] = &types.AttributeValueMemberS{Value: string(variables)}
-		if _, err := st.Client().PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(st.TableName()), Item: item}); err != nil {
+		if err := storetest.PutPlainResponse(ctx, st, survey.Response{ID: rid, SurveyID: sv.ID, SubmittedAt: now, StartedAt: now,
+			Answers: c.answers, Variables: c.vars}); err != nil {
 			t.Fatal(err)
 		}
 		packedForm(t, c.name+": old", rawResponse(t, st, sv.ID, rid), false)
