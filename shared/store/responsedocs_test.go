@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -209,7 +210,8 @@ func TestResponseDocsRoundTrip(t *testing.T) {
 // TestPlainResponsesStillRead: a response item written before the
 // documents were compressed (the strings "answers" and "variables") reads
 // exactly as before through every reader, nothing migrated; an edit
-// rewrites it compressed and removes the strings.
+// rewrites it compressed and removes the strings, and an edit reverted
+// (the survey closed meanwhile) leaves it as it was, plain.
 func TestPlainResponsesStillRead(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
@@ -225,10 +227,31 @@ func TestPlainResponsesStillRead(t *testing.T) {
 			Answers: c.answers, Variables: c.vars}); err != nil {
 			t.Fatal(err)
 		}
-		packedForm(t, c.name+": old", rawResponse(t, st, sv.ID, rid), false)
+		old := rawResponse(t, st, sv.ID, rid)
+		packedForm(t, c.name+": old", old, false)
 		readEverywhere(t, st, a.ID, sv.ID, rid, c)
 
+		// An edit the survey's close refuses is reverted to the item as it
+		// was, plain.
 		edited := docsCase{name: c.name, answers: map[int64]json.RawMessage{7: json.RawMessage(`"new"`)}, vars: c.vars}
+		stop := func(stopped bool) {
+			if err := st.UpdateSettings(ctx, a.ID, sv.ID, store.SettingsUpdate{IsStopped: &stopped}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stop(true)
+		if _, err := st.EditResponse(ctx, store.ResponseEdit{SurveyID: sv.ID, ResponseID: rid, Answers: edited.answers}); !errors.Is(err, survey.ErrSurveyClosed) {
+			t.Fatalf("%s: an edit of a stopped survey: %v, want ErrSurveyClosed", c.name, err)
+		}
+		reverted := rawResponse(t, st, sv.ID, rid)
+		packedForm(t, c.name+": reverted", reverted, false)
+		for _, name := range []string{"answers", "variables"} {
+			if !reflect.DeepEqual(reverted[name], old[name]) {
+				t.Errorf("%s: reverted %s %v, was %v", c.name, name, reverted[name], old[name])
+			}
+		}
+		stop(false)
+
 		if _, err := st.EditResponse(ctx, store.ResponseEdit{SurveyID: sv.ID, ResponseID: rid, Answers: edited.answers}); err != nil {
 			t.Fatalf("%s: edit: %v", c.name, err)
 		}
