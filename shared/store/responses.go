@@ -21,10 +21,10 @@ const (
 
 // ResponseShards is how many partition keys a survey's responses (and
 // Idempotency-Keys) are spread over, and as many GSI1 partitions their
-// order by submission. A submission writes about 4 write units there (a
-// response compressed under 1 KB and its key, transactional) and 1 in
-// GSI1: 16 shards carry 1,000 submissions a second of one survey at under
-// 300 units a second per partition key, under DynamoDB's 1,000. The owner's list
+// order by submission. A submission writes 4-6 write units there (a
+// response of about 1 KB, compressed, and its key, transactional) and 1-2
+// in GSI1: 16 shards carry 1,000 submissions a second of one survey at
+// under 400 units a second per partition key, under DynamoDB's 1,000. The owner's list
 // merges one Query per shard.
 const ResponseShards = 16
 
