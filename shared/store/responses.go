@@ -24,8 +24,8 @@ const (
 // order by submission. A submission writes 4-6 write units there (a
 // response of about 1 KB, compressed, and its key, transactional) and 1-2
 // in GSI1: 16 shards carry 1,000 submissions a second of one survey at
-// under 400 units a second per partition key, under DynamoDB's 1,000. The owner's list
-// merges one Query per shard.
+// under 400 units a second per partition key, under DynamoDB's 1,000.
+// The owner's list merges one Query per shard.
 const ResponseShards = 16
 
 // ResponsesPK is the partition of a survey's responses of shard 0, which
