@@ -16,10 +16,12 @@ import (
 // read whole and never queried inside. Stored as they are, a response of
 // a dozen text answers is a 1-2 KB item: 4 write units in the submission's
 // transaction (2 a KB) and 2 for its GSI1 copy. Compressed (DEFLATE,
-// the standard library's), the same response is about 40 % smaller and
-// usually under 1 KB: 2 and 1. So the item holds either the attribute
-// attrDocs (binary: the two documents compressed together) when that is
-// smaller, or the two strings "answers" and "variables" as before;
+// the standard library's), the documents take 55-60 % of their bytes, and
+// a dozen short answers in English make an item under 1 KB: 2 and 1 (in
+// Persian, 2 bytes a letter, about half of them: docs/scale.md). So the
+// item holds either the attribute attrDocs (binary: the two documents
+// compressed together) when that is smaller, or the two strings "answers"
+// and "variables" as before;
 // responses written before are plain and read as they always did.
 // setDocs is the one place that chooses, docs the one place that reads:
 // docs/data-model.md#responses-and-their-shards.
