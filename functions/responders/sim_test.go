@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
@@ -91,6 +92,8 @@ type visitOpts struct {
 	pages bool
 	// signIn: a code sent by email and confirmed before the submission.
 	signIn bool
+	// english: text answers in English only (else English and Persian).
+	english bool
 }
 
 // take is the requests recorded since the last take, or fails on a reply
@@ -133,14 +136,68 @@ func (r recorded) visit(tb testing.TB, slug string, questions []int64, o visitOp
 		v.signIn = r.rec.Take()
 	}
 	answers := map[string]any{}
+	text := freeTextSource
+	if o.english {
+		text = englishTextSource
+	}
+	at := rnd.IntN(len(text))
 	for i, q := range questions {
-		answers[strconv.FormatInt(q, 10)] = strings.Repeat("x", 20+rnd.IntN(100))
+		answers[strconv.FormatInt(q, 10)] = freeText(text, &at, 20+rnd.IntN(100))
 		if o.pages {
 			v.saves = append(v.saves, r.take(tb, "partial save", r.putPartial(tb, slug, map[string]any{"session": sess, "page": i, "answers": answers}), 204))
 		}
 	}
 	v.submit = r.take(tb, "submission", r.respond(tb, slug, sess, answers), 201)
 	return v
+}
+
+// freeTextSource is what the recorded responders write in text answers
+// (freeText):
+// sentences as respondents write them, in English and in Persian, so that
+// a response's item is as large, and compresses as well, as a real one
+// (a run of one letter would compress to nothing).
+var freeTextSource = []rune(strings.Join(freeTextSentences, " "))
+
+// englishTextSource is freeTextSource's English sentences.
+var englishTextSource = []rune(strings.Join(slices.DeleteFunc(slices.Clone(freeTextSentences), func(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Arabic, r) })
+}), " "))
+
+var freeTextSentences = []string{
+	"The checkout page took too long to load on my phone, and I had to enter my address twice before it worked.",
+	"I like the new menu a lot, but the font is small and the colours make it hard to read outside in the sun.",
+	"Our team meets every Monday; the survey came on a Friday evening, so most of us answered it the next week.",
+	"Support answered within an hour and fixed the invoice, which was wrong because of the change of plan in May.",
+	"ارسال سفارش دو روز دیر شد ولی بسته‌بندی خوب بود و پشتیبانی هم سریع جواب داد.",
+	"کلاس‌های آنلاین برای من راحت‌تر است چون مسیر دانشگاه طولانی است و هزینهٔ رفت‌وآمد زیاد شده.",
+	"Prices went up twice this year; I would stay if there were a cheaper plan without the reports we never use.",
+	"My daughter uses the app for homework; the offline mode would help, since the school's wifi is often down.",
+	"I waited on the phone for forty minutes and nobody could tell me why the parcel was sent back to the depot.",
+	"قیمت‌ها نسبت به پارسال تقریباً دو برابر شده و کیفیت غذا هم مثل قبل نیست، مخصوصاً آخر هفته‌ها.",
+	"The form is clear, although question seven asks about my manager and I do not have one since the reorganisation.",
+	"We booked the hall for the wedding in June; the staff were kind but the air conditioning broke twice that evening.",
+	"پزشک وقت کافی برای توضیح دادن گذاشت ولی نوبت گرفتن از طریق سایت چند بار خطا داد و مجبور شدم تلفن بزنم.",
+	"Delivery drivers leave packages at the gate of our building, where anyone can take them; a locker would solve it.",
+	"The course material was good, the exercises less so: half of them repeat the examples with different numbers.",
+	"برای سالمندان بهتر است اندازهٔ نوشته‌ها بزرگ‌تر باشد و دکمه‌ها از هم فاصلهٔ بیشتری داشته باشند.",
+	"I renewed because of the family discount; without it I would have moved to the cheaper provider my sister uses.",
+	"Parking near the clinic is impossible after nine, so I come by bus, which stops right in front of the entrance.",
+}
+
+// freeText is the next n characters of text from *at (a random place at
+// first), wrapping at its end: a response's answers do not repeat one
+// another while they take less than the text (freeTextSource's 1,900
+// characters, englishTextSource's 1,400; a response of 12 answers takes
+// about 840), as real answers do not (DEFLATE would find the repeats).
+func freeText(text []rune, at *int, n int) string {
+	var out []rune
+	for len(out) < n {
+		*at %= len(text)
+		k := min(n-len(out), len(text)-*at)
+		out = append(out, text[*at:*at+k]...)
+		*at += k
+	}
+	return string(out)
 }
 
 // simSurvey is a survey of n text questions with the settings, and their ids.
@@ -975,6 +1032,46 @@ func TestWarmRoutesReadNoSurveyItem(t *testing.T) {
 		}
 		if copies == 0 {
 			t.Errorf("%s: read no copy of the survey's state", name)
+		}
+	}
+}
+
+// TestResponseItemSizes: the response item of the benchmark's responses
+// (12 text answers of 20-120 characters of free text), measured as the
+// recorder measures what a request writes (DynamoDB's item size): in
+// English, under 1 KB (2 write units in the submission's transaction and
+// 1 for its GSI1 copy, where the plain documents made them 1.1-1.5 KB: 4
+// and 2); in English and Persian (2 bytes a Persian letter), under 1,200
+// bytes (were 1,300-1,700: the same 4 and 2 units, or 2 and 1, which
+// about half of them reach: docs/scale.md).
+func TestResponseItemSizes(t *testing.T) {
+	r := newRecorded(t, sending.DefaultLimits)
+	slug, _, qs := r.simSurvey(t, 12, nil)
+	for _, c := range []struct {
+		name    string
+		english bool
+		most    int
+	}{{"English", true, 1023}, {"English and Persian", false, 1199}} {
+		rnd := rand.New(rand.NewPCG(5, 6))
+		var sizes []int
+		for range 16 {
+			v := r.visit(t, slug, qs, visitOpts{english: c.english}, rnd)
+			for _, q := range v.submit {
+				for _, it := range q.Items {
+					if _, sk, _ := strings.Cut(it.Key, "|"); q.Kind == ddbsim.Tx && strings.HasPrefix(sk, "RESPONSE#") {
+						sizes = append(sizes, it.Bytes)
+					}
+				}
+			}
+		}
+		t.Logf("%s: response items, bytes: %v", c.name, sizes)
+		if len(sizes) != 16 {
+			t.Fatalf("%s: %d response items among the submissions' transactions, want 16", c.name, len(sizes))
+		}
+		for i, n := range sizes {
+			if n > c.most {
+				t.Errorf("%s: response %d: its item is %d bytes, want at most %d", c.name, i, n, c.most)
+			}
 		}
 	}
 }

@@ -50,13 +50,15 @@ func (r reply) submitted(tb testing.TB) submitted {
 	return s
 }
 
-// storedResponse is a response item as stored, read back raw.
+// storedResponse is a response item as stored, read back raw, but for
+// its answers and variables (JSON), which the store's decoder reads
+// (they may be stored compressed: store/responsedocs.go).
 type storedResponse struct {
 	ID        int64  `dynamo:"id"`
 	Submitted string `dynamo:"submitted_at"`
 	Started   string `dynamo:"started_at"`
-	Answers   string `dynamo:"answers"`
-	Variables string `dynamo:"variables"`
+	Answers   string `dynamo:"-"`
+	Variables string `dynamo:"-"`
 	Code      string `dynamo:"code"`
 }
 
@@ -68,6 +70,13 @@ func (f fixture) response(tb testing.TB, sid, rid int64) storedResponse {
 	if err != nil {
 		tb.Fatalf("response %d: %v", rid, err)
 	}
+	r, err := f.st.ResponseOfSurvey(context.Background(), sid, rid)
+	if err != nil {
+		tb.Fatalf("response %d: %v", rid, err)
+	}
+	answers, _ := json.Marshal(r.Answers)
+	variables, _ := json.Marshal(r.Variables)
+	it.Answers, it.Variables = string(answers), string(variables)
 	return it
 }
 

@@ -16,6 +16,7 @@ package ddbsim
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -273,7 +274,8 @@ func indexWrites(now, before []gsiKey) []string {
 }
 
 // ItemSize is an item's size as DynamoDB bills it: each attribute's name
-// plus its value (strings and binaries by length, numbers about one byte
+// plus its value (strings by their UTF-8 length, binaries by their bytes,
+// not the base64 that carries them in a request, numbers about one byte
 // per two digits plus one, sets and documents by their members plus 3).
 func ItemSize(item map[string]any) int {
 	n := 0
@@ -286,8 +288,10 @@ func ItemSize(item map[string]any) int {
 func valueSize(v map[string]any) int {
 	for t, x := range v {
 		switch t {
-		case "S", "B":
+		case "S":
 			return len(str(v))
+		case "B":
+			return binarySize(x)
 		case "N":
 			return (len(fmt.Sprint(x))+1)/2 + 1
 		case "BOOL", "NULL":
@@ -295,7 +299,11 @@ func valueSize(v map[string]any) int {
 		case "SS", "NS", "BS":
 			n := 0
 			for _, e := range listOf(x) {
-				n += len(fmt.Sprint(e))
+				if t == "BS" {
+					n += binarySize(e)
+				} else {
+					n += len(fmt.Sprint(e))
+				}
 			}
 			return n + 3
 		case "L":
@@ -313,6 +321,16 @@ func valueSize(v map[string]any) int {
 		}
 	}
 	return 0
+}
+
+// binarySize is the bytes of a binary value as a request's JSON carries
+// it (base64).
+func binarySize(v any) int {
+	s, _ := v.(string)
+	if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+		return len(b)
+	}
+	return len(s)
 }
 
 func mapOf(v any) map[string]any { m, _ := v.(map[string]any); return m }

@@ -65,3 +65,22 @@ func TestUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestItemSizeOfBinaries: a binary attribute counts its bytes, as DynamoDB
+// bills it, not the base64 that carries it in a request's JSON (a
+// compressed response's documents: 700 bytes, not 936); a binary set its
+// members' bytes and 3.
+func TestItemSizeOfBinaries(t *testing.T) {
+	raw := make([]byte, 700)
+	for i := range raw {
+		raw[i] = byte(i * 7)
+	}
+	b64, _ := json.Marshal(raw) // encoding/json writes []byte as base64, as the SDK does
+	var item map[string]any
+	if err := json.Unmarshal([]byte(`{"z": {"B": `+string(b64)+`}, "s": {"BS": [`+string(b64)+`, "AAE="]}, "PK": {"S": "é"}}`), &item); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ItemSize(item), len("z")+700+len("s")+700+2+3+len("PK")+2; got != want {
+		t.Errorf("ItemSize = %d, want %d", got, want)
+	}
+}

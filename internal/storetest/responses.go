@@ -5,7 +5,10 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
@@ -149,6 +152,41 @@ func PreIndexSurvey(ctx context.Context, st *store.Store, sid int64) error {
 	err := table(st).Delete(store.AttrPK, store.ResponsePagesPK(sid)).Range(store.AttrSK, store.ResponsePagesMetaSK).Run(ctx)
 	if err != nil {
 		return fmt.Errorf("storetest: survey %d from before the page index: %w", sid, err)
+	}
+	return nil
+}
+
+// PutPlainResponse writes r's item (r.ID set) as the store wrote every
+// response until 30 November 2026: its answers and variables as the JSON
+// strings "answers" and "variables", not compressed in "z"
+// (store/responsedocs.go). For the tests that old items still read as
+// they did. One PutItem; it fails when the store wrote no "z" for r, so
+// that such a test cannot pass on a plain twin of a plain item.
+func PutPlainResponse(ctx context.Context, st *store.Store, r survey.Response) error {
+	item, err := store.EncodeResponse(r)
+	if err != nil {
+		return err
+	}
+	if _, ok := item["z"]; !ok {
+		return fmt.Errorf("storetest: response %d: the store wrote no z", r.ID)
+	}
+	vars := r.Variables
+	if vars == nil {
+		vars = map[string]any{}
+	}
+	answers, err := json.Marshal(r.Answers)
+	if err != nil {
+		return err
+	}
+	variables, err := json.Marshal(vars)
+	if err != nil {
+		return err
+	}
+	delete(item, "z")
+	item["answers"] = &types.AttributeValueMemberS{Value: string(answers)}
+	item["variables"] = &types.AttributeValueMemberS{Value: string(variables)}
+	if err := table(st).Put(item).Run(ctx); err != nil {
+		return fmt.Errorf("storetest: put plain response %d: %w", r.ID, err)
 	}
 	return nil
 }

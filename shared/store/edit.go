@@ -102,11 +102,16 @@ func (s *Store) EditResponse(ctx context.Context, e ResponseEdit) (survey.Respon
 			now = now.Add(time.Microsecond)
 			edited = now.Format(survey.TimestampLayout)
 		}
-		next := old
-		next.Answers, next.Edited, next.ReportAttrs, next.Files = string(answers), edited, e.ReportAttrs, fileKeys(e.Files)
-		if variables != nil {
-			next.Variables = string(variables)
+		_, kept, err := old.docs()
+		if err != nil {
+			return survey.Response{}, fmt.Errorf("store: response %d: %w", e.ResponseID, err)
 		}
+		if variables != nil {
+			kept = string(variables)
+		}
+		next := old
+		next.Edited, next.ReportAttrs, next.Files = edited, e.ReportAttrs, fileKeys(e.Files)
+		next.setDocs(string(answers), kept)
 		tx := s.db.WriteTx().Update(s.rewriteResponse(old, next)).
 			Put(s.table.Put(map[string]any{
 				AttrPK: old.PK, AttrSK: editGuardSK(e.ResponseID), "edited_at": edited, AttrTTL: now.Add(editGuardTTL).Unix(),
@@ -178,11 +183,16 @@ func (s *Store) editAgain(ctx context.Context, pk string, rid int64, guarded boo
 }
 
 // rewriteResponse is the update of a response from what it was (from:
-// its edited_at the condition) to next: its answers, variables, report
-// attributes, files and edited_at.
+// its edited_at the condition) to next: its answers and variables (in
+// next's form, the other one removed: setDocs), report attributes, files
+// and edited_at.
 func (s *Store) rewriteResponse(from, next responseItem) *dynamo.Update {
-	upd := s.table.Update(AttrPK, from.PK).Range(AttrSK, from.SK).
-		Set("answers", next.Answers).Set("variables", next.Variables)
+	upd := s.table.Update(AttrPK, from.PK).Range(AttrSK, from.SK)
+	if len(next.Docs) > 0 {
+		upd.Set(attrDocs, next.Docs).Remove("answers", "variables")
+	} else {
+		upd.Set("answers", next.Answers).Set("variables", next.Variables).Remove(attrDocs)
+	}
 	if len(next.ReportAttrs) > 0 {
 		upd.SetSet("agg", next.ReportAttrs)
 	} else {

@@ -21,11 +21,11 @@ const (
 
 // ResponseShards is how many partition keys a survey's responses (and
 // Idempotency-Keys) are spread over, and as many GSI1 partitions their
-// order by submission. A submission writes about 6 write units there (a
-// ~1 KB response and its key, transactional) and 2 in GSI1: 16 shards
-// carry 1,000 submissions a second of one survey at under 400 units a
-// second per partition key, under DynamoDB's 1,000. The owner's list
-// merges one Query per shard.
+// order by submission. A submission writes 4-6 write units there (a
+// response of about 1 KB, compressed, and its key, transactional) and 1-2
+// in GSI1: 16 shards carry 1,000 submissions a second of one survey at
+// under 400 units a second per partition key, under DynamoDB's 1,000.
+// The owner's list merges one Query per shard.
 const ResponseShards = 16
 
 // ResponsesPK is the partition of a survey's responses of shard 0, which
@@ -89,7 +89,9 @@ func ResponseTimeSK(submitted time.Time, rid int64) string {
 func IdempotencySK(keyHash string) string { return idemSKPrefix + keyHash }
 
 // responseItem is one response. Answers and variables are stored as JSON
-// documents: they are written once, read whole, and never queried inside.
+// documents: they are written once, read whole, and never queried inside;
+// compressed together in Docs when that is smaller (responsedocs.go:
+// setDocs writes them, docs reads them).
 type responseItem struct {
 	PK        string `dynamo:"PK"`
 	SK        string `dynamo:"SK"`
@@ -99,8 +101,9 @@ type responseItem struct {
 	SurveyID  int64  `dynamo:"survey_id"`
 	Submitted string `dynamo:"submitted_at"`
 	Started   string `dynamo:"started_at"`
-	Answers   string `dynamo:"answers"`
-	Variables string `dynamo:"variables"`
+	Answers   string `dynamo:"answers,omitempty"`
+	Variables string `dynamo:"variables,omitempty"`
+	Docs      []byte `dynamo:"z,omitempty"`
 	Code      string `dynamo:"code,omitempty"`
 	Language  string `dynamo:"lang,omitempty"`
 	// Score is the quiz score "correct/total", when scored.
@@ -138,10 +141,13 @@ type responseItem struct {
 // (a string set; absent when it has none).
 const AttrFiles = "files"
 
-func newResponseItem(r survey.Response) (responseItem, error) {
+// newResponseItem is the item of r, and the size of its answers and
+// variables as JSON (what survey.MaxResponseBytes bounds, however they are
+// stored).
+func newResponseItem(r survey.Response) (responseItem, int, error) {
 	answers, err := json.Marshal(r.Answers)
 	if err != nil {
-		return responseItem{}, fmt.Errorf("store: encode answers: %w", err)
+		return responseItem{}, 0, fmt.Errorf("store: encode answers: %w", err)
 	}
 	vars := r.Variables
 	if vars == nil {
@@ -149,7 +155,7 @@ func newResponseItem(r survey.Response) (responseItem, error) {
 	}
 	variables, err := json.Marshal(vars)
 	if err != nil {
-		return responseItem{}, fmt.Errorf("store: encode variables: %w", err)
+		return responseItem{}, 0, fmt.Errorf("store: encode variables: %w", err)
 	}
 	it := responseItem{
 		PK: ResponsesShardPK(r.SurveyID, ResponseShard(r.ID)), SK: ResponseSK(r.ID),
@@ -157,10 +163,11 @@ func newResponseItem(r survey.Response) (responseItem, error) {
 		ID: r.ID, SurveyID: r.SurveyID,
 		Submitted: r.SubmittedAt.UTC().Format(survey.TimestampLayout),
 		Started:   r.StartedAt.UTC().Format(survey.TimestampLayout),
-		Answers:   string(answers), Variables: string(variables), Code: r.Code,
-		Language: r.Language, Spam: r.Spam,
+		Code:      r.Code,
+		Language:  r.Language, Spam: r.Spam,
 		Score: scoreAttr(r.Score),
 	}
+	it.setDocs(string(answers), string(variables))
 	if r.Location != nil {
 		b, _ := json.Marshal(r.Location)
 		it.Location = string(b)
@@ -176,14 +183,14 @@ func newResponseItem(r survey.Response) (responseItem, error) {
 	if !r.EditedAt.IsZero() {
 		it.Edited = r.EditedAt.UTC().Format(survey.TimestampLayout)
 	}
-	return it, nil
+	return it, len(answers) + len(variables), nil
 }
 
 // EncodeResponse is the item of a response exactly as a submission writes
 // it, without what the submission's transaction adds (its report shard and
 // attributes): for tools that write responses in bulk.
 func EncodeResponse(r survey.Response) (dynamo.Item, error) {
-	it, err := newResponseItem(r)
+	it, _, err := newResponseItem(r)
 	if err != nil {
 		return nil, err
 	}
@@ -226,10 +233,14 @@ func (it responseItem) response() (survey.Response, error) {
 	if r.StartedAt, err = time.Parse(survey.TimestampLayout, it.Started); err != nil {
 		return survey.Response{}, fmt.Errorf("store: response %d: started_at: %w", it.ID, err)
 	}
-	if err := json.Unmarshal([]byte(it.Answers), &r.Answers); err != nil {
+	answers, variables, err := it.docs()
+	if err != nil {
+		return survey.Response{}, fmt.Errorf("store: response %d: %w", it.ID, err)
+	}
+	if err := json.Unmarshal([]byte(answers), &r.Answers); err != nil {
 		return survey.Response{}, fmt.Errorf("store: response %d: answers: %w", it.ID, err)
 	}
-	d := json.NewDecoder(strings.NewReader(it.Variables))
+	d := json.NewDecoder(strings.NewReader(variables))
 	d.UseNumber()
 	if err := d.Decode(&r.Variables); err != nil {
 		return survey.Response{}, fmt.Errorf("store: response %d: variables: %w", it.ID, err)

@@ -299,7 +299,7 @@ func (p submitWriteIndex) refusal(err error, sub Submission) error {
 
 // submitTx builds a submission's transaction.
 func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dynamo.WriteTx, submitWriteIndex, error) {
-	it, err := newResponseItem(r)
+	it, size, err := newResponseItem(r)
 	if err != nil {
 		return nil, submitWriteIndex{}, err
 	}
@@ -307,7 +307,7 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 	it.Tally, it.NewVariables = true, sub.NewlyRespondedVariables
 	it.Files = fileKeys(sub.Files)
 	it.Places = placesOf(sub.Caps, sub.placed)
-	if len(it.Answers)+len(it.Variables) > survey.MaxResponseBytes {
+	if size > survey.MaxResponseBytes {
 		return nil, submitWriteIndex{}, survey.ErrResponseTooLarge
 	}
 	sid := r.SurveyID
