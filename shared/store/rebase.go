@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -322,7 +323,7 @@ func (s *Store) ReopenCaps(ctx context.Context, sid int64, attrs []string) error
 	}
 	held := counters(item)
 	for _, attr := range closedCaps(item) {
-		if !containsString(attrs, attr) {
+		if !slices.Contains(attrs, attr) {
 			continue
 		}
 		if err := s.rebaseCap(ctx, sid, attr, held[heldAttr(attr)], false); err != nil {
@@ -346,15 +347,6 @@ func (s *Store) rebaseCap(ctx context.Context, sid int64, attr string, places in
 		}
 	}
 	return s.shareCap(ctx, sid, attr, places, lease)
-}
-
-func containsString(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // healCaps finishes a change of caps cut short (its owed mark left, its
