@@ -181,17 +181,23 @@ func (s *Store) freezeCap(ctx context.Context, sid int64, attr string) error {
 func (s *Store) eachAllowance(ctx context.Context, sid int64, write func(ctx context.Context, k int) error) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(capWriters)
-	started := time.Now()
 	for k := range CapAllowances {
 		g.Go(func() error {
+			// Each write tries for as long as an owner's write does (a
+			// change of 256 writes on a loaded machine took longer than
+			// one write's budget).
+			started := time.Now()
 			for attempt := 1; ; attempt++ {
 				err := write(gctx, k)
 				if err == nil || dynamo.IsCondCheckFailed(err) {
 					return err
 				}
 				var tce *types.TransactionConflictException
-				if !errors.As(err, &tce) || !ownerAgain(gctx, attempt, started) {
+				switch {
+				case !errors.As(err, &tce):
 					return s.fail(fmt.Sprintf("write allowance %d of survey %d", k, sid), err)
+				case !ownerAgain(gctx, attempt, started):
+					return errBusy // held by submissions all along: try the change again
 				}
 			}
 		})
