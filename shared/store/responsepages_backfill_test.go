@@ -392,7 +392,9 @@ func TestResponsePagesByItemExactlyOnce(t *testing.T) {
 	if got := sum(node("N#")); got != 42 {
 		t.Errorf("the root counts %d responses, want 42", got)
 	}
-	if got := sum(node("N#" + start.Format("2006-01-02"))); got != 42 {
+	// The day of the hour they are in (start is 3 hours back: from 02:00
+	// to 03:00 UTC it is the day before theirs).
+	if got := sum(node("N#" + start.Add(time.Hour).Format("2006-01-02"))); got != 42 {
 		t.Errorf("the day counts %d responses, want 42", got)
 	}
 	hours := sum(node("N#"+start.Add(time.Hour).Format("2006-01-02T15"))) + sum(node("N#"+start.Add(2*time.Hour).Format("2006-01-02T15")))
