@@ -79,9 +79,6 @@ func (c Cap) shareIn(k int, counters map[string]int64) int64 {
 // LimitAttr is the response limit's counter for generation gen.
 func LimitAttr(gen int64) string { return limitAttr(gen) }
 
-// QuotaAttr is a quota's counter.
-func QuotaAttr(id int64) string { return quotaAttr(id) }
-
 // ChangeCap changes a cap's places (a quota's limit, or the response
 // limit less its base) to c.Places, exactly, under racing submissions,
 // deletions and other changes: write is the change of the limit itself,
@@ -379,29 +376,41 @@ func (s *Store) healCaps(ctx context.Context, sid int64, rebase map[string]int64
 	return healed, nil
 }
 
+// limitItem is the settings item's response limit.
+type limitItem struct {
+	Limit *int64 `dynamo:"response_limit"`
+	Gen   int64  `dynamo:"response_limit_gen"`
+	Base  int64  `dynamo:"response_limit_base"`
+}
+
+// readLimit reads the survey's response limit, strongly consistent (none
+// when the survey has no settings item).
+func (s *Store) readLimit(ctx context.Context, sid int64) (limitItem, error) {
+	var it limitItem
+	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, settingsSK).Consistent(true).One(ctx, &it)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return it, s.fail(fmt.Sprintf("read settings of survey %d", sid), err)
+	}
+	return it, nil
+}
+
 // capPlacesNow is a cap's places as the survey's items hold them now (one
 // strongly consistent read of its settings or its quota).
 func (s *Store) capPlacesNow(ctx context.Context, sid int64, c Cap) (int64, error) {
-	sk := settingsSK
 	if c.Quota != 0 {
-		sk = QuotaSK(c.Quota)
+		var q quotaItem
+		err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, QuotaSK(c.Quota)).Consistent(true).One(ctx, &q)
+		switch {
+		case errors.Is(err, dynamo.ErrNotFound):
+			return 0, nil
+		case err != nil:
+			return 0, s.fail(fmt.Sprintf("read quota %d", c.Quota), err)
+		}
+		return q.Limit, nil
 	}
-	var it struct {
-		Limit    *int64 `dynamo:"response_limit"`
-		Gen      int64  `dynamo:"response_limit_gen"`
-		Base     int64  `dynamo:"response_limit_base"`
-		QuotaCap int64  `dynamo:"limit"`
-	}
-	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, sk).Consistent(true).One(ctx, &it)
-	switch {
-	case errors.Is(err, dynamo.ErrNotFound):
-		return 0, nil
-	case err != nil:
-		return 0, s.fail(fmt.Sprintf("read the caps of survey %d", sid), err)
-	case c.Quota != 0:
-		return it.QuotaCap, nil
-	case it.Limit == nil || limitAttr(it.Gen) != c.Attr:
-		return 0, nil
+	it, err := s.readLimit(ctx, sid)
+	if err != nil || it.Limit == nil || limitAttr(it.Gen) != c.Attr {
+		return 0, err
 	}
 	return survey.Settings{ResponseLimit: it.Limit, ResponseLimitBase: it.Base}.LimitPlaces(), nil
 }

@@ -216,14 +216,9 @@ func (s *Store) UpdateSettings(ctx context.Context, aid, sid int64, u SettingsUp
 	}
 	// A new limit where there was one: a change of its cap, exact under
 	// racing submissions (rebase.go).
-	var cur struct {
-		Limit *int64 `dynamo:"response_limit"`
-		Gen   int64  `dynamo:"response_limit_gen"`
-		Base  int64  `dynamo:"response_limit_base"`
-	}
-	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, settingsSK).Consistent(true).One(ctx, &cur)
-	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return s.fail(fmt.Sprintf("read settings of survey %d", sid), err)
+	cur, err := s.readLimit(ctx, sid)
+	if err != nil {
+		return err
 	}
 	n, isInt := anyInt(limit)
 	if cur.Limit == nil || !isInt || n == *cur.Limit {
