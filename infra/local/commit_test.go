@@ -351,12 +351,17 @@ func TestActivityCommitsWithTheWrite(t *testing.T) {
 			t.Errorf("%d entries after links that failed, want %d", n, n0)
 		}
 	})
-	t.Run("20 at once", func(t *testing.T) {
+	// Ten writers at once: the contention ownerRetryFor is sized for (ten
+	// owners' scripts on one survey taking turns, docs/scale.md). Twenty
+	// ran past it once in a fresh-clone make test on a loaded machine (9
+	// of 20 answered 503 after 9.4 s), which says nothing about the log.
+	const writers = 10
+	t.Run("10 at once", func(t *testing.T) {
 		n0 := len(entries())
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		okN := 0
-		for i := range 20 {
+		for i := range writers {
 			key := tm.key
 			if i%2 == 1 {
 				key = tm.editor
@@ -376,8 +381,8 @@ func TestActivityCommitsWithTheWrite(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		if n := len(entries()) - n0; n != okN || okN != 20 {
-			t.Errorf("%d entries for %d writes answered 201 of 20", n, okN)
+		if n := len(entries()) - n0; n != okN || okN != writers {
+			t.Errorf("%d entries for %d writes answered 201 of %d", n, okN, writers)
 		}
 	})
 }
