@@ -3,7 +3,10 @@ package settings_test
 import (
 	"context"
 	"testing"
+	"time"
 
+	"surveyservice/internal/storetest"
+	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
@@ -57,4 +60,56 @@ func TestResponseLimitSetting(t *testing.T) {
 	fsid := free.newSurvey(t, "Limit on Free")
 	r := free.patch(t, fsid, map[string]any{"response_limit": 10})
 	check(t, "response_limit on Free", r, 403, map[string]any{"detail": "Your free plan does not include these settings: response_limit (needs the pro plan)."})
+}
+
+// TestResponseLimitBaseCountsUntallied (contract section 25: "never one
+// response more than the limit"): a limit set where there was none takes
+// as its base the responses recorded before it, counted exactly, not the
+// survey's submitted_responses, which the tally adds up to 5 seconds
+// later (here never: no tally runs). A survey that answered 3 responses
+// just before its owner set a limit of 5 keeps 2 places, not 5; a
+// response stamped after the setting is not in the base (it takes a
+// place). Both for a survey whose responses' page index counts them and
+// for one from before the index (every key read).
+func TestResponseLimitBaseCountsUntallied(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name     string
+		preIndex bool
+	}{{"indexed", false}, {"from before the index", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			f := newFixture(t, survey.PlanPro)
+			sid := f.newSurvey(t, "Limit on a live survey")
+			if c.preIndex {
+				if err := storetest.PreIndexSurvey(ctx, f.st, sid); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t0 := time.Now().UTC().Truncate(time.Microsecond)
+			var rs []survey.Response
+			for i, at := range []time.Duration{time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond, time.Hour} {
+				id, err := f.st.NewID(ctx, store.KindResponse)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rs = append(rs, survey.Response{ID: id, SurveyID: sid, SubmittedAt: t0.Add(at), StartedAt: t0.Add(at - time.Second),
+					Variables: map[string]any{"i": i}})
+			}
+			if err := storetest.SeedResponses(ctx, f.st, rs); err != nil {
+				t.Fatal(err)
+			}
+			f.clk.Set(t0.Add(time.Second))
+			check(t, "response_limit 5", f.patch(t, sid, map[string]any{"response_limit": 5}), 200, nil)
+			sv, set, err := f.st.SurveySettings(ctx, f.acct.ID, sid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sv.SubmittedResponses != 0 || set.ResponseLimitBase != 3 || set.LimitPlaces() != 2 {
+				t.Errorf("tally's count %d; base %d, places %d: want base 3 (the responses before the setting), 2 places",
+					sv.SubmittedResponses, set.ResponseLimitBase, set.LimitPlaces())
+			}
+		})
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"surveyservice/shared/api"
@@ -343,7 +344,14 @@ func (h handlers) update() http.Handler {
 			// A limit where there was none: new counters in the
 			// allowances, and the responses recorded so far hold their
 			// places without one (contract section 25; store/places.go).
-			p.set["response_limit_gen"], p.set["response_limit_base"] = h.now().UnixNano(), sv.SubmittedResponses
+			// Counted exactly, not by the tally, whose count may not
+			// show the last seconds' responses yet.
+			gen := h.now().UnixNano()
+			base, err := h.st.CountResponses(r.Context(), sid, store.ResponseQuery{Before: time.Unix(0, gen)})
+			if err != nil {
+				return err
+			}
+			p.set["response_limit_gen"], p.set["response_limit_base"] = gen, base
 		}
 		u := store.SettingsUpdate{Set: p.set, Name: p.name, Language: p.language, IsStopped: p.isStopped,
 			Expire: p.expire, Expiration: p.expiration}

@@ -242,6 +242,9 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	must(200, first(do("GET", "/api/surveys/"+sid+"/quotas/", "")), "quotas")
 	must(200, first(do("GET", quotaPath, "")), "a quota's detail")
 	must(200, first(do("PATCH", quotaPath, `{"limit":50}`)), "a quota's change")
+	// A response limit where there was none counts the responses so far
+	// (store.CountResponses: the page index and GSI1's RTIME#).
+	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"response_limit":100000}`)), "a response limit")
 	// Themes.
 	must(200, first(do("GET", "/api/themes/", "")), "themes")
 	must(200, first(do("GET", "/api/themes/fonts/", "")), "fonts")

@@ -541,20 +541,27 @@ func (s *Store) readResponseNode(ctx context.Context, sid int64, level int, node
 // the n-th response of q (n >= 1) and the items read; ok false when the
 // index cannot answer (the caller reads the old way).
 func (s *Store) skipIndexed(ctx context.Context, sid int64, q ResponseQuery, n int) (pos *ResponsePosition, read int, ok bool, err error) {
+	pos, read, ok, _, err = s.skipIndexedCounting(ctx, sid, q, n)
+	return pos, read, ok, err
+}
+
+// skipIndexedCounting is skipIndexed that also answers, when there are
+// fewer than n, how many there are (passed).
+func (s *Store) skipIndexedCounting(ctx context.Context, sid int64, q ResponseQuery, n int) (pos *ResponsePosition, read int, ok bool, passed int, err error) {
 	if q.Spam != nil {
-		return nil, 0, false, nil
+		return nil, 0, false, 0, nil
 	}
 	from, to, roll, ok, err := s.responsePageBounds(ctx, sid)
 	read++
 	if err != nil || !ok {
-		return nil, read, false, err
+		return nil, read, false, 0, err
 	}
 	if roll.switchAt != "" {
 		read++ // ROLL again, by GetItem
 	}
 	lo, hi, any := responseKeyRange(q)
 	if !any {
-		return nil, read, true, nil
+		return nil, read, true, 0, nil
 	}
 	// The three regions in q's order: before F and after S read exactly,
 	// [F, S) through the counts. Bounds are inclusive; no key equals a
@@ -618,16 +625,16 @@ func (s *Store) skipIndexed(ctx context.Context, sid int64, q ResponseQuery, n i
 	for _, region := range regions {
 		found, err := region()
 		if err != nil {
-			return nil, read, true, err
+			return nil, read, true, 0, err
 		}
 		if stale {
-			return nil, read, false, nil // a roll-up under the read: the old way
+			return nil, read, false, 0, nil // a roll-up under the read: the old way
 		}
 		if found {
-			return pos, read, true, nil
+			return pos, read, true, 0, nil
 		}
 	}
-	return nil, read, true, nil // fewer than n
+	return nil, read, true, n - 1 - m, nil // fewer than n
 }
 
 // skipped is what skipExact passed over: the position of the n-th, or how

@@ -123,6 +123,10 @@ func TestResponsePages(t *testing.T) {
 				in(t0.Add(20*time.Minute+300*time.Millisecond), mid)},
 		}
 		for _, c := range cases {
+			// CountResponses counts what SkipResponses passes over.
+			if n, err := st.CountResponses(ctx, sv.ID, c.q); err != nil || n != int64(len(c.want)) {
+				t.Errorf("%s: CountResponses = %d, %v; want %d", c.name, n, err, len(c.want))
+			}
 			for _, n := range []int{1, 24, 25, 26, 100, 777, 1500, 2000, len(c.want) - 1, len(c.want), len(c.want) + 1} {
 				if n < 1 {
 					continue
