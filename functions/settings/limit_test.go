@@ -66,10 +66,10 @@ func TestResponseLimitSetting(t *testing.T) {
 // response more than the limit"): a limit set where there was none takes
 // as its base the responses recorded before it, counted exactly, not the
 // survey's submitted_responses, which the tally adds up to 5 seconds
-// later (here never: no tally runs). A survey that answered 3 responses
-// just before its owner set a limit of 5 keeps 2 places, not 5; a
-// response stamped after the setting is not in the base (it takes a
-// place). Both for a survey whose responses' page index counts them and
+// later (here never: no tally runs). A survey that answered 4 responses
+// (one 3 s before, three just before) when its owner set a limit of 5
+// keeps 1 place, not 5; a response stamped after the setting is not in
+// the base (it takes a place). Both for a survey whose responses' page index counts them and
 // for one from before the index (every key read).
 func TestResponseLimitBaseCountsUntallied(t *testing.T) {
 	t.Parallel()
@@ -89,7 +89,9 @@ func TestResponseLimitBaseCountsUntallied(t *testing.T) {
 			}
 			t0 := time.Now().UTC().Truncate(time.Microsecond)
 			var rs []survey.Response
-			for i, at := range []time.Duration{time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond, time.Hour} {
+			// One before the last two seconds (the first count), three in
+			// them (the second), one after the limit's time.
+			for i, at := range []time.Duration{-3 * time.Second, time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond, time.Hour} {
 				id, err := f.st.NewID(ctx, store.KindResponse)
 				if err != nil {
 					t.Fatal(err)
@@ -106,8 +108,8 @@ func TestResponseLimitBaseCountsUntallied(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sv.SubmittedResponses != 0 || set.ResponseLimitBase != 3 || set.LimitPlaces() != 2 {
-				t.Errorf("tally's count %d; base %d, places %d: want base 3 (the responses before the setting), 2 places",
+			if sv.SubmittedResponses != 0 || set.ResponseLimitBase != 4 || set.LimitPlaces() != 1 {
+				t.Errorf("tally's count %d; base %d, places %d: want base 4 (the responses before the setting), 1 place",
 					sv.SubmittedResponses, set.ResponseLimitBase, set.LimitPlaces())
 			}
 		})
