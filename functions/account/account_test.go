@@ -17,7 +17,7 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-func serve(t *testing.T, h http.Handler, method, key, contentType, body string) (*httptest.ResponseRecorder, int) {
+func serve(t *testing.T, h http.Handler, method, key, contentType, body string) (*httptest.ResponseRecorder, *awsenv.Calls) {
 	t.Helper()
 	req := httptest.NewRequest(method, "/api/whoami/", strings.NewReader(body))
 	if key != "" {
@@ -29,7 +29,7 @@ func serve(t *testing.T, h http.Handler, method, key, contentType, body string) 
 	ctx, calls := awsenv.WithCalls(req.Context())
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req.WithContext(ctx))
-	return rec, calls.DynamoDB()
+	return rec, calls
 }
 
 func TestWhoAmI(t *testing.T) {
@@ -63,15 +63,49 @@ func TestWhoAmI(t *testing.T) {
 				t.Errorf("%s: %s = %v, want %v", tt.name, k, got[k], v)
 			}
 		}
-		if i == 0 && calls != 2 {
-			t.Errorf("first request: %d DynamoDB calls, want 2 (key, account)", calls)
+		// The key is read on every request (a revocation counts on the
+		// next one); its account once a container keeps it.
+		if calls.DynamoDB() != 0 {
+			t.Errorf("%s: %d DynamoDB calls besides the key's, want 0", tt.name, calls.DynamoDB())
 		}
-		if i > 0 && calls != 0 {
-			t.Errorf("cached request: %d DynamoDB calls, want 0", calls)
+		if i == 0 && calls.Auth() != 2 {
+			t.Errorf("first request: %d reads of the key, want 2 (key, account)", calls.Auth())
+		}
+		if i > 0 && (calls.Auth() < 1 || calls.Auth() > 2) {
+			t.Errorf("next request: %d reads of the key, want 1 (the key; its account kept 30 s), 2 past that", calls.Auth())
 		}
 		if rec.Header().Get("Allow") != "GET, POST, HEAD, OPTIONS" || rec.Header().Get("Cache-Control") != "private, no-cache" {
 			t.Errorf("%s: headers %v", tt.name, rec.Header())
 		}
+	}
+}
+
+// TestRevokedKeyAtOnce (contract section 2): a key that just worked
+// answers 401 on the request after its revocation (the admin command's
+// `key revoke`), in the same container; another key of the account still
+// works.
+func TestRevokedKeyAtOnce(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	h := testenv.Conform(account.New(account.Deps{Auth: api.NewAuthenticator(st)}))
+	acct, key := testenv.NewAccount(t, survey.PlanPro)
+	other, err := st.CreateKey(context.Background(), acct.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{key, other} {
+		if rec, _ := serve(t, h, "GET", k, "", ""); rec.Code != 200 {
+			t.Fatalf("before: %d %s", rec.Code, rec.Body)
+		}
+	}
+	if err := st.RevokeKey(context.Background(), key); err != nil {
+		t.Fatal(err)
+	}
+	if rec, _ := serve(t, h, "GET", key, "", ""); rec.Code != 401 || strings.TrimSpace(rec.Body.String()) != `{"detail":"Invalid API key."}` {
+		t.Errorf("the revoked key's next request: %d %s, want 401", rec.Code, rec.Body)
+	}
+	if rec, _ := serve(t, h, "GET", other, "", ""); rec.Code != 200 {
+		t.Errorf("the account's other key: %d %s, want 200", rec.Code, rec.Body)
 	}
 }
 

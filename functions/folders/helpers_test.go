@@ -53,13 +53,15 @@ type result struct {
 	body  string
 	hdr   http.Header
 	calls int
+	// auth are the authenticator's reads (the key, and a cold account).
+	auth int
 }
 
 func (r result) String() string { return fmt.Sprintf("%d %s", r.code, r.body) }
 
 func serve(h http.Handler, req *http.Request) result {
 	r := testenv.Serve(h, req)
-	return result{code: r.Code, body: string(r.Body), hdr: r.Header, calls: r.Calls.DynamoDB()}
+	return result{code: r.Code, body: string(r.Body), hdr: r.Header, calls: r.Calls.DynamoDB(), auth: r.Calls.Auth()}
 }
 
 func newRequest(method, path, key, contentType, body string) *http.Request {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
 )
 
@@ -16,8 +17,11 @@ type KeyStore interface {
 	AccountByKeyHash(ctx context.Context, hashHex string) (survey.Account, error)
 }
 
-// AuthCacheTTL is how long a Lambda container trusts what it learned about a
-// key. A revoked key stops working within this time (the contract allows 60 s).
+// AuthCacheTTL is how long a Lambda container remembers a key it found
+// unknown or revoked (a client retrying a bad key costs no read). A key
+// found valid is not remembered: a revoked key answers 401 on the next
+// request (contract section 2), so every request with a valid key reads
+// its key's item (the store keeps its account for this long).
 const AuthCacheTTL = 30 * time.Second
 
 // authCacheMax bounds the cache; when full it starts over.
@@ -28,8 +32,9 @@ var (
 	errInvalidKey    = survey.Errorf(survey.EUNAUTHORIZED, "Invalid API key.")
 )
 
-// Authenticator checks `Authorization: API-Key <key>` and caches answers
-// (known and unknown keys alike) per container for AuthCacheTTL.
+// Authenticator checks `Authorization: API-Key <key>`: a valid key's item
+// is read on every request (its read counted apart: awsenv.ForAuth), and
+// an unknown or revoked key is remembered per container for AuthCacheTTL.
 type Authenticator struct {
 	keys KeyStore
 	// Now is the clock; tests move it.
@@ -43,9 +48,8 @@ type Authenticator struct {
 	activity   ActivityLog
 }
 
+// authEntry is a key found unknown or revoked, until expires.
 type authEntry struct {
-	account survey.Account
-	ok      bool
 	expires time.Time
 }
 
@@ -139,43 +143,35 @@ func (a *Authenticator) Principal(ctx context.Context, header []string) (survey.
 	e, hit := a.cache[hash]
 	a.mu.Unlock()
 	if hit && !now.After(e.expires) {
-		if !e.ok {
-			return survey.Principal{}, errInvalidKey
-		}
-		return survey.Principal{Account: e.account}, nil
+		return survey.Principal{}, errInvalidKey
 	}
 	var p survey.Principal
 	var err error
+	actx := awsenv.ForAuth(ctx)
 	if a.principals != nil {
-		p, err = a.principals.PrincipalByKeyHash(ctx, hash)
+		p, err = a.principals.PrincipalByKeyHash(actx, hash)
 	} else {
-		p.Account, err = a.keys.AccountByKeyHash(ctx, hash)
+		p.Account, err = a.keys.AccountByKeyHash(actx, hash)
 	}
 	switch survey.ErrorCode(err) {
 	case "":
-		if p.Member != nil {
-			// Never cached: a removal or a share ends on the next request.
-			if !p.Account.Plan.Includes(survey.TeamPlan) {
-				return survey.Principal{}, survey.ErrNoTeamPlan
-			}
-			return p, nil
+		// Not remembered: a revocation, a removed member or an ended
+		// share counts on the next request.
+		if p.Member != nil && !p.Account.Plan.Includes(survey.TeamPlan) {
+			return survey.Principal{}, survey.ErrNoTeamPlan
 		}
-		e = authEntry{account: p.Account, ok: true, expires: now.Add(AuthCacheTTL)}
+		return p, nil
 	case survey.ENOTFOUND:
-		e = authEntry{ok: false, expires: now.Add(AuthCacheTTL)}
+		a.mu.Lock()
+		if len(a.cache) >= authCacheMax {
+			a.cache = map[string]authEntry{}
+		}
+		a.cache[hash] = authEntry{expires: now.Add(AuthCacheTTL)}
+		a.mu.Unlock()
+		return survey.Principal{}, errInvalidKey
 	default:
 		return survey.Principal{}, err
 	}
-	a.mu.Lock()
-	if len(a.cache) >= authCacheMax {
-		a.cache = map[string]authEntry{}
-	}
-	a.cache[hash] = e
-	a.mu.Unlock()
-	if !e.ok {
-		return survey.Principal{}, errInvalidKey
-	}
-	return survey.Principal{Account: e.account}, nil
 }
 
 // asciiEqualFold compares ASCII case-insensitively, as HTTP schemes are

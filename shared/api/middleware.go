@@ -76,7 +76,7 @@ func Observe(next http.Handler) http.Handler {
 			slog.String("route", route),
 			slog.Int("status", sw.status),
 			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-			slog.Int("dynamodb_calls", calls.DynamoDB()),
+			slog.Int("dynamodb_calls", calls.DynamoDB()+calls.Auth()),
 			slog.Int("kms_calls", calls.KMS()),
 		)
 	})
