@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -31,6 +32,22 @@ func (k *keys) AccountByKeyHash(_ context.Context, hash string) (survey.Account,
 		return survey.Account{}, survey.ErrNotFound
 	}
 	return a, nil
+}
+
+// checkedKeys is keys that can read a key alone (api.KeyChecker), as the
+// store does.
+type checkedKeys struct {
+	*keys
+	lives atomic.Int64
+}
+
+func (k *checkedKeys) KeyLive(_ context.Context, hash string) (int64, error) {
+	k.lives.Add(1)
+	a, ok := k.valid[hash]
+	if !ok {
+		return 0, survey.ErrNotFound
+	}
+	return a.ID, nil
 }
 
 var goodKey = survey.NewKey()
@@ -294,47 +311,63 @@ func TestAuthentication(t *testing.T) {
 
 // TestAuthRevocationAtOnce (contract section 2: a revoked key answers 401):
 // a valid key is read on every request, so its revocation counts on the
-// next one; an unknown key is remembered for AuthCacheTTL (a client
+// next one: with a store that reads a key alone (KeyChecker), the account
+// is kept AuthCacheTTL and only the key is read; without, every request
+// reads both. An unknown key is remembered for AuthCacheTTL (a client
 // retrying it costs no read), a malformed one costs none.
 func TestAuthRevocationAtOnce(t *testing.T) {
 	t.Parallel()
-	ks := newKeys()
-	auth := api.NewAuthenticator(ks)
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	auth.Now = func() time.Time { return now }
-	hdr := []string{"API-Key " + goodKey}
-	for range 5 {
-		if _, err := auth.Authenticate(context.Background(), hdr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := ks.reads.Load(); got != 5 {
-		t.Fatalf("store reads for 5 requests = %d, want 5 (a valid key is read each time)", got)
-	}
-	delete(ks.valid, survey.HashKey(goodKey)) // revoked
-	if _, err := auth.Authenticate(context.Background(), hdr); survey.ErrorCode(err) != survey.EUNAUTHORIZED {
-		t.Fatalf("the request after the revocation: %v, want 401", err)
-	}
-	unknown := []string{"API-Key " + survey.NewKey()}
-	before := ks.reads.Load()
-	for range 3 {
-		if _, err := auth.Authenticate(context.Background(), unknown); survey.ErrorCode(err) != survey.EUNAUTHORIZED {
-			t.Fatalf("an unknown key: %v, want 401", err)
-		}
-	}
-	if got := ks.reads.Load() - before; got != 1 {
-		t.Errorf("an unknown key sent 3 times read the store %d times, want 1", got)
-	}
-	now = now.Add(api.AuthCacheTTL + time.Second)
-	_, _ = auth.Authenticate(context.Background(), unknown)
-	if got := ks.reads.Load() - before; got != 2 {
-		t.Errorf("an unknown key after the TTL: %d reads in all, want 2", got)
-	}
-	junk := []string{"API-Key junk"}
-	before = ks.reads.Load()
-	_, _ = auth.Authenticate(context.Background(), junk)
-	if ks.reads.Load() != before {
-		t.Error("a malformed key cost a store read")
+	for _, checked := range []bool{true, false} {
+		t.Run(fmt.Sprintf("checker %v", checked), func(t *testing.T) {
+			t.Parallel()
+			ks := newKeys()
+			ck := &checkedKeys{keys: ks}
+			var store api.KeyStore = ks
+			if checked {
+				store = ck
+			}
+			auth := api.NewAuthenticator(store)
+			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			auth.Now = func() time.Time { return now }
+			hdr := []string{"API-Key " + goodKey}
+			for range 5 {
+				if _, err := auth.Authenticate(context.Background(), hdr); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wantWhole, wantLive := int64(5), int64(0)
+			if checked {
+				wantWhole, wantLive = 1, 4
+			}
+			if ks.reads.Load() != wantWhole || ck.lives.Load() != wantLive {
+				t.Fatalf("5 requests: %d whole reads and %d of the key alone, want %d and %d", ks.reads.Load(), ck.lives.Load(), wantWhole, wantLive)
+			}
+			delete(ks.valid, survey.HashKey(goodKey)) // revoked
+			if _, err := auth.Authenticate(context.Background(), hdr); survey.ErrorCode(err) != survey.EUNAUTHORIZED {
+				t.Fatalf("the request after the revocation: %v, want 401", err)
+			}
+			unknown := []string{"API-Key " + survey.NewKey()}
+			before := ks.reads.Load()
+			for range 3 {
+				if _, err := auth.Authenticate(context.Background(), unknown); survey.ErrorCode(err) != survey.EUNAUTHORIZED {
+					t.Fatalf("an unknown key: %v, want 401", err)
+				}
+			}
+			if got := ks.reads.Load() - before; got != 1 {
+				t.Errorf("an unknown key sent 3 times read the store %d times, want 1", got)
+			}
+			now = now.Add(api.AuthCacheTTL + time.Second)
+			_, _ = auth.Authenticate(context.Background(), unknown)
+			if got := ks.reads.Load() - before; got != 2 {
+				t.Errorf("an unknown key after the TTL: %d reads in all, want 2", got)
+			}
+			junk := []string{"API-Key junk"}
+			before = ks.reads.Load()
+			_, _ = auth.Authenticate(context.Background(), junk)
+			if ks.reads.Load() != before {
+				t.Error("a malformed key cost a store read")
+			}
+		})
 	}
 }
 

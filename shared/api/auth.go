@@ -17,12 +17,20 @@ type KeyStore interface {
 	AccountByKeyHash(ctx context.Context, hashHex string) (survey.Account, error)
 }
 
-// AuthCacheTTL is how long a Lambda container remembers a key it found
-// unknown or revoked (a client retrying a bad key costs no read). A key
-// found valid is not remembered: a revoked key answers 401 on the next
-// request (contract section 2), so every request with a valid key reads
-// its key's item (the store keeps its account for this long).
+// AuthCacheTTL is how long a Lambda container keeps what it learned of a
+// key: an unknown or revoked one (a client retrying a bad key costs no
+// read), and an owner's key's account. A revoked key answers 401 on the
+// next request all the same (contract section 2): a kept owner's key is
+// read again on every request (KeyChecker), its account is not.
 const AuthCacheTTL = 30 * time.Second
+
+// KeyChecker is a KeyStore that can read a key's item alone: its account,
+// or ENOTFOUND once the key is revoked. With one, the Authenticator keeps
+// an owner's key's account and reads only the key on the next requests;
+// without one it keeps no valid key.
+type KeyChecker interface {
+	KeyLive(ctx context.Context, hashHex string) (int64, error)
+}
 
 // authCacheMax bounds the cache; when full it starts over.
 const authCacheMax = 10000
@@ -33,8 +41,9 @@ var (
 )
 
 // Authenticator checks `Authorization: API-Key <key>`: a valid key's item
-// is read on every request (its read counted apart: awsenv.ForAuth), and
-// an unknown or revoked key is remembered per container for AuthCacheTTL.
+// is read on every request (its reads counted apart: awsenv.ForAuth), an
+// owner's account and an unknown or revoked key are kept per container
+// for AuthCacheTTL.
 type Authenticator struct {
 	keys KeyStore
 	// Now is the clock; tests move it.
@@ -44,12 +53,16 @@ type Authenticator struct {
 	cache map[string]authEntry
 
 	principals PrincipalStore
+	checker    KeyChecker
 	places     SurveyPlacer
 	activity   ActivityLog
 }
 
-// authEntry is a key found unknown or revoked, until expires.
+// authEntry is what a container learned of a key, until expires: the
+// account of an owner's key (ok), or that the key is unknown or revoked.
 type authEntry struct {
+	account survey.Account
+	ok      bool
 	expires time.Time
 }
 
@@ -68,6 +81,7 @@ type PrincipalStore interface {
 func NewAuthenticator(ks KeyStore) *Authenticator {
 	a := &Authenticator{keys: ks, Now: time.Now, cache: map[string]authEntry{}}
 	a.principals, _ = ks.(PrincipalStore)
+	a.checker, _ = ks.(KeyChecker)
 	a.places, _ = ks.(SurveyPlacer)
 	a.activity, _ = ks.(ActivityLog)
 	return a
@@ -142,12 +156,29 @@ func (a *Authenticator) Principal(ctx context.Context, header []string) (survey.
 	a.mu.Lock()
 	e, hit := a.cache[hash]
 	a.mu.Unlock()
+	actx := awsenv.ForAuth(ctx)
 	if hit && !now.After(e.expires) {
-		return survey.Principal{}, errInvalidKey
+		if !e.ok {
+			return survey.Principal{}, errInvalidKey
+		}
+		// The account is kept; the key is read again, so that a
+		// revocation counts on the next request.
+		aid, err := a.checker.KeyLive(actx, hash)
+		switch {
+		case err == nil && aid == e.account.ID:
+			return survey.Principal{Account: e.account}, nil
+		case survey.ErrorCode(err) == survey.ENOTFOUND:
+			a.mu.Lock()
+			a.cache[hash] = authEntry{ok: false, expires: now.Add(AuthCacheTTL)}
+			a.mu.Unlock()
+			return survey.Principal{}, errInvalidKey
+		case err != nil:
+			return survey.Principal{}, err
+		}
+		// No longer the account's key: read it whole below.
 	}
 	var p survey.Principal
 	var err error
-	actx := awsenv.ForAuth(ctx)
 	if a.principals != nil {
 		p, err = a.principals.PrincipalByKeyHash(actx, hash)
 	} else {
@@ -155,23 +186,32 @@ func (a *Authenticator) Principal(ctx context.Context, header []string) (survey.
 	}
 	switch survey.ErrorCode(err) {
 	case "":
-		// Not remembered: a revocation, a removed member or an ended
-		// share counts on the next request.
-		if p.Member != nil && !p.Account.Plan.Includes(survey.TeamPlan) {
-			return survey.Principal{}, survey.ErrNoTeamPlan
+		if p.Member != nil {
+			// Never kept: a removal or a share ends on the next request.
+			if !p.Account.Plan.Includes(survey.TeamPlan) {
+				return survey.Principal{}, survey.ErrNoTeamPlan
+			}
+			return p, nil
 		}
-		return p, nil
+		if a.checker == nil {
+			return p, nil // nothing can read the key alone: keep nothing
+		}
+		e = authEntry{account: p.Account, ok: true, expires: now.Add(AuthCacheTTL)}
 	case survey.ENOTFOUND:
-		a.mu.Lock()
-		if len(a.cache) >= authCacheMax {
-			a.cache = map[string]authEntry{}
-		}
-		a.cache[hash] = authEntry{expires: now.Add(AuthCacheTTL)}
-		a.mu.Unlock()
-		return survey.Principal{}, errInvalidKey
+		e = authEntry{ok: false, expires: now.Add(AuthCacheTTL)}
 	default:
 		return survey.Principal{}, err
 	}
+	a.mu.Lock()
+	if len(a.cache) >= authCacheMax {
+		a.cache = map[string]authEntry{}
+	}
+	a.cache[hash] = e
+	a.mu.Unlock()
+	if !e.ok {
+		return survey.Principal{}, errInvalidKey
+	}
+	return survey.Principal{Account: e.account}, nil
 }
 
 // asciiEqualFold compares ASCII case-insensitively, as HTTP schemes are

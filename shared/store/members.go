@@ -314,19 +314,12 @@ func (s *Store) NewMemberKey(ctx context.Context, aid, sub int64) (string, error
 	return "", s.fail(fmt.Sprintf("new key of member %d", sub), err)
 }
 
-// keyAccountEvery is how long a container keeps the account of an owner's
-// key (its plan, its name) between reads: the key itself is read on every
-// request.
-const keyAccountEvery = 30 * time.Second
-
 // PrincipalByKeyHash resolves a key's hash to who holds it, reading the
-// key's item strongly consistent on every call (the authenticator keeps
-// no valid key: a revoked key answers 401 on the next request, contract
-// section 2): an owner's key then its account, kept by the container for
-// keyAccountEvery; a member's key then the account and the member in one
-// BatchGetItem (strongly consistent), so a removed member or an ended
-// share counts on the next request. Unknown, revoked or replaced keys
-// answer ENOTFOUND.
+// key's item strongly consistent (a revoked key is refused at once,
+// contract section 2): an owner's key then its account; a member's key
+// then the account and the member in one BatchGetItem (strongly
+// consistent), so a removed member or an ended share counts on the next
+// request. Unknown, revoked or replaced keys answer ENOTFOUND.
 func (s *Store) PrincipalByKeyHash(ctx context.Context, hashHex string) (survey.Principal, error) {
 	var k keyItem
 	err := s.table.Get(AttrPK, APIKeyPK(hashHex)).Range(AttrSK, dynamo.Equal, apiKeySK).Consistent(true).One(ctx, &k)
@@ -337,7 +330,7 @@ func (s *Store) PrincipalByKeyHash(ctx context.Context, hashHex string) (survey.
 		return survey.Principal{}, s.fail("get key", err)
 	}
 	if k.SubUser == 0 {
-		a, err := s.keyAccounts.account(ctx, s, k.AccountID, keyAccountEvery)
+		a, err := s.Account(ctx, k.AccountID)
 		return survey.Principal{Account: a}, err
 	}
 	var items []dynamo.Item
@@ -374,6 +367,22 @@ func (s *Store) PrincipalByKeyHash(ctx context.Context, hashHex string) (survey.
 		return survey.Principal{}, survey.ErrNotFound
 	}
 	return p, nil
+}
+
+// KeyLive reads a key's item alone, strongly consistent: the account it
+// belongs to, or ENOTFOUND when it is unknown or revoked. The
+// authenticator asks it on every request of an owner's key whose account
+// it keeps (api.KeyChecker), so that a revocation counts on the next one.
+func (s *Store) KeyLive(ctx context.Context, hashHex string) (int64, error) {
+	var k keyItem
+	err := s.table.Get(AttrPK, APIKeyPK(hashHex)).Range(AttrSK, dynamo.Equal, apiKeySK).Consistent(true).One(ctx, &k)
+	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && k.Revoked) {
+		return 0, survey.ErrNotFound
+	}
+	if err != nil {
+		return 0, s.fail("get key", err)
+	}
+	return k.AccountID, nil
 }
 
 // ShareRequest is one item of a folder's new shared_with list.

@@ -38,7 +38,6 @@ type Store struct {
 	collections collectionCache
 	// owners: the partial routes' reads of survey owners (OwnerAccount).
 	ownerReads           ownerCache
-	keyAccounts          ownerCache // the accounts of owners' keys (keyAccountEvery)
 	collHits, collMisses atomic.Int64
 	// alloc hands out n fresh ids of a kind (addIDs; tests replace it to
 	// force an id that is already taken).

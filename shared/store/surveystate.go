@@ -188,27 +188,21 @@ type ownerRead struct {
 // read a survey's owner: the container's read of less than
 // ownerReadEvery ago, else one GetItem.
 func (s *Store) OwnerAccount(ctx context.Context, aid int64) (survey.Account, error) {
-	return s.ownerReads.account(ctx, s, aid, ownerReadEvery)
-}
-
-// account is the container's read of account aid of less than every ago,
-// else one GetItem (kept for the next).
-func (c *ownerCache) account(ctx context.Context, s *Store, aid int64, every time.Duration) (survey.Account, error) {
-	c.mu.Lock()
-	r, ok := c.m[aid]
-	c.mu.Unlock()
-	if ok && time.Since(r.at) < every {
+	s.ownerReads.mu.Lock()
+	r, ok := s.ownerReads.m[aid]
+	s.ownerReads.mu.Unlock()
+	if ok && time.Since(r.at) < ownerReadEvery {
 		return r.a, nil
 	}
 	a, err := s.Account(ctx, aid)
 	if err != nil {
 		return survey.Account{}, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) > 10000 {
-		c.m = map[int64]ownerRead{}
+	s.ownerReads.mu.Lock()
+	defer s.ownerReads.mu.Unlock()
+	if s.ownerReads.m == nil || len(s.ownerReads.m) > 10000 {
+		s.ownerReads.m = map[int64]ownerRead{}
 	}
-	c.m[aid] = ownerRead{at: time.Now(), a: a}
+	s.ownerReads.m[aid] = ownerRead{at: time.Now(), a: a}
 	return a, nil
 }
