@@ -117,12 +117,13 @@ func TestConcurrentCreates(t *testing.T) {
 	t.Logf("10 concurrent creates: %d distinct orders", len(orders))
 }
 
-// TestDeleteRacesSurveyCreates: a folder's DELETE racing creates of
-// surveys in it (which hold the folder item in their transactions) is a
-// write that can succeed, so it answers 204, never 503 (contract section
-// 3, contention); each create answers its survey or folder_id's 400, and
-// every survey created ends in the trash.
-func TestDeleteRacesSurveyCreates(t *testing.T) {
+// TestWritesRaceSurveyCreates: a folder's PATCH, PUT or DELETE racing
+// creates of surveys in it (which hold the folder item in their
+// transactions) is a write that can succeed, so it answers 200 or 204,
+// never 503 (contract section 3, contention); each create answers its
+// survey or folder_id's 400, and after a DELETE every survey created is in
+// the trash.
+func TestWritesRaceSurveyCreates(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	cfg, p := testenv.ConflictConfig(t, conflict.DefaultHold)
@@ -132,10 +133,16 @@ func TestDeleteRacesSurveyCreates(t *testing.T) {
 	f.warm(t)
 	before := p.Conflicts()
 	defer func() { t.Logf("%d transaction conflicts", p.Conflicts()-before) }()
-	for round := range 3 {
-		fj := f.create(t, fmt.Sprintf(`{"name": "doomed %d"}`, round))
+	for round, w := range []struct {
+		method, body string
+		code         int
+	}{
+		{"PATCH", `{"name": "renamed"}`, 200}, {"PUT", `{"name": "put", "order": 3}`, 200}, {"PATCH", `{"order": 7}`, 200},
+		{"DELETE", "", 204}, {"DELETE", "", 204}, {"DELETE", "", 204},
+	} {
+		fj := f.create(t, fmt.Sprintf(`{"name": "raced %d"}`, round))
 		const creates = 12
-		var del result
+		var wrote result
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		created := make([]survey.Survey, creates)
@@ -152,19 +159,22 @@ func TestDeleteRacesSurveyCreates(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			time.Sleep(time.Duration(round*10) * time.Millisecond) // the DELETE lands at a few points of the creates
-			del = f.do("DELETE", folderPath(fj.ID), "")
+			time.Sleep(time.Duration(round%3*10) * time.Millisecond) // the write lands at a few points of the creates
+			wrote = f.do(w.method, folderPath(fj.ID), w.body)
 		}()
 		close(start)
 		wg.Wait()
-		if del.code != 204 {
-			t.Fatalf("round %d: DELETE racing %d survey creates: %v, want 204", round, creates, del)
+		if wrote.code != w.code {
+			t.Fatalf("round %d: %s racing %d survey creates: %v, want %d", round, w.method, creates, wrote, w.code)
 		}
 		for i, err := range errs {
 			if err != nil {
-				if survey.ErrorCode(err) != survey.EINVALID {
-					t.Errorf("round %d: create %d: %v, want a survey or 400 on folder_id", round, i, err)
+				if survey.ErrorCode(err) != survey.EINVALID || w.method != "DELETE" {
+					t.Errorf("round %d: create %d: %v", round, i, err)
 				}
+				continue
+			}
+			if w.method != "DELETE" {
 				continue
 			}
 			c, err := f.st.SurveyCollection(context.Background(), f.acct.ID, created[i].ID)

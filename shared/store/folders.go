@@ -165,7 +165,11 @@ func (s *Store) UpdateFolder(ctx context.Context, aid, fid int64, u FolderUpdate
 		return s.Folder(ctx, aid, fid)
 	}
 	var it folderItem
+	started := time.Now()
 	err := up.Value(ctx, &it)
+	for attempt := 1; err != nil && retryOwnerConflict(ctx, err, attempt, started); attempt++ {
+		err = up.Value(ctx, &it) // a transaction putting a survey in the folder held it
+	}
 	if dynamo.IsCondCheckFailed(err) {
 		return survey.Folder{}, survey.ErrNotFound
 	}
