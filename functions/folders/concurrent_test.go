@@ -1,10 +1,19 @@
 package folders_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
+	"time"
+
+	"surveyservice/functions/folders"
+	"surveyservice/internal/conflict"
+	"surveyservice/internal/testenv"
+	"surveyservice/shared/api"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
 )
 
 // parallel runs fn(0..n-1), 8 at a time.
@@ -106,4 +115,72 @@ func TestConcurrentCreates(t *testing.T) {
 		orders[fj.Order]++
 	}
 	t.Logf("10 concurrent creates: %d distinct orders", len(orders))
+}
+
+// TestWritesRaceSurveyCreates: a folder's PATCH, PUT or DELETE racing
+// creates of surveys in it (which hold the folder item in their
+// transactions) is a write that can succeed, so it answers 200 or 204,
+// never 503 (contract section 3, contention); each create answers its
+// survey or folder_id's 400, and after a DELETE every survey created is in
+// the trash.
+func TestWritesRaceSurveyCreates(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cfg, p := testenv.ConflictConfig(t, conflict.DefaultHold)
+	f.st = store.New(cfg, f.st.TableName())
+	auth := api.NewAuthenticator(f.st)
+	f.h = testenv.Conform(folders.New(folders.Deps{Auth: auth, Store: f.st, Now: clock}))
+	f.warm(t)
+	before := p.Conflicts()
+	defer func() { t.Logf("%d transaction conflicts", p.Conflicts()-before) }()
+	for round, w := range []struct {
+		method, body string
+		code         int
+	}{
+		{"PATCH", `{"name": "renamed"}`, 200}, {"PUT", `{"name": "put", "order": 3}`, 200}, {"PATCH", `{"order": 7}`, 200},
+		{"DELETE", "", 204}, {"DELETE", "", 204}, {"DELETE", "", 204},
+	} {
+		fj := f.create(t, fmt.Sprintf(`{"name": "raced %d"}`, round))
+		const creates = 12
+		var wrote result
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		created := make([]survey.Survey, creates)
+		errs := make([]error, creates)
+		for i := range creates {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				created[i], errs[i] = f.createSurvey(context.Background(), fj.ID, fmt.Sprintf("s%d", i))
+			}()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			time.Sleep(time.Duration(round%3*10) * time.Millisecond) // the write lands at a few points of the creates
+			wrote = f.do(w.method, folderPath(fj.ID), w.body)
+		}()
+		close(start)
+		wg.Wait()
+		if wrote.code != w.code {
+			t.Fatalf("round %d: %s racing %d survey creates: %v, want %d", round, w.method, creates, wrote, w.code)
+		}
+		for i, err := range errs {
+			if err != nil {
+				if survey.ErrorCode(err) != survey.EINVALID || w.method != "DELETE" {
+					t.Errorf("round %d: create %d: %v", round, i, err)
+				}
+				continue
+			}
+			if w.method != "DELETE" {
+				continue
+			}
+			c, err := f.st.SurveyCollection(context.Background(), f.acct.ID, created[i].ID)
+			if err != nil || !c.Survey.Deleted {
+				t.Errorf("round %d: survey %d created in the deleted folder: deleted %v, %v", round, created[i].ID, c.Survey.Deleted, err)
+			}
+		}
+	}
 }

@@ -4,8 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
+
+	"surveyservice/functions/surveys"
+	"surveyservice/internal/conflict"
+	"surveyservice/internal/testenv"
+	"surveyservice/shared/api"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
 )
 
 // TestThemes walks contract section 22's library rules on the emulators:
@@ -84,4 +92,78 @@ func TestThemes(t *testing.T) {
 	if r := f.do(t, "DELETE", fmt.Sprintf("/api/themes/%d/", tid), ""); r.code != http.StatusNoContent {
 		t.Fatalf("delete unused: %d %s", r.code, r.body)
 	}
+}
+
+// TestThemeWritesRaceSurveysTakingIt: on the conflict model, edits and
+// deletes of a theme racing surveys that take it (whose transactions check
+// the theme's item) are writes that can succeed: 200, and 204 or the 409
+// in use, never 503 (contract sections 3 and 22).
+func TestThemeWritesRaceSurveysTakingIt(t *testing.T) {
+	t.Parallel()
+	cfg, p := testenv.ConflictConfig(t, conflict.DefaultHold)
+	o := testenv.NewOwner(t, survey.PlanPro, "")
+	st := store.New(cfg, o.Store.TableName())
+	f := &fixture{st: st, h: testenv.Conform(surveys.New(surveys.Deps{Auth: api.NewAuthenticator(st), Store: st, Now: time.Now})), acct: o.Account, key: o.Key}
+	o.Warm(t, f.h, detailPath("warm"), 404)
+	fid := folder(t, st, f.acct.ID, "F")
+	sids := make([]int64, 8)
+	for i := range sids {
+		_, sids[i] = f.create(t, fid, fmt.Sprintf("S%d", i))
+	}
+	before := p.Conflicts()
+	for round, write := range []string{"PATCH", "PATCH", "DELETE", "DELETE"} {
+		r := f.do(t, "POST", "/api/themes/", `{}`)
+		var th struct{ ID int64 }
+		if r.code != http.StatusCreated || json.Unmarshal(r.body, &th) != nil {
+			t.Fatalf("create theme: %d %s", r.code, r.body)
+		}
+		theme := fmt.Sprintf("/api/themes/%d/", th.ID)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		takes := make([]reply, 3*len(sids))
+		for i, sid := range sids {
+			wg.Go(func() {
+				<-start
+				for k := range 3 { // takes it, leaves it for the default, takes it again
+					tid := th.ID
+					if k == 1 {
+						tid = 1
+					}
+					takes[3*i+k] = f.do(t, "PATCH", fmt.Sprintf("/api/v2/surveys/%d/", sid), fmt.Sprintf(`{"theme_id": %d}`, tid))
+				}
+			})
+		}
+		writes := make([]reply, 12)
+		for w := range 3 {
+			wg.Go(func() {
+				<-start
+				for k := range 4 {
+					i := 4*w + k
+					body := ""
+					if write == "PATCH" {
+						body = fmt.Sprintf(`{"background_color": "#%06x"}`, round*16+i)
+					}
+					writes[i] = f.do(t, write, theme, body)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		for i, r := range takes {
+			// A survey refused the theme finds it deleted: 400 on theme_id.
+			if r.code != http.StatusOK && !(write == "DELETE" && r.code == http.StatusBadRequest) {
+				t.Errorf("round %d: survey %d taking the theme: %d %s", round, sids[i/3], r.code, r.body)
+			}
+		}
+		for i, r := range writes {
+			ok := r.code == http.StatusOK
+			if write == "DELETE" {
+				ok = r.code == http.StatusNoContent || r.code == http.StatusConflict || r.code == http.StatusNotFound
+			}
+			if !ok {
+				t.Errorf("round %d: %s %d of the theme racing surveys taking it: %d %s", round, write, i, r.code, r.body)
+			}
+		}
+	}
+	t.Logf("%d transaction conflicts", p.Conflicts()-before)
 }

@@ -137,6 +137,14 @@ func TestRouting(t *testing.T) {
 		{"double slash is not a route", call{method: "GET", path: "//api/things/5/"}, 404, `{"detail":"Not found."}`, ""},
 		{"dot segments are not a route", call{method: "GET", path: "/api/x/../things/5/"}, 404, `{"detail":"Not found."}`, ""},
 		{"trailing double slash", call{method: "GET", path: "/api/things/5//"}, 404, `{"detail":"Not found."}`, ""},
+		// An encoded final slash is not the path's final "/": 404 as the
+		// doubled one above, never the redirect to the decoded path that
+		// http.ServeMux would answer (the contract: no redirect).
+		{"encoded final slash", call{method: "GET", path: "/api/things/5%2F"}, 404, `{"detail":"Not found."}`, ""},
+		{"encoded final slash, lower case", call{method: "GET", path: "/api/things/5%2f"}, 404, `{"detail":"Not found."}`, ""},
+		{"encoded slash then the final one", call{method: "GET", path: "/api/things/5%2F/"}, 404, `{"detail":"Not found."}`, ""},
+		{"encoded final slash on a private path", call{method: "GET", path: "/api/mine%2F", header: auth}, 404, `{"detail":"Not found."}`, ""},
+		{"encoded final slash on an unknown path", call{method: "GET", path: "/api/nothing%2F"}, 404, `{"detail":"Not found."}`, ""},
 		{"format json", call{method: "GET", path: "/api/things/5/?format=json", header: map[string]string{"Accept": "text/html"}}, 200, `{"id":"5","html":"<b>x</b>"}`, ""},
 		{"unacceptable", call{method: "GET", path: "/api/things/5/", header: map[string]string{"Accept": "application/xml"}}, 406, `{"detail":"Could not satisfy the request Accept header."}`, ""},
 		{"panic is a generic 500", call{method: "GET", path: "/api/boom/"}, 500, `{"detail":"A server error occurred."}`, ""},

@@ -311,6 +311,12 @@ func withFinalSlash(next http.Handler) http.Handler {
 			Error(w, r, survey.ErrNotFound)
 			return
 		}
+		if strings.HasSuffix(r.URL.Path, "/") && !strings.HasSuffix(r.URL.EscapedPath(), "/") {
+			// A final "%2F" is not the path's final "/" (http.ServeMux
+			// would redirect to the decoded path): 404 as a doubled "/".
+			Error(w, r, survey.ErrNotFound)
+			return
+		}
 		if !strings.HasSuffix(r.URL.Path, "/") {
 			r2 := r.Clone(r.Context())
 			r2.URL.Path += "/"

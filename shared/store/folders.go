@@ -165,7 +165,11 @@ func (s *Store) UpdateFolder(ctx context.Context, aid, fid int64, u FolderUpdate
 		return s.Folder(ctx, aid, fid)
 	}
 	var it folderItem
+	started := time.Now()
 	err := up.Value(ctx, &it)
+	for attempt := 1; err != nil && retryOwnerConflict(ctx, err, attempt, started); attempt++ {
+		err = up.Value(ctx, &it) // a transaction putting a survey in the folder held it
+	}
 	if dynamo.IsCondCheckFailed(err) {
 		return survey.Folder{}, survey.ErrNotFound
 	}
@@ -292,13 +296,23 @@ const folderTrashTx = 99 / (1 + SurveyStateCopies)
 // again (the folder item keeps it until its own removal).
 func (s *Store) DeleteFolder(ctx context.Context, aid, fid int64) error {
 	var old folderItem
-	err := s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).
-		Set("deleting", true).If("attribute_exists(PK)").OldValue(ctx, &old)
-	if dynamo.IsCondCheckFailed(err) {
-		return survey.ErrNotFound
-	}
-	if err != nil {
-		return s.fail(fmt.Sprintf("mark folder %d deleting", fid), err)
+	started := time.Now()
+	for attempt := 1; ; attempt++ {
+		// The folder's item is held by every transaction that creates,
+		// moves, copies or restores a survey into it (their check of
+		// folderLive): a DELETE racing them is cancelled, not queued, and
+		// tries again rather than answering 503.
+		err := s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).
+			Set("deleting", true).If("attribute_exists(PK)").OldValue(ctx, &old)
+		if dynamo.IsCondCheckFailed(err) {
+			return survey.ErrNotFound
+		}
+		if err == nil {
+			break
+		}
+		if !retryOwnerConflict(ctx, err, attempt, started) {
+			return s.fail(fmt.Sprintf("mark folder %d deleting", fid), err)
+		}
 	}
 	if err := s.endShares(ctx, aid, fid, old.SharedWith); err != nil {
 		return err
@@ -307,7 +321,7 @@ func (s *Store) DeleteFolder(ctx context.Context, aid, fid int64) error {
 		SK string `dynamo:"SK"`
 		ID int64  `dynamo:"id"`
 	}
-	err = s.table.Get(AttrGSI1PK, OwnerKey(aid)).Index(IndexGSI1).
+	err := s.table.Get(AttrGSI1PK, OwnerKey(aid)).Index(IndexGSI1).
 		Range(AttrGSI1SK, dynamo.BeginsWith, FolderOwnerSK(fid)+"#S#").Project(AttrSK, "id").All(ctx, &members)
 	if err != nil {
 		return s.fail(fmt.Sprintf("query surveys of folder %d", fid), err)
@@ -324,7 +338,7 @@ func (s *Store) DeleteFolder(ctx context.Context, aid, fid int64) error {
 			return err
 		}
 	}
-	started := time.Now()
+	started = time.Now()
 	for attempt := 1; ; attempt++ {
 		err := s.runTx(ctx, s.db.WriteTx().
 			Delete(s.table.Delete(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).If("attribute_exists(PK)")).
@@ -349,10 +363,18 @@ func (s *Store) endShares(ctx context.Context, aid, fid int64, shared map[string
 		if err != nil {
 			continue
 		}
-		err = s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, MemberSK(n)).
-			RemoveExpr("shares.$", folder).Add("shares_rev", 1).If("attribute_exists(PK)").Run(ctx)
-		if err != nil && !dynamo.IsCondCheckFailed(err) {
-			return s.fail(fmt.Sprintf("end the share of folder %d with member %d", fid, n), err)
+		started := time.Now()
+		for attempt := 1; ; attempt++ {
+			// The member's item is held by each of their writes (the
+			// check that their shares still hold, runTx): try again.
+			err = s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, MemberSK(n)).
+				RemoveExpr("shares.$", folder).Add("shares_rev", 1).If("attribute_exists(PK)").Run(ctx)
+			if err == nil || dynamo.IsCondCheckFailed(err) {
+				break
+			}
+			if !retryOwnerConflict(ctx, err, attempt, started) {
+				return s.fail(fmt.Sprintf("end the share of folder %d with member %d", fid, n), err)
+			}
 		}
 	}
 	return nil

@@ -288,30 +288,37 @@ func (s *Store) endMemberShares(ctx context.Context, aid, sub int64, folders []i
 // one transaction, and returns the new key. An unknown member answers
 // ENOTFOUND.
 func (s *Store) NewMemberKey(ctx context.Context, aid, sub int64) (string, error) {
-	it, err := s.memberItem(ctx, aid, sub)
-	if err != nil {
-		return "", err
-	}
-	key := survey.NewKey()
-	hash := survey.HashKey(key)
-	k := keyItem{PK: APIKeyPK(hash), SK: apiKeySK, AccountID: aid, SubUser: sub, Created: s.timestamp()}
-	err = s.runTx(ctx, s.db.WriteTx().Idempotent(true).
-		Update(s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, MemberSK(sub)).Set("key_hash", hash).
-			If("attribute_exists(PK) AND key_hash = ?", it.KeyHash)).
-		Put(s.table.Put(k).If("attribute_not_exists(PK)")).
-		Delete(s.table.Delete(AttrPK, APIKeyPK(it.KeyHash)).Range(AttrSK, apiKeySK)))
-	switch {
-	case err == nil:
-		return key, nil
-	case txFailedAt(err, 0):
-		// Removed, or given another key by a concurrent request: that
-		// one's key stands, this answer would name a revoked one.
-		if _, err := s.memberItem(ctx, aid, sub); err != nil {
+	started := time.Now()
+	for attempt := 1; ; attempt++ {
+		it, err := s.memberItem(ctx, aid, sub)
+		if err != nil {
 			return "", err
 		}
-		return "", errBusy
+		key := survey.NewKey()
+		hash := survey.HashKey(key)
+		k := keyItem{PK: APIKeyPK(hash), SK: apiKeySK, AccountID: aid, SubUser: sub, Created: s.timestamp()}
+		err = s.runTx(ctx, s.db.WriteTx().Idempotent(true).
+			Update(s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, MemberSK(sub)).Set("key_hash", hash).
+				If("attribute_exists(PK) AND key_hash = ?", it.KeyHash)).
+			Put(s.table.Put(k).If("attribute_not_exists(PK)")).
+			Delete(s.table.Delete(AttrPK, APIKeyPK(it.KeyHash)).Range(AttrSK, apiKeySK)))
+		switch {
+		case err == nil:
+			return key, nil
+		case (txFailedAt(err, 0) || txConflict(err)) && ownerAgain(ctx, attempt, started):
+			// Another request gave the member a key first, or held their
+			// item (a share, the member's own writes): issuing one after
+			// it succeeds too, so read again and issue this one (a removed
+			// member answers ENOTFOUND on the read).
+			continue
+		case txFailedAt(err, 0):
+			if _, err := s.memberItem(ctx, aid, sub); err != nil {
+				return "", err
+			}
+			return "", errBusy
+		}
+		return "", s.fail(fmt.Sprintf("new key of member %d", sub), err)
 	}
-	return "", s.fail(fmt.Sprintf("new key of member %d", sub), err)
 }
 
 // PrincipalByKeyHash resolves a key's hash to who holds it, reading the

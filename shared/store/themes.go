@@ -70,7 +70,9 @@ func (s *Store) SetThemeImage(ctx context.Context, aid, tid int64, bi *survey.Ba
 		return nil, fmt.Errorf("store: encode image: %w", err)
 	}
 	var old themeItem
-	err = s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, ThemeSK(tid)).Set("image", string(doc)).If("attribute_exists(PK)").OldValue(ctx, &old)
+	err = onTheHeldTheme(ctx, func() error {
+		return s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, ThemeSK(tid)).Set("image", string(doc)).If("attribute_exists(PK)").OldValue(ctx, &old)
+	})
 	if dynamo.IsCondCheckFailed(err) {
 		return nil, survey.ErrNotFound
 	}
@@ -83,6 +85,20 @@ func (s *Store) SetThemeImage(ctx context.Context, aid, tid int64, bi *survey.Ba
 		return nil, err
 	}
 	return t.BackgroundImage, nil
+}
+
+// onTheHeldTheme runs write, a single write of a theme's item, again
+// while a transaction holds that item (every survey taking the theme
+// checks it, SetSurveyTheme): DynamoDB cancels the write, not queues it,
+// and the owner's edit or delete is due its answer, not a 503.
+func onTheHeldTheme(ctx context.Context, write func() error) error {
+	started := time.Now()
+	for attempt := 1; ; attempt++ {
+		err := write()
+		if err == nil || !retryOwnerConflict(ctx, err, attempt, started) {
+			return err
+		}
+	}
 }
 
 // themeLive is the condition of a survey taking an account's theme: it
@@ -178,7 +194,9 @@ func (s *Store) UpdateTheme(ctx context.Context, aid int64, t survey.Theme) erro
 	if err != nil {
 		return fmt.Errorf("store: encode theme: %w", err)
 	}
-	err = s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, ThemeSK(t.ID)).Set("doc", string(doc)).If("attribute_exists(PK)").Run(ctx)
+	err = onTheHeldTheme(ctx, func() error {
+		return s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, ThemeSK(t.ID)).Set("doc", string(doc)).If("attribute_exists(PK)").Run(ctx)
+	})
 	if dynamo.IsCondCheckFailed(err) {
 		return survey.ErrNotFound
 	}
@@ -195,7 +213,9 @@ func (s *Store) UpdateTheme(ctx context.Context, aid int64, t survey.Theme) erro
 // refused (themeLive), then counts the markers (one Query) and deletes the
 // theme with the account's count, or clears the mark.
 func (s *Store) DeleteTheme(ctx context.Context, aid, tid int64) error {
-	err := s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, ThemeSK(tid)).Set("deleting", true).If("attribute_exists(PK)").Run(ctx)
+	err := onTheHeldTheme(ctx, func() error {
+		return s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, ThemeSK(tid)).Set("deleting", true).If("attribute_exists(PK)").Run(ctx)
+	})
 	if dynamo.IsCondCheckFailed(err) {
 		return survey.ErrNotFound
 	}
@@ -207,7 +227,10 @@ func (s *Store) DeleteTheme(ctx context.Context, aid, tid int64) error {
 		return s.fail(fmt.Sprintf("count surveys of theme %d", tid), err)
 	}
 	if used > 0 {
-		if err := s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, ThemeSK(tid)).Remove("deleting").Run(ctx); err != nil {
+		err := onTheHeldTheme(ctx, func() error {
+			return s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, ThemeSK(tid)).Remove("deleting").Run(ctx)
+		})
+		if err != nil {
 			return s.fail(fmt.Sprintf("unmark theme %d", tid), err)
 		}
 		return survey.ThemeInUse(used)
