@@ -439,3 +439,40 @@ func TestDomainDeletedWhileVerified(t *testing.T) {
 		t.Fatalf("the domain is account %d's after its claim was deleted (%v): it serves with no claim to delete it by", aid, err)
 	}
 }
+
+// longDomain is a fresh domain of n characters (labels of at most 63).
+func longDomain(n int) string {
+	d := freshDomain("long")
+	for len(d) < n {
+		d = strings.Repeat("a", min(63, n-len(d)-1)) + "." + d
+	}
+	return d
+}
+
+// TestDomainVerifyLongName: a domain long enough to claim (253 characters
+// at most) but too long for its TXT record's name (the 21 characters of
+// "_survey-verification." more than DNS's 253) has no TXT record to find:
+// its verify answers that verdict, 400 naming the TXT record, never 503
+// "the resolver did not answer" (the resolver refuses the question).
+func TestDomainVerifyLongName(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	srv := dnstest.Start(t)
+	h := domainsHandler(st, srv)
+	_, key := testenv.NewAccount(t, survey.PlanEnterprise)
+	for _, n := range []int{232, 233, 253} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			name := longDomain(n)
+			r := postDomain(h, key, `{"domain": "`+name+`"}`)
+			wantReply(t, "claim", r, 201, "")
+			d := decodeDomain(t, r)
+			if len(d.Domain) != n {
+				t.Fatalf("domain of %d characters, want %d", len(d.Domain), n)
+			}
+			srv.SetCNAME(name, d.CNAMETarget)
+			wantReply(t, "verify", verifyDomain(h, key, d.ID), 400,
+				`{"detail":"The TXT record _survey-verification.`+name+` does not hold this claim's value."}`)
+			wantReply(t, "delete", testenv.Serve(h, testenv.NewRequest("DELETE", fmt.Sprintf("%s%d/", domainsPath, d.ID), key, "", nil)), 204, "")
+		})
+	}
+}
