@@ -244,3 +244,68 @@ func TestReportLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestSheetLanguage: the answer sheet a responder reads is in the
+// language they answered in (contract section 24: every text the
+// responder reads is in the page's language), the sheet page's lang, dir,
+// own words and digits, its titles and choice names (untranslated ones in
+// the default); a response given in the default reads it in the default.
+func TestSheetLanguage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2) // an en survey: a multiple choice (Red, Green, Blue) and a rating
+	ctx := t.Context()
+	red := f.choices.Choices[0].ID
+	if _, err := f.st.UpdateElement(ctx, f.aid, f.sv.ID, f.choices.ID, func(e *survey.Element) error {
+		e.CorrectChoice = &red
+		return nil
+	}, survey.Placement{}); err != nil {
+		t.Fatal(err)
+	}
+	f.set(t, store.SettingsUpdate{Set: map[string]any{"show_answer_sheet_enabled": true, "show_answer_sheet_to_responder": true,
+		"show_answer_key_after_response_submit": true}})
+	if err := f.st.SetLanguages(ctx, f.aid, f.sv.ID, []string{"fa"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.st.SurveyCollection(ctx, f.aid, f.sv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := decodeTranslation(map[string]any{"survey": map[string]any{"name": "نظرسنجی"}, "elements": map[string]any{
+		fmt.Sprint(f.choices.ID): map[string]any{"title": "پرسش یک", "choices": map[string]any{fmt.Sprint(red): "قرمز"}}}}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.PutTranslation(ctx, f.aid, f.sv.ID, "fa", tr); err != nil {
+		t.Fatal(err)
+	}
+	link := regexp.MustCompile(`<a id="sheet-link" href="([^"]+)">`)
+	for _, tc := range []struct {
+		query, lang string
+		want        []string
+	}{
+		{"?lang=fa", "fa", []string{"<h1>نظرسنجی</h1>", "<h2>پرسش یک</h2>", ": قرمز", "۱"}},
+		{"", "en", []string{"<h1>Pages</h1>", "<h2>Question 1</h2>", ": Red", "1/1"}},
+	} {
+		b := &plainBrowser{h: f.h}
+		req := httptest.NewRequest("GET", "/s/"+f.sv.URLSlug+"/"+tc.query, nil)
+		req.Header.Set("Accept", "text/html")
+		page := b.do(t, req).Body.String()
+		body := "idempotency_key=" + url.QueryEscape(hidden(t, page, "idempotency_key")) + "&served=" + url.QueryEscape(hidden(t, page, "served")) + f.answers()
+		post := httptest.NewRequest("POST", "/s/"+f.sv.URLSlug+"/"+tc.query, strings.NewReader(body))
+		post.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		thanks := b.do(t, post).Body.String()
+		m := link.FindStringSubmatch(thanks)
+		if m == nil {
+			t.Fatalf("%q: no sheet link: %.600s", tc.query, thanks)
+		}
+		sheet := f.get(htmlUnescape(m[1]))
+		if sheet.code != 200 || !strings.Contains(sheet.body, fmt.Sprintf(`<html lang="%s" dir="%s">`, tc.lang, survey.Dir(tc.lang))) {
+			t.Errorf("the sheet of a response in %s: %d %.400s", tc.lang, sheet.code, sheet.body)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(sheet.body, w) {
+				t.Errorf("the sheet of a response in %s lacks %q: %.1200s", tc.lang, w, sheet.body)
+			}
+		}
+	}
+}
