@@ -5,14 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"surveyservice/functions/pages"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
+	"surveyservice/shared/ratelimit"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -306,6 +310,59 @@ func TestSheetLanguage(t *testing.T) {
 			if !strings.Contains(sheet.body, w) {
 				t.Errorf("the sheet of a response in %s lacks %q: %.1200s", tc.lang, w, sheet.body)
 			}
+		}
+	}
+}
+
+// TestThrottledPageLanguage: a refused page navigation (a limit's 429)
+// speaks the language the page would have (contract section 24: every
+// text the responder reads, the page's own words included): ?lang=, else
+// Accept-Language, else the survey's default, with the survey's name in
+// that language.
+func TestThrottledPageLanguage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2) // an en survey
+	ctx := t.Context()
+	if err := f.st.SetLanguages(ctx, f.aid, f.sv.ID, []string{"fa"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.st.SurveyCollection(ctx, f.aid, f.sv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := decodeTranslation(map[string]any{"survey": map[string]any{"name": "نظرسنجی"}}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.PutTranslation(ctx, f.aid, f.sv.ID, "fa", tr); err != nil {
+		t.Fatal(err)
+	}
+	rates := ratelimit.Service
+	rates.Client.Limit = 1
+	h := pages.Limited(pages.New(pages.Deps{Store: f.st, Sealer: testenv.Sealer(t), Now: time.Now}), f.st, rates, time.Now)
+	for i, tc := range []struct {
+		name, query, accept, lang, title string
+	}{
+		{"?lang=fa", "?lang=fa", "", "fa", "<title>نظرسنجی</title>"},
+		{"Accept-Language", "", "fa-IR, en;q=0.5", "fa", "<title>نظرسنجی</title>"},
+		{"the default", "", "", "en", "<title>Pages</title>"},
+	} {
+		var last *httptest.ResponseRecorder
+		for range 2 {
+			req := httptest.NewRequest("GET", "/s/"+f.sv.URLSlug+"/"+tc.query, nil)
+			req.Header.Set("Accept", "text/html")
+			req.Header.Set("Sec-Fetch-Mode", "navigate")
+			if tc.accept != "" {
+				req.Header.Set("Accept-Language", tc.accept)
+			}
+			req.RemoteAddr = fmt.Sprintf("203.0.113.%d:1000", 40+i)
+			last = httptest.NewRecorder()
+			h.ServeHTTP(last, req)
+		}
+		body := last.Body.String()
+		if last.Code != http.StatusTooManyRequests || !strings.Contains(body, fmt.Sprintf(`<html lang="%s" dir="%s">`, tc.lang, survey.Dir(tc.lang))) ||
+			!strings.Contains(body, tc.title) {
+			t.Errorf("%s: %d, want 429 in %s with %s: %.500s", tc.name, last.Code, tc.lang, tc.title, body)
 		}
 	}
 }
