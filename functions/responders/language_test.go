@@ -3,12 +3,14 @@ package responders_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/guregu/dynamo/v2"
 
+	"surveyservice/shared/sending"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -189,6 +191,51 @@ func TestSheetInTheResponseLanguage(t *testing.T) {
 		if got.Sheet.Questions[0].Title != tc.first || got.Sheet.Questions[1].Title != tc.second {
 			t.Errorf("the sheet of a response in %s: titles %q, %q; want %q, %q", tc.lang,
 				got.Sheet.Questions[0].Title, got.Sheet.Questions[1].Title, tc.first, tc.second)
+		}
+	}
+}
+
+// TestVerifyCodeInSessionLanguage (contract sections 18 and 24): the
+// message that carries a sign-in code is in the language the responder's
+// session was started in, naming the survey in it (its default's name
+// where it has none); a session in the default, or started without a
+// language, reads the default.
+func TestVerifyCodeInSessionLanguage(t *testing.T) {
+	t.Parallel()
+	v := newVerifier(t, sending.DefaultLimits)
+	ctx := context.Background()
+	slug, sid := v.survey(t, map[string]any{"service_auth": true, "service_auth_domains": []string{"*@company.example"}}) // a fa survey
+	if err := v.st.SetLanguages(ctx, v.aid, sid, []string{"en", "ar"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := v.st.SurveyCollection(ctx, v.aid, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := survey.DecodeTranslation(map[string]json.RawMessage{"survey": json.RawMessage(`{"name":"Signed"}`)}, c.Survey.Name, c.Elements)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.st.PutTranslation(ctx, v.aid, sid, "en", tr); err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		name    string
+		session map[string]any
+		want    []string // in the subject and the body
+	}{
+		{"en", map[string]any{"language": "en"}, []string{"Your code", "“Signed”"}},
+		{"ar, its name untranslated", map[string]any{"language": "ar"}, []string{"رمزك", "«" + c.Survey.Name + "»"}},
+		{"the default", nil, []string{"کد شما", "«" + c.Survey.Name + "»"}},
+	} {
+		to := fmt.Sprintf("p%d@company.example", i)
+		v.sendCode(t, slug, map[string]any{"session": v.session(t, slug, tc.session), "channel": "email", "address": to}).verification(t)
+		msgs := v.out.messages()
+		msg := msgs[len(msgs)-1]
+		for _, w := range tc.want {
+			if msg.To != to || !strings.Contains(msg.Subject, w) || !strings.Contains(msg.Body, w) {
+				t.Errorf("%s: the message %+v lacks %q", tc.name, msg, w)
+			}
 		}
 	}
 }
