@@ -366,3 +366,40 @@ func TestThrottledPageLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestSheetMarksByID: the answer sheet marks an answer right or wrong by
+// the choice's id, as the score counts it (contract section 24: quizzes
+// work on ids), never by its text: a wrong choice named as the right one
+// is marked wrong.
+func TestSheetMarksByID(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2) // an en survey: a multiple choice (Red, Green, Blue) and a rating
+	red := f.choices.Choices[0].ID
+	if _, err := f.st.UpdateElement(t.Context(), f.aid, f.sv.ID, f.choices.ID, func(e *survey.Element) error {
+		e.CorrectChoice = &red
+		e.Choices[1].Name = "Red" // Green, renamed as the right one
+		return nil
+	}, survey.Placement{}); err != nil {
+		t.Fatal(err)
+	}
+	f.set(t, store.SettingsUpdate{Set: map[string]any{"show_answer_sheet_enabled": true, "show_answer_sheet_to_responder": true,
+		"show_answer_key_after_response_submit": true}})
+	for _, tc := range []struct {
+		choice int64
+		mark   string
+	}{{f.choices.Choices[1].ID, "(wrong)"}, {red, "(right)"}} {
+		b := &plainBrowser{h: f.h}
+		req := httptest.NewRequest("GET", "/s/"+f.sv.URLSlug+"/", nil)
+		req.Header.Set("Accept", "text/html")
+		page := b.do(t, req).Body.String()
+		answers := fmt.Sprintf("&a%d=%d&a%d=4", f.choices.ID, tc.choice, f.rating.ID)
+		thanks := b.send(t, f.sv.URLSlug, page, answers).Body.String()
+		m := regexp.MustCompile(`<a id="sheet-link" href="([^"]+)">`).FindStringSubmatch(thanks)
+		if m == nil {
+			t.Fatalf("no sheet link: %.600s", thanks)
+		}
+		if sheet := f.get(htmlUnescape(m[1])); sheet.code != 200 || !strings.Contains(sheet.body, `<span class="mark">`+tc.mark+`</span>`) {
+			t.Errorf("choice %d: the sheet lacks %s: %d %.1000s", tc.choice, tc.mark, sheet.code, sheet.body)
+		}
+	}
+}
