@@ -318,7 +318,7 @@ func TestSheetLanguage(t *testing.T) {
 // speaks the language the page would have (contract section 24: every
 // text the responder reads, the page's own words included): ?lang=, else
 // Accept-Language, else the survey's default, with the survey's name in
-// that language.
+// that language; a report's refusal its ?lang= (section 24's owner reads).
 func TestThrottledPageLanguage(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 2) // an en survey
@@ -341,15 +341,17 @@ func TestThrottledPageLanguage(t *testing.T) {
 	rates.Client.Limit = 1
 	h := pages.Limited(pages.New(pages.Deps{Store: f.st, Sealer: testenv.Sealer(t), Now: time.Now}), f.st, rates, time.Now)
 	for i, tc := range []struct {
-		name, query, accept, lang, title string
+		name, path, accept, lang, title string
 	}{
-		{"?lang=fa", "?lang=fa", "", "fa", "<title>نظرسنجی</title>"},
-		{"Accept-Language", "", "fa-IR, en;q=0.5", "fa", "<title>نظرسنجی</title>"},
-		{"the default", "", "", "en", "<title>Pages</title>"},
+		{"?lang=fa", "/s/" + f.sv.URLSlug + "/?lang=fa", "", "fa", "<title>نظرسنجی</title>"},
+		{"Accept-Language", "/s/" + f.sv.URLSlug + "/", "fa-IR, en;q=0.5", "fa", "<title>نظرسنجی</title>"},
+		{"the default", "/s/" + f.sv.URLSlug + "/", "", "en", "<title>Pages</title>"},
+		{"the report's ?lang=fa", "/r/" + f.sv.ReportCode + "/?lang=fa", "", "fa", "<title>نظرسنجی</title>"},
+		{"the report ignores Accept-Language", "/r/" + f.sv.ReportCode + "/", "fa", "en", "<title>Pages</title>"},
 	} {
 		var last *httptest.ResponseRecorder
 		for range 2 {
-			req := httptest.NewRequest("GET", "/s/"+f.sv.URLSlug+"/"+tc.query, nil)
+			req := httptest.NewRequest("GET", tc.path, nil)
 			req.Header.Set("Accept", "text/html")
 			req.Header.Set("Sec-Fetch-Mode", "navigate")
 			if tc.accept != "" {

@@ -33,14 +33,18 @@ func refusalPage(st Store) func(w http.ResponseWriter, r *http.Request, err erro
 		lang, title, set, theme := "en", "", survey.Settings{}, survey.DefaultTheme()
 		if sid, lerr := lookup(r.Context(), code); lerr == nil {
 			if c, cerr := st.PublicCollection(r.Context(), sid, false); cerr == nil && !c.Survey.Deleted {
-				lang, _ = survey.LanguageCode(c.Survey.Language)
 				title, set, theme = c.Survey.Name, c.Settings, c.Survey.Theme
-				if strings.HasPrefix(r.URL.Path, "/s/") {
-					// The language the page would speak (section 24).
-					pl := chooseLanguage(r, c)
-					lang = pl.Lang
-					title, _ = c.Translations.Name(pl.Lang, pl.Default, title)
+				// The language the page would speak (section 24): the
+				// survey page's choice, the report's ?lang=.
+				pl := chooseLanguage(r, c)
+				if strings.HasPrefix(r.URL.Path, "/r/") {
+					pl.Lang = pl.Default
+					if q := r.URL.Query().Get("lang"); c.Translations.Has(q, pl.Default) {
+						pl.Lang = q
+					}
 				}
+				lang = pl.Lang
+				title, _ = c.Translations.Name(pl.Lang, pl.Default, title)
 			}
 		}
 		writeRefusal(w, r, lang, title, err, set, theme)
