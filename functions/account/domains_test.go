@@ -1,8 +1,10 @@
 package account_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/miekg/dns"
 
 	"surveyservice/functions/account"
@@ -352,4 +355,124 @@ func TestSurveysShowCustomURLs(t *testing.T) {
 	check("active", `["https://`+name+`/s/`+sv.URLSlug+`/"]`)
 	wantReply(t, "delete", testenv.Serve(ah, testenv.NewRequest("DELETE", fmt.Sprintf("%s%d/", domainsPath, d.ID), o.Key, "", nil)), 204, "")
 	check("removed", "[]")
+}
+
+// pauseAt is an HTTP client of the store that holds the first DynamoDB
+// request of target whose body holds every one of marks until release is
+// closed (reached is closed when it arrives): a step of one request set
+// between two of another's, as a slow network sets it.
+type pauseAt struct {
+	next             aws.HTTPClient
+	target           string
+	marks            []string
+	once             sync.Once
+	reached, release chan struct{}
+}
+
+func (p *pauseAt) Do(req *http.Request) (*http.Response, error) {
+	if req.Header.Get("X-Amz-Target") == "DynamoDB_20120810."+p.target && req.Body != nil {
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		match := true
+		for _, m := range p.marks {
+			match = match && bytes.Contains(body, []byte(m))
+		}
+		if match {
+			p.once.Do(func() { close(p.reached); <-p.release })
+		}
+	}
+	return p.next.Do(req)
+}
+
+// TestDomainDeletedWhileVerified: a claim deleted while its verify
+// succeeds leaves nothing serving: the delete read the claim pending, the
+// verify made it active (and the domain its account's) before the
+// delete's write, and the delete then removes the domain's own item too.
+// Before, the claim went and the domain stayed active with no claim to
+// delete it by, no check able to suspend or release it, and every other
+// account's verify answering "in use" (contract section 23: no domain
+// can be taken over, nor held by a dangling record).
+func TestDomainDeletedWhileVerified(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := t.Context()
+	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
+	dc := store.DomainsConfig{TargetSuffix: "domains.survey.example"}
+	name := freshDomain("deleted")
+	d, err := st.ClaimDomain(ctx, a.ID, name, dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := st.ClaimForVerify(ctx, a.ID, d.ID, dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testenv.Config(t)
+	pause := &pauseAt{next: cfg.HTTPClient, target: "TransactWriteItems", marks: []string{`"Delete"`, fmt.Sprintf("#DOMAIN#%020d", d.ID)},
+		reached: make(chan struct{}), release: make(chan struct{})}
+	cfg.HTTPClient = pause
+	slow := store.New(cfg, st.TableName())
+	done := make(chan error, 1)
+	go func() { done <- slow.DeleteDomain(ctx, a.ID, d.ID) }()
+	select {
+	case <-pause.reached:
+	case err := <-done:
+		t.Fatalf("the delete finished before its write was held: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("the delete's write never came")
+	}
+	if err := st.ActivateDomain(ctx, a.ID, c, time.Now()); err != nil {
+		t.Fatalf("the verify: %v", err)
+	}
+	close(pause.release)
+	if err := <-done; err != nil {
+		t.Fatalf("the delete: %v", err)
+	}
+	ds, err := st.AccountDomains(ctx, a.ID, dc)
+	if err != nil || len(ds) != 0 {
+		t.Fatalf("the account's domains after the delete: %v, %v", ds, err)
+	}
+	if aid, err := st.DomainOwnerOf(ctx, name); err != nil || aid != 0 {
+		t.Fatalf("the domain is account %d's after its claim was deleted (%v): it serves with no claim to delete it by", aid, err)
+	}
+}
+
+// longDomain is a fresh domain of n characters (labels of at most 63).
+func longDomain(n int) string {
+	d := freshDomain("long")
+	for len(d) < n {
+		d = strings.Repeat("a", min(63, n-len(d)-1)) + "." + d
+	}
+	return d
+}
+
+// TestDomainVerifyLongName: a domain long enough to claim (253 characters
+// at most) but too long for its TXT record's name (the 21 characters of
+// "_survey-verification." more than DNS's 253) has no TXT record to find:
+// its verify answers that verdict, 400 naming the TXT record, never 503
+// "the resolver did not answer" (the resolver refuses the question).
+func TestDomainVerifyLongName(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	srv := dnstest.Start(t)
+	h := domainsHandler(st, srv)
+	_, key := testenv.NewAccount(t, survey.PlanEnterprise)
+	for _, n := range []int{232, 233, 253} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			name := longDomain(n)
+			r := postDomain(h, key, `{"domain": "`+name+`"}`)
+			wantReply(t, "claim", r, 201, "")
+			d := decodeDomain(t, r)
+			if len(d.Domain) != n {
+				t.Fatalf("domain of %d characters, want %d", len(d.Domain), n)
+			}
+			srv.SetCNAME(name, d.CNAMETarget)
+			wantReply(t, "verify", verifyDomain(h, key, d.ID), 400,
+				`{"detail":"The TXT record _survey-verification.`+name+` does not hold this claim's value."}`)
+			wantReply(t, "delete", testenv.Serve(h, testenv.NewRequest("DELETE", fmt.Sprintf("%s%d/", domainsPath, d.ID), key, "", nil)), 204, "")
+		})
+	}
 }

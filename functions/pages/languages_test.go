@@ -5,14 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"surveyservice/functions/pages"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
+	"surveyservice/shared/ratelimit"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -241,6 +245,163 @@ func TestReportLanguage(t *testing.T) {
 	for _, q := range []string{"?lang=ar", "?lang=de", "?lang="} {
 		if rep := f.get(path + q); rep.code != 400 || !strings.Contains(rep.body, "lang: Not one of this survey") {
 			t.Errorf("report%s: %d %.300s, want 400", q, rep.code, rep.body)
+		}
+	}
+}
+
+// TestSheetLanguage: the answer sheet a responder reads is in the
+// language they answered in (contract section 24: every text the
+// responder reads is in the page's language), the sheet page's lang, dir,
+// own words and digits, its titles and choice names (untranslated ones in
+// the default); a response given in the default reads it in the default.
+func TestSheetLanguage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2) // an en survey: a multiple choice (Red, Green, Blue) and a rating
+	ctx := t.Context()
+	red := f.choices.Choices[0].ID
+	if _, err := f.st.UpdateElement(ctx, f.aid, f.sv.ID, f.choices.ID, func(e *survey.Element) error {
+		e.CorrectChoice = &red
+		return nil
+	}, survey.Placement{}); err != nil {
+		t.Fatal(err)
+	}
+	f.set(t, store.SettingsUpdate{Set: map[string]any{"show_answer_sheet_enabled": true, "show_answer_sheet_to_responder": true,
+		"show_answer_key_after_response_submit": true}})
+	if err := f.st.SetLanguages(ctx, f.aid, f.sv.ID, []string{"fa"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.st.SurveyCollection(ctx, f.aid, f.sv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := decodeTranslation(map[string]any{"survey": map[string]any{"name": "نظرسنجی"}, "elements": map[string]any{
+		fmt.Sprint(f.choices.ID): map[string]any{"title": "پرسش یک", "choices": map[string]any{fmt.Sprint(red): "قرمز"}}}}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.PutTranslation(ctx, f.aid, f.sv.ID, "fa", tr); err != nil {
+		t.Fatal(err)
+	}
+	link := regexp.MustCompile(`<a id="sheet-link" href="([^"]+)">`)
+	for _, tc := range []struct {
+		query, lang string
+		want        []string
+	}{
+		{"?lang=fa", "fa", []string{"<h1>نظرسنجی</h1>", "<h2>پرسش یک</h2>", ": قرمز", "۱"}},
+		{"", "en", []string{"<h1>Pages</h1>", "<h2>Question 1</h2>", ": Red", "1/1"}},
+	} {
+		b := &plainBrowser{h: f.h}
+		req := httptest.NewRequest("GET", "/s/"+f.sv.URLSlug+"/"+tc.query, nil)
+		req.Header.Set("Accept", "text/html")
+		page := b.do(t, req).Body.String()
+		body := "idempotency_key=" + url.QueryEscape(hidden(t, page, "idempotency_key")) + "&served=" + url.QueryEscape(hidden(t, page, "served")) + f.answers()
+		post := httptest.NewRequest("POST", "/s/"+f.sv.URLSlug+"/"+tc.query, strings.NewReader(body))
+		post.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		thanks := b.do(t, post).Body.String()
+		m := link.FindStringSubmatch(thanks)
+		if m == nil {
+			t.Fatalf("%q: no sheet link: %.600s", tc.query, thanks)
+		}
+		sheet := f.get(htmlUnescape(m[1]))
+		if sheet.code != 200 || !strings.Contains(sheet.body, fmt.Sprintf(`<html lang="%s" dir="%s">`, tc.lang, survey.Dir(tc.lang))) {
+			t.Errorf("the sheet of a response in %s: %d %.400s", tc.lang, sheet.code, sheet.body)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(sheet.body, w) {
+				t.Errorf("the sheet of a response in %s lacks %q: %.1200s", tc.lang, w, sheet.body)
+			}
+		}
+	}
+}
+
+// TestThrottledPageLanguage: a refused page navigation (a limit's 429)
+// speaks the language the page would have (contract section 24: every
+// text the responder reads, the page's own words included): ?lang=, else
+// Accept-Language, else the survey's default, with the survey's name in
+// that language; a report's refusal its ?lang= (section 24's owner reads).
+func TestThrottledPageLanguage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2) // an en survey
+	ctx := t.Context()
+	if err := f.st.SetLanguages(ctx, f.aid, f.sv.ID, []string{"fa"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.st.SurveyCollection(ctx, f.aid, f.sv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := decodeTranslation(map[string]any{"survey": map[string]any{"name": "نظرسنجی"}}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.PutTranslation(ctx, f.aid, f.sv.ID, "fa", tr); err != nil {
+		t.Fatal(err)
+	}
+	rates := ratelimit.Service
+	rates.Client.Limit = 1
+	h := pages.Limited(pages.New(pages.Deps{Store: f.st, Sealer: testenv.Sealer(t), Now: time.Now}), f.st, rates, time.Now)
+	for i, tc := range []struct {
+		name, path, accept, lang, title string
+	}{
+		{"?lang=fa", "/s/" + f.sv.URLSlug + "/?lang=fa", "", "fa", "<title>نظرسنجی</title>"},
+		{"Accept-Language", "/s/" + f.sv.URLSlug + "/", "fa-IR, en;q=0.5", "fa", "<title>نظرسنجی</title>"},
+		{"the default", "/s/" + f.sv.URLSlug + "/", "", "en", "<title>Pages</title>"},
+		{"the report's ?lang=fa", "/r/" + f.sv.ReportCode + "/?lang=fa", "", "fa", "<title>نظرسنجی</title>"},
+		{"the report ignores Accept-Language", "/r/" + f.sv.ReportCode + "/", "fa", "en", "<title>Pages</title>"},
+	} {
+		var last *httptest.ResponseRecorder
+		for range 2 {
+			req := httptest.NewRequest("GET", tc.path, nil)
+			req.Header.Set("Accept", "text/html")
+			req.Header.Set("Sec-Fetch-Mode", "navigate")
+			if tc.accept != "" {
+				req.Header.Set("Accept-Language", tc.accept)
+			}
+			req.RemoteAddr = fmt.Sprintf("203.0.113.%d:1000", 40+i)
+			last = httptest.NewRecorder()
+			h.ServeHTTP(last, req)
+		}
+		body := last.Body.String()
+		if last.Code != http.StatusTooManyRequests || !strings.Contains(body, fmt.Sprintf(`<html lang="%s" dir="%s">`, tc.lang, survey.Dir(tc.lang))) ||
+			!strings.Contains(body, tc.title) {
+			t.Errorf("%s: %d, want 429 in %s with %s: %.500s", tc.name, last.Code, tc.lang, tc.title, body)
+		}
+	}
+}
+
+// TestSheetMarksByID: the answer sheet marks an answer right or wrong by
+// the choice's id, as the score counts it (contract section 24: quizzes
+// work on ids), never by its text: a wrong choice named as the right one
+// is marked wrong.
+func TestSheetMarksByID(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2) // an en survey: a multiple choice (Red, Green, Blue) and a rating
+	red := f.choices.Choices[0].ID
+	if _, err := f.st.UpdateElement(t.Context(), f.aid, f.sv.ID, f.choices.ID, func(e *survey.Element) error {
+		e.CorrectChoice = &red
+		e.Choices[1].Name = "Red" // Green, renamed as the right one
+		return nil
+	}, survey.Placement{}); err != nil {
+		t.Fatal(err)
+	}
+	f.set(t, store.SettingsUpdate{Set: map[string]any{"show_answer_sheet_enabled": true, "show_answer_sheet_to_responder": true,
+		"show_answer_key_after_response_submit": true}})
+	for _, tc := range []struct {
+		choice int64
+		mark   string
+	}{{f.choices.Choices[1].ID, "(wrong)"}, {red, "(right)"}} {
+		b := &plainBrowser{h: f.h}
+		req := httptest.NewRequest("GET", "/s/"+f.sv.URLSlug+"/", nil)
+		req.Header.Set("Accept", "text/html")
+		page := b.do(t, req).Body.String()
+		answers := fmt.Sprintf("&a%d=%d&a%d=4", f.choices.ID, tc.choice, f.rating.ID)
+		thanks := b.send(t, f.sv.URLSlug, page, answers).Body.String()
+		m := regexp.MustCompile(`<a id="sheet-link" href="([^"]+)">`).FindStringSubmatch(thanks)
+		if m == nil {
+			t.Fatalf("no sheet link: %.600s", thanks)
+		}
+		if sheet := f.get(htmlUnescape(m[1])); sheet.code != 200 || !strings.Contains(sheet.body, `<span class="mark">`+tc.mark+`</span>`) {
+			t.Errorf("choice %d: the sheet lacks %s: %d %.1000s", tc.choice, tc.mark, sheet.code, sheet.body)
 		}
 	}
 }

@@ -11,7 +11,8 @@ import (
 
 // refusalPage answers a refusal of the pages' gate (a limit's 429) on a
 // page, the survey's or its report's, as a page in the survey's language
-// under its frame policy, with Retry-After: a responder who reloads too
+// (the survey page's in the language that page would speak) under its
+// frame policy, with Retry-After: a responder who reloads too
 // often sees words, not JSON (contract section 16). Other paths (oEmbed)
 // answer the contract's JSON. It reads the survey as a page does (the
 // slug is cached; one read of the collection); a survey it cannot read is
@@ -32,8 +33,18 @@ func refusalPage(st Store) func(w http.ResponseWriter, r *http.Request, err erro
 		lang, title, set, theme := "en", "", survey.Settings{}, survey.DefaultTheme()
 		if sid, lerr := lookup(r.Context(), code); lerr == nil {
 			if c, cerr := st.PublicCollection(r.Context(), sid, false); cerr == nil && !c.Survey.Deleted {
-				lang, _ = survey.LanguageCode(c.Survey.Language)
 				title, set, theme = c.Survey.Name, c.Settings, c.Survey.Theme
+				// The language the page would speak (section 24): the
+				// survey page's choice, the report's ?lang=.
+				pl := chooseLanguage(r, c)
+				if strings.HasPrefix(r.URL.Path, "/r/") {
+					pl.Lang = pl.Default
+					if q := r.URL.Query().Get("lang"); c.Translations.Has(q, pl.Default) {
+						pl.Lang = q
+					}
+				}
+				lang = pl.Lang
+				title, _ = c.Translations.Name(pl.Lang, pl.Default, title)
 			}
 		}
 		writeRefusal(w, r, lang, title, err, set, theme)

@@ -45,7 +45,7 @@ func renderSheet(p page, sh survey.Sheet, elements map[int64]survey.Element) []b
 				name = c.Name
 			}
 			mark := p.T.Wrong
-			if v := e.AnswerText(q.YourAnswer); v == name {
+			if e.AnsweredRight(q.YourAnswer) {
 				mark = p.T.Right
 			}
 			d.w("<p class=\"key\">%s: %s <span class=\"mark\">(%s)</span></p>\n", text(p.T.CorrectAnswer), text(name), text(mark))

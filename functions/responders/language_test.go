@@ -2,12 +2,15 @@ package responders_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/guregu/dynamo/v2"
 
+	"surveyservice/shared/sending"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -144,4 +147,95 @@ func TestQuotaCountsEveryLanguage(t *testing.T) {
 	}
 	f.respond(t, slug, f.session(t, slug, map[string]any{"language": "ar"}), map[string]any{key: []int64{a}}).is(t, 410, quotaFullBody)
 	f.wantStored(t, "a quota of 2 over three languages", sid, 2)
+}
+
+// TestSheetInTheResponseLanguage (contract sections 15 and 24): the answer
+// sheet a response answers with is in the language it was given in, its
+// titles translated where they are and the default's elsewhere; a
+// response in the default reads the default's.
+func TestSheetInTheResponseLanguage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	slug, sid := f.survey(t, map[string]any{"show_answer_sheet_enabled": true, "show_answer_sheet_to_responder": true,
+		"show_answer_key_after_response_submit": true}) // a fa survey
+	q1 := f.choiceQuestion(t, sid, survey.TypeMultipleChoice, 0, "سه", "چهار")
+	q2 := f.choiceQuestion(t, sid, survey.TypeDropdown, 0, "تهران", "شیراز")
+	if err := f.st.SetLanguages(ctx, f.aid, sid, []string{"en"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.st.SurveyCollection(ctx, f.aid, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := survey.DecodeTranslation(map[string]json.RawMessage{"elements": json.RawMessage(`{"` + strconv.FormatInt(q1.ID, 10) + `":{"title":"Three?"}}`)},
+		c.Survey.Name, c.Elements)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.PutTranslation(ctx, f.aid, sid, "en", tr); err != nil {
+		t.Fatal(err)
+	}
+	answers := map[string]any{strconv.FormatInt(q1.ID, 10): []int64{q1.Choices[0].ID}, strconv.FormatInt(q2.ID, 10): q2.Choices[1].ID}
+	for _, tc := range []struct{ lang, first, second string }{
+		{"en", "Three?", q2.Title},
+		{"fa", q1.Title, q2.Title},
+	} {
+		r := f.respond(t, slug, f.session(t, slug, map[string]any{"language": tc.lang}), answers)
+		var got struct {
+			Sheet survey.Sheet `json:"sheet"`
+		}
+		if r.code != 201 || json.Unmarshal([]byte(r.body), &got) != nil || len(got.Sheet.Questions) != 2 {
+			t.Fatalf("%s: %d %s", tc.lang, r.code, r.body)
+		}
+		if got.Sheet.Questions[0].Title != tc.first || got.Sheet.Questions[1].Title != tc.second {
+			t.Errorf("the sheet of a response in %s: titles %q, %q; want %q, %q", tc.lang,
+				got.Sheet.Questions[0].Title, got.Sheet.Questions[1].Title, tc.first, tc.second)
+		}
+	}
+}
+
+// TestVerifyCodeInSessionLanguage (contract sections 18 and 24): the
+// message that carries a sign-in code is in the language the responder's
+// session was started in, naming the survey in it (its default's name
+// where it has none); a session in the default, or started without a
+// language, reads the default.
+func TestVerifyCodeInSessionLanguage(t *testing.T) {
+	t.Parallel()
+	v := newVerifier(t, sending.DefaultLimits)
+	ctx := context.Background()
+	slug, sid := v.survey(t, map[string]any{"service_auth": true, "service_auth_domains": []string{"*@company.example"}}) // a fa survey
+	if err := v.st.SetLanguages(ctx, v.aid, sid, []string{"en", "ar"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := v.st.SurveyCollection(ctx, v.aid, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := survey.DecodeTranslation(map[string]json.RawMessage{"survey": json.RawMessage(`{"name":"Signed"}`)}, c.Survey.Name, c.Elements)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.st.PutTranslation(ctx, v.aid, sid, "en", tr); err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		name    string
+		session map[string]any
+		want    []string // in the subject and the body
+	}{
+		{"en", map[string]any{"language": "en"}, []string{"Your code", "“Signed”"}},
+		{"ar, its name untranslated", map[string]any{"language": "ar"}, []string{"رمزك", "«" + c.Survey.Name + "»"}},
+		{"the default", nil, []string{"کد شما", "«" + c.Survey.Name + "»"}},
+	} {
+		to := fmt.Sprintf("p%d@company.example", i)
+		v.sendCode(t, slug, map[string]any{"session": v.session(t, slug, tc.session), "channel": "email", "address": to}).verification(t)
+		msgs := v.out.messages()
+		msg := msgs[len(msgs)-1]
+		for _, w := range tc.want {
+			if msg.To != to || !strings.Contains(msg.Subject, w) || !strings.Contains(msg.Body, w) {
+				t.Errorf("%s: the message %+v lacks %q", tc.name, msg, w)
+			}
+		}
+	}
 }

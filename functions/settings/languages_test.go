@@ -149,6 +149,10 @@ func TestTranslationsRoute(t *testing.T) {
 		{"unknown field", fmt.Sprintf(`{"elements":{%q:{"colour":"x"}}}`, mc), fmt.Sprintf(`{"elements":{%q:{"colour":["Unknown field."]}}}`, mc)},
 		{"not a string", fmt.Sprintf(`{"elements":{%q:{"title":5}}}`, mc), fmt.Sprintf(`{"elements":{%q:{"title":["Not a valid string."]}}}`, mc)},
 		{"elements not a map", `{"elements":[]}`, `{"elements":["Expected a dictionary of items."]}`},
+		{"a NUL in a title", fmt.Sprintf(`{"elements":{%q:{"title":"Which\u0000?"}}}`, mc), fmt.Sprintf(`{"elements":{%q:{"title":["Null characters are not allowed."]}}}`, mc)},
+		{"a NUL in a choice", fmt.Sprintf(`{"elements":{%q:{"choices":{%q:"Tea\u0000"}}}}`, mc, choiceA),
+			fmt.Sprintf(`{"elements":{%q:{"choices":{%q:["Null characters are not allowed."]}}}}`, mc, choiceA)},
+		{"a NUL in the name", `{"survey":{"name":"\u0000"}}`, `{"survey":{"name":["Null characters are not allowed."]}}`},
 	} {
 		check(t, tc.name, f.do("PUT", translationPath(s.sid, "en"), tc.body), 400, tc.want)
 		check(t, tc.name+": unchanged", f.do("GET", translationPath(s.sid, "en"), ""), 200, want)

@@ -66,13 +66,22 @@ func (r Result) Detail(domain, target string) string {
 	return ""
 }
 
+// maxName is the longest name DNS carries, without its final dot.
+const maxName = 253
+
 // Check looks up domain's (punycode) two records: value in a TXT string
 // of _survey-verification.<domain>, and a CNAME of domain equal to target.
 func (c *Checker) Check(ctx context.Context, domain, value, target string) (Result, error) {
 	var res Result
-	txt, err := c.lookup(ctx, survey.VerificationLabel+"."+domain, dns.TypeTXT)
-	if err != nil {
-		return res, err
+	// A name over DNS's 253 characters (a domain of more than 232 with
+	// the label before it) holds no record: no question is asked, which
+	// a resolver would refuse (FORMERR) as if it did not answer.
+	var txt []dns.RR
+	if name := survey.VerificationLabel + "." + domain; len(name) <= maxName {
+		var err error
+		if txt, err = c.lookup(ctx, name, dns.TypeTXT); err != nil {
+			return res, err
+		}
 	}
 	for _, rr := range txt {
 		if t, ok := rr.(*dns.TXT); ok {

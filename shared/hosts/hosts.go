@@ -227,12 +227,14 @@ func (r *Resolver) underOwn(host string) bool {
 }
 
 // subdomainOf is the name of a host one label under PUBLIC_SURVEY_DOMAIN.
+// A label no subdomain can be (say, one longer than a DynamoDB key takes)
+// is no name: the host serves nothing, without a read.
 func (r *Resolver) subdomainOf(host string) (string, bool) {
 	if r.cfg.Domain == "" {
 		return "", false
 	}
 	name, ok := strings.CutSuffix(host, "."+r.cfg.Domain)
-	if !ok || name == "" || strings.Contains(name, ".") {
+	if !ok || !survey.ValidSubdomainName(name) {
 		return "", false
 	}
 	return name, true

@@ -74,6 +74,8 @@ func TestServingByHost(t *testing.T) {
 		{"released name", gone + ".survey.example", "/s/x/?slug=" + theirs.URLSlug, 404, ""},
 		{"unknown subdomain", "nobody" + suffix + ".survey.example", "/assets/x/", 404, ""},
 		{"two labels under the domain", "a." + cur + ".survey.example", "/s/x/", 404, ""},
+		{"a label longer than any name", strings.Repeat("a", 3000) + ".survey.example", "/s/x/", 404, ""},
+		{"a label no name can be", "a_b.survey.example", "/api/public/surveys/x/", 404, ""},
 		{"another host", "evil.example", "/s/x/?slug=" + mine.URLSlug, 404, ""},
 		{"owner API on another host", "evil.example", "/api/v2/surveys/?slug=" + mine.URLSlug, 200, ""},
 		{"oEmbed on a subdomain", gone + ".survey.example", "/api/oembed/?slug=" + mine.URLSlug, 200, ""},

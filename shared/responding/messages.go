@@ -19,8 +19,9 @@ var codeTexts = map[string]struct{ subject, body string }{
 	"tr": {"“%[1]s” için kodunuz", "“%[1]s” anketini yanıtlamak için kodunuz: %[2]s. 10 dakika geçerlidir. Siz istemediyseniz bu iletiyi dikkate almayın."},
 }
 
-// CodeMessage is the message that carries a code to an address, in the
-// survey's language (lang, a language code), naming the survey.
+// CodeMessage is the message that carries a code to an address, in lang
+// (a language code: the responder's session's, else the survey's),
+// naming the survey.
 func CodeMessage(channel, to, lang, surveyName, code string) sending.Message {
 	t, ok := codeTexts[lang]
 	if !ok {

@@ -43,7 +43,7 @@ func (s Service) withSheet(ctx context.Context, c store.SurveyCollection, done s
 	if err != nil {
 		return Submitted{}, err
 	}
-	sheet := sheetOf(c, *resp, now)
+	sheet := sheetOf(inLanguage(c, resp.Language), *resp, now)
 	out.Sheet, out.SheetToken = &sheet, token
 	return out, nil
 }
@@ -60,7 +60,8 @@ func sheetOf(c store.SurveyCollection, r survey.Response, now time.Time) survey.
 }
 
 // OpenSheet is the sheet a sheet token of the survey of slug opens to, now,
-// with the survey's collection (for its name and language). A bad,
+// with the survey's collection (for its name and language) in the
+// language the response was given in. A bad,
 // foreign or tampered token, a survey that does not show sheets, or one
 // in the trash answer ErrNoSheet.
 func (s Service) OpenSheet(ctx context.Context, slug, token string) (survey.Sheet, store.SurveyCollection, error) {
@@ -94,5 +95,24 @@ func (s Service) OpenSheet(ctx context.Context, slug, token string) (survey.Shee
 	if err != nil {
 		return survey.Sheet{}, store.SurveyCollection{}, err
 	}
+	c = inLanguage(c, r.Language)
 	return sheetOf(c, r, now), c, nil
+}
+
+// inLanguage is c as a responder who answered in lang reads it (contract
+// section 24: every text the responder reads is in their language): its
+// name and its elements' texts translated where they are (the others in
+// the default) and lang its language, when lang is one of the survey's
+// other languages; else c as it is. The container's cached collection is
+// never changed: the elements are copies.
+func inLanguage(c store.SurveyCollection, lang string) store.SurveyCollection {
+	def, _ := survey.LanguageCode(c.Survey.Language)
+	id, ok := survey.LanguageID(lang)
+	if !ok || !c.Translations.Has(lang, def) {
+		return c
+	}
+	c.Elements = c.Translations.LocalizeAll(lang, def, c.Elements)
+	c.Survey.Name, _ = c.Translations.Name(lang, def, c.Survey.Name)
+	c.Survey.Language = id
+	return c
 }

@@ -115,7 +115,8 @@ func (v Verifier) Send(ctx context.Context, req SendRequest) (Sent, error) {
 		return Sent{}, err
 	}
 	sv, set := ps.Survey, ps.Settings
-	if _, err := openSession(ctx, v.Sealer, sv.ID, req.Session); err != nil {
+	sess, err := openSession(ctx, v.Sealer, sv.ID, req.Session)
+	if err != nil {
 		return Sent{}, err
 	}
 	lang, _ := survey.LanguageCode(sv.Language)
@@ -149,7 +150,14 @@ func (v Verifier) Send(ctx context.Context, req SendRequest) (Sent, error) {
 	if err := v.Store.PutVerification(ctx, sv.ID, id, stored, expires); err != nil {
 		return Sent{}, err
 	}
-	msg := CodeMessage(req.Channel, identity, lang, sv.Name, code)
+	// The message speaks the session's language (section 24), naming the
+	// survey in it; phone numbers are still read by the survey's own.
+	msgLang, name := lang, sv.Name
+	if ps.Translations.Has(sess.Language, lang) {
+		msgLang = sess.Language
+		name, _ = ps.Translations.Name(msgLang, lang, sv.Name)
+	}
+	msg := CodeMessage(req.Channel, identity, msgLang, name, code)
 	l := v.Limits
 	// One mailbox's budget, whatever "+tag" each address carries.
 	person := identity

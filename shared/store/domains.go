@@ -331,7 +331,10 @@ func (s *Store) DeleteDomain(ctx context.Context, aid, id int64) error {
 		if c == nil || rec == nil {
 			return survey.ErrNotFound
 		}
-		err = s.runTx(ctx, s.releaseTx(aid, c.ID, c.Domain, rec.Count, c.Status != survey.DomainPending))
+		// The claim goes only in the status read: a verify that made it
+		// active meanwhile made the domain's own item too, which must go
+		// with it (read again), or the domain would serve with no claim.
+		err = s.runTx(ctx, s.releaseTx(aid, c.ID, c.Domain, c.Status, rec.Count, c.Status != survey.DomainPending))
 		if err == nil {
 			return nil
 		}
@@ -344,11 +347,16 @@ func (s *Store) DeleteDomain(ctx context.Context, aid, id int64) error {
 	}
 }
 
-// releaseTx deletes claim id (of domain) and, when owned, the domain's own
-// item if it is still this claim's, and counts one claim less.
-func (s *Store) releaseTx(aid, id int64, domain string, count int, owned bool) *dynamo.WriteTx {
+// releaseTx deletes claim id (of domain; in status, unless "") and, when
+// owned, the domain's own item if it is still this claim's, and counts one
+// claim less.
+func (s *Store) releaseTx(aid, id int64, domain, status string, count int, owned bool) *dynamo.WriteTx {
+	claim := s.table.Delete(AttrPK, AccountPK(aid)).Range(AttrSK, domainClaimSK(id)).If("attribute_exists(PK)")
+	if status != "" {
+		claim = claim.If("$ = ?", "status", status)
+	}
 	tx := s.db.WriteTx().
-		Delete(s.table.Delete(AttrPK, AccountPK(aid)).Range(AttrSK, domainClaimSK(id)).If("attribute_exists(PK)")).
+		Delete(claim).
 		Update(s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, domainsSK).Set("count", max(count-1, 0)).If("$ = ?", "count", count))
 	if owned {
 		tx = tx.Delete(s.table.Delete(AttrPK, DomainPK(domain)).Range(AttrSK, domainSK).
@@ -531,7 +539,7 @@ func (s *Store) ReleaseDomain(ctx context.Context, o DomainOwner) (released bool
 		if rec == nil {
 			return false, nil
 		}
-		tx := s.releaseTx(o.AccountID, o.DomainID, o.Domain, rec.Count, false).
+		tx := s.releaseTx(o.AccountID, o.DomainID, o.Domain, "", rec.Count, false).
 			Delete(s.table.Delete(AttrPK, o.PK).Range(AttrSK, domainSK).
 				If("account_id = ? AND domain_id = ? AND $ = ?", o.AccountID, o.DomainID, "status", o.Status))
 		err = tx.Run(ctx)

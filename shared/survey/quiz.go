@@ -48,6 +48,11 @@ func correct(e *Element, a json.RawMessage) bool {
 	return v != nil && len(v.ids) == 1 && v.ids[0] == *e.CorrectChoice
 }
 
+// AnsweredRight reports whether the canonical answer a is exactly e's
+// correct choice, by id as the score counts it (never by a choice's text,
+// which two choices may share and a translation changes).
+func (e Element) AnsweredRight(a json.RawMessage) bool { return scored(&e) && correct(&e, a) }
+
 // ScoreOf scores canonical answers over questions (display order) shown
 // as shown says (nil: all).
 func ScoreOf(questions []Element, shown map[int64]bool, answers map[int64]json.RawMessage) Score {

@@ -29,8 +29,13 @@ var reservedSubdomains = map[string]bool{
 	"localhost": true, "dev": true, "staging": true, "test": true, "root": true, "oembed": true,
 }
 
-// ReservedSubdomain reports whether name (lower-cased) is kept by the service.
-func ReservedSubdomain(name string) bool { return reservedSubdomains[name] }
+// ReservedSubdomain reports whether name (lower-cased) is kept by the
+// service: a listed name, or one with hyphens third and fourth, which
+// IDNA keeps for its own labels ("xn--" and the punycode after it shows
+// as Unicode: a look-alike of another account's name).
+func ReservedSubdomain(name string) bool {
+	return reservedSubdomains[name] || len(name) >= 4 && name[2:4] == "--"
+}
 
 // ValidSubdomainName reports whether name (lower-cased) is 3-63 characters
 // of a-z, 0-9 and -, not starting or ending with -: one DNS label.
@@ -46,11 +51,17 @@ func ValidSubdomainName(name string) bool {
 	return true
 }
 
-// CheckSubdomain lower-cases a requested name and validates it: the
-// invalid message first, then the reserved one (section 23). It returns
-// the name to store, or EINVALID on `subdomain`.
+// CheckSubdomain lower-cases a requested name's A-Z (not Unicode's other
+// capitals: the Kelvin sign would become k) and validates it: the invalid
+// message first, then the reserved one (section 23). It returns the name
+// to store, or EINVALID on `subdomain`.
 func CheckSubdomain(raw string) (string, error) {
-	name := strings.ToLower(raw)
+	name := strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, raw)
 	if !ValidSubdomainName(name) {
 		return "", FieldError("subdomain", MsgSubdomainInvalid)
 	}

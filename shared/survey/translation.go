@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -283,6 +284,9 @@ func decodeText(raw json.RawMessage, max int) (text *string, msg string) {
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		return nil, "Not a valid string."
+	}
+	if strings.ContainsRune(s, 0) {
+		return nil, MsgNullCharacter // section 3: as every string field
 	}
 	if utf8.RuneCountInString(s) > max {
 		return nil, "Ensure this field has no more than " + strconv.Itoa(max) + " characters."

@@ -2,13 +2,15 @@ package survey_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"surveyservice/shared/survey"
 )
 
 // FuzzDecodeTranslation: any body decodes without panic into texts of
-// the survey's own elements and items only, or a 400.
+// the survey's own elements and items only, none with a NUL character
+// (contract section 3), or a 400.
 func FuzzDecodeTranslation(f *testing.F) {
 	left := "bad"
 	elements := map[int64]survey.Element{
@@ -18,7 +20,7 @@ func FuzzDecodeTranslation(f *testing.F) {
 	}
 	for _, s := range []string{`{}`, `{"survey":{"name":"x"}}`, `{"elements":{"7":{"title":"t","choices":{"70":"c"}}}}`,
 		`{"elements":{"7":{"choices":{"80":"x"}}}}`, `{"elements":{"8":{"rows":{"80":"r"},"columns":{"81":null}},"9":{"left_label":"l","stale":["x"]}}}`,
-		`{"elements":{"x":1}}`, `{"elements":null,"survey":null}`, `{"other":1}`} {
+		`{"elements":{"x":1}}`, `{"elements":null,"survey":null}`, `{"other":1}`, `{"elements":{"8":{"rows":{"80":"a\u0000"}}}}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
@@ -33,7 +35,22 @@ func FuzzDecodeTranslation(f *testing.F) {
 			}
 			return
 		}
+		if tr.Name != nil && strings.ContainsRune(tr.Name.V, 0) {
+			t.Fatalf("%s: a name with a NUL", body)
+		}
 		for id, et := range tr.Elements {
+			for _, texts := range []map[int64]survey.Text{et.Choices, et.Rows, et.Columns} {
+				for _, tx := range texts {
+					if strings.ContainsRune(tx.V, 0) {
+						t.Fatalf("%s: an item's text with a NUL", body)
+					}
+				}
+			}
+			for _, tx := range et.Fields {
+				if strings.ContainsRune(tx.V, 0) {
+					t.Fatalf("%s: a text with a NUL", body)
+				}
+			}
 			e, ok := elements[id]
 			if !ok {
 				t.Fatalf("%s: texts of unknown element %d", body, id)
