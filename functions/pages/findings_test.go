@@ -199,3 +199,29 @@ func TestPageBasics(t *testing.T) {
 		t.Logf("%-36s %6d B, gzipped %5d B", path, len(plain), rec.Body.Len())
 	}
 }
+
+// TestPlainFormBodyOverLimit: a plain form's body over 1 MiB answers 413
+// as every route's does (contract section 3), not 400, and records
+// nothing; a body at the limit is read.
+func TestPlainFormBodyOverLimit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2)
+	path := "/s/" + f.sv.URLSlug + "/"
+	answer := fmt.Sprintf("idempotency_key=big&a%d=%d&pad=", f.choices.ID, f.choices.Choices[0].ID)
+	for _, c := range []struct {
+		name   string
+		size   int
+		status int
+	}{
+		{"one byte over 1 MiB", 1<<20 + 1, http.StatusRequestEntityTooLarge},
+		{"two MiB", 2 << 20, http.StatusRequestEntityTooLarge},
+	} {
+		rec := postForm(f.h, path, answer+strings.Repeat("x", c.size-len(answer)))
+		if rec.Code != c.status || !strings.Contains(rec.Body.String(), "Request body is larger than 1 MiB.") {
+			t.Errorf("%s: %d %.300s", c.name, rec.Code, rec.Body)
+		}
+	}
+	if rec := postForm(f.h, path, answer+strings.Repeat("x", 1<<20-len(answer))); rec.Code != 200 {
+		t.Errorf("a body of exactly 1 MiB: %d %.300s", rec.Code, rec.Body)
+	}
+}

@@ -39,6 +39,10 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, api.MaxBody)
 		if err := r.ParseForm(); err != nil {
+			// Over the limit is 413, as on every route (section 3).
+			if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+				return survey.Errorf(survey.ETOOLARGE, "Request body is larger than 1 MiB.")
+			}
 			return survey.Errorf(survey.EINVALID, "The form could not be read.")
 		}
 		c, ok := liveSurvey(w, r, st, st.SurveyIDBySlug, slug)
