@@ -200,6 +200,73 @@ func TestPageBasics(t *testing.T) {
 	}
 }
 
+// TestPlainFormRefusalsInPersian: the refusals a responder meets on a
+// Persian page without the script are in Persian, in the responder's
+// words (contract section 16), not the API's English for developers:
+// more checked boxes than a question allows (a plain form cannot stop
+// them), a text over its length, and a form sent again with other
+// answers after it was recorded (the back button); the script's table
+// has the same words.
+func TestPlainFormRefusalsInPersian(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 0)
+	ctx := context.Background()
+	fa := int64(1)
+	if err := f.st.UpdateSettings(ctx, f.aid, f.sv.ID, store.SettingsUpdate{Language: &fa}); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := f.st.NewIDs(ctx, "choice", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	multi := survey.NewElement(survey.TypeMultipleChoice)
+	multi.Title, multi.AllowMultipleSelect, multi.MaxSelectableChoices = "رنگ", true, 2
+	multi.Choices = []survey.ChoiceItem{{ID: ids[0], Name: "سرخ"}, {ID: ids[1], Name: "سبز"}, {ID: ids[2], Name: "آبی"}}
+	m, err := f.st.CreateElement(ctx, f.aid, f.sv.ID, multi, survey.Placement{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := survey.NewElement(survey.TypeText)
+	name.Title, name.MaxLength = "نام", 5
+	n, err := f.st.CreateElement(ctx, f.aid, f.sv.ID, name, survey.Placement{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid, nid := m.Element.ID, n.Element.ID
+	path := "/s/" + f.sv.URLSlug + "/"
+	if rec := postForm(f.h, path, fmt.Sprintf("idempotency_key=sent&a%d=%d", mid, ids[0])); rec.Code != 200 {
+		t.Fatalf("a form within the limits: %d %.300s", rec.Code, rec.Body)
+	}
+	for _, c := range []struct {
+		name, body string
+		status     int
+		want       string
+	}{
+		{"three boxes of at most two", fmt.Sprintf("idempotency_key=k1&a%d=%d&a%d=%d&a%d=%d", mid, ids[0], mid, ids[1], mid, ids[2]), 400,
+			`<p dir="auto">رنگ: حداکثر ۲ گزینه را انتخاب کنید.</p>`},
+		{"a text over its length", fmt.Sprintf("idempotency_key=k2&a%d=abcdefg", nid), 400, `<p dir="auto">نام: حداکثر ۵ نویسه بنویسید.</p>`},
+		{"sent again with other answers", fmt.Sprintf("idempotency_key=sent&a%d=%d", mid, ids[1]), 422,
+			`<p dir="auto">این فرم پیش‌تر با پاسخ‌های دیگری فرستاده شده است.</p>`},
+	} {
+		rec := postForm(f.h, path, c.body)
+		errs := regexp.MustCompile(`<div id="errors"[^\n]*`).FindString(rec.Body.String())
+		if rec.Code != c.status || !strings.Contains(errs, c.want) || strings.Contains(errs, "Ensure this field") || strings.Contains(errs, "Idempotency-Key") {
+			t.Errorf("%s: %d, want %d and %s: %s", c.name, rec.Code, c.status, c.want, errs)
+		}
+	}
+	// The script's table: the API's counted refusals, by their pattern.
+	page := f.get(path).body
+	for _, want := range []string{`&#34;Ensure this field has no more than %d elements.&#34;:&#34;حداکثر %d گزینه را انتخاب کنید.&#34;`,
+		`&#34;Ensure this field has no more than %d characters.&#34;:&#34;حداکثر %d نویسه بنویسید.&#34;`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the script's table lacks %s", want)
+		}
+	}
+	if a, _ := f.st.Aggregates(ctx, f.sv.ID); a.Responses > 1 {
+		t.Errorf("%d responses recorded, want at most the first", a.Responses)
+	}
+}
+
 // TestPlainFormBodyOverLimit: a plain form's body over 1 MiB answers 413
 // as every route's does (contract section 3), not 400, and records
 // nothing; a body at the limit is read.

@@ -23,10 +23,18 @@ const (
 	// msgAtLeast is a multiple-select question's fewest picks, in the
 	// responder's words (the API's "Ensure this field has at least N
 	// elements." is for developers); %d is the number.
-	msgAtLeast   = "Choose at least %d."
-	msgThrottled = "Too many requests; wait a moment and try again."
-	msgBusy      = "The service is busy; try again shortly."
-	msgNotFound  = "Not found."
+	msgAtLeast = "Choose at least %d."
+	// msgAtMost and msgTooLong are a question's most picks (a plain form's
+	// checkboxes cannot stop at them) and a text's most characters.
+	msgAtMost  = "Choose at most %d."
+	msgTooLong = "Use at most %d characters."
+	// msgFormResent is the API's 422 for a reused Idempotency-Key, as a
+	// responder meets it: a plain form recorded, then sent again from the
+	// back button with other answers.
+	msgFormResent = "This form was already sent with other answers."
+	msgThrottled  = "Too many requests; wait a moment and try again."
+	msgBusy       = "The service is busy; try again shortly."
+	msgNotFound   = "Not found."
 	// The refusals of sections 11 and 16 that another group words (the
 	// contract's text): a session that has responded, an upload that is
 	// another response's.
@@ -80,6 +88,9 @@ var pageMessages = map[string]map[string]string{
 		msgNetwork:                            "اتصال برقرار نشد؛ دوباره تلاش کنید.",
 		msgTiedRanks:                          "به هر گزینه رتبه‌ای متفاوت بدهید.",
 		msgAtLeast:                            "دست‌کم %d گزینه را انتخاب کنید.",
+		msgAtMost:                             "حداکثر %d گزینه را انتخاب کنید.",
+		msgTooLong:                            "حداکثر %d نویسه بنویسید.",
+		msgFormResent:                         "این فرم پیش‌تر با پاسخ‌های دیگری فرستاده شده است.",
 		survey.ErrAlreadyResponded.Detail:     "شما پیش‌تر به این پرسش‌نامه پاسخ داده‌اید.",
 		survey.ErrNeedsCookies.Detail:         "این پرسش‌نامه برای پذیرفتن پاسخ شما به کوکی نیاز دارد.",
 		msgChallenge:                          "بررسی امنیتی پذیرفته نشد؛ دوباره تلاش کنید.",
@@ -119,6 +130,9 @@ var pageMessages = map[string]map[string]string{
 		msgNetwork:                            "فشل الاتصال؛ حاول مرة أخرى.",
 		msgTiedRanks:                          "أعطِ كل خيار ترتيبًا مختلفًا.",
 		msgAtLeast:                            "اختر %d على الأقل.",
+		msgAtMost:                             "اختر %d على الأكثر.",
+		msgTooLong:                            "اكتب %d حرفًا على الأكثر.",
+		msgFormResent:                         "أُرسل هذا النموذج من قبل بإجابات أخرى.",
 		survey.ErrAlreadyResponded.Detail:     "لقد أجبت عن هذا الاستبيان من قبل.",
 		survey.ErrNeedsCookies.Detail:         "يحتاج هذا الاستبيان إلى ملفات تعريف الارتباط لقبول إجابتك.",
 		msgChallenge:                          "لم يُقبل التحقق الأمني؛ حاول مرة أخرى.",
@@ -158,6 +172,9 @@ var pageMessages = map[string]map[string]string{
 		msgNetwork:                            "Bağlantı kurulamadı; yeniden deneyin.",
 		msgTiedRanks:                          "Her seçeneğe farklı bir sıra verin.",
 		msgAtLeast:                            "En az %d seçenek seçin.",
+		msgAtMost:                             "En fazla %d seçenek seçin.",
+		msgTooLong:                            "En fazla %d karakter yazın.",
+		msgFormResent:                         "Bu form daha önce başka yanıtlarla gönderildi.",
 		survey.ErrAlreadyResponded.Detail:     "Bu ankete zaten yanıt verdiniz.",
 		survey.ErrNeedsCookies.Detail:         "Bu anketin yanıtınızı kabul edebilmesi için çerezler gerekiyor.",
 		msgChallenge:                          "Güvenlik doğrulaması kabul edilmedi; yeniden deneyin.",
@@ -193,22 +210,47 @@ var pageMessages = map[string]map[string]string{
 // is shown as it came, in its own direction (dir="auto"), so an English
 // sentence keeps its full stop at its end on a right-to-left page.
 func translate(lang, msg string) string {
+	if w, ok := reworded[msg]; ok {
+		msg = w
+	}
 	if t, ok := pageMessages[lang][msg]; ok {
 		return t
 	}
-	// The API's fewest-picks refusal, in the responder's words.
-	var n int64
-	if _, err := fmt.Sscanf(msg, survey.MsgAtLeastItems, &n); err == nil && fmt.Sprintf(survey.MsgAtLeastItems, n) == msg {
-		return strings.Replace(translate(lang, msgAtLeast), "%d", localDigits(zeroOf(lang), strconv.FormatInt(n, 10)), 1)
+	// The API's counted refusals, in the responder's words.
+	for _, c := range counted {
+		var n int64
+		if _, err := fmt.Sscanf(msg, c.api, &n); err == nil && fmt.Sprintf(c.api, n) == msg {
+			return strings.Replace(translate(lang, c.page), "%d", localDigits(zeroOf(lang), strconv.FormatInt(n, 10)), 1)
+		}
 	}
 	return msg
 }
 
-// messagesJSON is the page's table for its script ({} for English).
+// reworded are the API's refusals for developers that a responder can
+// meet, by the page's words for them (which pageMessages translates).
+var reworded = map[string]string{survey.ErrReusedKey.Detail: msgFormResent}
+
+// counted are the API's refusals with a number (%d) that a responder can
+// meet, each with the page's words for it.
+var counted = []struct{ api, page string }{
+	{survey.MsgAtLeastItems, msgAtLeast},
+	{survey.MsgAtMostItems, msgAtMost},
+	{survey.MsgTooLong, msgTooLong},
+}
+
+// messagesJSON is the page's table for its script: the language's
+// translations, and in every language the reworded refusals and the
+// counted ones by their pattern (the script puts the number in).
 func messagesJSON(lang string) string {
-	m := pageMessages[lang]
-	if m == nil {
-		m = map[string]string{}
+	m := map[string]string{}
+	for k, v := range pageMessages[lang] {
+		m[k] = v
+	}
+	for api := range reworded {
+		m[api] = translate(lang, api)
+	}
+	for _, c := range counted {
+		m[c.api] = translate(lang, c.page)
 	}
 	b, _ := json.Marshal(m)
 	return string(b)

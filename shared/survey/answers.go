@@ -27,11 +27,13 @@ const (
 	MsgChoiceRepeated  = "Each choice may be given only once."
 	MsgRankEveryChoice = "Rank every choice of the question exactly once."
 	MsgRowRepeated     = "Each row may be given only once."
-	msgTooLong         = "Ensure this field has no more than %d characters."
+	// MsgTooLong and MsgAtMostItems are DRF's refusals of too much (%d:
+	// the most); the pages word them for responders, as MsgAtLeastItems.
+	MsgTooLong = "Ensure this field has no more than %d characters."
 	// MsgAtLeastItems is DRF's refusal of too few items (%d: the fewest);
 	// the pages word it for responders.
 	MsgAtLeastItems  = "Ensure this field has at least %d elements."
-	msgAtMostItems   = "Ensure this field has no more than %d elements."
+	MsgAtMostItems   = "Ensure this field has no more than %d elements."
 	msgValueAtLeast  = "Ensure this value is greater than or equal to %d."
 	msgValueAtMost   = "Ensure this value is less than or equal to %d."
 	msgExpectedList  = "Expected a list of items but got type \"%s\"."
@@ -253,7 +255,7 @@ func (e *Element) checkText(raw []byte) (json.RawMessage, []string) {
 	}
 	s = strings.TrimSpace(s)
 	if max := e.MaxLength; max > 0 && int64(utf8.RuneCountInString(s)) > max {
-		return nil, []string{fmt.Sprintf(msgTooLong, max)}
+		return nil, []string{fmt.Sprintf(MsgTooLong, max)}
 	}
 	return marshalString(s), nil
 }
@@ -358,11 +360,11 @@ func (e *Element) checkSelection(raw []byte) (json.RawMessage, []string) {
 	}
 	switch {
 	case !e.AllowMultipleSelect && len(ids) > 1:
-		return nil, []string{fmt.Sprintf(msgAtMostItems, 1)}
+		return nil, []string{fmt.Sprintf(MsgAtMostItems, 1)}
 	case e.AllowMultipleSelect && e.MinSelectableChoices > 0 && int64(len(ids)) < e.MinSelectableChoices:
 		return nil, []string{fmt.Sprintf(MsgAtLeastItems, e.MinSelectableChoices)}
 	case e.AllowMultipleSelect && e.MaxSelectableChoices > 0 && int64(len(ids)) > e.MaxSelectableChoices:
-		return nil, []string{fmt.Sprintf(msgAtMostItems, e.MaxSelectableChoices)}
+		return nil, []string{fmt.Sprintf(MsgAtMostItems, e.MaxSelectableChoices)}
 	}
 	// Canonical order is the element's, so equal selections are equal bytes.
 	order := func(id int64) int { c, _ := e.Choice(id); return c.Order }
