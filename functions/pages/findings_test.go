@@ -292,3 +292,28 @@ func TestPlainFormBodyOverLimit(t *testing.T) {
 		t.Errorf("a body of exactly 1 MiB: %d %.300s", rec.Code, rec.Body)
 	}
 }
+
+// TestPlainFormLineBreaks: a browser sends each line break of a textarea
+// as CR LF; the plain form reads the text the responder typed, as the
+// script sends it (LF), so a text the browser's maxlength let through in
+// full is within max_length and is stored without the CRs (before: 400
+// "no more than 10 characters", and "\r\n" stored).
+func TestPlainFormLineBreaks(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 0)
+	ctx := context.Background()
+	e := survey.NewElement(survey.TypeText)
+	e.Title, e.MaxLength = "Lines", 10
+	ch, err := f.st.CreateElement(ctx, f.aid, f.sv.ID, e, survey.Placement{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := postForm(f.h, "/s/"+f.sv.URLSlug+"/", fmt.Sprintf("idempotency_key=lines&a%d=ab%%0D%%0Acd%%0D%%0Aef%%0D%%0Ag", ch.Element.ID))
+	if rec.Code != 200 {
+		t.Fatalf("ten characters in four lines: %d %s", rec.Code, regexp.MustCompile(`<div id="errors"[^\n]*`).FindString(rec.Body.String()))
+	}
+	rs := f.responses(t)
+	if len(rs) != 1 || string(rs[0].Answers[ch.Element.ID]) != `"ab\ncd\nef\ng"` {
+		t.Errorf("stored %+v", rs)
+	}
+}

@@ -230,7 +230,9 @@ func formAnswers(f map[string][]string, c store.SurveyCollection) map[string]jso
 		switch e.Type {
 		case survey.TypeText:
 			if len(vals) > 0 && strings.TrimSpace(vals[0]) != "" {
-				put(e.ID, vals[0])
+				// A form sends each line break as CR LF (HTML's form
+				// encoding); the text typed, and the script's, has LF.
+				put(e.ID, strings.ReplaceAll(vals[0], "\r\n", "\n"))
 			}
 		case survey.TypeMultipleChoice, survey.TypePictureChoice:
 			if len(vals) > 0 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // TestBrowserTooManyPicks: more boxes checked than a question allows are
@@ -51,6 +52,48 @@ func TestBrowserTooManyPicks(t *testing.T) {
 			}
 			if rs := p.responses(t, sv.ID); len(rs) != 0 {
 				t.Errorf("%d responses recorded", len(rs))
+			}
+		})
+	}
+}
+
+// TestBrowserPlainFormLineBreaks: a text with line breaks sent by the
+// plain form is the text the responder typed, as the script sends it:
+// the browser sends each line break as CR LF, which counted two
+// characters against max_length (a text the browser let the responder
+// type in full was refused) and was stored with the CRs.
+func TestBrowserPlainFormLineBreaks(t *testing.T) {
+	p := newPagesServer(t)
+	for _, scripts := range []bool{false, true} {
+		t.Run(fmt.Sprint("scripts ", scripts), func(t *testing.T) {
+			sv := p.build(t, surveySpec{Name: "lines", Language: 4, Elements: []map[string]any{{"type": 2, "title": "Lines", "max_length": 10}}})
+			ctx := browser(t, scripts)
+			if err := chromedp.Run(ctx, chromedp.Navigate(p.srv.URL+"/s/"+sv.URLSlug+"/")); err != nil {
+				t.Fatal(err)
+			}
+			visible(t, ctx, "textarea")
+			if err := chromedp.Run(ctx, chromedp.Focus("textarea", chromedp.ByQuery)); err != nil {
+				t.Fatal(err)
+			}
+			keys(t, ctx, "ab", kb.Enter, "cd", kb.Enter, "ef", kb.Enter, "g")
+			if got := evalJS[string](t, ctx, `document.querySelector("textarea").value`); got != "ab\ncd\nef\ng" {
+				t.Fatalf("typed %q", got)
+			}
+			if err := chromedp.Run(ctx, chromedp.Click("#submit", chromedp.ByQuery)); err != nil {
+				t.Fatal(err)
+			}
+			visible(t, ctx, "#thanks, #message, #errors p")
+			if errs := evalJS[string](t, ctx, `(document.getElementById("errors")||{}).textContent || ""`); errs != "" {
+				t.Fatalf("refused: %q", errs)
+			}
+			rs := p.responses(t, sv.ID)
+			if len(rs) != 1 {
+				t.Fatalf("%d responses", len(rs))
+			}
+			for _, a := range rs[0].Answers {
+				if a != "ab\ncd\nef\ng" {
+					t.Errorf("stored %q, want the text typed", a)
+				}
 			}
 		})
 	}
