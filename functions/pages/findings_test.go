@@ -317,3 +317,73 @@ func TestPlainFormLineBreaks(t *testing.T) {
 		t.Errorf("stored %+v", rs)
 	}
 }
+
+// TestPlainFormStaleAfterAnEdit: a form filled while the owner edits the
+// survey (a choice removed, a question deleted, a matrix's row removed)
+// is refused in the page's language, saying that the survey changed, and
+// shown again as it is now; before, a Persian page showed the API's
+// English for developers ("Invalid pk \"7\" - object does not exist.";
+// the script's page, which sends answers by id, also "Unknown question."
+// and "Unknown row \"7\".").
+func TestPlainFormStaleAfterAnEdit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 0)
+	ctx := context.Background()
+	fa := int64(1)
+	if err := f.st.UpdateSettings(ctx, f.aid, f.sv.ID, store.SettingsUpdate{Language: &fa}); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := f.st.NewIDs(ctx, "choice", 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pick := survey.NewElement(survey.TypeMultipleChoice)
+	pick.Title, pick.Choices = "رنگ", []survey.ChoiceItem{{ID: ids[0], Name: "سرخ"}, {ID: ids[1], Name: "سبز"}}
+	gone := survey.NewElement(survey.TypeText)
+	gone.Title = "نام"
+	grid := survey.NewElement(survey.TypeMatrix)
+	grid.Title = "جدول"
+	grid.Rows = []survey.NamedItem{{ID: ids[2], Name: "یک"}, {ID: ids[3], Name: "دو"}}
+	grid.Columns = []survey.NamedItem{{ID: ids[4], Name: "آری"}, {ID: ids[5], Name: "نه"}}
+	var made []survey.Element
+	for _, e := range []survey.Element{pick, gone, grid} {
+		ch, err := f.st.CreateElement(ctx, f.aid, f.sv.ID, e, survey.Placement{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, ch.Element)
+	}
+	pid, gid, mid := made[0].ID, made[1].ID, made[2].ID
+	// The form as the page served it, filled in; then the owner edits.
+	form := fmt.Sprintf("idempotency_key=stale&a%d=%d&a%d=Ali&m%d_%d=%d", pid, ids[1], gid, mid, ids[3], ids[4])
+	if _, err := f.st.UpdateElement(ctx, f.aid, f.sv.ID, pid, func(e *survey.Element) error { e.Choices = e.Choices[:1]; return nil }, survey.Placement{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.DeleteElement(ctx, f.aid, f.sv.ID, gid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.UpdateElement(ctx, f.aid, f.sv.ID, mid, func(e *survey.Element) error { e.Rows = e.Rows[:1]; return nil }, survey.Placement{}); err != nil {
+		t.Fatal(err)
+	}
+	rec := postForm(f.h, "/s/"+f.sv.URLSlug+"/", form)
+	errs := regexp.MustCompile(`<div id="errors"[^\n]*`).FindString(rec.Body.String())
+	const changed = "پرسش‌نامه هنگام پاسخ دادن شما تغییر کرد؛ پاسخ‌هایتان را بررسی کنید و دوباره بفرستید."
+	// The plain form reads the fields of the questions as they are now:
+	// the deleted question's and the removed row's are not sent.
+	if want := `<p dir="auto">رنگ: ` + changed + `</p></div>`; !strings.HasSuffix(errs, want) {
+		t.Errorf("a stale form: %d, want %s in %s", rec.Code, want, errs)
+	}
+	if rec.Code != 400 || strings.Contains(errs, "Invalid") || strings.Contains(errs, "Unknown") {
+		t.Errorf("a stale form: %d %s", rec.Code, errs)
+	}
+	// The script's table words them the same.
+	page := f.get("/s/" + f.sv.URLSlug + "/").body
+	for _, key := range []string{`Invalid pk \&#34;%d\&#34; - object does not exist.`, `Unknown question.`, `Unknown row \&#34;%d\&#34;.`} {
+		if !strings.Contains(page, "&#34;"+key+"&#34;:&#34;"+changed+"&#34;") {
+			t.Errorf("the script's table lacks %s", key)
+		}
+	}
+	if a, _ := f.st.Aggregates(ctx, f.sv.ID); a.Responses != 0 {
+		t.Errorf("%d responses recorded from a stale form", a.Responses)
+	}
+}

@@ -3,10 +3,11 @@ package pages
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
+	"regexp"
 	"strings"
 
 	"surveyservice/shared/challenge"
+	"surveyservice/shared/links"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/uploads"
@@ -32,9 +33,13 @@ const (
 	// responder meets it: a plain form recorded, then sent again from the
 	// back button with other answers.
 	msgFormResent = "This form was already sent with other answers."
-	msgThrottled  = "Too many requests; wait a moment and try again."
-	msgBusy       = "The service is busy; try again shortly."
-	msgNotFound   = "Not found."
+	// msgSurveyChanged is what a responder meets for an answer that names
+	// a choice, a question, a row or a variable the owner removed while
+	// the page was open: the API's words are for developers.
+	msgSurveyChanged = "The survey changed while you were answering; check your answers and send them again."
+	msgThrottled     = "Too many requests; wait a moment and try again."
+	msgBusy          = "The service is busy; try again shortly."
+	msgNotFound      = "Not found."
 	// The refusals of sections 11 and 16 that another group words (the
 	// contract's text): a session that has responded, an upload that is
 	// another response's.
@@ -91,6 +96,7 @@ var pageMessages = map[string]map[string]string{
 		msgAtMost:                             "حداکثر %d گزینه را انتخاب کنید.",
 		msgTooLong:                            "حداکثر %d نویسه بنویسید.",
 		msgFormResent:                         "این فرم پیش‌تر با پاسخ‌های دیگری فرستاده شده است.",
+		msgSurveyChanged:                      "پرسش‌نامه هنگام پاسخ دادن شما تغییر کرد؛ پاسخ‌هایتان را بررسی کنید و دوباره بفرستید.",
 		survey.ErrAlreadyResponded.Detail:     "شما پیش‌تر به این پرسش‌نامه پاسخ داده‌اید.",
 		survey.ErrNeedsCookies.Detail:         "این پرسش‌نامه برای پذیرفتن پاسخ شما به کوکی نیاز دارد.",
 		msgChallenge:                          "بررسی امنیتی پذیرفته نشد؛ دوباره تلاش کنید.",
@@ -133,6 +139,7 @@ var pageMessages = map[string]map[string]string{
 		msgAtMost:                             "اختر %d على الأكثر.",
 		msgTooLong:                            "اكتب %d حرفًا على الأكثر.",
 		msgFormResent:                         "أُرسل هذا النموذج من قبل بإجابات أخرى.",
+		msgSurveyChanged:                      "تغيّر الاستبيان أثناء إجابتك؛ راجع إجاباتك وأرسلها مرة أخرى.",
 		survey.ErrAlreadyResponded.Detail:     "لقد أجبت عن هذا الاستبيان من قبل.",
 		survey.ErrNeedsCookies.Detail:         "يحتاج هذا الاستبيان إلى ملفات تعريف الارتباط لقبول إجابتك.",
 		msgChallenge:                          "لم يُقبل التحقق الأمني؛ حاول مرة أخرى.",
@@ -175,6 +182,7 @@ var pageMessages = map[string]map[string]string{
 		msgAtMost:                             "En fazla %d seçenek seçin.",
 		msgTooLong:                            "En fazla %d karakter yazın.",
 		msgFormResent:                         "Bu form daha önce başka yanıtlarla gönderildi.",
+		msgSurveyChanged:                      "Siz yanıtlarken anket değişti; yanıtlarınızı kontrol edip yeniden gönderin.",
 		survey.ErrAlreadyResponded.Detail:     "Bu ankete zaten yanıt verdiniz.",
 		survey.ErrNeedsCookies.Detail:         "Bu anketin yanıtınızı kabul edebilmesi için çerezler gerekiyor.",
 		msgChallenge:                          "Güvenlik doğrulaması kabul edilmedi; yeniden deneyin.",
@@ -216,11 +224,11 @@ func translate(lang, msg string) string {
 	if t, ok := pageMessages[lang][msg]; ok {
 		return t
 	}
-	// The API's counted refusals, in the responder's words.
-	for _, c := range counted {
-		var n int64
-		if _, err := fmt.Sscanf(msg, c.api, &n); err == nil && fmt.Sprintf(c.api, n) == msg {
-			return strings.Replace(translate(lang, c.page), "%d", localDigits(zeroOf(lang), strconv.FormatInt(n, 10)), 1)
+	// The API's refusals with numbers, by their pattern (each number %d),
+	// in the responder's words with the first number in the page's digits.
+	if n := number.FindString(msg); n != "" {
+		if page, ok := patterns[number.ReplaceAllString(msg, "%d")]; ok {
+			return strings.Replace(translate(lang, page), "%d", localDigits(zeroOf(lang), n), 1)
 		}
 	}
 	return msg
@@ -228,19 +236,29 @@ func translate(lang, msg string) string {
 
 // reworded are the API's refusals for developers that a responder can
 // meet, by the page's words for them (which pageMessages translates).
-var reworded = map[string]string{survey.ErrReusedKey.Detail: msgFormResent}
+var reworded = map[string]string{
+	survey.ErrReusedKey.Detail: msgFormResent,
+	survey.MsgUnknownQuestion:  msgSurveyChanged,
+	survey.MsgNotShown:         msgSurveyChanged,
+	links.MsgUnknownVariable:   msgSurveyChanged,
+}
 
-// counted are the API's refusals with a number (%d) that a responder can
-// meet, each with the page's words for it.
-var counted = []struct{ api, page string }{
-	{survey.MsgAtLeastItems, msgAtLeast},
-	{survey.MsgAtMostItems, msgAtMost},
-	{survey.MsgTooLong, msgTooLong},
+var number = regexp.MustCompile(`[0-9]+`)
+
+// patterns are the refusals with numbers that a responder can meet, by
+// their pattern (each number written %d), with the page's words for them.
+var patterns = map[string]string{
+	survey.MsgAtLeastItems: msgAtLeast,
+	survey.MsgAtMostItems:  msgAtMost,
+	survey.MsgTooLong:      msgTooLong,
+	number.ReplaceAllString(survey.InvalidPK(1), "%d"):                                  msgSurveyChanged,
+	number.ReplaceAllString(fmt.Sprintf(survey.MsgUnknownAnswerRow, "1"), "%d"):         msgSurveyChanged,
+	number.ReplaceAllString(fmt.Sprintf(survey.MsgUnknownAnswerColumn, "1", "1"), "%d"): msgSurveyChanged,
 }
 
 // messagesJSON is the page's table for its script: the language's
-// translations, and in every language the reworded refusals and the
-// counted ones by their pattern (the script puts the number in).
+// translations, and in every language the reworded refusals, those with
+// numbers by their pattern (the script puts the number in).
 func messagesJSON(lang string) string {
 	m := map[string]string{}
 	for k, v := range pageMessages[lang] {
@@ -249,8 +267,8 @@ func messagesJSON(lang string) string {
 	for api := range reworded {
 		m[api] = translate(lang, api)
 	}
-	for _, c := range counted {
-		m[c.api] = translate(lang, c.page)
+	for pattern, page := range patterns {
+		m[pattern] = translate(lang, page)
 	}
 	b, _ := json.Marshal(m)
 	return string(b)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -96,5 +97,41 @@ func TestBrowserPlainFormLineBreaks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBrowserStaleForm: the owner removes a choice while a Persian page
+// is open with it picked; the script's submission is refused in Persian,
+// saying that the survey changed (before: the API's English "Invalid pk
+// ..."), and nothing is recorded.
+func TestBrowserStaleForm(t *testing.T) {
+	p := newPagesServer(t)
+	sv := p.build(t, surveySpec{Name: "stale", Language: 1, Elements: []map[string]any{{"type": 3, "title": "رنگ",
+		"choices": []map[string]any{{"name": "سرخ"}, {"name": "سبز"}}}}})
+	ctx := browser(t, true)
+	if err := chromedp.Run(ctx, chromedp.Navigate(p.srv.URL+"/s/"+sv.URLSlug+"/"),
+		chromedp.Click(`label:nth-of-type(2) input[type="radio"]`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	keep := sv.Elements[0]["choices"].([]any)[0].(map[string]any)
+	if err := p.api.call("PATCH", fmt.Sprintf("/api/v2/surveys/%d/questions/%v/", sv.ID, sv.Elements[0]["id"]),
+		map[string]any{"choices": []map[string]any{{"id": keep["id"], "name": keep["name"]}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Run(ctx, chromedp.Click("#submit", chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	visible(t, ctx, "#errors p")
+	shot(t, ctx, "stale-fa-phone")
+	want := "رنگ: پرسش‌نامه هنگام پاسخ دادن شما تغییر کرد؛ پاسخ‌هایتان را بررسی کنید و دوباره بفرستید."
+	if got := evalJS[string](t, ctx, `document.getElementById("errors").textContent`); strings.TrimSpace(got) != want {
+		t.Errorf("errors %q, want %q", got, want)
+	}
+	if err := chromedp.Run(ctx, emulation.SetDeviceMetricsOverride(1280, 800, 1, false)); err != nil {
+		t.Fatal(err)
+	}
+	shot(t, ctx, "stale-fa-desktop")
+	if rs := p.responses(t, sv.ID); len(rs) != 0 {
+		t.Errorf("%d responses recorded", len(rs))
 	}
 }

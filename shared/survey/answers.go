@@ -32,14 +32,16 @@ const (
 	MsgTooLong = "Ensure this field has no more than %d characters."
 	// MsgAtLeastItems is DRF's refusal of too few items (%d: the fewest);
 	// the pages word it for responders.
-	MsgAtLeastItems  = "Ensure this field has at least %d elements."
-	MsgAtMostItems   = "Ensure this field has no more than %d elements."
-	msgValueAtLeast  = "Ensure this value is greater than or equal to %d."
-	msgValueAtMost   = "Ensure this value is less than or equal to %d."
-	msgExpectedList  = "Expected a list of items but got type \"%s\"."
-	msgExpectedDict  = "Expected a dictionary of items but got type \"%s\"."
-	msgUnknownRow    = "Unknown row \"%s\"."
-	msgUnknownColumn = "Invalid column \"%s\" for row \"%s\"."
+	MsgAtLeastItems = "Ensure this field has at least %d elements."
+	MsgAtMostItems  = "Ensure this field has no more than %d elements."
+	msgValueAtLeast = "Ensure this value is greater than or equal to %d."
+	msgValueAtMost  = "Ensure this value is less than or equal to %d."
+	msgExpectedList = "Expected a list of items but got type \"%s\"."
+	msgExpectedDict = "Expected a dictionary of items but got type \"%s\"."
+	// MsgUnknownAnswerRow and MsgUnknownAnswerColumn refuse a matrix's
+	// row or column that is not (or no longer) the question's.
+	MsgUnknownAnswerRow    = "Unknown row \"%s\"."
+	MsgUnknownAnswerColumn = "Invalid column \"%s\" for row \"%s\"."
 )
 
 // CheckAnswers validates a responder's answers (the request's "answers"
@@ -419,11 +421,11 @@ func (e *Element) checkMatrix(raw []byte) (json.RawMessage, []string) {
 	for _, k := range keys {
 		row, err := strconv.ParseInt(k, 10, 64)
 		if err != nil || strconv.FormatInt(row, 10) != k {
-			msgs = append(msgs, fmt.Sprintf(msgUnknownRow, k))
+			msgs = append(msgs, fmt.Sprintf(MsgUnknownAnswerRow, k))
 			continue
 		}
 		if _, ok := namedItem(e.Rows, row); !ok {
-			msgs = append(msgs, fmt.Sprintf(msgUnknownRow, k))
+			msgs = append(msgs, fmt.Sprintf(MsgUnknownAnswerRow, k))
 			continue
 		}
 		v := bytes.TrimSpace(m[k])
@@ -433,7 +435,7 @@ func (e *Element) checkMatrix(raw []byte) (json.RawMessage, []string) {
 			continue
 		}
 		if _, ok := namedItem(e.Columns, col); !ok {
-			msgs = append(msgs, fmt.Sprintf(msgUnknownColumn, string(v), k))
+			msgs = append(msgs, fmt.Sprintf(MsgUnknownAnswerColumn, string(v), k))
 			continue
 		}
 		cols[row] = col

@@ -131,10 +131,10 @@
   }
 
   // tr is an API message in the page's language (data-messages); one
-  // with a number is in the table by its pattern, the number as %d.
+  // with numbers is in the table by its pattern, each number as %d.
   var translations = JSON.parse(form.getAttribute("data-messages") || "{}");
   function tr(m) {
-    var n = /\d+/.exec(m), counted = n && translations[m.replace(n[0], "%d")];
+    var n = /\d+/.exec(m), counted = n && translations[m.replace(/\d+/g, "%d")];
     return translations[m] || (counted ? counted.replace("%d", digits(n[0])) : m);
   }
   function atLeast(n) { return form.getAttribute("data-msg-min").replace("%d", digits(n)); }
