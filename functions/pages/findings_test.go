@@ -387,3 +387,23 @@ func TestPlainFormStaleAfterAnEdit(t *testing.T) {
 		t.Errorf("%d responses recorded from a stale form", a.Responses)
 	}
 }
+
+// TestPlainFormCaptchaNeedsScript: a captcha_needed survey's challenge is
+// solved by the page's script (contract section 16), so a plain form
+// cannot carry one; it is refused saying that answering needs
+// JavaScript, in the page's language (before: "This field is required.",
+// naming no field the responder can see), and records nothing.
+func TestPlainFormCaptchaNeedsScript(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2)
+	fa := int64(1)
+	f.set(t, store.SettingsUpdate{Language: &fa, Set: map[string]any{"captcha_needed": true}})
+	rec := postForm(f.h, "/s/"+f.sv.URLSlug+"/", "idempotency_key=cap"+f.answers())
+	errs := regexp.MustCompile(`<div id="errors"[^\n]*`).FindString(rec.Body.String())
+	if want := `<p dir="auto">پاسخ به این پرسش‌نامه به جاوااسکریپت نیاز دارد. جاوااسکریپت مرورگر خود را روشن کنید.</p>`; rec.Code != 400 || !strings.Contains(errs, want) {
+		t.Errorf("a plain form to a captcha survey: %d %s", rec.Code, errs)
+	}
+	if rs := f.responses(t); len(rs) != 0 {
+		t.Errorf("%d responses recorded", len(rs))
+	}
+}

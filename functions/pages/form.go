@@ -14,6 +14,7 @@ import (
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
+	"surveyservice/shared/challenge"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -70,6 +71,9 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 		// fail renders a refusal as the form again, with its messages; a
 		// failure of the service goes back to the adapter.
 		fail := func(err error) error {
+			if errors.Is(err, challenge.ErrRequired) {
+				err = survey.Errorf(survey.EINVALID, msgNeedsScript)
+			}
 			// A limit or an outage (429, 503) shows the form again too,
 			// its answers kept, in the page's words, with Retry-After.
 			busy := awsenv.IsUnavailable(err) || survey.ErrorCode(err) == survey.EUNAVAILABLE

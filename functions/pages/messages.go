@@ -37,9 +37,12 @@ const (
 	// a choice, a question, a row or a variable the owner removed while
 	// the page was open: the API's words are for developers.
 	msgSurveyChanged = "The survey changed while you were answering; check your answers and send them again."
-	msgThrottled     = "Too many requests; wait a moment and try again."
-	msgBusy          = "The service is busy; try again shortly."
-	msgNotFound      = "Not found."
+	// msgNeedsScript is the plain form's refusal on a captcha_needed
+	// survey: the page's script solves the challenge, a form cannot.
+	msgNeedsScript = "Answering this survey needs JavaScript. Turn JavaScript on in your browser."
+	msgThrottled   = "Too many requests; wait a moment and try again."
+	msgBusy        = "The service is busy; try again shortly."
+	msgNotFound    = "Not found."
 	// The refusals of sections 11 and 16 that another group words (the
 	// contract's text): a session that has responded, an upload that is
 	// another response's.
@@ -97,6 +100,7 @@ var pageMessages = map[string]map[string]string{
 		msgTooLong:                            "حداکثر %d نویسه بنویسید.",
 		msgFormResent:                         "این فرم پیش‌تر با پاسخ‌های دیگری فرستاده شده است.",
 		msgSurveyChanged:                      "پرسش‌نامه هنگام پاسخ دادن شما تغییر کرد؛ پاسخ‌هایتان را بررسی کنید و دوباره بفرستید.",
+		msgNeedsScript:                        "پاسخ به این پرسش‌نامه به جاوااسکریپت نیاز دارد. جاوااسکریپت مرورگر خود را روشن کنید.",
 		survey.ErrAlreadyResponded.Detail:     "شما پیش‌تر به این پرسش‌نامه پاسخ داده‌اید.",
 		survey.ErrNeedsCookies.Detail:         "این پرسش‌نامه برای پذیرفتن پاسخ شما به کوکی نیاز دارد.",
 		msgChallenge:                          "بررسی امنیتی پذیرفته نشد؛ دوباره تلاش کنید.",
@@ -140,6 +144,7 @@ var pageMessages = map[string]map[string]string{
 		msgTooLong:                            "اكتب %d حرفًا على الأكثر.",
 		msgFormResent:                         "أُرسل هذا النموذج من قبل بإجابات أخرى.",
 		msgSurveyChanged:                      "تغيّر الاستبيان أثناء إجابتك؛ راجع إجاباتك وأرسلها مرة أخرى.",
+		msgNeedsScript:                        "تتطلب الإجابة عن هذا الاستبيان جافاسكريبت. فعّل جافاسكريبت في متصفحك.",
 		survey.ErrAlreadyResponded.Detail:     "لقد أجبت عن هذا الاستبيان من قبل.",
 		survey.ErrNeedsCookies.Detail:         "يحتاج هذا الاستبيان إلى ملفات تعريف الارتباط لقبول إجابتك.",
 		msgChallenge:                          "لم يُقبل التحقق الأمني؛ حاول مرة أخرى.",
@@ -183,6 +188,7 @@ var pageMessages = map[string]map[string]string{
 		msgTooLong:                            "En fazla %d karakter yazın.",
 		msgFormResent:                         "Bu form daha önce başka yanıtlarla gönderildi.",
 		msgSurveyChanged:                      "Siz yanıtlarken anket değişti; yanıtlarınızı kontrol edip yeniden gönderin.",
+		msgNeedsScript:                        "Bu ankete yanıt vermek için JavaScript gerekir. Tarayıcınızda JavaScript'i açın.",
 		survey.ErrAlreadyResponded.Detail:     "Bu ankete zaten yanıt verdiniz.",
 		survey.ErrNeedsCookies.Detail:         "Bu anketin yanıtınızı kabul edebilmesi için çerezler gerekiyor.",
 		msgChallenge:                          "Güvenlik doğrulaması kabul edilmedi; yeniden deneyin.",

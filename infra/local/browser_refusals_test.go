@@ -135,3 +135,37 @@ func TestBrowserStaleForm(t *testing.T) {
 		t.Errorf("%d responses recorded", len(rs))
 	}
 }
+
+// TestBrowserPlainFormCaptcha: without JavaScript a captcha_needed
+// survey's form is refused saying that answering needs JavaScript, in the
+// page's language (before: "This field is required."), phone and desktop.
+func TestBrowserPlainFormCaptcha(t *testing.T) {
+	p := newPagesServer(t)
+	for _, c := range []struct {
+		lang   int
+		want   string
+		mobile bool
+		name   string
+	}{
+		{1, "پاسخ به این پرسش‌نامه به جاوااسکریپت نیاز دارد. جاوااسکریپت مرورگر خود را روشن کنید.", true, "captcha-plain-fa-phone"},
+		{4, "Answering this survey needs JavaScript. Turn JavaScript on in your browser.", false, "captcha-plain-en-desktop"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sv := p.build(t, surveySpec{Name: c.name, Language: c.lang, Settings: map[string]any{"captcha_needed": true},
+				Elements: []map[string]any{{"type": 2, "title": "Say something"}}})
+			width, height := int64(1280), int64(800)
+			if c.mobile {
+				width, height = 390, 844
+			}
+			ctx := tab(t, false, width, height, c.mobile)
+			if err := chromedp.Run(ctx, chromedp.Navigate(p.srv.URL+"/s/"+sv.URLSlug+"/"), chromedp.Click("#submit", chromedp.ByQuery)); err != nil {
+				t.Fatal(err)
+			}
+			visible(t, ctx, "#errors p")
+			shot(t, ctx, c.name)
+			if got := evalJS[string](t, ctx, `document.getElementById("errors").textContent`); got != c.want {
+				t.Errorf("errors %q, want %q", got, c.want)
+			}
+		})
+	}
+}
