@@ -199,3 +199,211 @@ func TestPageBasics(t *testing.T) {
 		t.Logf("%-36s %6d B, gzipped %5d B", path, len(plain), rec.Body.Len())
 	}
 }
+
+// TestPlainFormRefusalsInPersian: the refusals a responder meets on a
+// Persian page without the script are in Persian, in the responder's
+// words (contract section 16), not the API's English for developers:
+// more checked boxes than a question allows (a plain form cannot stop
+// them), a text over its length, and a form sent again with other
+// answers after it was recorded (the back button); the script's table
+// has the same words.
+func TestPlainFormRefusalsInPersian(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 0)
+	ctx := context.Background()
+	fa := int64(1)
+	if err := f.st.UpdateSettings(ctx, f.aid, f.sv.ID, store.SettingsUpdate{Language: &fa}); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := f.st.NewIDs(ctx, "choice", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	multi := survey.NewElement(survey.TypeMultipleChoice)
+	multi.Title, multi.AllowMultipleSelect, multi.MaxSelectableChoices = "رنگ", true, 2
+	multi.Choices = []survey.ChoiceItem{{ID: ids[0], Name: "سرخ"}, {ID: ids[1], Name: "سبز"}, {ID: ids[2], Name: "آبی"}}
+	m, err := f.st.CreateElement(ctx, f.aid, f.sv.ID, multi, survey.Placement{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := survey.NewElement(survey.TypeText)
+	name.Title, name.MaxLength = "نام", 5
+	n, err := f.st.CreateElement(ctx, f.aid, f.sv.ID, name, survey.Placement{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid, nid := m.Element.ID, n.Element.ID
+	path := "/s/" + f.sv.URLSlug + "/"
+	if rec := postForm(f.h, path, fmt.Sprintf("idempotency_key=sent&a%d=%d", mid, ids[0])); rec.Code != 200 {
+		t.Fatalf("a form within the limits: %d %.300s", rec.Code, rec.Body)
+	}
+	for _, c := range []struct {
+		name, body string
+		status     int
+		want       string
+	}{
+		{"three boxes of at most two", fmt.Sprintf("idempotency_key=k1&a%d=%d&a%d=%d&a%d=%d", mid, ids[0], mid, ids[1], mid, ids[2]), 400,
+			`<p dir="auto">رنگ: حداکثر ۲ گزینه را انتخاب کنید.</p>`},
+		{"a text over its length", fmt.Sprintf("idempotency_key=k2&a%d=abcdefg", nid), 400, `<p dir="auto">نام: حداکثر ۵ نویسه بنویسید.</p>`},
+		{"sent again with other answers", fmt.Sprintf("idempotency_key=sent&a%d=%d", mid, ids[1]), 422,
+			`<p dir="auto">این فرم پیش‌تر با پاسخ‌های دیگری فرستاده شده است.</p>`},
+	} {
+		rec := postForm(f.h, path, c.body)
+		errs := regexp.MustCompile(`<div id="errors"[^\n]*`).FindString(rec.Body.String())
+		if rec.Code != c.status || !strings.Contains(errs, c.want) || strings.Contains(errs, "Ensure this field") || strings.Contains(errs, "Idempotency-Key") {
+			t.Errorf("%s: %d, want %d and %s: %s", c.name, rec.Code, c.status, c.want, errs)
+		}
+	}
+	// The script's table: the API's counted refusals, by their pattern.
+	page := f.get(path).body
+	for _, want := range []string{`&#34;Ensure this field has no more than %d elements.&#34;:&#34;حداکثر %d گزینه را انتخاب کنید.&#34;`,
+		`&#34;Ensure this field has no more than %d characters.&#34;:&#34;حداکثر %d نویسه بنویسید.&#34;`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the script's table lacks %s", want)
+		}
+	}
+	if a, _ := f.st.Aggregates(ctx, f.sv.ID); a.Responses > 1 {
+		t.Errorf("%d responses recorded, want at most the first", a.Responses)
+	}
+}
+
+// TestPlainFormBodyOverLimit: a plain form's body over 1 MiB answers 413
+// as every route's does (contract section 3), not 400, and records
+// nothing; a body at the limit is read.
+func TestPlainFormBodyOverLimit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2)
+	path := "/s/" + f.sv.URLSlug + "/"
+	answer := fmt.Sprintf("idempotency_key=big&a%d=%d&pad=", f.choices.ID, f.choices.Choices[0].ID)
+	for _, c := range []struct {
+		name   string
+		size   int
+		status int
+	}{
+		{"one byte over 1 MiB", 1<<20 + 1, http.StatusRequestEntityTooLarge},
+		{"two MiB", 2 << 20, http.StatusRequestEntityTooLarge},
+	} {
+		rec := postForm(f.h, path, answer+strings.Repeat("x", c.size-len(answer)))
+		if rec.Code != c.status || !strings.Contains(rec.Body.String(), "Request body is larger than 1 MiB.") {
+			t.Errorf("%s: %d %.300s", c.name, rec.Code, rec.Body)
+		}
+	}
+	if rec := postForm(f.h, path, answer+strings.Repeat("x", 1<<20-len(answer))); rec.Code != 200 {
+		t.Errorf("a body of exactly 1 MiB: %d %.300s", rec.Code, rec.Body)
+	}
+}
+
+// TestPlainFormLineBreaks: a browser sends each line break of a textarea
+// as CR LF; the plain form reads the text the responder typed, as the
+// script sends it (LF), so a text the browser's maxlength let through in
+// full is within max_length and is stored without the CRs (before: 400
+// "no more than 10 characters", and "\r\n" stored).
+func TestPlainFormLineBreaks(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 0)
+	ctx := context.Background()
+	e := survey.NewElement(survey.TypeText)
+	e.Title, e.MaxLength = "Lines", 10
+	ch, err := f.st.CreateElement(ctx, f.aid, f.sv.ID, e, survey.Placement{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := postForm(f.h, "/s/"+f.sv.URLSlug+"/", fmt.Sprintf("idempotency_key=lines&a%d=ab%%0D%%0Acd%%0D%%0Aef%%0D%%0Ag", ch.Element.ID))
+	if rec.Code != 200 {
+		t.Fatalf("ten characters in four lines: %d %s", rec.Code, regexp.MustCompile(`<div id="errors"[^\n]*`).FindString(rec.Body.String()))
+	}
+	rs := f.responses(t)
+	if len(rs) != 1 || string(rs[0].Answers[ch.Element.ID]) != `"ab\ncd\nef\ng"` {
+		t.Errorf("stored %+v", rs)
+	}
+}
+
+// TestPlainFormStaleAfterAnEdit: a form filled while the owner edits the
+// survey (a choice removed, a question deleted, a matrix's row removed)
+// is refused in the page's language, saying that the survey changed, and
+// shown again as it is now; before, a Persian page showed the API's
+// English for developers ("Invalid pk \"7\" - object does not exist.";
+// the script's page, which sends answers by id, also "Unknown question."
+// and "Unknown row \"7\".").
+func TestPlainFormStaleAfterAnEdit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 0)
+	ctx := context.Background()
+	fa := int64(1)
+	if err := f.st.UpdateSettings(ctx, f.aid, f.sv.ID, store.SettingsUpdate{Language: &fa}); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := f.st.NewIDs(ctx, "choice", 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pick := survey.NewElement(survey.TypeMultipleChoice)
+	pick.Title, pick.Choices = "رنگ", []survey.ChoiceItem{{ID: ids[0], Name: "سرخ"}, {ID: ids[1], Name: "سبز"}}
+	gone := survey.NewElement(survey.TypeText)
+	gone.Title = "نام"
+	grid := survey.NewElement(survey.TypeMatrix)
+	grid.Title = "جدول"
+	grid.Rows = []survey.NamedItem{{ID: ids[2], Name: "یک"}, {ID: ids[3], Name: "دو"}}
+	grid.Columns = []survey.NamedItem{{ID: ids[4], Name: "آری"}, {ID: ids[5], Name: "نه"}}
+	var made []survey.Element
+	for _, e := range []survey.Element{pick, gone, grid} {
+		ch, err := f.st.CreateElement(ctx, f.aid, f.sv.ID, e, survey.Placement{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, ch.Element)
+	}
+	pid, gid, mid := made[0].ID, made[1].ID, made[2].ID
+	// The form as the page served it, filled in; then the owner edits.
+	form := fmt.Sprintf("idempotency_key=stale&a%d=%d&a%d=Ali&m%d_%d=%d", pid, ids[1], gid, mid, ids[3], ids[4])
+	if _, err := f.st.UpdateElement(ctx, f.aid, f.sv.ID, pid, func(e *survey.Element) error { e.Choices = e.Choices[:1]; return nil }, survey.Placement{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.DeleteElement(ctx, f.aid, f.sv.ID, gid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.UpdateElement(ctx, f.aid, f.sv.ID, mid, func(e *survey.Element) error { e.Rows = e.Rows[:1]; return nil }, survey.Placement{}); err != nil {
+		t.Fatal(err)
+	}
+	rec := postForm(f.h, "/s/"+f.sv.URLSlug+"/", form)
+	errs := regexp.MustCompile(`<div id="errors"[^\n]*`).FindString(rec.Body.String())
+	const changed = "پرسش‌نامه هنگام پاسخ دادن شما تغییر کرد؛ پاسخ‌هایتان را بررسی کنید و دوباره بفرستید."
+	// The plain form reads the fields of the questions as they are now:
+	// the deleted question's and the removed row's are not sent.
+	if want := `<p dir="auto">رنگ: ` + changed + `</p></div>`; !strings.HasSuffix(errs, want) {
+		t.Errorf("a stale form: %d, want %s in %s", rec.Code, want, errs)
+	}
+	if rec.Code != 400 || strings.Contains(errs, "Invalid") || strings.Contains(errs, "Unknown") {
+		t.Errorf("a stale form: %d %s", rec.Code, errs)
+	}
+	// The script's table words them the same.
+	page := f.get("/s/" + f.sv.URLSlug + "/").body
+	for _, key := range []string{`Invalid pk \&#34;%d\&#34; - object does not exist.`, `Unknown question.`, `Unknown row \&#34;%d\&#34;.`} {
+		if !strings.Contains(page, "&#34;"+key+"&#34;:&#34;"+changed+"&#34;") {
+			t.Errorf("the script's table lacks %s", key)
+		}
+	}
+	if a, _ := f.st.Aggregates(ctx, f.sv.ID); a.Responses != 0 {
+		t.Errorf("%d responses recorded from a stale form", a.Responses)
+	}
+}
+
+// TestPlainFormCaptchaNeedsScript: a captcha_needed survey's challenge is
+// solved by the page's script (contract section 16), so a plain form
+// cannot carry one; it is refused saying that answering needs
+// JavaScript, in the page's language (before: "This field is required.",
+// naming no field the responder can see), and records nothing.
+func TestPlainFormCaptchaNeedsScript(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2)
+	fa := int64(1)
+	f.set(t, store.SettingsUpdate{Language: &fa, Set: map[string]any{"captcha_needed": true}})
+	rec := postForm(f.h, "/s/"+f.sv.URLSlug+"/", "idempotency_key=cap"+f.answers())
+	errs := regexp.MustCompile(`<div id="errors"[^\n]*`).FindString(rec.Body.String())
+	if want := `<p dir="auto">پاسخ به این پرسش‌نامه به جاوااسکریپت نیاز دارد. جاوااسکریپت مرورگر خود را روشن کنید.</p>`; rec.Code != 400 || !strings.Contains(errs, want) {
+		t.Errorf("a plain form to a captcha survey: %d %s", rec.Code, errs)
+	}
+	if rs := f.responses(t); len(rs) != 0 {
+		t.Errorf("%d responses recorded", len(rs))
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/awsenv"
+	"surveyservice/shared/challenge"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -39,6 +40,10 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, api.MaxBody)
 		if err := r.ParseForm(); err != nil {
+			// Over the limit is 413, as on every route (section 3).
+			if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+				return survey.Errorf(survey.ETOOLARGE, "Request body is larger than 1 MiB.")
+			}
 			return survey.Errorf(survey.EINVALID, "The form could not be read.")
 		}
 		c, ok := liveSurvey(w, r, st, st.SurveyIDBySlug, slug)
@@ -66,6 +71,9 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 		// fail renders a refusal as the form again, with its messages; a
 		// failure of the service goes back to the adapter.
 		fail := func(err error) error {
+			if errors.Is(err, challenge.ErrRequired) {
+				err = survey.Errorf(survey.EINVALID, msgNeedsScript)
+			}
 			// A limit or an outage (429, 503) shows the form again too,
 			// its answers kept, in the page's words, with Retry-After.
 			busy := awsenv.IsUnavailable(err) || survey.ErrorCode(err) == survey.EUNAVAILABLE
@@ -226,7 +234,9 @@ func formAnswers(f map[string][]string, c store.SurveyCollection) map[string]jso
 		switch e.Type {
 		case survey.TypeText:
 			if len(vals) > 0 && strings.TrimSpace(vals[0]) != "" {
-				put(e.ID, vals[0])
+				// A form sends each line break as CR LF (HTML's form
+				// encoding); the text typed, and the script's, has LF.
+				put(e.ID, strings.ReplaceAll(vals[0], "\r\n", "\n"))
 			}
 		case survey.TypeMultipleChoice, survey.TypePictureChoice:
 			if len(vals) > 0 {

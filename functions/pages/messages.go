@@ -3,10 +3,11 @@ package pages
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
+	"regexp"
 	"strings"
 
 	"surveyservice/shared/challenge"
+	"surveyservice/shared/links"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/uploads"
@@ -23,10 +24,25 @@ const (
 	// msgAtLeast is a multiple-select question's fewest picks, in the
 	// responder's words (the API's "Ensure this field has at least N
 	// elements." is for developers); %d is the number.
-	msgAtLeast   = "Choose at least %d."
-	msgThrottled = "Too many requests; wait a moment and try again."
-	msgBusy      = "The service is busy; try again shortly."
-	msgNotFound  = "Not found."
+	msgAtLeast = "Choose at least %d."
+	// msgAtMost and msgTooLong are a question's most picks (a plain form's
+	// checkboxes cannot stop at them) and a text's most characters.
+	msgAtMost  = "Choose at most %d."
+	msgTooLong = "Use at most %d characters."
+	// msgFormResent is the API's 422 for a reused Idempotency-Key, as a
+	// responder meets it: a plain form recorded, then sent again from the
+	// back button with other answers.
+	msgFormResent = "This form was already sent with other answers."
+	// msgSurveyChanged is what a responder meets for an answer that names
+	// a choice, a question, a row or a variable the owner removed while
+	// the page was open: the API's words are for developers.
+	msgSurveyChanged = "The survey changed while you were answering; check your answers and send them again."
+	// msgNeedsScript is the plain form's refusal on a captcha_needed
+	// survey: the page's script solves the challenge, a form cannot.
+	msgNeedsScript = "Answering this survey needs JavaScript. Turn JavaScript on in your browser."
+	msgThrottled   = "Too many requests; wait a moment and try again."
+	msgBusy        = "The service is busy; try again shortly."
+	msgNotFound    = "Not found."
 	// The refusals of sections 11 and 16 that another group words (the
 	// contract's text): a session that has responded, an upload that is
 	// another response's.
@@ -80,6 +96,11 @@ var pageMessages = map[string]map[string]string{
 		msgNetwork:                            "اتصال برقرار نشد؛ دوباره تلاش کنید.",
 		msgTiedRanks:                          "به هر گزینه رتبه‌ای متفاوت بدهید.",
 		msgAtLeast:                            "دست‌کم %d گزینه را انتخاب کنید.",
+		msgAtMost:                             "حداکثر %d گزینه را انتخاب کنید.",
+		msgTooLong:                            "حداکثر %d نویسه بنویسید.",
+		msgFormResent:                         "این فرم پیش‌تر با پاسخ‌های دیگری فرستاده شده است.",
+		msgSurveyChanged:                      "پرسش‌نامه هنگام پاسخ دادن شما تغییر کرد؛ پاسخ‌هایتان را بررسی کنید و دوباره بفرستید.",
+		msgNeedsScript:                        "پاسخ به این پرسش‌نامه به جاوااسکریپت نیاز دارد. جاوااسکریپت مرورگر خود را روشن کنید.",
 		survey.ErrAlreadyResponded.Detail:     "شما پیش‌تر به این پرسش‌نامه پاسخ داده‌اید.",
 		survey.ErrNeedsCookies.Detail:         "این پرسش‌نامه برای پذیرفتن پاسخ شما به کوکی نیاز دارد.",
 		msgChallenge:                          "بررسی امنیتی پذیرفته نشد؛ دوباره تلاش کنید.",
@@ -119,6 +140,11 @@ var pageMessages = map[string]map[string]string{
 		msgNetwork:                            "فشل الاتصال؛ حاول مرة أخرى.",
 		msgTiedRanks:                          "أعطِ كل خيار ترتيبًا مختلفًا.",
 		msgAtLeast:                            "اختر %d على الأقل.",
+		msgAtMost:                             "اختر %d على الأكثر.",
+		msgTooLong:                            "اكتب %d حرفًا على الأكثر.",
+		msgFormResent:                         "أُرسل هذا النموذج من قبل بإجابات أخرى.",
+		msgSurveyChanged:                      "تغيّر الاستبيان أثناء إجابتك؛ راجع إجاباتك وأرسلها مرة أخرى.",
+		msgNeedsScript:                        "تتطلب الإجابة عن هذا الاستبيان جافاسكريبت. فعّل جافاسكريبت في متصفحك.",
 		survey.ErrAlreadyResponded.Detail:     "لقد أجبت عن هذا الاستبيان من قبل.",
 		survey.ErrNeedsCookies.Detail:         "يحتاج هذا الاستبيان إلى ملفات تعريف الارتباط لقبول إجابتك.",
 		msgChallenge:                          "لم يُقبل التحقق الأمني؛ حاول مرة أخرى.",
@@ -158,6 +184,11 @@ var pageMessages = map[string]map[string]string{
 		msgNetwork:                            "Bağlantı kurulamadı; yeniden deneyin.",
 		msgTiedRanks:                          "Her seçeneğe farklı bir sıra verin.",
 		msgAtLeast:                            "En az %d seçenek seçin.",
+		msgAtMost:                             "En fazla %d seçenek seçin.",
+		msgTooLong:                            "En fazla %d karakter yazın.",
+		msgFormResent:                         "Bu form daha önce başka yanıtlarla gönderildi.",
+		msgSurveyChanged:                      "Siz yanıtlarken anket değişti; yanıtlarınızı kontrol edip yeniden gönderin.",
+		msgNeedsScript:                        "Bu ankete yanıt vermek için JavaScript gerekir. Tarayıcınızda JavaScript'i açın.",
 		survey.ErrAlreadyResponded.Detail:     "Bu ankete zaten yanıt verdiniz.",
 		survey.ErrNeedsCookies.Detail:         "Bu anketin yanıtınızı kabul edebilmesi için çerezler gerekiyor.",
 		msgChallenge:                          "Güvenlik doğrulaması kabul edilmedi; yeniden deneyin.",
@@ -193,22 +224,57 @@ var pageMessages = map[string]map[string]string{
 // is shown as it came, in its own direction (dir="auto"), so an English
 // sentence keeps its full stop at its end on a right-to-left page.
 func translate(lang, msg string) string {
+	if w, ok := reworded[msg]; ok {
+		msg = w
+	}
 	if t, ok := pageMessages[lang][msg]; ok {
 		return t
 	}
-	// The API's fewest-picks refusal, in the responder's words.
-	var n int64
-	if _, err := fmt.Sscanf(msg, survey.MsgAtLeastItems, &n); err == nil && fmt.Sprintf(survey.MsgAtLeastItems, n) == msg {
-		return strings.Replace(translate(lang, msgAtLeast), "%d", localDigits(zeroOf(lang), strconv.FormatInt(n, 10)), 1)
+	// The API's refusals with numbers, by their pattern (each number %d),
+	// in the responder's words with the first number in the page's digits.
+	if n := number.FindString(msg); n != "" {
+		if page, ok := patterns[number.ReplaceAllString(msg, "%d")]; ok {
+			return strings.Replace(translate(lang, page), "%d", localDigits(zeroOf(lang), n), 1)
+		}
 	}
 	return msg
 }
 
-// messagesJSON is the page's table for its script ({} for English).
+// reworded are the API's refusals for developers that a responder can
+// meet, by the page's words for them (which pageMessages translates).
+var reworded = map[string]string{
+	survey.ErrReusedKey.Detail: msgFormResent,
+	survey.MsgUnknownQuestion:  msgSurveyChanged,
+	survey.MsgNotShown:         msgSurveyChanged,
+	links.MsgUnknownVariable:   msgSurveyChanged,
+}
+
+var number = regexp.MustCompile(`[0-9]+`)
+
+// patterns are the refusals with numbers that a responder can meet, by
+// their pattern (each number written %d), with the page's words for them.
+var patterns = map[string]string{
+	survey.MsgAtLeastItems: msgAtLeast,
+	survey.MsgAtMostItems:  msgAtMost,
+	survey.MsgTooLong:      msgTooLong,
+	number.ReplaceAllString(survey.InvalidPK(1), "%d"):                                  msgSurveyChanged,
+	number.ReplaceAllString(fmt.Sprintf(survey.MsgUnknownAnswerRow, "1"), "%d"):         msgSurveyChanged,
+	number.ReplaceAllString(fmt.Sprintf(survey.MsgUnknownAnswerColumn, "1", "1"), "%d"): msgSurveyChanged,
+}
+
+// messagesJSON is the page's table for its script: the language's
+// translations, and in every language the reworded refusals, those with
+// numbers by their pattern (the script puts the number in).
 func messagesJSON(lang string) string {
-	m := pageMessages[lang]
-	if m == nil {
-		m = map[string]string{}
+	m := map[string]string{}
+	for k, v := range pageMessages[lang] {
+		m[k] = v
+	}
+	for api := range reworded {
+		m[api] = translate(lang, api)
+	}
+	for pattern, page := range patterns {
+		m[pattern] = translate(lang, page)
 	}
 	b, _ := json.Marshal(m)
 	return string(b)

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/functions/surveys"
 	"surveyservice/internal/testenv"
+	"surveyservice/shared/api"
 	"surveyservice/shared/survey"
 )
 
@@ -354,5 +356,29 @@ func TestCreateInvalid(t *testing.T) {
 	f.create(t, fid, "Fine")
 	if got := listed(t, f.st, f.acct.ID, fid); len(got) != 1 {
 		t.Errorf("folder lists %v after one create", got)
+	}
+}
+
+// TestCreateThemeUnderMediaURL: the 201 of a create carries its theme's
+// thumbnail_url absolute under MEDIA_URL, as every other survey read
+// does (contract section 22); it answered the default theme's relative
+// "/media/themes/thumbnails/...svg".
+func TestCreateThemeUnderMediaURL(t *testing.T) {
+	t.Parallel()
+	const media = "https://media.example.test"
+	o := testenv.NewOwner(t, survey.PlanPro, "")
+	h := testenv.Conform(surveys.New(surveys.Deps{Auth: api.NewAuthenticator(o.Store), Store: o.Store, Now: time.Now, MediaURL: media}))
+	fid := folder(t, o.Store, o.Account.ID, "Inbox")
+	r := serve(t, h, "POST", listPath, o.Key, "application/json", fmt.Sprintf(`{"name":"Themed","folder_id":%d}`, fid))
+	var d struct {
+		Theme struct {
+			ThumbnailURL string `json:"thumbnail_url"`
+		} `json:"theme"`
+	}
+	if r.code != 201 || json.Unmarshal(r.body, &d) != nil {
+		t.Fatalf("create: %d %s", r.code, r.body)
+	}
+	if want := survey.DefaultTheme().WithMedia(media).ThumbnailURL; d.Theme.ThumbnailURL != want || !strings.HasPrefix(want, media+"/media/") {
+		t.Errorf("thumbnail_url %q, want %q", d.Theme.ThumbnailURL, want)
 	}
 }

@@ -104,6 +104,7 @@ func (h handlers) create() http.Handler {
 		}
 		api.NoteSurvey(r.Context(), sv.ID, sv.Created)
 		d := sv.Detail(h.now(), acct.Profile(), survey.Layout{}, nil)
+		d.Theme = d.Theme.WithMedia(h.mediaURL) // as every read answers it (section 22)
 		if err := h.addresses(r.Context(), acct.ID, &d); err != nil {
 			return err
 		}

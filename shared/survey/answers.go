@@ -27,17 +27,21 @@ const (
 	MsgChoiceRepeated  = "Each choice may be given only once."
 	MsgRankEveryChoice = "Rank every choice of the question exactly once."
 	MsgRowRepeated     = "Each row may be given only once."
-	msgTooLong         = "Ensure this field has no more than %d characters."
+	// MsgTooLong and MsgAtMostItems are DRF's refusals of too much (%d:
+	// the most); the pages word them for responders, as MsgAtLeastItems.
+	MsgTooLong = "Ensure this field has no more than %d characters."
 	// MsgAtLeastItems is DRF's refusal of too few items (%d: the fewest);
 	// the pages word it for responders.
-	MsgAtLeastItems  = "Ensure this field has at least %d elements."
-	msgAtMostItems   = "Ensure this field has no more than %d elements."
-	msgValueAtLeast  = "Ensure this value is greater than or equal to %d."
-	msgValueAtMost   = "Ensure this value is less than or equal to %d."
-	msgExpectedList  = "Expected a list of items but got type \"%s\"."
-	msgExpectedDict  = "Expected a dictionary of items but got type \"%s\"."
-	msgUnknownRow    = "Unknown row \"%s\"."
-	msgUnknownColumn = "Invalid column \"%s\" for row \"%s\"."
+	MsgAtLeastItems = "Ensure this field has at least %d elements."
+	MsgAtMostItems  = "Ensure this field has no more than %d elements."
+	msgValueAtLeast = "Ensure this value is greater than or equal to %d."
+	msgValueAtMost  = "Ensure this value is less than or equal to %d."
+	msgExpectedList = "Expected a list of items but got type \"%s\"."
+	msgExpectedDict = "Expected a dictionary of items but got type \"%s\"."
+	// MsgUnknownAnswerRow and MsgUnknownAnswerColumn refuse a matrix's
+	// row or column that is not (or no longer) the question's.
+	MsgUnknownAnswerRow    = "Unknown row \"%s\"."
+	MsgUnknownAnswerColumn = "Invalid column \"%s\" for row \"%s\"."
 )
 
 // CheckAnswers validates a responder's answers (the request's "answers"
@@ -253,7 +257,7 @@ func (e *Element) checkText(raw []byte) (json.RawMessage, []string) {
 	}
 	s = strings.TrimSpace(s)
 	if max := e.MaxLength; max > 0 && int64(utf8.RuneCountInString(s)) > max {
-		return nil, []string{fmt.Sprintf(msgTooLong, max)}
+		return nil, []string{fmt.Sprintf(MsgTooLong, max)}
 	}
 	return marshalString(s), nil
 }
@@ -358,11 +362,11 @@ func (e *Element) checkSelection(raw []byte) (json.RawMessage, []string) {
 	}
 	switch {
 	case !e.AllowMultipleSelect && len(ids) > 1:
-		return nil, []string{fmt.Sprintf(msgAtMostItems, 1)}
+		return nil, []string{fmt.Sprintf(MsgAtMostItems, 1)}
 	case e.AllowMultipleSelect && e.MinSelectableChoices > 0 && int64(len(ids)) < e.MinSelectableChoices:
 		return nil, []string{fmt.Sprintf(MsgAtLeastItems, e.MinSelectableChoices)}
 	case e.AllowMultipleSelect && e.MaxSelectableChoices > 0 && int64(len(ids)) > e.MaxSelectableChoices:
-		return nil, []string{fmt.Sprintf(msgAtMostItems, e.MaxSelectableChoices)}
+		return nil, []string{fmt.Sprintf(MsgAtMostItems, e.MaxSelectableChoices)}
 	}
 	// Canonical order is the element's, so equal selections are equal bytes.
 	order := func(id int64) int { c, _ := e.Choice(id); return c.Order }
@@ -417,11 +421,11 @@ func (e *Element) checkMatrix(raw []byte) (json.RawMessage, []string) {
 	for _, k := range keys {
 		row, err := strconv.ParseInt(k, 10, 64)
 		if err != nil || strconv.FormatInt(row, 10) != k {
-			msgs = append(msgs, fmt.Sprintf(msgUnknownRow, k))
+			msgs = append(msgs, fmt.Sprintf(MsgUnknownAnswerRow, k))
 			continue
 		}
 		if _, ok := namedItem(e.Rows, row); !ok {
-			msgs = append(msgs, fmt.Sprintf(msgUnknownRow, k))
+			msgs = append(msgs, fmt.Sprintf(MsgUnknownAnswerRow, k))
 			continue
 		}
 		v := bytes.TrimSpace(m[k])
@@ -431,7 +435,7 @@ func (e *Element) checkMatrix(raw []byte) (json.RawMessage, []string) {
 			continue
 		}
 		if _, ok := namedItem(e.Columns, col); !ok {
-			msgs = append(msgs, fmt.Sprintf(msgUnknownColumn, string(v), k))
+			msgs = append(msgs, fmt.Sprintf(MsgUnknownAnswerColumn, string(v), k))
 			continue
 		}
 		cols[row] = col

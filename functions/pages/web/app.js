@@ -130,11 +130,12 @@
     return messages(r.body);
   }
 
-  // tr is an API message in the page's language (data-messages).
+  // tr is an API message in the page's language (data-messages); one
+  // with numbers is in the table by its pattern, each number as %d.
   var translations = JSON.parse(form.getAttribute("data-messages") || "{}");
   function tr(m) {
-    var least = /^Ensure this field has at least (\d+) elements\.$/.exec(m);
-    return least ? atLeast(least[1]) : translations[m] || m;
+    var n = /\d+/.exec(m), counted = n && translations[m.replace(/\d+/g, "%d")];
+    return translations[m] || (counted ? counted.replace("%d", digits(n[0])) : m);
   }
   function atLeast(n) { return form.getAttribute("data-msg-min").replace("%d", digits(n)); }
 
