@@ -1,7 +1,9 @@
 package surveys_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -10,6 +12,7 @@ import (
 
 	"surveyservice/functions/surveys"
 	"surveyservice/internal/conflict"
+	"surveyservice/internal/localaws"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/api"
 	"surveyservice/shared/store"
@@ -166,4 +169,44 @@ func TestThemeWritesRaceSurveysTakingIt(t *testing.T) {
 		}
 	}
 	t.Logf("%d transaction conflicts", p.Conflicts()-before)
+}
+
+type themeFaultKey struct{}
+
+// TestThemeDeleteFailedLeavesItUsable (contract section 22): a theme's
+// DELETE that fails after marking the theme deleting (its count of the
+// surveys using it, or its last transaction) answers the failure and
+// clears the mark: a survey can take the theme after, as before the
+// DELETE (it answered 400 on theme_id until the owner's next DELETE).
+func TestThemeDeleteFailedLeavesItUsable(t *testing.T) {
+	for _, op := range []string{"Query", "TransactWriteItems"} {
+		t.Run(op, func(t *testing.T) {
+			f := newFixture(t, time.Now)
+			fid := folder(t, f.st, f.acct.ID, "F")
+			_, sid := f.create(t, fid, "S")
+			r := f.do(t, "POST", "/api/themes/", `{}`)
+			var th struct{ ID int64 }
+			if r.code != http.StatusCreated || json.Unmarshal(r.body, &th) != nil {
+				t.Fatalf("create theme: %d %s", r.code, r.body)
+			}
+			ctx := context.WithValue(t.Context(), themeFaultKey{}, true)
+			restore := localaws.InjectFaults(func(ctx context.Context, service, o string) error {
+				if ctx.Value(themeFaultKey{}) != nil && service == "DynamoDB" && o == op {
+					return errors.New("injected: the store failed")
+				}
+				return nil
+			})
+			err := f.st.DeleteTheme(ctx, f.acct.ID, th.ID)
+			restore()
+			if err == nil {
+				t.Fatal("the delete succeeded through the fault")
+			}
+			if r := f.do(t, "PATCH", fmt.Sprintf("/api/v2/surveys/%d/", sid), fmt.Sprintf(`{"theme_id": %d}`, th.ID)); r.code != http.StatusOK {
+				t.Errorf("a survey taking the theme after a failed delete: %d %s, want 200", r.code, r.body)
+			}
+			if r := f.do(t, "DELETE", fmt.Sprintf("/api/themes/%d/", th.ID), ""); r.code != http.StatusConflict {
+				t.Errorf("deleting the theme in use: %d %s, want 409", r.code, r.body)
+			}
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sort"
 	"sync"
 	"time"
@@ -222,15 +223,26 @@ func (s *Store) DeleteTheme(ctx context.Context, aid, tid int64) error {
 	if err != nil {
 		return s.fail(fmt.Sprintf("mark theme %d", tid), err)
 	}
+	unmark := func(ctx context.Context) error {
+		return onTheHeldTheme(ctx, func() error {
+			return s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, ThemeSK(tid)).Remove("deleting").If("attribute_exists(PK)").Run(ctx)
+		})
+	}
+	// A delete that fails after its mark clears it (best effort, past
+	// the request's cancellation): a mark left behind would refuse the
+	// theme to every survey (themeLive) until the owner's next DELETE.
+	failed := func(what string, err error) error {
+		if uerr := unmark(context.WithoutCancel(ctx)); uerr != nil && !dynamo.IsCondCheckFailed(uerr) {
+			slog.WarnContext(ctx, "a theme's delete mark not cleared", "theme", tid, "error", uerr.Error())
+		}
+		return s.fail(fmt.Sprintf("%s theme %d", what, tid), err)
+	}
 	used, err := s.table.Get(AttrPK, AccountPK(aid)).Range(AttrSK, dynamo.BeginsWith, ThemeUsePrefix(tid)).Consistent(true).Count(ctx)
 	if err != nil {
-		return s.fail(fmt.Sprintf("count surveys of theme %d", tid), err)
+		return failed("count surveys of", err)
 	}
 	if used > 0 {
-		err := onTheHeldTheme(ctx, func() error {
-			return s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, ThemeSK(tid)).Remove("deleting").Run(ctx)
-		})
-		if err != nil {
+		if err := unmark(ctx); err != nil && !dynamo.IsCondCheckFailed(err) {
 			return s.fail(fmt.Sprintf("unmark theme %d", tid), err)
 		}
 		return survey.ThemeInUse(used)
@@ -247,7 +259,7 @@ func (s *Store) DeleteTheme(ctx context.Context, aid, tid int64) error {
 		case retryConflict(ctx, err, attempt, started):
 			continue
 		}
-		return s.fail(fmt.Sprintf("delete theme %d", tid), err)
+		return failed("delete", err)
 	}
 }
 
