@@ -400,7 +400,8 @@ func TestPlainFormCaptchaNeedsScript(t *testing.T) {
 	f.set(t, store.SettingsUpdate{Language: &fa, Set: map[string]any{"captcha_needed": true}})
 	rec := postForm(f.h, "/s/"+f.sv.URLSlug+"/", "idempotency_key=cap"+f.answers())
 	errs := regexp.MustCompile(`<div id="errors"[^\n]*`).FindString(rec.Body.String())
-	if want := `<p dir="auto">پاسخ به این پرسش‌نامه به جاوااسکریپت نیاز دارد. جاوااسکریپت مرورگر خود را روشن کنید.</p>`; rec.Code != 400 || !strings.Contains(errs, want) {
+	want := `<p dir="auto">پاسخ به این پرسش‌نامه به جاوااسکریپت نیاز دارد. جاوااسکریپت مرورگر خود را روشن کنید.</p>`
+	if rec.Code != 400 || !strings.Contains(errs, want) {
 		t.Errorf("a plain form to a captcha survey: %d %s", rec.Code, errs)
 	}
 	if rs := f.responses(t); len(rs) != 0 {
