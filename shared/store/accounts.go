@@ -148,13 +148,9 @@ func (s *Store) RevokeKey(ctx context.Context, key string) error {
 // AccountByKeyHash returns the account owning the key with this hash, or
 // ENOTFOUND when the key is unknown or revoked.
 func (s *Store) AccountByKeyHash(ctx context.Context, hashHex string) (survey.Account, error) {
-	var k keyItem
-	err := s.table.Get(AttrPK, APIKeyPK(hashHex)).Range(AttrSK, dynamo.Equal, apiKeySK).One(ctx, &k)
-	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && k.Revoked) {
-		return survey.Account{}, survey.ErrNotFound
-	}
+	k, err := s.liveKey(ctx, hashHex)
 	if err != nil {
-		return survey.Account{}, s.fail("get key", err)
+		return survey.Account{}, err
 	}
 	return s.Account(ctx, k.AccountID)
 }

@@ -328,13 +328,9 @@ func (s *Store) NewMemberKey(ctx context.Context, aid, sub int64) (string, error
 // consistent), so a removed member or an ended share counts on the next
 // request. Unknown, revoked or replaced keys answer ENOTFOUND.
 func (s *Store) PrincipalByKeyHash(ctx context.Context, hashHex string) (survey.Principal, error) {
-	var k keyItem
-	err := s.table.Get(AttrPK, APIKeyPK(hashHex)).Range(AttrSK, dynamo.Equal, apiKeySK).Consistent(true).One(ctx, &k)
-	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && k.Revoked) {
-		return survey.Principal{}, survey.ErrNotFound
-	}
+	k, err := s.liveKey(ctx, hashHex)
 	if err != nil {
-		return survey.Principal{}, s.fail("get key", err)
+		return survey.Principal{}, err
 	}
 	if k.SubUser == 0 {
 		a, err := s.Account(ctx, k.AccountID)
@@ -381,15 +377,22 @@ func (s *Store) PrincipalByKeyHash(ctx context.Context, hashHex string) (survey.
 // authenticator asks it on every request of an owner's key whose account
 // it keeps (api.KeyChecker), so that a revocation counts on the next one.
 func (s *Store) KeyLive(ctx context.Context, hashHex string) (int64, error) {
+	k, err := s.liveKey(ctx, hashHex)
+	return k.AccountID, err
+}
+
+// liveKey reads a key's item, strongly consistent (a revocation counts at
+// once): ENOTFOUND when it is unknown or revoked.
+func (s *Store) liveKey(ctx context.Context, hashHex string) (keyItem, error) {
 	var k keyItem
 	err := s.table.Get(AttrPK, APIKeyPK(hashHex)).Range(AttrSK, dynamo.Equal, apiKeySK).Consistent(true).One(ctx, &k)
 	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && k.Revoked) {
-		return 0, survey.ErrNotFound
+		return keyItem{}, survey.ErrNotFound
 	}
 	if err != nil {
-		return 0, s.fail("get key", err)
+		return keyItem{}, s.fail("get key", err)
 	}
-	return k.AccountID, nil
+	return k, nil
 }
 
 // ShareRequest is one item of a folder's new shared_with list.
