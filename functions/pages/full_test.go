@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
@@ -17,7 +18,7 @@ func TestFullPage(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 1)
 	fa := int64(1)
-	set := map[string]any{"response_limit": 1, "response_limit_gen": 1, "response_limit_base": 0}
+	set := map[string]any{"response_limit": 1, "response_limit_gen": time.Now().UnixNano()}
 	if err := f.st.UpdateSettings(context.Background(), f.aid, f.sv.ID, store.SettingsUpdate{Language: &fa, Set: set}); err != nil {
 		t.Fatal(err)
 	}

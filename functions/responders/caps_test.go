@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
+	"time"
 
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/store"
@@ -16,10 +18,10 @@ import (
 const fullBody = `{"detail":"This survey is full."}`
 
 // limitSettings is a response_limit of n set where there was none, as the
-// settings PATCH writes it: a new generation of counters and, as base,
-// the responses recorded so far.
-func limitSettings(n, gen, base int64) map[string]any {
-	return map[string]any{"response_limit": n, "response_limit_gen": gen, "response_limit_base": base}
+// settings PATCH writes it: a new generation of counters, whose base the
+// store counts (store/limitbase.go).
+func limitSettings(n int64) map[string]any {
+	return map[string]any{"response_limit": n, "response_limit_gen": time.Now().UnixNano()}
 }
 
 // publicState reads the public survey's state and closed.
@@ -47,7 +49,7 @@ func TestResponseLimitExactUnderRaces(t *testing.T) {
 	t.Parallel()
 	f, p := conflictFixture(t)
 	ctx := context.Background()
-	slug, sid := f.survey(t, limitSettings(20, 1, 0))
+	slug, sid := f.survey(t, limitSettings(20))
 	if state, closed := f.publicState(t, slug); state != "open" || closed {
 		t.Fatalf("before: state %q closed %v, want open", state, closed)
 	}
@@ -141,7 +143,7 @@ func TestQuotaExactUnderRaces(t *testing.T) {
 			ctx := context.Background()
 			var set map[string]any
 			if limit > 0 {
-				set = limitSettings(limit, 1, 0)
+				set = limitSettings(limit)
 			}
 			slug, sid := f.survey(t, set)
 			q := f.choiceQuestion(t, sid, survey.TypeMultipleChoice, -1, "A", "B")
@@ -277,7 +279,7 @@ func TestCapLoweredToItsCount(t *testing.T) {
 			newCapped := func(limit int64) capped {
 				var c capped
 				if !quota {
-					c.slug, c.sid = f.survey(t, limitSettings(limit, 1, 0))
+					c.slug, c.sid = f.survey(t, limitSettings(limit))
 					c.full = fullBody
 					c.set = func(n int64) {
 						t.Helper()
@@ -368,7 +370,7 @@ func TestCapLoweredUnderRaces(t *testing.T) {
 			t.Parallel()
 			f, p := conflictFixture(t)
 			ctx := context.Background()
-			slug, sid := f.survey(t, limitSettings(100, 1, 0))
+			slug, sid := f.survey(t, limitSettings(100))
 			for range 30 {
 				f.respond(t, slug, f.session(t, slug, nil), nil).submitted(t)
 			}
@@ -425,7 +427,7 @@ func TestCapLoweredUnderRaces(t *testing.T) {
 func TestCapChangeCutShort(t *testing.T) {
 	t.Parallel()
 	f, _ := conflictFixture(t)
-	slug, sid := f.survey(t, limitSettings(10, 1, 0))
+	slug, sid := f.survey(t, limitSettings(10))
 	for range 3 {
 		f.respond(t, slug, f.session(t, slug, nil), nil).submitted(t)
 	}
@@ -462,7 +464,7 @@ func TestCapChangeRacesDeletions(t *testing.T) {
 	t.Parallel()
 	f, _ := conflictFixture(t)
 	ctx := context.Background()
-	slug, sid := f.survey(t, limitSettings(10, 1, 0))
+	slug, sid := f.survey(t, limitSettings(10))
 	sessions := make([]string, 14)
 	for i := range sessions {
 		sessions[i] = f.session(t, slug, nil)
@@ -500,4 +502,118 @@ func TestCapChangeRacesDeletions(t *testing.T) {
 		t.Errorf("7 responses under a limit of 8 admitted %d, want 1", n201)
 	}
 	f.wantStored(t, "after the race", sid, 8)
+}
+
+// TestResponseLimitSetWhileSubmissionsRace (contract section 25: "never
+// one response more than the limit, under any race"): on DynamoDB behind
+// the conflict model (every item held 100 ms, so submissions are in
+// flight at every instant), 60 submissions arrive 40 a second on a survey
+// without a limit, and its owner sets a limit of 30 after the 20th has
+// started. Submissions in flight at that instant read the survey without
+// the limit and take no place: before store/limitbase.go the survey
+// recorded 31-33. Now exactly 30 are recorded, every other submission
+// answers 410 full (none 503), and submitted_responses reaches 30.
+func TestResponseLimitSetWhileSubmissionsRace(t *testing.T) {
+	t.Parallel()
+	f, _ := conflictFixture(t)
+	ctx := context.Background()
+	slug, sid := f.survey(t, nil)
+	sessions := make([]string, 60)
+	for i := range sessions {
+		sessions[i] = f.session(t, slug, nil)
+	}
+	replies := make([]reply, len(sessions))
+	var wg sync.WaitGroup
+	var setErr error
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	for i := range sessions {
+		<-tick.C
+		wg.Go(func() { replies[i] = f.respond(t, slug, sessions[i], nil) })
+		if i == 19 {
+			wg.Go(func() {
+				setErr = f.st.UpdateSettings(ctx, f.aid, sid, store.SettingsUpdate{Set: limitSettings(30)})
+			})
+		}
+	}
+	wg.Wait()
+	if setErr != nil {
+		t.Fatalf("set the limit: %v", setErr)
+	}
+	won := wonOrFull(t, replies)
+	t.Logf("60 submissions, a limit of 30 set after the 20th: %s", outcomes(replies))
+	if won != 30 {
+		t.Errorf("%d × 201, want exactly 30", won)
+	}
+	f.wantStored(t, "a limit of 30 set while submissions race", sid, 30)
+}
+
+// TestResponseLimitBaseHealed (store/limitbase.go): a limit whose writer
+// failed after writing it (its base never counted: here its request ended
+// during the wait) leaves it pending; the first submission that needs its
+// base once it is overdue counts it, and the limit holds exactly: 5
+// responses before, a limit of 8, then 10 racing submissions record 3.
+// The settings then read settled, with the counted base.
+func TestResponseLimitBaseHealed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	slug, sid := f.survey(t, nil)
+	for range 5 {
+		f.respond(t, slug, f.session(t, slug, nil), nil).submitted(t)
+	}
+	// The writer's request ends before the base is counted; its
+	// generation (the time it was written) is already overdue.
+	cut, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	set := map[string]any{"response_limit": int64(8), "response_limit_gen": time.Now().Add(-time.Hour).UnixNano()}
+	if err := f.st.UpdateSettings(cut, f.aid, sid, store.SettingsUpdate{Set: set}); err == nil {
+		t.Fatal("the cut writer's UpdateSettings succeeded; want it to fail waiting for the base")
+	}
+	_, pending, err := f.st.SurveySettings(ctx, f.aid, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pending.ResponseLimitPending {
+		t.Fatalf("after the cut writer: settings %+v, want the limit pending", pending)
+	}
+	sessions := make([]string, 10)
+	for i := range sessions {
+		sessions[i] = f.session(t, slug, nil)
+	}
+	replies := race(len(sessions), func(i int) reply { return f.respond(t, slug, sessions[i], nil) })
+	won := wonOrFull(t, replies)
+	if won != 3 {
+		t.Errorf("%d × 201 for a limit of 8 over 5 responses, want 3 (%s)", won, outcomes(replies))
+	}
+	f.wantStored(t, "a healed limit of 8", sid, 8)
+	// The owner's next write of the limit settles it in the settings.
+	if err := f.st.UpdateSettings(ctx, f.aid, sid, store.SettingsUpdate{Set: map[string]any{"response_limit": int64(9)}}); err != nil {
+		t.Fatal(err)
+	}
+	_, settled, err := f.st.SurveySettings(ctx, f.aid, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if settled.ResponseLimitPending || settled.ResponseLimitBase != 5 || settled.LimitPlaces() != 4 {
+		t.Errorf("after the next write: pending %v base %d places %d, want settled, base 5, 4 places",
+			settled.ResponseLimitPending, settled.ResponseLimitBase, settled.LimitPlaces())
+	}
+	f.respond(t, slug, f.session(t, slug, nil), nil).submitted(t)
+	f.respond(t, slug, f.session(t, slug, nil), nil).is(t, 410, fullBody)
+}
+
+// wonOrFull counts the 201s of replies, each other one a 410 full.
+func wonOrFull(t *testing.T, replies []reply) int {
+	t.Helper()
+	won := 0
+	for _, r := range replies {
+		switch {
+		case r.code == 201:
+			won++
+		case r.code != 410 || r.body != fullBody:
+			t.Errorf("a submission answered %d %s, want 201 or 410 %s", r.code, r.body, fullBody)
+		}
+	}
+	return won
 }

@@ -17,9 +17,6 @@ type Store interface {
 	SurveySettings(ctx context.Context, aid, sid int64) (survey.Survey, survey.Settings, error)
 	CodeCount(ctx context.Context, aid, sid int64) (int64, error)
 	UpdateSettings(ctx context.Context, aid, sid int64, u store.SettingsUpdate) error
-	// CountResponses counts a survey's recorded responses exactly: the
-	// base of a response limit set where there was none.
-	CountResponses(ctx context.Context, sid int64, q store.ResponseQuery) (int64, error)
 	SurveyCollection(ctx context.Context, aid, sid int64) (store.SurveyCollection, error)
 	SetLanguages(ctx context.Context, aid, sid int64, langs []string) error
 	PutTranslation(ctx context.Context, aid, sid int64, lang string, t survey.Translation) error

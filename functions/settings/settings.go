@@ -1,7 +1,6 @@
 package settings
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"surveyservice/shared/api"
@@ -343,13 +341,11 @@ func (h handlers) update() http.Handler {
 		next.AuthenticationNeeded = next.SignInNeeded()
 		if v, ok := p.set["response_limit"]; ok && v != nil && cur.ResponseLimit == nil {
 			// A limit where there was none: new counters in the
-			// allowances, and the responses recorded so far hold their
-			// places without one (contract section 25; store/places.go).
-			base, gen, err := h.limitBase(r.Context(), sid)
-			if err != nil {
-				return err
-			}
-			p.set["response_limit_gen"], p.set["response_limit_base"] = gen, base
+			// allowances, and the responses recorded before it hold their
+			// places without one, counted exactly once submissions in
+			// flight have settled (contract section 25;
+			// store/limitbase.go).
+			p.set["response_limit_gen"] = h.now().UnixNano()
 		}
 		u := store.SettingsUpdate{Set: p.set, Name: p.name, Language: p.language, IsStopped: p.isStopped,
 			Expire: p.expire, Expiration: p.expiration}
@@ -376,32 +372,3 @@ func (h handlers) update() http.Handler {
 // answer is the settings answer of s on survey sv. The sign-in settings
 // are enforced (contract section 18), so the answer no longer flags them.
 func answer(s survey.Settings, sv survey.Survey) survey.SettingsView { return s.View(sv) }
-
-// limitBaseLead is how far back from a new response limit's time its
-// base's second count reaches (limitBase).
-const limitBaseLead = 2 * time.Second
-
-// limitBase counts the responses recorded before a response limit set
-// where there was none, exactly (store.CountResponses), not by the
-// tally, whose count may not show the last seconds' responses yet; gen
-// is the limit's time (UnixNano), which names its counters. The count is
-// made in two: everything until limitBaseLead ago first (on a busy survey
-// the longer read: the page index and about a minute of keys), then the
-// last limitBaseLead, after the limit's time is taken. A submission that
-// read the survey without the limit takes no place, so one that commits
-// after the count and is stamped after the limit's time is in neither;
-// the second count and the settings' write leave it a few milliseconds
-// to do that in, however busy the survey (docs/scale.md).
-func (h handlers) limitBase(ctx context.Context, sid int64) (base, gen int64, err error) {
-	early := h.now().Truncate(time.Microsecond).Add(-limitBaseLead)
-	before, err := h.st.CountResponses(ctx, sid, store.ResponseQuery{Before: early})
-	if err != nil {
-		return 0, 0, err
-	}
-	gen = h.now().UnixNano()
-	last, err := h.st.CountResponses(ctx, sid, store.ResponseQuery{After: early.Add(-time.Microsecond), Before: time.Unix(0, gen)})
-	if err != nil {
-		return 0, 0, err
-	}
-	return before + last, gen, nil
-}

@@ -904,6 +904,8 @@ var untraveled = map[string]string{
 	// Section 25: a survey with a response_limit or quotas (store/places.go).
 	"RespondersFunction GetItem CAP#*":      "response_limit and quotas: a submission takes its places from the allowances, reads them when it finds them full",
 	"PagesFunction GetItem CAP#*":           "the plain form's submission that finds its allowance full reads the others (as the responders')",
+	"RespondersFunction Query RTIME#*":      "a response limit whose writer failed before counting its base: the first submission that needs it counts it (store/limitbase.go)",
+	"PagesFunction Query RTIME#*":           "a response limit whose writer failed before counting its base: the plain form's submission counts it (store/limitbase.go)",
 	"ResponsesFunction UpdateItem SURVEY#*": "deleting a response counted before the tally (no mark: an import) lowers submitted_responses in its transaction (store/responses_read.go DeleteResponse)",
 	"ResponsesFunction UpdateItem AGG#*":    "deleting a response counted before the tally (no mark: an import) moves its report shard in its transaction (store/responses_read.go DeleteResponse)",
 }

@@ -260,6 +260,10 @@ func (s *Store) planCopy(ctx context.Context, src CopySource, spec CopySpec) (co
 		out[AttrPK] = &types.AttributeValueMemberS{Value: SurveyPK(sid)}
 		delete(out, AttrCodeCount)
 		delete(out, attrPutToken)
+		// The copy has no responses: its response limit's places are all
+		// its own (a base counted on the source would take them away).
+		delete(out, "response_limit_base")
+		delete(out, "response_limit_pending")
 		for _, f := range p.result.DroppedSettings {
 			delete(out, settingsAttr(f))
 		}

@@ -277,7 +277,8 @@ func (s *Store) revertEdit(ctx context.Context, sid int64, old, next responseIte
 // surveyOpen reads (strongly consistent) whether survey sid is open at
 // at: see surveyOpenAt.
 func (s *Store) surveyOpen(ctx context.Context, sid int64, at time.Time) (bool, error) {
-	return s.surveyOpenAt(ctx, survey.Response{SurveyID: sid, SubmittedAt: at})
+	open, _, err := s.surveyOpenAt(ctx, survey.Response{SurveyID: sid, SubmittedAt: at})
+	return open, err
 }
 
 // moveReport is the update of a response's report shard that moves its

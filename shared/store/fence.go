@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -15,28 +16,51 @@ import (
 // date (if any) is after now's day (survey.Survey.Active).
 //
 // It reads a copy of the survey's state (surveystate.go), not the survey
-// item, when that copy is whole.
-func (s *Store) surveyOpenAt(ctx context.Context, r survey.Response) (bool, error) {
-	if open, known, err := s.stateOpen(ctx, r); err != nil || known {
-		return open, err
+// item, when that copy is whole. limitGen is the generation of the
+// survey's response limit (limitbase.go), 0 when it has none or set it
+// before 30 November 2026.
+func (s *Store) surveyOpenAt(ctx context.Context, r survey.Response) (open bool, limitGen int64, err error) {
+	if open, gen, known, err := s.stateOpen(ctx, r); err != nil || known {
+		return open, gen, err
 	}
 	var item dynamo.Item
-	err := s.table.Get(AttrPK, SurveyPK(r.SurveyID)).Range(AttrSK, dynamo.Equal, SurveySK).Consistent(true).One(ctx, &item)
+	err = s.table.Get(AttrPK, SurveyPK(r.SurveyID)).Range(AttrSK, dynamo.Equal, SurveySK).Consistent(true).One(ctx, &item)
 	if errors.Is(err, dynamo.ErrNotFound) {
-		return false, nil
+		return false, 0, nil
 	}
 	if err != nil {
-		return false, s.fail(fmt.Sprintf("read the state of survey %d", r.SurveyID), err)
+		return false, 0, s.fail(fmt.Sprintf("read the state of survey %d", r.SurveyID), err)
 	}
 	var it surveyItem
 	if err := dynamo.UnmarshalItem(item, &it); err != nil {
-		return false, fmt.Errorf("store: decode survey: %w", err)
+		return false, 0, fmt.Errorf("store: decode survey: %w", err)
 	}
 	sv, err := it.state() // the theme plays no part
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
-	return sv.Active(r.SubmittedAt), nil
+	return sv.Active(r.SubmittedAt), it.LimitGen, nil
+}
+
+// errPlaceNeeded is the fence's answer to a response it withdrew because
+// it took no place of the survey's response limit, set while it was in
+// flight, and is not one of the limit's base (limitbase.go): Submit
+// submits it again, with a place of that limit.
+type errPlaceNeeded struct{ gen, base int64 }
+
+func (e errPlaceNeeded) Error() string {
+	return fmt.Sprintf("store: a response needs a place of response limit %d", e.gen)
+}
+
+// tookLimit reports whether the submission takes a place of response
+// limit gen.
+func (sub Submission) tookLimit(gen int64) bool {
+	for _, c := range sub.Caps {
+		if c.Quota == 0 && c.Attr == limitAttr(gen) {
+			return true
+		}
+	}
+	return false
 }
 
 // fence answers a submission whose transaction committed: its response,
@@ -48,10 +72,28 @@ func (s *Store) surveyOpenAt(ctx context.Context, r survey.Response) (bool, erro
 // A submission reads the survey's state after its transaction instead of
 // conditioning the transaction on the survey item:
 // docs/data-model.md#the-close-fence.
-func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission) (Submitted, error) {
-	open, err := s.surveyOpenAt(ctx, r)
+//
+// A response that took no place of a response limit the survey has now
+// (set while it was in flight) stands only when it is one of the limit's
+// base; otherwise it is withdrawn and the answer is errPlaceNeeded
+// (limitbase.go). done is when its transaction returned.
+func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission, done time.Time) (Submitted, error) {
+	open, gen, err := s.surveyOpenAt(ctx, r)
 	if err == nil && open {
-		return Submitted{ID: r.ID, SubmittedAt: r.SubmittedAt}, nil
+		if gen == 0 || sub.tookLimit(gen) {
+			return Submitted{ID: r.ID, SubmittedAt: r.SubmittedAt}, nil
+		}
+		b, err := s.limitBaseOf(ctx, r.SurveyID, gen)
+		if err == nil && b.stands(r.SubmittedAt, done) {
+			return Submitted{ID: r.ID, SubmittedAt: r.SubmittedAt}, nil
+		}
+		if werr := s.withdraw(context.WithoutCancel(ctx), r, sub); werr != nil {
+			return Submitted{}, werr
+		}
+		if err != nil {
+			return Submitted{}, err
+		}
+		return Submitted{}, errPlaceNeeded{gen: gen, base: b.Base}
 	}
 	if werr := s.withdraw(context.WithoutCancel(ctx), r, sub); werr != nil {
 		return Submitted{}, werr

@@ -66,11 +66,20 @@ type Cap struct {
 	// Quota is the quota's id; 0 for the response limit. It picks the
 	// refusal a full cap answers.
 	Quota int64
+	// limit is a pending response limit's value: its places are the
+	// limit less its base, which the submission waits for
+	// (limitbase.go); Places is unknown until then.
+	limit   int64
+	pending bool
 }
 
 // LimitCap is the response limit's cap, from the settings that carry it.
 func LimitCap(set survey.Settings) Cap {
-	return Cap{Attr: limitAttr(set.ResponseLimitGen), Places: set.LimitPlaces()}
+	c := Cap{Attr: limitAttr(set.ResponseLimitGen), Places: set.LimitPlaces()}
+	if set.ResponseLimitPending && set.ResponseLimit != nil {
+		c.Places, c.limit, c.pending = 0, *set.ResponseLimit, true
+	}
+	return c
 }
 
 // QuotaCap is a quota's cap.

@@ -381,6 +381,8 @@ type limitItem struct {
 	Limit *int64 `dynamo:"response_limit"`
 	Gen   int64  `dynamo:"response_limit_gen"`
 	Base  int64  `dynamo:"response_limit_base"`
+	// Pending: Base is being counted (limitbase.go).
+	Pending bool `dynamo:"response_limit_pending"`
 }
 
 // readLimit reads the survey's response limit, strongly consistent (none
@@ -411,6 +413,13 @@ func (s *Store) capPlacesNow(ctx context.Context, sid int64, c Cap) (int64, erro
 	it, err := s.readLimit(ctx, sid)
 	if err != nil || it.Limit == nil || limitAttr(it.Gen) != c.Attr {
 		return 0, err
+	}
+	if it.Pending {
+		b, err := s.limitBaseOf(ctx, sid, it.Gen)
+		if err != nil {
+			return 0, err
+		}
+		it.Base = b.Base
 	}
 	return survey.Settings{ResponseLimit: it.Limit, ResponseLimitBase: it.Base}.LimitPlaces(), nil
 }

@@ -387,7 +387,7 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 		Get(append([]dynamo.Keyed{dynamo.Keys{SurveyPK(sid), SurveySK}, dynamo.Keys{SurveyPK(sid), settingsSK},
 			dynamo.Keys{ResponsePagesPK(sid), rpagesMetaSK}, dynamo.Keys{ResponsePagesPK(sid), rpagesRollSK}}, responseKeys(sid, rid)...)...).
 		Project(AttrPK, AttrSK, "account_id", "deleted", "agg_shard", "agg", "spam", "tally", AttrGSI1SK, "places", "response_limit", "response_limit_gen",
-			rpagesSwitch, rpagesRollAt).
+			"response_limit_pending", rpagesSwitch, rpagesRollAt).
 		Consistent(true).All(ctx, &items)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return s.fail(fmt.Sprintf("read response %d", rid), err)
@@ -407,8 +407,9 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 			Places      map[string]int `dynamo:"places"`
 		}
 		limit struct {
-			Limit *int64 `dynamo:"response_limit"`
-			Gen   int64  `dynamo:"response_limit_gen"`
+			Limit   *int64 `dynamo:"response_limit"`
+			Gen     int64  `dynamo:"response_limit_gen"`
+			Pending bool   `dynamo:"response_limit_pending"`
 		}
 	)
 	foundSurvey, found := false, false
@@ -444,6 +445,13 @@ func (s *Store) DeleteResponse(ctx context.Context, aid, sid, rid int64) error {
 		return survey.ErrSurveyDeleted
 	case !found:
 		return survey.ErrNotFound
+	}
+	if limit.Limit != nil && limit.Pending {
+		// A response without a place of a limit whose base is being
+		// counted frees one once it is counted in it (limitbase.go).
+		if _, err := s.limitBaseOf(ctx, sid, limit.Gen); err != nil {
+			return err
+		}
 	}
 	started := time.Now()
 	for attempt := 1; ; attempt++ {

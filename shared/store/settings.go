@@ -60,9 +60,10 @@ type settingsItem struct {
 	PartialResponses bool `dynamo:"partial_responses"`
 	// Section 25: the response limit, and its allowances' generation and
 	// base (survey.Settings).
-	ResponseLimit     *int64 `dynamo:"response_limit"`
-	ResponseLimitGen  int64  `dynamo:"response_limit_gen"`
-	ResponseLimitBase int64  `dynamo:"response_limit_base"`
+	ResponseLimit        *int64 `dynamo:"response_limit"`
+	ResponseLimitGen     int64  `dynamo:"response_limit_gen"`
+	ResponseLimitBase    int64  `dynamo:"response_limit_base"`
+	ResponseLimitPending bool   `dynamo:"response_limit_pending"`
 }
 
 func (it settingsItem) settings() survey.Settings {
@@ -83,6 +84,7 @@ func (it settingsItem) settings() survey.Settings {
 		ShowAnswerKeyAfterResponseSubmit: it.ShowAnswerKeyAfterResponseSubmit, ShowAnswerKeyAfterSurveyStop: it.ShowAnswerKeyAfterSurveyStop,
 		PartialResponses: it.PartialResponses,
 		ResponseLimit:    it.ResponseLimit, ResponseLimitGen: it.ResponseLimitGen, ResponseLimitBase: it.ResponseLimitBase,
+		ResponseLimitPending: it.ResponseLimitPending,
 	}
 	// authentication_needed is derived; the attribute a survey stored
 	// before section 18 is not read.
@@ -183,11 +185,31 @@ func (s *Store) UpdateSettings(ctx context.Context, aid, sid int64, u SettingsUp
 				Set(AttrGSI2SK, ExpirySK(u.Expiration, sid)).Remove("closed")
 		}
 	}
+	// A response limit set where there was none is written pending, its
+	// generation on the survey item and its state's copies (lg), where the
+	// fence reads it; its base is counted below (limitbase.go). A limit
+	// removed takes them away.
+	limit, hasLimit := u.Set["response_limit"]
+	gen, newGen := u.Set["response_limit_gen"]
+	switch {
+	case hasLimit && limit == nil:
+		u.Set["response_limit_pending"] = nil
+		sup.Remove(attrLimitGen)
+	case newGen:
+		u.Set["response_limit_pending"], u.Set["response_limit_base"] = true, 0
+		sup.Set(attrLimitGen, gen)
+	}
 	// The read copies of the survey's state take the same change
 	// (surveystate.go): a stop or an expiration date is seen at once by
 	// the partial saves and the fence that read them.
 	mirror := func(c *dynamo.Update) *dynamo.Update {
 		addCV(c)
+		switch {
+		case hasLimit && limit == nil:
+			c.Remove(attrLimitGen)
+		case newGen:
+			c.Set(attrLimitGen, gen)
+		}
 		if u.IsStopped != nil {
 			c.Set("is_stopped", *u.IsStopped)
 		}
@@ -210,15 +232,35 @@ func (s *Store) UpdateSettings(ctx context.Context, aid, sid int64, u SettingsUp
 		}
 	}
 	write := func() error { return s.writeSettings(ctx, aid, sid, up, sup, mirror) }
-	limit, ok := u.Set["response_limit"]
-	if _, newGen := u.Set["response_limit_gen"]; !ok || limit == nil || newGen {
+	if newGen {
+		if err := write(); err != nil {
+			return err
+		}
+		g, _ := anyInt(gen)
+		b, err := s.settleLimit(ctx, sid, g, s.Now())
+		if err != nil {
+			return err // pending: the next request that needs the base counts it
+		}
+		return s.finishLimit(ctx, sid, g, b)
+	}
+	if !hasLimit || limit == nil {
 		return write()
 	}
 	// A new limit where there was one: a change of its cap, exact under
-	// racing submissions (rebase.go).
+	// racing submissions (rebase.go), from its base once counted.
 	cur, err := s.readLimit(ctx, sid)
 	if err != nil {
 		return err
+	}
+	if cur.Limit != nil && cur.Pending {
+		b, err := s.limitBaseOf(ctx, sid, cur.Gen)
+		if err != nil {
+			return err
+		}
+		if err := s.finishLimit(ctx, sid, cur.Gen, b); err != nil {
+			return err
+		}
+		cur.Base = b.Base
 	}
 	n, isInt := anyInt(limit)
 	if cur.Limit == nil || !isInt || n == *cur.Limit {

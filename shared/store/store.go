@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/singleflight"
 
 	"surveyservice/shared/survey"
 )
@@ -44,6 +45,9 @@ type Store struct {
 	alloc func(ctx context.Context, kind string, n int) ([]int64, error)
 	// caps: what this container learned of caps' allowances (places.go).
 	caps capHints
+	// limitHeals shares one count of an overdue limit's base among the
+	// container's requests that need it (limitbase.go).
+	limitHeals singleflight.Group
 }
 
 // New returns a Store on the named table.

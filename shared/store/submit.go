@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -166,6 +169,10 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 	}
 	r.ID = id
 	started := time.Now()
+	sub.Caps = slices.Clone(sub.Caps)
+	if err := s.settledCaps(ctx, r.SurveyID, sub.Caps); err != nil {
+		return Submitted{}, err
+	}
 	for attempt := 1; ; attempt++ {
 		now := s.Now().UTC().Truncate(time.Microsecond)
 		r.SubmittedAt = now
@@ -184,7 +191,17 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 		}
 		err = tx.Run(ctx)
 		if err == nil {
-			return s.fence(ctx, r, sub)
+			done, ferr := s.fence(ctx, r, sub, s.Now())
+			var np errPlaceNeeded
+			if !errors.As(ferr, &np) {
+				return done, ferr
+			}
+			// Withdrawn: again, with a place of the limit set meanwhile.
+			if sub.Caps, err = s.withLimitPlace(ctx, r.SurveyID, sub.Caps, np); err != nil {
+				return Submitted{}, err
+			}
+			sub.placed = nil
+			continue
 		}
 		reasons := txReasons(err)
 		if reasons == nil {
@@ -257,6 +274,48 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 			return Submitted{}, err
 		}
 	}
+}
+
+// settledCaps gives each cap of a response limit whose base is being
+// counted its places, once counted (limitbase.go): the submission waits
+// for them, and is stamped after.
+func (s *Store) settledCaps(ctx context.Context, sid int64, caps []Cap) error {
+	for i, c := range caps {
+		if !c.pending {
+			continue
+		}
+		gen, err := strconv.ParseInt(strings.TrimPrefix(c.Attr, "l"), 10, 64)
+		if err != nil {
+			return fmt.Errorf("store: cap %q: %w", c.Attr, err)
+		}
+		b, err := s.limitBaseOf(ctx, sid, gen)
+		if err != nil {
+			return err
+		}
+		caps[i].Places, caps[i].pending = c.limit-b.Base, false
+	}
+	return nil
+}
+
+// withLimitPlace is the caps of a response the fence withdrew for want of
+// a place of limit np.gen: its quotas, and that limit as its settings
+// hold it now (none when it has been removed or replaced since: the next
+// fence decides again).
+func (s *Store) withLimitPlace(ctx context.Context, sid int64, caps []Cap, np errPlaceNeeded) ([]Cap, error) {
+	out := make([]Cap, 0, len(caps)+1)
+	for _, c := range caps {
+		if c.Quota != 0 {
+			out = append(out, c)
+		}
+	}
+	cur, err := s.readLimit(ctx, sid)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Limit != nil && cur.Gen == np.gen {
+		out = append(out, Cap{Attr: limitAttr(cur.Gen), Places: *cur.Limit - np.base})
+	}
+	return out, nil
 }
 
 // submitWriteIndex is where each of a submission's writes is in its

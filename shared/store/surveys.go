@@ -21,6 +21,8 @@ const (
 // surveyItem is a survey's own item, SURVEY#<sid> / SURVEY. It is in GSI1
 // (under its owner and folder) while it is live, and leaves it when trashed.
 type surveyItem struct {
+	// LimitGen: the response limit's generation (limitbase.go).
+	LimitGen           int64  `dynamo:"lg,omitempty"`
 	PK                 string `dynamo:"PK"`
 	SK                 string `dynamo:"SK"`
 	GSI1PK             string `dynamo:"GSI1PK,omitempty"`

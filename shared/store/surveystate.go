@@ -43,7 +43,14 @@ type stateItem struct {
 	ExpirationDate string `dynamo:"expiration_date"`
 	CV             int64  `dynamo:"cv"`
 	Whole          bool   `dynamo:"whole"`
+	// LimitGen is the generation of the survey's response limit when one
+	// was set since 30 November 2026, else 0 (limitbase.go).
+	LimitGen int64 `dynamo:"lg,omitempty"`
 }
+
+// attrLimitGen is the survey item's and its state copies' response limit
+// generation (limitbase.go).
+const attrLimitGen = "lg"
 
 // active is whether the copy's survey takes responses at now
 // (survey.Survey.Active).
@@ -114,10 +121,16 @@ func (s *Store) backfillState(ctx context.Context, sid int64, k int) error {
 	} else {
 		check.If("attribute_not_exists(cv)")
 	}
+	if si.LimitGen != 0 {
+		check.If("lg = ?", si.LimitGen)
+	} else {
+		check.If("attribute_not_exists(lg)")
+	}
 	st := struct {
 		PK, SK string
 		stateItem
-	}{SurveyStatePK(sid, k), SurveyStateSK, stateItem{IsStopped: si.IsStopped, Deleted: si.Deleted, ExpirationDate: si.ExpirationDate, CV: cv, Whole: true}}
+	}{SurveyStatePK(sid, k), SurveyStateSK, stateItem{IsStopped: si.IsStopped, Deleted: si.Deleted, ExpirationDate: si.ExpirationDate, CV: cv, Whole: true,
+		LimitGen: si.LimitGen}}
 	return s.db.WriteTx().Check(check).Put(s.table.Put(st)).Run(ctx)
 }
 
@@ -150,10 +163,10 @@ func (s *Store) PartialCollection(ctx context.Context, sid int64, key string) (S
 }
 
 // stateOpen reads whether the survey is open at the response's time from
-// the copy of its state the response's id picks (surveyOpenAt); known is
-// false when that copy is not whole, and then it is written whole for
-// the next read.
-func (s *Store) stateOpen(ctx context.Context, r survey.Response) (open, known bool, err error) {
+// the copy of its state the response's id picks (surveyOpenAt), and its
+// response limit's generation; known is false when that copy is not
+// whole, and then it is written whole for the next read.
+func (s *Store) stateOpen(ctx context.Context, r survey.Response) (open bool, limitGen int64, known bool, err error) {
 	k := stateCopyOf(fmt.Sprint(r.ID))
 	st, whole, err := s.readState(ctx, r.SurveyID, k)
 	if err != nil || !whole {
@@ -162,9 +175,9 @@ func (s *Store) stateOpen(ctx context.Context, r survey.Response) (open, known b
 				slog.Warn("a copy of a survey's state not written", "survey", r.SurveyID, "copy", k, "error", berr.Error())
 			}
 		}
-		return false, false, err
+		return false, 0, false, err
 	}
-	return st.active(survey.Survey{}).Active(r.SubmittedAt), true, nil
+	return st.active(survey.Survey{}).Active(r.SubmittedAt), st.LimitGen, true, nil
 }
 
 // ownerReadEvery is how long a container trusts its read of a survey's

@@ -59,9 +59,12 @@ type Settings struct {
 	// limit's counters in its allowances, new each time a limit is set
 	// where there was none, and ResponseLimitBase is the responses
 	// recorded then, which hold their places without an allowance.
-	ResponseLimit     *int64 `json:"response_limit"`
-	ResponseLimitGen  int64  `json:"-"`
-	ResponseLimitBase int64  `json:"-"`
+	// ResponseLimitPending marks a limit whose base is being counted
+	// (store/limitbase.go): its places are not known yet.
+	ResponseLimit        *int64 `json:"response_limit"`
+	ResponseLimitGen     int64  `json:"-"`
+	ResponseLimitBase    int64  `json:"-"`
+	ResponseLimitPending bool   `json:"-"`
 }
 
 // SignInNeeded is authentication_needed as section 18 reads it: a
