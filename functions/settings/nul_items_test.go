@@ -7,10 +7,11 @@ import (
 )
 
 // TestListItemNULRefusedAsNUL (contract section 3 amended): a NUL in an
-// authentication code or a phone number, in either body form, is a NUL in
-// a string field: 400 on that item, "Null characters are not allowed.",
-// as every other string field answers it (codes said "control
-// characters", numbers "Enter a valid mobile number."); nothing is stored.
+// authentication code, a phone number (either body form) or a sign-in
+// domain is a NUL in a string field: 400 on that item, "Null characters
+// are not allowed.", as every other string field answers it (codes said
+// "control characters", numbers "Enter a valid mobile number.", domains
+// "Enter a pattern"); nothing is stored.
 func TestListItemNULRefusedAsNUL(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, survey.PlanFree)
@@ -22,6 +23,8 @@ func TestListItemNULRefusedAsNUL(t *testing.T) {
 		{"code deleted", "DELETE", codesPath(sid), `["\u0000"]`, `{"non_field_errors": {"0": ` + nul + `}}`},
 		{"number", "POST", phonesPath(sid), `["+14155550100", "+1415\u00005550101"]`, `{"phone_numbers": {"1": ` + nul + `}}`},
 		{"number deleted", "DELETE", phonesPath(sid), `{"phone_numbers": ["\u0000"]}`, `{"phone_numbers": {"0": ` + nul + `}}`},
+		{"sign-in domain", "PATCH", settingsPath(sid), `{"service_auth_domains": ["*@example.com", "*@exa\u0000mple.com"]}`,
+			`{"service_auth_domains": {"1": ` + nul + `}}`},
 	} {
 		check(t, c.name, f.do(c.method, c.path, c.body), 400, c.want)
 	}
