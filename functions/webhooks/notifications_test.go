@@ -137,6 +137,7 @@ func TestNotificationRefusals(t *testing.T) {
 		`{"sending_method": 1}`:                                 `{"recipients": ["This field is required."]}`,
 		`{"sending_method": 1, "recipients": []}`:               `{"recipients": ["This list may not be empty."]}`,
 		`{"sending_method": 1, "recipients": "a@example.com"}`:  `{"recipients": ["Expected a list of items but got type \"str\"."]}`,
+		`{"sending_method": 1, "recipients": null}`:             `{"recipients": ["This field may not be null."]}`,
 		`{"sending_method": 1, "recipients": [` + eleven + `]}`: `{"recipients": ["Ensure this field has no more than 10 elements."]}`,
 		`{"sending_method": 1, "recipients": ["a@b", "Name <a@example.com>", 5, "ok@example.com"]}`: `{"recipients": ` +
 			`{"0": ["Enter a valid email address."], "1": ["Enter a valid email address."], "2": ["Not a valid string."]}}`,

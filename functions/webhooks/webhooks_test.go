@@ -183,6 +183,7 @@ func TestCreateRefuses(t *testing.T) {
 		{`{"url": "https://hooks.example.com/", "events": []}`, `{"events":["This list may not be empty."]}`},
 		{`{"url": "https://hooks.example.com/", "events": ["response.deleted"]}`, `{"events":["\"response.deleted\" is not a valid choice."]}`},
 		{`{"url": "https://hooks.example.com/", "events": "response.submitted"}`, `{"events":["Expected a list of items but got type \"str\"."]}`},
+		{`{"url": "https://hooks.example.com/", "events": null}`, `{"events":["This field may not be null."]}`},
 		{`{"url": "https://hooks.example.com/", "active": "yes"}`, `{"active":["Must be a valid boolean."]}`},
 		{`{"url": "https://hooks.example.com/", "headers": {"webhook-signature": "x", "X-Ok": "1", "Bad Name": "x"}}`,
 			`{"headers":{"webhook-signature":["This header is set by the delivery itself."],"Bad Name":["A header name may contain only letters, digits and !#$%&'*+-.^_` + "`" + `|~."]}}`},
