@@ -165,9 +165,10 @@ func (s Service) SavePartial(ctx context.Context, slug string, req PartialReques
 // for who it is (contract section 18 as amended: sign-in before anything
 // is kept): Admit's decision, then what the submission's transaction
 // checks of the store, read here since a partial spends nothing: the
-// number still on the survey's list (403) and the code still the
-// survey's and, when unique, unspent (403). At most two GetItems, only on
-// a survey with phone_numbers_limited or code_auth.
+// number still on the survey's list (403), the code still the survey's
+// and, when unique, unspent (403), and a one-use link unused (410). At
+// most three GetItems, only on a survey with phone_numbers_limited or
+// code_auth and a session of a one-use link.
 func (s Service) admitPartial(ctx context.Context, c store.SurveyCollection, sess Session) error {
 	a, err := Admit(c.Settings, sess)
 	if err != nil {
@@ -194,6 +195,15 @@ func (s Service) admitPartial(ctx context.Context, c store.SurveyCollection, ses
 		}
 		if !ok {
 			return survey.ErrCodeRefused
+		}
+	}
+	if sess.Link != nil && sess.Link.Values.Unique {
+		used, err := s.Store.LinkUsed(ctx, sess.Link.TokenID())
+		if err != nil {
+			return err
+		}
+		if used {
+			return survey.ErrLinkUsed
 		}
 	}
 	return nil
