@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/survey"
@@ -71,6 +72,10 @@ func (l itemList) readItems(raw json.RawMessage, allowEmpty bool, item func(stri
 		var s string
 		if json.Unmarshal(it, &s) != nil || api.JSONKind(it) != "str" {
 			errs[strconv.Itoa(i)] = []string{api.MsgNotString}
+			continue
+		}
+		if strings.IndexByte(s, 0) >= 0 { // section 3: as every string field, before the list's own rules
+			errs[strconv.Itoa(i)] = []string{api.MsgNullCharacter}
 			continue
 		}
 		v, msg := item(s)

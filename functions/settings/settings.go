@@ -188,6 +188,8 @@ func readDomains(f *api.Form) ([]string, bool) {
 			errs[strconv.Itoa(i)] = []string{api.MsgBlank}
 		case n > survey.MaxAuthDomain:
 			errs[strconv.Itoa(i)] = []string{fmt.Sprintf("Ensure this field has no more than %d characters.", survey.MaxAuthDomain)}
+		case strings.IndexByte(s, 0) >= 0: // section 3: as every string field
+			errs[strconv.Itoa(i)] = []string{api.MsgNullCharacter}
 		case !survey.ValidAuthDomain(s):
 			errs[strconv.Itoa(i)] = []string{"Enter a pattern of the form *@example.com."}
 		default:

@@ -187,7 +187,12 @@ func readSending(f *api.Form, in *input, create bool) {
 		}
 		return
 	}
-	if kind := api.JSONKind(raw); kind != "list" {
+	switch kind := api.JSONKind(raw); kind {
+	case "list":
+	case "NoneType": // DRF's answer to a null list
+		f.Fail("recipients", api.MsgNull)
+		return
+	default:
 		f.Fail("recipients", fmt.Sprintf("Expected a list of items but got type %q.", kind))
 		return
 	}
@@ -230,7 +235,12 @@ func readSending(f *api.Form, in *input, create bool) {
 
 func readEvents(f *api.Form, raw json.RawMessage) []string {
 	var list []json.RawMessage
-	if kind := api.JSONKind(raw); kind != "list" {
+	switch kind := api.JSONKind(raw); kind {
+	case "list":
+	case "NoneType": // DRF's answer to a null list
+		f.Fail("events", api.MsgNull)
+		return nil
+	default:
 		f.Fail("events", fmt.Sprintf("Expected a list of items but got type %q.", kind))
 		return nil
 	}

@@ -137,6 +137,7 @@ func TestNotificationRefusals(t *testing.T) {
 		`{"sending_method": 1}`:                                 `{"recipients": ["This field is required."]}`,
 		`{"sending_method": 1, "recipients": []}`:               `{"recipients": ["This list may not be empty."]}`,
 		`{"sending_method": 1, "recipients": "a@example.com"}`:  `{"recipients": ["Expected a list of items but got type \"str\"."]}`,
+		`{"sending_method": 1, "recipients": null}`:             `{"recipients": ["This field may not be null."]}`,
 		`{"sending_method": 1, "recipients": [` + eleven + `]}`: `{"recipients": ["Ensure this field has no more than 10 elements."]}`,
 		`{"sending_method": 1, "recipients": ["a@b", "Name <a@example.com>", 5, "ok@example.com"]}`: `{"recipients": ` +
 			`{"0": ["Enter a valid email address."], "1": ["Enter a valid email address."], "2": ["Not a valid string."]}}`,
@@ -147,6 +148,9 @@ func TestNotificationRefusals(t *testing.T) {
 		`{"sending_method": 2, "recipients": ["+8821234567890", "+881612345678", "+979123456789", "+19005550123", "+449091234567", "+80012345678", ` +
 			`"+442079460123"]}`: `{"recipients": {"0": ` + mobile + `, "1": ` + mobile + `, "2": ` + mobile + `, "3": ` + mobile +
 			`, "4": ` + mobile + `, "5": ` + mobile + `, "6": ` + mobile + `}}`,
+		// Section 3 as amended: a NUL in a string field, a recipient too.
+		`{"sending_method": 1, "recipients": ["a\u0000@example.com"]}`:               `{"recipients": {"0": ["Null characters are not allowed."]}}`,
+		`{"sending_method": 2, "recipients": ["+1202\u00005550173"]}`:                `{"recipients": {"0": ["Null characters are not allowed."]}}`,
 		`{"sending_method": 2, "recipient_type": 5, "recipients": ["+12025550173"]}`: `{"recipient_type": ["\"5\" is not a valid choice."]}`,
 		`{"sending_method": 1, "recipients": ["a@example.com"], "webhook_endpoint": "https://hooks.example.com/"}`: `{"webhook_endpoint": ` +
 			`["Only webhook notifications (sending_method 3) have an endpoint."]}`,

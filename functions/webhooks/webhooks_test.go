@@ -183,10 +183,13 @@ func TestCreateRefuses(t *testing.T) {
 		{`{"url": "https://hooks.example.com/", "events": []}`, `{"events":["This list may not be empty."]}`},
 		{`{"url": "https://hooks.example.com/", "events": ["response.deleted"]}`, `{"events":["\"response.deleted\" is not a valid choice."]}`},
 		{`{"url": "https://hooks.example.com/", "events": "response.submitted"}`, `{"events":["Expected a list of items but got type \"str\"."]}`},
+		{`{"url": "https://hooks.example.com/", "events": null}`, `{"events":["This field may not be null."]}`},
 		{`{"url": "https://hooks.example.com/", "active": "yes"}`, `{"active":["Must be a valid boolean."]}`},
 		{`{"url": "https://hooks.example.com/", "headers": {"webhook-signature": "x", "X-Ok": "1", "Bad Name": "x"}}`,
 			`{"headers":{"webhook-signature":["This header is set by the delivery itself."],"Bad Name":["A header name may contain only letters, digits and !#$%&'*+-.^_` + "`" + `|~."]}}`},
 		{`{"url": "https://hooks.example.com/", "headers": {"X-A": "a\r\nInjected: 1"}}`, `{"headers":{"X-A":["A header value may not contain control characters."]}}`},
+		// Section 3 as amended: a NUL in a string field, a header's value too.
+		{`{"url": "https://hooks.example.com/", "headers": {"X-A": "a\u0000b"}}`, `{"headers":{"X-A":["Null characters are not allowed."]}}`},
 		{`[]`, `{"non_field_errors":["Invalid data. Expected a dictionary, but got list."]}`},
 	}
 	for _, c := range cases {

@@ -126,7 +126,7 @@ func (s Service) SavePartial(ctx context.Context, slug string, req PartialReques
 		return PartialSaved{}, err
 	}
 	if err := s.admitPartial(ctx, c, sess); err != nil {
-		return PartialSaved{}, err
+		return PartialSaved{}, s.respondedFirst(ctx, c.Survey.ID, req.Session, sess, err)
 	}
 	var perr error
 	if req.Page < 0 || req.Page >= int64(len(c.Layout.Pages())) {
@@ -165,9 +165,10 @@ func (s Service) SavePartial(ctx context.Context, slug string, req PartialReques
 // for who it is (contract section 18 as amended: sign-in before anything
 // is kept): Admit's decision, then what the submission's transaction
 // checks of the store, read here since a partial spends nothing: the
-// number still on the survey's list (403) and the code still the
-// survey's and, when unique, unspent (403). At most two GetItems, only on
-// a survey with phone_numbers_limited or code_auth.
+// number still on the survey's list (403), the code still the survey's
+// and, when unique, unspent (403), and a one-use link unused (410). At
+// most three GetItems, only on a survey with phone_numbers_limited or
+// code_auth and a session of a one-use link.
 func (s Service) admitPartial(ctx context.Context, c store.SurveyCollection, sess Session) error {
 	a, err := Admit(c.Settings, sess)
 	if err != nil {
@@ -196,7 +197,34 @@ func (s Service) admitPartial(ctx context.Context, c store.SurveyCollection, ses
 			return survey.ErrCodeRefused
 		}
 	}
+	if sess.Link != nil && sess.Link.Values.Unique {
+		used, err := s.Store.LinkUsed(ctx, sess.Link.TokenID())
+		if err != nil {
+			return err
+		}
+		if used {
+			return survey.ErrLinkUsed
+		}
+	}
 	return nil
+}
+
+// respondedFirst is a partial's answer to a refusal of admitPartial: a
+// session whose response is recorded answers 409 (section 20), whatever
+// that response spent since (its unique code, its one-use link), so the
+// page's last PUT racing its own submission is told the session responded,
+// not that its code failed. One Query of the session's items, on the
+// refusal's path only.
+func (s Service) respondedFirst(ctx context.Context, sid int64, token string, sess Session, refusal error) error {
+	ps, ok := s.Store.(PartialStore)
+	if !ok || survey.ErrorCode(refusal) == survey.EINTERNAL {
+		return refusal
+	}
+	_, _, err := ps.SessionPartial(ctx, sid, sess.Claim(token), !sess.OwnPartition)
+	if errors.Is(err, survey.ErrSessionResponded) {
+		return err
+	}
+	return refusal
 }
 
 // resumeToken seals the session as its resume token: the session without

@@ -414,11 +414,24 @@ func ResponseVariables(vars []survey.Variable, submitted map[string]any, link *S
 		}
 		types[v.Name] = v.Type
 	}
+	// The others are checked all the same: every problem in one answer.
+	rest := submitted
 	if len(linksOnly) > 0 {
-		return nil, &survey.Error{Code: survey.EINVALID, Fields: map[string]any{"variables": linksOnly}}
+		rest = make(map[string]any, len(submitted))
+		for name, v := range submitted {
+			if _, refused := linksOnly[name]; !refused {
+				rest[name] = v
+			}
+		}
 	}
-	p, fields := links.DecodeItem(submitted, types, false)
-	if fields != nil {
+	p, fields := links.DecodeItem(rest, types, false)
+	if fields != nil || len(linksOnly) > 0 {
+		if fields == nil {
+			fields = map[string]any{}
+		}
+		for name, msgs := range linksOnly {
+			fields[name] = msgs
+		}
 		return nil, &survey.Error{Code: survey.EINVALID, Fields: map[string]any{"variables": fields}}
 	}
 	out := make(map[string]any, len(p.Values))

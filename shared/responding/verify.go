@@ -274,6 +274,13 @@ func (v Verifier) Confirm(ctx context.Context, req ConfirmRequest) (string, erro
 	} else {
 		sess.Email = ver.Identity
 	}
+	// The same session, plus a proof: it keeps the first session's claim
+	// (as a resumed one does), so that a session records one response
+	// however often it confirms (contract section 11).
+	if sess.Origin == ([32]byte{}) {
+		sum := sha256.Sum256([]byte(req.Session))
+		sess.Origin = sum
+	}
 	return v.Sealer.SealFor(ctx, links.PurposeSession, sid, sess.Encode())
 }
 

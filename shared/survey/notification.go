@@ -19,6 +19,9 @@ const (
 // of why it is refused.
 func RecipientProblem(method int64, raw string) (string, string) {
 	s := strings.TrimSpace(raw)
+	if strings.IndexByte(s, 0) >= 0 { // section 3: as every string field
+		return "", MsgNullCharacter
+	}
 	if method == SendingSMS {
 		if n, ok := e164(s); ok {
 			return n, ""

@@ -258,6 +258,8 @@ func HeaderProblem(name, value string) string {
 		return "This header is set by the delivery itself."
 	case len([]rune(value)) > MaxHeaderValue:
 		return "Ensure this value has no more than 1000 characters."
+	case strings.IndexByte(value, 0) >= 0: // section 3: as every string field
+		return MsgNullCharacter
 	case strings.ContainsFunc(value, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }):
 		return "A header value may not contain control characters."
 	}
