@@ -106,3 +106,80 @@ func TestEditResponse(t *testing.T) {
 		t.Errorf("a survey without editing: %d %s", r.code, r.body)
 	}
 }
+
+// TestEditMovesQuotaPlaces (contract sections 16 and 25: a quota is exact,
+// "never one response more"): an edit takes a place of each quota its new
+// answers match and gives back those they no longer match, in its own
+// transaction. With a quota of 1 on A, full by a response of A, a response
+// of B edited to A answers 410 "full for answers like yours" and is left
+// as it was (before: 200, and two responses matched the quota of 1);
+// the A response edited to B gives its place back (before: kept, the
+// quota full with no response of A), and then the B response's edit to A
+// takes it. The quota counts 1 all along.
+func TestEditMovesQuotaPlaces(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	slug, sid := f.survey(t, map[string]any{"edit_response_enabled": true})
+	q := f.choiceQuestion(t, sid, survey.TypeMultipleChoice, -1, "A", "B")
+	a, b := q.Choices[0].ID, q.Choices[1].ID
+	quota, err := f.st.CreateQuota(ctx, f.aid, sid, survey.Quota{Name: "A", Limit: 1,
+		Conditions: []survey.QuotaCondition{{Question: q.ID, Choices: []int64{a}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := fmt.Sprint(q.ID)
+	submit := func(choice int64) editAnswer {
+		t.Helper()
+		r := f.respond(t, slug, f.session(t, slug, nil), map[string]any{key: []int64{choice}})
+		var sub editAnswer
+		if err := json.Unmarshal([]byte(r.body), &sub); err != nil || r.code != 201 || sub.EditToken == "" {
+			t.Fatalf("submit %d: %d %s", choice, r.code, r.body)
+		}
+		return sub
+	}
+	edit := func(sub editAnswer, choice int64) reply {
+		return send(t, f.h, "PUT", editPath(slug, sub.ID), mustJSON(t, map[string]any{"edit_token": sub.EditToken,
+			"answers": map[string]any{key: []int64{choice}}}), js...)
+	}
+	counted := func(what string) {
+		t.Helper()
+		qs, err := f.st.WithQuotaCounts(ctx, sid, []survey.Quota{quota})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if qs[0].Count != 1 {
+			t.Errorf("%s: the quota counts %d, want 1", what, qs[0].Count)
+		}
+	}
+	chose := func(what string, id, want int64) {
+		t.Helper()
+		r, err := f.st.ResponseOfSurvey(ctx, sid, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(r.Answers[q.ID]); got != fmt.Sprintf("[%d]", want) {
+			t.Errorf("%s: response %d answers %s, want [%d]", what, id, got, want)
+		}
+	}
+	first, second := submit(a), submit(b)
+	counted("A and B recorded")
+	edit(second, a).is(t, 410, quotaFullBody)
+	chose("B edited into the full quota", second.ID, b)
+	counted("B refused into the full quota")
+	if r := edit(first, b); r.code != 200 {
+		t.Fatalf("A edited to B: %d %s", r.code, r.body)
+	}
+	qs, err := f.st.WithQuotaCounts(ctx, sid, []survey.Quota{quota})
+	if err != nil || qs[0].Count != 0 {
+		t.Fatalf("A edited to B: the quota counts %v (%v), want 0", qs, err)
+	}
+	if r := edit(second, a); r.code != 200 {
+		t.Fatalf("B edited to A, the quota's place free: %d %s", r.code, r.body)
+	}
+	chose("B edited to A", second.ID, a)
+	counted("B edited to A")
+	edit(first, a).is(t, 410, quotaFullBody)
+	chose("the first edited back to A, the quota full", first.ID, b)
+	f.wantStored(t, "edits", sid, 2)
+}

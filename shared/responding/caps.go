@@ -15,6 +15,13 @@ func Caps(c store.SurveyCollection, answers map[int64]json.RawMessage) []store.C
 	if c.Settings.ResponseLimit != nil {
 		caps = append(caps, store.LimitCap(c.Settings))
 	}
+	return append(caps, QuotaCaps(c, answers)...)
+}
+
+// QuotaCaps are the caps of the quotas the answers match: a submission's,
+// and an edit's, which moves the response's places to them.
+func QuotaCaps(c store.SurveyCollection, answers map[int64]json.RawMessage) []store.Cap {
+	var caps []store.Cap
 	for _, q := range c.Quotas {
 		if q.Matches(answers) {
 			caps = append(caps, store.QuotaCap(q))

@@ -131,6 +131,7 @@ func (s Service) Edit(ctx context.Context, slug string, rid int64, req EditReque
 	}
 	resp, err := st.EditResponse(ctx, store.ResponseEdit{
 		SurveyID: sid, ResponseID: rid, Answers: answers, Variables: vars, ReportAttrs: ReportAttrs(c.Elements, answers), Files: keys,
+		Quotas: QuotaCaps(c, answers),
 	})
 	if err != nil {
 		return survey.Response{}, err

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
@@ -26,6 +29,11 @@ type ResponseEdit struct {
 	// response's AttrFiles mark, and each must be the response's own or
 	// no other response's (the edit claims it: claims.go).
 	Files []ResponseFile
+	// Quotas are the quotas' caps the new answers match (QuotaCap): the
+	// edit takes a place of each the response holds none of, and gives
+	// back its places of the others (contract section 25), in its
+	// transaction; a full one refuses it (survey.ErrQuotaFull).
+	Quotas []Cap
 }
 
 // editedResponse reads what an edit needs of a stored response: its
@@ -109,8 +117,14 @@ func (s *Store) EditResponse(ctx context.Context, e ResponseEdit) (survey.Respon
 		if variables != nil {
 			kept = string(variables)
 		}
+		give, take := quotaMoves(old.Places, e.Quotas)
+		picks, err := s.pickPlaces(ctx, e.SurveyID, take)
+		if err != nil {
+			return survey.Response{}, err
+		}
 		next := old
 		next.Edited, next.ReportAttrs, next.Files = edited, e.ReportAttrs, fileKeys(e.Files)
+		next.Places = movedPlaces(old.Places, give, take, picks)
 		next.setDocs(string(answers), kept)
 		tx := s.db.WriteTx().Update(s.rewriteResponse(old, next)).
 			Put(s.table.Put(map[string]any{
@@ -126,12 +140,28 @@ func (s *Store) EditResponse(ctx context.Context, e ResponseEdit) (survey.Respon
 			tx.Put(s.claimFile(e.SurveyID, f, e.ResponseID))
 			claims[i], n = n, n+1
 		}
+		writes, _ := s.movePlaces(tx, e.SurveyID, give, take, picks, n)
 		err = tx.Run(ctx)
 		if taken := takenFiles(err, e.Files, claims); len(taken) > 0 {
 			return survey.Response{}, survey.FilesTaken(taken)
 		}
+		if err != nil && len(writes) > 0 && !txFailedAt(err, 0) && !txFailedAt(err, 1) {
+			// An allowance without room, or held: learn which, and pick
+			// again (as a submission does).
+			cancelled, lerr := s.learnPlaces(ctx, e.SurveyID, take, writes, err)
+			if lerr != nil {
+				return survey.Response{}, lerr
+			}
+			if cancelled && !txConflict(err) {
+				continue
+			}
+		}
 		switch {
 		case err == nil:
+			if len(give) > 0 {
+				s.caps.forget(e.SurveyID)
+				s.reopenAfter(ctx, e.SurveyID, give)
+			}
 			return s.settleEdit(ctx, e.SurveyID, old, next, counted, now)
 		case txFailedAt(err, 0) || txFailedAt(err, 1) || txConflict(err):
 			// A racing edit changed the response, or has not settled yet:
@@ -149,6 +179,69 @@ func (s *Store) EditResponse(ctx context.Context, e ResponseEdit) (survey.Respon
 			return survey.Response{}, s.fail(fmt.Sprintf("edit response %d", e.ResponseID), err)
 		}
 	}
+}
+
+// quotaMoves are what an edit changes of a response's quota places: the
+// quota counters it holds a place of that its new answers no longer match
+// (give, counter -> allowance) and the quota caps they match that it
+// holds no place of (take). Places of the response limit stay.
+func quotaMoves(held map[string]int, matched []Cap) (give map[string]int, take []Cap) {
+	give = map[string]int{}
+	for attr, k := range held {
+		if strings.HasPrefix(attr, "q") && !slices.ContainsFunc(matched, func(c Cap) bool { return c.Attr == attr }) {
+			give[attr] = k
+		}
+	}
+	for _, c := range matched {
+		if _, ok := held[c.Attr]; !ok {
+			take = append(take, c)
+		}
+	}
+	return give, take
+}
+
+// restorePlaces adds to tx the Updates that take a response's places from
+// what from holds to what to holds: 1 given back of each counter of from
+// that to holds elsewhere or not at all, 1 taken again of each counter of
+// to that from does not hold there (unconditional: an edit's revert), one
+// Update an allowance.
+func (s *Store) restorePlaces(tx *dynamo.WriteTx, sid int64, from, to map[string]int) {
+	byK := map[int]*dynamo.Update{}
+	update := func(k int) *dynamo.Update {
+		if byK[k] == nil {
+			byK[k] = s.table.Update(AttrPK, CapPK(sid, k)).Range(AttrSK, capSK)
+		}
+		return byK[k]
+	}
+	for attr, k := range from {
+		if nk, ok := to[attr]; !ok || nk != k {
+			update(k).Add(attr, -1).Add(givenAttr(attr), 1)
+		}
+	}
+	for attr, k := range to {
+		if fk, ok := from[attr]; !ok || fk != k {
+			update(k).Add(attr, 1)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(byK)) {
+		tx.Update(byK[k])
+	}
+}
+
+// movedPlaces is a response's places after an edit: held, less give,
+// with take's caps at their picks.
+func movedPlaces(held, give map[string]int, take []Cap, picks []int) map[string]int {
+	out := maps.Clone(held)
+	for attr := range give {
+		delete(out, attr)
+	}
+	for i, c := range take {
+		if out == nil {
+			out = map[string]int{}
+		}
+		out[c.Attr] = picks[i]
+	}
+	return out
 }
 
 // editAgain waits before the next try of an edit that lost a race and
@@ -208,6 +301,13 @@ func (s *Store) rewriteResponse(from, next responseItem) *dynamo.Update {
 	} else {
 		upd.Remove("edited_at")
 	}
+	if !maps.Equal(from.Places, next.Places) {
+		if len(next.Places) > 0 {
+			upd.Set("places", next.Places)
+		} else {
+			upd.Remove("places")
+		}
+	}
 	if from.Edited == "" {
 		return upd.If("attribute_exists(PK) AND attribute_not_exists(edited_at)")
 	}
@@ -258,6 +358,9 @@ func (s *Store) revertEdit(ctx context.Context, sid int64, old, next responseIte
 		if agg := s.moveReport(sid, next, old.ReportAttrs); counted && !old.Tally && agg != nil {
 			tx.Update(agg)
 		}
+		// The places the edit took go back, and those it gave back are
+		// the response's again (its survey has closed: nothing competes).
+		s.restorePlaces(tx, sid, next.Places, old.Places)
 		err := tx.Run(ctx)
 		switch {
 		case err == nil:

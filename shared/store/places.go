@@ -419,14 +419,55 @@ func (s *Store) takePlaces(tx *dynamo.WriteTx, sid int64, caps []Cap, picks []in
 		w := &writes[i]
 		u := s.table.Update(AttrPK, CapPK(sid, w.k)).Range(AttrSK, capSK).IncludeItemInCondCheckFail(true)
 		for _, ci := range w.caps {
-			// The explicit share once the cap's limit has changed
-			// (rebase.go), else Cap.share's for the places it read.
-			c := caps[ci]
-			u.Add(c.Attr, 1).If("($ < $ OR (attribute_not_exists($) AND (attribute_not_exists($) OR $ < ?)))",
-				c.Attr, shareAttr(c.Attr), shareAttr(c.Attr), c.Attr, c.Attr, c.share(w.k))
+			takePlace(u, caps[ci], w.k)
 		}
 		tx.Update(u)
 		w.at, n = n, n+1
+	}
+	return writes, n
+}
+
+// takePlace adds to u, allowance k's update, 1 taken of cap c, on the
+// condition that the allowance has room: its explicit share once the
+// cap's limit has changed (rebase.go), else Cap.share's for the places it
+// read.
+func takePlace(u *dynamo.Update, c Cap, k int) {
+	u.Add(c.Attr, 1).If("($ < $ OR (attribute_not_exists($) AND (attribute_not_exists($) OR $ < ?)))",
+		c.Attr, shareAttr(c.Attr), shareAttr(c.Attr), c.Attr, c.Attr, c.share(k))
+}
+
+// movePlaces adds to an edit's transaction, from its n-th write on, one
+// Update for each allowance the edit changes: 1 given back of each
+// counter in give (as givePlacesBack) and 1 taken of each cap of take at
+// its pick (as takePlaces, on its condition), one Update an allowance
+// (a transaction names an item once).
+func (s *Store) movePlaces(tx *dynamo.WriteTx, sid int64, give map[string]int, take []Cap, picks []int, n int) ([]placeWrite, int) {
+	byK := map[int]*dynamo.Update{}
+	update := func(k int) *dynamo.Update {
+		if byK[k] == nil {
+			byK[k] = s.table.Update(AttrPK, CapPK(sid, k)).Range(AttrSK, capSK)
+		}
+		return byK[k]
+	}
+	for attr, k := range give {
+		update(k).Add(attr, -1).Add(givenAttr(attr), 1)
+	}
+	var writes []placeWrite
+	for i, k := range picks {
+		takePlace(update(k).IncludeItemInCondCheckFail(true), take[i], k)
+		j := slices.IndexFunc(writes, func(w placeWrite) bool { return w.k == k })
+		if j < 0 {
+			writes = append(writes, placeWrite{k: k})
+			j = len(writes) - 1
+		}
+		writes[j].caps = append(writes[j].caps, i)
+	}
+	for _, k := range slices.Sorted(maps.Keys(byK)) {
+		tx.Update(byK[k])
+		if j := slices.IndexFunc(writes, func(w placeWrite) bool { return w.k == k }); j >= 0 {
+			writes[j].at = n
+		}
+		n++
 	}
 	return writes, n
 }
