@@ -70,6 +70,23 @@ const (
 	msgSignIn         = "Sign in to respond to this survey."
 )
 
+// isolate is a text of the owner's or the responder's (a question's
+// title) as a message embeds it: between U+2068 FIRST STRONG ISOLATE and
+// U+2069 POP DIRECTIONAL ISOLATE, so that its own direction is its
+// first letter's and a bidi control it leaves open (U+202E, which turns
+// what follows right to left) ends with it instead of reversing the
+// message after it. Its own isolate controls are left out: an unmatched
+// one would move the quote's end (a PDI closing it early, an FSI
+// swallowing its PDI). The script's messages do the same (app.js).
+func isolate(s string) string {
+	return "\u2068" + strings.Map(func(r rune) rune {
+		if r >= '\u2066' && r <= '\u2069' {
+			return -1
+		}
+		return r
+	}, s) + "\u2069"
+}
+
 // fieldMessage is the one message of a refusal's field.
 func fieldMessage(e *survey.Error, field string) string {
 	if msgs, ok := e.Fields[field].([]string); ok && len(msgs) == 1 {
