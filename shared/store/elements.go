@@ -312,6 +312,11 @@ func (s *Store) DeleteElement(ctx context.Context, aid, sid, eid int64) error {
 		if _, ok := l.Find(eid); !ok {
 			return survey.ErrNotFound
 		}
+		qs, err := s.readQuotas(ctx, sid)
+		if err != nil {
+			return err
+		}
+		l.SetQuotas(qs) // a quota naming what goes refuses it, as a rule does (CheckRules)
 		next := l.Clone()
 		next.Remove(eid)
 		if err := next.CheckRules(); err != nil {
