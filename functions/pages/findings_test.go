@@ -243,8 +243,8 @@ func TestPlainFormRefusalsInPersian(t *testing.T) {
 		want       string
 	}{
 		{"three boxes of at most two", fmt.Sprintf("idempotency_key=k1&a%d=%d&a%d=%d&a%d=%d", mid, ids[0], mid, ids[1], mid, ids[2]), 400,
-			`<p dir="auto">رنگ: حداکثر ۲ گزینه را انتخاب کنید.</p>`},
-		{"a text over its length", fmt.Sprintf("idempotency_key=k2&a%d=abcdefg", nid), 400, `<p dir="auto">نام: حداکثر ۵ نویسه بنویسید.</p>`},
+			"<p dir=\"auto\">\u2068رنگ\u2069: حداکثر ۲ گزینه را انتخاب کنید.</p>"},
+		{"a text over its length", fmt.Sprintf("idempotency_key=k2&a%d=abcdefg", nid), 400, "<p dir=\"auto\">\u2068نام\u2069: حداکثر ۵ نویسه بنویسید.</p>"},
 		{"sent again with other answers", fmt.Sprintf("idempotency_key=sent&a%d=%d", mid, ids[1]), 422,
 			`<p dir="auto">این فرم پیش‌تر با پاسخ‌های دیگری فرستاده شده است.</p>`},
 	} {
@@ -370,7 +370,7 @@ func TestPlainFormStaleAfterAnEdit(t *testing.T) {
 	const changed = "پرسش‌نامه هنگام پاسخ دادن شما تغییر کرد؛ پاسخ‌هایتان را بررسی کنید و دوباره بفرستید."
 	// The plain form reads the fields of the questions as they are now:
 	// the deleted question's and the removed row's are not sent.
-	if want := `<p dir="auto">رنگ: ` + changed + `</p></div>`; !strings.HasSuffix(errs, want) {
+	if want := "<p dir=\"auto\">\u2068رنگ\u2069: " + changed + `</p></div>`; !strings.HasSuffix(errs, want) {
 		t.Errorf("a stale form: %d, want %s in %s", rec.Code, want, errs)
 	}
 	if rec.Code != 400 || strings.Contains(errs, "Invalid") || strings.Contains(errs, "Unknown") {
