@@ -256,8 +256,8 @@ func TestPlainFormRefusalsInPersian(t *testing.T) {
 	}
 	// The script's table: the API's counted refusals, by their pattern.
 	page := f.get(path).body
-	for _, want := range []string{`&#34;Ensure this field has no more than %d elements.&#34;:&#34;حداکثر %d گزینه را انتخاب کنید.&#34;`,
-		`&#34;Ensure this field has no more than %d characters.&#34;:&#34;حداکثر %d نویسه بنویسید.&#34;`} {
+	for _, want := range []string{`"Ensure this field has no more than %d elements.":"حداکثر %d گزینه را انتخاب کنید."`,
+		`"Ensure this field has no more than %d characters.":"حداکثر %d نویسه بنویسید."`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the script's table lacks %s", want)
 		}
@@ -378,8 +378,8 @@ func TestPlainFormStaleAfterAnEdit(t *testing.T) {
 	}
 	// The script's table words them the same.
 	page := f.get("/s/" + f.sv.URLSlug + "/").body
-	for _, key := range []string{`Invalid pk \&#34;%d\&#34; - object does not exist.`, `Unknown question.`, `Unknown row \&#34;%d\&#34;.`} {
-		if !strings.Contains(page, "&#34;"+key+"&#34;:&#34;"+changed+"&#34;") {
+	for _, key := range []string{`Invalid pk \"%d\" - object does not exist.`, `Unknown question.`, `Unknown row \"%d\".`} {
+		if !strings.Contains(page, `"`+key+`":"`+changed+`"`) {
 			t.Errorf("the script's table lacks %s", key)
 		}
 	}

@@ -112,3 +112,53 @@ func dropBidi(r rune) rune {
 	}
 	return r
 }
+
+// TestTableCarriesWhatThePageMeets: the script's table (data-messages)
+// carries the API's reworded refusals that the page's own questions can
+// meet, and no others (the page's weight, contract section 14); before,
+// every page carried every one, about 1.2 KB on an English page.
+func TestTableCarriesWhatThePageMeets(t *testing.T) {
+	rules := []survey.Condition{{FirstOperand: 1}}
+	pick := survey.ElementView{Choices: []survey.ChoiceItem{{ID: 2, Name: "a"}}}
+	pick.Type = survey.TypeMultipleChoice
+	multi := pick
+	multi.AllowMultipleSelect, multi.MinSelectableChoices = true, 2
+	txt := survey.ElementView{}
+	txt.Type = survey.TypeText
+	grid := survey.ElementView{Rows: []survey.NamedItem{{ID: 3, Name: "r"}}}
+	grid.Type = survey.TypeMatrix
+	ruled := survey.ElementView{Conditions: &rules}
+	ruled.Type = survey.TypeRating
+	rating := survey.ElementView{}
+	rating.Type = survey.TypeRating
+	always := []string{survey.ErrReusedKey.Detail, survey.MsgUnknownQuestion}
+	for _, c := range []struct {
+		name      string
+		s         survey.ResponderSurvey
+		has, lack []string
+	}{
+		{"ratings", survey.ResponderSurvey{Questions: [][]survey.ElementView{{rating}}}, always,
+			[]string{`Invalid pk`, `Unknown row`, `Invalid column`, survey.MsgNotShown, "Unknown variable.", "has at least", "no more than"}},
+		{"a single choice", survey.ResponderSurvey{Questions: [][]survey.ElementView{{pick}, {rating}}}, append([]string{`Invalid pk \"%d\"`}, always...),
+			[]string{`Unknown row`, survey.MsgNotShown, "has at least", "no more than"}},
+		{"everything", survey.ResponderSurvey{Questions: [][]survey.ElementView{{multi, txt}, {grid, ruled}}, Variables: []string{"team"}},
+			append([]string{`Invalid pk`, `Unknown row \"%d\".`, `Invalid column`, survey.MsgNotShown, "Unknown variable.",
+				"has at least %d elements", "no more than %d elements", "no more than %d characters"}, always...), nil},
+	} {
+		for _, lang := range []string{"en", "fa"} {
+			t.Run(c.name+" "+lang, func(t *testing.T) {
+				table := messagesJSON(lang, c.s)
+				for _, w := range c.has {
+					if !strings.Contains(table, w) {
+						t.Errorf("the table lacks %s: %s", w, table)
+					}
+				}
+				for _, w := range c.lack {
+					if strings.Contains(table, w) {
+						t.Errorf("the table carries %s: %s", w, table)
+					}
+				}
+			})
+		}
+	}
+}
