@@ -119,7 +119,7 @@ func TestPlainFormTiedRanks(t *testing.T) {
 	}
 	for _, tied := range [][]int{{1, 1, 1}, {1, 2, 2}, {3, 1, 3}} {
 		rec := postForm(f.h, "/s/"+f.sv.URLSlug+"/", "idempotency_key=tie"+ranks(tied...))
-		if rec.Code != 400 || !strings.Contains(rec.Body.String(), "Rank these: Give each choice a different rank.") {
+		if rec.Code != 400 || !strings.Contains(rec.Body.String(), "\u2068Rank these\u2069: Give each choice a different rank.") {
 			t.Errorf("ranks %v: %d %.300s", tied, rec.Code, rec.Body)
 		}
 	}
