@@ -119,7 +119,7 @@ func TestPlainFormTiedRanks(t *testing.T) {
 	}
 	for _, tied := range [][]int{{1, 1, 1}, {1, 2, 2}, {3, 1, 3}} {
 		rec := postForm(f.h, "/s/"+f.sv.URLSlug+"/", "idempotency_key=tie"+ranks(tied...))
-		if rec.Code != 400 || !strings.Contains(rec.Body.String(), "Rank these: Give each choice a different rank.") {
+		if rec.Code != 400 || !strings.Contains(rec.Body.String(), "\u2068Rank these\u2069: Give each choice a different rank.") {
 			t.Errorf("ranks %v: %d %.300s", tied, rec.Code, rec.Body)
 		}
 	}
@@ -243,8 +243,8 @@ func TestPlainFormRefusalsInPersian(t *testing.T) {
 		want       string
 	}{
 		{"three boxes of at most two", fmt.Sprintf("idempotency_key=k1&a%d=%d&a%d=%d&a%d=%d", mid, ids[0], mid, ids[1], mid, ids[2]), 400,
-			`<p dir="auto">رنگ: حداکثر ۲ گزینه را انتخاب کنید.</p>`},
-		{"a text over its length", fmt.Sprintf("idempotency_key=k2&a%d=abcdefg", nid), 400, `<p dir="auto">نام: حداکثر ۵ نویسه بنویسید.</p>`},
+			"<p dir=\"auto\">\u2068رنگ\u2069: حداکثر ۲ گزینه را انتخاب کنید.</p>"},
+		{"a text over its length", fmt.Sprintf("idempotency_key=k2&a%d=abcdefg", nid), 400, "<p dir=\"auto\">\u2068نام\u2069: حداکثر ۵ نویسه بنویسید.</p>"},
 		{"sent again with other answers", fmt.Sprintf("idempotency_key=sent&a%d=%d", mid, ids[1]), 422,
 			`<p dir="auto">این فرم پیش‌تر با پاسخ‌های دیگری فرستاده شده است.</p>`},
 	} {
@@ -256,8 +256,8 @@ func TestPlainFormRefusalsInPersian(t *testing.T) {
 	}
 	// The script's table: the API's counted refusals, by their pattern.
 	page := f.get(path).body
-	for _, want := range []string{`&#34;Ensure this field has no more than %d elements.&#34;:&#34;حداکثر %d گزینه را انتخاب کنید.&#34;`,
-		`&#34;Ensure this field has no more than %d characters.&#34;:&#34;حداکثر %d نویسه بنویسید.&#34;`} {
+	for _, want := range []string{`"Ensure this field has no more than %d elements.":"حداکثر %d گزینه را انتخاب کنید."`,
+		`"Ensure this field has no more than %d characters.":"حداکثر %d نویسه بنویسید."`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the script's table lacks %s", want)
 		}
@@ -370,7 +370,7 @@ func TestPlainFormStaleAfterAnEdit(t *testing.T) {
 	const changed = "پرسش‌نامه هنگام پاسخ دادن شما تغییر کرد؛ پاسخ‌هایتان را بررسی کنید و دوباره بفرستید."
 	// The plain form reads the fields of the questions as they are now:
 	// the deleted question's and the removed row's are not sent.
-	if want := `<p dir="auto">رنگ: ` + changed + `</p></div>`; !strings.HasSuffix(errs, want) {
+	if want := "<p dir=\"auto\">\u2068رنگ\u2069: " + changed + `</p></div>`; !strings.HasSuffix(errs, want) {
 		t.Errorf("a stale form: %d, want %s in %s", rec.Code, want, errs)
 	}
 	if rec.Code != 400 || strings.Contains(errs, "Invalid") || strings.Contains(errs, "Unknown") {
@@ -378,8 +378,8 @@ func TestPlainFormStaleAfterAnEdit(t *testing.T) {
 	}
 	// The script's table words them the same.
 	page := f.get("/s/" + f.sv.URLSlug + "/").body
-	for _, key := range []string{`Invalid pk \&#34;%d\&#34; - object does not exist.`, `Unknown question.`, `Unknown row \&#34;%d\&#34;.`} {
-		if !strings.Contains(page, "&#34;"+key+"&#34;:&#34;"+changed+"&#34;") {
+	for _, key := range []string{`Invalid pk \"%d\" - object does not exist.`, `Unknown question.`, `Unknown row \"%d\".`} {
+		if !strings.Contains(page, `"`+key+`":"`+changed+`"`) {
 			t.Errorf("the script's table lacks %s", key)
 		}
 	}

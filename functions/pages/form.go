@@ -315,7 +315,7 @@ func tiedRanks(f map[string][]string, c store.SurveyCollection) error {
 
 // messages are an error's messages for the page, in its language: its
 // detail, or each field's messages, an answer's prefixed with its
-// question's title.
+// question's title, isolated (a title's bidi controls end with it).
 func messages(err error, elements map[int64]survey.Element, lang string) []string {
 	var e *survey.Error
 	if !errors.As(err, &e) {
@@ -356,7 +356,7 @@ func messages(err error, elements map[int64]survey.Element, lang string) []strin
 				p := prefix
 				if id, err := strconv.ParseInt(k, 10, 64); err == nil {
 					if el, ok := elements[id]; ok {
-						p = el.Title + ": "
+						p = isolate(el.Title) + ": "
 					}
 				}
 				walk(p, x[k])

@@ -59,14 +59,29 @@ func durationAttr(seconds int64) markup {
 	return markup(` data-duration="` + strconv.FormatInt(seconds, 10) + `"`)
 }
 
-// messagesAttr is the API's refusals in the page's language
-// (data-messages, read as {} when absent, as it is in English).
-func messagesAttr(lang string) markup {
-	m := messagesJSON(lang)
+// messagesAttr is the API's refusals the page can meet in its language
+// (data-messages, read as {} when absent), between single quotes: the
+// JSON's many double quotes are then written as they are, not as &#34;.
+func messagesAttr(lang string, s survey.ResponderSurvey) markup {
+	m := messagesJSON(lang, s)
 	if m == "{}" {
 		return ""
 	}
-	return ` data-messages="` + text(m) + `"`
+	return ` data-messages='` + markup(singleQuoted.Replace(m)) + `'`
+}
+
+// singleQuoted escapes a text for an attribute value between single
+// quotes.
+var singleQuoted = strings.NewReplacer("&", "&amp;", "'", "&#39;", "<", "&lt;", ">", "&gt;")
+
+// msgAttr is data-msg-<name>="msg" on a page that can show it (has), and
+// nothing on another: the ranking's and the fewest picks' words come
+// only with a ranking and a question with a minimum.
+func msgAttr(name, msg string, has bool) markup {
+	if !has {
+		return ""
+	}
+	return markup(" data-msg-"+name+"=\"") + text(msg) + "\""
 }
 
 // autoAttr marks a page that moves on by itself when its one choice is
@@ -211,14 +226,15 @@ func renderSurvey(p surveyPage) []byte {
 	case p.Initial != nil:
 		class = ` class="steps"`
 	}
-	d.w(`<form id="survey"%s method="post" action="%s" novalidate data-slug="%s"%s%s%s data-msg-required="%s" data-msg-ties="%s" data-msg-min="%s"%s%s>
+	d.w(`<form id="survey"%s method="post" action="%s" novalidate data-slug="%s"%s%s%s data-msg-required="%s"%s%s%s%s>
 <input type="hidden" name="idempotency_key" value="%s">
 <input type="hidden" name="session" value="%s">
 <input type="hidden" name="qs" value="%s">
 <input type="hidden" name="served" value="%s">
 `, class, text(p.Action), text(s.URLSlug), durationAttr(p.DurationSeconds), trueAttr("hide-next", s.HideNextButton), trueAttr("hide-prev", s.HidePreviousButton),
-		text(translate(p.Lang, survey.MsgAnswerRequired)), text(translate(p.Lang, msgTiedRanks)), text(translate(p.Lang, msgAtLeast)),
-		messagesAttr(p.Lang), formData16(p)+formData20(p),
+		text(translate(p.Lang, survey.MsgAnswerRequired)), msgAttr("ties", translate(p.Lang, msgTiedRanks), hasType(p, survey.TypeRanking)),
+		msgAttr("min", translate(p.Lang, msgAtLeast), anyQuestion(func(e survey.ElementView) bool { return e.MinSelectableChoices > 0 })(s)),
+		messagesAttr(p.Lang, s), formData16(p)+formData20(p),
 		text(p.IdempotencyKey), text(p.Session), text(p.QS), text(p.Served))
 	if step != nil || p.Initial != nil {
 		token := ""

@@ -405,3 +405,39 @@ func TestSheetMarksByID(t *testing.T) {
 		}
 	}
 }
+
+// TestNotFoundInTheResponderLanguage: the 404 page of an address that
+// names no survey (an unknown slug or report code, an unknown asset) has
+// no survey's language; it speaks the responder's (?lang=, else
+// Accept-Language, among the pages' languages), right to left and in
+// Vazirmatn on a Persian page. Before, it was English, left to right, to
+// everyone.
+func TestNotFoundInTheResponderLanguage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 1)
+	for _, c := range []struct {
+		name, path, accept string
+		want               []string
+	}{
+		{"fa", "/s/nosuchslug/", "fa-IR,fa;q=0.9,en;q=0.8", []string{`<html lang="fa" dir="rtl">`, "<h1>یافت نشد</h1>", "در این نشانی چیزی نیست.",
+			`href="/assets/vazirmatn-arabic-wght-normal.`, `font-family:"Vazirmatn"`}},
+		{"en", "/s/nosuchslug/", "en-US,en;q=0.9", []string{`<html lang="en" dir="ltr">`, "<h1>Not found</h1>", "There is nothing at this address."}},
+		{"none", "/r/nosuchcode/", "", []string{`<html lang="en" dir="ltr">`, "There is nothing at this address."}},
+		{"unknown language", "/s/nosuchslug/", "de,ja;q=0.5", []string{`<html lang="en" dir="ltr">`, "There is nothing at this address."}},
+		{"ar after de", "/assets/app.000000000000.css", "de,ar;q=0.5", []string{`<html lang="ar" dir="rtl">`, "لا يوجد شيء في هذا العنوان."}},
+		{"?lang=", "/s/nosuchslug/?lang=tr", "fa", []string{`<html lang="tr" dir="ltr">`, "Bu adreste bir şey yok."}},
+		{"?lang= unknown", "/s/nosuchslug/?lang=xx", "fa", []string{`<html lang="fa" dir="rtl">`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := f.getLang(c.path, c.accept)
+			if r.code != 404 {
+				t.Fatalf("%d", r.code)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(r.body, w) {
+					t.Errorf("no %q in %.600s", w, r.body)
+				}
+			}
+		})
+	}
+}

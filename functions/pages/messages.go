@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"surveyservice/shared/challenge"
@@ -69,6 +70,23 @@ const (
 	msgCodeExpired    = "This code has expired. Ask for a new one."
 	msgSignIn         = "Sign in to respond to this survey."
 )
+
+// isolate is a text of the owner's or the responder's (a question's
+// title) as a message embeds it: between U+2068 FIRST STRONG ISOLATE and
+// U+2069 POP DIRECTIONAL ISOLATE, so that its own direction is its
+// first letter's and a bidi control it leaves open (U+202E, which turns
+// what follows right to left) ends with it instead of reversing the
+// message after it. Its own isolate controls are left out: an unmatched
+// one would move the quote's end (a PDI closing it early, an FSI
+// swallowing its PDI). The script's messages do the same (app.js).
+func isolate(s string) string {
+	return "\u2068" + strings.Map(func(r rune) rune {
+		if r >= '\u2066' && r <= '\u2069' {
+			return -1
+		}
+		return r
+	}, s) + "\u2069"
+}
 
 // fieldMessage is the one message of a refusal's field.
 func fieldMessage(e *survey.Error, field string) string {
@@ -262,19 +280,55 @@ var patterns = map[string]string{
 	number.ReplaceAllString(fmt.Sprintf(survey.MsgUnknownAnswerColumn, "1", "1"), "%d"): msgSurveyChanged,
 }
 
+// meets are the pages that can meet each refusal of reworded and
+// patterns (one absent here: every page): a page's table carries only
+// what its own questions can be refused (a choice removed, a row, a
+// text's length, a rule, a variable), so that a page of questions
+// without these does not carry their words (the page's weight: contract
+// section 14). A refusal a change of the owner's brings to a page that
+// could not meet it before (rules added while it is open) is shown as
+// the API words it.
+var meets = map[string]func(survey.ResponderSurvey) bool{
+	survey.MsgAtLeastItems: anyQuestion(func(e survey.ElementView) bool { return e.MinSelectableChoices > 0 }),
+	survey.MsgAtMostItems:  anyQuestion(func(e survey.ElementView) bool { return e.AllowMultipleSelect }),
+	survey.MsgTooLong:      anyQuestion(func(e survey.ElementView) bool { return e.Type == survey.TypeText }),
+	survey.MsgNotShown:     anyQuestion(func(e survey.ElementView) bool { return e.Conditions != nil && len(*e.Conditions) > 0 }),
+	number.ReplaceAllString(survey.InvalidPK(1), "%d"):                                  anyQuestion(func(e survey.ElementView) bool { return len(e.Choices) > 0 }),
+	number.ReplaceAllString(fmt.Sprintf(survey.MsgUnknownAnswerRow, "1"), "%d"):         anyQuestion(func(e survey.ElementView) bool { return len(e.Rows) > 0 }),
+	number.ReplaceAllString(fmt.Sprintf(survey.MsgUnknownAnswerColumn, "1", "1"), "%d"): anyQuestion(func(e survey.ElementView) bool { return len(e.Rows) > 0 }),
+	links.MsgUnknownVariable: func(s survey.ResponderSurvey) bool { return len(s.Variables) > 0 },
+}
+
+// anyQuestion is a page with a question of which is holds.
+func anyQuestion(is func(survey.ElementView) bool) func(survey.ResponderSurvey) bool {
+	return func(s survey.ResponderSurvey) bool {
+		for _, page := range s.Questions {
+			if slices.ContainsFunc(page, is) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // messagesJSON is the page's table for its script: the language's
-// translations, and in every language the reworded refusals, those with
-// numbers by their pattern (the script puts the number in).
-func messagesJSON(lang string) string {
+// translations, and in every language the reworded refusals the page can
+// meet (meets), those with numbers by their pattern (the script puts the
+// number in).
+func messagesJSON(lang string, s survey.ResponderSurvey) string {
 	m := map[string]string{}
 	for k, v := range pageMessages[lang] {
 		m[k] = v
 	}
 	for api := range reworded {
-		m[api] = translate(lang, api)
+		if met := meets[api]; met == nil || met(s) {
+			m[api] = translate(lang, api)
+		}
 	}
 	for pattern, page := range patterns {
-		m[pattern] = translate(lang, page)
+		if met := meets[pattern]; met == nil || met(s) {
+			m[pattern] = translate(lang, page)
+		}
 	}
 	b, _ := json.Marshal(m)
 	return string(b)

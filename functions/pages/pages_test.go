@@ -213,7 +213,7 @@ func TestPlainFormErrors(t *testing.T) {
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	rec := httptest.NewRecorder()
 	f.h.ServeHTTP(rec, req)
-	if rec.Code != 400 || !strings.Contains(rec.Body.String(), "Question 1: ") || !strings.Contains(rec.Body.String(), `<form id="survey"`) {
+	if rec.Code != 400 || !strings.Contains(rec.Body.String(), "\u2068Question 1\u2069: ") || !strings.Contains(rec.Body.String(), `<form id="survey"`) {
 		t.Errorf("bad answers: %d %s", rec.Code, rec.Body)
 	}
 	// What the responder chose stays chosen.

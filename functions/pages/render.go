@@ -144,8 +144,29 @@ func writeMessage(w http.ResponseWriter, r *http.Request, status int, lang, titl
 	writePage(w, r, status, renderMessage(p), "")
 }
 
+// writeNotFound answers the 404 page in the responder's language: an
+// address that names no survey has no survey's language, so it is the
+// one of the pages' languages that ?lang= names, else the first of
+// Accept-Language's, else English; right to left and in the Persian
+// font (the default theme's, as a refusal page without its survey) on a
+// Persian or Arabic page.
 func writeNotFound(w http.ResponseWriter, r *http.Request) {
-	writeMessage(w, r, http.StatusNotFound, "en", "Not found", "There is nothing at this address.")
+	lang := "en"
+	if q := r.URL.Query().Get("lang"); textsByLang[q].NotFound != "" {
+		lang = q
+	} else {
+		for _, tag := range acceptLanguages(r.Header.Get("Accept-Language")) {
+			if textsByLang[tag].NotFound != "" {
+				lang = tag
+				break
+			}
+		}
+		w.Header().Add("Vary", "Accept-Language")
+	}
+	p := newPage(lang, textsByLang[lang].NotFound)
+	p.Message = p.T.NothingHere
+	p.setTheme(survey.DefaultTheme())
+	writePage(w, r, http.StatusNotFound, renderMessage(p), p.ThemeCSS)
 }
 
 func newPage(lang, title string) page {
@@ -218,6 +239,8 @@ type texts struct {
 	NPS, Promoters, Passives, Detractors string
 	// A ranking's buttons, and what a move announces (name, place, of).
 	MoveUp, MoveDown, Moved string
+	// The 404 page's title and message.
+	NotFound, NothingHere string
 }
 
 var textsByLang = map[string]texts{
@@ -227,28 +250,32 @@ var textsByLang = map[string]texts{
 		Score: "Score", YourAnswer: "Your answer", CorrectAnswer: "Correct answer", Right: "right", Wrong: "wrong", SeeSheet: "See your answer sheet",
 		Preview: "This is a preview: answers are not saved.", MeanRank: "Mean rank (1 is first)", Rankings: "rankings",
 		NPS: "Net Promoter Score", Promoters: "promoters", Passives: "passives", Detractors: "detractors",
-		MoveUp: "Move up", MoveDown: "Move down", Moved: "%s: %d of %d"},
+		MoveUp: "Move up", MoveDown: "Move down", Moved: "%s: %d of %d",
+		NotFound: "Not found", NothingHere: "There is nothing at this address."},
 	"fa": {Next: "بعدی", Previous: "قبلی", Submit: "ارسال", Code: "کد شما", Progress: "پیشرفت",
 		Thanks: "سپاس! پاسخ شما ثبت شد.", TimeUp: "زمان پاسخ‌دهی به پایان رسیده است.", TimeLeft: "زمان باقی‌مانده",
 		Closed: "این پرسش‌نامه بسته است.", Responses: "پاسخ‌ها", Average: "میانگین", Report: "گزارش", Required: "الزامی",
 		Score: "نمره", YourAnswer: "پاسخ شما", CorrectAnswer: "پاسخ درست", Right: "درست", Wrong: "نادرست", SeeSheet: "دیدن پاسخ‌نامه",
 		Preview: "این یک پیش‌نمایش است: پاسخ‌ها ذخیره نمی‌شوند.", MeanRank: "میانگین رتبه (۱ یعنی نخست)", Rankings: "رتبه‌بندی",
 		NPS: "خالص امتیاز ترویج‌کنندگان (NPS)", Promoters: "مروجان", Passives: "منفعل‌ها", Detractors: "منتقدان",
-		MoveUp: "بالا بردن", MoveDown: "پایین بردن", Moved: "%s: %d از %d"},
+		MoveUp: "بالا بردن", MoveDown: "پایین بردن", Moved: "%s: %d از %d",
+		NotFound: "یافت نشد", NothingHere: "در این نشانی چیزی نیست."},
 	"ar": {Next: "التالي", Previous: "السابق", Submit: "إرسال", Code: "رمزك", Progress: "التقدم",
 		Thanks: "شكرًا! تم تسجيل إجابتك.", TimeUp: "انتهى وقت الإجابة.", TimeLeft: "الوقت المتبقي",
 		Closed: "هذا الاستبيان مغلق.", Responses: "الإجابات", Average: "المتوسط", Report: "تقرير", Required: "مطلوب",
 		Score: "الدرجة", YourAnswer: "إجابتك", CorrectAnswer: "الإجابة الصحيحة", Right: "صحيحة", Wrong: "خاطئة", SeeSheet: "عرض ورقة الإجابات",
 		Preview: "هذه معاينة: لا يتم حفظ الإجابات.", MeanRank: "متوسط الترتيب (١ هو الأول)", Rankings: "ترتيبات",
 		NPS: "صافي نقاط الترويج (NPS)", Promoters: "المروّجون", Passives: "المحايدون", Detractors: "المنتقدون",
-		MoveUp: "نقل لأعلى", MoveDown: "نقل لأسفل", Moved: "%s: %d من %d"},
+		MoveUp: "نقل لأعلى", MoveDown: "نقل لأسفل", Moved: "%s: %d من %d",
+		NotFound: "غير موجود", NothingHere: "لا يوجد شيء في هذا العنوان."},
 	"tr": {Next: "İleri", Previous: "Geri", Submit: "Gönder", Code: "Kodunuz", Progress: "İlerleme",
 		Thanks: "Teşekkürler! Yanıtınız kaydedildi.", TimeUp: "Yanıt verme süresi sona erdi.", TimeLeft: "Kalan süre",
 		Closed: "Bu anket kapalı.", Responses: "Yanıtlar", Average: "Ortalama", Report: "Rapor", Required: "zorunlu",
 		Score: "Puan", YourAnswer: "Yanıtınız", CorrectAnswer: "Doğru yanıt", Right: "doğru", Wrong: "yanlış", SeeSheet: "Cevap kâğıdınızı görün",
 		Preview: "Bu bir önizlemedir: yanıtlar kaydedilmez.", MeanRank: "Ortalama sıra (1 birincidir)", Rankings: "sıralama",
 		NPS: "Net Tavsiye Skoru (NPS)", Promoters: "destekçiler", Passives: "pasifler", Detractors: "kötüleyenler",
-		MoveUp: "Yukarı taşı", MoveDown: "Aşağı taşı", Moved: "%s: %d / %d"},
+		MoveUp: "Yukarı taşı", MoveDown: "Aşağı taşı", Moved: "%s: %d / %d",
+		NotFound: "Bulunamadı", NothingHere: "Bu adreste bir şey yok."},
 }
 
 func textsFor(lang string) texts {

@@ -3,7 +3,6 @@ package pages_test
 import (
 	"context"
 	"fmt"
-	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -250,7 +249,7 @@ func TestResponderTextsTranslated(t *testing.T) {
 			f.set(t, store.SettingsUpdate{Language: &lang, Set: map[string]any{"no_spam": true}})
 			page := f.get("/s/" + f.sv.URLSlug + "/").body
 			for _, english := range responderTexts {
-				if !strings.Contains(page, html.EscapeString(`"`+english+`":`)) {
+				if !strings.Contains(page, `"`+english+`":`) { // the table is between single quotes
 					t.Errorf("the %s page's table has no %q", code, english)
 				}
 			}

@@ -141,7 +141,7 @@ func TestPlainFormSteps(t *testing.T) {
 	}
 	// Required: the page again with the message.
 	code, again := f.post(t, page, url.Values{"nav": {"next"}})
-	if code != 400 || !strings.Contains(again, "Why coffee?: This question requires an answer.") || strings.Join(shownQuestions(again), ",") != id(f.why) {
+	if code != 400 || !strings.Contains(again, "\u2068Why coffee?\u2069: This question requires an answer.") || strings.Join(shownQuestions(again), ",") != id(f.why) {
 		t.Fatalf("why left empty: %d %.600s", code, again)
 	}
 	code, page = f.post(t, again, url.Values{"a" + id(f.why): {"it wakes me"}, "nav": {"next"}})

@@ -15,6 +15,8 @@ import (
 // (contract section 16), with the script and without it (a plain form
 // cannot stop a fourth box); before, the page showed the API's English
 // "Ensure this field has no more than 2 elements." on a Persian page.
+// The title is quoted isolated (FSI ... PDI): a title with an unbalanced
+// U+202E RIGHT-TO-LEFT OVERRIDE showed the refusal after it reversed.
 func TestBrowserTooManyPicks(t *testing.T) {
 	p := newPagesServer(t)
 	for _, c := range []struct {
@@ -25,10 +27,13 @@ func TestBrowserTooManyPicks(t *testing.T) {
 		mobile        bool
 		name          string
 	}{
-		{1, "رنگ‌ها", "رنگ‌ها: حداکثر ۲ گزینه را انتخاب کنید.", true, 390, 844, true, "picks-fa-phone"},
-		{1, "رنگ‌ها", "رنگ‌ها: حداکثر ۲ گزینه را انتخاب کنید.", false, 1280, 800, false, "picks-fa-plain-desktop"},
-		{4, "Colours", "Colours: Choose at most 2.", true, 1280, 800, false, "picks-en-desktop"},
-		{4, "Colours", "Colours: Choose at most 2.", false, 390, 844, true, "picks-en-plain-phone"},
+		{1, "رنگ‌ها", "\u2068رنگ‌ها\u2069: حداکثر ۲ گزینه را انتخاب کنید.", true, 390, 844, true, "picks-fa-phone"},
+		{1, "رنگ‌ها", "\u2068رنگ‌ها\u2069: حداکثر ۲ گزینه را انتخاب کنید.", false, 1280, 800, false, "picks-fa-plain-desktop"},
+		{4, "Colours", "\u2068Colours\u2069: Choose at most 2.", true, 1280, 800, false, "picks-en-desktop"},
+		{4, "Colours", "\u2068Colours\u2069: Choose at most 2.", false, 390, 844, true, "picks-en-plain-phone"},
+		{4, "\u202eColours", "\u2068\u202eColours\u2069: Choose at most 2.", true, 390, 844, true, "picks-override-phone"},
+		{4, "\u202eColours", "\u2068\u202eColours\u2069: Choose at most 2.", false, 390, 844, true, "picks-override-plain-phone"},
+		{1, "\u2067رنگ‌ها", "\u2068رنگ‌ها\u2069: حداکثر ۲ گزینه را انتخاب کنید.", true, 1280, 800, false, "picks-isolate-fa-desktop"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sv := p.build(t, surveySpec{Name: c.name, Language: c.lang, Elements: []map[string]any{{"type": 3, "title": c.title,
@@ -123,7 +128,7 @@ func TestBrowserStaleForm(t *testing.T) {
 	}
 	visible(t, ctx, "#errors p")
 	shot(t, ctx, "stale-fa-phone")
-	want := "رنگ: پرسش‌نامه هنگام پاسخ دادن شما تغییر کرد؛ پاسخ‌هایتان را بررسی کنید و دوباره بفرستید."
+	want := "\u2068رنگ\u2069: پرسش‌نامه هنگام پاسخ دادن شما تغییر کرد؛ پاسخ‌هایتان را بررسی کنید و دوباره بفرستید."
 	if got := evalJS[string](t, ctx, `document.getElementById("errors").textContent`); strings.TrimSpace(got) != want {
 		t.Errorf("errors %q, want %q", got, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -14,8 +15,8 @@ import (
 // applyRules checks the rules of e (as it will be stored, replacing old,
 // nil for a new element) against next, the layout after the change, and
 // records them in next (and its choices, when it randomizes them): rules sent anew are validated (400 on
-// conditions), what other rules name of old must stay (409), and no rule
-// may name an element at or after its own (409).
+// conditions), what other rules and the survey's quotas name of old must
+// stay (409), and no rule may name an element at or after its own (409).
 //
 // The display rules' part of an element write (contract section 15). The
 // rules themselves are survey's; the store reads what they name and keeps
@@ -25,6 +26,15 @@ import (
 // always read and written as of one version.
 func (s *Store) applyRules(ctx context.Context, sid int64, next *survey.Layout, old *survey.Element, e survey.Element) error {
 	if old != nil {
+		if old.Type != e.Type || slices.ContainsFunc(old.Choices, func(c survey.ChoiceItem) bool { _, ok := e.Choice(c.ID); return !ok }) {
+			// A change that removes choices or the type may take what a
+			// quota names (one read of them, only then).
+			qs, err := s.readQuotas(ctx, sid)
+			if err != nil {
+				return err
+			}
+			next.SetQuotas(qs)
+		}
 		if err := next.CheckItemsKept(*old, e); err != nil {
 			return err
 		}

@@ -305,12 +305,22 @@ func (s *Store) UpdateElement(ctx context.Context, aid, sid, eid int64, edit fun
 func (s *Store) DeleteElement(ctx context.Context, aid, sid, eid int64) error {
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
-		l, err := s.readLayout(ctx, aid, sid)
+		cur, err := s.Element(ctx, aid, sid, eid) // the layout and the element, one read
 		if err != nil {
 			return err
 		}
+		l := cur.Layout
 		if _, ok := l.Find(eid); !ok {
 			return survey.ErrNotFound
+		}
+		if cur.Element.Type.QuotaQuestion() {
+			// Only a choice question can be named by a quota: it refuses
+			// the delete, as a rule does (CheckRules).
+			qs, err := s.readQuotas(ctx, sid)
+			if err != nil {
+				return err
+			}
+			l.SetQuotas(qs)
 		}
 		next := l.Clone()
 		next.Remove(eid)

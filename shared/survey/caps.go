@@ -102,6 +102,12 @@ const (
 	MsgNotQuestionChoice = "Not a choice of this question: %d."
 )
 
+// QuotaQuestion reports whether a quota's condition may name an element
+// of type t: a choice question (types 3, 4 and 10).
+func (t ElementType) QuotaQuestion() bool {
+	return t == TypeMultipleChoice || t == TypePictureChoice || t == TypeDropdown
+}
+
 // CheckQuotaConditions checks that each condition names a choice question
 // of the survey (types 3, 4 and 10) and choices of it: a 400 on
 // conditions, a list aligned with them ({} for a valid one).
@@ -111,7 +117,7 @@ func CheckQuotaConditions(conds []QuotaCondition, elements map[int64]Element) er
 	for i, c := range conds {
 		errs[i] = map[string]any{}
 		e, ok := elements[c.Question]
-		if !ok || (e.Type != TypeMultipleChoice && e.Type != TypePictureChoice && e.Type != TypeDropdown) {
+		if !ok || !e.Type.QuotaQuestion() {
 			errs[i], bad = map[string]any{"question": []string{MsgNotChoiceQuestion}}, true
 			continue
 		}

@@ -59,10 +59,38 @@ func ErrUsedByRule(n, m int64) error {
 	return Errorf(ECONFLICT, "Element %d is used by the conditions of element %d.", n, m)
 }
 
+// SetQuotas gives the layout the survey's quotas (Layout.Quotas) before a
+// change that could remove what they name. A condition naming an element
+// the layout no longer has (written before deletes were guarded) is left
+// out: it names nothing already, and must not refuse other changes.
+func (l *Layout) SetQuotas(qs []Quota) {
+	l.Quotas = nil
+	for _, q := range qs {
+		kept := q
+		kept.Conditions = slices.DeleteFunc(slices.Clone(q.Conditions), func(c QuotaCondition) bool { _, ok := l.Find(c.Question); return !ok })
+		l.Quotas = append(l.Quotas, kept)
+	}
+}
+
+// ErrUsedByQuota is the 409 of a change that would leave quota q naming
+// a removed element n (kind "Element") or choice n ("Choice"): a quota's
+// condition that names nothing could never match again.
+func ErrUsedByQuota(kind string, n, q int64) error {
+	return Errorf(ECONFLICT, "%s %d is used by the conditions of quota %d.", kind, n, q)
+}
+
 // CheckRules answers ECONFLICT when a rule names an element that is gone
 // or not placed before the rule's own element, as a delete or a move would
-// leave it; nil when every rule still holds.
+// leave it, or when a quota (l.Quotas) names an element that is gone; nil
+// when every rule and quota still holds.
 func (l Layout) CheckRules() error {
+	for _, q := range l.Quotas {
+		for _, c := range q.Conditions {
+			if _, ok := l.Find(c.Question); !ok {
+				return ErrUsedByQuota("Element", c.Question, q.ID)
+			}
+		}
+	}
 	if len(l.Rules) == 0 {
 		return nil
 	}
@@ -94,8 +122,24 @@ func (l Layout) CheckRules() error {
 // CheckItemsKept answers ECONFLICT when next (element old, changed) no
 // longer has a choice, row or column that a rule names, or changed its
 // type while a rule names it: "Choice N is used by the conditions of
-// element M." (Row, Column).
+// element M." (Row, Column); and the same of a quota (l.Quotas) and the
+// choices it names: "... of quota Q.".
 func (l Layout) CheckItemsKept(old, next Element) error {
+	for _, q := range l.Quotas {
+		for _, c := range q.Conditions {
+			if c.Question != old.ID {
+				continue
+			}
+			if old.Type != next.Type {
+				return ErrUsedByQuota("Element", old.ID, q.ID)
+			}
+			for _, ch := range c.Choices {
+				if hasChoice(old, ch) && !hasChoice(next, ch) {
+					return ErrUsedByQuota("Choice", ch, q.ID)
+				}
+			}
+		}
+	}
 	users := make([]int64, 0, len(l.Rules))
 	for m := range l.Rules {
 		users = append(users, m)

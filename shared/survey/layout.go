@@ -32,6 +32,12 @@ type Layout struct {
 	// Seconds holds the questions' own responding durations (SetTiming).
 	Seconds map[int64]int64 `json:"t,omitempty"`
 	Version int64           `json:"-"`
+	// Quotas are the survey's quotas, which name questions and choices
+	// as rules do (contract section 25): not kept in the layout, but read
+	// beside it by a change that could remove what one names (a delete, a
+	// change of choices or type), so that CheckRules and CheckItemsKept
+	// refuse it as they refuse breaking a rule.
+	Quotas []Quota `json:"-"`
 }
 
 func (l *Layout) list(which List) *[]int64 {
@@ -281,7 +287,7 @@ func (l Layout) Clone() Layout {
 	c := Layout{
 		Welcome: slices.Clone(l.Welcome), Questions: slices.Clone(l.Questions),
 		Appreciations: slices.Clone(l.Appreciations), Groups: slices.Clone(l.Groups),
-		Members: make(map[int64]int64, len(l.Members)), Version: l.Version,
+		Members: make(map[int64]int64, len(l.Members)), Version: l.Version, Quotas: l.Quotas, // read, never edited
 	}
 	for k, v := range l.Members {
 		c.Members[k] = v

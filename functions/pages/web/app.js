@@ -98,7 +98,9 @@
   }
 
   // messages are an error body's messages, an answer's prefixed with its
-  // question's title.
+  // question's title, isolated (FSI ... PDI, without its own isolate
+  // controls) as messages.go's isolate does: a bidi control the title
+  // leaves open ends with it.
   function messages(body) {
     var out = [];
     (function walk(v, prefix) {
@@ -106,7 +108,7 @@
       else if (Array.isArray(v)) v.forEach(function (x) { walk(x, prefix); });
       else if (v && typeof v === "object") Object.keys(v).forEach(function (k) {
         var q = /^\d+$/.test(k) && form.querySelector('.q[data-id="' + k + '"] .qt');
-        walk(v[k], q ? title(q) + ": " : prefix);
+        walk(v[k], q ? "\u2068" + title(q).replace(/[\u2066-\u2069]/g, "") + "\u2069: " : prefix);
       });
     })(body, "");
     return out.length ? out : [tr("Something went wrong.")];
