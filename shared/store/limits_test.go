@@ -290,6 +290,12 @@ func TestCountedConflicts(t *testing.T) {
 	wantCounts(t, st, w.acct.ID, "after endless conflicts", 1, 1)
 }
 
+// movedMeanwhile marks the calls TestDeleteFolderMovedMeanwhile watches: a
+// marker of its own, since the faults are the process's and
+// TestCountedConflicts, in parallel, fails every call marked conflicted{}
+// (its endless conflicts cancelled this test's trash: "injected").
+type movedMeanwhile struct{}
+
 // TestDeleteFolderMovedMeanwhile: a survey moved out of a folder after its
 // deletion listed it fails its trash's condition; the others of its
 // transaction are trashed in a second try, the moved one stays live, and
@@ -315,14 +321,14 @@ func TestDeleteFolderMovedMeanwhile(t *testing.T) {
 	var once sync.Once
 	var moveErr error
 	restore := localaws.InjectFaults(func(fctx context.Context, _, op string) error {
-		if op == "TransactWriteItems" && fctx.Value(conflicted{}) != nil {
+		if op == "TransactWriteItems" && fctx.Value(movedMeanwhile{}) != nil {
 			once.Do(func() { // before the first trash transaction is sent
 				moveErr = st.UpdateSurvey(ctx, w.acct.ID, sids[1], store.SurveyUpdate{FolderID: &other.ID})
 			})
 		}
 		return nil
 	})
-	err = st.DeleteFolder(context.WithValue(ctx, conflicted{}, true), w.acct.ID, w.folder.ID)
+	err = st.DeleteFolder(context.WithValue(ctx, movedMeanwhile{}, true), w.acct.ID, w.folder.ID)
 	restore()
 	if err != nil || moveErr != nil {
 		t.Fatalf("delete: %v; move: %v", err, moveErr)
