@@ -161,16 +161,28 @@ fuzz-brief:
 	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=3s
 
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
-	  for t in $$($(GO) test -short -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	@set -eo pipefail; bin=$$(mktemp -d); trap 'rm -rf "$$bin"' EXIT; cache=$$($(GO) env GOCACHE)/fuzz; \
+	pkgs=$$($(call with_tests,Fuzz)); [ -n "$$pkgs" ]; \
+	for pkg in $$pkgs; do \
+	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
+	  $(GO) test -c -fuzz . -o $$bin/fuzz.test $$dir; \
+	  for t in $$(cd $$dir && $$bin/fuzz.test -test.short -test.list '^Fuzz' | grep '^Fuzz' || true); do \
 	    echo "fuzz $$pkg $$t ($(FUZZ_TIME))"; \
-	    if ! out=$$($(GO) test -short -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZ_TIME) $$pkg 2>&1); then \
+	    if ! out=$$(cd $$dir && $$bin/fuzz.test -test.short -test.paniconexit0 -test.run '^$$' -test.fuzz "^$$t$$" -test.fuzztime $(FUZZ_TIME) \
+	        -test.fuzzcachedir "$$cache/$$pkg" 2>&1); then \
 	      if ! grep -q 'Failing input written' <<<"$$out" && grep -q 'context deadline exceeded' <<<"$$out"; then \
 	        echo "  stopped by Go's fuzztime deadline race (golang/go#75804), no failing input: not a failure"; \
 	      else echo "$$out"; exit 1; fi; \
 	    fi; \
 	  done; \
 	done
+
+# with_tests,Kind lists the packages whose tests declare a
+# Kind function (func Benchmark..., func Fuzz...): a grep of their test
+# files, as go test itself would find them only by linking and running
+# each package's test binary.
+with_tests = $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' ./... | \
+  while read -r p d; do if grep -qs '^func $(1)' "$$d"/*_test.go; then echo "$$p"; fi; done
 
 ## bench: the figures the issues ask for (calls per request, handler CPU, binary sizes, init time)
 bench: build emulators
