@@ -142,8 +142,12 @@ $(LIGHTHOUSE_DIR)/node_modules/lighthouse/cli/index.js:
 # (BENCH_RESPONSES), so that `make bench` cannot rot unseen: a benchmark's
 # own checks (items read, calls made) fail `make test`. The emulators'
 # benchmark runs at 1,000 items only here (200,000 on moto takes GBs).
+# Only the packages that have benchmarks: every other test binary would
+# start its DynamoDB Local and moto (testenv.Main) to run nothing.
 bench-once: emulators
-	BENCH_RESPONSES=1000 BENCH_SIZES=1000 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^$$' -bench . -benchtime=1x ./...
+	@set -eo pipefail; pkgs=$$($(call with_tests,Benchmark)); [ -n "$$pkgs" ]; \
+	echo "BENCH_RESPONSES=1000 BENCH_SIZES=1000 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^$$' -bench . -benchtime=1x" $$pkgs; \
+	BENCH_RESPONSES=1000 BENCH_SIZES=1000 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^$$' -bench . -benchtime=1x $$pkgs
 
 # `make test` runs each fuzz target for a few seconds (a smoke run: CI's
 # budget is shared with everything else); `make fuzz` runs each for
