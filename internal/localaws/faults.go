@@ -86,14 +86,21 @@ func injected(ctx context.Context, service, operation string) error {
 // context they were made with, and no other test's.
 func Scoped(cfg aws.Config, scope string) aws.Config {
 	c := cfg.Copy()
+	mw := middleware.InitializeMiddlewareFunc(scopeID,
+		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			return next.HandleInitialize(context.WithValue(ctx, scopeKey{}, scope), in)
+		})
 	c.APIOptions = append(slices.Clone(cfg.APIOptions), func(stack *middleware.Stack) error {
-		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("surveyservice.FaultScope",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				return next.HandleInitialize(context.WithValue(ctx, scopeKey{}, scope), in)
-			}), middleware.Before)
+		if _, ok := stack.Initialize.Get(scopeID); ok { // a Scoped of a Scoped: the last scope
+			_, err := stack.Initialize.Swap(scopeID, mw)
+			return err
+		}
+		return stack.Initialize.Add(mw, middleware.Before)
 	})
 	return c
 }
+
+const scopeID = "surveyservice.FaultScope"
 
 type scopeKey struct{}
 
