@@ -117,8 +117,15 @@ lint-template:
 # their tests: beside other test runs (load 9 on 2 cores) shared/store and
 # infra/local both passed 25 minutes while still passing their tests.
 TEST_TIMEOUT ?= 45m
+# go test starts packages' test binaries in the order it is given them, two
+# at a time on two cores (-p), and infra/local, the longest by far (its
+# browser and `make run` tests), is the run's critical path: named first,
+# it starts at once instead of after the 21 packages before it in ./...'s
+# order (the rest share the other slot meanwhile). ./... lists it again;
+# go test runs each package once.
+UNIT_FIRST := ./infra/local
 unit: emulators axe-core lighthouse
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(UNIT_FIRST) ./...
 
 # The browser tests (infra/local) run axe-core in Chromium over every page
 # state; npm installs it under .cache/, git-ignored, never committed.
@@ -142,8 +149,12 @@ $(LIGHTHOUSE_DIR)/node_modules/lighthouse/cli/index.js:
 # (BENCH_RESPONSES), so that `make bench` cannot rot unseen: a benchmark's
 # own checks (items read, calls made) fail `make test`. The emulators'
 # benchmark runs at 1,000 items only here (200,000 on moto takes GBs).
+# Only the packages that have benchmarks: every other test binary would
+# start its DynamoDB Local and moto (testenv.Main) to run nothing.
 bench-once: emulators
-	BENCH_RESPONSES=1000 BENCH_SIZES=1000 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^$$' -bench . -benchtime=1x ./...
+	@set -eo pipefail; pkgs=$$($(call with_tests,Benchmark)); [ -n "$$pkgs" ]; \
+	echo "BENCH_RESPONSES=1000 BENCH_SIZES=1000 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^$$' -bench . -benchtime=1x" $$pkgs; \
+	BENCH_RESPONSES=1000 BENCH_SIZES=1000 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^$$' -bench . -benchtime=1x $$pkgs
 
 # `make test` runs each fuzz target for a few seconds (a smoke run: CI's
 # budget is shared with everything else); `make fuzz` runs each for
@@ -161,16 +172,28 @@ fuzz-brief:
 	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=3s
 
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
-	  for t in $$($(GO) test -short -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	@set -eo pipefail; bin=$$(mktemp -d); trap 'rm -rf "$$bin"' EXIT; cache=$$($(GO) env GOCACHE)/fuzz; \
+	pkgs=$$($(call with_tests,Fuzz)); [ -n "$$pkgs" ]; \
+	for pkg in $$pkgs; do \
+	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
+	  $(GO) test -c -fuzz . -o $$bin/fuzz.test $$dir; \
+	  for t in $$(cd $$dir && $$bin/fuzz.test -test.short -test.list '^Fuzz' | grep '^Fuzz' || true); do \
 	    echo "fuzz $$pkg $$t ($(FUZZ_TIME))"; \
-	    if ! out=$$($(GO) test -short -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZ_TIME) $$pkg 2>&1); then \
+	    if ! out=$$(cd $$dir && $$bin/fuzz.test -test.short -test.paniconexit0 -test.run '^$$' -test.fuzz "^$$t$$" -test.fuzztime $(FUZZ_TIME) \
+	        -test.fuzzcachedir "$$cache/$$pkg" 2>&1); then \
 	      if ! grep -q 'Failing input written' <<<"$$out" && grep -q 'context deadline exceeded' <<<"$$out"; then \
 	        echo "  stopped by Go's fuzztime deadline race (golang/go#75804), no failing input: not a failure"; \
 	      else echo "$$out"; exit 1; fi; \
 	    fi; \
 	  done; \
 	done
+
+# with_tests,Kind lists the packages whose tests declare a
+# Kind function (func Benchmark..., func Fuzz...): a grep of their test
+# files, as go test itself would find them only by linking and running
+# each package's test binary.
+with_tests = $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' ./... | \
+  while read -r p d; do if grep -qs '^func $(1)' "$$d"/*_test.go; then echo "$$p"; fi; done
 
 ## bench: the figures the issues ask for (calls per request, handler CPU, binary sizes, init time)
 bench: build emulators

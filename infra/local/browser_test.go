@@ -113,7 +113,12 @@ func tab(t *testing.T, scripts bool, width, height int64, mobile bool) context.C
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(sharedBrowser(t))
 	t.Cleanup(func() { _ = chromedp.Cancel(ctx); cancel() })
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
+	// A bound on the tab's whole life, so that a hung browser fails the
+	// test instead of go test's timeout: generous, as one tab serves a
+	// whole test, and TestBrowserPartialAndContinueLater's passed 3
+	// minutes at load 23 and 60 (its last screenshot failed, "context
+	// deadline exceeded").
+	ctx, cancelTimeout := context.WithTimeout(ctx, 10*time.Minute)
 	t.Cleanup(cancelTimeout)
 	actions := []chromedp.Action{emulation.SetDeviceMetricsOverride(width, height, 1, mobile)}
 	if mobile {

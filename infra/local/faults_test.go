@@ -183,15 +183,17 @@ var faultKeys atomic.Int64
 // TestFaultsAnswer503 makes DynamoDB and KMS fail in every way the fault
 // kinds list, on every route: the answer is a clean 503 with Retry-After
 // (or the route's usual answer when it does not need the failing service),
-// never a 500, and nothing the owner can read has changed afterwards.
+// never a 500, and nothing the owner can read has changed afterwards. The
+// faults fail this test's own calls (testenv.Own): it runs beside others.
 func TestFaultsAnswer503(t *testing.T) {
+	t.Parallel()
 	for _, kind := range faultKinds {
 		t.Run(kind.name, func(t *testing.T) {
 			fx := newFaultFixture(t) // a fresh survey for each kind
 			h := fx.mk()             // and cold caches: the failing service is reached
 			var hit atomic.Int64
-			restore := localaws.InjectFaults(func(_ context.Context, service, op string) error {
-				if (kind.service == "" || kind.service == service) && (kind.op == "" || kind.op == op) {
+			restore := localaws.InjectFaults(func(ctx context.Context, service, op string) error {
+				if testenv.Own(t, ctx) && (kind.service == "" || kind.service == service) && (kind.op == "" || kind.op == op) {
 					hit.Add(1)
 					return kind.err
 				}
@@ -225,8 +227,10 @@ func TestFaultsAnswer503(t *testing.T) {
 
 // TestDynamoFaultsChangeNothing runs every write under each DynamoDB fault
 // and checks that the owner's data is exactly as before: no write half
-// done.
+// done. The faults fail this test's own calls (testenv.Own): it runs
+// beside others.
 func TestDynamoFaultsChangeNothing(t *testing.T) {
+	t.Parallel()
 	fx := newFaultFixture(t)
 	read := func() string {
 		h := fx.mk()
@@ -247,12 +251,12 @@ func TestDynamoFaultsChangeNothing(t *testing.T) {
 			h := fx.mk()
 			// Let reads through, fail every write: the most partial a
 			// failure can be.
-			restore := localaws.InjectFaults(func(_ context.Context, service, op string) error {
+			restore := localaws.InjectFaults(func(ctx context.Context, service, op string) error {
 				switch op {
 				case "GetItem", "Query", "BatchGetItem":
 					return nil
 				}
-				if service == "DynamoDB" {
+				if service == "DynamoDB" && testenv.Own(t, ctx) {
 					return kind.err
 				}
 				return nil

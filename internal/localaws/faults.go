@@ -3,9 +3,11 @@ package localaws
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/smithy-go/middleware"
 )
@@ -76,6 +78,36 @@ func injected(ctx context.Context, service, operation string) error {
 		}
 	}
 	return nil
+}
+
+// Scoped is a copy of cfg whose clients put scope in the context of each
+// of their calls, first thing, where a Fault reads it (ScopeOf): a test
+// that runs beside others fails the calls of its own clients, whichever
+// context they were made with, and no other test's.
+func Scoped(cfg aws.Config, scope string) aws.Config {
+	c := cfg.Copy()
+	mw := middleware.InitializeMiddlewareFunc(scopeID,
+		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			return next.HandleInitialize(context.WithValue(ctx, scopeKey{}, scope), in)
+		})
+	c.APIOptions = append(slices.Clone(cfg.APIOptions), func(stack *middleware.Stack) error {
+		if _, ok := stack.Initialize.Get(scopeID); ok { // a Scoped of a Scoped: the last scope
+			_, err := stack.Initialize.Swap(scopeID, mw)
+			return err
+		}
+		return stack.Initialize.Add(mw, middleware.Before)
+	})
+	return c
+}
+
+const scopeID = "surveyservice.FaultScope"
+
+type scopeKey struct{}
+
+// ScopeOf is the scope of the client that made the call (Scoped), or "".
+func ScopeOf(ctx context.Context) string {
+	s, _ := ctx.Value(scopeKey{}).(string)
+	return s
 }
 
 // counterID is the name of awsenv's call counter in a client's stack.

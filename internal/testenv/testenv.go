@@ -128,7 +128,7 @@ func Store(tb testing.TB) *store.Store {
 	}
 	name := tableName(root)
 	keys[root] = fmt.Sprintf("AKIDTEST%s%d", strings.ToUpper(runID), seq.Add(1))
-	st := store.New(signedAs(keys[root]), name)
+	st := store.New(signedAs(keys[root], root), name)
 	if err := localaws.EnsureTable(context.Background(), st.Client(), name); err != nil {
 		tb.Fatalf("testenv: create table %s: %v", name, err)
 	}
@@ -148,11 +148,26 @@ func AccessKey(tb testing.TB) string {
 	return keys[root]
 }
 
-// signedAs is a copy of the emulators' configuration signing with key.
-func signedAs(key string) aws.Config {
-	c := cfg.Copy()
+// signedAs is a copy of the emulators' configuration signing with key,
+// whose calls carry root, the top-level test's name, as their scope.
+func signedAs(key, root string) aws.Config {
+	c := localaws.Scoped(cfg, root)
 	c.Credentials = credentials.NewStaticCredentialsProvider(key, "test", "")
 	return c
+}
+
+// rootOf is the name of tb's top-level test.
+func rootOf(tb testing.TB) string {
+	root, _, _ := strings.Cut(tb.Name(), "/")
+	return root
+}
+
+// Own reports whether an AWS call, by its context (a localaws.Fault's),
+// was made by a client of tb's top-level test: its Store, Container,
+// Config, Sealer or Exports. A test injecting faults that fails only its
+// own calls can run beside other tests.
+func Own(tb testing.TB, ctx context.Context) bool {
+	return localaws.ScopeOf(ctx) == rootOf(tb)
 }
 
 // Exports returns the exports bucket of the running top-level test, on
@@ -167,7 +182,7 @@ func Exports(tb testing.TB) *exports.Bucket {
 	if b, ok := buckets[root]; ok {
 		return b
 	}
-	b := exports.New(cfg, fmt.Sprintf("exports-%d", seq.Add(1)))
+	b := exports.New(localaws.Scoped(cfg, root), fmt.Sprintf("exports-%d", seq.Add(1)))
 	if err := localaws.EnsureExports(context.Background(), b); err != nil {
 		tb.Fatalf("testenv: create bucket: %v", err)
 	}
@@ -187,7 +202,7 @@ func Endpoint(tb testing.TB) string {
 // client or a Store of their own on it (with another HTTP client, say).
 // It is a copy: changing it changes nothing for other tests.
 func Config(tb testing.TB) aws.Config {
-	return signedAs(AccessKey(tb))
+	return signedAs(AccessKey(tb), rootOf(tb))
 }
 
 // KMSKeyID is the id of the emulator's links key.
@@ -220,7 +235,7 @@ func NewAccount(tb testing.TB, plan survey.Plan) (survey.Account, string) {
 // the test's table, as the variables and responders functions build one.
 func Sealer(tb testing.TB) *links.Sealer {
 	tb.Helper()
-	return links.NewSealer(kms.NewFromConfig(cfg), KMSKeyID(tb), Store(tb))
+	return links.NewSealer(kms.NewFromConfig(localaws.Scoped(cfg, rootOf(tb))), KMSKeyID(tb), Store(tb))
 }
 
 // benchmarking reports whether this run was asked for benchmarks (-bench).

@@ -34,7 +34,7 @@ func Uploads(tb testing.TB) *uploads.Bucket {
 	if b, ok := uploadBuckets[root]; ok {
 		return b
 	}
-	b := uploads.New(cfg, fmt.Sprintf("uploads-%d", seq.Add(1)))
+	b := uploads.New(localaws.Scoped(cfg, root), fmt.Sprintf("uploads-%d", seq.Add(1)))
 	if err := localaws.EnsureUploads(context.Background(), b, UploadsOrigin); err != nil {
 		tb.Fatalf("testenv: create uploads bucket: %v", err)
 	}
