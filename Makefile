@@ -121,9 +121,12 @@ TEST_TIMEOUT ?= 45m
 # at a time on two cores (-p), and infra/local, the longest by far (its
 # browser and `make run` tests), is the run's critical path: named first,
 # it starts at once instead of after the 21 packages before it in ./...'s
-# order (the rest share the other slot meanwhile). ./... lists it again;
-# go test runs each package once.
-UNIT_FIRST := ./infra/local
+# order (the rest share the other slot meanwhile). The next longest follow
+# it (a whole run at load 20-67: infra/coldstart 616 s, functions/responders
+# 310 s, infra/load 312 s, shared/store, which started last and ran ~170 s
+# after every other package had ended), so that the short ones fill the
+# end. ./... lists them again; go test runs each package once.
+UNIT_FIRST := ./infra/local ./shared/store ./infra/coldstart ./functions/responders ./infra/load
 unit: emulators axe-core lighthouse
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(UNIT_FIRST) ./...
 
