@@ -259,7 +259,7 @@ func TestBrowserUploadRefused(t *testing.T) {
 	evalJS[bool](t, ctx, q+`.setAttribute("data-upload", "not-an-upload") || true`)
 	tabTo(t, ctx, "submit")
 	msg := waitText(t, ctx, `document.getElementById("errors").innerText`)
-	if !strings.HasPrefix(msg, "Your CV") || !strings.HasSuffix(msg, ": Invalid upload.") {
+	if msg != "\u2068Your CV\u2069: Invalid upload." { // the title quoted isolated (functions/pages, messages.go)
 		t.Errorf("the page shows %q", msg)
 	}
 	shot(t, ctx, "upload-refused-at-submission")

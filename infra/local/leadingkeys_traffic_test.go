@@ -902,7 +902,6 @@ var untraveled = map[string]string{
 	// calls as the responders' API (shared/responding).
 	"PagesFunction UpdateItem COUNTER#*": "the plain form's response ids",
 	// Section 25: a survey with a response_limit or quotas (store/places.go).
-	"RespondersFunction GetItem CAP#*":      "response_limit and quotas: a submission takes its places from the allowances, reads them when it finds them full",
 	"PagesFunction GetItem CAP#*":           "the plain form's submission that finds its allowance full reads the others (as the responders')",
 	"RespondersFunction Query RTIME#*":      "a response limit whose writer failed before counting its base: the first submission that needs it counts it (store/limitbase.go)",
 	"PagesFunction Query RTIME#*":           "a response limit whose writer failed before counting its base: the plain form's submission counts it (store/limitbase.go)",
