@@ -206,26 +206,18 @@ func quotaMoves(held map[string]int, matched []Cap) (give map[string]int, take [
 // to that from does not hold there (unconditional: an edit's revert), one
 // Update an allowance.
 func (s *Store) restorePlaces(tx *dynamo.WriteTx, sid int64, from, to map[string]int) {
-	byK := map[int]*dynamo.Update{}
-	update := func(k int) *dynamo.Update {
-		if byK[k] == nil {
-			byK[k] = s.table.Update(AttrPK, CapPK(sid, k)).Range(AttrSK, capSK)
-		}
-		return byK[k]
-	}
+	w := s.allowanceWrites(sid)
 	for attr, k := range from {
 		if nk, ok := to[attr]; !ok || nk != k {
-			update(k).Add(attr, -1).Add(givenAttr(attr), 1)
+			w.at(k).Add(attr, -1).Add(givenAttr(attr), 1)
 		}
 	}
 	for attr, k := range to {
 		if fk, ok := from[attr]; !ok || fk != k {
-			update(k).Add(attr, 1)
+			w.at(k).Add(attr, 1)
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(byK)) {
-		tx.Update(byK[k])
-	}
+	w.addTo(tx, 0, nil)
 }
 
 // movedPlaces is a response's places after an edit: held, less give,

@@ -69,15 +69,15 @@ type Cap struct {
 	// limit is a pending response limit's value: its places are the
 	// limit less its base, which the submission waits for
 	// (limitbase.go); Places is unknown until then.
-	limit   int64
-	pending bool
+	limit, gen int64
+	pending    bool
 }
 
 // LimitCap is the response limit's cap, from the settings that carry it.
 func LimitCap(set survey.Settings) Cap {
 	c := Cap{Attr: limitAttr(set.ResponseLimitGen), Places: set.LimitPlaces()}
 	if set.ResponseLimitPending && set.ResponseLimit != nil {
-		c.Places, c.limit, c.pending = 0, *set.ResponseLimit, true
+		c.Places, c.limit, c.gen, c.pending = 0, *set.ResponseLimit, set.ResponseLimitGen, true
 	}
 	return c
 }
@@ -442,19 +442,13 @@ func takePlace(u *dynamo.Update, c Cap, k int) {
 // its pick (as takePlaces, on its condition), one Update an allowance
 // (a transaction names an item once).
 func (s *Store) movePlaces(tx *dynamo.WriteTx, sid int64, give map[string]int, take []Cap, picks []int, n int) ([]placeWrite, int) {
-	byK := map[int]*dynamo.Update{}
-	update := func(k int) *dynamo.Update {
-		if byK[k] == nil {
-			byK[k] = s.table.Update(AttrPK, CapPK(sid, k)).Range(AttrSK, capSK)
-		}
-		return byK[k]
-	}
+	w := s.allowanceWrites(sid)
 	for attr, k := range give {
-		update(k).Add(attr, -1).Add(givenAttr(attr), 1)
+		w.at(k).Add(attr, -1).Add(givenAttr(attr), 1)
 	}
 	var writes []placeWrite
 	for i, k := range picks {
-		takePlace(update(k).IncludeItemInCondCheckFail(true), take[i], k)
+		takePlace(w.at(k).IncludeItemInCondCheckFail(true), take[i], k)
 		j := slices.IndexFunc(writes, func(w placeWrite) bool { return w.k == k })
 		if j < 0 {
 			writes = append(writes, placeWrite{k: k})
@@ -462,14 +456,7 @@ func (s *Store) movePlaces(tx *dynamo.WriteTx, sid int64, give map[string]int, t
 		}
 		writes[j].caps = append(writes[j].caps, i)
 	}
-	for _, k := range slices.Sorted(maps.Keys(byK)) {
-		tx.Update(byK[k])
-		if j := slices.IndexFunc(writes, func(w placeWrite) bool { return w.k == k }); j >= 0 {
-			writes[j].at = n
-		}
-		n++
-	}
-	return writes, n
+	return writes, w.addTo(tx, n, writes)
 }
 
 // placesOf is what a response records of the places it took: counter ->
@@ -490,16 +477,44 @@ func placesOf(caps []Cap, picks []int) map[string]int {
 // cap's count of places given back there, g<counter>, which names each
 // time the cap fills: CapFill).
 func (s *Store) givePlacesBack(tx *dynamo.WriteTx, sid int64, places map[string]int) {
-	byK := map[int]*dynamo.Update{}
+	w := s.allowanceWrites(sid)
 	for attr, k := range places {
-		if byK[k] == nil {
-			byK[k] = s.table.Update(AttrPK, CapPK(sid, k)).Range(AttrSK, capSK)
+		w.at(k).Add(attr, -1).Add(givenAttr(attr), 1)
+	}
+	w.addTo(tx, 0, nil)
+}
+
+// allowanceUpdates are one Update an allowance of a survey (a transaction
+// names an item once), built by at and added to a transaction by addTo.
+type allowanceUpdates struct {
+	s   *Store
+	sid int64
+	byK map[int]*dynamo.Update
+}
+
+func (s *Store) allowanceWrites(sid int64) *allowanceUpdates {
+	return &allowanceUpdates{s: s, sid: sid, byK: map[int]*dynamo.Update{}}
+}
+
+// at is allowance k's Update.
+func (a *allowanceUpdates) at(k int) *dynamo.Update {
+	if a.byK[k] == nil {
+		a.byK[k] = a.s.table.Update(AttrPK, CapPK(a.sid, k)).Range(AttrSK, capSK)
+	}
+	return a.byK[k]
+}
+
+// addTo adds the Updates to tx in allowance order, from its n-th write on,
+// recording in writes where each of theirs is; it returns the next index.
+func (a *allowanceUpdates) addTo(tx *dynamo.WriteTx, n int, writes []placeWrite) int {
+	for _, k := range slices.Sorted(maps.Keys(a.byK)) {
+		tx.Update(a.byK[k])
+		if j := slices.IndexFunc(writes, func(w placeWrite) bool { return w.k == k }); j >= 0 {
+			writes[j].at = n
 		}
-		byK[k].Add(attr, -1).Add(givenAttr(attr), 1)
+		n++
 	}
-	for _, k := range slices.Sorted(maps.Keys(byK)) {
-		tx.Update(byK[k])
-	}
+	return n
 }
 
 // learnPlaces reads what a cancelled submission met at its allowances:

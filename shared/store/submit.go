@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -284,11 +282,7 @@ func (s *Store) settledCaps(ctx context.Context, sid int64, caps []Cap) error {
 		if !c.pending {
 			continue
 		}
-		gen, err := strconv.ParseInt(strings.TrimPrefix(c.Attr, "l"), 10, 64)
-		if err != nil {
-			return fmt.Errorf("store: cap %q: %w", c.Attr, err)
-		}
-		b, err := s.limitBaseOf(ctx, sid, gen)
+		b, err := s.limitBaseOf(ctx, sid, c.gen)
 		if err != nil {
 			return err
 		}
