@@ -28,7 +28,7 @@ DDB_LOCAL_NPM := amplify-dynamodb-simulator@2.9.30
 DDB_LOCAL_SHA256 := 454305e9bc3e6ebcca5b62569869e31563b8d7e346474e94557b2600702146c7
 DDB_LOCAL_DIR := .cache/dynamodb-local-$(DDB_LOCAL_VERSION)
 
-.PHONY: all build run admin screenshots test vet fmt-check lint-template unit axe-core lighthouse bench bench-once fuzz fuzz-brief load load-viral sim-caps clean emulators java
+.PHONY: all build run admin screenshots test vet fmt-check lint-template unit unit-bench axe-core lighthouse bench bench-once fuzz fuzz-brief load load-viral sim-caps clean emulators java
 
 all: build
 
@@ -90,7 +90,7 @@ admin:
 	@set -a && . "$(abspath $(ADMIN_ENV_FILE))" && set +a && $(GO) run ./infra/admin $(ARGS)
 
 ## test: vet, gofmt, cfn-lint, every test (integration tests on DynamoDB Local and moto), every benchmark once, brief fuzzing
-test: vet fmt-check lint-template unit bench-once fuzz-brief
+test: vet fmt-check lint-template unit-bench fuzz-brief
 
 vet:
 	$(GO) mod tidy -diff
@@ -126,9 +126,18 @@ TEST_TIMEOUT ?= 45m
 # 310 s, infra/load 312 s, shared/store, which started last and ran ~170 s
 # after every other package had ended), so that the short ones fill the
 # end. ./... lists them again; go test runs each package once.
-UNIT_FIRST := ./infra/local ./shared/store ./infra/coldstart ./functions/responders ./infra/load
+UNIT_FIRST := ./infra/local ./infra/coldstart ./shared/store ./functions/responders ./infra/load ./internal/ddblocal
 unit: emulators axe-core lighthouse
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(UNIT_FIRST) ./...
+
+# unit-bench is unit and bench-once in one go test run, as `make test`
+# runs them: each test binary runs its package's benchmarks after its
+# tests, so the 21 packages with benchmarks are linked and start their
+# emulators once, not twice, and their benchmarks fill the run's two slots
+# beside the other packages' tests instead of running after them all
+# (measured: docs/local.md, "How long make test takes").
+unit-bench: emulators axe-core lighthouse
+	$(BENCH_SMALL) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -bench . -benchtime=1x $(UNIT_FIRST) ./...
 
 # The browser tests (infra/local) run axe-core in Chromium over every page
 # state; npm installs it under .cache/, git-ignored, never committed.
@@ -148,16 +157,22 @@ $(LIGHTHOUSE_DIR)/node_modules/lighthouse/cli/index.js:
 	@command -v npm >/dev/null || { echo "npm not found: TestLighthouseThemed needs lighthouse $(LIGHTHOUSE_VERSION) from the npm registry"; exit 1; }
 	npm install --silent --no-save --no-audit --no-fund --prefix $(LIGHTHOUSE_DIR) lighthouse@$(LIGHTHOUSE_VERSION)
 
-# bench-once runs every benchmark once (-benchtime=1x), on a smaller seed
-# (BENCH_RESPONSES), so that `make bench` cannot rot unseen: a benchmark's
-# own checks (items read, calls made) fail `make test`. The emulators'
-# benchmark runs at 1,000 items only here (200,000 on moto takes GBs).
-# Only the packages that have benchmarks: every other test binary would
-# start its DynamoDB Local and moto (testenv.Main) to run nothing.
+# bench-once runs every benchmark once (-benchtime=1x), on smaller seeds
+# (BENCH_SMALL), so that `make bench` cannot rot unseen: a benchmark's
+# own checks (items read, calls made, counts exact) fail `make test`
+# (which runs them with the tests: unit-bench). The seeds: 1,000
+# responses (BENCH_RESPONSES; 10,000 in `make bench`, 100,000 exported), the emulators'
+# benchmark at 1,000 items only (BENCH_SIZES; 200,000 on moto takes GBs),
+# the sweep over 1,000 surveys (BENCH_SURVEYS; 10,000) and the racing
+# uploads over 10,000 codes (BENCH_CODES; 100,000), which took 90 and 55
+# of bench-once's seconds seeding. Only the packages that have
+# benchmarks: every other test binary would start its DynamoDB Local and
+# moto (testenv.Main) to run nothing.
+BENCH_SMALL := BENCH_RESPONSES=1000 BENCH_SIZES=1000 BENCH_SURVEYS=1000 BENCH_CODES=10000
 bench-once: emulators
 	@set -eo pipefail; pkgs=$$($(call with_tests,Benchmark)); [ -n "$$pkgs" ]; \
-	echo "BENCH_RESPONSES=1000 BENCH_SIZES=1000 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^$$' -bench . -benchtime=1x" $$pkgs; \
-	BENCH_RESPONSES=1000 BENCH_SIZES=1000 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^$$' -bench . -benchtime=1x $$pkgs
+	echo "$(BENCH_SMALL) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^$$' -bench . -benchtime=1x" $$pkgs; \
+	$(BENCH_SMALL) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^$$' -bench . -benchtime=1x $$pkgs
 
 # `make test` runs each fuzz target for a few seconds (a smoke run: CI's
 # budget is shared with everything else); `make fuzz` runs each for

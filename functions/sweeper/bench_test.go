@@ -10,12 +10,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"surveyservice/functions/sweeper"
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
 
-// BenchmarkSweep: a table of 10,000 surveys of which 100 are due. The
+// BenchmarkSweep: a table of 10,000 surveys (BENCH_SURVEYS) of which 100 are due. The
 // sweep reads the 100 due entries of its sparse index; a Scan-based sweep
 // of the same table (shown for comparison only: the product never scans)
 // reads every item of the table. Each iteration imports 100 fresh due
@@ -23,10 +24,13 @@ import (
 // and runs the sweep (timed).
 func BenchmarkSweep(b *testing.B) {
 	const (
-		total = 10000
 		due   = 100
 		chunk = 500
 	)
+	total := testenv.BenchSize(b, "BENCH_SURVEYS", 10000)
+	if total <= due {
+		b.Fatalf("BENCH_SURVEYS=%d: want more than the %d due", total, due)
+	}
 	st := freshStore(b)
 	ctx := context.Background()
 	a, err := st.CreateAccount(ctx, survey.Account{Email: fmt.Sprintf("bench-%d@example.com", tableSeq.Add(1)), Plan: survey.PlanPro})

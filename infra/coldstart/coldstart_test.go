@@ -26,7 +26,15 @@ import (
 	"surveyservice/shared/links"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "coldstart-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "coldstart:", err)
+		os.Exit(1)
+	}
+	builds.dir = dir
+	testenv.MainThen(m, func() { os.RemoveAll(dir) })
+}
 
 const (
 	testRuns  = 3  // runs per function in TestColdStart
@@ -262,17 +270,36 @@ func makefileFunctions(tb testing.TB) []string {
 	return fns
 }
 
+// builds are the binaries built so far, once each for the whole test
+// binary: TestColdStart and BenchmarkColdStart (`make test` runs both in
+// one process) start the same native binaries.
+var builds struct {
+	mu   sync.Mutex
+	dir  string
+	done map[string]string
+}
+
 // build compiles functions/<fn>/lambda as the Makefile's GOBUILD does, for
-// goos/goarch, into a temporary directory, and returns the binary's path.
+// goos/goarch, once per test binary, and returns the binary's path.
 func build(tb testing.TB, fn, goos, goarch string) string {
 	tb.Helper()
-	out := filepath.Join(tb.TempDir(), "bootstrap")
+	builds.mu.Lock()
+	defer builds.mu.Unlock()
+	name := fn + "-" + goos + "-" + goarch
+	if out, ok := builds.done[name]; ok {
+		return out
+	}
+	out := filepath.Join(builds.dir, name, "bootstrap")
 	cmd := exec.Command("go", "build", "-tags", "lambda.norpc nodynamic", "-trimpath", "-ldflags=-s -w", "-o", out, "./functions/"+fn+"/lambda")
 	cmd.Dir = moduleRoot(tb)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("build %s for %s/%s: %v\n%s", fn, goos, goarch, err, msg)
 	}
+	if builds.done == nil {
+		builds.done = map[string]string{}
+	}
+	builds.done[name] = out
 	return out
 }
 

@@ -51,6 +51,15 @@ func Main(m *testing.M) {
 	os.Exit(run(m))
 }
 
+// MainThen is Main, with cleanup run after the tests and the emulators'
+// stop, before the binary exits (for what a package keeps across its tests
+// and benchmarks, such as built binaries).
+func MainThen(m *testing.M, cleanup func()) {
+	code := run(m)
+	cleanup()
+	os.Exit(code)
+}
+
 func run(m *testing.M) int {
 	if !flag.Parsed() {
 		flag.Parse()
