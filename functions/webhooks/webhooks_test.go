@@ -341,7 +341,7 @@ func TestDeliveryLogAndRetry(t *testing.T) {
 		Results []survey.DeliveryView `json:"results"`
 	}
 	_ = json.Unmarshal([]byte(r.body), &page)
-	if r.code != 200 || len(page.Results) != 2 || page.Results[0].ResponseID != 502 || page.Next == nil || r.dynamo != 2 {
+	if r.code != 200 || len(page.Results) != 2 || page.Results[0].ResponseID == nil || *page.Results[0].ResponseID != 502 || page.Next == nil || r.dynamo != 2 {
 		t.Fatalf("first page = %d %s (%d calls)", r.code, r.body, r.dynamo)
 	}
 	if page.Results[0].Status != "failed" || page.Results[0].Attempts != 10 || *page.Results[0].LastStatusCode != 500 || page.Results[0].NextAttemptAt != nil {
@@ -349,7 +349,7 @@ func TestDeliveryLogAndRetry(t *testing.T) {
 	}
 	next := strings.TrimPrefix(*page.Next, "http://example.com")
 	_ = json.Unmarshal([]byte(f.do(t, "GET", next, "").body), &page)
-	if len(page.Results) != 1 || page.Results[0].ResponseID != 500 || page.Next != nil {
+	if len(page.Results) != 1 || page.Results[0].ResponseID == nil || *page.Results[0].ResponseID != 500 || page.Next != nil {
 		t.Fatalf("second page = %+v", page)
 	}
 	for _, q := range []string{"?cursor=zz", "?page_size=0", "?page_size=x"} {

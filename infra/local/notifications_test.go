@@ -124,7 +124,7 @@ func TestNotificationsSendEmailAndSMS(t *testing.T) {
 			ds := e.deliveries(t, wid)
 			return len(ds) == 1 && ds[0].Status == survey.DeliverySucceeded
 		})
-		if d := e.deliveries(t, wid)[0]; d.Attempts != 1 || d.ResponseID != r.ID || d.LastError != nil {
+		if d := e.deliveries(t, wid)[0]; d.Attempts != 1 || d.ResponseID == nil || *d.ResponseID != r.ID || d.LastError != nil {
 			t.Errorf("notification %d's delivery %+v", wid, d)
 		}
 	}

@@ -162,8 +162,8 @@ func (e *hookEnv) wantFullEvents(t *testing.T, wid int64, rc *receiver, n int) {
 		t.Fatalf("%d deliveries, want %d: %+v", len(ds), n, ds)
 	}
 	for _, d := range ds {
-		if d.Event != survey.EventSurveyFull {
-			t.Errorf("delivery %+v, want survey.full", d)
+		if d.Event != survey.EventSurveyFull || d.ResponseID != nil {
+			t.Errorf("delivery %+v, want survey.full about no response (response_id null)", d)
 		}
 	}
 	if got := rc.snapshot(); len(got) != n {

@@ -283,7 +283,7 @@ func TestWebhookRetriesUntilTheReceiverAnswers(t *testing.T) {
 		return len(ds) == 1 && ds[0].Status == survey.DeliverySucceeded
 	})
 	d := e.deliveries(t, wid)[0]
-	if d.Attempts != 4 || *d.LastStatusCode != 200 || d.NextAttemptAt != nil || d.LastError != nil || d.ResponseID != r.ID {
+	if d.Attempts != 4 || *d.LastStatusCode != 200 || d.NextAttemptAt != nil || d.LastError != nil || d.ResponseID == nil || *d.ResponseID != r.ID {
 		t.Errorf("the delivery reads %+v", d)
 	}
 	if got[0].header.Get("webhook-id") != "msg_"+fmt.Sprint(wid)+"_"+d.ID {

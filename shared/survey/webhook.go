@@ -32,6 +32,15 @@ func CarriesPayload(event string) bool {
 	return event == EventResponsePartial || event == EventSurveyFull || event == EventDomainSuspended
 }
 
+// NamesResponse reports whether a delivery of the event is about one
+// response (or partial: its id is of the responses' id space), whose id
+// the deliveries list shows. A survey's filling and a domain's suspension
+// are about none: the id their deliveries carry only names the event among
+// the survey's (CapFill.ID), and is no response's, so the list shows null.
+func NamesResponse(event string) bool {
+	return event != EventSurveyFull && event != EventDomainSuspended
+}
+
 // Webhook limits.
 const (
 	MaxWebhooks         = 10   // a survey's webhooks
@@ -361,7 +370,7 @@ func (d Delivery) MessageID() string {
 type DeliveryView struct {
 	ID             string         `json:"id"`
 	Event          string         `json:"event"`
-	ResponseID     int64          `json:"response_id"`
+	ResponseID     *int64         `json:"response_id"` // null for an event about no response (NamesResponse)
 	Status         DeliveryStatus `json:"status"`
 	Attempts       int            `json:"attempts"`
 	LastStatusCode *int           `json:"last_status_code"`
@@ -373,8 +382,12 @@ type DeliveryView struct {
 
 // View renders the delivery for its owner.
 func (d Delivery) View() DeliveryView {
-	v := DeliveryView{ID: d.ID(), Event: d.Event, ResponseID: d.ResponseID, Status: d.Status, Attempts: d.Attempts,
+	v := DeliveryView{ID: d.ID(), Event: d.Event, Status: d.Status, Attempts: d.Attempts,
 		CreatedAt: d.Created.UTC().Format(TimestampLayout)}
+	if NamesResponse(d.Event) {
+		rid := d.ResponseID
+		v.ResponseID = &rid
+	}
 	if d.LastStatusCode != 0 {
 		c := d.LastStatusCode
 		v.LastStatusCode = &c

@@ -27,6 +27,35 @@ func TestDeliveryID(t *testing.T) {
 	}
 }
 
+// TestDeliveryViewResponseID: the deliveries list names the response of a
+// response's event (a partial's id too), and null for an event about no
+// response, whose delivery id only names the event (a fill, a suspension).
+func TestDeliveryViewResponseID(t *testing.T) {
+	for _, tc := range []struct {
+		event string
+		want  string
+	}{
+		{survey.EventResponseSubmitted, "77"},
+		{survey.EventResponseUpdated, "77"},
+		{survey.EventResponsePartial, "77"},
+		{survey.EventSurveyFull, "null"},
+		{survey.EventDomainSuspended, "null"},
+	} {
+		d := survey.Delivery{WebhookID: 4, ResponseID: 77, Event: tc.event, Created: time.Now()}
+		b, err := json.Marshal(d.View())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]json.RawMessage
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if string(got["response_id"]) != tc.want {
+			t.Errorf("%s: response_id %s, want %s", tc.event, got["response_id"], tc.want)
+		}
+	}
+}
+
 func FuzzParseDeliveryID(f *testing.F) {
 	f.Add("1763900000123456-99")
 	f.Fuzz(func(t *testing.T, s string) {
