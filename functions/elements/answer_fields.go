@@ -251,7 +251,7 @@ func readFileTypes(f *api.Form) ([]string, bool) {
 	}
 	var items []json.RawMessage
 	if kind := api.JSONKind(raw); kind != "list" || json.Unmarshal(raw, &items) != nil {
-		f.Fail(name, fmt.Sprintf("Expected a list of items but got type %q.", kind))
+		f.Fail(name, survey.MsgNotAList(kind))
 		return nil, false
 	}
 	if len(items) > survey.MaxFileTypes {
@@ -377,7 +377,7 @@ func readList(f *api.Form, name string, max int, item func(g *api.Form)) bool {
 	}
 	var items []json.RawMessage
 	if kind := api.JSONKind(raw); kind != "list" || json.Unmarshal(raw, &items) != nil {
-		return listError(fmt.Sprintf("Expected a list of items but got type %q.", kind))
+		return listError(survey.MsgNotAList(kind))
 	}
 	if len(items) > max {
 		return listError(fmt.Sprintf("Ensure this field has no more than %d elements.", max))

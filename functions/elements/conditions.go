@@ -2,7 +2,6 @@ package elements
 
 import (
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strconv"
 
@@ -27,7 +26,7 @@ func readConditions(f *api.Form) ([]survey.Condition, bool) {
 	}
 	var items []json.RawMessage
 	if kind := api.JSONKind(raw); kind != "list" || json.Unmarshal(raw, &items) != nil {
-		f.Fail(name, fmt.Sprintf("Expected a list of items but got type %q.", kind))
+		f.Fail(name, survey.MsgNotAList(kind))
 		return nil, false
 	}
 	if len(items) > survey.MaxConditions {

@@ -64,7 +64,7 @@ func shareRequests(raw json.RawMessage) ([]store.ShareRequest, error) {
 	var items []json.RawMessage
 	if api.JSONKind(raw) != "list" || json.Unmarshal(raw, &items) != nil {
 		return nil, &survey.Error{Code: survey.EINVALID, Fields: map[string]any{
-			"non_field_errors": []string{fmt.Sprintf("Expected a list of items but got type %q.", api.JSONKind(raw))}}}
+			"non_field_errors": []string{survey.MsgNotAList(api.JSONKind(raw))}}}
 	}
 	bad := map[string]any{}
 	seen := map[int64]bool{}

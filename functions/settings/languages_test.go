@@ -78,8 +78,9 @@ func TestLanguagesRoute(t *testing.T) {
 		{"not a language", `{"languages":["de"]}`, `{"languages":{"0":["\"de\" is not a valid choice: fa, tr, ar or en."]}}`},
 		{"upper case", `{"languages":["en","EN"]}`, `{"languages":{"1":["\"EN\" is not a valid choice: fa, tr, ar or en."]}}`},
 		{"not a string", `{"languages":[4]}`, `{"languages":{"0":["Not a valid string."]}}`},
-		{"not a list", `{"languages":"en"}`, `{"languages":["Expected a list of items."]}`},
-		{"null", `{"languages":null}`, `{"languages":["Expected a list of items."]}`},
+		{"not a list", `{"languages":"en"}`, `{"languages":["Expected a list of items but got type \"str\"."]}`},
+		{"an object", `{"languages":{"en":1}}`, `{"languages":["Expected a list of items but got type \"dict\"."]}`},
+		{"null", `{"languages":null}`, `{"languages":["This field may not be null."]}`},
 		{"missing", `{}`, `{"languages":["This field is required."]}`},
 	} {
 		check(t, tc.name, pro.do("PUT", languagesPath(sid), tc.body), 400, tc.want)

@@ -57,7 +57,7 @@ func (l itemList) readItems(raw json.RawMessage, allowEmpty bool, item func(stri
 	}
 	var items []json.RawMessage
 	if json.Unmarshal(raw, &items) != nil || api.JSONKind(raw) != "list" {
-		return nil, survey.FieldError(field, fmt.Sprintf("Expected a list of items but got type %q.", api.JSONKind(raw)))
+		return nil, survey.FieldError(field, survey.MsgNotAList(api.JSONKind(raw)))
 	}
 	switch {
 	case len(items) == 0 && !allowEmpty:

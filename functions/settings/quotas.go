@@ -53,7 +53,7 @@ func readConditions(f *api.Form, required bool) ([]survey.QuotaCondition, bool) 
 		f.Fail(name, api.MsgNull)
 		return nil, false
 	case api.JSONKind(raw) != "list":
-		f.Fail(name, fmt.Sprintf("Expected a list of items but got type %q.", api.JSONKind(raw)))
+		f.Fail(name, survey.MsgNotAList(api.JSONKind(raw)))
 		return nil, false
 	}
 	var items []json.RawMessage
@@ -103,7 +103,7 @@ func readChoiceIDs(f *api.Form) []int64 {
 		f.Fail(name, api.MsgNull)
 		return nil
 	case api.JSONKind(raw) != "list":
-		f.Fail(name, fmt.Sprintf("Expected a list of items but got type %q.", api.JSONKind(raw)))
+		f.Fail(name, survey.MsgNotAList(api.JSONKind(raw)))
 		return nil
 	}
 	var items []json.RawMessage

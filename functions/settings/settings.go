@@ -126,7 +126,7 @@ func readOrigins(f *api.Form) ([]string, bool) {
 		return nil, false
 	}
 	if api.JSONKind(raw) != "list" {
-		f.Fail(name, fmt.Sprintf(survey.MsgEmbedOriginsType, api.JSONKind(raw)))
+		f.Fail(name, survey.MsgNotAList(api.JSONKind(raw)))
 		return nil, false
 	}
 	var items []json.RawMessage
@@ -167,7 +167,7 @@ func readDomains(f *api.Form) ([]string, bool) {
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		f.Fail(name, fmt.Sprintf("Expected a list of items but got type %q.", api.JSONKind(raw)))
+		f.Fail(name, survey.MsgNotAList(api.JSONKind(raw)))
 		return nil, false
 	}
 	if len(items) > survey.MaxAuthDomains {

@@ -39,7 +39,7 @@ func DecodeValues(raw json.RawMessage, present bool, vars []survey.Variable) ([]
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if kind != "list" || dec.Decode(&items) != nil {
-		return nil, survey.FieldError("values", fmt.Sprintf("Expected a list of items but got type %q.", kind))
+		return nil, survey.FieldError("values", survey.MsgNotAList(kind))
 	}
 	// A Decoder stops after one value: anything but whitespace after the
 	// list ("[{}]0", found by fuzzing) is not one JSON value.

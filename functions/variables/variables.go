@@ -90,7 +90,7 @@ func unwrap(raw json.RawMessage) (json.RawMessage, bool, error) {
 	}
 	if kind := api.JSONKind(inner); kind != "list" {
 		return nil, true, &survey.Error{Code: survey.EINVALID, Fields: survey.Fields{wrapperKey: map[string]any{
-			"non_field_errors": []string{fmt.Sprintf("Expected a list of items but got type %q.", kind)}}}}
+			"non_field_errors": []string{survey.MsgNotAList(kind)}}}}
 	}
 	return inner, true, nil
 }

@@ -193,7 +193,7 @@ func readSending(f *api.Form, in *input, create bool) {
 		f.Fail("recipients", api.MsgNull)
 		return
 	default:
-		f.Fail("recipients", fmt.Sprintf("Expected a list of items but got type %q.", kind))
+		f.Fail("recipients", survey.MsgNotAList(kind))
 		return
 	}
 	var list []json.RawMessage
@@ -241,7 +241,7 @@ func readEvents(f *api.Form, raw json.RawMessage) []string {
 		f.Fail("events", api.MsgNull)
 		return nil
 	default:
-		f.Fail("events", fmt.Sprintf("Expected a list of items but got type %q.", kind))
+		f.Fail("events", survey.MsgNotAList(kind))
 		return nil
 	}
 	_ = json.Unmarshal(raw, &list)

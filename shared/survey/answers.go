@@ -36,7 +36,6 @@ const (
 	MsgAtMostItems  = "Ensure this field has no more than %d elements."
 	msgValueAtLeast = "Ensure this value is greater than or equal to %d."
 	msgValueAtMost  = "Ensure this value is less than or equal to %d."
-	msgExpectedList = "Expected a list of items but got type \"%s\"."
 	msgExpectedDict = "Expected a dictionary of items but got type \"%s\"."
 	// MsgUnknownAnswerRow and MsgUnknownAnswerColumn refuse a matrix's
 	// row or column that is not (or no longer) the question's.
@@ -266,14 +265,14 @@ func (e *Element) checkText(raw []byte) (json.RawMessage, []string) {
 // is wrong.
 func (e *Element) choiceIDs(raw []byte) (ids []int64, msgs []string) {
 	if raw[0] != '[' {
-		return nil, []string{fmt.Sprintf(msgExpectedList, pythonType(raw))}
+		return nil, []string{MsgNotAList(pythonType(raw))}
 	}
 	if ids, ok := plainInts(raw); ok {
 		return e.ownChoices(ids)
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, []string{fmt.Sprintf(msgExpectedList, "str")}
+		return nil, []string{MsgNotAList("str")}
 	}
 	seen := make(map[int64]bool, len(items))
 	for _, it := range items {
@@ -538,4 +537,11 @@ func marshalString(s string) json.RawMessage {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
 	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// MsgNotAList is DRF's message for a list field given a value of another
+// JSON type, kind named as Python names it (api.JSONKind: dict, str, int,
+// float, bool, NoneType): one place for every list field's.
+func MsgNotAList(kind string) string {
+	return fmt.Sprintf("Expected a list of items but got type %q.", kind)
 }

@@ -20,11 +20,10 @@ const MaxEmbedOrigins = 20
 
 // Messages of embed_origins.
 const (
-	MsgEmbedOrigin      = "Enter a valid origin: https://host or https://host:port (http:// only for localhost and loopback addresses)."
-	MsgEmbedAnyAlone    = `"*" allows every site and cannot be combined with origins.`
-	MsgEmbedOriginsMin  = "Ensure this field has at least 1 elements."
-	MsgEmbedOriginsMax  = "Ensure this field has no more than 20 elements."
-	MsgEmbedOriginsType = `Expected a list of items but got type "%s".`
+	MsgEmbedOrigin     = "Enter a valid origin: https://host or https://host:port (http:// only for localhost and loopback addresses)."
+	MsgEmbedAnyAlone   = `"*" allows every site and cannot be combined with origins.`
+	MsgEmbedOriginsMin = "Ensure this field has at least 1 elements."
+	MsgEmbedOriginsMax = "Ensure this field has no more than 20 elements."
 )
 
 // DefaultEmbedOrigins is embed_origins until the owner sets it: any site,

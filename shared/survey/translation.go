@@ -1,6 +1,7 @@
 package survey
 
 import (
+	"bytes"
 	"encoding/json"
 	"hash/fnv"
 	"slices"
@@ -190,8 +191,11 @@ func DecodeLanguages(body map[string]json.RawMessage, def string) ([]string, err
 		return nil, FieldError("languages", "This field is required.")
 	}
 	var items []json.RawMessage
-	if json.Unmarshal(raw, &items) != nil || items == nil {
-		return nil, FieldError("languages", "Expected a list of items.")
+	switch t := bytes.TrimSpace(raw); {
+	case len(t) == 0 || string(t) == "null":
+		return nil, FieldError("languages", "This field may not be null.")
+	case json.Unmarshal(t, &items) != nil || items == nil:
+		return nil, FieldError("languages", MsgNotAList(pythonType(t)))
 	}
 	out := []string{}
 	bad := map[string]any{}
