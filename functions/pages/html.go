@@ -62,8 +62,8 @@ func durationAttr(seconds int64) markup {
 // messagesAttr is the API's refusals the page can meet in its language
 // (data-messages, read as {} when absent), between single quotes: the
 // JSON's many double quotes are then written as they are, not as &#34;.
-func messagesAttr(lang string, s survey.ResponderSurvey) markup {
-	m := messagesJSON(lang, s)
+func messagesAttr(p surveyPage) markup {
+	m := messagesJSON(p)
 	if m == "{}" {
 		return ""
 	}
@@ -233,8 +233,8 @@ func renderSurvey(p surveyPage) []byte {
 <input type="hidden" name="served" value="%s">
 `, class, text(p.Action), text(s.URLSlug), durationAttr(p.DurationSeconds), trueAttr("hide-next", s.HideNextButton), trueAttr("hide-prev", s.HidePreviousButton),
 		text(translate(p.Lang, survey.MsgAnswerRequired)), msgAttr("ties", translate(p.Lang, msgTiedRanks), hasType(p, survey.TypeRanking)),
-		msgAttr("min", translate(p.Lang, msgAtLeast), anyQuestion(func(e survey.ElementView) bool { return e.MinSelectableChoices > 0 })(s)),
-		messagesAttr(p.Lang, s), formData16(p)+formData20(p),
+		msgAttr("min", translate(p.Lang, msgAtLeast), meets[survey.MsgAtLeastItems](p)),
+		messagesAttr(p), formData16(p)+formData20(p),
 		text(p.IdempotencyKey), text(p.Session), text(p.QS), text(p.Served))
 	if step != nil || p.Initial != nil {
 		token := ""
