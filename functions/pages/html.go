@@ -85,7 +85,8 @@ func msgAttr(name, msg string, has bool) markup {
 }
 
 // autoAttr marks a page that moves on by itself when its one choice is
-// picked (data-auto, which app.js reads).
+// picked (data-auto, which app.js reads only with hide_next_button: a
+// survey that shows Next carries none).
 func autoAttr(b bool) markup {
 	if b {
 		return " data-auto"
@@ -282,7 +283,7 @@ func renderSurvey(p surveyPage) []byte {
 	}
 	d.signIn(p)
 	for i, pg := range pages {
-		d.w("<section class=\"page qp\" data-page=\"%s\"%s>", num(i), autoAttr(picksMoveOn(pg)))
+		d.w("<section class=\"page qp\" data-page=\"%s\"%s>", num(i), autoAttr(s.HideNextButton && picksMoveOn(pg)))
 		for _, q := range pg {
 			d.question(q, p.Form, p.T, p.Initial != nil && !p.Initial[q.ID])
 		}
