@@ -49,8 +49,8 @@ const pageBudget = 50_000
 // and what Persian adds, about 3.1 KB (docs/measuring.md): its table's
 // Persian words for what every page can meet (2.0 KB more than the
 // English table), the Persian font's rules and preloads (0.9 KB), Persian
-// digits. It weighed 56,086 with every translation, 52,198 with those it
-// can show.
+// digits. It weighed 56,086 with every translation, 52,176-52,212 with
+// those it can show.
 const persianPageBudget = 52_500
 
 // BenchmarkSurveyPageRules is BenchmarkSurveyPage with display rules
