@@ -62,8 +62,8 @@ func durationAttr(seconds int64) markup {
 // messagesAttr is the API's refusals the page can meet in its language
 // (data-messages, read as {} when absent), between single quotes: the
 // JSON's many double quotes are then written as they are, not as &#34;.
-func messagesAttr(lang string, s survey.ResponderSurvey) markup {
-	m := messagesJSON(lang, s)
+func messagesAttr(p surveyPage) markup {
+	m := messagesJSON(p)
 	if m == "{}" {
 		return ""
 	}
@@ -85,7 +85,8 @@ func msgAttr(name, msg string, has bool) markup {
 }
 
 // autoAttr marks a page that moves on by itself when its one choice is
-// picked (data-auto, which app.js reads).
+// picked (data-auto, which app.js reads only with hide_next_button: a
+// survey that shows Next carries none).
 func autoAttr(b bool) markup {
 	if b {
 		return " data-auto"
@@ -233,8 +234,8 @@ func renderSurvey(p surveyPage) []byte {
 <input type="hidden" name="served" value="%s">
 `, class, text(p.Action), text(s.URLSlug), durationAttr(p.DurationSeconds), trueAttr("hide-next", s.HideNextButton), trueAttr("hide-prev", s.HidePreviousButton),
 		text(translate(p.Lang, survey.MsgAnswerRequired)), msgAttr("ties", translate(p.Lang, msgTiedRanks), hasType(p, survey.TypeRanking)),
-		msgAttr("min", translate(p.Lang, msgAtLeast), anyQuestion(func(e survey.ElementView) bool { return e.MinSelectableChoices > 0 })(s)),
-		messagesAttr(p.Lang, s), formData16(p)+formData20(p),
+		msgAttr("min", translate(p.Lang, msgAtLeast), meets[survey.MsgAtLeastItems](p)),
+		messagesAttr(p), formData16(p)+formData20(p),
 		text(p.IdempotencyKey), text(p.Session), text(p.QS), text(p.Served))
 	if step != nil || p.Initial != nil {
 		token := ""
@@ -282,7 +283,7 @@ func renderSurvey(p surveyPage) []byte {
 	}
 	d.signIn(p)
 	for i, pg := range pages {
-		d.w("<section class=\"page qp\" data-page=\"%s\"%s>", num(i), autoAttr(picksMoveOn(pg)))
+		d.w("<section class=\"page qp\" data-page=\"%s\"%s>", num(i), autoAttr(s.HideNextButton && picksMoveOn(pg)))
 		for _, q := range pg {
 			d.question(q, p.Form, p.T, p.Initial != nil && !p.Initial[q.ID])
 		}

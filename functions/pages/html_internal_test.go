@@ -43,3 +43,23 @@ func TestRenderEscapes(t *testing.T) {
 		t.Errorf("the chart holds a script: %s", chart)
 	}
 }
+
+// TestAutoOnlyWhenNextHides: data-auto (a page one pick leaves, which
+// app.js reads only with hide_next_button) is written on such pages of a
+// survey that hides Next, and on no page of one that shows it: a 50-page
+// survey carried it 50 times for nothing (500 bytes of its weight).
+func TestAutoOnlyWhenNextHides(t *testing.T) {
+	t.Parallel()
+	pick := view(survey.Element{ID: 1, Type: survey.TypeRating, Title: "Rate", RatingMax: 5})
+	name := view(survey.Element{ID: 2, Type: survey.TypeText, Title: "Name", MaxLength: 10})
+	for _, hide := range []bool{false, true} {
+		v := survey.ResponderSurvey{URLSlug: "s", Name: "n", Language: "en", HideNextButton: hide,
+			Questions: [][]survey.ElementView{{pick}, {name}, {pick, name}}}
+		out := string(renderSurvey(surveyPage{page: newPage("en", v.Name), Survey: v, Action: "/s/s/"}))
+		for page, want := range map[string]bool{"0": hide, "1": false, "2": false} {
+			if got := strings.Contains(out, `data-page="`+page+`" data-auto>`); got != want {
+				t.Errorf("hide_next_button %v: page %s carries data-auto %v, want %v", hide, page, got, want)
+			}
+		}
+	}
+}

@@ -280,29 +280,93 @@ var patterns = map[string]string{
 	number.ReplaceAllString(fmt.Sprintf(survey.MsgUnknownAnswerColumn, "1", "1"), "%d"): msgSurveyChanged,
 }
 
-// meets are the pages that can meet each refusal of reworded and
-// patterns (one absent here: every page): a page's table carries only
-// what its own questions can be refused (a choice removed, a row, a
-// text's length, a rule, a variable), so that a page of questions
-// without these does not carry their words (the page's weight: contract
-// section 14). A refusal a change of the owner's brings to a page that
-// could not meet it before (rules added while it is open) is shown as
-// the API words it.
-var meets = map[string]func(survey.ResponderSurvey) bool{
+// meets are the pages whose script can show each message of the table
+// (one absent here: every page), by the features that bring it: the
+// reworded and patterned refusals by the questions that can be refused
+// so (a choice or a file question removed, a row, a text's length, a
+// rule, a variable), the language's translations (pageMessages) by the
+// feature whose requests the API refuses with them, or whose script
+// shows them (sign-in, a file question, a code, a challenge, editing,
+// partial responses, a time limit, no_spam, a personalised link, the
+// location). A page carries only these (the page's weight: contract
+// section 14): a Persian page without sign-in carries no sign-in words.
+// The page's own words for a refusal (the fewest picks, a tie, a form
+// sent again, a survey changed) reach the script already in the table
+// under the API's words, or in data-msg-*, and the plain form's words
+// (JavaScript needed, a form not read) never reach it: the table leaves
+// them out (words). A refusal a change of the owner's brings to a page
+// that could not meet it before (rules or sign-in added while it is
+// open) is shown as the API words it.
+var meets = map[string]func(surveyPage) bool{
 	survey.MsgAtLeastItems: anyQuestion(func(e survey.ElementView) bool { return e.MinSelectableChoices > 0 }),
 	survey.MsgAtMostItems:  anyQuestion(func(e survey.ElementView) bool { return e.AllowMultipleSelect }),
 	survey.MsgTooLong:      anyQuestion(func(e survey.ElementView) bool { return e.Type == survey.TypeText }),
 	survey.MsgNotShown:     anyQuestion(func(e survey.ElementView) bool { return e.Conditions != nil && len(*e.Conditions) > 0 }),
-	number.ReplaceAllString(survey.InvalidPK(1), "%d"):                                  anyQuestion(func(e survey.ElementView) bool { return len(e.Choices) > 0 }),
+	// A removed choice, or a removed file question when its file is sent
+	// (uploads/ names the element).
+	number.ReplaceAllString(survey.InvalidPK(1), "%d"): anyQuestion(func(e survey.ElementView) bool {
+		return len(e.Choices) > 0 || e.Type == survey.TypeFileUpload
+	}),
 	number.ReplaceAllString(fmt.Sprintf(survey.MsgUnknownAnswerRow, "1"), "%d"):         anyQuestion(func(e survey.ElementView) bool { return len(e.Rows) > 0 }),
 	number.ReplaceAllString(fmt.Sprintf(survey.MsgUnknownAnswerColumn, "1", "1"), "%d"): anyQuestion(func(e survey.ElementView) bool { return len(e.Rows) > 0 }),
-	links.MsgUnknownVariable: func(s survey.ResponderSurvey) bool { return len(s.Variables) > 0 },
+	links.MsgUnknownVariable: func(p surveyPage) bool { return len(p.Survey.Variables) > 0 },
+
+	msgTiedRanks: words, msgAtLeast: words, msgAtMost: words, msgTooLong: words, msgFormResent: words, msgSurveyChanged: words,
+	msgNeedsScript: words, errStepsInvalid.Detail: words,
+
+	// Sign-in (section 18, signin.js): sending a code by email or SMS,
+	// confirming it, a submission without it; one response per identity.
+	msgBadEmail:       func(p surveyPage) bool { return p.Survey.Settings.ServiceAuth },
+	msgAddressRefused: func(p surveyPage) bool { return p.Survey.Settings.ServiceAuth },
+	msgBadNumber:      func(p surveyPage) bool { return p.Survey.Settings.PhoneNumberAuth },
+	msgNumberRefused:  func(p surveyPage) bool { return p.Survey.Settings.PhoneNumberAuth },
+	msgBadCode:        signsIn,
+	msgCodeExpired:    signsIn,
+	msgSignIn:         signsIn,
+	// A code (code_auth) refused, and the code-guess guard's 429 on a
+	// code and on a listed number (phone_numbers_limited).
+	survey.ErrCodeRefused.Detail: func(p surveyPage) bool { return p.Survey.CodeAuth },
+	msgTooManyGuesses:            func(p surveyPage) bool { return p.Survey.CodeAuth || p.Survey.Settings.PhoneNumberAuth },
+	// A challenge the page solved refused (the CAPTCHA, a code's send,
+	// the guard of a code survey under attack).
+	msgChallenge: solvesChallenges,
+	// A file question's upload and its answer (uploads.js, section 16).
+	uploads.MsgInvalidUpload: hasFileQuestion,
+	uploads.MsgNotUploaded:   hasFileQuestion,
+	uploads.MsgMismatch:      hasFileQuestion,
+	msgFileTaken:             hasFileQuestion,
+	// An edit of the response (section 16, responder.js).
+	responding.ErrInvalidEditToken.Detail: edits,
+	responding.ErrEditingDisabled.Detail:  edits,
+	// no_spam: one response per responder cookie (and per identity
+	// signed in).
+	survey.ErrAlreadyResponded.Detail: func(p surveyPage) bool { return p.Survey.Settings.NoSpam || signsIn(p) },
+	survey.ErrNeedsCookies.Detail:     func(p surveyPage) bool { return p.Survey.Settings.NoSpam },
+	msgLocation:                       func(p surveyPage) bool { return p.Survey.Settings.LocationIsActive },
+	// A time limit: a file sent after it (a submission's is the page's
+	// own timeup).
+	responding.ErrTimeIsUp.Detail: func(p surveyPage) bool { return timed(p.Survey) },
+	// A personalised link (?qs=) that does not open: only its page sends
+	// one. A used one-use link is met also by a session resumed without
+	// it, on any page.
+	fieldMessage(responding.ErrInvalidLink, "qs"): func(p surveyPage) bool { return p.QS != "" },
+	// "Continue later" (partial.js, not on a kiosk).
+	msgContinueLater:     continuesLater,
+	msgContinueElsewhere: continuesLater,
 }
 
+// words marks the page's own words for a refusal, which its script never
+// looks up (meets).
+func words(surveyPage) bool { return false }
+
+// continuesLater reports whether the page offers "Continue later": it
+// sends partials, and is no kiosk (partial.js).
+func continuesLater(p surveyPage) bool { return sendsPartials(p) && !kiosk(p.Survey) }
+
 // anyQuestion is a page with a question of which is holds.
-func anyQuestion(is func(survey.ElementView) bool) func(survey.ResponderSurvey) bool {
-	return func(s survey.ResponderSurvey) bool {
-		for _, page := range s.Questions {
+func anyQuestion(is func(survey.ElementView) bool) func(surveyPage) bool {
+	return func(p surveyPage) bool {
+		for _, page := range p.Survey.Questions {
 			if slices.ContainsFunc(page, is) {
 				return true
 			}
@@ -312,22 +376,25 @@ func anyQuestion(is func(survey.ElementView) bool) func(survey.ResponderSurvey) 
 }
 
 // messagesJSON is the page's table for its script: the language's
-// translations, and in every language the reworded refusals the page can
-// meet (meets), those with numbers by their pattern (the script puts the
-// number in).
-func messagesJSON(lang string, s survey.ResponderSurvey) string {
+// translations, and in every language the reworded refusals, those with
+// numbers by their pattern (the script puts the number in); of each,
+// what the page can show (meets).
+func messagesJSON(p surveyPage) string {
 	m := map[string]string{}
-	for k, v := range pageMessages[lang] {
-		m[k] = v
+	shows := func(k string) bool { met := meets[k]; return met == nil || met(p) }
+	for k, v := range pageMessages[p.Lang] {
+		if shows(k) {
+			m[k] = v
+		}
 	}
 	for api := range reworded {
-		if met := meets[api]; met == nil || met(s) {
-			m[api] = translate(lang, api)
+		if shows(api) {
+			m[api] = translate(p.Lang, api)
 		}
 	}
 	for pattern, page := range patterns {
-		if met := meets[pattern]; met == nil || met(s) {
-			m[pattern] = translate(lang, page)
+		if shows(pattern) {
+			m[pattern] = translate(p.Lang, page)
 		}
 	}
 	b, _ := json.Marshal(m)

@@ -79,10 +79,14 @@ func formData20(p surveyPage) markup {
 // before app.js, which calls them.
 func (d *doc) offlineScripts(p surveyPage) {
 	d.w("<script src=\"%s\"></script>\n", text(assetNames["offline.js"]))
-	if p.Survey.Settings.PartialResponses && !p.Preview {
+	if sendsPartials(p) {
 		d.w("<script src=\"%s\"></script>\n", text(assetNames["partial.js"]))
 	}
 }
+
+// sendsPartials reports whether the page sends partial responses
+// (partial.js).
+func sendsPartials(p surveyPage) bool { return p.Survey.Settings.PartialResponses && !p.Preview }
 
 // keepHeader tells the service worker not to keep a kiosk survey's page.
 func keepHeader(w http.ResponseWriter, s survey.ResponderSurvey) {

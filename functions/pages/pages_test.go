@@ -43,6 +43,13 @@ func newFixture(tb testing.TB, questions int) fixture {
 // survey with logic would have them.
 func newRulesFixture(tb testing.TB, questions, rules int) fixture {
 	tb.Helper()
+	return newLangFixture(tb, questions, rules, 4)
+}
+
+// newLangFixture is newRulesFixture of a survey in language (1 fa, 2 tr,
+// 3 ar, 4 en).
+func newLangFixture(tb testing.TB, questions, rules int, language int64) fixture {
+	tb.Helper()
 	st := testenv.Store(tb)
 	ctx := context.Background()
 	a, _ := testenv.NewAccount(tb, survey.PlanEnterprise)
@@ -50,7 +57,7 @@ func newRulesFixture(tb testing.TB, questions, rules int) fixture {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sv, err := st.CreateSurvey(ctx, survey.Survey{AccountID: a.ID, FolderID: f.ID, Name: "Pages", Language: 4, Theme: survey.DefaultTheme()})
+	sv, err := st.CreateSurvey(ctx, survey.Survey{AccountID: a.ID, FolderID: f.ID, Name: "Pages", Language: language, Theme: survey.DefaultTheme()})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -101,10 +101,7 @@ func formData16(p surveyPage) markup {
 	s := p.Survey
 	var d doc
 	d.w("%s", trueAttr("captcha", s.Settings.CaptchaNeeded))
-	// The worker solves every challenge the page may meet: the CAPTCHA,
-	// a sign-in's code send and the code-guess guard of a code survey
-	// under attack; a page that meets none carries no address.
-	if s.Settings.CaptchaNeeded || signsIn(p) || s.CodeAuth {
+	if solvesChallenges(p) {
 		d.w(` data-captcha-worker="%s"`, text(assetNames["captcha-worker.js"]))
 	}
 	d.w("%s", trueAttr("location", s.Settings.LocationIsActive))
@@ -113,6 +110,18 @@ func formData16(p surveyPage) markup {
 	}
 	return markup(d.bytes())
 }
+
+// solvesChallenges reports whether the page's worker may solve a
+// challenge: the CAPTCHA, a sign-in's code send and the code-guess guard
+// of a code survey under attack. A page that meets none carries no
+// worker's address.
+func solvesChallenges(p surveyPage) bool {
+	return p.Survey.Settings.CaptchaNeeded || signsIn(p) || p.Survey.CodeAuth
+}
+
+// edits reports whether the thanks page offers to edit the response
+// (edit_response_enabled; a template's preview records nothing to edit).
+func edits(p surveyPage) bool { return p.Survey.Settings.EditResponseEnabled && !p.Preview }
 
 // enterText is the welcome page's start button label, as an attribute
 // app.js reads ("" for the default).
@@ -158,7 +167,7 @@ func (d *doc) thanks16(p surveyPage) {
 		}
 		d.w("<p class=\"next-link\"><a class=\"button\" id=\"appreciation-link\" href=\"%s\" rel=\"noopener\">%s</a></p>\n", text(p.LinkHref), text(label))
 	}
-	if p.Survey.Settings.EditResponseEnabled && !p.Preview {
+	if edits(p) {
 		d.w("<p class=\"edit\" id=\"edit-wrap\" hidden><button type=\"button\" id=\"edit-response\">%s</button></p>\n", text(t.Edit))
 	}
 	if !ok || !a.ShareLinkActive {

@@ -235,10 +235,11 @@ func TestTurkishPage(t *testing.T) {
 }
 
 // TestResponderTextsTranslated: every refusal a responder can meet has
-// its words in fa, ar and tr, in the table the page's script reads and
-// on the plain form (before: "You have already responded", "needs
-// cookies", "Invalid challenge.", "Invalid upload.", the 429 and 503 texts
-// were English).
+// its words in fa, ar and tr, in the table the page's script reads (of a
+// survey whose features can bring each: no_spam, a CAPTCHA, a file
+// question) and on the plain form (before: "You have already
+// responded", "needs cookies", "Invalid challenge.", "Invalid upload.",
+// the 429 and 503 texts were English).
 func TestResponderTextsTranslated(t *testing.T) {
 	t.Parallel()
 	for _, lang := range []int64{1, 2, 3} {
@@ -247,12 +248,6 @@ func TestResponderTextsTranslated(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, 2)
 			f.set(t, store.SettingsUpdate{Language: &lang, Set: map[string]any{"no_spam": true}})
-			page := f.get("/s/" + f.sv.URLSlug + "/").body
-			for _, english := range responderTexts {
-				if !strings.Contains(page, `"`+english+`":`) { // the table is between single quotes
-					t.Errorf("the %s page's table has no %q", code, english)
-				}
-			}
 			// The plain form's refusal in the survey's language.
 			b := &plainBrowser{h: f.h}
 			b.send(t, f.sv.URLSlug, b.page(t, f.sv.URLSlug), f.answers())
@@ -260,6 +255,18 @@ func TestResponderTextsTranslated(t *testing.T) {
 			errs := regexp.MustCompile(`<div id="errors"[^>]*>(.*?)</div>`).FindStringSubmatch(rec.Body.String())
 			if rec.Code != 403 || errs == nil || !strings.Contains(errs[1], `<p dir="auto">`) || strings.Contains(errs[1], "already responded") {
 				t.Errorf("the %s plain form's repeat: %d %.600s", code, rec.Code, rec.Body)
+			}
+			f.set(t, store.SettingsUpdate{Set: map[string]any{"captcha_needed": true}})
+			file := survey.NewElement(survey.TypeFileUpload)
+			file.Title, file.MaxFileSizeMB, file.AllowedFileTypes = "CV", 1, []string{"pdf"}
+			if _, err := f.st.CreateElement(context.Background(), f.aid, f.sv.ID, file, survey.Placement{}); err != nil {
+				t.Fatal(err)
+			}
+			page := f.get("/s/" + f.sv.URLSlug + "/").body
+			for _, english := range responderTexts {
+				if !strings.Contains(page, `"`+english+`":`) { // the table is between single quotes
+					t.Errorf("the %s page's table has no %q", code, english)
+				}
 			}
 		})
 	}

@@ -89,7 +89,7 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		p.Config = cfg.forAccount(ctx, c.Survey.AccountID)
 		p.Sheets = c.Settings.ShowAnswerSheetToResponder
 		p.LinkHref = appreciationLink(ctx, st, c, v, p.Config)
-		if v.RespondingDuration != nil || v.RespondingDurationType == survey.DurationPerQuestion {
+		if timed(v) {
 			// The session of a plain form starts now, not when it is sent.
 			served, err := sealServed(ctx, sealer, sid, now())
 			if err != nil {
@@ -107,6 +107,12 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 		writeSurveyPage(w, r, http.StatusOK, renderSurvey(p), c.Settings, allow{themeCSS: p.ThemeCSS, connect: uploadsConnect(p)})
 		return nil
 	})
+}
+
+// timed reports whether the survey has a time to respond: the whole
+// response's or its questions' own.
+func timed(v survey.ResponderSurvey) bool {
+	return v.RespondingDuration != nil || v.RespondingDurationType == survey.DurationPerQuestion
 }
 
 // surveyIDByAddress finds the survey of a page address /s/<code>/: its
