@@ -9,9 +9,11 @@ import (
 // TestConfirmedSessionRespondsOnce (contract sections 11 and 18): a
 // confirm's session is the session it was sent for, plus a proof, and a
 // session records one response: after the confirmed session's response,
-// a session confirmed again from it, or from the session it came from,
-// answers 409 "This session has already responded." and records nothing.
-// Each confirm sealed a session with a claim of its own, so one session
+// a session confirmed again from it, or from the session it came from
+// (both confirmed before the response: after it, a send or a confirm for
+// any of them answers 409, TestVerifyRespondedSession), answers 409
+// "This session has already responded." and records nothing. Each
+// confirm sealed a session with a claim of its own, so one session
 // recorded a response per confirm (three from one start).
 func TestConfirmedSessionRespondsOnce(t *testing.T) {
 	t.Parallel()
@@ -24,13 +26,13 @@ func TestConfirmedSessionRespondsOnce(t *testing.T) {
 	}
 	first := v.session(t, slug, nil)
 	proven := confirm(first, "one@example.com")
+	agains := []struct{ name, session string }{
+		{"confirmed again from the confirmed session", confirm(proven, "two@example.com")},
+		{"confirmed again from the first session", confirm(first, "three@example.com")},
+	}
 	v.respond(t, slug, proven, nil).submitted(t)
-	for _, tc := range []struct{ name, from, address string }{
-		{"confirmed again from the confirmed session", proven, "two@example.com"},
-		{"confirmed again from the first session", first, "three@example.com"},
-	} {
-		again := confirm(tc.from, tc.address)
-		if r := v.respond(t, slug, again, nil); r.code != 409 || r.body != `{"detail":"This session has already responded."}` {
+	for _, tc := range agains {
+		if r := v.respond(t, slug, tc.session, nil); r.code != 409 || r.body != `{"detail":"This session has already responded."}` {
 			t.Errorf("%s: %d %s, want 409", tc.name, r.code, r.body)
 		}
 	}

@@ -91,7 +91,20 @@ func readConditions(f *api.Form, required bool) ([]survey.QuotaCondition, bool) 
 	return out, true
 }
 
-// readChoiceIDs reads a condition's choices: a non-empty list of ids.
+// readChoiceIDs reads a condition's choices: a non-empty list of ids,
+// each listed once (survey.MsgChoiceListedTwice; a repeated id would say
+// nothing more, as a sub_user listed twice in a share does not). This is
+// the request's own shape, so it is checked here, on the conditions a
+// request gives, and not again by survey.CheckQuotaConditions on the
+// conditions a quota keeps: a quota stored with a repeated id before this
+// check is still renamed.
+//
+// Two conditions may name one question: conditions are ANDed (Matches),
+// so on a question that takes several choices they say "one of these and
+// one of those", which no single condition says; on one that takes one
+// choice they ask for a choice in both lists. Refusing the second case
+// would turn on allow_multiple_select, which an element PATCH may change
+// under a quota that PATCHes re-check.
 func readChoiceIDs(f *api.Form) []int64 {
 	const name = "choices"
 	raw, present := f.Raw(name)
@@ -113,12 +126,18 @@ func readChoiceIDs(f *api.Form) []int64 {
 		return nil
 	}
 	ids := make([]int64, 0, len(items))
+	seen := make(map[int64]bool, len(items)) // a set: a body may list many ids
 	for _, it := range items {
 		var id int64
 		if json.Unmarshal(it, &id) != nil || id < 1 {
 			f.Fail(name, "A valid list of choice ids is required.")
 			return nil
 		}
+		if seen[id] {
+			f.Fail(name, fmt.Sprintf(survey.MsgChoiceListedTwice, id))
+			return nil
+		}
+		seen[id] = true
 		ids = append(ids, id)
 	}
 	return ids

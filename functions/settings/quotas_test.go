@@ -135,3 +135,67 @@ func TestQuotas(t *testing.T) {
 		map[string]any{"detail": "Your pro plan does not include quotas (needs the enterprise plan)."})
 	check(t, "invalid on Pro", pro.do("POST", quotasPath(psid), `{"name": ""}`), 400, nil)
 }
+
+// TestQuotaConditionsListEachChoiceOnce (contract section 25): a condition
+// lists each of its choice ids once; a repeated one answers 400 on that
+// condition's choices, naming the id, in the list aligned with the
+// conditions (as a choice of another question does), on POST and on a
+// PATCH of the conditions, and writes nothing. Two conditions naming one
+// question are conditions ANDed (one of these and one of those, which a
+// question that takes several choices can answer), so they are
+// accepted. A quota stored with a repeated id before the check is still
+// renamed: the check is the request's, not the stored quota's.
+func TestQuotaConditionsListEachChoiceOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, survey.PlanEnterprise)
+	sid := f.newSurvey(t, "Quota choices")
+	pick := f.choiceElement(t, sid, survey.TypeMultipleChoice)
+	drop := f.choiceElement(t, sid, survey.TypeDropdown)
+	a, b := pick.Choices[0].ID, pick.Choices[1].ID
+	c, d := drop.Choices[0].ID, drop.Choices[1].ID
+	cond := func(q int64, choices ...int64) map[string]any {
+		return map[string]any{"question": q, "choices": choices}
+	}
+	quota := func(conds ...any) string {
+		return mustJSON(t, map[string]any{"name": "Q", "limit": 10, "conditions": conds})
+	}
+	r := f.do("POST", quotasPath(sid), quota(cond(pick.ID, a)))
+	check(t, "create", r, 201, nil)
+	id := int64(decodeMap(t, r.body)["id"].(float64))
+	twice := func(id int64) []string { return []string{fmt.Sprintf("Listed twice: %d.", id)} }
+	for _, tc := range []struct {
+		what, method, body string
+		code               int
+		want               any
+	}{
+		{"an id twice", "POST", quota(cond(pick.ID, a, a)), 400,
+			map[string]any{"conditions": []any{map[string]any{"choices": twice(a)}}}},
+		{"an id twice, not together", "POST", quota(cond(pick.ID, a), cond(drop.ID, c, d, c)), 400,
+			map[string]any{"conditions": []any{map[string]any{}, map[string]any{"choices": twice(c)}}}},
+		{"in a PATCH", "PATCH", quota(cond(pick.ID, b, a, b)), 400,
+			map[string]any{"conditions": []any{map[string]any{"choices": twice(b)}}}},
+		{"with a field's error", "POST", fmt.Sprintf(`{"name": "", "limit": 1, "conditions": [{"question": %d, "choices": [%d, %d]}]}`, pick.ID, a, a), 400,
+			map[string]any{"name": []string{"This field may not be blank."}, "conditions": []any{map[string]any{"choices": twice(a)}}}},
+		{"two conditions on one question", "POST", quota(cond(pick.ID, a), cond(pick.ID, b)), 201, nil},
+	} {
+		path := quotasPath(sid)
+		if tc.method == "PATCH" {
+			path = quotaPath(sid, id)
+		}
+		check(t, tc.what, f.do(tc.method, path, tc.body), tc.code, tc.want)
+	}
+	check(t, "the PATCHed quota", f.do("GET", quotaPath(sid, id), ""), 200,
+		map[string]any{"id": id, "name": "Q", "limit": 10, "count": 0, "conditions": []any{cond(pick.ID, a)}})
+	var list []any
+	if r := f.do("GET", quotasPath(sid), ""); json.Unmarshal(r.body, &list) != nil || len(list) != 2 {
+		t.Errorf("quotas %s, want the first and the one on one question twice", r.body)
+	}
+
+	old, err := f.st.CreateQuota(t.Context(), f.acct.ID, sid, survey.Quota{Name: "Old", Limit: 5,
+		Conditions: []survey.QuotaCondition{{Question: drop.ID, Choices: []int64{d, d}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "rename a quota stored with an id twice", f.do("PATCH", quotaPath(sid, old.ID), `{"name": "Renamed"}`), 200,
+		map[string]any{"id": old.ID, "name": "Renamed", "limit": 5, "count": 0, "conditions": []any{cond(drop.ID, d, d)}})
+}

@@ -895,9 +895,8 @@ var untraveled = map[string]string{
 	"PagesFunction GetItem,PutItem DATAKEY*":      "sealed sessions and links: the links' data key (read, or stored when rotated)",
 	// Responders: paths of races and of settings this traffic does not
 	// turn on.
-	"RespondersFunction GetItem SESSION#*": "a lost race's read of its session's claim (store/claims.go): two submissions of one session at once",
-	"PagesFunction GetItem SESSION#*":      "the plain form's lost race: the read of its session's claim (as the responders')",
-	"RespondersFunction UpdateItem AGG#*":  "an edit of a response counted before the tally (no mark: store/edit.go moveReport) moves its report shard directly",
+	"PagesFunction GetItem SESSION#*":     "the plain form's lost race: the read of its session's claim (as the responders')",
+	"RespondersFunction UpdateItem AGG#*": "an edit of a response counted before the tally (no mark: store/edit.go moveReport) moves its report shard directly",
 	// Pages: the plain form (no script) submits through the same store
 	// calls as the responders' API (shared/responding).
 	"PagesFunction UpdateItem COUNTER#*": "the plain form's response ids",

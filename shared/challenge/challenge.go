@@ -190,7 +190,15 @@ func Check(ctx context.Context, opener Sealer, spender Spender, surveyID int64, 
 	if err != nil {
 		return err
 	}
-	err = spender.SpendChallenge(ctx, surveyID, hex.EncodeToString(c.Salt[:]), c.ExpiresAt)
+	return Spend(ctx, spender, surveyID, c)
+}
+
+// Spend spends a verified challenge (Verify), exactly once also under
+// racing requests: ErrInvalid when it was spent already. Check is Verify
+// then Spend; a route that has a refusal of its own to decide between
+// the two (one that must spend nothing) calls them apart.
+func Spend(ctx context.Context, spender Spender, surveyID int64, c Challenge) error {
+	err := spender.SpendChallenge(ctx, surveyID, hex.EncodeToString(c.Salt[:]), c.ExpiresAt)
 	if errors.Is(err, ErrSpent) {
 		return ErrInvalid
 	}

@@ -57,6 +57,7 @@ type VerifyStore interface {
 	SpendVerification(ctx context.Context, sid int64, id string) error
 	DropVerification(ctx context.Context, sid int64, id string) error
 	PhoneListed(ctx context.Context, sid int64, e164 string) (bool, error)
+	SessionResponded(ctx context.Context, sid int64, session string, legacy bool) (bool, error)
 }
 
 var _ VerifyStore = (*store.Store)(nil)
@@ -99,8 +100,10 @@ type Sent struct {
 // section 18). Refusals, in order, none spending a budget: an unknown
 // survey 404, a trashed or closed one 410, a session that does not open
 // for the survey 400, a channel the survey does not use 400, a malformed
-// or unadmitted address 400, the challenge missing, wrong or spent 400
-// (a good one is spent from here on), on a phone_numbers_limited survey
+// or unadmitted address 400, the challenge missing or wrong 400, a
+// session whose response is recorded 409 (section 11: it can never
+// respond again, so nothing is spent on it, not even the challenge), the
+// challenge spent 400 (a good one is spent from here on), on a phone_numbers_limited survey
 // the code-guess guard's 429 and an unlisted number 403 (a failed
 // guess), an exhausted budget 429 (address, client, survey, account, each
 // its fixed window). A failed send answers 503 and gives its budgets
@@ -124,11 +127,23 @@ func (v Verifier) Send(ctx context.Context, req SendRequest) (Sent, error) {
 	if err != nil {
 		return Sent{}, err
 	}
+	var solved challenge.Challenge
 	sol, err := challenge.Parse(req.Captcha)
 	if err == nil {
-		err = challenge.Check(ctx, v.Sealer, v.Store, sv.ID, sol, now)
+		solved, err = challenge.Verify(ctx, v.Sealer, sv.ID, sol, now)
 	}
 	if err != nil {
+		return Sent{}, err
+	}
+	// The responded session's 409 comes after every 400 of the request's
+	// own (its fields, its challenge solved: so the GetItem it costs is
+	// paid for by a proof of work) and before anything is spent (the
+	// challenge, a failed guess, a budget, a message), so that a refused
+	// send spends nothing, as every refused send (section 18).
+	if err := v.refuseResponded(ctx, sv.ID, req.Session, sess); err != nil {
+		return Sent{}, err
+	}
+	if err := challenge.Spend(ctx, v.Store, sv.ID, solved); err != nil {
 		return Sent{}, err
 	}
 	if err := v.checkListed(ctx, set, sv.ID, guard, req.Channel, identity); err != nil {
@@ -175,6 +190,19 @@ func (v Verifier) Send(ctx context.Context, req SendRequest) (Sent, error) {
 		return Sent{}, err
 	}
 	return Sent{Token: token, ExpiresAt: expires}, nil
+}
+
+// refuseResponded answers survey.ErrSessionResponded (409) for a session
+// (token, opened as sess) of survey sid whose response is recorded: a code
+// would prove an identity for a session that can never respond again
+// (contract section 11). One strongly consistent GetItem of the session's
+// own item (store.SessionResponded), where the submission claims it.
+func (v Verifier) refuseResponded(ctx context.Context, sid int64, token string, sess Session) error {
+	responded, err := v.Store.SessionResponded(ctx, sid, sess.Claim(token), !sess.OwnPartition)
+	if err == nil && responded {
+		err = survey.ErrSessionResponded
+	}
+	return err
 }
 
 // identity is the identity an address proves by channel on a survey with
@@ -224,8 +252,9 @@ type ConfirmRequest struct {
 // session's, carrying everything it carried plus the proven identity
 // (proofs add up across confirms). Refusals: an unknown survey 404, a
 // verification that does not open 400, a session that does not open or is
-// not the one the code was sent for 400, an expired, spent or
-// tried-out verification 410, a wrong code 400 (each try counted, the
+// not the one the code was sent for 400, a session whose response is
+// recorded 409 (as Send's), an expired, spent or tried-out verification
+// 410, a wrong code 400 (each try counted, the
 // right one too: store.TryVerification).
 func (v Verifier) Confirm(ctx context.Context, req ConfirmRequest) (string, error) {
 	sid, err := v.Store.SurveyIDBySlug(ctx, req.Slug)
@@ -249,6 +278,11 @@ func (v Verifier) Confirm(ctx context.Context, req ConfirmRequest) (string, erro
 	}
 	if sum := sessionSum(req.Session); !hmac.Equal(sum[:], ver.Session[:]) {
 		return "", ErrInvalidSession
+	}
+	// Before the 410, whose "ask for a new one" a send would refuse, and
+	// before the try TryVerification counts.
+	if err := v.refuseResponded(ctx, sid, req.Session, sess); err != nil {
+		return "", err
 	}
 	now := v.Now()
 	if now.Unix() >= ver.ExpiresAt {

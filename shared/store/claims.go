@@ -127,6 +127,34 @@ type claimRead struct {
 	Session    string `dynamo:"session"`
 }
 
+// readClaim reads a held item of survey sid (pk, sk), strongly
+// consistent: one GetItem, found false when there is none.
+func (s *Store) readClaim(ctx context.Context, sid int64, pk, sk string) (claimRead, error) {
+	var c claimRead
+	err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, sk).Consistent(true).One(ctx, &c)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return claimRead{}, nil
+	}
+	if err != nil {
+		return claimRead{}, s.fail(fmt.Sprintf("read a claim of survey %d", sid), err)
+	}
+	c.found = true
+	return c, nil
+}
+
+// SessionResponded reports whether the session whose claim is session
+// (the hex hash responding.Session.Claim names; legacy for a session
+// sealed before sessions had partitions of their own, as
+// Submission.LegacySession) has recorded its response: one strongly
+// consistent GetItem of the session's own item, which no other session
+// shares. For the routes that would spend something on a session that
+// can never respond again (sending a sign-in code: contract sections 11
+// and 18).
+func (s *Store) SessionResponded(ctx context.Context, sid int64, session string, legacy bool) (bool, error) {
+	c, err := s.readClaim(ctx, sid, sessionPK(sid, session, legacy), SessionSK(session))
+	return c.ResponseID != 0, err
+}
+
 // lostRace reads, strongly consistent, each item of a submission's
 // cancelled transaction that a concurrent transaction held (its reason
 // TransactionConflict), and answers what the winner's write implies
@@ -146,18 +174,7 @@ func (s *Store) lostRace(ctx context.Context, r survey.Response, sub Submission,
 			return raceVerdict{replay: &done}, err
 		}
 	}
-	read := func(pk, sk string) (claimRead, error) {
-		var c claimRead
-		err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, sk).Consistent(true).One(ctx, &c)
-		if errors.Is(err, dynamo.ErrNotFound) {
-			return claimRead{}, nil
-		}
-		if err != nil {
-			return claimRead{}, s.fail(fmt.Sprintf("read what won a race to survey %d", sid), err)
-		}
-		c.found = true
-		return c, nil
-	}
+	read := func(pk, sk string) (claimRead, error) { return s.readClaim(ctx, sid, pk, sk) }
 	claims := []struct {
 		at      int
 		pk, sk  string

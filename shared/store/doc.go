@@ -80,6 +80,8 @@
 //	variables of a survey           BatchGetItem SURVEY + VARIABLES; written whole under the version read
 //	personalised link data key      GetItem DATAKEY CURRENT (holds the wrapped key), GetItem DATAKEY#<kid> on a miss
 //	one-use link used?              GetItem LINK#<token id> (consistent; the response's transaction puts it)
+//	send or confirm a sign-in code  GetItem SESSION#<sid>#<hash> SESSION#<hash> (consistent: the session's own claim, a
+//	                                session that responded 409; SessionResponded), before the challenge or a try is spent
 //	responses, a page (owner)       Query GSI1 RTIME#<sid>[#k] of the 16 shards, newest first, GSI1SK between the filters
 //	                                and the cursor, merged lazily: a few items a shard at once, a shard read again only
 //	                                when its items are used (responses_read.go): about the page's items in all

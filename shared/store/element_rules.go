@@ -57,12 +57,15 @@ func (s *Store) applyRules(ctx context.Context, sid int64, next *survey.Layout, 
 
 // elementsByID reads the elements of ids of a survey, strongly consistent,
 // in one BatchGetItem (ids are at most survey.MaxConditions); a missing one
-// is left out.
+// is left out. An id may repeat (two quota conditions on one question):
+// it is read once, since BatchGetItem refuses a request that names a key
+// twice (a ValidationException, which answered 500).
 func (s *Store) elementsByID(ctx context.Context, sid int64, ids []int64) (map[int64]survey.Element, error) {
 	out := make(map[int64]survey.Element, len(ids)+1)
 	if len(ids) == 0 {
 		return out, nil
 	}
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	keys := make([]dynamo.Keyed, len(ids))
 	for i, id := range ids {
 		keys[i] = dynamo.Keys{SurveyPK(sid), ElementSK(id)}

@@ -96,10 +96,12 @@ func chosen(a json.RawMessage) []int64 {
 	return nil
 }
 
-// Messages of quota conditions that name what the survey lacks.
+// Messages of quota conditions that name what the survey lacks, and a
+// choice id a condition repeats (%d the id).
 const (
 	MsgNotChoiceQuestion = "Not a choice question of this survey."
 	MsgNotQuestionChoice = "Not a choice of this question: %d."
+	MsgChoiceListedTwice = "Listed twice: %d."
 )
 
 // QuotaQuestion reports whether a quota's condition may name an element
