@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -75,5 +76,26 @@ func TestRunLimitsOneClient(t *testing.T) {
 		if code := getJSON(t, base+"/assets/no-such-asset.css", "", nil); code != http.StatusNotFound {
 			t.Fatalf("an asset over the limit = %d, want 404", code)
 		}
+	}
+}
+
+// TestStartRunChoosesAnotherPort: a port freePort chose and another socket
+// took before run bound it (as a loaded make test's connections do) is
+// chosen again, not a failed test ("address already in use", seen once
+// in TestRunLimitsOneClient at load 10).
+func TestStartRunChoosesAnotherPort(t *testing.T) {
+	port := freePort(t)
+	env := map[string]string{
+		"AWS_ENDPOINT_URL": testenv.Endpoint(t), "AWS_REGION": "us-east-1",
+		"PORT": port, "HOME": os.Getenv("HOME"), "TABLE_NAME": "local-run-port-" + port,
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:"+port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	_, base := startLocal(t, env)
+	if env["PORT"] == port || base != "http://127.0.0.1:"+env["PORT"] {
+		t.Fatalf("listening on %s with PORT %s; %s was taken", base, env["PORT"], port)
 	}
 }

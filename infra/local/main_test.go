@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -309,8 +310,16 @@ func freePort(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	return fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+	freePorts.Store(port, true)
+	return port
 }
+
+// freePorts are the ports freePort chose. A port is free when freePort
+// answers it, but until run binds it any other socket on the machine may
+// take it (an outgoing connection's ephemeral port: a whole make test
+// opens thousands); startRun then chooses another.
+var freePorts sync.Map
 
 // startLocal runs `make run`'s run() and returns the API key it printed
 // and the base URL, once it prints that it listens. It stops with the test.
@@ -336,7 +345,27 @@ type running struct {
 	stop      func()
 }
 
-func startRun(t *testing.T, env map[string]string) (r running) {
+func startRun(t *testing.T, env map[string]string) running {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		r, err := tryRun(t, env)
+		if err == nil {
+			return r
+		}
+		// A port freePort chose and another socket took meanwhile: choose
+		// again (env["PORT"] changes for the caller's later runs too).
+		if _, chosen := freePorts.Load(env["PORT"]); chosen && errors.Is(err, syscall.EADDRINUSE) && attempt < 5 {
+			t.Logf("port %s was taken before run bound it (%v); choosing another", env["PORT"], err)
+			env["PORT"] = freePort(t)
+			continue
+		}
+		t.Fatalf("run ended before listening: %v", err)
+	}
+}
+
+// tryRun starts run and waits for its banner's "Listening on": the run,
+// or the error it ended with before listening.
+func tryRun(t *testing.T, env map[string]string) (r running, _ error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -373,9 +402,11 @@ func startRun(t *testing.T, env map[string]string) (r running) {
 		case line, ok := <-lines:
 			if !ok {
 				err := <-done
-				done <- err // for stop
-				r.stop()
-				t.Fatalf("run ended before listening: %v", err)
+				cancel()
+				if err == nil {
+					err = errors.New("run returned before listening, without an error")
+				}
+				return running{}, err
 			}
 			r.banner = append(r.banner, line)
 			if k, found := strings.CutPrefix(line, "API key: "); found {
@@ -387,7 +418,7 @@ func startRun(t *testing.T, env map[string]string) (r running) {
 					}
 				}()
 				r.base = b
-				return r
+				return r, nil
 			}
 		case <-timeout:
 			r.stop()
