@@ -367,3 +367,33 @@ func TestTranslationsTooLarge(t *testing.T) {
 		t.Error("the refused texts were written")
 	}
 }
+
+// TestTranslationsTrimmed: a translated text is trimmed first, as every
+// string field (contract section 3), so spaces around a text are not
+// stored and a text of spaces alone is no translation: the page shows the
+// default text (section 24), not a blank title, name or choice.
+func TestTranslationsTrimmed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, survey.PlanPro)
+	s := f.langSurvey(t)
+	f.do("PUT", languagesPath(s.sid), `{"languages":["en"]}`)
+	mc, choiceA := fmt.Sprint(s.mc.ID), fmt.Sprint(s.choiceA)
+	for _, tc := range []struct {
+		name, body                string
+		title, choice, surveyName any
+	}{
+		{"spaces around", fmt.Sprintf(`{"survey":{"name":"  Coffee (en) "},"elements":{%q:{"title":"\tWhich one? \n","choices":{%q:" Tea (en) "}}}}`, mc, choiceA),
+			"Which one?", "Tea (en)", "Coffee (en)"},
+		{"spaces alone", fmt.Sprintf(`{"survey":{"name":"   "},"elements":{%q:{"title":" \t ","choices":{%q:"\n"}}}}`, mc, choiceA),
+			nil, nil, nil},
+	} {
+		check(t, tc.name, f.do("PUT", translationPath(s.sid, "en"), tc.body), 200, nil)
+		got := decodeMap(t, f.do("GET", translationPath(s.sid, "en"), "").body)
+		el := got["elements"].(map[string]any)[mc].(map[string]any)
+		choice := el["choices"].(map[string]any)[choiceA]
+		name := got["survey"].(map[string]any)["name"]
+		if el["title"] != tc.title || choice != tc.choice || name != tc.surveyName {
+			t.Errorf("%s: title %q, choice %q, name %q; want %q, %q, %q", tc.name, el["title"], choice, name, tc.title, tc.choice, tc.surveyName)
+		}
+	}
+}

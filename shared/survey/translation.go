@@ -280,7 +280,7 @@ func DecodeTranslation(body map[string]json.RawMessage, name string, elements ma
 }
 
 // decodeText reads a string or null (no translation) of at most max
-// characters; msg is its error.
+// characters, trimmed; msg is its error.
 func decodeText(raw json.RawMessage, max int) (text *string, msg string) {
 	if string(raw) == "null" {
 		return nil, ""
@@ -292,6 +292,7 @@ func decodeText(raw json.RawMessage, max int) (text *string, msg string) {
 	if strings.ContainsRune(s, 0) {
 		return nil, MsgNullCharacter // section 3: as every string field
 	}
+	s = strings.TrimSpace(s) // trimmed first, as every string field (section 3)
 	if utf8.RuneCountInString(s) > max {
 		return nil, "Ensure this field has no more than " + strconv.Itoa(max) + " characters."
 	}
