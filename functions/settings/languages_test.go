@@ -78,6 +78,8 @@ func TestLanguagesRoute(t *testing.T) {
 		{"not a language", `{"languages":["de"]}`, `{"languages":{"0":["\"de\" is not a valid choice: fa, tr, ar or en."]}}`},
 		{"upper case", `{"languages":["en","EN"]}`, `{"languages":{"1":["\"EN\" is not a valid choice: fa, tr, ar or en."]}}`},
 		{"not a string", `{"languages":[4]}`, `{"languages":{"0":["Not a valid string."]}}`},
+		{"a null item", `{"languages":["en",null]}`, `{"languages":{"1":["This field may not be null."]}}`},
+		{"a NUL in an item", `{"languages":["en\u0000"]}`, `{"languages":{"0":["Null characters are not allowed."]}}`},
 		{"not a list", `{"languages":"en"}`, `{"languages":["Expected a list of items but got type \"str\"."]}`},
 		{"an object", `{"languages":{"en":1}}`, `{"languages":["Expected a list of items but got type \"dict\"."]}`},
 		{"null", `{"languages":null}`, `{"languages":["This field may not be null."]}`},

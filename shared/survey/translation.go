@@ -201,8 +201,15 @@ func DecodeLanguages(body map[string]json.RawMessage, def string) ([]string, err
 	bad := map[string]any{}
 	for i, it := range items {
 		var code string
-		if json.Unmarshal(it, &code) != nil {
+		switch {
+		case string(bytes.TrimSpace(it)) == "null":
+			bad[strconv.Itoa(i)] = []string{"This field may not be null."}
+			continue
+		case json.Unmarshal(it, &code) != nil:
 			bad[strconv.Itoa(i)] = []string{"Not a valid string."}
+			continue
+		case strings.ContainsRune(code, 0):
+			bad[strconv.Itoa(i)] = []string{MsgNullCharacter} // section 3: as every string field
 			continue
 		}
 		if _, ok := LanguageID(code); !ok {
