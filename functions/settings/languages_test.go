@@ -146,6 +146,11 @@ func TestTranslationsRoute(t *testing.T) {
 	for _, tc := range []struct{ name, body, want string }{
 		{"unknown element", `{"elements":{"999999999":{"title":"x"}}}`, `{"elements":{"999999999":["Unknown element."]}}`},
 		{"not an id", `{"elements":{"abc":{"title":"x"}}}`, `{"elements":{"abc":["Unknown element."]}}`},
+		// Ids are written as GET writes them: "0<id>" or "+<id>" beside "<id>" would make one body store either text.
+		{"a leading zero", fmt.Sprintf(`{"elements":{"0%s":{"title":"x"}}}`, mc), fmt.Sprintf(`{"elements":{"0%s":["Unknown element."]}}`, mc)},
+		{"a plus sign", fmt.Sprintf(`{"elements":{"+%s":{"title":"x"}}}`, mc), fmt.Sprintf(`{"elements":{"+%s":["Unknown element."]}}`, mc)},
+		{"a choice with a leading zero", fmt.Sprintf(`{"elements":{%q:{"choices":{"0%s":"x"}}}}`, mc, choiceA),
+			fmt.Sprintf(`{"elements":{%q:{"choices":{"0%s":["Unknown choice."]}}}}`, mc, choiceA)},
 		{"unknown choice", fmt.Sprintf(`{"elements":{%q:{"choices":{"999999999":"x"}}}}`, mc), fmt.Sprintf(`{"elements":{%q:{"choices":{"999999999":["Unknown choice."]}}}}`, mc)},
 		{"another element's item", fmt.Sprintf(`{"elements":{%q:{"choices":{%q:"x"}}}}`, mc, row), fmt.Sprintf(`{"elements":{%q:{"choices":{%q:["Unknown choice."]}}}}`, mc, row)},
 		{"a choice as a row", fmt.Sprintf(`{"elements":{%q:{"rows":{%q:"x"}}}}`, mx, choiceA), fmt.Sprintf(`{"elements":{%q:{"rows":{%q:["Unknown row."]}}}}`, mx, choiceA)},

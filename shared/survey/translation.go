@@ -260,9 +260,9 @@ func DecodeTranslation(body map[string]json.RawMessage, name string, elements ma
 		} else {
 			elErrs := map[string]any{}
 			for key, v := range m {
-				id, err := strconv.ParseInt(key, 10, 64)
+				id, ok := textKey(key)
 				e, known := elements[id]
-				if err != nil || !known {
+				if !ok || !known {
 					elErrs[key] = []string{MsgUnknownElement}
 					continue
 				}
@@ -284,6 +284,14 @@ func DecodeTranslation(body map[string]json.RawMessage, name string, elements ma
 		return Translation{}, &Error{Code: EINVALID, Fields: errs}
 	}
 	return out, nil
+}
+
+// textKey reads an element or item id key as GET writes it: digits
+// without a sign or leading zero, so that no two keys of one body name one
+// id (either text would be kept, by the map's order).
+func textKey(key string) (int64, bool) {
+	id, err := strconv.ParseInt(key, 10, 64)
+	return id, err == nil && strconv.FormatInt(id, 10) == key
 }
 
 // decodeText reads a string or null (no translation) of at most max
@@ -364,9 +372,9 @@ func decodeItems(raw json.RawMessage, e Element, kind string) (map[int64]Text, a
 	out := map[int64]Text{}
 	errs := map[string]any{}
 	for key, v := range m {
-		id, err := strconv.ParseInt(key, 10, 64)
+		id, ok := textKey(key)
 		src, known := names[id]
-		if err != nil || !known {
+		if !ok || !known {
 			errs[key] = []string{unknown}
 			continue
 		}
