@@ -78,6 +78,8 @@ func TestLanguagesRoute(t *testing.T) {
 		{"not a language", `{"languages":["de"]}`, `{"languages":{"0":["\"de\" is not a valid choice: fa, tr, ar or en."]}}`},
 		{"upper case", `{"languages":["en","EN"]}`, `{"languages":{"1":["\"EN\" is not a valid choice: fa, tr, ar or en."]}}`},
 		{"not a string", `{"languages":[4]}`, `{"languages":{"0":["Not a valid string."]}}`},
+		{"a null item", `{"languages":["en",null]}`, `{"languages":{"1":["This field may not be null."]}}`},
+		{"a NUL in an item", `{"languages":["en\u0000"]}`, `{"languages":{"0":["Null characters are not allowed."]}}`},
 		{"not a list", `{"languages":"en"}`, `{"languages":["Expected a list of items but got type \"str\"."]}`},
 		{"an object", `{"languages":{"en":1}}`, `{"languages":["Expected a list of items but got type \"dict\"."]}`},
 		{"null", `{"languages":null}`, `{"languages":["This field may not be null."]}`},
@@ -144,6 +146,11 @@ func TestTranslationsRoute(t *testing.T) {
 	for _, tc := range []struct{ name, body, want string }{
 		{"unknown element", `{"elements":{"999999999":{"title":"x"}}}`, `{"elements":{"999999999":["Unknown element."]}}`},
 		{"not an id", `{"elements":{"abc":{"title":"x"}}}`, `{"elements":{"abc":["Unknown element."]}}`},
+		// Ids are written as GET writes them: "0<id>" or "+<id>" beside "<id>" would make one body store either text.
+		{"a leading zero", fmt.Sprintf(`{"elements":{"0%s":{"title":"x"}}}`, mc), fmt.Sprintf(`{"elements":{"0%s":["Unknown element."]}}`, mc)},
+		{"a plus sign", fmt.Sprintf(`{"elements":{"+%s":{"title":"x"}}}`, mc), fmt.Sprintf(`{"elements":{"+%s":["Unknown element."]}}`, mc)},
+		{"a choice with a leading zero", fmt.Sprintf(`{"elements":{%q:{"choices":{"0%s":"x"}}}}`, mc, choiceA),
+			fmt.Sprintf(`{"elements":{%q:{"choices":{"0%s":["Unknown choice."]}}}}`, mc, choiceA)},
 		{"unknown choice", fmt.Sprintf(`{"elements":{%q:{"choices":{"999999999":"x"}}}}`, mc), fmt.Sprintf(`{"elements":{%q:{"choices":{"999999999":["Unknown choice."]}}}}`, mc)},
 		{"another element's item", fmt.Sprintf(`{"elements":{%q:{"choices":{%q:"x"}}}}`, mc, row), fmt.Sprintf(`{"elements":{%q:{"choices":{%q:["Unknown choice."]}}}}`, mc, row)},
 		{"a choice as a row", fmt.Sprintf(`{"elements":{%q:{"rows":{%q:"x"}}}}`, mx, choiceA), fmt.Sprintf(`{"elements":{%q:{"rows":{%q:["Unknown row."]}}}}`, mx, choiceA)},
@@ -365,5 +372,35 @@ func TestTranslationsTooLarge(t *testing.T) {
 	got := decodeMap(t, f.do("GET", translationPath(s.sid, "en"), "").body)
 	if el := got["elements"].(map[string]any)[fmt.Sprint(s.mc.ID)].(map[string]any); el["title"] != nil {
 		t.Error("the refused texts were written")
+	}
+}
+
+// TestTranslationsTrimmed: a translated text is trimmed first, as every
+// string field (contract section 3), so spaces around a text are not
+// stored and a text of spaces alone is no translation: the page shows the
+// default text (section 24), not a blank title, name or choice.
+func TestTranslationsTrimmed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, survey.PlanPro)
+	s := f.langSurvey(t)
+	f.do("PUT", languagesPath(s.sid), `{"languages":["en"]}`)
+	mc, choiceA := fmt.Sprint(s.mc.ID), fmt.Sprint(s.choiceA)
+	for _, tc := range []struct {
+		name, body                string
+		title, choice, surveyName any
+	}{
+		{"spaces around", fmt.Sprintf(`{"survey":{"name":"  Coffee (en) "},"elements":{%q:{"title":"\tWhich one? \n","choices":{%q:" Tea (en) "}}}}`, mc, choiceA),
+			"Which one?", "Tea (en)", "Coffee (en)"},
+		{"spaces alone", fmt.Sprintf(`{"survey":{"name":"   "},"elements":{%q:{"title":" \t ","choices":{%q:"\n"}}}}`, mc, choiceA),
+			nil, nil, nil},
+	} {
+		check(t, tc.name, f.do("PUT", translationPath(s.sid, "en"), tc.body), 200, nil)
+		got := decodeMap(t, f.do("GET", translationPath(s.sid, "en"), "").body)
+		el := got["elements"].(map[string]any)[mc].(map[string]any)
+		choice := el["choices"].(map[string]any)[choiceA]
+		name := got["survey"].(map[string]any)["name"]
+		if el["title"] != tc.title || choice != tc.choice || name != tc.surveyName {
+			t.Errorf("%s: title %q, choice %q, name %q; want %q, %q, %q", tc.name, el["title"], choice, name, tc.title, tc.choice, tc.surveyName)
+		}
 	}
 }

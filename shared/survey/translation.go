@@ -201,8 +201,15 @@ func DecodeLanguages(body map[string]json.RawMessage, def string) ([]string, err
 	bad := map[string]any{}
 	for i, it := range items {
 		var code string
-		if json.Unmarshal(it, &code) != nil {
+		switch {
+		case string(bytes.TrimSpace(it)) == "null":
+			bad[strconv.Itoa(i)] = []string{"This field may not be null."}
+			continue
+		case json.Unmarshal(it, &code) != nil:
 			bad[strconv.Itoa(i)] = []string{"Not a valid string."}
+			continue
+		case strings.ContainsRune(code, 0):
+			bad[strconv.Itoa(i)] = []string{MsgNullCharacter} // section 3: as every string field
 			continue
 		}
 		if _, ok := LanguageID(code); !ok {
@@ -253,9 +260,9 @@ func DecodeTranslation(body map[string]json.RawMessage, name string, elements ma
 		} else {
 			elErrs := map[string]any{}
 			for key, v := range m {
-				id, err := strconv.ParseInt(key, 10, 64)
+				id, ok := textKey(key)
 				e, known := elements[id]
-				if err != nil || !known {
+				if !ok || !known {
 					elErrs[key] = []string{MsgUnknownElement}
 					continue
 				}
@@ -279,8 +286,16 @@ func DecodeTranslation(body map[string]json.RawMessage, name string, elements ma
 	return out, nil
 }
 
+// textKey reads an element or item id key as GET writes it: digits
+// without a sign or leading zero, so that no two keys of one body name one
+// id (either text would be kept, by the map's order).
+func textKey(key string) (int64, bool) {
+	id, err := strconv.ParseInt(key, 10, 64)
+	return id, err == nil && strconv.FormatInt(id, 10) == key
+}
+
 // decodeText reads a string or null (no translation) of at most max
-// characters; msg is its error.
+// characters, trimmed; msg is its error.
 func decodeText(raw json.RawMessage, max int) (text *string, msg string) {
 	if string(raw) == "null" {
 		return nil, ""
@@ -292,6 +307,7 @@ func decodeText(raw json.RawMessage, max int) (text *string, msg string) {
 	if strings.ContainsRune(s, 0) {
 		return nil, MsgNullCharacter // section 3: as every string field
 	}
+	s = strings.TrimSpace(s) // trimmed first, as every string field (section 3)
 	if utf8.RuneCountInString(s) > max {
 		return nil, "Ensure this field has no more than " + strconv.Itoa(max) + " characters."
 	}
@@ -356,9 +372,9 @@ func decodeItems(raw json.RawMessage, e Element, kind string) (map[int64]Text, a
 	out := map[int64]Text{}
 	errs := map[string]any{}
 	for key, v := range m {
-		id, err := strconv.ParseInt(key, 10, 64)
+		id, ok := textKey(key)
 		src, known := names[id]
-		if err != nil || !known {
+		if !ok || !known {
 			errs[key] = []string{unknown}
 			continue
 		}
