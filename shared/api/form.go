@@ -29,10 +29,10 @@ func NewForm(raw map[string]json.RawMessage) *Form {
 // DRF's messages.
 const (
 	MsgRequired   = "This field is required."
-	MsgNull       = "This field may not be null."
+	MsgNull       = survey.MsgNull
 	MsgBlank      = "This field may not be blank."
-	MsgNotString  = "Not a valid string."
-	MsgNotInteger = "A valid integer is required."
+	MsgNotString  = survey.MsgNotString
+	MsgNotInteger = survey.MsgNotInteger
 	MsgNotBool    = "Must be a valid boolean."
 	// MsgNullCharacter refuses a string with a NUL (DRF's
 	// ProhibitNullCharactersValidator, on every CharField).

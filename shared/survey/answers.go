@@ -20,6 +20,7 @@ const (
 	MsgAnswerRequired  = "This question requires an answer."
 	MsgNotShown        = "This question is not shown."
 	MsgNotString       = "Not a valid string."
+	MsgNull            = "This field may not be null."
 	// MsgNullCharacter refuses a string with a NUL (DRF's
 	// ProhibitNullCharactersValidator, on every CharField; contract section 3).
 	MsgNullCharacter   = "Null characters are not allowed."

@@ -193,7 +193,7 @@ func DecodeLanguages(body map[string]json.RawMessage, def string) ([]string, err
 	var items []json.RawMessage
 	switch t := bytes.TrimSpace(raw); {
 	case len(t) == 0 || string(t) == "null":
-		return nil, FieldError("languages", "This field may not be null.")
+		return nil, FieldError("languages", MsgNull)
 	case json.Unmarshal(t, &items) != nil || items == nil:
 		return nil, FieldError("languages", MsgNotAList(pythonType(t)))
 	}
@@ -203,10 +203,10 @@ func DecodeLanguages(body map[string]json.RawMessage, def string) ([]string, err
 		var code string
 		switch {
 		case string(bytes.TrimSpace(it)) == "null":
-			bad[strconv.Itoa(i)] = []string{"This field may not be null."}
+			bad[strconv.Itoa(i)] = []string{MsgNull}
 			continue
 		case json.Unmarshal(it, &code) != nil:
-			bad[strconv.Itoa(i)] = []string{"Not a valid string."}
+			bad[strconv.Itoa(i)] = []string{MsgNotString}
 			continue
 		case strings.ContainsRune(code, 0):
 			bad[strconv.Itoa(i)] = []string{MsgNullCharacter} // section 3: as every string field
