@@ -167,7 +167,7 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 		if err != nil {
 			return err
 		}
-		done, err := svc.Submit(ctx, slug, sha256Hex(key), sha256Hex(string(body)), req)
+		done, err := svc.Submit(ctx, slug, key, sha256Hex(string(body)), req)
 		if err != nil {
 			return fail(err)
 		}

@@ -136,7 +136,7 @@ func handleSubmit(svc responding.Service, files responding.EditFiles) http.Handl
 		if err != nil {
 			return err
 		}
-		done, err := svc.Submit(ctx, r.PathValue("url_slug"), sha256Hex([]byte(key)), sha256Hex(data),
+		done, err := svc.Submit(ctx, r.PathValue("url_slug"), key, sha256Hex(data),
 			responding.Request{
 				Session: req.session, Answers: req.answers, Variables: req.variables, Location: req.location,
 				Responder: responding.ResponderValue(r), IP: api.ClientIP(r), UserAgent: r.UserAgent(),

@@ -28,6 +28,7 @@ import (
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/links"
+	"surveyservice/shared/responding"
 	"surveyservice/shared/sending"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -147,7 +148,10 @@ func (r recorded) visit(tb testing.TB, slug string, questions []int64, o visitOp
 			v.saves = append(v.saves, r.take(tb, "partial save", r.putPartial(tb, slug, map[string]any{"session": sess, "page": i, "answers": answers}), 204))
 		}
 	}
-	v.submit = r.take(tb, "submission", r.respond(tb, slug, sess, answers), 201)
+	// The hosted page's submission: its session's own key (no item of its
+	// own: TestSessionOwnKey).
+	body := mustJSON(tb, map[string]any{"session": sess, "answers": answers})
+	v.submit = r.take(tb, "submission", r.submit(tb, slug, responding.SessionKey(sess), body), 201)
 	return v
 }
 

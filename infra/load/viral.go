@@ -32,8 +32,8 @@ import (
 // Responders, each a client of its own (its own loopback address, so the
 // service sees distinct clients, its own cookies and connection), answer the
 // one survey in a loop for the run's duration, as the hosted page does:
-// GET the survey (a view), POST a session, POST the response with an
-// Idempotency-Key. Meanwhile the owner PATCHes the survey's settings a few
+// GET the survey (a view), POST a session, POST the response with its
+// session's own Idempotency-Key. Meanwhile the owner PATCHes the survey's settings a few
 // times; each must succeed. After the run the scenario counts the responses
 // stored (consistent Queries of the table's response partitions, apart
 // from every count the service keeps) and waits until the survey's
@@ -586,7 +586,9 @@ func (r *responder) round(base string, sv viralSurvey, choice, key string, o vir
 			strconv.FormatInt(sv.text, 10):   "Because everyone in the channel did (" + key + ")",
 		},
 	})
-	code, b, d, err = r.do("POST", public+"responses/", string(answers), map[string]string{"Idempotency-Key": key})
+	// The page's key: its session's own (responding.SessionKey).
+	pageKey := "session:" + session.Session[max(0, len(session.Session)-32):]
+	code, b, d, err = r.do("POST", public+"responses/", string(answers), map[string]string{"Idempotency-Key": pageKey})
 	routes[routeSubmit].add(code, d, b, err)
 	return viewed, saved, err == nil && code == http.StatusCreated
 }

@@ -495,7 +495,8 @@ func TestBrowserDoubleClickRecordsOne(t *testing.T) {
 	visible(t, ctx, "textarea")
 	keys(t, ctx, "twice")
 	// A double click, and the same form sent again by a second request
-	// with the page's Idempotency-Key, as a retried request would.
+	// with the page's Idempotency-Key (its session's own), as a retried
+	// request would.
 	if err := chromedp.Run(ctx, chromedp.DoubleClick("#submit", chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
 	}
@@ -503,13 +504,13 @@ func TestBrowserDoubleClickRecordsOne(t *testing.T) {
 	var status float64
 	if err := chromedp.Run(ctx, chromedp.Evaluate(`(async () => { const f = document.getElementById("survey");
 		const r = await fetch("/api/public/surveys/" + f.dataset.slug + "/responses/", {method: "POST",
-		headers: {"Content-Type": "application/json", "Idempotency-Key": f.elements.idempotency_key.value},
+		headers: {"Content-Type": "application/json", "Idempotency-Key": "session:" + f.elements.session.value.slice(-32)},
 		body: JSON.stringify({session: f.elements.session.value, answers: {}, variables: {}})}); return r.status; })()`, &status,
 		func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
 		t.Fatal(err)
 	}
 	if status != 422 {
-		t.Errorf("the key sent again with another body: %v, want 422", status)
+		t.Errorf("the page's key (its session's own) sent again with another body: %v, want 422 (409: the page sent another key)", status)
 	}
 	if rs := p.responses(t, sv.ID); len(rs) != 1 {
 		t.Fatalf("%d responses after a double click, want 1", len(rs))

@@ -24,7 +24,7 @@ type Store interface {
 	CheckCode(ctx context.Context, sid int64, code string, unique bool) (bool, error)
 	LinkUsed(ctx context.Context, tokenID string) (bool, error)
 	Submit(ctx context.Context, sub store.Submission) (store.Submitted, error)
-	Replay(ctx context.Context, sid int64, keyHash, bodyHash string) (store.Submitted, bool, error)
+	Replay(ctx context.Context, sid int64, sub store.Submission) (store.Submitted, bool, error)
 	SpendChallenge(ctx context.Context, sid int64, salt string, expiresAt time.Time) error
 	ResponseOfSurvey(ctx context.Context, sid, rid int64) (survey.Response, error)
 	EditResponse(ctx context.Context, e store.ResponseEdit) (survey.Response, error)
@@ -217,6 +217,37 @@ func (s Service) Start(ctx context.Context, req StartRequest) (Started, error) {
 
 // sessionHash names a session's claim on its response (store.SessionSK):
 // the hex SHA-256 of its token.
+// sessionKeyPrefix and sessionKeyTail make a session's own
+// Idempotency-Key (SessionKey).
+const (
+	sessionKeyPrefix = "session:"
+	sessionKeyTail   = 32
+)
+
+// SessionKey is the Idempotency-Key that is the session token's own, as
+// the hosted page sends it: "session:" and the token's last 32
+// characters (base64url: the end of its sealed bytes, GCM tag included,
+// which no two sessions share). Only that session can use it, so its use
+// is recorded on the session's claim, which the submission writes anyway,
+// and not in an item of its own (store.Submission.KeyOnClaim): 2 write
+// units a response less (docs/scale.md). "" for a string too short to be
+// a token.
+func SessionKey(token string) string {
+	if len(token) < sessionKeyTail {
+		return ""
+	}
+	return sessionKeyPrefix + token[len(token)-sessionKeyTail:]
+}
+
+// namesSession reports whether key has SessionKey's form: it belongs to
+// the session whose token ends so, whatever request sends it.
+func namesSession(key string) bool {
+	tail, ok := strings.CutPrefix(key, sessionKeyPrefix)
+	return ok && len(tail) == sessionKeyTail && !strings.ContainsFunc(tail, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_')
+	})
+}
+
 func sessionHash(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(sum[:])
@@ -253,8 +284,11 @@ type Request struct {
 
 // Submit records one response exactly once: one strongly consistent Query
 // of the survey's item collection, then one transaction (store.Submit).
-// keyHash and bodyHash are the hex SHA-256 of the Idempotency-Key and of
-// the request as sent, which decide a replay.
+// key is the request's Idempotency-Key and bodyHash the hex SHA-256 of
+// the request as sent, which decide a replay. A key that is its session's
+// own (SessionKey: the hosted page's) is recorded on the session's claim;
+// one of that form naming another session is refused as a reused key
+// (422), since its own session may send it.
 //
 // Refusals, in order: an unknown survey (404), a session that does not
 // open for the survey (400), the survey closed, stopped or trashed (410),
@@ -268,7 +302,7 @@ type Request struct {
 //
 // With show_answer_sheet_to_responder on, the result carries the
 // responder's answer sheet and its sealed token (contract section 15).
-func (s Service) Submit(ctx context.Context, slug, keyHash, bodyHash string, req Request) (Submitted, error) {
+func (s Service) Submit(ctx context.Context, slug, key, bodyHash string, req Request) (Submitted, error) {
 	st, sealer, now := s.Store, s.Sealer, s.Now
 	sid, err := st.SurveyIDBySlug(ctx, slug)
 	if err != nil {
@@ -278,6 +312,12 @@ func (s Service) Submit(ctx context.Context, slug, keyHash, bodyHash string, req
 	if err != nil {
 		return Submitted{}, err
 	}
+	own := key == SessionKey(req.Session)
+	if !own && namesSession(key) {
+		return Submitted{}, survey.ErrReusedKey
+	}
+	keyed := store.Submission{KeyHash: sessionHash(key), BodyHash: bodyHash, KeyOnClaim: own,
+		Session: sess.Claim(req.Session), LegacySession: !sess.OwnPartition}
 	c, err := st.PublicCollection(ctx, sid, true)
 	if err != nil {
 		return Submitted{}, err
@@ -291,7 +331,7 @@ func (s Service) Submit(ctx context.Context, slug, keyHash, bodyHash string, req
 		if survey.ErrorCode(err) == survey.EINTERNAL {
 			return Submitted{}, err
 		}
-		done, found, rerr := st.Replay(ctx, sid, keyHash, bodyHash)
+		done, found, rerr := st.Replay(ctx, sid, keyed)
 		switch {
 		case rerr != nil:
 			return Submitted{}, rerr
@@ -305,8 +345,8 @@ func (s Service) Submit(ctx context.Context, slug, keyHash, bodyHash string, req
 		// any survey's, and nothing is stored or counted.
 		return Submitted{Submitted: store.Submitted{Preview: true}}, nil
 	}
-	sub.KeyHash, sub.BodyHash, sub.Files, sub.Session = keyHash, bodyHash, files, sess.Claim(req.Session)
-	sub.LegacySession = !sess.OwnPartition
+	sub.KeyHash, sub.BodyHash, sub.KeyOnClaim, sub.Session, sub.LegacySession = keyed.KeyHash, keyed.BodyHash, keyed.KeyOnClaim, keyed.Session, keyed.LegacySession
+	sub.Files = files
 	done, err := st.Submit(ctx, sub)
 	if err != nil {
 		return Submitted{}, err

@@ -168,8 +168,8 @@ func (s *Store) lostRace(ctx context.Context, r survey.Response, sub Submission,
 	reasons := txReasons(err)
 	held := func(i int) bool { return i >= 0 && i < len(reasons) && reasons[i] == "TransactionConflict" }
 	sid := r.SurveyID
-	if held(p.idem) {
-		done, found, err := s.Replay(ctx, sid, sub.KeyHash, sub.BodyHash)
+	if held(p.keyAt(sub)) {
+		done, found, err := s.Replay(ctx, sid, sub)
 		if err != nil || found {
 			return raceVerdict{replay: &done}, err
 		}

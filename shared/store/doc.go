@@ -39,7 +39,8 @@
 //	                                GUESSES (+ SETTINGS, LAYOUT, TRANSLATIONS cold or moved); GetItem CODE#<code>, GetItem
 //	                                LINK#<token id> when given
 //	submit a response               as a view (its copy read consistent: state and cv), then TransactWriteItems of the responder's items
-//	                                only: Put IDEM (new or expired), Put RESPONSE (its shard), Update CODE (unique: spend)
+//	                                only: Put IDEM (new or expired; none for a session's own key, on its claim), Put RESPONSE
+//	                                (its shard), Put SESSION claim, Update CODE (unique: spend)
 //	                                or ConditionCheck CODE, Put LINK USED; then GetItem STATE copy (consistent: still open?
 //	                                if not, a TransactWriteItems of the same items withdraws it; see fence.go)
 //	tally a stream batch            per survey: GetItem TALLY#<sid> <shard> (consistent; the old checkpoint, read only),
@@ -48,7 +49,7 @@
 //	                                SHARD#<n> ADD counts (each attribute's shard; an edit moves them: old image -, new
 //	                                image +; several updates for one too big), VIEWS ADD views; VARIABLES ADD responded;
 //	                                a failed condition: GetItem of that checkpoint (consistent) and the rest again
-//	replay of a refused submission  GetItem IDEM#<hash> (only on the way to a refusal)
+//	replay of a refused submission  GetItem IDEM#<hash>, or the session's claim for its own key (only on the way to a refusal)
 //	move, trash, restore a survey   UpdateItem SURVEY (conditional), with ConditionCheck of the folder when one is named
 //	                                and, moving or restoring, UpdateItem VIEWS (its GSI1 keys) in the same transaction;
 //	                                a trash or restore also ADDs -1/+1 to ACCOUNT live_surveys in that transaction; a

@@ -62,7 +62,7 @@ func txReasons(err error) []string {
 // condition.
 func txFailedAt(err error, i int) bool {
 	r := txReasons(err)
-	return i < len(r) && r[i] == "ConditionalCheckFailed"
+	return i >= 0 && i < len(r) && r[i] == "ConditionalCheckFailed"
 }
 
 // txConflict reports a transaction cancelled by a concurrent one: the

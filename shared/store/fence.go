@@ -119,15 +119,18 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 	sid := r.SurveyID
 	pk := ResponsesShardPK(sid, ResponseShard(r.ID))
 	for attempt := 1; ; attempt++ {
-		tx := s.db.WriteTx().Idempotent(true).
-			Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, ResponseSK(r.ID)).If("attribute_exists(PK)")).
-			Delete(s.table.Delete(AttrPK, ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash))).Range(AttrSK, IdempotencySK(sub.KeyHash)).
+		tx, n := s.db.WriteTx().Idempotent(true).
+			Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, ResponseSK(r.ID)).If("attribute_exists(PK)")), 1
+		if !sub.KeyOnClaim { // a session's own key goes with its claim, below
+			tx.Delete(s.table.Delete(AttrPK, ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash))).Range(AttrSK, IdempotencySK(sub.KeyHash)).
 				If("response_id = ?", r.ID))
+			n++
+		}
 		_, pages, err := s.readResponsePagesState(ctx, sid)
 		if err != nil {
 			return err
 		}
-		moved := s.takeBackResponsePage(tx, 2, sid, ResponseTimeSK(r.SubmittedAt, r.ID), pages)
+		moved := s.takeBackResponsePage(tx, n, sid, ResponseTimeSK(r.SubmittedAt, r.ID), pages)
 		if sub.CheckCode && sub.CodeUnique {
 			tx.Update(s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeSK(r.Code)).
 				Remove("used", "used_at", "response_id").If("response_id = ?", r.ID))

@@ -21,6 +21,12 @@ type Submission struct {
 	// KeyHash is the hex SHA-256 of the request's Idempotency-Key, and
 	// BodyHash the hex SHA-256 of its body.
 	KeyHash, BodyHash string
+	// KeyOnClaim marks a key that is its session's own (the hosted page's,
+	// responding.SessionKey): no other session can send it, so its use is
+	// recorded on the session's claim (key_hash, body_hash), which the
+	// submission writes anyway, and the key has no item of its own (2
+	// write units a response less). It needs Session.
+	KeyOnClaim bool
 	// CheckCode makes the response's Code a condition: it must still be a
 	// code of the survey; with CodeUnique it must also be unspent, and the
 	// response spends it.
@@ -95,14 +101,28 @@ type Submitted struct {
 }
 
 // idemItem is RESPONSES#<sid> / IDEM#<key hash>: what an Idempotency-Key
-// recorded, until it expires.
+// recorded, until it expires. A session's own key (Submission.KeyOnClaim)
+// is recorded on the session's claim instead, which reads as one too:
+// with KeyHash, and without an expiry.
 type idemItem struct {
 	PK         string `dynamo:"PK"`
 	SK         string `dynamo:"SK"`
 	BodyHash   string `dynamo:"body_hash"`
 	ResponseID int64  `dynamo:"response_id"`
 	Submitted  string `dynamo:"submitted_at"`
-	ExpiresAt  int64  `dynamo:"expires_at"`
+	ExpiresAt  int64  `dynamo:"expires_at,omitempty"`
+	KeyHash    string `dynamo:"key_hash,omitempty"`
+}
+
+// replayOf is what the item answers sub's key: found when it recorded a
+// response of that key (a claim: of that key, not of another key of its
+// session), then the replay or survey.ErrReusedKey.
+func (it idemItem) replayOf(sub Submission) (Submitted, bool, error) {
+	if it.ResponseID == 0 || sub.KeyOnClaim && it.KeyHash != sub.KeyHash {
+		return Submitted{}, false, nil
+	}
+	done, err := it.replay(sub.BodyHash)
+	return done, true, err
 }
 
 // replay is what an Idempotency-Key recorded earlier answers now: the
@@ -177,7 +197,7 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 		picks, err := s.pickPlaces(ctx, r.SurveyID, sub.Caps)
 		if err != nil {
 			// Full: a retry of a success still answers the success.
-			if done, found, rerr := s.Replay(ctx, r.SurveyID, sub.KeyHash, sub.BodyHash); rerr != nil || found {
+			if done, found, rerr := s.Replay(ctx, r.SurveyID, sub); rerr != nil || found {
 				return done, rerr
 			}
 			return Submitted{}, err
@@ -205,15 +225,19 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 		if reasons == nil {
 			return Submitted{}, s.fail(fmt.Sprintf("submit a response to survey %d", r.SurveyID), err)
 		}
-		if txFailedAt(err, parts.idem) {
-			if it, ok, derr := keyFromTx(err, parts.idem); derr != nil || ok {
+		if keyAt := parts.keyAt(sub); txFailedAt(err, keyAt) {
+			if it, ok, derr := keyFromTx(err, keyAt); derr != nil || ok {
 				if derr != nil {
 					return Submitted{}, derr
 				}
-				return it.replay(sub.BodyHash)
+				if done, found, rerr := it.replayOf(sub); rerr != nil || found {
+					return done, rerr
+				}
+				// A session's claim holding another key's response.
+				return Submitted{}, survey.ErrSessionResponded
 			}
 			// The item did not come back with the cancellation: read it.
-			done, found, rerr := s.Replay(ctx, r.SurveyID, sub.KeyHash, sub.BodyHash)
+			done, found, rerr := s.Replay(ctx, r.SurveyID, sub)
 			if rerr != nil || found {
 				return done, rerr
 			}
@@ -259,7 +283,7 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 			// Cancellation reasons need not name every failed condition:
 			// the key may hold an earlier success that a retry should
 			// answer, whatever the survey's state is now.
-			if done, found, rerr := s.Replay(ctx, r.SurveyID, sub.KeyHash, sub.BodyHash); rerr != nil || found {
+			if done, found, rerr := s.Replay(ctx, r.SurveyID, sub); rerr != nil || found {
 				return done, rerr
 			}
 			return Submitted{}, refusal
@@ -310,6 +334,15 @@ func (s *Store) withLimitPlace(ctx context.Context, sid int64, caps []Cap, np er
 		out = append(out, Cap{Attr: limitAttr(cur.Gen), Places: *cur.Limit - np.base})
 	}
 	return out, nil
+}
+
+// keyAt is where the transaction records sub's key: its own item, or
+// its session's claim.
+func (p submitWriteIndex) keyAt(sub Submission) int {
+	if sub.KeyOnClaim {
+		return p.session
+	}
+	return p.idem
 }
 
 // submitWriteIndex is where each of a submission's writes is in its
@@ -368,17 +401,29 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 		PK: ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash)), SK: IdempotencySK(sub.KeyHash), BodyHash: sub.BodyHash, ResponseID: r.ID,
 		Submitted: it.Submitted, ExpiresAt: now.Add(IdempotencyTTL).Unix(),
 	}
-	p := submitWriteIndex{idem: 0, response: 1, session: -1, code: -1, link: -1, responder: -1, phone: -1}
-	tx := s.db.WriteTx().
-		Put(s.table.Put(idem).If("attribute_not_exists(PK) OR expires_at < ?", now.Unix()).IncludeItemInCondCheckFail(true)).
-		Put(s.table.Put(it).If("attribute_not_exists(PK)"))
-	n := 2
-	if sub.Session != "" {
+	p := submitWriteIndex{idem: -1, response: 0, session: -1, code: -1, link: -1, responder: -1, phone: -1}
+	tx, n := s.db.WriteTx(), 0
+	if !sub.KeyOnClaim {
+		tx.Put(s.table.Put(idem).If("attribute_not_exists(PK) OR expires_at < ?", now.Unix()).IncludeItemInCondCheckFail(true))
+		p.idem, p.response, n = 0, 1, 1
+	}
+	tx.Put(s.table.Put(it).If("attribute_not_exists(PK)"))
+	n++
+	switch {
+	case sub.Session != "":
 		// The session's own item: no other session's submission touches it.
-		tx.Put(s.table.Put(map[string]any{
+		claim := map[string]any{
 			AttrPK: sessionPK(sid, sub.Session, sub.LegacySession), AttrSK: SessionSK(sub.Session), "response_id": r.ID, "submitted_at": it.Submitted,
-		}).If("attribute_not_exists(response_id)")) // a partial there is replaced (partials.go)
+		}
+		if sub.KeyOnClaim {
+			claim["key_hash"], claim["body_hash"] = sub.KeyHash, sub.BodyHash
+		}
+		// A partial there is replaced (partials.go); a key on the claim
+		// comes back with a refusal, to answer its replay.
+		tx.Put(s.table.Put(claim).If("attribute_not_exists(response_id)").IncludeItemInCondCheckFail(sub.KeyOnClaim))
 		p.session, n = n, n+1
+	case sub.KeyOnClaim:
+		return nil, submitWriteIndex{}, fmt.Errorf("store: a session's own key without its session")
 	}
 	if sub.Responder != "" && !r.Spam {
 		// The responder's own item: no other responder's submission
@@ -433,21 +478,25 @@ func keyFromTx(err error, i int) (it idemItem, ok bool, derr error) {
 	return it, true, nil
 }
 
-// Replay tells whether an Idempotency-Key of the survey recorded a response
-// that has not expired: found, and that response for the same body
-// (Replayed) or survey.ErrReusedKey for another. One strongly consistent GetItem,
-// made only on a submission's way to a refusal, so that a retry of a
-// success answers the success even when the survey has closed since.
-func (s *Store) Replay(ctx context.Context, sid int64, keyHash, bodyHash string) (done Submitted, found bool, err error) {
+// Replay tells whether sub's Idempotency-Key (KeyHash, KeyOnClaim and its
+// session) recorded a response of the survey that has not expired: found,
+// and that response for the same body (BodyHash: Replayed) or
+// survey.ErrReusedKey for another. One strongly consistent GetItem (of the
+// key's item, or of the session's claim for a session's own key), made
+// only on a submission's way to a refusal, so that a retry of a success
+// answers the success even when the survey has closed since.
+func (s *Store) Replay(ctx context.Context, sid int64, sub Submission) (done Submitted, found bool, err error) {
+	pk, sk := ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash)), IdempotencySK(sub.KeyHash)
+	if sub.KeyOnClaim {
+		pk, sk = sessionPK(sid, sub.Session, sub.LegacySession), SessionSK(sub.Session)
+	}
 	var it idemItem
-	err = s.table.Get(AttrPK, ResponsesShardPK(sid, IdempotencyShard(keyHash))).Range(AttrSK, dynamo.Equal, IdempotencySK(keyHash)).
-		Consistent(true).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && it.ExpiresAt < s.Now().Unix()) {
+	err = s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, sk).Consistent(true).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && !sub.KeyOnClaim && it.ExpiresAt < s.Now().Unix()) {
 		return Submitted{}, false, nil
 	}
 	if err != nil {
 		return Submitted{}, false, s.fail("read an idempotency key", err)
 	}
-	done, err = it.replay(bodyHash)
-	return done, true, err
+	return it.replayOf(sub)
 }

@@ -313,7 +313,8 @@
         // An edit of the response (section 16, responder.js) is a PUT.
         var edit = extras.edit ? extras.edit() : null;
         if (edit) return call(edit.path, body, {}, "PUT");
-        var key = field("idempotency_key").value;
+        // The session's own key (responding.SessionKey): no item of its own.
+        var key = "session:" + body.session.slice(-32);
         return keep ? keep.submit(body, key) : call("responses/", body, { "Idempotency-Key": key });
       }).then(done);
     }).catch(netFail).then(idle);
