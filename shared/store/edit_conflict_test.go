@@ -14,11 +14,27 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"surveyservice/internal/conflict"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
+
+// heldSurvey is a survey named name, with the test's store (st) and one
+// on the same table behind the conflict model holding a transaction's
+// items hold (cst, proxy).
+func heldSurvey(t *testing.T, hold time.Duration, name string) (st, cst *store.Store, proxy *conflict.Proxy, a survey.Account, sv survey.Survey) {
+	t.Helper()
+	st = testenv.Store(t)
+	cfg, proxy := testenv.ConflictConfig(t, hold)
+	a, _ = testenv.NewAccount(t, survey.PlanEnterprise)
+	f, err := st.CreateFolder(context.Background(), a.ID, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, store.New(cfg, st.TableName()), proxy, a, testenv.NewSurvey(t, st, a.ID, f.ID, name)
+}
 
 // TestEditsMeetNoConflictUnderTheTally: on DynamoDB
 // Local behind the conflict model (a write transaction holds its items
@@ -32,16 +48,8 @@ import (
 // counter item with one conditional UpdateItem now, and holds none.
 func TestEditsMeetNoConflictUnderTheTally(t *testing.T) {
 	t.Parallel()
-	st := testenv.Store(t)
 	ctx := context.Background()
-	cfg, proxy := testenv.ConflictConfig(t, 100*time.Millisecond)
-	cst := store.New(cfg, st.TableName())
-	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
-	f, err := st.CreateFolder(ctx, a.ID, "busy", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "busy")
+	st, cst, proxy, a, sv := heldSurvey(t, 100*time.Millisecond, "busy")
 	answers := map[int64]json.RawMessage{7: json.RawMessage(`[1]`)}
 	var ids []int64
 	for i := range 5 {
@@ -146,4 +154,50 @@ func TestEditsMeetNoConflictUnderTheTally(t *testing.T) {
 	}
 	t.Logf("%d tally passes", passes.Load())
 	t.Logf("under the tally: the edits met 0 conflicts, and so did the transaction edits had before (%d tries)", tries)
+}
+
+// TestTallyWaitsOutAnOwnersTransaction: a transaction holding the survey
+// item (an owner's change; the conflict model holds it 1.5 s, longer than
+// the SDK's three tries of a single write span) makes the tally's
+// UpdateItem of the survey's count fail with TransactionConflictException.
+// The tally waits it out and applies its records, rather than failing the
+// whole batch back to the stream: `make load-viral` logged "stream handler
+// failed ... TransactionConflictException" under the owner's PATCHes
+// (the tally took only a transaction's cancellation for a conflict).
+func TestTallyWaitsOutAnOwnersTransaction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, cst, proxy, a, sv := heldSurvey(t, 1500*time.Millisecond, "held")
+	held := make(chan error, 1)
+	go func() {
+		_, err := cst.Client().TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+			{ConditionCheck: &types.ConditionCheck{TableName: aws.String(st.TableName()), ConditionExpression: aws.String("attribute_exists(PK)"),
+				Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: store.SurveyPK(sv.ID)}, "SK": &types.AttributeValueMemberS{Value: "SURVEY"}}}},
+			{Put: &types.Put{TableName: aws.String(st.TableName()), Item: map[string]types.AttributeValue{
+				"PK": &types.AttributeValueMemberS{Value: fmt.Sprintf("HELD#%d", sv.ID)}, "SK": &types.AttributeValueMemberS{Value: "HELD"}}}},
+		}})
+		held <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); proxy.Held() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the owner's transaction never arrived at the model")
+		}
+	}
+	before := proxy.Conflicts()
+	if _, err := cst.ApplyTally(ctx, sv.ID, "held-shard", []store.TallyRecord{{Seq: "1"}}); err != nil {
+		t.Fatalf("the tally under an owner's transaction: %v", err)
+	}
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if n := proxy.Conflicts() - before; n == 0 {
+		t.Error("the tally met no conflict: nothing held the survey item")
+	}
+	got, err := st.Survey(ctx, a.ID, sv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.SubmittedResponses != 1 {
+		t.Errorf("submitted_responses %d after the tally, want 1", got.SubmittedResponses)
+	}
 }

@@ -76,6 +76,15 @@ func txConflict(err error) bool {
 	return false
 }
 
+// conflicted reports a write refused because a concurrent transaction
+// held one of its items: a transaction cancelled for TransactionConflict,
+// or a single write's TransactionConflictException (after the SDK's own
+// tries).
+func conflicted(err error) bool {
+	var tce *types.TransactionConflictException
+	return txConflict(err) || errors.As(err, &tce)
+}
+
 // txRetryable reports a transaction cancelled for a reason that passes: a
 // concurrent transaction on one of its items, or throttling of one. Trying
 // again later may succeed; the client's answer is 503.
@@ -127,8 +136,7 @@ const ownerReserve = time.Second
 // TransactionConflictException after the SDK's own tries) and reports
 // whether to try (ownerAgain); not when err is anything else.
 func retryOwnerConflict(ctx context.Context, err error, attempt int, started time.Time) bool {
-	var tce *types.TransactionConflictException
-	if !(txConflict(err) || errors.As(err, &tce)) {
+	if !conflicted(err) {
 		return false
 	}
 	return ownerAgain(ctx, attempt, started)

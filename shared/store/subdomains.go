@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 
 	"surveyservice/shared/survey"
@@ -126,8 +125,7 @@ func (s *Store) ClaimSubdomain(ctx context.Context, aid int64, name string) (sur
 			}
 			continue
 		}
-		var tce *types.TransactionConflictException
-		if !(txConflict(err) || errors.As(err, &tce)) {
+		if !conflicted(err) {
 			return survey.Subdomain{}, s.fail("claim subdomain "+name, err)
 		}
 		// Lost a race: the winner's write may be what held the name.

@@ -199,6 +199,13 @@ func tallyParts(r TallyRecord) []tallyPart {
 // retries it, which the checkpoint makes harmless.
 const tallyAttempts = 8
 
+// tallyConflictFor bounds how long a counter item's write keeps trying
+// while concurrent transactions hold the item (an owner's change of the
+// survey item, each of its tries a hold of its own): within the tally
+// function's 60 s, and far beyond a hold on DynamoDB (milliseconds). A
+// batch that fails goes back to the stream whole.
+const tallyConflictFor = 10 * time.Second
+
 // ApplyTally applies the records of one stream shard to one survey's counts
 // (responses, partials, report aggregates, views), exactly once, and answers how many
 // records it applied (0 when all were applied before). recs are in the
@@ -420,6 +427,7 @@ func (s *Store) tallyItem(ctx context.Context, streamShard string, it *tallyItem
 	var keys []string
 	var prev []byte // the checkpoint as read or written
 	known := false  // prev is what the item holds (nil: none)
+	began := time.Now()
 	for attempt := 1; len(todo) > 0; {
 		n := max(1, chunk(todo))
 		up := s.table.Update(AttrPK, it.pk).Range(AttrSK, it.sk)
@@ -449,6 +457,16 @@ func (s *Store) tallyItem(ctx context.Context, streamShard string, it *tallyItem
 				return keys, err
 			}
 			continue
+		case conflicted(err) && time.Since(began) < tallyConflictFor:
+			// An owner's transaction held the item (DynamoDB cancels a
+			// write that meets one, it does not queue it; an owner's
+			// write may try several times): wait it out, rather than fail
+			// the whole batch back to the stream. Not an attempt:
+			// attempts bound the checkpoint's re-reads.
+			if err := backoff(ctx, 8); err != nil {
+				return keys, err
+			}
+			continue
 		case attempt == tallyAttempts:
 			return keys, err
 		case dynamo.IsCondCheckFailed(err):
@@ -473,11 +491,6 @@ func (s *Store) tallyItem(ctx context.Context, streamShard string, it *tallyItem
 				}
 			}
 			todo = rest
-		case txConflict(err):
-			// An owner's transaction held the item a moment.
-			if err := backoff(ctx, attempt); err != nil {
-				return keys, err
-			}
 		default:
 			return keys, err
 		}
