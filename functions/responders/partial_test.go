@@ -184,20 +184,27 @@ func TestPartialReplacedByResponse(t *testing.T) {
 	send(t, f.h, "POST", resumePath(slug), mustJSON(t, map[string]any{"token": sess}), "Content-Type", "application/json").
 		is(t, 400, `{"token":["This link to continue has expired."]}`)
 
-	// The resumed session submits from device B (no_spam: its cookie).
-	sub := send(t, f.h, "POST", responsesPath(slug), mustJSON(t, map[string]any{"session": res.Session, "answers": map[string]any{rk: "Ann"}}),
-		"Content-Type", "application/json", "Idempotency-Key", newKey(), "Cookie", other)
-	sub.submitted(t)
+	// The resumed session submits from device B (no_spam: its cookie),
+	// with its page's key: its session's own, the resumed token's.
+	subBody := mustJSON(t, map[string]any{"session": res.Session, "answers": map[string]any{rk: "Ann"}})
+	sub := send(t, f.h, "POST", responsesPath(slug), subBody, "Content-Type", "application/json", "Idempotency-Key", responding.SessionKey(res.Session), "Cookie", other)
+	done := sub.submitted(t)
+	replay := send(t, f.h, "POST", responsesPath(slug), subBody, "Content-Type", "application/json", "Idempotency-Key", responding.SessionKey(res.Session), "Cookie", other)
+	if replay.submitted(t) != done || replay.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("device B's submission again: %d %s, want the replay of %+v", replay.code, replay.body, done)
+	}
 	page, err = f.st.PartialsPage(ctx, sid, store.PartialQuery{})
 	if err != nil || len(page.Partials) != 0 {
 		t.Fatalf("partials after the response: %+v %v", page, err)
 	}
 	// The first device's session is the same session: responded.
 	f.putPartial(t, slug, map[string]any{"session": sess, "page": 0}).is(t, 409, `{"detail":"This session has already responded."}`)
-	again := send(t, f.h, "POST", responsesPath(slug), mustJSON(t, map[string]any{"session": sess, "answers": map[string]any{rk: "Bob"}}),
-		"Content-Type", "application/json", "Idempotency-Key", newKey(), "Cookie", cookie)
-	if again.code != 409 {
-		t.Errorf("device A's submission after B's: %d %s, want 409", again.code, again.body)
+	for _, key := range []string{newKey(), responding.SessionKey(sess)} { // a key of its own, and device A's page's
+		again := send(t, f.h, "POST", responsesPath(slug), mustJSON(t, map[string]any{"session": sess, "answers": map[string]any{rk: "Bob"}}),
+			"Content-Type", "application/json", "Idempotency-Key", key, "Cookie", cookie)
+		if again.code != 409 {
+			t.Errorf("device A's submission after B's (key %s): %d %s, want 409", key, again.code, again.body)
+		}
 	}
 	if _, found, err := f.st.SessionPartial(ctx, sid, "0", false); err != nil || found {
 		t.Errorf("an unknown session's partial: %v %v", found, err)
