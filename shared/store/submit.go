@@ -226,22 +226,25 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 			return Submitted{}, s.fail(fmt.Sprintf("submit a response to survey %d", r.SurveyID), err)
 		}
 		if keyAt := parts.keyAt(sub); txFailedAt(err, keyAt) {
-			if it, ok, derr := keyFromTx(err, keyAt); derr != nil || ok {
-				if derr != nil {
-					return Submitted{}, derr
-				}
-				if done, found, rerr := it.replayOf(sub); rerr != nil || found {
+			it, ok, derr := keyFromTx(err, keyAt)
+			if derr == nil && !ok {
+				// The item did not come back with the cancellation: read it.
+				it, ok, derr = s.keyRecord(ctx, r.SurveyID, sub)
+			}
+			if derr != nil {
+				return Submitted{}, derr
+			}
+			if ok {
+				done, found, rerr := it.replayOf(sub)
+				switch {
+				case rerr != nil || found:
 					return done, rerr
+				case sub.KeyOnClaim:
+					// The session's claim holds another key's response.
+					return Submitted{}, survey.ErrSessionResponded
 				}
-				// A session's claim holding another key's response.
-				return Submitted{}, survey.ErrSessionResponded
 			}
-			// The item did not come back with the cancellation: read it.
-			done, found, rerr := s.Replay(ctx, r.SurveyID, sub)
-			if rerr != nil || found {
-				return done, rerr
-			}
-			// Gone since (expired and deleted): try again.
+			// Gone since (expired and deleted, or withdrawn): try again.
 			if !raceTimeLeft(ctx, started) {
 				return Submitted{}, errBusy
 			}
@@ -486,17 +489,28 @@ func keyFromTx(err error, i int) (it idemItem, ok bool, derr error) {
 // only on a submission's way to a refusal, so that a retry of a success
 // answers the success even when the survey has closed since.
 func (s *Store) Replay(ctx context.Context, sid int64, sub Submission) (done Submitted, found bool, err error) {
+	it, found, err := s.keyRecord(ctx, sid, sub)
+	if err != nil || !found {
+		return Submitted{}, false, err
+	}
+	return it.replayOf(sub)
+}
+
+// keyRecord reads, strongly consistent, where sub's key is recorded (its
+// item, or its session's claim): found when it holds a response (an
+// unexpired key's; a claim's of any key).
+func (s *Store) keyRecord(ctx context.Context, sid int64, sub Submission) (idemItem, bool, error) {
 	pk, sk := ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash)), IdempotencySK(sub.KeyHash)
 	if sub.KeyOnClaim {
 		pk, sk = sessionPK(sid, sub.Session, sub.LegacySession), SessionSK(sub.Session)
 	}
 	var it idemItem
-	err = s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, sk).Consistent(true).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && !sub.KeyOnClaim && it.ExpiresAt < s.Now().Unix()) {
-		return Submitted{}, false, nil
+	err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, sk).Consistent(true).One(ctx, &it)
+	switch {
+	case errors.Is(err, dynamo.ErrNotFound):
+		return idemItem{}, false, nil
+	case err != nil:
+		return idemItem{}, false, s.fail("read an idempotency key", err)
 	}
-	if err != nil {
-		return Submitted{}, false, s.fail("read an idempotency key", err)
-	}
-	return it.replayOf(sub)
+	return it, it.ResponseID != 0 && (sub.KeyOnClaim || it.ExpiresAt >= s.Now().Unix()), nil
 }
