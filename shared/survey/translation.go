@@ -515,16 +515,9 @@ func localizeItems[T any](items []T, texts map[int64]Text, prefix string, missin
 func namedItemText(n *NamedItem) (int64, *string) { return n.ID, &n.Name }
 
 // LocalizeAll answers the elements with their texts in lang (the default
-// language answers them as they are).
+// language answers them as they are): Apply's elements, unmarked.
 func (t Translations) LocalizeAll(lang, def string, elements map[int64]Element) map[int64]Element {
-	if lang == def {
-		return elements
-	}
-	tr := t.Texts[lang]
-	out := make(map[int64]Element, len(elements))
-	for id, e := range elements {
-		out[id] = Localize(e, tr.Elements[id]).Element
-	}
+	_, out := t.Apply(lang, def, "", elements, nil)
 	return out
 }
 
