@@ -266,6 +266,10 @@ func DecodeTranslation(body map[string]json.RawMessage, name string, elements ma
 					elErrs[key] = []string{MsgUnknownElement}
 					continue
 				}
+				if string(bytes.TrimSpace(v)) == "null" { // DRF's null of a nested serializer, not "no texts"
+					elErrs[key] = []string{MsgNull}
+					continue
+				}
 				et, fe := decodeElementTexts(v, e)
 				if fe != nil {
 					elErrs[key] = fe
