@@ -3,9 +3,6 @@ package pages
 import (
 	"net/http"
 	"net/url"
-	"slices"
-	"sort"
-	"strconv"
 	"strings"
 
 	"surveyservice/shared/store"
@@ -26,73 +23,15 @@ type pageLang struct {
 	Explicit bool
 }
 
-// chooseLanguage is section 24's choice: ?lang= when it is one of the
-// survey's languages (else ignored), then the browser's Accept-Language
-// by q-value (primary subtags, case-insensitive; q=0 excludes), then the
+// chooseLanguage is section 24's choice (survey.ChooseLanguage, which the
+// public API shares): ?lang= when it is one of the survey's languages
+// (else ignored), then the browser's Accept-Language by q-value, then the
 // survey's default.
 func chooseLanguage(r *http.Request, c store.SurveyCollection) pageLang {
 	def, _ := survey.LanguageCode(c.Survey.Language)
-	pl := pageLang{Lang: def, Default: def, All: c.Translations.All(def)}
-	if len(pl.All) == 1 {
-		return pl
-	}
-	if q := r.URL.Query().Get("lang"); slices.Contains(pl.All, q) {
-		pl.Lang, pl.Explicit = q, true
-		return pl
-	}
-	for _, tag := range acceptLanguages(r.Header.Get("Accept-Language")) {
-		if slices.Contains(pl.All, tag) {
-			pl.Lang = tag
-			return pl
-		}
-	}
+	pl := pageLang{Default: def, All: c.Translations.All(def)}
+	pl.Lang, pl.Explicit = survey.ChooseLanguage(pl.All, r.URL.Query().Get("lang"), r.Header.Get("Accept-Language"))
 	return pl
-}
-
-// acceptLanguages reads an Accept-Language header: the primary subtags
-// (lower case) of its ranges in order of preference, highest q first
-// (ties keep the header's order), without those of q=0 and without "*".
-// A range whose q cannot be read counts as q=1, as the header's default.
-func acceptLanguages(h string) []string {
-	type rng struct {
-		tag string
-		q   float64
-	}
-	var rs []rng
-	for part := range strings.SplitSeq(h, ",") {
-		fields := strings.Split(part, ";")
-		tag := strings.ToLower(strings.TrimSpace(fields[0]))
-		if i := strings.IndexByte(tag, '-'); i >= 0 {
-			tag = tag[:i]
-		}
-		if tag == "" || tag == "*" || len(tag) > 8 {
-			continue
-		}
-		q := 1.0
-		for _, p := range fields[1:] {
-			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
-			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
-				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f >= 0 && f <= 1 {
-					q = f
-				}
-			}
-		}
-		rs = append(rs, rng{tag, q})
-	}
-	sort.SliceStable(rs, func(i, j int) bool { return rs[i].q > rs[j].q })
-	out := []string{}
-	excluded := map[string]bool{}
-	for _, r := range rs {
-		if r.q == 0 {
-			excluded[r.tag] = true
-		}
-	}
-	for _, r := range rs {
-		if r.q > 0 && !excluded[r.tag] && !slices.Contains(out, r.tag) {
-			out = append(out, r.tag)
-		}
-	}
-	return out
 }
 
 // fallbackOpen and fallbackClose enclose the language of a text shown
@@ -143,55 +82,15 @@ func langAttrs(s string) markup {
 	return ""
 }
 
-// apply answers the survey in the page's language: its name and every
-// element's texts, untranslated ones in the default language, marked.
+// apply answers the survey in the page's language (Translations.Apply,
+// which the public API shares): its name and every element's texts,
+// untranslated ones in the default language, marked.
 func (pl pageLang) apply(c store.SurveyCollection) store.SurveyCollection {
 	if pl.Lang == pl.Default {
 		return c
 	}
-	tr := c.Translations.Texts[pl.Lang]
-	elements := make(map[int64]survey.Element, len(c.Elements))
-	for id, e := range c.Elements {
-		loc := survey.Localize(e, tr.Elements[id])
-		el := loc.Element
-		mark := func(field string, s *string) {
-			if loc.Missing[field] {
-				*s = markFallback(pl.Default, *s)
-			}
-		}
-		mark("title", &el.Title)
-		if loc.Missing["title"] {
-			el.HTMLTitle = ""
-		}
-		mark("description", &el.Description)
-		mark("html_description_text", &el.HTMLDescriptionText)
-		mark("link_button_text", &el.LinkButtonText)
-		for _, p := range []struct {
-			f string
-			v **string
-		}{{"left_label", &el.LeftLabel}, {"right_label", &el.RightLabel}} {
-			if *p.v != nil && loc.Missing[p.f] {
-				s := markFallback(pl.Default, **p.v)
-				*p.v = &s
-			}
-		}
-		for i := range el.Choices {
-			mark("choices."+strconv.FormatInt(el.Choices[i].ID, 10), &el.Choices[i].Name)
-		}
-		for i := range el.Rows {
-			mark("rows."+strconv.FormatInt(el.Rows[i].ID, 10), &el.Rows[i].Name)
-		}
-		for i := range el.Columns {
-			mark("columns."+strconv.FormatInt(el.Columns[i].ID, 10), &el.Columns[i].Name)
-		}
-		elements[id] = el
-	}
-	c.Elements = elements
-	if name, ok := c.Translations.Name(pl.Lang, pl.Default, c.Survey.Name); ok {
-		c.Survey.Name = name
-	} else {
-		c.Survey.Name = markFallback(pl.Default, name)
-	}
+	c.Survey.Name, c.Elements = c.Translations.Apply(pl.Lang, pl.Default, c.Survey.Name, c.Elements,
+		func(s string) string { return markFallback(pl.Default, s) })
 	// auth_description has no translation (section 24 translates element
 	// texts and the name): shown as written, marked with its language.
 	if d := c.Settings.AuthDescription; d != nil && *d != "" {

@@ -66,7 +66,8 @@ func oembedLink(r *http.Request, cfg Config, slug string) string {
 // surveySlugOf is the slug of a survey page address of this service,
 // /s/<slug>/ (with or without the final slash, any query) under one of
 // bases: PUBLIC_SURVEY_URL, where share and personalised links point, and
-// the API's own address. Any other address answers "".
+// the API's own address, and the account's subdomain or custom domain
+// (the handler checks it is the survey's). Any other address answers "".
 func surveySlugOf(raw string, bases ...string) string {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.User != nil {
@@ -104,10 +105,15 @@ func oembedBound(r *http.Request, name string) (int64, error) {
 	return n, nil
 }
 
-// handleOEmbed answers oEmbed for a live survey's page: 404 for any other
-// address (unknown, trashed, closed or stopped), 501 for a format other
-// than json, as oEmbed 1.0 says. It costs the slug's lookup (cached per
-// container) and one Query, and counts no view.
+// handleOEmbed answers oEmbed for a live survey's page: at the service's
+// addresses, its account's subdomain or an active custom domain of its
+// account (contract section 23); 404 for any other address (unknown,
+// trashed, closed or stopped, another account's subdomain or domain, a
+// pending or suspended domain), 501 for a format other than json, as
+// oEmbed 1.0 says. It costs the slug's lookup (cached per container), a
+// custom domain's (cached per container) and one Query, and counts no
+// view. The iframe points where the service's links do (the subdomain or
+// PUBLIC_SURVEY_URL), whichever address it was asked about.
 func handleOEmbed(st Store, now func() time.Time, cfg Config) http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
@@ -129,6 +135,14 @@ func handleOEmbed(st Store, now func() time.Time, cfg Config) http.Handler {
 		}
 		onSub := cfg.Links.SubdomainBaseOf(raw)
 		slug := surveySlugOf(raw, cfg.PublicURL, api.BaseURL(r), onSub)
+		var domainAccount int64 // the account of the active custom domain raw is on
+		if slug == "" {
+			onDomain, aid, err := cfg.Links.CustomDomainOf(ctx, raw)
+			if err != nil {
+				return err
+			}
+			slug, domainAccount = surveySlugOf(raw, onDomain), aid
+		}
 		if slug == "" {
 			return survey.ErrNotFound
 		}
@@ -144,8 +158,8 @@ func handleOEmbed(st Store, now func() time.Time, cfg Config) http.Handler {
 			return survey.ErrNotFound
 		}
 		cfg := cfg.forAccount(ctx, c.Survey.AccountID)
-		if onSub != "" && cfg.SurveyBase != onSub {
-			return survey.ErrNotFound // another account's subdomain, as its pages answer
+		if onSub != "" && cfg.SurveyBase != onSub || domainAccount != 0 && domainAccount != c.Survey.AccountID {
+			return survey.ErrNotFound // another account's subdomain or domain, as its pages answer
 		}
 		width, height := int64(oembedWidth), int64(oembedHeight)
 		if maxW > 0 && maxW < width {

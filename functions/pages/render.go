@@ -155,7 +155,7 @@ func writeNotFound(w http.ResponseWriter, r *http.Request) {
 	if q := r.URL.Query().Get("lang"); textsByLang[q].NotFound != "" {
 		lang = q
 	} else {
-		for _, tag := range acceptLanguages(r.Header.Get("Accept-Language")) {
+		for _, tag := range survey.AcceptLanguages(r.Header.Get("Accept-Language")) {
 			if textsByLang[tag].NotFound != "" {
 				lang = tag
 				break

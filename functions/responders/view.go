@@ -36,8 +36,19 @@ func handleSurvey(st Store, now func() time.Time) http.Handler {
 				api.Logger(ctx).WarnContext(ctx, "view not counted", slog.Int64("survey", sid), slog.String("error", err.Error()))
 			}
 		}
+		// Contract section 24 for API clients: the texts in ?lang= when it
+		// is one of the survey's languages (else ignored, as on the page),
+		// chosen and applied by the page's code. Accept-Language is not
+		// read: a client that ignores languages keeps the default, which
+		// its sessions record when they name none.
+		def, _ := survey.LanguageCode(c.Survey.Language)
+		all := c.Translations.All(def)
+		lang, _ := survey.ChooseLanguage(all, r.URL.Query().Get("lang"), "")
+		c.Survey.Name, c.Elements = c.Translations.Apply(lang, def, c.Survey.Name, c.Elements, nil)
+		v := c.Survey.ResponderView(now(), c.Settings, c.Layout, c.Elements, c.Variables)
+		v.Languages, v.ServedLanguage = all, lang
 		w.Header().Set("Cache-Control", "no-store")
-		api.Respond(w, r, http.StatusOK, c.Survey.ResponderView(now(), c.Settings, c.Layout, c.Elements, c.Variables))
+		api.Respond(w, r, http.StatusOK, v)
 		return nil
 	})
 }

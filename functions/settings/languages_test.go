@@ -157,6 +157,10 @@ func TestTranslationsRoute(t *testing.T) {
 		{"unknown field", fmt.Sprintf(`{"elements":{%q:{"colour":"x"}}}`, mc), fmt.Sprintf(`{"elements":{%q:{"colour":["Unknown field."]}}}`, mc)},
 		{"not a string", fmt.Sprintf(`{"elements":{%q:{"title":5}}}`, mc), fmt.Sprintf(`{"elements":{%q:{"title":["Not a valid string."]}}}`, mc)},
 		{"elements not a map", `{"elements":[]}`, `{"elements":["Expected a dictionary of items."]}`},
+		// DRF's null of a nested serializer (survey.MsgNull), on the entry as an unknown id is.
+		{"a null element entry", fmt.Sprintf(`{"elements":{%q:null}}`, mc), fmt.Sprintf(`{"elements":{%q:["This field may not be null."]}}`, mc)},
+		{"a null entry beside a good one", fmt.Sprintf(`{"elements":{%q:null,%q:{"title":"x"}}}`, mc, mx), fmt.Sprintf(`{"elements":{%q:["This field may not be null."]}}`, mc)},
+		{"a null entry of an unknown element", `{"elements":{"999999999":null}}`, `{"elements":{"999999999":["Unknown element."]}}`},
 		{"a NUL in a title", fmt.Sprintf(`{"elements":{%q:{"title":"Which\u0000?"}}}`, mc), fmt.Sprintf(`{"elements":{%q:{"title":["Null characters are not allowed."]}}}`, mc)},
 		{"a NUL in a choice", fmt.Sprintf(`{"elements":{%q:{"choices":{%q:"Tea\u0000"}}}}`, mc, choiceA),
 			fmt.Sprintf(`{"elements":{%q:{"choices":{%q:["Null characters are not allowed."]}}}}`, mc, choiceA)},

@@ -160,7 +160,7 @@ func (r *Resolver) Wrap(h http.Handler, serving func(path string) bool, notFound
 			return
 		}
 		host := hostOf(req.Host)
-		if r.own(host) && req.Header.Get(ViewerHostHeader) != "" {
+		if r.cfg.own(host) && req.Header.Get(ViewerHostHeader) != "" {
 			// Through the custom domains' CloudFront distribution, which
 			// reaches the API at its own host: the viewer's host is in
 			// the header its viewer-request function sets. It only
@@ -168,7 +168,7 @@ func (r *Resolver) Wrap(h http.Handler, serving func(path string) bool, notFound
 			// it itself gains nothing.
 			host = hostOf(req.Header.Get(ViewerHostHeader))
 		}
-		if r.own(host) {
+		if r.cfg.own(host) {
 			h.ServeHTTP(w, req)
 			return
 		}
@@ -177,7 +177,7 @@ func (r *Resolver) Wrap(h http.Handler, serving func(path string) bool, notFound
 		if !ok {
 			// Any other host may be an active custom domain: looked up by
 			// the name DNS uses (a host not a domain name serves nothing).
-			if name, ok = survey.NormalizeDomain(host); !ok || r.underOwn(name) {
+			if name, ok = survey.NormalizeDomain(host); !ok || r.cfg.underOwn(name) {
 				notFound.ServeHTTP(w, req)
 				return
 			}
@@ -211,8 +211,8 @@ func hostOf(h string) string {
 }
 
 // own reports whether host is one of the service's own.
-func (r *Resolver) own(host string) bool {
-	for _, own := range r.cfg.Own {
+func (c Config) own(host string) bool {
+	for _, own := range c.Own {
 		if host == own {
 			return true
 		}
@@ -222,8 +222,8 @@ func (r *Resolver) own(host string) bool {
 
 // underOwn reports whether host is under PUBLIC_SURVEY_DOMAIN (a deeper
 // name than a subdomain, which no custom domain can be).
-func (r *Resolver) underOwn(host string) bool {
-	return r.cfg.Domain != "" && strings.HasSuffix(host, "."+r.cfg.Domain)
+func (c Config) underOwn(host string) bool {
+	return c.Domain != "" && strings.HasSuffix(host, "."+c.Domain)
 }
 
 // subdomainOf is the name of a host one label under PUBLIC_SURVEY_DOMAIN.

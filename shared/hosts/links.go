@@ -10,9 +10,13 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// AccountSubdomains reads an account's subdomain; *store.Store implements it.
+// AccountSubdomains reads an account's subdomain and the account an
+// active custom domain serves; *store.Store implements it.
 type AccountSubdomains interface {
 	AccountSubdomain(ctx context.Context, aid int64) (*survey.Subdomain, error)
+	// ResolveDomain is the account an active custom domain serves, 0 for
+	// any other host (pending, suspended, released, unknown).
+	ResolveDomain(ctx context.Context, domain string) (int64, error)
 }
 
 // Links chooses the base of the links a function writes for an account's
@@ -26,6 +30,12 @@ type Links struct {
 	Now       func() time.Time
 	mu        sync.Mutex
 	cache     map[int64]linkEntry
+	domains   map[string]domainEntry
+}
+
+type domainEntry struct {
+	aid     int64
+	expires time.Time
 }
 
 type linkEntry struct {
@@ -35,7 +45,7 @@ type linkEntry struct {
 
 // NewLinks returns Links over publicURL (PUBLIC_SURVEY_URL).
 func NewLinks(cfg Config, publicURL string, st AccountSubdomains) *Links {
-	return &Links{cfg: cfg, publicURL: publicURL, st: st, Now: time.Now, cache: map[int64]linkEntry{}}
+	return &Links{cfg: cfg, publicURL: publicURL, st: st, Now: time.Now, cache: map[int64]linkEntry{}, domains: map[string]domainEntry{}}
 }
 
 // Base is where the account's links point. Without PUBLIC_SURVEY_DOMAIN it
@@ -85,4 +95,51 @@ func (l *Links) SubdomainBaseOf(raw string) string {
 		return ""
 	}
 	return l.cfg.SubdomainURL(name)
+}
+
+// CustomDomainOf is the base of raw, a URL (its scheme and host as raw
+// writes them), when its host is an active custom domain, and the account
+// that domain serves: oEmbed takes a page's address there (contract
+// section 23). A host that is the service's own or under
+// PUBLIC_SURVEY_DOMAIN, no domain name, or no active domain (pending,
+// suspended, released, unknown) answers "" and 0. What a domain serves is
+// remembered per container for CacheTTL, as the pages' host resolver
+// does: a domain's change is seen within a minute.
+func (l *Links) CustomDomainOf(ctx context.Context, raw string) (base string, aid int64, err error) {
+	if l == nil {
+		return "", 0, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "", 0, nil
+	}
+	host := hostOf(u.Host)
+	if l.cfg.own(host) {
+		return "", 0, nil
+	}
+	domain, ok := survey.NormalizeDomain(host)
+	if !ok || l.cfg.underOwn(domain) || domain == l.cfg.Domain {
+		return "", 0, nil
+	}
+	now := l.Now()
+	l.mu.Lock()
+	e, ok := l.domains[domain]
+	l.mu.Unlock()
+	if !ok || !now.Before(e.expires) {
+		a, err := l.st.ResolveDomain(ctx, domain)
+		if err != nil {
+			return "", 0, err
+		}
+		e = domainEntry{aid: a, expires: now.Add(CacheTTL)}
+		l.mu.Lock()
+		if len(l.domains) >= cacheMax {
+			l.domains = map[string]domainEntry{}
+		}
+		l.domains[domain] = e
+		l.mu.Unlock()
+	}
+	if e.aid == 0 {
+		return "", 0, nil
+	}
+	return u.Scheme + "://" + u.Host, e.aid, nil
 }

@@ -26,11 +26,16 @@ func (s Survey) State(now time.Time) string {
 // id, no preview or report code, no counts, no codes, and its elements
 // are the responder's view of them (no correct_choice).
 type ResponderSurvey struct {
-	URLSlug  string `json:"url_slug"`
-	Name     string `json:"name"`
-	Language string `json:"language"`
-	Theme    Theme  `json:"theme"`
-	State    string `json:"state"`
+	URLSlug string `json:"url_slug"`
+	Name    string `json:"name"`
+	// Language is the survey's own (its default); Languages are all of
+	// its languages, the default first, and ServedLanguage the one the
+	// texts are in (contract section 24: the public API's ?lang=).
+	Language       string   `json:"language"`
+	Languages      []string `json:"languages"`
+	ServedLanguage string   `json:"served_language"`
+	Theme          Theme    `json:"theme"`
+	State          string   `json:"state"`
 	// Closed is true when the survey takes no response: closed, stopped
 	// or full (contract section 25).
 	Closed             bool            `json:"closed"`
@@ -53,11 +58,13 @@ type ResponderSurvey struct {
 
 // ResponderView renders the survey for its responders at now, with its
 // settings, its elements where the layout places them (questions as pages,
-// as in the detail) and its variables' names.
+// as in the detail) and its variables' names. Its languages are the
+// survey's own alone; a caller that applied a translation
+// (Translations.Apply) names the survey's languages and the one served.
 func (s Survey) ResponderView(now time.Time, set Settings, l Layout, elements map[int64]Element, vars []Variable) ResponderSurvey {
 	lang, _ := LanguageCode(s.Language)
 	v := ResponderSurvey{
-		URLSlug: s.URLSlug, Name: s.Name, Language: lang, Theme: s.Theme, State: s.State(now),
+		URLSlug: s.URLSlug, Name: s.Name, Language: lang, Languages: []string{lang}, ServedLanguage: lang, Theme: s.Theme, State: s.State(now),
 		Welcome:        responderViews(l, l.Welcome, elements, false),
 		Questions:      make([][]ElementView, 0, len(l.Questions)),
 		Appreciations:  responderViews(l, l.Appreciations, elements, false),

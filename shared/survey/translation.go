@@ -266,6 +266,10 @@ func DecodeTranslation(body map[string]json.RawMessage, name string, elements ma
 					elErrs[key] = []string{MsgUnknownElement}
 					continue
 				}
+				if string(bytes.TrimSpace(v)) == "null" { // DRF's null of a nested serializer, not "no texts"
+					elErrs[key] = []string{MsgNull}
+					continue
+				}
 				et, fe := decodeElementTexts(v, e)
 				if fe != nil {
 					elErrs[key] = fe
@@ -515,16 +519,9 @@ func localizeItems[T any](items []T, texts map[int64]Text, prefix string, missin
 func namedItemText(n *NamedItem) (int64, *string) { return n.ID, &n.Name }
 
 // LocalizeAll answers the elements with their texts in lang (the default
-// language answers them as they are).
+// language answers them as they are): Apply's elements, unmarked.
 func (t Translations) LocalizeAll(lang, def string, elements map[int64]Element) map[int64]Element {
-	if lang == def {
-		return elements
-	}
-	tr := t.Texts[lang]
-	out := make(map[int64]Element, len(elements))
-	for id, e := range elements {
-		out[id] = Localize(e, tr.Elements[id]).Element
-	}
+	_, out := t.Apply(lang, def, "", elements, nil)
 	return out
 }
 
