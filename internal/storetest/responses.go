@@ -4,7 +4,10 @@
 package storetest
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 
@@ -163,6 +166,41 @@ func PreIndexSurvey(ctx context.Context, st *store.Store, sid int64) error {
 // they did. One PutItem; it fails when the store wrote no "z" for r, so
 // that such a test cannot pass on a plain twin of a plain item.
 func PutPlainResponse(ctx context.Context, st *store.Store, r survey.Response) error {
+	return putOldResponse(ctx, st, r, func(item map[string]types.AttributeValue, answers, variables []byte) error {
+		item["answers"] = &types.AttributeValueMemberS{Value: string(answers)}
+		item["variables"] = &types.AttributeValueMemberS{Value: string(variables)}
+		return nil
+	})
+}
+
+// PutDeflateResponse writes r's item (r.ID set) as the store wrote
+// responses on 30 November 2026 before brotli: its answers and variables
+// in "z" in format 1, written here from its definition (a byte 1, then a
+// raw DEFLATE stream of uvarint(len(answers)) || answers || variables),
+// not by the store's code. One PutItem; it fails as PutPlainResponse does.
+func PutDeflateResponse(ctx context.Context, st *store.Store, r survey.Response) error {
+	return putOldResponse(ctx, st, r, func(item map[string]types.AttributeValue, answers, variables []byte) error {
+		var buf bytes.Buffer
+		buf.WriteByte(1)
+		w, err := flate.NewWriter(&buf, flate.BestCompression)
+		if err != nil {
+			return err
+		}
+		_, _ = w.Write(binary.AppendUvarint(nil, uint64(len(answers))))
+		_, _ = w.Write(answers)
+		_, _ = w.Write(variables)
+		if err := w.Close(); err != nil {
+			return err
+		}
+		item["z"] = &types.AttributeValueMemberB{Value: buf.Bytes()}
+		return nil
+	})
+}
+
+// putOldResponse writes r's item as the store writes it, its documents
+// (the store's "z" taken out) as set puts them.
+func putOldResponse(ctx context.Context, st *store.Store, r survey.Response,
+	set func(item map[string]types.AttributeValue, answers, variables []byte) error) error {
 	item, err := store.EncodeResponse(r)
 	if err != nil {
 		return err
@@ -183,10 +221,11 @@ func PutPlainResponse(ctx context.Context, st *store.Store, r survey.Response) e
 		return err
 	}
 	delete(item, "z")
-	item["answers"] = &types.AttributeValueMemberS{Value: string(answers)}
-	item["variables"] = &types.AttributeValueMemberS{Value: string(variables)}
+	if err := set(item, answers, variables); err != nil {
+		return err
+	}
 	if err := table(st).Put(item).Run(ctx); err != nil {
-		return fmt.Errorf("storetest: put plain response %d: %w", r.ID, err)
+		return fmt.Errorf("storetest: put response %d: %w", r.ID, err)
 	}
 	return nil
 }

@@ -207,55 +207,67 @@ func TestResponseDocsRoundTrip(t *testing.T) {
 	}
 }
 
-// TestPlainResponsesStillRead: a response item written before the
-// documents were compressed (the strings "answers" and "variables") reads
-// exactly as before through every reader, nothing migrated; an edit
-// rewrites it compressed and removes the strings, and an edit reverted
-// (the survey closed meanwhile) leaves it as it was, plain.
-func TestPlainResponsesStillRead(t *testing.T) {
+// TestOldResponsesStillRead: a response item written before brotli, plain
+// (the strings "answers" and "variables", before the documents were
+// compressed) or in "z"'s first format (DEFLATE), reads exactly as before
+// through every reader, nothing migrated; an edit rewrites it in the
+// smaller form and an edit reverted (the survey closed meanwhile) leaves
+// it as it was.
+func TestOldResponsesStillRead(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
 	ctx := context.Background()
 	a, sv := docsSurvey(t, st)
-	for _, c := range docsCases() {
-		rid, err := st.NewID(ctx, store.KindResponse)
-		if err != nil {
-			t.Fatal(err)
-		}
-		now := time.Now().UTC()
-		if err := storetest.PutPlainResponse(ctx, st, survey.Response{ID: rid, SurveyID: sv.ID, SubmittedAt: now, StartedAt: now,
-			Answers: c.answers, Variables: c.vars}); err != nil {
-			t.Fatal(err)
-		}
-		old := rawResponse(t, st, sv.ID, rid)
-		packedForm(t, c.name+": old", old, false)
-		readEverywhere(t, st, a.ID, sv.ID, rid, c)
-
-		// An edit the survey's close refuses is reverted to the item as it
-		// was, plain.
-		edited := docsCase{name: c.name, answers: map[int64]json.RawMessage{7: json.RawMessage(`"new"`)}, vars: c.vars}
-		stop := func(stopped bool) {
-			if err := st.UpdateSettings(ctx, a.ID, sv.ID, store.SettingsUpdate{IsStopped: &stopped}); err != nil {
+	for _, form := range []struct {
+		name   string
+		put    func(context.Context, *store.Store, survey.Response) error
+		packed bool
+		attrs  []string
+	}{
+		{"plain", storetest.PutPlainResponse, false, []string{"answers", "variables"}},
+		{"DEFLATE", storetest.PutDeflateResponse, true, []string{"z"}},
+	} {
+		for _, c := range docsCases() {
+			c.name = form.name + ", " + c.name
+			rid, err := st.NewID(ctx, store.KindResponse)
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		stop(true)
-		if _, err := st.EditResponse(ctx, store.ResponseEdit{SurveyID: sv.ID, ResponseID: rid, Answers: edited.answers}); !errors.Is(err, survey.ErrSurveyClosed) {
-			t.Fatalf("%s: an edit of a stopped survey: %v, want ErrSurveyClosed", c.name, err)
-		}
-		reverted := rawResponse(t, st, sv.ID, rid)
-		packedForm(t, c.name+": reverted", reverted, false)
-		for _, name := range []string{"answers", "variables"} {
-			if !reflect.DeepEqual(reverted[name], old[name]) {
-				t.Errorf("%s: reverted %s %v, was %v", c.name, name, reverted[name], old[name])
+			now := time.Now().UTC()
+			if err := form.put(ctx, st, survey.Response{ID: rid, SurveyID: sv.ID, SubmittedAt: now, StartedAt: now,
+				Answers: c.answers, Variables: c.vars}); err != nil {
+				t.Fatal(err)
 			}
-		}
-		stop(false)
+			old := rawResponse(t, st, sv.ID, rid)
+			packedForm(t, c.name+": old", old, form.packed)
+			readEverywhere(t, st, a.ID, sv.ID, rid, c)
 
-		if _, err := st.EditResponse(ctx, store.ResponseEdit{SurveyID: sv.ID, ResponseID: rid, Answers: edited.answers}); err != nil {
-			t.Fatalf("%s: edit: %v", c.name, err)
+			// An edit the survey's close refuses is reverted to the item as it
+			// was.
+			edited := docsCase{name: c.name, answers: map[int64]json.RawMessage{7: json.RawMessage(`"new"`)}, vars: c.vars}
+			stop := func(stopped bool) {
+				if err := st.UpdateSettings(ctx, a.ID, sv.ID, store.SettingsUpdate{IsStopped: &stopped}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			stop(true)
+			if _, err := st.EditResponse(ctx, store.ResponseEdit{SurveyID: sv.ID, ResponseID: rid, Answers: edited.answers}); !errors.Is(err, survey.ErrSurveyClosed) {
+				t.Fatalf("%s: an edit of a stopped survey: %v, want ErrSurveyClosed", c.name, err)
+			}
+			reverted := rawResponse(t, st, sv.ID, rid)
+			packedForm(t, c.name+": reverted", reverted, form.packed)
+			for _, name := range form.attrs {
+				if !reflect.DeepEqual(reverted[name], old[name]) {
+					t.Errorf("%s: reverted %s %v, was %v", c.name, name, reverted[name], old[name])
+				}
+			}
+			stop(false)
+
+			if _, err := st.EditResponse(ctx, store.ResponseEdit{SurveyID: sv.ID, ResponseID: rid, Answers: edited.answers}); err != nil {
+				t.Fatalf("%s: edit: %v", c.name, err)
+			}
+			packedForm(t, c.name+": edited", rawResponse(t, st, sv.ID, rid), true)
+			readEverywhere(t, st, a.ID, sv.ID, rid, edited)
 		}
-		packedForm(t, c.name+": edited", rawResponse(t, st, sv.ID, rid), true)
-		readEverywhere(t, st, a.ID, sv.ID, rid, edited)
 	}
 }
