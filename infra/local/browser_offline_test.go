@@ -463,3 +463,43 @@ func (s switchedServer) waitPuts(t *testing.T, n int64) {
 		t.Fatalf("%d partial PUTs, want %d", got, n)
 	}
 }
+
+// TestBrowserSessionRespondedInAnotherTab: this browser's kept session
+// recorded its response in another tab, with other answers; the page,
+// resumed from what was kept, sends its own (the session's key, contract
+// section 11: 422 for another body) and is refused. What was kept is
+// forgotten, as after a 409, so that the next visit starts afresh instead
+// of resuming a session that can never respond again.
+func TestBrowserSessionRespondedInAnotherTab(t *testing.T) {
+	p := newPagesServer(t)
+	sv := p.build(t, oneQuestion("two tabs", nil))
+	ctx := browser(t, true)
+	open(t, ctx, p, sv.URLSlug)
+	visible(t, ctx, "textarea")
+	// The other tab: a session, kept in this browser's storage, and its
+	// response recorded under the session's own key.
+	if !awaitJS[bool](t, ctx, `(async () => { const slug = document.getElementById("survey").dataset.slug, api = "/api/public/surveys/" + slug + "/";
+		const s = await (await fetch(api + "sessions/", {method: "POST", headers: {"Content-Type": "application/json"}, body: "{}"})).json();
+		localStorage.setItem("survey:" + slug, JSON.stringify({session: s.session, started_at: s.started_at, page: 0}));
+		const r = await fetch(api + "responses/", {method: "POST", headers: {"Content-Type": "application/json", "Idempotency-Key": "session:" + s.session.slice(-32)},
+			body: JSON.stringify({session: s.session, answers: {}, variables: {}})});
+		return r.status === 201; })()`) {
+		t.Fatal("the other tab's response was not recorded")
+	}
+	reload(t, ctx)
+	visible(t, ctx, "textarea")
+	keys(t, ctx, "mine")
+	if err := chromedp.Run(ctx, chromedp.Click("#submit", chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, `document.getElementById("errors").textContent !== ""`, "the refusal")
+	if got := evalJS[string](t, ctx, `document.getElementById("errors").textContent`); got != "This form was already sent with other answers." {
+		t.Errorf("refusal %q", got)
+	}
+	if k := kept(t, ctx, sv.URLSlug); k != "" {
+		t.Errorf("kept after its session's response was recorded elsewhere: %s", k)
+	}
+	if rs := p.responses(t, sv.ID); len(rs) != 1 {
+		t.Errorf("%d responses, want 1", len(rs))
+	}
+}

@@ -110,7 +110,9 @@
   // it gets an answer: while offline the form waits hidden behind the
   // notice. A refusal that no resend changes (closed, time over,
   // responded, a bad session) forgets the answers; a 400 on the answers
-  // or an outage gives the form back with them.
+  // or an outage gives the form back with them. The key is the session's
+  // own (app.js), so a 422 says the session's response was recorded with
+  // other answers (another tab of this browser): responded too.
   function deliver() {
     return delivering = delivering || new Promise(function (resolve) {
       var timer = 0, out = state.out;
@@ -119,7 +121,7 @@
         hooks.call("responses/", out.body, { "Idempotency-Key": out.key }).then(function (r) {
           removeEventListener("online", send);
           say(""); form.hidden = false; delivering = null;
-          if (r.status < 300 || r.status === 409 || r.status === 410 || r.body.session || !state) forget();
+          if (r.status < 300 || r.status === 409 || r.status === 410 || r.status === 422 || r.body.session || !state) forget();
           else { delete state.out; save(); }
           resolve(r);
         }, function () {
