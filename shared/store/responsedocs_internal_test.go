@@ -180,3 +180,34 @@ func FuzzResponseDocs(f *testing.F) {
 		}
 	})
 }
+
+// FuzzUnpackDocs: the decoder alone, at the speed of decoding (each
+// input of FuzzResponseDocs also compresses, brotli's quality 10 a
+// thousand times slower than reading): whatever a stored z holds,
+// unpackDocs never panics, never answers more than maxDocsBytes, and
+// answers the same twice.
+func FuzzUnpackDocs(f *testing.F) {
+	for _, z := range [][]byte{
+		packDocs(`{"1":"an answer, an answer, an answer"}`, `{"v":"x"}`),
+		deflateDocs(`{"1":"ارسال سفارش 👍🏽"}`, `{}`),
+		brotliDocs(`{"1":"ارسال سفارش دو روز دیر شد، the parcel was late"}`, `{"v":"x"}`),
+		deflated(make([]byte, 1<<16)),
+		brotlied(make([]byte, 1<<20), maxBrotliWindow),
+		{docsDeflate, 0x01, 0x00, 0x00, 0xff, 0xff},
+		{docsBrotli, 0x11, 0x00},
+	} {
+		f.Add(z)
+	}
+	f.Fuzz(func(t *testing.T, z []byte) {
+		a, v, err := unpackDocs(z)
+		if err != nil {
+			return
+		}
+		if len(a)+len(v) > maxDocsBytes {
+			t.Fatalf("unpacked %d bytes, past %d", len(a)+len(v), maxDocsBytes)
+		}
+		if a2, v2, err := unpackDocs(z); err != nil || a2 != a || v2 != v {
+			t.Fatalf("unpacked again: %q, %q, %v", a2, v2, err)
+		}
+	})
+}
