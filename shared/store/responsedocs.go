@@ -128,22 +128,28 @@ func writeDocs(w io.Writer, answers, variables string) {
 
 // deflateDocs is the documents in format docsDeflate.
 func deflateDocs(answers, variables string) []byte {
-	var buf bytes.Buffer
-	buf.WriteByte(docsDeflate)
-	w := docWriters.Get().(*flate.Writer)
-	defer docWriters.Put(w)
-	w.Reset(&buf)
-	writeDocs(w, answers, variables)
-	_ = w.Close()
-	return buf.Bytes()
+	return compressDocs(docsDeflate, &docWriters, answers, variables)
 }
 
 // brotliDocs is the documents in format docsBrotli.
 func brotliDocs(answers, variables string) []byte {
+	return compressDocs(docsBrotli, &brotliWriters, answers, variables)
+}
+
+// docsCompressor is a compressor a pool of format's keeps (flate's and
+// brotli's writers both are).
+type docsCompressor interface {
+	io.WriteCloser
+	Reset(io.Writer)
+}
+
+// compressDocs is the documents in format, compressed by a writer of
+// pool (reused: each holds large tables).
+func compressDocs(format byte, pool *sync.Pool, answers, variables string) []byte {
 	var buf bytes.Buffer
-	buf.WriteByte(docsBrotli)
-	w := brotliWriters.Get().(*brotli.Writer)
-	defer brotliWriters.Put(w)
+	buf.WriteByte(format)
+	w := pool.Get().(docsCompressor)
+	defer pool.Put(w)
 	w.Reset(&buf)
 	writeDocs(w, answers, variables)
 	_ = w.Close()
