@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"surveyservice/internal/testenv"
+	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -616,4 +618,89 @@ func wonOrFull(t *testing.T, replies []reply) int {
 		}
 	}
 	return won
+}
+
+// TestCapsWithSessionKeys (contract sections 11 and 25): the hosted
+// page's Idempotency-Key is its session's own (responding.SessionKey),
+// recorded on the session's claim rather than on an item of its own, and
+// the caps' refusals answer a retry of a success from that record. On
+// DynamoDB behind the conflict model, 24 sessions race for a
+// response_limit of 10 beside a quota of 3 on A, each sending its answers
+// twice at once with its session's key (a double click): exactly 10
+// responses are recorded, at most 3 of A; both sends of a session answer
+// alike (the same response, or 410 by a cap its answers are held by),
+// none 503. Sent again once
+// the survey is full, a recorded session's key answers its response
+// (201, the same id), an unrecorded one's 410, and a recorded session's
+// key with other answers 422; nothing more is recorded.
+func TestCapsWithSessionKeys(t *testing.T) {
+	t.Parallel()
+	f, p := conflictFixture(t)
+	ctx := context.Background()
+	slug, sid := f.survey(t, limitSettings(10))
+	q := f.choiceQuestion(t, sid, survey.TypeMultipleChoice, -1, "A", "B")
+	a, b := q.Choices[0].ID, q.Choices[1].ID
+	quota, err := f.st.CreateQuota(ctx, f.aid, sid, survey.Quota{Name: "A", Limit: 3,
+		Conditions: []survey.QuotaCondition{{Question: q.ID, Choices: []int64{a}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strconv.FormatInt(q.ID, 10)
+	sessions := make([]string, 24)
+	bodies := make([]string, len(sessions))
+	choice := func(i int) int64 { return []int64{a, a, b}[i%3] } // 16 of A, 8 of B
+	for i := range sessions {
+		sessions[i] = f.session(t, slug, nil)
+		bodies[i] = mustJSON(t, map[string]any{"session": sessions[i], "answers": map[string]any{key: []int64{choice(i)}}})
+	}
+	sendOwn := func(i int) reply { return f.submit(t, slug, responding.SessionKey(sessions[i]), bodies[i]) }
+	before := p.Conflicts()
+	replies := race(2*len(sessions), func(j int) reply { return sendOwn(j / 2) })
+	t.Logf("24 sessions, each twice, for 10 places and 3 of A: %s (%d conflicts)", outcomes(replies), p.Conflicts()-before)
+	// A refusal names a cap the session's answers are held by.
+	refused := func(i int, r reply) bool { return r.body == fullBody || r.body == quotaFullBody && choice(i) == a }
+	won := map[int]int64{}
+	wonA := 0
+	for i := range sessions {
+		r1, r2 := replies[2*i], replies[2*i+1]
+		if r1.code != r2.code {
+			t.Errorf("session %d's two sends answered %d %s and %d %s, want alike", i, r1.code, r1.body, r2.code, r2.body)
+			continue
+		}
+		switch {
+		case r1.code == 201:
+			s1, s2 := r1.submitted(t), r2.submitted(t)
+			if s1.ID != s2.ID || s1.SubmittedAt != s2.SubmittedAt {
+				t.Errorf("session %d's two sends answered responses %d and %d, want one", i, s1.ID, s2.ID)
+			}
+			won[i] = s1.ID
+			if choice(i) == a {
+				wonA++
+			}
+		case r1.code == 410 && refused(i, r1) && refused(i, r2):
+		default:
+			t.Errorf("session %d (choice %d) answered %d %s and %d %s", i, choice(i), r1.code, r1.body, r2.code, r2.body)
+		}
+	}
+	if len(won) != 10 || wonA > 3 {
+		t.Fatalf("%d sessions recorded, %d of A; want exactly 10, at most 3 of A (%s)", len(won), wonA, outcomes(replies))
+	}
+	f.wantStored(t, "after the race", sid, 10)
+	if qs, err := f.st.WithQuotaCounts(ctx, sid, []survey.Quota{quota}); err != nil || qs[0].Count != int64(wonA) {
+		t.Errorf("the quota counts %+v (%v), want %d", qs, err, wonA)
+	}
+	for i := range sessions {
+		r := sendOwn(i)
+		id, ok := won[i]
+		switch {
+		case ok && (r.code != 201 || r.submitted(t).ID != id):
+			t.Errorf("session %d's key sent again: %d %s, want its response %d", i, r.code, r.body, id)
+		case !ok && (r.code != 410 || !refused(i, r)):
+			t.Errorf("unrecorded session %d's key sent again: %d %s, want 410", i, r.code, r.body)
+		}
+	}
+	i := slices.Sorted(maps.Keys(won))[0]
+	other := mustJSON(t, map[string]any{"session": sessions[i], "answers": map[string]any{key: []int64{choice(i + 1)}}})
+	f.submit(t, slug, responding.SessionKey(sessions[i]), other).is(t, 422, reusedKey)
+	f.wantStored(t, "after the retries", sid, 10)
 }
