@@ -700,7 +700,7 @@ func TestCapsWithSessionKeys(t *testing.T) {
 		}
 	}
 	i := slices.Sorted(maps.Keys(won))[0]
-	other := mustJSON(t, map[string]any{"session": sessions[i], "answers": map[string]any{key: []int64{choice(i + 1)}}})
+	other := mustJSON(t, map[string]any{"session": sessions[i], "answers": map[string]any{key: []int64{a + b - choice(i)}}}) // the other choice
 	f.submit(t, slug, responding.SessionKey(sessions[i]), other).is(t, 422, reusedKey)
 	f.wantStored(t, "after the retries", sid, 10)
 }

@@ -26,6 +26,7 @@ import (
 // Local never does.
 func conflictFixture(tb testing.TB) (fixture, *conflict.Proxy) {
 	tb.Helper()
+	testenv.KeepErrorLog(tb)
 	cfg, p := testenv.ConflictConfig(tb, conflict.DefaultHold)
 	st := store.New(cfg, testenv.Store(tb).TableName())
 	sealer := links.NewSealer(kms.NewFromConfig(cfg), testenv.KMSKeyID(tb), st)

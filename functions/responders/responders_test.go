@@ -119,6 +119,7 @@ func container(tb testing.TB) (*store.Store, *links.Sealer) {
 
 func newFixture(tb testing.TB) fixture {
 	tb.Helper()
+	testenv.KeepErrorLog(tb)
 	st, sealer := container(tb)
 	skew, held := &atomic.Int64{}, &atomic.Int64{}
 	st.Now = func() time.Time {

@@ -10,7 +10,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -65,8 +64,9 @@ func run(m *testing.M) int {
 		flag.Parse()
 	}
 	if !testing.Verbose() {
-		// Handlers log every request; keep test output to the failures.
-		slog.SetDefault(slog.New(slog.NewJSONHandler(io.Discard, nil)))
+		// Handlers log every request; keep test output to the failures
+		// (their errors for KeepErrorLog).
+		slog.SetDefault(slog.New(newErrorRing()))
 	}
 	if testing.Short() {
 		return m.Run()
