@@ -63,8 +63,11 @@ func TestOEmbedOnCustomDomain(t *testing.T) {
 
 	const public, apiBase = "https://survey.example.org", "https://api.example.net"
 	clock := time.Now()
-	lk := hosts.NewLinks(hosts.Config{Domain: "survey.example.org", Scheme: "https", Own: []string{"survey.example.org", "api.example.net"}}, public, f.st)
-	lk.Now = func() time.Time { return clock }
+	// The Links of the pages' host resolver, as the pages' main makes them:
+	// what a domain serves is remembered in the resolver's one cache.
+	byHost := hosts.New(hosts.Config{Domain: "survey.example.org", Scheme: "https", Own: []string{"survey.example.org", "api.example.net"}}, f.st)
+	byHost.Now = func() time.Time { return clock }
+	lk := byHost.Links(public, f.st)
 	h := testenv.Conform(api.ServeAt(apiBase, pages.New(pages.Deps{Store: f.st, Sealer: testenv.Sealer(t), Now: time.Now,
 		Config: pages.Config{PublicURL: public, Links: lk}})))
 	var calls map[string]int // the DynamoDB calls of the last request, by operation
@@ -113,6 +116,18 @@ func TestOEmbedOnCustomDomain(t *testing.T) {
 		if code, _ := oembed(unknown); code != 404 || calls["DynamoDB.GetItem"] != want || len(calls) > want {
 			t.Errorf("an unknown domain, request %d: %d, DynamoDB calls %v; want 404 and %d GetItem", i+1, code, calls, want)
 		}
+	}
+
+	// One cache of what a domain serves: the page's host resolver learned
+	// it for a request on the domain, and oEmbed reads nothing more.
+	seen := "seen-" + suffix + ".acme.example"
+	req := httptest.NewRequest("GET", "/s/"+f.sv.URLSlug+"/", nil)
+	req.Host = seen
+	if r := testenv.Serve(byHost.Wrap(h, hosts.Serving, pages.NotFound()), req); r.Code != 404 || r.Calls.Ops()["DynamoDB.GetItem"] != 1 {
+		t.Errorf("a page on an unknown domain: %d, DynamoDB calls %v; want 404 and 1 GetItem", r.Code, r.Calls.Ops())
+	}
+	if code, _ := oembed(at(seen, f.sv.URLSlug)); code != 404 || len(calls) != 0 {
+		t.Errorf("oEmbed of a page on the domain the page's host resolver just read: %d, DynamoDB calls %v; want 404 and none", code, calls)
 	}
 
 	// A deleted domain answers until the container's cache passes.

@@ -125,6 +125,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	// The host chooses whose surveys are served (contract section 23):
 	// <subdomain>.localhost:PORT serves that account's, as on Lambda.
 	byHost := hosts.New(hosts.ConfigFromEnv(env.get), res.st)
+	res.byHost = byHost
 	handler := withOutbox(res.outbox, api.ServeAt(env.apiBase, byHost.Wrap(serveWithin(routers(res.st, functionsConfig(env, res, bg)), limited(res.st, env.rates)),
 		hosts.Serving, pages.NotFound())))
 	var sample *sampleData
@@ -231,8 +232,10 @@ type resources struct {
 	sender sending.Sender
 	outbox *outbox.Outbox
 	// s3 reaches every bucket, to keep and restore their files.
-	s3    *s3.Client
-	close func()
+	s3 *s3.Client
+	// byHost decides what a request's host serves (contract section 23).
+	byHost *hosts.Resolver
+	close  func()
 }
 
 // createResources creates what is missing (the table, the KMS key, the
@@ -502,10 +505,11 @@ func or(v, fallback string) string {
 }
 
 // pagesConfig is the pages' configuration, as their Lambda main reads it:
-// links point at the survey's account subdomain when active (section 23).
+// links point at the survey's account subdomain when active (section 23),
+// and learn what a custom domain serves from the server's host resolver.
 func pagesConfig(env *environment, res *resources) pages.Config {
 	cfg := pages.ConfigFromEnv(env.get)
-	cfg.Links = hosts.NewLinks(hosts.ConfigFromEnv(env.get), cfg.PublicURL, res.st)
+	cfg.Links = res.byHost.Links(cfg.PublicURL, res.st)
 	return cfg
 }
 

@@ -10,13 +10,11 @@ import (
 	"surveyservice/shared/survey"
 )
 
-// AccountSubdomains reads an account's subdomain and the account an
-// active custom domain serves; *store.Store implements it.
+// AccountSubdomains reads an account's subdomain, and what a host serves
+// (Store); *store.Store implements it.
 type AccountSubdomains interface {
+	Store
 	AccountSubdomain(ctx context.Context, aid int64) (*survey.Subdomain, error)
-	// ResolveDomain is the account an active custom domain serves, 0 for
-	// any other host (pending, suspended, released, unknown).
-	ResolveDomain(ctx context.Context, domain string) (int64, error)
 }
 
 // Links chooses the base of the links a function writes for an account's
@@ -27,15 +25,12 @@ type Links struct {
 	cfg       Config
 	publicURL string
 	st        AccountSubdomains
-	Now       func() time.Time
-	mu        sync.Mutex
-	cache     map[int64]linkEntry
-	domains   map[string]domainEntry
-}
-
-type domainEntry struct {
-	aid     int64
-	expires time.Time
+	// hosts is what a custom domain serves, remembered with the pages'
+	// own hosts (Resolver.Links): one cache of that per container.
+	hosts *Resolver
+	Now   func() time.Time
+	mu    sync.Mutex
+	cache map[int64]linkEntry
 }
 
 type linkEntry struct {
@@ -43,9 +38,17 @@ type linkEntry struct {
 	expires time.Time
 }
 
-// NewLinks returns Links over publicURL (PUBLIC_SURVEY_URL).
+// NewLinks returns Links over publicURL (PUBLIC_SURVEY_URL), with a
+// Resolver of their own; a function that serves by host too takes
+// Resolver.Links, so that both remember a domain in one place.
 func NewLinks(cfg Config, publicURL string, st AccountSubdomains) *Links {
-	return &Links{cfg: cfg, publicURL: publicURL, st: st, Now: time.Now, cache: map[int64]linkEntry{}, domains: map[string]domainEntry{}}
+	return New(cfg, st).Links(publicURL, st)
+}
+
+// Links returns Links over publicURL (PUBLIC_SURVEY_URL) that learn what a
+// custom domain serves from r, as the requests r wraps do.
+func (r *Resolver) Links(publicURL string, st AccountSubdomains) *Links {
+	return &Links{cfg: r.cfg, publicURL: publicURL, st: st, hosts: r, Now: time.Now, cache: map[int64]linkEntry{}}
 }
 
 // Base is where the account's links point. Without PUBLIC_SURVEY_DOMAIN it
@@ -103,8 +106,9 @@ func (l *Links) SubdomainBaseOf(raw string) string {
 // section 23). A host that is the service's own or under
 // PUBLIC_SURVEY_DOMAIN, no domain name, or no active domain (pending,
 // suspended, released, unknown) answers "" and 0. What a domain serves is
-// remembered per container for CacheTTL, as the pages' host resolver
-// does: a domain's change is seen within a minute.
+// remembered per container for CacheTTL by the Resolver the Links came
+// from, the pages' own when they serve by host: a domain's change is seen
+// within a minute, by oEmbed and the page at once.
 func (l *Links) CustomDomainOf(ctx context.Context, raw string) (base string, aid int64, err error) {
 	if l == nil {
 		return "", 0, nil
@@ -121,25 +125,9 @@ func (l *Links) CustomDomainOf(ctx context.Context, raw string) (base string, ai
 	if !ok || l.cfg.underOwn(domain) || domain == l.cfg.Domain {
 		return "", 0, nil
 	}
-	now := l.Now()
-	l.mu.Lock()
-	e, ok := l.domains[domain]
-	l.mu.Unlock()
-	if !ok || !now.Before(e.expires) {
-		a, err := l.st.ResolveDomain(ctx, domain)
-		if err != nil {
-			return "", 0, err
-		}
-		e = domainEntry{aid: a, expires: now.Add(CacheTTL)}
-		l.mu.Lock()
-		if len(l.domains) >= cacheMax {
-			l.domains = map[string]domainEntry{}
-		}
-		l.domains[domain] = e
-		l.mu.Unlock()
+	h, err := l.hosts.resolve(ctx, domain, true)
+	if err != nil || !h.Active {
+		return "", 0, err
 	}
-	if e.aid == 0 {
-		return "", 0, nil
-	}
-	return u.Scheme + "://" + u.Host, e.aid, nil
+	return u.Scheme + "://" + u.Host, h.AccountID, nil
 }

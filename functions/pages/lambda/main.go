@@ -20,8 +20,11 @@ func main() {
 		// containers through the table (shared/ratelimit); assets are not
 		// limited. make run serves the same constructor.
 		cfg := pages.ConfigFromEnv(env.Getenv)
-		// Links point at the survey's account subdomain when active (section 23).
-		cfg.Links = hosts.NewLinks(hosts.ConfigFromEnv(env.Getenv), cfg.PublicURL, env.Store)
+		// The host chooses whose surveys are served (contract section 23);
+		// links point at the survey's account subdomain when active, and
+		// oEmbed learns what a custom domain serves where the host does.
+		byHost := hosts.New(hosts.ConfigFromEnv(env.Getenv), env.Store)
+		cfg.Links = byHost.Links(cfg.PublicURL, env.Store)
 		rt := pages.New(pages.Deps{
 			Store: env.Store, Sealer: links.SealerFromEnv(env.AWS, env.Getenv, env.Store), Now: time.Now,
 			Config: cfg,
@@ -30,8 +33,6 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
-		// The host chooses whose surveys are served (contract section 23).
-		byHost := hosts.New(hosts.ConfigFromEnv(env.Getenv), env.Store)
 		return gateway.New(api.ServeAt(base, byHost.Wrap(pages.Limited(rt, env.Store, ratelimit.Service, time.Now), hosts.Serving, pages.NotFound()))), nil
 	})
 }
