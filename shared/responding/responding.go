@@ -70,6 +70,9 @@ type Started struct {
 	// ChoiceOrders are the session's orders of randomized choices
 	// (contract section 15), seeded by its token.
 	ChoiceOrders map[string][]int64
+	// Language is the code of the language the session answers in, the
+	// one its response records (contract section 24: responseLanguage).
+	Language string
 }
 
 // StartRequest is a session's start as a request asks for it.
@@ -212,7 +215,7 @@ func (s Service) Start(ctx context.Context, req StartRequest) (Started, error) {
 	if err != nil {
 		return Started{}, err
 	}
-	return Started{Token: token, StartedAt: started, Link: link, ChoiceOrders: ps.Layout.ChoiceOrders(token)}, nil
+	return Started{Token: token, StartedAt: started, Link: link, ChoiceOrders: ps.Layout.ChoiceOrders(token), Language: responseLanguage(sess, sv)}, nil
 }
 
 // sessionHash names a session's claim on its response (store.SessionSK):
