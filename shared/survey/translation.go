@@ -461,16 +461,16 @@ type Localized struct {
 
 // Localize answers the element with its texts in the translation, the
 // untranslated ones left in the default language and named in Missing.
-// Only non-empty default texts count as missing.
+// Only non-empty default texts count as missing. A text put is shown
+// whatever its default, an empty one included (a description only the
+// translation has): the owner put it, and PUT and GET answer it; only a
+// label of a type without labels stays absent.
 func Localize(e Element, et ElementTexts) Localized {
 	out := Localized{Element: e, Missing: map[string]bool{}}
 	set := func(field string, dst *string) {
-		if *dst == "" {
-			return
-		}
 		if tx, ok := et.Fields[field]; ok {
 			*dst = tx.V
-		} else {
+		} else if *dst != "" {
 			out.Missing[field] = true
 		}
 	}
@@ -487,12 +487,17 @@ func Localize(e Element, et ElementTexts) Localized {
 		field string
 		p     **string
 	}{{"left_label", &el.LeftLabel}, {"right_label", &el.RightLabel}} {
-		if *lab.p == nil {
+		if *lab.p == nil && !el.Type.Takes(lab.field) {
 			continue
 		}
-		v := **lab.p
+		v := ""
+		if *lab.p != nil {
+			v = **lab.p
+		}
 		set(lab.field, &v)
-		*lab.p = &v
+		if *lab.p != nil || v != "" {
+			*lab.p = &v
+		}
 	}
 	el.Choices = localizeItems(el.Choices, et.Choices, "choices.", out.Missing, func(c *ChoiceItem) (int64, *string) { return c.ID, &c.Name })
 	el.Rows = localizeItems(el.Rows, et.Rows, "rows.", out.Missing, namedItemText)
