@@ -100,7 +100,7 @@ func dictField(form *api.Form, name string) (json.RawMessage, bool) {
 		form.Fail(name, api.MsgNull)
 		return nil, false
 	case api.JSONKind(raw) != "dict":
-		form.Fail(name, fmt.Sprintf("Expected a dictionary of items but got type %q.", api.JSONKind(raw)))
+		form.Fail(name, survey.MsgNotAMap(api.JSONKind(raw)))
 		return nil, false
 	}
 	return raw, true
