@@ -387,7 +387,7 @@ func readList(f *api.Form, name string, max int, item func(g *api.Form)) bool {
 	for i, raw := range items {
 		var obj map[string]json.RawMessage
 		if kind := api.JSONKind(raw); kind != "dict" || json.Unmarshal(raw, &obj) != nil {
-			errs[i] = map[string]any{"non_field_errors": []string{"Invalid data. Expected a dictionary, but got " + kind + "."}}
+			errs[i] = map[string]any{"non_field_errors": []string{survey.MsgNotADict(kind)}}
 			bad = true
 			continue
 		}

@@ -55,7 +55,7 @@ func readRule(raw json.RawMessage) (survey.Condition, []string) {
 	var c survey.Condition
 	var obj map[string]json.RawMessage
 	if kind := api.JSONKind(raw); kind != "dict" || json.Unmarshal(raw, &obj) != nil {
-		return c, []string{"Invalid data. Expected a dictionary, but got " + kind + "."}
+		return c, []string{survey.MsgNotADict(kind)}
 	}
 	g := api.NewForm(obj)
 	if v, ok := g.PK("first_operand", true); ok {
@@ -72,7 +72,7 @@ func readRule(raw json.RawMessage) (survey.Condition, []string) {
 	if s, ok := g.Raw("second_operand"); ok && !g.IsNull("second_operand") {
 		var so map[string]json.RawMessage
 		if api.JSONKind(s) != "dict" || json.Unmarshal(s, &so) != nil {
-			g.Fail("second_operand", "Invalid data. Expected a dictionary, but got "+api.JSONKind(s)+".")
+			g.Fail("second_operand", survey.MsgNotADict(api.JSONKind(s)))
 		} else {
 			h := api.NewForm(so)
 			op := &survey.Operand{}

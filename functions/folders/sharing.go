@@ -72,7 +72,7 @@ func shareRequests(raw json.RawMessage) ([]store.ShareRequest, error) {
 	for i, item := range items {
 		obj, err := api.ParseObject(item)
 		if err != nil {
-			bad[strconv.Itoa(i)] = map[string]any{"non_field_errors": []string{"Invalid data. Expected a dictionary, but got " + api.JSONKind(item) + "."}}
+			bad[strconv.Itoa(i)] = map[string]any{"non_field_errors": []string{survey.MsgNotADict(api.JSONKind(item))}}
 			continue
 		}
 		form := api.NewForm(obj)

@@ -145,3 +145,58 @@ func TestPreviewPage(t *testing.T) {
 		t.Errorf("template survey: views %d, responses %d, %v", sv.Views, sv.SubmittedResponses, err)
 	}
 }
+
+// TestOEmbedInLanguage: contract sections 17 and 24. The oEmbed title (and
+// the iframe's title) of an address with ?lang= one of the survey's
+// languages is the survey's name in that language, the default's name
+// where that language has none; any other ?lang= is ignored, as on the
+// page, and the first of repeated ones counts. The frame keeps the query,
+// so it shows the page in that language. No DynamoDB call more: the
+// translations come with the collection oEmbed reads anyway.
+func TestOEmbedInLanguage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 1) // an en survey named "Pages"
+	ctx := context.Background()
+	if err := f.st.SetLanguages(ctx, f.aid, f.sv.ID, []string{"fa", "ar"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.st.SurveyCollection(ctx, f.aid, f.sv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := decodeTranslation(map[string]any{"survey": map[string]any{"name": "نظرسنجی <صفحه‌ها>"}}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.PutTranslation(ctx, f.aid, f.sv.ID, "fa", tr); err != nil {
+		t.Fatal(err)
+	}
+	pageURL := "http://example.com/s/" + f.sv.URLSlug + "/"
+	f.getJSON("/api/oembed/?" + url.Values{"url": {pageURL}}.Encode()) // warms the slug's cache
+	for _, tc := range []struct {
+		name, query, title string
+	}{
+		{"no lang: the default's name", "", "Pages"},
+		{"a translated name", "?lang=fa", "نظرسنجی <صفحه‌ها>"},
+		{"a language without a name: the default's", "?lang=ar", "Pages"},
+		{"the default named", "?lang=en", "Pages"},
+		{"another case: ignored", "?lang=FA", "Pages"},
+		{"a language the survey does not speak: ignored", "?lang=tr", "Pages"},
+		{"the first of repeated ones", "?lang=fa&lang=ar", "نظرسنجی <صفحه‌ها>"},
+		{"beside a personalised link", "?qs=abc&lang=fa", "نظرسنجی <صفحه‌ها>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := f.getJSON("/api/oembed/?" + url.Values{"url": {pageURL + tc.query}}.Encode())
+			var got struct{ Title, HTML string }
+			if r.code != 200 || json.Unmarshal([]byte(r.body), &got) != nil {
+				t.Fatalf("oEmbed: %d %s", r.code, r.body)
+			}
+			if got.Title != tc.title || !strings.Contains(got.HTML, ` title="`+html.EscapeString(tc.title)+`"`) {
+				t.Errorf("title %q, html %s; want %q", got.Title, got.HTML, tc.title)
+			}
+			if r.calls.DynamoDB() > 1 {
+				t.Errorf("oEmbed made %d DynamoDB calls, want 1 (the slug is cached)", r.calls.DynamoDB())
+			}
+		})
+	}
+}

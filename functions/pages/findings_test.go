@@ -5,8 +5,10 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -15,6 +17,7 @@ import (
 
 	"surveyservice/functions/pages"
 	"surveyservice/internal/testenv"
+	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -406,5 +409,70 @@ func TestPlainFormCaptchaNeedsScript(t *testing.T) {
 	}
 	if rs := f.responses(t); len(rs) != 0 {
 		t.Errorf("%d responses recorded", len(rs))
+	}
+}
+
+// TestPlainFormKeyShape: the plain form's idempotency_key takes the
+// Idempotency-Key header's shape (contract section 11: 1-255 visible
+// ASCII characters), of which the session's own key (session: and the
+// token's last 32 characters) and a client's are two; any other (a NUL, a
+// control or non-ASCII character, a space, 256 characters; once only the
+// length was checked) is a 400 on the form that starts no session and
+// records nothing, and the form shown again carries a good key of its
+// own, so that sending it again records.
+func TestPlainFormKeyShape(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2)
+	path := "/s/" + f.sv.URLSlug + "/"
+	answer := fmt.Sprintf("&a%d=%d&a%d=4", f.choices.ID, f.choices.Choices[0].ID, f.rating.ID)
+	for _, tc := range []struct{ name, key string }{
+		{"a NUL", "k\x00"},
+		{"a control character", "k\x01"},
+		{"a line break", "k\n1"},
+		{"a space", "k 1"},
+		{"DEL", "k\x7f"},
+		{"Cyrillic", "ключ"},
+		{"Persian", "کلید"},
+		{"256 characters", strings.Repeat("k", 256)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := postForm(f.h, path, "idempotency_key="+url.QueryEscape(tc.key)+answer)
+			body := rec.Body.String()
+			if rec.Code != 400 || !strings.Contains(body, "Send one key of 1 to 255 visible ASCII characters.") {
+				t.Fatalf("%d %.400s", rec.Code, body)
+			}
+			if again := hidden(t, body, "idempotency_key"); again == html.EscapeString(tc.key) || !responding.ValidKey(again) {
+				t.Errorf("the form shown again carries the key %q", again)
+			}
+			if s := hidden(t, body, "session"); s != "" {
+				t.Errorf("a session was started: %q", s)
+			}
+		})
+	}
+	if rs := f.responses(t); len(rs) != 0 {
+		t.Fatalf("after the refusals: %d responses", len(rs))
+	}
+
+	// The shapes that are taken: a client's key of 255 visible characters,
+	// and the session's own key with its session (the page's script's,
+	// kept in the form when the script stops).
+	var visible strings.Builder
+	for i := range 255 {
+		visible.WriteByte(byte('!' + i%94))
+	}
+	if rec := postForm(f.h, path, "idempotency_key="+url.QueryEscape(visible.String())+answer); rec.Code != 200 {
+		t.Errorf("a client's key of 255 visible characters: %d %.400s", rec.Code, rec.Body)
+	}
+	svc := responding.Service{Store: f.st, Sealer: testenv.Sealer(t), Now: time.Now}
+	started, err := svc.Start(context.Background(), responding.StartRequest{Slug: f.sv.URLSlug})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := responding.SessionKey(started.Token)
+	if rec := postForm(f.h, path, "idempotency_key="+url.QueryEscape(own)+"&session="+url.QueryEscape(started.Token)+answer); rec.Code != 200 {
+		t.Errorf("the session's own key: %d %.400s", rec.Code, rec.Body)
+	}
+	if rs := f.responses(t); len(rs) != 2 {
+		t.Errorf("%d responses, want 2", len(rs))
 	}
 }

@@ -100,8 +100,13 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 			return nil
 		}
 		key := p.IdempotencyKey
-		if len(key) > survey.MaxIdempotencyKey {
-			return fail(survey.FieldError("idempotency_key", "Not a valid key."))
+		if !responding.ValidKey(key) {
+			// The header's rule (contract section 11), before a session
+			// starts or anything is read: a refusal that records nothing.
+			// The form shown again carries a key of the page's own, so
+			// that sending it again can record.
+			p.IdempotencyKey = newKey()
+			return fail(survey.FieldError("idempotency_key", responding.MsgKey))
 		}
 		paged := stepped(v)
 		if paged {

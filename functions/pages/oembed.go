@@ -168,15 +168,22 @@ func handleOEmbed(st Store, now func() time.Time, cfg Config) http.Handler {
 		if maxH > 0 && maxH < height {
 			height = maxH
 		}
-		src := pageURL(r, cfg, c.Survey.URLSlug)
+		src, query := pageURL(r, cfg, c.Survey.URLSlug), url.Values{}
 		if u, err := url.Parse(raw); err == nil && u.RawQuery != "" {
-			src += "?" + u.Query().Encode() // a personalised link keeps its ?qs=
+			query = u.Query()
+			src += "?" + query.Encode() // a personalised link keeps its ?qs=, an address in a language its ?lang=
 		}
+		// The title is the survey's name in the language the address
+		// shows (section 24: its ?lang=, when one of the survey's; the
+		// default's name where that language has none), as the frame does.
+		def, _ := survey.LanguageCode(c.Survey.Language)
+		lang, _ := survey.ChooseLanguage(c.Translations.All(def), query.Get("lang"), "")
+		title, _ := c.Translations.Name(lang, def, c.Survey.Name)
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		api.Respond(w, r, http.StatusOK, oembedAnswer{
 			Version: "1.0", Type: "rich", ProviderName: ProviderName, ProviderURL: publishedURL(r, cfg) + "/",
-			Title: c.Survey.Name, Width: width, Height: height,
-			HTML: embedSnippet(src, c.Survey.Name, width, height),
+			Title: title, Width: width, Height: height,
+			HTML: embedSnippet(src, title, width, height),
 		})
 		return nil
 	})

@@ -239,3 +239,49 @@ func TestVerifyCodeInSessionLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeSaysItsLanguage: contract sections 20 and 24. The sessions
+// route's 201 and the resume route's 200 name the session's language
+// (`language`), the one its response records: the start's, else the
+// survey's. A client that continues on another device learns from resume/
+// which language to show, and the response it records there is in it.
+func TestResumeSaysItsLanguage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	slug, sid, req, _ := f.partialSurvey(t, nil) // a fa survey
+	if err := f.st.SetLanguages(context.Background(), f.aid, sid, []string{"en", "ar"}); err != nil {
+		t.Fatal(err)
+	}
+	rk := strconv.FormatInt(req, 10)
+	for i, tc := range []struct {
+		name string
+		body map[string]any
+		want string
+	}{
+		{"a translation", map[string]any{"language": "en"}, "en"},
+		{"another translation", map[string]any{"language": "ar"}, "ar"},
+		{"the default named", map[string]any{"language": "fa"}, "fa"},
+		{"none: the survey's", nil, "fa"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var started, resumed struct{ Session, Language string }
+			r := f.startSession(t, slug, tc.body)
+			if err := json.Unmarshal([]byte(r.body), &started); err != nil || r.code != 201 || started.Language != tc.want {
+				t.Fatalf("session: %d %s, want language %q", r.code, r.body, tc.want)
+			}
+			put := f.putPartial(t, slug, map[string]any{"session": started.Session, "page": 0, "answers": map[string]any{rk: "Ann"}})
+			if put.code != 204 {
+				t.Fatalf("partial: %d %s", put.code, put.body)
+			}
+			r = send(t, f.h, "POST", resumePath(slug), mustJSON(t, map[string]any{"token": put.header.Get("Resume-Token")}), js...)
+			if err := json.Unmarshal([]byte(r.body), &resumed); err != nil || r.code != 200 || resumed.Language != tc.want {
+				t.Fatalf("resume: %d %s, want language %q", r.code, r.body, tc.want)
+			}
+			s := f.respond(t, slug, resumed.Session, map[string]any{rk: "Ann"}).submitted(t)
+			if got, ok := f.storedLanguage(t, sid, s.ID); !ok || got != tc.want {
+				t.Errorf("the resumed session's response: stored lang %q (%v), want %q", got, ok, tc.want)
+			}
+			f.wantStored(t, tc.name, sid, i+1)
+		})
+	}
+}

@@ -118,7 +118,7 @@ func handleResume(svc responding.Service) http.Handler {
 		api.Respond(w, r, http.StatusOK, resumedView{
 			sessionView: sessionView{
 				Session: res.Token, StartedAt: res.StartedAt.Format(survey.TimestampLayout), Values: valuesJSON(res.Link),
-				ChoiceOrders: res.ChoiceOrders,
+				ChoiceOrders: res.ChoiceOrders, Language: res.Language,
 			},
 			Answers: answers, Page: res.Page,
 		})

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"surveyservice/shared/api"
@@ -37,15 +36,10 @@ func idempotencyKey(r *http.Request) (string, error) {
 	if len(vals) == 0 || vals[0] == "" {
 		return "", survey.FieldError(IdempotencyHeader, "This header is required.")
 	}
-	key := vals[0]
-	ok := len(vals) == 1 && len(key) <= survey.MaxIdempotencyKey
-	for i := 0; ok && i < len(key); i++ {
-		ok = key[i] > ' ' && key[i] < 0x7f
+	if len(vals) != 1 || !responding.ValidKey(vals[0]) {
+		return "", survey.FieldError(IdempotencyHeader, responding.MsgKey)
 	}
-	if !ok {
-		return "", survey.FieldError(IdempotencyHeader, fmt.Sprintf("Send one key of 1 to %d visible ASCII characters.", survey.MaxIdempotencyKey))
-	}
-	return key, nil
+	return vals[0], nil
 }
 
 func sha256Hex(b []byte) string {
@@ -100,7 +94,7 @@ func dictField(form *api.Form, name string) (json.RawMessage, bool) {
 		form.Fail(name, api.MsgNull)
 		return nil, false
 	case api.JSONKind(raw) != "dict":
-		form.Fail(name, fmt.Sprintf("Expected a dictionary of items but got type %q.", api.JSONKind(raw)))
+		form.Fail(name, survey.MsgNotAMap(api.JSONKind(raw)))
 		return nil, false
 	}
 	return raw, true

@@ -21,6 +21,11 @@ type sessionView struct {
 	// ChoiceOrders: each randomized element's choices in this session's
 	// order (contract section 15).
 	ChoiceOrders map[string][]int64 `json:"choice_orders"`
+	// Language is the code of the language the session answers in, which
+	// its response records (contract section 24): the one its start named,
+	// else the survey's. A resumed session says it too, so that a client
+	// continuing on another device shows the texts in it.
+	Language string `json:"language"`
 }
 
 // handleSession starts a response: {"code", "qs", "captcha", "language"}, all
@@ -64,7 +69,7 @@ func handleSession(svc responding.Service) http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		api.Respond(w, r, http.StatusCreated, sessionView{
 			Session: started.Token, StartedAt: started.StartedAt.Format(survey.TimestampLayout), Values: valuesJSON(started.Link),
-			ChoiceOrders: started.ChoiceOrders,
+			ChoiceOrders: started.ChoiceOrders, Language: started.Language,
 		})
 		return nil
 	})

@@ -55,10 +55,11 @@ func (v publicInLanguage) texts() []string {
 // owner's GET languages/ does) and answers ?lang= (one of them) with every
 // text a responder reads in that language, untranslated ones in the
 // default, naming the language served in served_language; `language`
-// stays the survey's own. A ?lang= that is not one of the survey's
-// (another case, a tag, a language not enabled, empty) is ignored, as on
-// the page; Accept-Language is not read (a client that ignores languages
-// keeps the default, which its sessions record). On a warm container the
+// stays the survey's own; a text put where the default has none is shown
+// too. A ?lang= that is not one of the survey's (another case, a tag, a
+// language not enabled, empty) is ignored, as on the page;
+// Accept-Language is not read (a client that ignores languages keeps the
+// default, which its sessions record). On a warm container the
 // language costs no DynamoDB call: the translations are items of the
 // collection the view reads anyway.
 func TestPublicSurveyLanguages(t *testing.T) {
@@ -85,7 +86,7 @@ func TestPublicSurveyLanguages(t *testing.T) {
 	tr, err := survey.DecodeTranslation(map[string]json.RawMessage{
 		"survey": json.RawMessage(`{"name":"Coded in English"}`),
 		"elements": json.RawMessage(`{"` + id(welcome.Element.ID) + `":{"title":"Welcome"},"` + id(q.ID) +
-			`":{"title":"One or two?","choices":{"` + id(q.Choices[0].ID) + `":"One"}}}`),
+			`":{"title":"One or two?","description":"Only the translation has a description.","choices":{"` + id(q.Choices[0].ID) + `":"One"}}}`),
 	}, c.Survey.Name, c.Elements)
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +95,9 @@ func TestPublicSurveyLanguages(t *testing.T) {
 		t.Fatal(err)
 	}
 	fa := []string{"Coded", "خوش آمدید", q.Title, "", "یک", "دو", one.Title, "", "تنها"}
-	en := []string{"Coded in English", "Welcome", "One or two?", "", "One", "دو", one.Title, "", "تنها"}
+	// A text put over an empty default (the question's description) shows:
+	// the owner put it, and GET answers it.
+	en := []string{"Coded in English", "Welcome", "One or two?", "Only the translation has a description.", "One", "دو", one.Title, "", "تنها"}
 	all := []string{"fa", "en", "ar"}
 	get := func(tb testing.TB, query string, headers ...string) (publicInLanguage, reply) {
 		tb.Helper()

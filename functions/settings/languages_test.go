@@ -156,7 +156,17 @@ func TestTranslationsRoute(t *testing.T) {
 		{"a choice as a row", fmt.Sprintf(`{"elements":{%q:{"rows":{%q:"x"}}}}`, mx, choiceA), fmt.Sprintf(`{"elements":{%q:{"rows":{%q:["Unknown row."]}}}}`, mx, choiceA)},
 		{"unknown field", fmt.Sprintf(`{"elements":{%q:{"colour":"x"}}}`, mc), fmt.Sprintf(`{"elements":{%q:{"colour":["Unknown field."]}}}`, mc)},
 		{"not a string", fmt.Sprintf(`{"elements":{%q:{"title":5}}}`, mc), fmt.Sprintf(`{"elements":{%q:{"title":["Not a valid string."]}}}`, mc)},
-		{"elements not a map", `{"elements":[]}`, `{"elements":["Expected a dictionary of items."]}`},
+		// DRF's messages of a wrong type: a DictField's (elements, choices) and a nested serializer's (an entry, survey).
+		{"elements not a map", `{"elements":[]}`, `{"elements":["Expected a dictionary of items but got type \"list\"."]}`},
+		{"an element entry a number", fmt.Sprintf(`{"elements":{%q:5}}`, mc),
+			fmt.Sprintf(`{"elements":{%q:{"non_field_errors":["Invalid data. Expected a dictionary, but got int."]}}}`, mc)},
+		{"an element entry a string", fmt.Sprintf(`{"elements":{%q:"x"}}`, mc),
+			fmt.Sprintf(`{"elements":{%q:{"non_field_errors":["Invalid data. Expected a dictionary, but got str."]}}}`, mc)},
+		{"an element entry a list beside a good one", fmt.Sprintf(`{"elements":{%q:["x"],%q:{"title":"x"}}}`, mc, mx),
+			fmt.Sprintf(`{"elements":{%q:{"non_field_errors":["Invalid data. Expected a dictionary, but got list."]}}}`, mc)},
+		{"choices not a map", fmt.Sprintf(`{"elements":{%q:{"choices":true}}}`, mc),
+			fmt.Sprintf(`{"elements":{%q:{"choices":["Expected a dictionary of items but got type \"bool\"."]}}}`, mc)},
+		{"survey not an object", `{"survey":1.5}`, `{"survey":{"non_field_errors":["Invalid data. Expected a dictionary, but got float."]}}`},
 		// DRF's null of a nested serializer (survey.MsgNull), on the entry as an unknown id is.
 		{"a null element entry", fmt.Sprintf(`{"elements":{%q:null}}`, mc), fmt.Sprintf(`{"elements":{%q:["This field may not be null."]}}`, mc)},
 		{"a null entry beside a good one", fmt.Sprintf(`{"elements":{%q:null,%q:{"title":"x"}}}`, mc, mx), fmt.Sprintf(`{"elements":{%q:["This field may not be null."]}}`, mc)},

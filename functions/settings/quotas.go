@@ -72,7 +72,7 @@ func readConditions(f *api.Form, required bool) ([]survey.QuotaCondition, bool) 
 	for i, it := range items {
 		errs[i] = map[string]any{}
 		if kind := api.JSONKind(it); kind != "dict" {
-			errs[i], bad = map[string]any{"non_field_errors": []string{"Invalid data. Expected a dictionary, but got " + kind + "."}}, true
+			errs[i], bad = map[string]any{"non_field_errors": []string{survey.MsgNotADict(kind)}}, true
 			continue
 		}
 		var obj map[string]json.RawMessage

@@ -207,7 +207,7 @@ func readDomains(f *api.Form) ([]string, bool) {
 // optional; errors nest under "survey".
 func readSurvey(f *api.Form, raw json.RawMessage, p *patch) {
 	if kind := api.JSONKind(raw); kind != "dict" {
-		f.FailNested("survey", map[string]any{"non_field_errors": []string{"Invalid data. Expected a dictionary, but got " + kind + "."}})
+		f.FailNested("survey", map[string]any{"non_field_errors": []string{survey.MsgNotADict(kind)}})
 		return
 	}
 	var obj map[string]json.RawMessage

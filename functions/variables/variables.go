@@ -199,7 +199,7 @@ func validate(objects []json.RawMessage, taken map[string]bool) ([]map[string]an
 	bad := false
 	for i, o := range objects {
 		if kind := api.JSONKind(o); kind != "dict" {
-			out[i] = map[string]any{"non_field_errors": []string{"Invalid data. Expected a dictionary, but got " + kind + "."}}
+			out[i] = map[string]any{"non_field_errors": []string{survey.MsgNotADict(kind)}}
 			bad = true
 			continue
 		}

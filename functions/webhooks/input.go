@@ -273,7 +273,7 @@ func readHeaders(f *api.Form, name string, raw json.RawMessage) map[string]strin
 		return out
 	}
 	if kind := api.JSONKind(raw); kind != "dict" {
-		f.Fail(name, fmt.Sprintf("Expected a dictionary of items but got type %q.", kind))
+		f.Fail(name, survey.MsgNotAMap(kind))
 		return nil
 	}
 	var obj map[string]json.RawMessage

@@ -211,9 +211,7 @@ func NotADict(kind string) error {
 	if kind == "NoneType" {
 		return &survey.Error{Code: survey.EINVALID, Fields: map[string]any{"non_field_errors": []string{"No data provided"}}}
 	}
-	return &survey.Error{Code: survey.EINVALID, Fields: map[string]any{
-		"non_field_errors": []string{"Invalid data. Expected a dictionary, but got " + kind + "."},
-	}}
+	return &survey.Error{Code: survey.EINVALID, Fields: map[string]any{"non_field_errors": []string{survey.MsgNotADict(kind)}}}
 }
 
 // JSONKind names the type of a JSON value as DRF's messages do (Python's

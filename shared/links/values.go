@@ -110,7 +110,7 @@ func DecodeValue(name string, val Scalar, t int64) (v Value, msg string) {
 func DecodeItem(item any, types map[string]int64, linkItem bool) (p Payload, fields map[string]any) {
 	obj, ok := item.(map[string]any)
 	if !ok {
-		return Payload{}, map[string]any{"non_field_errors": []string{"Invalid data. Expected a dictionary, but got " + PythonKind(item) + "."}}
+		return Payload{}, map[string]any{"non_field_errors": []string{survey.MsgNotADict(PythonKind(item))}}
 	}
 	// A link's item holds at most the survey's variables and is_unique:
 	// more keys can never be valid, and only the first unknown ones are

@@ -283,7 +283,8 @@ func (s Service) Resume(ctx context.Context, slug, token, responder string) (Res
 	if err != nil {
 		return Resumed{}, err
 	}
-	out := Resumed{Started: Started{Token: next, StartedAt: sess.StartedAt, ChoiceOrders: c.Layout.ChoiceOrders(next)}, Answers: map[int64]json.RawMessage{}}
+	out := Resumed{Started: Started{Token: next, StartedAt: sess.StartedAt, ChoiceOrders: c.Layout.ChoiceOrders(next), Language: responseLanguage(sess, c.Survey)},
+		Answers: map[int64]json.RawMessage{}}
 	if sess.Link != nil {
 		out.Link = sess.Link.Values
 	}

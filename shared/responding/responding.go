@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,6 +71,9 @@ type Started struct {
 	// ChoiceOrders are the session's orders of randomized choices
 	// (contract section 15), seeded by its token.
 	ChoiceOrders map[string][]int64
+	// Language is the code of the language the session answers in, the
+	// one its response records (contract section 24: responseLanguage).
+	Language string
 }
 
 // StartRequest is a session's start as a request asks for it.
@@ -212,7 +216,7 @@ func (s Service) Start(ctx context.Context, req StartRequest) (Started, error) {
 	if err != nil {
 		return Started{}, err
 	}
-	return Started{Token: token, StartedAt: started, Link: link, ChoiceOrders: ps.Layout.ChoiceOrders(token)}, nil
+	return Started{Token: token, StartedAt: started, Link: link, ChoiceOrders: ps.Layout.ChoiceOrders(token), Language: responseLanguage(sess, sv)}, nil
 }
 
 // sessionHash names a session's claim on its response (store.SessionSK):
@@ -237,6 +241,27 @@ func SessionKey(token string) string {
 		return ""
 	}
 	return sessionKeyPrefix + token[len(token)-sessionKeyTail:]
+}
+
+// MsgKey refuses an Idempotency-Key of another shape than ValidKey's,
+// whichever way it came (the header, the plain form's field).
+var MsgKey = "Send one key of 1 to " + strconv.Itoa(survey.MaxIdempotencyKey) + " visible ASCII characters."
+
+// ValidKey reports whether key has the shape of an Idempotency-Key
+// (contract section 11): 1 to survey.MaxIdempotencyKey visible ASCII
+// characters. A session's own key (SessionKey) is one, and so is any
+// key of a client's; the shape is all that is checked, and a key of
+// SessionKey's form naming another session is Submit's 422.
+func ValidKey(key string) bool {
+	if key == "" || len(key) > survey.MaxIdempotencyKey {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] <= ' ' || key[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // namesSession reports whether key has SessionKey's form: it belongs to

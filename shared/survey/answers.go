@@ -405,11 +405,11 @@ func checkRange(raw []byte, lo, hi int64) (json.RawMessage, []string) {
 // element, keys in their canonical decimal form.
 func (e *Element) checkMatrix(raw []byte) (json.RawMessage, []string) {
 	if raw[0] != '{' {
-		return nil, []string{fmt.Sprintf(msgExpectedDict, pythonType(raw))}
+		return nil, []string{MsgNotAMap(pythonType(raw))}
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, []string{fmt.Sprintf(msgExpectedDict, "str")}
+		return nil, []string{MsgNotAMap("str")}
 	}
 	var msgs []string
 	cols := make(map[int64]int64, len(m)) // row id -> column id
@@ -545,4 +545,17 @@ func marshalString(s string) json.RawMessage {
 // float, bool, NoneType): one place for every list field's.
 func MsgNotAList(kind string) string {
 	return fmt.Sprintf("Expected a list of items but got type %q.", kind)
+}
+
+// MsgNotAMap is DRF's message for a DictField (a map of items by key)
+// given a value of another JSON type, kind named as MsgNotAList's.
+func MsgNotAMap(kind string) string {
+	return fmt.Sprintf(msgExpectedDict, kind)
+}
+
+// MsgNotADict is DRF's message for an object (a serializer, nested or the
+// whole body: api.NotADict) given a value of another JSON type, under
+// its non_field_errors; kind named as MsgNotAList's.
+func MsgNotADict(kind string) string {
+	return "Invalid data. Expected a dictionary, but got " + kind + "."
 }

@@ -242,7 +242,7 @@ func DecodeTranslation(body map[string]json.RawMessage, name string, elements ma
 	if raw, ok := body["survey"]; ok && string(raw) != "null" {
 		var s map[string]json.RawMessage
 		if json.Unmarshal(raw, &s) != nil {
-			errs["survey"] = []string{"Expected a dictionary of items."}
+			errs["survey"] = notADict(raw) // a nested serializer's, as the settings route's survey
 		} else if v, ok := s["name"]; ok {
 			text, msg := decodeText(v, MaxSurveyName)
 			switch {
@@ -256,7 +256,7 @@ func DecodeTranslation(body map[string]json.RawMessage, name string, elements ma
 	if raw, ok := body["elements"]; ok && string(raw) != "null" {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(raw, &m) != nil {
-			errs["elements"] = []string{"Expected a dictionary of items."}
+			errs["elements"] = []string{MsgNotAMap(pythonType(bytes.TrimSpace(raw)))}
 		} else {
 			elErrs := map[string]any{}
 			for key, v := range m {
@@ -288,6 +288,12 @@ func DecodeTranslation(body map[string]json.RawMessage, name string, elements ma
 		return Translation{}, &Error{Code: EINVALID, Fields: errs}
 	}
 	return out, nil
+}
+
+// notADict is DRF's refusal of a nested object (the survey's entry, an
+// element's) given another JSON type: under its non_field_errors.
+func notADict(raw json.RawMessage) map[string]any {
+	return map[string]any{"non_field_errors": []string{MsgNotADict(pythonType(bytes.TrimSpace(raw)))}}
 }
 
 // textKey reads an element or item id key as GET writes it: digits
@@ -324,7 +330,7 @@ func decodeText(raw json.RawMessage, max int) (text *string, msg string) {
 func decodeElementTexts(raw json.RawMessage, e Element) (ElementTexts, map[string]any) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil || m == nil {
-		return ElementTexts{}, map[string]any{"non_field_errors": []string{"Expected a dictionary of items."}}
+		return ElementTexts{}, notADict(raw)
 	}
 	et := ElementTexts{Fields: map[string]Text{}}
 	errs := map[string]any{}
@@ -364,7 +370,7 @@ func decodeItems(raw json.RawMessage, e Element, kind string) (map[int64]Text, a
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil {
-		return nil, []string{"Expected a dictionary of items."}
+		return nil, []string{MsgNotAMap(pythonType(bytes.TrimSpace(raw)))}
 	}
 	unknown := MsgUnknownChoice
 	for _, k := range itemKinds {
@@ -461,16 +467,16 @@ type Localized struct {
 
 // Localize answers the element with its texts in the translation, the
 // untranslated ones left in the default language and named in Missing.
-// Only non-empty default texts count as missing.
+// Only non-empty default texts count as missing. A text put is shown
+// whatever its default, an empty one included (a description only the
+// translation has): the owner put it, and PUT and GET answer it; only a
+// label of a type without labels stays absent.
 func Localize(e Element, et ElementTexts) Localized {
 	out := Localized{Element: e, Missing: map[string]bool{}}
 	set := func(field string, dst *string) {
-		if *dst == "" {
-			return
-		}
 		if tx, ok := et.Fields[field]; ok {
 			*dst = tx.V
-		} else {
+		} else if *dst != "" {
 			out.Missing[field] = true
 		}
 	}
@@ -487,12 +493,17 @@ func Localize(e Element, et ElementTexts) Localized {
 		field string
 		p     **string
 	}{{"left_label", &el.LeftLabel}, {"right_label", &el.RightLabel}} {
-		if *lab.p == nil {
+		if *lab.p == nil && !el.Type.Takes(lab.field) {
 			continue
 		}
-		v := **lab.p
+		v := ""
+		if *lab.p != nil {
+			v = **lab.p
+		}
 		set(lab.field, &v)
-		*lab.p = &v
+		if *lab.p != nil || v != "" {
+			*lab.p = &v
+		}
 	}
 	el.Choices = localizeItems(el.Choices, et.Choices, "choices.", out.Missing, func(c *ChoiceItem) (int64, *string) { return c.ID, &c.Name })
 	el.Rows = localizeItems(el.Rows, et.Rows, "rows.", out.Missing, namedItemText)
