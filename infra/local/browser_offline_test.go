@@ -356,8 +356,9 @@ func TestBrowserKioskKeepsNothing(t *testing.T) {
 // sends the answers so far when the page changes, one PUT for two quick
 // changes (one every 5 s), which the owner lists; "Continue later" shows
 // a link that opens the response on another device (a browser context of
-// its own) on the page it was left at, answers filled in; submitted
-// there, one response holds both devices' answers. A bad link says, in
+// its own) on the page it was left at, answers filled in, in the
+// language it was read in (the link's ?lang=); submitted there, one
+// response holds both devices' answers. A bad link says, in
 // the survey's language, that it has expired, and starts afresh. axe in
 // the new states, en and fa.
 func TestBrowserPartialAndContinueLater(t *testing.T) {
@@ -366,8 +367,16 @@ func TestBrowserPartialAndContinueLater(t *testing.T) {
 		{"type": 1, "title": "Welcome"}, {"type": 2, "title": "First"}, {"type": 2, "title": "Second"}, {"type": 9, "title": "Thanks!"},
 	}}
 	sv := s.build(t, spec)
+	// In English and Persian, answered in Persian: the link continues in
+	// Persian whatever the other device's language (section 24).
+	var langs map[string]any
+	if err := s.api.call("PUT", fmt.Sprintf("/api/surveys/%d/languages/", sv.ID), map[string]any{"languages": []string{"fa"}}, &langs); err != nil {
+		t.Fatal(err)
+	}
 	ctx := browser(t, true)
-	open(t, ctx, s.pagesServer, sv.URLSlug)
+	if err := chromedp.Run(ctx, chromedp.Navigate(s.srv.URL+"/s/"+sv.URLSlug+"/?lang=fa")); err != nil {
+		t.Fatal(err)
+	}
 	visible(t, ctx, ".page.welcome")
 	if !evalJS[bool](t, ctx, `document.querySelector(".later").hidden`) {
 		t.Errorf("Continue later is offered before the response started")
@@ -407,11 +416,11 @@ func TestBrowserPartialAndContinueLater(t *testing.T) {
 	evalJS[bool](t, ctx, `document.querySelector(".later button").click(), true`)
 	visible(t, ctx, "#resume-link")
 	link := evalJS[string](t, ctx, `document.getElementById("resume-link").href`)
-	if !strings.HasPrefix(link, s.srv.URL+"/s/"+sv.URLSlug+"/?resume=") {
-		t.Fatalf("Continue later shows %q", link)
+	if !strings.HasPrefix(link, s.srv.URL+"/s/"+sv.URLSlug+"/?resume=") || !strings.HasSuffix(link, "&lang=fa") {
+		t.Fatalf("Continue later shows %q, want the resume address in Persian", link)
 	}
 	shot(t, ctx, "continue-later")
-	checkAxe(t, ctx, "en continue later")
+	checkAxe(t, ctx, "fa continue later")
 
 	// Another device: a tab without the first one's cookies and storage.
 	other := browser(t, true)
@@ -421,10 +430,10 @@ func TestBrowserPartialAndContinueLater(t *testing.T) {
 	}
 	waitJS(t, other, `document.documentElement.classList.contains("ready")`, "the page's script")
 	waitPage(t, other, "1")
-	if got := evalJS[string](t, other, `document.getElementById("a`+fmt.Sprint(elementID(sv, 1))+`").value + "|" + location.search`); got != "first|" {
-		t.Errorf("continued on another device: %q, want the first answer and no token in the address", got)
+	if got := evalJS[string](t, other, `document.getElementById("a`+fmt.Sprint(elementID(sv, 1))+`").value + "|" + location.search + "|" + document.documentElement.lang`); got != "first|?lang=fa|fa" {
+		t.Errorf("continued on another device: %q, want the first answer, no token in the address, in Persian", got)
 	}
-	checkAxe(t, other, "en continued")
+	checkAxe(t, other, "fa continued")
 	keys(t, other, "second")
 	tabTo(t, other, "submit")
 	visible(t, other, "#thanks")

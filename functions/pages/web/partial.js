@@ -4,8 +4,9 @@
 // one every 5 s (a change within 5 s of the last PUT waits for the rest
 // and sends what is then answered), never while a submission waits.
 // "Continue later" (not on a kiosk) shows the address that continues the
-// response elsewhere, /s/<slug>/?resume=<the last PUT's Resume-Token>,
-// after one more PUT when the answers changed since.
+// response elsewhere, /s/<slug>/?resume=<the last PUT's Resume-Token>
+// (&lang=, the page's, on a survey of several languages), after one more
+// PUT when the answers changed since.
 (function () {
   "use strict";
   var form = document.getElementById("survey"), keep = window.surveyKeep;
@@ -57,7 +58,10 @@
       line.textContent = (table[m] || m) + " ";
       if (!token) return;
       var a = document.createElement("a");
-      a.href = a.textContent = location.origin + "/s/" + slug + "/?resume=" + encodeURIComponent(token);
+      // In the language the page is read in, on a survey of several
+      // (section 24): the other device opens it so, whatever its own.
+      var lang = document.querySelector("nav.langs") ? "&lang=" + encodeURIComponent(document.documentElement.lang) : "";
+      a.href = a.textContent = location.origin + "/s/" + slug + "/?resume=" + encodeURIComponent(token) + lang;
       a.dir = "ltr"; a.id = "resume-link";
       line.appendChild(a);
     });
