@@ -199,4 +199,17 @@ func TestOEmbedInLanguage(t *testing.T) {
 			}
 		})
 	}
+	// The page in a language names it to oEmbed's discovery: its embed
+	// is titled in that language too.
+	for query, want := range map[string]string{"?lang=fa": pageURL + "?lang=fa", "": pageURL} {
+		r := f.get("/s/" + f.sv.URLSlug + "/" + query)
+		disc := regexp.MustCompile(`<link rel="alternate" type="application/json\+oembed" href="([^"]+)"`).FindStringSubmatch(r.body)
+		if r.code != 200 || disc == nil {
+			t.Fatalf("the page%s: %d, discovery link %v", query, r.code, disc)
+		}
+		u, err := url.Parse(html.UnescapeString(disc[1]))
+		if err != nil || u.Query().Get("url") != want {
+			t.Errorf("the page%s names %s to oEmbed, want %s", query, u.Query().Get("url"), want)
+		}
+	}
 }

@@ -58,9 +58,10 @@ func pageURL(r *http.Request, cfg Config, slug string) string {
 }
 
 // oembedLink is the discovery address of a survey's page: oEmbed on the
-// API, asked about the page's published address.
-func oembedLink(r *http.Request, cfg Config, slug string) string {
-	return api.BaseURL(r) + "/api/oembed/?" + url.Values{"url": {pageURL(r, cfg, slug)}, "format": {"json"}}.Encode()
+// API, asked about the page's published address, with the ?lang= the
+// page was asked in (section 24: the embed's title is in that language).
+func oembedLink(r *http.Request, cfg Config, slug string, pl pageLang) string {
+	return api.BaseURL(r) + "/api/oembed/?" + url.Values{"url": {pl.action(pageURL(r, cfg, slug))}, "format": {"json"}}.Encode()
 }
 
 // surveySlugOf is the slug of a survey page address of this service,

@@ -98,7 +98,7 @@ func handleSurvey(st Store, sealer responding.Sealer, now func() time.Time, cfg 
 			p.Served = served
 		}
 		p.Preview = c.Survey.IsTemplate
-		p.OEmbed = oembedLink(r, p.Config, v.URLSlug)
+		p.OEmbed = oembedLink(r, p.Config, v.URLSlug, pl)
 		p.Canonical = pageURL(r, p.Config, v.URLSlug)
 		if stepped(v) {
 			p.Initial = newSteps(c, v).shown(nil)
