@@ -159,6 +159,18 @@ func PreIndexSurvey(ctx context.Context, st *store.Store, sid int64) error {
 	return nil
 }
 
+// PutLegacyPagesCheckpoint writes the page index's checkpoint of a
+// stream shard as the tally kept it before the marks held checkpoints
+// (RPAGES#<sid> / CP#<stream shard>, its sequence key in "seq"): the
+// tally still reads it, and passes over the records it names.
+func PutLegacyPagesCheckpoint(ctx context.Context, st *store.Store, sid int64, streamShard, seqKey string) error {
+	err := table(st).Put(map[string]any{store.AttrPK: store.ResponsePagesPK(sid), store.AttrSK: "CP#" + streamShard, "seq": seqKey}).Run(ctx)
+	if err != nil {
+		return fmt.Errorf("storetest: a legacy page index checkpoint of survey %d: %w", sid, err)
+	}
+	return nil
+}
+
 // PutPlainResponse writes r's item (r.ID set) as the store wrote every
 // response until 30 November 2026: its answers and variables as the JSON
 // strings "answers" and "variables", not compressed in "z"

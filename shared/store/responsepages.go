@@ -155,14 +155,7 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 	added := 0
 	name := tallyCheckpoint(streamShard)
 	for attempt := 1; ; attempt++ {
-		var legacy struct {
-			Seq string `dynamo:"seq"`
-		}
-		err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Equal, rpagesCheckpoint+streamShard).Consistent(true).One(ctx, &legacy)
-		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-			return added, s.fail(fmt.Sprintf("read the page index checkpoint of survey %d", sid), err)
-		}
-		meta, roll, err := s.readResponsePagesState(ctx, sid)
+		meta, roll, legacy, err := s.readResponsePagesPass(ctx, sid, streamShard)
 		if err != nil {
 			return added, err
 		}
@@ -173,7 +166,7 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 		var todo []ResponsePageRecord
 		for _, r := range recs {
 			k := seqKey(r.Seq)
-			if k > legacy.Seq && (prev == nil || bytes.Compare(tallyCheckpointValue(partKey(r.Seq, 0)), prev) > 0) &&
+			if k > legacy && (prev == nil || bytes.Compare(tallyCheckpointValue(partKey(r.Seq, 0)), prev) > 0) &&
 				len(r.Key) >= rpagesCuts[len(rpagesCuts)-1] && r.Key >= bound {
 				todo = append(todo, r)
 			}

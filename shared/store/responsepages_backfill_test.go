@@ -405,3 +405,49 @@ func TestResponsePagesByItemExactlyOnce(t *testing.T) {
 		t.Errorf("the minute below the bound counts %d, want 0 (the backfill's)", got)
 	}
 }
+
+// TestResponsePagesLegacyCheckpoint: a stream shard's checkpoint of the
+// index's first design (RPAGES#<sid> / CP#<stream shard>), read with the
+// marks and ROLL by one Query since 30 November 2026 (a GetItem of its
+// own before): the tally passes over the records it names and adds the
+// ones after it, on both paths (a survey born with its index, and one
+// from before it), and another stream shard's checkpoint names none of
+// this shard's.
+func TestResponsePagesLegacyCheckpoint(t *testing.T) {
+	t.Parallel()
+	st := testenv.Container(t)
+	ctx := context.Background()
+	a, _ := testenv.NewAccount(t, survey.PlanEnterprise)
+	f, err := st.CreateFolder(ctx, a.ID, "legacy checkpoint", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pre := range []bool{false, true} {
+		t.Run(fmt.Sprintf("from before the index %v", pre), func(t *testing.T) {
+			sv := testenv.NewSurvey(t, st, a.ID, f.ID, "legacy checkpoint")
+			if pre {
+				if err := storetest.PreIndexSurvey(ctx, st, sv.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			seq := func(n int) string { return fmt.Sprintf("%040d", n) }
+			if err := storetest.PutLegacyPagesCheckpoint(ctx, st, sv.ID, "shard-a", seq(500)); err != nil {
+				t.Fatal(err)
+			}
+			if err := storetest.PutLegacyPagesCheckpoint(ctx, st, sv.ID, "shard-b", seq(900)); err != nil {
+				t.Fatal(err)
+			}
+			at := time.Now().UTC().Truncate(time.Second)
+			rec := func(n int, rid int64) store.ResponsePageRecord {
+				return store.ResponsePageRecord{Seq: fmt.Sprint(n), Shard: store.ResponseShard(rid), Key: store.ResponseTimeSK(at.Add(time.Duration(n)*time.Millisecond), rid)}
+			}
+			recs := []store.ResponsePageRecord{rec(400, 1), rec(500, 2), rec(600, 3), rec(700, 4)}
+			if n, err := st.ApplyResponsePages(ctx, sv.ID, "shard-a", recs); err != nil || n != 2 {
+				t.Errorf("shard-a's records 400-700 past its checkpoint at 500: added %d (%v), want 2", n, err)
+			}
+			if n, err := st.ApplyResponsePages(ctx, sv.ID, "shard-c", []store.ResponsePageRecord{rec(300, 5)}); err != nil || n != 1 {
+				t.Errorf("shard-c's record 300, no checkpoint of its own: added %d (%v), want 1", n, err)
+			}
+		})
+	}
+}

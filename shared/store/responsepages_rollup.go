@@ -98,25 +98,48 @@ func anyInt(v any) (int64, bool) {
 // readResponsePagesState reads the marks item (META, nil when absent) and
 // the roll-up state (ROLL) in one consistent Query.
 func (s *Store) readResponsePagesState(ctx context.Context, sid int64) (map[string]any, rpagesRoll, error) {
+	meta, roll, _, err := s.readResponsePagesItems(ctx, sid, s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.BeginsWith, rpagesMetaSK))
+	return meta, roll, err
+}
+
+// readResponsePagesPass is readResponsePagesState for a pass of the
+// tally over streamShard, with that shard's checkpoint of the earlier
+// design (CP#<stream shard>, still read: ApplyResponsePages) in the same
+// Query: CP# sorts before META, and nodes (N#) after ROLL. One strongly
+// consistent read a pass, where a GetItem of the checkpoint, which
+// surveys created since are without, cost a read unit more.
+func (s *Store) readResponsePagesPass(ctx context.Context, sid int64, streamShard string) (map[string]any, rpagesRoll, string, error) {
+	meta, roll, cps, err := s.readResponsePagesItems(ctx, sid, s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.Between, rpagesCheckpoint, rpagesRollSK))
+	return meta, roll, cps[rpagesCheckpoint+streamShard], err
+}
+
+// readResponsePagesItems reads the marks (META), ROLL and any checkpoint
+// items (their seq by key) that q, a Query of the index's partition,
+// returns, strongly consistent.
+func (s *Store) readResponsePagesItems(ctx context.Context, sid int64, q *dynamo.Query) (map[string]any, rpagesRoll, map[string]string, error) {
 	var items []map[string]any
-	err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.BeginsWith, rpagesMetaSK).Consistent(true).All(ctx, &items)
+	err := q.Consistent(true).All(ctx, &items)
 	var roll rpagesRoll
 	if err != nil {
-		return nil, roll, s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
+		return nil, roll, nil, s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
 	}
 	var meta map[string]any
+	cps := map[string]string{}
 	for _, it := range items {
-		switch it[AttrSK] {
-		case rpagesMetaSK:
+		sk, _ := it[AttrSK].(string)
+		switch {
+		case sk == rpagesMetaSK:
 			meta = it
-		case rpagesRollSK:
+		case sk == rpagesRollSK:
 			roll.read(it)
+		case strings.HasPrefix(sk, rpagesCheckpoint):
+			cps[sk], _ = it["seq"].(string)
 		}
 	}
 	if meta != nil {
 		roll.switchAt, _ = meta[rpagesSwitch].(string)
 	}
-	return meta, roll, nil
+	return meta, roll, cps, nil
 }
 
 // read takes ROLL's attributes from it.
