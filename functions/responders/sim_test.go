@@ -481,14 +481,6 @@ func (r recorded) tallyPasses(tb testing.TB, sid int64) (low, high []ddbsim.Requ
 // divided by n: where a tally pass's units go.
 func unitsByItem(reqs []ddbsim.Request, n int) string {
 	by := map[string]float64{}
-	kind := func(key string) string {
-		pk, sk, _ := strings.Cut(key, "|")
-		pk, _, _ = strings.Cut(pk, "#")
-		if i := strings.IndexAny(sk, "#0123456789"); i >= 0 {
-			sk = sk[:i]
-		}
-		return pk + "/" + sk
-	}
 	for _, r := range reqs {
 		if r.Kind == ddbsim.Read {
 			continue
@@ -498,12 +490,48 @@ func unitsByItem(reqs []ddbsim.Request, n int) string {
 			all := ddbsim.Cost(one)
 			one.Items[0].GSIs = nil
 			table := ddbsim.Cost(one)
-			by[kind(it.Key)] += table
+			by[itemKind(it.Key)] += table
 			if all > table {
-				by[kind(it.Key)+" (GSI)"] += all - table
+				by[itemKind(it.Key)+" (GSI)"] += all - table
 			}
 		}
 	}
+	return perResponse(by, n)
+}
+
+// itemKind names an item's kind: its partition key's first part and its
+// sort key's up to its first "#" or digit (SURVEY/VIEWS, RPAGES/N).
+func itemKind(key string) string {
+	pk, sk, _ := strings.Cut(key, "|")
+	pk, _, _ = strings.Cut(pk, "#")
+	if i := strings.IndexAny(sk, "#0123456789"); i >= 0 {
+		sk = sk[:i]
+	}
+	return pk + "/" + sk
+}
+
+// readsByItem is the read units of reqs, per response over n, by
+// operation and the kind of the first item it read ("nothing" for a
+// read that found none).
+func readsByItem(reqs []ddbsim.Request, n int) string {
+	by := map[string]float64{}
+	for _, r := range reqs {
+		if r.Kind != ddbsim.Read {
+			continue
+		}
+		what := "nothing"
+		if len(r.Items) > 0 {
+			what = itemKind(r.Items[0].Key)
+		}
+		for _, u := range ddbsim.ReadUnits(r) {
+			by[r.Op+" "+what] += u
+		}
+	}
+	return perResponse(by, n)
+}
+
+// perResponse writes units by name, per response over n, and their sum.
+func perResponse(by map[string]float64, n int) string {
 	names := make([]string, 0, len(by))
 	total := 0.0
 	for k, v := range by {
@@ -584,6 +612,7 @@ func BenchmarkViralResponders(b *testing.B) {
 				subs = append(subs, v.submit...)
 			}
 			fmt.Fprintf(os.Stdout, "%s: the submission, write units by item: %s\n", vr.name, unitsByItem(subs, len(visits)))
+			fmt.Fprintf(os.Stdout, "%s: the tally at 1 a minute, read units a response by request: %s\n", vr.name, readsByItem(low, len(visits)))
 			r.rec.Resume()
 			if err := r.st.UpdateSettings(ctx, r.aid, sid, store.SettingsUpdate{Set: map[string]any{"hide_progressbar": true}}); err != nil {
 				b.Fatal(err)

@@ -171,6 +171,18 @@ func PutLegacyPagesCheckpoint(ctx context.Context, st *store.Store, sid int64, s
 	return nil
 }
 
+// PutLegacyTallyCheckpoint writes a stream shard's checkpoint of the
+// survey's counts as the tally's transactions kept it before each counter
+// item held its own (TALLY#<sid> / <stream shard>, the record's sequence
+// number in "seq"): the tally still reads it.
+func PutLegacyTallyCheckpoint(ctx context.Context, st *store.Store, sid int64, streamShard, seq string) error {
+	err := table(st).Put(map[string]any{store.AttrPK: store.TallyPK(sid), store.AttrSK: streamShard, "seq": seq}).Run(ctx)
+	if err != nil {
+		return fmt.Errorf("storetest: a legacy tally checkpoint of survey %d: %w", sid, err)
+	}
+	return nil
+}
+
 // PutPlainResponse writes r's item (r.ID set) as the store wrote every
 // response until 30 November 2026: its answers and variables as the JSON
 // strings "answers" and "variables", not compressed in "z"
