@@ -174,10 +174,15 @@ $(LIGHTHOUSE_DIR)/node_modules/lighthouse/cli/index.js:
 # benchmark at 1,000 items only (BENCH_SIZES; 200,000 on moto takes GBs),
 # the sweep over 1,000 surveys (BENCH_SURVEYS; 10,000) and the racing
 # uploads over 10,000 codes (BENCH_CODES; 100,000), which took 90 and 55
-# of bench-once's seconds seeding. Only the packages that have
+# of bench-once's seconds seeding; the webhooks' benchmarks, which wait on
+# real deliveries after infra/local's tests (62 s of it, at load 10), take
+# 20 latency samples (BENCH_WEBHOOK_SAMPLES; 100), a burst of 100
+# (BENCH_WEBHOOK_BURST; 500) and 30 events a run beside a dead receiver
+# (BENCH_WEBHOOK_EVENTS; 90). Only the packages that have
 # benchmarks: every other test binary would start its DynamoDB Local and
 # moto (testenv.Main) to run nothing.
-BENCH_SMALL := BENCH_RESPONSES=1000 BENCH_SIZES=1000 BENCH_SURVEYS=1000 BENCH_CODES=10000
+BENCH_SMALL := BENCH_RESPONSES=1000 BENCH_SIZES=1000 BENCH_SURVEYS=1000 BENCH_CODES=10000 \
+  BENCH_WEBHOOK_SAMPLES=20 BENCH_WEBHOOK_BURST=100 BENCH_WEBHOOK_EVENTS=30
 bench-once: emulators
 	@set -eo pipefail; pkgs=$$($(call with_tests,Benchmark)); [ -n "$$pkgs" ]; \
 	echo "$(BENCH_SMALL) $(GO) test -count=1 $(TEST_LDFLAGS) -timeout $(TEST_TIMEOUT) -run '^$$' -bench . -benchtime=1x" $$pkgs; \

@@ -98,6 +98,7 @@ func (q *capturedJobs) take() []webhook.Job {
 // pattern that matches the key. A route whose code path reaches a prefix
 // the policy does not list fails here, as IAM would refuse it in AWS.
 func TestLeadingKeysTraffic(t *testing.T) {
+	t.Parallel()
 	st := testenv.Store(t)
 	logs := map[string]*awsenv.KeyLog{}
 	logFor := func(fn string) *awsenv.KeyLog {

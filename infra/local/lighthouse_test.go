@@ -110,6 +110,7 @@ func lighthouse(t *testing.T, url string, desktop bool, name string) lighthouseR
 // sheets and scripts blocks its first paint (no font, no image). LIGHTHOUSE_RUNS audits each
 // page that many times (default 1), each run's four scores logged.
 func TestLighthouseThemed(t *testing.T) {
+	t.Parallel()
 	p := newThemedServer(t)
 	runs, _ := strconv.Atoi(os.Getenv("LIGHTHOUSE_RUNS"))
 	for _, c := range []struct {

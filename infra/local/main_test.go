@@ -514,6 +514,7 @@ func accountOn(t *testing.T, env map[string]string) string {
 // TestRunStartsItsOwnEmulator is `make run` for a new user: no endpoint
 // configured, so it starts moto_server itself and stops it on Ctrl-C.
 func TestRunStartsItsOwnEmulator(t *testing.T) {
+	t.Parallel()
 	testenv.Store(t) // integration test: not in -short
 	env := map[string]string{"PORT": freePort(t), "HOME": os.Getenv("HOME")}
 	key, base := startLocal(t, env)

@@ -25,6 +25,7 @@ import (
 // edits: the poller gave a failed batch up at once, and the survey's
 // counts stayed short for good.
 func TestLocalTallyRetriesAFailedBatch(t *testing.T) {
+	t.Parallel()
 	st := testenv.Store(t)
 	cfg, p := testenv.ConflictConfig(t, 3*time.Second)
 	modelled := store.New(cfg, st.TableName())

@@ -132,6 +132,7 @@ func want(rt api.Route, who string, owner int) int {
 // DELETE) does not change another's answer. It also reports each owner
 // route's DynamoDB calls.
 func TestAccessMatrix(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("emulators")
 	}

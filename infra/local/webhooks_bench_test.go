@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/survey"
 	"surveyservice/shared/webhook"
 )
@@ -44,10 +45,11 @@ func (a *arrivals) count() int {
 
 // BenchmarkWebhookLatency measures, on moto and a loopback receiver, the
 // time from a response item's write to its delivery's arrival: 100
-// responses written one after the other, each waited for. It reports the
-// p50 and p99 (ms); the pollers are `make run`'s, with the stream polled at
-// most 50 ms apart when idle.
+// responses (BENCH_WEBHOOK_SAMPLES; `make test` 20) written one after the
+// other, each waited for. It reports the p50 and p99 (ms); the pollers are
+// `make run`'s, with the stream polled at most 50 ms apart when idle.
 func BenchmarkWebhookLatency(b *testing.B) {
+	samples := testenv.BenchSize(b, "BENCH_WEBHOOK_SAMPLES", 100)
 	e := newHookEnv(b, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: []time.Duration{time.Second}, workers: 2})
 	rc := &arrivals{first: map[string]time.Time{}}
 	srv := newReceiver(b, nil)
@@ -55,7 +57,6 @@ func BenchmarkWebhookLatency(b *testing.B) {
 	wid, _ := e.createHook(b, fmt.Sprintf("/api/surveys/%d/webhooks/", e.sid), `{"url": "`+srv.srv.URL+`/in"}`)
 	e.respond(b, 1) // warm the pollers, the sealer and the connections
 	waitFor(b, settle, "the warm-up delivery", func() bool { return rc.count() == 1 })
-	const samples = 100
 	var lat []time.Duration
 	b.ResetTimer()
 	for range b.N {
@@ -81,10 +82,10 @@ func BenchmarkWebhookLatency(b *testing.B) {
 }
 
 // BenchmarkWebhookBurst measures deliveries a second on moto: 500
-// responses written at once (20 BatchWriteItem calls), until the receiver
-// has seen every one.
+// responses (BENCH_WEBHOOK_BURST; `make test` 100) written at once (20
+// BatchWriteItem calls for 500), until the receiver has seen every one.
 func BenchmarkWebhookBurst(b *testing.B) {
-	const n = 500
+	n := testenv.BenchSize(b, "BENCH_WEBHOOK_BURST", 500)
 	e := newHookEnv(b, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: []time.Duration{time.Second}, workers: 4})
 	rc := &arrivals{first: map[string]time.Time{}}
 	srv := newReceiver(b, nil)
@@ -99,7 +100,7 @@ func BenchmarkWebhookBurst(b *testing.B) {
 		e.respond(b, n)
 		want := 1 + (i+1)*n
 		waitFor(b, 5*time.Minute, "the burst delivered", func() bool { return rc.count() >= want })
-		rate = n / time.Since(start).Seconds()
+		rate = float64(n) / time.Since(start).Seconds()
 	}
 	b.StopTimer()
 	b.ReportMetric(rate, "deliveries/s")

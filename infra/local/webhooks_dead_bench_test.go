@@ -3,15 +3,14 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/webhook"
 )
 
@@ -189,11 +188,12 @@ func deadBesideHealthy(t testing.TB, next neighbour, n int, pace time.Duration) 
 // beside a dead one (every request hangs past the timeout), on DynamoDB
 // Local and moto with `make run`'s pollers; -steady- metrics are those of
 // the events written after the first steadyAfter. BENCH_WEBHOOK_EVENTS
-// sets the events a run (default 90, three every 300 ms).
+// sets the events a run (default 90, three every 300 ms; `make test` 30,
+// whose runs end before steadyAfter: their steady metrics are 0).
 func BenchmarkWebhookDeadReceiver(b *testing.B) {
-	n := 90
-	if v, err := strconv.Atoi(os.Getenv("BENCH_WEBHOOK_EVENTS")); err == nil && v >= 3 {
-		n = v
+	n := testenv.BenchSize(b, "BENCH_WEBHOOK_EVENTS", 90)
+	if n < 3 {
+		b.Fatalf("BENCH_WEBHOOK_EVENTS=%d: want 3 or more (three a round)", n)
 	}
 	const pace = 300 * time.Millisecond
 	for range b.N {

@@ -25,6 +25,7 @@ import (
 // (contract section 23); a webhook of the default events is sent nothing;
 // the check run again sends nothing more.
 func TestWebhookDomainSuspended(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}})
 	ctx := context.Background()
 	rc, other := newReceiver(t, nil), newReceiver(t, nil)

@@ -130,6 +130,7 @@ func parseStamp(t testing.TB, s *string) time.Time {
 // 21 the copies of the 12-hour steps were received ~20 times in their last
 // minute and went to the dead-letter queue: attempts 9 and 10 never ran.
 func TestWebhookFullScheduleOnAnAcceleratedClock(t *testing.T) {
+	t.Parallel()
 	clk := &testClock{t: time.Now().UTC()}
 	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: webhook.DefaultDelays,
 		now: clk.now, retrierEvery: -1, maxDelay: -1})
@@ -207,6 +208,7 @@ func TestWebhookFullScheduleOnAnAcceleratedClock(t *testing.T) {
 // retrier's copies race the same way) make one attempt: the receiver is
 // called twice in all, the delivery counts two attempts.
 func TestWebhookRacingRetriesMakeOneChain(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: []time.Duration{time.Hour}, workers: 4})
 	release := make(chan struct{})
 	rc := newReceiver(t, func(n int, _ *http.Request) int {
@@ -261,6 +263,7 @@ func TestWebhookRacingRetriesMakeOneChain(t *testing.T) {
 // is mended, the replay of the window from the responses delivers the
 // lost event, and delivers nothing twice.
 func TestStreamPoisonRecordIsReportedAndReplayed(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var failures []eventsource.Failure
 	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: []time.Duration{time.Second},
@@ -357,6 +360,7 @@ func TestStreamPoisonRecordIsReportedAndReplayed(t *testing.T) {
 // do not count against it once they fail (on a busy machine they used to
 // land after the PATCH: consecutive_failures 2).
 func TestWebhookDeadReceiverBesideAHealthyOne(t *testing.T) {
+	t.Parallel()
 	const n = 90
 	// Three responses to each survey every 300 ms (see deadBesideHealthy).
 	const pace = 300 * time.Millisecond
@@ -408,6 +412,7 @@ func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 // owner reset it; a fresh-clone CI run saw 2 in
 // TestWebhookDeadReceiverBesideAHealthyOne).
 func TestWebhookPatchForgetsAttemptsInFlight(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: []time.Duration{time.Hour},
 		timeout: webhook.Timeout, budget: webhook.Timeout})
 	held, release := make(chan struct{}, 1), make(chan struct{})

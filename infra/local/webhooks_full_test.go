@@ -26,6 +26,7 @@ import (
 // fill) makes no second one. A deletion and one more response fill it
 // again: a second event, and again only one, however often replayed.
 func TestWebhookSurveyFull(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}})
 	full := newReceiver(t, nil)
 	other := newReceiver(t, nil)

@@ -62,7 +62,12 @@ type hookEnv struct {
 var queueSeq atomic.Int64
 
 // newHookEnv starts the delivery machinery on the test's table and a queue
-// of its own, and makes an account with a survey.
+// of its own, and makes an account with a survey. Nothing of it is the
+// process's (the table is in the test's own DynamoDB Local database, the
+// queues, receivers and clock are the env's), so the webhook tests built
+// on it call t.Parallel: their waits for the stream, the queues and the
+// schedules overlap others', where one after another they took about
+// 100 s of infra/local's sequential part.
 func newHookEnv(t testing.TB, o hookOptions) *hookEnv {
 	t.Helper()
 	st := testenv.Store(t)
@@ -241,6 +246,7 @@ func (e *hookEnv) deliveries(t testing.TB, wid int64) []survey.DeliveryView {
 // times then succeeds gets the event, signed, with the same webhook-id at
 // every attempt and the notification's headers; the log shows it.
 func TestWebhookRetriesUntilTheReceiverAnswers(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: []time.Duration{time.Second, time.Second, time.Second, time.Second}})
 	rc := newReceiver(t, func(n int, _ *http.Request) int {
 		if n < 3 {
@@ -295,6 +301,7 @@ func TestWebhookRetriesUntilTheReceiverAnswers(t *testing.T) {
 // middle of a POST (its context cancelled, the message not deleted); a new
 // container delivers the event once the message's visibility ends.
 func TestWebhookSurvivesAKilledDelivery(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: []time.Duration{time.Minute}, visibility: 2 * time.Second, lease: 3 * time.Second, retrierEvery: time.Second})
 	hit := make(chan struct{}, 1)
 	rc := newReceiver(t, func(n int, r *http.Request) int {
@@ -339,6 +346,7 @@ func TestWebhookSurvivesAKilledDelivery(t *testing.T) {
 // never reached and the delivery fails; with the URL mended, the owner's
 // retry delivers it.
 func TestWebhookRefusedAtDeliveryThenRetried(t *testing.T) {
+	t.Parallel()
 	dns := &switchDNS{}
 	dns.set("127.0.0.1")
 	e := newHookEnv(t, hookOptions{guard: webhook.Guard{Resolver: dns, AllowLoopback: true}, delays: nil})
@@ -396,6 +404,7 @@ func TestWebhookRefusedAtDeliveryThenRetried(t *testing.T) {
 // TestWebhookBurst: 1,000 responses at once make 1,000 deliveries; a
 // receiver deduplicating by webhook-id sees each once.
 func TestWebhookBurst(t *testing.T) {
+	t.Parallel()
 	const n = 1000
 	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}, delays: []time.Duration{time.Second}, workers: 4})
 	rc := newReceiver(t, nil)
@@ -425,6 +434,7 @@ func TestWebhookBurst(t *testing.T) {
 // events/ through the dispatch and deliver functions' handlers, as Lambda
 // would hand them over: they decode, and answer no failure.
 func TestStreamAndQueueEvents(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}})
 	acct, _ := testenv.NewAccount(t, survey.PlanPro)
 	ids := fixtureIDs(t, acct.ID)

@@ -19,6 +19,7 @@ import (
 // signed event carrying the answers as edited; one subscribed only to
 // response.submitted gets the submission alone.
 func TestWebhookResponseUpdated(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t, hookOptions{guard: webhook.Guard{AllowLoopback: true}})
 	both := newReceiver(t, nil)
 	only := newReceiver(t, nil)
