@@ -65,6 +65,7 @@ func TestWebhookResponseUpdated(t *testing.T) {
 // whatever order retries arrive in. The failures stay below the breaker's
 // five, and the receiver takes the delivery only once the edit is made.
 func TestWebhookCarriesTheResponseAsSent(t *testing.T) {
+	t.Parallel() // newHookEnv: its own database, queues, receivers and clock
 	delays := make([]time.Duration, 9)
 	for i := range delays {
 		delays[i] = time.Second
