@@ -143,6 +143,10 @@ func stripMarks(s string) string {
 	if !strings.Contains(s, fallbackOpen) {
 		return s
 	}
+	// Marks are cut out of valid UTF-8 only: the bytes of a malformed
+	// sequence before a cut mark and those after it could otherwise join
+	// into a mark (FuzzFallbackMarks). Texts from JSON are valid already.
+	s = strings.ToValidUTF8(s, "\ufffd")
 	var b strings.Builder
 	for {
 		i := strings.Index(s, fallbackOpen)
