@@ -110,7 +110,9 @@ func lighthouse(t *testing.T, url string, desktop bool, name string) lighthouseR
 // sheets and scripts blocks its first paint (no font, no image). LIGHTHOUSE_RUNS audits each
 // page that many times (default 1), each run's four scores logged.
 func TestLighthouseThemed(t *testing.T) {
-	t.Parallel()
+	// One at a time, not beside the parallel tests: run beside them (30
+	// November 2026) the fa desktop page shifted 0.000144 at a load of 17,
+	// where this test asks for no shift at all.
 	p := newThemedServer(t)
 	runs, _ := strconv.Atoi(os.Getenv("LIGHTHOUSE_RUNS"))
 	for _, c := range []struct {
