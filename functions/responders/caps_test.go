@@ -508,13 +508,21 @@ func TestCapChangeRacesDeletions(t *testing.T) {
 
 // TestResponseLimitSetWhileSubmissionsRace (contract section 25: "never
 // one response more than the limit, under any race"): on DynamoDB behind
-// the conflict model (every item held 100 ms, so submissions are in
-// flight at every instant), 60 submissions arrive 40 a second on a survey
-// without a limit, and its owner sets a limit of 30 after the 20th has
-// started. Submissions in flight at that instant read the survey without
-// the limit and take no place: before store/limitbase.go the survey
-// recorded 31-33. Now exactly 30 are recorded, every other submission
-// answers 410 full (none 503), and submitted_responses reaches 30.
+// the conflict model (every item held, so submissions are in flight at
+// every instant), 60 submissions arrive 40 a second on a survey without a
+// limit, and its owner sets a limit of 30 after the 20th has started.
+// Submissions in flight at that instant read the survey without the limit
+// and take no place: before store/limitbase.go the survey recorded 31-33.
+// Now the responses recorded are exactly the limit's base (those recorded
+// before it) and the places it took, every other submission answers 410
+// full (none 503), and submitted_responses follows: 30, or, on a machine
+// so busy that more than 30 were recorded before the owner's write
+// landed, those and no more. Under load it once recorded 52 (withdrawals
+// given up: 503) and, retried, 15-29 (the base counted responses the
+// fences withdrew): docs/data-model.md, "A limit set where there was
+// none". TestLimitSetWhileTransactionsReturnLate (store) shows the second
+// every time; the first shows with the conflict model's hold at 150 ms
+// beside other work.
 func TestResponseLimitSetWhileSubmissionsRace(t *testing.T) {
 	t.Parallel()
 	f, _ := conflictFixture(t)
@@ -543,11 +551,22 @@ func TestResponseLimitSetWhileSubmissionsRace(t *testing.T) {
 		t.Fatalf("set the limit: %v", setErr)
 	}
 	won := wonOrFull(t, replies)
-	t.Logf("60 submissions, a limit of 30 set after the 20th: %s", outcomes(replies))
-	if won != 30 {
-		t.Errorf("%d × 201, want exactly 30", won)
+	_, set, err := f.st.SurveySettings(ctx, f.aid, sid)
+	if err != nil {
+		t.Fatal(err)
 	}
-	f.wantStored(t, "a limit of 30 set while submissions race", sid, 30)
+	taken, err := f.st.CapCount(ctx, sid, store.LimitAttr(set.ResponseLimitGen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("60 submissions, a limit of 30 set after the 20th: %s; base %d, places taken %d",
+		outcomes(replies), set.ResponseLimitBase, taken)
+	want := max(30, set.ResponseLimitBase)
+	if set.ResponseLimitPending || taken != max(0, 30-set.ResponseLimitBase) || int64(won) != want {
+		t.Errorf("%d × 201, base %d (pending %v), places taken %d; want %d × 201, every place taken",
+			won, set.ResponseLimitBase, set.ResponseLimitPending, taken, want)
+	}
+	f.wantStored(t, "a limit of 30 set while submissions race", sid, int(want))
 }
 
 // TestResponseLimitBaseHealed (store/limitbase.go): a limit whose writer

@@ -158,9 +158,14 @@ func ownerTimeLeft(ctx context.Context, started time.Time) bool {
 // once ownerRetryFor has passed since started, nor within ownerReserve of
 // the request's deadline.
 func ownerAgain(ctx context.Context, attempt int, started time.Time) bool {
-	if !ownerTimeLeft(ctx, started) {
-		return false
-	}
+	return ownerTimeLeft(ctx, started) && waitTurn(ctx, attempt)
+}
+
+// waitTurn waits before try attempt+1 of a write that lost a race (a
+// jittered backoff that doubles from about 10 ms up to 200 ms, so that
+// writers taking turns spread out), and reports whether ctx still allows
+// it.
+func waitTurn(ctx context.Context, attempt int) bool {
 	ceiling := min(10*time.Millisecond<<min(attempt-1, 5), 200*time.Millisecond)
 	d := ceiling/2 + rand.N(ceiling/2+1)
 	t := time.NewTimer(d)

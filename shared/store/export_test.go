@@ -119,3 +119,24 @@ func (s *Store) TallyCheckpoints(ctx context.Context, pk, sk string, shards ...s
 	}
 	return out, nil
 }
+
+// HoldSubmissions runs before just before each submission's transaction
+// is sent and after just after each commits (nil: nothing), as a slow
+// network or a busy container would hold them. The Store must not be in
+// use by other goroutines while it is called.
+func (s *Store) HoldSubmissions(before, after func()) {
+	s.beforeSubmitTx, s.afterSubmitTx = before, after
+}
+
+// KeepSeenIDsBy makes the counts of limits' bases keep n ids an item.
+func (s *Store) KeepSeenIDsBy(n int) { s.seenChunk = n }
+
+// SeenByBase reports whether the count of the base of survey sid's limit
+// gen kept response id's.
+func (s *Store) SeenByBase(ctx context.Context, sid, gen, id int64) (bool, error) {
+	b, found, err := s.readLimitBase(ctx, sid, gen)
+	if err != nil || !found {
+		return false, err
+	}
+	return s.limitSeen(ctx, sid, gen, b, id)
+}

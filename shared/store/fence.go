@@ -84,10 +84,13 @@ func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission, do
 			return Submitted{ID: r.ID, SubmittedAt: r.SubmittedAt}, nil
 		}
 		b, err := s.limitBaseOf(ctx, r.SurveyID, gen)
-		if err == nil && b.stands(r.SubmittedAt, done) {
-			return Submitted{ID: r.ID, SubmittedAt: r.SubmittedAt}, nil
+		if err == nil {
+			var in bool
+			if in, err = s.stands(ctx, r.SurveyID, gen, b, r.ID, r.SubmittedAt, done); err == nil && in {
+				return Submitted{ID: r.ID, SubmittedAt: r.SubmittedAt}, nil
+			}
 		}
-		if werr := s.withdraw(context.WithoutCancel(ctx), r, sub); werr != nil {
+		if werr := s.withdraw(ctx, r, sub); werr != nil {
 			return Submitted{}, werr
 		}
 		if err != nil {
@@ -95,7 +98,7 @@ func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission, do
 		}
 		return Submitted{}, errPlaceNeeded{gen: gen, base: b.Base}
 	}
-	if werr := s.withdraw(context.WithoutCancel(ctx), r, sub); werr != nil {
+	if werr := s.withdraw(ctx, r, sub); werr != nil {
 		return Submitted{}, werr
 	}
 	if err != nil {
@@ -113,11 +116,26 @@ func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission, do
 // no write here: the tally adds them when the response's insertion
 // reaches it on the stream and takes them back when its removal does,
 // exactly once each. Only a variable's has_response flag, which is not a
-// count, may stay set by a withdrawn response. Conflicts (with a racing
-// submission of the same responder) are retried.
+// count, may stay set by a withdrawn response.
+//
+// Conflicts are retried, with a jittered backoff, while withdrawTimeLeft:
+// the page index's items (ROLL, or its nodes in a survey's first hours)
+// are every withdrawal's and deletion's of the survey, and a limit set or
+// a close while a survey is busy withdraws many responses at once (at
+// most 5 tries failed under load, leaving responses recorded past a
+// limit). The client leaving does not stop a withdrawal; the request's
+// deadline does (its Lambda ends there).
 func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission) error {
 	sid := r.SurveyID
 	pk := ResponsesShardPK(sid, ResponseShard(r.ID))
+	started := time.Now()
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(context.WithoutCancel(ctx), dl)
+		defer cancel()
+	} else {
+		ctx = context.WithoutCancel(ctx)
+	}
 	for attempt := 1; ; attempt++ {
 		tx, n := s.db.WriteTx().Idempotent(true).
 			Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, ResponseSK(r.ID)).If("attribute_exists(PK)")), 1
@@ -161,12 +179,27 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 			return nil // withdrawn by a concurrent run
 		case moved(err) && attempt < submitAttempts:
 			// The page index rolled up past the response: again, below it.
-		case txConflict(err) && attempt < submitAttempts:
-			if err := backoff(ctx, attempt); err != nil {
-				return err
-			}
+		case txConflict(err) && withdrawTimeLeft(ctx, started) && waitTurn(ctx, attempt):
 		default:
 			return s.fail(fmt.Sprintf("withdraw response %d of survey %d", r.ID, sid), err)
 		}
 	}
 }
+
+// withdrawFor bounds a withdrawal's tries when its request has no
+// deadline (make run, tests).
+const withdrawFor = 20 * time.Second
+
+// withdrawTimeLeft reports whether a withdrawal that started at started
+// may try again: until withdrawReserve before the request's deadline, or
+// for withdrawFor without one.
+func withdrawTimeLeft(ctx context.Context, started time.Time) bool {
+	if dl, ok := ctx.Deadline(); ok {
+		return time.Until(dl) >= withdrawReserve
+	}
+	return time.Since(started) < withdrawFor
+}
+
+// withdrawReserve is the time a withdrawal leaves itself before the
+// request's deadline for its last try.
+const withdrawReserve = 200 * time.Millisecond

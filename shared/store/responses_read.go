@@ -546,19 +546,27 @@ func (s *Store) CountResponses(ctx context.Context, sid int64, q ResponseQuery) 
 		return all, nil
 	}
 	var n int64
+	err = s.eachResponseKey(ctx, sid, q, func(keys []responseItem) { n += int64(len(keys)) })
+	return n, err
+}
+
+// eachResponseKey hands the keys (id, submitted_at) of the responses of
+// q's time bounds (from q.From on, in q's order) to each, up to
+// skipChunk of every shard at a time, reading GSI1.
+func (s *Store) eachResponseKey(ctx context.Context, sid int64, q ResponseQuery, each func([]responseItem)) error {
 	for {
 		keys, more, _, err := s.mergedResponses(ctx, sid, q, skipChunk, "id", "submitted_at")
 		if err != nil {
-			return 0, err
+			return err
 		}
-		n += int64(len(keys))
+		each(keys)
 		if len(keys) == 0 || !more {
-			return n, nil
+			return nil
 		}
 		k := keys[len(keys)-1]
 		at, err := time.Parse(survey.TimestampLayout, k.Submitted)
 		if err != nil {
-			return 0, fmt.Errorf("store: response %d: submitted_at: %w", k.ID, err)
+			return fmt.Errorf("store: response %d: submitted_at: %w", k.ID, err)
 		}
 		q.From = &ResponsePosition{SubmittedAt: at, ID: k.ID}
 	}

@@ -48,6 +48,11 @@ type Store struct {
 	// limitHeals shares one count of an overdue limit's base among the
 	// container's requests that need it (limitbase.go).
 	limitHeals singleflight.Group
+	// beforeSubmitTx and afterSubmitTx, when set (tests), run just before
+	// a submission's transaction is sent and just after it commits.
+	beforeSubmitTx, afterSubmitTx func()
+	// seenChunk, when set (tests), replaces limitSeenChunk.
+	seenChunk int
 }
 
 // New returns a Store on the named table.

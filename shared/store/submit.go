@@ -207,7 +207,13 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 		if err != nil {
 			return Submitted{}, err
 		}
+		if s.beforeSubmitTx != nil {
+			s.beforeSubmitTx()
+		}
 		err = tx.Run(ctx)
+		if err == nil && s.afterSubmitTx != nil {
+			s.afterSubmitTx()
+		}
 		if err == nil {
 			done, ferr := s.fence(ctx, r, sub, s.Now())
 			var np errPlaceNeeded
