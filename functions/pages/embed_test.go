@@ -156,21 +156,7 @@ func TestPreviewPage(t *testing.T) {
 func TestOEmbedInLanguage(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 1) // an en survey named "Pages"
-	ctx := context.Background()
-	if err := f.st.SetLanguages(ctx, f.aid, f.sv.ID, []string{"fa", "ar"}); err != nil {
-		t.Fatal(err)
-	}
-	c, err := f.st.SurveyCollection(ctx, f.aid, f.sv.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := decodeTranslation(map[string]any{"survey": map[string]any{"name": "نظرسنجی <صفحه‌ها>"}}, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.st.PutTranslation(ctx, f.aid, f.sv.ID, "fa", tr); err != nil {
-		t.Fatal(err)
-	}
+	f.nameIn(t, "fa", "نظرسنجی <صفحه‌ها>", "fa", "ar")
 	pageURL := "http://example.com/s/" + f.sv.URLSlug + "/"
 	f.getJSON("/api/oembed/?" + url.Values{"url": {pageURL}}.Encode()) // warms the slug's cache
 	for _, tc := range []struct {

@@ -322,21 +322,7 @@ func TestSheetLanguage(t *testing.T) {
 func TestThrottledPageLanguage(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 2) // an en survey
-	ctx := t.Context()
-	if err := f.st.SetLanguages(ctx, f.aid, f.sv.ID, []string{"fa"}); err != nil {
-		t.Fatal(err)
-	}
-	c, err := f.st.SurveyCollection(ctx, f.aid, f.sv.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := decodeTranslation(map[string]any{"survey": map[string]any{"name": "نظرسنجی"}}, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.st.PutTranslation(ctx, f.aid, f.sv.ID, "fa", tr); err != nil {
-		t.Fatal(err)
-	}
+	f.nameIn(t, "fa", "نظرسنجی", "fa")
 	rates := ratelimit.Service
 	rates.Client.Limit = 1
 	h := pages.Limited(pages.New(pages.Deps{Store: f.st, Sealer: testenv.Sealer(t), Now: time.Now}), f.st, rates, time.Now)
@@ -439,5 +425,26 @@ func TestNotFoundInTheResponderLanguage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// nameIn gives the fixture's survey the languages langs besides its
+// default, and the name name in lang.
+func (f fixture) nameIn(t *testing.T, lang, name string, langs ...string) {
+	t.Helper()
+	ctx := t.Context()
+	if err := f.st.SetLanguages(ctx, f.aid, f.sv.ID, langs); err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.st.SurveyCollection(ctx, f.aid, f.sv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := decodeTranslation(map[string]any{"survey": map[string]any{"name": name}}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.PutTranslation(ctx, f.aid, f.sv.ID, lang, tr); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -32,16 +32,7 @@ func TestWebhookResponseUpdated(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, settle, "the edit delivered", func() bool { return len(both.snapshot()) == 2 })
-	var ev struct {
-		Type string `json:"type"`
-		Data struct {
-			Response struct {
-				ID       int64                      `json:"id"`
-				Answers  map[string]json.RawMessage `json:"answers"`
-				EditedAt *string                    `json:"edited_at"`
-			} `json:"response"`
-		} `json:"data"`
-	}
+	var ev responseEvent
 	got := both.snapshot()[1]
 	if err := json.Unmarshal(got.body, &ev); err != nil || ev.Type != "response.updated" || ev.Data.Response.ID != r.ID ||
 		string(ev.Data.Response.Answers["1"]) != `"No"` || ev.Data.Response.EditedAt == nil {
@@ -91,16 +82,7 @@ func TestWebhookCarriesTheResponseAsSent(t *testing.T) {
 		return len(got) > 0 && got[len(got)-1].status == 204
 	})
 	got := rc.snapshot()
-	var ev struct {
-		Type string `json:"type"`
-		Data struct {
-			Response struct {
-				ID       int64                      `json:"id"`
-				Answers  map[string]json.RawMessage `json:"answers"`
-				EditedAt *string                    `json:"edited_at"`
-			} `json:"response"`
-		} `json:"data"`
-	}
+	var ev responseEvent
 	last := got[len(got)-1]
 	if err := json.Unmarshal(last.body, &ev); err != nil || ev.Type != "response.submitted" || ev.Data.Response.ID != r.ID ||
 		string(ev.Data.Response.Answers["1"]) != `"No"` || ev.Data.Response.EditedAt == nil {
@@ -112,4 +94,16 @@ func TestWebhookCarriesTheResponseAsSent(t *testing.T) {
 	if last.header.Get("webhook-id") != got[0].header.Get("webhook-id") {
 		t.Errorf("the attempts have different webhook-ids: one delivery, one id")
 	}
+}
+
+// responseEvent is what these tests read of a response event's body.
+type responseEvent struct {
+	Type string `json:"type"`
+	Data struct {
+		Response struct {
+			ID       int64                      `json:"id"`
+			Answers  map[string]json.RawMessage `json:"answers"`
+			EditedAt *string                    `json:"edited_at"`
+		} `json:"response"`
+	} `json:"data"`
 }
