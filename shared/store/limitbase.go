@@ -82,8 +82,9 @@ const (
 	limitWaitFor = limitHealAfter + 10*time.Second
 	// limitSeenFor is how long before t0 the count keeps the ids of the
 	// responses it reads (at 1,000 responses a second, 10,000 ids, 80 KB):
-	// longer than a submission's Lambda may run (10 s), so a transaction in
-	// flight at t0 was stamped in it.
+	// as long as a submission's Lambda may run (10 s), so a transaction
+	// still in flight when the count begins (limitSettleLag +
+	// limitIndexLag after t0) was stamped at most 8 s before t0, in it.
 	limitSeenFor = 10 * time.Second
 	// limitSeenChunk is the most ids one limitSeen item holds (8 bytes
 	// each, under DynamoDB's 400 KB an item).
