@@ -723,3 +723,72 @@ func TestCapsWithSessionKeys(t *testing.T) {
 	f.submit(t, slug, responding.SessionKey(sessions[i]), other).is(t, 422, reusedKey)
 	f.wantStored(t, "after the retries", sid, 10)
 }
+
+// TestDeletingTheLimitsBaseFreesPlaces (contract section 25: "Deleting a
+// response frees its place"): a response limit set where there was none
+// counts the responses recorded before it as its base; deleting some of
+// them frees as many places. 3 before, a limit of 5 (2 places, taken),
+// then 2 of the 3 deleted: the survey records exactly 2 more. A deletion
+// of a response of the base gives its place back in a random allowance,
+// most often one whose share of the limit's places is 0, which
+// submissions passed over: they answered 410 with 3 recorded for a limit
+// of 5 (outside, on make run: 34 for a limit of 40 after 6 of its base
+// of 31 were deleted; a base over the limit is left: freeAllowances).
+func TestDeletingTheLimitsBaseFreesPlaces(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		limit int64
+		fill  int // 201s after the limit, before the deletions
+	}{
+		{"a limit over its base", 5, 2},
+		{"a limit over its base, its places not taken", 6, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f, _ := conflictFixture(t)
+			ctx := context.Background()
+			slug, sid := f.survey(t, nil)
+			// Sessions are started while the survey is open: once the
+			// tally counts it full, a start answers 410 itself.
+			sessions := make([]string, 10)
+			for i := range sessions {
+				sessions[i] = f.session(t, slug, nil)
+			}
+			respond := func() reply {
+				t.Helper()
+				s := sessions[0]
+				sessions = sessions[1:]
+				return f.respond(t, slug, s, nil)
+			}
+			var base []int64
+			for range 3 {
+				base = append(base, respond().submitted(t).ID)
+			}
+			if err := f.st.UpdateSettings(ctx, f.aid, sid, store.SettingsUpdate{Set: limitSettings(tc.limit)}); err != nil {
+				t.Fatal(err)
+			}
+			for range tc.fill {
+				respond().submitted(t)
+			}
+			if 3+int64(tc.fill) == tc.limit {
+				respond().is(t, 410, fullBody)
+			}
+			for _, id := range base[:2] {
+				if err := f.st.DeleteResponse(ctx, f.aid, sid, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			testenv.Tally(t) // a survey full by its count is refused by the count first
+			recorded := 3 + tc.fill - 2
+			for i := recorded; i < int(tc.limit); i++ {
+				if r := respond(); r.code != 201 {
+					t.Fatalf("with %d recorded for a limit of %d after 2 of its base were deleted: %d %s; want 201", i, tc.limit, r.code, r.body)
+				}
+			}
+			respond().is(t, 410, fullBody)
+			testenv.Tally(t)
+			f.wantStored(t, tc.name, sid, int(tc.limit))
+		})
+	}
+}

@@ -211,6 +211,12 @@ func (h *capHints) markFull(key string, k int, now time.Time) {
 // free are the allowances of c this container does not know to be full;
 // when it knows them all full, one strongly consistent BatchGetItem of
 // the allowances decides (at most once a capVerifiedFor per container).
+//
+// An allowance of no share may still have room: a deleted response of a
+// response limit's base gives a place back (freedPlaces) in a random
+// allowance, most often one of no share, and the read finds it there
+// (freeOf). A cap of no places (a limit under its base) takes none: its
+// shares, all 0, would admit every place given back, more than the limit.
 func (s *Store) freeAllowances(ctx context.Context, sid int64, c Cap) ([]int, error) {
 	if c.Places <= 0 {
 		return nil, nil
@@ -278,7 +284,8 @@ func (s *Store) readCapsNow(ctx context.Context, sid int64, caps []Cap) error {
 }
 
 // freeOf are the allowances of c that h does not know to be full and
-// that have a share: as last read, or Cap.share's before any read.
+// that have a share (Cap.share's, before any read), or that the last read
+// of them all found under theirs (a place given back to one of no share).
 func freeOf(c Cap, h capHint) []int {
 	var free []int
 	for k := range CapAllowances {
@@ -286,7 +293,9 @@ func freeOf(c Cap, h capHint) []int {
 		if h.shares != nil {
 			share = h.shares[k]
 		}
-		if share > 0 && !h.full.has(k) {
+		// An allowance of no share has room only when a read found it
+		// under its share (a place given back there: freedPlaces).
+		if (share > 0 || h.shares != nil) && !h.full.has(k) {
 			free = append(free, k)
 		}
 	}
