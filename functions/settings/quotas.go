@@ -246,7 +246,8 @@ func (h handlers) quotaGet() http.Handler {
 }
 
 // quotaUpdate changes the fields given; new conditions apply to later
-// submissions only, and the places taken stay taken.
+// submissions only, and the places taken stay taken. It answers the quota
+// with its count read after the change.
 func (h handlers) quotaUpdate() http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		body, err := api.DecodeObject(r, api.MaxBody)
@@ -279,7 +280,14 @@ func (h handlers) quotaUpdate() http.Handler {
 		if err := h.st.UpdateQuota(r.Context(), acct.ID, sid, q); err != nil {
 			return err
 		}
-		api.Respond(w, r, http.StatusOK, q)
+		// The count as of the answer: a change of a busy survey's quota
+		// takes seconds (store/rebase.go), and responses recorded
+		// meanwhile are in it.
+		qs, err := h.st.WithQuotaCounts(r.Context(), sid, []survey.Quota{q})
+		if err != nil {
+			return err
+		}
+		api.Respond(w, r, http.StatusOK, qs[0])
 		return nil
 	})
 }

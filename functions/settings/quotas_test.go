@@ -1,11 +1,16 @@
 package settings_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"surveyservice/functions/settings"
+	"surveyservice/internal/testenv"
+	"surveyservice/shared/api"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -198,4 +203,55 @@ func TestQuotaConditionsListEachChoiceOnce(t *testing.T) {
 	}
 	check(t, "rename a quota stored with an id twice", f.do("PATCH", quotaPath(sid, old.ID), `{"name": "Renamed"}`), 200,
 		map[string]any{"id": old.ID, "name": "Renamed", "limit": 5, "count": 0, "conditions": []any{cond(drop.ID, d, d)}})
+}
+
+// quotaRacer is the store with a submission recorded while a quota's
+// PATCH is at work (an owner's change of a busy survey takes seconds: it
+// freezes and shares out every allowance, store/rebase.go).
+type quotaRacer struct {
+	*store.Store
+	during func()
+}
+
+func (q quotaRacer) UpdateQuota(ctx context.Context, aid, sid int64, qt survey.Quota) error {
+	q.during()
+	return q.Store.UpdateQuota(ctx, aid, sid, qt)
+}
+
+// TestQuotaPatchAnswersTheCountAfterIt (contract section 25: "count is
+// exact within section 11's 5 seconds"): a quota's PATCH answers the
+// count as of its answer, not as of its start. A response matching the
+// quota recorded while the PATCH works is in it; the PATCH answered the
+// count it read before the change (outside, on make run: a PATCH of a
+// quota from 40 to 10 that took 17 s under a race answered "count": 12
+// with 40 recorded).
+func TestQuotaPatchAnswersTheCountAfterIt(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, survey.PlanEnterprise)
+	sid := f.newSurvey(t, "Quota count")
+	pick := f.choiceElement(t, sid, survey.TypeMultipleChoice)
+	a := pick.Choices[0].ID
+	r := f.do("POST", quotasPath(sid), mustJSON(t, map[string]any{"name": "A", "limit": 10,
+		"conditions": []any{map[string]any{"question": pick.ID, "choices": []int64{a}}}}))
+	check(t, "create", r, 201, nil)
+	var q survey.Quota
+	if err := json.Unmarshal(r.body, &q); err != nil {
+		t.Fatal(err)
+	}
+	racer := quotaRacer{Store: f.st, during: func() {
+		_, err := f.st.Submit(t.Context(), store.Submission{
+			Response: survey.Response{SurveyID: sid, StartedAt: time.Now().Add(-time.Minute),
+				Answers: map[int64]json.RawMessage{pick.ID: json.RawMessage(fmt.Sprintf("[%d]", a))}},
+			KeyHash: "during-the-patch", BodyHash: "b", Caps: []store.Cap{store.QuotaCap(q)},
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	}}
+	auth := api.NewAuthenticator(f.st)
+	h := testenv.Conform(api.ServeAt(testenv.APIBase, settings.New(settings.Deps{Auth: auth, Store: racer, Now: f.clk.Now})))
+	body := `{"limit": 5}`
+	r = serve(h, "PATCH", quotaPath(sid, q.ID), f.key, "application/json", &body)
+	check(t, "patch", r, 200, map[string]any{"id": q.ID, "name": "A", "limit": 5, "count": 1,
+		"conditions": []any{map[string]any{"question": pick.ID, "choices": []int64{a}}}})
 }
