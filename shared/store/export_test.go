@@ -128,6 +128,10 @@ func (s *Store) HoldSubmissions(before, after func()) {
 	s.beforeSubmitTx, s.afterSubmitTx = before, after
 }
 
+// OnReplayWait runs f when a replay of a key waits for its response's
+// fence.
+func (s *Store) OnReplayWait(f func()) { s.replayWaits = f }
+
 // KeepSeenIDsBy makes the counts of limits' bases keep n ids an item.
 func (s *Store) KeepSeenIDsBy(n int) { s.seenChunk = n }
 

@@ -63,6 +63,38 @@ func (sub Submission) tookLimit(gen int64) bool {
 	return false
 }
 
+// verdict is the fence's decision on a committed response: it stands,
+// or the survey is closed (withdraw it: 410), or it needs a place of
+// response limit gen (withdraw it and submit it again: errPlaceNeeded).
+type verdict struct {
+	stands, closed bool
+	// gen and base are the limit the response took no place of, and the
+	// responses of its base, when it needs a place.
+	gen, base int64
+}
+
+// decide reads what the fence decides of response r (its ID, SurveyID and
+// SubmittedAt, the stamp) now: took reports whether it took a place of a
+// response limit's generation; done is when its transaction returned (a
+// later time only ever decides "needs a place" where an earlier one
+// decides "stands": limitBase.place). Both the submission's own fence and
+// a replay of its key (replayed) decide with it.
+func (s *Store) decide(ctx context.Context, r survey.Response, took func(gen int64) bool, done time.Time) (verdict, error) {
+	open, gen, err := s.surveyOpenAt(ctx, r)
+	if err != nil || !open {
+		return verdict{closed: true}, err
+	}
+	if gen == 0 || took(gen) {
+		return verdict{stands: true}, nil
+	}
+	b, err := s.limitBaseOf(ctx, r.SurveyID, gen)
+	if err != nil {
+		return verdict{closed: true}, err
+	}
+	in, err := s.stands(ctx, r.SurveyID, gen, b, r.ID, r.SubmittedAt, done)
+	return verdict{stands: in && err == nil, gen: gen, base: b.Base}, err
+}
+
 // fence answers a submission whose transaction committed: its response,
 // or, the survey having closed meanwhile, survey.ErrSurveyClosed after
 // withdrawing it. When the state cannot be read, the response is
@@ -77,35 +109,31 @@ func (sub Submission) tookLimit(gen int64) bool {
 // (set while it was in flight) stands only when it is one of the limit's
 // base; otherwise it is withdrawn and the answer is errPlaceNeeded
 // (limitbase.go). done is when its transaction returned.
+//
+// A response a replay of its key kept (replayed: the replay read it
+// standing, after it committed) stands whatever this fence read: the
+// withdrawal finds the mark and writes nothing.
 func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission, done time.Time) (Submitted, error) {
-	open, gen, err := s.surveyOpenAt(ctx, r)
-	if err == nil && open {
-		if gen == 0 || sub.tookLimit(gen) {
-			return Submitted{ID: r.ID, SubmittedAt: r.SubmittedAt}, nil
-		}
-		b, err := s.limitBaseOf(ctx, r.SurveyID, gen)
-		if err == nil {
-			var in bool
-			if in, err = s.stands(ctx, r.SurveyID, gen, b, r.ID, r.SubmittedAt, done); err == nil && in {
-				return Submitted{ID: r.ID, SubmittedAt: r.SubmittedAt}, nil
-			}
-		}
-		if werr := s.withdraw(ctx, r, sub); werr != nil {
-			return Submitted{}, werr
-		}
-		if err != nil {
-			return Submitted{}, err
-		}
-		return Submitted{}, errPlaceNeeded{gen: gen, base: b.Base}
+	v, err := s.decide(ctx, r, sub.tookLimit, done)
+	if err == nil && v.stands {
+		return Submitted{ID: r.ID, SubmittedAt: r.SubmittedAt}, nil
 	}
-	if werr := s.withdraw(ctx, r, sub); werr != nil {
+	switch werr := s.withdraw(ctx, r, sub); {
+	case errors.Is(werr, errKept):
+		return Submitted{ID: r.ID, SubmittedAt: r.SubmittedAt}, nil
+	case werr != nil:
 		return Submitted{}, werr
-	}
-	if err != nil {
+	case err != nil:
 		return Submitted{}, err
+	case !v.closed:
+		return Submitted{}, errPlaceNeeded{gen: v.gen, base: v.base}
 	}
 	return Submitted{}, survey.ErrSurveyClosed
 }
+
+// errKept is withdraw's answer when a replay of the response's key kept
+// it (replayed): it stands.
+var errKept = errors.New("store: the response was kept by a replay of its key")
 
 // withdraw takes back a response the fence refused, in one transaction of
 // the responder's own items: the response and its Idempotency-Key
@@ -139,9 +167,18 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 	for attempt := 1; ; attempt++ {
 		tx, n := s.db.WriteTx().Idempotent(true).
 			Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, ResponseSK(r.ID)).If("attribute_exists(PK)")), 1
+		keyAt := -1          // where the key's record is deleted: unless a replay kept the response
 		if !sub.KeyOnClaim { // a session's own key goes with its claim, below
 			tx.Delete(s.table.Delete(AttrPK, ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash))).Range(AttrSK, IdempotencySK(sub.KeyHash)).
-				If("response_id = ?", r.ID))
+				If("response_id = ? AND attribute_not_exists(kept)", r.ID))
+			keyAt, n = n, n+1
+		}
+		if sub.Session != "" {
+			tx.Delete(s.table.Delete(AttrPK, sessionPK(sid, sub.Session, sub.LegacySession)).Range(AttrSK, SessionSK(sub.Session)).
+				If("response_id = ? AND attribute_not_exists(kept)", r.ID))
+			if sub.KeyOnClaim {
+				keyAt = n
+			}
 			n++
 		}
 		_, pages, err := s.readResponsePagesState(ctx, sid)
@@ -160,9 +197,6 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 			// The responder has not responded after all (no_spam).
 			tx.Delete(s.table.Delete(AttrPK, ResponderPK(sid, sub.Responder)).Range(AttrSK, responderSK).If("response_id = ?", r.ID))
 		}
-		if sub.Session != "" {
-			tx.Delete(s.table.Delete(AttrPK, sessionPK(sid, sub.Session, sub.LegacySession)).Range(AttrSK, SessionSK(sub.Session)).If("response_id = ?", r.ID))
-		}
 		for _, id := range sub.Identities {
 			tx.Delete(s.table.Delete(AttrPK, IdentityPK(sid, id)).Range(AttrSK, IdentitySK(id)).If("response_id = ?", r.ID))
 		}
@@ -175,6 +209,8 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 		case err == nil:
 			s.caps.forget(sid)
 			return nil
+		case txFailedAt(err, keyAt):
+			return errKept
 		case txFailedAt(err, 0):
 			return nil // withdrawn by a concurrent run
 		case moved(err) && attempt < submitAttempts:

@@ -51,6 +51,9 @@ type Store struct {
 	// beforeSubmitTx and afterSubmitTx, when set (tests), run just before
 	// a submission's transaction is sent and just after it commits.
 	beforeSubmitTx, afterSubmitTx func()
+	// replayWaits, when set (tests), runs when a replay of a key waits
+	// for its response's fence (replayed).
+	replayWaits func()
 	// seenChunk, when set (tests), replaces limitSeenChunk.
 	seenChunk int
 }

@@ -112,6 +112,16 @@ type idemItem struct {
 	Submitted  string `dynamo:"submitted_at"`
 	ExpiresAt  int64  `dynamo:"expires_at,omitempty"`
 	KeyHash    string `dynamo:"key_hash,omitempty"`
+	// DecideBy (Unix milliseconds) is when the request that recorded the
+	// response ends: its fence has decided, and any withdrawal ended, by
+	// then (replayed). 0 on records written before 1 December 2026.
+	DecideBy int64 `dynamo:"decide_by,omitempty"`
+	// LimitAttr is the counter of the response limit the response took a
+	// place of, if any (Cap.Attr): a replay decides as its fence does.
+	LimitAttr string `dynamo:"limit_attr,omitempty"`
+	// Kept marks a response a replay of its key read standing: its fence
+	// withdraws it no more.
+	Kept bool `dynamo:"kept,omitempty"`
 }
 
 // replayOf is what the item answers sub's key: found when it recorded a
@@ -203,7 +213,8 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 			return Submitted{}, err
 		}
 		sub.placed = picks
-		tx, parts, err := s.submitTx(r, sub, now)
+		decideBy := decideDeadline(ctx)
+		tx, parts, err := s.submitTx(r, sub, now, decideBy)
 		if err != nil {
 			return Submitted{}, err
 		}
@@ -215,7 +226,10 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 			s.afterSubmitTx()
 		}
 		if err == nil {
-			done, ferr := s.fence(ctx, r, sub, s.Now())
+			// The fence decides by decideBy, as the key's record says.
+			fctx, cancel := context.WithDeadline(ctx, decideBy)
+			done, ferr := s.fence(fctx, r, sub, s.Now())
+			cancel()
 			var np errPlaceNeeded
 			if !errors.As(ferr, &np) {
 				return done, ferr
@@ -241,13 +255,12 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 				return Submitted{}, derr
 			}
 			if ok {
-				done, found, rerr := it.replayOf(sub)
-				switch {
-				case rerr != nil || found:
-					return done, rerr
-				case sub.KeyOnClaim:
+				if sub.KeyOnClaim && it.ResponseID != 0 && it.KeyHash != sub.KeyHash {
 					// The session's claim holds another key's response.
 					return Submitted{}, survey.ErrSessionResponded
+				}
+				if done, found, rerr := s.replayed(ctx, r.SurveyID, sub, it); rerr != nil || found {
+					return done, rerr
 				}
 			}
 			// Gone since (expired and deleted, or withdrawn): try again.
@@ -392,8 +405,9 @@ func (p submitWriteIndex) refusal(err error, sub Submission) error {
 	return nil
 }
 
-// submitTx builds a submission's transaction.
-func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dynamo.WriteTx, submitWriteIndex, error) {
+// submitTx builds a submission's transaction. decideBy is when its
+// request ends (replayed).
+func (s *Store) submitTx(r survey.Response, sub Submission, now, decideBy time.Time) (*dynamo.WriteTx, submitWriteIndex, error) {
 	it, size, err := newResponseItem(r)
 	if err != nil {
 		return nil, submitWriteIndex{}, err
@@ -408,7 +422,7 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 	sid := r.SurveyID
 	idem := idemItem{
 		PK: ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash)), SK: IdempotencySK(sub.KeyHash), BodyHash: sub.BodyHash, ResponseID: r.ID,
-		Submitted: it.Submitted, ExpiresAt: now.Add(IdempotencyTTL).Unix(),
+		Submitted: it.Submitted, ExpiresAt: now.Add(IdempotencyTTL).Unix(), DecideBy: decideBy.UnixMilli(), LimitAttr: sub.limitAttr(),
 	}
 	p := submitWriteIndex{idem: -1, response: 0, session: -1, code: -1, link: -1, responder: -1, phone: -1}
 	tx, n := s.db.WriteTx(), 0
@@ -425,7 +439,10 @@ func (s *Store) submitTx(r survey.Response, sub Submission, now time.Time) (*dyn
 			AttrPK: sessionPK(sid, sub.Session, sub.LegacySession), AttrSK: SessionSK(sub.Session), "response_id": r.ID, "submitted_at": it.Submitted,
 		}
 		if sub.KeyOnClaim {
-			claim["key_hash"], claim["body_hash"] = sub.KeyHash, sub.BodyHash
+			claim["key_hash"], claim["body_hash"], claim["decide_by"] = sub.KeyHash, sub.BodyHash, idem.DecideBy
+			if idem.LimitAttr != "" {
+				claim["limit_attr"] = idem.LimitAttr
+			}
 		}
 		// A partial there is replaced (partials.go); a key on the claim
 		// comes back with a refusal, to answer its replay.
@@ -494,22 +511,160 @@ func keyFromTx(err error, i int) (it idemItem, ok bool, derr error) {
 // key's item, or of the session's claim for a session's own key), made
 // only on a submission's way to a refusal, so that a retry of a success
 // answers the success even when the survey has closed since.
+//
+// A response whose fence may still withdraw it is answered only once it
+// stands (replayed).
 func (s *Store) Replay(ctx context.Context, sid int64, sub Submission) (done Submitted, found bool, err error) {
 	it, found, err := s.keyRecord(ctx, sid, sub)
 	if err != nil || !found {
 		return Submitted{}, false, err
 	}
-	return it.replayOf(sub)
+	return s.replayed(ctx, sid, sub, it)
+}
+
+// replayed is what the key's record it answers sub (its replay, or
+// survey.ErrReusedKey), once the response it recorded stands: found
+// false when that response was withdrawn (the key is free again).
+//
+// A response stands once its fence read the survey open (fence.go), and
+// that fence writes nothing then; until its request ends (DecideBy) it
+// may still read the survey closed, or a response limit set meanwhile,
+// and withdraw it. So a replay of a response whose request may still be
+// at work decides as the fence does (decide), after the commit:
+//   - standing, it marks the key's record kept, in one conditional
+//     UpdateItem (the fence's withdrawal is conditioned on no such mark,
+//     so exactly one of the two writes wins), and answers the replay. A
+//     response the replay reads standing may stand: it committed while
+//     the survey was open, or is of a limit's base, as its fence's own
+//     reading would have it;
+//   - otherwise it waits (waitTurn) until the record is gone (withdrawn:
+//     found false, and the caller submits anew or refuses), or kept, or
+//     its request has ended (the fence let it stand), and answers that.
+//     If its own request's time runs out first, the answer is 503.
+//
+// Only a replay within a request's time of its original pays for this:
+// one read of the survey's state and one write, or a few reads of the
+// record a wait takes.
+func (s *Store) replayed(ctx context.Context, sid int64, sub Submission, it idemItem) (Submitted, bool, error) {
+	var stands bool
+	for attempt := 1; ; attempt++ {
+		done, found, err := it.replayOf(sub)
+		if err != nil || !found || it.Kept || time.Now().After(it.decided(s.Now)) {
+			return done, found, err
+		}
+		if attempt == 1 {
+			r := survey.Response{ID: it.ResponseID, SurveyID: sid, SubmittedAt: done.SubmittedAt}
+			took := func(gen int64) bool { return it.LimitAttr == limitAttr(gen) }
+			v, err := s.decide(ctx, r, took, s.Now())
+			if err != nil {
+				return Submitted{}, false, err
+			}
+			stands = v.stands
+		}
+		if stands {
+			kept, err := s.keep(ctx, sid, sub, it.ResponseID)
+			if err != nil || kept {
+				return done, kept, err
+			}
+		} else {
+			if attempt == 1 && s.replayWaits != nil {
+				s.replayWaits()
+			}
+			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < withdrawReserve || !waitTurn(ctx, attempt) {
+				return Submitted{}, false, errBusy
+			}
+		}
+		var ok bool
+		prev := it.ResponseID
+		if it, ok, err = s.keyRecord(ctx, sid, sub); err != nil || !ok || it.ResponseID != prev {
+			// Withdrawn; a record of another response is a new submission's.
+			return Submitted{}, false, err
+		}
+	}
+}
+
+// decided is when the request that recorded the response has ended
+// (DecideBy, and decideMargin for a withdrawal in flight then); for a
+// record written before DecideBy, its stamp and a function's time.
+func (it idemItem) decided(now func() time.Time) time.Time {
+	if it.DecideBy != 0 {
+		return time.UnixMilli(it.DecideBy).Add(decideMargin)
+	}
+	at, err := time.Parse(survey.TimestampLayout, it.Submitted)
+	if err != nil {
+		return time.Time{}
+	}
+	// The stamp is on the store's clock (Store.Now).
+	return time.Now().Add(at.Sub(now()) + legacyDecideFor)
+}
+
+// keep marks sub's key's record kept while it holds response id: false
+// when it does not (withdrawn). A withdrawal in flight on the record
+// (TransactionConflictException) is waited out.
+func (s *Store) keep(ctx context.Context, sid int64, sub Submission, id int64) (bool, error) {
+	pk, sk := keyRecordKey(sid, sub)
+	started := time.Now()
+	for attempt := 1; ; attempt++ {
+		err := s.table.Update(AttrPK, pk).Range(AttrSK, sk).Set("kept", true).If("response_id = ?", id).Run(ctx)
+		switch {
+		case err == nil:
+			return true, nil
+		case dynamo.IsCondCheckFailed(err):
+			return false, nil
+		case !retryOwnerConflict(ctx, err, attempt, started):
+			return false, s.fail(fmt.Sprintf("keep response %d of survey %d", id, sid), err)
+		}
+	}
+}
+
+const (
+	// decideFor bounds a submission's attempt (its fence and any
+	// withdrawal) when its request has no deadline (make run, tests): as
+	// the contention tests' scaled deadline, DynamoDB Local on a loaded
+	// machine being tens of times slower than DynamoDB.
+	decideFor = time.Minute
+	// decideMargin is how long after a request's end a withdrawal sent
+	// just before it may still commit.
+	decideMargin = time.Second
+	// legacyDecideFor is a request's time for a record without DecideBy:
+	// the responders' Lambda timeout (template.yaml).
+	legacyDecideFor = 10 * time.Second
+)
+
+// decideDeadline is when a submission's attempt that starts now has
+// decided: its request's deadline, or decideFor from now without one.
+func decideDeadline(ctx context.Context) time.Time {
+	if dl, ok := ctx.Deadline(); ok {
+		return dl
+	}
+	return time.Now().Add(decideFor)
+}
+
+// keyRecordKey is where sub's key is recorded: its item, or its
+// session's claim for a session's own key.
+func keyRecordKey(sid int64, sub Submission) (pk, sk string) {
+	if sub.KeyOnClaim {
+		return sessionPK(sid, sub.Session, sub.LegacySession), SessionSK(sub.Session)
+	}
+	return ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash)), IdempotencySK(sub.KeyHash)
+}
+
+// limitAttr is the counter of the response limit sub takes a place of,
+// or "".
+func (sub Submission) limitAttr() string {
+	for _, c := range sub.Caps {
+		if c.Quota == 0 {
+			return c.Attr
+		}
+	}
+	return ""
 }
 
 // keyRecord reads, strongly consistent, where sub's key is recorded (its
 // item, or its session's claim): found when it holds a response (an
 // unexpired key's; a claim's of any key).
 func (s *Store) keyRecord(ctx context.Context, sid int64, sub Submission) (idemItem, bool, error) {
-	pk, sk := ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash)), IdempotencySK(sub.KeyHash)
-	if sub.KeyOnClaim {
-		pk, sk = sessionPK(sid, sub.Session, sub.LegacySession), SessionSK(sub.Session)
-	}
+	pk, sk := keyRecordKey(sid, sub)
 	var it idemItem
 	err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, sk).Consistent(true).One(ctx, &it)
 	switch {
