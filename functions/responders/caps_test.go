@@ -733,16 +733,30 @@ func TestCapsWithSessionKeys(t *testing.T) {
 // most often one whose share of the limit's places is 0, which
 // submissions passed over: they answered 410 with 3 recorded for a limit
 // of 5 (outside, on make run: 34 for a limit of 40 after 6 of its base
-// of 31 were deleted; a base over the limit is left: freeAllowances).
+// of 31 were deleted).
+//
+// A limit at or under its base (set so, or lowered so) has no places of
+// its own: until 1 December 2026 it took none however many of its base
+// were deleted (3 recorded, a limit of 3, 2 deleted: 1 recorded and 410
+// "full"). Now the deletion that brings the responses under the limit
+// reopens it for exactly the places under it, and one that leaves them
+// at or over it reopens nothing.
 func TestDeletingTheLimitsBaseFreesPlaces(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		limit int64
-		fill  int // 201s after the limit, before the deletions
+		lower int64 // the limit lowered to this after the fill (0: not)
+		fill  int   // 201s after the limit, before the deletions
+		dels  int   // responses of the base deleted
 	}{
-		{"a limit over its base", 5, 2},
-		{"a limit over its base, its places not taken", 6, 1},
+		{"a limit over its base", 5, 0, 2, 2},
+		{"a limit over its base, its places not taken", 6, 0, 1, 2},
+		{"a limit at its base", 3, 0, 0, 2},
+		{"a limit under its base", 2, 0, 0, 2},
+		{"a limit under its base, too few deleted", 1, 0, 0, 2},
+		{"a limit lowered under its base", 5, 2, 0, 2},
+		{"a limit lowered to its base", 5, 3, 0, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -771,24 +785,31 @@ func TestDeletingTheLimitsBaseFreesPlaces(t *testing.T) {
 			for range tc.fill {
 				respond().submitted(t)
 			}
-			if 3+int64(tc.fill) == tc.limit {
+			limit := tc.limit
+			if tc.lower != 0 {
+				limit = tc.lower
+				if err := f.st.UpdateSettings(ctx, f.aid, sid, store.SettingsUpdate{Set: map[string]any{"response_limit": limit}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if 3+int64(tc.fill) >= limit {
 				respond().is(t, 410, fullBody)
 			}
-			for _, id := range base[:2] {
+			for _, id := range base[:tc.dels] {
 				if err := f.st.DeleteResponse(ctx, f.aid, sid, id); err != nil {
 					t.Fatal(err)
 				}
 			}
 			testenv.Tally(t) // a survey full by its count is refused by the count first
-			recorded := 3 + tc.fill - 2
-			for i := recorded; i < int(tc.limit); i++ {
+			recorded := 3 + tc.fill - tc.dels
+			for i := recorded; i < int(limit); i++ {
 				if r := respond(); r.code != 201 {
-					t.Fatalf("with %d recorded for a limit of %d after 2 of its base were deleted: %d %s; want 201", i, tc.limit, r.code, r.body)
+					t.Fatalf("with %d recorded for a limit of %d after %d of its base were deleted: %d %s; want 201", i, limit, tc.dels, r.code, r.body)
 				}
 			}
 			respond().is(t, 410, fullBody)
 			testenv.Tally(t)
-			f.wantStored(t, tc.name, sid, int(tc.limit))
+			f.wantStored(t, tc.name, sid, max(recorded, int(limit)))
 		})
 	}
 }

@@ -125,7 +125,7 @@ func (s *Store) CapsFilled(ctx context.Context, sid int64, writes []AllowanceWri
 	var reached []capOf
 	for _, co := range all {
 		for _, w := range writes {
-			if n := co.cap.shareIn(w.K, w.After); n > 0 && w.After[co.cap.Attr] >= n && w.Before[co.cap.Attr] < n {
+			if n := co.cap.shareIn(w.K, w.After); n > closedShare && w.After[co.cap.Attr] >= n && w.Before[co.cap.Attr] < n {
 				reached = append(reached, co)
 				break
 			}

@@ -103,9 +103,15 @@ func (c Cap) refusal() error {
 // hold one place more than the rest start at an offset of the cap's own
 // (a hash of its counter), so that small caps (quotas of a few dozen)
 // do not all sit in the first allowances.
+//
+// A cap of no places (a response limit at or under its base) has no share
+// anywhere, closedShare, until it is given shares of its own (rebase.go):
+// a deletion of a response of its base takes a counter under 0, and a
+// share of 0 would admit it even while the responses are still over the
+// limit.
 func (c Cap) share(k int) int64 {
 	if c.Places <= 0 {
-		return 0
+		return closedShare
 	}
 	h := fnv.New32a()
 	h.Write([]byte(c.Attr))
@@ -215,12 +221,10 @@ func (h *capHints) markFull(key string, k int, now time.Time) {
 // An allowance of no share may still have room: a deleted response of a
 // response limit's base gives a place back (freedPlaces) in a random
 // allowance, most often one of no share, and the read finds it there
-// (freeOf). A cap of no places (a limit under its base) takes none: its
-// shares, all 0, would admit every place given back, more than the limit.
+// (freeOf). So may one of a cap of no places (a limit at or under its
+// base), once a deletion brought the responses under the limit and gave
+// its allowances shares of their own (ReopenCaps).
 func (s *Store) freeAllowances(ctx context.Context, sid int64, c Cap) ([]int, error) {
-	if c.Places <= 0 {
-		return nil, nil
-	}
 	now := time.Now()
 	key := hintKey(sid, c)
 	h := s.caps.get(key, now)

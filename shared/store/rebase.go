@@ -273,7 +273,7 @@ func planShares(c Cap, used [CapAllowances]map[string]int64) (shares [CapAllowan
 		shares[k] = max(n, c.share(k))
 		sum += shares[k]
 	}
-	if count > c.Places || c.Places <= 0 {
+	if count > c.Places {
 		for k := range shares {
 			shares[k] = closedShare
 		}
@@ -285,6 +285,12 @@ func planShares(c Cap, used [CapAllowances]map[string]int64) (shares [CapAllowan
 		cut := min(shares[k]-used[k][c.Attr], sum-c.Places)
 		shares[k] -= cut
 		sum -= cut
+	}
+	// A cap of no places (a limit at or under its base: Cap.share has
+	// none) whose count deletions took under them: the room left, spread.
+	for k := 0; sum < c.Places; k = (k + 1) % CapAllowances {
+		shares[k]++
+		sum++
 	}
 	return shares, false
 }
@@ -319,21 +325,45 @@ func closedCaps(item dynamo.Item) []string {
 // is now under the places it holds gets its room back (step 4 of a
 // change, under the lease). attrs are the counters the deletion gave
 // places back to.
+//
+// A response limit set at or under its base and never changed has no
+// shares (Cap.share): the first deletion that gives its place back gives
+// its allowances theirs, as a change would (closed while the responses
+// are still over the limit).
 func (s *Store) ReopenCaps(ctx context.Context, sid int64, attrs []string) error {
 	_, item, err := s.capsRebase(ctx, sid)
-	if err != nil || item == nil {
+	if err != nil {
 		return err
 	}
-	held := counters(item)
-	for _, attr := range closedCaps(item) {
-		if !slices.Contains(attrs, attr) {
+	held, closed := counters(item), closedCaps(item)
+	for _, attr := range attrs {
+		places, rebased := held[heldAttr(attr)]
+		reopen := rebased && slices.Contains(closed, attr)
+		if !rebased && strings.HasPrefix(attr, "l") {
+			if places, reopen, err = s.limitWithoutPlaces(ctx, sid, attr); err != nil {
+				return err
+			}
+		}
+		if !reopen {
 			continue
 		}
-		if err := s.rebaseCap(ctx, sid, attr, held[heldAttr(attr)], false); err != nil {
+		if err := s.rebaseCap(ctx, sid, attr, places, false); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// limitWithoutPlaces reports whether attr is the counter of the survey's
+// response limit, settled with no places (at or under its base), and its
+// places (the limit less its base).
+func (s *Store) limitWithoutPlaces(ctx context.Context, sid int64, attr string) (int64, bool, error) {
+	it, err := s.readLimit(ctx, sid)
+	if err != nil || it.Limit == nil || it.Pending || limitAttr(it.Gen) != attr {
+		return 0, false, err
+	}
+	places := *it.Limit - it.Base
+	return places, places <= 0, nil
 }
 
 // rebaseCap gives a cap's allowances their shares of places under the
