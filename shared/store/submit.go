@@ -262,6 +262,9 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 				if done, found, rerr := s.replayed(ctx, r.SurveyID, sub, it); rerr != nil || found {
 					return done, rerr
 				}
+				// Withdrawn by its fence while the replay waited: the
+				// race's time counts from here.
+				started = time.Now()
 			}
 			// Gone since (expired and deleted, or withdrawn): try again.
 			if !raceTimeLeft(ctx, started) {
