@@ -128,6 +128,10 @@ func (s *Store) HoldSubmissions(before, after func()) {
 	s.beforeSubmitTx, s.afterSubmitTx = before, after
 }
 
+// OwnerRetryFor is how long an owner's write, and a submission's race,
+// tries without a deadline.
+const OwnerRetryFor = ownerRetryFor
+
 // OnReplayWait runs f when a replay of a key waits for its response's
 // fence.
 func (s *Store) OnReplayWait(f func()) { s.replayWaits = f }

@@ -85,6 +85,33 @@ func TestReplayAnswersOnlyAResponseThatStands(t *testing.T) {
 			},
 		},
 		{
+			// B waits for A's fence longer than a submission's race may
+			// take (raceTimeLeft: ownerRetryFor without a deadline, as on
+			// make run; on Lambda, until ownerReserve before it), and A's
+			// fence then withdraws the response: B answers 410 as A's
+			// fence did. Found outside (hostile6: twins of a key during a
+			// stop on make run): B answered 503, or 409 "This session has
+			// already responded" when its wait began on its way to that
+			// refusal (a claim A's withdrawal then took back).
+			name: "withdrawn after the replay waited past its race's time",
+			run: func(t *testing.T, f *replayFixture) {
+				a := f.submitHeld(t, false)
+				f.stop(t)
+				started := time.Now()
+				b := f.replayWhileHeld(t, true)
+				for time.Since(started) <= store.OwnerRetryFor+200*time.Millisecond {
+					select {
+					case r := <-b:
+						t.Fatalf("B answered %+v, %v while A's fence was held; want it to wait for it", r.done, r.err)
+					case <-time.After(100 * time.Millisecond):
+					}
+				}
+				f.release()
+				ra, rb := <-a, <-b
+				f.want(t, ra, survey.ErrSurveyClosed, rb, survey.ErrSurveyClosed, 0)
+			},
+		},
+		{
 			// A's fence let the response stand before the stop; B, within
 			// A's request's time, reads the survey stopped and waits until
 			// that time has passed (A's fence decided): then the replay.

@@ -541,15 +541,17 @@ func (s *Store) Replay(ctx context.Context, sid int64, sub Submission) (done Sub
 //     the survey was open, or is of a limit's base, as its fence's own
 //     reading would have it;
 //   - otherwise it waits (waitTurn) until the record is gone (withdrawn:
-//     found false, and the caller submits anew or refuses), or kept, or
-//     its request has ended (the fence let it stand), and answers that.
-//     If its own request's time runs out first, the answer is 503.
+//     survey.ErrSurveyClosed when it read the survey closed, as that
+//     fence did; found false after a limit, and the caller submits anew),
+//     or kept, or its request has ended (the fence let it stand), and
+//     answers that. If its own request's time runs out first, the answer
+//     is 503.
 //
 // Only a replay within a request's time of its original pays for this:
 // one read of the survey's state and one write, or a few reads of the
 // record a wait takes.
 func (s *Store) replayed(ctx context.Context, sid int64, sub Submission, it idemItem) (Submitted, bool, error) {
-	var stands bool
+	var stands, closed bool
 	for attempt := 1; ; attempt++ {
 		done, found, err := it.replayOf(sub)
 		if err != nil || !found || it.Kept || time.Now().After(it.decided(s.Now)) {
@@ -562,7 +564,7 @@ func (s *Store) replayed(ctx context.Context, sid int64, sub Submission, it idem
 			if err != nil {
 				return Submitted{}, false, err
 			}
-			stands = v.stands
+			stands, closed = v.stands, v.closed
 		}
 		if stands {
 			kept, err := s.keep(ctx, sid, sub, it.ResponseID)
@@ -580,6 +582,14 @@ func (s *Store) replayed(ctx context.Context, sid int64, sub Submission, it idem
 		var ok bool
 		prev := it.ResponseID
 		if it, ok, err = s.keyRecord(ctx, sid, sub); err != nil || !ok || it.ResponseID != prev {
+			if err == nil && !ok && closed && !stands {
+				// Withdrawn by a fence that read the survey closed, as
+				// this replay did: its answer, 410. Submitting anew
+				// would only be withdrawn again, and a refusal read on
+				// the way here (the session's claim, a code or a link
+				// the response held) is that response's, taken back.
+				return Submitted{}, false, survey.ErrSurveyClosed
+			}
 			// Withdrawn; a record of another response is a new submission's.
 			return Submitted{}, false, err
 		}
