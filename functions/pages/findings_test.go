@@ -476,3 +476,51 @@ func TestPlainFormKeyShape(t *testing.T) {
 		t.Errorf("%d responses, want 2", len(rs))
 	}
 }
+
+// TestPlainFormResentAfterAClose (contract section 11: the same
+// Idempotency-Key with the same body answers the first response again,
+// however the survey changed since; docs/responding.md, the plain form
+// is recorded "by the same code as the JSON API"): a plain form sent
+// again with its key after the survey was stopped shows the thanks of
+// the response its first sending recorded. It showed "This survey is
+// closed." (410) with that response recorded: a form without a session
+// starts one first, and that start refused before the key was asked
+// (outside, on make run: hostile6). A key that recorded nothing, or the
+// same key with other answers, is refused as before: 410.
+func TestPlainFormResentAfterAClose(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2)
+	path := "/s/" + f.sv.URLSlug + "/"
+	answer := fmt.Sprintf("&a%d=%d&a%d=4", f.choices.ID, f.choices.Choices[0].ID, f.rating.ID)
+	// The first sending has a request's deadline, as on Lambda: a replay
+	// within it waits for its fence (store.replayed); the resend below
+	// comes after it.
+	first := testenv.WithDeadline(f.h, 2*time.Second)
+	sent := time.Now()
+	if rec := postForm(first, path, "idempotency_key=resent-1"+answer); rec.Code != 200 || !strings.Contains(rec.Body.String(), `<section class="thanks" id="thanks"><h2`) {
+		t.Fatalf("first sending: %d %.400s", rec.Code, rec.Body)
+	}
+	stopped := true
+	if err := f.st.UpdateSettings(context.Background(), f.aid, f.sv.ID, store.SettingsUpdate{IsStopped: &stopped}); err != nil {
+		t.Fatal(err)
+	}
+	for time.Since(sent) < 3500*time.Millisecond { // the first request's time, and the store's margin, over
+		time.Sleep(100 * time.Millisecond)
+	}
+	const thanks = `<section class="thanks" id="thanks"><h2 id="message">` // the plain thanks (the form has a hidden one for its script)
+	rec := postForm(f.h, path, "idempotency_key=resent-1"+answer)
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), thanks) {
+		t.Errorf("the same form sent again after the stop: %d %.400s; want the thanks (200)", rec.Code, rec.Body)
+	}
+	for _, tc := range []struct{ name, body string }{
+		{"another key", "idempotency_key=resent-2" + answer},
+		{"the key with other answers", "idempotency_key=resent-1" + fmt.Sprintf("&a%d=%d&a%d=2", f.choices.ID, f.choices.Choices[1].ID, f.rating.ID)},
+	} {
+		if rec := postForm(f.h, path, tc.body); rec.Code != 410 || strings.Contains(rec.Body.String(), thanks) {
+			t.Errorf("%s after the stop: %d %.400s; want 410", tc.name, rec.Code, rec.Body)
+		}
+	}
+	if rs := f.responses(t); len(rs) != 1 {
+		t.Errorf("%d responses recorded, want 1", len(rs))
+	}
+}

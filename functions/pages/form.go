@@ -99,6 +99,19 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 			writeSurveyPage(w, r, status, renderSurvey(p), c.Settings, allow{themeCSS: p.ThemeCSS})
 			return nil
 		}
+		// thanks renders a response recorded, or replayed, for the form.
+		thanks := func(done responding.Submitted) error {
+			if done.Preview {
+				p.Thanks.Title, p.Thanks.Text = p.T.Preview, ""
+			}
+			sheet := ""
+			if done.SheetToken != "" {
+				// The answer sheet's link, as the script's thanks has it.
+				sheet = "/s/" + url.PathEscape(v.URLSlug) + "/sheet/" + url.PathEscape(done.SheetToken) + "/"
+			}
+			writeSurveyPage(w, r, http.StatusOK, renderPlainThanks(p, sheet), c.Settings, allow{themeCSS: p.ThemeCSS})
+			return nil
+		}
 		key := p.IdempotencyKey
 		if !responding.ValidKey(key) {
 			// The header's rule (contract section 11), before a session
@@ -137,6 +150,23 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 			// and the form sent again carries it.
 			started, err := svc.Start(ctx, responding.StartRequest{Slug: slug, Client: api.ClientIP(r), Code: p.Code, QS: p.QS, HasQS: p.QS != "", At: start,
 				Responder: responding.EnsureResponder(w, r), Language: pl.Lang})
+			if err != nil && !paged && survey.ErrorCode(err) != "" && api.Status(survey.ErrorCode(err)) < 500 {
+				// Refused (closed, a code or link spent): a form sent
+				// again after its response was recorded answers that
+				// response, as the JSON API's retry does (Submit).
+				req.Answers = formAnswers(f, c)
+				hash, herr := formBodyHash(req)
+				if herr != nil {
+					return herr
+				}
+				switch done, found, rerr := svc.Replayed(ctx, slug, key, hash); {
+				case found:
+					return thanks(done)
+				case rerr != nil && !errors.Is(rerr, survey.ErrReusedKey):
+					return fail(rerr)
+				}
+				// Another form's key (other answers): the start's refusal.
+			}
 			if err != nil {
 				return fail(err)
 			}
@@ -166,27 +196,27 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 		} else {
 			req.Answers = formAnswers(f, c)
 		}
-		// The key decides a replay with the answers and variables (not the
-		// session, which a resent form without one starts anew).
-		body, err := json.Marshal(map[string]any{"answers": req.Answers, "variables": req.Variables})
+		hash, err := formBodyHash(req)
 		if err != nil {
 			return err
 		}
-		done, err := svc.Submit(ctx, slug, key, sha256Hex(string(body)), req)
+		done, err := svc.Submit(ctx, slug, key, hash, req)
 		if err != nil {
 			return fail(err)
 		}
-		if done.Preview {
-			p.Thanks.Title, p.Thanks.Text = p.T.Preview, ""
-		}
-		sheet := ""
-		if done.SheetToken != "" {
-			// The answer sheet's link, as the script's thanks has it.
-			sheet = "/s/" + url.PathEscape(v.URLSlug) + "/sheet/" + url.PathEscape(done.SheetToken) + "/"
-		}
-		writeSurveyPage(w, r, http.StatusOK, renderPlainThanks(p, sheet), c.Settings, allow{themeCSS: p.ThemeCSS})
-		return nil
+		return thanks(done)
 	})
+}
+
+// formBodyHash is what decides a plain form's replay with its key: the
+// answers and variables (not the session, which a resent form without one
+// starts anew).
+func formBodyHash(req responding.Request) (string, error) {
+	body, err := json.Marshal(map[string]any{"answers": req.Answers, "variables": req.Variables})
+	if err != nil {
+		return "", err
+	}
+	return sha256Hex(string(body)), nil
 }
 
 // renderPlainThanks is the thanks of a plain form's response, as the

@@ -379,6 +379,33 @@ func (s Service) Submit(ctx context.Context, slug, key, bodyHash string, req Req
 	return s.finish(ctx, c, sid, done, &sub.Response)
 }
 
+// Replayed is what a retry refused before it has a session answers (the
+// plain form sent again without one, whose session's start refuses it: the
+// survey closed since, its code or link spent by that very response):
+// found, the response its key recorded with the same body, as Submit
+// answers a retry of a success however the survey changed since;
+// survey.ErrReusedKey for another body. A session's own key is its
+// session's and is never found without it.
+func (s Service) Replayed(ctx context.Context, slug, key, bodyHash string) (Submitted, bool, error) {
+	if namesSession(key) {
+		return Submitted{}, false, nil
+	}
+	sid, err := s.Store.SurveyIDBySlug(ctx, slug)
+	if err != nil {
+		return Submitted{}, false, err
+	}
+	done, found, err := s.Store.Replay(ctx, sid, store.Submission{KeyHash: sessionHash(key), BodyHash: bodyHash})
+	if err != nil || !found {
+		return Submitted{}, false, err
+	}
+	c, err := s.Store.PublicCollection(ctx, sid, true)
+	if err != nil {
+		return Submitted{}, false, err
+	}
+	out, err := s.finish(ctx, c, sid, done, nil)
+	return out, err == nil, err
+}
+
 // finish gives a recorded response what its 201 carries beyond the
 // store's answer: the edit token when the survey lets responders edit
 // (section 16), the answer sheet when it shows one (section 15).
