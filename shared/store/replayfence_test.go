@@ -135,6 +135,28 @@ func TestReplayAnswersOnlyAResponseThatStands(t *testing.T) {
 				}
 			},
 		},
+		{
+			// The same, B sent at the same instant as A (a double click:
+			// the same deadline, as on Lambda): B still answers the
+			// replay within its own time. hostile6: B answered 503, its
+			// wait running to A's deadline and a second past it.
+			name: "stopped after the fence let it stand, a copy of the same deadline",
+			run: func(t *testing.T, f *replayFixture) {
+				dl := time.Now().Add(5 * time.Second)
+				ctxA, cancelA := context.WithDeadline(context.Background(), dl)
+				defer cancelA()
+				ra := f.submitNow(ctxA)
+				f.stop(t)
+				ctxB, cancelB := context.WithDeadline(context.Background(), dl)
+				defer cancelB()
+				d, err := f.stB.Submit(ctxB, f.sub())
+				rb := replyOf{d, err}
+				f.want(t, ra, nil, rb, nil, 1)
+				if ra.done.ID != rb.done.ID || !rb.done.Replayed {
+					t.Errorf("A answered response %d, B %+v; want B the replay of A's", ra.done.ID, rb.done)
+				}
+			},
+		},
 	}
 	for _, c := range cases {
 		for _, own := range []bool{false, true} {

@@ -112,9 +112,10 @@ type idemItem struct {
 	Submitted  string `dynamo:"submitted_at"`
 	ExpiresAt  int64  `dynamo:"expires_at,omitempty"`
 	KeyHash    string `dynamo:"key_hash,omitempty"`
-	// DecideBy (Unix milliseconds) is when the request that recorded the
-	// response ends: its fence has decided, and any withdrawal ended, by
-	// then (replayed). 0 on records written before 1 December 2026.
+	// DecideBy (Unix milliseconds) is when the response's fence has
+	// decided and any withdrawal committed: a second before the end of the
+	// request that recorded it (decideDeadline; replayed). 0 on records
+	// written before 1 December 2026.
 	DecideBy int64 `dynamo:"decide_by,omitempty"`
 	// LimitAttr is the counter of the response limit the response took a
 	// place of, if any (Cap.Attr): a replay decides as its fence does.
@@ -226,8 +227,10 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 			s.afterSubmitTx()
 		}
 		if err == nil {
-			// The fence decides by decideBy, as the key's record says.
-			fctx, cancel := context.WithDeadline(ctx, decideBy)
+			// The fence decides by decideBy, as the key's record says: a
+			// withdrawal sent before decideMargin ahead of it has
+			// committed by then.
+			fctx, cancel := context.WithDeadline(ctx, decideBy.Add(-decideMargin))
 			done, ferr := s.fence(fctx, r, sub, s.Now())
 			cancel()
 			var np errPlaceNeeded
@@ -596,12 +599,12 @@ func (s *Store) replayed(ctx context.Context, sid int64, sub Submission, it idem
 	}
 }
 
-// decided is when the request that recorded the response has ended
-// (DecideBy, and decideMargin for a withdrawal in flight then); for a
-// record written before DecideBy, its stamp and a function's time.
+// decided is when the response's fence has decided and any withdrawal
+// committed (DecideBy); for a record written before DecideBy, its stamp
+// and a function's time.
 func (it idemItem) decided(now func() time.Time) time.Time {
 	if it.DecideBy != 0 {
-		return time.UnixMilli(it.DecideBy).Add(decideMargin)
+		return time.UnixMilli(it.DecideBy)
 	}
 	at, err := time.Parse(survey.TimestampLayout, it.Submitted)
 	if err != nil {
@@ -631,26 +634,32 @@ func (s *Store) keep(ctx context.Context, sid int64, sub Submission, id int64) (
 }
 
 const (
-	// decideFor bounds a submission's attempt (its fence and any
-	// withdrawal) when its request has no deadline (make run, tests): as
-	// the contention tests' scaled deadline, DynamoDB Local on a loaded
-	// machine being tens of times slower than DynamoDB.
-	decideFor = time.Minute
-	// decideMargin is how long after a request's end a withdrawal sent
-	// just before it may still commit.
-	decideMargin = time.Second
+	// decideFor is a request's time when it has no deadline (make run,
+	// tests): as withdrawFor, which bounded a withdrawal there before
+	// decide_by. A replay on make run waits at most this long.
+	decideFor = withdrawFor
+	// decideEarly is how long before its request's deadline a
+	// submission's fence has decided: a copy of the request sent at the
+	// same instant (a double click: the same deadline) that waits for it
+	// still answers in its own time (withdrawReserve before it).
+	decideEarly = time.Second
+	// decideMargin is how long a withdrawal sent just before the fence's
+	// own deadline may take to commit.
+	decideMargin = 500 * time.Millisecond
 	// legacyDecideFor is a request's time for a record without DecideBy:
 	// the responders' Lambda timeout (template.yaml).
 	legacyDecideFor = 10 * time.Second
 )
 
 // decideDeadline is when a submission's attempt that starts now has
-// decided: its request's deadline, or decideFor from now without one.
+// decided (the key's record's decide_by): decideEarly before its
+// request's deadline, or before decideFor from now without one.
 func decideDeadline(ctx context.Context) time.Time {
-	if dl, ok := ctx.Deadline(); ok {
-		return dl
+	dl, ok := ctx.Deadline()
+	if !ok {
+		dl = time.Now().Add(decideFor)
 	}
-	return time.Now().Add(decideFor)
+	return dl.Add(-decideEarly)
 }
 
 // keyRecordKey is where sub's key is recorded: its item, or its
