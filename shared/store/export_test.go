@@ -148,3 +148,23 @@ func (s *Store) SeenByBase(ctx context.Context, sid, gen, id int64) (bool, error
 	}
 	return s.limitSeen(ctx, sid, gen, b, id)
 }
+
+// CapRoom is the room the allowances' own shares of a cap's counter attr
+// leave (each share less its count, summed), and whether every allowance
+// has one (a cap given shares: rebase.go).
+func (s *Store) CapRoom(ctx context.Context, sid int64, attr string) (room int64, shared bool, err error) {
+	used, err := s.allowances(ctx, sid)
+	if err != nil {
+		return 0, false, err
+	}
+	shared = true
+	for k := range CapAllowances {
+		n, ok := used[k][shareAttr(attr)]
+		if !ok {
+			shared = false
+			continue
+		}
+		room += n - used[k][attr]
+	}
+	return room, shared, nil
+}

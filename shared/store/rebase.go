@@ -347,7 +347,9 @@ func (s *Store) ReopenCaps(ctx context.Context, sid int64, attrs []string) error
 		if !reopen {
 			continue
 		}
-		if err := s.rebaseCap(ctx, sid, attr, places, false); err != nil {
+		// A cap never changed has no shares to plan from: frozen first
+		// (each share its count), as a change is.
+		if err := s.rebaseCap(ctx, sid, attr, places, !rebased); err != nil {
 			return err
 		}
 	}
