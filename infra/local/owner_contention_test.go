@@ -37,6 +37,9 @@ type contended struct {
 
 func newContended(t *testing.T) contended {
 	t.Helper()
+	// An unexpected 500 or 503 under load is explained by the handlers'
+	// errors: printed when the test fails.
+	testenv.KeepErrorLog(t)
 	base := testenv.Store(t)
 	cfg, p := testenv.ConflictConfig(t, conflict.DefaultHold)
 	st := store.New(cfg, base.TableName())

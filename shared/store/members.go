@@ -476,6 +476,11 @@ func (s *Store) SetFolderShares(ctx context.Context, aid, fid int64, list []Shar
 			continue // a member was removed meanwhile: read again, and answer for what is
 		case retryConflict(ctx, err, attempt, started):
 			continue
+		case len(txReasons(err)) > 0:
+			// Still losing to other changes of the list (or of its
+			// members) when its time is up: busy, as any owner's write
+			// that loses its race that long, never a 500.
+			return nil, &wrapped{op: fmt.Sprintf("share folder %d", fid), err: err, public: errBusy}
 		}
 		return nil, s.fail(fmt.Sprintf("share folder %d", fid), err)
 	}
