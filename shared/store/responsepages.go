@@ -179,7 +179,7 @@ func (s *Store) ApplyResponsePages(ctx context.Context, sid int64, streamShard s
 						return added, err
 					}
 				}
-				if n, err = s.applyResponsePagesByItem(ctx, sid, streamShard, todo, born, roll.switchAt); err != nil {
+				if n, err = s.applyResponsePagesByItem(ctx, sid, streamShard, todo, born, roll.switchAt, textAttrs(meta)); err != nil {
 					return added, s.fail(fmt.Sprintf("index %d responses of survey %d", len(todo), sid), err)
 				}
 			}
@@ -270,18 +270,31 @@ func responsePageSpan(recs []ResponsePageRecord) (low, high map[int]string) {
 // roll-up adds it to the others) one conditional UpdateItem with its own
 // checkpoint, then the marks with
 // theirs, so that a record the marks' checkpoint has passed is in every
-// node. It answers how many records the marks took. An index born with
+// node. It answers how many records it applied (that the marks took, or
+// the leaves of a pass that writes no other node). An index born with
 // its survey (newResponsePagesMeta) needs no first keys (f<k>): they are
 // left out, so that the marks item stays under 1 KB.
-func (s *Store) applyResponsePagesByItem(ctx context.Context, sid int64, streamShard string, recs []ResponsePageRecord, born bool, switchAt string) (int, error) {
+//
+// A pass of such an index whose keys are all the leaves' (at or above
+// the switch point) writes the marks item only when a shard's mark less
+// the margin enters a new hour (marksEnterAnHour; meta is the marks as
+// read): the roll-up reads no more of them, it moves whole hours. Else
+// its marks go on the leaf of its highest key, written after its other
+// leaves (so that every record of the pass is applied when they are),
+// where the reader takes them (raiseMarksFromLeaves). At one response a
+// minute that is 1 write unit a pass where it was 2.
+func (s *Store) applyResponsePagesByItem(ctx context.Context, sid int64, streamShard string, recs []ResponsePageRecord, born bool, switchAt string, meta map[string]string) (int, error) {
 	nodes := map[string]*tallyItem{}
 	var order []string
+	leafOnly := born && switchAt != ""
+	top := ""
 	for _, r := range recs {
 		key := partKey(r.Seq, 0)
-		leafOnly := r.Key >= switchAt // the roll-up's above the leaf
+		leafOnly = leafOnly && r.Key >= switchAt
+		top = max(top, r.Key)
 		rpagesNodes(r.Key, func(node, attr string) {
-			if leafOnly && len(node) != rpagesLeafLen {
-				return
+			if r.Key >= switchAt && len(node) != rpagesLeafLen {
+				return // the roll-up's above the leaf
 			}
 			it := nodes[node]
 			if it == nil {
@@ -296,13 +309,36 @@ func (s *Store) applyResponsePagesByItem(ctx context.Context, sid int64, streamS
 			it.parts = append(it.parts, tallyPart{key: key, attrs: map[string]int64{attr: 1}})
 		})
 	}
+	_, high := responsePageSpan(recs)
+	onLeaf := leafOnly && !marksEnterAnHour(meta, high)
+	carrier := ""
+	if onLeaf {
+		// The leaf of the highest key, last: a mark on a leaf is then
+		// under the leaf's next minute, so a reader finds every mark above
+		// a time on the leaves from that time's minute on.
+		carrier = top[:rpagesLeafLen]
+		order = append(slices.DeleteFunc(order, func(n string) bool { return n == carrier }), carrier)
+	}
 	// A node's update names one attribute a child: a minute's 60 seconds
 	// at most, well within an update's bound.
 	whole := func(p []tallyPart) int { return len(p) }
+	applied := 0
 	for _, node := range order {
-		if _, err := s.tallyItem(ctx, streamShard, nodes[node], tallyShardUpdate, whole); err != nil {
+		build := tallyShardUpdate
+		if node == carrier {
+			build = func(up *dynamo.Update, ps []tallyPart) {
+				tallyShardUpdate(up, ps)
+				s.addResponsePageMarks(up, nil, high)
+			}
+		}
+		keys, err := s.tallyItem(ctx, streamShard, nodes[node], build, whole)
+		if err != nil {
 			return 0, err
 		}
+		applied += len(keys)
+	}
+	if onLeaf {
+		return applied, nil // a key is in its leaf alone: counted once
 	}
 	marks := &tallyItem{pk: ResponsePagesPK(sid), sk: rpagesMetaSK}
 	for _, r := range recs {
@@ -323,7 +359,72 @@ func (s *Store) applyResponsePagesByItem(ctx context.Context, sid int64, streamS
 		}
 		s.addResponsePageMarks(up, low, high)
 	}, whole)
+	if leafOnly {
+		// The marks item's checkpoint stays behind while passes leave
+		// their marks on the leaves: it takes their records again.
+		return applied, err
+	}
 	return len(keys), err
+}
+
+// marksEnterAnHour tells whether any shard's mark in high, less the
+// margin, is in a later hour than its mark in meta (as read; the bound
+// for a shard without one, as responsePageRange reads it), less the
+// margin: whether the roll-up's reading of the marks item would change.
+func marksEnterAnHour(meta map[string]string, high map[int]string) bool {
+	hour := func(mark string) string {
+		t, err := time.Parse(survey.TimestampLayout, responsePageMark(mark))
+		if err != nil {
+			return ""
+		}
+		return t.Add(-responsePagesMargin).Truncate(time.Hour).Format(survey.TimestampLayout)
+	}
+	for k, h := range high {
+		was, ok := meta[fmt.Sprintf("h%d", k)]
+		if !ok {
+			was = meta[rpagesBound]
+		}
+		if hour(h) > hour(was) {
+			return true
+		}
+	}
+	return false
+}
+
+// raiseMarksFromLeaves raises meta's marks (h<k>, as read) to those the
+// tally's passes left on the minute leaves (applyResponsePagesByItem):
+// one Query of the leaves from the minute of the lowest mark on (a mark
+// above it is on a leaf of its minute or later). It answers the items
+// read.
+func (s *Store) raiseMarksFromLeaves(ctx context.Context, sid int64, meta map[string]string) (int, error) {
+	low := ""
+	for k := range ResponseShards {
+		h, ok := meta[fmt.Sprintf("h%d", k)]
+		if !ok {
+			h = meta[rpagesBound]
+		}
+		if h = responsePageMark(h); low == "" || h < low {
+			low = h
+		}
+	}
+	if len(low) < rpagesLeafLen {
+		return 0, nil
+	}
+	var items []map[string]any
+	err := s.table.Get(AttrPK, ResponsePagesPK(sid)).Range(AttrSK, dynamo.GreaterOrEqual, rpagesNodePrefix+low[:rpagesLeafLen]).
+		Consistent(true).All(ctx, &items)
+	if err != nil {
+		return 0, s.fail(fmt.Sprintf("read the page index of survey %d", sid), err)
+	}
+	for _, it := range items {
+		for k := range ResponseShards {
+			name := fmt.Sprintf("h%d", k)
+			if h, ok := it[name].(string); ok && h > responsePageMark(meta[name]) {
+				meta[name] = h
+			}
+		}
+	}
+	return max(1, len(items)), nil
 }
 
 // responsePageMarks sets the marks of the shards: f<k> the first key
@@ -415,21 +516,32 @@ func (s *Store) readResponsePageMarks(ctx context.Context, sid int64) (map[strin
 // counted exactly (both bare times, whole seconds); below roll's point
 // in every level, at or above it in the minute leaves. ok false: no such
 // range.
-func (s *Store) responsePageBounds(ctx context.Context, sid int64) (from, to string, roll rpagesRoll, ok bool, err error) {
+func (s *Store) responsePageBounds(ctx context.Context, sid int64) (from, to string, roll rpagesRoll, ok bool, read int, err error) {
 	meta, roll, err := s.readResponsePageMarks(ctx, sid)
+	read = 1
 	if errors.Is(err, dynamo.ErrNotFound) {
-		return "", "", roll, false, nil
+		return "", "", roll, false, read, nil
 	}
 	if err != nil {
-		return "", "", roll, false, err
+		return "", "", roll, false, read, err
+	}
+	if bound := meta[rpagesBound]; roll.switchAt != "" && bound != "" && meta[rpagesBoundDone] == bound && meta[rpagesBorn] == bound {
+		// Born with its survey: the passes above the switch point leave
+		// their marks on the leaves.
+		n, err := s.raiseMarksFromLeaves(ctx, sid, meta)
+		read += n
+		if err != nil {
+			return "", "", roll, false, read, err
+		}
 	}
 	from, to, ok = responsePageRange(meta)
 	if ok && roll.switchAt != "" {
+		read++ // ROLL again, by GetItem
 		if err := s.rereadRoll(ctx, sid, &roll); err != nil {
-			return "", "", roll, false, err
+			return "", "", roll, false, read, err
 		}
 	}
-	return from, to, roll, ok, nil
+	return from, to, roll, ok, read, nil
 }
 
 // responsePageRange is the range of keys the marks count exactly: [from,
@@ -544,13 +656,9 @@ func (s *Store) skipIndexedCounting(ctx context.Context, sid int64, q ResponseQu
 	if q.Spam != nil {
 		return nil, 0, false, 0, nil
 	}
-	from, to, roll, ok, err := s.responsePageBounds(ctx, sid)
-	read++
+	from, to, roll, ok, read, err := s.responsePageBounds(ctx, sid)
 	if err != nil || !ok {
 		return nil, read, false, 0, err
-	}
-	if roll.switchAt != "" {
-		read++ // ROLL again, by GetItem
 	}
 	lo, hi, any := responseKeyRange(q)
 	if !any {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"surveyservice/shared/survey"
@@ -52,4 +53,24 @@ func (s *Store) DeleteResponseStale(ctx context.Context, sid, rid int64, key str
 		return true, nil
 	}
 	return false, err
+}
+
+// ResponsePagesExactTop is the top of the range a page read counts
+// through the index (responsePageBounds: its keys below it are all
+// applied), and the items it read to learn it.
+func (s *Store) ResponsePagesExactTop(ctx context.Context, sid int64) (string, int, error) {
+	_, to, _, _, read, err := s.responsePageBounds(ctx, sid)
+	return to, read, err
+}
+
+// ResponsePageMarkTop is the exact range's top that marks at these keys
+// (the highest applied key of each response shard) give.
+func ResponsePageMarkTop(high map[int]string) string {
+	meta := map[string]string{}
+	for k, h := range high {
+		meta[fmt.Sprintf("h%d", k)] = responsePageMark(h)
+		meta[fmt.Sprintf("f%d", k)] = keyTime(minKeyTime)
+	}
+	_, to, _ := responsePageRange(meta)
+	return to
 }
