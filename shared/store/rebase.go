@@ -357,12 +357,22 @@ func (s *Store) ReopenCaps(ctx context.Context, sid int64, attrs []string) error
 }
 
 // limitWithoutPlaces reports whether attr is the counter of the survey's
-// response limit, settled with no places (at or under its base), and its
-// places (the limit less its base).
+// response limit with no places (at or under its base), and its places
+// (the limit less its base). A limit still pending has its base counted
+// (the deletion waited for it): its writer may have been cut short, and
+// the settings item then stays pending until the owner's next write of
+// the limit, while submissions take its places from the counted base.
 func (s *Store) limitWithoutPlaces(ctx context.Context, sid int64, attr string) (int64, bool, error) {
 	it, err := s.readLimit(ctx, sid)
-	if err != nil || it.Limit == nil || it.Pending || limitAttr(it.Gen) != attr {
+	if err != nil || it.Limit == nil || limitAttr(it.Gen) != attr {
 		return 0, false, err
+	}
+	if it.Pending {
+		b, err := s.limitBaseOf(ctx, sid, it.Gen)
+		if err != nil {
+			return 0, false, err
+		}
+		it.Base = b.Base
 	}
 	places := *it.Limit - it.Base
 	return places, places <= 0, nil
