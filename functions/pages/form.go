@@ -46,8 +46,8 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 			}
 			return survey.Errorf(survey.EINVALID, "The form could not be read.")
 		}
-		c, ok := liveSurvey(w, r, st, st.SurveyIDBySlug, slug)
-		if !ok {
+		c, trashed, ok := surveyOrTrashed(w, r, st, st.SurveyIDBySlug, slug)
+		if !ok && !trashed {
 			return nil
 		}
 		pl := chooseLanguage(r, c)
@@ -112,6 +112,25 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 			writeSurveyPage(w, r, http.StatusOK, renderPlainThanks(p, sheet), c.Settings, allow{themeCSS: p.ThemeCSS})
 			return nil
 		}
+		if trashed {
+			// In the trash: the 404 page, unless this very form recorded
+			// a response (sent again without a session, as below): its
+			// thanks, as the JSON API's retry answers its 201.
+			if key := p.IdempotencyKey; responding.ValidKey(key) && !stepped(v) && f.Get("session") == "" {
+				hash, err := formBodyHash(responding.Request{Answers: formAnswers(f, c), Variables: formVariables(p.Variables)})
+				if err != nil {
+					return err
+				}
+				switch done, found, err := svc.Replayed(ctx, slug, key, hash); {
+				case found:
+					return thanks(done)
+				case err != nil && (survey.ErrorCode(err) == "" || api.Status(survey.ErrorCode(err)) >= 500):
+					return err // a failure of the service; a refusal (another form's key) is the 404 below
+				}
+			}
+			writeNotFound(w, r)
+			return nil
+		}
 		key := p.IdempotencyKey
 		if !responding.ValidKey(key) {
 			// The header's rule (contract section 11), before a session
@@ -132,11 +151,8 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 		// The responder's side of section 16, as the JSON API has it: the
 		// request's responder cookie (set by the page; no_spam and
 		// tag_spam read it) and where the response came from.
-		req := responding.Request{Session: f.Get("session"), Variables: map[string]any{},
+		req := responding.Request{Session: f.Get("session"), Variables: formVariables(p.Variables),
 			Responder: responding.ResponderValue(r), IP: api.ClientIP(r), UserAgent: r.UserAgent()}
-		for n, val := range p.Variables {
-			req.Variables[n] = val
-		}
 		if req.Session == "" {
 			// The session starts when the page was served, if its sealed
 			// time came with the form: the time to respond counts from
@@ -206,6 +222,15 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 		}
 		return thanks(done)
 	})
+}
+
+// formVariables are a form's var_ fields as a request's variables.
+func formVariables(vars map[string]string) map[string]any {
+	out := make(map[string]any, len(vars))
+	for n, val := range vars {
+		out[n] = val
+	}
+	return out
 }
 
 // formBodyHash is what decides a plain form's replay with its key: the

@@ -293,20 +293,33 @@ func textsFor(lang string) texts {
 // the request itself, and ok is false, when there is no such survey or it
 // is in the trash (a 404 page) or the store fails.
 func liveSurvey(w http.ResponseWriter, r *http.Request, st Store, lookup func(context.Context, string) (int64, error), code string) (c store.SurveyCollection, ok bool) {
+	c, trashed, ok := surveyOrTrashed(w, r, st, lookup, code)
+	if trashed {
+		writeNotFound(w, r)
+	}
+	return c, ok
+}
+
+// surveyOrTrashed is liveSurvey's read, except that a survey in the trash
+// comes back trashed with nothing written (ok false): a plain form sent
+// again asks its key first (handleForm).
+func surveyOrTrashed(w http.ResponseWriter, r *http.Request, st Store, lookup func(context.Context, string) (int64, error), code string) (c store.SurveyCollection, trashed, ok bool) {
 	ctx := r.Context()
 	sid, err := lookup(ctx, code)
 	if err == nil {
 		c, err = st.PublicCollection(ctx, sid, false)
 	}
 	switch {
-	case survey.ErrorCode(err) == survey.ENOTFOUND || err == nil && c.Survey.Deleted:
+	case err == nil && c.Survey.Deleted:
+		return c, true, false
+	case survey.ErrorCode(err) == survey.ENOTFOUND:
 		writeNotFound(w, r)
-		return c, false
+		return c, false, false
 	case err != nil:
 		api.Error(w, r, err)
-		return c, false
+		return c, false, false
 	}
-	return c, true
+	return c, false, true
 }
 
 // NotFound answers a serving route on a host that serves nothing there

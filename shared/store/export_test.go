@@ -168,3 +168,7 @@ func (s *Store) CapRoom(ctx context.Context, sid int64, attr string) (room int64
 	}
 	return room, shared, nil
 }
+
+// OnCapPlan runs f when a change of a cap has written the shares of a
+// closed plan, before it checks them again.
+func (s *Store) OnCapPlan(f func()) { s.afterCapPlan = f }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -241,6 +242,23 @@ func (s *Store) shareCap(ctx context.Context, sid int64, attr string, places int
 				return err
 			}
 		}
+		if done && closed {
+			// Places given back since the read (deletions do not wait
+			// for the lease, and one whose reopen read no change done
+			// yet leaves it to this one) may have brought the count
+			// under the places: plan again from a new read.
+			if s.afterCapPlan != nil {
+				s.afterCapPlan()
+			}
+			var count int64
+			if used, err = s.allowances(ctx, sid); err != nil {
+				return err
+			}
+			for _, u := range used {
+				count += u[attr]
+			}
+			done = count > places
+		}
 		if done {
 			s.caps.forget(sid)
 			l.done, l.held, l.closed = true, places, closed
@@ -339,6 +357,16 @@ func (s *Store) ReopenCaps(ctx context.Context, sid int64, attrs []string) error
 	for _, attr := range attrs {
 		places, rebased := held[heldAttr(attr)]
 		reopen := rebased && slices.Contains(closed, attr)
+		if _, changing := held[owedAttr(attr)]; changing && !reopen {
+			// A change of the cap in flight (its lease's mark) may have
+			// planned before this place was given back, closed, and
+			// records that only at its release: once it is done, the
+			// places the survey's items hold, planned again.
+			if err := s.replanCap(ctx, sid, attr); err != nil {
+				return err
+			}
+			continue
+		}
 		if !rebased && strings.HasPrefix(attr, "l") {
 			if places, reopen, err = s.limitWithoutPlaces(ctx, sid, attr); err != nil {
 				return err
@@ -357,12 +385,22 @@ func (s *Store) ReopenCaps(ctx context.Context, sid int64, attrs []string) error
 }
 
 // limitWithoutPlaces reports whether attr is the counter of the survey's
-// response limit, settled with no places (at or under its base), and its
-// places (the limit less its base).
+// response limit with no places (at or under its base), and its places
+// (the limit less its base). A limit still pending has its base counted
+// (the deletion waited for it): its writer may have been cut short, and
+// the settings item then stays pending until the owner's next write of
+// the limit, while submissions take its places from the counted base.
 func (s *Store) limitWithoutPlaces(ctx context.Context, sid int64, attr string) (int64, bool, error) {
 	it, err := s.readLimit(ctx, sid)
-	if err != nil || it.Limit == nil || it.Pending || limitAttr(it.Gen) != attr {
+	if err != nil || it.Limit == nil || limitAttr(it.Gen) != attr {
 		return 0, false, err
+	}
+	if it.Pending {
+		b, err := s.limitBaseOf(ctx, sid, it.Gen)
+		if err != nil {
+			return 0, false, err
+		}
+		it.Base = b.Base
 	}
 	places := *it.Limit - it.Base
 	return places, places <= 0, nil
@@ -380,6 +418,30 @@ func (s *Store) rebaseCap(ctx context.Context, sid int64, attr string, places in
 		if err := s.freezeCap(ctx, sid, attr); err != nil {
 			return err
 		}
+	}
+	return s.shareCap(ctx, sid, attr, places, lease)
+}
+
+// replanCap gives a cap's allowances their shares of the places the
+// survey's items hold, read under the lease (a change in flight has
+// written its limit by its release), frozen first where a share was
+// never written.
+func (s *Store) replanCap(ctx context.Context, sid int64, attr string) error {
+	c := Cap{Attr: attr}
+	if id, ok := strings.CutPrefix(attr, "q"); ok {
+		c.Quota, _ = strconv.ParseInt(id, 10, 64)
+	}
+	lease, err := s.capLease(ctx, sid, attr, 0)
+	if err != nil {
+		return err
+	}
+	defer lease.release()
+	places, err := s.capPlacesNow(ctx, sid, c)
+	if err != nil {
+		return err
+	}
+	if err := s.freezeCap(ctx, sid, attr); err != nil {
+		return err
 	}
 	return s.shareCap(ctx, sid, attr, places, lease)
 }
