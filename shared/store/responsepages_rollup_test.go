@@ -234,7 +234,8 @@ func TestResponsePagesRollUp(t *testing.T) {
 	per := units / float64(passes)
 	t.Logf("the tally's page index at one a minute: %.2f write units a response (%d of %d passes 1 unit; the rest write the marks item or roll up an hour)", per, plain, passes)
 	if per > 1.5 {
-		t.Errorf("the tally's page index writes %.2f units a response at one a minute, want at most 1.5 (the minute leaf with the marks; the marks item when a shard's mark enters an hour, 16 an hour at most; an hour's roll-up amortised)", per)
+		t.Errorf("the tally's page index writes %.2f units a response at one a minute, want at most 1.5 "+
+			"(the minute leaf with the marks; the marks item when a shard's mark enters an hour, 16 an hour at most; an hour's roll-up amortised)", per)
 	}
 	if plain < passes*2/3 {
 		t.Errorf("%d of %d passes wrote 1 unit (the leaf with the marks), want two in three", plain, passes)
