@@ -112,20 +112,31 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 			writeSurveyPage(w, r, http.StatusOK, renderPlainThanks(p, sheet), c.Settings, allow{themeCSS: p.ThemeCSS})
 			return nil
 		}
+		// resent is the response this very form recorded with its key, if
+		// it did: a form of one page sent again without a session, refused
+		// since (the survey closed or in the trash, its code or link spent
+		// by that response), answers it, as the JSON API's retry answers
+		// its 201. Another form's key (other answers) is not found.
+		resent := func() (responding.Submitted, bool, error) {
+			hash, err := formBodyHash(responding.Request{Answers: formAnswers(f, c), Variables: formVariables(p.Variables)})
+			if err != nil {
+				return responding.Submitted{}, false, err
+			}
+			done, found, err := svc.Replayed(ctx, slug, p.IdempotencyKey, hash)
+			if errors.Is(err, survey.ErrReusedKey) {
+				return done, false, nil
+			}
+			return done, found, err
+		}
 		if trashed {
 			// In the trash: the 404 page, unless this very form recorded
-			// a response (sent again without a session, as below): its
-			// thanks, as the JSON API's retry answers its 201.
-			if key := p.IdempotencyKey; responding.ValidKey(key) && !stepped(v) && f.Get("session") == "" {
-				hash, err := formBodyHash(responding.Request{Answers: formAnswers(f, c), Variables: formVariables(p.Variables)})
-				if err != nil {
-					return err
-				}
-				switch done, found, err := svc.Replayed(ctx, slug, key, hash); {
+			// a response.
+			if responding.ValidKey(p.IdempotencyKey) && !stepped(v) && f.Get("session") == "" {
+				switch done, found, err := resent(); {
 				case found:
 					return thanks(done)
 				case err != nil && (survey.ErrorCode(err) == "" || api.Status(survey.ErrorCode(err)) >= 500):
-					return err // a failure of the service; a refusal (another form's key) is the 404 below
+					return err // a failure of the service; a refusal is the 404 below
 				}
 			}
 			writeNotFound(w, r)
@@ -167,21 +178,14 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 			started, err := svc.Start(ctx, responding.StartRequest{Slug: slug, Client: api.ClientIP(r), Code: p.Code, QS: p.QS, HasQS: p.QS != "", At: start,
 				Responder: responding.EnsureResponder(w, r), Language: pl.Lang})
 			if err != nil && !paged && survey.ErrorCode(err) != "" && api.Status(survey.ErrorCode(err)) < 500 {
-				// Refused (closed, a code or link spent): a form sent
-				// again after its response was recorded answers that
-				// response, as the JSON API's retry does (Submit).
-				req.Answers = formAnswers(f, c)
-				hash, herr := formBodyHash(req)
-				if herr != nil {
-					return herr
-				}
-				switch done, found, rerr := svc.Replayed(ctx, slug, key, hash); {
+				// Refused: the response this form recorded, if it did;
+				// else the start's refusal.
+				switch done, found, rerr := resent(); {
 				case found:
 					return thanks(done)
-				case rerr != nil && !errors.Is(rerr, survey.ErrReusedKey):
+				case rerr != nil:
 					return fail(rerr)
 				}
-				// Another form's key (other answers): the start's refusal.
 			}
 			if err != nil {
 				return fail(err)

@@ -88,6 +88,16 @@ func QuotaCap(q survey.Quota) Cap { return Cap{Attr: quotaAttr(q.ID), Places: q.
 func limitAttr(gen int64) string { return "l" + strconv.FormatInt(gen, 10) }
 func quotaAttr(id int64) string  { return "q" + strconv.FormatInt(id, 10) }
 
+// capOfAttr is the cap whose counter is attr, without its places: a
+// quota's names its id (quotaAttr), a limit's nothing more.
+func capOfAttr(attr string) Cap {
+	c := Cap{Attr: attr}
+	if id, ok := strings.CutPrefix(attr, "q"); ok {
+		c.Quota, _ = strconv.ParseInt(id, 10, 64)
+	}
+	return c
+}
+
 // givenAttr is the counter of a cap's places given back in an allowance.
 func givenAttr(attr string) string { return "g" + attr }
 

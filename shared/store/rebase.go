@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -391,16 +390,9 @@ func (s *Store) ReopenCaps(ctx context.Context, sid int64, attrs []string) error
 // the settings item then stays pending until the owner's next write of
 // the limit, while submissions take its places from the counted base.
 func (s *Store) limitWithoutPlaces(ctx context.Context, sid int64, attr string) (int64, bool, error) {
-	it, err := s.readLimit(ctx, sid)
+	it, err := s.limitNow(ctx, sid)
 	if err != nil || it.Limit == nil || limitAttr(it.Gen) != attr {
 		return 0, false, err
-	}
-	if it.Pending {
-		b, err := s.limitBaseOf(ctx, sid, it.Gen)
-		if err != nil {
-			return 0, false, err
-		}
-		it.Base = b.Base
 	}
 	places := *it.Limit - it.Base
 	return places, places <= 0, nil
@@ -424,19 +416,17 @@ func (s *Store) rebaseCap(ctx context.Context, sid int64, attr string, places in
 
 // replanCap gives a cap's allowances their shares of the places the
 // survey's items hold, read under the lease (a change in flight has
-// written its limit by its release), frozen first where a share was
-// never written.
+// written its limit by its release), frozen first: a first change cut
+// short may have left shares unwritten, which a plan cannot condition on.
+// The freeze is 256 writes, paid only by a deletion that meets a change
+// in flight.
 func (s *Store) replanCap(ctx context.Context, sid int64, attr string) error {
-	c := Cap{Attr: attr}
-	if id, ok := strings.CutPrefix(attr, "q"); ok {
-		c.Quota, _ = strconv.ParseInt(id, 10, 64)
-	}
 	lease, err := s.capLease(ctx, sid, attr, 0)
 	if err != nil {
 		return err
 	}
 	defer lease.release()
-	places, err := s.capPlacesNow(ctx, sid, c)
+	places, err := s.capPlacesNow(ctx, sid, capOfAttr(attr))
 	if err != nil {
 		return err
 	}
@@ -504,18 +494,28 @@ func (s *Store) capPlacesNow(ctx context.Context, sid int64, c Cap) (int64, erro
 		}
 		return q.Limit, nil
 	}
-	it, err := s.readLimit(ctx, sid)
+	it, err := s.limitNow(ctx, sid)
 	if err != nil || it.Limit == nil || limitAttr(it.Gen) != c.Attr {
 		return 0, err
 	}
-	if it.Pending {
-		b, err := s.limitBaseOf(ctx, sid, it.Gen)
-		if err != nil {
-			return 0, err
-		}
-		it.Base = b.Base
-	}
 	return survey.Settings{ResponseLimit: it.Limit, ResponseLimitBase: it.Base}.LimitPlaces(), nil
+}
+
+// limitNow is readLimit with the base of a limit still pending counted
+// (limitBaseOf; its writer may have been cut short, and the settings item
+// then stays pending until the owner's next write of the limit, while
+// submissions take its places from the counted base).
+func (s *Store) limitNow(ctx context.Context, sid int64) (limitItem, error) {
+	it, err := s.readLimit(ctx, sid)
+	if err != nil || it.Limit == nil || !it.Pending {
+		return it, err
+	}
+	b, err := s.limitBaseOf(ctx, sid, it.Gen)
+	if err != nil {
+		return it, err
+	}
+	it.Base = b.Base
+	return it, nil
 }
 
 // reopenAfter runs ReopenCaps for the counters of places a deletion gave

@@ -380,15 +380,29 @@ func marksEnterAnHour(meta map[string]string, high map[int]string) bool {
 		return t.Add(-responsePagesMargin).Truncate(time.Hour).Format(survey.TimestampLayout)
 	}
 	for k, h := range high {
-		was, ok := meta[fmt.Sprintf("h%d", k)]
-		if !ok {
-			was = meta[rpagesBound]
-		}
-		if hour(h) > hour(was) {
+		if hour(h) > hour(bornMark(meta, k)) {
 			return true
 		}
 	}
 	return false
+}
+
+// responsePagesBorn tells whether the marks item meta (its text
+// attributes) is of an index born with its survey: its backfill's bound
+// set, finished, and the survey's own (newResponsePagesMeta).
+func responsePagesBorn(meta map[string]string) bool {
+	b := meta[rpagesBound]
+	return b != "" && meta[rpagesBoundDone] == b && meta[rpagesBorn] == b
+}
+
+// bornMark is shard k's mark in the marks item meta of an index born with
+// its survey: its highest key applied, or the bound when it has none (no
+// response of it applied, none below the bound less the margin).
+func bornMark(meta map[string]string, k int) string {
+	if h, ok := meta[fmt.Sprintf("h%d", k)]; ok {
+		return h
+	}
+	return meta[rpagesBound]
 }
 
 // raiseMarksFromLeaves raises meta's marks (h<k>, as read) to those the
@@ -399,11 +413,7 @@ func marksEnterAnHour(meta map[string]string, high map[int]string) bool {
 func (s *Store) raiseMarksFromLeaves(ctx context.Context, sid int64, meta map[string]string) (int, error) {
 	low := ""
 	for k := range ResponseShards {
-		h, ok := meta[fmt.Sprintf("h%d", k)]
-		if !ok {
-			h = meta[rpagesBound]
-		}
-		if h = responsePageMark(h); low == "" || h < low {
+		if h := responsePageMark(bornMark(meta, k)); low == "" || h < low {
 			low = h
 		}
 	}
@@ -525,7 +535,7 @@ func (s *Store) responsePageBounds(ctx context.Context, sid int64) (from, to str
 	if err != nil {
 		return "", "", roll, false, read, err
 	}
-	if bound := meta[rpagesBound]; roll.switchAt != "" && bound != "" && meta[rpagesBoundDone] == bound && meta[rpagesBorn] == bound {
+	if roll.switchAt != "" && responsePagesBorn(meta) {
 		// Born with its survey: the passes above the switch point leave
 		// their marks on the leaves.
 		n, err := s.raiseMarksFromLeaves(ctx, sid, meta)
@@ -556,8 +566,9 @@ func responsePageRange(meta map[string]string) (from, to string, ok bool) {
 	// An index that began with its survey (newResponsePagesMeta) counts
 	// every response from the start: no first key (f<k>) bounds it, and a
 	// shard that has no highest key yet (h<k>) has had no response applied,
-	// so none of it is below the bound less the margin: the bound stands in.
-	born := bound != "" && meta[rpagesBorn] == bound
+	// so none of it is below the bound less the margin: the bound stands in
+	// (bornMark).
+	born := responsePagesBorn(meta)
 	var first, high time.Time
 	marks := true
 	for k := range ResponseShards {
@@ -565,9 +576,7 @@ func responsePageRange(meta map[string]string) (from, to string, ok bool) {
 		h, hok := meta[fmt.Sprintf("h%d", k)]
 		if born {
 			f, fok = keyTime(minKeyTime), true
-			if !hok {
-				h, hok = bound, true
-			}
+			h, hok = bornMark(meta, k), true
 		}
 		if !fok || !hok || len(f) < len(survey.TimestampLayout) || len(h) < len(survey.TimestampLayout) {
 			marks = false
