@@ -2,8 +2,9 @@
 // table's stream (filtered to the insertion of responses), records one
 // delivery for each active webhook of the response's survey and queues a
 // job for each. It also keeps the files a new or edited response answers
-// with (files.go), and makes survey.full from the allowances' writes
-// (full.go). Lambda runs it on the stream (functions/dispatch/lambda);
+// with (files.go), makes survey.full from the allowances' writes
+// (full.go), and finishes a submission's withdrawal its request ran out of
+// time for (withdraw.go). Lambda runs it on the stream (functions/dispatch/lambda);
 // `make run` feeds it the same events from moto's stream.
 package dispatch
 
@@ -41,6 +42,9 @@ type Store interface {
 	// named them (response.partial).
 	PartialAnswers(ctx context.Context, h store.PartialHead) (map[int64]json.RawMessage, error)
 	CapsFilled(ctx context.Context, sid int64, writes []store.AllowanceWrite) ([]store.CapFill, error)
+	// FinishWithdrawal finishes a withdrawal a fence marked on a key's
+	// record (withdraw.go).
+	FinishWithdrawal(ctx context.Context, plan string) error
 }
 
 var _ Store = (*store.Store)(nil)
@@ -80,6 +84,9 @@ const parallelism = 16
 // Matches reports whether a stream record is one Handle acts on: the
 // insertion of a response item (the event source filter, in Go).
 func Matches(rec events.DynamoDBEventRecord) bool {
+	if _, ok := withdrawalOf(rec); ok {
+		return true
+	}
 	if isPartial(rec) {
 		return true
 	}
@@ -134,8 +141,13 @@ func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (event
 	var keep []item
 	var unread []int
 	fulls := map[int64][]fullItem{}
+	var withdrawals []item
 	for i, rec := range ev.Records {
 		if !Matches(rec) {
+			continue
+		}
+		if plan, ok := withdrawalOf(rec); ok {
+			withdrawals = append(withdrawals, item{index: i, plan: plan})
 			continue
 		}
 		if sid, w, ok := allowanceOf(rec); ok {
@@ -196,6 +208,18 @@ func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (event
 				return nil
 			})
 		}
+	}
+	for _, it := range withdrawals {
+		g.Go(func() error {
+			// A fence's withdrawal that its request ran out of time for.
+			switch err := d.Store.FinishWithdrawal(gctx, it.plan); {
+			case errors.Is(err, store.ErrNotWithdrawal):
+				slog.ErrorContext(gctx, "dispatch: not a withdrawal's mark; passed over", "event_id", ev.Records[it.index].EventID)
+			case err != nil:
+				fail([]item{it}, err)
+			}
+			return nil
+		})
 	}
 	for sid, fs := range fulls {
 		g.Go(func() error {
@@ -281,6 +305,8 @@ type item struct {
 	files []string
 	// payload is a response.partial's partial (survey.Delivery.Payload).
 	payload json.RawMessage
+	// plan is a marked withdrawal's (withdraw.go).
+	plan string
 }
 
 // fullItem is an allowance's record, which may have filled a cap.

@@ -46,6 +46,8 @@ func (f *fakeStore) CapsFilled(context.Context, int64, []store.AllowanceWrite) (
 	return nil, nil
 }
 
+func (f *fakeStore) FinishWithdrawal(context.Context, string) error { return nil }
+
 func (f *fakeStore) CreateDelivery(_ context.Context, d survey.Delivery, _ time.Time) (bool, survey.Delivery, error) {
 	f.created = append(f.created, d)
 	return true, d, nil

@@ -874,6 +874,16 @@ var untraveled = map[string]string{
 	// survey.full (section 25): this traffic sets no response limit.
 	"DispatchFunction Query SURVEY#*": "survey.full: the caps of a survey whose allowance filled (store.CapsFilled reads its collection, cached: this test's " +
 		"one store serves every function, so the dispatch reads it or not as the cache has it; in AWS its own container reads it)",
+	// A fence's withdrawal its request ran out of time for (a race this
+	// traffic does not run; store TestWithdrawalOutlivesItsRequest runs
+	// it through the dispatch): store.FinishWithdrawal.
+	"DispatchFunction DeleteItem RESPONSES#*":       "store.FinishWithdrawal: the response and its key deleted (the traffic's withdrawals finish in their request: the record read, GetItem, is traveled)",
+	"DispatchFunction GetItem,DeleteItem SESSION#*": "store.FinishWithdrawal: a session's claim (a session's own key's record) read and deleted",
+	"DispatchFunction DeleteItem LINK#*":            "store.FinishWithdrawal: a personalised link's use taken back",
+	"DispatchFunction DeleteItem RESPONDER#*":       "store.FinishWithdrawal: the responder's guard item taken back",
+	"DispatchFunction Query,UpdateItem RPAGES#*":    "store.FinishWithdrawal: the page index's state read, the response's count taken back",
+	"DispatchFunction UpdateItem CODES#*":           "store.FinishWithdrawal: a unique code spent no more",
+	"DispatchFunction UpdateItem CAP#*":             "store.FinishWithdrawal: the response's places given back",
 	// Every write of these functions commits its entry in its transaction
 	// (PutItem); the BatchWriteItem is for an entry replaced after it (a
 	// status other than the method's usual) or a write runTx did not carry.

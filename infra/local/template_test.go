@@ -375,10 +375,14 @@ func TestStreamFilterMatchesDispatch(t *testing.T) {
 	tpl := loadTemplate(t)
 	ev := tpl.Resources["DispatchFunction"].Properties["Events"].(map[string]any)["NewResponses"].(map[string]any)["Properties"].(map[string]any)
 	filters := ev["FilterCriteria"].(map[string]any)["Filters"].([]any)
-	if len(filters) != 3 || filters[0].(map[string]any)["Pattern"] != dispatch.FilterPattern || filters[1].(map[string]any)["Pattern"] != dispatch.PartialFilterPattern ||
-		filters[2].(map[string]any)["Pattern"] != dispatch.CapFilterPattern {
-		t.Errorf("template.yaml filters %v, dispatch.FilterPattern is %s, PartialFilterPattern %s and CapFilterPattern %s", filters, dispatch.FilterPattern,
-			dispatch.PartialFilterPattern, dispatch.CapFilterPattern)
+	want := []string{dispatch.FilterPattern, dispatch.PartialFilterPattern, dispatch.CapFilterPattern, dispatch.WithdrawFilterPattern}
+	var got []string
+	for _, f := range filters {
+		p, _ := f.(map[string]any)["Pattern"].(string)
+		got = append(got, p)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("template.yaml filters %q, dispatch's are %q (FilterPattern, PartialFilterPattern, CapFilterPattern, WithdrawFilterPattern)", got, want)
 	}
 	if ev["StartingPosition"] != "TRIM_HORIZON" || ev["BisectBatchOnFunctionError"] != true ||
 		ev["MaximumRetryAttempts"] != StreamMaxRetries || ev["MaximumRecordAgeInSeconds"] != int(StreamMaxRecordAge/time.Second) ||

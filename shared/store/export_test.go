@@ -172,3 +172,8 @@ func (s *Store) CapRoom(ctx context.Context, sid int64, attr string) (room int64
 // OnCapPlan runs f when a change of a cap has written the shares of a
 // closed plan, before it checks them again.
 func (s *Store) OnCapPlan(f func()) { s.afterCapPlan = f }
+
+// HoldWithdrawals runs f just before each withdrawal's transaction is
+// sent, with the withdrawal's context (nil: nothing). The Store must not
+// be in use by other goroutines while it is called.
+func (s *Store) HoldWithdrawals(f func(context.Context)) { s.beforeWithdrawTx = f }

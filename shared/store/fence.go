@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
@@ -113,16 +115,36 @@ func (s *Store) decide(ctx context.Context, r survey.Response, took func(gen int
 // A response a replay of its key kept (replayed: the replay read it
 // standing, after it committed) stands whatever this fence read: the
 // withdrawal finds the mark and writes nothing.
+//
+// The decision to withdraw outlives the request: the fence first keeps
+// it on the key's record (markWithdrawal), and a withdrawal that does not
+// commit in the request's time (its transactions lost to the page
+// index's other writers, its Lambda ended) is finished from the stream
+// (FinishWithdrawal). A replay of the key never answers such a response
+// 201 (replayed). Found by an outside test (hostile8): a survey with a
+// limit of 20 ended 36 responses over it, each withdrawal out of time
+// and each replay after its decide_by answered 201.
 func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission, done time.Time) (Submitted, error) {
 	v, err := s.decide(ctx, r, sub.tookLimit, done)
 	if err == nil && v.stands {
 		return Submitted{ID: r.ID, SubmittedAt: r.SubmittedAt}, nil
 	}
-	switch werr := s.withdraw(ctx, r, sub); {
+	w := sub.withdrawal(r, err == nil && v.closed)
+	marked, werr := s.markWithdrawal(ctx, w)
+	if !errors.Is(werr, errKept) {
+		werr = s.withdraw(ctx, w) // unmarked too: the mark may fail where the withdrawal does not
+	}
+	switch {
 	case errors.Is(werr, errKept):
 		return Submitted{ID: r.ID, SubmittedAt: r.SubmittedAt}, nil
-	case werr != nil:
+	case werr != nil && !marked:
 		return Submitted{}, werr
+	case werr != nil:
+		// Decided, and kept on the key's record: the stream finishes it.
+		slog.WarnContext(ctx, "store: a withdrawal out of the request's time goes to the stream", "survey", r.SurveyID, "response", r.ID,
+			"error", werr.Error())
+	}
+	switch {
 	case err != nil:
 		return Submitted{}, err
 	case !v.closed:
@@ -134,6 +156,124 @@ func (s *Store) fence(ctx context.Context, r survey.Response, sub Submission, do
 // errKept is withdraw's answer when a replay of the response's key kept
 // it (replayed): it stands.
 var errKept = errors.New("store: the response was kept by a replay of its key")
+
+// withdrawal is what withdraw takes back of a response the fence refused:
+// the response, and the items of its responder its submission wrote. The
+// fence keeps it, as JSON, on the key's record (AttrWithdraw) before it
+// withdraws, and the stream finishes a withdrawal its request could not
+// (FinishWithdrawal): it names every item, so that the finishing needs no
+// other read. Identities are named by their hashes (their claims' keys),
+// never in the clear.
+type withdrawal struct {
+	Survey      int64     `json:"survey"`
+	Response    int64     `json:"response"`
+	SubmittedAt time.Time `json:"submitted_at"`
+	// KeyHash, KeyOnClaim, Session and LegacySession are the
+	// Submission's: where its key and its session's claim are.
+	KeyHash       string `json:"key_hash"`
+	KeyOnClaim    bool   `json:"key_on_claim,omitempty"`
+	Session       string `json:"session,omitempty"`
+	LegacySession bool   `json:"legacy_session,omitempty"`
+	// Code is the code the response spent (a unique code's), or "".
+	Code string `json:"code,omitempty"`
+	// Link is the personalised link the response spent, or "".
+	Link string `json:"link,omitempty"`
+	// Responder is the responder whose guard item the response holds
+	// (not a spam-tagged one's), or "".
+	Responder  string   `json:"responder,omitempty"`
+	Identities []string `json:"identities,omitempty"`
+	Files      []string `json:"files,omitempty"`
+	// Places are the places the response took, by cap counter.
+	Places map[string]int `json:"places,omitempty"`
+	// Closed is the fence's verdict: the survey closed (a replay answers
+	// 410), or not (a place of a limit is needed, or its state could not
+	// be read: a replay waits for the withdrawal and submits again).
+	Closed bool `json:"closed,omitempty"`
+}
+
+// withdrawal is what withdrawing sub's response r takes back; closed is
+// the fence's verdict.
+func (sub Submission) withdrawal(r survey.Response, closed bool) withdrawal {
+	w := withdrawal{Survey: r.SurveyID, Response: r.ID, SubmittedAt: r.SubmittedAt, KeyHash: sub.KeyHash, KeyOnClaim: sub.KeyOnClaim,
+		Session: sub.Session, LegacySession: sub.LegacySession, Link: sub.LinkID, Places: placesOf(sub.Caps, sub.placed), Closed: closed}
+	if sub.CheckCode && sub.CodeUnique {
+		w.Code = r.Code
+	}
+	if !r.Spam {
+		w.Responder = sub.Responder
+	}
+	for _, id := range sub.Identities {
+		w.Identities = append(w.Identities, identityHash(id))
+	}
+	w.Files = fileKeys(sub.Files)
+	return w
+}
+
+// keyed is the submission whose key's record w's response is on (for
+// keyRecord and keyRecordKey).
+func (w withdrawal) keyed() Submission {
+	return Submission{KeyHash: w.KeyHash, KeyOnClaim: w.KeyOnClaim, Session: w.Session, LegacySession: w.LegacySession}
+}
+
+// AttrWithdraw is the attribute of a key's record that keeps its
+// response's withdrawal (withdrawal, as JSON) from the fence's decision
+// until the withdrawal commits: the dispatch's stream filter names it.
+const AttrWithdraw = "withdraw"
+
+// markWithdrawal keeps w on its key's record, unless a replay kept the
+// response (errKept: it stands). marked is false when the record holds
+// another response, or none: the withdrawal then goes on unmarked, as it
+// finds what is left. One conditional UpdateItem; a keep in flight on the
+// record is waited out, as keep waits out a withdrawal.
+func (s *Store) markWithdrawal(ctx context.Context, w withdrawal) (marked bool, err error) {
+	plan, err := json.Marshal(w)
+	if err != nil {
+		return false, fmt.Errorf("store: encode a withdrawal: %w", err)
+	}
+	pk, sk := keyRecordKey(w.Survey, w.keyed())
+	started := time.Now()
+	for attempt := 1; ; attempt++ {
+		err := s.table.Update(AttrPK, pk).Range(AttrSK, sk).Set(AttrWithdraw, string(plan)).
+			If("response_id = ? AND attribute_not_exists(kept)", w.Response).Run(ctx)
+		switch {
+		case err == nil:
+			return true, nil
+		case dynamo.IsCondCheckFailed(err):
+			it, ok, rerr := s.keyRecord(ctx, w.Survey, w.keyed())
+			if rerr == nil && ok && it.ResponseID == w.Response && it.Kept {
+				return false, errKept
+			}
+			return false, rerr
+		case !retryOwnerConflict(ctx, err, attempt, started):
+			return false, s.fail(fmt.Sprintf("mark the withdrawal of response %d of survey %d", w.Response, w.Survey), err)
+		}
+	}
+}
+
+// ErrNotWithdrawal is FinishWithdrawal's answer to a record whose mark it
+// cannot read: no retry mends it.
+var ErrNotWithdrawal = errors.New("store: not a withdrawal")
+
+// FinishWithdrawal finishes the withdrawal a fence kept on a key's record
+// (plan, its AttrWithdraw; markWithdrawal) when the record still holds it:
+// the dispatch calls it for each record the stream shows marked. A
+// withdrawal that committed already (the record gone, or holding another
+// response) costs one strongly consistent GetItem and writes nothing; one
+// that is finished twice at once commits once (withdraw).
+func (s *Store) FinishWithdrawal(ctx context.Context, plan string) error {
+	var w withdrawal
+	if err := json.Unmarshal([]byte(plan), &w); err != nil || w.Survey == 0 || w.Response == 0 || w.KeyHash == "" {
+		return ErrNotWithdrawal
+	}
+	it, ok, err := s.keyRecord(ctx, w.Survey, w.keyed())
+	if err != nil || !ok || it.ResponseID != w.Response || it.Withdraw == "" {
+		return err
+	}
+	if err := s.withdraw(ctx, w); err != nil && !errors.Is(err, errKept) {
+		return err
+	}
+	return nil
+}
 
 // withdraw takes back a response the fence refused, in one transaction of
 // the responder's own items: the response and its Idempotency-Key
@@ -152,10 +292,11 @@ var errKept = errors.New("store: the response was kept by a replay of its key")
 // a close while a survey is busy withdraws many responses at once (at
 // most 5 tries failed under load, leaving responses recorded past a
 // limit). The client leaving does not stop a withdrawal; the request's
-// deadline does (its Lambda ends there).
-func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission) error {
-	sid := r.SurveyID
-	pk := ResponsesShardPK(sid, ResponseShard(r.ID))
+// deadline does (its Lambda ends there), and the stream finishes what
+// the fence marked (FinishWithdrawal).
+func (s *Store) withdraw(ctx context.Context, w withdrawal) error {
+	sid := w.Survey
+	pk := ResponsesShardPK(sid, ResponseShard(w.Response))
 	started := time.Now()
 	if dl, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
@@ -166,17 +307,17 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 	}
 	for attempt := 1; ; attempt++ {
 		tx, n := s.db.WriteTx().Idempotent(true).
-			Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, ResponseSK(r.ID)).If("attribute_exists(PK)")), 1
-		keyAt := -1          // where the key's record is deleted: unless a replay kept the response
-		if !sub.KeyOnClaim { // a session's own key goes with its claim, below
-			tx.Delete(s.table.Delete(AttrPK, ResponsesShardPK(sid, IdempotencyShard(sub.KeyHash))).Range(AttrSK, IdempotencySK(sub.KeyHash)).
-				If("response_id = ? AND attribute_not_exists(kept)", r.ID))
+			Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, ResponseSK(w.Response)).If("attribute_exists(PK)")), 1
+		keyAt := -1        // where the key's record is deleted: unless a replay kept the response
+		if !w.KeyOnClaim { // a session's own key goes with its claim, below
+			tx.Delete(s.table.Delete(AttrPK, ResponsesShardPK(sid, IdempotencyShard(w.KeyHash))).Range(AttrSK, IdempotencySK(w.KeyHash)).
+				If("response_id = ? AND attribute_not_exists(kept)", w.Response))
 			keyAt, n = n, n+1
 		}
-		if sub.Session != "" {
-			tx.Delete(s.table.Delete(AttrPK, sessionPK(sid, sub.Session, sub.LegacySession)).Range(AttrSK, SessionSK(sub.Session)).
-				If("response_id = ? AND attribute_not_exists(kept)", r.ID))
-			if sub.KeyOnClaim {
+		if w.Session != "" {
+			tx.Delete(s.table.Delete(AttrPK, sessionPK(sid, w.Session, w.LegacySession)).Range(AttrSK, SessionSK(w.Session)).
+				If("response_id = ? AND attribute_not_exists(kept)", w.Response))
+			if w.KeyOnClaim {
 				keyAt = n
 			}
 			n++
@@ -185,25 +326,28 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 		if err != nil {
 			return err
 		}
-		moved := s.takeBackResponsePage(tx, n, sid, ResponseTimeSK(r.SubmittedAt, r.ID), pages)
-		if sub.CheckCode && sub.CodeUnique {
-			tx.Update(s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeSK(r.Code)).
-				Remove("used", "used_at", "response_id").If("response_id = ?", r.ID))
+		moved := s.takeBackResponsePage(tx, n, sid, ResponseTimeSK(w.SubmittedAt, w.Response), pages)
+		if w.Code != "" {
+			tx.Update(s.table.Update(AttrPK, CodesPK(sid)).Range(AttrSK, CodeSK(w.Code)).
+				Remove("used", "used_at", "response_id").If("response_id = ?", w.Response))
 		}
-		if sub.LinkID != "" {
-			tx.Delete(s.table.Delete(AttrPK, LinkPK(sub.LinkID)).Range(AttrSK, linkUsedSK).If("response_id = ?", r.ID))
+		if w.Link != "" {
+			tx.Delete(s.table.Delete(AttrPK, LinkPK(w.Link)).Range(AttrSK, linkUsedSK).If("response_id = ?", w.Response))
 		}
-		if sub.Responder != "" && !r.Spam {
+		if w.Responder != "" {
 			// The responder has not responded after all (no_spam).
-			tx.Delete(s.table.Delete(AttrPK, ResponderPK(sid, sub.Responder)).Range(AttrSK, responderSK).If("response_id = ?", r.ID))
+			tx.Delete(s.table.Delete(AttrPK, ResponderPK(sid, w.Responder)).Range(AttrSK, responderSK).If("response_id = ?", w.Response))
 		}
-		for _, id := range sub.Identities {
-			tx.Delete(s.table.Delete(AttrPK, IdentityPK(sid, id)).Range(AttrSK, IdentitySK(id)).If("response_id = ?", r.ID))
+		for _, h := range w.Identities {
+			tx.Delete(s.table.Delete(AttrPK, identityPKOfHash(sid, h)).Range(AttrSK, identitySKOfHash(h)).If("response_id = ?", w.Response))
 		}
-		for _, f := range sub.Files {
-			tx.Delete(s.table.Delete(AttrPK, UploadPK(sid, f.Key)).Range(AttrSK, UploadSK(f.Key)).If("response_id = ?", r.ID))
+		for _, key := range w.Files {
+			tx.Delete(s.table.Delete(AttrPK, UploadPK(sid, key)).Range(AttrSK, UploadSK(key)).If("response_id = ?", w.Response))
 		}
-		s.givePlacesBack(tx, sid, placesOf(sub.Caps, sub.placed))
+		s.givePlacesBack(tx, sid, w.Places)
+		if s.beforeWithdrawTx != nil {
+			s.beforeWithdrawTx(ctx)
+		}
 		err = tx.Run(ctx)
 		switch {
 		case err == nil:
@@ -217,7 +361,7 @@ func (s *Store) withdraw(ctx context.Context, r survey.Response, sub Submission)
 			// The page index rolled up past the response: again, below it.
 		case txConflict(err) && withdrawTimeLeft(ctx, started) && waitTurn(ctx, attempt):
 		default:
-			return s.fail(fmt.Sprintf("withdraw response %d of survey %d", r.ID, sid), err)
+			return s.fail(fmt.Sprintf("withdraw response %d of survey %d", w.Response, sid), err)
 		}
 	}
 }

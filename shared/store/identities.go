@@ -35,11 +35,19 @@ func identityHash(identity string) string {
 
 // IdentityPK is the partition of an identity's claim on a survey.
 func IdentityPK(sid int64, identity string) string {
-	return ResponsesShardPK(sid, IdempotencyShard(identityHash(identity)))
+	return identityPKOfHash(sid, identityHash(identity))
+}
+
+// identityPKOfHash is IdentityPK by the identity's hash.
+func identityPKOfHash(sid int64, hash string) string {
+	return ResponsesShardPK(sid, IdempotencyShard(hash))
 }
 
 // IdentitySK is an identity's claim: the response it recorded.
-func IdentitySK(identity string) string { return "IDENTITY#" + identityHash(identity) }
+func IdentitySK(identity string) string { return identitySKOfHash(identityHash(identity)) }
+
+// identitySKOfHash is IdentitySK by the identity's hash.
+func identitySKOfHash(hash string) string { return "IDENTITY#" + hash }
 
 // claimIdentity puts an identity's claim for response rid, on the
 // condition that it is new. The claim names the session that recorded it

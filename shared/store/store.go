@@ -54,6 +54,9 @@ type Store struct {
 	// replayWaits, when set (tests), runs when a replay of a key waits
 	// for its response's fence (replayed).
 	replayWaits func()
+	// beforeWithdrawTx, when set (tests), runs just before a withdrawal's
+	// transaction is sent, with its context.
+	beforeWithdrawTx func(context.Context)
 	// afterCapPlan, when set (tests), runs when a change of a cap has
 	// written the shares of a closed plan (rebase.go).
 	afterCapPlan func()

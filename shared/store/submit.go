@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -123,6 +124,9 @@ type idemItem struct {
 	// Kept marks a response a replay of its key read standing: its fence
 	// withdraws it no more.
 	Kept bool `dynamo:"kept,omitempty"`
+	// Withdraw is the withdrawal its fence decided and has not finished
+	// (AttrWithdraw; withdrawal as JSON): a replay never answers it.
+	Withdraw string `dynamo:"withdraw,omitempty"`
 }
 
 // replayOf is what the item answers sub's key: found when it recorded a
@@ -548,19 +552,35 @@ func (s *Store) Replay(ctx context.Context, sid int64, sub Submission) (done Sub
 //     fence did; found false after a limit, and the caller submits anew),
 //     or kept, or its request has ended (the fence let it stand), and
 //     answers that. If its own request's time runs out first, the answer
-//     is 503.
+//     is 503;
+//   - a record its fence marked withdrawn (AttrWithdraw) is never
+//     answered, whatever the time: 410 when the fence read the survey
+//     closed, otherwise it waits as above until the withdrawal, which
+//     the stream finishes if the fence's request could not, is gone.
 //
 // Only a replay within a request's time of its original pays for this:
 // one read of the survey's state and one write, or a few reads of the
 // record a wait takes.
 func (s *Store) replayed(ctx context.Context, sid int64, sub Submission, it idemItem) (Submitted, bool, error) {
-	var stands, closed bool
+	var stands, closed, decided bool
 	for attempt := 1; ; attempt++ {
 		done, found, err := it.replayOf(sub)
-		if err != nil || !found || it.Kept || time.Now().After(it.decided(s.Now)) {
+		if err != nil || !found {
 			return done, found, err
 		}
-		if attempt == 1 {
+		if it.Withdraw != "" {
+			// Its fence decided to withdraw it, and the withdrawal has
+			// not committed yet (FinishWithdrawal finishes it).
+			var w withdrawal
+			if json.Unmarshal([]byte(it.Withdraw), &w) == nil && w.Closed {
+				return Submitted{}, false, survey.ErrSurveyClosed
+			}
+			stands, closed, decided = false, false, true
+		} else if it.Kept || time.Now().After(it.decided(s.Now)) {
+			return done, found, err
+		}
+		if !decided {
+			decided = true
 			r := survey.Response{ID: it.ResponseID, SurveyID: sid, SubmittedAt: done.SubmittedAt}
 			took := func(gen int64) bool { return it.LimitAttr == limitAttr(gen) }
 			v, err := s.decide(ctx, r, took, s.Now())
@@ -621,7 +641,7 @@ func (s *Store) keep(ctx context.Context, sid int64, sub Submission, id int64) (
 	pk, sk := keyRecordKey(sid, sub)
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
-		err := s.table.Update(AttrPK, pk).Range(AttrSK, sk).Set("kept", true).If("response_id = ?", id).Run(ctx)
+		err := s.table.Update(AttrPK, pk).Range(AttrSK, sk).Set("kept", true).If("response_id = ? AND attribute_not_exists($)", id, AttrWithdraw).Run(ctx)
 		switch {
 		case err == nil:
 			return true, nil

@@ -23,8 +23,8 @@ import (
 // most items a withdrawal shares).
 
 // recordWithdrawals are n withdrawals of responses submitted in one
-// second, as withdraw sends them: the page index's state read, then the
-// transaction.
+// second, as the fence sends them: the mark on the key's record
+// (markWithdrawal), the page index's state read, then the transaction.
 func recordWithdrawals(tb testing.TB, st *Store, c *ddbsim.Capture, n int) [][]ddbsim.Request {
 	tb.Helper()
 	at := time.Date(2026, 11, 30, 21, 0, 0, 0, time.UTC)
@@ -33,7 +33,11 @@ func recordWithdrawals(tb testing.TB, st *Store, c *ddbsim.Capture, n int) [][]d
 		sess := sha256.Sum256(fmt.Appendf(nil, "session-%d", i))
 		r := survey.Response{ID: int64(5000 + i), SurveyID: simSurvey, SubmittedAt: at.Add(time.Duration(i) * time.Millisecond)}
 		sub := Submission{Response: r, KeyHash: hex.EncodeToString(sess[:]), Session: hex.EncodeToString(sess[:]), KeyOnClaim: true}
-		if err := st.withdraw(context.Background(), r, sub); err != nil {
+		w := sub.withdrawal(r, false)
+		if _, err := st.markWithdrawal(context.Background(), w); err != nil {
+			tb.Fatalf("mark withdrawal %d: %v", i, err)
+		}
+		if err := st.withdraw(context.Background(), w); err != nil {
 			tb.Fatalf("withdraw %d: %v", i, err)
 		}
 		out[i] = c.Take()

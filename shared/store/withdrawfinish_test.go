@@ -1,0 +1,186 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+
+	"surveyservice/functions/dispatch"
+	"surveyservice/internal/eventsource"
+	"surveyservice/internal/testenv"
+	"surveyservice/shared/store"
+	"surveyservice/shared/survey"
+)
+
+// TestWithdrawalOutlivesItsRequest (contract section 25: never one
+// response more than the limit; section 11: a key's replay answers only a
+// response that stays recorded): a fence's withdrawal that cannot commit
+// in its request's time (held here past the fence's deadline, as the page
+// index's other writers held it under load) is kept on the key's record;
+// no replay answers its response, even after its decide_by; and the
+// dispatch, from the stream, finishes it. Found by an outside test
+// (hostile8, load 33): a survey with a limit of 20 ended with 36
+// responses over it, each of 63 withdrawals out of time (503), and the
+// client's retry of each, after its decide_by, answered 201.
+//
+// A is held as the case says while the survey is stopped or a limit of 1
+// is set; its fence's withdrawal is held until its deadline. B, the
+// client's retry (A's key and body), comes after A's decide_by, while
+// the dispatch is held, and again after the dispatch finished.
+func TestWithdrawalOutlivesItsRequest(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name              string
+		sessionKey, limit bool
+	}{
+		{"stopped, a key's item", false, false},
+		{"stopped, a session's claim", true, false},
+		{"a limit set, a key's item", false, true},
+		{"a limit set, a session's claim", true, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			f := newReplayFixture(t, tc.sessionKey)
+			gate := make(chan struct{})
+			f.finishFromTheStream(t, gate)
+			var held atomic.Bool
+			held.Store(true)
+			f.stA.HoldWithdrawals(func(ctx context.Context) {
+				if held.Load() {
+					<-ctx.Done()
+				}
+			})
+			// A's request has 8 s: its decide_by is 1 s before their end,
+			// its fence's deadline 0.5 s before that.
+			actx, cancel := context.WithTimeout(ctx, 8*time.Second)
+			defer cancel()
+			decided, _ := actx.Deadline()
+			decided = decided.Add(-time.Second)
+			a := make(chan replyOf, 1)
+			if tc.limit {
+				var once sync.Once
+				f.stA.HoldSubmissions(func() { once.Do(func() { <-f.sendCh }) }, nil)
+				go func() { d, err := f.stA.Submit(actx, f.sub()); a <- replyOf{d, err} }()
+				f.setLimit(t, 1)
+				close(f.sendCh)
+			} else {
+				var once sync.Once
+				f.stA.HoldSubmissions(nil, func() { once.Do(func() { close(f.committed); <-f.releaseCh }) })
+				go func() { d, err := f.stA.Submit(actx, f.sub()); a <- replyOf{d, err} }()
+				<-f.committed
+				f.stop(t)
+				f.release()
+			}
+			ra := <-a
+			held.Store(false)
+			// A's answer: 410, as its fence decided; for the limit, its
+			// second try, with a place, waits for the withdrawal until
+			// its time is out (503: the client retries).
+			want := func(err error) bool { return errors.Is(err, survey.ErrSurveyClosed) }
+			if tc.limit {
+				want = func(err error) bool { return survey.ErrorCode(err) == survey.EUNAVAILABLE }
+			}
+			if !want(ra.err) {
+				t.Fatalf("A answered %+v, %v; want 410 closed (stopped) or 503 (a limit)", ra.done, ra.err)
+			}
+			if n := f.recorded(t); n != 1 {
+				t.Fatalf("%d responses recorded after A's withdrawal ran out of time, want 1 (the test holds its withdrawal)", n)
+			}
+			// B after A's decide_by, the withdrawal not finished yet: not
+			// A's 201.
+			time.Sleep(time.Until(decided.Add(100 * time.Millisecond)))
+			bctx, bcancel := context.WithTimeout(ctx, 3*time.Second)
+			d, err := f.stB.Submit(bctx, f.sub())
+			bcancel()
+			if !want(err) {
+				t.Errorf("B, after A's decide_by, answered %+v, %v; want A's answer (before: A's response, 201)", d, err)
+			}
+			close(gate)
+			f.waitRecorded(t, 0)
+			// B again, once the dispatch finished the withdrawal: the
+			// survey's answer to a new submission.
+			d, err = f.stB.Submit(ctx, f.sub())
+			if tc.limit {
+				if err != nil || d.ID == 0 || d.Replayed {
+					t.Errorf("B, after the withdrawal, answered %+v, %v; want a new response (201), with the limit's place", d, err)
+				}
+				c := f.sub()
+				c.KeyHash, c.Session, c.KeyOnClaim = "c-"+f.key, "", false
+				if d, err := f.stB.Submit(ctx, c); !errors.Is(err, survey.ErrSurveyFull) {
+					t.Errorf("C, another responder, answered %+v, %v; want ErrSurveyFull (a limit of 1)", d, err)
+				}
+				f.waitRecorded(t, 1)
+			} else if !errors.Is(err, survey.ErrSurveyClosed) {
+				t.Errorf("B, after the withdrawal, answered %+v, %v; want ErrSurveyClosed", d, err)
+			}
+		})
+	}
+}
+
+// finishFromTheStream runs the dispatch on the table's stream, as Lambda
+// does, on the withdrawals marked on the fixture's survey's records, once
+// gate is closed.
+func (f *replayFixture) finishFromTheStream(t *testing.T, gate chan struct{}) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	arn, err := store.StreamARN(ctx, f.owner.Client(), f.owner.TableName())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := dispatch.New(dispatch.Deps{Store: testenv.Container(t)})
+	ours := fmt.Sprintf(`"survey":%d,`, f.survey)
+	s := &eventsource.Stream{Client: dynamodbstreams.NewFromConfig(testenv.Config(t)), ARN: arn, BatchSize: 100, MaxIdle: 20 * time.Millisecond,
+		Filter: func(r events.DynamoDBEventRecord) bool {
+			v, ok := r.Change.NewImage[store.AttrWithdraw]
+			return dispatch.Matches(r) && ok && strings.Contains(v.String(), ours)
+		},
+		Handle: func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return events.DynamoDBEventResponse{}, ctx.Err()
+			}
+			return d.Handle(ctx, ev)
+		}}
+	// Opened first: every record written from here on is handed over.
+	if err := s.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = s.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// recorded is how many responses the survey has (its GSI1 keys: a
+// moment behind).
+func (f *replayFixture) recorded(t *testing.T) int64 {
+	t.Helper()
+	n, err := f.owner.CountResponses(context.Background(), f.survey, store.ResponseQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// waitRecorded waits, within a generous bound, until the survey has n
+// responses.
+func (f *replayFixture) waitRecorded(t *testing.T, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for got := f.recorded(t); got != n; got = f.recorded(t) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d responses recorded, want %d", got, n)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
