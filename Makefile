@@ -243,7 +243,8 @@ bench: build emulators
 
 ## load: the local API under 50 concurrent clients (loopback only, bounded); throughput, p50/p99 per route, 5xx count.
 ## LOAD_FLAGS='-scenario viral' (or make load-viral): 200 responders on one survey for 60 s, counts and their lag, owner PATCHes;
-## make load-viral LOAD_FLAGS='-limit N': the survey has a response_limit of N and must record exactly N
+## make load-viral LOAD_FLAGS='-limit N': the survey has a response_limit of N and must record exactly N;
+## with -limit-at 20s the owner sets it 20 s into the run: exactly N, or the responses recorded by then when more
 LOAD_FLAGS ?=
 load: emulators
 	$(GO) run ./infra/load $(LOAD_FLAGS)

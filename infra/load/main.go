@@ -45,6 +45,7 @@ func main() {
 	partials := flag.Bool("partials", false, "viral: the survey keeps partial responses; each responder saves one before it submits")
 	signIn := flag.Bool("signin", false, "viral: the survey asks for a sign-in; each responder confirms a code by email (read from the local outbox) before it saves and submits")
 	limit := flag.Int64("limit", 0, "viral: the survey's response_limit; exactly that many must be recorded (0: none)")
+	limitAt := flag.Duration("limit-at", 0, "viral: set -limit this long into the run, not before it; exactly the limit, or its base when more, must be recorded")
 	hold := flag.Duration("hold", conflict.DefaultHold, "how long the conflict model holds a write transaction's items")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -56,7 +57,7 @@ func main() {
 	case "viral":
 		var res viralResult
 		res, err = runViral(ctx, viralOptions{Responders: *responders, Duration: or(*duration, time.Minute), Patches: *patches,
-			Edits: strings.Split(*edits, ","), Hold: *hold, Out: os.Stdout, Partials: *partials, SignIn: *signIn, Limit: *limit})
+			Edits: strings.Split(*edits, ","), Hold: *hold, Out: os.Stdout, Partials: *partials, SignIn: *signIn, Limit: *limit, LimitAt: *limitAt})
 		if err == nil {
 			err = res.check()
 		}

@@ -41,6 +41,8 @@ type stack struct {
 	model *conflict.Proxy
 	// st reads the server's table directly (consistent reads).
 	st *store.Store
+	// account is the owner's.
+	account int64
 }
 
 // server is the local API's process.
@@ -166,6 +168,7 @@ func startStack(ctx context.Context, hold time.Duration, extra map[string]string
 	if err != nil {
 		return nil, fmt.Errorf("load: the owner's account: %w", err)
 	}
+	s.account = acct.ID
 	if s.key, err = s.st.CreateKey(ctx, acct.ID); err != nil {
 		return nil, fmt.Errorf("load: the owner's key: %w", err)
 	}

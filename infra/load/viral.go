@@ -70,7 +70,13 @@ type viralOptions struct {
 	// 25): exactly that many must be recorded; a responder that meets the
 	// survey full (410) leaves, as a person would.
 	Limit int64
-	Out   io.Writer
+	// LimitAt, when set, is when into the run the owner sets Limit (as an
+	// outside test did, hostile8): the submissions in flight then are
+	// fenced, and those that took no place of it withdrawn. What is
+	// recorded must be exactly the limit, or the limit's base (what was
+	// recorded when it was set) when that is more.
+	LimitAt time.Duration
+	Out     io.Writer
 }
 
 // Routes of a responder's round, as the scenario names them.
@@ -189,7 +195,14 @@ type viralResult struct {
 	// answers 410 "full" it gave.
 	Limit int64
 	Full  int
+	// LimitBase is the limit's base (survey.Settings.ResponseLimitBase):
+	// 0 for a limit set before the run.
+	LimitBase int64
 }
+
+// limitWant is how many responses a run with a limit must record: the
+// limit, or its base when that is more.
+func (r viralResult) limitWant() int64 { return max(r.Limit, r.LimitBase) }
 
 func (r viralResult) accepted() int64 {
 	var n int64
@@ -264,8 +277,9 @@ func (r viralResult) check() error {
 	if r.accepted() == 0 {
 		errs = append(errs, errors.New("no submission was accepted"))
 	}
-	if r.Limit > 0 && (r.Stored != r.Limit || r.accepted() != r.Limit) {
-		errs = append(errs, fmt.Errorf("response_limit %d: %d responses stored, %d accepted (201), want exactly %d", r.Limit, r.Stored, r.accepted(), r.Limit))
+	if r.Limit > 0 && (r.Stored != r.limitWant() || r.accepted() != r.limitWant()) {
+		errs = append(errs, fmt.Errorf("response_limit %d (base %d): %d responses stored, %d accepted (201), want exactly %d", r.Limit, r.LimitBase,
+			r.Stored, r.accepted(), r.limitWant()))
 	}
 	return errors.Join(errs...)
 }
@@ -313,10 +327,16 @@ func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
 			return viralResult{}, fmt.Errorf("viral: service_auth on: %d %v %.200s", code, err, b)
 		}
 	}
-	if o.Limit > 0 {
+	setLimit := func() error {
 		code, b, _, err := s.call("PATCH", fmt.Sprintf("/api/surveys/%d/settings/", sv.id), fmt.Sprintf(`{"response_limit": %d}`, o.Limit), true)
 		if err != nil || code != http.StatusOK {
-			return viralResult{}, fmt.Errorf("viral: response_limit %d: %d %v %.200s", o.Limit, code, err, b)
+			return fmt.Errorf("viral: response_limit %d: %d %v %.200s", o.Limit, code, err, b)
+		}
+		return nil
+	}
+	if o.Limit > 0 && o.LimitAt == 0 {
+		if err := setLimit(); err != nil {
+			return viralResult{}, err
 		}
 	}
 	fmt.Fprintf(o.Out, "Viral survey %d (/s/%s/): %d responders for %v on %s, %d owner PATCHes...\n",
@@ -366,6 +386,20 @@ func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
 			tallies[i] = t
 		}()
 	}
+	// The limit set during the run (-limit-at).
+	limitSet := make(chan error, 1)
+	if o.Limit > 0 && o.LimitAt > 0 {
+		go func() {
+			select {
+			case <-time.After(time.Until(start.Add(o.LimitAt))):
+				limitSet <- setLimit()
+			case <-runCtx.Done():
+				limitSet <- errors.New("viral: the run ended before -limit-at")
+			}
+		}()
+	} else {
+		limitSet <- nil
+	}
 	// The owner's PATCHes, evenly spread over the run.
 	edits := o.Edits
 	if len(edits) == 0 {
@@ -400,6 +434,16 @@ func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
 	res.Elapsed = time.Since(start)
 	end := time.Now()
 	res.Patches = <-patched
+	if err := <-limitSet; err != nil {
+		return res, err
+	}
+	if o.Limit > 0 {
+		_, settings, err := s.st.SurveySettings(ctx, s.account, sv.id)
+		if err != nil {
+			return res, err
+		}
+		res.LimitBase = settings.ResponseLimitBase
+	}
 	for _, t := range tallies {
 		for route, rs := range t.routes {
 			if res.Routes[route] == nil {
@@ -845,10 +889,11 @@ func (r viralResult) print(w io.Writer) {
 	}
 	if r.Limit > 0 {
 		verdict := "exactly"
-		if r.Stored != r.Limit || r.accepted() != r.Limit {
+		if r.Stored != r.limitWant() || r.accepted() != r.limitWant() {
 			verdict = "NOT exactly"
 		}
-		fmt.Fprintf(&b, "response_limit %d: %d recorded (%s the limit), %d accepted, %d answers 410 full\n", r.Limit, r.Stored, verdict, r.accepted(), r.Full)
+		fmt.Fprintf(&b, "response_limit %d (its base %d): %d recorded (%s the limit, or its base when more), %d accepted, %d answers 410 full\n",
+			r.Limit, r.LimitBase, r.Stored, verdict, r.accepted(), r.Full)
 	}
 	if r.Exact {
 		fmt.Fprintf(&b, "counts exact: yes, %.1fs after the run's last answer (the count lag)\n", r.Lag.Seconds())
