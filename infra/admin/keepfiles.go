@@ -47,3 +47,25 @@ func keepFiles(ctx context.Context, args []string, getenv func(string) string) (
 		return nil
 	})
 }
+
+// finishWithdrawals finishes the withdrawals submissions' fences marked on
+// their keys' records and nothing finished: the repair of stream records
+// the dispatch gave up (its failure queue's alarm) before it finished
+// them (store.FinishMarkedWithdrawals). Until it runs, such a response
+// stays recorded, and replays of its key answer 410 or wait. Finishing is
+// idempotent, so running it twice only costs the Scan.
+func finishWithdrawals(ctx context.Context, args []string, getenv func(string) string) (any, error) {
+	fs := newFlags("finish-withdrawals")
+	segments := fs.Int("segments", 8, "parallel Scan segments")
+	if err := parse(fs, args, 0); err != nil {
+		return nil, err
+	}
+	if *segments < 1 || *segments > 1000 {
+		return nil, fmt.Errorf("%w: --segments must be 1..1000", errUsage)
+	}
+	st, err := open(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return st.FinishMarkedWithdrawals(ctx, *segments)
+}

@@ -9,6 +9,7 @@
 //	go run ./infra/admin recount --account N | --survey ID [--dry-run] [--quiet 10m]
 //	go run ./infra/admin replay-webhooks --from T --to T
 //	go run ./infra/admin keep-files --since T [--segments N]
+//	go run ./infra/admin finish-withdrawals [--segments N]
 //	go run ./infra/admin webhooks backfill [--segments N]
 //	go run ./infra/admin pages backfill (--survey ID | --all) [--segments N]
 //
@@ -54,6 +55,7 @@ const usage = `usage (--aws to act on real AWS when no AWS_ENDPOINT_URL is set):
   admin recount --account N | --survey ID [--dry-run] [--quiet 10m]   (refuses to write to a survey with a response submitted or edited within --quiet; --dry-run always looks)
   admin replay-webhooks --from RFC3339 --to RFC3339
   admin keep-files --since RFC3339 [--segments N]
+  admin finish-withdrawals [--segments N]   (withdrawals of refused responses that the dispatch's stream gave up)
   admin webhooks backfill [--segments N]
   admin pages backfill (--survey ID | --all) [--segments N]
 `
@@ -140,7 +142,7 @@ type command func(ctx context.Context, args []string, getenv func(string) string
 // oneWord are the commands named by one word, twoWords by two.
 var (
 	oneWord = map[string]command{
-		"sweep": sweep, "recount": recount, "replay-webhooks": replayWebhooks, "keep-files": keepFiles,
+		"sweep": sweep, "recount": recount, "replay-webhooks": replayWebhooks, "keep-files": keepFiles, "finish-withdrawals": finishWithdrawals,
 	}
 	twoWords = map[string]command{
 		"account create": accountCreate, "key create": keyCreate, "key revoke": keyRevoke,

@@ -275,6 +275,45 @@ func (s *Store) FinishWithdrawal(ctx context.Context, plan string) error {
 	return nil
 }
 
+// WithdrawalsScan is what a scan for marked withdrawals found.
+type WithdrawalsScan struct {
+	Scanned  int `json:"scanned"`
+	Marked   int `json:"marked"`
+	Finished int `json:"finished"`
+}
+
+// FinishMarkedWithdrawals finishes every withdrawal a fence marked and
+// nothing finished (FinishWithdrawal): the operator's repair when the
+// dispatch's stream gave a marked record up (admin finish-withdrawals). A
+// parallel Scan of the table (segments at once) filtered to marked
+// records; never on a request's path. A marked record the fence or the
+// dispatch is finishing at the same time is finished once.
+func (s *Store) FinishMarkedWithdrawals(ctx context.Context, segments int) (WithdrawalsScan, error) {
+	var out WithdrawalsScan
+	var sm dynamo.ScanMetrics
+	it := s.table.Scan().Filter("attribute_exists($)", AttrWithdraw).Project(AttrWithdraw).ScanMetrics(&sm).IterParallel(ctx, max(segments, 1))
+	var item struct {
+		Plan string `dynamo:"withdraw"`
+	}
+	for it.Next(ctx, &item) {
+		out.Marked++
+		switch err := s.FinishWithdrawal(ctx, item.Plan); {
+		case errors.Is(err, ErrNotWithdrawal):
+			slog.ErrorContext(ctx, "store: an unreadable withdrawal's mark; passed over", "mark", item.Plan)
+		case err != nil:
+			return out, err
+		default:
+			out.Finished++
+		}
+		item.Plan = ""
+	}
+	out.Scanned = int(sm.Scanned)
+	if err := it.Err(); err != nil {
+		return out, s.fail("scan for marked withdrawals", err)
+	}
+	return out, nil
+}
+
 // withdraw takes back a response the fence refused, in one transaction of
 // the responder's own items: the response and its Idempotency-Key
 // deleted, its code and its link spent no more (each only if this
