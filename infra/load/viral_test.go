@@ -94,7 +94,33 @@ func TestViralSurveyLimit(t *testing.T) {
 	if busy, _, _ := res.nonSuccess(); busy > 0 || res.Full == 0 {
 		t.Errorf("%d × 503 and %d × 410 full, want none and some", busy, res.Full)
 	}
-	if !strings.Contains(out.String(), "response_limit 30: 30 recorded (exactly the limit)") {
+	if !strings.Contains(out.String(), "response_limit 30 (its base 0): 30 recorded (exactly the limit") {
 		t.Errorf("the report does not say exactly 30 were recorded:\n%s", out.String())
+	}
+}
+
+// TestViralSurveyLimitSetDuring: the owner sets a response_limit of 1
+// while 20 responders submit (`make load-viral LOAD_FLAGS='-limit 1
+// -limit-at 3s'`; an outside test's load 33, hostile8, ended 36 responses
+// over its limit): what was recorded when it was set is its base, the
+// submissions in flight that took no place of it are withdrawn (410, or
+// 503 with their withdrawal finished from the stream), and the survey
+// ends with exactly its base recorded, each one answered 201.
+func TestViralSurveyLimitSetDuring(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the emulators and the local server; run without -short")
+	}
+	var out strings.Builder
+	res, err := runViral(t.Context(), viralOptions{Responders: 20, Duration: 15 * time.Second, Patches: 1,
+		Edits: []string{"question"}, Hold: conflict.DefaultHold, Out: &out, Limit: 1, LimitAt: 3 * time.Second})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.check(); err != nil {
+		t.Fatal(err)
+	}
+	if res.LimitBase < 2 || res.Stored != res.LimitBase || res.Full == 0 {
+		t.Errorf("base %d, %d stored, %d × 410 full; want the base (more than the limit) stored and some refused", res.LimitBase, res.Stored, res.Full)
 	}
 }

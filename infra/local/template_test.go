@@ -201,7 +201,8 @@ var allowedActions = map[string][]string{
 	"WebhooksFunction": append([]string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
 		"dynamodb:ConditionCheckItem", "kms:GenerateDataKey", "kms:Decrypt", "sqs:SendMessage"}, teamsActions...),
 	"DispatchFunction": {"dynamodb:GetItem", "dynamodb:PutItem", "sqs:SendMessage", "s3:DeleteObjectTagging", // and keeps the files of responses
-		"dynamodb:Query", "dynamodb:BatchGetItem"}, // survey.full: the survey's caps and every allowance
+		"dynamodb:Query", "dynamodb:BatchGetItem", // survey.full: the survey's caps and every allowance
+		"dynamodb:DeleteItem", "dynamodb:UpdateItem"}, // a withdrawal its request ran out of time for (store.FinishWithdrawal)
 	"DeliverFunction": {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "kms:Decrypt", "sqs:SendMessage",
 		"dynamodb:Query",                // a probe's success resumes the webhook's paused deliveries (PAUSED# in GSI1)
 		"ses:SendEmail", "sns:Publish"}, // email and SMS notifications (section 21)
