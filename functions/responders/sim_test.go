@@ -83,6 +83,10 @@ func newRecorded(tb testing.TB, limits sending.Limits) recorded {
 // visit is one responder's requests, by what they do.
 type visit struct {
 	view, session, signIn, submit []ddbsim.Request
+	// viewBusy is the view as at high rates, where the minute's views
+	// fill the views item's set and a view is its record (store.CountView);
+	// view is then the view of a minute of its own, as at one a minute.
+	viewBusy []ddbsim.Request
 	// saves are the partial saves, one per page turn.
 	saves [][]ddbsim.Request
 }
@@ -95,6 +99,10 @@ type visitOpts struct {
 	signIn bool
 	// english: text answers in English only (else English and Persian).
 	english bool
+	// viewAt, when set, gives the visit's view two times (the store's
+	// clock then): low, a minute no other view has (view), and busy, a
+	// minute whose set of the views item is full (viewBusy).
+	viewAt func() (low, busy time.Time)
 }
 
 // take is the requests recorded since the last take, or fails on a reply
@@ -116,7 +124,13 @@ func (r recorded) visit(tb testing.TB, slug string, questions []int64, o visitOp
 	r.rec.Resume()
 	defer r.rec.Pause()
 	var v visit
-	v.view = r.take(tb, "view", send(tb, r.h, "GET", surveyPath(slug), ""), 200)
+	if o.viewAt != nil {
+		low, busy := o.viewAt()
+		v.view, v.viewBusy = r.viewAt(tb, slug, low), r.viewAt(tb, slug, busy)
+	} else {
+		v.view = r.take(tb, "view", send(tb, r.h, "GET", surveyPath(slug), ""), 200)
+		v.viewBusy = v.view
+	}
 	sr := r.startSession(tb, slug, nil)
 	v.session = r.take(tb, "session", sr, 201)
 	var out struct{ Session string }
@@ -153,6 +167,44 @@ func (r recorded) visit(tb testing.TB, slug string, questions []int64, o visitOp
 	body := mustJSON(tb, map[string]any{"session": sess, "answers": answers})
 	v.submit = r.take(tb, "submission", r.submit(tb, slug, responding.SessionKey(sess), body), 201)
 	return v
+}
+
+// viewAt records the page's view with the store's clock at at.
+func (r recorded) viewAt(tb testing.TB, slug string, at time.Time) []ddbsim.Request {
+	tb.Helper()
+	was := r.skew.Swap(int64(time.Until(at)))
+	defer r.skew.Store(was)
+	return r.take(tb, "view", send(tb, r.h, "GET", surveyPath(slug), ""), 200)
+}
+
+// viewMinutes gives survey sid's views item a count (as the tally's first
+// pass leaves it: a page never makes the item) and fills the set of a
+// minute as views at high rates fill it, and answers the times of the
+// visits' views (visitOpts.viewAt): low, a minute of each visit's own,
+// two apart; busy, that full minute.
+func (r recorded) viewMinutes(tb testing.TB, sid int64) func() (low, busy time.Time) {
+	tb.Helper()
+	ctx := context.Background()
+	err := dynamo.NewFromIface(r.st.Client()).Table(r.st.TableName()).Update(store.AttrPK, store.SurveyPK(sid)).Range(store.AttrSK, "VIEWS").
+		Add("views", 1).Set("survey_id", sid).Set(store.AttrGSI1PK, store.OwnerKey(r.aid)).Set(store.AttrGSI1SK, store.SurveyViewsOwnerSK(r.fid, sid)).Run(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// Mid-minute, so that the clock's drift during a view stays in it.
+	start := time.Now().Truncate(time.Minute).Add(30 * time.Second)
+	busy := start.Add(-30 * time.Minute)
+	was := r.skew.Swap(int64(time.Until(busy)))
+	for range store.ViewSetCap + 1 { // the set full, and the container told so
+		if err := r.st.CountView(ctx, r.aid, r.fid, sid); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	r.skew.Store(was)
+	k := 0
+	return func() (time.Time, time.Time) {
+		k++
+		return start.Add(time.Duration(2*k) * time.Minute), busy
+	}
 }
 
 // freeTextSource is what the recorded responders write in text answers
@@ -469,8 +521,12 @@ func (r recorded) tallyPasses(tb testing.TB, sid int64) (low, high []ddbsim.Requ
 	}
 	// One stream shard carries a quiet survey's records for hours, each in
 	// a batch of its own: each item's checkpoint of that shard is replaced,
-	// not one added a record.
+	// not one added a record. Its views count themselves (store.CountView):
+	// their records are the high rates'.
 	for _, rec := range recs {
+		if strings.HasPrefix(rec.Change.Keys["SK"].String(), "VIEW#") {
+			continue
+		}
 		low = append(low, pass(fmt.Sprintf("sim-low-%d", sid), []events.DynamoDBEventRecord{rec})...)
 	}
 	return low, pass(fmt.Sprintf("sim-high-%d", sid), recs)
@@ -588,9 +644,11 @@ func BenchmarkViralResponders(b *testing.B) {
 				continue
 			}
 			slug, sid, qs := r.simSurvey(b, 12, vr.set)
+			o := vr.o
+			o.viewAt = r.viewMinutes(b, sid)
 			var visits []visit
 			for range 32 {
-				visits = append(visits, r.visit(b, slug, qs, vr.o, rnd))
+				visits = append(visits, r.visit(b, slug, qs, o, rnd))
 			}
 			// Each simulated session has a session hash of its own (and so
 			// its own partitions), as distinct sessions have: a save of a
@@ -625,8 +683,12 @@ func BenchmarkViralResponders(b *testing.B) {
 				if rate < 1 {
 					d, tally = time.Hour, low
 				}
+				view := func(v visit) []ddbsim.Request { return v.viewBusy } // a record: the minute's set is full
+				if rate < 1 {
+					view = func(v visit) []ddbsim.Request { return v.view } // the views item, itself
+				}
 				flows := []ddbsim.Flow{
-					{Name: "view", Rate: rate, Next: pool(one(func(v visit) []ddbsim.Request { return v.view }))},
+					{Name: "view", Rate: rate, Next: pool(one(view))},
 					{Name: "session", Rate: rate, Next: pool(one(func(v visit) []ddbsim.Request { return v.session }))},
 					{Name: "submit", Rate: rate, Next: pool(one(func(v visit) []ddbsim.Request { return v.submit }))},
 					{Name: "tally", Rate: rate / float64(len(visits)), Next: func(int) []ddbsim.Request { return tally }},

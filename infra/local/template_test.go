@@ -428,3 +428,47 @@ func TestAPIBaseURLWhereLinksAreWritten(t *testing.T) {
 		t.Errorf("%d functions read API_BASE_URL, want the 5 that write links (templates, settings, responses, webhooks, pages)", readers)
 	}
 }
+
+// TestViewsWriteOnlyTheirCount: the public functions that count views
+// (store.CountView) may write on SURVEY#* only the views item's count and
+// token sets (dynamodb:Attributes, equal to store.ViewsAttrs), returning
+// nothing: never a survey, its GSI1 keys or its settings.
+func TestViewsWriteOnlyTheirCount(t *testing.T) {
+	t.Parallel()
+	tpl := loadTemplate(t)
+	for _, fn := range []string{"RespondersFunction", "PagesFunction"} {
+		found := 0
+		policies, _ := tpl.Resources[fn].Properties["Policies"].([]any)
+		for _, pol := range policies {
+			doc, ok := pol.(map[string]any)
+			if !ok {
+				continue
+			}
+			for _, st := range doc["Statement"].([]any) {
+				st := st.(map[string]any)
+				cond, _ := st["Condition"].(map[string]any)
+				like, _ := cond["ForAllValues:StringLike"].(map[string]any)
+				keys := asList(like["dynamodb:LeadingKeys"])
+				if !slices.Contains(keys, any("SURVEY#*")) || !slices.ContainsFunc(asList(st["Action"]), func(a any) bool {
+					return slices.Contains(writeActions, fmt.Sprint(a))
+				}) {
+					continue
+				}
+				found++
+				var attrs []string
+				eq, _ := cond["ForAllValues:StringEquals"].(map[string]any)
+				for _, a := range asList(eq["dynamodb:Attributes"]) {
+					attrs = append(attrs, fmt.Sprint(a))
+				}
+				rv, _ := cond["StringEqualsIfExists"].(map[string]any)
+				if len(keys) != 1 || !slices.Equal(asList(st["Action"]), []any{"dynamodb:UpdateItem"}) || !slices.Equal(attrs, store.ViewsAttrs()) ||
+					!slices.Equal(asList(rv["dynamodb:ReturnValues"]), []any{"NONE"}) {
+					t.Errorf("%s writes on SURVEY#*: %v; want UpdateItem of attributes %v only (on SURVEY#* alone), ReturnValues NONE", fn, st, store.ViewsAttrs())
+				}
+			}
+		}
+		if found != 1 {
+			t.Errorf("%s: %d statements write on SURVEY#*, want the views' one", fn, found)
+		}
+	}
+}

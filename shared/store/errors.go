@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"surveyservice/shared/awsenv"
 	"surveyservice/shared/survey"
@@ -96,6 +97,19 @@ func txRetryable(err error) bool {
 		}
 	}
 	return false
+}
+
+// denied tells an AccessDeniedException (IAM refused the request) apart.
+func denied(err error) bool {
+	var ae smithy.APIError
+	return errors.As(err, &ae) && ae.ErrorCode() == "AccessDeniedException"
+}
+
+// invalid tells a ValidationException (a request DynamoDB refuses as it
+// is written) apart.
+func invalid(err error) bool {
+	var ae smithy.APIError
+	return errors.As(err, &ae) && ae.ErrorCode() == "ValidationException"
 }
 
 // serverError tells a DynamoDB 500 (InternalServerError) apart.

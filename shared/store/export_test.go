@@ -177,3 +177,9 @@ func (s *Store) OnCapPlan(f func()) { s.afterCapPlan = f }
 // sent, with the withdrawal's context (nil: nothing). The Store must not
 // be in use by other goroutines while it is called.
 func (s *Store) HoldWithdrawals(f func(context.Context)) { s.beforeWithdrawTx = f }
+
+// AddView is the views item's own count of a view (countViewDirect) with
+// the token and Unix minute given: a retry is the same token again.
+func (s *Store) AddView(ctx context.Context, sid int64, token string, minute int64) (bool, error) {
+	return s.addView(ctx, sid, token, minute)
+}

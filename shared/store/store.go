@@ -45,6 +45,8 @@ type Store struct {
 	alloc func(ctx context.Context, kind string, n int) ([]int64, error)
 	// caps: what this container learned of caps' allowances (places.go).
 	caps capHints
+	// viewHints: what this container learned of views items (views.go).
+	viewHints viewHints
 	// limitHeals shares one count of an overdue limit's base among the
 	// container's requests that need it (limitbase.go).
 	limitHeals singleflight.Group

@@ -2,7 +2,9 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -119,5 +121,74 @@ func TestViewsFollowTheirSurvey(t *testing.T) {
 	err = dynamo.NewFromIface(st.Client()).Table(st.TableName()).Get(store.AttrPK, store.SurveyPK(0)).All(ctx, &junk)
 	if err != nil || len(junk) != 0 {
 		t.Errorf("the deletion wrote under survey 0: %v %v", junk, err)
+	}
+}
+
+// TestViewsCountThemselvesOnce: at low rates a view adds itself to the
+// views item (no record, no tally pass: 2 write units, not 3), exactly
+// once under retries of its write (the same token again, in its minute or
+// the next), at most ViewSetCap a minute (then a record, which the tally
+// counts), never before the item has a count (the tally's first), and the
+// sets of two minutes before are removed as the minutes pass.
+func TestViewsCountThemselvesOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := testenv.Container(t)
+	fixed := time.Now()
+	st.Now = func() time.Time { return fixed }
+	minute := fixed.Unix() / 60
+	a, _ := testenv.NewAccount(t, survey.PlanFree)
+	f, err := st.CreateFolder(ctx, a.ID, "views", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "counted once")
+	views := func() int64 {
+		t.Helper()
+		c, err := st.SurveyCollection(ctx, a.ID, sv.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Survey.Views
+	}
+	add := func(token string, m int64, want bool) {
+		t.Helper()
+		got, err := st.AddView(ctx, sv.ID, token, m)
+		if err != nil || got != want {
+			t.Fatalf("view %s in minute %+d: counted %v, %v; want %v", token, m-minute, got, err, want)
+		}
+	}
+	add("first", minute, false) // no count yet: the record's way
+	if err := st.CountView(ctx, a.ID, f.ID, sv.ID); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Tally(t)
+	if n := views(); n != 1 {
+		t.Fatalf("%d views after the first (a record, tallied), want 1", n)
+	}
+	add("t0", minute, true)
+	add("t0", minute, true) // the SDK's retry of a write that landed
+	if n := views(); n != 2 {
+		t.Errorf("%d views after one view and its retry, want 2 (no tally pass needed)", n)
+	}
+	for i := 1; i < store.ViewSetCap; i++ {
+		add(fmt.Sprintf("t%d", i), minute, true)
+	}
+	add("one too many", minute, false)
+	// The container knows the minute is full: a record, without trying.
+	if err := st.CountView(ctx, a.ID, f.ID, sv.ID); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Tally(t)
+	if n, want := views(), int64(1+store.ViewSetCap+1); n != want {
+		t.Errorf("%d views after %d direct and 2 records, want %d", n, store.ViewSetCap, want)
+	}
+	add("next", minute+1, true)
+	add("t0", minute+1, true)    // a retry across the minute's end finds its token
+	add("later", minute+2, true) // removes the first minute's set
+	add("next", minute+2, true)  // the minute before's set is kept
+	add("t1", minute+2, true)    // two minutes on, a token is gone: counted as new
+	if n, want := views(), int64(1+store.ViewSetCap+1+3); n != want {
+		t.Errorf("%d views after the minutes passed, want %d", n, want)
 	}
 }
