@@ -345,8 +345,12 @@ func (s *Store) withdraw(ctx context.Context, w withdrawal) error {
 		ctx = context.WithoutCancel(ctx)
 	}
 	for attempt := 1; ; attempt++ {
+		// The response of this attempt, by its stamp: a submission's next
+		// attempt records the same id (its new stamp), and a withdrawal
+		// finished late (the stream's) must not take that one.
 		tx, n := s.db.WriteTx().Idempotent(true).
-			Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, ResponseSK(w.Response)).If("attribute_exists(PK)")), 1
+			Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, ResponseSK(w.Response)).
+				If("submitted_at = ?", w.SubmittedAt.UTC().Format(survey.TimestampLayout))), 1
 		keyAt := -1        // where the key's record is deleted: unless a replay kept the response
 		if !w.KeyOnClaim { // a session's own key goes with its claim, below
 			tx.Delete(s.table.Delete(AttrPK, ResponsesShardPK(sid, IdempotencyShard(w.KeyHash))).Range(AttrSK, IdempotencySK(w.KeyHash)).

@@ -179,6 +179,9 @@ type replayFixture struct {
 	// it commits, until send and release.
 	sendCh, releaseCh chan struct{}
 	committed         chan struct{}
+	// finished: the dispatch handled a batch of withdrawals' marks
+	// (finishFromTheStream).
+	finished chan struct{}
 }
 
 type replyOf struct {

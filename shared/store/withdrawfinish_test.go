@@ -40,11 +40,17 @@ func TestWithdrawalOutlivesItsRequest(t *testing.T) {
 	cases := []struct {
 		name              string
 		sessionKey, limit bool
+		// inTime: the fence's withdrawal commits (nothing is held), and
+		// the submission's next attempt records the same response id
+		// with a place, before the stream shows the mark.
+		inTime bool
 	}{
-		{"stopped, a key's item", false, false},
-		{"stopped, a session's claim", true, false},
-		{"a limit set, a key's item", false, true},
-		{"a limit set, a session's claim", true, true},
+		{"stopped, a key's item", false, false, false},
+		{"stopped, a session's claim", true, false, false},
+		{"a limit set, a key's item", false, true, false},
+		{"a limit set, a session's claim", true, true, false},
+		{"a limit set, the withdrawal in time, a key's item", false, true, true},
+		{"a limit set, the withdrawal in time, a session's claim", true, true, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,14 +58,27 @@ func TestWithdrawalOutlivesItsRequest(t *testing.T) {
 			ctx := context.Background()
 			f := newReplayFixture(t, tc.sessionKey)
 			gate := make(chan struct{})
-			f.finishFromTheStream(t, gate)
 			var held atomic.Bool
-			held.Store(true)
+			held.Store(!tc.inTime)
 			f.stA.HoldWithdrawals(func(ctx context.Context) {
 				if held.Load() {
 					<-ctx.Done()
 				}
 			})
+			// inTime: the stream's finish reads the record marked, and its
+			// transaction goes after A's second try committed; A's own
+			// withdrawal waits for that read.
+			var hold func(context.Context)
+			read, answered := make(chan struct{}), make(chan struct{})
+			if tc.inTime {
+				close(gate)
+				var once sync.Once
+				hold = func(context.Context) {
+					once.Do(func() { close(read); <-answered })
+				}
+				f.stA.HoldWithdrawals(func(context.Context) { <-read })
+			}
+			f.finishFromTheStream(t, gate, hold)
 			// A's request has 8 s: its decide_by is 1 s before their end,
 			// its fence's deadline 0.5 s before that.
 			actx, cancel := context.WithTimeout(ctx, 8*time.Second)
@@ -83,6 +102,20 @@ func TestWithdrawalOutlivesItsRequest(t *testing.T) {
 			}
 			ra := <-a
 			held.Store(false)
+			if tc.inTime {
+				// A's second try took the place, with A's first try's id;
+				// the stream's finish of the first try's withdrawal, late,
+				// must leave it. Before: it deleted it (a 201 lost).
+				if ra.err != nil || ra.done.ID == 0 {
+					t.Fatalf("A answered %+v, %v; want its response, with the limit's place", ra.done, ra.err)
+				}
+				close(answered)
+				f.waitFinished(t)
+				if _, err := f.owner.Response(ctx, f.account, f.survey, ra.done.ID); err != nil {
+					t.Errorf("A's response %d after the stream finished its first try's withdrawal: %v; want it recorded", ra.done.ID, err)
+				}
+				return
+			}
 			// A's answer: 410, as its fence decided; for the limit, its
 			// second try, with a place, waits for the withdrawal until
 			// its time is out (503: the client retries).
@@ -129,15 +162,19 @@ func TestWithdrawalOutlivesItsRequest(t *testing.T) {
 
 // finishFromTheStream runs the dispatch on the table's stream, as Lambda
 // does, on the withdrawals marked on the fixture's survey's records, once
-// gate is closed.
-func (f *replayFixture) finishFromTheStream(t *testing.T, gate chan struct{}) {
+// gate is closed; hold, when set, runs before each of its withdrawals'
+// transactions (store.HoldWithdrawals).
+func (f *replayFixture) finishFromTheStream(t *testing.T, gate chan struct{}, hold func(context.Context)) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	arn, err := store.StreamARN(ctx, f.owner.Client(), f.owner.TableName())
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := dispatch.New(dispatch.Deps{Store: testenv.Container(t)})
+	finisher := testenv.Container(t)
+	finisher.HoldWithdrawals(hold)
+	d := dispatch.New(dispatch.Deps{Store: finisher})
+	f.finished = make(chan struct{}, 16)
 	ours := fmt.Sprintf(`"survey":%d,`, f.survey)
 	s := &eventsource.Stream{Client: dynamodbstreams.NewFromConfig(testenv.Config(t)), ARN: arn, BatchSize: 100, MaxIdle: 20 * time.Millisecond,
 		Filter: func(r events.DynamoDBEventRecord) bool {
@@ -150,6 +187,12 @@ func (f *replayFixture) finishFromTheStream(t *testing.T, gate chan struct{}) {
 			case <-ctx.Done():
 				return events.DynamoDBEventResponse{}, ctx.Err()
 			}
+			defer func() {
+				select {
+				case f.finished <- struct{}{}:
+				default:
+				}
+			}()
 			return d.Handle(ctx, ev)
 		}}
 	// Opened first: every record written from here on is handed over.
@@ -159,6 +202,17 @@ func (f *replayFixture) finishFromTheStream(t *testing.T, gate chan struct{}) {
 	done := make(chan struct{})
 	go func() { _ = s.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
+}
+
+// waitFinished waits, within a generous bound, until the dispatch has
+// handled a batch of marks.
+func (f *replayFixture) waitFinished(t *testing.T) {
+	t.Helper()
+	select {
+	case <-f.finished:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the dispatch handled no withdrawal's mark")
+	}
 }
 
 // recorded is how many responses the survey has (its GSI1 keys: a
