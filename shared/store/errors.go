@@ -99,17 +99,12 @@ func txRetryable(err error) bool {
 	return false
 }
 
-// denied tells an AccessDeniedException (IAM refused the request) apart.
-func denied(err error) bool {
+// refused tells a request DynamoDB answers the same however often it is
+// sent apart: IAM refused it (AccessDeniedException), or DynamoDB refuses
+// it as it is written (ValidationException).
+func refused(err error) bool {
 	var ae smithy.APIError
-	return errors.As(err, &ae) && ae.ErrorCode() == "AccessDeniedException"
-}
-
-// invalid tells a ValidationException (a request DynamoDB refuses as it
-// is written) apart.
-func invalid(err error) bool {
-	var ae smithy.APIError
-	return errors.As(err, &ae) && ae.ErrorCode() == "ValidationException"
+	return errors.As(err, &ae) && (ae.ErrorCode() == "AccessDeniedException" || ae.ErrorCode() == "ValidationException")
 }
 
 // serverError tells a DynamoDB 500 (InternalServerError) apart.

@@ -88,10 +88,14 @@ func viewSetAttr(minute int64) string { return "vt" + strconv.FormatInt(minute%v
 // ViewsAttrs are the attributes a view may write on the views item
 // (template.yaml's dynamodb:Attributes for the public functions): its key,
 // the count and the token sets.
-func ViewsAttrs() []string {
-	out := []string{AttrPK, AttrSK, "views"}
-	for k := range int64(viewSets) {
-		out = append(out, viewSetAttr(k))
+func ViewsAttrs() []string { return append([]string{AttrPK, AttrSK, "views"}, viewSetAttrs()...) }
+
+// viewSetAttrs are the views item's sets of tokens, one a minute of
+// viewSets.
+func viewSetAttrs() []string {
+	out := make([]string, viewSets)
+	for k := range out {
+		out[k] = viewSetAttr(int64(k))
 	}
 	return out
 }
@@ -124,14 +128,14 @@ func (s *Store) addView(ctx context.Context, sid int64, token string, minute int
 	cur := viewSetAttr(minute)
 	up := s.table.Update(AttrPK, SurveyPK(sid)).Range(AttrSK, viewsSK).Add("views", 1).AddStringsToSet(cur, token).
 		Remove(viewSetAttr(minute+2)).If("attribute_exists($)", "views").If("attribute_not_exists($) OR size($) < ?", cur, cur, ViewSetCap)
-	for k := range int64(viewSets) {
-		up.If("NOT contains($, ?)", viewSetAttr(k), token)
+	for _, set := range viewSetAttrs() {
+		up.If("NOT contains($, ?)", set, token)
 	}
 	err := up.Run(ctx)
 	switch {
 	case err == nil:
 		return true, nil
-	case denied(err) || invalid(err):
+	case refused(err):
 		// A deployment whose policy does not let the page write the views
 		// item (or a request DynamoDB refuses): records, as before, for
 		// the container's life.
@@ -155,7 +159,7 @@ func (s *Store) addView(ctx context.Context, sid int64, token string, minute int
 // hold token.
 func (s *Store) viewTokenIn(ctx context.Context, sid int64, token string) (bool, error) {
 	var sets map[string]any
-	attrs := ViewsAttrs()[3:]
+	attrs := viewSetAttrs()
 	err := s.table.Get(AttrPK, SurveyPK(sid)).Range(AttrSK, dynamo.Equal, viewsSK).Project(attrs...).Consistent(true).One(ctx, &sets)
 	if errors.Is(err, dynamo.ErrNotFound) {
 		return false, nil
