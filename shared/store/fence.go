@@ -354,12 +354,12 @@ func (s *Store) withdraw(ctx context.Context, w withdrawal) error {
 		keyAt := -1        // where the key's record is deleted: unless a replay kept the response
 		if !w.KeyOnClaim { // a session's own key goes with its claim, below
 			tx.Delete(s.table.Delete(AttrPK, ResponsesShardPK(sid, IdempotencyShard(w.KeyHash))).Range(AttrSK, IdempotencySK(w.KeyHash)).
-				If("response_id = ? AND attribute_not_exists(kept)", w.Response))
+				If("response_id = ? AND attribute_not_exists(kept)", w.Response).IncludeItemInCondCheckFail(true))
 			keyAt, n = n, n+1
 		}
 		if w.Session != "" {
 			tx.Delete(s.table.Delete(AttrPK, sessionPK(sid, w.Session, w.LegacySession)).Range(AttrSK, SessionSK(w.Session)).
-				If("response_id = ? AND attribute_not_exists(kept)", w.Response))
+				If("response_id = ? AND attribute_not_exists(kept)", w.Response).IncludeItemInCondCheckFail(w.KeyOnClaim))
 			if w.KeyOnClaim {
 				keyAt = n
 			}
@@ -397,7 +397,11 @@ func (s *Store) withdraw(ctx context.Context, w withdrawal) error {
 			s.caps.forget(sid)
 			return nil
 		case txFailedAt(err, keyAt):
-			return errKept
+			// Kept by a replay (the response stands), or withdrawn by a
+			// concurrent run (the stream's finish, or the fence's own):
+			// the record tells. Answering "kept" for a record gone
+			// answered 201 for a response the stream had withdrawn.
+			return s.keptOrGone(ctx, w, err, keyAt)
 		case txFailedAt(err, 0):
 			return nil // withdrawn by a concurrent run
 		case moved(err) && attempt < submitAttempts:
@@ -407,6 +411,25 @@ func (s *Store) withdraw(ctx context.Context, w withdrawal) error {
 			return s.fail(fmt.Sprintf("withdraw response %d of survey %d", w.Response, sid), err)
 		}
 	}
+}
+
+// keptOrGone is withdraw's answer when its transaction failed on the
+// key's record (the keyAt-th write): errKept when a replay kept the
+// response there, nil when the record is gone or holds another response
+// (a concurrent run withdrew it). The record comes back with the
+// cancellation, or is read (strongly consistent) when it does not.
+func (s *Store) keptOrGone(ctx context.Context, w withdrawal, err error, keyAt int) error {
+	it, ok, derr := keyFromTx(err, keyAt)
+	if derr == nil && !ok {
+		it, _, derr = s.keyRecord(ctx, w.Survey, w.keyed())
+	}
+	switch {
+	case derr != nil:
+		return derr
+	case it.ResponseID == w.Response && it.Kept:
+		return errKept
+	}
+	return nil
 }
 
 // withdrawFor bounds a withdrawal's tries when its request has no

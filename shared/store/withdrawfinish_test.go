@@ -238,3 +238,83 @@ func (f *replayFixture) waitRecorded(t *testing.T, n int64) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestWithdrawalFinishedFirstByTheStream (contract section 25: never one
+// response more than the limit; section 11: a 201 names a response that
+// stays recorded): the stream's finish of a fence's marked withdrawal may
+// commit before the fence's own transaction, which then fails on the
+// response and on the key's record, both gone. The fence answered that as
+// a replay's keep, 201 for the response just withdrawn: after a limit
+// set, a responder the limit had no place for was answered 201 and
+// nothing stayed recorded (TestWithdrawalOutlivesItsRequest's C, about
+// one run in 16 beside other tests). Held here: the fence's withdrawal
+// waits until the stream's finish has committed.
+func TestWithdrawalFinishedFirstByTheStream(t *testing.T) {
+	t.Parallel()
+	for _, limit := range []bool{false, true} {
+		for _, sessionKey := range []bool{false, true} {
+			t.Run(fmt.Sprintf("limit %v, session key %v", limit, sessionKey), func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				f := newReplayFixture(t, sessionKey)
+				gate := make(chan struct{})
+				close(gate)
+				f.finishFromTheStream(t, gate, nil)
+				var once sync.Once
+				var first atomic.Bool // the stream's finish committed before the fence's transaction
+				f.stA.HoldWithdrawals(func(ctx context.Context) {
+					once.Do(func() {
+						select {
+						case <-f.finished:
+							first.Store(true)
+						case <-ctx.Done():
+						}
+					})
+				})
+				actx, cancel := context.WithTimeout(ctx, 40*time.Second)
+				defer cancel()
+				a := make(chan replyOf, 1)
+				if limit {
+					var held sync.Once
+					f.stA.HoldSubmissions(func() { held.Do(func() { <-f.sendCh }) }, nil)
+					go func() { d, err := f.stA.Submit(actx, f.sub()); a <- replyOf{d, err} }()
+					f.setLimit(t, 1)
+					close(f.sendCh)
+				} else {
+					var held sync.Once
+					f.stA.HoldSubmissions(nil, func() { held.Do(func() { close(f.committed); <-f.releaseCh }) })
+					go func() { d, err := f.stA.Submit(actx, f.sub()); a <- replyOf{d, err} }()
+					<-f.committed
+					f.stop(t)
+					f.release()
+				}
+				ra := <-a
+				if !first.Load() {
+					t.Fatal("the stream did not finish the withdrawal within the fence's time; the race was not run")
+				}
+				if !limit {
+					// Stopped: the fence's verdict, 410, and nothing recorded.
+					if !errors.Is(ra.err, survey.ErrSurveyClosed) {
+						t.Errorf("A answered %+v, %v; want ErrSurveyClosed (before: 201 for the withdrawn response)", ra.done, ra.err)
+					}
+					f.waitRecorded(t, 0)
+					return
+				}
+				// A limit: A's next attempt takes the limit's place, and its
+				// 201 names a response that stays recorded.
+				if ra.err != nil || ra.done.ID == 0 {
+					t.Fatalf("A answered %+v, %v; want a response with the limit's place", ra.done, ra.err)
+				}
+				f.waitRecorded(t, 1)
+				if _, err := f.owner.Response(ctx, f.account, f.survey, ra.done.ID); err != nil {
+					t.Errorf("A's response %d: %v; want it recorded", ra.done.ID, err)
+				}
+				c := f.sub()
+				c.KeyHash, c.Session, c.KeyOnClaim = "c-"+f.key, "", false
+				if d, err := f.stB.Submit(ctx, c); !errors.Is(err, survey.ErrSurveyFull) {
+					t.Errorf("C, another responder, answered %+v, %v; want ErrSurveyFull (a limit of 1)", d, err)
+				}
+			})
+		}
+	}
+}
