@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -210,13 +211,26 @@ func serveWithin(fns map[string]*api.Router, wrap map[string]func(*api.Router) *
 		if w := wrap[name]; w != nil {
 			rt = w(rt)
 		}
-		targets[name] = conform(api.Mount(rt))
+		targets[name] = asOnLambda(conform(api.Mount(rt)))
 	}
 	h, err := gatewayRoutes.Handler(localReading, targets)
 	if err != nil {
 		panic(fmt.Sprintf("local: %v", err)) // a route and routers() disagree: a programming error
 	}
 	return h
+}
+
+// asOnLambda serves a request as Lambda does: a client that leaves does
+// not end its invocation, so the request's context is not cancelled when
+// the connection closes (its values, the request id among them, kept).
+// net/http cancels it, and a submission whose client gave up mid-way
+// committed without its fence (its transaction cancelled in the SDK after
+// DynamoDB took it), and the client's retry answered 410 for a response
+// that stayed recorded (an outside test, hostile9, on make run).
+func asOnLambda(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(context.WithoutCancel(r.Context())))
+	})
 }
 
 // conform wraps each function's router, inside the limits as the router's
