@@ -201,11 +201,13 @@ func (s *Store) Submit(ctx context.Context, sub Submission) (Submitted, error) {
 		return Submitted{}, err
 	}
 	r.ID = id
-	started := time.Now()
 	sub.Caps = slices.Clone(sub.Caps)
 	if err := s.settledCaps(ctx, r.SurveyID, sub.Caps); err != nil {
 		return Submitted{}, err
 	}
+	// The race's time counts from here: the wait for a limit's base
+	// (settledCaps, up to limitHealAfter) is no race lost.
+	started := time.Now()
 	for attempt := 1; ; attempt++ {
 		now := s.Now().UTC().Truncate(time.Microsecond)
 		r.SubmittedAt = now
