@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"surveyservice/internal/conflict"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
 )
@@ -31,13 +32,13 @@ import (
 //
 // Here the limit's PATCH is cut short while its base is counted, so the
 // submission waits until it counts the base itself (10 s), and its first
-// transaction finds every allowance held for a second by a transaction
-// of the conflict model. Want: it tries again once they are released and
+// transaction finds every allowance held for 3 s by a transaction of
+// the conflict model. Want: it tries again once they are released and
 // records its response, as it does without the wait.
 func TestSubmissionThatWaitedForTheBaseStillRaces(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, cst, _, a, sv := heldSurvey(t, time.Second, "waited for its base")
+	st, cst, proxy, a, sv := heldSurvey(t, 3*time.Second, "waited for its base")
 	setLimitCutShort(t, st, a.ID, sv.ID, map[string]any{"response_limit": int64(5), "response_limit_gen": time.Now().UnixNano()})
 	_, set, err := st.SurveySettings(ctx, a.ID, sv.ID)
 	if err != nil {
@@ -47,7 +48,7 @@ func TestSubmissionThatWaitedForTheBaseStillRaces(t *testing.T) {
 		t.Fatal("the limit is not pending")
 	}
 	var once sync.Once
-	cst.HoldSubmissions(func() { once.Do(func() { holdAllowances(t, cst, sv.ID) }) }, nil)
+	cst.HoldSubmissions(func() { once.Do(func() { holdAllowances(t, cst, proxy, sv.ID) }) }, nil)
 	started := time.Now()
 	done, err := cst.Submit(ctx, store.Submission{
 		Response: survey.Response{SurveyID: sv.ID, StartedAt: time.Now().Add(-time.Minute),
@@ -66,8 +67,8 @@ func TestSubmissionThatWaitedForTheBaseStillRaces(t *testing.T) {
 
 // holdAllowances holds every allowance of survey sid through cst's
 // conflict model (ConditionChecks in three transactions, each held for the
-// model's hold), and returns once they are held.
-func holdAllowances(t *testing.T, cst *store.Store, sid int64) {
+// model's hold), and returns once proxy holds them all.
+func holdAllowances(t *testing.T, cst *store.Store, proxy *conflict.Proxy, sid int64) {
 	t.Helper()
 	for from := 0; from < store.CapAllowances; from += 100 {
 		var items []types.TransactWriteItem
@@ -88,5 +89,11 @@ func holdAllowances(t *testing.T, cst *store.Store, sid int64) {
 			}
 		}()
 	}
-	time.Sleep(300 * time.Millisecond)
+	deadline := time.Now().Add(30 * time.Second)
+	for proxy.Held() < store.CapAllowances {
+		if time.Now().After(deadline) {
+			t.Fatalf("the conflict model holds %d items, want the %d allowances", proxy.Held(), store.CapAllowances)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
