@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -409,6 +410,7 @@ type ShareRequest struct {
 // its index.
 func (s *Store) SetFolderShares(ctx context.Context, aid, fid int64, list []ShareRequest) ([]survey.Share, error) {
 	started := time.Now()
+	var its []memberItem
 	for attempt := 1; ; attempt++ {
 		var f folderItem
 		err := s.table.Get(AttrPK, AccountPK(aid)).Range(AttrSK, dynamo.Equal, FolderSK(fid)).Consistent(true).One(ctx, &f)
@@ -418,9 +420,13 @@ func (s *Store) SetFolderShares(ctx context.Context, aid, fid int64, list []Shar
 		if err != nil {
 			return nil, s.fail(fmt.Sprintf("get folder %d", fid), err)
 		}
-		its, err := s.memberItems(ctx, aid)
-		if err != nil {
-			return nil, err
+		if its == nil {
+			// Read again only after a try failed on a member's item (a
+			// member removed meanwhile): a try that lost to another
+			// change of the folder's list alone needs no Query more.
+			if its, err = s.memberItems(ctx, aid); err != nil {
+				return nil, err
+			}
 		}
 		members := map[int64]memberItem{}
 		for _, it := range its {
@@ -467,6 +473,9 @@ func (s *Store) SetFolderShares(ctx context.Context, aid, fid int64, list []Shar
 				RemoveExpr("shares.$", folder).Add("shares_rev", 1).If("attribute_exists(PK)"))
 		}
 		err = s.runTx(ctx, tx)
+		if reasons := txReasons(err); len(reasons) > 1 && slices.ContainsFunc(reasons[1:], func(r string) bool { return r != "" && r != "None" }) {
+			its = nil
+		}
 		switch {
 		case err == nil:
 			return sharesOf(next), nil
