@@ -415,9 +415,11 @@ func (s *Store) withdraw(ctx context.Context, w withdrawal) error {
 
 // keptOrGone is withdraw's answer when its transaction failed on the
 // key's record (the keyAt-th write): errKept when a replay kept the
-// response there, nil when the record is gone or holds another response
-// (a concurrent run withdrew it). The record comes back with the
-// cancellation, or is read (strongly consistent) when it does not.
+// response there; nil when the record is gone or holds another response
+// and the response's delete failed too (a concurrent run withdrew it).
+// The record comes back with the cancellation, or is read (strongly
+// consistent) when it does not. A response still there whose record is
+// not this response's stands, as before.
 func (s *Store) keptOrGone(ctx context.Context, w withdrawal, err error, keyAt int) error {
 	it, ok, derr := keyFromTx(err, keyAt)
 	if derr == nil && !ok {
@@ -426,7 +428,7 @@ func (s *Store) keptOrGone(ctx context.Context, w withdrawal, err error, keyAt i
 	switch {
 	case derr != nil:
 		return derr
-	case it.ResponseID == w.Response && it.Kept:
+	case it.ResponseID == w.Response && it.Kept, !txFailedAt(err, 0):
 		return errKept
 	}
 	return nil
