@@ -337,13 +337,8 @@ func (s *Store) withdraw(ctx context.Context, w withdrawal) error {
 	sid := w.Survey
 	pk := ResponsesShardPK(sid, ResponseShard(w.Response))
 	started := time.Now()
-	if dl, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(context.WithoutCancel(ctx), dl)
-		defer cancel()
-	} else {
-		ctx = context.WithoutCancel(ctx)
-	}
+	ctx, cancel := keepDeadline(ctx)
+	defer cancel()
 	for attempt := 1; ; attempt++ {
 		// The response of this attempt, by its stamp: a submission's next
 		// attempt records the same id (its new stamp), and a withdrawal
@@ -432,6 +427,18 @@ func (s *Store) keptOrGone(ctx context.Context, w withdrawal, err error, keyAt i
 		return errKept
 	}
 	return nil
+}
+
+// keepDeadline is ctx without its cancellation, its deadline kept: work
+// that must not stop when the request's client leaves (make run cancels
+// the request then; Lambda does not), or that is shared with requests
+// other than the one that started it, and still ends with its Lambda.
+func keepDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	out := context.WithoutCancel(ctx)
+	if dl, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(out, dl)
+	}
+	return out, func() {}
 }
 
 // withdrawFor bounds a withdrawal's tries when its request has no

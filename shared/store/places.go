@@ -256,14 +256,10 @@ func (s *Store) readCaps(ctx context.Context, sid int64, caps []Cap) error {
 		keys[i] = hintKey(sid, c)
 	}
 	// The read is shared by every request that needs it at once: it runs
-	// with none of their cancellations (a client that leaves cancels its
-	// request on make run), only the deadline of the one that started it.
-	rctx := context.WithoutCancel(ctx)
-	if dl, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		rctx, cancel = context.WithDeadline(rctx, dl)
-		defer cancel()
-	}
+	// with none of their cancellations, only the deadline of the one that
+	// started it.
+	rctx, cancel := keepDeadline(ctx)
+	defer cancel()
 	_, err, _ := s.caps.reads.Do(strings.Join(keys, " "), func() (any, error) { return nil, s.readCapsNow(rctx, sid, caps) })
 	return err
 }

@@ -85,22 +85,7 @@ func TestWithdrawalOutlivesItsRequest(t *testing.T) {
 			defer cancel()
 			decided, _ := actx.Deadline()
 			decided = decided.Add(-time.Second)
-			a := make(chan replyOf, 1)
-			if tc.limit {
-				var once sync.Once
-				f.stA.HoldSubmissions(func() { once.Do(func() { <-f.sendCh }) }, nil)
-				go func() { d, err := f.stA.Submit(actx, f.sub()); a <- replyOf{d, err} }()
-				f.setLimit(t, 1)
-				close(f.sendCh)
-			} else {
-				var once sync.Once
-				f.stA.HoldSubmissions(nil, func() { once.Do(func() { close(f.committed); <-f.releaseCh }) })
-				go func() { d, err := f.stA.Submit(actx, f.sub()); a <- replyOf{d, err} }()
-				<-f.committed
-				f.stop(t)
-				f.release()
-			}
-			ra := <-a
+			ra := f.submitAcross(t, actx, tc.limit)
 			held.Store(false)
 			if tc.inTime {
 				// A's second try took the place, with A's first try's id;
@@ -158,6 +143,29 @@ func TestWithdrawalOutlivesItsRequest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// submitAcross submits A (on ctx) across a change of the survey and
+// returns its answer: with limit, A is held before its transaction while
+// a limit of 1 is set (it commits without the limit's place); without,
+// A is held after its commit while the survey is stopped.
+func (f *replayFixture) submitAcross(t *testing.T, ctx context.Context, limit bool) replyOf {
+	t.Helper()
+	a := make(chan replyOf, 1)
+	var once sync.Once
+	if limit {
+		f.stA.HoldSubmissions(func() { once.Do(func() { <-f.sendCh }) }, nil)
+		go func() { d, err := f.stA.Submit(ctx, f.sub()); a <- replyOf{d, err} }()
+		f.setLimit(t, 1)
+		close(f.sendCh)
+	} else {
+		f.stA.HoldSubmissions(nil, func() { once.Do(func() { close(f.committed); <-f.releaseCh }) })
+		go func() { d, err := f.stA.Submit(ctx, f.sub()); a <- replyOf{d, err} }()
+		<-f.committed
+		f.stop(t)
+		f.release()
+	}
+	return <-a
 }
 
 // finishFromTheStream runs the dispatch on the table's stream, as Lambda
@@ -273,22 +281,7 @@ func TestWithdrawalFinishedFirstByTheStream(t *testing.T) {
 				})
 				actx, cancel := context.WithTimeout(ctx, 40*time.Second)
 				defer cancel()
-				a := make(chan replyOf, 1)
-				if limit {
-					var held sync.Once
-					f.stA.HoldSubmissions(func() { held.Do(func() { <-f.sendCh }) }, nil)
-					go func() { d, err := f.stA.Submit(actx, f.sub()); a <- replyOf{d, err} }()
-					f.setLimit(t, 1)
-					close(f.sendCh)
-				} else {
-					var held sync.Once
-					f.stA.HoldSubmissions(nil, func() { held.Do(func() { close(f.committed); <-f.releaseCh }) })
-					go func() { d, err := f.stA.Submit(actx, f.sub()); a <- replyOf{d, err} }()
-					<-f.committed
-					f.stop(t)
-					f.release()
-				}
-				ra := <-a
+				ra := f.submitAcross(t, actx, limit)
 				if !first.Load() {
 					t.Fatal("the stream did not finish the withdrawal within the fence's time; the race was not run")
 				}
