@@ -34,6 +34,11 @@ type folderItem struct {
 	// writes only the list it read (members.go), so that two PUTs racing
 	// cannot leave the folder's list and a member's reach disagreeing.
 	SharesRev int64 `dynamo:"shares_rev,omitempty"`
+	// SharesPuts counts the PUTs of the whole list that committed (a
+	// removal's change of the list is not one): a PUT that finds it moved
+	// since its first read was overwritten by a later PUT, and answers as
+	// done (SetFolderShares).
+	SharesPuts int64 `dynamo:"shares_puts,omitempty"`
 	// PutToken tells the create's own earlier attempt from another item
 	// (see puttoken.go).
 	PutToken string `dynamo:"put_token,omitempty"`

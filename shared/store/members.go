@@ -411,6 +411,8 @@ type ShareRequest struct {
 func (s *Store) SetFolderShares(ctx context.Context, aid, fid int64, list []ShareRequest) ([]survey.Share, error) {
 	started := time.Now()
 	var its []memberItem
+	var first []survey.Share // the list as the first read allowed it
+	var firstPuts int64
 	for attempt := 1; ; attempt++ {
 		var f folderItem
 		err := s.table.Get(AttrPK, AccountPK(aid)).Range(AttrSK, dynamo.Equal, FolderSK(fid)).Consistent(true).One(ctx, &f)
@@ -419,6 +421,15 @@ func (s *Store) SetFolderShares(ctx context.Context, aid, fid int64, list []Shar
 		}
 		if err != nil {
 			return nil, s.fail(fmt.Sprintf("get folder %d", fid), err)
+		}
+		if attempt > 1 && f.SharesPuts != firstPuts {
+			// Another PUT of the whole list committed after this
+			// request's first read: this one takes effect right after
+			// that read, valid then, and is replaced by the later one
+			// at once, which wrote the members' items from the list
+			// before it. Nothing is left to write: 80 PUTs of one
+			// folder at once take a few commits, not 80 in turn.
+			return first, nil
 		}
 		if its == nil {
 			// Read again only after a try failed on a member's item (a
@@ -445,11 +456,14 @@ func (s *Store) SetFolderShares(ctx context.Context, aid, fid int64, list []Shar
 		if len(bad) > 0 {
 			return nil, &survey.Error{Code: survey.EINVALID, Fields: bad}
 		}
+		if attempt == 1 {
+			first, firstPuts = sharesOf(next), f.SharesPuts
+		}
 		folder := strconv.FormatInt(fid, 10)
 		// The folder's write is conditional on the list read above: a
 		// member's entry is written only where its role changes, so a PUT
 		// that read an older list must not overwrite a newer one.
-		put := s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).Set("shared_with", next).Add("shares_rev", 1).If(folderLive)
+		put := s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, FolderSK(fid)).Set("shared_with", next).Add("shares_rev", 1).Add("shares_puts", 1).If(folderLive)
 		if f.SharesRev == 0 {
 			put.If("attribute_not_exists(shares_rev)")
 		} else {
