@@ -183,3 +183,20 @@ func (s *Store) HoldWithdrawals(f func(context.Context)) { s.beforeWithdrawTx = 
 func (s *Store) AddView(ctx context.Context, sid int64, token string, minute int64) (bool, error) {
 	return s.addView(ctx, sid, token, minute)
 }
+
+// HoldCapsLease takes survey sid's caps' lease as a change would, until
+// release is called.
+func (s *Store) HoldCapsLease(ctx context.Context, sid int64) (release func(), err error) {
+	l, err := s.capLease(ctx, sid, "ltestholder", 0, -1)
+	if err != nil {
+		return nil, err
+	}
+	return l.release, nil
+}
+
+// CapLeasesTaken is how many leases were taken to plan a cap of survey
+// sid (its pseq on the rebase item).
+func (s *Store) CapLeasesTaken(ctx context.Context, sid int64, attr string) (int64, error) {
+	held, _, err := s.capsRebase(ctx, sid)
+	return held[planSeqAttr(attr)], err
+}

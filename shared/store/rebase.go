@@ -63,6 +63,22 @@ func owedAttr(attr string) string   { return "owe" + attr }
 func heldAttr(attr string) string   { return "held" + attr }
 func closedAttr(attr string) string { return "closed" + attr }
 
+// reopenAttr marks, on the rebase item, places given back to a cap whose
+// reopen gave up (its lease held by others past the request's time): the
+// next submission that finds the cap full plans it again (healCaps).
+func reopenAttr(attr string) string { return "reopen" + attr }
+
+// planSeqAttr numbers, on the rebase item, the leases taken for attr.
+// Every holder plans the cap from the allowances it reads after taking
+// its lease, so a deletion that gave a place back before it read the
+// number p needs no plan of its own once a lease of attr numbered over p
+// is taken: that plan counts its place (capLease's cover).
+func planSeqAttr(attr string) string { return "pseq" + attr }
+
+// errCovered answers capLease when a lease of the cap taken since the
+// caller's read will plan it (its after): nothing is left to do.
+var errCovered = errors.New("store: the cap is planned by a later lease")
+
 // shareAttr is an allowance's explicit share of a cap, once its limit has
 // changed.
 func shareAttr(attr string) string { return "s" + attr }
@@ -86,7 +102,7 @@ func LimitAttr(gen int64) string { return limitAttr(gen) }
 // take the places the survey's items hold after all (capPlacesNow), and
 // write's error answers.
 func (s *Store) ChangeCap(ctx context.Context, sid int64, c Cap, write func() error) error {
-	lease, err := s.capLease(ctx, sid, c.Attr, c.Places)
+	lease, err := s.capLease(ctx, sid, c.Attr, c.Places, -1)
 	if err != nil {
 		return err
 	}
@@ -121,8 +137,11 @@ type capLease struct {
 
 // capLease takes the survey's rebase lease for a change of attr to
 // places (recorded as owed until the change is done), waiting while
-// another holds it, as an owner's write waits on a race.
-func (s *Store) capLease(ctx context.Context, sid int64, attr string, owed int64) (*capLease, error) {
+// another holds it, as an owner's write waits on a race. With after >= 0
+// (a reopen: the number of attr's leases it read after its place was
+// given back) it answers errCovered, and waits no more, once a later
+// lease of attr was taken.
+func (s *Store) capLease(ctx context.Context, sid int64, attr string, owed, after int64) (*capLease, error) {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	l := &capLease{s: s, sid: sid, attr: attr, by: hex.EncodeToString(b[:])}
@@ -130,7 +149,7 @@ func (s *Store) capLease(ctx context.Context, sid int64, attr string, owed int64
 	for attempt := 1; ; attempt++ {
 		now := s.Now()
 		err := s.table.Update(AttrPK, CapFillPK(sid)).Range(AttrSK, RebaseSK).
-			Set("lease_until", now.Add(capLeaseFor).UnixMilli()).Set("lease_by", l.by).Set(owedAttr(attr), owed).
+			Set("lease_until", now.Add(capLeaseFor).UnixMilli()).Set("lease_by", l.by).Set(owedAttr(attr), owed).Add(planSeqAttr(attr), 1).
 			If("attribute_not_exists(lease_until) OR lease_until < ?", now.UnixMilli()).Run(ctx)
 		var tce *types.TransactionConflictException
 		switch {
@@ -138,10 +157,19 @@ func (s *Store) capLease(ctx context.Context, sid int64, attr string, owed int64
 			return l, nil
 		case !dynamo.IsCondCheckFailed(err) && !errors.As(err, &tce):
 			return nil, s.fail(fmt.Sprintf("take the caps' lease of survey %d", sid), err)
+		case after >= 0 && s.leaseTakenSince(ctx, sid, attr, after):
+			return nil, errCovered
 		case !ownerAgain(ctx, attempt, started):
 			return nil, errBusy
 		}
 	}
+}
+
+// leaseTakenSince reports whether a lease of attr numbered over after has
+// been taken (a read that fails: not known, no).
+func (s *Store) leaseTakenSince(ctx context.Context, sid int64, attr string, after int64) bool {
+	held, _, err := s.capsRebase(ctx, sid)
+	return err == nil && held[planSeqAttr(attr)] > after
 }
 
 // release ends the lease: the places now held recorded, the owed change
@@ -354,6 +382,7 @@ func (s *Store) ReopenCaps(ctx context.Context, sid int64, attrs []string) error
 	}
 	held, closed := counters(item), closedCaps(item)
 	for _, attr := range attrs {
+		after := held[planSeqAttr(attr)] // leases of attr taken before this read
 		places, rebased := held[heldAttr(attr)]
 		reopen := rebased && slices.Contains(closed, attr)
 		if _, changing := held[owedAttr(attr)]; changing && !reopen {
@@ -361,7 +390,7 @@ func (s *Store) ReopenCaps(ctx context.Context, sid int64, attrs []string) error
 			// planned before this place was given back, closed, and
 			// records that only at its release: once it is done, the
 			// places the survey's items hold, planned again.
-			if err := s.replanCap(ctx, sid, attr); err != nil {
+			if err := s.replanCap(ctx, sid, attr, after); err != nil {
 				return err
 			}
 			continue
@@ -376,7 +405,7 @@ func (s *Store) ReopenCaps(ctx context.Context, sid int64, attrs []string) error
 		}
 		// A cap never changed has no shares to plan from: frozen first
 		// (each share its count), as a change is.
-		if err := s.rebaseCap(ctx, sid, attr, places, !rebased); err != nil {
+		if err := s.rebaseCap(ctx, sid, attr, places, !rebased, after); err != nil {
 			return err
 		}
 	}
@@ -399,9 +428,13 @@ func (s *Store) limitWithoutPlaces(ctx context.Context, sid int64, attr string) 
 }
 
 // rebaseCap gives a cap's allowances their shares of places under the
-// lease: freezing them first when freeze (a change cut short).
-func (s *Store) rebaseCap(ctx context.Context, sid int64, attr string, places int64, freeze bool) error {
-	lease, err := s.capLease(ctx, sid, attr, places)
+// lease: freezing them first when freeze (a change cut short). after is
+// capLease's: a reopen is done by a later lease of the cap.
+func (s *Store) rebaseCap(ctx context.Context, sid int64, attr string, places int64, freeze bool, after int64) error {
+	lease, err := s.capLease(ctx, sid, attr, places, after)
+	if errors.Is(err, errCovered) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -420,8 +453,11 @@ func (s *Store) rebaseCap(ctx context.Context, sid int64, attr string, places in
 // short may have left shares unwritten, which a plan cannot condition on.
 // The freeze is 256 writes, paid only by a deletion that meets a change
 // in flight.
-func (s *Store) replanCap(ctx context.Context, sid int64, attr string) error {
-	lease, err := s.capLease(ctx, sid, attr, 0)
+func (s *Store) replanCap(ctx context.Context, sid int64, attr string, after int64) error {
+	lease, err := s.capLease(ctx, sid, attr, 0, after)
+	if errors.Is(err, errCovered) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -442,7 +478,9 @@ func (s *Store) replanCap(ctx context.Context, sid int64, attr string) error {
 func (s *Store) healCaps(ctx context.Context, sid int64, rebase map[string]int64, caps []Cap) (bool, error) {
 	healed := false
 	for _, c := range caps {
-		if _, owed := rebase[owedAttr(c.Attr)]; !owed {
+		_, owed := rebase[owedAttr(c.Attr)]
+		reopen, marked := rebase[reopenAttr(c.Attr)]
+		if !owed && !marked {
 			continue
 		}
 		if until, held := rebase["lease_until"]; held && until >= s.Now().UnixMilli() {
@@ -452,10 +490,19 @@ func (s *Store) healCaps(ctx context.Context, sid int64, rebase map[string]int64
 		if err != nil {
 			return healed, err
 		}
-		if err := s.rebaseCap(ctx, sid, c.Attr, places, true); err != nil {
+		if err := s.rebaseCap(ctx, sid, c.Attr, places, true, -1); err != nil {
 			return healed, err
 		}
 		healed = true
+		if marked {
+			// Planned from the places as they are now: the mark read is
+			// answered (a later one stays for the next).
+			err := s.table.Update(AttrPK, CapFillPK(sid)).Range(AttrSK, RebaseSK).Remove(reopenAttr(c.Attr)).
+				If("$ = ?", reopenAttr(c.Attr), reopen).Run(ctx)
+			if err != nil && !dynamo.IsCondCheckFailed(err) {
+				return healed, s.fail(fmt.Sprintf("clear the reopen of survey %d", sid), err)
+			}
+		}
 	}
 	return healed, nil
 }
@@ -519,14 +566,31 @@ func (s *Store) limitNow(ctx context.Context, sid int64) (limitItem, error) {
 }
 
 // reopenAfter runs ReopenCaps for the counters of places a deletion gave
-// back; a failure leaves the caps closed (never too many responses) and
-// is logged. A withdrawal does not: its survey has just closed.
+// back. One that fails (deletions at once take turns on the caps' lease,
+// each planning the caps anew, and the last ones run out of time) marks
+// the caps on the rebase item, so that the next submission that finds
+// one full plans it from the places as they are then (healCaps): the
+// place is never lost, and until then the caps stay closed (never too
+// many responses). A withdrawal does not reopen: its survey has just
+// closed.
 func (s *Store) reopenAfter(ctx context.Context, sid int64, places map[string]int) {
 	attrs := make([]string, 0, len(places))
 	for attr := range places {
 		attrs = append(attrs, attr)
 	}
-	if err := s.ReopenCaps(ctx, sid, attrs); err != nil {
-		slog.WarnContext(ctx, "caps not reopened after a place was given back", "survey", sid, "error", err.Error())
+	err := s.ReopenCaps(ctx, sid, attrs)
+	if err == nil {
+		return
 	}
+	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	u := s.table.Update(AttrPK, CapFillPK(sid)).Range(AttrSK, RebaseSK)
+	for _, attr := range attrs {
+		u.Add(reopenAttr(attr), 1)
+	}
+	if merr := u.Run(mctx); merr != nil {
+		slog.WarnContext(ctx, "caps not reopened after a place was given back, nor marked", "survey", sid, "error", errors.Join(err, merr).Error())
+		return
+	}
+	slog.InfoContext(ctx, "caps marked for their next full submission to reopen", "survey", sid, "error", err.Error())
 }
