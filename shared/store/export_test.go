@@ -200,3 +200,7 @@ func (s *Store) CapLeasesTaken(ctx context.Context, sid int64, attr string) (int
 	held, _, err := s.capsRebase(ctx, sid)
 	return held[planSeqAttr(attr)], err
 }
+
+// BeforeReopenLease runs f when a deletion's reopen has read the rebase
+// item and is about to take the caps' lease (nil: nothing).
+func (s *Store) BeforeReopenLease(f func()) { s.beforeReopenLease = f }

@@ -139,8 +139,11 @@ type capLease struct {
 // places (recorded as owed until the change is done), waiting while
 // another holds it, as an owner's write waits on a race. With after >= 0
 // (a reopen: the number of attr's leases it read after its place was
-// given back) it answers errCovered, and waits no more, once a later
-// lease of attr was taken.
+// given back) it takes the lease only while no other lease of attr was
+// taken since that read, and answers errCovered, waiting no more, once
+// one was: that lease's plan counts the place (a change that started and
+// ended since would otherwise be planned over with the places read before
+// it).
 func (s *Store) capLease(ctx context.Context, sid int64, attr string, owed, after int64) (*capLease, error) {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
@@ -148,16 +151,23 @@ func (s *Store) capLease(ctx context.Context, sid int64, attr string, owed, afte
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
 		now := s.Now()
-		err := s.table.Update(AttrPK, CapFillPK(sid)).Range(AttrSK, RebaseSK).
+		take := s.table.Update(AttrPK, CapFillPK(sid)).Range(AttrSK, RebaseSK).
 			Set("lease_until", now.Add(capLeaseFor).UnixMilli()).Set("lease_by", l.by).Set(owedAttr(attr), owed).Add(planSeqAttr(attr), 1).
-			If("attribute_not_exists(lease_until) OR lease_until < ?", now.UnixMilli()).Run(ctx)
+			If("attribute_not_exists(lease_until) OR lease_until < ?", now.UnixMilli())
+		if after == 0 {
+			take.If("attribute_not_exists($) OR $ = ?", planSeqAttr(attr), planSeqAttr(attr), 0)
+		} else if after > 0 {
+			take.If("$ = ?", planSeqAttr(attr), after)
+		}
+		var cur dynamo.Item
+		wrote, err := take.CurrentValue(ctx, &cur)
 		var tce *types.TransactionConflictException
 		switch {
-		case err == nil:
+		case wrote:
 			return l, nil
-		case !dynamo.IsCondCheckFailed(err) && !errors.As(err, &tce):
+		case err != nil && !dynamo.IsCondCheckFailed(err) && !errors.As(err, &tce):
 			return nil, s.fail(fmt.Sprintf("take the caps' lease of survey %d", sid), err)
-		case after >= 0 && s.leaseTakenSince(ctx, sid, attr, after):
+		case after >= 0 && s.leaseTakenSince(ctx, sid, attr, after, cur):
 			return nil, errCovered
 		case !ownerAgain(ctx, attempt, started):
 			return nil, errBusy
@@ -166,10 +176,17 @@ func (s *Store) capLease(ctx context.Context, sid int64, attr string, owed, afte
 }
 
 // leaseTakenSince reports whether a lease of attr numbered over after has
-// been taken (a read that fails: not known, no).
-func (s *Store) leaseTakenSince(ctx context.Context, sid int64, attr string, after int64) bool {
-	held, _, err := s.capsRebase(ctx, sid)
-	return err == nil && held[planSeqAttr(attr)] > after
+// been taken, by the rebase item cur as a refused take returned it, or
+// read (a read that fails: not known, no).
+func (s *Store) leaseTakenSince(ctx context.Context, sid int64, attr string, after int64, cur dynamo.Item) bool {
+	held := counters(cur)
+	if cur == nil {
+		var err error
+		if held, _, err = s.capsRebase(ctx, sid); err != nil {
+			return false
+		}
+	}
+	return held[planSeqAttr(attr)] > after
 }
 
 // release ends the lease: the places now held recorded, the owed change
@@ -402,6 +419,9 @@ func (s *Store) ReopenCaps(ctx context.Context, sid int64, attrs []string) error
 		}
 		if !reopen {
 			continue
+		}
+		if s.beforeReopenLease != nil {
+			s.beforeReopenLease()
 		}
 		// A cap never changed has no shares to plan from: frozen first
 		// (each share its count), as a change is.

@@ -98,3 +98,35 @@ func TestReopenThatRanOutOfTimeIsNotLost(t *testing.T) {
 		t.Errorf("%d responses recorded (%v), want 4", n, err)
 	}
 }
+
+// TestReopenAfterAChangeKeepsItsPlan: a deletion's reopen reads the
+// caps' state, and before it takes the lease the owner raises the limit
+// (a whole change, planned from the allowances after the place was given
+// back). The reopen then must not plan the cap again from the places it
+// read before the change: a limit of 4 set over 4 responses (no places),
+// one deleted, raised to 10 meanwhile: room for 7, not 1.
+func TestReopenAfterAChangeKeepsItsPlan(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, a, sv := capsSurvey(t, "reopen after a change")
+	ids := submitN(t, st, sv.ID, 4)
+	gen := time.Now().UnixNano()
+	if err := st.UpdateSettings(ctx, a.ID, sv.ID, store.SettingsUpdate{Set: map[string]any{"response_limit": 4, "response_limit_gen": gen}}); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	st.BeforeReopenLease(func() {
+		once.Do(func() {
+			if err := st.UpdateSettings(ctx, a.ID, sv.ID, store.SettingsUpdate{Set: map[string]any{"response_limit": 10}}); err != nil {
+				t.Errorf("raise the limit: %v", err)
+			}
+		})
+	})
+	if err := st.DeleteResponse(ctx, a.ID, sv.ID, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	room, shared, err := st.CapRoom(ctx, sv.ID, store.LimitAttr(gen))
+	if err != nil || !shared || room != 7 {
+		t.Errorf("room %d (shared %v, %v) with 3 recorded under a limit raised to 10 while one of 4 was deleted; want 7", room, shared, err)
+	}
+}

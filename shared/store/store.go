@@ -62,6 +62,9 @@ type Store struct {
 	// afterCapPlan, when set (tests), runs when a change of a cap has
 	// written the shares of a closed plan (rebase.go).
 	afterCapPlan func()
+	// beforeReopenLease, when set (tests), runs when a deletion's reopen
+	// has read the rebase item and is about to take the caps' lease.
+	beforeReopenLease func()
 	// seenChunk, when set (tests), replaces limitSeenChunk.
 	seenChunk int
 }
