@@ -142,6 +142,18 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 			writeNotFound(w, r)
 			return nil
 		}
+		if crossSiteForm(r) {
+			// Another site's page posted this form (section 16's cookie:
+			// the browser sent none with it, so a session started here
+			// would set a new cookie in place of the responder's own):
+			// nothing is started or recorded, and the survey's page is
+			// shown empty, with a key of its own, to be answered here.
+			p.IdempotencyKey = newKey()
+			p.Errors = []string{translate(v.Language, msgCrossSite)}
+			_, status := api.ErrorHead(w, r, survey.Errorf(survey.EFORBIDDEN, msgCrossSite))
+			writeSurveyPage(w, r, status, renderSurvey(p), c.Settings, allow{themeCSS: p.ThemeCSS})
+			return nil
+		}
 		key := p.IdempotencyKey
 		if !responding.ValidKey(key) {
 			// The header's rule (contract section 11), before a session
@@ -226,6 +238,16 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 		}
 		return thanks(done)
 	})
+}
+
+// crossSiteForm reports whether another site's page sent the form, not in
+// a frame: the browser says so (Sec-Fetch-Site: cross-site) when a page of
+// another site posts it at the top level, in a new window or by fetch.
+// The survey's own page posts it same-origin, also inside another site's
+// frame (whose requests carry the frame's SameSite=None cookie); a client
+// that sends no Sec-Fetch-Site is taken at its word.
+func crossSiteForm(r *http.Request) bool {
+	return r.Header.Get("Sec-Fetch-Site") == "cross-site" && !api.InFrame(r)
 }
 
 // formVariables are a form's var_ fields as a request's variables.

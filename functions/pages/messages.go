@@ -49,6 +49,9 @@ const (
 	// another response's.
 	msgSessionResponded = "This session has already responded."
 	msgFileTaken        = "This file belongs to another response."
+	// msgCrossSite is the plain form's refusal of a form another site's
+	// page posted (form.go, crossSiteForm).
+	msgCrossSite = "This form was sent from another site and was not recorded. Answer here and send it again."
 )
 
 // The API's refusals that are field messages, and the guard's 429 (its
@@ -119,6 +122,7 @@ var pageMessages = map[string]map[string]string{
 		msgFormResent:                         "این فرم پیش‌تر با پاسخ‌های دیگری فرستاده شده است.",
 		msgSurveyChanged:                      "پرسش‌نامه هنگام پاسخ دادن شما تغییر کرد؛ پاسخ‌هایتان را بررسی کنید و دوباره بفرستید.",
 		msgNeedsScript:                        "پاسخ به این پرسش‌نامه به جاوااسکریپت نیاز دارد. جاوااسکریپت مرورگر خود را روشن کنید.",
+		msgCrossSite:                          "این فرم از سایت دیگری فرستاده شده بود و ثبت نشد. همین‌جا پاسخ دهید و دوباره بفرستید.",
 		survey.ErrAlreadyResponded.Detail:     "شما پیش‌تر به این پرسش‌نامه پاسخ داده‌اید.",
 		survey.ErrNeedsCookies.Detail:         "این پرسش‌نامه برای پذیرفتن پاسخ شما به کوکی نیاز دارد.",
 		msgChallenge:                          "بررسی امنیتی پذیرفته نشد؛ دوباره تلاش کنید.",
@@ -163,6 +167,7 @@ var pageMessages = map[string]map[string]string{
 		msgFormResent:                         "أُرسل هذا النموذج من قبل بإجابات أخرى.",
 		msgSurveyChanged:                      "تغيّر الاستبيان أثناء إجابتك؛ راجع إجاباتك وأرسلها مرة أخرى.",
 		msgNeedsScript:                        "تتطلب الإجابة عن هذا الاستبيان جافاسكريبت. فعّل جافاسكريبت في متصفحك.",
+		msgCrossSite:                          "أُرسل هذا النموذج من موقع آخر ولم يُسجَّل. أجب هنا وأرسله مرة أخرى.",
 		survey.ErrAlreadyResponded.Detail:     "لقد أجبت عن هذا الاستبيان من قبل.",
 		survey.ErrNeedsCookies.Detail:         "يحتاج هذا الاستبيان إلى ملفات تعريف الارتباط لقبول إجابتك.",
 		msgChallenge:                          "لم يُقبل التحقق الأمني؛ حاول مرة أخرى.",
@@ -207,6 +212,7 @@ var pageMessages = map[string]map[string]string{
 		msgFormResent:                         "Bu form daha önce başka yanıtlarla gönderildi.",
 		msgSurveyChanged:                      "Siz yanıtlarken anket değişti; yanıtlarınızı kontrol edip yeniden gönderin.",
 		msgNeedsScript:                        "Bu ankete yanıt vermek için JavaScript gerekir. Tarayıcınızda JavaScript'i açın.",
+		msgCrossSite:                          "Bu form başka bir siteden gönderildi ve kaydedilmedi. Burada yanıtlayıp yeniden gönderin.",
 		survey.ErrAlreadyResponded.Detail:     "Bu ankete zaten yanıt verdiniz.",
 		survey.ErrNeedsCookies.Detail:         "Bu anketin yanıtınızı kabul edebilmesi için çerezler gerekiyor.",
 		msgChallenge:                          "Güvenlik doğrulaması kabul edilmedi; yeniden deneyin.",
@@ -312,7 +318,7 @@ var meets = map[string]func(surveyPage) bool{
 	links.MsgUnknownVariable: func(p surveyPage) bool { return len(p.Survey.Variables) > 0 },
 
 	msgTiedRanks: words, msgAtLeast: words, msgAtMost: words, msgTooLong: words, msgFormResent: words, msgSurveyChanged: words,
-	msgNeedsScript: words, errStepsInvalid.Detail: words,
+	msgNeedsScript: words, errStepsInvalid.Detail: words, msgCrossSite: words,
 
 	// Sign-in (section 18, signin.js): sending a code by email or SMS,
 	// confirming it, a submission without it; one response per identity.
