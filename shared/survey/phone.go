@@ -14,7 +14,11 @@ const maxPhoneInput = 64
 
 // NormalizePhone reads a mobile number as section 18 accepts it and answers
 // it in E.164 (`+`, a digit 1-9, then 7-14 digits), or false. Spaces
-// (any Unicode space), dashes and parentheses are dropped first; Persian
+// (any Unicode space), dashes (any Unicode dash: an en dash as a word
+// processor writes it), parentheses and the invisible direction marks a
+// number copied out of Persian or Arabic text carries (Unicode's
+// Bidi_Control: U+200E, U+202A-U+202E, U+2066-U+2069, ...) are dropped
+// first; Persian
 // (۰-۹) and Arabic-Indic (٠-٩) digits read as digits; `00` stands for `+`;
 // on a survey whose language is fa, Iran's national mobile form `09` then 9
 // digits reads as `+989...`. It is the one normaliser of numbers, so that a
@@ -26,7 +30,7 @@ func NormalizePhone(s, language string) (string, bool) {
 	b := make([]byte, 0, 16)
 	for _, r := range s {
 		switch {
-		case r == '-' || r == '(' || r == ')' || unicode.IsSpace(r):
+		case r == '(' || r == ')' || unicode.IsSpace(r) || unicode.Is(unicode.Pd, r) || unicode.Is(unicode.Bidi_Control, r):
 			continue
 		case r >= '0' && r <= '9':
 			b = append(b, byte(r))

@@ -97,3 +97,50 @@ func FuzzNormalizePhone(f *testing.F) {
 		}
 	})
 }
+
+// TestNormalizePhoneDashesAndDirectionMarks: section 18 drops "spaces,
+// dashes and parentheses" before reading a number, but only the ASCII
+// hyphen counted as a dash, so "0912–123–4567" (an en dash, as a word
+// processor writes it) was "Enter a valid mobile number.", and so was a
+// number copied out of Persian or Arabic text, which carries the invisible
+// direction marks that keep its digits left to right (U+200E, U+202A ...
+// U+202C, U+2066 ... U+2069, U+061C). Found by hostile10 posting such
+// numbers to a fa survey's phone list. Every Unicode dash and every bidi
+// formatting character is now dropped with the spaces; other characters
+// still refuse the number.
+func TestNormalizePhoneDashesAndDirectionMarks(t *testing.T) {
+	for _, tt := range []struct {
+		name, in, lang, want string // want "" means invalid
+	}{
+		{"EnDash", "0912\u2013123\u20134567", "fa", "+989121234567"},
+		{"Hyphen", "+98\u2010912\u20101234567", "en", "+989121234567"},
+		{"NonBreakingHyphen", "+98\u2011912\u20111234567", "en", "+989121234567"},
+		{"FigureDash", "+1\u2012415\u2012555\u20120100", "en", "+14155550100"},
+		{"EmDash", "+1\u2014415\u2014555\u20140100", "en", "+14155550100"},
+		{"FullwidthHyphenMinus", "+1\uff0d415\uff0d5550100", "en", "+14155550100"},
+		{"LeftToRightMark", "\u200e۰۹۱۲۱۲۳۴۵۶۷", "fa", "+989121234567"},
+		{"RightToLeftMark", "\u200f+98 912 123 4567\u200f", "fa", "+989121234567"},
+		{"EmbeddingAndPop", "\u202a+989121234567\u202c", "fa", "+989121234567"},
+		{"OverrideAndPop", "\u202d+989121234567\u202c", "en", "+989121234567"},
+		{"IsolateAndPop", "\u2066+٩٦٦ ٥٠ ١٢٣ ٤٥٦٧\u2069", "ar", "+966501234567"},
+		{"FirstStrongIsolate", "\u2068+989121234567\u2069", "en", "+989121234567"},
+		{"ArabicLetterMark", "\u061c+966501234567", "ar", "+966501234567"},
+		{"MarksInside", "+98\u200e912\u200f123\u200e4567", "en", "+989121234567"},
+		{"ZeroWidthNonJoinerStillRefused", "+98\u200c9121234567", "en", ""},
+		{"MinusSignStillRefused", "+1\u2212415\u22125550100", "en", ""},
+		{"OnlyMarksAndDashes", "\u200e\u2013\u200f", "en", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := survey.NormalizePhone(tt.in, tt.lang)
+			if tt.want == "" {
+				if ok {
+					t.Fatalf("NormalizePhone(%q, %q) = %q, want invalid", tt.in, tt.lang, got)
+				}
+				return
+			}
+			if !ok || got != tt.want {
+				t.Fatalf("NormalizePhone(%q, %q) = %q, %v; want %q", tt.in, tt.lang, got, ok, tt.want)
+			}
+		})
+	}
+}
