@@ -81,7 +81,7 @@ func (a *AWS) email(ctx context.Context, m Message) error {
 		FromEmailAddress: aws.String(a.from),
 		Destination:      &sestypes.Destination{ToAddresses: []string{m.To}},
 		Content: &sestypes.EmailContent{Simple: &sestypes.Message{
-			Subject: &sestypes.Content{Data: aws.String(m.Subject), Charset: utf8},
+			Subject: &sestypes.Content{Data: aws.String(SubjectLine(m.Subject)), Charset: utf8},
 			Body:    &sestypes.Body{Text: &sestypes.Content{Data: aws.String(m.Body), Charset: utf8}},
 		}},
 	})

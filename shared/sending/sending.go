@@ -13,6 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"unicode"
 
 	"surveyservice/shared/survey"
 )
@@ -112,4 +114,13 @@ func Send(ctx context.Context, s Sender, b *Budgets, m Message, budgets ...Budge
 		return err
 	}
 	return nil
+}
+
+// SubjectLine is a subject as one line: every control character (CR, LF,
+// tab, NEL) and line or paragraph separator a text may carry (a survey's
+// name can hold a line break) splits it like a space, and the parts are
+// joined by one space. A header line never breaks, whatever the name, and
+// SES is never asked to send one that does.
+func SubjectLine(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
 }

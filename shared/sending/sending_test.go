@@ -287,6 +287,50 @@ func TestAWSSenderOnMoto(t *testing.T) {
 	}
 }
 
+// TestEmailSubjectIsOneLine: a subject built from a survey's name, which
+// may hold a line break (a PATCH takes it), reaches SES as one line: its
+// control characters and line separators a space, so that no header line
+// breaks and SES has none to refuse (every code email of such a survey
+// would then answer 503). Found by hostile10.
+func TestEmailSubjectIsOneLine(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	env := testenv.Env(t)
+	cfg := testenv.Config(t)
+	from := uniq("from") + "@example.com"
+	if err := localaws.EnsureMailIdentity(ctx, cfg, from); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sending.FromEnv(cfg, func(k string) string { return map[string]string{"MAIL_FROM": from}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ subject, want string }{
+		{"Your code for Survey\r\nBcc: x@example.org", "Your code for Survey Bcc: x@example.org"},
+		{"کد ورود\nنظرسنجی\u2028دوم\t", "کد ورود نظرسنجی دوم"},
+		{"Line\u0085next\x00end", "Line next end"},
+		{"Plain subject", "Plain subject"},
+	} {
+		to := uniq("to") + "@example.org"
+		if err := s.Send(ctx, sending.Message{Channel: sending.ChannelEmail, To: to, Subject: tc.subject, Body: "b"}); err != nil {
+			t.Fatalf("%q: %v", tc.subject, err)
+		}
+		emails, _, err := moto.Sent(ctx, env["AWS_ENDPOINT_URL"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "(none)"
+		for _, e := range emails {
+			if len(e.Destinations.To) == 1 && e.Destinations.To[0] == to {
+				got = e.Subject
+			}
+		}
+		if got != tc.want {
+			t.Errorf("subject %q reached SES as %q, want %q", tc.subject, got, tc.want)
+		}
+	}
+}
+
 // TestSMSCarriesTheSenderID: the SNS Publish names the phone number and
 // carries SMS_SENDER_ID as AWS.SNS.SMS.SenderID (moto keeps no message
 // attributes of an SMS, so the request itself is read).
