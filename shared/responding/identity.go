@@ -2,6 +2,7 @@ package responding
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
@@ -27,7 +28,7 @@ const MaxEmail = 254
 // `*@<domain>` compared exactly (a subdomain is another domain),
 // ErrAddressRefused (400).
 func EmailIdentity(address string, domains []string) (string, error) {
-	email, ok := normalEmail(strings.TrimSpace(address))
+	email, ok := normalEmail(strings.TrimSpace(dropDirectionMarks(address)))
 	if !ok {
 		return "", ErrInvalidEmail
 	}
@@ -62,6 +63,19 @@ func EmailPerson(email string) string {
 		local = local[:i]
 	}
 	return strings.ToLower(local + domain)
+}
+
+// dropDirectionMarks drops the invisible direction marks (Unicode's
+// Bidi_Control: U+200E, U+200F, U+061C, U+202A-U+202E, U+2066-U+2069) an
+// address copied out of Persian or Arabic text carries: none may stand in
+// an address, so it is the address the responder sees.
+func dropDirectionMarks(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Bidi_Control, r) {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // normalEmail is a dot-atom local part (RFC 5322, ASCII) at a domain name

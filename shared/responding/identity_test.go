@@ -45,6 +45,14 @@ func TestEmailIdentity(t *testing.T) {
 		{"unicode pattern, punycode address", "a@xn--bcher-kva.example", []string{"*@bücher.example"}, "a@xn--bcher-kva.example", nil},
 		{"punycode pattern, unicode address", "a@BÜCHER.example", []string{"*@xn--bcher-kva.example"}, "a@xn--bcher-kva.example", nil},
 		{"malformed before domains", "nope", []string{"*@example.com"}, "", responding.ErrInvalidEmail},
+		// Copied out of Persian or Arabic text, an address carries the
+		// invisible direction marks around it (or inside): read without
+		// them, as a mobile number is (hostile10).
+		{"LRM around", "\u200ea@example.com\u200e", nil, "a@example.com", nil},
+		{"embedding marks", "\u202aali@example.com\u202c", nil, "ali@example.com", nil},
+		{"isolates and RLM inside", "\u2066ali\u200f@example\u200e.com\u2069", nil, "ali@example.com", nil},
+		{"marks and spaces", " \u200f a@example.com \u200f ", nil, "a@example.com", nil},
+		{"only marks", "\u200e\u200f", nil, "", responding.ErrInvalidEmail},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
