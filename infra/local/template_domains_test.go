@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -68,6 +69,50 @@ func TestCustomDomainsForwardTheRequestHeaders(t *testing.T) {
 		c, _ := cfg[key].(map[string]any)
 		if c[want] != "all" {
 			t.Errorf("%s.%s = %v, want all", key, want, c[want])
+		}
+	}
+}
+
+// TestCustomDomainsProveTheViewersAddress: through the custom domains'
+// distribution API Gateway's source address is a CloudFront edge's, which
+// every viewer behind it shares, so each per-client limit (10 code sends
+// an hour, the failed code checks, the pages' and responders' rates) was
+// shared by them all (hostile10). The viewer-request function writes the
+// viewer's address (event.viewer.ip) in hosts.ViewerAddressHeader, the
+// origin sends the secret of DomainsOriginSecret in
+// hosts.OriginSecretHeader, and the two functions that serve custom
+// domains hold the same secret (DOMAINS_ORIGIN_SECRET), by which
+// shared/hosts trusts the address (TestViewerAddressThroughTheDistribution).
+func TestCustomDomainsProveTheViewersAddress(t *testing.T) {
+	tpl := loadTemplate(t)
+	fn, _ := tpl.Resources["DomainsViewerHost"].Properties["FunctionCode"].(string)
+	if !strings.Contains(fn, fmt.Sprintf("r.headers['%s'] = {value: event.viewer.ip}", strings.ToLower(hosts.ViewerAddressHeader))) {
+		t.Errorf("DomainsViewerHost does not write the viewer's address in %s:\n%s", hosts.ViewerAddressHeader, fn)
+	}
+	secretRef := "{{resolve:secretsmanager:${DomainsOriginSecret}:SecretString}}"
+	if tpl.Resources["DomainsOriginSecret"].Type != "AWS::SecretsManager::Secret" {
+		t.Error("template.yaml has no DomainsOriginSecret secret")
+	}
+	cfg, _ := tpl.Resources["DomainsDistribution"].Properties["DistributionConfig"].(map[string]any)
+	origins, _ := cfg["Origins"].([]any)
+	for _, o := range origins {
+		o, _ := o.(map[string]any)
+		var sent bool
+		headers, _ := o["OriginCustomHeaders"].([]any)
+		for _, h := range headers {
+			h, _ := h.(map[string]any)
+			sent = sent || strings.EqualFold(fmt.Sprint(h["HeaderName"]), hosts.OriginSecretHeader) && h["HeaderValue"] == secretRef
+		}
+		if !sent {
+			t.Errorf("the distribution's origin %v does not send %s: %s", o["Id"], hosts.OriginSecretHeader, secretRef)
+		}
+	}
+	for _, name := range []string{"PagesFunction", "RespondersFunction"} {
+		env, _ := tpl.Resources[name].Properties["Environment"].(map[string]any)
+		vars, _ := env["Variables"].(map[string]any)
+		v, _ := vars["DOMAINS_ORIGIN_SECRET"].([]any)
+		if len(v) != 3 || v[0] != "HasCustomDomains" || v[1] != secretRef {
+			t.Errorf("%s: DOMAINS_ORIGIN_SECRET %v, want the distribution's secret when it has custom domains", name, vars["DOMAINS_ORIGIN_SECRET"])
 		}
 	}
 }

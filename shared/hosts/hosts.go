@@ -8,8 +8,10 @@ package hosts
 
 import (
 	"context"
+	"crypto/subtle"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -45,11 +47,17 @@ type Config struct {
 	Domain string
 	// Scheme is PUBLIC_SURVEY_URL's, for the 301 of a renamed name.
 	Scheme string
+	// OriginSecret is DOMAINS_ORIGIN_SECRET: the value the custom domains'
+	// CloudFront distribution sends in OriginSecretHeader to the API, by
+	// which a request proves it came through it ("": no distribution).
+	OriginSecret string
 }
 
-// ConfigFromEnv reads API_BASE_URL, PUBLIC_SURVEY_URL and PUBLIC_SURVEY_DOMAIN.
+// ConfigFromEnv reads API_BASE_URL, PUBLIC_SURVEY_URL, PUBLIC_SURVEY_DOMAIN
+// and DOMAINS_ORIGIN_SECRET.
 func ConfigFromEnv(getenv func(string) string) Config {
-	c := Config{Domain: strings.ToLower(strings.TrimSuffix(getenv("PUBLIC_SURVEY_DOMAIN"), ".")), Scheme: "https"}
+	c := Config{Domain: strings.ToLower(strings.TrimSuffix(getenv("PUBLIC_SURVEY_DOMAIN"), ".")), Scheme: "https",
+		OriginSecret: getenv("DOMAINS_ORIGIN_SECRET")}
 	for i, v := range []string{getenv("PUBLIC_SURVEY_URL"), getenv("API_BASE_URL")} {
 		u, err := url.Parse(v)
 		if err != nil || u.Host == "" {
@@ -155,6 +163,7 @@ func (r *Resolver) resolve(ctx context.Context, name string, custom bool) (store
 // notFound. Other routes (the owner API, oEmbed) answer on any host.
 func (r *Resolver) Wrap(h http.Handler, serving func(path string) bool, notFound http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		req = r.cfg.viewer(req)
 		if !serving(req.URL.Path) {
 			h.ServeHTTP(w, req)
 			return
@@ -200,6 +209,41 @@ func (r *Resolver) Wrap(h http.Handler, serving func(path string) bool, notFound
 // ViewerHostHeader carries the viewer's Host through the custom domains'
 // CloudFront distribution (template.yaml, DomainsViewerHost).
 const ViewerHostHeader = "X-Survey-Host"
+
+// ViewerAddressHeader carries the viewer's address through the custom
+// domains' distribution (its viewer-request function writes
+// event.viewer.ip over anything the viewer sent), and OriginSecretHeader
+// the distribution's secret (an origin custom header, which CloudFront
+// writes over the viewer's own).
+const (
+	ViewerAddressHeader = "X-Survey-Viewer"
+	OriginSecretHeader  = "X-Survey-Origin"
+)
+
+// viewer is req as its viewer sent it: through the custom domains'
+// distribution, API Gateway's source address is a CloudFront edge's,
+// which every viewer behind it shares, so every per-client limit (code
+// sends, failed code checks, the pages' and responders' rates) and a
+// response's recorded address would be the edge's. A request whose
+// OriginSecretHeader holds the distribution's secret takes the viewer's
+// address from ViewerAddressHeader; any other keeps its own (a client
+// that calls the API itself cannot choose its address). The secret never
+// goes further.
+func (c Config) viewer(req *http.Request) *http.Request {
+	secret := req.Header.Get(OriginSecretHeader)
+	if secret == "" {
+		return req
+	}
+	req = req.Clone(req.Context())
+	req.Header.Del(OriginSecretHeader)
+	if c.OriginSecret == "" || subtle.ConstantTimeCompare([]byte(secret), []byte(c.OriginSecret)) != 1 {
+		return req
+	}
+	if ip, err := netip.ParseAddr(strings.TrimSpace(req.Header.Get(ViewerAddressHeader))); err == nil {
+		req.RemoteAddr = netip.AddrPortFrom(ip.Unmap(), 0).String()
+	}
+	return req
+}
 
 // hostOf is a Host header's name: lower-cased, without port or final dot.
 func hostOf(h string) string {

@@ -228,3 +228,57 @@ func TestLoopbackIsOwn(t *testing.T) {
 		t.Errorf("a deployment's own hosts %v, want its two addresses only", deployed.Own)
 	}
 }
+
+// TestViewerAddressThroughTheDistribution: through the custom domains'
+// CloudFront distribution API Gateway's source address is the edge's,
+// shared by everyone behind it, so each per-client limit (10 code sends
+// an hour, failed code checks, the pages' rates) and a response's
+// address were the edge's (hostile10). A request that carries the
+// distribution's secret (its origin custom header) is the viewer's
+// address, as its viewer-request function wrote it; a request without the
+// secret, or with another, keeps its own address whatever it says, and
+// the secret is never passed on.
+func TestViewerAddressThroughTheDistribution(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	const secret = "s3cret-of-the-distribution"
+	for _, tc := range []struct {
+		name, configured, sent, viewer, want string
+	}{
+		{"the distribution", secret, secret, "203.0.113.7", "203.0.113.7"},
+		{"the distribution, IPv6", secret, secret, "2001:db8::42", "2001:db8::42"},
+		{"the distribution, IPv4 in IPv6", secret, secret, "::ffff:203.0.113.9", "203.0.113.9"},
+		{"another secret", secret, "guess", "203.0.113.7", "198.51.100.1"},
+		{"no secret sent", secret, "", "203.0.113.7", "198.51.100.1"},
+		{"no distribution configured", "", secret, "203.0.113.7", "198.51.100.1"},
+		{"not an address", secret, secret, "203.0.113.7, 10.0.0.1", "198.51.100.1"},
+		{"no viewer", secret, secret, "", "198.51.100.1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got, leaked string
+			inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				got, leaked = api.ClientIP(r), r.Header.Get(hosts.OriginSecretHeader)
+				w.WriteHeader(200)
+			})
+			cfg := hosts.ConfigFromEnv(env{"API_BASE_URL": "https://api.survey.example", "DOMAINS_ORIGIN_SECRET": tc.configured}.get)
+			h := hosts.New(cfg, st).Wrap(inner, hosts.Serving, http.NotFoundHandler())
+			for _, path := range []string{"/s/some-survey/", "/api/public/surveys/some-survey/"} {
+				req := httptest.NewRequest("GET", "https://api.survey.example"+path, nil)
+				req.RemoteAddr = "198.51.100.1:4711"
+				if tc.sent != "" {
+					req.Header.Set(hosts.OriginSecretHeader, tc.sent)
+				}
+				if tc.viewer != "" {
+					req.Header.Set(hosts.ViewerAddressHeader, tc.viewer)
+				}
+				h.ServeHTTP(httptest.NewRecorder(), req)
+				if got != tc.want {
+					t.Errorf("%s: the client's address %q, want %q", path, got, tc.want)
+				}
+				if leaked != "" {
+					t.Errorf("%s: the secret reached the handler", path)
+				}
+			}
+		})
+	}
+}
