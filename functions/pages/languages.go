@@ -167,10 +167,13 @@ func stripMarks(s string) string {
 }
 
 // withLanguages gives the page its languages: the switcher's, the form's
-// address (?lang= carried on), and Vary: Accept-Language where the
-// header chooses.
+// address (?lang= carried on), the fonts of their scripts, and Vary:
+// Accept-Language where the header chooses.
 func (p *surveyPage) withLanguages(w http.ResponseWriter, r *http.Request, pl pageLang) {
 	p.Languages, p.At = pl, r.URL
+	// Its texts may be in each of them (untranslated, or a language's
+	// own name in the switcher): the fonts for their scripts.
+	p.setTheme(p.Survey.Theme, pl.All...)
 	p.Action = pl.action(p.Action)
 	if len(pl.All) > 1 {
 		w.Header().Add("Vary", "Accept-Language")

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -117,21 +118,46 @@ func fontPreload(t survey.Theme, lang string) []string {
 
 // setTheme gives the page of the survey's theme its style (themeStyle)
 // and its font's preload: every page a responder or a report reader sees
-// draws the theme through this one place.
-func (p *page) setTheme(t survey.Theme) {
-	p.ThemeCSS, p.FontPreloads = themeStyle(t, p.Lang), fontPreload(t, p.Lang)
+// draws the theme through this one place. languages are the survey's (the
+// page may show texts, and the languages' own names, in each).
+func (p *page) setTheme(t survey.Theme, languages ...string) {
+	p.ThemeCSS, p.FontPreloads = themeStyle(t, p.Lang, languages...), fontPreload(t, p.Lang)
+}
+
+// arabicTexts reports whether a page in lang drawn in families may show
+// Persian or Arabic text its fonts do not draw: a survey in fa or ar read
+// in a Latin language shows its untranslated texts (marked lang="fa") and
+// the languages' own names in their script.
+func arabicTexts(families []survey.Font, lang string, languages []string) bool {
+	if lang == "fa" || lang == "ar" || !slices.ContainsFunc(languages, func(l string) bool { return l == "fa" || l == "ar" }) {
+		return false
+	}
+	return !slices.ContainsFunc(families, func(f survey.Font) bool { return fontDraws(f, survey.ScriptArabic) })
 }
 
 // fontCSS is the @font-face rules and the body's font-family of the
 // theme's font on a page in lang: "" for the system font (the default
 // theme on a Latin page downloads nothing and its page does not grow).
-func fontCSS(t survey.Theme, lang string) string {
+// On a Latin page of a survey with Persian or Arabic texts whose fonts
+// draw none, Vazirmatn's Arabic file draws them (its range alone: a page
+// without such a character downloads nothing more).
+func fontCSS(t survey.Theme, lang string, languages ...string) string {
 	families := pageFonts(t, lang)
-	if len(families) == 0 {
+	arabic := arabicTexts(families, lang, languages)
+	if len(families) == 0 && !arabic {
 		return ""
 	}
 	var b, stack strings.Builder
-	for _, fam := range families {
+	if arabic {
+		fmt.Fprintf(&b, `@font-face{font-family:"%s";src:url(%s);font-weight:100 900;font-display:swap;unicode-range:%s}`,
+			persianFont, assetNames[fontSubsets[persianFont][survey.ScriptArabic]], unicodeRanges[survey.ScriptArabic])
+	}
+	if len(families) == 0 {
+		// The system font: Vazirmatn for its range, the system's stack
+		// for the rest.
+		return b.String() + `:root body{font-family:"` + persianFont + `",` + survey.FontFor(t.FontFamily, lang).Fallback + "}"
+	}
+	for i, fam := range families {
 		for _, script := range []string{survey.ScriptArabic, survey.ScriptLatin} {
 			file, ok := fontSubsets[fam.Family][script]
 			if !ok {
@@ -146,6 +172,11 @@ func fontCSS(t survey.Theme, lang string) string {
 			fmt.Fprintf(&b, `@font-face{font-family:"%s";src:url(%s);font-weight:100 900;font-display:swap%s}`, fam.Family, assetNames[file], rng)
 		}
 		fmt.Fprintf(&stack, `"%s",`, fam.Family)
+		if i == 0 && arabic {
+			// Before the fallback's face, which is a local font that may
+			// draw Arabic letters in its own way.
+			fmt.Fprintf(&stack, `"%s",`, persianFont)
+		}
 		// The fallback's family is "<font>-f": a name no one reads, kept
 		// short because each themed page carries it twice.
 		if m, ok := fallbackMetrics[fam.Family]; ok {
@@ -223,8 +254,8 @@ func clamp(v, lo, hi, def int64) int64 {
 
 // themeStyle is the page's whole theme as its one inline style: the
 // colors (themeCSS), the font, the size and the background image.
-func themeStyle(t survey.Theme, lang string) string {
-	css := themeCSS(t) + fontCSS(t, lang) + imageCSS(t)
+func themeStyle(t survey.Theme, lang string, languages ...string) string {
+	css := themeCSS(t) + fontCSS(t, lang, languages...) + imageCSS(t)
 	if s, ok := fontSizes[t.FontSize]; ok {
 		css += "html{font-size:" + s + "}body{font-size:1rem}"
 	}

@@ -157,3 +157,79 @@ func BenchmarkSurveyPageThemed(b *testing.B) {
 
 // themedGrowth is the most a theme with a font and an image adds to a page.
 const themedGrowth = 700
+
+// TestLatinPageDrawsPersianTexts: a survey with Persian or Arabic among
+// its languages, read in English, shows Persian text: the languages'
+// own names (فارسی) and, where a survey in fa is read in a translation,
+// its untranslated texts (marked lang="fa"). The page loaded fonts by its
+// own language alone, so those were drawn in the system's font, not
+// Vazirmatn as on a Persian page (hostile10). Now Vazirmatn's Arabic file
+// is declared for its range alone (a page without such a character
+// downloads nothing more), after the theme's font and before its local
+// fallback; an English survey without such a language still loads no
+// font, and a theme font that draws Arabic needs nothing more.
+func TestLatinPageDrawsPersianTexts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t, 1)
+	arabicFace := `@font-face{font-family:"Vazirmatn";src:url(/assets/vazirmatn-arabic-wght-normal.`
+	style := func(t *testing.T, slug, lang string) (string, string) {
+		t.Helper()
+		res := f.get("/s/" + slug + "/?lang=" + lang)
+		if res.code != 200 {
+			t.Fatalf("page: %d", res.code)
+		}
+		m := regexp.MustCompile(`<style>([^<]*)</style>`).FindStringSubmatch(res.body)
+		if m == nil {
+			return "", res.header.Get("Content-Security-Policy")
+		}
+		return m[1], res.header.Get("Content-Security-Policy")
+	}
+	if css, _ := style(t, f.sv.URLSlug, "en"); strings.Contains(css, "@font-face") {
+		t.Fatalf("an English survey of one language loads a font:\n%s", css)
+	}
+	if err := f.st.SetLanguages(ctx, f.aid, f.sv.ID, []string{"fa"}); err != nil {
+		t.Fatal(err)
+	}
+	inter, err := f.st.CreateTheme(ctx, f.aid, func() survey.Theme { th := survey.DefaultTheme(); th.FontFamily = 3; return th }(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lalezar, err := f.st.CreateTheme(ctx, f.aid, func() survey.Theme { th := survey.DefaultTheme(); th.FontFamily = 5; return th }(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		theme int64 // 0: the default
+		want  []string
+		not   []string
+	}{
+		{"the system font", 0, []string{arabicFace, `font-display:swap;unicode-range:U+0600-06FF`,
+			`:root body{font-family:"Vazirmatn",system-ui,`}, []string{"vazirmatn-latin"}},
+		{"Inter", inter.ID, []string{arabicFace, `:root body{font-family:"Inter","Vazirmatn","Inter-f",sans-serif}`}, []string{"vazirmatn-latin"}},
+		{"Lalezar draws Arabic", lalezar.ID, []string{`"Lalezar"`}, []string{"Vazirmatn"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.theme != 0 {
+				if err := f.st.SetSurveyTheme(ctx, f.aid, f.sv.ID, c.theme); err != nil {
+					t.Fatal(err)
+				}
+			}
+			css, csp := style(t, f.sv.URLSlug, "en")
+			for _, w := range c.want {
+				if !strings.Contains(css, w) {
+					t.Errorf("the English page's style lacks %s:\n%s", w, css)
+				}
+			}
+			for _, n := range c.not {
+				if strings.Contains(css, n) {
+					t.Errorf("the English page's style has %s:\n%s", n, css)
+				}
+			}
+			if !strings.Contains(csp, "font-src 'self'") {
+				t.Errorf("policy without font-src 'self': %s", csp)
+			}
+		})
+	}
+}
