@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"surveyservice/shared/api"
 	"surveyservice/shared/backgrounds"
@@ -25,6 +26,8 @@ import (
 type Store interface {
 	Theme(ctx context.Context, aid, tid int64) (survey.Theme, error)
 	SetThemeImage(ctx context.Context, aid, tid int64, bi *survey.BackgroundImage) (*survey.BackgroundImage, error)
+	ClaimThemeUpload(ctx context.Context, aid, tid, id int64) (bool, error)
+	ReleaseThemeUpload(ctx context.Context, aid, tid, id int64) error
 }
 
 var _ Store = (*store.Store)(nil)
@@ -145,7 +148,10 @@ func (h handlers) backgroundStart() http.Handler {
 // the original's metadata survives), then the theme takes the image in
 // one update, and the image it replaces and the upload are deleted. The
 // sizes' keys come from the upload's id, so a retry after a failure writes
-// the same objects again.
+// the same objects again. One request at a time works on an upload (its
+// claim on the theme's item): another PUT of it meanwhile answers 400 as a
+// used upload does, where two at once each set the image and one racing a
+// PUT of another upload could set it after that one deleted its files.
 func (h handlers) backgroundSet() http.Handler {
 	return api.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
@@ -166,6 +172,19 @@ func (h handlers) backgroundSet() http.Handler {
 		if !ok {
 			return errInvalidUpload
 		}
+		if ok, err := h.st.ClaimThemeUpload(ctx, acct.ID, t.ID, id); err != nil {
+			return err
+		} else if !ok {
+			return errInvalidUpload // another request is setting it
+		}
+		defer func() {
+			// Done (the upload deleted) or failed (a retry takes it at once).
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := h.st.ReleaseThemeUpload(rctx, acct.ID, t.ID, id); err != nil {
+				api.Logger(ctx).Warn("theme upload claim left", "theme", t.ID, "upload", id, "err", err.Error())
+			}
+		}()
 		key := backgrounds.UploadKey(t.ID, id)
 		file, declared, err := h.images.Read(ctx, key, backgrounds.MaxBytes)
 		if errors.Is(err, backgrounds.ErrNoObject) {

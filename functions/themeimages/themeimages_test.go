@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -400,5 +401,43 @@ func TestThemeBackgroundImageStart(t *testing.T) {
 	}
 	if !strings.Contains(string(raw), `["content-length-range",1234,1234]`) {
 		t.Errorf("policy %s: want content-length-range exactly 1234", raw)
+	}
+}
+
+// TestThemeBackgroundImageRacingPuts: PUTs of one upload at once set the
+// image once: one 200, the others 400 as a used upload (contract section
+// 22), where every one answered 200 (hostile10: 4 at once, 4 × 200), and
+// one racing a PUT of another upload could set the image after that one
+// had deleted its files. Afterwards the theme's image is the upload's and
+// its four files are there; a PUT of another upload then replaces it.
+func TestThemeBackgroundImageRacingPuts(t *testing.T) {
+	t.Parallel()
+	f := newBgFixture(t)
+	tid := f.theme(t)
+	id := f.upload(t, tid, "sea.png", "image/png", pngBytes(t, photo(900, 600)))
+	codes := make([]int, 6)
+	var wg sync.WaitGroup
+	for i := range codes {
+		wg.Go(func() {
+			r := f.do(t, "PUT", imagePath(tid), fmt.Sprintf(`{"upload_id": %q}`, id))
+			codes[i] = r.code
+			if r.code != http.StatusOK && (r.code != 400 || string(r.body) != `{"upload_id":["Invalid upload."]}`) {
+				t.Errorf("PUT: %d %s", r.code, r.body)
+			}
+		})
+	}
+	wg.Wait()
+	if n := slices.Index(codes, http.StatusOK); n < 0 || slices.Index(codes[n+1:], http.StatusOK) >= 0 {
+		t.Errorf("6 PUTs of one upload at once answered %v; want one 200 and 400s", codes)
+	}
+	if th := f.themeRead(t, tid); th.BackgroundImage == nil || fmt.Sprint(th.BackgroundImage.ID) != id {
+		t.Fatalf("the theme's image %+v, want upload %s", th.BackgroundImage, id)
+	}
+	if media := f.mediaOf(t, tid); len(media) != len(backgrounds.Widths) {
+		t.Errorf("the theme's files %v, want the image's %d", media, len(backgrounds.Widths))
+	}
+	id2 := f.upload(t, tid, "b.png", "image/png", pngBytes(t, photo(300, 200)))
+	if r := f.do(t, "PUT", imagePath(tid), fmt.Sprintf(`{"upload_id": %q}`, id2)); r.code != http.StatusOK {
+		t.Fatalf("replace: %d %s", r.code, r.body)
 	}
 }

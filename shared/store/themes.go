@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -86,6 +87,49 @@ func (s *Store) SetThemeImage(ctx context.Context, aid, tid int64, bi *survey.Ba
 		return nil, err
 	}
 	return t.BackgroundImage, nil
+}
+
+// themeUploadHeldFor is how long a request's claim of a background upload
+// holds (ClaimThemeUpload): longer than the theme images function's time,
+// so that only a request cut short leaves one for a retry to take over.
+const themeUploadHeldFor = 2 * time.Minute
+
+// ClaimThemeUpload takes upload id of theme tid for one request, on the
+// theme's item (upload_<id>, its time): true for the first, false while
+// another request holds it (a claim younger than themeUploadHeldFor). Two
+// PUTs of one upload at once each made the theme's image of it, and one
+// racing a third PUT of another upload could set the image after the
+// third had deleted its files. A missing theme answers ENOTFOUND.
+func (s *Store) ClaimThemeUpload(ctx context.Context, aid, tid, id int64) (bool, error) {
+	now := s.Now()
+	attr := "upload_" + strconv.FormatInt(id, 10)
+	err := onTheHeldTheme(ctx, func() error {
+		return s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, ThemeSK(tid)).Set(attr, now.UnixMilli()).
+			If("attribute_exists(PK)").If("attribute_not_exists($) OR $ < ?", attr, attr, now.Add(-themeUploadHeldFor).UnixMilli()).Run(ctx)
+	})
+	if dynamo.IsCondCheckFailed(err) {
+		if _, err := s.Theme(ctx, aid, tid); err != nil {
+			return false, err
+		}
+		return false, nil
+	}
+	if err != nil {
+		return false, s.fail(fmt.Sprintf("claim an upload of theme %d", tid), err)
+	}
+	return true, nil
+}
+
+// ReleaseThemeUpload ends a request's claim of upload id (done, or failed:
+// a retry may take it at once). A theme gone meanwhile is no error.
+func (s *Store) ReleaseThemeUpload(ctx context.Context, aid, tid, id int64) error {
+	err := onTheHeldTheme(ctx, func() error {
+		return s.table.Update(AttrPK, AccountPK(aid)).Range(AttrSK, ThemeSK(tid)).Remove("upload_" + strconv.FormatInt(id, 10)).
+			If("attribute_exists(PK)").Run(ctx)
+	})
+	if err != nil && !dynamo.IsCondCheckFailed(err) {
+		return s.fail(fmt.Sprintf("release an upload of theme %d", tid), err)
+	}
+	return nil
 }
 
 // onTheHeldTheme runs write, a single write of a theme's item, again
