@@ -426,6 +426,11 @@ func TestPlainFormKeyShape(t *testing.T) {
 	path := "/s/" + f.sv.URLSlug + "/"
 	answer := fmt.Sprintf("&a%d=%d&a%d=4", f.choices.ID, f.choices.Choices[0].ID, f.rating.ID)
 	for _, tc := range []struct{ name, key string }{
+		// A hand-made form without the field, or with it empty, recorded
+		// with a key of the page's own, once each time it was sent
+		// (hostile10).
+		{"missing", "(none)"},
+		{"empty", ""},
 		{"a NUL", "k\x00"},
 		{"a control character", "k\x01"},
 		{"a line break", "k\n1"},
@@ -436,7 +441,11 @@ func TestPlainFormKeyShape(t *testing.T) {
 		{"256 characters", strings.Repeat("k", 256)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec := postForm(f.h, path, "idempotency_key="+url.QueryEscape(tc.key)+answer)
+			form := "idempotency_key=" + url.QueryEscape(tc.key) + answer
+			if tc.key == "(none)" {
+				form = answer[1:]
+			}
+			rec := postForm(f.h, path, form)
 			body := rec.Body.String()
 			if rec.Code != 400 || !strings.Contains(body, "Send one key of 1 to 255 visible ASCII characters.") {
 				t.Fatalf("%d %.400s", rec.Code, body)

@@ -65,9 +65,11 @@ func handleForm(st Store, svc responding.Service, cfg Config) http.Handler {
 				p.Variables[n] = vals[0]
 			}
 		}
-		if k := f.Get("idempotency_key"); k != "" {
-			p.IdempotencyKey = k
-		}
+		// The form's own key, missing or empty included: a key of the
+		// page's own in its place let a hand-made form without one record
+		// once each time it was sent (hostile10); the rule below refuses
+		// it, as the header's is refused.
+		p.IdempotencyKey = f.Get("idempotency_key")
 		// fail renders a refusal as the form again, with its messages; a
 		// failure of the service goes back to the adapter.
 		fail := func(err error) error {
