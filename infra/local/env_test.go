@@ -239,6 +239,48 @@ var runVars = []runVar{
 			t.Errorf("the local outbox has no CreateDistributionTenant of %s: %+v, %v", domain, sent, err)
 		}
 	}},
+	{name: "DOMAINS_ORIGIN_SECRET", check: func(t *testing.T, r *envRun) {
+		// A submission carrying the custom domains' distribution's secret
+		// records its viewer's address (X-Survey-Viewer); one with another
+		// secret records its own (the loopback's).
+		c := r.owner(t)
+		sv, err := buildSurvey(c, surveySpec{Name: "viewer address", Language: 4, Elements: []map[string]any{{"type": 2, "title": "Name?"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		qid := fmt.Sprint(sv.Elements[0]["id"])
+		for secret, want := range map[string]string{r.env["DOMAINS_ORIGIN_SECRET"]: "203.0.113.77", "another": "127.0.0.1"} {
+			post := func(path string, body any, out any) {
+				b, _ := json.Marshal(body)
+				req, _ := http.NewRequest("POST", r.started+path, bytes.NewReader(b))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Idempotency-Key", fmt.Sprintf("origin-%d", time.Now().UnixNano()))
+				req.Header.Set("X-Survey-Origin", secret)
+				req.Header.Set("X-Survey-Viewer", "203.0.113.77")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				if resp.StatusCode/100 != 2 || json.NewDecoder(resp.Body).Decode(out) != nil {
+					t.Fatalf("POST %s: %d", path, resp.StatusCode)
+				}
+			}
+			var session struct{ Session string }
+			post("/api/public/surveys/"+sv.URLSlug+"/sessions/", map[string]any{}, &session)
+			var done struct{ ID int64 }
+			post("/api/public/surveys/"+sv.URLSlug+"/responses/", map[string]any{"session": session.Session, "answers": map[string]any{qid: "x"}}, &done)
+			var got struct {
+				Responder struct{ IP string } `json:"responder"`
+			}
+			if err := c.call("GET", fmt.Sprintf("/api/surveys/%d/responses/%d/", sv.ID, done.ID), nil, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Responder.IP != want {
+				t.Errorf("a submission with the secret %q recorded the address %q, want %q", secret, got.Responder.IP, want)
+			}
+		}
+	}},
 	{name: "DOMAINS_TARGET_SUFFIX", check: func(t *testing.T, r *envRun) {
 		var d struct {
 			CNAMETarget string `json:"cname_target"`
@@ -406,7 +448,7 @@ func startEnvRun(t *testing.T, env map[string]string) *envRun {
 		port := freePort(t)
 		r.dns = dnstest.Start(t)
 		env = map[string]string{
-			"DNS_RESOLVER": r.dns.Addr, "DOMAINS_TARGET_SUFFIX": "domains.run-env.test",
+			"DNS_RESOLVER": r.dns.Addr, "DOMAINS_TARGET_SUFFIX": "domains.run-env.test", "DOMAINS_ORIGIN_SECRET": "run-env-origin-" + port,
 			// Nothing listens on the discard port: every call must go to
 			// its service's own endpoint.
 			"AWS_ENDPOINT_URL": "http://127.0.0.1:9",
