@@ -220,18 +220,8 @@ func TestParseLimits(t *testing.T) {
 func TestAWSSenderOnMoto(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	env := testenv.Env(t)
-	cfg := testenv.Config(t)
-	from := uniq("from") + "@example.com"
-	if err := localaws.EnsureMailIdentity(ctx, cfg, from); err != nil {
-		t.Fatal(err)
-	}
-	s, err := sending.FromEnv(cfg, func(k string) string {
-		return map[string]string{"MAIL_FROM": from, "SMS_SENDER_ID": "Survey"}[k]
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, cfg := testenv.Env(t), testenv.Config(t)
+	s, from := motoSender(t, map[string]string{"SMS_SENDER_ID": "Survey"})
 	b := sending.NewBudgets(testenv.Store(t), nil)
 	bu := sending.Budget{Scope: "test-address", Key: uniq("k"), Limit: sending.Limit{N: 3, Per: time.Hour}}
 	to := uniq("to") + "@example.org"
@@ -287,6 +277,26 @@ func TestAWSSenderOnMoto(t *testing.T) {
 	}
 }
 
+// motoSender is the AWS sender on the emulators with vars, from a MAIL_FROM
+// of its own that SES has verified: the sender and that address.
+func motoSender(t *testing.T, vars map[string]string) (*sending.AWS, string) {
+	t.Helper()
+	from := uniq("from") + "@example.com"
+	if err := localaws.EnsureMailIdentity(context.Background(), testenv.Config(t), from); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sending.FromEnv(testenv.Config(t), func(k string) string {
+		if k == "MAIL_FROM" {
+			return from
+		}
+		return vars[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, from
+}
+
 // TestEmailSubjectIsOneLine: a subject built from a survey's name, which
 // may hold a line break (a PATCH takes it), reaches SES as one line: its
 // control characters and line separators a space, so that no header line
@@ -296,15 +306,7 @@ func TestEmailSubjectIsOneLine(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	env := testenv.Env(t)
-	cfg := testenv.Config(t)
-	from := uniq("from") + "@example.com"
-	if err := localaws.EnsureMailIdentity(ctx, cfg, from); err != nil {
-		t.Fatal(err)
-	}
-	s, err := sending.FromEnv(cfg, func(k string) string { return map[string]string{"MAIL_FROM": from}[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := motoSender(t, nil)
 	for _, tc := range []struct{ subject, want string }{
 		{"Your code for Survey\r\nBcc: x@example.org", "Your code for Survey Bcc: x@example.org"},
 		{"کد ورود\nنظرسنجی\u2028دوم\t", "کد ورود نظرسنجی دوم"},
