@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,12 +14,17 @@ import (
 	"surveyservice/shared/webhook"
 )
 
-// partialRecord is a stream record of a partial's write.
+// sessionHash is the hash of the session of partialRecord.
+var sessionHash = strings.Repeat("ab", 32)
+
+// partialRecord is a stream record of a partial's save: its list entry
+// (store/partials.go).
 func partialRecord(event string, notify bool, extra ...string) events.DynamoDBEventRecord {
 	s := events.NewStringAttribute
 	n := events.NewNumberAttribute
 	img := map[string]events.DynamoDBAttributeValue{
-		"PK": s("RESPONSES#00000000000000000007#3"), "SK": s("SESSION#ab"), "partial_id": n("41"), "survey_id": n("7"),
+		"PK": s("PIDX#00000000000000000007#03"), "SK": s("2026-11-27T10:05:00.000000Z#00000000000000000041"),
+		"session_pk": s("RESPONSES#00000000000000000007#3"), "session": s(sessionHash), "partial_id": n("41"), "survey_id": n("7"),
 		"last_page": n("2"), "started_at": s("2026-11-27T10:00:00.000000Z"), "updated_at": s("2026-11-27T10:05:00.000000Z"),
 		"answers": s(`{"5":"Ann"}`), "variables": s(`{"city":"Tabriz"}`),
 	}
@@ -30,6 +36,15 @@ func partialRecord(event string, notify bool, extra ...string) events.DynamoDBEv
 	}
 	return events.DynamoDBEventRecord{EventName: event, Change: events.DynamoDBStreamRecord{
 		Keys: map[string]events.DynamoDBAttributeValue{"PK": img["PK"], "SK": img["SK"]}, NewImage: img, SequenceNumber: "1"}}
+}
+
+// headerRecord is a notifying write of a session's header, as partials
+// were before their list entries: not sent.
+func headerRecord() events.DynamoDBEventRecord {
+	rec := partialRecord("MODIFY", true)
+	rec.Change.Keys = map[string]events.DynamoDBAttributeValue{
+		"PK": events.NewStringAttribute("RESPONSES#00000000000000000007#3"), "SK": events.NewStringAttribute("SESSION#" + sessionHash)}
+	return rec
 }
 
 type fakeStore struct {
@@ -76,10 +91,10 @@ func TestPartialEvents(t *testing.T) {
 		match bool
 	}{
 		{"first write", partialRecord("INSERT", true), true},
-		{"a later first in its minute", partialRecord("MODIFY", true), true},
-		{"within the minute", partialRecord("MODIFY", false), false},
+		{"within the minute", partialRecord("INSERT", false), false},
 		{"removed", partialRecord("REMOVE", true), false},
-		{"with deltas", partialRecord("MODIFY", true, "delta_base", "1", "deltas", "3"), true},
+		{"with deltas", partialRecord("INSERT", true, "delta_base", "1", "deltas", "3"), true},
+		{"a header (before the entries)", headerRecord(), false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,7 +124,7 @@ func TestPartialEvents(t *testing.T) {
 			if tc.name == "with deltas" {
 				// The deltas' answers are read (store.PartialAnswers) for
 				// the header's range; the pending answers come with them.
-				if len(st.heads) != 1 || st.heads[0] != (store.PartialHead{Session: "ab", Base: 1, Deltas: 3, Pending: `{"5":"Ann"}`, ID: 41, SurveyID: 7,
+				if len(st.heads) != 1 || st.heads[0] != (store.PartialHead{Session: sessionHash, Base: 1, Deltas: 3, Pending: `{"5":"Ann"}`, ID: 41, SurveyID: 7,
 					PartitionKey: "RESPONSES#00000000000000000007#3"}) || string(v.Answers["6"]) != `"Tabriz"` {
 					t.Errorf("heads read %+v, view %+v", st.heads, v)
 				}

@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/guregu/dynamo/v2"
-
+	"surveyservice/internal/testenv"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
 	"surveyservice/shared/survey"
@@ -215,8 +214,8 @@ func TestPartialReplacedByResponse(t *testing.T) {
 }
 
 // TestPartialNotifyOncePerMinute: the session's first PUT in a minute is
-// marked for response.partial (its item's notify), the others are not; the
-// gate is the session's own item.
+// marked for response.partial (its list entry's notify), the others are
+// not; the gate is the partial's state on the session's own items.
 func TestPartialNotifyOncePerMinute(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -225,14 +224,17 @@ func TestPartialNotifyOncePerMinute(t *testing.T) {
 	sum := sha256.Sum256([]byte(sess))
 	h := hex.EncodeToString(sum[:])
 	marked := func() bool {
-		var it struct {
+		var entries []struct {
 			Notify bool `dynamo:"notify"`
 		}
-		if err := f.db().Table(f.st.TableName()).Get(store.AttrPK, store.SessionPK(sid, h)).Range(store.AttrSK, dynamo.Equal, store.SessionSK(h)).
-			Consistent(true).One(context.Background(), &it); err != nil {
+		if err := f.db().Table(f.st.TableName()).Get(store.AttrPK, store.PartialEntryPK(sid, store.PartialShard(h))).
+			Consistent(true).All(context.Background(), &entries); err != nil {
 			t.Fatal(err)
 		}
-		return it.Notify
+		if len(entries) != 1 {
+			t.Fatalf("%d entries of one partial", len(entries))
+		}
+		return entries[0].Notify
 	}
 	for i, step := range []struct {
 		advance time.Duration
@@ -445,14 +447,20 @@ func TestPartialRacesItsSubmission(t *testing.T) {
 	cases := []struct {
 		name string
 		set  map[string]any
+		long bool // each PUT's answers pass the header's room: saved as deltas
 	}{
 		{name: "no sign-in"},
 		{name: "signed in", set: map[string]any{"service_auth": true, "service_auth_domains": []string{"*@company.example"}}},
+		{name: "deltas", long: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f, p := conflictFixture(t)
+			pad := ""
+			if tc.long {
+				pad = strings.Repeat("long answer ", 30)
+			}
 			slug, sid, req, opt := f.partialSurvey(t, tc.set)
 			rk, ok := strconv.FormatInt(req, 10), strconv.FormatInt(opt, 10)
 			const sessions, partials = 30, 6
@@ -469,7 +477,7 @@ func TestPartialRacesItsSubmission(t *testing.T) {
 				if i%(partials+1) == 0 {
 					return f.respond(t, slug, s, map[string]any{rk: "Ann"})
 				}
-				return f.putPartial(t, slug, map[string]any{"session": s, "page": 1, "answers": map[string]any{rk: "Ann", ok: strconv.Itoa(i)}})
+				return f.putPartial(t, slug, map[string]any{"session": s, "page": 1, "answers": map[string]any{rk: "Ann", ok: pad + strconv.Itoa(i)}})
 			})
 			n := map[string]int{}
 			for i, r := range replies {
@@ -492,6 +500,20 @@ func TestPartialRacesItsSubmission(t *testing.T) {
 			page, err := f.st.PartialsPage(context.Background(), sid, store.PartialQuery{})
 			if err != nil || len(page.Partials) != 0 {
 				t.Errorf("partials left after every session responded: %d (%v)", len(page.Partials), err)
+			}
+			// No list entry left to read past: each save's, its session's
+			// response took it (the tally, from the claim), or the save,
+			// finding the claim after its delta, took its own back.
+			testenv.Tally(t)
+			for shard := range store.PartialShards {
+				var left []map[string]any
+				if err := f.db().Table(f.st.TableName()).Get(store.AttrPK, store.PartialEntryPK(sid, shard)).Consistent(true).
+					All(context.Background(), &left); err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range left {
+					t.Errorf("an entry left after its session responded: %v", e["SK"])
+				}
 			}
 		})
 	}

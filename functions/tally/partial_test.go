@@ -26,12 +26,7 @@ import (
 func TestPartialCount(t *testing.T) {
 	st := testenv.Store(t)
 	ctx := context.Background()
-	a, _ := testenv.NewAccount(t, survey.PlanPro)
-	f, err := st.CreateFolder(ctx, a.ID, "partials", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sv := testenv.NewSurvey(t, st, a.ID, f.ID, "half done")
+	a, sv := proSurvey(t, st, "half done")
 	session := func(n int) string { return fmt.Sprintf("%064x", n) }
 	save := func(n int) {
 		t.Helper()
@@ -183,4 +178,95 @@ func TestPartialCountOffTheSurveyItem(t *testing.T) {
 			t.Errorf("survey %d: partial_responses_count %d, submitted_responses %d; want %d and 1", sid, c.Survey.PartialResponses, c.Survey.SubmittedResponses, want)
 		}
 	}
+}
+
+// TestResponseForgetsPartialEntry: the response that replaces a partial
+// takes its list entry away (the tally, from the claim's record), whether
+// the partial's state was last written on its header, on a delta (a save
+// whose answers passed the header's room), or on a header indexed in
+// GSI1 as partials were before their entries; a partial still under way
+// keeps its entry and stays listed.
+func TestResponseForgetsPartialEntry(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	a, sv := proSurvey(t, st, "entries")
+	table := dynamo.NewFromIface(st.Client()).Table(st.TableName())
+	session := func(n int) string { return fmt.Sprintf("%02x%062x", n, n) }
+	save := func(n int, answer string) {
+		t.Helper()
+		if _, _, err := st.SavePartial(ctx, store.PartialWrite{SurveyID: sv.ID, Session: session(n), StartedAt: time.Now(),
+			Answers: map[int64]json.RawMessage{7: json.RawMessage(`"` + answer + `"`)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries := func() (n int) {
+		t.Helper()
+		for shard := range store.PartialShards {
+			var items []map[string]any
+			if err := table.Get(store.AttrPK, store.PartialEntryPK(sv.ID, shard)).Consistent(true).All(ctx, &items); err != nil {
+				t.Fatal(err)
+			}
+			n += len(items)
+		}
+		return n
+	}
+	save(1, "short")
+	save(1, "short, changed") // its header
+	save(2, "short")
+	save(2, strings.Repeat("long ", 80)) // a delta, the header left as it was
+	save(3, "short")
+	save(4, "still under way")
+	// Session 3's header as partials were before their entries: indexed in
+	// GSI1, no entry of its own.
+	var head map[string]any
+	if err := table.Get(store.AttrPK, store.SessionPK(sv.ID, session(3))).Range(store.AttrSK, dynamo.Equal, store.SessionSK(session(3))).
+		Consistent(true).One(ctx, &head); err != nil {
+		t.Fatal(err)
+	}
+	head[store.AttrGSI1PK] = store.PartialsKey(sv.ID, store.PartialShard(session(3)))
+	head[store.AttrGSI1SK] = fmt.Sprintf("%s#%020d", head["updated_at"], int64(head[store.AttrPartialID].(float64)))
+	if err := table.Put(head).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := table.Delete(store.AttrPK, store.PartialEntryPK(sv.ID, store.PartialShard(session(3)))).
+		Range(store.AttrSK, head[store.AttrGSI1SK]).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := entries(); n != 3 {
+		t.Fatalf("%d entries before the responses, want 3", n)
+	}
+	if page, err := st.PartialsPage(ctx, sv.ID, store.PartialQuery{}); err != nil || len(page.Partials) != 4 {
+		t.Fatalf("listed before the responses: %+v %v", page, err)
+	}
+	for n := 1; n <= 3; n++ {
+		if _, err := st.Submit(ctx, store.Submission{Response: survey.Response{SurveyID: sv.ID, StartedAt: time.Now().Add(-time.Minute),
+			Answers: map[int64]json.RawMessage{}}, KeyHash: session(50 + n), BodyHash: "b", Session: session(n)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Listed no more at once (each entry checked against its session)...
+	page, err := st.PartialsPage(ctx, sv.ID, store.PartialQuery{})
+	if err != nil || len(page.Partials) != 1 || string(page.Partials[0].Answers[7]) != `"still under way"` {
+		t.Fatalf("listed after the responses: %+v %v", page, err)
+	}
+	// ... and their entries gone once the tally has read the claims.
+	testenv.Tally(t)
+	if n := entries(); n != 1 {
+		t.Errorf("%d entries after the responses, want 1 (the partial under way)", n)
+	}
+	if c, err := st.SurveyCollection(ctx, a.ID, sv.ID); err != nil || c.Survey.PartialResponses != 1 {
+		t.Errorf("partial_responses_count %d (%v), want 1", c.Survey.PartialResponses, err)
+	}
+}
+
+// proSurvey is a survey of a Pro account's (partial responses need the
+// plan), in a folder of its own.
+func proSurvey(t *testing.T, st *store.Store, name string) (survey.Account, survey.Survey) {
+	t.Helper()
+	a, _ := testenv.NewAccount(t, survey.PlanPro)
+	f, err := st.CreateFolder(context.Background(), a.ID, "partials", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, testenv.NewSurvey(t, st, a.ID, f.ID, name)
 }

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"sort"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -53,6 +54,9 @@ type Store interface {
 	// ApplyResponsePages counts the same responses in the survey's page
 	// index (store/responsepages.go), with checkpoints of its own.
 	ApplyResponsePages(ctx context.Context, sid int64, streamShard string, recs []store.ResponsePageRecord) (int, error)
+	// ForgetPartialEntry deletes the list's entry of a partial its
+	// session's response replaced (store/partials.go).
+	ForgetPartialEntry(ctx context.Context, g store.PartialGone) error
 }
 
 var _ Store = (*store.Store)(nil)
@@ -108,6 +112,20 @@ func partialDelta(rec events.DynamoDBEventRecord) int64 {
 		return -1
 	}
 	return 0
+}
+
+// partialGone reads a record of a session's claim replacing its partial
+// (a MODIFY that loses the partial): the header as it was, whose list
+// entry the tally deletes.
+func partialGone(rec events.DynamoDBEventRecord) (store.PartialGone, bool) {
+	if rec.EventName != "MODIFY" || partialDelta(rec) >= 0 {
+		return store.PartialGone{}, false
+	}
+	old := image(rec.Change.OldImage)
+	hash, ok := strings.CutPrefix(old.str("SK"), store.SessionSK(""))
+	g := store.PartialGone{PartitionKey: old.str("PK"), Session: hash, Updated: old.str("updated_at"), ID: old.num(store.AttrPartialID),
+		SurveyID: old.num("survey_id"), Deltas: int(old.num("deltas")), Indexed: old.str("GSI1PK") != ""}
+	return g, ok && g.PartitionKey != "" && g.Session != "" && !strings.Contains(hash, "#") && g.ID > 0 && g.SurveyID > 0 && g.Updated != ""
 }
 
 // tallied reports whether an image is of an item the tally counts.
@@ -236,6 +254,7 @@ const surveysAtOnce = 8
 func (t *Tally) Handle(ctx context.Context, ev events.DynamoDBTimeWindowEvent) (events.DynamoDBTimeWindowEventResponse, error) {
 	bySurvey := map[int64][]store.TallyRecord{}
 	pages := map[int64][]store.ResponsePageRecord{}
+	var gone []store.PartialGone
 	var oldest time.Time
 	for _, rec := range ev.Records {
 		if !Matches(rec) {
@@ -245,6 +264,9 @@ func (t *Tally) Handle(ctx context.Context, ev events.DynamoDBTimeWindowEvent) (
 		if !ok {
 			slog.ErrorContext(ctx, "tally: unreadable record", "event", rec.EventID)
 			continue
+		}
+		if g, ok := partialGone(rec); ok {
+			gone = append(gone, g)
 		}
 		bySurvey[sid] = append(bySurvey[sid], r)
 		if p, ok := pageRecord(rec); ok && !r.View && r.Partial == 0 {
@@ -259,6 +281,17 @@ func (t *Tally) Handle(ctx context.Context, ev events.DynamoDBTimeWindowEvent) (
 		sids = append(sids, sid)
 	}
 	sort.Slice(sids, func(i, j int) bool { return sids[i] < sids[j] })
+	// The list's entries of partials that responses replaced, before the
+	// counts: deleting one twice changes nothing, so a batch that fails
+	// after them is simply given again.
+	var forget errgroup.Group
+	forget.SetLimit(surveysAtOnce)
+	for _, g := range gone {
+		forget.Go(func() error { return t.Store.ForgetPartialEntry(ctx, g) })
+	}
+	if err := forget.Wait(); err != nil {
+		return events.DynamoDBTimeWindowEventResponse{}, err
+	}
 	// Surveys are apart (no item of one is another's), so a few are
 	// applied at once: a batch of many quiet surveys, each a few
 	// UpdateItems in a row, stays within the seconds counts may lag.

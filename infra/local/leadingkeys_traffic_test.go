@@ -399,7 +399,7 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	}
 	edit := `{"edit_token":"` + fmt.Sprint(resp["edit_token"]) + `","answers":{"` + qid + `":"Ada L."}}`
 	must(200, first(pub("PUT", ps+"/responses/"+id(resp, "id")+"/", edit)), "a response's edit (section 16)")
-	// A partial (section 20): its session's items, its index entry (GSI1 PARTIALS#).
+	// A partial (section 20): its session's items, its list entry (PIDX#).
 	must(200, first(do("PATCH", "/api/surveys/"+sid+"/settings/", `{"partial_responses":true}`)), "partial_responses")
 	code, psess := pub("POST", ps+"/sessions/", `{}`)
 	must(201, code, "a partial's session")
@@ -414,6 +414,15 @@ func TestLeadingKeysTraffic(t *testing.T) {
 	}
 	code, _ = pub("POST", ps+"/resume/", `{"token":"`+resume+`"}`)
 	must(200, code, "resume a partial")
+	// Another session's partial, then its response: the tally deletes the
+	// partial's list entry (PIDX#), reading the deltas past its header on
+	// the session's own partition.
+	code, rsess := pub("POST", ps+"/sessions/", `{}`)
+	must(201, code, "a session that saves, then responds")
+	code, _ = pub("PUT", ps+"/partial/", `{"session":"`+rsess["session"].(string)+`","page":0,"answers":{"`+qid+`":"Rae"}}`)
+	must(204, code, "a partial before its response")
+	code, _ = pub("POST", ps+"/responses/", `{"session":"`+rsess["session"].(string)+`","answers":{"`+qid+`":"Rae"}}`, "Idempotency-Key", "k-rae")
+	must(201, code, "the response that replaces its partial")
 	// A session sealed before sessions had partitions of their own
 	// (responding.Session.OwnPartition false): its partial, its resume
 	// and its submission keep its items in the survey's responses'

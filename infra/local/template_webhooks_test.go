@@ -23,7 +23,7 @@ var keyExamples = []string{
 	// index partitions
 	store.ResponderPK(1, "h"), store.SessionPK(1, "h"), store.ChallengePK(1, "s"), store.ViewLogPK(1, 0), store.ExportsPK(1), store.TallyPK(1),
 	store.RatePK("pages-s", "abc"), store.BudgetPK("notify-survey", "1"), store.ResponsePagesPK(1),
-	store.CapPK(1, 0), store.VerificationPK(1, "ab"), store.SubdomainPK("acme"), store.DomainPK("surveys.example.com"), store.TargetPK("t1"), "DOMAINS#CHECK",
+	store.CapPK(1, 0), store.VerificationPK(1, "ab"), store.SubdomainPK("acme"), store.DomainPK("surveys.example.com"), store.TargetPK("t1"), "DOMAINS#CHECK", store.PartialEntryPK(1, 0),
 	// index partitions
 	store.OwnerKey(1), store.TemplateSlugKey("s"), store.ExpiryKey(1), store.CatalogKey, store.ResponseTimeShardKey(1, 3),
 	store.DueKey(0), store.PendingCopyKey(1), store.HookedKey(1), store.PausedKey(1, 1), store.PartialsKey(1, 0),

@@ -27,23 +27,33 @@ import (
 //	                        ("pending", JSON, null for one taken back), the
 //	                        deltas' range [delta_base, deltas)
 //	SESSION#<hash>#D#<n>    delta n: answers changed (JSON, null for one
-//	                        taken back), written once, never changed
+//	                        taken back), written once; and, when it was
+//	                        written instead of the header, the partial's
+//	                        state after it (the header's times, page and
+//	                        range)
 //
-// A page turn writes only what changed: the header (under 1 KB), and a
-// delta only when the header's pending answers pass partialPendingBytes,
-// so a save costs the same whatever the page count (docs/scale.md). A
-// read is one strongly consistent Query of the session's items, the
-// deltas in order and then the pending answers. The submission's Put of
-// the claim replaces the header in the submission's transaction; the
-// deltas it leaves behind are read by nothing (a header's range names
-// the deltas it uses) and the TTL removes them.
+// The owner's list is a base-table item of each partial's own, its entry
+// (PIDX#<sid>#<shard> / <updated_at>#<id>, PartialShards shards by the
+// session's hash): a copy of the partial's state at its last save, under
+// 1 KB. A save writes three items, whatever the page count
+// (docs/scale.md): its new entry, then either the header (the answers
+// changed since the last delta, while they stay under
+// partialPendingBytes) or a delta of them (the header left as it was),
+// then the delete of its entry before. The partial's state is the newest
+// (by updated_at) of the header and the deltas that carry a state. An
+// entry lists only while it is its partial's state (partialCurrent): a
+// save cut short leaves an entry no state names, which the TTL removes.
+// A read is one strongly consistent Query of the session's items. The
+// submission's Put of the claim replaces the header in the submission's
+// transaction; the stream's tally then deletes the entry its state named
+// (ForgetPartialEntry), and a delta's turn that finds the claim after its
+// writes deletes its own. The deltas are read by nothing once their
+// header is gone, and the TTL removes them.
 //
-// The header carries GSI1PK PARTIALS#<sid>#<shard> (PartialShards of
-// them, by the session's hash) and GSI1SK <updated_at>#<id>, so that no
-// index partition is one every save of a survey writes: the owner's list
-// reads each shard with one Query (all at once), merges them newest
-// first, and reads the listed partials' deltas with BatchGetItem (100
-// keys a call).
+// Partials saved before the entries were indexed by their header in GSI1
+// (GSI1PK PARTIALS#<sid>[#<shard>], GSI1SK <updated_at>#<id>): they are
+// listed beside the entries, and move to an entry at their next save,
+// until the TTL has removed them all.
 
 // PartialTTL is how long a partial is kept after its last change.
 const PartialTTL = 30 * 24 * time.Hour
@@ -52,15 +62,20 @@ const PartialTTL = 30 * 24 * time.Hour
 // the response.partial webhooks.
 const PartialNotifyEvery = time.Minute
 
-// PartialShards is how many GSI1 partitions a survey's partials spread
-// over: each save moves its header in the index (two index writes), so
-// 1,000 responses a second of 12 page turns each ask some 24,000 index
-// units a second, 375 a shard. At 32 shards (750 on average) the
-// busiest, once the sessions' own partitions no longer were, was asked
-// 850-980 of its 1,000 in the model (docs/scale.md). A header saved
-// under 32 shards stays listed (shards 0-31 are read still) and moves to
-// its shard of 64 at its next save.
+// PartialShards is how many partitions a survey's partials' entries
+// spread over: each save puts its entry and deletes the one before (two
+// writes), so 1,000 responses a second of 12 page turns each ask some
+// 24,000 units a second of the entries, 375 a shard. At 32 shards (750
+// on average) the busiest, once the sessions' own partitions no longer
+// were, was asked 850-980 of its 1,000 in the model (docs/scale.md).
 const PartialShards = 64
+
+// partialHeadSlack is how long after the header's last write a delta may
+// still be written instead of it: the header's TTL is that much past the
+// partial's, so that it outlives every state a delta carries for it; a
+// delta's turn later than that writes the header too (and leaves its
+// entry before to the TTL, so the save still writes three items).
+const partialHeadSlack = 24 * time.Hour
 
 // partialPendingBytes bounds the header's pending answers: past it they
 // move to a delta of their own, so the header (and its index copy) stays
@@ -96,6 +111,12 @@ func PartialsKey(sid int64, shard int) string {
 // sharded: listed beside the shards until the TTL removes them.
 func partialsLegacyKey(sid int64) string { return "PARTIALS#" + pad(sid) }
 
+// PartialEntryPK is the partition of a survey's partials' entries of one
+// shard.
+func PartialEntryPK(sid int64, shard int) string {
+	return fmt.Sprintf("PIDX#%s#%02d", pad(sid), shard)
+}
+
 // PartialShard is the index shard of a session's partial (hash: the hex
 // SHA-256 of its token; its second byte, as the first picks its
 // responses partition).
@@ -113,7 +134,8 @@ func PartialShard(hash string) int {
 // PartialDeltaSK is delta n of a session's partial.
 func PartialDeltaSK(hash string, n int) string { return fmt.Sprintf("%s#D#%05d", SessionSK(hash), n) }
 
-// PartialsSK is GSI1SK of a partial: its last change and its id.
+// PartialsSK is the sort key of a partial's entry (and GSI1SK of one
+// indexed by its header): its last change and its id.
 func PartialsSK(updated time.Time, id int64) string {
 	return updated.UTC().Format(survey.TimestampLayout) + "#" + pad(id)
 }
@@ -145,7 +167,8 @@ type PartialWrite struct {
 	LegacySession bool
 }
 
-// partialItem is the session's item holding a partial (its header).
+// partialItem is the session's item holding a partial (its header), a
+// partial's state, or its entry (PartialEntryPK).
 type partialItem struct {
 	PK         string `dynamo:"PK"`
 	SK         string `dynamo:"SK"`
@@ -166,18 +189,100 @@ type partialItem struct {
 	Base      int    `dynamo:"delta_base,omitempty"`
 	Deltas    int    `dynamo:"deltas,omitempty"`
 	Compacted string `dynamo:"compacted_at,omitempty"`
-	// Notify marks the write that is the session's first in
+	// Notify marks the entry of the save that is the session's first in
 	// PartialNotifyEvery: the stream's response.partial (functions/dispatch).
 	Notify bool `dynamo:"notify,omitempty"`
+	// SessionPK and Session are an entry's session: its items' partition
+	// and hash.
+	SessionPK string `dynamo:"session_pk,omitempty"`
+	Session   string `dynamo:"session,omitempty"`
+}
+
+// hash is the session's hash of a header or an entry.
+func (it partialItem) hash() string {
+	if it.Session != "" {
+		return it.Session
+	}
+	return strings.TrimPrefix(it.SK, SessionSK(""))
+}
+
+// sessionKey is the partition of the session's items.
+func (it partialItem) sessionKey() string {
+	if it.SessionPK != "" {
+		return it.SessionPK
+	}
+	return it.PK
+}
+
+// entryKey is the key of the entry of a partial's state.
+func (it partialItem) entryKey() dynamo.Keys {
+	updated, _ := time.Parse(survey.TimestampLayout, it.Updated)
+	return dynamo.Keys{PartialEntryPK(it.SurveyID, PartialShard(it.hash())), PartialsSK(updated, it.ID)}
+}
+
+// entry is the entry of a partial's state: a copy of what the list and
+// response.partial read of it, keyed to list (under 1 KB as the header
+// is: the header's keys, notified_at and compacted_at give way to the
+// session's).
+func (it partialItem) entry() partialItem {
+	e := it
+	k := it.entryKey()
+	e.PK, e.SK, e.GSI1PK, e.GSI1SK = k[0].(string), k[1].(string), "", ""
+	e.Notified, e.Compacted = "", ""
+	e.SessionPK, e.Session = it.PK, it.hash()
+	if updated, err := time.Parse(survey.TimestampLayout, it.Updated); err == nil {
+		e.ExpiresAt = updated.Add(PartialTTL).Unix()
+	}
+	return e
 }
 
 // deltaItem is one delta of a partial: answers changed, null for taken
-// back.
+// back; and, when it was written instead of the header, the partial's
+// state after it (Updated not "").
 type deltaItem struct {
 	PK        string `dynamo:"PK"`
 	SK        string `dynamo:"SK"`
 	Answers   string `dynamo:"answers"`
 	ExpiresAt int64  `dynamo:"expires_at"`
+	Updated   string `dynamo:"updated_at,omitempty"`
+	LastPage  int    `dynamo:"last_page,omitempty"`
+	Notified  string `dynamo:"notified_at,omitempty"`
+	Base      int    `dynamo:"delta_base,omitempty"`
+	Deltas    int    `dynamo:"deltas,omitempty"`
+	Compacted string `dynamo:"compacted_at,omitempty"`
+}
+
+// state is the partial's state a header and its deltas say: the header's,
+// or that of the newest delta written since that carries one. A delta
+// written by a save that lost to a newer one is passed over (it is older
+// than the header), and rewritten by the next save to need its number.
+func state(head partialItem, deltas map[string]deltaItem) (st partialItem, fromDelta bool) {
+	st = head
+	if head.ID == 0 {
+		return st, false
+	}
+	for _, d := range deltas {
+		if d.Updated == "" || d.Updated <= st.Updated || d.Deltas <= head.Deltas {
+			continue
+		}
+		st.Updated, st.LastPage, st.Notified, st.Base, st.Deltas, st.Compacted = d.Updated, d.LastPage, d.Notified, d.Base, d.Deltas, d.Compacted
+		st.Answers, fromDelta = "{}", true
+	}
+	if fromDelta {
+		if t, err := time.Parse(survey.TimestampLayout, st.Updated); err == nil {
+			st.ExpiresAt = t.Add(PartialTTL).Unix()
+		}
+	}
+	return st, fromDelta
+}
+
+// deltaAnswers are the deltas' answers by key.
+func deltaAnswers(deltas map[string]deltaItem) map[string]string {
+	out := make(map[string]string, len(deltas))
+	for k, d := range deltas {
+		out[k] = d.Answers
+	}
+	return out
 }
 
 // applyAnswers applies a delta's (or the pending) answers, as JSON, to
@@ -216,7 +321,7 @@ func (it partialItem) partial(deltas map[string]string) (Partial, error) {
 			return Partial{}, fmt.Errorf("store: partial %d: notified_at: %w", it.ID, err)
 		}
 	}
-	if p.Answers, err = partialAnswers(it.ID, strings.TrimPrefix(it.SK, SessionSK("")), it.Base, it.Deltas, it.Answers, deltas); err != nil {
+	if p.Answers, err = partialAnswers(it.ID, it.hash(), it.Base, it.Deltas, it.Answers, deltas); err != nil {
 		return Partial{}, err
 	}
 	if err := json.Unmarshal([]byte(it.Variables), &p.Variables); err != nil {
@@ -247,17 +352,17 @@ func partialAnswers(id int64, hash string, base, n int, pending string, deltas m
 // sessionItems reads a session's item and its partial's deltas, strongly
 // consistent, in one Query: found false when the session has neither a
 // partial nor a response.
-func (s *Store) sessionItems(ctx context.Context, sid int64, session string, legacy bool) (it partialItem, deltas map[string]string, found bool, err error) {
+func (s *Store) sessionItems(ctx context.Context, sid int64, session string, legacy bool) (it partialItem, deltas map[string]deltaItem, found bool, err error) {
 	var items []map[string]any
 	err = s.table.Get(AttrPK, sessionPK(sid, session, legacy)).Range(AttrSK, dynamo.BeginsWith, SessionSK(session)).Consistent(true).All(ctx, &items)
 	if err != nil {
 		return partialItem{}, nil, false, s.fail(fmt.Sprintf("read a session of survey %d", sid), err)
 	}
-	deltas = map[string]string{}
+	deltas = map[string]deltaItem{}
 	for _, m := range items {
 		sk, _ := m[AttrSK].(string)
+		av, err := dynamo.MarshalItem(m)
 		if sk == SessionSK(session) {
-			av, err := dynamo.MarshalItem(m)
 			if err == nil {
 				err = dynamo.UnmarshalItem(av, &it)
 			}
@@ -267,8 +372,14 @@ func (s *Store) sessionItems(ctx context.Context, sid int64, session string, leg
 			found = true
 			continue
 		}
-		a, _ := m["answers"].(string)
-		deltas[sk] = a
+		var d deltaItem
+		if err == nil {
+			err = dynamo.UnmarshalItem(av, &d)
+		}
+		if err != nil {
+			return partialItem{}, nil, false, fmt.Errorf("store: a session of survey %d: %w", sid, err)
+		}
+		deltas[sk] = d
 	}
 	return it, deltas, found, nil
 }
@@ -291,18 +402,22 @@ func partialChanges(cur, next map[int64]json.RawMessage) map[int64]json.RawMessa
 }
 
 // SavePartial writes a session's partial, replacing the one before: one
-// strongly consistent Query of the session's items, then only what
-// changed: a delta when the answers changed since the last delta pass
-// partialPendingBytes (or the oldest delta in use is partialCompactEvery
-// old: then the whole partial, as the new base), and a conditional
-// PutItem of the header (the item is the session's own, so only the
-// session's own requests race on it; a delta is written before the header
-// that names it, so a header never names one missing). notify reports
-// whether this write is the session's first in PartialNotifyEvery, which
-// the response.partial webhooks are sent for: the gate is the header's
-// notified_at, so it needs no item shared with other sessions. A session
-// whose response is recorded answers survey.ErrSessionResponded (409) and
-// writes nothing.
+// strongly consistent Query of the session's items, then three writes
+// whatever the page count: the partial's new entry, then either its
+// header (conditional: the item is the session's own, so only the
+// session's own requests race on it) or, when the answers changed since
+// the last delta pass partialPendingBytes (or the oldest delta in use is
+// partialCompactEvery old: then the whole partial, as the new base), a
+// delta of them that carries the partial's state (conditional on its
+// number being free), and last the delete of the entry before. The entry
+// is written first so that a save cut short leaves the partial listed as
+// it was. notify reports whether this write is the session's first in
+// PartialNotifyEvery, which the response.partial webhooks are sent for
+// (the entry carries the mark): the gate is the state's notified_at, so
+// it needs no item shared with other sessions. A session whose response
+// is recorded answers survey.ErrSessionResponded (409): a save that wrote
+// a delta reads the claim after it, and takes its entry back when the
+// submission came first.
 func (s *Store) SavePartial(ctx context.Context, w PartialWrite) (p Partial, notify bool, err error) {
 	answers, err := json.Marshal(w.Answers)
 	if err != nil {
@@ -320,15 +435,17 @@ func (s *Store) SavePartial(ctx context.Context, w PartialWrite) (p Partial, not
 		return Partial{}, false, survey.ErrResponseTooLarge
 	}
 	sid := w.SurveyID
+	op := fmt.Sprintf("save a partial of survey %d", sid)
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
-		old, deltas, found, err := s.sessionItems(ctx, sid, w.Session, w.LegacySession)
+		head, deltas, found, err := s.sessionItems(ctx, sid, w.Session, w.LegacySession)
 		if err != nil {
 			return Partial{}, false, err
 		}
-		if old.ResponseID != 0 {
+		if head.ResponseID != 0 {
 			return Partial{}, false, survey.ErrSessionResponded
 		}
+		old, _ := state(head, deltas)
 		now := s.Now().UTC().Truncate(time.Microsecond)
 		id := old.ID
 		if id == 0 {
@@ -346,41 +463,78 @@ func (s *Store) SavePartial(ctx context.Context, w PartialWrite) (p Partial, not
 		}
 		it := partialItem{
 			PK: sessionPK(sid, w.Session, w.LegacySession), SK: SessionSK(w.Session),
-			GSI1PK: PartialsKey(sid, PartialShard(w.Session)), GSI1SK: PartialsSK(now, id),
 			ID: id, SurveyID: sid, Variables: string(variables), LastPage: w.Page,
 			Started: w.StartedAt.UTC().Format(survey.TimestampLayout), Updated: now.Format(survey.TimestampLayout),
-			Notified: notified, ExpiresAt: now.Add(PartialTTL).Unix(), Notify: notify,
+			Notified: notified, ExpiresAt: now.Add(PartialTTL + partialHeadSlack).Unix(),
 			Base: old.Base, Deltas: old.Deltas, Compacted: old.Compacted,
 		}
-		if it.ID != old.ID || old.ID == 0 {
-			it.Base, it.Deltas, it.Compacted = 0, 0, "" // a session's first partial (or one from before deltas)
+		fresh := it.ID != old.ID || old.ID == 0 // a session's first partial (or one from before deltas)
+		if fresh {
+			it.Base, it.Deltas, it.Compacted = 0, 0, ""
 		}
-		pending, delta, err := s.partialPending(old, deltas, found, w.Answers, &it, now)
+		answersOf := deltaAnswers(deltas)
+		pending, delta, err := s.partialPending(old, answersOf, found, w.Answers, &it, now)
 		if err != nil {
 			return Partial{}, false, err
 		}
 		it.Answers = pending
+		// The header is written unless a delta carries the state instead:
+		// always for a session's first partial, for a header indexed in GSI1
+		// (its entry moves to the table), and for one whose TTL the state
+		// would outlive. The entry before is deleted unless the save has
+		// written three items without it (then the TTL removes it).
+		headAt, herr := time.Parse(survey.TimestampLayout, head.Updated)
+		writeHead := delta == nil || !found || fresh || head.GSI1PK != "" || herr != nil || now.Sub(headAt) > partialHeadSlack
+		var before *dynamo.Keys
+		if found && !fresh && head.GSI1PK == "" && old.Updated != "" && !(delta != nil && writeHead) {
+			k := old.entryKey()
+			before = &k
+		}
+		entry := it.entry()
+		entry.Notify = notify
 		if delta != nil {
-			if err := s.table.Put(delta).Run(ctx); err != nil {
-				return Partial{}, false, s.fail(fmt.Sprintf("save a partial of survey %d", sid), err)
+			delta.Updated, delta.LastPage, delta.Notified = it.Updated, it.LastPage, it.Notified
+			delta.Base, delta.Deltas, delta.Compacted = it.Base, it.Deltas, it.Compacted
+			answersOf[delta.SK] = delta.Answers
+		}
+		if err := s.table.Put(entry).Run(ctx); err != nil {
+			return Partial{}, false, s.fail(op, err)
+		}
+		retry, err := s.savePartialItems(ctx, it, delta, deltas, writeHead, found, head.Updated)
+		if err == nil && !retry {
+			// The entry before goes; a delta could not be conditional on the
+			// claim, so the claim is read after it (both at once).
+			var g errgroup.Group
+			if before != nil && (*before)[1] != entry.SK {
+				g.Go(func() error {
+					if err := s.table.Delete(AttrPK, (*before)[0]).Range(AttrSK, (*before)[1]).Run(ctx); err != nil {
+						return s.fail(op, err)
+					}
+					return nil
+				})
 			}
-			deltas[delta.SK] = delta.Answers
+			if delta != nil && !writeHead {
+				g.Go(func() error {
+					c, err := s.readClaim(ctx, sid, it.PK, it.SK)
+					if err == nil && c.ResponseID != 0 {
+						err = survey.ErrSessionResponded
+					}
+					return err
+				})
+			}
+			err = g.Wait()
 		}
-		put := s.table.Put(it)
-		if found {
-			put.If("attribute_not_exists(response_id) AND updated_at = ?", old.Updated)
-		} else {
-			put.If("attribute_not_exists(PK)")
+		if err != nil || retry {
+			if derr := s.table.Delete(AttrPK, entry.PK).Range(AttrSK, entry.SK).Run(ctx); derr != nil {
+				return Partial{}, false, s.fail(op, derr)
+			}
 		}
-		err = put.Run(ctx)
-		if err == nil {
-			p, err := it.partial(deltas)
+		if err != nil {
+			return Partial{}, false, err
+		}
+		if !retry {
+			p, err := it.partial(answersOf)
 			return p, notify, err
-		}
-		var tce *types.TransactionConflictException
-		held := errors.As(err, &tce) // the session's submission holds the item in its transaction
-		if !dynamo.IsCondCheckFailed(err) && !txConflict(err) && !held {
-			return Partial{}, false, s.fail(fmt.Sprintf("save a partial of survey %d", sid), err)
 		}
 		// The session's own concurrent request (a partial, or its
 		// submission) wrote first, or holds the item while its transaction
@@ -391,9 +545,52 @@ func (s *Store) SavePartial(ctx context.Context, w PartialWrite) (p Partial, not
 		// (TestPartialRacesItsSubmission): each may lose to its siblings
 		// more often than that, and they can all succeed.
 		if !ownerAgain(ctx, attempt, started) {
-			return Partial{}, false, &wrapped{op: fmt.Sprintf("save a partial of survey %d", sid), err: err, public: errBusy}
+			return Partial{}, false, &wrapped{op: op, err: errors.New("a session's partial: the session's own requests kept winning"), public: errBusy}
 		}
 	}
+}
+
+// savePartialItems writes a save's delta (conditional on its number being
+// free, or held by a delta that lost, as read) and its header
+// (conditional on the header read, and on no response): retry when a
+// condition failed or the session's submission holds the header.
+func (s *Store) savePartialItems(ctx context.Context, it partialItem, delta *deltaItem, read map[string]deltaItem,
+	writeHead, found bool, headUpdated string) (retry bool, err error) {
+	op := fmt.Sprintf("save a partial of survey %d", it.SurveyID)
+	again := func(err error) (bool, error) {
+		var tce *types.TransactionConflictException
+		if dynamo.IsCondCheckFailed(err) || txConflict(err) || errors.As(err, &tce) {
+			return true, nil
+		}
+		return false, s.fail(op, err)
+	}
+	if delta != nil {
+		put := s.table.Put(delta)
+		switch lost, ok := read[delta.SK]; {
+		case !ok:
+			put.If("attribute_not_exists(PK)")
+		case lost.Updated == "":
+			put.If("attribute_not_exists(updated_at)")
+		default:
+			put.If("updated_at = ?", lost.Updated)
+		}
+		if err := put.Run(ctx); err != nil {
+			return again(err)
+		}
+	}
+	if !writeHead {
+		return false, nil
+	}
+	put := s.table.Put(it)
+	if found {
+		put.If("attribute_not_exists(response_id) AND updated_at = ?", headUpdated)
+	} else {
+		put.If("attribute_not_exists(PK)")
+	}
+	if err := put.Run(ctx); err != nil {
+		return again(err)
+	}
+	return false, nil
 }
 
 // partialPending decides what a save writes of the answers next: the
@@ -460,16 +657,20 @@ func (s *Store) partialPending(old partialItem, deltas map[string]string, found 
 // of the session's items (legacy: a session sealed before sessions had
 // partitions of their own, Submission.LegacySession).
 func (s *Store) SessionPartial(ctx context.Context, sid int64, session string, legacy bool) (p Partial, found bool, err error) {
-	it, deltas, found, err := s.sessionItems(ctx, sid, session, legacy)
+	head, deltas, found, err := s.sessionItems(ctx, sid, session, legacy)
 	switch {
 	case err != nil:
 		return Partial{}, false, err
-	case it.ResponseID != 0:
+	case head.ResponseID != 0:
 		return Partial{}, false, survey.ErrSessionResponded
-	case !found || it.ID == 0 || it.ExpiresAt <= s.Now().Unix():
+	case !found || head.ID == 0:
 		return Partial{}, false, nil
 	}
-	p, err = it.partial(deltas)
+	st, _ := state(head, deltas)
+	if updated, err := time.Parse(survey.TimestampLayout, st.Updated); err != nil || !updated.Add(PartialTTL).After(s.Now()) {
+		return Partial{}, false, nil // past its 30 days: hidden at once
+	}
+	p, err = st.partial(deltaAnswers(deltas))
 	return p, err == nil, err
 }
 
@@ -505,6 +706,46 @@ func (s *Store) PartialAnswers(ctx context.Context, h PartialHead) (map[int64]js
 	return partialAnswers(h.ID, h.Session, h.Base, h.Deltas, h.Pending, deltas)
 }
 
+// PartialGone is a partial's header as its session's claim replaced it
+// (the stream's old image): its session, its state then and whether GSI1
+// indexed it (a header saved before the entries).
+type PartialGone struct {
+	PartitionKey, Session, Updated string
+	ID, SurveyID                   int64
+	Deltas                         int
+	Indexed                        bool
+}
+
+// ForgetPartialEntry deletes the entry of a partial whose session has
+// responded (the tally, from the claim's stream record): the entry of its
+// state, the header's as replaced or that of a delta written after it
+// (one Query of the deltas past the header's range, strongly consistent:
+// a save racing the submission wrote its delta before the claim, or reads
+// the claim after it and takes its own entry back). Deleting an entry
+// already gone changes nothing, so a retried batch may repeat it.
+func (s *Store) ForgetPartialEntry(ctx context.Context, g PartialGone) error {
+	head := partialItem{PK: g.PartitionKey, SK: SessionSK(g.Session), ID: g.ID, SurveyID: g.SurveyID, Updated: g.Updated, Deltas: g.Deltas}
+	var later []deltaItem
+	err := s.table.Get(AttrPK, g.PartitionKey).Range(AttrSK, dynamo.Between, PartialDeltaSK(g.Session, g.Deltas), PartialDeltaSK(g.Session, 99999)).
+		Consistent(true).All(ctx, &later)
+	if err != nil {
+		return s.fail(fmt.Sprintf("read a partial of survey %d", g.SurveyID), err)
+	}
+	deltas := map[string]deltaItem{}
+	for _, d := range later {
+		deltas[d.SK] = d
+	}
+	st, fromDelta := state(head, deltas)
+	if g.Indexed && !fromDelta {
+		return nil // its index entry went with the header
+	}
+	k := st.entryKey()
+	if err := s.table.Delete(AttrPK, k[0]).Range(AttrSK, k[1]).Run(ctx); err != nil {
+		return s.fail(fmt.Sprintf("forget a partial of survey %d", g.SurveyID), err)
+	}
+	return nil
+}
+
 // PartialQuery is a page of a survey's partials: newest change first,
 // changed after After and before Before (zero: unbounded), after the
 // partial named by Cursor (its GSI1SK; "" for the first page).
@@ -521,22 +762,36 @@ type PartialPage struct {
 	Next     string
 }
 
-// partialShardRead is one shard's part of a page: its headers so far,
-// newest first, and where its Query stopped (nil: at the end).
+// partialShardRead is one shard's part of a page: its entries (or, in
+// GSI1, headers) so far, newest first, and where its Query stopped (nil:
+// at the end).
 type partialShardRead struct {
 	key   string
+	index bool // GSI1: partials indexed by their header, saved before the entries
 	items []partialItem
 	next  dynamo.PagingKey
 }
 
+// listKey is where a partial lists: its entry's key, or a header's GSI1SK.
+func (it partialItem) listKey() string {
+	if it.GSI1SK != "" {
+		return it.GSI1SK
+	}
+	return it.SK
+}
+
 // PartialsPage reads a page of a survey's partials, newest first, partials
 // past their 30 days filtered out at once (the TTL deletes them later):
-// one Query of GSI1 for each of the PartialShards shards (and the
-// partitions of partials saved before the shards), all at once, each for
-// a share of the page (a shard whose share runs out before the page is
-// full is read on), merged newest first; then the listed partials' deltas
-// with BatchGetItem (100 keys a call; a partial's changes since its last
-// delta are on its header, so most need none).
+// one Query for each of the PartialShards shards of entries (and, until
+// the TTL has removed them, of GSI1's shards and partition of partials
+// indexed by their header), all at once, each for a share of the page (a
+// shard whose share runs out before the page is full is read on), merged
+// newest first; then with BatchGetItem (100 keys a call) each listed
+// entry's header and the delta after its range, which tell whether it is
+// still its partial's state (a save cut short, or a response recorded,
+// leaves one that is not: passed over), and the deltas its answers need
+// (a partial's changes since its last delta are on its entry, so most
+// need none).
 func (s *Store) PartialsPage(ctx context.Context, sid int64, q PartialQuery) (PartialPage, error) {
 	low, high := "0", "\xff" // timestamps start with a digit
 	if !q.After.IsZero() {
@@ -558,8 +813,13 @@ func (s *Store) PartialsPage(ctx context.Context, sid int64, q PartialQuery) (Pa
 	share := min(limit+2, (limit+2)/PartialShards+2)
 	now := s.Now().Unix()
 	read := func(ctx context.Context, r *partialShardRead, first bool) error {
-		qr := s.table.Get(AttrGSI1PK, r.key).Index(IndexGSI1).Order(dynamo.Descending).
-			Filter("expires_at > ?", now).Range(AttrGSI1SK, dynamo.Between, low, high).SearchLimit(share)
+		var qr *dynamo.Query
+		if r.index {
+			qr = s.table.Get(AttrGSI1PK, r.key).Index(IndexGSI1).Range(AttrGSI1SK, dynamo.Between, low, high)
+		} else {
+			qr = s.table.Get(AttrPK, r.key).Range(AttrSK, dynamo.Between, low, high)
+		}
+		qr = qr.Order(dynamo.Descending).Filter("expires_at > ?", now).SearchLimit(share)
 		if !first {
 			qr = qr.StartFrom(r.next)
 		}
@@ -571,11 +831,11 @@ func (s *Store) PartialsPage(ctx context.Context, sid int64, q PartialQuery) (Pa
 		r.items, r.next = append(r.items, items...), next
 		return nil
 	}
-	shards := make([]*partialShardRead, 0, PartialShards+1)
+	shards := make([]*partialShardRead, 0, 2*PartialShards+1)
 	for i := range PartialShards {
-		shards = append(shards, &partialShardRead{key: PartialsKey(sid, i)})
+		shards = append(shards, &partialShardRead{key: PartialEntryPK(sid, i)}, &partialShardRead{key: PartialsKey(sid, i), index: true})
 	}
-	shards = append(shards, &partialShardRead{key: partialsLegacyKey(sid)})
+	shards = append(shards, &partialShardRead{key: partialsLegacyKey(sid), index: true})
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(16)
 	for _, r := range shards {
@@ -586,39 +846,56 @@ func (s *Store) PartialsPage(ctx context.Context, sid int64, q PartialQuery) (Pa
 	}
 	// Merge: take the newest head until the page and one more are out; a
 	// shard whose share is used up while it has more is read on first.
-	var items []partialItem
-	for len(items) < limit+1 {
-		var best *partialShardRead
-		for _, r := range shards {
-			for len(r.items) == 0 && r.next != nil {
-				if err := read(ctx, r, false); err != nil {
-					return PartialPage{}, err
+	next := func() (partialItem, bool, error) {
+		for {
+			var best *partialShardRead
+			for _, r := range shards {
+				for len(r.items) == 0 && r.next != nil {
+					if err := read(ctx, r, false); err != nil {
+						return partialItem{}, false, err
+					}
+				}
+				if len(r.items) > 0 && (best == nil || r.items[0].listKey() > best.items[0].listKey()) {
+					best = r
 				}
 			}
-			if len(r.items) > 0 && (best == nil || r.items[0].GSI1SK > best.items[0].GSI1SK) {
-				best = r
+			if best == nil {
+				return partialItem{}, false, nil
+			}
+			it := best.items[0]
+			best.items = best.items[1:]
+			if it.listKey() != high { // Between is inclusive: the cursor's own partial
+				return it, true, nil
 			}
 		}
-		if best == nil {
-			break
+	}
+	var items []partialItem
+	answers := map[string]string{}
+	for more := true; more && len(items) < limit+1; {
+		var batch []partialItem
+		for len(batch) < limit+1-len(items) {
+			it, ok, err := next()
+			if err != nil {
+				return PartialPage{}, err
+			}
+			if !ok {
+				more = false
+				break
+			}
+			batch = append(batch, it)
 		}
-		it := best.items[0]
-		best.items = best.items[1:]
-		if it.GSI1SK == high {
-			continue // Between is inclusive: the cursor's own partial
+		listed, err := s.partialsListed(ctx, sid, batch, answers)
+		if err != nil {
+			return PartialPage{}, err
 		}
-		items = append(items, it)
+		items = append(items, listed...)
 	}
 	var page PartialPage
 	if len(items) > limit {
-		items, page.Next = items[:limit], items[limit-1].GSI1SK
-	}
-	deltas, err := s.partialDeltas(ctx, sid, items)
-	if err != nil {
-		return PartialPage{}, err
+		items, page.Next = items[:limit], items[limit-1].listKey()
 	}
 	for _, it := range items {
-		p, err := it.partial(deltas)
+		p, err := it.partial(answers)
 		if err != nil {
 			return PartialPage{}, err
 		}
@@ -627,31 +904,84 @@ func (s *Store) PartialsPage(ctx context.Context, sid int64, q PartialQuery) (Pa
 	return page, nil
 }
 
-// partialDeltas reads the deltas the headers name: BatchGetItem, 100 keys
-// a call, strongly consistent.
-func (s *Store) partialDeltas(ctx context.Context, sid int64, heads []partialItem) (map[string]string, error) {
+// partialsListed reads, for a batch of listed entries and headers, the
+// deltas their answers need (into answers, by key) and, for an entry,
+// its header and the delta after its range: the entries that are still
+// their partial's state, and the headers, in order. BatchGetItem, 100
+// keys a call, strongly consistent: a delta is written just before the
+// entry's state is, and a header may be a moment newer than its entry.
+func (s *Store) partialsListed(ctx context.Context, sid int64, batch []partialItem, answers map[string]string) ([]partialItem, error) {
 	var keys []dynamo.Keyed
-	for _, it := range heads {
-		hash := strings.TrimPrefix(it.SK, SessionSK(""))
-		for n := it.Base; n < it.Deltas; n++ {
-			keys = append(keys, dynamo.Keys{it.PK, PartialDeltaSK(hash, n)})
+	seen := map[[2]string]bool{}
+	add := func(pk, sk string) {
+		if k := [2]string{pk, sk}; !seen[k] {
+			seen[k] = true
+			keys = append(keys, dynamo.Keys{pk, sk})
 		}
 	}
-	out := map[string]string{}
-	if len(keys) == 0 {
-		return out, nil
+	for _, it := range batch {
+		pk, hash := it.sessionKey(), it.hash()
+		for n := it.Base; n < it.Deltas; n++ {
+			add(pk, PartialDeltaSK(hash, n))
+		}
+		if it.Session != "" {
+			add(pk, SessionSK(hash))
+			add(pk, PartialDeltaSK(hash, it.Deltas))
+		}
 	}
-	// Strongly consistent: a delta is written just before the header that
-	// names it, and the index may show that header before an eventually
-	// consistent read shows the delta.
-	var items []deltaItem
-	if err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items); err != nil {
+	if len(keys) == 0 {
+		return batch, nil
+	}
+	var got []map[string]any
+	if err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &got); err != nil {
 		return nil, s.fail(fmt.Sprintf("read partials of survey %d", sid), err)
 	}
-	for _, d := range items {
-		out[d.SK] = d.Answers
+	heads := map[[2]string]partialItem{}
+	deltas := map[[2]string]deltaItem{}
+	for _, m := range got {
+		pk, _ := m[AttrPK].(string)
+		sk, _ := m[AttrSK].(string)
+		av, err := dynamo.MarshalItem(m)
+		if err != nil {
+			return nil, fmt.Errorf("store: partials of survey %d: %w", sid, err)
+		}
+		if strings.Contains(strings.TrimPrefix(sk, SessionSK("")), "#") {
+			var d deltaItem
+			if err := dynamo.UnmarshalItem(av, &d); err != nil {
+				return nil, fmt.Errorf("store: partials of survey %d: %w", sid, err)
+			}
+			deltas[[2]string{pk, sk}] = d
+			answers[sk] = d.Answers
+			continue
+		}
+		var h partialItem
+		if err := dynamo.UnmarshalItem(av, &h); err != nil {
+			return nil, fmt.Errorf("store: partials of survey %d: %w", sid, err)
+		}
+		heads[[2]string{pk, sk}] = h
 	}
-	return out, nil
+	listed := batch[:0:0]
+	for _, it := range batch {
+		if it.Session == "" {
+			listed = append(listed, it) // a header indexed in GSI1: its own state
+			continue
+		}
+		pk, hash := it.sessionKey(), it.hash()
+		head, ok := heads[[2]string{pk, SessionSK(hash)}]
+		if !ok || head.ResponseID != 0 || head.ID != it.ID {
+			continue // responded, gone, or another partial's
+		}
+		own := map[string]deltaItem{}
+		for _, n := range []int{it.Deltas - 1, it.Deltas} {
+			if d, ok := deltas[[2]string{pk, PartialDeltaSK(hash, n)}]; ok {
+				own[PartialDeltaSK(hash, n)] = d
+			}
+		}
+		if st, _ := state(head, own); st.Updated == it.Updated {
+			listed = append(listed, it)
+		}
+	}
+	return listed, nil
 }
 
 // View is the partial as its owner sees it (contract section 20): the
