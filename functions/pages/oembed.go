@@ -76,7 +76,7 @@ func surveySlugOf(raw string, bases ...string) string {
 	}
 	for _, base := range bases {
 		b, err := url.Parse(base)
-		if base == "" || err != nil || !strings.EqualFold(u.Host, b.Host) {
+		if base == "" || err != nil || !sameHost(u, b) {
 			continue
 		}
 		rest, ok := strings.CutPrefix(u.Path, strings.TrimSuffix(b.Path, "/")+"/s/")
@@ -90,6 +90,13 @@ func surveySlugOf(raw string, bases ...string) string {
 		return slug
 	}
 	return ""
+}
+
+// sameHost reports whether two addresses name one host and port: case
+// and a final dot aside, as DNS reads a name.
+func sameHost(a, b *url.URL) bool {
+	name := func(u *url.URL) string { return strings.TrimSuffix(strings.ToLower(u.Hostname()), ".") }
+	return name(a) == name(b) && a.Port() == b.Port()
 }
 
 // oembedBound reads maxwidth or maxheight: absent is no bound; a value

@@ -56,6 +56,10 @@ func TestOEmbedOnCustomDomain(t *testing.T) {
 	claim(f.aid, pending, false)
 	s := claim(f.aid, suspended, true)
 	claim(b.Account.ID, other, true)
+	sub := "forms-" + suffix // the other account's subdomain
+	if _, err := f.st.ClaimSubdomain(ctx, b.Account.ID, sub); err != nil {
+		t.Fatal(err)
+	}
 	o := store.DomainOwner{PK: store.DomainPK(suspended), AccountID: f.aid, DomainID: s.Domain.ID, Status: survey.DomainActive}
 	if ok, err := f.st.SetDomainStatus(ctx, o, survey.DomainSuspended, time.Now()); !ok || err != nil {
 		t.Fatalf("suspend: %v %v", ok, err)
@@ -90,7 +94,16 @@ func TestOEmbedOnCustomDomain(t *testing.T) {
 		{"a personalised link keeps its qs", at(mine, f.sv.URLSlug) + "?qs=abc", 200, share + "?qs=abc"},
 		{"another account's survey on it", at(mine, theirs.URLSlug), 404, ""},
 		{"on another account's active domain", at(other, f.sv.URLSlug), 404, ""},
-		{"that account's survey on its own domain", at(other, theirs.URLSlug), 200, public + "/s/" + theirs.URLSlug + "/"},
+		{"that account's survey on its own domain", at(other, theirs.URLSlug), 200, at(sub+".survey.example.org", theirs.URLSlug)},
+		// A final dot names the same host (as DNS reads it), on a domain and
+		// a subdomain alike; a port the service does not serve on names
+		// none of its pages, on either.
+		{"its account's domain with a final dot", at(mine+".", f.sv.URLSlug), 200, share},
+		{"its account's domain with a port", at(mine+":8443", f.sv.URLSlug), 404, ""},
+		{"that account's subdomain", at(sub+".survey.example.org", theirs.URLSlug), 200, at(sub+".survey.example.org", theirs.URLSlug)},
+		{"that account's subdomain with a final dot", at(sub+".survey.example.org.", theirs.URLSlug), 200, at(sub+".survey.example.org", theirs.URLSlug)},
+		{"that account's subdomain with a port", at(sub+".survey.example.org:8443", theirs.URLSlug), 404, ""},
+		{"its survey at that account's subdomain", at(sub+".survey.example.org", f.sv.URLSlug), 404, ""},
 		{"a pending domain of its account", at(pending, f.sv.URLSlug), 404, ""},
 		{"a suspended domain of its account", at(suspended, f.sv.URLSlug), 404, ""},
 		{"an unknown domain", at("unknown-"+suffix+".acme.example", f.sv.URLSlug), 404, ""},

@@ -47,6 +47,10 @@ type Config struct {
 	Domain string
 	// Scheme is PUBLIC_SURVEY_URL's, for the 301 of a renamed name.
 	Scheme string
+	// Port is PUBLIC_SURVEY_URL's when it names one (make run's
+	// http://127.0.0.1:3000): the subdomains are served on it too, so
+	// their addresses carry it. "" on AWS.
+	Port string
 	// OriginSecret is DOMAINS_ORIGIN_SECRET: the value the custom domains'
 	// CloudFront distribution sends in OriginSecretHeader to the API, by
 	// which a request proves it came through it ("": no distribution).
@@ -65,7 +69,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		}
 		c.Own = append(c.Own, strings.ToLower(u.Hostname()))
 		if i == 0 && u.Scheme != "" {
-			c.Scheme = u.Scheme
+			c.Scheme, c.Port = u.Scheme, u.Port()
 		}
 	}
 	// A service on this machine (make run) is its own at every loopback
@@ -99,12 +103,21 @@ func New(cfg Config, st Store) *Resolver {
 }
 
 // SubdomainURL is the address of a subdomain name (the scheme of
-// PUBLIC_SURVEY_URL, no port), or "" without PUBLIC_SURVEY_DOMAIN.
+// PUBLIC_SURVEY_URL, and its port when it names one), or "" without
+// PUBLIC_SURVEY_DOMAIN.
 func (c Config) SubdomainURL(name string) string {
 	if c.Domain == "" || name == "" {
 		return ""
 	}
-	return c.Scheme + "://" + name + "." + c.Domain
+	return c.Scheme + "://" + name + "." + c.Domain + c.portSuffix()
+}
+
+// portSuffix is ":" and Port, or "" without one.
+func (c Config) portSuffix() string {
+	if c.Port == "" {
+		return ""
+	}
+	return ":" + c.Port
 }
 
 // SurveyBase is where the links the service writes for an account's

@@ -229,6 +229,25 @@ func TestLoopbackIsOwn(t *testing.T) {
 	}
 }
 
+// TestSubdomainAddressKeepsThePort: make run serves its subdomains on
+// its own port (PUBLIC_SURVEY_URL http://127.0.0.1:3000), so the links it
+// writes for an account's subdomain carry it (before, they named port 80,
+// where nothing answers); a deployment's name none.
+func TestSubdomainAddressKeepsThePort(t *testing.T) {
+	for _, tc := range []struct{ public, domain, want string }{
+		{"http://127.0.0.1:3000", "localhost", "http://acme.localhost:3000"},
+		{"http://127.0.0.1:3000/", "localhost.", "http://acme.localhost:3000"},
+		{"https://survey.example", "survey.example", "https://acme.survey.example"},
+		{"https://survey.example:443", "survey.example", "https://acme.survey.example:443"},
+		{"https://survey.example", "", ""},
+	} {
+		cfg := hosts.ConfigFromEnv(env{"PUBLIC_SURVEY_URL": tc.public, "PUBLIC_SURVEY_DOMAIN": tc.domain}.get)
+		if got := cfg.SubdomainURL("acme"); got != tc.want {
+			t.Errorf("PUBLIC_SURVEY_URL %s, PUBLIC_SURVEY_DOMAIN %q: %q, want %q", tc.public, tc.domain, got, tc.want)
+		}
+	}
+}
+
 // TestViewerAddressThroughTheDistribution: through the custom domains'
 // CloudFront distribution API Gateway's source address is the edge's,
 // shared by everyone behind it, so each per-client limit (10 code sends

@@ -93,15 +93,16 @@ func (l *Links) SubdomainBaseOf(raw string) string {
 	if err != nil {
 		return ""
 	}
-	name, ok := strings.CutSuffix(strings.ToLower(u.Hostname()), "."+l.cfg.Domain)
+	name, ok := strings.CutSuffix(strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), "."+l.cfg.Domain)
 	if !ok || name == "" || strings.Contains(name, ".") {
 		return ""
 	}
 	return l.cfg.SubdomainURL(name)
 }
 
-// CustomDomainOf is the base of raw, a URL (its scheme and host as raw
-// writes them), when its host is an active custom domain, and the account
+// CustomDomainOf is the base of raw, a URL (its scheme as raw writes it,
+// the domain, and Config.Port as a subdomain's address has it), when its
+// host is an active custom domain, and the account
 // that domain serves: oEmbed takes a page's address there (contract
 // section 23). A host that is the service's own or under
 // PUBLIC_SURVEY_DOMAIN, no domain name, or no active domain (pending,
@@ -129,5 +130,5 @@ func (l *Links) CustomDomainOf(ctx context.Context, raw string) (base string, ai
 	if err != nil || !h.Active {
 		return "", 0, err
 	}
-	return u.Scheme + "://" + u.Host, h.AccountID, nil
+	return u.Scheme + "://" + domain + l.cfg.portSuffix(), h.AccountID, nil
 }
