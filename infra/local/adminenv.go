@@ -10,11 +10,14 @@ import (
 
 // adminVars are the variables the admin command needs to reach this
 // `make run`: the emulators' endpoints, the dummy credentials of the
-// emulators it started, the region and the table.
+// emulators it started, the region and the table; the webhooks' queue
+// its deliverer reads (the deliveries `domains check` records go at
+// once) and the DNS resolver its domains are checked with.
 var adminVars = []string{
 	"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS",
 	"AWS_ENDPOINT_URL_KMS", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL_S3",
 	"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "TABLE_NAME", "KMS_KEY_ID",
+	"WEBHOOK_QUEUE_URL", "DNS_RESOLVER",
 }
 
 // adminEnv is the admin command's environment for this `make run`, as

@@ -17,14 +17,17 @@ import (
 
 func TestAdminEnv(t *testing.T) {
 	env, err := readEnv(func(k string) string {
-		return map[string]string{"AWS_ENDPOINT_URL": "http://127.0.0.1:5000", "AWS_ACCESS_KEY_ID": "AKIAREAL", "AWS_SECRET_ACCESS_KEY": "real secret"}[k]
+		return map[string]string{"AWS_ENDPOINT_URL": "http://127.0.0.1:5000", "AWS_ACCESS_KEY_ID": "AKIAREAL", "AWS_SECRET_ACCESS_KEY": "real secret",
+			"DNS_RESOLVER": "127.0.0.1:5399"}[k]
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	env.over["AWS_ENDPOINT_URL_DYNAMODB"] = "http://127.0.0.1:6000"
+	env.over["WEBHOOK_QUEUE_URL"] = "http://127.0.0.1:5000/000000000000/survey-webhooks"
 	got := strings.Join(adminEnv(env), " ")
-	want := "AWS_ENDPOINT_URL=http://127.0.0.1:5000 AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:6000 AWS_REGION=us-east-1 TABLE_NAME=surveys"
+	want := "AWS_ENDPOINT_URL=http://127.0.0.1:5000 AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:6000 AWS_REGION=us-east-1 DNS_RESOLVER=127.0.0.1:5399 " +
+		"TABLE_NAME=surveys WEBHOOK_QUEUE_URL=http://127.0.0.1:5000/000000000000/survey-webhooks"
 	if got != want {
 		t.Errorf("adminEnv = %q, want %q (an operator's own credentials are never written)", got, want)
 	}
@@ -90,6 +93,12 @@ func TestMakeAdminReachesMakeRun(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "newcomer@example.com") {
 		t.Errorf("whoami with the new key: %d %s, want the account make admin created", resp.StatusCode, body)
+	}
+	// The deliveries the admin command records (domain events) go on make
+	// run's own webhook queue, which its deliverer reads at once (before,
+	// they waited for the retrier's pass, some 5 minutes: hostile10).
+	if b, err := os.ReadFile(envFile); err != nil || !strings.Contains(string(b), "\nWEBHOOK_QUEUE_URL=") || !strings.Contains(string(b), "/survey-webhooks\n") {
+		t.Errorf("the admin env file names no webhook queue of make run's: %v\n%s", err, b)
 	}
 	cmd = exec.CommandContext(ctx, "make", "-C", "../..", "--no-print-directory", "admin",
 		"ADMIN_ENV_FILE="+envFile+".missing", "ARGS=key create --account 1")

@@ -120,6 +120,10 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
+	// The admin command queues the webhook deliveries it records (domain
+	// events) on this queue, as the functions do, so that they go at once
+	// rather than at the retrier's next pass.
+	env.over["WEBHOOK_QUEUE_URL"] = bg.hooks.queue.URL
 	// The API's own address, as API_BASE_URL is on Lambda: every absolute
 	// URL it writes starts with it (contract section 3).
 	// The host chooses whose surveys are served (contract section 23):
