@@ -27,7 +27,10 @@ import (
 // and a page view of a known host costs no read.
 const CacheTTL = 30 * time.Second
 
-// cacheMax bounds the cache; when full it starts over.
+// cacheMax bounds each of the caches (of hosts that serve something, and
+// of those that serve nothing); when one is full it starts over alone, so
+// that requests for made-up hosts (any name under PUBLIC_SURVEY_DOMAIN)
+// never push out the hosts that serve.
 const cacheMax = 10000
 
 // Store resolves subdomain names and custom domains.
@@ -89,7 +92,9 @@ type Resolver struct {
 	st    Store
 	Now   func() time.Time
 	mu    sync.Mutex
-	cache map[string]entry
+	cache map[string]entry // hosts that serve (an account, or a redirect)
+	// misses are the hosts that serve nothing.
+	misses map[string]entry
 }
 
 type entry struct {
@@ -99,7 +104,7 @@ type entry struct {
 
 // New returns a Resolver.
 func New(cfg Config, st Store) *Resolver {
-	return &Resolver{cfg: cfg, st: st, Now: time.Now, cache: map[string]entry{}}
+	return &Resolver{cfg: cfg, st: st, Now: time.Now, cache: map[string]entry{}, misses: map[string]entry{}}
 }
 
 // SubdomainURL is the address of a subdomain name (the scheme of
@@ -144,6 +149,9 @@ func (r *Resolver) resolve(ctx context.Context, name string, custom bool) (store
 	now := r.Now()
 	r.mu.Lock()
 	e, ok := r.cache[key]
+	if !ok {
+		e, ok = r.misses[key]
+	}
 	r.mu.Unlock()
 	if ok && now.Before(e.expires) {
 		return e.host, nil
@@ -161,10 +169,16 @@ func (r *Resolver) resolve(ctx context.Context, name string, custom bool) (store
 		return store.SubdomainHost{}, err
 	}
 	r.mu.Lock()
-	if len(r.cache) >= cacheMax {
-		r.cache = map[string]entry{}
+	c := &r.cache
+	if h.AccountID == 0 {
+		c = &r.misses
 	}
-	r.cache[key] = entry{host: h, expires: now.Add(CacheTTL)}
+	delete(r.cache, key) // a host may have moved from one to the other
+	delete(r.misses, key)
+	if len(*c) >= cacheMax {
+		*c = map[string]entry{}
+	}
+	(*c)[key] = entry{host: h, expires: now.Add(CacheTTL)}
 	r.mu.Unlock()
 	return h, nil
 }
