@@ -205,3 +205,123 @@ func TestPartialDeltaKeepsItsThirtyDays(t *testing.T) {
 		t.Errorf("%d entries, want 2 (the one before left to its TTL)", n)
 	}
 }
+
+// TestPartialListFirstSaveCutShort: a session's first save cut short
+// after its entry (no header yet, nothing of the session's written) is
+// not listed, and the list answers: a batch of such entries alone read
+// nothing, which BatchGetItem's reader took for an error (500 to the
+// owner while responders started; hostile11).
+func TestPartialListFirstSaveCutShort(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		other bool // another session's partial listed beside it
+		limit int
+	}{
+		{"alone", false, 0},
+		{"alone, a page of one", false, 1},
+		{"after another's partial, a page of one", true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newEntriesFixture(t)
+			if tc.other {
+				fx.save(t, 2, map[int64]string{7: "other"}, 0)
+				fx.now = fx.now.Add(time.Second)
+			}
+			fx.save(t, 1, map[int64]string{7: "first"}, 0)
+			// Cut short after its entry: its header and deltas not written.
+			var items []map[string]any
+			if err := fx.table.Get(store.AttrPK, store.SessionPK(fx.sid, entrySession(1))).Consistent(true).All(ctx, &items); err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range items {
+				if err := fx.table.Delete(store.AttrPK, it[store.AttrPK]).Range(store.AttrSK, it[store.AttrSK]).Run(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got []store.Partial
+			for cursor := ""; ; {
+				page, err := fx.st.PartialsPage(ctx, fx.sid, store.PartialQuery{Limit: tc.limit, Cursor: cursor})
+				if err != nil {
+					t.Fatalf("the list: %v", err)
+				}
+				got = append(got, page.Partials...)
+				if cursor = page.Next; cursor == "" {
+					break
+				}
+			}
+			want := 0
+			if tc.other {
+				want = 1
+			}
+			if len(got) != want {
+				t.Errorf("listed %+v, want %d partials", got, want)
+			}
+		})
+	}
+}
+
+// TestPartialListAfterTabsRaced: two tabs of one session saving at once
+// can leave a delta of a newer state below one of an older (a save that
+// read the header before another's delta rewrites the delta that lost to
+// the header, while a slower save, which read that delta as the state,
+// writes the next one): the partial is listed once, as its state (the
+// newest), which SessionPartial reads; the older state's entry is not
+// listed (hostile11: the list showed both, the count one).
+func TestPartialListAfterTabsRaced(t *testing.T) {
+	ctx := context.Background()
+	fx := newEntriesFixture(t)
+	long := func(s string) string { return s + strings.Repeat(" و بیشتر", 40) }
+	start := fx.now
+	hk := dynamo.Keys{store.SessionPK(fx.sid, entrySession(1)), store.SessionSK(entrySession(1))}
+	item := func(sk string) map[string]any {
+		t.Helper()
+		var it map[string]any
+		if err := fx.table.Get(store.AttrPK, hk[0]).Range(store.AttrSK, dynamo.Equal, sk).Consistent(true).One(ctx, &it); err != nil {
+			t.Fatal(err)
+		}
+		return it
+	}
+	// H0: the first save (the header, no delta).
+	fx.save(t, 1, map[int64]string{7: "tab a"}, 0)
+	h0 := item(hk[1].(string))
+	// Tab b reads H0 and writes delta 0 at t1; tab c reads that state and
+	// writes delta 1 at t3 (its write held back, below).
+	fx.now = start.Add(1 * time.Second)
+	fx.save(t, 1, map[int64]string{7: long("tab b")}, 1)
+	fx.now = start.Add(3 * time.Second)
+	fx.save(t, 1, map[int64]string{7: long("tab c")}, 2)
+	d1 := item(store.PartialDeltaSK(entrySession(1), 1))
+	if err := fx.table.Delete(store.AttrPK, hk[0]).Range(store.AttrSK, d1[store.AttrSK]).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Tab d read H0 before delta 0 was written, at t2: its header (the
+	// delta left behind, older than it).
+	h2 := map[string]any{}
+	for k, v := range h0 {
+		h2[k] = v
+	}
+	h2["updated_at"] = start.Add(2 * time.Second).Format(survey.TimestampLayout)
+	h2["answers"] = `{"7":"tab d"}`
+	h2["last_page"] = 3
+	if err := fx.table.Put(h2).If("updated_at = ?", h0["updated_at"]).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Tab e reads H2 (the state: delta 0 lost to it) and rewrites delta 0
+	// at t4; then tab c's delta 1 lands.
+	fx.now = start.Add(4 * time.Second)
+	fx.save(t, 1, map[int64]string{7: long("tab e")}, 4)
+	if err := fx.table.Put(d1).If("attribute_not_exists(PK)").Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p, found, err := fx.st.SessionPartial(ctx, fx.sid, entrySession(1), false)
+	if err != nil || !found {
+		t.Fatalf("SessionPartial: %v %v", found, err)
+	}
+	if got := fx.listed(t); len(got) != 1 || got[0].LastPage != p.LastPage || string(got[0].Answers[7]) != string(p.Answers[7]) {
+		for _, g := range got {
+			t.Logf("listed: page %d, updated %s", g.LastPage, g.UpdatedAt.Format(survey.TimestampLayout))
+		}
+		t.Errorf("listed %d partials, want the one the session reads (page %d)", len(got), p.LastPage)
+	}
+}

@@ -933,7 +933,9 @@ func (s *Store) partialsListed(ctx context.Context, sid int64, batch []partialIt
 		return batch, nil
 	}
 	var got []map[string]any
-	if err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &got); err != nil {
+	// None found is an answer: entries of first saves cut short (or not
+	// yet past their entry), whose sessions have nothing written.
+	if err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &got); err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return nil, s.fail(fmt.Sprintf("read partials of survey %d", sid), err)
 	}
 	heads := map[[2]string]partialItem{}
