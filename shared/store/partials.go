@@ -973,8 +973,11 @@ func (s *Store) partialsListed(ctx context.Context, sid int64, batch []partialIt
 		if !ok || head.ResponseID != 0 || head.ID != it.ID {
 			continue // responded, gone, or another partial's
 		}
+		// Every delta read of the session, not only the entry's own and
+		// the next: two tabs' saves at once can rewrite a delta below the
+		// entry's (one that had lost to the header) with a newer state.
 		own := map[string]deltaItem{}
-		for _, n := range []int{it.Deltas - 1, it.Deltas} {
+		for n := min(it.Base, it.Deltas-1); n <= it.Deltas; n++ {
 			if d, ok := deltas[[2]string{pk, PartialDeltaSK(hash, n)}]; ok {
 				own[PartialDeltaSK(hash, n)] = d
 			}
