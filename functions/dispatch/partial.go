@@ -15,20 +15,22 @@ import (
 )
 
 // PartialFilterPattern is the stream event source's second filter
-// (template.yaml holds it beside FilterPattern): the list entry of a
-// session's partial response put with its notify mark, the session's
-// first save in a minute (store.SavePartial), which is sent as
-// response.partial (contract section 20). Its other saves never reach
-// the function.
-const PartialFilterPattern = `{"eventName": ["INSERT"], "dynamodb": {"Keys": {"PK": {"S": [{"prefix": "PIDX#"}]}}, "NewImage": {"notify": {"BOOL": [true]}}}}`
+// (template.yaml holds it beside FilterPattern): a session's partial
+// header written with its notify mark, the session's first save in a
+// minute (store.SavePartial), which is sent as response.partial (contract
+// section 20). The header's write is conditional on the header read (and
+// on no response): a save that lost to the session's other tab, or to its
+// submission, writes none, and so notifies nothing; its list entry, put
+// before, carries no mark. Its other saves never reach the function.
+const PartialFilterPattern = `{"eventName": ["INSERT", "MODIFY"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "SESSION#"}]}}, "NewImage": {"notify": {"BOOL": [true]}}}}`
 
 // isPartial reports whether a record is a notifying save of a partial.
 func isPartial(rec events.DynamoDBEventRecord) bool {
-	if rec.EventName != "INSERT" {
+	if rec.EventName != "INSERT" && rec.EventName != "MODIFY" {
 		return false
 	}
-	pk, ok := rec.Change.Keys["PK"]
-	if !ok || pk.DataType() != events.DataTypeString || !strings.HasPrefix(pk.String(), "PIDX#") {
+	sk, ok := rec.Change.Keys["SK"]
+	if !ok || sk.DataType() != events.DataTypeString || !strings.HasPrefix(sk.String(), "SESSION#") || len(sk.String()) <= len("SESSION#") {
 		return false
 	}
 	v, ok := rec.Change.NewImage["notify"]
@@ -37,10 +39,11 @@ func isPartial(rec events.DynamoDBEventRecord) bool {
 
 // partialOf reads a notifying partial's record: the delivery's reference
 // (the partial's id, its time the save's) and the owner's view of the
-// partial then, as JSON. The image (the partial's list entry, a copy of
-// its state) holds the answers changed since the partial's last delta;
+// partial then, as JSON. The image (the partial's header, as the save
+// wrote it) holds the answers changed since the partial's last delta;
 // when it names deltas, their answers are read from the session's items
-// (store.PartialAnswers: written once, so they are what they were then).
+// (store.PartialAnswers: written before the header, and once, so they
+// are what they were then).
 func (d *Dispatcher) partialOf(ctx context.Context, rec events.DynamoDBEventRecord) (store.ResponseRef, json.RawMessage, error) {
 	img := rec.Change.NewImage
 	str := func(name string) string {
@@ -65,12 +68,12 @@ func (d *Dispatcher) partialOf(ctx context.Context, rec events.DynamoDBEventReco
 	started, err2 := time.Parse(survey.TimestampLayout, str("started_at"))
 	p := store.Partial{ID: id, SurveyID: sid, LastPage: int(page), StartedAt: started, UpdatedAt: updated}
 	err3 := json.Unmarshal([]byte(str("variables")), &p.Variables)
-	hash := str("session")
-	ok4 := len(hash) == 64 && str("session_pk") != ""
+	hash, ok4 := strings.CutPrefix(str("SK"), store.SessionSK(""))
+	ok4 = ok4 && len(hash) == 64 && str("PK") != ""
 	if !ok1 || !ok2 || !ok3 || !ok4 || err1 != nil || err2 != nil || err3 != nil || id <= 0 || sid <= 0 || base < 0 || deltas < base {
 		return store.ResponseRef{}, nil, errNotPartial
 	}
-	head := store.PartialHead{Session: hash, Base: int(base), Deltas: int(deltas), Pending: str("answers"), ID: id, SurveyID: sid, PartitionKey: str("session_pk")}
+	head := store.PartialHead{Session: hash, Base: int(base), Deltas: int(deltas), Pending: str("answers"), ID: id, SurveyID: sid, PartitionKey: str("PK")}
 	var err error
 	if head.Deltas > head.Base {
 		p.Answers, err = d.Store.PartialAnswers(ctx, head)

@@ -17,14 +17,13 @@ import (
 // sessionHash is the hash of the session of partialRecord.
 var sessionHash = strings.Repeat("ab", 32)
 
-// partialRecord is a stream record of a partial's save: its list entry
+// partialRecord is a stream record of a partial's save: its header
 // (store/partials.go).
 func partialRecord(event string, notify bool, extra ...string) events.DynamoDBEventRecord {
 	s := events.NewStringAttribute
 	n := events.NewNumberAttribute
 	img := map[string]events.DynamoDBAttributeValue{
-		"PK": s("PIDX#00000000000000000007#03"), "SK": s("2026-11-27T10:05:00.000000Z#00000000000000000041"),
-		"session_pk": s("RESPONSES#00000000000000000007#3"), "session": s(sessionHash), "partial_id": n("41"), "survey_id": n("7"),
+		"PK": s("RESPONSES#00000000000000000007#3"), "SK": s("SESSION#" + sessionHash), "partial_id": n("41"), "survey_id": n("7"),
 		"last_page": n("2"), "started_at": s("2026-11-27T10:00:00.000000Z"), "updated_at": s("2026-11-27T10:05:00.000000Z"),
 		"answers": s(`{"5":"Ann"}`), "variables": s(`{"city":"Tabriz"}`),
 	}
@@ -38,12 +37,16 @@ func partialRecord(event string, notify bool, extra ...string) events.DynamoDBEv
 		Keys: map[string]events.DynamoDBAttributeValue{"PK": img["PK"], "SK": img["SK"]}, NewImage: img, SequenceNumber: "1"}}
 }
 
-// headerRecord is a notifying write of a session's header, as partials
-// were before their list entries: not sent.
-func headerRecord() events.DynamoDBEventRecord {
-	rec := partialRecord("MODIFY", true)
-	rec.Change.Keys = map[string]events.DynamoDBAttributeValue{
-		"PK": events.NewStringAttribute("RESPONSES#00000000000000000007#3"), "SK": events.NewStringAttribute("SESSION#" + sessionHash)}
+// entryRecord is the put of a partial's list entry, marked as no save
+// marks it now: an entry is put before its save's header or delta, so a
+// save that lost its race (to the session's other tab, or its
+// submission) put one too, and only the header says which won. Not sent.
+func entryRecord() events.DynamoDBEventRecord {
+	rec := partialRecord("INSERT", true)
+	img := rec.Change.NewImage
+	img["session_pk"], img["session"] = img["PK"], events.NewStringAttribute(sessionHash)
+	img["PK"], img["SK"] = events.NewStringAttribute("PIDX#00000000000000000007#03"), events.NewStringAttribute("2026-11-27T10:05:00.000000Z#00000000000000000041")
+	rec.Change.Keys = map[string]events.DynamoDBAttributeValue{"PK": img["PK"], "SK": img["SK"]}
 	return rec
 }
 
@@ -91,10 +94,11 @@ func TestPartialEvents(t *testing.T) {
 		match bool
 	}{
 		{"first write", partialRecord("INSERT", true), true},
-		{"within the minute", partialRecord("INSERT", false), false},
+		{"a later first in its minute", partialRecord("MODIFY", true), true},
+		{"within the minute", partialRecord("MODIFY", false), false},
 		{"removed", partialRecord("REMOVE", true), false},
-		{"with deltas", partialRecord("INSERT", true, "delta_base", "1", "deltas", "3"), true},
-		{"a header (before the entries)", headerRecord(), false},
+		{"with deltas", partialRecord("MODIFY", true, "delta_base", "1", "deltas", "3"), true},
+		{"a list entry", entryRecord(), false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/guregu/dynamo/v2"
+
+	"surveyservice/functions/dispatch"
 	"surveyservice/internal/testenv"
 	"surveyservice/shared/responding"
 	"surveyservice/shared/store"
@@ -214,8 +218,10 @@ func TestPartialReplacedByResponse(t *testing.T) {
 }
 
 // TestPartialNotifyOncePerMinute: the session's first PUT in a minute is
-// marked for response.partial (its list entry's notify), the others are
-// not; the gate is the partial's state on the session's own items.
+// marked for response.partial (its header's notify, as it wrote it), the
+// others are not; the gate is the partial's state on the session's own
+// items. The list entries carry no mark (a save that lost its race put
+// one before it lost).
 func TestPartialNotifyOncePerMinute(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -224,17 +230,24 @@ func TestPartialNotifyOncePerMinute(t *testing.T) {
 	sum := sha256.Sum256([]byte(sess))
 	h := hex.EncodeToString(sum[:])
 	marked := func() bool {
-		var entries []struct {
+		var entries, heads []struct {
 			Notify bool `dynamo:"notify"`
 		}
 		if err := f.db().Table(f.st.TableName()).Get(store.AttrPK, store.PartialEntryPK(sid, store.PartialShard(h))).
 			Consistent(true).All(context.Background(), &entries); err != nil {
 			t.Fatal(err)
 		}
-		if len(entries) != 1 {
-			t.Fatalf("%d entries of one partial", len(entries))
+		if len(entries) != 1 || entries[0].Notify {
+			t.Fatalf("entries of one partial: %+v", entries)
 		}
-		return entries[0].Notify
+		if err := f.db().Table(f.st.TableName()).Get(store.AttrPK, store.SessionPK(sid, h)).Range(store.AttrSK, dynamo.Equal, store.SessionSK(h)).
+			Consistent(true).All(context.Background(), &heads); err != nil {
+			t.Fatal(err)
+		}
+		if len(heads) != 1 {
+			t.Fatalf("%d headers of one partial", len(heads))
+		}
+		return heads[0].Notify
 	}
 	for i, step := range []struct {
 		advance time.Duration
@@ -514,6 +527,84 @@ func TestPartialRacesItsSubmission(t *testing.T) {
 				for _, e := range left {
 					t.Errorf("an entry left after its session responded: %v", e["SK"])
 				}
+			}
+		})
+	}
+}
+
+// TestPartialNotifiesOnceWhenTabsRace: a session's PUTs from several tabs
+// at once (its first, so each would notify) make one response.partial
+// between them, of the session's partial: the stream the dispatch
+// function reads (dispatch.Matches) carries one notifying record a
+// session, naming the partial listed. The losers of the race, which read
+// the winner's save and try again, notify nothing (hostile11: each
+// loser's entry, put before its header or delta lost, was sent too, under
+// an id no partial kept: 18 response.partial for 5 sessions). A save that
+// writes a delta notifies once too, and its delivery finds the delta.
+func TestPartialNotifiesOnceWhenTabsRace(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		long func(tab int) bool // the tab's answer passes the header's room: a delta
+	}{
+		{"headers", func(int) bool { return false }},
+		{"deltas", func(int) bool { return true }},
+		{"headers and deltas", func(tab int) bool { return tab%2 == 1 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f, _ := conflictFixture(t)
+			slug, sid, _, opt := f.partialSurvey(t, nil)
+			const sessions, tabs = 6, 4
+			tokens := make([]string, sessions)
+			for i := range tokens {
+				tokens[i] = f.session(t, slug, nil)
+			}
+			replies := race(sessions*tabs, func(i int) reply {
+				answer := "tab " + strconv.Itoa(i%tabs)
+				if tc.long(i % tabs) {
+					answer += strings.Repeat(" پاسخی بلند", 30)
+				}
+				return f.putPartial(t, slug, map[string]any{"session": tokens[i/tabs], "page": i % 2,
+					"answers": map[string]any{strconv.FormatInt(opt, 10): answer}})
+			})
+			for i, r := range replies {
+				if r.code != 204 {
+					t.Fatalf("PUT %d: %d %s", i, r.code, r.body)
+				}
+			}
+			page, err := f.st.PartialsPage(context.Background(), sid, store.PartialQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := map[int64]bool{}
+			for _, p := range page.Partials {
+				ids[p.ID] = true
+			}
+			if len(page.Partials) != sessions || len(ids) != sessions {
+				t.Errorf("listed %d partials (%d ids), want %d", len(page.Partials), len(ids), sessions)
+			}
+			notified := map[int64]int{}
+			for _, recs := range testenv.StreamRecords(t) {
+				for _, r := range recs {
+					img := r.Change.NewImage
+					if n, ok := img["notify"]; !ok || n.DataType() != events.DataTypeBoolean || !n.Boolean() || !dispatch.Matches(r) {
+						continue
+					}
+					if s, ok := img["survey_id"]; !ok || s.Number() != strconv.FormatInt(sid, 10) {
+						continue
+					}
+					id, _ := strconv.ParseInt(img[store.AttrPartialID].Number(), 10, 64)
+					notified[id]++
+				}
+			}
+			for id, n := range notified {
+				if !ids[id] || n != 1 {
+					t.Errorf("partial %d notified %d times (listed: %v)", id, n, ids[id])
+				}
+			}
+			if len(notified) != sessions {
+				t.Errorf("%d partials notified, want %d: %v", len(notified), sessions, notified)
 			}
 		})
 	}

@@ -148,17 +148,17 @@ func TestPartialSaveCutShort(t *testing.T) {
 
 // TestPartialDeltaKeepsItsThirtyDays: a partial whose last save wrote a
 // delta (its header left as it was) is kept 30 days after that save, not
-// after the header's: the header's TTL is a day past its own 30 days, and
-// a delta's turn later than that writes the header too (three writes
-// still: the entry before is left to its TTL, and not listed).
+// after the header's: the header's TTL is a day past its own 30 days. A
+// delta's turn writes the header too when it notifies (the session's
+// first save in a minute: the header carries the mark) or comes later
+// than that day, three writes still: the entry before is left to its
+// TTL, and not listed.
 func TestPartialDeltaKeepsItsThirtyDays(t *testing.T) {
 	ctx := context.Background()
 	fx := newEntriesFixture(t)
 	start := fx.now
 	long := func(s string) string { return s + strings.Repeat(" and more", 50) }
 	fx.save(t, 1, map[int64]string{7: "first"}, 0)
-	fx.now = start.Add(20 * time.Hour)
-	fx.save(t, 1, map[int64]string{7: long("a delta")}, 1)
 	head := func() (exp int64, updated string) {
 		t.Helper()
 		var h struct {
@@ -171,12 +171,24 @@ func TestPartialDeltaKeepsItsThirtyDays(t *testing.T) {
 		}
 		return h.Exp, h.Updated
 	}
+	// 20 hours on, the session's first save in the minute: it notifies,
+	// so its delta's turn writes the header too.
+	notified := start.Add(20 * time.Hour)
+	fx.now = notified
+	fx.save(t, 1, map[int64]string{7: long("a notified delta")}, 1)
+	if _, updated := head(); updated != notified.Format(survey.TimestampLayout) {
+		t.Fatalf("a notifying delta's turn left the header: updated_at %s", updated)
+	}
+	// Within its minute: the delta alone.
+	last := notified.Add(30 * time.Second)
+	fx.now = last
+	fx.save(t, 1, map[int64]string{7: long("a delta")}, 2)
 	exp, updated := head()
-	if updated != start.Format(survey.TimestampLayout) {
+	if updated != notified.Format(survey.TimestampLayout) {
 		t.Fatalf("the header was written by the delta's turn: updated_at %s", updated)
 	}
-	if last := start.Add(20 * time.Hour).Add(store.PartialTTL); exp < last.Unix() {
-		t.Errorf("the header's TTL %v is before the partial's end %v", time.Unix(exp, 0).UTC(), last)
+	if end := last.Add(store.PartialTTL); exp < end.Unix() {
+		t.Errorf("the header's TTL %v is before the partial's end %v", time.Unix(exp, 0).UTC(), end)
 	}
 	read := func(at time.Time) bool {
 		t.Helper()
@@ -187,22 +199,23 @@ func TestPartialDeltaKeepsItsThirtyDays(t *testing.T) {
 		}
 		return found
 	}
-	end := start.Add(20 * time.Hour).Add(store.PartialTTL)
+	end := last.Add(store.PartialTTL)
 	if !read(end.Add(-time.Minute)) || read(end.Add(time.Second)) {
 		t.Errorf("the partial is not kept exactly 30 days after its last save")
 	}
-	// A delta's turn over a day after the header's last write writes the
-	// header too.
+	// A delta's turn a day on writes the header too.
 	fx.now = start.Add(26 * time.Hour)
-	fx.save(t, 1, map[int64]string{7: long("another delta")}, 2)
+	fx.save(t, 1, map[int64]string{7: long("another delta")}, 3)
 	if exp, updated := head(); updated != fx.now.Format(survey.TimestampLayout) || exp < fx.now.Add(store.PartialTTL).Unix() {
 		t.Errorf("a delta's turn a day on: header updated %s, TTL %v", updated, time.Unix(exp, 0).UTC())
 	}
-	if got := fx.listed(t); len(got) != 1 || string(got[0].Answers[7]) != `"`+long("another delta")+`"` || got[0].LastPage != 2 {
+	if got := fx.listed(t); len(got) != 1 || string(got[0].Answers[7]) != `"`+long("another delta")+`"` || got[0].LastPage != 3 {
 		t.Errorf("listed: %+v", got)
 	}
-	if n := len(fx.entries(t, 1)); n != 2 {
-		t.Errorf("%d entries, want 2 (the one before left to its TTL)", n)
+	// The first save's entry and the third's left to their TTL (the
+	// saves after each wrote a delta and the header), and the last's.
+	if n := len(fx.entries(t, 1)); n != 3 {
+		t.Errorf("%d entries, want 3 (two before left to their TTL)", n)
 	}
 }
 

@@ -189,8 +189,10 @@ type partialItem struct {
 	Base      int    `dynamo:"delta_base,omitempty"`
 	Deltas    int    `dynamo:"deltas,omitempty"`
 	Compacted string `dynamo:"compacted_at,omitempty"`
-	// Notify marks the entry of the save that is the session's first in
-	// PartialNotifyEvery: the stream's response.partial (functions/dispatch).
+	// Notify marks the header written by the save that is the session's
+	// first in PartialNotifyEvery: the stream's response.partial
+	// (functions/dispatch). Only the header's write, conditional, says
+	// the save won; an entry, put before, carries no mark.
 	Notify bool `dynamo:"notify,omitempty"`
 	// SessionPK and Session are an entry's session: its items' partition
 	// and hash.
@@ -228,7 +230,7 @@ func (it partialItem) entry() partialItem {
 	e := it
 	k := it.entryKey()
 	e.PK, e.SK, e.GSI1PK, e.GSI1SK = k[0].(string), k[1].(string), "", ""
-	e.Notified, e.Compacted = "", ""
+	e.Notified, e.Compacted, e.Notify = "", "", false
 	e.SessionPK, e.Session = it.PK, it.hash()
 	if updated, err := time.Parse(survey.TimestampLayout, it.Updated); err == nil {
 		e.ExpiresAt = updated.Add(PartialTTL).Unix()
@@ -413,8 +415,9 @@ func partialChanges(cur, next map[int64]json.RawMessage) map[int64]json.RawMessa
 // is written first so that a save cut short leaves the partial listed as
 // it was. notify reports whether this write is the session's first in
 // PartialNotifyEvery, which the response.partial webhooks are sent for
-// (the entry carries the mark): the gate is the state's notified_at, so
-// it needs no item shared with other sessions. A session whose response
+// (the header carries the mark: such a save writes the header, after its
+// delta if any, and leaves its entry before to the TTL): the gate is the
+// state's notified_at, so it needs no item shared with other sessions. A session whose response
 // is recorded answers survey.ErrSessionResponded (409): a save that wrote
 // a delta reads the claim after it, and takes its entry back when the
 // submission came first.
@@ -480,18 +483,22 @@ func (s *Store) SavePartial(ctx context.Context, w PartialWrite) (p Partial, not
 		it.Answers = pending
 		// The header is written unless a delta carries the state instead:
 		// always for a session's first partial, for a header indexed in GSI1
-		// (its entry moves to the table), and for one whose TTL the state
-		// would outlive. The entry before is deleted unless the save has
-		// written three items without it (then the TTL removes it).
+		// (its entry moves to the table), for one whose TTL the state would
+		// outlive, and for a save that notifies: the header, conditional on
+		// the one read, carries the mark, so that of the session's saves at
+		// once (two tabs, or a PUT racing the submission) only one that
+		// wins notifies, and its deltas are written before it. The entry
+		// before is deleted unless the save has written three items without
+		// it (then the TTL removes it).
 		headAt, herr := time.Parse(survey.TimestampLayout, head.Updated)
-		writeHead := delta == nil || !found || fresh || head.GSI1PK != "" || herr != nil || now.Sub(headAt) > partialHeadSlack
+		writeHead := notify || delta == nil || !found || fresh || head.GSI1PK != "" || herr != nil || now.Sub(headAt) > partialHeadSlack
+		it.Notify = notify
 		var before *dynamo.Keys
 		if found && !fresh && head.GSI1PK == "" && old.Updated != "" && !(delta != nil && writeHead) {
 			k := old.entryKey()
 			before = &k
 		}
 		entry := it.entry()
-		entry.Notify = notify
 		if delta != nil {
 			delta.Updated, delta.LastPage, delta.Notified = it.Updated, it.LastPage, it.Notified
 			delta.Base, delta.Deltas, delta.Compacted = it.Base, it.Deltas, it.Compacted
