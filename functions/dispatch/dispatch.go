@@ -41,6 +41,9 @@ type Store interface {
 	// PartialAnswers are a partial's answers as a stream image of it
 	// named them (response.partial).
 	PartialAnswers(ctx context.Context, h store.PartialHead) (map[int64]json.RawMessage, error)
+	// PartialAtDelta is the partial a marked delta carries, found false
+	// once its save took it back.
+	PartialAtDelta(ctx context.Context, pk, hash string, n int, updated string) (store.Partial, bool, error)
 	CapsFilled(ctx context.Context, sid int64, writes []store.AllowanceWrite) ([]store.CapFill, error)
 	// FinishWithdrawal finishes a withdrawal a fence marked on a key's
 	// record (withdraw.go).
@@ -156,6 +159,10 @@ func (d *Dispatcher) Handle(ctx context.Context, ev events.DynamoDBEvent) (event
 		}
 		if isPartial(rec) {
 			r, payload, err := d.partialOf(ctx, rec)
+			if errors.Is(err, errPartialTakenBack) {
+				slog.InfoContext(ctx, "dispatch: a partial's save refused after its delta; not sent", "event_id", rec.EventID)
+				continue
+			}
 			if errors.Is(err, errNotPartial) {
 				slog.ErrorContext(ctx, "dispatch: not a partial's image; passed over", "event_id", rec.EventID, "sequence", rec.Change.SequenceNumber)
 				continue

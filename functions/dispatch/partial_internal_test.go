@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +54,7 @@ func entryRecord() events.DynamoDBEventRecord {
 type fakeStore struct {
 	created []survey.Delivery
 	heads   []store.PartialHead
+	atDelta []string
 }
 
 func (f *fakeStore) WebhooksOf(context.Context, int64) ([]survey.Webhook, error) {
@@ -74,6 +76,71 @@ func (f *fakeStore) CreateDelivery(_ context.Context, d survey.Delivery, _ time.
 func (f *fakeStore) PartialAnswers(_ context.Context, h store.PartialHead) (map[int64]json.RawMessage, error) {
 	f.heads = append(f.heads, h)
 	return map[int64]json.RawMessage{5: json.RawMessage(`"Ann"`), 6: json.RawMessage(`"Tabriz"`)}, nil
+}
+
+// PartialAtDelta finds delta 2 of sessionHash at 10:06 (the partial of
+// partialRecord, a page on), and no other.
+func (f *fakeStore) PartialAtDelta(_ context.Context, pk, hash string, n int, updated string) (store.Partial, bool, error) {
+	f.atDelta = append(f.atDelta, fmt.Sprint(pk, " ", hash, " ", n, " ", updated))
+	if hash != sessionHash || n != 2 || updated != "2026-11-27T10:06:00.000000Z" {
+		return store.Partial{}, false, nil
+	}
+	return store.Partial{ID: 41, SurveyID: 7, LastPage: 3, StartedAt: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC),
+		UpdatedAt: time.Date(2026, 11, 27, 10, 6, 0, 0, time.UTC), Answers: map[int64]json.RawMessage{5: json.RawMessage(`"Ann"`)}}, true, nil
+}
+
+// deltaRecord is the put of a marked delta written instead of the header
+// (store.SavePartial): its image carries the partial's state, not its id,
+// survey or variables, which the header has.
+func deltaRecord(n int, updated string) events.DynamoDBEventRecord {
+	s := events.NewStringAttribute
+	img := map[string]events.DynamoDBAttributeValue{
+		"PK": s("SESSION#00000000000000000007#" + sessionHash), "SK": s(fmt.Sprintf("SESSION#%s#D#%05d", sessionHash, n)),
+		"answers": s(`{"5":"Ann"}`), "updated_at": s(updated), "last_page": events.NewNumberAttribute("3"),
+		"deltas": events.NewNumberAttribute(fmt.Sprint(n + 1)), "notify": events.NewBooleanAttribute(true),
+	}
+	return events.DynamoDBEventRecord{EventName: "INSERT", Change: events.DynamoDBStreamRecord{
+		Keys: map[string]events.DynamoDBAttributeValue{"PK": img["PK"], "SK": img["SK"]}, NewImage: img, SequenceNumber: "1"}}
+}
+
+// TestPartialEventFromADelta: the session's first save in a minute that
+// writes a delta instead of the header marks the delta; its delivery is
+// the partial the delta carries (the header's id and times, the delta's
+// page), read from the session's items. A delta its save took back (the
+// save found the session responded, and answered 409) sends nothing.
+func TestPartialEventFromADelta(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rec  events.DynamoDBEventRecord
+		want int
+	}{
+		{"the delta there", deltaRecord(2, "2026-11-27T10:06:00.000000Z"), 1},
+		{"the delta taken back", deltaRecord(2, "2026-11-27T10:07:00.000000Z"), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !Matches(tc.rec) {
+				t.Fatal("a marked delta's record does not match the filter")
+			}
+			st, q := &fakeStore{}, &fakeQueue{}
+			if _, err := New(Deps{Store: st, Queue: q}).Handle(context.Background(), events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{tc.rec}}); err != nil {
+				t.Fatal(err)
+			}
+			if len(st.atDelta) != 1 || st.atDelta[0] != "SESSION#00000000000000000007#"+sessionHash+" "+sessionHash+" 2 "+tc.rec.Change.NewImage["updated_at"].String() {
+				t.Errorf("read %v, want the session's delta 2", st.atDelta)
+			}
+			if len(st.created) != tc.want || len(q.jobs) != tc.want {
+				t.Fatalf("%d deliveries, %d jobs, want %d", len(st.created), len(q.jobs), tc.want)
+			}
+			if tc.want == 0 {
+				return
+			}
+			var v survey.PartialView
+			if dl := st.created[0]; json.Unmarshal(dl.Payload, &v) != nil || dl.ResponseID != 41 || dl.SurveyID != 7 || v.LastPage != 3 ||
+				v.UpdatedAt != "2026-11-27T10:06:00.000000Z" || string(v.Answers["5"]) != `"Ann"` {
+				t.Errorf("delivery %+v, view %+v", dl, v)
+			}
+		})
+	}
 }
 
 type fakeQueue struct{ jobs []webhook.Job }

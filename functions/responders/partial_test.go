@@ -544,12 +544,15 @@ func TestPartialRacesItsSubmission(t *testing.T) {
 func TestPartialNotifiesOnceWhenTabsRace(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name string
-		long func(tab int) bool // the tab's answer passes the header's room: a delta
+		name   string
+		long   func(tab int) bool // the tab's answer passes the header's room: a delta
+		rounds int                // of racing PUTs, a minute or more apart
 	}{
-		{"headers", func(int) bool { return false }},
-		{"deltas", func(int) bool { return true }},
-		{"headers and deltas", func(tab int) bool { return tab%2 == 1 }},
+		{"headers", func(int) bool { return false }, 1},
+		// The second round's saves write deltas instead of the header: the
+		// winner's delta carries the mark.
+		{"deltas", func(int) bool { return true }, 2},
+		{"headers and deltas", func(tab int) bool { return tab%2 == 1 }, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -560,17 +563,20 @@ func TestPartialNotifiesOnceWhenTabsRace(t *testing.T) {
 			for i := range tokens {
 				tokens[i] = f.session(t, slug, nil)
 			}
-			replies := race(sessions*tabs, func(i int) reply {
-				answer := "tab " + strconv.Itoa(i%tabs)
-				if tc.long(i % tabs) {
-					answer += strings.Repeat(" پاسخی بلند", 30)
-				}
-				return f.putPartial(t, slug, map[string]any{"session": tokens[i/tabs], "page": i % 2,
-					"answers": map[string]any{strconv.FormatInt(opt, 10): answer}})
-			})
-			for i, r := range replies {
-				if r.code != 204 {
-					t.Fatalf("PUT %d: %d %s", i, r.code, r.body)
+			for round := range tc.rounds {
+				f.advance(2 * time.Minute)
+				replies := race(sessions*tabs, func(i int) reply {
+					answer := "round " + strconv.Itoa(round) + " tab " + strconv.Itoa(i%tabs)
+					if tc.long(i % tabs) {
+						answer += strings.Repeat(" پاسخی بلند", 30)
+					}
+					return f.putPartial(t, slug, map[string]any{"session": tokens[i/tabs], "page": i % 2,
+						"answers": map[string]any{strconv.FormatInt(opt, 10): answer}})
+				})
+				for i, r := range replies {
+					if r.code != 204 {
+						t.Fatalf("round %d, PUT %d: %d %s", round, i, r.code, r.body)
+					}
 				}
 			}
 			page, err := f.st.PartialsPage(context.Background(), sid, store.PartialQuery{})
@@ -584,11 +590,26 @@ func TestPartialNotifiesOnceWhenTabsRace(t *testing.T) {
 			if len(page.Partials) != sessions || len(ids) != sessions {
 				t.Errorf("listed %d partials (%d ids), want %d", len(page.Partials), len(ids), sessions)
 			}
-			notified := map[int64]int{}
+			notified, fromDeltas := map[int64]int{}, 0
 			for _, recs := range testenv.StreamRecords(t) {
 				for _, r := range recs {
 					img := r.Change.NewImage
 					if n, ok := img["notify"]; !ok || n.DataType() != events.DataTypeBoolean || !n.Boolean() || !dispatch.Matches(r) {
+						continue
+					}
+					sk := r.Change.Keys["SK"].String()
+					if hash, n, isDelta := strings.Cut(strings.TrimPrefix(sk, store.SessionSK("")), "#D#"); isDelta {
+						// A delta written instead of the header: the partial it
+						// carries, as the dispatch function reads it.
+						num, _ := strconv.Atoi(n)
+						p, found, err := f.st.PartialAtDelta(context.Background(), r.Change.Keys["PK"].String(), hash, num, img["updated_at"].String())
+						if err != nil {
+							t.Fatal(err)
+						}
+						if found && p.SurveyID == sid {
+							notified[p.ID]++
+							fromDeltas++
+						}
 						continue
 					}
 					if s, ok := img["survey_id"]; !ok || s.Number() != strconv.FormatInt(sid, 10) {
@@ -599,12 +620,15 @@ func TestPartialNotifiesOnceWhenTabsRace(t *testing.T) {
 				}
 			}
 			for id, n := range notified {
-				if !ids[id] || n != 1 {
-					t.Errorf("partial %d notified %d times (listed: %v)", id, n, ids[id])
+				if !ids[id] || n != tc.rounds {
+					t.Errorf("partial %d notified %d times in %d rounds (listed: %v)", id, n, tc.rounds, ids[id])
 				}
 			}
 			if len(notified) != sessions {
 				t.Errorf("%d partials notified, want %d: %v", len(notified), sessions, notified)
+			}
+			if tc.rounds > 1 && fromDeltas != sessions {
+				t.Errorf("%d notifications from a delta, want %d (the second round's)", fromDeltas, sessions)
 			}
 		})
 	}

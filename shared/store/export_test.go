@@ -204,3 +204,7 @@ func (s *Store) CapLeasesTaken(ctx context.Context, sid int64, attr string) (int
 // BeforeReopenLease runs f when a deletion's reopen has read the rebase
 // item and is about to take the caps' lease (nil: nothing).
 func (s *Store) BeforeReopenLease(f func()) { s.beforeReopenLease = f }
+
+// BeforePartialState runs f when a partial's save has put its entry,
+// before its header or delta.
+func (s *Store) BeforePartialState(f func()) { s.beforePartialState = f }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -148,11 +149,10 @@ func TestPartialSaveCutShort(t *testing.T) {
 
 // TestPartialDeltaKeepsItsThirtyDays: a partial whose last save wrote a
 // delta (its header left as it was) is kept 30 days after that save, not
-// after the header's: the header's TTL is a day past its own 30 days. A
-// delta's turn writes the header too when it notifies (the session's
-// first save in a minute: the header carries the mark) or comes later
-// than that day, three writes still: the entry before is left to its
-// TTL, and not listed.
+// after the header's: the header's TTL is a day past its own 30 days,
+// and a delta's turn later than that writes the header too (three writes
+// still: the entry before is left to its TTL, and not listed). A delta's
+// turn that notifies marks its delta, and leaves the header as it was.
 func TestPartialDeltaKeepsItsThirtyDays(t *testing.T) {
 	ctx := context.Background()
 	fx := newEntriesFixture(t)
@@ -171,21 +171,19 @@ func TestPartialDeltaKeepsItsThirtyDays(t *testing.T) {
 		}
 		return h.Exp, h.Updated
 	}
-	// 20 hours on, the session's first save in the minute: it notifies,
-	// so its delta's turn writes the header too.
+	// 20 hours on, the session's first save in the minute: it notifies
+	// (its delta carries the mark), and its delta's turn leaves the
+	// header as it was.
 	notified := start.Add(20 * time.Hour)
 	fx.now = notified
 	fx.save(t, 1, map[int64]string{7: long("a notified delta")}, 1)
-	if _, updated := head(); updated != notified.Format(survey.TimestampLayout) {
-		t.Fatalf("a notifying delta's turn left the header: updated_at %s", updated)
-	}
-	// Within its minute: the delta alone.
+	// Within its minute: a delta again.
 	last := notified.Add(30 * time.Second)
 	fx.now = last
 	fx.save(t, 1, map[int64]string{7: long("a delta")}, 2)
 	exp, updated := head()
-	if updated != notified.Format(survey.TimestampLayout) {
-		t.Fatalf("the header was written by the delta's turn: updated_at %s", updated)
+	if updated != start.Format(survey.TimestampLayout) {
+		t.Fatalf("the header was written by a delta's turn: updated_at %s", updated)
 	}
 	if end := last.Add(store.PartialTTL); exp < end.Unix() {
 		t.Errorf("the header's TTL %v is before the partial's end %v", time.Unix(exp, 0).UTC(), end)
@@ -212,10 +210,10 @@ func TestPartialDeltaKeepsItsThirtyDays(t *testing.T) {
 	if got := fx.listed(t); len(got) != 1 || string(got[0].Answers[7]) != `"`+long("another delta")+`"` || got[0].LastPage != 3 {
 		t.Errorf("listed: %+v", got)
 	}
-	// The first save's entry and the third's left to their TTL (the
-	// saves after each wrote a delta and the header), and the last's.
-	if n := len(fx.entries(t, 1)); n != 3 {
-		t.Errorf("%d entries, want 3 (two before left to their TTL)", n)
+	// The third save's entry left to its TTL (the save after it wrote a
+	// delta and the header), and the last's.
+	if n := len(fx.entries(t, 1)); n != 2 {
+		t.Errorf("%d entries, want 2 (one before left to its TTL)", n)
 	}
 }
 
@@ -336,5 +334,51 @@ func TestPartialListAfterTabsRaced(t *testing.T) {
 			t.Logf("listed: page %d, updated %s", g.LastPage, g.UpdatedAt.Format(survey.TimestampLayout))
 		}
 		t.Errorf("listed %d partials, want the one the session reads (page %d)", len(got), p.LastPage)
+	}
+}
+
+// TestPartialDeltaAfterTheResponse: a save that writes a delta instead
+// of the header cannot make it conditional on the session's claim, so a
+// response recorded between the save's read and its delta finds the
+// delta written: the save reads the claim after it, answers 409, and
+// takes its entry and its delta back, so that neither the owner's list
+// nor response.partial (a notifying save marks its delta) shows a partial
+// of a session that has responded (contract section 20: "after its
+// session's response 409 ... and nothing written").
+func TestPartialDeltaAfterTheResponse(t *testing.T) {
+	ctx := context.Background()
+	fx := newEntriesFixture(t)
+	fx.save(t, 1, map[int64]string{7: "first"}, 0)
+	fx.now = fx.now.Add(2 * time.Minute) // the next save notifies
+	fx.st.BeforePartialState(func() {
+		fx.st.BeforePartialState(nil)
+		if _, err := fx.st.Submit(ctx, store.Submission{Response: survey.Response{SurveyID: fx.sid, StartedAt: fx.now.Add(-time.Hour),
+			Answers: map[int64]json.RawMessage{}}, KeyHash: entrySession(90), BodyHash: "b", Session: entrySession(1)}); err != nil {
+			t.Error(err)
+		}
+	})
+	_, _, err := fx.st.SavePartial(ctx, store.PartialWrite{SurveyID: fx.sid, Session: entrySession(1), StartedAt: fx.now.Add(-time.Hour), Page: 1,
+		Answers: map[int64]json.RawMessage{7: json.RawMessage(`"` + strings.Repeat("long answer ", 40) + `"`)}})
+	if !errors.Is(err, survey.ErrSessionResponded) {
+		t.Fatalf("a delta's save after the response: %v, want %v", err, survey.ErrSessionResponded)
+	}
+	var deltas []map[string]any
+	if err := fx.table.Get(store.AttrPK, store.SessionPK(fx.sid, entrySession(1))).Range(store.AttrSK, dynamo.BeginsWith, store.PartialDeltaSK(entrySession(1), 0)[:80]).
+		Consistent(true).All(ctx, &deltas); err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		t.Fatal(err)
+	}
+	if len(deltas) != 0 {
+		t.Errorf("the refused save's delta is left: %v", deltas)
+	}
+	if _, found, err := fx.st.PartialAtDelta(ctx, store.SessionPK(fx.sid, entrySession(1)), entrySession(1), 0, fx.now.UTC().Format(survey.TimestampLayout)); err != nil || found {
+		t.Errorf("response.partial's reader finds the refused save's delta: %v %v", found, err)
+	}
+	if got := fx.listed(t); len(got) != 0 {
+		t.Errorf("listed after the response: %+v", got)
+	}
+	// Its entry is gone, and the first save's, which it deleted with its
+	// claim's read (the tally's delete finds nothing).
+	if n := len(fx.entries(t, 1)); n != 0 {
+		t.Errorf("%d entries left, want none", n)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -252,6 +253,9 @@ type deltaItem struct {
 	Base      int    `dynamo:"delta_base,omitempty"`
 	Deltas    int    `dynamo:"deltas,omitempty"`
 	Compacted string `dynamo:"compacted_at,omitempty"`
+	// Notify marks a delta written instead of the header by the save that
+	// is the session's first in PartialNotifyEvery (partialItem.Notify).
+	Notify bool `dynamo:"notify,omitempty"`
 }
 
 // state is the partial's state a header and its deltas say: the header's,
@@ -415,9 +419,9 @@ func partialChanges(cur, next map[int64]json.RawMessage) map[int64]json.RawMessa
 // is written first so that a save cut short leaves the partial listed as
 // it was. notify reports whether this write is the session's first in
 // PartialNotifyEvery, which the response.partial webhooks are sent for
-// (the header carries the mark: such a save writes the header, after its
-// delta if any, and leaves its entry before to the TTL): the gate is the
-// state's notified_at, so it needs no item shared with other sessions. A session whose response
+// (the header or the delta that carries its state has the mark): the
+// gate is the state's notified_at, so it needs no item shared with other
+// sessions. A session whose response
 // is recorded answers survey.ErrSessionResponded (409): a save that wrote
 // a delta reads the claim after it, and takes its entry back when the
 // submission came first.
@@ -483,16 +487,20 @@ func (s *Store) SavePartial(ctx context.Context, w PartialWrite) (p Partial, not
 		it.Answers = pending
 		// The header is written unless a delta carries the state instead:
 		// always for a session's first partial, for a header indexed in GSI1
-		// (its entry moves to the table), for one whose TTL the state would
-		// outlive, and for a save that notifies: the header, conditional on
-		// the one read, carries the mark, so that of the session's saves at
-		// once (two tabs, or a PUT racing the submission) only one that
-		// wins notifies, and its deltas are written before it. The entry
-		// before is deleted unless the save has written three items without
-		// it (then the TTL removes it).
+		// (its entry moves to the table), and for one whose TTL the state
+		// would outlive. The entry before is deleted unless the save has
+		// written three items without it (then the TTL removes it). A save
+		// that notifies marks the item that carries its state, the header
+		// or the delta, whose write is conditional (on the header read, on
+		// the delta's number): of the session's saves at once (two tabs, or
+		// a PUT racing the submission) one that loses marks nothing; its
+		// entry, put first, never carries the mark.
 		headAt, herr := time.Parse(survey.TimestampLayout, head.Updated)
-		writeHead := notify || delta == nil || !found || fresh || head.GSI1PK != "" || herr != nil || now.Sub(headAt) > partialHeadSlack
-		it.Notify = notify
+		writeHead := delta == nil || !found || fresh || head.GSI1PK != "" || herr != nil || now.Sub(headAt) > partialHeadSlack
+		it.Notify = notify && writeHead
+		if delta != nil {
+			delta.Notify = notify && !writeHead
+		}
 		var before *dynamo.Keys
 		if found && !fresh && head.GSI1PK == "" && old.Updated != "" && !(delta != nil && writeHead) {
 			k := old.entryKey()
@@ -507,15 +515,22 @@ func (s *Store) SavePartial(ctx context.Context, w PartialWrite) (p Partial, not
 		if err := s.table.Put(entry).Run(ctx); err != nil {
 			return Partial{}, false, s.fail(op, err)
 		}
+		if s.beforePartialState != nil {
+			s.beforePartialState()
+		}
 		retry, err := s.savePartialItems(ctx, it, delta, deltas, writeHead, found, head.Updated)
-		if err == nil && !retry {
-			// The entry before goes; a delta could not be conditional on the
-			// claim, so the claim is read after it (both at once).
+		wrote := err == nil && !retry
+		if wrote {
+			// The state is written. The entry before goes (a delete that
+			// fails leaves an entry no state names, which the list passes
+			// over and the TTL removes: the save stands); a delta could not
+			// be conditional on the claim, so the claim is read after it
+			// (both at once).
 			var g errgroup.Group
 			if before != nil && (*before)[1] != entry.SK {
 				g.Go(func() error {
 					if err := s.table.Delete(AttrPK, (*before)[0]).Range(AttrSK, (*before)[1]).Run(ctx); err != nil {
-						return s.fail(op, err)
+						slog.WarnContext(ctx, "store: a partial's entry before left to its TTL", "survey_id", sid, "error", err.Error())
 					}
 					return nil
 				})
@@ -531,8 +546,20 @@ func (s *Store) SavePartial(ctx context.Context, w PartialWrite) (p Partial, not
 			}
 			err = g.Wait()
 		}
-		if err != nil || retry {
+		responded := errors.Is(err, survey.ErrSessionResponded)
+		if !wrote || responded {
+			// Its state not written, or refused: its entry names nothing.
+			// (A claim that could not be read keeps it: the save may stand.)
 			if derr := s.table.Delete(AttrPK, entry.PK).Range(AttrSK, entry.SK).Run(ctx); derr != nil {
+				return Partial{}, false, s.fail(op, derr)
+			}
+		}
+		if wrote && responded {
+			// Its delta, written after the claim, is taken back too: it may
+			// carry the mark, and response.partial sends a marked delta only
+			// while it is there (PartialAtDelta).
+			if derr := s.table.Delete(AttrPK, delta.PK).Range(AttrSK, delta.SK).If("updated_at = ?", delta.Updated).Run(ctx); derr != nil &&
+				!dynamo.IsCondCheckFailed(derr) {
 				return Partial{}, false, s.fail(op, derr)
 			}
 		}
@@ -751,6 +778,51 @@ func (s *Store) ForgetPartialEntry(ctx context.Context, g PartialGone) error {
 		return s.fail(fmt.Sprintf("forget a partial of survey %d", g.SurveyID), err)
 	}
 	return nil
+}
+
+// PartialAtDelta is the partial as the delta n of a session's items
+// (pk, hash) carries it, written instead of the header by a save marked
+// for response.partial: the header's id, times and variables, the
+// delta's page and range, its answers those of the deltas it names. One
+// strongly consistent Query of the session's items. found false when the
+// delta is not there with that state (updated: a save that found the
+// session responded took it back) or names no partial of the header's.
+func (s *Store) PartialAtDelta(ctx context.Context, pk, hash string, n int, updated string) (p Partial, found bool, err error) {
+	var items []map[string]any
+	err = s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.BeginsWith, SessionSK(hash)).Consistent(true).All(ctx, &items)
+	if err != nil {
+		return Partial{}, false, s.fail("read a partial's session", err)
+	}
+	var head partialItem
+	var d *deltaItem
+	answers := map[string]string{}
+	for _, m := range items {
+		av, err := dynamo.MarshalItem(m)
+		if err != nil {
+			return Partial{}, false, fmt.Errorf("store: a partial's session: %w", err)
+		}
+		if sk, _ := m[AttrSK].(string); sk == SessionSK(hash) {
+			if err := dynamo.UnmarshalItem(av, &head); err != nil {
+				return Partial{}, false, fmt.Errorf("store: a partial's session: %w", err)
+			}
+			continue
+		}
+		var it deltaItem
+		if err := dynamo.UnmarshalItem(av, &it); err != nil {
+			return Partial{}, false, fmt.Errorf("store: a partial's session: %w", err)
+		}
+		answers[it.SK] = it.Answers
+		if it.SK == PartialDeltaSK(hash, n) {
+			d = &it
+		}
+	}
+	if d == nil || d.Updated != updated || head.ID == 0 || d.Deltas != n+1 {
+		return Partial{}, false, nil
+	}
+	st := head
+	st.Updated, st.LastPage, st.Notified, st.Base, st.Deltas, st.Compacted, st.Answers = d.Updated, d.LastPage, d.Notified, d.Base, d.Deltas, d.Compacted, "{}"
+	p, err = st.partial(answers)
+	return p, err == nil, err
 }
 
 // PartialQuery is a page of a survey's partials: newest change first,

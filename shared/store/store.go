@@ -65,6 +65,9 @@ type Store struct {
 	// beforeReopenLease, when set (tests), runs when a deletion's reopen
 	// has read the rebase item and is about to take the caps' lease.
 	beforeReopenLease func()
+	// beforePartialState, when set (tests), runs when a partial's save has
+	// put its entry, before it writes its header or delta.
+	beforePartialState func()
 	// seenChunk, when set (tests), replaces limitSeenChunk.
 	seenChunk int
 }
