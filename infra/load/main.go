@@ -43,6 +43,7 @@ func main() {
 	patches := flag.Int("patches", 3, "viral: the owner's PATCHes during the run, evenly spread")
 	edits := flag.String("edits", "settings,survey,question", "viral: what the owner's PATCHes change, in turn (settings, survey, question; comma-separated)")
 	partials := flag.Bool("partials", false, "viral: the survey keeps partial responses; each responder saves one before it submits")
+	abandon := flag.Int("abandon", 0, "viral, with -partials: every Nth round saves two pages of its partial (the second a delta) and leaves without submitting")
 	signIn := flag.Bool("signin", false, "viral: the survey asks for a sign-in; each responder confirms a code by email (read from the local outbox) before it saves and submits")
 	limit := flag.Int64("limit", 0, "viral: the survey's response_limit; exactly that many must be recorded (0: none)")
 	limitAt := flag.Duration("limit-at", 0, "viral: set -limit this long into the run, not before it; exactly the limit, or its base when more, must be recorded")
@@ -57,7 +58,7 @@ func main() {
 	case "viral":
 		var res viralResult
 		res, err = runViral(ctx, viralOptions{Responders: *responders, Duration: or(*duration, time.Minute), Patches: *patches,
-			Edits: strings.Split(*edits, ","), Hold: *hold, Out: os.Stdout, Partials: *partials, SignIn: *signIn, Limit: *limit, LimitAt: *limitAt})
+			Edits: strings.Split(*edits, ","), Hold: *hold, Out: os.Stdout, Partials: *partials, Abandon: *abandon, SignIn: *signIn, Limit: *limit, LimitAt: *limitAt})
 		if err == nil {
 			err = res.check()
 		}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -58,6 +59,11 @@ type viralOptions struct {
 	// submits, and the partial count must come back to the partials no
 	// submission replaced.
 	Partials bool
+	// Abandon, with Partials, makes every Abandon-th round of a responder
+	// save its partial (two pages, the second's answers long enough for a
+	// delta) and leave without submitting: partial_responses_count and the
+	// owner's list of partials must both come back to those (0: none).
+	Abandon int
 	// SignIn turns the survey's service_auth on (contract section 18):
 	// each responder solves the survey's challenge, asks for a code by
 	// email (to an address of its own each round, from a client address of
@@ -162,8 +168,9 @@ type patchResult struct {
 type counts struct {
 	Submitted, Views, Report int64
 	Choices                  map[string]int64
-	// Partials is the detail's partial_responses_count.
-	Partials int64
+	// Partials is the detail's partial_responses_count; Listed the
+	// partials the owner's list (?status=partial) holds, read page by page.
+	Partials, Listed int64
 }
 
 // viralResult is what the scenario measured.
@@ -265,8 +272,9 @@ func (r viralResult) check() error {
 	if !r.Exact {
 		errs = append(errs,
 			fmt.Errorf("counts not exact: %d responses stored, %d submissions accepted (201), %d views answered; "+
-				"the owner reads submitted_responses %d, views %d, report %d, choices %v (want %v), partials %d (want %d)",
-				r.Stored, r.accepted(), r.Viewed, r.Final.Submitted, r.Final.Views, r.Final.Report, r.Final.Choices, r.Accepted, r.Final.Partials, r.PartialsLeft))
+				"the owner reads submitted_responses %d, views %d, report %d, choices %v (want %v), partials %d and %d listed (want %d)",
+				r.Stored, r.accepted(), r.Viewed, r.Final.Submitted, r.Final.Views, r.Final.Report, r.Final.Choices, r.Accepted, r.Final.Partials,
+				r.Final.Listed, r.PartialsLeft))
 	}
 	if _, _, other := r.nonSuccess(); other > 0 {
 		errs = append(errs, fmt.Errorf("%d answers were neither 2xx nor 503/429", other))
@@ -368,7 +376,8 @@ func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
 			r := newResponder(i)
 			for n := 0; runCtx.Err() == nil; n++ {
 				choice := choiceNames[(i+n)%len(choiceNames)]
-				viewed, saved, picked := r.round(s.base, sv, choice, fmt.Sprintf("viral-%d-%d", i, n), o, t.routes)
+				abandon := o.Partials && o.Abandon > 0 && (i+n)%o.Abandon == 0
+				viewed, saved, picked := r.round(s.base, sv, choice, fmt.Sprintf("viral-%d-%d", i, n), o, abandon, t.routes)
 				if viewed {
 					t.viewed++
 				}
@@ -474,7 +483,7 @@ func runViral(ctx context.Context, o viralOptions) (viralResult, error) {
 		if err != nil {
 			return res, err
 		}
-		if res.Final.equal(res.Stored, res.accepted(), res.Viewed, res.Accepted) && res.Final.Partials == res.PartialsLeft {
+		if res.Final.equal(res.Stored, res.accepted(), res.Viewed, res.Accepted) && res.Final.Partials == res.PartialsLeft && res.Final.Listed == res.PartialsLeft {
 			res.Exact, res.Lag = true, time.Since(end)
 			break
 		}
@@ -593,7 +602,7 @@ func newResponder(i int) *responder {
 // session, with partials the partial's save (the choice answered), the
 // submission. It answers whether the view was counted (200), whether a
 // partial was saved (204) and whether the response was accepted (201).
-func (r *responder) round(base string, sv viralSurvey, choice, key string, o viralOptions, routes map[string]*routeStats) (viewed, saved, accepted bool) {
+func (r *responder) round(base string, sv viralSurvey, choice, key string, o viralOptions, abandon bool, routes map[string]*routeStats) (viewed, saved, accepted bool) {
 	public := base + "/api/public/surveys/" + sv.slug + "/"
 	code, b, d, err := r.do("GET", public, "", nil)
 	routes[routeView].add(code, d, b, err)
@@ -622,6 +631,16 @@ func (r *responder) round(base string, sv viralSurvey, choice, key string, o vir
 		code, b, d, err = r.do("PUT", public+"partial/", string(body), nil)
 		routes[routePartial].add(code, d, b, err)
 		saved = err == nil && code == http.StatusNoContent
+		if abandon {
+			// A second page, its answer past the header's room (a delta),
+			// and the responder leaves.
+			body, _ := json.Marshal(map[string]any{"session": session.Session, "page": 1,
+				"answers": map[string]any{strconv.FormatInt(sv.choice, 10): []int64{sv.choices[choice]},
+					strconv.FormatInt(sv.text, 10): strings.Repeat("I will come back to this later, ", 12) + key}})
+			code, b, d, err = r.do("PUT", public+"partial/", string(body), nil)
+			routes[routePartial].add(code, d, b, err)
+			return viewed, saved || err == nil && code == http.StatusNoContent, false
+		}
 	}
 	answers, _ := json.Marshal(map[string]any{
 		"session": session.Session,
@@ -788,6 +807,29 @@ func (s *stack) ownerCounts(sv viralSurvey) (counts, error) {
 		return c, err
 	}
 	c.Submitted, c.Views, c.Partials = detail.Submitted, detail.Views, detail.Partials
+	// The owner's list of partials, page by page through its cursor.
+	for next := fmt.Sprintf("/api/surveys/%d/responses/?status=partial&limit=100", sv.id); next != ""; {
+		code, b, _, err := s.call("GET", next, "", true)
+		if err != nil || code != http.StatusOK {
+			return c, fmt.Errorf("viral: the owner's list of partials: %d %v %.200s", code, err, b)
+		}
+		var page struct {
+			Next    *string           `json:"next"`
+			Results []json.RawMessage `json:"results"`
+		}
+		if err := json.Unmarshal(b, &page); err != nil {
+			return c, err
+		}
+		c.Listed += int64(len(page.Results))
+		next = ""
+		if page.Next != nil && *page.Next != "" {
+			u, err := url.Parse(*page.Next)
+			if err != nil {
+				return c, err
+			}
+			next = u.RequestURI()
+		}
+	}
 	code, b, _, err = s.call("GET", "/r/"+sv.reportCode+"/", "", false)
 	if err != nil || code != http.StatusOK {
 		return c, fmt.Errorf("viral: the report: %d %v", code, err)
@@ -882,7 +924,7 @@ func (r viralResult) print(w io.Writer) {
 	fmt.Fprintf(&b, "owner reads: submitted_responses %d, views %d, report %d, choices %v (accepted %v)\n",
 		r.Final.Submitted, r.Final.Views, r.Final.Report, r.Final.Choices, r.Accepted)
 	if r.Routes[routePartial] != nil {
-		fmt.Fprintf(&b, "partials: partial_responses_count %d, partials saved and not submitted %d\n", r.Final.Partials, r.PartialsLeft)
+		fmt.Fprintf(&b, "partials: partial_responses_count %d, listed %d, partials saved and not submitted %d\n", r.Final.Partials, r.Final.Listed, r.PartialsLeft)
 	}
 	if r.Routes[routeVerify] != nil {
 		fmt.Fprintf(&b, "sign-ins: %d codes sent (202), %d confirmed (200)\n", r.status(routeVerify, http.StatusAccepted), r.status(routeConfirm, http.StatusOK))

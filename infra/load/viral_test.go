@@ -34,17 +34,20 @@ func TestViralSurvey(t *testing.T) {
 	for _, tc := range []struct {
 		name             string
 		partials, signIn bool
+		abandon          int
 	}{
-		{"plain", false, false},
-		// make load-viral LOAD_FLAGS='-partials -signin': each responder
-		// signs in (a code by email, read from the local outbox), saves a
-		// partial and submits.
-		{"partials and sign-in", true, true},
+		{"plain", false, false, 0},
+		// make load-viral LOAD_FLAGS='-partials -signin -abandon 3': each
+		// responder signs in (a code by email, read from the local outbox),
+		// saves a partial and submits; every third round saves a second
+		// page (a delta) and leaves, and partial_responses_count and the
+		// owner's list must both come to those.
+		{"partials and sign-in", true, true, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out strings.Builder
 			res, err := runViral(t.Context(), viralOptions{Responders: responders, Duration: duration, Patches: 3,
-				Edits: []string{"settings", "survey", "question"}, Hold: conflict.DefaultHold, Out: &out, Partials: tc.partials, SignIn: tc.signIn})
+				Edits: []string{"settings", "survey", "question"}, Hold: conflict.DefaultHold, Out: &out, Partials: tc.partials, Abandon: tc.abandon, SignIn: tc.signIn})
 			t.Log(out.String())
 			if err != nil {
 				t.Fatal(err)
@@ -57,6 +60,9 @@ func TestViralSurvey(t *testing.T) {
 			}
 			if got := res.status(routeSubmit, 201); int64(got) != res.Stored {
 				t.Errorf("%d submissions answered 201, %d responses stored", got, res.Stored)
+			}
+			if tc.abandon > 0 && (res.PartialsLeft == 0 || res.Final.Listed != res.PartialsLeft) {
+				t.Errorf("%d partials left by their responders, %d listed: want some, all listed", res.PartialsLeft, res.Final.Listed)
 			}
 			if !tc.signIn {
 				return
