@@ -271,8 +271,7 @@ func state(head partialItem, deltas map[string]deltaItem) (st partialItem, fromD
 		if d.Updated == "" || d.Updated <= st.Updated || d.Deltas <= head.Deltas {
 			continue
 		}
-		st.Updated, st.LastPage, st.Notified, st.Base, st.Deltas, st.Compacted = d.Updated, d.LastPage, d.Notified, d.Base, d.Deltas, d.Compacted
-		st.Answers, fromDelta = "{}", true
+		st, fromDelta = st.after(d), true
 	}
 	if fromDelta {
 		if t, err := time.Parse(survey.TimestampLayout, st.Updated); err == nil {
@@ -280,6 +279,14 @@ func state(head partialItem, deltas map[string]deltaItem) (st partialItem, fromD
 		}
 	}
 	return st, fromDelta
+}
+
+// after is the partial's state as a delta written instead of the header
+// carries it: the header's id, times and variables, the delta's page and
+// range, no answers pending.
+func (it partialItem) after(d deltaItem) partialItem {
+	it.Updated, it.LastPage, it.Notified, it.Base, it.Deltas, it.Compacted, it.Answers = d.Updated, d.LastPage, d.Notified, d.Base, d.Deltas, d.Compacted, "{}"
+	return it
 }
 
 // deltaAnswers are the deltas' answers by key.
@@ -359,10 +366,15 @@ func partialAnswers(id int64, hash string, base, n int, pending string, deltas m
 // consistent, in one Query: found false when the session has neither a
 // partial nor a response.
 func (s *Store) sessionItems(ctx context.Context, sid int64, session string, legacy bool) (it partialItem, deltas map[string]deltaItem, found bool, err error) {
+	return s.sessionItemsAt(ctx, sessionPK(sid, session, legacy), session)
+}
+
+// sessionItemsAt is sessionItems of the session's partition pk.
+func (s *Store) sessionItemsAt(ctx context.Context, pk, session string) (it partialItem, deltas map[string]deltaItem, found bool, err error) {
 	var items []map[string]any
-	err = s.table.Get(AttrPK, sessionPK(sid, session, legacy)).Range(AttrSK, dynamo.BeginsWith, SessionSK(session)).Consistent(true).All(ctx, &items)
+	err = s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.BeginsWith, SessionSK(session)).Consistent(true).All(ctx, &items)
 	if err != nil {
-		return partialItem{}, nil, false, s.fail(fmt.Sprintf("read a session of survey %d", sid), err)
+		return partialItem{}, nil, false, s.fail("read a partial's session", err)
 	}
 	deltas = map[string]deltaItem{}
 	for _, m := range items {
@@ -373,7 +385,7 @@ func (s *Store) sessionItems(ctx context.Context, sid int64, session string, leg
 				err = dynamo.UnmarshalItem(av, &it)
 			}
 			if err != nil {
-				return partialItem{}, nil, false, fmt.Errorf("store: a session of survey %d: %w", sid, err)
+				return partialItem{}, nil, false, fmt.Errorf("store: a partial's session: %w", err)
 			}
 			found = true
 			continue
@@ -383,7 +395,7 @@ func (s *Store) sessionItems(ctx context.Context, sid int64, session string, leg
 			err = dynamo.UnmarshalItem(av, &d)
 		}
 		if err != nil {
-			return partialItem{}, nil, false, fmt.Errorf("store: a session of survey %d: %w", sid, err)
+			return partialItem{}, nil, false, fmt.Errorf("store: a partial's session: %w", err)
 		}
 		deltas[sk] = d
 	}
@@ -788,40 +800,15 @@ func (s *Store) ForgetPartialEntry(ctx context.Context, g PartialGone) error {
 // delta is not there with that state (updated: a save that found the
 // session responded took it back) or names no partial of the header's.
 func (s *Store) PartialAtDelta(ctx context.Context, pk, hash string, n int, updated string) (p Partial, found bool, err error) {
-	var items []map[string]any
-	err = s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.BeginsWith, SessionSK(hash)).Consistent(true).All(ctx, &items)
+	head, deltas, _, err := s.sessionItemsAt(ctx, pk, hash)
 	if err != nil {
-		return Partial{}, false, s.fail("read a partial's session", err)
+		return Partial{}, false, err
 	}
-	var head partialItem
-	var d *deltaItem
-	answers := map[string]string{}
-	for _, m := range items {
-		av, err := dynamo.MarshalItem(m)
-		if err != nil {
-			return Partial{}, false, fmt.Errorf("store: a partial's session: %w", err)
-		}
-		if sk, _ := m[AttrSK].(string); sk == SessionSK(hash) {
-			if err := dynamo.UnmarshalItem(av, &head); err != nil {
-				return Partial{}, false, fmt.Errorf("store: a partial's session: %w", err)
-			}
-			continue
-		}
-		var it deltaItem
-		if err := dynamo.UnmarshalItem(av, &it); err != nil {
-			return Partial{}, false, fmt.Errorf("store: a partial's session: %w", err)
-		}
-		answers[it.SK] = it.Answers
-		if it.SK == PartialDeltaSK(hash, n) {
-			d = &it
-		}
-	}
-	if d == nil || d.Updated != updated || head.ID == 0 || d.Deltas != n+1 {
+	d, ok := deltas[PartialDeltaSK(hash, n)]
+	if !ok || d.Updated != updated || head.ID == 0 || d.Deltas != n+1 {
 		return Partial{}, false, nil
 	}
-	st := head
-	st.Updated, st.LastPage, st.Notified, st.Base, st.Deltas, st.Compacted, st.Answers = d.Updated, d.LastPage, d.Notified, d.Base, d.Deltas, d.Compacted, "{}"
-	p, err = st.partial(answers)
+	p, err = head.after(d).partial(deltaAnswers(deltas))
 	return p, err == nil, err
 }
 
